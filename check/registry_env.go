@@ -1,0 +1,5 @@
+package check
+
+// envRules are the rules that consult the config, the repository, the
+// harnesses or other process files.
+var envRules = []*Rule{}

@@ -1,0 +1,3 @@
+// Package codegen renders a plan as shell artifacts through text/template,
+// bash first (§9).
+package codegen

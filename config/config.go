@@ -1,0 +1,120 @@
+// Package config reads the user config, $CAIRN_HOME/config.toml: its keys
+// with their positions, refusals like a process file's, and the defaults.
+package config
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// Defaults of the config's keys (§5).
+const (
+	DefaultHarness   = "claude"
+	DefaultRepairCap = 3
+)
+
+// Config is the user config as written, every key with its ranges. The zero
+// Config (no file) is valid and means "all defaults".
+type Config struct {
+	// File is the config's path; empty when there is no config file.
+	File   string
+	Source []byte
+
+	Harness        ir.Field[string]
+	Model          ir.Field[string]
+	Effort         ir.Field[string]
+	BaseBranch     ir.Field[string]
+	RepairCap      ir.Field[int]
+	MergeAlways    ir.Field[bool]
+	Trusted        ir.Strings
+	ProtectedPaths ir.Strings
+	ProcessPath    ir.Strings
+	Harnesses      []Harness
+	Models         []Models
+	Resources      Resources
+	Notify         Notify
+}
+
+// Harness is a custom harness of [harnesses.NAME] (§8): Command is an argv
+// whose items may hold {{.Model}}, {{.Effort}}, {{.MaxTurns}} and
+// {{.Worktree}}; Preflight is the argv that proves it can start.
+type Harness struct {
+	Name      string
+	Header    ir.Range
+	Command   ir.Strings
+	Preflight ir.Strings
+}
+
+// Models is a [models.HARNESS] table: model tiers (efficient, balanced,
+// strong, strongest) and "default" mapped to that harness's model names.
+type Models struct {
+	Harness string
+	Header  ir.Range
+	Tiers   []ir.Pair
+}
+
+// Resources is the [resources] table, checked before every session step.
+type Resources struct {
+	Header        ir.Range
+	MaxLoad       ir.Field[float64]
+	MinFreeMemory ir.Field[string]
+	Wait          ir.Field[string]
+}
+
+// Notify is the [notify] table: a command run when a run ends as On says
+// ("failure", "success").
+type Notify struct {
+	Header  ir.Range
+	Command ir.Strings
+	On      ir.Strings
+}
+
+// Home is cairn's home folder: $CAIRN_HOME, else ~/.cairn.
+func Home() string {
+	if h := os.Getenv("CAIRN_HOME"); h != "" {
+		return h
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".cairn")
+	}
+	return ".cairn"
+}
+
+// Path is the config file's path under home.
+func Path(home string) string { return filepath.Join(home, "config.toml") }
+
+// ModelFor returns the model that [models.HARNESS] maps key (a tier or
+// "default") to, with its field for positions.
+func (c *Config) ModelFor(harness, key string) (ir.Pair, bool) {
+	for _, m := range c.Models {
+		if m.Harness != harness {
+			continue
+		}
+		for _, t := range m.Tiers {
+			if t.Name == key {
+				return t, true
+			}
+		}
+	}
+	return ir.Pair{}, false
+}
+
+// CustomHarness returns the [harnesses.NAME] table of name.
+func (c *Config) CustomHarness(name string) (Harness, bool) {
+	for _, h := range c.Harnesses {
+		if h.Name == name {
+			return h, true
+		}
+	}
+	return Harness{}, false
+}
+
+// EffectiveRepairCap is the config's repair_cap, or its default.
+func (c *Config) EffectiveRepairCap() int {
+	if c.RepairCap.Set {
+		return c.RepairCap.Value
+	}
+	return DefaultRepairCap
+}

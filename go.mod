@@ -1,0 +1,13 @@
+module github.com/cairn-dev/cairn
+
+go 1.26.8
+
+require (
+	github.com/alecthomas/kong v1.17.0 // indirect
+	github.com/bmatcuk/doublestar/v4 v4.10.4 // indirect
+	github.com/pelletier/go-toml/v2 v2.4.3 // indirect
+	github.com/rogpeppe/go-internal v1.16.0 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	golang.org/x/text v0.14.0 // indirect
+	mvdan.cc/sh/v3 v3.14.1 // indirect
+)

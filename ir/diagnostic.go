@@ -1,0 +1,67 @@
+package ir
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Severity says how much a diagnostic matters: only errors refuse a file.
+type Severity string
+
+// The severities, as printed and as in JSON.
+const (
+	Error   Severity = "error"
+	Warning Severity = "warning"
+	Note    Severity = "note"
+)
+
+// Related is a second place a diagnostic points at, such as where a duplicate
+// was first defined.
+type Related struct {
+	Range   Range
+	Message string
+}
+
+// Diagnostic is one finding of any stage: the rule that made it, how severe it
+// is, a one-line lowercase message, and the smallest range at fault.
+type Diagnostic struct {
+	Rule     string
+	Severity Severity
+	Message  string
+	Range    Range
+	Related  []Related
+}
+
+// The rule IDs the front-ends report. The other rule IDs live with their rules
+// in package check.
+const (
+	RuleSyntax        = "syntax"
+	RuleUnknownKey    = "unknown-key"
+	RuleType          = "type"
+	RuleDuplicate     = "duplicate"
+	RuleHCLExpression = "hcl-expression"
+)
+
+// HasErrors reports whether any of ds is an error.
+func HasErrors(ds []Diagnostic) bool {
+	for _, d := range ds {
+		if d.Severity == Error {
+			return true
+		}
+	}
+	return false
+}
+
+// SortDiagnostics orders ds by file, line, column, then rule and message, so
+// that output is stable.
+func SortDiagnostics(ds []Diagnostic) {
+	slices.SortStableFunc(ds, func(a, b Diagnostic) int {
+		return cmp.Or(
+			cmp.Compare(a.Range.File, b.Range.File),
+			cmp.Compare(a.Range.Start.Line, b.Range.Start.Line),
+			cmp.Compare(a.Range.Start.Column, b.Range.Start.Column),
+			cmp.Compare(a.Rule, b.Rule),
+			cmp.Compare(a.Message, b.Message),
+		)
+	})
+}

@@ -1,0 +1,67 @@
+package ir
+
+import (
+	"fmt"
+	"time"
+)
+
+// Never is the expiry that pins a run forever.
+const Never = "never"
+
+// durationUnits are the units of cairn's one duration grammar, in the order
+// they may appear.
+var durationUnits = []struct {
+	unit string
+	d    time.Duration
+}{
+	{"w", 7 * 24 * time.Hour},
+	{"d", 24 * time.Hour},
+	{"h", time.Hour},
+	{"m", time.Minute},
+	{"s", time.Second},
+}
+
+// ParseDuration reads cairn's duration grammar: integers with units w, d, h,
+// m, s, largest first, each at most once ("90s", "45m", "1h30m", "30d",
+// "12w"). "never" is not a duration; callers that accept it check first.
+func ParseDuration(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, fmt.Errorf("empty duration")
+	}
+	var total time.Duration
+	next := 0 // index into durationUnits of the smallest unit still allowed
+	i := 0
+	for i < len(s) {
+		j := i
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if j == i {
+			return 0, fmt.Errorf("duration %q: expected a number at %q", s, s[i:])
+		}
+		if j-i > 9 {
+			return 0, fmt.Errorf("duration %q: number too large", s)
+		}
+		n := 0
+		for _, c := range s[i:j] {
+			n = n*10 + int(c-'0')
+		}
+		if j == len(s) {
+			return 0, fmt.Errorf("duration %q: %d needs a unit (w, d, h, m or s)", s, n)
+		}
+		found := false
+		for k := next; k < len(durationUnits); k++ {
+			if string(s[j]) == durationUnits[k].unit {
+				total += time.Duration(n) * durationUnits[k].d
+				next = k + 1
+				found = true
+				break
+			}
+		}
+		if !found {
+			return 0, fmt.Errorf("duration %q: unexpected unit %q (use w, d, h, m, s, largest first)", s, s[j:j+1])
+		}
+		i = j + 1
+	}
+	return total, nil
+}

@@ -1,0 +1,135 @@
+package ir
+
+// Source says where a resolved setting came from (§6.2).
+type Source string
+
+// The sources of a resolved setting, strongest first.
+const (
+	FromStep    Source = "step"
+	FromFlag    Source = "flag"
+	FromConfig  Source = "config"
+	FromFile    Source = "file"
+	FromDefault Source = "default"
+)
+
+// Setting is one resolved value with the source that won. An empty Value from
+// FromDefault means the harness's own choice: no flag is passed. Tier is set
+// when the value was written as a model tier or alias and mapped.
+type Setting struct {
+	Value  string `json:"value"`
+	Source Source `json:"source"`
+	Tier   string `json:"tier,omitempty"`
+}
+
+// IntSetting is a resolved number with the source that won.
+type IntSetting struct {
+	Value  int    `json:"value"`
+	Source Source `json:"source"`
+}
+
+// Plan is a process resolved against the config, the command line and the
+// issue: exactly what `cairn run` would carry out. Its JSON form is the
+// public interface of `cairn check --format json` (§10).
+type Plan struct {
+	Process         string          `json:"process"`
+	File            string          `json:"file"`
+	Format          Format          `json:"format"`
+	Description     string          `json:"description"`
+	Issue           string          `json:"issue"`
+	Commit          bool            `json:"commit"`
+	RunExpiry       string          `json:"run_expiry"`
+	FailedRunExpiry string          `json:"failed_run_expiry"`
+	Limits          PlanLimits      `json:"limits"`
+	Worktrees       []PlanWorktree  `json:"worktrees"`
+	Stages          [][]PlanStep    `json:"stages"`
+	Harnesses       []HarnessStatus `json:"harnesses"`
+}
+
+// PlanLimits are the effective limits of a run (§6.3).
+type PlanLimits struct {
+	RepairCap      IntSetting `json:"repair_cap"`
+	SelfMerge      bool       `json:"self_merge"`
+	Merge          Setting    `json:"merge"`
+	ProtectedPaths []string   `json:"protected_paths"`
+}
+
+// PlanWorktree is a worktree of the plan. Base is the base branch it starts
+// from; Branch is set for issue-branch worktrees; Implicit marks the
+// "default" worktree no file declared.
+type PlanWorktree struct {
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+	Base     string `json:"base"`
+	Branch   string `json:"branch"`
+	Implicit bool   `json:"implicit"`
+}
+
+// PlanStep is a step of the plan with its actions resolved.
+type PlanStep struct {
+	Name        string       `json:"name"`
+	Description string       `json:"description"`
+	Worktree    string       `json:"worktree"`
+	Parallel    string       `json:"parallel"`
+	Optional    bool         `json:"optional"`
+	Timeout     string       `json:"timeout"`
+	Env         []PlanEnv    `json:"env"`
+	Actions     []PlanAction `json:"actions"`
+	Precheck    *PlanPhase   `json:"precheck"`
+	Validate    *PlanPhase   `json:"validate"`
+}
+
+// PlanEnv is one environment variable a step sets.
+type PlanEnv struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// PlanAction is one resolved action. Harness, Model, Effort and MaxTurns are
+// set for sessions only.
+type PlanAction struct {
+	Kind        ActionKind  `json:"kind"`
+	Skill       *PlanSkill  `json:"skill,omitempty"`
+	Prompt      string      `json:"prompt,omitempty"`
+	Command     string      `json:"command,omitempty"`
+	Catalogue   string      `json:"catalogue,omitempty"`
+	Process     string      `json:"process,omitempty"`
+	SpecProcess string      `json:"spec_process,omitempty"`
+	Harness     *Setting    `json:"harness,omitempty"`
+	Model       *Setting    `json:"model,omitempty"`
+	Effort      *Setting    `json:"effort,omitempty"`
+	MaxTurns    *IntSetting `json:"max_turns,omitempty"`
+}
+
+// The places a skill can be found, in lookup order (§5).
+const (
+	SkillRepo    = "repo"
+	SkillHome    = "home"
+	SkillBuiltin = "builtin"
+)
+
+// PlanSkill is the skill file a session step found: Source is one of the
+// Skill* constants; Path is relative to the repository for SkillRepo, absolute
+// for SkillHome, and "builtin:NAME" for SkillBuiltin.
+type PlanSkill struct {
+	Name   string `json:"name"`
+	Path   string `json:"path"`
+	Source string `json:"source"`
+}
+
+// PlanPhase is a precheck or validate phase of the plan.
+type PlanPhase struct {
+	Shells       []string `json:"shells"`
+	Instructions []string `json:"instructions"`
+	Whys         []string `json:"whys"`
+	Severity     string   `json:"severity"`
+	Model        *Setting `json:"model,omitempty"`
+}
+
+// HarnessStatus is a harness's preflight result. Checked is false when
+// preflight was skipped (--no-preflight, --lint).
+type HarnessStatus struct {
+	Name    string `json:"name"`
+	OK      bool   `json:"ok"`
+	Checked bool   `json:"checked"`
+	Detail  string `json:"detail"`
+}

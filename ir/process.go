@@ -1,0 +1,180 @@
+package ir
+
+// Format is the syntax a process file is written in.
+type Format string
+
+// The process file formats.
+const (
+	TOML Format = "toml"
+	HCL  Format = "hcl"
+	Card Format = "card"
+)
+
+// Strings is a list of strings with a range for the list and for each item.
+type Strings = Field[[]Field[string]]
+
+// Values returns the plain values of a Strings field.
+func Values(s Strings) []string {
+	out := make([]string, 0, len(s.Value))
+	for _, f := range s.Value {
+		out = append(out, f.Value)
+	}
+	return out
+}
+
+// Pair is one NAME = value entry of a table such as a step's env.
+type Pair struct {
+	Name string
+	Field[string]
+}
+
+// Process is one process file as written: every key with its ranges, nothing
+// resolved yet. Front-ends fill it; rules read it; nothing else changes it.
+type Process struct {
+	// Name is the file's stem: "review" for review.toml, "intake" for
+	// intake.procedure.card.
+	Name   string
+	File   string
+	Format Format
+	// Source is the file's bytes, kept so diagnostics can quote their line.
+	Source []byte
+
+	Version         Field[int]
+	Description     Field[string]
+	DefaultWorktree Field[string]
+	Commit          Field[bool]
+	RunExpiry       Field[string]
+	FailedRunExpiry Field[string]
+	Limits          Limits
+	Worktrees       []Worktree
+	Steps           []Step
+}
+
+// Limits are the file's own limits; they may only tighten the config's.
+type Limits struct {
+	// Header is the [limits] table or limits block; invalid when absent.
+	Header         Range
+	RepairCap      Field[int]
+	SelfMerge      Field[bool]
+	ProtectedPaths Strings
+}
+
+// The worktree kinds.
+const (
+	Throwaway   = "throwaway"
+	IssueBranch = "issue-branch"
+	Checkout    = "checkout"
+)
+
+// ImplicitWorktree is the name of the throwaway worktree shared by steps that
+// name none when the process declares no default_worktree.
+const ImplicitWorktree = "default"
+
+// Worktree is one declared worktree.
+type Worktree struct {
+	Name string
+	// Header is the [worktrees.NAME] table header (or HCL block, or the name
+	// key of an inline table), where rules about the worktree point.
+	Header Range
+	// NameRange is the NAME itself.
+	NameRange Range
+	Kind      Field[string]
+}
+
+// Step is one step of a process. A TOML or HCL step has exactly one action
+// (rule step-kind); a card step has what its run phase lists, shells first,
+// then agents, in file order.
+type Step struct {
+	// Header is the [[steps]] header, the HCL step block, or the card's
+	// "- id:" line: where rules about the whole step point.
+	Header      Range
+	Name        Field[string]
+	Description Field[string]
+	Worktree    Field[string]
+	Parallel    Field[string]
+	Optional    Field[bool]
+	Timeout     Field[string]
+	Env         Field[[]Pair]
+	Actions     []Action
+	Precheck    *Phase
+	// Run is a card step's run phase as written (its instructions, whys and
+	// severity; its shells and agents are the step's Actions). Nil elsewhere.
+	Run      *Phase
+	Validate *Phase
+}
+
+// ActionKind says what an action does.
+type ActionKind string
+
+// The action kinds.
+const (
+	Command   ActionKind = "command"
+	Session   ActionKind = "session"
+	Catalogue ActionKind = "catalogue"
+)
+
+// The catalogue steps.
+const (
+	Delivery            = "delivery"
+	SelfMerge           = "self-merge"
+	RunPublishedIssue   = "run-published-issue"
+	DefaultMaxTurns     = 20
+	DefaultJudgeTurns   = 16
+	DefaultValidateTier = "balanced"
+)
+
+// Action is one thing a step does. Which fields mean anything depends on Kind:
+// a command has Script; a session has Skill or Prompt and its own Harness,
+// Model, Effort and MaxTurns; a catalogue action has Catalogue and, for
+// run-published-issue, Process and SpecProcess. The front-ends copy every
+// step-level key onto the action as written, so that rule misplaced-key can
+// refuse, say, a model on a command step.
+type Action struct {
+	Kind ActionKind
+	// Range is the key or list item that made this action (skill = …, the
+	// card's "- prompt:" item).
+	Range Range
+
+	Script Field[string]
+
+	Skill    Field[string]
+	Prompt   Field[string]
+	Harness  Field[string]
+	Model    Field[string]
+	Effort   Field[string]
+	MaxTurns Field[int]
+
+	Catalogue   Field[string]
+	Process     Field[string]
+	SpecProcess Field[string]
+}
+
+// PhaseKind names a phase of a step.
+type PhaseKind string
+
+// The phases, in the order they run.
+const (
+	PrecheckPhase PhaseKind = "precheck"
+	RunPhase      PhaseKind = "run"
+	ValidatePhase PhaseKind = "validate"
+)
+
+// Phase is a step's precheck, run (cards only) or validate phase.
+type Phase struct {
+	Kind PhaseKind
+	// Header is the [steps.precheck] table, the HCL block, or the card key.
+	Header       Range
+	Shells       Strings
+	Instructions Strings
+	Whys         Strings
+	Severity     Field[string]
+	// Model is the judge's model tier or name (validate only).
+	Model Field[string]
+}
+
+// The validate severities.
+const (
+	SeverityWarn   = "warn"
+	SeverityAbort  = "abort"
+	SeverityReview = "review"
+)

@@ -1,0 +1,40 @@
+// Package parse holds the front-ends that read process files (TOML, HCL,
+// cards) into the IR, reporting syntax errors, wrong types, duplicates and
+// unknown keys at their positions; it never decides whether a process makes
+// sense.
+package parse
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// CardSuffix is the extension of a card process file.
+const CardSuffix = ".procedure.card"
+
+// FormatOf returns the format a file's name says it is in, and false when the
+// name has no process file extension.
+func FormatOf(file string) (ir.Format, bool) {
+	base := filepath.Base(file)
+	switch {
+	case strings.HasSuffix(base, CardSuffix):
+		return ir.Card, true
+	case strings.HasSuffix(base, ".toml"):
+		return ir.TOML, true
+	case strings.HasSuffix(base, ".hcl"):
+		return ir.HCL, true
+	}
+	return "", false
+}
+
+// NameOf returns a process file's name: its stem ("review" for review.toml,
+// "intake" for intake.procedure.card).
+func NameOf(file string) string {
+	base := filepath.Base(file)
+	if strings.HasSuffix(base, CardSuffix) {
+		return strings.TrimSuffix(base, CardSuffix)
+	}
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
