@@ -131,7 +131,7 @@ func hasSyntaxError(ds []ir.Diagnostic) bool {
 
 // Rules returns every rule, sorted by ID.
 func Rules() []*Rule {
-	all := slices.Concat(frontEndRules, lintRules, envRules)
+	all := slices.Concat(frontEndRules, lintRules, envRules, lookupRules)
 	slices.SortFunc(all, func(a, b *Rule) int { return strings.Compare(a.ID, b.ID) })
 	return all
 }

@@ -55,10 +55,13 @@ type Span struct {
 
 // Field is one key = value of a process file: the decoded Value, whether the
 // key was present at all, where the key and the value are, and for string
-// values the Spans mapping the value's bytes back into the file.
+// values the Spans mapping the value's bytes back into the file. Bad marks a
+// key that was present but refused by the front-end (a wrong type): Set is
+// true so no rule calls it missing, and rules skip its Value.
 type Field[T any] struct {
 	Value T
 	Set   bool
+	Bad   bool
 	Key   Range
 	Range Range
 	Spans []Span

@@ -1,0 +1,4 @@
+package check
+
+// lookupRules are the rules about finding processes and skills.
+var lookupRules = []*Rule{}
