@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/harness"
@@ -91,6 +92,11 @@ type Env struct {
 	// Runtime is set by `cairn run`: rules that only warn from check (an
 	// issue-branch process without an issue) refuse.
 	Runtime bool
+
+	// cache memoises lookups shared by many files of one invocation (a
+	// harness's preflight, a skill, a process by name), keyed by a string
+	// that starts with what kind of lookup it is.
+	cache sync.Map
 }
 
 // Check runs every applicable rule over p and, unless it is refused, resolves
