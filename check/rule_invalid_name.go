@@ -1,0 +1,75 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// RuleInvalidName is the ID of the rule about the shape of names.
+const RuleInvalidName = "invalid-name"
+
+// ruleInvalidName refuses process, step, worktree and group names that do not
+// match [a-z0-9][a-z0-9-]*, and a TOML or HCL step with no name.
+var ruleInvalidName = &Rule{
+	ID:       RuleInvalidName,
+	Doc:      "a name that does not match [a-z0-9][a-z0-9-]*",
+	Severity: ir.Error,
+	Lint:     true,
+	Run: func(pass *Pass) {
+		p := pass.Process
+		if !validName(p.Name) {
+			pass.Report(ir.FileStart(p.File), "process name %q (the file's name) does not match [a-z0-9][a-z0-9-]*; rename the file%s", p.Name, nameHint(p.Name))
+		}
+		for _, w := range p.Worktrees {
+			if !validName(w.Name) {
+				r := w.NameRange
+				if !r.IsValid() {
+					r = w.Header
+				}
+				pass.Report(r, "invalid worktree name %q; names match [a-z0-9][a-z0-9-]*%s", w.Name, nameHint(w.Name))
+			}
+		}
+		key := "name"
+		if p.Format == ir.Card {
+			key = "id"
+		}
+		for i := range p.Steps {
+			s := &p.Steps[i]
+			switch n := s.Name; {
+			case !n.Set:
+				pass.Report(s.Header, "step has no %q; every step needs one, such as \"build\"", key)
+			case n.Bad:
+			case !validName(n.Value):
+				pass.Report(valueRange(n), "invalid step name %q; names match [a-z0-9][a-z0-9-]*%s", n.Value, nameHint(n.Value))
+			}
+			if g := s.Parallel; g.Set && !g.Bad && !validName(g.Value) {
+				pass.Report(valueRange(g), "invalid parallel group name %q; names match [a-z0-9][a-z0-9-]*%s", g.Value, nameHint(g.Value))
+			}
+		}
+	},
+}
+
+// nameHint suggests a valid spelling of an invalid name: lower case, with a
+// dash for each run of other characters.
+func nameHint(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, c := range strings.ToLower(name) {
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(c)
+			dash = false
+		} else {
+			dash = true
+		}
+	}
+	s := b.String()
+	if s == "" || s == name || !validName(s) {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", s)
+}

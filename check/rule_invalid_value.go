@@ -1,0 +1,152 @@
+package check
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// RuleInvalidValue is the ID of the rule about values outside their enum and
+// durations that do not parse.
+const RuleInvalidValue = "invalid-value"
+
+// The enums invalid-value knows, in the order messages list them.
+var (
+	worktreeKinds = []string{ir.Throwaway, ir.IssueBranch, ir.Checkout}
+	efforts       = []string{"low", "medium", "high", "xhigh", "max"}
+	severities    = []string{ir.SeverityWarn, ir.SeverityAbort, ir.SeverityReview}
+)
+
+// ruleInvalidValue refuses a value outside its enum, a duration that does not
+// parse, a number out of range, an empty script, prompt or skill, and an env
+// name a shell cannot export.
+var ruleInvalidValue = &Rule{
+	ID:       RuleInvalidValue,
+	Doc:      "a value outside its enum, or a duration that does not parse",
+	Severity: ir.Error,
+	Lint:     true,
+	Run: func(pass *Pass) {
+		v := &values{pass: pass, seen: map[ir.Range]bool{}}
+		p := pass.Process
+		v.expiry(p.RunExpiry, keyName(p, "run_expiry"))
+		v.expiry(p.FailedRunExpiry, keyName(p, "failed_run_expiry"))
+		if rc := p.Limits.RepairCap; rc.Set && !rc.Bad && rc.Value < 0 {
+			v.report(valueRange(rc), "invalid repair_cap %d; it cannot be negative", rc.Value)
+		}
+		for _, w := range p.Worktrees {
+			switch k := w.Kind; {
+			case !k.Set:
+				v.report(w.Header, "worktree %q has no \"kind\"; add kind = %q, %q or %q", w.Name, ir.Throwaway, ir.IssueBranch, ir.Checkout)
+			case !k.Bad:
+				v.enum(k, "worktree kind", worktreeKinds)
+			}
+		}
+		for i := range p.Steps {
+			v.step(&p.Steps[i])
+		}
+	},
+}
+
+// values walks one process for ruleInvalidValue. A front-end copies a TOML or
+// HCL step's keys onto each of its actions, so seen keeps one value from
+// being reported once per action.
+type values struct {
+	pass *Pass
+	seen map[ir.Range]bool
+}
+
+func (v *values) report(r ir.Range, format string, args ...any) {
+	if v.seen[r] {
+		return
+	}
+	v.seen[r] = true
+	v.pass.Report(r, format, args...)
+}
+
+// enum refuses f when its value is not one of allowed.
+func (v *values) enum(f ir.Field[string], what string, allowed []string) {
+	if !f.Set || f.Bad || slices.Contains(allowed, f.Value) {
+		return
+	}
+	v.report(valueRange(f), "invalid %s %q; expected %s%s", what, f.Value, oneOf(allowed), didYouMean(f.Value, allowed))
+}
+
+// expiry refuses a run expiry that is neither a duration nor "never".
+func (v *values) expiry(f ir.Field[string], key string) {
+	if !f.Set || f.Bad || f.Value == ir.Never {
+		return
+	}
+	if _, err := ir.ParseDuration(f.Value); err != nil {
+		v.report(valueRange(f), "invalid %s: %v; write a duration such as \"30d\", or \"never\"", key, err)
+	}
+}
+
+func (v *values) step(s *ir.Step) {
+	p := v.pass.Process
+	if t := s.Timeout; t.Set && !t.Bad {
+		d, err := ir.ParseDuration(t.Value)
+		switch {
+		case err != nil:
+			v.report(valueRange(t), "invalid timeout: %v; write a duration such as \"45m\" or \"1h30m\"", err)
+		case d <= 0:
+			v.report(valueRange(t), "invalid timeout %q; a timeout must be longer than 0s", t.Value)
+		}
+	}
+	if s.Env.Set && !s.Env.Bad {
+		for _, e := range s.Env.Value {
+			if !validEnvName(e.Name) {
+				r := e.Key
+				if !r.IsValid() {
+					r = e.Range
+				}
+				v.report(r, "invalid environment variable name %q; use letters, digits and _, not starting with a digit", e.Name)
+			}
+		}
+	}
+	for _, a := range s.Actions {
+		switch a.Kind {
+		case ir.Command:
+			v.empty(a.Script, scriptKey(p))
+		case ir.Session:
+			v.empty(a.Skill, "skill")
+			v.empty(a.Prompt, "prompt")
+			v.enum(a.Effort, "effort", efforts)
+			if mt := a.MaxTurns; mt.Set && !mt.Bad && mt.Value < 1 {
+				v.report(valueRange(mt), "invalid %s %d; a session needs at least 1 turn", keyName(p, "max_turns"), mt.Value)
+			}
+		}
+	}
+	if s.Validate != nil {
+		v.enum(s.Validate.Severity, "severity", severities)
+	}
+}
+
+// empty refuses a script, prompt or skill written as an empty string.
+func (v *values) empty(f ir.Field[string], key string) {
+	if f.Set && !f.Bad && strings.TrimSpace(f.Value) == "" {
+		v.report(valueRange(f), "empty %s; write what the step should do, or remove the step", key)
+	}
+}
+
+// scriptKey is what p's format calls a command action's script.
+func scriptKey(p *ir.Process) string {
+	if p.Format == ir.Card {
+		return "shell"
+	}
+	return "command"
+}
+
+// validEnvName reports whether name matches [A-Za-z_][A-Za-z0-9_]*.
+func validEnvName(name string) bool {
+	if name == "" || name[0] >= '0' && name[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,93 @@
+package check
+
+import (
+	"slices"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// RuleMisplacedKey is the ID of the rule about keys on a step kind that
+// cannot use them.
+const RuleMisplacedKey = "misplaced-key"
+
+// catalogues are the catalogue steps cairn knows.
+var catalogues = []string{ir.Delivery, ir.SelfMerge, ir.RunPublishedIssue}
+
+// ruleMisplacedKey refuses a key on a step kind that cannot use it: session
+// settings on a command or catalogue step, a child process off
+// run-published-issue, a severity or model in a precheck phase. A judge model
+// with no instructions to judge is only a warning.
+var ruleMisplacedKey = &Rule{
+	ID:       RuleMisplacedKey,
+	Doc:      "a key on a step kind that cannot use it (e.g. model on a command step, process off run-published-issue)",
+	Severity: ir.Error,
+	Lint:     true,
+	Run: func(pass *Pass) {
+		p := pass.Process
+		for i := range p.Steps {
+			s := &p.Steps[i]
+			// A TOML or HCL step with several actions carries its keys on
+			// each; step-kind refuses it, and what is misplaced depends on
+			// which action the user meant.
+			if p.Format == ir.Card || len(s.Actions) == 1 {
+				for _, a := range s.Actions {
+					misplacedOnAction(pass, p, i, a)
+				}
+			}
+			if ph := s.Precheck; ph != nil {
+				for _, k := range []struct {
+					name string
+					f    ir.Field[string]
+				}{{"severity", ph.Severity}, {"model", ph.Model}} {
+					if k.f.Set && !k.f.Bad {
+						pass.Report(keyRange(k.f), "%q does not apply to a precheck phase (%s); a precheck's shells skip or fail the step by their exit code", k.name, stepRef(p, i))
+					}
+				}
+			}
+			if ph := s.Validate; ph != nil && ph.Model.Set && !ph.Model.Bad && len(ph.Instructions.Value) == 0 {
+				pass.ReportAs(ir.Warning, keyRange(ph.Model), nil,
+					"\"model\" in the validate phase of %s has no instructions to judge; add instructions or remove it", stepRef(p, i))
+			}
+		}
+	},
+}
+
+// misplacedOnAction reports the keys of action a that its kind cannot use.
+func misplacedOnAction(pass *Pass, p *ir.Process, step int, a ir.Action) {
+	if a.Kind != ir.Session {
+		what := "a command step"
+		if a.Kind == ir.Catalogue {
+			what = "a catalogue step"
+		}
+		for _, k := range []struct {
+			name string
+			set  bool
+			at   ir.Range
+		}{
+			{"harness", a.Harness.Set && !a.Harness.Bad, keyRange(a.Harness)},
+			{"model", a.Model.Set && !a.Model.Bad, keyRange(a.Model)},
+			{"effort", a.Effort.Set && !a.Effort.Bad, keyRange(a.Effort)},
+			{keyName(p, "max_turns"), a.MaxTurns.Set && !a.MaxTurns.Bad, keyRange(a.MaxTurns)},
+		} {
+			if k.set {
+				pass.Report(k.at, "%q does not apply to %s (%s); only skill and prompt steps run an agent", k.name, what, stepRef(p, step))
+			}
+		}
+	}
+	if a.Kind == ir.Catalogue {
+		c := a.Catalogue
+		if !c.Set || c.Bad || c.Value == ir.RunPublishedIssue || !slices.Contains(catalogues, c.Value) {
+			// An unknown catalogue is refused by unknown-catalogue; the
+			// user may have meant run-published-issue.
+			return
+		}
+	}
+	for _, k := range []struct {
+		name string
+		f    ir.Field[string]
+	}{{"process", a.Process}, {"spec_process", a.SpecProcess}} {
+		if k.f.Set && !k.f.Bad {
+			pass.Report(keyRange(k.f), "%q only applies to catalogue = %q (%s)", keyName(p, k.name), ir.RunPublishedIssue, stepRef(p, step))
+		}
+	}
+}

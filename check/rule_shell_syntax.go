@@ -1,0 +1,87 @@
+package check
+
+import (
+	"errors"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// RuleShellSyntax is the ID of the rule that every script parses as bash.
+const RuleShellSyntax = "shell-syntax"
+
+// ruleShellSyntax refuses a command, precheck or validate script that bash
+// cannot parse, pointing at the file's own line and column of the error.
+var ruleShellSyntax = &Rule{
+	ID:       RuleShellSyntax,
+	Doc:      "a command, precheck or validate script bash cannot parse, at the exact line and column in the file",
+	Severity: ir.Error,
+	Lint:     true,
+	Run: func(pass *Pass) {
+		parser := syntax.NewParser(syntax.Variant(syntax.LangBash))
+		for _, s := range pass.Process.Steps {
+			if s.Precheck != nil {
+				shellsSyntax(pass, parser, s.Precheck.Shells)
+			}
+			for _, a := range s.Actions {
+				if a.Kind == ir.Command {
+					scriptSyntax(pass, parser, a.Script)
+				}
+			}
+			if s.Validate != nil {
+				shellsSyntax(pass, parser, s.Validate.Shells)
+			}
+		}
+	},
+}
+
+func shellsSyntax(pass *Pass, parser *syntax.Parser, shells ir.Strings) {
+	if !shells.Set || shells.Bad {
+		return
+	}
+	for _, f := range shells.Value {
+		scriptSyntax(pass, parser, f)
+	}
+}
+
+// scriptSyntax parses one script and reports its first error, if any, at the
+// character the parser names.
+func scriptSyntax(pass *Pass, parser *syntax.Parser, f ir.Field[string]) {
+	if !f.Set || f.Bad {
+		return
+	}
+	_, err := parser.Parse(strings.NewReader(f.Value), "")
+	if err == nil {
+		return
+	}
+	var pos syntax.Pos
+	text := err.Error()
+	var pe syntax.ParseError
+	var le syntax.LangError
+	switch {
+	case errors.As(err, &pe):
+		pos, text = pe.Pos, pe.Text
+	case errors.As(err, &le):
+		pos = le.Pos
+		text = strings.TrimPrefix(err.Error(), le.Pos.String()+": ")
+	}
+	pass.Report(scriptRange(f, pos), "bash cannot parse this script: %s", text)
+}
+
+// scriptRange maps a parser position inside f's value to a one-character
+// range in the file, or f's value when the value has no spans.
+func scriptRange(f ir.Field[string], pos syntax.Pos) ir.Range {
+	if len(f.Spans) == 0 || !pos.IsValid() {
+		return valueRange(f)
+	}
+	start := ir.PosAt(f.Value, f.Spans, int(pos.Offset()))
+	if !start.IsValid() {
+		return valueRange(f)
+	}
+	end := start
+	end.Column++
+	end.Offset++
+	return ir.Range{File: valueRange(f).File, Start: start, End: end}
+}
