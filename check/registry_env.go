@@ -2,4 +2,10 @@ package check
 
 // envRules are the rules that consult the config, the repository, the
 // harnesses or other process files.
-var envRules = []*Rule{}
+var envRules = []*Rule{
+	ruleUnknownHarness,
+	ruleUnknownEffort,
+	ruleUnmappedTier,
+	ruleLoosenedLimit,
+	ruleHarnessCannotStart,
+}

@@ -1,15 +1,362 @@
 package check
 
-import "github.com/cairn-dev/cairn/ir"
+import (
+	"slices"
+	"strconv"
 
-// Resolution is a placeholder until resolution lands.
-type Resolution struct{}
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/ir"
+)
 
-// Repo is a placeholder until resolution lands.
-type Repo struct{}
+// Resolution is a process resolved against its environment (§6.2): each
+// step's worktree and each session's harness, model, effort, turn cap and
+// skill, with where each came from, and the effective limits (§6.3). The
+// env rules read it; BuildPlan turns it into the plan. It is computed before
+// the rules run, so it tolerates what they refuse (an unknown harness, a
+// skill found nowhere, a field the front-end refused).
+type Resolution struct {
+	// Steps is parallel to Process.Steps.
+	Steps  []StepResolution
+	Limits ir.PlanLimits
+	// Harnesses are the distinct harnesses the process starts (its
+	// sessions' and its instruction judges'), in first-use order.
+	Harnesses []HarnessUse
+}
 
-// Resolve is a placeholder until resolution lands.
-func Resolve(p *ir.Process, env *Env) *Resolution { return &Resolution{} }
+// StepResolution is one step resolved.
+type StepResolution struct {
+	// Worktree is the name of the worktree the step runs in: its own
+	// worktree, else default_worktree, else the implicit "default" (the
+	// checkout, for a card).
+	Worktree string
+	// Actions is parallel to Step.Actions: a session's resolution, nil for
+	// other actions.
+	Actions []*SessionResolution
+	// Judge is the validate phase's instruction judge; nil without a
+	// validate phase.
+	Judge *JudgeResolution
+}
 
-// BuildPlan is a placeholder until resolution lands.
-func BuildPlan(p *ir.Process, r *Resolution, env *Env) *ir.Plan { return &ir.Plan{} }
+// Resolved is one resolved setting with where it was written: the step's or
+// the config's value for FromStep and FromConfig, no range for a flag or a
+// default. Unmapped marks a model tier (or alias) that neither the config
+// nor the harness maps: Value is then the tier as written.
+type Resolved struct {
+	ir.Setting
+	Range    ir.Range
+	Unmapped bool
+}
+
+// SessionResolution is a session action resolved.
+type SessionResolution struct {
+	Harness Resolved
+	// Adapter is the harness Harness names; nil when there is none of that
+	// name (rule unknown-harness).
+	Adapter *harness.Harness
+	Model   Resolved
+	// Effort is the effort the session runs with; DroppedEffort is the flag's
+	// or the config's effort that the harness cannot take, left out of the
+	// plan (rule unknown-effort notes it). An effort set on the step is
+	// kept even when the harness cannot take it: the rule refuses it.
+	Effort        Resolved
+	DroppedEffort *Resolved
+	MaxTurns      ir.IntSetting
+	// Skill is the skill file a skill session found; SkillErr is why none
+	// was (it wraps ErrSkillNotFound or ErrSkillEscapes).
+	Skill    *ir.PlanSkill
+	SkillErr error
+}
+
+// JudgeResolution is a validate phase's instruction judge: the process's
+// default harness (flag, config, claude) and the phase's model, default
+// tier "balanced". Runs is true when the phase has instructions to judge.
+type JudgeResolution struct {
+	Harness Resolved
+	Adapter *harness.Harness
+	Model   Resolved
+	Runs    bool
+}
+
+// HarnessUse is the first use of a distinct harness: its name, the source
+// that chose it, the step using it (index into Process.Steps), and where a
+// diagnostic about it points (the step's harness value, the config's, the
+// step's header or validate phase for a default, no range for a flag).
+type HarnessUse struct {
+	Name    string
+	Source  ir.Source
+	Step    int
+	At      ir.Range
+	Adapter *harness.Harness
+}
+
+// configOf returns env's config, or an empty one.
+func configOf(env *Env) *config.Config {
+	if env == nil || env.Config == nil {
+		return &config.Config{}
+	}
+	return env.Config
+}
+
+// harnessesOf returns env's harness registry, making one from the config
+// (once per Env) when env has none.
+func harnessesOf(env *Env) *harness.Registry {
+	if env.Harnesses != nil {
+		return env.Harnesses
+	}
+	return lookupOnce(env, "harnesses", func() *harness.Registry { return harness.NewRegistry(configOf(env)) })
+}
+
+// usable reports whether f holds a usable, non-empty value.
+func usable(f ir.Field[string]) bool { return f.Set && !f.Bad && f.Value != "" }
+
+// Resolve resolves p against env (§6.2, §6.3). It never fails: what cannot
+// be resolved is left for the rules to refuse.
+func Resolve(p *ir.Process, env *Env) *Resolution {
+	if env == nil {
+		env = &Env{}
+	}
+	r := &resolver{env: env, cfg: configOf(env), reg: harnessesOf(env), seen: map[string]bool{}}
+	res := &Resolution{Steps: make([]StepResolution, len(p.Steps)), Limits: r.limits(p), Harnesses: []HarnessUse{}}
+	r.res = res
+	for i := range p.Steps {
+		s := &p.Steps[i]
+		sr := &res.Steps[i]
+		sr.Worktree = stepWorktree(p, s)
+		sr.Actions = make([]*SessionResolution, len(s.Actions))
+		for j := range s.Actions {
+			a := &s.Actions[j]
+			if a.Kind != ir.Session {
+				continue
+			}
+			sess := r.session(a)
+			sr.Actions[j] = sess
+			at := sess.Harness.Range
+			if sess.Harness.Source == ir.FromDefault {
+				at = s.Header
+			}
+			r.use(sess.Harness, sess.Adapter, i, at)
+		}
+		if s.Validate != nil {
+			sr.Judge = r.judge(s.Validate)
+			if sr.Judge.Runs {
+				at := sr.Judge.Harness.Range
+				if sr.Judge.Harness.Source == ir.FromDefault {
+					at = s.Validate.Header
+				}
+				r.use(sr.Judge.Harness, sr.Judge.Adapter, i, at)
+			}
+		}
+	}
+	return res
+}
+
+// stepWorktree is the name of the worktree s runs in, as far as it can be
+// known.
+func stepWorktree(p *ir.Process, s *ir.Step) string {
+	name, _ := worktreeOf(p, s)
+	return name
+}
+
+// resolver holds what resolving one process needs.
+type resolver struct {
+	env  *Env
+	cfg  *config.Config
+	reg  *harness.Registry
+	res  *Resolution
+	seen map[string]bool
+}
+
+// use records the first use of a harness.
+func (r *resolver) use(h Resolved, adapter *harness.Harness, step int, at ir.Range) {
+	if r.seen[h.Value] {
+		return
+	}
+	r.seen[h.Value] = true
+	if h.Source == ir.FromFlag {
+		at = ir.Range{}
+	}
+	r.res.Harnesses = append(r.res.Harnesses, HarnessUse{Name: h.Value, Source: h.Source, Step: step, At: at, Adapter: adapter})
+}
+
+// configHarness is the harness the config's model and effort apply to: its
+// harness, else the built-in default.
+func (r *resolver) configHarness() string {
+	if usable(r.cfg.Harness) {
+		return r.cfg.Harness.Value
+	}
+	return config.DefaultHarness
+}
+
+// defaultHarness is the harness of a step that names none: the flag's, the
+// config's, else claude.
+func (r *resolver) defaultHarness() Resolved {
+	if r.env.Flags.Harness != "" {
+		return Resolved{Setting: ir.Setting{Value: r.env.Flags.Harness, Source: ir.FromFlag}}
+	}
+	if usable(r.cfg.Harness) {
+		return Resolved{Setting: ir.Setting{Value: r.cfg.Harness.Value, Source: ir.FromConfig}, Range: valueRange(r.cfg.Harness)}
+	}
+	return Resolved{Setting: ir.Setting{Value: config.DefaultHarness, Source: ir.FromDefault}}
+}
+
+func stepSetting(f ir.Field[string]) Resolved {
+	return Resolved{Setting: ir.Setting{Value: f.Value, Source: ir.FromStep}, Range: valueRange(f)}
+}
+
+// session resolves one session action.
+func (r *resolver) session(a *ir.Action) *SessionResolution {
+	s := &SessionResolution{}
+	if usable(a.Harness) {
+		s.Harness = stepSetting(a.Harness)
+	} else {
+		s.Harness = r.defaultHarness()
+	}
+	s.Adapter, _ = r.reg.Lookup(s.Harness.Value)
+	onConfigHarness := s.Harness.Value == r.configHarness()
+
+	switch {
+	case usable(a.Model):
+		s.Model = stepSetting(a.Model)
+	case r.env.Flags.Model != "":
+		s.Model = Resolved{Setting: ir.Setting{Value: r.env.Flags.Model, Source: ir.FromFlag}}
+	case onConfigHarness && usable(r.cfg.Model):
+		s.Model = Resolved{Setting: ir.Setting{Value: r.cfg.Model.Value, Source: ir.FromConfig}, Range: valueRange(r.cfg.Model)}
+	default:
+		s.Model = r.harnessDefaultModel(s.Harness.Value)
+	}
+	s.Model = r.mapTier(s.Model, s.Harness.Value, s.Adapter)
+
+	switch {
+	case usable(a.Effort):
+		s.Effort = stepSetting(a.Effort)
+	case r.env.Flags.Effort != "":
+		s.Effort = Resolved{Setting: ir.Setting{Value: r.env.Flags.Effort, Source: ir.FromFlag}}
+	case onConfigHarness && usable(r.cfg.Effort):
+		s.Effort = Resolved{Setting: ir.Setting{Value: r.cfg.Effort.Value, Source: ir.FromConfig}, Range: valueRange(r.cfg.Effort)}
+	default:
+		s.Effort = Resolved{Setting: ir.Setting{Source: ir.FromDefault}}
+	}
+	if s.Effort.Value != "" && s.Effort.Source != ir.FromStep && s.Adapter != nil {
+		if _, ok := s.Adapter.Effort(s.Effort.Value); !ok {
+			dropped := s.Effort
+			s.DroppedEffort = &dropped
+			s.Effort = Resolved{Setting: ir.Setting{Source: ir.FromDefault}}
+		}
+	}
+
+	if mt := a.MaxTurns; mt.Set && !mt.Bad {
+		s.MaxTurns = ir.IntSetting{Value: mt.Value, Source: ir.FromStep}
+	} else {
+		s.MaxTurns = ir.IntSetting{Value: ir.DefaultMaxTurns, Source: ir.FromDefault}
+	}
+
+	if usable(a.Skill) {
+		if sk, err := FindSkill(r.env, a.Skill.Value); err != nil {
+			s.SkillErr = err
+		} else {
+			s.Skill = &sk
+		}
+	}
+	return s
+}
+
+// harnessDefaultModel is the model of a step on harness h that neither the
+// step, the flag nor the config's model sets: [models.h] default, else the
+// CLI's own choice.
+func (r *resolver) harnessDefaultModel(h string) Resolved {
+	if pair, ok := r.cfg.ModelFor(h, "default"); ok && pair.Set && !pair.Bad {
+		return Resolved{Setting: ir.Setting{Value: pair.Value, Source: ir.FromConfig}, Range: valueRange(pair.Field)}
+	}
+	return Resolved{Setting: ir.Setting{Source: ir.FromDefault}}
+}
+
+// mapTier maps a model written as a tier or tier alias onto harness h's
+// model: [models.h] TIER, else h's built-in default. Any other model is a
+// concrete name and passes through. An unmapped tier keeps its written value
+// and is marked, unless h is unknown (rule unknown-harness says so).
+func (r *resolver) mapTier(m Resolved, h string, adapter *harness.Harness) Resolved {
+	tier, ok := harness.TierOf(m.Value)
+	if !ok {
+		return m
+	}
+	m.Tier = tier
+	if pair, ok := r.cfg.ModelFor(h, tier); ok && pair.Set && !pair.Bad {
+		m.Value = pair.Value
+		return m
+	}
+	if adapter != nil {
+		if model, ok := adapter.TierModel(tier); ok {
+			m.Value = model
+			return m
+		}
+		m.Unmapped = true
+	}
+	return m
+}
+
+// judge resolves a validate phase's instruction judge.
+func (r *resolver) judge(ph *ir.Phase) *JudgeResolution {
+	j := &JudgeResolution{Harness: r.defaultHarness(), Runs: len(ph.Instructions.Value) > 0}
+	j.Adapter, _ = r.reg.Lookup(j.Harness.Value)
+	if usable(ph.Model) {
+		j.Model = stepSetting(ph.Model)
+	} else {
+		j.Model = Resolved{Setting: ir.Setting{Value: ir.DefaultValidateTier, Source: ir.FromDefault}}
+	}
+	j.Model = r.mapTier(j.Model, j.Harness.Value, j.Adapter)
+	return j
+}
+
+// limits resolves the effective limits (§6.3): the least repair cap of the
+// flag, the file and the config (ties go to the first of those), a
+// self-merge unless the file forbids it, a merge only when the flag or the
+// config asks, and every protected path of the flag, the config and the
+// file.
+func (r *resolver) limits(p *ir.Process) ir.PlanLimits {
+	var l ir.PlanLimits
+	src := ir.FromDefault
+	if r.cfg.RepairCap.Set && !r.cfg.RepairCap.Bad {
+		src = ir.FromConfig
+	}
+	l.RepairCap = ir.IntSetting{Value: r.cfg.EffectiveRepairCap(), Source: src}
+	if rc := p.Limits.RepairCap; rc.Set && !rc.Bad && rc.Value <= l.RepairCap.Value {
+		l.RepairCap = ir.IntSetting{Value: rc.Value, Source: ir.FromFile}
+	}
+	if n := r.env.Flags.RepairCap; n > 0 && n <= l.RepairCap.Value {
+		l.RepairCap = ir.IntSetting{Value: n, Source: ir.FromFlag}
+	}
+
+	sm := p.Limits.SelfMerge
+	l.SelfMerge = !(sm.Set && !sm.Bad && !sm.Value)
+
+	switch ma := r.cfg.MergeAlways; {
+	case r.env.Flags.Merge:
+		l.Merge = ir.Setting{Value: "true", Source: ir.FromFlag}
+	case ma.Set && !ma.Bad:
+		l.Merge = ir.Setting{Value: strconv.FormatBool(ma.Value), Source: ir.FromConfig}
+	default:
+		l.Merge = ir.Setting{Value: "false", Source: ir.FromDefault}
+	}
+
+	l.ProtectedPaths = []string{}
+	add := func(paths ...string) {
+		for _, g := range paths {
+			if g != "" && !slices.Contains(l.ProtectedPaths, g) {
+				l.ProtectedPaths = append(l.ProtectedPaths, g)
+			}
+		}
+	}
+	add(r.env.Flags.Protect...)
+	for _, pp := range []ir.Strings{r.cfg.ProtectedPaths, p.Limits.ProtectedPaths} {
+		if pp.Bad {
+			continue
+		}
+		for _, g := range pp.Value {
+			if !g.Bad {
+				add(g.Value)
+			}
+		}
+	}
+	return l
+}

@@ -1,0 +1,218 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// The expiries of a run whose file sets none (§7.7).
+const (
+	DefaultRunExpiry       = "30d"
+	DefaultFailedRunExpiry = "90d"
+)
+
+// notPreflighted is the Detail of a harness that was not asked whether it
+// can start.
+const notPreflighted = "not checked (--no-preflight)"
+
+// BuildPlan turns a process and its resolution into the plan `cairn check`
+// shows and `cairn run` carries out. Every list of the plan is non-nil, so
+// that its JSON always has the arrays (§10).
+func BuildPlan(p *ir.Process, res *Resolution, env *Env) *ir.Plan {
+	if env == nil {
+		env = &Env{}
+	}
+	if res == nil {
+		res = Resolve(p, env)
+	}
+	plan := &ir.Plan{
+		Process:         p.Name,
+		File:            p.File,
+		Format:          p.Format,
+		Description:     stringOr(p.Description, ""),
+		Commit:          p.Format == ir.Card || p.Commit.Set && !p.Commit.Bad && p.Commit.Value,
+		RunExpiry:       stringOr(p.RunExpiry, DefaultRunExpiry),
+		FailedRunExpiry: stringOr(p.FailedRunExpiry, DefaultFailedRunExpiry),
+		Limits:          res.Limits,
+		Worktrees:       planWorktrees(p, res, env),
+		Stages:          [][]ir.PlanStep{},
+		Harnesses:       planHarnesses(res, env),
+	}
+	if env.Flags.Issue != nil {
+		plan.Issue = env.Flags.Issue.String()
+	}
+	if plan.Limits.ProtectedPaths == nil {
+		plan.Limits.ProtectedPaths = []string{}
+	}
+	stages, _ := stagesOf(p)
+	for _, st := range stages {
+		steps := make([]ir.PlanStep, 0, st.last-st.first+1)
+		for i := st.first; i <= st.last; i++ {
+			steps = append(steps, planStep(&p.Steps[i], &res.Steps[i]))
+		}
+		plan.Stages = append(plan.Stages, steps)
+	}
+	return plan
+}
+
+// stringOr returns f's value, or def when the file does not set it.
+func stringOr(f ir.Field[string], def string) string {
+	if f.Set && !f.Bad {
+		return f.Value
+	}
+	return def
+}
+
+// planWorktrees lists the declared worktrees in file order, then the
+// implicit "default" when a step runs in it.
+func planWorktrees(p *ir.Process, res *Resolution, env *Env) []ir.PlanWorktree {
+	base := baseBranch(env)
+	ws := []ir.PlanWorktree{}
+	add := func(name, kind string, implicit bool) {
+		w := ir.PlanWorktree{Name: name, Kind: kind, Implicit: implicit}
+		if kind != ir.Checkout {
+			// A checkout is used in place; it starts from nothing.
+			w.Base = base
+		}
+		if kind == ir.IssueBranch && env.Flags.Issue != nil {
+			// The slug comes from the issue's title, which only a run reads.
+			w.Branch = fmt.Sprintf("cairn/%d-…", env.Flags.Issue.Number)
+		}
+		ws = append(ws, w)
+	}
+	for _, w := range worktreesInOrder(p) {
+		add(w.Name, stringOr(w.Kind, ""), false)
+	}
+	if implicitAvailable(p) {
+		for _, s := range res.Steps {
+			if s.Worktree == ir.ImplicitWorktree {
+				kind, _ := kindOf(p, ir.ImplicitWorktree)
+				add(ir.ImplicitWorktree, kind, true)
+				break
+			}
+		}
+	}
+	return ws
+}
+
+// baseBranch is the repository's base branch, looked up once per Env; ""
+// outside a repository or when it cannot be told.
+func baseBranch(env *Env) string {
+	if env.Repo == nil {
+		return ""
+	}
+	return lookupOnce(env, "base-branch", func() string {
+		branch, _, err := env.Repo.Base(configOf(env))
+		if err != nil {
+			return ""
+		}
+		return branch
+	})
+}
+
+// planStep is one step of the plan.
+func planStep(s *ir.Step, sr *StepResolution) ir.PlanStep {
+	ps := ir.PlanStep{
+		Name:        stringOr(s.Name, ""),
+		Description: stringOr(s.Description, ""),
+		Worktree:    sr.Worktree,
+		Parallel:    group(s),
+		Optional:    s.Optional.Set && !s.Optional.Bad && s.Optional.Value,
+		Timeout:     stringOr(s.Timeout, ""),
+		Env:         []ir.PlanEnv{},
+		Actions:     make([]ir.PlanAction, 0, len(s.Actions)),
+	}
+	if s.Env.Set && !s.Env.Bad {
+		for _, e := range s.Env.Value {
+			ps.Env = append(ps.Env, ir.PlanEnv{Name: e.Name, Value: e.Value})
+		}
+	}
+	for j := range s.Actions {
+		var sess *SessionResolution
+		if j < len(sr.Actions) {
+			sess = sr.Actions[j]
+		}
+		ps.Actions = append(ps.Actions, planAction(&s.Actions[j], sess))
+	}
+	if s.Precheck != nil {
+		ps.Precheck = planPhase(s.Precheck, nil)
+	}
+	if s.Validate != nil {
+		ps.Validate = planPhase(s.Validate, sr.Judge)
+		if ps.Validate.Severity == "" {
+			ps.Validate.Severity = ir.SeverityAbort
+		}
+	}
+	return ps
+}
+
+// planAction is one action of the plan; settings are given for sessions
+// only.
+func planAction(a *ir.Action, sess *SessionResolution) ir.PlanAction {
+	pa := ir.PlanAction{Kind: a.Kind}
+	switch a.Kind {
+	case ir.Command:
+		pa.Command = stringOr(a.Script, "")
+	case ir.Catalogue:
+		pa.Catalogue = stringOr(a.Catalogue, "")
+		pa.Process = stringOr(a.Process, "")
+		pa.SpecProcess = stringOr(a.SpecProcess, "")
+	case ir.Session:
+		pa.Prompt = stringOr(a.Prompt, "")
+		if sess == nil {
+			break
+		}
+		if sess.Skill != nil {
+			sk := *sess.Skill
+			pa.Skill = &sk
+		}
+		harness, model, effort, turns := sess.Harness.Setting, sess.Model.Setting, sess.Effort.Setting, sess.MaxTurns
+		pa.Harness, pa.Model, pa.Effort, pa.MaxTurns = &harness, &model, &effort, &turns
+	}
+	return pa
+}
+
+// planPhase is a precheck or validate phase of the plan, with its judge's
+// model when instructions are judged or the phase names a model.
+func planPhase(ph *ir.Phase, judge *JudgeResolution) *ir.PlanPhase {
+	pp := &ir.PlanPhase{
+		Shells:       usableValues(ph.Shells),
+		Instructions: usableValues(ph.Instructions),
+		Whys:         usableValues(ph.Whys),
+		Severity:     stringOr(ph.Severity, ""),
+	}
+	if judge != nil && (judge.Runs || judge.Model.Source == ir.FromStep) {
+		m := judge.Model.Setting
+		pp.Model = &m
+	}
+	return pp
+}
+
+// usableValues returns the values of a list the front-end accepted, never
+// nil.
+func usableValues(s ir.Strings) []string {
+	out := []string{}
+	if s.Bad {
+		return out
+	}
+	for _, f := range s.Value {
+		if !f.Bad {
+			out = append(out, f.Value)
+		}
+	}
+	return out
+}
+
+// planHarnesses is the preflight status of each distinct harness, in
+// first-use order; not checked unless env asks for preflight.
+func planHarnesses(res *Resolution, env *Env) []ir.HarnessStatus {
+	out := make([]ir.HarnessStatus, 0, len(res.Harnesses))
+	if !env.Preflight {
+		for _, u := range res.Harnesses {
+			out = append(out, ir.HarnessStatus{Name: u.Name, Detail: notPreflighted})
+		}
+		return out
+	}
+	return append(out, preflightAll(env, res.Harnesses)...)
+}

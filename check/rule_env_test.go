@@ -1,0 +1,382 @@
+package check
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// writeTestFile writes body to path, making its folders.
+func writeTestFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// envCase is a process file checked against an Env, and the diagnostics of
+// one rule it gets: "file:line:col severity: message", with " (related
+// line:col)" for each related range.
+type envCase struct {
+	name  string
+	src   string
+	cfg   *config.Config
+	flags Flags
+	want  []string
+}
+
+func runEnvCases(t *testing.T, rule string, cases []envCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := mustTOML(t, "p.toml", tc.src)
+			cfg := tc.cfg
+			if cfg == nil {
+				cfg = &config.Config{}
+			}
+			_, diags := Check(p, nil, &Env{Home: t.TempDir(), Config: cfg, Flags: tc.flags, Harnesses: harness.NewRegistry(cfg)})
+			got := ruleDiags(diags, rule)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("[%s] got\n%s\nwant\n%s", rule, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
+
+// ruleDiags renders the diagnostics of rule.
+func ruleDiags(diags []ir.Diagnostic, rule string) []string {
+	var got []string
+	for _, d := range diags {
+		if d.Rule != rule {
+			continue
+		}
+		s := fmt.Sprintf("%s:%d:%d %s: %s", d.Range.File, d.Range.Start.Line, d.Range.Start.Column, d.Severity, d.Message)
+		for _, r := range d.Related {
+			s += fmt.Sprintf(" (%s %s:%d:%d)", r.Message, r.Range.File, r.Range.Start.Line, r.Range.Start.Column)
+		}
+		got = append(got, s)
+	}
+	return got
+}
+
+func TestEnvRulesRegistry(t *testing.T) {
+	for _, r := range envRules {
+		if r.Lint || r.FrontEnd || r.Run == nil || r.Severity != ir.Error || !isKebab(r.ID) || r.Doc == "" {
+			t.Errorf("env rule %+v: want an error rule with a Run, a kebab-case ID and a doc, not lint", r)
+		}
+	}
+}
+
+func TestUnknownHarness(t *testing.T) {
+	two := `version = 1
+[[steps]]
+name = "a"
+prompt = "p"
+harness = "cluade"
+[[steps]]
+name = "b"
+prompt = "p"
+[[steps]]
+name = "c"
+prompt = "p"
+harness = "zzz"
+[[steps]]
+name = "d"
+prompt = "p"
+`
+	hint := "use claude, codex, gemini, mybot or opencode, or define it under [harnesses.%s] in config.toml"
+	mybot := []config.Harness{{Name: "mybot", Command: cfgList(1, "mybot")}}
+	runEnvCases(t, RuleUnknownHarness, []envCase{
+		{
+			name: "on the step",
+			src:  two,
+			cfg:  &config.Config{Harnesses: mybot},
+			want: []string{
+				`p.toml:5:11 error: unknown harness "cluade" (did you mean "claude"?); ` + fmt.Sprintf(hint, "cluade"),
+				`p.toml:12:11 error: unknown harness "zzz"; ` + fmt.Sprintf(hint, "zzz"),
+			},
+		},
+		{
+			name: "from the config, once",
+			src:  two,
+			cfg:  &config.Config{File: cfgFile, Harness: cfgString("mybott", 4), Harnesses: mybot},
+			want: []string{
+				cfgFile + `:4:10 error: unknown harness "mybott" in config.toml (did you mean "mybot"?); ` + fmt.Sprintf(hint, "mybott"),
+				`p.toml:5:11 error: unknown harness "cluade" (did you mean "claude"?); ` + fmt.Sprintf(hint, "cluade"),
+				`p.toml:12:11 error: unknown harness "zzz"; ` + fmt.Sprintf(hint, "zzz"),
+			},
+		},
+		{
+			name:  "from the flag, with no position",
+			src:   "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\n[[steps]]\nname = \"b\"\nprompt = \"p\"\n",
+			cfg:   &config.Config{Harnesses: mybot},
+			flags: Flags{Harness: "codx"},
+			want:  []string{`:0:0 error: unknown harness "codx" given by --harness (did you mean "codex"?); ` + fmt.Sprintf(hint, "codx")},
+		},
+		{
+			name: "custom and built-in harnesses are known",
+			src:  "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"mybot\"\n[[steps]]\nname = \"b\"\nprompt = \"p\"\nharness = \"opencode\"\n",
+			cfg:  &config.Config{Harnesses: mybot},
+		},
+		{
+			name:  "an instruction judge on the flag's harness",
+			src:   "version = 1\n[[steps]]\nname = \"a\"\ncommand = \"true\"\n[steps.validate]\ninstructions = [\"it works\"]\n",
+			flags: Flags{Harness: "nobot"},
+			want:  []string{`:0:0 error: unknown harness "nobot" given by --harness; use claude, codex, gemini or opencode, or define it under [harnesses.nobot] in config.toml`},
+		},
+	})
+}
+
+func TestUnknownEffort(t *testing.T) {
+	runEnvCases(t, RuleUnknownEffort, []envCase{
+		{
+			name: "on the step",
+			src:  "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"gemini\"\neffort = \"high\"\n[[steps]]\nname = \"b\"\nprompt = \"p\"\nharness = \"codex\"\neffort = \"max\"\n",
+			want: []string{`p.toml:6:10 error: harness "gemini" takes no effort; remove "effort"`},
+		},
+		{
+			name: "an effort outside the enum is invalid-value's",
+			src:  "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"codex\"\neffort = \"minimal\"\n",
+		},
+		{
+			name: "from the config, dropped with a note once",
+			src:  "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\n[[steps]]\nname = \"b\"\nprompt = \"p\"\n[[steps]]\nname = \"c\"\nprompt = \"p\"\nharness = \"claude\"\n",
+			cfg:  &config.Config{File: cfgFile, Harness: cfgString("gemini", 1), Effort: cfgString("high", 3)},
+			want: []string{cfgFile + `:3:10 note: effort "high" set in config.toml is not passed to harness "gemini", which takes no effort`},
+		},
+		{
+			name:  "from the flag",
+			src:   "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"gemini\"\n[[steps]]\nname = \"b\"\nprompt = \"p\"\n",
+			flags: Flags{Effort: "low"},
+			want:  []string{`:0:0 note: effort "low" given by --effort is not passed to harness "gemini", which takes no effort`},
+		},
+	})
+}
+
+func TestUnknownEffortDropsFromPlan(t *testing.T) {
+	p := mustTOML(t, "p.toml", "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"gemini\"\n")
+	cfg := &config.Config{}
+	plan, diags := Check(p, nil, &Env{Home: t.TempDir(), Config: cfg, Flags: Flags{Effort: "high"}})
+	if plan == nil {
+		t.Fatalf("no plan: %v", diags)
+	}
+	if e := plan.Stages[0][0].Actions[0].Effort; e.Value != "" || e.Source != ir.FromDefault {
+		t.Errorf("effort %+v; want it dropped", e)
+	}
+}
+
+func TestUnmappedTier(t *testing.T) {
+	hint := func(tier, h string) string {
+		return fmt.Sprintf("add %s = \"MODEL\" under [models.%s] in config.toml", tier, h)
+	}
+	runEnvCases(t, RuleUnmappedTier, []envCase{
+		{
+			name: "on the step",
+			src:  "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"codex\"\nmodel = \"balanced\"\n[[steps]]\nname = \"b\"\nprompt = \"p\"\nharness = \"gemini\"\nmodel = \"opus\"\n[[steps]]\nname = \"c\"\nprompt = \"p\"\nmodel = \"opus\"\n",
+			want: []string{
+				`p.toml:6:9 error: model tier "balanced" has no mapping for harness "codex"; ` + hint("balanced", "codex"),
+				`p.toml:11:9 error: model "opus" (tier "strong") has no mapping for harness "gemini"; ` + hint("strong", "gemini"),
+			},
+		},
+		{
+			name: "mapped by the config",
+			src:  "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"codex\"\nmodel = \"balanced\"\n",
+			cfg:  &config.Config{Models: []config.Models{cfgModels("codex", 1, "balanced", "gpt-5")}},
+		},
+		{
+			name: "from the config",
+			src:  "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\n[[steps]]\nname = \"b\"\nprompt = \"p\"\nharness = \"opencode\"\n",
+			cfg: &config.Config{File: cfgFile, Harness: cfgString("codex", 1), Model: cfgString("strongest", 2),
+				Models: []config.Models{cfgModels("opencode", 5, "default", "efficient")}},
+			want: []string{
+				cfgFile + `:2:10 error: model tier "strongest" in config.toml has no mapping for harness "codex"; ` + hint("strongest", "codex"),
+				cfgFile + `:5:10 error: model tier "efficient" in config.toml has no mapping for harness "opencode"; ` + hint("efficient", "opencode"),
+			},
+		},
+		{
+			name:  "from the flag",
+			src:   "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"codex\"\n[[steps]]\nname = \"b\"\nprompt = \"p\"\nharness = \"codex\"\n",
+			flags: Flags{Model: "sonnet"},
+			want:  []string{`:0:0 error: model "sonnet" (tier "balanced") given by --model has no mapping for harness "codex"; ` + hint("balanced", "codex")},
+		},
+		{
+			name:  "a judge's model",
+			src:   "version = 1\n[[steps]]\nname = \"a\"\ncommand = \"true\"\n[steps.validate]\ninstructions = [\"ok\"]\nmodel = \"strong\"\n[[steps]]\nname = \"b\"\ncommand = \"true\"\n[steps.validate]\ninstructions = [\"ok\"]\n[[steps]]\nname = \"c\"\ncommand = \"true\"\n[steps.validate]\nshells = [\"true\"]\n",
+			flags: Flags{Harness: "gemini"},
+			want: []string{
+				`p.toml:7:9 error: model tier "strong" has no mapping for harness "gemini"; ` + hint("strong", "gemini"),
+				`p.toml:11:1 error: the instruction judge's default model tier "balanced" has no mapping for harness "gemini"; ` + hint("balanced", "gemini"),
+			},
+		},
+	})
+}
+
+func TestLoosenedLimit(t *testing.T) {
+	steps := "[[steps]]\nname = \"a\"\ncommand = \"true\"\n"
+	runEnvCases(t, RuleLoosenedLimit, []envCase{
+		{
+			name: "above the default",
+			src:  "version = 1\n[limits]\nrepair_cap = 4\nself_merge = true\n" + steps,
+			want: []string{
+				`p.toml:3:14 error: repair_cap 4 is above the default repair cap 3; a process file may only lower it (raise repair_cap in config.toml instead)`,
+				`p.toml:4:14 error: a process file may only forbid a self-merge: self_merge = false`,
+			},
+		},
+		{
+			name: "above the config",
+			src:  "version = 1\n[limits]\nrepair_cap = 3\n" + steps,
+			cfg:  &config.Config{File: cfgFile, RepairCap: ir.Field[int]{Value: 2, Set: true, Range: cfgAt(7)}},
+			want: []string{`p.toml:3:14 error: repair_cap 3 is above the config's repair_cap 2; a process file may only lower it (the config's repair_cap ` + cfgFile + `:7:10)`},
+		},
+		{
+			name: "tightening is fine",
+			src:  "version = 1\n[limits]\nrepair_cap = 2\nself_merge = false\n" + steps,
+			cfg:  &config.Config{RepairCap: ir.Field[int]{Value: 5, Set: true}},
+		},
+		{
+			name:  "a flag does not excuse the file",
+			src:   "version = 1\n[limits]\nrepair_cap = 5\n" + steps,
+			flags: Flags{RepairCap: 1},
+			want:  []string{`p.toml:3:14 error: repair_cap 5 is above the default repair cap 3; a process file may only lower it (raise repair_cap in config.toml instead)`},
+		},
+	})
+}
+
+// fakeHarnesses puts shell scripts on PATH as harness binaries. Each script
+// appends its name to calls.log in the folder when run.
+func fakeHarnesses(t *testing.T, scripts map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range scripts {
+		writeTestFile(t, filepath.Join(dir, name), fmt.Sprintf("#!/bin/sh\necho %s >> %q\n%s\n", name, filepath.Join(dir, "calls.log"), body))
+	}
+	t.Setenv("PATH", dir)
+	return dir
+}
+
+func TestHarnessCannotStart(t *testing.T) {
+	dir := fakeHarnesses(t, map[string]string{
+		"claude": `echo "2.1.328 (Claude Code)"`,
+		"codex":  `echo "error: config.toml is broken" >&2; exit 1`,
+	})
+	src := `version = 1
+[[steps]]
+name = "a"
+prompt = "p"
+[[steps]]
+name = "b"
+prompt = "p"
+harness = "codex"
+parallel = "g"
+[[steps]]
+name = "c"
+prompt = "p"
+harness = "gemini"
+parallel = "g"
+[[steps]]
+name = "d"
+prompt = "p"
+harness = "codex"
+`
+	cfg := &config.Config{}
+	env := &Env{Home: t.TempDir(), Config: cfg, Harnesses: harness.NewRegistry(cfg), Preflight: true}
+	for range 3 {
+		_, diags := Check(mustTOML(t, "p.toml", src), nil, env)
+		want := []string{
+			`p.toml:8:11 error: harness "codex" cannot start: "codex --version" exited 1: error: config.toml is broken`,
+			`p.toml:13:11 error: harness "gemini" cannot start: "gemini" not found on PATH`,
+		}
+		if got := ruleDiags(diags, RuleHarnessCannotStart); !slices.Equal(got, want) {
+			t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	calls, err := os.ReadFile(filepath.Join(dir, "calls.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Fields(string(calls))
+	slices.Sort(lines)
+	if !slices.Equal(lines, []string{"claude", "codex"}) {
+		t.Errorf("version commands run: %q; want claude and codex once each", lines)
+	}
+
+	// A default harness is reported at the first step that uses it; the
+	// config's at the config.
+	fakeHarnesses(t, nil)
+	for _, tc := range []struct {
+		cfg  *config.Config
+		want string
+	}{
+		{&config.Config{}, `p.toml:2:1 error: harness "claude" cannot start: "claude" not found on PATH`},
+		{&config.Config{File: cfgFile, Harness: cfgString("claude", 1)}, cfgFile + `:1:10 error: harness "claude" cannot start: "claude" not found on PATH`},
+	} {
+		env := &Env{Home: t.TempDir(), Config: tc.cfg, Preflight: true}
+		_, diags := Check(mustTOML(t, "p.toml", "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\n"), nil, env)
+		if got := ruleDiags(diags, RuleHarnessCannotStart); !slices.Equal(got, []string{tc.want}) {
+			t.Errorf("got %q; want %q", got, tc.want)
+		}
+	}
+}
+
+func TestNoPreflight(t *testing.T) {
+	fakeHarnesses(t, nil)
+	p := mustTOML(t, "p.toml", "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"codex\"\n")
+	plan, diags := Check(p, nil, &Env{Home: t.TempDir(), Config: &config.Config{}})
+	if plan == nil {
+		t.Fatalf("no plan: %v", diags)
+	}
+	want := []ir.HarnessStatus{{Name: "codex", Detail: "not checked (--no-preflight)"}}
+	if !slices.Equal(plan.Harnesses, want) {
+		t.Errorf("harnesses %+v; want %+v", plan.Harnesses, want)
+	}
+}
+
+func TestEnvRulesPointIntoConfig(t *testing.T) {
+	const file = "/home/u/.cairn/config.toml"
+	cfg, diags := config.Read(file, []byte(`harness = "gemini"
+model = "balanced"
+effort = "high"
+repair_cap = 2
+
+[models.codex]
+default = "strong"
+`))
+	for _, d := range diags {
+		t.Fatalf("config refused: %s: %s [%s]", d.Range, d.Message, d.Rule)
+	}
+	src := `version = 1
+[limits]
+repair_cap = 3
+[[steps]]
+name = "a"
+prompt = "p"
+[[steps]]
+name = "b"
+prompt = "p"
+harness = "codex"
+`
+	_, got := Check(mustTOML(t, "p.toml", src), nil, &Env{Home: t.TempDir(), Config: cfg})
+	var lines []string
+	for _, rule := range []string{RuleLoosenedLimit, RuleUnknownEffort, RuleUnmappedTier} {
+		lines = append(lines, ruleDiags(got, rule)...)
+	}
+	want := []string{
+		`p.toml:3:14 error: repair_cap 3 is above the config's repair_cap 2; a process file may only lower it (the config's repair_cap ` + file + `:4:14)`,
+		file + `:3:10 note: effort "high" set in config.toml is not passed to harness "gemini", which takes no effort`,
+		file + `:2:9 error: model tier "balanced" in config.toml has no mapping for harness "gemini"; add balanced = "MODEL" under [models.gemini] in config.toml`,
+		file + `:7:11 error: model tier "strong" in config.toml has no mapping for harness "codex"; add strong = "MODEL" under [models.codex] in config.toml`,
+	}
+	if !slices.Equal(lines, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+}

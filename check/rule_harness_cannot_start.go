@@ -1,0 +1,62 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// RuleHarnessCannotStart is the ID of the rule about harnesses whose preflight
+// fails.
+const RuleHarnessCannotStart = "harness-cannot-start"
+
+// ruleHarnessCannotStart refuses a harness the process starts whose binary
+// is missing or whose version command fails. It runs only when the Env asks
+// for preflight; each harness is asked once per invocation, however many
+// files use it.
+var ruleHarnessCannotStart = &Rule{
+	ID:       RuleHarnessCannotStart,
+	Doc:      "a harness whose binary is missing or whose preflight fails",
+	Severity: ir.Error,
+	Run: func(pass *Pass) {
+		if pass.Resolution == nil || pass.Env == nil || !pass.Env.Preflight {
+			return
+		}
+		uses := pass.Resolution.Harnesses
+		statuses := preflightAll(pass.Env, uses)
+		for i, u := range uses {
+			if u.Adapter == nil || statuses[i].OK {
+				continue
+			}
+			pass.Report(u.At, "harness %q cannot start: %s", u.Name, statuses[i].Detail)
+		}
+	},
+}
+
+// preflight asks h whether it can start, once per Env: two hundred files
+// on claude run one `claude --version`.
+func preflight(env *Env, h *harness.Harness) ir.HarnessStatus {
+	return lookupOnce(env, "preflight:"+h.Name, func() ir.HarnessStatus {
+		return h.Preflight(context.Background())
+	})
+}
+
+// preflightAll preflights the harnesses of uses concurrently and returns
+// their statuses in the same order. A harness the registry does not know
+// cannot start.
+func preflightAll(env *Env, uses []HarnessUse) []ir.HarnessStatus {
+	out := make([]ir.HarnessStatus, len(uses))
+	var wg sync.WaitGroup
+	for i, u := range uses {
+		if u.Adapter == nil {
+			out[i] = ir.HarnessStatus{Name: u.Name, Checked: true, Detail: fmt.Sprintf("unknown harness %q", u.Name)}
+			continue
+		}
+		wg.Go(func() { out[i] = preflight(env, u.Adapter) })
+	}
+	wg.Wait()
+	return out
+}

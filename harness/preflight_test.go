@@ -1,0 +1,79 @@
+package harness
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn/config"
+)
+
+// fakePath makes a temporary folder holding executable shell scripts, one per
+// name, and makes it the whole PATH.
+func fakePath(t *testing.T, scripts map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range scripts {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", dir)
+	return dir
+}
+
+func TestPreflight(t *testing.T) {
+	dir := fakePath(t, map[string]string{
+		"claude":   `echo; echo "2.1.328 (Claude Code)"; echo more`,
+		"codex":    `echo "starting" >&2; echo "error: not logged in" >&2; exit 1`,
+		"opencode": `exit 0`,
+		"mybot":    `[ "$1" = "-V" ] && echo "mybot 1.0"`,
+		"plainbot": `exit 1`,
+		"badbot":   `echo "mybot: broken" >&2; exit 2`,
+	})
+	r := NewRegistry(&config.Config{Harnesses: []config.Harness{
+		{Name: "mybot", Command: strs("mybot", "{{.Model}}"), Preflight: strs("mybot", "-V")},
+		{Name: "plainbot", Command: strs("plainbot")},
+		{Name: "badbot", Command: strs("badbot"), Preflight: strs("badbot", "--version")},
+		{Name: "ghost", Command: strs("ghost")},
+		{Name: "typo", Command: strs("typo", "{{.Model")},
+	}})
+	for _, tc := range []struct {
+		harness string
+		ok      bool
+		detail  string
+	}{
+		{"claude", true, "2.1.328 (Claude Code)"},
+		{"codex", false, `"codex --version" exited 1: error: not logged in`},
+		{"gemini", false, `"gemini" not found on PATH`},
+		{"opencode", true, ""},
+		{"mybot", true, "mybot 1.0"},
+		{"plainbot", true, filepath.Join(dir, "plainbot")},
+		{"badbot", false, `"badbot --version" exited 2: mybot: broken`},
+		{"ghost", false, `"ghost" not found on PATH`},
+		{"typo", false, `harness "typo": template: command[1]:1: unclosed action`},
+	} {
+		h, _ := r.Lookup(tc.harness)
+		st := h.Preflight(context.Background())
+		if st.Name != tc.harness || !st.Checked || st.OK != tc.ok || st.Detail != tc.detail {
+			t.Errorf("%s: Preflight() = %+v; want ok=%v detail %q", tc.harness, st, tc.ok, tc.detail)
+		}
+	}
+}
+
+func TestPreflightTimeout(t *testing.T) {
+	fakePath(t, map[string]string{"claude": `exec sleep 30`})
+	t.Setenv("PATH", os.Getenv("PATH")+":/bin:/usr/bin")
+	old := preflightTimeout
+	preflightTimeout = 50 * time.Millisecond
+	t.Cleanup(func() { preflightTimeout = old })
+
+	h, _ := NewRegistry(nil).Lookup("claude")
+	st := h.Preflight(context.Background())
+	if st.OK || !strings.Contains(st.Detail, `"claude --version" did not exit within 50ms`) {
+		t.Errorf("Preflight() = %+v; want a timeout", st)
+	}
+}
