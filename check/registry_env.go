@@ -3,6 +3,7 @@ package check
 // envRules are the rules that consult the config, the repository, the
 // harnesses or other process files.
 var envRules = []*Rule{
+	ruleIssueBranchNeedsIssue,
 	ruleUnknownHarness,
 	ruleUnknownEffort,
 	ruleUnmappedTier,

@@ -1,8 +1,7 @@
 package check
 
 // lintRules are the rules that read the process file alone, listed in §6.1's
-// order. issue-branch-needs-issue also reads the command line's issue, so its
-// Lint is false and `--lint` drops it.
+// order.
 var lintRules = []*Rule{
 	ruleVersion,
 	ruleReservedName,
@@ -13,7 +12,6 @@ var lintRules = []*Rule{
 	ruleUnknownCatalogue,
 	ruleUnknownWorktree,
 	ruleSingleIssueBranch,
-	ruleIssueBranchNeedsIssue,
 	ruleIssueBranchNeedsDelivery,
 	ruleSelfMergeAfterDelivery,
 	ruleParallelSharedWorktree,

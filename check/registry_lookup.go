@@ -1,4 +1,10 @@
 package check
 
 // lookupRules are the rules about finding processes and skills.
-var lookupRules = []*Rule{}
+var lookupRules = []*Rule{
+	ruleAmbiguousProcess,
+	ruleProcessCycle,
+	ruleSkillEscapes,
+	ruleSkillNotFound,
+	ruleUnknownProcess,
+}

@@ -1,0 +1,54 @@
+package check
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// ruleAmbiguousProcess refuses a process file in one of the process folders
+// when another file of its folder has the same process name: lookup by name
+// could not tell which one to run. A file elsewhere is only ever named by its
+// path, which is simply read (§5), so its siblings do not matter.
+var ruleAmbiguousProcess = &Rule{
+	ID:       RuleAmbiguousProcess,
+	Doc:      "two files of one process name in one folder",
+	Severity: ir.Error,
+	Run: func(pass *Pass) {
+		p := pass.Process
+		dir := filepath.Dir(p.File)
+		if !isProcessDir(pass.Env, dir) {
+			return
+		}
+		own := filepath.Base(p.File)
+		for _, ext := range processExts {
+			sibling := p.Name + ext
+			if sibling == own {
+				continue
+			}
+			path := filepath.Join(dir, sibling)
+			if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			pass.ReportRelated(ir.FileStart(p.File),
+				[]ir.Related{{Range: ir.FileStart(path), Message: fmt.Sprintf("process %q is also defined here", p.Name)}},
+				"%s", ambiguous(p.Name, []string{p.File, path}))
+		}
+	},
+}
+
+// isProcessDir reports whether dir is one of ProcessDirs, however either is
+// spelled.
+func isProcessDir(env *Env, dir string) bool {
+	real := func(d string) string {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			d = r
+		}
+		return absPath(d)
+	}
+	want := real(dir)
+	return slices.ContainsFunc(ProcessDirs(env), func(d string) bool { return real(d) == want })
+}
