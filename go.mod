@@ -8,6 +8,8 @@ require (
 	github.com/pelletier/go-toml/v2 v2.4.3 // indirect
 	github.com/rogpeppe/go-internal v1.16.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
+	golang.org/x/tools v0.38.0 // indirect
 	mvdan.cc/sh/v3 v3.14.1 // indirect
 )

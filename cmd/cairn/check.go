@@ -1,0 +1,98 @@
+package main
+
+import (
+	"io"
+	"os"
+	"slices"
+
+	"github.com/cairn-dev/cairn/check"
+	"github.com/cairn-dev/cairn/cmd/cairn/internal/workspace"
+	"github.com/cairn-dev/cairn/templates"
+)
+
+// checkCmd is `cairn check`.
+type checkCmd struct {
+	Targets     []string `arg:"" optional:"" name:"name|file" help:"Processes to check: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path. None: every process cairn list finds. End with \"issue ISSUE\" to check against an issue."`
+	Issue       string   `placeholder:"ISSUE" help:"The issue to check against: a number or an issue URL (also written as \"issue ISSUE\" after the targets)."`
+	Format      string   `enum:"text,json,sarif,github" default:"text" help:"Output format: text, json, sarif or github."`
+	NoPreflight bool     `help:"Do not ask each harness whether it can start."`
+	Lint        bool     `help:"Only the rules that depend on the file alone: no config, skills, processes or harnesses."`
+	Rules       bool     `help:"Print every rule and exit."`
+	Harness     string   `placeholder:"H" help:"Harness for session steps that name none."`
+	Model       string   `placeholder:"M" help:"Model for session steps that name none."`
+	Effort      string   `placeholder:"E" help:"Effort for session steps that name none."`
+}
+
+// issueWord introduces the issue among check's positional arguments; it is a
+// reserved process name, so it cannot be a target.
+const issueWord = "issue"
+
+// Run checks the targets and prints the report in the chosen format.
+func (c *checkCmd) Run(a *app) error {
+	if c.Rules {
+		return templates.WriteRules(a.stdout, workspace.Rules())
+	}
+	targets, issue, err := c.splitIssue()
+	if err != nil {
+		return err
+	}
+	ws := workspace.Open(".", workspace.Options{
+		Lint:        c.Lint,
+		NoPreflight: c.NoPreflight,
+		Flags:       check.Flags{Harness: c.Harness, Model: c.Model, Effort: c.Effort},
+	})
+	r := ws.Check(targets, issue)
+	switch c.Format {
+	case "json":
+		err = r.WriteJSON(a.stdout)
+	case "sarif":
+		err = r.WriteSARIF(a.stdout, templates.Tool{Version: version(), Rules: workspace.Rules()})
+	case "github":
+		err = r.WriteGitHub(a.stdout)
+	default:
+		err = r.WriteText(a.stdout, templates.Style{Color: colorOn(a.stdout)})
+		if err == nil {
+			_, err = io.WriteString(a.stderr, r.Summary()+"\n")
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if r.Failed() {
+		return failed
+	}
+	return nil
+}
+
+// splitIssue splits a trailing "issue ISSUE" off the targets and merges it
+// with --issue.
+func (c *checkCmd) splitIssue() (targets []string, issue string, err error) {
+	targets, issue = c.Targets, c.Issue
+	if n := len(targets); n >= 2 && targets[n-2] == issueWord {
+		if issue != "" {
+			return nil, "", usageError("the issue is given twice: as %q and as --issue %q", targets[n-1], issue)
+		}
+		targets, issue = targets[:n-2], targets[n-1]
+	}
+	if i := slices.Index(targets, issueWord); i >= 0 {
+		if i == len(targets)-1 {
+			return nil, "", usageError("%q needs an issue number or URL after it", issueWord)
+		}
+		return nil, "", usageError("%q is not a process name: write the issue last, as \"cairn check NAME issue ISSUE\"", issueWord)
+	}
+	return targets, issue, nil
+}
+
+// colorOn reports whether text to w may be coloured: w is a terminal and
+// NO_COLOR is unset (https://no-color.org), and the terminal is not dumb.
+func colorOn(w io.Writer) bool {
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

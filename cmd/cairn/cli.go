@@ -1,0 +1,114 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/alecthomas/kong"
+)
+
+// cli is cairn's command line (§10).
+type cli struct {
+	Directory string `short:"C" placeholder:"DIR" help:"Work in DIR, on the git repository holding it, as if cairn were started there."`
+
+	Check   checkCmd   `cmd:"" help:"Check process files and print the plan each resolves to."`
+	List    listCmd    `cmd:"" help:"List the processes cairn can find, with their descriptions."`
+	Version versionCmd `cmd:"" help:"Print cairn's version."`
+}
+
+// app is what every command writes to.
+type app struct {
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// run runs cairn with args and returns its exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	var c cli
+	exit := -1
+	parser, err := kong.New(&c,
+		kong.Name("cairn"),
+		kong.Description("cairn turns a declarative process file into a checked plan, and runs it."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) {
+			if exit < 0 {
+				exit = code
+			}
+		}),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "cairn: error: %v\n", err)
+		return exitFailed
+	}
+	ctx, err := parser.Parse(args)
+	if exit >= 0 {
+		// --help printed the help and asked to stop.
+		return exit
+	}
+	if err != nil {
+		return report(stderr, commandOf(err), usageError("%s", err.Error()))
+	}
+	command := firstWord(ctx.Command())
+	if c.Directory != "" {
+		if err := os.Chdir(c.Directory); err != nil {
+			return report(stderr, command, usageError("-C %s: %s", c.Directory, pathError(err)))
+		}
+	}
+	return report(stderr, command, ctx.Run(&app{stdout: stdout, stderr: stderr}))
+}
+
+// report shows err once, on one line, and returns the exit code it maps to.
+// A usage error adds a hint to the command's --help.
+func report(stderr io.Writer, command string, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	code := exitFailed
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+		if ee.err == nil {
+			return code
+		}
+	}
+	fmt.Fprintf(stderr, "cairn: error: %s\n", err)
+	if code == exitUsage {
+		help := "cairn --help"
+		if command != "" {
+			help = "cairn " + command + " --help"
+		}
+		fmt.Fprintf(stderr, "run %q for usage\n", help)
+	}
+	return code
+}
+
+// commandOf is the command a parse error happened in, "" when none was
+// selected.
+func commandOf(err error) string {
+	var pe *kong.ParseError
+	if errors.As(err, &pe) && pe.Context != nil {
+		if node := pe.Context.Selected(); node != nil {
+			return firstWord(node.Path())
+		}
+	}
+	return ""
+}
+
+// pathError is err without the path an *os.PathError repeats.
+func pathError(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// firstWord is a command path's first word: "check" of "check <name|file>".
+func firstWord(s string) string {
+	word, _, _ := strings.Cut(strings.TrimSpace(s), " ")
+	return word
+}

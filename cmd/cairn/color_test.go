@@ -1,0 +1,44 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"testing"
+)
+
+func TestColorOn(t *testing.T) {
+	// /dev/null is a character device, as a terminal is.
+	dev, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer dev.Close()
+	pipeR, pipeW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pipeR.Close()
+	defer pipeW.Close()
+	for _, tc := range []struct {
+		name    string
+		w       io.Writer
+		noColor string
+		term    string
+		want    bool
+	}{
+		{"a character device", dev, "", "xterm", true},
+		{"NO_COLOR", dev, "1", "xterm", false},
+		{"a dumb terminal", dev, "", "dumb", false},
+		{"a pipe", pipeW, "", "xterm", false},
+		{"not a file", &bytes.Buffer{}, "", "xterm", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("NO_COLOR", tc.noColor)
+			t.Setenv("TERM", tc.term)
+			if got := colorOn(tc.w); got != tc.want {
+				t.Errorf("colorOn = %v; want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,265 @@
+// Package workspace gathers what a cairn command works with (home, config,
+// repository, harnesses) into a check environment, and turns process files
+// into the reports `cairn check` and `cairn list` render.
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+
+	"github.com/cairn-dev/cairn/check"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/parse"
+	"github.com/cairn-dev/cairn/templates"
+)
+
+// Options are the command line's say in checking.
+type Options struct {
+	// Lint keeps only the rules that depend on the file alone.
+	Lint bool
+	// NoPreflight skips asking each harness whether it can start.
+	NoPreflight bool
+	// Flags are --harness, --model, --effort and the rest; the issue is
+	// given to Check, which shape-checks it.
+	Flags check.Flags
+}
+
+// Workspace is the check environment of one invocation, with the
+// diagnostics and sources of setting it up (the config's).
+type Workspace struct {
+	Env *check.Env
+	// Diagnostics are the config's: reported with every report.
+	Diagnostics []ir.Diagnostic
+	// Sources maps the config file to its bytes, for quoting.
+	Sources map[string][]byte
+	// NoRepo is set when dir is not inside a git repository.
+	NoRepo bool
+}
+
+// Open builds the workspace of the git repository holding dir (dir may lie
+// outside any repository: checking still works, without repository skills).
+// A config that is refused refuses every file: the rules then run as under
+// --lint, and no file gets a plan.
+func Open(dir string, o Options) *Workspace {
+	home := config.Home()
+	cfg, diags := config.Load(home)
+	if cfg == nil {
+		cfg = &config.Config{}
+	}
+	ws := &Workspace{
+		Diagnostics: diags,
+		Sources:     map[string][]byte{},
+	}
+	if cfg.File != "" && cfg.Source != nil {
+		ws.Sources[cfg.File] = cfg.Source
+	}
+	repo, err := check.OpenRepo(dir)
+	if err != nil {
+		repo, ws.NoRepo = nil, true
+	}
+	lint := o.Lint || ir.HasErrors(diags)
+	ws.Env = &check.Env{
+		Home:      home,
+		Config:    cfg,
+		Flags:     o.Flags,
+		Repo:      repo,
+		Harnesses: harness.NewRegistry(cfg),
+		Lint:      lint,
+		Preflight: !o.NoPreflight && !lint,
+	}
+	return ws
+}
+
+// Check checks the processes targets name (every process List finds when
+// there are none) with issue (none when empty), and returns the report.
+func (ws *Workspace) Check(targets []string, issue string) *templates.Report {
+	r := &templates.Report{
+		Sources: maps.Clone(ws.Sources),
+		NoRepo:  ws.NoRepo,
+		Plans:   []*ir.Plan{},
+	}
+	diags := slices.Clone(ws.Diagnostics)
+	if issue != "" {
+		is, err := check.ParseIssue(issue)
+		if err != nil {
+			diags = append(diags, ir.Diagnostic{
+				Rule:     check.RuleInvalidValue,
+				Severity: ir.Error,
+				Message:  err.Error(),
+			})
+			// Like a refused config, a bad issue refuses every file:
+			// each is still linted, and none gets a plan.
+			ws.Env.Lint, ws.Env.Preflight = true, false
+		}
+		ws.Env.Flags.Issue = is
+	}
+	files, found := ws.files(targets)
+	diags = append(diags, found...)
+	if len(targets) == 0 {
+		r.Searched = check.ProcessDirs(ws.Env)
+		if r.Searched == nil {
+			r.Searched = []string{}
+		}
+	}
+	seen := map[string]bool{}
+	for _, file := range files {
+		if seen[file] {
+			continue
+		}
+		seen[file] = true
+		r.Files++
+		src, plan, ds := ws.checkFile(file)
+		if src != nil {
+			r.Sources[file] = src
+		}
+		if plan != nil {
+			r.Plans = append(r.Plans, plan)
+		}
+		diags = append(diags, ds...)
+	}
+	r.Diagnostics = unique(diags)
+	return r
+}
+
+// files are the process files targets name, in order, with the diagnostics
+// of finding them (check.Find: a target with a '/' or an extension is a path,
+// any other a name to look up).
+func (ws *Workspace) files(targets []string) ([]string, []ir.Diagnostic) {
+	if len(targets) == 0 {
+		found, diags := check.List(ws.Env)
+		files := make([]string, 0, len(found))
+		for _, f := range found {
+			files = append(files, f.File)
+		}
+		return files, diags
+	}
+	var files []string
+	var diags []ir.Diagnostic
+	for _, t := range targets {
+		file, ds := check.Find(ws.Env, t)
+		diags = append(diags, ds...)
+		if file != "" && !ir.HasErrors(ds) {
+			files = append(files, file)
+		}
+	}
+	return files, diags
+}
+
+// checkFile reads, parses and checks one file, returning its bytes (nil when
+// unreadable), its plan (nil when refused) and its diagnostics.
+func (ws *Workspace) checkFile(file string) ([]byte, *ir.Plan, []ir.Diagnostic) {
+	src, p, diags := read(file)
+	if p == nil {
+		return src, nil, diags
+	}
+	plan, diags := check.Check(p, diags, ws.Env)
+	return src, plan, diags
+}
+
+// read reads and parses one process file by the format its name says.
+func read(file string) ([]byte, *ir.Process, []ir.Diagnostic) {
+	format, ok := parse.FormatOf(file)
+	if !ok {
+		return nil, nil, []ir.Diagnostic{{
+			Rule:     ir.RuleSyntax,
+			Severity: ir.Error,
+			Message:  fmt.Sprintf("%q is not a process file: its name must end in .toml, .hcl or %s", file, parse.CardSuffix),
+			Range:    ir.Range{File: file},
+		}}
+	}
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return nil, nil, []ir.Diagnostic{{
+			Rule:     ir.RuleSyntax,
+			Severity: ir.Error,
+			Message:  readError(file, err),
+			Range:    ir.Range{File: file},
+		}}
+	}
+	switch format {
+	case ir.TOML:
+		p, diags := parse.TOML(file, src)
+		return src, p, diags
+	case ir.HCL:
+		return src, nil, notYet(file, "HCL")
+	default:
+		return src, nil, notYet(file, "card")
+	}
+}
+
+// notYet refuses a file in a format cairn cannot read yet.
+func notYet(file, format string) []ir.Diagnostic {
+	return []ir.Diagnostic{{
+		Rule:     ir.RuleSyntax,
+		Severity: ir.Error,
+		Message:  fmt.Sprintf("%s process files are not supported yet; write the process in TOML", format),
+		Range:    ir.FileStart(file),
+	}}
+}
+
+// readError words why a file could not be read, without Go's "open …:"
+// prefix repeating the name.
+func readError(file string, err error) string {
+	switch {
+	case os.IsNotExist(err):
+		return fmt.Sprintf("cannot read %q: no such file", file)
+	case os.IsPermission(err):
+		return fmt.Sprintf("cannot read %q: permission denied", file)
+	}
+	var perr *os.PathError
+	if errors.As(err, &perr) {
+		return fmt.Sprintf("cannot read %q: %v", file, perr.Err)
+	}
+	return fmt.Sprintf("cannot read %q: %v", file, err)
+}
+
+// List finds every process (check.List) and parses each for its
+// description; a file that does not parse is listed with its first refusal.
+func (ws *Workspace) List() *templates.Listing {
+	found, diags := check.List(ws.Env)
+	l := &templates.Listing{
+		Diagnostics: unique(slices.Concat(ws.Diagnostics, diags)),
+		Searched:    check.ProcessDirs(ws.Env),
+	}
+	for _, f := range found {
+		item := templates.Listed{Name: f.Name, File: f.File, Format: f.Format}
+		_, p, ds := read(f.File)
+		ir.SortDiagnostics(ds)
+		for _, d := range ds {
+			if d.Severity == ir.Error {
+				item.Error = &d
+				break
+			}
+		}
+		if p != nil && p.Description.Set && !p.Description.Bad {
+			item.Description = p.Description.Value
+		}
+		l.Processes = append(l.Processes, item)
+	}
+	return l
+}
+
+// unique sorts ds and drops repeats: a finding in the config can be reported
+// while checking each of several files.
+func unique(ds []ir.Diagnostic) []ir.Diagnostic {
+	ir.SortDiagnostics(ds)
+	out := make([]ir.Diagnostic, 0, len(ds))
+	for _, d := range ds {
+		if len(out) > 0 && same(out[len(out)-1], d) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// same reports whether a and b are one finding.
+func same(a, b ir.Diagnostic) bool {
+	return a.Rule == b.Rule && a.Severity == b.Severity && a.Message == b.Message &&
+		a.Range == b.Range && slices.Equal(a.Related, b.Related)
+}

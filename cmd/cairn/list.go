@@ -1,0 +1,30 @@
+package main
+
+import (
+	"github.com/cairn-dev/cairn/cmd/cairn/internal/workspace"
+	"github.com/cairn-dev/cairn/templates"
+)
+
+// listCmd is `cairn list`.
+type listCmd struct {
+	JSON bool `name:"json" help:"Print one JSON document."`
+}
+
+// Run lists every process cairn finds, each with its description or, when
+// its file does not parse, its first refusal.
+func (c *listCmd) Run(a *app) error {
+	l := workspace.Open(".", workspace.Options{NoPreflight: true}).List()
+	var err error
+	if c.JSON {
+		err = l.WriteJSON(a.stdout)
+	} else {
+		err = l.WriteText(a.stdout, a.stderr, templates.Style{Color: colorOn(a.stderr)})
+	}
+	if err != nil {
+		return err
+	}
+	if l.Failed() {
+		return failed
+	}
+	return nil
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){"cairn": main})
+}
+
+// TestScripts runs the scripts of testdata/script against the cairn binary,
+// each in a fresh folder with real git.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(e *testscript.Env) error {
+			for k, v := range testEnv(t, e.WorkDir) {
+				e.Setenv(k, v)
+			}
+			return nil
+		},
+	})
+}
+
+// testEnv is the environment cairn runs in under test: git's identity and
+// no user or system git config, CAIRN_HOME=home (relative, so printed paths
+// are stable), no colour setting, and a PATH of $WORK/bin (for fake agent
+// CLIs), cairn and git only, so that no real agent CLI is found.
+func testEnv(t *testing.T, work string) map[string]string {
+	t.Helper()
+	cairn, err := exec.LookPath("cairn")
+	if err != nil {
+		t.Fatalf("cairn is not on PATH: %v", err)
+	}
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatalf("git is not on PATH: %v", err)
+	}
+	path := []string{filepath.Join(work, "bin"), filepath.Dir(cairn), filepath.Dir(git)}
+	return map[string]string{
+		"PATH":                strings.Join(path, string(os.PathListSeparator)),
+		"HOME":                work,
+		"CAIRN_HOME":          "home",
+		"NO_COLOR":            "",
+		"GIT_CONFIG_NOSYSTEM": "1",
+		"GIT_CONFIG_GLOBAL":   os.DevNull,
+		"GIT_AUTHOR_NAME":     "Cairn Test",
+		"GIT_AUTHOR_EMAIL":    "test@cairn.invalid",
+		"GIT_COMMITTER_NAME":  "Cairn Test",
+		"GIT_COMMITTER_EMAIL": "test@cairn.invalid",
+		"GIT_AUTHOR_DATE":     "2026-01-01T00:00:00Z",
+		"GIT_COMMITTER_DATE":  "2026-01-01T00:00:00Z",
+	}
+}

@@ -1,0 +1,137 @@
+package templates
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// Style says how text output is decorated: Color turns on ANSI bold and
+// colours, for a terminal.
+type Style struct {
+	Color bool
+}
+
+// The ANSI escapes text output uses when colour is on.
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiRed    = "\x1b[1;31m"
+	ansiYellow = "\x1b[1;33m"
+	ansiCyan   = "\x1b[1;36m"
+	ansiGreen  = "\x1b[1;32m"
+	ansiDim    = "\x1b[2m"
+)
+
+// paint wraps s in the escape code when colour is on.
+func (st Style) paint(code, s string) string {
+	if !st.Color || s == "" {
+		return s
+	}
+	return code + s + ansiReset
+}
+
+// severityColor is the colour a severity is shown in.
+func severityColor(s ir.Severity) string {
+	switch s {
+	case ir.Error:
+		return ansiRed
+	case ir.Warning:
+		return ansiYellow
+	}
+	return ansiCyan
+}
+
+// Location is where a diagnostic points, as text prints it: "file:line:col",
+// just "file" without a position, and "cairn" for a diagnostic of no file.
+func Location(r ir.Range) string {
+	if s := r.String(); s != "" {
+		return s
+	}
+	return "cairn"
+}
+
+// WriteDiagnostic writes d as text: its line, the source line it points at
+// under a line-number gutter with a caret and tildes under the range, and a
+// note line for each related place.
+func WriteDiagnostic(w io.Writer, d ir.Diagnostic, sources map[string][]byte, st Style) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s %s %s\n",
+		st.paint(ansiBold, Location(d.Range)+":"),
+		st.paint(severityColor(d.Severity), string(d.Severity)+":"),
+		st.paint(ansiBold, d.Message),
+		st.paint(ansiDim, "["+d.Rule+"]"))
+	if src, ok := sources[d.Range.File]; ok {
+		writeExcerpt(&b, src, d.Range, st, severityColor(d.Severity))
+	}
+	for _, rel := range d.Related {
+		fmt.Fprintf(&b, "%s %s %s\n",
+			st.paint(ansiBold, Location(rel.Range)+":"),
+			st.paint(ansiCyan, "note:"),
+			rel.Message)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeExcerpt quotes the line r starts on with a caret under its first
+// character and tildes under the rest of it (to the end of the line when r
+// goes on). Tabs before the range stay tabs so the caret lines up.
+func writeExcerpt(b *strings.Builder, src []byte, r ir.Range, st Style, color string) {
+	if !r.Start.IsValid() {
+		return
+	}
+	line, ok := sourceLine(src, r.Start.Line)
+	if !ok {
+		return
+	}
+	runes := []rune(line)
+	start := r.Start.Column - 1
+	if start < 0 || start > len(runes) {
+		return
+	}
+	end := len(runes)
+	if r.End.Line == r.Start.Line && r.End.Column-1 > start {
+		end = min(r.End.Column-1, len(runes))
+	}
+	width := max(len(fmt.Sprint(r.Start.Line)), 4)
+	var pad strings.Builder
+	for _, c := range runes[:start] {
+		if c == '\t' {
+			pad.WriteRune('\t')
+		} else {
+			pad.WriteRune(' ')
+		}
+	}
+	marker := "^"
+	if end > start+1 {
+		marker += strings.Repeat("~", end-start-1)
+	}
+	gutter := fmt.Sprintf("%*d |", width, r.Start.Line)
+	blank := strings.Repeat(" ", width) + " |"
+	fmt.Fprintf(b, "%s %s\n", st.paint(ansiDim, gutter), line)
+	fmt.Fprintf(b, "%s %s%s\n", st.paint(ansiDim, blank), pad.String(), st.paint(color, marker))
+}
+
+// sourceLine returns line n (1-based) of src without its line ending.
+func sourceLine(src []byte, n int) (string, bool) {
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(src, '\n')
+		if j < 0 {
+			return "", false
+		}
+		src = src[j+1:]
+	}
+	if j := bytes.IndexByte(src, '\n'); j >= 0 {
+		src = src[:j]
+	}
+	line := strings.TrimSuffix(string(src), "\r")
+	if !utf8.ValidString(line) {
+		line = strings.ToValidUTF8(line, "\uFFFD")
+	}
+	return line, true
+}

@@ -1,0 +1,148 @@
+package templates
+
+import (
+	"encoding/json"
+	"io"
+	"slices"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// ReportVersion is the version of the JSON documents `cairn check --format
+// json` and `cairn list --json` print.
+const ReportVersion = 1
+
+// JSONDiagnostic is a diagnostic in cairn's JSON documents (§10): a
+// diagnostic of no file has an empty File and zero positions.
+type JSONDiagnostic struct {
+	File      string        `json:"file"`
+	Line      int           `json:"line"`
+	Column    int           `json:"column"`
+	EndLine   int           `json:"end_line"`
+	EndColumn int           `json:"end_column"`
+	Severity  ir.Severity   `json:"severity"`
+	Rule      string        `json:"rule"`
+	Message   string        `json:"message"`
+	Related   []JSONRelated `json:"related"`
+}
+
+// JSONRelated is a related place of a JSONDiagnostic.
+type JSONRelated struct {
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	EndLine   int    `json:"end_line"`
+	EndColumn int    `json:"end_column"`
+	Message   string `json:"message"`
+}
+
+// jsonReport is the document of `cairn check --format json`.
+type jsonReport struct {
+	Version     int              `json:"version"`
+	Diagnostics []JSONDiagnostic `json:"diagnostics"`
+	Plans       []*ir.Plan       `json:"plans"`
+}
+
+// NewJSONDiagnostic converts d to its JSON form.
+func NewJSONDiagnostic(d ir.Diagnostic) JSONDiagnostic {
+	j := JSONDiagnostic{
+		File:     d.Range.File,
+		Severity: d.Severity,
+		Rule:     d.Rule,
+		Message:  d.Message,
+		Related:  []JSONRelated{},
+	}
+	j.Line, j.Column, j.EndLine, j.EndColumn = positions(d.Range)
+	for _, r := range d.Related {
+		jr := JSONRelated{File: r.Range.File, Message: r.Message}
+		jr.Line, jr.Column, jr.EndLine, jr.EndColumn = positions(r.Range)
+		j.Related = append(j.Related, jr)
+	}
+	return j
+}
+
+// JSONDiagnostics converts ds, never returning nil.
+func JSONDiagnostics(ds []ir.Diagnostic) []JSONDiagnostic {
+	out := make([]JSONDiagnostic, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, NewJSONDiagnostic(d))
+	}
+	return out
+}
+
+// positions are r's start and end; a range without a position is all zeros,
+// and one without an end ends where it starts.
+func positions(r ir.Range) (line, col, endLine, endCol int) {
+	if !r.IsValid() {
+		return 0, 0, 0, 0
+	}
+	end := r.End
+	if !end.IsValid() {
+		end = r.Start
+	}
+	return r.Start.Line, r.Start.Column, end.Line, end.Column
+}
+
+// WriteJSON writes the report as the JSON document of §10, indented, with
+// every array present.
+func (r *Report) WriteJSON(w io.Writer) error {
+	doc := jsonReport{
+		Version:     ReportVersion,
+		Diagnostics: JSONDiagnostics(r.Diagnostics),
+		Plans:       make([]*ir.Plan, 0, len(r.Plans)),
+	}
+	for _, p := range r.Plans {
+		doc.Plans = append(doc.Plans, withArrays(p))
+	}
+	return writeJSON(w, doc)
+}
+
+// writeJSON writes v as indented JSON, leaving <, > and & as they are.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// withArrays returns a copy of p whose lists are empty rather than nil, so
+// that its JSON has arrays where readers expect them, never null.
+func withArrays(p *ir.Plan) *ir.Plan {
+	c := *p
+	c.Limits.ProtectedPaths = nonNil(c.Limits.ProtectedPaths)
+	c.Worktrees = nonNil(c.Worktrees)
+	c.Harnesses = nonNil(c.Harnesses)
+	c.Stages = make([][]ir.PlanStep, 0, len(p.Stages))
+	for _, stage := range p.Stages {
+		steps := make([]ir.PlanStep, 0, len(stage))
+		for _, s := range stage {
+			s.Env = nonNil(s.Env)
+			s.Actions = nonNil(s.Actions)
+			s.Precheck = phaseWithArrays(s.Precheck)
+			s.Validate = phaseWithArrays(s.Validate)
+			steps = append(steps, s)
+		}
+		c.Stages = append(c.Stages, steps)
+	}
+	return &c
+}
+
+// phaseWithArrays is withArrays for a phase; a missing phase stays nil.
+func phaseWithArrays(ph *ir.PlanPhase) *ir.PlanPhase {
+	if ph == nil {
+		return nil
+	}
+	c := *ph
+	c.Shells = nonNil(c.Shells)
+	c.Instructions = nonNil(c.Instructions)
+	c.Whys = nonNil(c.Whys)
+	return &c
+}
+
+// nonNil returns s, or an empty slice for nil.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return slices.Clip(s)
+}

@@ -1,0 +1,377 @@
+package templates
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/template"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// planView is a plan laid out for plan.txt.tmpl: every value already worded
+// and padded into columns, so the template only places lines.
+type planView struct {
+	Process     string
+	File        string
+	Description string
+	Facts       []string
+	Worktrees   []string
+	Stages      []stageView
+	Harnesses   []string
+}
+
+// stageView is one stage: its heading and its steps.
+type stageView struct {
+	Number int
+	Title  string
+	Steps  []stepView
+}
+
+// stepView is one step: its heading, its where-and-how line, its actions and
+// the lines of its phases and env.
+type stepView struct {
+	Title   string
+	Details string
+	Actions []actionView
+	Phases  []phaseView
+	Env     string
+}
+
+// actionView is one action's heading line and its resolved settings.
+type actionView struct {
+	Head     string
+	Settings []string
+}
+
+// phaseView is a precheck or validate phase: a summary and its shells and
+// instructions, first line each.
+type phaseView struct {
+	Head  string
+	Lines []string
+}
+
+// labelWidth is the width of a step's labels ("max turns", "catalogue")
+// before their values; factWidth that of the process's ("repair cap").
+const (
+	labelWidth = 10
+	factWidth  = 11
+)
+
+// WritePlan writes p as text for a human: the process and its limits, the
+// worktrees, each stage with its steps and their resolved settings and where
+// each came from, and each harness's preflight. noRepo says cairn ran outside
+// a git repository.
+func WritePlan(w io.Writer, p *ir.Plan, noRepo bool, st Style) error {
+	t, err := planTemplate()
+	if err != nil {
+		return fmt.Errorf("plan template: %w", err)
+	}
+	t, err = t.Clone()
+	if err != nil {
+		return fmt.Errorf("plan template: %w", err)
+	}
+	return t.Funcs(styleFuncs(st)).Execute(w, newPlanView(p, noRepo, st))
+}
+
+// styleFuncs are the template functions that decorate text in style st.
+func styleFuncs(st Style) template.FuncMap {
+	return template.FuncMap{
+		"bold": func(s string) string { return st.paint(ansiBold, s) },
+	}
+}
+
+// newPlanView words p for plan.txt.tmpl.
+func newPlanView(p *ir.Plan, noRepo bool, st Style) planView {
+	v := planView{Process: p.Process, File: p.File, Description: p.Description}
+	v.Facts = planFacts(p, noRepo)
+	v.Worktrees = columns(worktreeRows(p.Worktrees))
+	for i, stage := range p.Stages {
+		sv := stageView{Number: i + 1, Title: stageTitle(stage)}
+		for _, s := range stage {
+			sv.Steps = append(sv.Steps, newStepView(s))
+		}
+		v.Stages = append(v.Stages, sv)
+	}
+	width := 0
+	for _, h := range p.Harnesses {
+		width = max(width, len([]rune(h.Name)))
+	}
+	for _, h := range p.Harnesses {
+		status := preflight(h)
+		switch {
+		case h.Checked && h.OK:
+			status = st.paint(ansiGreen, status)
+		case h.Checked:
+			status = st.paint(ansiRed, status)
+		}
+		v.Harnesses = append(v.Harnesses, fmt.Sprintf("%-*s  %s", width, h.Name, status))
+	}
+	return v
+}
+
+// planFacts are the process-wide lines under the plan's heading.
+func planFacts(p *ir.Plan, noRepo bool) []string {
+	var facts []string
+	add := func(label, value string) { facts = append(facts, fmt.Sprintf("%-*s %s", factWidth, label, value)) }
+	if noRepo {
+		add("repository", "none (not in a git repository: repository skills are not looked up)")
+	}
+	if p.Issue != "" {
+		add("issue", p.Issue)
+	} else {
+		add("issue", "none")
+	}
+	if p.Commit {
+		add("commit", "yes: each step's work is committed, with the run's record")
+	}
+	add("repair cap", fmt.Sprintf("%d (%s)", p.Limits.RepairCap.Value, p.Limits.RepairCap.Source))
+	if p.Limits.SelfMerge {
+		add("self-merge", "allowed")
+	} else {
+		add("self-merge", "forbidden by the file")
+	}
+	if m := p.Limits.Merge; m.Value != "" {
+		if v, err := strconv.ParseBool(m.Value); err == nil {
+			m.Value = map[bool]string{true: "yes", false: "no"}[v]
+		}
+		add("merge", setting(&m))
+	}
+	if len(p.Limits.ProtectedPaths) > 0 {
+		add("protected", strings.Join(p.Limits.ProtectedPaths, ", "))
+	}
+	if p.RunExpiry != "" || p.FailedRunExpiry != "" {
+		add("expiry", fmt.Sprintf("%s, failed runs %s", orDash(p.RunExpiry), orDash(p.FailedRunExpiry)))
+	}
+	return facts
+}
+
+// worktreeRows are the worktrees' columns: name, kind, and where each starts.
+func worktreeRows(ws []ir.PlanWorktree) [][]string {
+	var rows [][]string
+	for _, w := range ws {
+		row := []string{w.Name, w.Kind}
+		var more []string
+		if w.Base != "" {
+			more = append(more, "from "+w.Base)
+		}
+		if w.Branch != "" {
+			more = append(more, "branch "+w.Branch)
+		}
+		about := strings.Join(more, ", ")
+		if w.Implicit {
+			about += " (implicit: for steps that name no worktree)"
+		}
+		rows = append(rows, append(row, strings.TrimSpace(about)))
+	}
+	return rows
+}
+
+// stageTitle is a stage's heading after its number: the step's name, or the
+// parallel group it runs.
+func stageTitle(stage []ir.PlanStep) string {
+	if len(stage) == 0 {
+		return ""
+	}
+	if g := stage[0].Parallel; g != "" {
+		return fmt.Sprintf("parallel group %q, %s run together", g, plural(len(stage), "step"))
+	}
+	return stage[0].Name
+}
+
+// newStepView words one step: its heading, where and how it runs, its
+// actions, phases and env.
+func newStepView(s ir.PlanStep) stepView {
+	v := stepView{Title: s.Name}
+	if s.Description != "" {
+		v.Title += ": " + s.Description
+	}
+	details := []string{"worktree " + s.Worktree}
+	if s.Optional {
+		details = append(details, "optional")
+	}
+	if s.Timeout != "" {
+		details = append(details, "timeout "+s.Timeout)
+	}
+	v.Details = strings.Join(details, ", ")
+	for _, a := range s.Actions {
+		v.Actions = append(v.Actions, newActionView(a))
+	}
+	if s.Precheck != nil {
+		v.Phases = append(v.Phases, newPhaseView("precheck", s.Precheck))
+	}
+	if s.Validate != nil {
+		v.Phases = append(v.Phases, newPhaseView("validate", s.Validate))
+	}
+	if len(s.Env) > 0 {
+		var env []string
+		for _, e := range s.Env {
+			env = append(env, e.Name+"="+shellWord(e.Value))
+		}
+		v.Env = labelled("env", strings.Join(env, " "))
+	}
+	return v
+}
+
+// newActionView words one action and, for a session, its resolved settings.
+func newActionView(a ir.PlanAction) actionView {
+	var v actionView
+	switch a.Kind {
+	case ir.Session:
+		switch {
+		case a.Skill != nil:
+			v.Head = labelled("session", fmt.Sprintf("skill %s: %s (%s)", a.Skill.Name, a.Skill.Path, a.Skill.Source))
+		default:
+			v.Head = labelled("session", "prompt: "+firstLine(a.Prompt))
+		}
+		if a.Harness != nil {
+			v.Settings = append(v.Settings, labelled("harness", setting(a.Harness)))
+		}
+		if a.Model != nil {
+			v.Settings = append(v.Settings, labelled("model", setting(a.Model)))
+		}
+		if a.Effort != nil {
+			v.Settings = append(v.Settings, labelled("effort", setting(a.Effort)))
+		}
+		if a.MaxTurns != nil {
+			v.Settings = append(v.Settings, labelled("max turns", fmt.Sprintf("%d (%s)", a.MaxTurns.Value, a.MaxTurns.Source)))
+		}
+	case ir.Command:
+		v.Head = labelled("command", firstLine(a.Command))
+	case ir.Catalogue:
+		head := a.Catalogue
+		var children []string
+		if a.Process != "" {
+			children = append(children, "process "+a.Process)
+		}
+		if a.SpecProcess != "" {
+			children = append(children, "spec process "+a.SpecProcess)
+		}
+		if len(children) > 0 {
+			head += ": " + strings.Join(children, ", ")
+		}
+		v.Head = labelled("catalogue", head)
+	default:
+		v.Head = labelled(string(a.Kind), "")
+	}
+	return v
+}
+
+// newPhaseView summarises a phase and lists the first line of each of its
+// shells and instructions.
+func newPhaseView(name string, ph *ir.PlanPhase) phaseView {
+	var parts []string
+	if n := len(ph.Shells); n > 0 {
+		parts = append(parts, plural(n, "shell"))
+	}
+	if n := len(ph.Instructions); n > 0 {
+		parts = append(parts, plural(n, "instruction"))
+	}
+	if n := len(ph.Whys); n > 0 {
+		parts = append(parts, plural(n, "why"))
+	}
+	summary := strings.Join(parts, ", ")
+	if ph.Severity != "" {
+		summary += "; severity " + ph.Severity
+	}
+	if ph.Model != nil && len(ph.Instructions) > 0 {
+		summary += "; judge model " + setting(ph.Model)
+	}
+	v := phaseView{Head: labelled(name, strings.TrimPrefix(summary, "; "))}
+	for _, s := range ph.Shells {
+		v.Lines = append(v.Lines, "$ "+firstLine(s))
+	}
+	for _, s := range ph.Instructions {
+		v.Lines = append(v.Lines, "- "+firstLine(s))
+	}
+	return v
+}
+
+// setting is a resolved value with where it came from: "opus (step, tier
+// strong)", or "(harness default)" when the harness's CLI chooses.
+func setting(s *ir.Setting) string {
+	if s.Value == "" {
+		return "(harness default)"
+	}
+	if s.Tier != "" && s.Tier != s.Value {
+		return fmt.Sprintf("%s (%s, tier %s)", s.Value, s.Source, s.Tier)
+	}
+	return fmt.Sprintf("%s (%s)", s.Value, s.Source)
+}
+
+// preflight words a harness's preflight result.
+func preflight(h ir.HarnessStatus) string {
+	switch {
+	case !h.Checked && h.Detail != "":
+		return h.Detail
+	case !h.Checked:
+		return "not checked"
+	case h.OK:
+		return strings.TrimSpace("ok " + h.Detail)
+	}
+	return "cannot start: " + h.Detail
+}
+
+// labelled pads label to labelWidth before value.
+func labelled(label, value string) string {
+	if value == "" {
+		return label
+	}
+	return fmt.Sprintf("%-*s %s", labelWidth, label, value)
+}
+
+// columns pads each row's cells to their column's widest, two spaces apart.
+func columns(rows [][]string) []string {
+	var widths []int
+	for _, row := range rows {
+		for i, c := range row {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], len([]rune(c)))
+		}
+	}
+	var out []string
+	for _, row := range rows {
+		var b strings.Builder
+		for i, c := range row {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(c)
+			if i < len(row)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-len([]rune(c))))
+			}
+		}
+		out = append(out, strings.TrimRight(b.String(), " "))
+	}
+	return out
+}
+
+// firstLine is a script's or prompt's first non-blank line, with how many
+// lines follow it.
+func firstLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	first := strings.TrimSpace(lines[0])
+	if n := len(lines) - 1; n > 0 {
+		return fmt.Sprintf("%s (+%s)", first, plural(n, "more line"))
+	}
+	return first
+}
+
+// shellWord quotes an env value that would not read as one word.
+func shellWord(s string) string {
+	if s == "" || strings.ContainsAny(s, " \t\n\"'\\$`") {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// orDash is s, or "-" when it is empty.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,316 @@
+package templates
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+func rng(file string, line, col, endLine, endCol int) ir.Range {
+	return ir.Range{File: file, Start: ir.Pos{Line: line, Column: col}, End: ir.Pos{Line: endLine, Column: endCol}}
+}
+
+func TestWriteDiagnostic(t *testing.T) {
+	src := []byte("version = 1\n\tcommnd = \"x\"\nname = \"ünï\" # é\n")
+	for _, tc := range []struct {
+		name string
+		d    ir.Diagnostic
+		want string
+	}{{
+		name: "tab before the range stays a tab",
+		d: ir.Diagnostic{Rule: "unknown-key", Severity: ir.Error, Message: `unknown key "commnd"`,
+			Range: rng("a.toml", 2, 2, 2, 8)},
+		want: "a.toml:2:2: error: unknown key \"commnd\" [unknown-key]\n" +
+			"   2 | \tcommnd = \"x\"\n" +
+			"     | \t^~~~~~\n",
+	}, {
+		name: "columns count runes",
+		d: ir.Diagnostic{Rule: "x", Severity: ir.Warning, Message: "m",
+			Range:   rng("a.toml", 3, 9, 3, 14),
+			Related: []ir.Related{{Range: rng("a.toml", 1, 1, 1, 8), Message: "first defined here"}}},
+		want: "a.toml:3:9: warning: m [x]\n" +
+			"   3 | name = \"ünï\" # é\n" +
+			"     |         ^~~~~\n" +
+			"a.toml:1:1: note: first defined here\n",
+	}, {
+		name: "a range past its line runs to the line's end",
+		d: ir.Diagnostic{Rule: "x", Severity: ir.Note, Message: "m",
+			Range: rng("a.toml", 1, 9, 4, 1)},
+		want: "a.toml:1:9: note: m [x]\n" +
+			"   1 | version = 1\n" +
+			"     |         ^~~\n",
+	}, {
+		name: "no file",
+		d:    ir.Diagnostic{Rule: "invalid-value", Severity: ir.Error, Message: `issue "x": bad`},
+		want: "cairn: error: issue \"x\": bad [invalid-value]\n",
+	}, {
+		name: "a file but no position",
+		d:    ir.Diagnostic{Rule: "syntax", Severity: ir.Error, Message: "cannot read", Range: ir.Range{File: "b.toml"}},
+		want: "b.toml: error: cannot read [syntax]\n",
+	}, {
+		name: "a line past the file's end quotes nothing",
+		d:    ir.Diagnostic{Rule: "x", Severity: ir.Error, Message: "m", Range: rng("a.toml", 9, 1, 9, 2)},
+		want: "a.toml:9:1: error: m [x]\n",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			if err := WriteDiagnostic(&b, tc.d, map[string][]byte{"a.toml": src}, Style{}); err != nil {
+				t.Fatal(err)
+			}
+			if got := b.String(); got != tc.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestWriteDiagnosticColor(t *testing.T) {
+	var b strings.Builder
+	d := ir.Diagnostic{Rule: "x", Severity: ir.Error, Message: "m", Range: rng("a.toml", 1, 1, 1, 2)}
+	if err := WriteDiagnostic(&b, d, map[string][]byte{"a.toml": []byte("v\n")}, Style{Color: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), ansiRed+"error:"+ansiReset) {
+		t.Errorf("no red error in %q", b.String())
+	}
+}
+
+func TestSummary(t *testing.T) {
+	for _, tc := range []struct {
+		r    Report
+		want string
+	}{
+		{Report{Files: 1}, "no problems in 1 file"},
+		{Report{Files: 3, Diagnostics: []ir.Diagnostic{{Severity: ir.Error}, {Severity: ir.Warning}, {Severity: ir.Error}}}, "2 errors, 1 warning in 3 files"},
+		{Report{Files: 0, Diagnostics: []ir.Diagnostic{{Severity: ir.Note}}}, "1 note in 0 files"},
+	} {
+		if got := tc.r.Summary(); got != tc.want {
+			t.Errorf("Summary() = %q; want %q", got, tc.want)
+		}
+	}
+}
+
+func TestWriteGitHub(t *testing.T) {
+	r := &Report{Diagnostics: []ir.Diagnostic{
+		{Rule: "unknown-key", Severity: ir.Error, Message: "100% wrong\nreally",
+			Range:   rng("dir,1/a:b.toml", 2, 3, 2, 9),
+			Related: []ir.Related{{Range: rng("dir,1/a:b.toml", 1, 1, 1, 2), Message: "here"}}},
+		{Rule: "unused-worktree", Severity: ir.Warning, Message: "w", Range: rng("a.toml", 1, 1, 1, 2)},
+		{Rule: "n", Severity: ir.Note, Message: "n\r"},
+	}}
+	var b strings.Builder
+	if err := r.WriteGitHub(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "::error file=dir%2C1/a%3Ab.toml,line=2,col=3,endLine=2,endColumn=9,title=unknown-key::100%25 wrong%0Areally%0Adir,1/a:b.toml:1:1: note: here\n" +
+		"::warning file=a.toml,line=1,col=1,endLine=1,endColumn=2,title=unused-worktree::w\n" +
+		"::notice title=n::n%0D\n"
+	if got := b.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestWriteSARIF(t *testing.T) {
+	r := &Report{Diagnostics: []ir.Diagnostic{
+		{Rule: "duplicate", Severity: ir.Error, Message: "twice", Range: rng("a.toml", 5, 1, 5, 10),
+			Related: []ir.Related{{Range: rng("a.toml", 2, 1, 2, 10), Message: "first defined here"}}},
+		{Rule: "unused-worktree", Severity: ir.Warning, Message: "unused", Range: rng("a.toml", 3, 1, 3, 4)},
+		{Rule: "invalid-value", Severity: ir.Error, Message: "no file"},
+	}}
+	tool := Tool{Version: "v1.2.3", Rules: []Rule{
+		{ID: "duplicate", Severity: ir.Error, Lint: true, Doc: "a key defined twice"},
+		{ID: "invalid-value", Severity: ir.Error, Lint: true, Doc: "a value outside its enum"},
+		{ID: "unused-worktree", Severity: ir.Warning, Doc: "a worktree no step uses"},
+	}}
+	var b bytes.Buffer
+	if err := r.WriteSARIF(&b, tool); err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Schema  string `json:"$schema"`
+		Version string `json:"version"`
+		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Name           string `json:"name"`
+					Version        string `json:"version"`
+					InformationURI string `json:"informationUri"`
+					Rules          []struct {
+						ID                   string `json:"id"`
+						ShortDescription     struct{ Text string }
+						DefaultConfiguration struct{ Level string }
+					} `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				RuleIndex *int   `json:"ruleIndex"`
+				Level     string `json:"level"`
+				Message   struct{ Text string }
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string }
+						Region           struct{ StartLine, StartColumn, EndLine, EndColumn int }
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+				RelatedLocations []struct {
+					Message struct{ Text string }
+				} `json:"relatedLocations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	if log.Schema != SARIFSchema || log.Version != "2.1.0" || len(log.Runs) != 1 {
+		t.Fatalf("header: %q %q %d runs", log.Schema, log.Version, len(log.Runs))
+	}
+	run := log.Runs[0]
+	d := run.Tool.Driver
+	if d.Name != "cairn" || d.Version != "v1.2.3" || d.InformationURI == "" || len(d.Rules) != 3 {
+		t.Fatalf("driver: %+v", d)
+	}
+	if d.Rules[2].ID != "unused-worktree" || d.Rules[2].DefaultConfiguration.Level != "warning" || d.Rules[2].ShortDescription.Text == "" {
+		t.Errorf("rule: %+v", d.Rules[2])
+	}
+	if len(run.Results) != 3 {
+		t.Fatalf("%d results", len(run.Results))
+	}
+	dup := run.Results[0]
+	if dup.RuleID != "duplicate" || dup.RuleIndex == nil || *dup.RuleIndex != 0 || dup.Level != "error" || dup.Message.Text != "twice" {
+		t.Errorf("result: %+v", dup)
+	}
+	loc := dup.Locations[0].PhysicalLocation
+	if loc.ArtifactLocation.URI != "a.toml" || loc.Region.StartLine != 5 || loc.Region.StartColumn != 1 || loc.Region.EndLine != 5 || loc.Region.EndColumn != 10 {
+		t.Errorf("location: %+v", loc)
+	}
+	if len(dup.RelatedLocations) != 1 || dup.RelatedLocations[0].Message.Text != "first defined here" {
+		t.Errorf("related: %+v", dup.RelatedLocations)
+	}
+	if w := run.Results[1]; w.Level != "warning" || *w.RuleIndex != 2 {
+		t.Errorf("warning: %+v", w)
+	}
+	if nf := run.Results[2]; len(nf.Locations) != 0 || *nf.RuleIndex != 1 {
+		t.Errorf("no-file result: %+v", nf)
+	}
+}
+
+func TestWriteJSONArrays(t *testing.T) {
+	r := &Report{Plans: []*ir.Plan{{Process: "p", Stages: [][]ir.PlanStep{{{Name: "s", Validate: &ir.PlanPhase{}}}}}}}
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	// A phase a step does not have is null; no list is.
+	if strings.Contains(strings.ReplaceAll(b.String(), `"precheck": null`, ""), "null") {
+		t.Errorf("null in\n%s", b.String())
+	}
+	empty := &Report{}
+	b.Reset()
+	if err := empty.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(strings.Fields(b.String()), ""), `{"version":1,"diagnostics":[],"plans":[]}`; got != want {
+		t.Errorf("empty report: %s; want %s", got, want)
+	}
+}
+
+func TestWritePlan(t *testing.T) {
+	p := &ir.Plan{
+		Process: "hunt", File: "hunt.toml", Format: ir.TOML, Description: "Hunt, then judge",
+		Issue: "42", RunExpiry: "30d", FailedRunExpiry: "90d",
+		Limits: ir.PlanLimits{
+			RepairCap:      ir.IntSetting{Value: 2, Source: ir.FromFile},
+			Merge:          ir.Setting{Value: "false", Source: ir.FromDefault},
+			ProtectedPaths: []string{"migrations/**"},
+		},
+		Worktrees: []ir.PlanWorktree{
+			{Name: "a", Kind: ir.Throwaway, Base: "main"},
+			{Name: "fix", Kind: ir.IssueBranch, Base: "main", Branch: "cairn/42-fix"},
+		},
+		Stages: [][]ir.PlanStep{
+			{
+				{Name: "hunt-claude", Worktree: "a", Parallel: "hunt", Optional: true, Timeout: "45m",
+					Env: []ir.PlanEnv{{Name: "GOFLAGS", Value: "-count=1"}, {Name: "MSG", Value: "two words"}},
+					Actions: []ir.PlanAction{{Kind: ir.Session,
+						Skill:    &ir.PlanSkill{Name: "bug-hunt", Path: ".agents/skills/bug-hunt/SKILL.md", Source: ir.SkillRepo},
+						Harness:  &ir.Setting{Value: "claude", Source: ir.FromStep},
+						Model:    &ir.Setting{Value: "opus", Source: ir.FromStep, Tier: "strong"},
+						Effort:   &ir.Setting{Source: ir.FromDefault},
+						MaxTurns: &ir.IntSetting{Value: 30, Source: ir.FromStep}}},
+					Precheck: &ir.PlanPhase{Shells: []string{"test -d inbox || exit $CHECK_SKIP"}, Whys: []string{"no inbox"}}},
+				{Name: "hunt-codex", Worktree: "a", Parallel: "hunt",
+					Actions: []ir.PlanAction{{Kind: ir.Session, Prompt: "Find bugs.\nReport them.",
+						Harness: &ir.Setting{Value: "codex", Source: ir.FromFlag}}}},
+			},
+			{{Name: "test", Description: "Run the tests", Worktree: "fix",
+				Actions: []ir.PlanAction{{Kind: ir.Command, Command: "go test ./..."}},
+				Validate: &ir.PlanPhase{Shells: []string{"go vet ./..."}, Instructions: []string{"Names a file."},
+					Severity: "review", Model: &ir.Setting{Value: "sonnet", Source: ir.FromDefault, Tier: "balanced"}}}},
+			{{Name: "deliver", Worktree: "fix", Actions: []ir.PlanAction{{Kind: ir.Catalogue, Catalogue: ir.Delivery}}}},
+		},
+		Harnesses: []ir.HarnessStatus{
+			{Name: "claude", OK: true, Checked: true, Detail: "2.1.328 (Claude Code)"},
+			{Name: "codex", Checked: true, Detail: `"codex" is not on PATH`},
+			{Name: "gemini", Detail: "not checked (--no-preflight)"},
+		},
+	}
+	var b strings.Builder
+	if err := WritePlan(&b, p, true, Style{}); err != nil {
+		t.Fatal(err)
+	}
+	want := `process hunt (hunt.toml)
+  Hunt, then judge
+  repository  none (not in a git repository: repository skills are not looked up)
+  issue       42
+  repair cap  2 (file)
+  self-merge  forbidden by the file
+  merge       no (default)
+  protected   migrations/**
+  expiry      30d, failed runs 90d
+
+worktrees
+  a    throwaway     from main
+  fix  issue-branch  from main, branch cairn/42-fix
+
+stage 1: parallel group "hunt", 2 steps run together
+  step hunt-claude
+    worktree a, optional, timeout 45m
+    session    skill bug-hunt: .agents/skills/bug-hunt/SKILL.md (repo)
+      harness    claude (step)
+      model      opus (step, tier strong)
+      effort     (harness default)
+      max turns  30 (step)
+    precheck   1 shell, 1 why
+      $ test -d inbox || exit $CHECK_SKIP
+    env        GOFLAGS=-count=1 MSG="two words"
+  step hunt-codex
+    worktree a
+    session    prompt: Find bugs. (+1 more line)
+      harness    codex (flag)
+
+stage 2: test
+  step test: Run the tests
+    worktree fix
+    command    go test ./...
+    validate   1 shell, 1 instruction; severity review; judge model sonnet (default, tier balanced)
+      $ go vet ./...
+      - Names a file.
+
+stage 3: deliver
+  step deliver
+    worktree fix
+    catalogue  delivery
+
+harnesses
+  claude  ok 2.1.328 (Claude Code)
+  codex   cannot start: "codex" is not on PATH
+  gemini  not checked (--no-preflight)
+`
+	if got := b.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
