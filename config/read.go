@@ -1,0 +1,315 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/parse"
+)
+
+// ruleInvalidValue is the ID of the rule about values outside their enum or
+// grammar; package check names it too.
+const ruleInvalidValue = "invalid-value"
+
+// The keys of the config (§5), in the order suggestions prefer, and the
+// values its enums allow.
+var (
+	configKeys    = []string{"harness", "model", "effort", "base_branch", "repair_cap", "merge_always", "trusted", "protected_paths", "process_path", "harnesses", "models", "resources", "notify"}
+	harnessKeys   = []string{"command", "preflight"}
+	tierKeys      = []string{"efficient", "balanced", "strong", "strongest", "default"}
+	resourcesKeys = []string{"max_load", "min_free_memory", "wait"}
+	notifyKeys    = []string{"command", "on"}
+	efforts       = []string{"low", "medium", "high", "xhigh", "max"}
+	notifyOn      = []string{"failure", "success"}
+)
+
+// tierAliases maps the model aliases to the tiers [models.HARNESS] is keyed
+// by (§6.2).
+var tierAliases = map[string]string{"haiku": "efficient", "sonnet": "balanced", "opus": "strong", "fable": "strongest"}
+
+// Load reads the config of home, config.toml under it. No file is the empty
+// config with no diagnostics; a file that cannot be read is the empty config
+// and one diagnostic.
+func Load(home string) (*Config, []ir.Diagnostic) {
+	file := Path(home)
+	src, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Config{}, nil
+	}
+	if err != nil {
+		return &Config{}, []ir.Diagnostic{{
+			Rule:     ir.RuleSyntax,
+			Severity: ir.Error,
+			Message:  fmt.Sprintf("cannot read the config: %v", err),
+		}}
+	}
+	return Read(file, src)
+}
+
+// Read reads src, the config file named file. It returns every syntax error,
+// duplicate, wrong type, unknown key and invalid value it finds, sorted, with
+// the config as complete as the file allows.
+func Read(file string, src []byte) (*Config, []ir.Diagnostic) {
+	c := &Config{File: file, Source: src}
+	doc, diags := parse.ReadTOMLDoc(file, src)
+	rd := &reader{c: c}
+	rd.top(doc.Root)
+	diags = append(diags, rd.Diags...)
+	ir.SortDiagnostics(diags)
+	return c, diags
+}
+
+// reader fills a Config from a TOML document.
+type reader struct {
+	parse.TOMLReader
+	c *Config
+}
+
+func (rd *reader) invalid(at ir.Range, format string, args ...any) {
+	rd.Report(ruleInvalidValue, at, nil, format, args...)
+}
+
+func (rd *reader) top(t *parse.TOMLTable) {
+	c := rd.c
+	for _, e := range t.Entries {
+		switch e.Key {
+		case "harness":
+			c.Harness = rd.String(e)
+		case "model":
+			c.Model = rd.String(e)
+		case "effort":
+			c.Effort = rd.String(e)
+			rd.enum(c.Effort, "effort", efforts)
+		case "base_branch":
+			c.BaseBranch = rd.String(e)
+		case "repair_cap":
+			c.RepairCap = rd.Int(e)
+			if f := c.RepairCap; !f.Bad && f.Value < 0 {
+				rd.invalid(f.Range, "invalid repair_cap %d; it cannot be negative", f.Value)
+			}
+		case "merge_always":
+			c.MergeAlways = rd.Bool(e)
+		case "trusted":
+			c.Trusted = rd.Strings(e)
+		case "protected_paths":
+			c.ProtectedPaths = rd.Strings(e)
+		case "process_path":
+			c.ProcessPath = rd.Strings(e)
+		case "harnesses":
+			rd.harnesses(e)
+		case "models":
+			rd.models(e)
+		case "resources":
+			rd.resources(e)
+		case "notify":
+			rd.notify(e)
+		default:
+			rd.UnknownKey(e, "at the top level of the config", configKeys)
+		}
+	}
+}
+
+// enum refuses f when its value is not one of allowed.
+func (rd *reader) enum(f ir.Field[string], what string, allowed []string) {
+	if !f.Set || f.Bad || slices.Contains(allowed, f.Value) {
+		return
+	}
+	rd.invalid(f.Range, "invalid %s %q; expected %s%s", what, f.Value, oneOf(allowed), didYouMean(f.Value, allowed))
+}
+
+func didYouMean(name string, candidates []string) string {
+	if s := ir.Suggest(name, candidates); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
+}
+
+// oneOf spells a list of allowed values for a message: "a, b or c".
+func oneOf(values []string) string {
+	if len(values) < 2 {
+		return strings.Join(values, "")
+	}
+	return strings.Join(values[:len(values)-1], ", ") + " or " + values[len(values)-1]
+}
+
+// subTables returns the tables of a table of tables such as [harnesses.X],
+// refusing anything else; what names one ("harness").
+func (rd *reader) subTables(e *parse.TOMLEntry, what string) []*parse.TOMLEntry {
+	t := rd.Table(e)
+	if t == nil {
+		return nil
+	}
+	var out []*parse.TOMLEntry
+	for _, se := range t.Entries {
+		if se.Value.Kind != parse.KindTable {
+			rd.Report(ir.RuleType, se.Value.Range, nil, "%s %q must be a table, not %s", what, se.Key, parse.Describe(se.Value))
+			continue
+		}
+		out = append(out, se)
+	}
+	return out
+}
+
+func (rd *reader) harnesses(e *parse.TOMLEntry) {
+	for _, he := range rd.subTables(e, "harness") {
+		h := Harness{Name: he.Key, Header: parse.HeaderOf(he)}
+		if !validName(h.Name) {
+			rd.invalid(he.KeyRange, "invalid harness name %q; use lowercase letters, digits and -, starting with a letter or digit", h.Name)
+		}
+		where := fmt.Sprintf("in [harnesses.%s]", h.Name)
+		for _, kv := range he.Value.Table.Entries {
+			switch kv.Key {
+			case "command":
+				h.Command = rd.Strings(kv)
+				if !h.Command.Bad && len(h.Command.Value) == 0 {
+					rd.invalid(h.Command.Range, "empty command of harness %q; write its argv, such as [%q, \"--model\", \"{{.Model}}\"]", h.Name, h.Name)
+				}
+			case "preflight":
+				h.Preflight = rd.Strings(kv)
+			default:
+				rd.UnknownKey(kv, where, harnessKeys)
+			}
+		}
+		if !h.Command.Set {
+			rd.invalid(h.Header, "harness %q has no \"command\"; add its argv, such as command = [%q]", h.Name, h.Name)
+		}
+		rd.c.Harnesses = append(rd.c.Harnesses, h)
+	}
+}
+
+func (rd *reader) models(e *parse.TOMLEntry) {
+	for _, me := range rd.subTables(e, "models of harness") {
+		m := Models{Harness: me.Key, Header: parse.HeaderOf(me)}
+		where := fmt.Sprintf("in [models.%s]", m.Harness)
+		for _, kv := range me.Value.Table.Entries {
+			if !slices.Contains(tierKeys, kv.Key) {
+				suggestion := tierAliases[kv.Key]
+				if suggestion == "" {
+					suggestion = ir.Suggest(kv.Key, tierKeys)
+				}
+				rd.UnknownKeySuggest(kv, where, suggestion)
+				continue
+			}
+			m.Tiers = append(m.Tiers, ir.Pair{Name: kv.Key, Field: rd.String(kv)})
+		}
+		rd.c.Models = append(rd.c.Models, m)
+	}
+}
+
+func (rd *reader) resources(e *parse.TOMLEntry) {
+	t := rd.Table(e)
+	if t == nil {
+		return
+	}
+	res := &rd.c.Resources
+	res.Header = parse.HeaderOf(e)
+	for _, kv := range t.Entries {
+		switch kv.Key {
+		case "max_load":
+			res.MaxLoad = rd.Float(kv)
+			if f := res.MaxLoad; !f.Bad && !(f.Value > 0) {
+				rd.invalid(f.Range, "invalid max_load %v; it must be more than 0", f.Value)
+			} else if math.IsInf(f.Value, 0) {
+				rd.invalid(f.Range, "invalid max_load %v; write a load average such as 8.0", f.Value)
+			}
+		case "min_free_memory":
+			res.MinFreeMemory = rd.String(kv)
+			if f := res.MinFreeMemory; !f.Bad {
+				if _, err := ParseSize(f.Value); err != nil {
+					rd.invalid(f.Range, "invalid min_free_memory: %v; write a size such as \"2GiB\" or \"512MiB\"", err)
+				}
+			}
+		case "wait":
+			res.Wait = rd.String(kv)
+			if f := res.Wait; !f.Bad {
+				if _, err := ir.ParseDuration(f.Value); err != nil {
+					rd.invalid(f.Range, "invalid wait: %v; write a duration such as \"30m\"", err)
+				}
+			}
+		default:
+			rd.UnknownKey(kv, "in [resources]", resourcesKeys)
+		}
+	}
+}
+
+func (rd *reader) notify(e *parse.TOMLEntry) {
+	t := rd.Table(e)
+	if t == nil {
+		return
+	}
+	n := &rd.c.Notify
+	n.Header = parse.HeaderOf(e)
+	for _, kv := range t.Entries {
+		switch kv.Key {
+		case "command":
+			n.Command = rd.Strings(kv)
+		case "on":
+			n.On = rd.Strings(kv)
+			for _, item := range n.On.Value {
+				rd.enum(item, "notify event", notifyOn)
+			}
+		default:
+			rd.UnknownKey(kv, "in [notify]", notifyKeys)
+		}
+	}
+}
+
+// validName reports whether name matches [a-z0-9][a-z0-9-]*.
+func validName(name string) bool {
+	if name == "" || name[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// sizeUnits are the units of ParseSize, case-insensitive: SI multiples of
+// 1000 and IEC multiples of 1024.
+var sizeUnits = map[string]int64{
+	"": 1, "b": 1,
+	"k": 1e3, "kb": 1e3, "ki": 1 << 10, "kib": 1 << 10,
+	"m": 1e6, "mb": 1e6, "mi": 1 << 20, "mib": 1 << 20,
+	"g": 1e9, "gb": 1e9, "gi": 1 << 30, "gib": 1 << 30,
+	"t": 1e12, "tb": 1e12, "ti": 1 << 40, "tib": 1 << 40,
+}
+
+// ParseSize reads a size in bytes: a whole number and an optional unit, which
+// a blank may separate: "2GiB", "512MiB", "1G", "100M", "4096". K, M, G and T (also KB, …) are
+// powers of 1000; Ki, Mi, Gi and Ti (also KiB, …) powers of 1024. Units are
+// case-insensitive.
+func ParseSize(s string) (int64, error) {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, fmt.Errorf("size %q: expected a whole number, then a unit such as GiB", s)
+	}
+	unit, ok := sizeUnits[strings.ToLower(strings.TrimSpace(s[i:]))]
+	if !ok {
+		return 0, fmt.Errorf("size %q: unknown unit %q (use B, K, M, G, T, KiB, MiB, GiB or TiB)", s, s[i:])
+	}
+	var n int64
+	for _, c := range s[:i] {
+		d := int64(c - '0')
+		if n > (math.MaxInt64-d)/10 {
+			return 0, fmt.Errorf("size %q is too large", s)
+		}
+		n = n*10 + d
+	}
+	if n > math.MaxInt64/unit {
+		return 0, fmt.Errorf("size %q is too large", s)
+	}
+	return n * unit, nil
+}

@@ -1,0 +1,328 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+func diagLines(ds []ir.Diagnostic) []string {
+	out := []string{}
+	for _, d := range ds {
+		out = append(out, fmt.Sprintf("%d:%d %s: %s", d.Range.Start.Line, d.Range.Start.Column, d.Rule, d.Message))
+	}
+	return out
+}
+
+func at(r ir.Range) string {
+	return fmt.Sprintf("%d:%d-%d:%d", r.Start.Line, r.Start.Column, r.End.Line, r.End.Column)
+}
+
+// TestReadExample reads §5's example config: every key, with its place.
+func TestReadExample(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, diags := Read("config.toml", src)
+	if len(diags) > 0 {
+		t.Fatalf("diagnostics: %v", diagLines(diags))
+	}
+	if c.File != "config.toml" || string(c.Source) != string(src) {
+		t.Errorf("file %q", c.File)
+	}
+	for _, tc := range []struct {
+		what string
+		got  any
+		want any
+	}{
+		{"harness", c.Harness.Value, "claude"},
+		{"harness at", at(c.Harness.Range), "1:11-1:19"},
+		{"harness key", at(c.Harness.Key), "1:1-1:8"},
+		{"model", c.Model.Value, "sonnet"},
+		{"effort", c.Effort.Value, "medium"},
+		{"base_branch", c.BaseBranch.Value, "main"},
+		{"repair_cap", c.RepairCap.Value, 3},
+		{"repair_cap set", c.RepairCap.Set, true},
+		{"merge_always", c.MergeAlways.Value, false},
+		{"merge_always set", c.MergeAlways.Set, true},
+		{"trusted", ir.Values(c.Trusted), []string{"alice"}},
+		{"protected_paths", ir.Values(c.ProtectedPaths), []string{"infra/**"}},
+		{"process_path", ir.Values(c.ProcessPath), []string{"_config/procedures"}},
+		{"process_path item at", at(c.ProcessPath.Value[0].Range), "9:17-9:37"},
+		{"harnesses", len(c.Harnesses), 1},
+		{"harness name", c.Harnesses[0].Name, "mybot"},
+		{"harness header", at(c.Harnesses[0].Header), "10:1-10:18"},
+		{"harness command", ir.Values(c.Harnesses[0].Command), []string{"mybot", "--model", "{{.Model}}"}},
+		{"harness preflight", ir.Values(c.Harnesses[0].Preflight), []string{"mybot", "--version"}},
+		{"models", len(c.Models), 2},
+		{"models claude", c.Models[0].Harness, "claude"},
+		{"models claude header", at(c.Models[0].Header), "13:1-13:16"},
+		{"models claude tiers", c.Models[0].Tiers[0].Name + "=" + c.Models[0].Tiers[0].Value, "balanced=sonnet"},
+		{"models codex", c.Models[1].Tiers[0].Name + "=" + c.Models[1].Tiers[0].Value, "default=gpt-5-codex"},
+		{"resources header", at(c.Resources.Header), "17:1-17:12"},
+		{"max_load", c.Resources.MaxLoad.Value, 8.0},
+		{"min_free_memory", c.Resources.MinFreeMemory.Value, "2GiB"},
+		{"wait", c.Resources.Wait.Value, "30m"},
+		{"notify header", at(c.Notify.Header), "21:1-21:9"},
+		{"notify command", ir.Values(c.Notify.Command), []string{"notify-send", "cairn"}},
+		{"notify on", ir.Values(c.Notify.On), []string{"failure", "success"}},
+	} {
+		if fmt.Sprint(tc.got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s = %v; want %v", tc.what, tc.got, tc.want)
+		}
+	}
+	if m, ok := c.ModelFor("codex", "default"); !ok || m.Value != "gpt-5-codex" {
+		t.Errorf("ModelFor(codex, default) = %+v, %v", m, ok)
+	}
+	if h, ok := c.CustomHarness("mybot"); !ok || h.Name != "mybot" {
+		t.Errorf("CustomHarness(mybot) = %+v, %v", h, ok)
+	}
+}
+
+func TestReadRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		src  string
+		want []string
+	}{
+		{
+			name: "empty",
+			src:  "",
+			want: []string{},
+		},
+		{
+			name: "inline spellings",
+			src: `harnesses = { bot = { command = ["bot"] } }
+models.codex.default = "m"
+resources = { max_load = 8, wait = "1h30m", min_free_memory = "512MiB" }
+notify = { on = ["failure"] }
+`,
+			want: []string{},
+		},
+		{
+			name: "syntax",
+			src:  "harness = \"claude\"\nmodel = sonnet\n",
+			want: []string{`2:9 syntax: unexpected character U+0073 's' at start of value`},
+		},
+		{
+			name: "unknown keys",
+			src: `harnes = "x"
+[harnesses.bot]
+command = ["bot"]
+prefligt = ["bot", "-v"]
+[models.claude]
+sonnet = "claude-sonnet-4"
+balanse = "x"
+gpt = "y"
+[resources]
+max_lod = 2
+[notify]
+onn = []
+`,
+			want: []string{
+				`1:1 unknown-key: unknown key "harnes" at the top level of the config; did you mean "harness"?`,
+				`4:1 unknown-key: unknown key "prefligt" in [harnesses.bot]; did you mean "preflight"?`,
+				`6:1 unknown-key: unknown key "sonnet" in [models.claude]; did you mean "balanced"?`,
+				`7:1 unknown-key: unknown key "balanse" in [models.claude]; did you mean "balanced"?`,
+				`8:1 unknown-key: unknown key "gpt" in [models.claude]`,
+				`10:1 unknown-key: unknown key "max_lod" in [resources]; did you mean "max_load"?`,
+				`12:1 unknown-key: unknown key "onn" in [notify]; did you mean "on"?`,
+			},
+		},
+		{
+			name: "types",
+			src: `harness = 1
+model = ["a"]
+repair_cap = "3"
+merge_always = "no"
+trusted = "alice"
+process_path = [1]
+harnesses = 3
+[models.claude]
+balanced = 4
+[models]
+codex = "x"
+[resources]
+max_load = "8"
+min_free_memory = 2
+wait = 30
+[notify]
+command = "notify-send"
+`,
+			want: []string{
+				`1:11 type: "harness" must be a string, not an integer`,
+				`2:9 type: "model" must be a string, not an array`,
+				`3:14 type: "repair_cap" must be an integer, not a string`,
+				`4:16 type: "merge_always" must be a boolean, not a string`,
+				`5:11 type: "trusted" must be an array of strings, not a string`,
+				`6:17 type: items of "process_path" must be strings, not an integer`,
+				`7:13 type: "harnesses" must be a table, not an integer`,
+				`9:12 type: "balanced" must be a string, not an integer`,
+				`11:9 type: models of harness "codex" must be a table, not a string`,
+				`13:12 type: "max_load" must be a number, not a string`,
+				`14:19 type: "min_free_memory" must be a string, not an integer`,
+				`15:8 type: "wait" must be a string, not an integer`,
+				`17:11 type: "command" must be an array of strings, not a string`,
+			},
+		},
+		{
+			name: "types of tables",
+			src: `resources = 1
+notify = []
+[harnesses]
+bot = "x"
+[models]
+codex = "x"
+`,
+			want: []string{
+				`1:13 type: "resources" must be a table, not an integer`,
+				`2:10 type: "notify" must be a table, not an array`,
+				`4:7 type: harness "bot" must be a table, not a string`,
+				`6:9 type: models of harness "codex" must be a table, not a string`,
+			},
+		},
+		{
+			name: "invalid values",
+			src: `effort = "extreme"
+repair_cap = -1
+[harnesses.My_Bot]
+command = []
+[harnesses.nocmd]
+preflight = ["x"]
+[resources]
+max_load = 0
+min_free_memory = "2 gigs"
+wait = "soon"
+[notify]
+on = ["failure", "sucess"]
+`,
+			want: []string{
+				`1:10 invalid-value: invalid effort "extreme"; expected low, medium, high, xhigh or max`,
+				`2:14 invalid-value: invalid repair_cap -1; it cannot be negative`,
+				`3:12 invalid-value: invalid harness name "My_Bot"; use lowercase letters, digits and -, starting with a letter or digit`,
+				`4:11 invalid-value: empty command of harness "My_Bot"; write its argv, such as ["My_Bot", "--model", "{{.Model}}"]`,
+				`5:1 invalid-value: harness "nocmd" has no "command"; add its argv, such as command = ["nocmd"]`,
+				`8:12 invalid-value: invalid max_load 0; it must be more than 0`,
+				`9:19 invalid-value: invalid min_free_memory: size "2 gigs": unknown unit " gigs" (use B, K, M, G, T, KiB, MiB, GiB or TiB); write a size such as "2GiB" or "512MiB"`,
+				`10:8 invalid-value: invalid wait: duration "soon": expected a number at "soon"; write a duration such as "30m"`,
+				`12:18 invalid-value: invalid notify event "sucess"; expected failure or success (did you mean "success"?)`,
+			},
+		},
+		{
+			name: "more invalid values",
+			src:  "effort = \"hihg\"\nharnesses.x.preflight = []\nresources.max_load = -2.5\n",
+			want: []string{
+				`1:10 invalid-value: invalid effort "hihg"; expected low, medium, high, xhigh or max (did you mean "high"?)`,
+				`2:11 invalid-value: harness "x" has no "command"; add its argv, such as command = ["x"]`,
+				`3:22 invalid-value: invalid max_load -2.5; it must be more than 0`,
+			},
+		},
+		{
+			name: "duplicates",
+			src:  "model = \"a\"\nmodel = \"b\"\n[harnesses.bot]\ncommand = [\"bot\"]\n[harnesses.bot]\ncommand = [\"bot\"]\n",
+			want: []string{
+				`2:1 duplicate: key "model" is already defined in this table`,
+				`5:12 duplicate: table "harnesses.bot" is already defined`,
+			},
+		},
+		{
+			name: "non-ASCII before the fault",
+			src:  "base_branch = \"é-ü\"; \n",
+			want: []string{`1:20 syntax: expected newline but got U+003B ';'`},
+		},
+		{
+			name: "non-ASCII on the line of the fault",
+			src:  "trusted = [\"ünï\", 3]\n",
+			want: []string{`1:19 type: items of "trusted" must be strings, not an integer`},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, diags := Read("config.toml", []byte(tc.src))
+			checkDiagnostics(t, "config.toml", []byte(tc.src), diags)
+			if got := diagLines(diags); !slices.Equal(got, tc.want) {
+				t.Errorf("got\n\t%s\nwant\n\t%s", strings.Join(got, "\n\t"), strings.Join(tc.want, "\n\t"))
+			}
+		})
+	}
+}
+
+func TestReadInvalidKeepsValues(t *testing.T) {
+	c, _ := Read("config.toml", []byte("max_load = 1\n[resources]\nmax_load = 8\nwait = \"x\"\n"))
+	if !c.Resources.MaxLoad.Set || c.Resources.MaxLoad.Value != 8 || c.Resources.Wait.Value != "x" {
+		t.Errorf("resources %+v", c.Resources)
+	}
+	c, _ = Read("config.toml", []byte("repair_cap = true\n"))
+	if !c.RepairCap.Set || !c.RepairCap.Bad || c.EffectiveRepairCap() != 0 {
+		t.Errorf("repair_cap %+v", c.RepairCap)
+	}
+}
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	c, diags := Load(dir)
+	if c == nil || c.File != "" || len(diags) != 0 {
+		t.Errorf("no file: %+v, %v", c, diags)
+	}
+
+	if err := os.WriteFile(Path(dir), []byte("repair_cap = 2\nfoo = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, diags = Load(dir)
+	if c.File != Path(dir) || c.RepairCap.Value != 2 {
+		t.Errorf("file: %+v", c)
+	}
+	if len(diags) != 1 || diags[0].Range.File != Path(dir) || diags[0].Rule != ir.RuleUnknownKey {
+		t.Errorf("diagnostics: %+v", diags)
+	}
+
+	// A folder where the file should be cannot be read.
+	unreadable := t.TempDir()
+	if err := os.Mkdir(Path(unreadable), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c, diags = Load(unreadable)
+	if c == nil || c.File != "" || len(diags) != 1 || diags[0].Range.File != "" || diags[0].Severity != ir.Error ||
+		!strings.Contains(diags[0].Message, Path(unreadable)) {
+		t.Errorf("unreadable: %+v, %+v", c, diags)
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"2GiB", 2 << 30, true},
+		{"512MiB", 512 << 20, true},
+		{"1G", 1e9, true},
+		{"100M", 100e6, true},
+		{"4096", 4096, true},
+		{"10B", 10, true},
+		{"3kb", 3000, true},
+		{"3Ki", 3 << 10, true},
+		{"1TiB", 1 << 40, true},
+		{"2 GiB", 2 << 30, true},
+		{"0", 0, true},
+		{"", 0, false},
+		{"GiB", 0, false},
+		{"1.5G", 0, false},
+		{"-1G", 0, false},
+		{"2 gigs", 0, false},
+		{"1PiB", 0, false},
+		{"9223372036854775807", 9223372036854775807, true},
+		{"9223372036854775808", 0, false},
+		{"9999999999TiB", 0, false},
+	} {
+		got, err := ParseSize(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d, ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}

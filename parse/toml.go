@@ -1,0 +1,279 @@
+package parse
+
+import (
+	"fmt"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// The keys of a TOML process file (§4.1), in the order suggestions prefer.
+var (
+	tomlTopKeys      = []string{"version", "description", "default_worktree", "commit", "run_expiry", "failed_run_expiry", "limits", "worktrees", "steps"}
+	tomlLimitsKeys   = []string{"repair_cap", "self_merge", "protected_paths"}
+	tomlWorktreeKeys = []string{"kind"}
+	tomlStepKeys     = []string{"name", "description", "skill", "prompt", "command", "catalogue", "harness", "model", "effort", "max_turns", "worktree", "parallel", "optional", "timeout", "env", "process", "spec_process", "precheck", "validate"}
+	tomlPhaseKeys    = []string{"shells", "instructions", "whys", "severity", "model"}
+)
+
+// TOML reads src, the TOML process file named file, into a process. It reads
+// the whole file and returns every duplicate, wrong type and unknown key it
+// finds, sorted, with a process as complete as the file allows; a syntax error
+// ends the file, and is then reported with the duplicates before it only.
+// It checks structure only: enums, durations, names and the version's value
+// are for the rules of package check.
+func TOML(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
+	p := &ir.Process{Name: NameOf(file), File: file, Format: ir.TOML, Source: src}
+	doc, diags := ReadTOMLDoc(file, src)
+	fe := &tomlProcess{p: p, names: map[string]ir.Field[string]{}}
+	fe.top(doc.Root)
+	// After a syntax error the document is cut short where the parser
+	// stopped: what it holds fills the process, but its refusals would be
+	// guesses about a file the user has yet to fix.
+	if !hasSyntaxError(diags) {
+		diags = append(diags, fe.r.Diags...)
+	}
+	ir.SortDiagnostics(diags)
+	return p, diags
+}
+
+// tomlProcess fills a process from a TOMLDoc.
+type tomlProcess struct {
+	p     *ir.Process
+	r     TOMLReader
+	names map[string]ir.Field[string] // step names seen, for duplicates
+}
+
+func (fe *tomlProcess) top(t *TOMLTable) {
+	p, r := fe.p, &fe.r
+	for _, e := range t.Entries {
+		switch e.Key {
+		case "version":
+			p.Version = r.Int(e)
+		case "description":
+			p.Description = r.String(e)
+		case "default_worktree":
+			p.DefaultWorktree = r.String(e)
+		case "commit":
+			p.Commit = r.Bool(e)
+		case "run_expiry":
+			p.RunExpiry = r.String(e)
+		case "failed_run_expiry":
+			p.FailedRunExpiry = r.String(e)
+		case "limits":
+			fe.limits(e)
+		case "worktrees":
+			fe.worktrees(e)
+		case "steps":
+			fe.steps(e)
+		default:
+			r.UnknownKey(e, "at the top level", tomlTopKeys)
+		}
+	}
+}
+
+func (fe *tomlProcess) limits(e *TOMLEntry) {
+	r := &fe.r
+	t := r.Table(e)
+	if t == nil {
+		return
+	}
+	l := &fe.p.Limits
+	l.Header = HeaderOf(e)
+	for _, kv := range t.Entries {
+		switch kv.Key {
+		case "repair_cap":
+			l.RepairCap = r.Int(kv)
+		case "self_merge":
+			l.SelfMerge = r.Bool(kv)
+		case "protected_paths":
+			l.ProtectedPaths = r.Strings(kv)
+		default:
+			r.UnknownKey(kv, "in [limits]", tomlLimitsKeys)
+		}
+	}
+}
+
+func (fe *tomlProcess) worktrees(e *TOMLEntry) {
+	r := &fe.r
+	t := r.Table(e)
+	if t == nil {
+		return
+	}
+	fe.p.Worktrees = make([]ir.Worktree, 0, len(t.Entries))
+	for _, we := range t.Entries {
+		if we.Value.Kind != KindTable {
+			r.Report(ir.RuleType, we.Value.Range, nil, "worktree %q must be a table, not %s", we.Key, Describe(we.Value))
+			continue
+		}
+		w := ir.Worktree{Name: we.Key, Header: HeaderOf(we), NameRange: we.KeyRange}
+		for _, kv := range we.Value.Table.Entries {
+			switch kv.Key {
+			case "kind":
+				w.Kind = r.String(kv)
+			default:
+				r.UnknownKey(kv, fmt.Sprintf("in worktree %q", we.Key), tomlWorktreeKeys)
+			}
+		}
+		fe.p.Worktrees = append(fe.p.Worktrees, w)
+	}
+}
+
+func (fe *tomlProcess) steps(e *TOMLEntry) {
+	r := &fe.r
+	if e.Value.Kind != KindArray {
+		r.TypeError(e, "an array of tables ([[steps]])")
+		return
+	}
+	fe.p.Steps = make([]ir.Step, 0, len(e.Value.Items))
+	for i, item := range e.Value.Items {
+		if item.Kind != KindTable {
+			r.Report(ir.RuleType, item.Range, nil, "step %d must be a table, not %s", i+1, Describe(item))
+			continue
+		}
+		fe.step(i+1, item)
+	}
+}
+
+// stepSettings are the session keys of a step, copied onto each of its
+// actions.
+type stepSettings struct {
+	harness, model, effort, process, specProcess ir.Field[string]
+	maxTurns                                     ir.Field[int]
+}
+
+func (fe *tomlProcess) step(n int, item *TOMLValue) {
+	r := &fe.r
+	t := item.Table
+	s := ir.Step{Header: item.Range}
+	if t.Def == TOMLHeader && t.Header.IsValid() {
+		s.Header = t.Header
+	}
+	label := fmt.Sprintf("step %d", n)
+	if e := t.Get("name"); e != nil {
+		s.Name = r.String(e)
+		if !s.Name.Bad {
+			label = fmt.Sprintf("step %q", s.Name.Value)
+			fe.uniqueName(s.Name)
+		}
+	}
+	var set stepSettings
+	var kinds []*TOMLEntry
+	for _, kv := range t.Entries {
+		switch kv.Key {
+		case "name":
+		case "description":
+			s.Description = r.String(kv)
+		case "worktree":
+			s.Worktree = r.String(kv)
+		case "parallel":
+			s.Parallel = r.String(kv)
+		case "optional":
+			s.Optional = r.Bool(kv)
+		case "timeout":
+			s.Timeout = r.String(kv)
+		case "env":
+			s.Env = r.StringTable(kv)
+		case "skill", "prompt", "command", "catalogue":
+			kinds = append(kinds, kv)
+		case "harness":
+			set.harness = r.String(kv)
+		case "model":
+			set.model = r.String(kv)
+		case "effort":
+			set.effort = r.String(kv)
+		case "process":
+			set.process = r.String(kv)
+		case "spec_process":
+			set.specProcess = r.String(kv)
+		case "max_turns":
+			set.maxTurns = r.Int(kv)
+		case "precheck":
+			s.Precheck = fe.phase(ir.PrecheckPhase, kv, label)
+		case "validate":
+			s.Validate = fe.phase(ir.ValidatePhase, kv, label)
+		default:
+			r.UnknownKey(kv, "in "+label, tomlStepKeys)
+		}
+	}
+	if len(kinds) > 0 {
+		s.Actions = make([]ir.Action, 0, len(kinds))
+	}
+	for _, kv := range kinds {
+		s.Actions = append(s.Actions, action(kv, r.String(kv), set))
+	}
+	fe.p.Steps = append(fe.p.Steps, s)
+}
+
+// action is the action a kind key (skill, prompt, command, catalogue) makes,
+// with the step's session keys as written.
+func action(kv *TOMLEntry, v ir.Field[string], set stepSettings) ir.Action {
+	a := ir.Action{
+		Range:       kv.At(),
+		Harness:     set.harness,
+		Model:       set.model,
+		Effort:      set.effort,
+		MaxTurns:    set.maxTurns,
+		Process:     set.process,
+		SpecProcess: set.specProcess,
+	}
+	switch kv.Key {
+	case "skill":
+		a.Kind, a.Skill = ir.Session, v
+	case "prompt":
+		a.Kind, a.Prompt = ir.Session, v
+	case "command":
+		a.Kind, a.Script = ir.Command, v
+	case "catalogue":
+		a.Kind, a.Catalogue = ir.Catalogue, v
+	}
+	return a
+}
+
+// uniqueName refuses a step name a previous step already has.
+func (fe *tomlProcess) uniqueName(name ir.Field[string]) {
+	if name.Value == "" {
+		return
+	}
+	if first, ok := fe.names[name.Value]; ok {
+		fe.r.Report(ir.RuleDuplicate, name.Range, []ir.Related{{Range: first.Range, Message: "first defined here"}},
+			"step %q is already defined", name.Value)
+		return
+	}
+	fe.names[name.Value] = name
+}
+
+func (fe *tomlProcess) phase(kind ir.PhaseKind, e *TOMLEntry, step string) *ir.Phase {
+	r := &fe.r
+	t := r.Table(e)
+	if t == nil {
+		return nil
+	}
+	ph := &ir.Phase{Kind: kind, Header: HeaderOf(e)}
+	where := fmt.Sprintf("in the %s of %s", kind, step)
+	for _, kv := range t.Entries {
+		switch kv.Key {
+		case "shells":
+			ph.Shells = r.Strings(kv)
+		case "instructions":
+			ph.Instructions = r.Strings(kv)
+		case "whys":
+			ph.Whys = r.Strings(kv)
+		case "severity":
+			ph.Severity = r.String(kv)
+		case "model":
+			ph.Model = r.String(kv)
+		default:
+			r.UnknownKey(kv, where, tomlPhaseKeys)
+		}
+	}
+	return ph
+}
+
+func hasSyntaxError(ds []ir.Diagnostic) bool {
+	for _, d := range ds {
+		if d.Rule == ir.RuleSyntax {
+			return true
+		}
+	}
+	return false
+}
