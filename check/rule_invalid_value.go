@@ -9,7 +9,7 @@ import (
 
 // RuleInvalidValue is the ID of the rule about values outside their enum and
 // durations that do not parse.
-const RuleInvalidValue = "invalid-value"
+const RuleInvalidValue = ir.RuleInvalidValue
 
 // The enums invalid-value knows, in the order messages list them.
 var (

@@ -13,10 +13,6 @@ import (
 	"github.com/cairn-dev/cairn/parse"
 )
 
-// ruleInvalidValue is the ID of the rule about values outside their enum or
-// grammar; package check names it too.
-const ruleInvalidValue = "invalid-value"
-
 // The keys of the config (§5), in the order suggestions prefer, and the
 // values its enums allow.
 var (
@@ -72,7 +68,7 @@ type reader struct {
 }
 
 func (rd *reader) invalid(at ir.Range, format string, args ...any) {
-	rd.Report(ruleInvalidValue, at, nil, format, args...)
+	rd.Report(ir.RuleInvalidValue, at, nil, format, args...)
 }
 
 func (rd *reader) top(t *parse.TOMLTable) {

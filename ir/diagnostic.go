@@ -32,9 +32,11 @@ type Diagnostic struct {
 	Related  []Related
 }
 
-// The rule IDs the front-ends report. The other rule IDs live with their rules
-// in package check.
+// The rule IDs the front-ends and the config reader report. The other rule
+// IDs live with their rules in package check.
 const (
+	RuleInvalidValue = "invalid-value"
+
 	RuleSyntax        = "syntax"
 	RuleUnknownKey    = "unknown-key"
 	RuleType          = "type"
