@@ -26,6 +26,9 @@ var ruleStepKind = &Rule{
 		for i := range p.Steps {
 			s := &p.Steps[i]
 			if len(s.Actions) == 0 {
+				if s.UnknownKeys {
+					continue
+				}
 				pass.Report(s.Header, "%s has none of skill, prompt, command or catalogue; a step does exactly one thing", stepRef(p, i))
 				continue
 			}

@@ -101,6 +101,10 @@ type Step struct {
 	// severity; its shells and agents are the step's Actions). Nil elsewhere.
 	Run      *Phase
 	Validate *Phase
+	// UnknownKeys is set when the front-end refused a key of this step as
+	// unknown: a misspelt "comand" is one mistake, so rule step-kind does not
+	// also call the step empty.
+	UnknownKeys bool
 }
 
 // ActionKind says what an action does.

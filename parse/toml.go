@@ -193,6 +193,7 @@ func (fe *tomlProcess) step(n int, item *TOMLValue) {
 			s.Validate = fe.phase(ir.ValidatePhase, kv, label)
 		default:
 			r.UnknownKey(kv, "in "+label, tomlStepKeys)
+			s.UnknownKeys = true
 		}
 	}
 	if len(kinds) > 0 {
