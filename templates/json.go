@@ -83,9 +83,9 @@ func positions(r ir.Range) (line, col, endLine, endCol int) {
 	return r.Start.Line, r.Start.Column, end.Line, end.Column
 }
 
-// WriteJSON writes the report as the JSON document of §10, indented, with
-// every array present.
-func (r *Report) WriteJSON(w io.Writer) error {
+// WriteJSON writes the report as the JSON document of §10, with every array
+// present; indented for a person at a terminal, compact for a program.
+func (r *Report) WriteJSON(w io.Writer, indent bool) error {
 	doc := jsonReport{
 		Version:     ReportVersion,
 		Diagnostics: JSONDiagnostics(r.Diagnostics),
@@ -94,13 +94,16 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	for _, p := range r.Plans {
 		doc.Plans = append(doc.Plans, withArrays(p))
 	}
-	return writeJSON(w, doc)
+	return writeJSON(w, doc, indent)
 }
 
-// writeJSON writes v as indented JSON, leaving <, > and & as they are.
-func writeJSON(w io.Writer, v any) error {
+// writeJSON writes v as JSON, indented when asked, leaving <, > and & as
+// they are.
+func writeJSON(w io.Writer, v any, indent bool) error {
 	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
+	if indent {
+		enc.SetIndent("", "  ")
+	}
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }

@@ -77,8 +77,9 @@ type jsonListed struct {
 
 // WriteJSON writes the listing as one JSON document:
 // {"version":1,"processes":[{"name","file","format","description","error"}],
-// "diagnostics":[…]}, with "error" null for a file that parses.
-func (l *Listing) WriteJSON(w io.Writer) error {
+// "diagnostics":[…]}, with "error" null for a file that parses; indented for
+// a person at a terminal, compact for a program.
+func (l *Listing) WriteJSON(w io.Writer, indent bool) error {
 	doc := jsonListing{
 		Version:     ReportVersion,
 		Processes:   make([]jsonListed, 0, len(l.Processes)),
@@ -92,5 +93,5 @@ func (l *Listing) WriteJSON(w io.Writer) error {
 		}
 		doc.Processes = append(doc.Processes, jl)
 	}
-	return writeJSON(w, doc)
+	return writeJSON(w, doc, indent)
 }

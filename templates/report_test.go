@@ -126,7 +126,7 @@ func TestWriteSARIF(t *testing.T) {
 		{ID: "unused-worktree", Severity: ir.Warning, Doc: "a worktree no step uses"},
 	}}
 	var b bytes.Buffer
-	if err := r.WriteSARIF(&b, tool); err != nil {
+	if err := r.WriteSARIF(&b, tool, true); err != nil {
 		t.Fatal(err)
 	}
 	var log struct {
@@ -201,7 +201,7 @@ func TestWriteSARIF(t *testing.T) {
 func TestWriteJSONArrays(t *testing.T) {
 	r := &Report{Plans: []*ir.Plan{{Process: "p", Stages: [][]ir.PlanStep{{{Name: "s", Validate: &ir.PlanPhase{}}}}}}}
 	var b bytes.Buffer
-	if err := r.WriteJSON(&b); err != nil {
+	if err := r.WriteJSON(&b, true); err != nil {
 		t.Fatal(err)
 	}
 	// A phase a step does not have is null; no list is.
@@ -210,7 +210,7 @@ func TestWriteJSONArrays(t *testing.T) {
 	}
 	empty := &Report{}
 	b.Reset()
-	if err := empty.WriteJSON(&b); err != nil {
+	if err := empty.WriteJSON(&b, true); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := strings.Join(strings.Fields(b.String()), ""), `{"version":1,"diagnostics":[],"plans":[]}`; got != want {

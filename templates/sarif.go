@@ -99,8 +99,9 @@ func sarifLevel(s ir.Severity) string {
 
 // WriteSARIF writes the report's diagnostics as a SARIF 2.1.0 log of one run
 // whose driver is cairn, listing tool.Rules. Columns count Unicode code
-// points, as cairn's do. Plans are not part of SARIF.
-func (r *Report) WriteSARIF(w io.Writer, tool Tool) error {
+// points, as cairn's do. Plans are not part of SARIF. It is indented when
+// indent is set, as for a person at a terminal.
+func (r *Report) WriteSARIF(w io.Writer, tool Tool, indent bool) error {
 	driver := sarifDriver{
 		Name:           "cairn",
 		Version:        tool.Version,
@@ -152,7 +153,7 @@ func (r *Report) WriteSARIF(w io.Writer, tool Tool) error {
 			ColumnKind: "unicodeCodePoints",
 			Results:    results,
 		}},
-	})
+	}, indent)
 }
 
 // physicalLocation is r as a SARIF location: its file and, when it has one,

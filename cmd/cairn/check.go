@@ -44,9 +44,9 @@ func (c *checkCmd) Run(a *app) error {
 	r := ws.Check(targets, issue)
 	switch c.Format {
 	case "json":
-		err = r.WriteJSON(a.stdout)
+		err = r.WriteJSON(a.stdout, terminal(a.stdout))
 	case "sarif":
-		err = r.WriteSARIF(a.stdout, templates.Tool{Version: version(), Rules: workspace.Rules()})
+		err = r.WriteSARIF(a.stdout, templates.Tool{Version: version(), Rules: workspace.Rules()}, terminal(a.stdout))
 	case "github":
 		err = r.WriteGitHub(a.stdout)
 	default:
@@ -89,6 +89,12 @@ func colorOn(w io.Writer) bool {
 	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
 		return false
 	}
+	return terminal(w)
+}
+
+// terminal reports whether w is a terminal: JSON is indented for a person
+// there, and compact for the program reading a pipe.
+func terminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -73,7 +74,13 @@ func runGolden(t *testing.T, file string, plan bool) {
 	if plan {
 		stdout, _ := goldenRun(t, dir, append(args, "--format", "json", base)...)
 		validateJSON(t, checkSchema(t), stdout)
-		compareGolden(t, stem+".json", stdout)
+		// cairn writes compact JSON to a pipe; the golden file is indented
+		// so that a reviewer can read its diff.
+		var indented bytes.Buffer
+		if err := json.Indent(&indented, stdout, "", "  "); err != nil {
+			t.Fatalf("%s: --format json printed invalid JSON: %v", base, err)
+		}
+		compareGolden(t, stem+".json", indented.Bytes())
 	}
 }
 

@@ -16,7 +16,7 @@ func (c *listCmd) Run(a *app) error {
 	l := workspace.Open(".", workspace.Options{NoPreflight: true}).List()
 	var err error
 	if c.JSON {
-		err = l.WriteJSON(a.stdout)
+		err = l.WriteJSON(a.stdout, terminal(a.stdout))
 	} else {
 		err = l.WriteText(a.stdout, a.stderr, templates.Style{Color: colorOn(a.stderr)})
 	}

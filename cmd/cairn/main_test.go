@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +22,9 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"indent-json": indentJSON,
+		},
 		Setup: func(e *testscript.Env) error {
 			for k, v := range testEnv(t, e.WorkDir) {
 				e.Setenv(k, v)
@@ -58,4 +63,18 @@ func testEnv(t *testing.T, work string) map[string]string {
 		"GIT_AUTHOR_DATE":     "2026-01-01T00:00:00Z",
 		"GIT_COMMITTER_DATE":  "2026-01-01T00:00:00Z",
 	}
+}
+
+// indentJSON is the script command "indent-json FILE": it rewrites FILE's JSON
+// indented, so that a script can compare cairn's compact JSON (it writes JSON
+// compact to a pipe) with a readable expected file.
+func indentJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: indent-json FILE")
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, []byte(ts.ReadFile(args[0])), "", "  "); err != nil {
+		ts.Fatalf("%s is not JSON: %v", args[0], err)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), b.Bytes(), 0o644))
 }

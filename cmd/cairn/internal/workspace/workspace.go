@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
@@ -106,21 +108,16 @@ func (ws *Workspace) Check(targets []string, issue string) *templates.Report {
 			r.Searched = []string{}
 		}
 	}
-	seen := map[string]bool{}
-	for _, file := range files {
-		if seen[file] {
-			continue
+	files = uniqueOrder(files)
+	r.Files = len(files)
+	for i, c := range ws.checkFiles(files) {
+		if c.src != nil {
+			r.Sources[files[i]] = c.src
 		}
-		seen[file] = true
-		r.Files++
-		src, plan, ds := ws.checkFile(file)
-		if src != nil {
-			r.Sources[file] = src
+		if c.plan != nil {
+			r.Plans = append(r.Plans, c.plan)
 		}
-		if plan != nil {
-			r.Plans = append(r.Plans, plan)
-		}
-		diags = append(diags, ds...)
+		diags = append(diags, c.diags...)
 	}
 	r.Diagnostics = unique(diags)
 	return r
@@ -148,6 +145,48 @@ func (ws *Workspace) files(targets []string) ([]string, []ir.Diagnostic) {
 		}
 	}
 	return files, diags
+}
+
+// checked is one file's outcome: its bytes, its plan and its diagnostics.
+type checked struct {
+	src   []byte
+	plan  *ir.Plan
+	diags []ir.Diagnostic
+}
+
+// checkFiles checks files on one worker per CPU (files are independent, and
+// the environment's lookups are shared and safe for concurrent use),
+// returning the outcomes in the files' order.
+func (ws *Workspace) checkFiles(files []string) []checked {
+	out := make([]checked, len(files))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(files)) {
+		wg.Go(func() {
+			for i := range next {
+				out[i].src, out[i].plan, out[i].diags = ws.checkFile(files[i])
+			}
+		})
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
+}
+
+// uniqueOrder drops the repeats of a file named twice, keeping the first.
+func uniqueOrder(files []string) []string {
+	seen := make(map[string]bool, len(files))
+	out := files[:0:0]
+	for _, f := range files {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // checkFile reads, parses and checks one file, returning its bytes (nil when
