@@ -1,9 +1,6 @@
 package check
 
 import (
-	"cmp"
-	"slices"
-
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -32,10 +29,8 @@ var ruleStepKind = &Rule{
 				pass.Report(s.Header, "%s has none of skill, prompt, command or catalogue; a step does exactly one thing", stepRef(p, i))
 				continue
 			}
-			as := slices.Clone(s.Actions)
-			slices.SortStableFunc(as, func(a, b ir.Action) int {
-				return cmp.Compare(a.Range.Start.Offset, b.Range.Start.Offset)
-			})
+			// The front-ends list a step's actions in file order.
+			as := s.Actions
 			for _, a := range as[1:] {
 				pass.ReportRelated(a.Range, []ir.Related{{Range: as[0].Range, Message: "the first is here"}},
 					"%s has both %q and %q; a step does exactly one thing", stepRef(p, i), actionKey(as[0]), actionKey(a))

@@ -131,6 +131,9 @@ func (fe *tomlProcess) steps(e *TOMLEntry) {
 			continue
 		}
 		fe.step(i+1, item)
+		// The step is in the IR now: let its part of the document go, so
+		// a long process does not hold both at once.
+		e.Value.Items[i] = nil
 	}
 }
 
