@@ -127,7 +127,7 @@ func findByName(env *Env, name string) byName {
 		return byName{diag: &ir.Diagnostic{
 			Rule:     RuleUnknownProcess,
 			Severity: ir.Error,
-			Message:  fmt.Sprintf("no process named %q; %s%s", name, looked, didYouMean(name, names)),
+			Message:  fmt.Sprintf("no process named %q; %s%s", name, looked, ir.DidYouMean(name, names)),
 		}}
 	})
 }

@@ -19,11 +19,11 @@ var ruleInvalidName = &Rule{
 	Lint:     true,
 	Run: func(pass *Pass) {
 		p := pass.Process
-		if !validName(p.Name) {
+		if !ir.ValidName(p.Name) {
 			pass.Report(ir.FileStart(p.File), "process name %q (the file's name) does not match [a-z0-9][a-z0-9-]*; rename the file%s", p.Name, nameHint(p.Name))
 		}
 		for _, w := range p.Worktrees {
-			if !validName(w.Name) {
+			if !ir.ValidName(w.Name) {
 				r := w.NameRange
 				if !r.IsValid() {
 					r = w.Header
@@ -41,10 +41,10 @@ var ruleInvalidName = &Rule{
 			case !n.Set:
 				pass.Report(s.Header, "step has no %q; every step needs one, such as \"build\"", key)
 			case n.Bad:
-			case !validName(n.Value):
+			case !ir.ValidName(n.Value):
 				pass.Report(valueRange(n), "invalid step name %q; names match [a-z0-9][a-z0-9-]*%s", n.Value, nameHint(n.Value))
 			}
-			if g := s.Parallel; g.Set && !g.Bad && !validName(g.Value) {
+			if g := s.Parallel; g.Set && !g.Bad && !ir.ValidName(g.Value) {
 				pass.Report(valueRange(g), "invalid parallel group name %q; names match [a-z0-9][a-z0-9-]*%s", g.Value, nameHint(g.Value))
 			}
 		}
@@ -68,7 +68,7 @@ func nameHint(name string) string {
 		}
 	}
 	s := b.String()
-	if s == "" || s == name || !validName(s) {
+	if s == "" || s == name || !ir.ValidName(s) {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %q?)", s)

@@ -69,7 +69,7 @@ func (v *values) enum(f ir.Field[string], what string, allowed []string) {
 	if !f.Set || f.Bad || slices.Contains(allowed, f.Value) {
 		return
 	}
-	v.report(valueRange(f), "invalid %s %q; expected %s%s", what, f.Value, oneOf(allowed), didYouMean(f.Value, allowed))
+	v.report(valueRange(f), "invalid %s %q; expected %s%s", what, f.Value, ir.OneOf(allowed), ir.DidYouMean(f.Value, allowed))
 }
 
 // expiry refuses a run expiry that is neither a duration nor "never".

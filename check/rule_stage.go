@@ -155,35 +155,3 @@ func keyName(p *ir.Process, key string) string {
 	}
 	return key
 }
-
-// didYouMean returns ` (did you mean "x"?)` for the candidate closest to
-// name, or "" when none is close.
-func didYouMean(name string, candidates []string) string {
-	if s := ir.Suggest(name, candidates); s != "" {
-		return fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	return ""
-}
-
-// oneOf spells a list of allowed values for a message: "a, b or c".
-func oneOf(values []string) string {
-	if len(values) < 2 {
-		return strings.Join(values, "")
-	}
-	return strings.Join(values[:len(values)-1], ", ") + " or " + values[len(values)-1]
-}
-
-// validName reports whether name matches [a-z0-9][a-z0-9-]*, the pattern of
-// names of processes, steps, worktrees and groups (§4).
-func validName(name string) bool {
-	if name == "" || name[0] == '-' {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
-}

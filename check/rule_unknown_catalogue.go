@@ -24,7 +24,7 @@ var ruleUnknownCatalogue = &Rule{
 				if a.Kind != ir.Catalogue || !c.Set || c.Bad || slices.Contains(catalogues, c.Value) {
 					continue
 				}
-				pass.Report(valueRange(c), "unknown catalogue step %q; expected %s%s", c.Value, oneOf(catalogues), didYouMean(c.Value, catalogues))
+				pass.Report(valueRange(c), "unknown catalogue step %q; expected %s%s", c.Value, ir.OneOf(catalogues), ir.DidYouMean(c.Value, catalogues))
 			}
 		}
 	},

@@ -38,7 +38,7 @@ var ruleUnknownEffort = &Rule{
 						if len(takes) == 0 {
 							pass.Report(e.Range, "harness %q takes no effort; remove \"effort\"", s.Harness.Value)
 						} else {
-							pass.Report(e.Range, "harness %q takes %s, not %q", s.Harness.Value, oneOf(takes), e.Value)
+							pass.Report(e.Range, "harness %q takes %s, not %q", s.Harness.Value, ir.OneOf(takes), e.Value)
 						}
 					}
 				}
@@ -57,7 +57,7 @@ var ruleUnknownEffort = &Rule{
 				}
 				takes := "takes no effort"
 				if t := s.Adapter.Efforts(); len(t) > 0 {
-					takes = "takes " + oneOf(t)
+					takes = "takes " + ir.OneOf(t)
 				}
 				pass.ReportAs(ir.Note, d.Range, nil, "effort %q %s is not passed to harness %q, which %s", d.Value, from, s.Harness.Value, takes)
 			}

@@ -35,14 +35,14 @@ var ruleUnknownHarness = &Rule{
 				}
 				reported[h.Source] = true
 			}
-			hint := "use " + oneOf(names) + ", or define it under [harnesses." + h.Value + "] in config.toml"
+			hint := "use " + ir.OneOf(names) + ", or define it under [harnesses." + h.Value + "] in config.toml"
 			switch h.Source {
 			case ir.FromFlag:
-				pass.Report(ir.Range{}, "unknown harness %q given by --harness%s; %s", h.Value, didYouMean(h.Value, names), hint)
+				pass.Report(ir.Range{}, "unknown harness %q given by --harness%s; %s", h.Value, ir.DidYouMean(h.Value, names), hint)
 			case ir.FromConfig:
-				pass.Report(h.Range, "unknown harness %q in config.toml%s; %s", h.Value, didYouMean(h.Value, names), hint)
+				pass.Report(h.Range, "unknown harness %q in config.toml%s; %s", h.Value, ir.DidYouMean(h.Value, names), hint)
 			default:
-				pass.Report(h.Range, "unknown harness %q%s; %s", h.Value, didYouMean(h.Value, names), hint)
+				pass.Report(h.Range, "unknown harness %q%s; %s", h.Value, ir.DidYouMean(h.Value, names), hint)
 			}
 		}
 		for _, sr := range res.Steps {

@@ -59,7 +59,7 @@ func FindSkill(env *Env, name string) (ir.PlanSkill, error) {
 }
 
 func findSkill(env *Env, name string) (ir.PlanSkill, error) {
-	if !validName(name) {
+	if !ir.ValidName(name) {
 		return ir.PlanSkill{}, &skillError{ErrSkillNotFound, fmt.Sprintf("skill %q not found: skill names match [a-z0-9][a-z0-9-]*", name)}
 	}
 	var looked []string

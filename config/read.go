@@ -116,22 +116,7 @@ func (rd *reader) enum(f ir.Field[string], what string, allowed []string) {
 	if !f.Set || f.Bad || slices.Contains(allowed, f.Value) {
 		return
 	}
-	rd.invalid(f.Range, "invalid %s %q; expected %s%s", what, f.Value, oneOf(allowed), didYouMean(f.Value, allowed))
-}
-
-func didYouMean(name string, candidates []string) string {
-	if s := ir.Suggest(name, candidates); s != "" {
-		return fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	return ""
-}
-
-// oneOf spells a list of allowed values for a message: "a, b or c".
-func oneOf(values []string) string {
-	if len(values) < 2 {
-		return strings.Join(values, "")
-	}
-	return strings.Join(values[:len(values)-1], ", ") + " or " + values[len(values)-1]
+	rd.invalid(f.Range, "invalid %s %q; expected %s%s", what, f.Value, ir.OneOf(allowed), ir.DidYouMean(f.Value, allowed))
 }
 
 // subTables returns the tables of a table of tables such as [harnesses.X],
@@ -155,7 +140,7 @@ func (rd *reader) subTables(e *parse.TOMLEntry, what string) []*parse.TOMLEntry 
 func (rd *reader) harnesses(e *parse.TOMLEntry) {
 	for _, he := range rd.subTables(e, "harness") {
 		h := Harness{Name: he.Key, Header: parse.HeaderOf(he)}
-		if !validName(h.Name) {
+		if !ir.ValidName(h.Name) {
 			rd.invalid(he.KeyRange, "invalid harness name %q; use lowercase letters, digits and -, starting with a letter or digit", h.Name)
 		}
 		where := fmt.Sprintf("in [harnesses.%s]", h.Name)
@@ -254,20 +239,6 @@ func (rd *reader) notify(e *parse.TOMLEntry) {
 			rd.UnknownKey(kv, "in [notify]", notifyKeys)
 		}
 	}
-}
-
-// validName reports whether name matches [a-z0-9][a-z0-9-]*.
-func validName(name string) bool {
-	if name == "" || name[0] == '-' {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
 }
 
 // sizeUnits are the units of ParseSize, case-insensitive: SI multiples of

@@ -1,0 +1,38 @@
+package ir
+
+import (
+	"fmt"
+	"strings"
+)
+
+// DidYouMean returns ` (did you mean "x"?)` for the candidate Suggest finds
+// closest to name, or "" when none is close: the tail of a refusal.
+func DidYouMean(name string, candidates []string) string {
+	if s := Suggest(name, candidates); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
+}
+
+// OneOf spells a list of allowed values for a message: "a, b or c".
+func OneOf(values []string) string {
+	if len(values) < 2 {
+		return strings.Join(values, "")
+	}
+	return strings.Join(values[:len(values)-1], ", ") + " or " + values[len(values)-1]
+}
+
+// ValidName reports whether name matches [a-z0-9][a-z0-9-]*, the pattern of
+// the names of processes, steps, worktrees, groups and harnesses (§4).
+func ValidName(name string) bool {
+	if name == "" || name[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
