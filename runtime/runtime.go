@@ -1,3 +1,83 @@
 // Package runtime executes a plan: it walks the stages, runs steps in their
 // worktrees, and records every step (§7).
 package runtime
+
+import (
+	"time"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// Outcome is how a step ended (§7.3).
+type Outcome string
+
+// The step outcomes. Pending and Running are the states of a step that has
+// not ended yet.
+const (
+	Pending     Outcome = "pending"
+	Running     Outcome = "running"
+	Succeeded   Outcome = "succeeded"
+	Failed      Outcome = "failed"
+	Skipped     Outcome = "skipped"
+	Cancelled   Outcome = "cancelled"
+	Interrupted Outcome = "interrupted"
+)
+
+// Status is how a run stands or ended (§7.5). Crashed is never written: it is
+// what a reader calls a running record whose lock is free.
+type Status string
+
+// The run statuses.
+const (
+	StatusRunning      Status = "running"
+	StatusSucceeded    Status = "succeeded"
+	StatusFailed       Status = "failed"
+	StatusInterrupted  Status = "interrupted"
+	StatusInconclusive Status = "inconclusive"
+	StatusCrashed      Status = "crashed"
+)
+
+// ActionResult is what running one action of a step produced.
+type ActionResult struct {
+	// Failed is set when the action failed; Cause says why in one line
+	// ("exit status 3", "timed out after 45m", "Not logged in · Please run
+	// /login").
+	Failed   bool
+	Cause    string
+	ExitCode int
+	// Result is the action's result: a command's output (or what it wrote
+	// to $CAIRN_RESULT), a session's final message.
+	Result string
+	// Trace is the path of the session's full output, when there is one.
+	Trace string
+}
+
+// Earlier is an earlier step's result file, named in later sessions' prompts
+// and available to later commands in $CAIRN_RESULTS.
+type Earlier struct {
+	Step string
+	Path string
+}
+
+// StepContext is what an action runs with: its run folder, its step, the
+// worktree it runs in, the results of the steps before it, and the
+// environment of §7.1.
+type StepContext struct {
+	// RunDir is the run folder; ResultFile is this step's
+	// results/STEP.md; TraceFile is this step's traces/STEP.jsonl.
+	RunDir     string
+	ResultFile string
+	TraceFile  string
+	Step       *ir.PlanStep
+	// Worktree is the path the step runs in; WorktreeKind its kind.
+	Worktree     string
+	WorktreeKind string
+	Earlier      []Earlier
+	Directive    string
+	IssueURL     string
+	// Env is the whole environment of the step's shells and sessions: the
+	// user's own, then §7.1's CAIRN_* and CHECK_SKIP, then the step's env.
+	Env []string
+	// Timeout is the step's timeout; zero means none.
+	Timeout time.Duration
+}
