@@ -16,18 +16,31 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"cairn": main})
 }
 
+// scriptCmds are the commands scripts may use besides testscript's own; test
+// files add theirs in init.
+var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"indent-json": indentJSON,
+}
+
+// scriptSetups run, in order, after the environment is set for each script;
+// test files add theirs in init.
+var scriptSetups []func(e *testscript.Env) error
+
 // TestScripts runs the scripts of testdata/script against the cairn binary,
 // each in a fresh folder with real git.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"indent-json": indentJSON,
-		},
+		Cmds:                scriptCmds,
 		Setup: func(e *testscript.Env) error {
 			for k, v := range testEnv(t, e.WorkDir) {
 				e.Setenv(k, v)
+			}
+			for _, setup := range scriptSetups {
+				if err := setup(e); err != nil {
+					return err
+				}
 			}
 			return nil
 		},
