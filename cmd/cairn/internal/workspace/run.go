@@ -1,0 +1,57 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cairn-dev/cairn/check"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/templates"
+)
+
+// Runnable is a process `cairn run` may carry out: its plan, checked exactly
+// as `cairn check` checks it (preflight on, and the rules that only warn from
+// check refusing), with what the run needs besides.
+type Runnable struct {
+	Plan *ir.Plan
+	// Source is the process file's bytes.
+	Source    []byte
+	Home      string
+	Config    *config.Config
+	Repo      *check.Repo
+	Harnesses *harness.Registry
+}
+
+// ErrRefused is the error of a process check refuses: the report says why.
+var ErrRefused = errors.New("refused")
+
+// PrepareRun finds and checks the process target names for a run in the
+// git repository holding dir. It returns the report of the check (to show
+// when the process is refused, or its warnings), and the runnable process,
+// nil with ErrRefused when the check refused it. Outside a git repository
+// it fails with the reason, and checks nothing.
+func PrepareRun(dir, target string, flags check.Flags) (*Runnable, *templates.Report, error) {
+	if _, err := check.OpenRepo(dir); err != nil {
+		return nil, nil, err
+	}
+	ws := Open(dir, Options{Flags: flags})
+	ws.Env.Runtime = true
+	if ws.Env.Repo == nil {
+		return nil, nil, fmt.Errorf("%s is not inside a git repository; run cairn in one, or give -C DIR", dir)
+	}
+	r := ws.Check([]string{target}, "")
+	if r.Failed() || len(r.Plans) != 1 {
+		return nil, r, ErrRefused
+	}
+	plan := r.Plans[0]
+	return &Runnable{
+		Plan:      plan,
+		Source:    r.Sources[plan.File],
+		Home:      ws.Env.Home,
+		Config:    ws.Env.Config,
+		Repo:      ws.Env.Repo,
+		Harnesses: ws.Env.Harnesses,
+	}, r, nil
+}

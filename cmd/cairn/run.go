@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/cairn-dev/cairn/check"
+	"github.com/cairn-dev/cairn/cmd/cairn/internal/workspace"
+	"github.com/cairn-dev/cairn/runtime"
+	"github.com/cairn-dev/cairn/templates"
+)
+
+// runCmd is `cairn run`.
+type runCmd struct {
+	Args      []string `arg:"" name:"name|file" help:"The process to run: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path. End with \"issue ISSUE\" to run it on an issue."`
+	Issue     string   `placeholder:"ISSUE" help:"The issue to run on: a number or an issue URL (also written as \"issue ISSUE\" after the process)."`
+	Harness   string   `placeholder:"H" help:"Harness for session steps that name none."`
+	Model     string   `placeholder:"M" help:"Model for session steps that name none."`
+	Effort    string   `placeholder:"E" help:"Effort for session steps that name none."`
+	Merge     bool     `help:"Let a self-merge step merge."`
+	RepairCap int      `placeholder:"N" help:"Tighten the repair cap to N."`
+	Protect   []string `placeholder:"GLOB" sep:"none" help:"A path no self-merge may touch (repeatable)."`
+	Directive string   `placeholder:"TEXT" help:"A directive every session's prompt carries, and commands see as $CAIRN_DIRECTIVE."`
+	Jobs      int      `placeholder:"N" help:"Run at most N steps of a parallel group at once (default: all)."`
+	TakeOver  bool     `help:"Replace another run's stale claim on the issue."`
+}
+
+// Run checks the process as `cairn check` does, takes the repository's Pass
+// (skipping quietly when another holds it), and runs the plan. SIGINT and
+// SIGTERM stop the run cleanly: it ends interrupted, exit 130.
+func (c *runCmd) Run(a *app) error {
+	target, issue, err := c.split()
+	if err != nil {
+		return err
+	}
+	if c.Jobs < 0 {
+		return usageError("--jobs %d: want 0 (all at once) or more", c.Jobs)
+	}
+	if c.RepairCap < 0 {
+		return usageError("--repair-cap %d: want 0 or more", c.RepairCap)
+	}
+	if issue != "" {
+		return &exitError{code: exitFailed, err: fmt.Errorf("runs on an issue are not supported yet; run %q without an issue for a Pass", target)}
+	}
+	flags := check.Flags{
+		Harness: c.Harness, Model: c.Model, Effort: c.Effort,
+		Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect,
+	}
+	rn, report, err := workspace.PrepareRun(".", target, flags)
+	if report != nil {
+		style := templates.Style{Color: colorOn(a.stderr)}
+		for _, d := range report.Diagnostics {
+			if err := templates.WriteDiagnostic(a.stderr, d, report.Sources, style); err != nil {
+				return err
+			}
+		}
+	}
+	if errors.Is(err, workspace.ErrRefused) {
+		return &exitError{code: exitFailed, err: fmt.Errorf("check refused %q (%s); nothing ran", target, report.Summary())}
+	}
+	if err != nil {
+		return err
+	}
+	home, err := filepath.Abs(rn.Home)
+	if err != nil {
+		return err
+	}
+
+	lock, holder, err := runtime.AcquirePass(home, rn.Repo.CommonDir)
+	if err != nil {
+		return err
+	}
+	if holder != nil {
+		return skipPass(a.stderr, home, rn, holder)
+	}
+	defer lock.Release()
+
+	ctx, stop := interrupts()
+	defer stop()
+	status, err := runtime.Run(ctx, runtime.Options{
+		Home:      home,
+		Repo:      rn.Repo,
+		Config:    rn.Config,
+		Harnesses: rn.Harnesses,
+		Plan:      rn.Plan,
+		Source:    rn.Source,
+		Directive: c.Directive,
+		Jobs:      c.Jobs,
+		Flags: runtime.RecordFlags{
+			Harness: c.Harness, Model: c.Model, Effort: c.Effort, Jobs: c.Jobs,
+			Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect, TakeOver: c.TakeOver,
+		},
+		Pass:     lock,
+		Stdout:   a.stdout,
+		Stderr:   a.stderr,
+		Terminal: terminal(a.stderr),
+	})
+	code := exitOf(status)
+	if code == exitInterrupted && err == nil {
+		fmt.Fprintln(a.stderr, "cairn: interrupted")
+	}
+	if code == exitOK && err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err}
+}
+
+// exitOf is the exit code of a run that ended with status (§7.3).
+func exitOf(s runtime.Status) int {
+	switch s {
+	case runtime.StatusSucceeded:
+		return exitOK
+	case runtime.StatusInterrupted:
+		return exitInterrupted
+	case runtime.StatusInconclusive:
+		return exitInconclusive
+	}
+	return exitFailed
+}
+
+// skipPass skips a Pass because another holds the repository's (§7.8): one
+// line on stderr, one in the activity log, exit 0, no run folder and no
+// notification.
+func skipPass(stderr io.Writer, home string, rn *workspace.Runnable, h *runtime.PassHolder) error {
+	who := fmt.Sprintf("pid %d", h.PID)
+	if h.Run != "" {
+		who = fmt.Sprintf("run %s, pid %d", h.Run, h.PID)
+	}
+	fmt.Fprintf(stderr, "cairn: skipped: another pass is running on this repository (%s)\n", who)
+	if err := runtime.Activity(home, "event=skipped", "process="+rn.Plan.Process, "repo="+rn.Repo.CommonDir,
+		"reason=another pass is running ("+who+")"); err != nil {
+		fmt.Fprintf(stderr, "cairn: warning: %v\n", err)
+	}
+	return nil
+}
+
+// interrupts is a context that SIGINT or SIGTERM ends. It takes those
+// signals over from main's handler, which would exit at once: a run must
+// stop its steps and clean up first. Once the context is done, a second
+// signal ends cairn at once.
+func interrupts() (context.Context, context.CancelFunc) {
+	signal.Reset(os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return ctx, stop
+}
+
+// split splits a trailing "issue ISSUE" off the arguments and merges it
+// with --issue; one process remains.
+func (c *runCmd) split() (target, issue string, err error) {
+	args, issue := c.Args, c.Issue
+	if n := len(args); n >= 2 && args[n-2] == issueWord {
+		if issue != "" {
+			return "", "", usageError("the issue is given twice: as %q and as --issue %q", args[n-1], issue)
+		}
+		args, issue = args[:n-2], args[n-1]
+	}
+	switch {
+	case len(args) == 1 && args[0] == issueWord:
+		return "", "", usageError("%q is not a process name: write the issue last, as \"cairn run NAME issue ISSUE\"", issueWord)
+	case len(args) == 1:
+		return args[0], issue, nil
+	case len(args) == 2 && args[1] == issueWord:
+		return "", "", usageError("%q needs an issue number or URL after it", issueWord)
+	case len(args) == 0:
+		return "", "", usageError("name the process to run")
+	}
+	return "", "", usageError("cairn run takes one process, not %d: %q", len(args), args)
+}

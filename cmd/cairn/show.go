@@ -1,0 +1,41 @@
+package main
+
+import (
+	"github.com/cairn-dev/cairn/check"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/runtime"
+	"github.com/cairn-dev/cairn/templates"
+)
+
+// showCmd is `cairn show`.
+type showCmd struct {
+	Target string `arg:"" optional:"" name:"run" help:"The run: its folder's name or a unique prefix of it. Default: the latest run of this repository."`
+	JSON   bool   `name:"json" help:"Print the run's record as one JSON document."`
+}
+
+// Run shows a run's record: its facts, and each step's log line with its
+// result and trace.
+func (c *showCmd) Run(a *app) error {
+	dir, err := findRun(c.Target)
+	if err != nil {
+		return err
+	}
+	s, err := runtime.Show(dir)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return s.WriteJSON(a.stdout, terminal(a.stdout))
+	}
+	return s.WriteText(a.stdout, templates.Style{Color: colorOn(a.stdout)})
+}
+
+// findRun is the run folder arg names (§7.5); with no arg, the latest run
+// of the repository holding the current directory, or of all outside one.
+func findRun(arg string) (string, error) {
+	repo := ""
+	if r, err := check.OpenRepo("."); err == nil {
+		repo = r.CommonDir
+	}
+	return runtime.FindRun(config.Home(), repo, arg)
+}

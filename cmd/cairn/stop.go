@@ -1,0 +1,51 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/cairn-dev/cairn/runtime"
+)
+
+// stopCmd is `cairn stop`.
+type stopCmd struct {
+	Target string `arg:"" optional:"" name:"run" help:"The run: its folder's name or a unique prefix of it. Default: the latest run of this repository."`
+}
+
+// Run asks a running run's cairn to stop, with SIGTERM (§7.9): it starts
+// nothing more, stops its steps and records the run interrupted.
+func (c *stopCmd) Run(a *app) error {
+	dir, err := findRun(c.Target)
+	if err != nil {
+		return err
+	}
+	name := filepath.Base(dir)
+	rec, err := runtime.Load(dir)
+	if err != nil {
+		return err
+	}
+	switch rec.Status {
+	case runtime.StatusRunning:
+	case runtime.StatusCrashed:
+		return fmt.Errorf("run %q is not running: it crashed (its cairn is gone); \"cairn resume %s\" continues it", name, name)
+	default:
+		return fmt.Errorf("run %q is not running: it ended %s", name, rec.Status)
+	}
+	if host, err := os.Hostname(); err == nil && rec.Host != "" && rec.Host != host {
+		return fmt.Errorf("run %q runs on %s; stop it there", name, rec.Host)
+	}
+	if rec.PID <= 0 {
+		return fmt.Errorf("run %q records no process to stop", name)
+	}
+	if err := syscall.Kill(rec.PID, syscall.SIGTERM); err != nil {
+		if errors.Is(err, syscall.ESRCH) {
+			return fmt.Errorf("run %q is not running: its cairn (pid %d) is gone", name, rec.PID)
+		}
+		return fmt.Errorf("stop run %q (pid %d): %w", name, rec.PID, err)
+	}
+	_, err = fmt.Fprintf(a.stdout, "stopping %s (pid %d)\n", name, rec.PID)
+	return err
+}

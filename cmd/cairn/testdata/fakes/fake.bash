@@ -1,0 +1,95 @@
+# fake.bash: what the fake agent CLIs beside it share; each sources it.
+#
+# Every call is recorded in $FAKE_LOG/NAME.N/ (N counts the calls of NAME
+# from 1, --version included): argv (one argument a line), stdin (what the
+# CLI read; empty when it reads none), cwd, and env (the CAIRN_* variables).
+# A session answers with the text of $FAKE_ANSWERS/NAME.STEP (STEP is
+# $CAIRN_STEP), else of $FAKE_ANSWERS/NAME, else "NAME: done.", in the real
+# CLI's output format. FAKE_FAIL (names, separated by blanks or commas) makes
+# NAME fail as the real CLI fails without credentials; FAKE_SLEEP=SECONDS
+# makes a session work that long first. A flag the real CLI does not take
+# is refused with exit 2, so the fakes cannot drift from what cairn passes.
+
+# The tests' PATH may hold only cairn, git and the fakes.
+PATH=$PATH:/usr/bin:/bin
+fake_name=${0##*/}
+fake_dir=
+fake_msg=
+
+# fake_record records this call's argv, cwd and environment.
+fake_record() {
+  [ -n "${FAKE_LOG:-}" ] || return 0
+  mkdir -p "$FAKE_LOG" || exit 99
+  local n=1
+  until mkdir "$FAKE_LOG/$fake_name.$n" 2>/dev/null; do
+    [ -e "$FAKE_LOG/$fake_name.$n" ] || { echo "fake $fake_name: cannot write $FAKE_LOG" >&2; exit 99; }
+    n=$((n + 1))
+  done
+  fake_dir=$FAKE_LOG/$fake_name.$n
+  if (($#)); then printf '%s\n' "$@"; fi >"$fake_dir/argv"
+  pwd >"$fake_dir/cwd"
+  local v
+  for v in $(compgen -e); do
+    case $v in CAIRN_*) printf '%s=%s\n' "$v" "${!v}" ;; esac
+  done >"$fake_dir/env"
+  : >"$fake_dir/stdin"
+}
+
+# fake_stdin reads all of stdin into fake_input and records it.
+fake_stdin() {
+  fake_input=
+  IFS= read -r -d '' fake_input || true
+  if [ -n "$fake_dir" ]; then printf '%s' "$fake_input" >"$fake_dir/stdin"; fi
+}
+
+# fake_answer sets fake_msg to this session's final message.
+fake_answer() {
+  local f
+  if [ -n "${FAKE_ANSWERS:-}" ]; then
+    for f in "$FAKE_ANSWERS/$fake_name.${CAIRN_STEP:-}" "$FAKE_ANSWERS/$fake_name"; do
+      if [ -f "$f" ]; then
+        IFS= read -r -d '' fake_msg <"$f" || true
+        return
+      fi
+    done
+  fi
+  fake_msg="$fake_name: done."
+}
+
+# fake_fails reports whether FAKE_FAIL names this CLI.
+fake_fails() {
+  local list=" ${FAKE_FAIL:-} "
+  list=${list//,/ }
+  [[ $list == *" $fake_name "* ]]
+}
+
+# fake_work spends FAKE_SLEEP seconds, as a real session spends minutes.
+fake_work() {
+  if [ -n "${FAKE_SLEEP:-}" ]; then sleep "$FAKE_SLEEP"; fi
+}
+
+# fake_usage refuses the command line as the real CLI would: the message on
+# stderr, exit 2.
+fake_usage() {
+  printf '%s\n' "$1" >&2
+  exit 2
+}
+
+# json_str writes $1 as a JSON string.
+json_str() {
+  local s=$1
+  s=${s//\\/\\\\}
+  s=${s//\"/\\\"}
+  s=${s//$'\n'/\\n}
+  s=${s//$'\r'/\\r}
+  s=${s//$'\t'/\\t}
+  printf '"%s"' "$s"
+}
+
+# one_of reports whether $1 is one of the rest.
+one_of() {
+  local v=$1 c
+  shift
+  for c in "$@"; do [ "$v" = "$c" ] && return 0; done
+  return 1
+}

@@ -1,0 +1,75 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+)
+
+// shellRun is how one bash script of a step ended: the process's end, its
+// stdout and stderr together, in the order they were written, and a cause
+// in the words of a step's record when it did not exit 0.
+type shellRun struct {
+	proc   ProcResult
+	output []byte
+	cause  string
+}
+
+// ok reports whether the script exited 0.
+func (s shellRun) ok() bool { return s.cause == "" }
+
+// runShell runs script as `bash -euo pipefail -c SCRIPT` in the step's
+// worktree with the step's environment, stopping it (its whole process
+// group) when ctx is done or the step's timeout passes.
+func runShell(ctx context.Context, sc *StepContext, script string) shellRun {
+	var out bytes.Buffer
+	p := &Proc{
+		Argv:    []string{"bash", "-euo", "pipefail", "-c", script},
+		Dir:     sc.Worktree,
+		Env:     sc.Env,
+		Stdout:  &out,
+		Stderr:  &out,
+		Timeout: sc.Timeout,
+	}
+	res, err := p.Run(ctx)
+	run := shellRun{proc: res, output: out.Bytes()}
+	switch {
+	case err != nil:
+		run.cause = fmt.Sprintf("start bash: %v", err)
+	case res.TimedOut:
+		run.cause = timeoutCause(sc)
+	case res.ExitCode != 0 || res.Stopped:
+		run.cause = res.Cause(sc.Timeout)
+	}
+	return run
+}
+
+// timeoutCause words a step's timeout as the file wrote it: "timed out after
+// 45m".
+func timeoutCause(sc *StepContext) string {
+	if sc.Step != nil && sc.Step.Timeout != "" {
+		return "timed out after " + sc.Step.Timeout
+	}
+	return ProcResult{TimedOut: true}.Cause(sc.Timeout)
+}
+
+// runCommand runs a command action (§7.1). Its result is what the script
+// wrote to $CAIRN_RESULT when that is not empty, else its stdout and stderr
+// together; a non-zero exit fails it.
+func runCommand(ctx context.Context, sc *StepContext, script string) ActionResult {
+	// A result file left by an earlier action of the step must not pass
+	// for one this script wrote.
+	if err := os.Remove(sc.ResultFile); err != nil && !os.IsNotExist(err) {
+		return ActionResult{Failed: true, ExitCode: -1, Cause: fmt.Sprintf("clear the result file: %v", err)}
+	}
+	run := runShell(ctx, sc, script)
+	r := ActionResult{ExitCode: run.proc.ExitCode, Result: string(run.output)}
+	if !run.ok() {
+		r.Failed, r.Cause = true, run.cause
+	}
+	if written, err := os.ReadFile(sc.ResultFile); err == nil && len(written) > 0 {
+		r.Result = string(written)
+	}
+	return r
+}

@@ -1,0 +1,370 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cairn-dev/cairn/templates"
+)
+
+// The names inside a run folder (§7.5).
+const (
+	RecordFile   = "run.json"
+	EventsFile   = "events.jsonl"
+	LogFile      = "log"
+	ResultsDir   = "results"
+	TracesDir    = "traces"
+	WorktreesDir = "worktrees"
+	lockFile     = ".lock"
+)
+
+// snapshotEvery is the least time between two rewrites of run.json while a
+// run goes on (§7.5); events.jsonl holds what happened in between.
+const snapshotEvery = 200 * time.Millisecond
+
+// folderTimeFormat is the time in a run folder's name: PROCESS_2026-01-02T150405Z.
+const folderTimeFormat = "2006-01-02T150405Z"
+
+// Folder is the folder of one run, held by the cairn running it: its record,
+// events and log, behind one mutex so that parallel steps may update it. The
+// folder's lock is held from NewFolder to Close; a reader that finds it free
+// under a running record knows the run crashed.
+type Folder struct {
+	// Dir is the folder's absolute path.
+	Dir string
+
+	name string
+	lock *os.File
+
+	mu       sync.Mutex
+	begun    bool
+	closed   bool
+	rec      Record
+	shadow   Record // rec as the events written so far say it is
+	events   *os.File
+	log      *os.File
+	lastSnap time.Time
+	dirty    bool // rec has changed since run.json was last written
+}
+
+// NewFolder creates the folder of a new run of process under runsDir:
+// PROCESS_YYYY-MM-DDTHHMMSSZ (now, in UTC), or with -2, -3… when that is
+// taken, readable by its owner only, with results/, traces/ and worktrees/
+// in it. It takes the folder's lock, held until Close.
+func NewFolder(runsDir, process string, now time.Time) (*Folder, error) {
+	runsDir, err := filepath.Abs(runsDir)
+	if err != nil {
+		return nil, fmt.Errorf("create the run folder: %w", err)
+	}
+	if err := os.MkdirAll(runsDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create the run folder: %w", err)
+	}
+	base := process + "_" + now.UTC().Format(folderTimeFormat)
+	name := base
+	for n := 2; ; n++ {
+		err := os.Mkdir(filepath.Join(runsDir, name), 0o700)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || n > 10000 {
+			return nil, fmt.Errorf("create the run folder %q: %w", name, err)
+		}
+		name = fmt.Sprintf("%s-%d", base, n)
+	}
+	f := &Folder{Dir: filepath.Join(runsDir, name), name: name}
+	// Readers take the lock shared for an instant to tell a crashed run;
+	// waiting for one is waiting for nothing.
+	f.lock, err = lockPath(filepath.Join(f.Dir, lockFile), true)
+	if err != nil {
+		return nil, fmt.Errorf("lock the run folder %q: %w", name, err)
+	}
+	for _, sub := range []string{ResultsDir, TracesDir, WorktreesDir} {
+		if err := os.Mkdir(filepath.Join(f.Dir, sub), 0o700); err != nil {
+			f.lock.Close()
+			return nil, fmt.Errorf("create the run folder %q: %w", name, err)
+		}
+	}
+	f.log, err = os.OpenFile(filepath.Join(f.Dir, LogFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		f.lock.Close()
+		return nil, fmt.Errorf("create the run's log: %w", err)
+	}
+	return f, nil
+}
+
+// Name is the folder's name, which names the run.
+func (f *Folder) Name() string { return f.name }
+
+// Begin writes the run's first record: run.json, and an empty events.jsonl.
+func (f *Folder) Begin(rec *Record) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return errors.New("the run folder is closed")
+	}
+	if f.begun {
+		return errors.New("the run record was already begun")
+	}
+	ev, err := os.OpenFile(filepath.Join(f.Dir, EventsFile), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("create the run's events: %w", err)
+	}
+	f.events = ev
+	f.rec = rec.clone()
+	if f.rec.Version == 0 {
+		f.rec.Version = RecordVersion
+	}
+	f.rec.withArrays()
+	f.shadow = f.rec.clone()
+	f.begun = true
+	return f.snapshot()
+}
+
+// Update applies fn to the record under the folder's mutex, then appends one
+// event to events.jsonl for each step fn changed and one when it changed the
+// run's status, end or expiry. run.json is rewritten when fn changed
+// anything else, or when snapshotEvery has passed since it last was.
+func (f *Folder) Update(fn func(*Record)) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.usable(); err != nil {
+		return err
+	}
+	fn(&f.rec)
+	now := time.Now().UTC()
+	var lines bytes.Buffer
+	enc := json.NewEncoder(&lines)
+	enc.SetEscapeHTML(false)
+	var changed []int
+	for i := range f.rec.Steps {
+		s := &f.rec.Steps[i]
+		if s.Actions == nil {
+			s.Actions = []ActionRecord{}
+		}
+		if i < len(f.shadow.Steps) && sameStep(s, &f.shadow.Steps[i]) {
+			continue
+		}
+		changed = append(changed, i)
+		if err := enc.Encode(Event{Time: now, Step: s}); err != nil {
+			return fmt.Errorf("record step %q: %w", s.Name, err)
+		}
+	}
+	if f.rec.Status != f.shadow.Status || !sameTime(f.rec.End, f.shadow.End) || f.rec.Expires != f.shadow.Expires {
+		if err := enc.Encode(Event{Time: now, Status: f.rec.Status, End: f.rec.End, Expires: f.rec.Expires}); err != nil {
+			return fmt.Errorf("record the run's status: %w", err)
+		}
+	}
+	header := sameHeader(&f.rec, &f.shadow) && len(f.rec.Steps) >= len(f.shadow.Steps)
+	if lines.Len() > 0 {
+		f.dirty = true
+		if _, err := f.events.Write(lines.Bytes()); err != nil {
+			return fmt.Errorf("record the run's events: %w", err)
+		}
+	}
+	if lines.Len() > 0 || !header {
+		f.syncShadow(changed)
+	}
+	if !header {
+		// Events carry steps and the status only: anything else is
+		// kept by rewriting run.json now.
+		f.dirty = true
+		return f.snapshot()
+	}
+	if f.dirty && time.Since(f.lastSnap) >= snapshotEvery {
+		return f.snapshot()
+	}
+	return nil
+}
+
+// syncShadow makes the shadow what the record is now, given the steps that
+// changed.
+func (f *Folder) syncShadow(changed []int) {
+	steps := f.shadow.Steps
+	f.shadow = f.rec
+	f.shadow.Flags.Protect = slices.Clone(f.rec.Flags.Protect)
+	f.shadow.End = copyTime(f.rec.End)
+	steps = steps[:min(len(steps), len(f.rec.Steps))]
+	for _, i := range changed {
+		if i < len(steps) {
+			steps[i] = f.rec.Steps[i].clone()
+		} else {
+			steps = append(steps, f.rec.Steps[i].clone())
+		}
+	}
+	f.shadow.Steps = steps
+}
+
+// Snapshot rewrites run.json at a stage's end: now, unless it was rewritten
+// less than snapshotEvery ago, in which case the next Update or Close does
+// (§7.5: at most every 200 ms; events.jsonl keeps what happens between).
+func (f *Folder) Snapshot() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.usable(); err != nil {
+		return err
+	}
+	if !f.dirty || time.Since(f.lastSnap) < snapshotEvery {
+		return nil
+	}
+	return f.snapshot()
+}
+
+// snapshot writes run.json atomically (a temporary file renamed over it) and
+// empties events.jsonl, whose events it now holds. The caller holds f.mu.
+func (f *Folder) snapshot() error {
+	b, err := json.MarshalIndent(&f.rec, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write the run record: %w", err)
+	}
+	if err := writeAtomic(filepath.Join(f.Dir, RecordFile), append(b, '\n')); err != nil {
+		return fmt.Errorf("write the run record: %w", err)
+	}
+	f.lastSnap, f.dirty = time.Now(), false
+	// A reader that read the old run.json and then these events sees
+	// run.json change under it and reads again (Load).
+	if err := f.events.Truncate(0); err != nil {
+		return fmt.Errorf("write the run record: %w", err)
+	}
+	return nil
+}
+
+// writeAtomic writes b to path through a temporary file in the same folder,
+// renamed over path: a reader sees the old file or the new one, never part.
+func writeAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
+
+// Record is a copy of the record as it stands.
+func (f *Folder) Record() Record {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.rec.clone()
+}
+
+// LogStep appends one logfmt line for a step to the run's log.
+func (f *Folder) LogStep(l LogLine) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return errors.New("the run folder is closed")
+	}
+	if _, err := f.log.WriteString(l.String() + "\n"); err != nil {
+		return fmt.Errorf("write the run's log: %w", err)
+	}
+	return nil
+}
+
+// Close writes the final run.json and releases the folder's lock. Closing
+// twice does nothing.
+func (f *Folder) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return nil
+	}
+	f.closed = true
+	var errs []error
+	if f.begun {
+		if f.dirty {
+			errs = append(errs, f.snapshot())
+		}
+		errs = append(errs, f.events.Close())
+	}
+	errs = append(errs, f.log.Close())
+	// Closing the file releases its flock.
+	errs = append(errs, f.lock.Close())
+	return errors.Join(errs...)
+}
+
+// usable fails for a folder whose record was not begun, or that is closed.
+// The caller holds f.mu.
+func (f *Folder) usable() error {
+	switch {
+	case f.closed:
+		return errors.New("the run folder is closed")
+	case !f.begun:
+		return errors.New("the run record was not begun")
+	}
+	return nil
+}
+
+// LogLine is one step's line in the run's log (§7.5).
+type LogLine struct {
+	Step, Kind, Worktree   string
+	Harness, Model, Effort string
+	Duration               time.Duration
+	Outcome                Outcome
+	Cause                  string
+}
+
+// String is the line in logfmt: `step=NAME kind=command worktree=a
+// harness=- model=- effort=- duration=1.2s outcome=failed cause="exit status
+// 3"`, "-" for an empty value, and cause only when there is one.
+func (l LogLine) String() string {
+	fields := []string{
+		"step", l.Step, "kind", l.Kind, "worktree", l.Worktree,
+		"harness", l.Harness, "model", l.Model, "effort", l.Effort,
+		"duration", templates.FormatDuration(l.Duration), "outcome", string(l.Outcome),
+	}
+	if l.Cause != "" {
+		fields = append(fields, "cause", l.Cause)
+	}
+	return logfmt(fields...)
+}
+
+// StepLogLine is the log line of a step built from its record, for a step
+// the log has no line of (it has not ended, or the run crashed first). Its
+// kind and harness, model and effort are those of its actions, joined by "+"
+// when they differ.
+func StepLogLine(s *StepRecord) LogLine {
+	l := LogLine{Step: s.Name, Worktree: s.Worktree, Outcome: s.Outcome, Cause: s.Cause}
+	var kinds, harnesses, models, efforts []string
+	for _, a := range s.Actions {
+		kinds = appendDistinct(kinds, string(a.Kind))
+		harnesses = appendDistinct(harnesses, a.Harness)
+		models = appendDistinct(models, a.Model)
+		efforts = appendDistinct(efforts, a.Effort)
+	}
+	l.Kind = strings.Join(kinds, "+")
+	l.Harness = strings.Join(harnesses, "+")
+	l.Model = strings.Join(models, "+")
+	l.Effort = strings.Join(efforts, "+")
+	if s.Start != nil && s.End != nil {
+		l.Duration = s.End.Sub(*s.Start)
+	}
+	return l
+}
+
+// appendDistinct appends v to list unless it is empty or already there.
+func appendDistinct(list []string, v string) []string {
+	if v == "" || slices.Contains(list, v) {
+		return list
+	}
+	return append(list, v)
+}

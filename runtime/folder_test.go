@@ -1,0 +1,110 @@
+package runtime
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestNewFolderNames(t *testing.T) {
+	runs := filepath.Join(t.TempDir(), "runs")
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("CET", 3600))
+	var names []string
+	for range 3 {
+		f, err := NewFolder(runs, "hunt", now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		names = append(names, f.Name())
+		if !filepath.IsAbs(f.Dir) || filepath.Base(f.Dir) != f.Name() {
+			t.Errorf("dir %q of %q", f.Dir, f.Name())
+		}
+	}
+	want := "hunt_2026-01-02T020405Z hunt_2026-01-02T020405Z-2 hunt_2026-01-02T020405Z-3"
+	if strings.Join(names, " ") != want {
+		t.Fatalf("got %q, want %q", strings.Join(names, " "), want)
+	}
+}
+
+// TestFolderModes holds that a run folder and everything cairn writes in it
+// are its owner's only.
+func TestFolderModes(t *testing.T) {
+	f := newTestFolder(t)
+	if err := f.LogStep(LogLine{Step: "a", Kind: "command", Outcome: Succeeded}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Dir(filepath.Dir(f.Dir))
+	if err := Activity(home, "event=start", "run="+f.Name()); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		mode os.FileMode
+	}{
+		{filepath.Dir(f.Dir), 0o700},
+		{f.Dir, 0o700},
+		{filepath.Join(f.Dir, ResultsDir), 0o700},
+		{filepath.Join(f.Dir, TracesDir), 0o700},
+		{filepath.Join(f.Dir, WorktreesDir), 0o700},
+		{filepath.Join(f.Dir, RecordFile), 0o600},
+		{filepath.Join(f.Dir, EventsFile), 0o600},
+		{filepath.Join(f.Dir, LogFile), 0o600},
+		{filepath.Join(f.Dir, lockFile), 0o600},
+		{filepath.Join(home, ActivityFile), 0o600},
+	} {
+		fi, err := os.Stat(c.path)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if got := fi.Mode().Perm(); got != c.mode {
+			t.Errorf("%s: mode %v, want %v", c.path, got, c.mode)
+		}
+	}
+	entries, _ := os.ReadDir(f.Dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "."+RecordFile) {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
+func TestLogStep(t *testing.T) {
+	f := newTestFolder(t)
+	for _, l := range []LogLine{
+		{Step: "a", Kind: "command", Worktree: "a", Duration: 1234 * time.Millisecond, Outcome: Failed, Cause: "exit status 3"},
+		{Step: "b", Kind: "session", Worktree: "a", Harness: "claude", Model: "opus", Effort: "high", Duration: 90 * time.Second, Outcome: Succeeded},
+	} {
+		if err := f.LogStep(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(f.Dir, LogFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `step=a kind=command worktree=a harness=- model=- effort=- duration=1.2s outcome=failed cause="exit status 3"
+step=b kind=session worktree=a harness=claude model=opus effort=high duration=1m30s outcome=succeeded
+`
+	if string(b) != want {
+		t.Fatalf("got\n%s\nwant\n%s", b, want)
+	}
+}
+
+func TestStepLogLine(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	end := start.Add(2500 * time.Millisecond)
+	s := StepRecord{Name: "judge", Worktree: "b", Outcome: Failed, Cause: "Not logged in", Start: &start, End: &end,
+		Actions: []ActionRecord{{Kind: "session", Harness: "claude", Model: "opus"}, {Kind: "session", Harness: "codex", Model: "opus"}}}
+	got := StepLogLine(&s).String()
+	want := `step=judge kind=session worktree=b harness=claude+codex model=opus effort=- duration=2.5s outcome=failed cause="Not logged in"`
+	if got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}

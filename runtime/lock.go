@@ -1,0 +1,63 @@
+package runtime
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// lockPath opens path (creating it, readable by its owner only) and takes an
+// exclusive flock on it: waiting for it when wait is set, else failing with
+// errWouldBlock when another open file holds it. The lock lasts while the
+// returned file is open; the kernel releases it when its process dies, so a
+// crashed holder never leaves it held. The file is closed on exec, so the
+// processes a run starts do not inherit it.
+func lockPath(path string, wait bool) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	how := syscall.LOCK_EX
+	if !wait {
+		how |= syscall.LOCK_NB
+	}
+	if err := flockRetry(f, how); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// errWouldBlock is the error of a lock another open file holds.
+var errWouldBlock = syscall.EWOULDBLOCK
+
+// flockHeld reports whether another open file holds a lock on path: it takes
+// a shared lock for an instant, and gives it back. A missing file is not
+// held. flock locks belong to open files, so a lock this process holds
+// through another file counts as held.
+func flockHeld(path string) (bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	err = flockRetry(f, syscall.LOCK_SH|syscall.LOCK_NB)
+	if errors.Is(err, errWouldBlock) {
+		return true, nil
+	}
+	return false, err
+}
+
+// flockRetry calls flock(2) on f, again when a signal interrupts it.
+func flockRetry(f *os.File, how int) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), how)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}

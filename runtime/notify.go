@@ -1,0 +1,85 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// NotifyTimeout is how long the [notify] command may run.
+const NotifyTimeout = 30 * time.Second
+
+// The variables the [notify] command is given (§7.9).
+const (
+	EnvProcess = "CAIRN_PROCESS"
+	EnvStatus  = "CAIRN_STATUS"
+)
+
+// notifyClass is the [notify] `on` event a run's status belongs to:
+// "success" for a succeeded run, "failure" for every other end.
+func notifyClass(s Status) string {
+	if s == StatusSucceeded {
+		return "success"
+	}
+	return "failure"
+}
+
+// Notification is what the [notify] command is told of a run's end.
+type Notification struct {
+	Process string
+	Status  Status
+	// Run is the run folder.
+	Run string
+}
+
+// Notify runs the config's [notify] command (§7.9) when its `on` lists the
+// class of n's status ("success", "failure"; every end when `on` is not
+// set), with CAIRN_PROCESS, CAIRN_STATUS and CAIRN_RUN in its environment,
+// for at most NotifyTimeout. Its output goes to w. It reports whether the
+// command ran, and why it failed; a failed notification changes nothing of
+// the run.
+func Notify(n config.Notify, note Notification, w io.Writer) (bool, error) {
+	argv := ir.Values(n.Command)
+	if len(argv) == 0 || argv[0] == "" {
+		return false, nil
+	}
+	if n.On.Set && !slices.Contains(ir.Values(n.On), notifyClass(note.Status)) {
+		return false, nil
+	}
+	var out bytes.Buffer
+	p := &Proc{
+		Argv: argv,
+		Env: mergeEnv(os.Environ(), []ir.PlanEnv{
+			{Name: EnvProcess, Value: note.Process},
+			{Name: EnvStatus, Value: string(note.Status)},
+			{Name: EnvRun, Value: note.Run},
+		}, nil),
+		Stdout:  &out,
+		Stderr:  &out,
+		Timeout: NotifyTimeout,
+		Grace:   time.Second,
+	}
+	// The run's own context may be the one an interrupt ended; the
+	// notification of that interrupt must still go out.
+	res, err := p.Run(context.Background())
+	if out.Len() > 0 {
+		w.Write(out.Bytes())
+	}
+	switch {
+	case err != nil:
+		return true, fmt.Errorf("notify: start %q: %w", argv[0], err)
+	case res.TimedOut:
+		return true, fmt.Errorf("notify: %q timed out after %s", argv[0], NotifyTimeout)
+	case res.ExitCode != 0:
+		return true, fmt.Errorf("notify: %q: %s", strings.Join(argv, " "), res.Cause(NotifyTimeout))
+	}
+	return true, nil
+}

@@ -1,0 +1,75 @@
+package runtime
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// notifyConfig is a [notify] table with command and, when given, on.
+func notifyConfig(command []string, on ...string) config.Notify {
+	var n config.Notify
+	n.Command.Set = true
+	for _, c := range command {
+		n.Command.Value = append(n.Command.Value, ir.Field[string]{Value: c, Set: true})
+	}
+	if on != nil {
+		n.On.Set = true
+		for _, o := range on {
+			n.On.Value = append(n.On.Value, ir.Field[string]{Value: o, Set: true})
+		}
+	}
+	return n
+}
+
+func TestNotify(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "env")
+	script := `echo "$CAIRN_PROCESS $CAIRN_STATUS $CAIRN_RUN" > "$0"`
+	n := notifyConfig([]string{"bash", "-c", script, out}, "failure")
+	note := Notification{Process: "hunt", Status: StatusInterrupted, Run: "/runs/hunt_1"}
+
+	var w strings.Builder
+	ran, err := Notify(n, note, &w)
+	if !ran || err != nil {
+		t.Fatalf("Notify = %v, %v; want it run", ran, err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(b); got != "hunt interrupted /runs/hunt_1\n" {
+		t.Errorf("the command saw %q", got)
+	}
+
+	note.Status = StatusSucceeded
+	if ran, err := Notify(n, note, &w); ran || err != nil {
+		t.Errorf("on = [failure], a success: Notify = %v, %v; want it not run", ran, err)
+	}
+	if ran, _ := Notify(notifyConfig([]string{"true"}), note, &w); !ran {
+		t.Errorf("no `on`: a success was not notified")
+	}
+	if ran, _ := Notify(config.Notify{}, note, &w); ran {
+		t.Errorf("no command: Notify ran something")
+	}
+}
+
+func TestNotifyFailure(t *testing.T) {
+	var w strings.Builder
+	n := notifyConfig([]string{"bash", "-c", "echo no network >&2; exit 4"})
+	ran, err := Notify(n, Notification{Status: StatusFailed}, &w)
+	if !ran || err == nil || !strings.Contains(err.Error(), "exit status 4") {
+		t.Errorf("Notify = %v, %v; want it run and failed with exit status 4", ran, err)
+	}
+	if w.String() != "no network\n" {
+		t.Errorf("output %q; want the command's", w.String())
+	}
+	_, err = Notify(notifyConfig([]string{"/no/such/notifier"}), Notification{Status: StatusFailed}, &w)
+	if err == nil {
+		t.Errorf("a missing command did not fail")
+	}
+}

@@ -1,0 +1,287 @@
+package runtime
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/cairn-dev/cairn/templates"
+)
+
+// progress shows a run's steps on stderr as they start and end. On a
+// terminal it keeps one live line per step of the running stage, rewritten
+// in place (a running step's line counts its time); elsewhere (CI, cron) it
+// writes one plain line per event:
+//
+//	12:00:01 start hunt-claude (session, claude opus, worktree claude)
+//	12:00:09 done hunt-claude 8.1s
+//	12:00:09 failed test: exit status 1
+type progress struct {
+	w        io.Writer
+	terminal bool
+	color    bool
+	now      func() time.Time
+
+	mu sync.Mutex
+	// block holds the live lines of a terminal: the steps shown since the
+	// last moment none was running. drawn is how many of them are on the
+	// screen below the cursor's line.
+	block []*progressLine
+	drawn int
+	width int
+
+	// stop ends the ticking redraw, which closes done once it has.
+	stop   chan struct{}
+	done   chan struct{}
+	closed bool
+}
+
+// progressLine is one step's live line.
+type progressLine struct {
+	step    string
+	detail  string
+	start   time.Time
+	ended   bool
+	outcome Outcome
+	took    time.Duration
+	cause   string
+}
+
+// newProgress returns the progress writer of a run. On a terminal it
+// redraws the running steps' lines every second, from the first start until
+// close.
+func newProgress(w io.Writer, terminal bool) *progress {
+	p := &progress{
+		w:        w,
+		terminal: terminal,
+		color:    terminal && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb",
+		now:      time.Now,
+	}
+	if terminal {
+		p.width = terminalWidth(w)
+	}
+	return p
+}
+
+// tick redraws the live lines every second, so that running steps' times
+// move.
+func (p *progress) tick() {
+	defer close(p.done)
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			if p.running() {
+				p.redraw()
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
+// close stops the redrawing; the lines on the screen stay.
+func (p *progress) close() {
+	p.mu.Lock()
+	stop, done := p.stop, p.done
+	p.stop, p.closed = nil, true
+	p.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		<-done
+	}
+}
+
+// start shows that step started; detail says what it runs and where
+// ("session, claude opus, worktree claude").
+func (p *progress) start(step, detail string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	if !p.terminal {
+		p.plain(now, fmt.Sprintf("start %s (%s)", step, detail))
+		return
+	}
+	p.block = append(p.block, &progressLine{step: step, detail: detail, start: now})
+	p.redraw()
+	if p.stop == nil && !p.closed {
+		p.stop, p.done = make(chan struct{}), make(chan struct{})
+		go p.tick()
+	}
+}
+
+// end shows that step ended with outcome after took; cause says why it did
+// not succeed.
+func (p *progress) end(step string, outcome Outcome, took time.Duration, cause string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	if !p.terminal {
+		p.plain(now, plainEnd(step, outcome, took, cause))
+		return
+	}
+	var line *progressLine
+	for _, l := range p.block {
+		if l.step == step && !l.ended {
+			line = l
+		}
+	}
+	if line == nil {
+		// A step that never started (cancelled) still gets its line.
+		line = &progressLine{step: step}
+		p.block = append(p.block, line)
+	}
+	line.ended, line.outcome, line.took, line.cause = true, outcome, took, cause
+	p.redraw()
+	if !p.running() {
+		// Nothing is running: the lines are final and scroll away.
+		p.block, p.drawn = nil, 0
+	}
+}
+
+// note shows a message about a step or the run that is not a step's start or
+// end (a wait for resources, a validate warning).
+func (p *progress) note(msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	if !p.terminal {
+		p.plain(now, msg)
+		return
+	}
+	p.clearBlock()
+	fmt.Fprintf(p.w, "%s\n", p.fit(msg))
+	p.redraw()
+}
+
+// plainEnd words a step's end for plain output.
+func plainEnd(step string, outcome Outcome, took time.Duration, cause string) string {
+	switch outcome {
+	case Succeeded:
+		return fmt.Sprintf("done %s %s", step, templates.FormatDuration(took))
+	case Failed, Interrupted:
+		if cause == "" {
+			return fmt.Sprintf("%s %s", outcome, step)
+		}
+		return fmt.Sprintf("%s %s: %s", outcome, step, cause)
+	}
+	if cause != "" {
+		return fmt.Sprintf("%s %s: %s", outcome, step, cause)
+	}
+	return fmt.Sprintf("%s %s", outcome, step)
+}
+
+// plain writes one timestamped line.
+func (p *progress) plain(now time.Time, msg string) {
+	fmt.Fprintf(p.w, "%s %s\n", now.Format("15:04:05"), msg)
+}
+
+// running reports whether a live line is of a running step.
+func (p *progress) running() bool {
+	for _, l := range p.block {
+		if !l.ended {
+			return true
+		}
+	}
+	return false
+}
+
+// clearBlock moves the cursor up over the drawn lines and clears them.
+func (p *progress) clearBlock() {
+	if p.drawn == 0 {
+		return
+	}
+	fmt.Fprintf(p.w, "\x1b[%dA\x1b[J", p.drawn)
+	p.drawn = 0
+}
+
+// redraw rewrites the live lines in place.
+func (p *progress) redraw() {
+	var b strings.Builder
+	if p.drawn > 0 {
+		fmt.Fprintf(&b, "\x1b[%dA", p.drawn)
+	}
+	now := p.now()
+	for _, l := range p.block {
+		b.WriteString("\r\x1b[2K")
+		b.WriteString(p.render(l, now))
+		b.WriteByte('\n')
+	}
+	p.drawn = len(p.block)
+	io.WriteString(p.w, b.String())
+}
+
+// render is one live line: a mark, the step, its time and what it runs or
+// why it ended.
+func (p *progress) render(l *progressLine, now time.Time) string {
+	if !l.ended {
+		return p.paint("36", "…") + " " + p.fit(fmt.Sprintf("%s  %s  (%s)", l.step, templates.FormatDuration(now.Sub(l.start)), l.detail))
+	}
+	var mark, color, text string
+	switch l.outcome {
+	case Succeeded:
+		mark, color, text = "✓", "32", fmt.Sprintf("%s  %s", l.step, templates.FormatDuration(l.took))
+	case Failed, Interrupted:
+		mark, color, text = "✗", "31", fmt.Sprintf("%s  %s", l.step, l.outcome)
+		if l.cause != "" {
+			text += ": " + l.cause
+		}
+	default:
+		mark, color, text = "–", "33", fmt.Sprintf("%s  %s", l.step, l.outcome)
+		if l.cause != "" {
+			text += ": " + l.cause
+		}
+	}
+	return p.paint(color, mark) + " " + p.fit(text)
+}
+
+// fit cuts s to the terminal's width less the mark, so that a line never
+// wraps (a wrapped line would throw the redraw's count off).
+func (p *progress) fit(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	room := p.width - 2
+	if p.width <= 0 || utf8.RuneCountInString(s) <= room {
+		return s
+	}
+	if room < 2 {
+		return ""
+	}
+	r := []rune(s)
+	return string(r[:room-1]) + "…"
+}
+
+// paint colours s with an ANSI SGR code unless colour is off.
+func (p *progress) paint(code, s string) string {
+	if !p.color {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+// terminalWidth is the width of the terminal w writes to: $COLUMNS when set,
+// else what the terminal says, else 80.
+func terminalWidth(w io.Writer) int {
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	if f, ok := w.(*os.File); ok {
+		var ws struct{ rows, cols, x, y uint16 }
+		_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), uintptr(syscall.TIOCGWINSZ), uintptr(unsafe.Pointer(&ws)))
+		if errno == 0 && ws.cols > 0 {
+			return int(ws.cols)
+		}
+	}
+	return 80
+}

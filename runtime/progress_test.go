@@ -1,0 +1,74 @@
+package runtime
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// fixedClock is a clock that says t, moved by hand.
+type fixedClock struct{ t time.Time }
+
+func (c *fixedClock) now() time.Time { return c.t }
+
+func TestProgressPlain(t *testing.T) {
+	var b strings.Builder
+	clock := &fixedClock{time.Date(2026, 1, 1, 12, 0, 1, 0, time.Local)}
+	p := newProgress(&b, false)
+	p.now = clock.now
+	p.start("hunt-claude", "session, claude opus, worktree claude")
+	clock.t = clock.t.Add(8 * time.Second)
+	p.end("hunt-claude", Succeeded, 8100*time.Millisecond, "")
+	p.end("test", Failed, time.Second, "exit status 1")
+	p.end("later", Cancelled, 0, "")
+	p.end("lint", Skipped, 0, "no Go files")
+	p.note("hunt-codex: waiting for resources")
+	p.close()
+	want := `12:00:01 start hunt-claude (session, claude opus, worktree claude)
+12:00:09 done hunt-claude 8.1s
+12:00:09 failed test: exit status 1
+12:00:09 cancelled later
+12:00:09 skipped lint: no Go files
+12:00:09 hunt-codex: waiting for resources
+`
+	if b.String() != want {
+		t.Errorf("plain progress:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+func TestProgressTerminal(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	t.Setenv("COLUMNS", "40")
+	var b strings.Builder
+	clock := &fixedClock{time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
+	p := newProgress(&b, true)
+	defer p.close()
+	p.now = clock.now
+
+	p.start("a", "command, worktree a")
+	p.start("b", "session, claude opus, worktree a-very-long-name")
+	clock.t = clock.t.Add(3 * time.Second)
+	p.end("a", Succeeded, 3*time.Second, "")
+	p.end("b", Failed, 3*time.Second, "exit status 1")
+
+	out := b.String()
+	// The last redraw moves up over both lines and rewrites them.
+	last := out[strings.LastIndex(out, "\x1b[2A"):]
+	want := "\x1b[2A\r\x1b[2K✓ a  3s\n\r\x1b[2K✗ b  failed: exit status 1\n"
+	if last != want {
+		t.Errorf("last redraw %q; want %q", last, want)
+	}
+	if strings.Contains(out, "\x1b[3") {
+		t.Errorf("colour with NO_COLOR set: %q", out)
+	}
+	for _, line := range strings.Split(strings.ReplaceAll(out, "\r\x1b[2K", "\n"), "\n") {
+		if n := len([]rune(line)); n > 40 {
+			t.Errorf("line of %d characters wider than the terminal: %q", n, line)
+		}
+	}
+	// Nothing runs: the next step starts a new block below.
+	p.start("c", "command, worktree a")
+	if rest := b.String()[len(out):]; strings.Contains(rest, "\x1b[2A") || !strings.Contains(rest, "c  0s") {
+		t.Errorf("after the block ended: %q; want a new line for c, nothing rewritten", rest)
+	}
+}

@@ -1,0 +1,228 @@
+package runtime
+
+import (
+	"slices"
+	"time"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// RecordVersion is the version of run.json's format.
+const RecordVersion = 1
+
+// Record is a run's record, run.json (§7.5): what ran, on what, with which
+// flags, and how each step stands. It never holds environment values.
+type Record struct {
+	Version int    `json:"version"`
+	Process string `json:"process"`
+	File    string `json:"file"`
+	SHA256  string `json:"sha256"`
+	// Repo is the realpath of the repository's git common dir.
+	Repo      string      `json:"repo"`
+	Issue     string      `json:"issue"`
+	Directive string      `json:"directive"`
+	Flags     RecordFlags `json:"flags"`
+	Status    Status      `json:"status"`
+	// Host and PID name the running cairn, for `cairn stop`.
+	Host  string     `json:"host"`
+	PID   int        `json:"pid"`
+	Start time.Time  `json:"start"`
+	End   *time.Time `json:"end"`
+	// Expires is stamped at the run's end: an RFC 3339 date, or "never"
+	// once a user pins the run; empty while it runs.
+	Expires string `json:"expires"`
+	// Steps are every step of the plan, in file order, Pending at the
+	// start.
+	Steps []StepRecord `json:"steps"`
+}
+
+// RecordFlags are the command-line flags a run was started with, so that
+// resume can start it again with the same ones.
+type RecordFlags struct {
+	Harness   string   `json:"harness"`
+	Model     string   `json:"model"`
+	Effort    string   `json:"effort"`
+	Jobs      int      `json:"jobs"`
+	Merge     bool     `json:"merge"`
+	RepairCap int      `json:"repair_cap"`
+	Protect   []string `json:"protect"`
+	TakeOver  bool     `json:"take_over"`
+}
+
+// StepRecord is how one step of a run stands or ended.
+type StepRecord struct {
+	Name     string         `json:"name"`
+	Worktree string         `json:"worktree"`
+	Parallel string         `json:"parallel"`
+	Optional bool           `json:"optional"`
+	Outcome  Outcome        `json:"outcome"`
+	Start    *time.Time     `json:"start"`
+	End      *time.Time     `json:"end"`
+	Actions  []ActionRecord `json:"actions"`
+	ExitCode int            `json:"exit_code"`
+	Cause    string         `json:"cause"`
+	// Result and Trace are relative to the run folder (results/NAME.md,
+	// traces/NAME.jsonl), set once written.
+	Result string `json:"result"`
+	Trace  string `json:"trace"`
+	GitRef string `json:"git_ref"`
+}
+
+// ActionRecord is one action of a step: its kind, the harness, model and
+// effort a session ran with, and how it ended.
+type ActionRecord struct {
+	Kind     ir.ActionKind `json:"kind"`
+	Harness  string        `json:"harness"`
+	Model    string        `json:"model"`
+	Effort   string        `json:"effort"`
+	ExitCode int           `json:"exit_code"`
+	Cause    string        `json:"cause"`
+}
+
+// Event is one line of events.jsonl: either a step's whole new record, or
+// the run's new status with its end and expiry.
+type Event struct {
+	Time    time.Time   `json:"time"`
+	Step    *StepRecord `json:"step,omitempty"`
+	Status  Status      `json:"status,omitempty"`
+	End     *time.Time  `json:"end,omitempty"`
+	Expires string      `json:"expires,omitempty"`
+}
+
+// PlanSteps are the step records a run of p starts with: every step in file
+// order, Pending, with the kind, harness, model and effort of each action.
+func PlanSteps(p *ir.Plan) []StepRecord {
+	var steps []StepRecord
+	for _, stage := range p.Stages {
+		for _, s := range stage {
+			sr := StepRecord{
+				Name:     s.Name,
+				Worktree: s.Worktree,
+				Parallel: s.Parallel,
+				Optional: s.Optional,
+				Outcome:  Pending,
+				Actions:  make([]ActionRecord, 0, len(s.Actions)),
+			}
+			for _, a := range s.Actions {
+				sr.Actions = append(sr.Actions, ActionRecord{
+					Kind:    a.Kind,
+					Harness: planSettingValue(a.Harness),
+					Model:   planSettingValue(a.Model),
+					Effort:  planSettingValue(a.Effort),
+				})
+			}
+			steps = append(steps, sr)
+		}
+	}
+	return steps
+}
+
+// planSettingValue is s's value, "" when s is nil.
+func planSettingValue(s *ir.Setting) string {
+	if s == nil {
+		return ""
+	}
+	return s.Value
+}
+
+// Ended reports whether the step has an outcome: it is neither pending nor
+// running.
+func (s *StepRecord) Ended() bool {
+	return s.Outcome != Pending && s.Outcome != Running && s.Outcome != ""
+}
+
+// clone is a deep copy of r: nothing in it shares memory with r.
+func (r *Record) clone() Record {
+	c := *r
+	c.Flags.Protect = slices.Clone(r.Flags.Protect)
+	c.End = copyTime(r.End)
+	if r.Steps != nil {
+		c.Steps = make([]StepRecord, len(r.Steps))
+		for i := range r.Steps {
+			c.Steps[i] = r.Steps[i].clone()
+		}
+	}
+	return c
+}
+
+// clone is a deep copy of s.
+func (s *StepRecord) clone() StepRecord {
+	c := *s
+	c.Start, c.End = copyTime(s.Start), copyTime(s.End)
+	c.Actions = slices.Clone(s.Actions)
+	return c
+}
+
+func copyTime(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	return &c
+}
+
+// withArrays makes r's lists empty rather than nil, so that its JSON has
+// arrays where readers expect them.
+func (r *Record) withArrays() {
+	if r.Flags.Protect == nil {
+		r.Flags.Protect = []string{}
+	}
+	if r.Steps == nil {
+		r.Steps = []StepRecord{}
+	}
+	for i := range r.Steps {
+		if r.Steps[i].Actions == nil {
+			r.Steps[i].Actions = []ActionRecord{}
+		}
+	}
+}
+
+// sameStep reports whether a and b record the same state of a step.
+func sameStep(a, b *StepRecord) bool {
+	return a.Name == b.Name && a.Worktree == b.Worktree && a.Parallel == b.Parallel &&
+		a.Optional == b.Optional && a.Outcome == b.Outcome &&
+		sameTime(a.Start, b.Start) && sameTime(a.End, b.End) &&
+		slices.Equal(a.Actions, b.Actions) &&
+		a.ExitCode == b.ExitCode && a.Cause == b.Cause &&
+		a.Result == b.Result && a.Trace == b.Trace && a.GitRef == b.GitRef
+}
+
+// sameHeader reports whether a and b agree on everything but the steps and
+// the fields a status event carries (status, end, expires).
+func sameHeader(a, b *Record) bool {
+	return a.Version == b.Version && a.Process == b.Process && a.File == b.File &&
+		a.SHA256 == b.SHA256 && a.Repo == b.Repo && a.Issue == b.Issue &&
+		a.Directive == b.Directive && a.Host == b.Host && a.PID == b.PID &&
+		a.Start.Equal(b.Start) &&
+		a.Flags.Harness == b.Flags.Harness && a.Flags.Model == b.Flags.Model &&
+		a.Flags.Effort == b.Flags.Effort && a.Flags.Jobs == b.Flags.Jobs &&
+		a.Flags.Merge == b.Flags.Merge && a.Flags.RepairCap == b.Flags.RepairCap &&
+		a.Flags.TakeOver == b.Flags.TakeOver && slices.Equal(a.Flags.Protect, b.Flags.Protect)
+}
+
+// sameTime reports whether a and b are both nil or the same instant.
+func sameTime(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(*b)
+}
+
+// apply applies one event to r: a step's record replaces the step of its
+// name (or is appended, for a step the plan grew), a status sets the run's
+// status, end and expiry.
+func (r *Record) apply(ev *Event) {
+	if ev.Step != nil {
+		for i := range r.Steps {
+			if r.Steps[i].Name == ev.Step.Name {
+				r.Steps[i] = *ev.Step
+				return
+			}
+		}
+		r.Steps = append(r.Steps, *ev.Step)
+		return
+	}
+	if ev.Status != "" {
+		r.Status, r.End, r.Expires = ev.Status, ev.End, ev.Expires
+	}
+}

@@ -1,0 +1,237 @@
+package runtime
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// DefaultResourceWait is how long a session step waits for the machine's
+// resources when [resources] sets no wait (§7.9).
+const DefaultResourceWait = 30 * time.Minute
+
+// resourcePoll is how often a waiting step reads the machine again.
+const resourcePoll = 5 * time.Second
+
+// machine reads the machine's load and free memory and keeps time; tests
+// replace it with fake readings and a fake clock.
+type machine struct {
+	// load is the 1-minute load average; memAvailable the bytes of memory
+	// available to new work.
+	load         func() (float64, error)
+	memAvailable func() (int64, error)
+	now          func() time.Time
+	// sleep waits d, or less when ctx is done, and returns ctx's error then.
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+// thisMachine reads Linux's /proc and the real clock.
+var thisMachine = machine{
+	load:         procLoad,
+	memAvailable: procMemAvailable,
+	now:          time.Now,
+	sleep: func(ctx context.Context, d time.Duration) error {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			return nil
+		}
+	},
+}
+
+// WaitResources holds a session step back while the machine is busy (§7.9):
+// while the 1-minute load average exceeds r's max_load or the memory
+// available is below its min_free_memory, it reads them again every few
+// seconds, telling progress once what it waits for. It returns nil when
+// they allow the step (at once when r sets neither), an error whose text
+// is the step's cause when r's wait (default 30m) runs out or a reading
+// fails, and ctx's error when ctx ends first.
+func WaitResources(ctx context.Context, r config.Resources, progress func(string)) error {
+	return thisMachine.wait(ctx, r, progress)
+}
+
+// resourceLimits are the [resources] a step waits for, parsed.
+type resourceLimits struct {
+	maxLoad     float64
+	checkLoad   bool
+	minFree     int64
+	minFreeText string
+	wait        time.Duration
+	waitText    string
+}
+
+// parseResources reads r's limits; ok is false when r sets none.
+func parseResources(r config.Resources) (l resourceLimits, ok bool, err error) {
+	if r.MaxLoad.Set && !r.MaxLoad.Bad {
+		l.maxLoad, l.checkLoad = r.MaxLoad.Value, true
+	}
+	if r.MinFreeMemory.Set && !r.MinFreeMemory.Bad {
+		n, err := config.ParseSize(r.MinFreeMemory.Value)
+		if err != nil {
+			return l, false, fmt.Errorf("[resources] min_free_memory %q: %v", r.MinFreeMemory.Value, err)
+		}
+		l.minFree, l.minFreeText = n, r.MinFreeMemory.Value
+	}
+	l.wait, l.waitText = DefaultResourceWait, "30m"
+	if r.Wait.Set && !r.Wait.Bad {
+		d, err := ir.ParseDuration(r.Wait.Value)
+		if err != nil {
+			return l, false, fmt.Errorf("[resources] wait %q: %v", r.Wait.Value, err)
+		}
+		l.wait, l.waitText = d, r.Wait.Value
+	}
+	return l, l.checkLoad || l.minFree > 0, nil
+}
+
+func (m machine) wait(ctx context.Context, r config.Resources, progress func(string)) error {
+	l, ok, err := parseResources(r)
+	if err != nil || !ok {
+		return err
+	}
+	deadline := m.now().Add(l.wait)
+	told := ""
+	for {
+		short, what, err := m.shortOf(l)
+		if err != nil {
+			return err
+		}
+		if short == "" {
+			return nil
+		}
+		// Tell once what the step waits for, again only when that changes,
+		// not at every new reading.
+		if what != told && progress != nil {
+			progress("waiting " + short)
+			told = what
+		}
+		left := deadline.Sub(m.now())
+		if left <= 0 {
+			return fmt.Errorf("waited %s %s", l.waitText, short)
+		}
+		if err := m.sleep(ctx, min(resourcePoll, left)); err != nil {
+			return err
+		}
+	}
+}
+
+// shortOf reads the machine and says what it is short of, in the words of
+// a wait ("for the load average to fall below 8.0 (now 11.2)"), and which
+// limits those are ("load", "memory", "load memory"); "" when none.
+func (m machine) shortOf(l resourceLimits) (short, what string, err error) {
+	var words, limits []string
+	if l.checkLoad {
+		load, err := m.load()
+		if err != nil {
+			return "", "", fmt.Errorf("read the load average: %w", err)
+		}
+		if load > l.maxLoad {
+			words = append(words, fmt.Sprintf("for the load average to fall below %s (now %.1f)", formatLoad(l.maxLoad), load))
+			limits = append(limits, "load")
+		}
+	}
+	if l.minFree > 0 {
+		avail, err := m.memAvailable()
+		if err != nil {
+			return "", "", fmt.Errorf("read the free memory: %w", err)
+		}
+		if avail < l.minFree {
+			words = append(words, fmt.Sprintf("for %s of free memory (now %s)", l.minFreeText, formatSize(avail)))
+			limits = append(limits, "memory")
+		}
+	}
+	return strings.Join(words, " and "), strings.Join(limits, " "), nil
+}
+
+// formatLoad writes a load limit as a user wrote it, with at least one
+// decimal: 8 → "8.0", 1.75 → "1.75".
+func formatLoad(v float64) string {
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	if !strings.ContainsAny(s, ".eE") {
+		s += ".0"
+	}
+	return s
+}
+
+// formatSize writes a number of bytes in the largest binary unit that keeps
+// it at or above 1, with one decimal: "1.5GiB", "512.0MiB".
+func formatSize(n int64) string {
+	units := []string{"KiB", "MiB", "GiB", "TiB"}
+	if n < 1<<10 {
+		return fmt.Sprintf("%dB", n)
+	}
+	v, unit := float64(n)/(1<<10), units[0]
+	for _, u := range units[1:] {
+		if v < 1<<10 {
+			break
+		}
+		v, unit = v/(1<<10), u
+	}
+	return fmt.Sprintf("%.1f%s", v, unit)
+}
+
+// procLoad reads the 1-minute load average from /proc/loadavg.
+func procLoad() (float64, error) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, err
+	}
+	return parseLoadavg(b)
+}
+
+// parseLoadavg reads the first field of /proc/loadavg.
+func parseLoadavg(b []byte) (float64, error) {
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0, fmt.Errorf("/proc/loadavg is empty")
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return 0, fmt.Errorf("/proc/loadavg: %w", err)
+	}
+	return v, nil
+}
+
+// procMemAvailable reads MemAvailable from /proc/meminfo, in bytes.
+func procMemAvailable() (int64, error) {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0, err
+	}
+	return parseMeminfo(b)
+}
+
+// parseMeminfo reads the MemAvailable line of /proc/meminfo ("MemAvailable:
+// 8123456 kB"), in bytes.
+func parseMeminfo(b []byte) (int64, error) {
+	s := bufio.NewScanner(bytes.NewReader(b))
+	for s.Scan() {
+		name, rest, ok := strings.Cut(s.Text(), ":")
+		if !ok || name != "MemAvailable" {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) == 0 {
+			break
+		}
+		v, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/meminfo: MemAvailable: %w", err)
+		}
+		if len(f) > 1 && strings.EqualFold(f[1], "kB") {
+			v *= 1024
+		}
+		return v, nil
+	}
+	return 0, fmt.Errorf("/proc/meminfo has no MemAvailable")
+}

@@ -1,0 +1,569 @@
+package runtime
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cairn-dev/cairn/check"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/templates"
+)
+
+// Options are what a run needs: the plan `cairn check` made (preflight
+// included: a plan whose harness cannot start never gets here), where it
+// runs, and where it reports.
+type Options struct {
+	// Home is $CAIRN_HOME.
+	Home      string
+	Repo      *check.Repo
+	Config    *config.Config
+	Harnesses *harness.Registry
+	Plan      *ir.Plan
+	// Source is the process file's bytes, for its sha256 in the record.
+	Source    []byte
+	Directive string
+	// Jobs bounds how many steps of a parallel group run at once; 0 runs
+	// them all.
+	Jobs  int
+	Flags RecordFlags
+	// Pass is the Pass lock the run holds, when it is a Pass: it is told
+	// the run's name once the run has one.
+	Pass *PassLock
+	// Stdout gets the last stage's results; Stderr the progress and
+	// warnings. Terminal says Stderr is a terminal, for live step lines.
+	Stdout   io.Writer
+	Stderr   io.Writer
+	Terminal bool
+}
+
+// Run carries out a plan (§7): it creates the run folder and its record,
+// opens the worktrees, runs the stages in order (a parallel group's steps
+// together, at most Jobs at a time), stops at the first failed required
+// step, prints the last stage's results on stdout, closes the worktrees
+// whatever happened, stamps the record's end and expiry, and sends the
+// [notify] notification. When ctx is done (SIGINT, SIGTERM) nothing new
+// starts, running steps are stopped and recorded interrupted, and the run
+// ends interrupted.
+//
+// The status is how the run ended: interrupted, else failed, else
+// succeeded. The error says what kept the run from running its steps (a
+// run folder that cannot be made, a worktree that cannot be created); the
+// run is recorded failed then, when it could be recorded at all.
+func Run(ctx context.Context, o Options) (Status, error) {
+	if o.Plan == nil || o.Repo == nil {
+		return StatusFailed, errors.New("run: a plan and a repository are needed")
+	}
+	if o.Stdout == nil {
+		o.Stdout = io.Discard
+	}
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
+	if o.Config == nil {
+		o.Config = &config.Config{}
+	}
+	if o.Harnesses == nil {
+		o.Harnesses = harness.NewRegistry(o.Config)
+	}
+	start := time.Now().UTC()
+	folder, err := NewFolder(RunsDir(o.Home), o.Plan.Process, start)
+	if err != nil {
+		return StatusFailed, err
+	}
+	r := &run{o: o, folder: folder, base: os.Environ(), index: map[string]int{}}
+	return r.run(ctx, start)
+}
+
+// run is one run under way.
+type run struct {
+	o      Options
+	folder *Folder
+	wts    *Worktrees
+	prog   *progress
+	// base is the user's environment, under every step's.
+	base []string
+	// initial are the steps' records as they start (PlanSteps), in file
+	// order; index maps a step's name to its place there.
+	initial []StepRecord
+	index   map[string]int
+}
+
+// run runs the plan in r's folder, which it closes.
+func (r *run) run(ctx context.Context, start time.Time) (Status, error) {
+	defer r.folder.Close()
+	plan := r.o.Plan
+	file := plan.File
+	if abs, err := filepath.Abs(file); err == nil {
+		file = abs
+	}
+	sum := sha256.Sum256(r.o.Source)
+	host, _ := os.Hostname()
+	r.initial = PlanSteps(plan)
+	for i, s := range r.initial {
+		r.index[s.Name] = i
+	}
+	rec := Record{
+		Version:   RecordVersion,
+		Process:   plan.Process,
+		File:      file,
+		SHA256:    hex.EncodeToString(sum[:]),
+		Repo:      r.o.Repo.CommonDir,
+		Issue:     plan.Issue,
+		Directive: r.o.Directive,
+		Flags:     r.o.Flags,
+		Status:    StatusRunning,
+		Host:      host,
+		PID:       os.Getpid(),
+		Start:     start,
+		Steps:     r.initial,
+	}
+	if err := r.folder.Begin(&rec); err != nil {
+		return StatusFailed, fmt.Errorf("begin the run's record: %w", err)
+	}
+	if r.o.Pass != nil {
+		r.warn(r.o.Pass.SetRun(r.folder.Name()))
+	}
+	r.warn(Activity(r.o.Home, "event=start", "run="+r.folder.Name(), "process="+plan.Process, "repo="+r.o.Repo.CommonDir))
+
+	r.prog = newProgress(r.o.Stderr, r.o.Terminal)
+	failed, runErr := false, error(nil)
+	wts, err := OpenWorktrees(ctx, r.o.Repo.Root, r.o.Repo.CommonDir, r.o.Home, r.folder.Name(), plan.Worktrees)
+	if err != nil {
+		failed = true
+		if ctx.Err() == nil {
+			runErr = err
+		}
+		for _, stage := range plan.Stages {
+			for i := range stage {
+				r.cancel(&stage[i])
+			}
+		}
+	} else {
+		r.wts = wts
+		failed = r.walk(ctx)
+	}
+	status := StatusSucceeded
+	switch {
+	case ctx.Err() != nil:
+		status = StatusInterrupted
+	case failed:
+		status = StatusFailed
+	}
+	r.warn(r.wts.Close(r.folder.Dir))
+	r.prog.close()
+	r.printResults()
+
+	end := time.Now().UTC()
+	expires := expiry(plan, status, end)
+	r.warn(r.folder.Update(func(rec *Record) {
+		rec.Status, rec.End, rec.Expires = status, &end, expires
+	}))
+	r.warn(r.folder.Close())
+	r.warn(Activity(r.o.Home, "event=end", "run="+r.folder.Name(), "process="+plan.Process, "repo="+r.o.Repo.CommonDir, "status="+string(status)))
+	if _, err := Notify(r.o.Config.Notify, Notification{Process: plan.Process, Status: status, Run: r.folder.Dir}, r.o.Stderr); err != nil {
+		fmt.Fprintf(r.o.Stderr, "cairn: %v\n", err)
+	}
+	return status, runErr
+}
+
+// warn shows an error that does not change how the run ends (a record that
+// could not be written, a worktree that could not be removed) on stderr.
+func (r *run) warn(err error) {
+	if err != nil {
+		fmt.Fprintf(r.o.Stderr, "cairn: warning: %v\n", err)
+	}
+}
+
+// walk runs the stages in order and reports whether a required step failed.
+// After the first failure, or once ctx is done, every later step is
+// cancelled.
+func (r *run) walk(ctx context.Context) bool {
+	stopped := false
+	for k, stage := range r.o.Plan.Stages {
+		if stopped || ctx.Err() != nil {
+			for i := range stage {
+				r.cancel(&stage[i])
+			}
+			continue
+		}
+		earlier := r.earlier(k)
+		if runStage(ctx, stage, r.o.Jobs, func(st *ir.PlanStep) func(context.Context) Outcome {
+			return r.start(st, earlier)
+		}, r.cancel) {
+			stopped = true
+		}
+		r.warn(r.folder.Snapshot())
+	}
+	return stopped
+}
+
+// runStage runs the steps of one stage (one step, or a parallel group) in
+// file order, at most jobs at a time (0: all at once), and reports whether
+// a required step failed (§7.3). start is called for each step as it
+// starts, in file order, and returns what runs it; once a required step has
+// failed, or ctx is done, the steps not yet started are cancelled instead,
+// and those running finish (or are stopped by ctx).
+func runStage(ctx context.Context, stage []ir.PlanStep, jobs int, start func(*ir.PlanStep) func(context.Context) Outcome, cancel func(*ir.PlanStep)) bool {
+	if jobs <= 0 || jobs > len(stage) {
+		jobs = len(stage)
+	}
+	slots := make(chan struct{}, jobs)
+	stop := make(chan struct{})
+	var once sync.Once
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for i := range stage {
+		st := &stage[i]
+		select {
+		case slots <- struct{}{}:
+		case <-stop:
+		case <-ctx.Done():
+		}
+		if failed.Load() || ctx.Err() != nil {
+			cancel(st)
+			continue
+		}
+		run := start(st)
+		wg.Go(func() {
+			defer func() { <-slots }()
+			if run(ctx) == Failed && !st.Optional {
+				failed.Store(true)
+				once.Do(func() { close(stop) })
+			}
+		})
+	}
+	wg.Wait()
+	return failed.Load()
+}
+
+// earlier lists the result files of the steps of the stages before stage k
+// that have one, in file order.
+func (r *run) earlier(k int) []Earlier {
+	var out []Earlier
+	for _, stage := range r.o.Plan.Stages[:k] {
+		for _, st := range stage {
+			path := r.resultFile(st.Name)
+			if _, err := os.Stat(path); err == nil {
+				out = append(out, Earlier{Step: st.Name, Path: path})
+			}
+		}
+	}
+	return out
+}
+
+// resultFile is the absolute path of a step's result, results/STEP.md.
+func (r *run) resultFile(step string) string {
+	return filepath.Join(r.folder.Dir, ResultsDir, step+".md")
+}
+
+// cancel records a step that never started as cancelled.
+func (r *run) cancel(st *ir.PlanStep) {
+	sr := r.initial[r.index[st.Name]].clone()
+	sr.Outcome = Cancelled
+	r.record(sr)
+	r.prog.end(st.Name, Cancelled, 0, "")
+}
+
+// record writes a step's record and, once it has ended, its log line.
+func (r *run) record(sr StepRecord) {
+	i := r.index[sr.Name]
+	r.warn(r.folder.Update(func(rec *Record) {
+		if i < len(rec.Steps) {
+			rec.Steps[i] = sr
+		}
+	}))
+	if sr.Ended() {
+		r.warn(r.folder.LogStep(StepLogLine(&sr)))
+	}
+}
+
+// stepEnd is how a step's phases ended.
+type stepEnd struct {
+	outcome  Outcome
+	cause    string
+	exitCode int
+	// result is the step's result; wrote is set when an action ran, so
+	// that the result (even empty) is written.
+	result string
+	wrote  bool
+	trace  string
+}
+
+// start records a step as running and shows it, and returns what runs it.
+func (r *run) start(st *ir.PlanStep, earlier []Earlier) func(context.Context) Outcome {
+	sr := r.initial[r.index[st.Name]].clone()
+	start := time.Now().UTC()
+	sr.Outcome, sr.Start = Running, &start
+	r.record(sr.clone())
+	r.prog.start(st.Name, describe(st))
+	return func(ctx context.Context) Outcome { return r.step(ctx, st, earlier, sr, start) }
+}
+
+// step runs one started step in its worktree, records it (its record, its
+// log line, its result file), shows its end, and returns its outcome.
+func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr StepRecord, start time.Time) Outcome {
+
+	sc := &StepContext{
+		RunDir:     r.folder.Dir,
+		ResultFile: r.resultFile(st.Name),
+		TraceFile:  filepath.Join(r.folder.Dir, TracesDir, st.Name+".jsonl"),
+		Step:       st,
+		Earlier:    earlier,
+		Directive:  r.o.Directive,
+	}
+	var e stepEnd
+	wt, ok := r.wts.Get(st.Worktree)
+	timeout, err := stepTimeout(st)
+	switch {
+	case !ok:
+		e = stepEnd{outcome: Failed, exitCode: -1, cause: fmt.Sprintf("worktree %q was not created", st.Worktree)}
+	case err != nil:
+		e = stepEnd{outcome: Failed, exitCode: -1, cause: err.Error()}
+	default:
+		sc.Timeout = timeout
+		sc.Worktree, sc.WorktreeKind = wt.Path, wt.Kind
+		sc.Env = StepEnv(r.base, sc, filepath.Join(r.folder.Dir, ResultsDir), st.Env)
+		e = r.execute(ctx, sc, wt, &sr)
+	}
+	if ctx.Err() != nil && e.outcome == Failed {
+		// The step was stopped, not refuted.
+		e.outcome, e.cause = Interrupted, ""
+	}
+	if e.wrote {
+		if err := os.WriteFile(sc.ResultFile, []byte(e.result), 0o600); err != nil {
+			r.warn(fmt.Errorf("write the result of step %q: %w", st.Name, err))
+		} else {
+			sr.Result = filepath.Join(ResultsDir, st.Name+".md")
+		}
+	}
+	if e.trace != "" {
+		if rel, err := filepath.Rel(r.folder.Dir, e.trace); err == nil && !strings.HasPrefix(rel, "..") {
+			sr.Trace = rel
+		} else {
+			sr.Trace = e.trace
+		}
+	}
+	end := time.Now().UTC()
+	sr.Outcome, sr.End, sr.ExitCode, sr.Cause = e.outcome, &end, e.exitCode, e.cause
+	r.record(sr)
+	r.prog.end(st.Name, e.outcome, end.Sub(start), e.cause)
+	return e.outcome
+}
+
+// stepTimeout is the step's timeout; zero when it has none.
+func stepTimeout(st *ir.PlanStep) (time.Duration, error) {
+	if st.Timeout == "" {
+		return 0, nil
+	}
+	d, err := ir.ParseDuration(st.Timeout)
+	if err != nil {
+		return 0, fmt.Errorf("timeout: %w", err)
+	}
+	return d, nil
+}
+
+// execute runs a step's phases (§7.2): its precheck shells, its actions in
+// order, then its validate shells. sr's action records get each action's
+// exit code and cause.
+func (r *run) execute(ctx context.Context, sc *StepContext, wt Worktree, sr *StepRecord) stepEnd {
+	st := sc.Step
+	if pre := st.Precheck; pre != nil {
+		for _, shell := range pre.Shells {
+			run := runShell(ctx, sc, shell)
+			switch {
+			case run.ok():
+				continue
+			case run.proc.ExitCode == SkipCode && !run.proc.TimedOut && !run.proc.Stopped:
+				return stepEnd{outcome: Skipped, exitCode: SkipCode, cause: skipCause(pre, run.output)}
+			}
+			return stepEnd{outcome: Failed, exitCode: run.proc.ExitCode, cause: "precheck: " + run.cause}
+		}
+	}
+	var e stepEnd
+	for j := range st.Actions {
+		a := &st.Actions[j]
+		res := r.action(ctx, sc, wt, a)
+		if j < len(sr.Actions) {
+			sr.Actions[j].ExitCode, sr.Actions[j].Cause = res.ExitCode, res.Cause
+		}
+		e.result, e.wrote, e.exitCode = res.Result, true, res.ExitCode
+		if res.Trace != "" {
+			e.trace = res.Trace
+		}
+		if res.Failed {
+			e.outcome, e.cause = Failed, res.Cause
+			return e
+		}
+	}
+	if v := st.Validate; v != nil {
+		for _, shell := range v.Shells {
+			run := runShell(ctx, sc, shell)
+			if run.ok() {
+				continue
+			}
+			if ctx.Err() == nil && v.Severity == ir.SeverityWarn {
+				r.prog.note(fmt.Sprintf("warning: step %s: validate: %s", st.Name, run.cause))
+				continue
+			}
+			e.outcome, e.exitCode, e.cause = Failed, run.proc.ExitCode, "validate: "+run.cause
+			return e
+		}
+	}
+	e.outcome = Succeeded
+	return e
+}
+
+// skipCause says why a precheck skipped its step: its whys, else the first
+// line its shell printed, else that it exited $CHECK_SKIP.
+func skipCause(pre *ir.PlanPhase, output []byte) string {
+	if len(pre.Whys) > 0 {
+		return strings.Join(pre.Whys, "; ")
+	}
+	for line := range strings.Lines(string(output)) {
+		if t := strings.TrimSpace(line); t != "" {
+			return t
+		}
+	}
+	return fmt.Sprintf("precheck exited %d", SkipCode)
+}
+
+// action runs one action of a step.
+func (r *run) action(ctx context.Context, sc *StepContext, wt Worktree, a *ir.PlanAction) ActionResult {
+	switch a.Kind {
+	case ir.Command:
+		return runCommand(ctx, sc, a.Command)
+	case ir.Session:
+		return r.session(ctx, sc, wt, a)
+	case ir.Catalogue:
+		return ActionResult{Failed: true, ExitCode: -1, Cause: fmt.Sprintf("catalogue step %q is not supported yet", a.Catalogue)}
+	}
+	return ActionResult{Failed: true, ExitCode: -1, Cause: fmt.Sprintf("unknown action kind %q", a.Kind)}
+}
+
+// session runs a session action: it waits for the machine's resources,
+// puts the skill where the agent can read it, and starts the harness.
+func (r *run) session(ctx context.Context, sc *StepContext, wt Worktree, a *ir.PlanAction) ActionResult {
+	if a.Harness == nil {
+		return ActionResult{Failed: true, ExitCode: -1, Cause: "the session has no harness"}
+	}
+	h, ok := r.o.Harnesses.Lookup(a.Harness.Value)
+	if !ok {
+		return ActionResult{Failed: true, ExitCode: -1, Cause: fmt.Sprintf("unknown harness %q", a.Harness.Value)}
+	}
+	step := sc.Step.Name
+	if err := WaitResources(ctx, r.o.Config.Resources, func(msg string) {
+		r.prog.note(fmt.Sprintf("%s: %s", step, msg))
+	}); err != nil {
+		return ActionResult{Failed: true, ExitCode: -1, Cause: err.Error()}
+	}
+	skill, err := skillPath(r.o.Home, wt, a.Skill)
+	if err != nil {
+		return ActionResult{Failed: true, ExitCode: -1, Cause: err.Error()}
+	}
+	return RunSession(ctx, sc, a, h, skill)
+}
+
+// skillPath is the path of the SKILL.md a session reads: a repository skill
+// where the worktree has it; a home or built-in one copied into the
+// worktree (InstallSkill). "" for a session with an inline prompt.
+func skillPath(home string, wt Worktree, s *ir.PlanSkill) (string, error) {
+	if s == nil {
+		return "", nil
+	}
+	var body []byte
+	switch s.Source {
+	case ir.SkillRepo:
+		return filepath.Join(wt.Path, filepath.FromSlash(s.Path)), nil
+	case ir.SkillHome:
+		b, err := os.ReadFile(s.Path)
+		if err != nil {
+			return "", fmt.Errorf("read skill %q: %w", s.Name, err)
+		}
+		body = b
+	case ir.SkillBuiltin:
+		b, ok := templates.Skill(strings.TrimPrefix(s.Path, "builtin:"))
+		if !ok {
+			return "", fmt.Errorf("cairn has no built-in skill %q", s.Name)
+		}
+		body = b
+	default:
+		return "", fmt.Errorf("skill %q: unknown source %q", s.Name, s.Source)
+	}
+	return InstallSkill(wt, s.Name, body)
+}
+
+// describe says what a step runs and where, for its progress line:
+// "session, claude opus high, worktree claude".
+func describe(st *ir.PlanStep) string {
+	var parts []string
+	for _, a := range st.Actions {
+		switch a.Kind {
+		case ir.Session:
+			words := []string{"session"}
+			var settings []string
+			for _, s := range []*ir.Setting{a.Harness, a.Model, a.Effort} {
+				if s != nil && s.Value != "" {
+					settings = append(settings, s.Value)
+				}
+			}
+			if len(settings) > 0 {
+				words = append(words, strings.Join(settings, " "))
+			}
+			parts = append(parts, strings.Join(words, ", "))
+		case ir.Catalogue:
+			parts = append(parts, "catalogue "+a.Catalogue)
+		default:
+			parts = append(parts, string(a.Kind))
+		}
+	}
+	return strings.Join(parts, " + ") + ", worktree " + st.Worktree
+}
+
+// printResults writes the last stage's results on stdout, in file order,
+// each ending with a newline.
+func (r *run) printResults() {
+	stages := r.o.Plan.Stages
+	if len(stages) == 0 {
+		return
+	}
+	for _, st := range stages[len(stages)-1] {
+		b, err := os.ReadFile(r.resultFile(st.Name))
+		if err != nil || len(b) == 0 {
+			continue
+		}
+		if b[len(b)-1] != '\n' {
+			b = append(b, '\n')
+		}
+		r.o.Stdout.Write(b)
+	}
+}
+
+// expiry is the `expires` of a run that ended with status at end (§7.7):
+// end plus the plan's run_expiry when it succeeded, its failed_run_expiry
+// otherwise; "never" stays "never".
+func expiry(plan *ir.Plan, status Status, end time.Time) string {
+	s, def := plan.FailedRunExpiry, check.DefaultFailedRunExpiry
+	if status == StatusSucceeded {
+		s, def = plan.RunExpiry, check.DefaultRunExpiry
+	}
+	if s == ir.Never {
+		return ir.Never
+	}
+	d, err := ir.ParseDuration(s)
+	if err != nil {
+		d, _ = ir.ParseDuration(def)
+	}
+	return end.Add(d).Format(time.RFC3339)
+}

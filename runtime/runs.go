@@ -1,0 +1,414 @@
+package runtime
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/templates"
+)
+
+// RunsDir is the folder of run folders in home ($CAIRN_HOME/runs).
+func RunsDir(home string) string { return filepath.Join(home, "runs") }
+
+// loadTries bounds how often Load reads again when run.json is rewritten
+// while it reads the events.
+const loadTries = 10
+
+// Load reads the record of the run folder dir: run.json, then the events
+// of events.jsonl applied in order (a torn last line, a write a crash cut
+// short, is ignored). A running record whose folder lock is free is
+// StatusCrashed.
+func Load(dir string) (*Record, error) {
+	for range loadTries {
+		rec, again, err := loadOnce(dir)
+		if err != nil || !again {
+			return rec, err
+		}
+	}
+	return nil, fmt.Errorf("read the run record in %s: it kept changing while read", dir)
+}
+
+// loadOnce is one try of Load; again is set when run.json was replaced while
+// the events were read, so that events it already holds may be gone.
+func loadOnce(dir string) (rec *Record, again bool, err error) {
+	path := filepath.Join(dir, RecordFile)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, fmt.Errorf("%s has no run record (%s)", dir, RecordFile)
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read the run record: %w", err)
+	}
+	defer f.Close()
+	before, err := f.Stat()
+	if err != nil {
+		return nil, false, fmt.Errorf("read the run record: %w", err)
+	}
+	rec = &Record{}
+	if err := json.NewDecoder(bufio.NewReader(f)).Decode(rec); err != nil {
+		return nil, false, fmt.Errorf("read the run record %s: %w", path, err)
+	}
+	events, err := os.ReadFile(filepath.Join(dir, EventsFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, false, fmt.Errorf("read the run's events: %w", err)
+	}
+	if after, err := os.Stat(path); err != nil || !os.SameFile(before, after) {
+		return nil, true, nil
+	}
+	if err := applyEvents(rec, events); err != nil {
+		return nil, false, fmt.Errorf("read the run's events in %s: %w", dir, err)
+	}
+	rec.withArrays()
+	if rec.Status == StatusRunning {
+		held, err := flockHeld(filepath.Join(dir, lockFile))
+		if err != nil {
+			return nil, false, fmt.Errorf("read the run's lock: %w", err)
+		}
+		if !held {
+			rec.Status = StatusCrashed
+		}
+	}
+	return rec, false, nil
+}
+
+// applyEvents applies the lines of events.jsonl to rec in order. Only the
+// last line may be torn: a bad line before it is an error.
+func applyEvents(rec *Record, events []byte) error {
+	n := 0
+	for len(events) > 0 {
+		n++
+		line, rest, _ := bytes.Cut(events, []byte("\n"))
+		events = rest
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var ev Event
+		if err := json.Unmarshal(line, &ev); err != nil {
+			if len(bytes.TrimSpace(rest)) == 0 {
+				return nil
+			}
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+		rec.apply(&ev)
+	}
+	return nil
+}
+
+// RunInfo is one run folder: its name, its absolute path, and its record,
+// or why the record could not be read.
+type RunInfo struct {
+	Name   string
+	Dir    string
+	Record *Record
+	Err    error
+}
+
+// runFolderName matches a run folder's name: the process, the start in UTC, and
+// the number of a later folder of the same second.
+var runFolderName = regexp.MustCompile(`^(.+)_(\d{4}-\d{2}-\d{2}T\d{6}Z)(?:-(\d+))?$`)
+
+// runFolderTime is the start and number a run folder's name gives; ok is false
+// for a name that is not a run folder's.
+func runFolderTime(name string) (start time.Time, n int, ok bool) {
+	m := runFolderName.FindStringSubmatch(name)
+	if m == nil {
+		return time.Time{}, 0, false
+	}
+	start, err := time.Parse(folderTimeFormat, m[2])
+	if err != nil {
+		return time.Time{}, 0, false
+	}
+	n = 1
+	if m[3] != "" {
+		n, _ = strconv.Atoi(m[3])
+	}
+	return start, n, true
+}
+
+// ListRuns reads every run folder of home, newest first. A folder whose
+// record cannot be read is listed with the error. No runs folder is no runs.
+func ListRuns(home string) ([]RunInfo, error) {
+	dir, err := filepath.Abs(RunsDir(home))
+	if err != nil {
+		return nil, fmt.Errorf("list the runs: %w", err)
+	}
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list the runs: %w", err)
+	}
+	type sorted struct {
+		RunInfo
+		start time.Time
+		n     int
+	}
+	var runs []sorted
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		r := sorted{RunInfo: RunInfo{Name: e.Name(), Dir: filepath.Join(dir, e.Name())}}
+		if starting(r.Dir) {
+			continue
+		}
+		r.start, r.n, _ = runFolderTime(r.Name)
+		r.Record, r.Err = Load(r.Dir)
+		if r.Record != nil && !r.Record.Start.IsZero() {
+			r.start = r.Record.Start
+		}
+		runs = append(runs, r)
+	}
+	slices.SortFunc(runs, func(a, b sorted) int {
+		if c := b.start.Compare(a.start); c != 0 {
+			return c
+		}
+		if a.n != b.n {
+			return b.n - a.n
+		}
+		return strings.Compare(b.Name, a.Name)
+	})
+	out := make([]RunInfo, len(runs))
+	for i, r := range runs {
+		out[i] = r.RunInfo
+	}
+	return out, nil
+}
+
+// starting reports whether the run folder dir is being made: its cairn
+// holds its lock and has not written its record yet.
+func starting(dir string) bool {
+	if _, err := os.Stat(filepath.Join(dir, RecordFile)); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	held, err := flockHeld(filepath.Join(dir, lockFile))
+	return err == nil && held
+}
+
+// FindRun finds the run folder arg names (§7.5): a folder's name, a unique
+// prefix of one, or the path of a run folder; with no arg, the latest run of
+// repo (the latest of all when repo is empty).
+func FindRun(home, repo, arg string) (string, error) {
+	if strings.ContainsRune(arg, filepath.Separator) {
+		if _, err := os.Stat(filepath.Join(arg, RecordFile)); err != nil {
+			return "", fmt.Errorf("%q is not a run folder", arg)
+		}
+		return filepath.Abs(arg)
+	}
+	runs, err := ListRuns(home)
+	if err != nil {
+		return "", err
+	}
+	if arg == "" {
+		for _, r := range runs {
+			if repo == "" || (r.Record != nil && r.Record.Repo == repo) {
+				return r.Dir, nil
+			}
+		}
+		if repo != "" {
+			return "", fmt.Errorf("no runs of this repository in %s", RunsDir(home))
+		}
+		return "", fmt.Errorf("no runs in %s", RunsDir(home))
+	}
+	var matches, dirs []string
+	for _, r := range runs {
+		if r.Name == arg {
+			return r.Dir, nil
+		}
+		if strings.HasPrefix(r.Name, arg) {
+			matches, dirs = append(matches, r.Name), append(dirs, r.Dir)
+		}
+	}
+	switch len(matches) {
+	case 0:
+		if len(runs) == 0 {
+			return "", fmt.Errorf("no run %q: there are no runs in %s", arg, RunsDir(home))
+		}
+		return "", fmt.Errorf("no run %q in %s; `cairn status --all` lists them", arg, RunsDir(home))
+	case 1:
+		return dirs[0], nil
+	}
+	const most = 5
+	shown := matches[:min(len(matches), most)]
+	more := ""
+	if len(matches) > most {
+		more = fmt.Sprintf(" and %d more", len(matches)-most)
+	}
+	return "", fmt.Errorf("%q names %d runs: %s%s; give more of the name", arg, len(matches), strings.Join(shown, ", "), more)
+}
+
+// StatusOptions choose the runs `cairn status` lists.
+type StatusOptions struct {
+	// Repo keeps the runs of one repository (the realpath of its git
+	// common dir); empty keeps every run.
+	Repo string
+	// Limit is how many ended runs to list; running and crashed runs are
+	// always listed. Zero lists every run.
+	Limit int
+	// Skipped is how many skipped runs of the activity log to list.
+	Skipped int
+	Now     time.Time
+}
+
+// StatusList gathers the runs of `cairn status`: those of o.Repo (all when it
+// is empty), newest first, and the skipped runs of the activity log. A
+// record that cannot be read is listed when every repository's runs are.
+func StatusList(home string, o StatusOptions) (*templates.RunList, error) {
+	runs, err := ListRuns(home)
+	if err != nil {
+		return nil, err
+	}
+	l := &templates.RunList{Now: o.Now}
+	if o.Repo != "" {
+		l.Scope = "of this repository"
+	}
+	ended := 0
+	for _, r := range runs {
+		if r.Record == nil {
+			if o.Repo == "" {
+				l.Runs = append(l.Runs, templates.RunLine{Name: r.Name, Dir: r.Dir, Status: "unreadable", Error: r.Err.Error()})
+			}
+			continue
+		}
+		if o.Repo != "" && r.Record.Repo != o.Repo {
+			continue
+		}
+		if s := r.Record.Status; s != StatusRunning && s != StatusCrashed {
+			if o.Limit > 0 && ended >= o.Limit {
+				continue
+			}
+			ended++
+		}
+		l.Runs = append(l.Runs, RunLineOf(r.Name, r.Dir, r.Record))
+	}
+	skipped, err := SkippedRuns(home, o.Repo, o.Skipped)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range skipped {
+		l.Skipped = append(l.Skipped, templates.SkippedLine{Time: s.Time, Process: s.Process, Reason: s.Reason})
+	}
+	return l, nil
+}
+
+// RunLineOf is a run's line in `cairn status`: its steps counted by
+// outcome, and its first failed step.
+func RunLineOf(name, dir string, rec *Record) templates.RunLine {
+	line := templates.RunLine{
+		Name:    name,
+		Process: rec.Process,
+		Status:  string(rec.Status),
+		Start:   rec.Start,
+		End:     rec.End,
+		Dir:     dir,
+	}
+	line.Steps.Total = len(rec.Steps)
+	for i := range rec.Steps {
+		s := &rec.Steps[i]
+		switch s.Outcome {
+		case Succeeded:
+			line.Steps.Succeeded++
+		case Failed:
+			line.Steps.Failed++
+			if line.Failure == nil {
+				line.Failure = &templates.RunFailure{Step: s.Name, Cause: s.Cause}
+			}
+		case Skipped:
+			line.Steps.Skipped++
+		case Cancelled:
+			line.Steps.Cancelled++
+		case Interrupted:
+			line.Steps.Interrupted++
+		}
+	}
+	return line
+}
+
+// Show gathers what `cairn show` shows of the run folder dir: its record,
+// and each step's line of the run's log (built from the record for a step
+// the log has no line of) with the absolute paths of its result and trace.
+func Show(dir string) (*templates.RunShow, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	logged, err := readLog(filepath.Join(dir, LogFile))
+	if err != nil {
+		return nil, err
+	}
+	s := &templates.RunShow{
+		Name:      filepath.Base(dir),
+		Dir:       dir,
+		Process:   rec.Process,
+		File:      rec.File,
+		SHA256:    rec.SHA256,
+		Repo:      rec.Repo,
+		Status:    string(rec.Status),
+		Issue:     rec.Issue,
+		Directive: rec.Directive,
+		Host:      rec.Host,
+		PID:       rec.PID,
+		Start:     rec.Start,
+		End:       rec.End,
+		Expires:   rec.Expires,
+		Record:    rec,
+	}
+	for i := range rec.Steps {
+		step := &rec.Steps[i]
+		line, ok := logged[step.Name]
+		if !ok || !step.Ended() {
+			line = StepLogLine(step).String()
+		}
+		s.Steps = append(s.Steps, templates.ShownStep{
+			Line:   line,
+			Result: inRunFolder(dir, step.Result),
+			Trace:  inRunFolder(dir, step.Trace),
+		})
+	}
+	return s, nil
+}
+
+// inRunFolder is rel (a path in a record) made absolute in the run folder dir;
+// "" stays "".
+func inRunFolder(dir, rel string) string {
+	if rel == "" || filepath.IsAbs(rel) {
+		return rel
+	}
+	return filepath.Join(dir, rel)
+}
+
+// readLog reads a run's log: each step's last line, by step name. A missing
+// log has no lines.
+func readLog(path string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the run's log: %w", err)
+	}
+	lines := map[string]string{}
+	for line := range strings.Lines(string(b)) {
+		line = strings.TrimRight(line, "\n")
+		if step := parseLogfmt(line)["step"]; step != "" {
+			lines[step] = line
+		}
+	}
+	return lines, nil
+}

@@ -1,0 +1,128 @@
+package runtime
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// writeRun writes a finished run folder by hand, as an old run left it.
+func writeRun(t *testing.T, home, name, repo string, start time.Time) string {
+	t.Helper()
+	dir := filepath.Join(RunsDir(home), name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	rec := testRecord()
+	rec.Repo, rec.Start, rec.Status = repo, start, StatusSucceeded
+	process, _, _ := strings.Cut(name, "_")
+	rec.Process = process
+	f := &Folder{Dir: dir}
+	f.rec = rec.clone()
+	f.events, _ = os.Create(filepath.Join(dir, EventsFile))
+	defer f.events.Close()
+	if err := f.snapshot(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestListAndFindRuns(t *testing.T) {
+	home := t.TempDir()
+	day := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	writeRun(t, home, "hunt_2026-01-02T030405Z", "/r/.git", day)
+	writeRun(t, home, "hunt_2026-01-02T030405Z-2", "/r/.git", day)
+	writeRun(t, home, "lint_2026-01-03T000000Z", "/r/.git", day.Add(21*time.Hour))
+	writeRun(t, home, "fix_2026-01-04T000000Z", "/other/.git", day.Add(45*time.Hour))
+	if err := os.MkdirAll(filepath.Join(RunsDir(home), "junk"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+
+	runs, err := ListRuns(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range runs {
+		names = append(names, r.Name)
+		if (r.Record == nil) != (r.Name == "junk") || (r.Err != nil) != (r.Name == "junk") {
+			t.Errorf("%s: record %v, error %v", r.Name, r.Record != nil, r.Err)
+		}
+	}
+	want := "fix_2026-01-04T000000Z lint_2026-01-03T000000Z hunt_2026-01-02T030405Z-2 hunt_2026-01-02T030405Z junk"
+	if strings.Join(names, " ") != want {
+		t.Fatalf("order:\n got %s\nwant %s", strings.Join(names, " "), want)
+	}
+
+	for _, c := range []struct {
+		repo, arg, want, err string
+	}{
+		{"/r/.git", "", "lint_2026-01-03T000000Z", ""},
+		{"/other/.git", "", "fix_2026-01-04T000000Z", ""},
+		{"", "", "fix_2026-01-04T000000Z", ""},
+		{"/none/.git", "", "", "no runs of this repository"},
+		{"/r/.git", "li", "lint_2026-01-03T000000Z", ""},
+		{"/r/.git", "fix", "fix_2026-01-04T000000Z", ""},
+		{"/r/.git", "hunt_2026-01-02T030405Z", "hunt_2026-01-02T030405Z", ""},
+		{"/r/.git", "hunt_2026-01-02T030405Z-", "hunt_2026-01-02T030405Z-2", ""},
+		{"/r/.git", "hunt", "", `"hunt" names 2 runs: hunt_2026-01-02T030405Z-2, hunt_2026-01-02T030405Z; give more of the name`},
+		{"/r/.git", "nope", "", `no run "nope"`},
+	} {
+		dir, err := FindRun(home, c.repo, c.arg)
+		switch {
+		case c.err != "":
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("FindRun(%q, %q) = %q, %v; want error %q", c.repo, c.arg, dir, err, c.err)
+			}
+		case err != nil || filepath.Base(dir) != c.want || !filepath.IsAbs(dir):
+			t.Errorf("FindRun(%q, %q) = %q, %v; want %s", c.repo, c.arg, dir, err, c.want)
+		}
+	}
+	if _, err := FindRun(t.TempDir(), "", ""); err == nil || !strings.Contains(err.Error(), "no runs in") {
+		t.Errorf("empty home: %v", err)
+	}
+	dir, err := FindRun(home, "", filepath.Join(RunsDir(home), "lint_2026-01-03T000000Z"))
+	if err != nil || filepath.Base(dir) != "lint_2026-01-03T000000Z" {
+		t.Errorf("by path: %q %v", dir, err)
+	}
+}
+
+func TestStatusList(t *testing.T) {
+	home := t.TempDir()
+	day := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for i := range 4 {
+		writeRun(t, home, "hunt_2026-01-02T03040"+string(rune('0'+i))+"Z", "/r/.git", day.Add(time.Duration(i)*time.Second))
+	}
+	writeRun(t, home, "fix_2026-01-04T000000Z", "/other/.git", day.Add(45*time.Hour))
+	l, err := StatusList(home, StatusOptions{Repo: "/r/.git", Limit: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Runs) != 2 || l.Runs[0].Name != "hunt_2026-01-02T030403Z" || l.Runs[0].Steps.Total != 3 {
+		t.Fatalf("got %+v", l.Runs)
+	}
+}
+
+// TestListRunsSkipsStarting holds that a folder whose cairn has not written
+// its record yet is not listed as unreadable.
+func TestListRunsSkipsStarting(t *testing.T) {
+	home := t.TempDir()
+	f, err := NewFolder(RunsDir(home), "hunt", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	runs, err := ListRuns(home)
+	if err != nil || len(runs) != 0 {
+		t.Fatalf("got %+v %v", runs, err)
+	}
+	if err := f.Begin(testRecord()); err != nil {
+		t.Fatal(err)
+	}
+	runs, err = ListRuns(home)
+	if err != nil || len(runs) != 1 || runs[0].Record == nil || runs[0].Record.Status != StatusRunning {
+		t.Fatalf("got %+v %v", runs, err)
+	}
+}

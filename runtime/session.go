@@ -1,0 +1,303 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/templates"
+)
+
+// issueFile is the issue's text that a run on an issue keeps in each
+// worktree (§7.8).
+const issueFile = ".cairn-issue.md"
+
+// RunSession runs a session action (§7.1, §8): it renders the session
+// prompt, starts h's CLI in the step's worktree with the step's environment
+// (the prompt on stdin, or in the argv for a harness that takes it there),
+// keeps its output as the step's trace, and reads its final message, which
+// is the action's result. skillPath is the SKILL.md the agent reads (the
+// repository's own file in the worktree, or the copy InstallSkill made);
+// empty for a session with an inline prompt. The model, effort and max
+// turns are a's resolved settings; a codex session writes its final message
+// beside the trace.
+func RunSession(ctx context.Context, sc *StepContext, a *ir.PlanAction, h *harness.Harness, skillPath string) ActionResult {
+	failed := func(format string, args ...any) ActionResult {
+		return ActionResult{Failed: true, ExitCode: -1, Cause: fmt.Sprintf(format, args...)}
+	}
+	prompt, err := templates.SessionPrompt(sessionData(sc, a, skillPath))
+	if err != nil {
+		return failed("%v", err)
+	}
+	inv := harness.Invocation{
+		Prompt:     prompt,
+		Worktree:   sc.Worktree,
+		OutputFile: lastMessageFile(sc),
+	}
+	if a.Model != nil {
+		inv.Model = a.Model.Value
+	}
+	if a.Effort != nil {
+		inv.Effort = a.Effort.Value
+	}
+	if a.MaxTurns != nil {
+		inv.MaxTurns = a.MaxTurns.Value
+	}
+	argv, err := h.Argv(inv)
+	if err != nil {
+		return failed("%v", err)
+	}
+	if len(argv) == 0 || argv[0] == "" {
+		return failed("harness %q has no command", h.Name)
+	}
+	bin, err := lookPathIn(sc.Env, sc.Worktree, argv[0])
+	if err != nil {
+		return failed("harness %q cannot start: %v", h.Name, err)
+	}
+	argv[0] = bin
+	// A message file left by an earlier attempt must not pass for this
+	// session's.
+	if err := os.Remove(inv.OutputFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return failed("clear %s: %v", inv.OutputFile, err)
+	}
+
+	trace, err := openTrace(sc.TraceFile)
+	if err != nil {
+		return failed("open the trace: %v", err)
+	}
+	stdout := &traceStream{trace: trace}
+	stderr := &traceStream{trace: trace, stderr: true}
+	p := &Proc{
+		Argv:    argv,
+		Dir:     sc.Worktree,
+		Env:     sc.Env,
+		Stdout:  stdout,
+		Stderr:  stderr,
+		Timeout: sc.Timeout,
+	}
+	if h.PromptOnStdin() {
+		p.Stdin = strings.NewReader(prompt)
+	}
+	res, runErr := p.Run(ctx)
+	stdout.flush()
+	stderr.flush()
+	traceErr := trace.close()
+	if runErr != nil {
+		return failed("harness %q cannot start: %v", h.Name, runErr)
+	}
+
+	message, cause, bad := h.Final(harness.Output{
+		Stdout:     stdout.all.Bytes(),
+		Stderr:     stderr.all.Bytes(),
+		ExitCode:   res.ExitCode,
+		OutputFile: inv.OutputFile,
+	})
+	r := ActionResult{ExitCode: res.ExitCode, Result: message, Trace: sc.TraceFile}
+	switch {
+	case res.TimedOut:
+		r.Failed, r.Cause = true, timeoutCause(sc)
+	case res.Stopped:
+		r.Failed, r.Cause = true, res.Cause(sc.Timeout)
+	case bad:
+		r.Failed, r.Cause = true, cause
+	case traceErr != nil:
+		r.Failed, r.Cause = true, fmt.Sprintf("write the trace: %v", traceErr)
+	}
+	return r
+}
+
+// sessionData is what the prompt of a's session is rendered from.
+func sessionData(sc *StepContext, a *ir.PlanAction, skillPath string) templates.SessionData {
+	d := templates.SessionData{
+		Process:      processOf(sc),
+		Step:         stepName(sc),
+		SkillPath:    skillPath,
+		Prompt:       a.Prompt,
+		WorktreeKind: sc.WorktreeKind,
+		WorktreePath: sc.Worktree,
+		Directive:    sc.Directive,
+		IssueURL:     sc.IssueURL,
+		ResultFile:   sc.ResultFile,
+	}
+	if a.Skill != nil {
+		d.Skill = a.Skill.Name
+	}
+	if sc.IssueURL != "" {
+		if f := filepath.Join(sc.Worktree, issueFile); fileExists(f) {
+			d.IssueFile = f
+		}
+	}
+	for _, e := range sc.Earlier {
+		d.Earlier = append(d.Earlier, templates.EarlierResult{Step: e.Step, Path: e.Path})
+	}
+	return d
+}
+
+// processOf is the name of the process sc's run runs: its run folder is
+// PROCESS_YYYY-MM-DDTHHMMSSZ[-N], and process names hold no "_".
+func processOf(sc *StepContext) string {
+	name, _, _ := strings.Cut(filepath.Base(sc.RunDir), "_")
+	return name
+}
+
+// lastMessageFile is where a harness that writes its final message to a
+// file (codex) writes it: beside the step's trace, traces/STEP.last-message.md.
+func lastMessageFile(sc *StepContext) string {
+	if sc.TraceFile != "" {
+		return strings.TrimSuffix(sc.TraceFile, filepath.Ext(sc.TraceFile)) + ".last-message.md"
+	}
+	return filepath.Join(sc.RunDir, "traces", stepName(sc)+".last-message.md")
+}
+
+// fileExists reports whether path is a regular file.
+func fileExists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// lookPathIn finds the executable file names the way the session's own
+// environment would: on env's PATH (the process's own when env is nil), or,
+// for a name with a slash, relative to dir.
+func lookPathIn(env []string, dir, file string) (string, error) {
+	if strings.Contains(file, "/") {
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(dir, file)
+		}
+		if err := executable(file); err != nil {
+			return "", fmt.Errorf("%q: %w", file, err)
+		}
+		return file, nil
+	}
+	path, found := os.Getenv("PATH"), env == nil
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path, found = v, true
+		}
+	}
+	if found {
+		for _, d := range filepath.SplitList(path) {
+			if d == "" {
+				d = "."
+			}
+			p := filepath.Join(d, file)
+			if executable(p) == nil {
+				return filepath.Abs(p)
+			}
+		}
+	}
+	return "", fmt.Errorf("%q not found on PATH", file)
+}
+
+// executable is nil when path is a file someone may execute.
+func executable(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return errors.Unwrap(err)
+	}
+	if fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return errors.New("not an executable file")
+	}
+	return nil
+}
+
+// trace is a session's trace file (traces/STEP.jsonl): the CLI's stdout as
+// it wrote it, and each line of its stderr as a JSON line {"stderr": LINE},
+// so that a reader tells them apart and a CLI's JSON lines stay JSON lines.
+// Lines of the two streams are written whole, never interleaved.
+type trace struct {
+	mu  sync.Mutex
+	f   *os.File
+	err error
+}
+
+// openTrace opens path for appending (a step's later sessions, such as
+// review retries, add to it), readable by its owner only; an empty path
+// keeps no trace.
+func openTrace(path string) (*trace, error) {
+	if path == "" {
+		return &trace{}, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	return &trace{f: f}, nil
+}
+
+// line writes one line of the CLI's output, ending in "\n".
+func (t *trace) line(b []byte, stderr bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.f == nil || t.err != nil {
+		return
+	}
+	if stderr {
+		j, err := json.Marshal(struct {
+			Stderr string `json:"stderr"`
+		}{strings.TrimRight(string(b), "\r\n")})
+		if err != nil {
+			t.err = err
+			return
+		}
+		b = append(j, '\n')
+	}
+	_, t.err = t.f.Write(b)
+}
+
+// close closes the file and returns the first error writing it.
+func (t *trace) close() error {
+	if t.f == nil {
+		return nil
+	}
+	if err := t.f.Close(); t.err == nil {
+		t.err = err
+	}
+	return t.err
+}
+
+// traceStream is one of a session's output streams: it keeps all of it for
+// the harness to read the final message from, and passes it to the trace a
+// line at a time.
+type traceStream struct {
+	trace   *trace
+	stderr  bool
+	all     bytes.Buffer
+	pending []byte
+}
+
+var _ io.Writer = (*traceStream)(nil)
+
+func (s *traceStream) Write(p []byte) (int, error) {
+	s.all.Write(p)
+	s.pending = append(s.pending, p...)
+	for {
+		i := bytes.IndexByte(s.pending, '\n')
+		if i < 0 {
+			break
+		}
+		s.trace.line(s.pending[:i+1], s.stderr)
+		s.pending = s.pending[i+1:]
+	}
+	return len(p), nil
+}
+
+// flush writes what is left of an unfinished last line.
+func (s *traceStream) flush() {
+	if len(s.pending) > 0 {
+		s.trace.line(append(s.pending, '\n'), s.stderr)
+		s.pending = nil
+	}
+}

@@ -1,0 +1,289 @@
+package runtime
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/templates"
+)
+
+// fakesDir holds the fake agent CLIs of cmd/cairn's end-to-end tests.
+var fakesDir = filepath.Join("..", "cmd", "cairn", "testdata", "fakes")
+
+// sessionFixture is a session step ready to run: a git worktree, a run
+// folder, the fakes on PATH, and their log and answers.
+type sessionFixture struct {
+	sc      *StepContext
+	log     string
+	answers string
+}
+
+func newSessionFixture(t *testing.T, step string) *sessionFixture {
+	t.Helper()
+	root := t.TempDir()
+	bin := filepath.Join(root, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"fake.bash", "claude", "codex", "gemini", "opencode"} {
+		b, err := os.ReadFile(filepath.Join(fakesDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(bin, name), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := &sessionFixture{log: filepath.Join(root, "fakelog"), answers: filepath.Join(root, "answers")}
+	if err := os.MkdirAll(f.answers, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("FAKE_LOG", f.log)
+	t.Setenv("FAKE_ANSWERS", f.answers)
+	t.Setenv("FAKE_FAIL", "")
+	t.Setenv("FAKE_SLEEP", "")
+
+	wt := filepath.Join(root, "worktree")
+	if out, err := exec.Command("git", "init", "-q", wt).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	run := filepath.Join(root, "runs", "hunt_2026-01-01T000000Z")
+	for _, d := range []string{"results", "traces"} {
+		if err := os.MkdirAll(filepath.Join(run, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := &StepContext{
+		RunDir:       run,
+		ResultFile:   filepath.Join(run, "results", step+".md"),
+		TraceFile:    filepath.Join(run, "traces", step+".jsonl"),
+		Step:         &ir.PlanStep{Name: step},
+		Worktree:     wt,
+		WorktreeKind: "throwaway",
+		Earlier:      []Earlier{{Step: "tests-pass", Path: filepath.Join(run, "results", "tests-pass.md")}},
+		Directive:    "Only the parser.",
+	}
+	sc.Env = StepEnv(os.Environ(), sc, filepath.Join(run, "results"), nil)
+	f.sc = sc
+	return f
+}
+
+// setEnv sets one variable of the step's environment.
+func (f *sessionFixture) setEnv(name, value string) {
+	f.sc.Env = mergeEnv(f.sc.Env, []ir.PlanEnv{{Name: name, Value: value}}, nil)
+}
+
+// read returns a file the fake recorded for its call n.
+func (f *sessionFixture) read(t *testing.T, name string, n int, file string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(f.log, name+"."+strconv.Itoa(n), file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func session(harnessName, model, effort string, turns int) *ir.PlanAction {
+	return &ir.PlanAction{
+		Kind:     ir.Session,
+		Prompt:   "Say hello.\n",
+		Harness:  &ir.Setting{Value: harnessName, Source: ir.FromStep},
+		Model:    &ir.Setting{Value: model, Source: ir.FromStep},
+		Effort:   &ir.Setting{Value: effort, Source: ir.FromStep},
+		MaxTurns: &ir.IntSetting{Value: turns, Source: ir.FromDefault},
+	}
+}
+
+func TestRunSessionFakes(t *testing.T) {
+	for _, tc := range []struct {
+		harness, model, effort string
+		// flags are argv items the fake must have been given.
+		flags []string
+		// failCause is the cause when FAKE_FAIL names the fake; failExit
+		// its exit code.
+		failCause string
+		failExit  int
+	}{
+		{"claude", "opus", "high", []string{"--model\nopus\n", "--effort\nhigh\n", "--max-turns\n30\n"},
+			"Not logged in · Please run /login", 1},
+		{"codex", "gpt-5-codex", "max", []string{"-m\ngpt-5-codex\n", "-c\nmodel_reasoning_effort=xhigh\n", "--sandbox\nworkspace-write\n"},
+			"unexpected status 401 Unauthorized: Missing bearer or basic authentication in header", 1},
+		{"gemini", "gemini-2.5-pro", "", []string{"-m\ngemini-2.5-pro\n", "--approval-mode\nauto_edit\n"},
+			"Please set an Auth method in your ", 41},
+		{"opencode", "anthropic/claude-sonnet-4-5", "low", []string{"-m\nanthropic/claude-sonnet-4-5\n", "--variant\nminimal\n", "--auto\n"},
+			"Unexpected server error. Check server logs for details.", 1},
+	} {
+		t.Run(tc.harness, func(t *testing.T) {
+			f := newSessionFixture(t, "hunt-"+tc.harness)
+			h, _ := harness.NewRegistry(nil).Lookup(tc.harness)
+			a := session(tc.harness, tc.model, tc.effort, 30)
+			answer := "Found 2 bugs:\n1. parse/toml.go:88 \"off by one\"\n"
+			if err := os.WriteFile(filepath.Join(f.answers, tc.harness+".hunt-"+tc.harness), []byte(answer), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			skill := filepath.Join(f.sc.Worktree, ".agents", "skills", "bug-hunt", "SKILL.md")
+
+			r := RunSession(context.Background(), f.sc, a, h, skill)
+			if r.Failed || r.ExitCode != 0 {
+				t.Fatalf("RunSession failed: %+v", r)
+			}
+			if r.Result != strings.TrimSpace(answer) {
+				t.Errorf("Result = %q; want %q", r.Result, answer)
+			}
+			want, err := templates.SessionPrompt(sessionData(f.sc, a, skill))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range []string{"step `hunt-" + tc.harness + "` of the cairn process `hunt`", skill, "Only the parser.", "tests-pass.md", "Say hello."} {
+				if !strings.Contains(want, s) {
+					t.Errorf("prompt lacks %q:\n%s", s, want)
+				}
+			}
+			argv := f.read(t, tc.harness, 1, "argv")
+			for _, flag := range tc.flags {
+				if !strings.Contains(argv, flag) {
+					t.Errorf("argv lacks %q:\n%s", flag, argv)
+				}
+			}
+			stdin := f.read(t, tc.harness, 1, "stdin")
+			if h.PromptOnStdin() {
+				if stdin != want {
+					t.Errorf("stdin is not the prompt:\n%s", stdin)
+				}
+			} else if stdin != "" || !strings.Contains(argv, want) {
+				t.Errorf("the prompt is not in the argv alone:\nstdin %q\nargv %s", stdin, argv)
+			}
+			if cwd := strings.TrimSpace(f.read(t, tc.harness, 1, "cwd")); cwd != f.sc.Worktree {
+				t.Errorf("cwd = %q; want %q", cwd, f.sc.Worktree)
+			}
+			if env := f.read(t, tc.harness, 1, "env"); !strings.Contains(env, "CAIRN_STEP=hunt-"+tc.harness+"\n") ||
+				!strings.Contains(env, "CAIRN_WORKTREE="+f.sc.Worktree+"\n") {
+				t.Errorf("env lacks the step's CAIRN_* variables:\n%s", env)
+			}
+			if r.Trace != f.sc.TraceFile {
+				t.Errorf("Trace = %q; want %q", r.Trace, f.sc.TraceFile)
+			}
+			trace, err := os.ReadFile(f.sc.TraceFile)
+			if err != nil || !strings.Contains(string(trace), "parse/toml.go:88") {
+				t.Errorf("trace %v:\n%s", err, trace)
+			}
+
+			f.setEnv("FAKE_FAIL", tc.harness)
+			r = RunSession(context.Background(), f.sc, a, h, skill)
+			if !r.Failed || !strings.HasPrefix(r.Cause, tc.failCause) || r.ExitCode != tc.failExit {
+				t.Errorf("with FAKE_FAIL: %+v; want cause %q, exit %d", r, tc.failCause, tc.failExit)
+			}
+			again, err := os.ReadFile(f.sc.TraceFile)
+			if err != nil || len(again) <= len(trace) || !strings.HasPrefix(string(again), string(trace)) {
+				t.Errorf("the second session's output is not appended to the trace:\n%s", again)
+			}
+		})
+	}
+}
+
+func TestRunSessionTraceMarksStderr(t *testing.T) {
+	f := newSessionFixture(t, "ask")
+	f.setEnv("FAKE_FAIL", "gemini")
+	h, _ := harness.NewRegistry(nil).Lookup("gemini")
+	r := RunSession(context.Background(), f.sc, session("gemini", "", "", 20), h, "")
+	if !r.Failed || r.ExitCode != 41 {
+		t.Fatalf("RunSession: %+v", r)
+	}
+	trace, err := os.ReadFile(f.sc.TraceFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(trace), `{"stderr":"  \"error\": {"}`+"\n") {
+		t.Errorf("stderr is not marked in the trace:\n%s", trace)
+	}
+}
+
+func TestRunSessionTimeout(t *testing.T) {
+	f := newSessionFixture(t, "slow")
+	f.setEnv("FAKE_SLEEP", "60")
+	f.sc.Timeout = 100 * time.Millisecond
+	h, _ := harness.NewRegistry(nil).Lookup("claude")
+	start := time.Now()
+	r := RunSession(context.Background(), f.sc, session("claude", "", "", 20), h, "")
+	if !r.Failed || r.Cause != "timed out after 100ms" {
+		t.Errorf("RunSession: %+v; want a timeout", r)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("the timed-out session took %s", d)
+	}
+}
+
+func TestRunSessionCannotStart(t *testing.T) {
+	f := newSessionFixture(t, "ask")
+	f.setEnv("PATH", t.TempDir())
+	h, _ := harness.NewRegistry(nil).Lookup("claude")
+	r := RunSession(context.Background(), f.sc, session("claude", "", "", 20), h, "")
+	if want := `harness "claude" cannot start: "claude" not found on PATH`; !r.Failed || r.Cause != want {
+		t.Errorf("RunSession: %+v; want cause %q", r, want)
+	}
+}
+
+func TestRunSessionCustom(t *testing.T) {
+	f := newSessionFixture(t, "ask")
+	var cmd ir.Strings
+	cmd.Set = true
+	for _, s := range []string{"bash", "-c", `cat; echo "model {{.Model}}"; [ -z "$BOT_FAIL" ] || { echo "bot: $BOT_FAIL" >&2; exit 3; }`} {
+		cmd.Value = append(cmd.Value, ir.Field[string]{Value: s, Set: true})
+	}
+	reg := harness.NewRegistry(&config.Config{Harnesses: []config.Harness{{Name: "bot", Command: cmd}}})
+	h, _ := reg.Lookup("bot")
+	a := session("bot", "m1", "", 20)
+	a.Prompt = ""
+	r := RunSession(context.Background(), f.sc, a, h, "/skills/x/SKILL.md")
+	if r.Failed || !strings.Contains(r.Result, "Read the skill file `/skills/x/SKILL.md`") || !strings.HasSuffix(r.Result, "model m1") {
+		t.Errorf("RunSession: %+v", r)
+	}
+	f.setEnv("BOT_FAIL", "no model m1")
+	r = RunSession(context.Background(), f.sc, a, h, "/skills/x/SKILL.md")
+	if !r.Failed || r.Cause != "bot: no model m1" || r.ExitCode != 3 {
+		t.Errorf("RunSession: %+v", r)
+	}
+}
+
+func TestLookPathIn(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "tool")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "plain"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		env        []string
+		file, want string
+		err        string
+	}{
+		{env: []string{"PATH=/nowhere:" + dir}, file: "tool", want: exe},
+		{env: []string{"PATH=" + dir, "PATH=/nowhere"}, file: "tool", err: `"tool" not found on PATH`},
+		{env: []string{"HOME=/"}, file: "tool", err: `"tool" not found on PATH`},
+		{env: []string{"PATH=" + dir}, file: "plain", err: `"plain" not found on PATH`},
+		{file: "./tool", want: exe},
+		{file: exe, want: exe},
+		{file: "./plain", err: "not an executable file"},
+		{file: "./missing", err: "no such file or directory"},
+	} {
+		got, err := lookPathIn(tc.env, dir, tc.file)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("lookPathIn(%q, %q) error %v; want %q", tc.env, tc.file, err, tc.err)
+		case tc.err == "" && (err != nil || got != tc.want):
+			t.Errorf("lookPathIn(%q, %q) = %q, %v; want %q", tc.env, tc.file, got, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,711 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// Worktree is a worktree a run's steps work in (§7.4). Path is absolute.
+// Base is the commit it started from: the resolved base branch of a
+// throwaway, HEAD at the start for a checkout ("" in a repository with no
+// commits).
+type Worktree struct {
+	Name string
+	Kind string
+	Path string
+	Base string
+}
+
+// Worktrees are the worktrees of one run, opened before its first step and
+// closed after its last.
+type Worktrees struct {
+	repoRoot string
+	// runDir is $CAIRN_HOME/worktrees/RUN, the parent of the throwaways.
+	runDir string
+	lock   string
+	list   []Worktree
+
+	mu sync.Mutex
+	// removed holds the throwaways already gone, so a second Close only
+	// retries what the first could not do.
+	removed map[string]bool
+}
+
+// cairnExcludes are cairn's own files in a worktree: copied skills, the
+// issue, and in commit mode the run-folder locks. They are excluded from git
+// so they never make a tree dirty nor get committed.
+var cairnExcludes = []string{
+	"/.cairn/skills/",
+	"/.cairn-issue.md",
+	"/.cairn/runs/*/.lock",
+}
+
+// dirtyNamed is how many uncommitted files a refused checkout names.
+const dirtyNamed = 5
+
+// OpenWorktrees creates the run's worktrees, serially, before the first step
+// (§7.4). Each base branch is resolved once, locally (nothing is fetched):
+// a local branch of that name, else origin's, else any revision git
+// understands; "" means HEAD. A throwaway is added detached at its base
+// under home/worktrees/RUN/NAME; git worktree add and remove are serialised
+// per repository across processes by a lock in home/locks. A checkout is
+// the repository's own working tree, refused when it has uncommitted
+// changes. Issue-branch worktrees are refused: they come with issue runs. On
+// an error, whatever was created is removed before returning.
+func OpenWorktrees(ctx context.Context, repoRoot, commonDir, home, run string, plan []ir.PlanWorktree) (*Worktrees, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("create worktrees: %w", err)
+	}
+	if !validRunName(run) {
+		return nil, fmt.Errorf("create worktrees: invalid run name %q", run)
+	}
+	seen := map[string]bool{}
+	var throwaways, checkouts int
+	for _, p := range plan {
+		if !ir.ValidName(p.Name) {
+			return nil, fmt.Errorf("create worktree %q: worktree names match [a-z0-9][a-z0-9-]*", p.Name)
+		}
+		if seen[p.Name] {
+			return nil, fmt.Errorf("create worktree %q: the plan names it twice", p.Name)
+		}
+		seen[p.Name] = true
+		switch p.Kind {
+		case ir.Throwaway:
+			throwaways++
+		case ir.Checkout:
+			checkouts++
+		case ir.IssueBranch:
+			return nil, fmt.Errorf("create worktree %q: issue-branch worktrees come with issue runs (cairn run NAME issue N), which are not supported yet", p.Name)
+		default:
+			return nil, fmt.Errorf("create worktree %q: unknown kind %q; want %s", p.Name, p.Kind, ir.OneOf([]string{ir.Throwaway, ir.Checkout, ir.IssueBranch}))
+		}
+	}
+	root, err := filepath.Abs(repoRoot)
+	if err != nil {
+		return nil, fmt.Errorf("create worktrees: %w", err)
+	}
+	home, err = filepath.Abs(home)
+	if err != nil {
+		return nil, fmt.Errorf("create worktrees: %w", err)
+	}
+	w := &Worktrees{
+		repoRoot: root,
+		runDir:   filepath.Join(home, "worktrees", run),
+		lock:     worktreeLockPath(home, commonDir),
+		removed:  map[string]bool{},
+	}
+	if len(plan) == 0 {
+		return w, nil
+	}
+	bases, err := resolveBases(root, plan)
+	if err != nil {
+		return nil, err
+	}
+	if checkouts > 0 {
+		if err := checkClean(root, plan); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.create(ctx, plan, bases, throwaways > 0); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// validRunName accepts run-folder names (PROCESS_YYYY-MM-DDTHHMMSSZ[-N]):
+// one path element of letters, digits, '-', '_' and '.', not starting with
+// a dot.
+func validRunName(run string) bool {
+	if run == "" || run[0] == '.' {
+		return false
+	}
+	for i := 0; i < len(run); i++ {
+		c := run[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// resolveBases resolves the base of every worktree to a commit, with one git
+// process: a base branch B is refs/heads/B, else refs/remotes/origin/B (as
+// check's Repo.Base chose it), else whatever git makes of B; "" and "HEAD"
+// are HEAD. A checkout's base is HEAD, and may be missing in a repository
+// with no commits.
+func resolveBases(root string, plan []ir.PlanWorktree) (map[string]string, error) {
+	candidates := func(base string) []string {
+		if base == "" || base == "HEAD" {
+			return []string{"HEAD"}
+		}
+		return []string{"refs/heads/" + base, "refs/remotes/origin/" + base, base}
+	}
+	// HEAD is always asked: when it names no commit either, the repository
+	// has none, and the error says so.
+	queries := []string{"HEAD"}
+	asked := map[string]bool{"HEAD": true}
+	for _, p := range plan {
+		base := p.Base
+		if p.Kind == ir.Checkout {
+			base = ""
+		}
+		if strings.ContainsAny(base, "\n\x00") {
+			return nil, fmt.Errorf("resolve the base of worktree %q: invalid branch name %q", p.Name, base)
+		}
+		for _, c := range candidates(base) {
+			if !asked[c] {
+				asked[c] = true
+				queries = append(queries, c)
+			}
+		}
+	}
+	var in strings.Builder
+	for _, q := range queries {
+		in.WriteString(q + "^{commit}\n")
+	}
+	out, err := gitOutput(root, nil, strings.NewReader(in.String()), "cat-file", "--batch-check=%(objectname) %(objecttype)")
+	if err != nil {
+		return nil, fmt.Errorf("resolve the worktrees' base branches: %w", err)
+	}
+	// One line per query, in order: "OID commit", or "QUERY missing" (or
+	// "ambiguous") when it names no commit.
+	found := map[string]string{}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	for i, q := range queries {
+		if i < len(lines) {
+			if f := strings.Fields(lines[i]); len(f) == 2 && f[1] == "commit" {
+				found[q] = f[0]
+			}
+		}
+	}
+	bases := map[string]string{}
+	for _, p := range plan {
+		base := p.Base
+		if p.Kind == ir.Checkout {
+			base = ""
+		}
+		if _, done := bases[base]; done {
+			continue
+		}
+		for _, c := range candidates(base) {
+			if sha := found[c]; sha != "" {
+				bases[base] = sha
+				break
+			}
+		}
+		if bases[base] != "" || p.Kind == ir.Checkout {
+			continue
+		}
+		if found["HEAD"] == "" {
+			return nil, fmt.Errorf("resolve the base of worktree %q: the repository at %s has no commits yet; cairn starts worktrees from a commit, so commit something first", p.Name, root)
+		}
+		return nil, fmt.Errorf("resolve the base of worktree %q: branch %q is neither a local branch nor %q (cairn never fetches)", p.Name, base, "origin/"+base)
+	}
+	return bases, nil
+}
+
+// checkClean refuses a working tree with uncommitted changes, tracked or
+// not, for the checkout worktree in plan. cairn's own files are excluded
+// first, so a previous run's copied skills never count.
+func checkClean(root string, plan []ir.PlanWorktree) error {
+	name := ""
+	for _, p := range plan {
+		if p.Kind == ir.Checkout {
+			name = p.Name
+			break
+		}
+	}
+	if err := ExcludeCairnFiles(root); err != nil {
+		return fmt.Errorf("checkout worktree %q: %w", name, err)
+	}
+	out, err := gitOutput(root, nil, nil, "status", "--porcelain", "-z", "--untracked-files=normal")
+	if err != nil {
+		return fmt.Errorf("checkout worktree %q: %w", name, err)
+	}
+	var files []string
+	entries := strings.Split(out, "\x00")
+	for i := 0; i < len(entries); i++ {
+		e := entries[i]
+		if len(e) < 4 {
+			continue
+		}
+		files = append(files, e[3:])
+		if e[0] == 'R' || e[0] == 'C' {
+			// A rename or copy is followed by its source.
+			i++
+		}
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	named := make([]string, 0, dirtyNamed)
+	for _, f := range files[:min(len(files), dirtyNamed)] {
+		named = append(named, fmt.Sprintf("%q", f))
+	}
+	list := strings.Join(named, ", ")
+	if more := len(files) - len(named); more > 0 {
+		list += fmt.Sprintf(" and %d more", more)
+	}
+	return fmt.Errorf("checkout worktree %q: the working tree at %s has uncommitted changes (%s); commit or stash them first", name, root, list)
+}
+
+// create lists the plan's worktrees in order, adding the throwaways one
+// after another while holding the repository's worktree lock. On an error
+// it removes those it added.
+func (w *Worktrees) create(ctx context.Context, plan []ir.PlanWorktree, bases map[string]string, throwaways bool) error {
+	w.list = make([]Worktree, 0, len(plan))
+	if throwaways {
+		if err := os.MkdirAll(w.runDir, 0o700); err != nil {
+			return fmt.Errorf("create worktrees: %w", err)
+		}
+		// git records the path it is given; a canonical one keeps `git
+		// worktree list` and the steps' CAIRN_WORKTREE in agreement.
+		runDir, err := filepath.EvalSymlinks(w.runDir)
+		if err != nil {
+			return fmt.Errorf("create worktrees: %w", err)
+		}
+		w.runDir = runDir
+		unlock, err := lockWorktrees(w.lock)
+		if err != nil {
+			_ = w.removeRunDir()
+			return fmt.Errorf("create worktrees: %w", err)
+		}
+		defer unlock()
+	}
+	fail := func(name string, err error) error {
+		w.removeAdded()
+		return fmt.Errorf("create worktree %q: %w", name, err)
+	}
+	for _, p := range plan {
+		if p.Kind == ir.Checkout {
+			w.list = append(w.list, Worktree{Name: p.Name, Kind: p.Kind, Path: w.repoRoot, Base: bases[""]})
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return fail(p.Name, err)
+		}
+		wt := Worktree{Name: p.Name, Kind: p.Kind, Path: filepath.Join(w.runDir, p.Name), Base: bases[p.Base]}
+		// git adds into an empty folder; making it first gives it the
+		// owner-only mode of everything under $CAIRN_HOME.
+		if err := os.Mkdir(wt.Path, 0o700); err != nil {
+			return fail(p.Name, err)
+		}
+		if _, err := gitOutput(w.repoRoot, nil, nil, "worktree", "add", "--quiet", "--detach", wt.Path, wt.Base); err != nil {
+			_ = os.Remove(wt.Path)
+			return fail(p.Name, err)
+		}
+		w.list = append(w.list, wt)
+	}
+	return nil
+}
+
+// removeAdded removes the throwaways of a failed open. The caller holds the
+// worktree lock; nothing in them is worth a patch yet.
+func (w *Worktrees) removeAdded() {
+	for _, wt := range w.list {
+		if wt.Kind == ir.Throwaway {
+			_ = removeWorktree(w.repoRoot, wt.Path)
+		}
+	}
+	w.list = nil
+	_, _ = gitOutput(w.repoRoot, nil, nil, "worktree", "prune")
+	_ = w.removeRunDir()
+}
+
+// removeRunDir removes home/worktrees/RUN when it is empty: whatever else is
+// left there is not this run's to delete.
+func (w *Worktrees) removeRunDir() error {
+	err := os.Remove(w.runDir)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return fmt.Errorf("remove %s: %w", w.runDir, err)
+}
+
+// Get returns the worktree named name.
+func (w *Worktrees) Get(name string) (Worktree, bool) {
+	if w == nil {
+		return Worktree{}, false
+	}
+	for _, wt := range w.list {
+		if wt.Name == name {
+			return wt, true
+		}
+	}
+	return Worktree{}, false
+}
+
+// All returns the run's worktrees in plan order.
+func (w *Worktrees) All() []Worktree {
+	if w == nil {
+		return nil
+	}
+	return append([]Worktree(nil), w.list...)
+}
+
+// Close ends the run's throwaway worktrees, whatever happened in the run:
+// each one's changes since its base — commits, tracked and untracked files,
+// binary ones too — are saved as runDir/worktrees/NAME.patch (no file when
+// nothing changed), then it is removed, and home/worktrees/RUN with it.
+// Every worktree is tried; the errors are joined. A worktree whose changes
+// could not be saved is left in place, and the error names its path, so no
+// work is lost. Checkout worktrees are left alone. A second call retries only
+// what the first could not do.
+func (w *Worktrees) Close(runDir string) error {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var open []Worktree
+	for _, wt := range w.list {
+		if wt.Kind == ir.Throwaway && !w.removed[wt.Name] {
+			open = append(open, wt)
+		}
+	}
+	if len(open) == 0 {
+		return w.removeRunDir()
+	}
+	// Saving touches only each worktree's own files and a temporary index,
+	// so the worktrees are saved together.
+	saveErrs := make([]error, len(open))
+	var wg sync.WaitGroup
+	for i, wt := range open {
+		wg.Go(func() { saveErrs[i] = savePatch(wt, runDir) })
+	}
+	wg.Wait()
+
+	var errs []error
+	unlock, err := lockWorktrees(w.lock)
+	if err != nil {
+		return fmt.Errorf("remove worktrees: %w; they are left in %s", err, w.runDir)
+	}
+	for i, wt := range open {
+		if saveErrs[i] != nil {
+			errs = append(errs, fmt.Errorf("save the changes of worktree %q: %w; it is left at %s", wt.Name, saveErrs[i], wt.Path))
+			continue
+		}
+		if err := removeWorktree(w.repoRoot, wt.Path); err != nil {
+			errs = append(errs, fmt.Errorf("remove worktree %q: %w", wt.Name, err))
+			continue
+		}
+		w.removed[wt.Name] = true
+	}
+	if _, err := gitOutput(w.repoRoot, nil, nil, "worktree", "prune"); err != nil {
+		errs = append(errs, fmt.Errorf("remove worktrees: %w", err))
+	}
+	unlock()
+	if len(errs) == 0 {
+		errs = append(errs, w.removeRunDir())
+	}
+	return errors.Join(errs...)
+}
+
+// savePatch writes wt's changes since its base to runDir/worktrees/NAME.patch:
+// everything in the folder that git does not ignore is added to a
+// temporary index, which is diffed against the base. No file is left when
+// nothing changed; nothing is saved when the folder is already gone.
+func savePatch(wt Worktree, runDir string) error {
+	if _, err := os.Lstat(wt.Path); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	tmp, err := os.MkdirTemp("", "cairn-index-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	index := filepath.Join(tmp, "index")
+	// Starting from the worktree's own index lets git add skip the files
+	// whose stat data has not changed; without it git hashes every file.
+	if gitDir, err := worktreeGitDir(wt.Path); err == nil {
+		_ = copyFile(filepath.Join(gitDir, "index"), index)
+	}
+	env := []string{"GIT_INDEX_FILE=" + index}
+	if _, err := gitOutput(wt.Path, env, nil, "add", "--all"); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(tmp, "patch"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	// The user's diff settings must not change what git apply reads.
+	cmd := gitCommand(wt.Path, env, "diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "--no-textconv",
+		"--no-relative", "--submodule=short", "--src-prefix=a/", "--dst-prefix=b/", wt.Base, "--")
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = f, &stderr
+	runErr := cmd.Run()
+	size, _ := f.Seek(0, io.SeekCurrent)
+	if err := f.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr != nil {
+		return gitFailure(cmd.Args[3:], stderr.String(), runErr)
+	}
+	if size == 0 {
+		return nil
+	}
+	if runDir == "" {
+		return errors.New("no run folder to save them in")
+	}
+	dir := filepath.Join(runDir, "worktrees")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return moveFile(f.Name(), filepath.Join(dir, wt.Name+".patch"))
+}
+
+// moveFile moves src to dst, copying when they are on different file
+// systems; dst appears whole or not at all.
+func moveFile(src, dst string) error {
+	if err := os.Rename(src, dst); err == nil {
+		return nil
+	}
+	tmp := dst + ".tmp"
+	if err := copyFile(src, tmp); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// removeWorktree removes the worktree at path. When git cannot (the folder
+// was already deleted, or is no worktree any more), the folder is deleted
+// and a later `git worktree prune` forgets it.
+func removeWorktree(root, path string) error {
+	if _, err := gitOutput(root, nil, nil, "worktree", "remove", "--force", path); err == nil {
+		return nil
+	}
+	return os.RemoveAll(path)
+}
+
+// worktreeGitDir reads the git dir of the linked worktree at path from its
+// .git file ("gitdir: DIR").
+func worktreeGitDir(path string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(path, ".git"))
+	if err != nil {
+		return "", err
+	}
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if !ok {
+		return "", fmt.Errorf("%s: no gitdir line", filepath.Join(path, ".git"))
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(path, dir)
+	}
+	return dir, nil
+}
+
+// copyFile copies the regular file src to dst, created owner-only.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// worktreeLockPath is the lock that serialises git worktree add and remove
+// in the repository whose git common dir is commonDir, across processes:
+// git 2.39's parallel adds race.
+func worktreeLockPath(home, commonDir string) string {
+	sum := sha256.Sum256([]byte(commonDir))
+	return filepath.Join(home, LocksDir, "worktrees-"+hex.EncodeToString(sum[:])[:16]+".lock")
+}
+
+// lockWorktrees takes the worktree lock at path (lock.go's flock), waiting
+// for another holder, and returns its release.
+func lockWorktrees(path string) (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	f, err := lockPath(path, true)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// InstallSkill copies a home or built-in skill into a worktree for a
+// session, as PATH/.cairn/skills/NAME/SKILL.md, and makes sure cairn's own
+// files are excluded from git there, so the copy never makes the tree dirty
+// nor gets committed. It returns the copy's absolute path. A symlink on the
+// way is refused: the repository's content must not steer where cairn
+// writes.
+func InstallSkill(wt Worktree, name string, body []byte) (string, error) {
+	if !ir.ValidName(name) {
+		return "", fmt.Errorf("install skill %q: skill names match [a-z0-9][a-z0-9-]*", name)
+	}
+	if err := ExcludeCairnFiles(wt.Path); err != nil {
+		return "", fmt.Errorf("install skill %q in worktree %q: %w", name, wt.Name, err)
+	}
+	dir := wt.Path
+	for _, elem := range []string{".cairn", "skills", name} {
+		dir = filepath.Join(dir, elem)
+		if err := mkdirNoLink(dir); err != nil {
+			return "", fmt.Errorf("install skill %q in worktree %q: %w", name, wt.Name, err)
+		}
+	}
+	f, err := os.CreateTemp(dir, ".SKILL.md-")
+	if err != nil {
+		return "", fmt.Errorf("install skill %q in worktree %q: %w", name, wt.Name, err)
+	}
+	_, err = f.Write(body)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	path := filepath.Join(dir, "SKILL.md")
+	if err == nil {
+		// A rename replaces a symlink at path rather than writing through it.
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return "", fmt.Errorf("install skill %q in worktree %q: %w", name, wt.Name, err)
+	}
+	return path, nil
+}
+
+// mkdirNoLink makes sure dir is a real folder, creating it when missing and
+// refusing a symlink or a file.
+func mkdirNoLink(dir string) error {
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		fi, err = os.Lstat(dir)
+		if err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symlink; refusing to write through it", dir)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder", dir)
+	}
+	return nil
+}
+
+// excludeMu serialises this process's edits of exclude files: parallel
+// sessions install skills into worktrees that share one.
+var excludeMu sync.Mutex
+
+// ExcludeCairnFiles makes sure cairn's own files (copied skills,
+// .cairn-issue.md, run-folder locks) are excluded from git in the
+// repository or worktree at dir, by appending what is missing to the file
+// `git rev-parse --git-path info/exclude` names (shared by all worktrees of
+// a repository).
+func ExcludeCairnFiles(dir string) error {
+	out, err := gitOutput(dir, nil, nil, "rev-parse", "--path-format=absolute", "--git-path", "info/exclude")
+	if err != nil {
+		return fmt.Errorf("exclude cairn's files from git: %w", err)
+	}
+	path := strings.TrimRight(out, "\n")
+	excludeMu.Lock()
+	defer excludeMu.Unlock()
+	have, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("exclude cairn's files from git: %w", err)
+	}
+	present := map[string]bool{}
+	for _, line := range strings.Split(string(have), "\n") {
+		present[strings.TrimSpace(line)] = true
+	}
+	var add strings.Builder
+	for _, pattern := range cairnExcludes {
+		if !present[pattern] {
+			if add.Len() == 0 {
+				if len(have) > 0 && have[len(have)-1] != '\n' {
+					add.WriteByte('\n')
+				}
+				add.WriteString("# cairn's own files: copied skills, the issue, run locks\n")
+			}
+			add.WriteString(pattern + "\n")
+		}
+	}
+	if add.Len() == 0 {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("exclude cairn's files from git: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("exclude cairn's files from git: %w", err)
+	}
+	_, err = f.WriteString(add.String())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("exclude cairn's files from git: %w", err)
+	}
+	return nil
+}
+
+// gitCommand is git run in dir, with env added to cairn's environment.
+func gitCommand(dir string, env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	return cmd
+}
+
+// gitOutput runs git in dir with env added and stdin (none when nil), and
+// returns its stdout. Its error carries the first line git wrote to stderr.
+func gitOutput(dir string, env []string, stdin io.Reader, args ...string) (string, error) {
+	cmd := gitCommand(dir, env, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", gitFailure(args, stderr.String(), err)
+	}
+	return stdout.String(), nil
+}
+
+// gitFailure words a failed git command in one line: the command and the
+// first line it wrote to stderr, else how it ended.
+func gitFailure(args []string, stderr string, err error) error {
+	msg := strings.TrimSpace(stderr)
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	if msg == "" {
+		msg = err.Error()
+	}
+	return fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+}

@@ -1,0 +1,320 @@
+package templates
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// RunList is what `cairn status` shows: runs, newest first, and the runs
+// the activity log says were skipped, oldest first.
+type RunList struct {
+	Runs    []RunLine
+	Skipped []SkippedLine
+	// Now is when the list was made: a running run's duration runs to it.
+	Now time.Time
+	// Scope words whose runs these are, for the line saying there are
+	// none: "of this repository", or "" for every run.
+	Scope string
+}
+
+// RunLine is one run in `cairn status`. Error is set, and the rest but Name
+// and Dir empty, when the run's record cannot be read.
+type RunLine struct {
+	Name    string      `json:"name"`
+	Process string      `json:"process"`
+	Status  string      `json:"status"`
+	Start   time.Time   `json:"start"`
+	End     *time.Time  `json:"end"`
+	Steps   StepCounts  `json:"steps"`
+	Failure *RunFailure `json:"failure"`
+	Dir     string      `json:"dir"`
+	Error   string      `json:"error,omitempty"`
+}
+
+// StepCounts counts a run's steps by outcome; Total counts them all,
+// pending and running ones included.
+type StepCounts struct {
+	Total       int `json:"total"`
+	Succeeded   int `json:"succeeded"`
+	Failed      int `json:"failed"`
+	Skipped     int `json:"skipped"`
+	Cancelled   int `json:"cancelled"`
+	Interrupted int `json:"interrupted"`
+}
+
+// Done is how many steps have an outcome.
+func (c StepCounts) Done() int {
+	return c.Succeeded + c.Failed + c.Skipped + c.Cancelled + c.Interrupted
+}
+
+// RunFailure is a run's first failed step and why it failed.
+type RunFailure struct {
+	Step  string `json:"step"`
+	Cause string `json:"cause"`
+}
+
+// SkippedLine is a run that was skipped: a Pass while another ran.
+type SkippedLine struct {
+	Time    time.Time `json:"time"`
+	Process string    `json:"process"`
+	Reason  string    `json:"reason"`
+}
+
+// The statuses `cairn status` gives a section of their own, before the
+// others.
+const (
+	statusRunning    = "running"
+	statusCrashed    = "crashed"
+	statusUnreadable = "unreadable"
+)
+
+// WriteText writes the list for a human: the running runs, the crashed
+// ones, then the others, each under its heading, one aligned line per run
+// (name, process, status, start, duration, steps done of all, first
+// failure); then the skipped runs.
+func (l *RunList) WriteText(w io.Writer, st Style) error {
+	var b strings.Builder
+	if len(l.Runs) == 0 && len(l.Skipped) == 0 {
+		fmt.Fprintf(&b, "%s\n", strings.TrimSpace("no runs "+l.Scope))
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	rows := make([][]string, len(l.Runs))
+	for i, r := range l.Runs {
+		rows[i] = l.row(r)
+	}
+	lines := columns(rows)
+	sections := []struct {
+		title string
+		match func(RunLine) bool
+	}{
+		{"running", func(r RunLine) bool { return r.Status == statusRunning }},
+		{"crashed", func(r RunLine) bool { return r.Status == statusCrashed }},
+		{"recent", func(r RunLine) bool { return r.Status != statusRunning && r.Status != statusCrashed }},
+	}
+	for _, sec := range sections {
+		var body []string
+		for i, r := range l.Runs {
+			if sec.match(r) {
+				body = append(body, lines[i])
+			}
+		}
+		writeSection(&b, st, sec.title, body)
+	}
+	skipped := make([][]string, 0, len(l.Skipped))
+	for _, s := range l.Skipped {
+		skipped = append(skipped, []string{clock(s.Time), orDash(s.Process), s.Reason})
+	}
+	writeSection(&b, st, "skipped", columns(skipped))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeSection writes a heading and its indented lines, after a blank line
+// when something came before; nothing when there are no lines.
+func writeSection(b *strings.Builder, st Style, title string, lines []string) {
+	if len(lines) == 0 {
+		return
+	}
+	if b.Len() > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString(st.paint(ansiBold, title) + "\n")
+	for _, line := range lines {
+		b.WriteString("  " + line + "\n")
+	}
+}
+
+// row is the columns of one run's line.
+func (l *RunList) row(r RunLine) []string {
+	if r.Error != "" {
+		return []string{r.Name, "-", statusUnreadable, "-", "-", "-", r.Error}
+	}
+	duration := "-"
+	switch {
+	case r.End != nil:
+		duration = FormatDuration(r.End.Sub(r.Start))
+	case r.Status == statusRunning:
+		duration = FormatDuration(l.Now.Sub(r.Start))
+	}
+	row := []string{r.Name, r.Process, r.Status, clock(r.Start), duration,
+		fmt.Sprintf("%d/%d steps", r.Steps.Done(), r.Steps.Total)}
+	if r.Failure != nil {
+		row = append(row, failureText(r.Failure))
+	}
+	return row
+}
+
+// failureText is "STEP: CAUSE", or the step alone when no cause was given.
+func failureText(f *RunFailure) string {
+	if f.Cause == "" {
+		return f.Step
+	}
+	return f.Step + ": " + f.Cause
+}
+
+type jsonRunList struct {
+	Version int           `json:"version"`
+	Runs    []RunLine     `json:"runs"`
+	Skipped []SkippedLine `json:"skipped"`
+}
+
+// WriteJSON writes the list as one JSON document:
+// {"version":1,"runs":[{"name","process","status","start","end","steps":{…},
+// "failure":{"step","cause"}|null,"dir"}],"skipped":[{"time","process",
+// "reason"}]}, arrays always present; indented for a person at a terminal.
+func (l *RunList) WriteJSON(w io.Writer, indent bool) error {
+	return writeJSON(w, jsonRunList{
+		Version: ReportVersion,
+		Runs:    nonNil(l.Runs),
+		Skipped: nonNil(l.Skipped),
+	}, indent)
+}
+
+// RunShow is one run as `cairn show` shows it.
+type RunShow struct {
+	Name      string
+	Dir       string
+	Process   string
+	File      string
+	SHA256    string
+	Repo      string
+	Status    string
+	Issue     string
+	Directive string
+	Host      string
+	PID       int
+	Start     time.Time
+	End       *time.Time
+	Expires   string
+	Steps     []ShownStep
+	// Record is the run's record as it is written in run.json, which
+	// --json prints with "dir" added.
+	Record any
+}
+
+// ShownStep is one step of a shown run: its log line, and the absolute
+// paths of its result and trace ("" when it has none).
+type ShownStep struct {
+	Line   string
+	Result string
+	Trace  string
+}
+
+// WriteText writes the run for a human: its facts, then each step's log
+// line with its result and trace paths.
+func (s *RunShow) WriteText(w io.Writer, st Style) error {
+	var b strings.Builder
+	facts := [][]string{
+		{"run", s.Name},
+		{"folder", s.Dir},
+		{"process", s.Process},
+		{"file", s.File + sha(s.SHA256)},
+		{"repository", orDash(s.Repo)},
+		{"status", s.Status},
+	}
+	if s.Status == statusRunning {
+		facts = append(facts, []string{"cairn", fmt.Sprintf("pid %d on %s", s.PID, orDash(s.Host))})
+	}
+	facts = append(facts, []string{"started", clock(s.Start)})
+	if s.End != nil {
+		facts = append(facts, []string{"ended", fmt.Sprintf("%s (%s)", clock(*s.End), FormatDuration(s.End.Sub(s.Start)))})
+	}
+	if s.Expires != "" {
+		facts = append(facts, []string{"expires", s.Expires})
+	}
+	facts = append(facts, []string{"issue", orDash(s.Issue)}, []string{"directive", orDash(s.Directive)})
+	for _, line := range columns(facts) {
+		b.WriteString(line + "\n")
+	}
+	if len(s.Steps) > 0 {
+		b.WriteString("\n" + st.paint(ansiBold, "steps") + "\n")
+	}
+	for _, step := range s.Steps {
+		b.WriteString("  " + step.Line + "\n")
+		if step.Result != "" {
+			b.WriteString("    result  " + step.Result + "\n")
+		}
+		if step.Trace != "" {
+			b.WriteString("    trace   " + step.Trace + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// sha is " (sha256 PREFIX)" for a file's digest, "" when there is none.
+func sha(sum string) string {
+	if sum == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (sha256 %.12s)", sum)
+}
+
+// WriteJSON writes the record as run.json holds it, with "dir", the run
+// folder's absolute path, first; indented for a person at a terminal.
+func (s *RunShow) WriteJSON(w io.Writer, indent bool) error {
+	rec, err := compactJSON(s.Record)
+	if err != nil {
+		return fmt.Errorf("write the run record: %w", err)
+	}
+	if len(rec) < 2 || rec[0] != '{' {
+		return errors.New("write the run record: it is not a JSON object")
+	}
+	dir, err := compactJSON(s.Dir)
+	if err != nil {
+		return fmt.Errorf("write the run record: %w", err)
+	}
+	doc := append([]byte(`{"dir":`), dir...)
+	if body := bytes.TrimSpace(rec[1:]); len(body) > 0 && body[0] != '}' {
+		doc = append(doc, ',')
+	}
+	doc = append(doc, rec[1:]...)
+	if indent {
+		var out bytes.Buffer
+		if err := json.Indent(&out, doc, "", "  "); err != nil {
+			return fmt.Errorf("write the run record: %w", err)
+		}
+		doc = out.Bytes()
+	}
+	_, err = w.Write(append(doc, '\n'))
+	return err
+}
+
+// compactJSON is v as compact JSON, leaving <, > and & as they are.
+func compactJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSpace(buf.Bytes()), nil
+}
+
+// clock is t in the local time zone, to the second.
+func clock(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
+}
+
+// FormatDuration words d as precisely as a reader of a log or a status
+// line cares: "0s", "350ms", "1.2s", "45s", "3m5s", "1h2m3s".
+func FormatDuration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < 10*time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}

@@ -1,0 +1,64 @@
+package templates
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRunShowJSON holds that show --json is the record with "dir" first,
+// one JSON object, compact or indented.
+func TestRunShowJSON(t *testing.T) {
+	for _, c := range []struct {
+		record any
+		want   string
+	}{
+		{map[string]any{"process": "a<b"}, `{"dir":"/h/runs/x","process":"a<b"}`},
+		{struct{}{}, `{"dir":"/h/runs/x"}`},
+	} {
+		s := &RunShow{Dir: "/h/runs/x", Record: c.record}
+		var b bytes.Buffer
+		if err := s.WriteJSON(&b, false); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimSpace(b.String()); got != c.want {
+			t.Errorf("got %s, want %s", got, c.want)
+		}
+		b.Reset()
+		if err := s.WriteJSON(&b, true); err != nil {
+			t.Fatal(err)
+		}
+		if !json.Valid(b.Bytes()) || !strings.Contains(b.String(), "\n  \"dir\": ") {
+			t.Errorf("indented: %s", b.String())
+		}
+	}
+	if err := (&RunShow{Record: []int{1}}).WriteJSON(&bytes.Buffer{}, false); err == nil {
+		t.Error("a record that is not an object was written")
+	}
+}
+
+func TestRunListText(t *testing.T) {
+	var b bytes.Buffer
+	if err := (&RunList{Scope: "of this repository"}).WriteText(&b, Style{}); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != "no runs of this repository\n" {
+		t.Errorf("got %q", b.String())
+	}
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	l := &RunList{Now: start.Add(90 * time.Second), Runs: []RunLine{
+		{Name: "a_1", Process: "a", Status: "running", Start: start, Steps: StepCounts{Total: 2, Succeeded: 1}},
+		{Name: "b_1", Error: "b_1 has no run record (run.json)"},
+	}}
+	b.Reset()
+	if err := l.WriteText(&b, Style{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"running\n  a_1  a  running  ", "  1m30s  1/2 steps\n", "\nrecent\n  b_1  -  unreadable  -                    -      -          b_1 has no run record"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
+	}
+}
