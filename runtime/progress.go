@@ -71,14 +71,14 @@ func newProgress(w io.Writer, terminal bool) *progress {
 }
 
 // tick redraws the live lines every second, so that running steps' times
-// move.
-func (p *progress) tick() {
-	defer close(p.done)
+// move, until stop is closed; then it closes done.
+func (p *progress) tick(stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
 		select {
-		case <-p.stop:
+		case <-stop:
 			return
 		case <-t.C:
 			p.mu.Lock()
@@ -116,7 +116,7 @@ func (p *progress) start(step, detail string) {
 	p.redraw()
 	if p.stop == nil && !p.closed {
 		p.stop, p.done = make(chan struct{}), make(chan struct{})
-		go p.tick()
+		go p.tick(p.stop, p.done)
 	}
 }
 
@@ -225,7 +225,7 @@ func (p *progress) redraw() {
 // why it ended.
 func (p *progress) render(l *progressLine, now time.Time) string {
 	if !l.ended {
-		return p.paint("36", "…") + " " + p.fit(fmt.Sprintf("%s  %s  (%s)", l.step, templates.FormatDuration(now.Sub(l.start)), l.detail))
+		return p.paint("36", "…") + " " + p.fit(fmt.Sprintf("%s  %s  (%s)", l.step, templates.FormatDuration(now.Sub(l.start).Truncate(time.Second)), l.detail))
 	}
 	var mark, color, text string
 	switch l.outcome {

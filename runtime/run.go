@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -82,7 +83,7 @@ func Run(ctx context.Context, o Options) (Status, error) {
 	if err != nil {
 		return StatusFailed, err
 	}
-	r := &run{o: o, folder: folder, base: os.Environ(), index: map[string]int{}}
+	r := &run{o: o, folder: folder, base: os.Environ(), index: map[string]int{}, wrote: map[string]bool{}}
 	return r.run(ctx, start)
 }
 
@@ -98,6 +99,12 @@ type run struct {
 	// order; index maps a step's name to its place there.
 	initial []StepRecord
 	index   map[string]int
+
+	mu sync.Mutex
+	// wrote holds the steps whose result file was written; results lists
+	// them as Earlier, in file order, once their stage has ended.
+	wrote   map[string]bool
+	results []Earlier
 }
 
 // run runs the plan in r's folder, which it closes.
@@ -181,7 +188,12 @@ func (r *run) run(ctx context.Context, start time.Time) (Status, error) {
 // warn shows an error that does not change how the run ends (a record that
 // could not be written, a worktree that could not be removed) on stderr.
 func (r *run) warn(err error) {
-	if err != nil {
+	switch {
+	case err == nil:
+	case r.prog != nil:
+		// Through the progress, so that live lines stay whole.
+		r.prog.note(fmt.Sprintf("cairn: warning: %v", err))
+	default:
 		fmt.Fprintf(r.o.Stderr, "cairn: warning: %v\n", err)
 	}
 }
@@ -191,19 +203,26 @@ func (r *run) warn(err error) {
 // cancelled.
 func (r *run) walk(ctx context.Context) bool {
 	stopped := false
-	for k, stage := range r.o.Plan.Stages {
+	for _, stage := range r.o.Plan.Stages {
 		if stopped || ctx.Err() != nil {
 			for i := range stage {
 				r.cancel(&stage[i])
 			}
 			continue
 		}
-		earlier := r.earlier(k)
+		earlier := slices.Clone(r.results)
 		if runStage(ctx, stage, r.o.Jobs, func(st *ir.PlanStep) func(context.Context) Outcome {
 			return r.start(st, earlier)
 		}, r.cancel) {
 			stopped = true
 		}
+		r.mu.Lock()
+		for _, st := range stage {
+			if r.wrote[st.Name] {
+				r.results = append(r.results, Earlier{Step: st.Name, Path: r.resultFile(st.Name)})
+			}
+		}
+		r.mu.Unlock()
 		r.warn(r.folder.Snapshot())
 	}
 	return stopped
@@ -246,21 +265,6 @@ func runStage(ctx context.Context, stage []ir.PlanStep, jobs int, start func(*ir
 	}
 	wg.Wait()
 	return failed.Load()
-}
-
-// earlier lists the result files of the steps of the stages before stage k
-// that have one, in file order.
-func (r *run) earlier(k int) []Earlier {
-	var out []Earlier
-	for _, stage := range r.o.Plan.Stages[:k] {
-		for _, st := range stage {
-			path := r.resultFile(st.Name)
-			if _, err := os.Stat(path); err == nil {
-				out = append(out, Earlier{Step: st.Name, Path: path})
-			}
-		}
-	}
-	return out
 }
 
 // resultFile is the absolute path of a step's result, results/STEP.md.
@@ -346,6 +350,9 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr S
 			r.warn(fmt.Errorf("write the result of step %q: %w", st.Name, err))
 		} else {
 			sr.Result = filepath.Join(ResultsDir, st.Name+".md")
+			r.mu.Lock()
+			r.wrote[st.Name] = true
+			r.mu.Unlock()
 		}
 	}
 	if e.trace != "" {

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
+	"testing"
 
+	"github.com/cairn-dev/cairn/harness"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -55,4 +60,64 @@ func copyFake(src, dst string, mode os.FileMode) error {
 		return err
 	}
 	return os.Chmod(dst, mode)
+}
+
+// TestFakesTakeCairnsArgv runs each fake with the argv cairn builds for it,
+// at every effort, and with a flag its real CLI does not know: the fakes
+// must take the one and refuse the other, or they have drifted from cairn
+// (or cairn from the real CLIs, whose flags the fakes list).
+func TestFakesTakeCairnsArgv(t *testing.T) {
+	repo := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	models := map[string]string{"claude": "opus", "codex": "gpt-5-codex", "gemini": "gemini-2.5-pro", "opencode": "anthropic/claude-sonnet-4-5"}
+	reg := harness.NewRegistry(nil)
+	for _, name := range fakeNames {
+		h, _ := reg.Lookup(name)
+		for _, effort := range append([]string{""}, harness.Efforts...) {
+			inv := harness.Invocation{
+				Prompt: "Say hello.", Model: models[name], Effort: effort, MaxTurns: 20,
+				Worktree: repo, OutputFile: filepath.Join(t.TempDir(), "last.md"),
+			}
+			argv, err := h.Argv(inv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if code, stderr := runFake(t, h, argv, inv.Prompt, repo); code != 0 {
+				t.Errorf("%s refused cairn's argv %q: exit %d: %s", name, argv, code, stderr)
+			}
+			bad := append(slices.Clone(argv), "--no-such-flag")
+			if code, _ := runFake(t, h, bad, inv.Prompt, repo); code != 2 {
+				t.Errorf("%s took an unknown flag: exit %d; want 2", name, code)
+			}
+		}
+	}
+}
+
+// runFake runs the fake of argv[0] with the rest of argv, as a session.
+func runFake(t *testing.T, h *harness.Harness, argv []string, prompt, dir string) (int, string) {
+	t.Helper()
+	fake, err := filepath.Abs(filepath.Join(fakesDir, argv[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", append([]string{fake}, argv[1:]...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "FAKE_LOG=", "FAKE_ANSWERS=", "FAKE_FAIL=", "FAKE_SLEEP=")
+	if h.PromptOnStdin() {
+		cmd.Stdin = strings.NewReader(prompt)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, stderr.String()
+	case errors.As(err, &exit):
+		return exit.ExitCode(), stderr.String()
+	}
+	t.Fatalf("run fake %s: %v", argv[0], err)
+	return -1, ""
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/cmd/cairn/internal/workspace"
+	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/runtime"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -62,7 +63,7 @@ func (c *runCmd) Run(a *app) error {
 		}
 	}
 	if errors.Is(err, workspace.ErrRefused) {
-		return &exitError{code: exitFailed, err: fmt.Errorf("check refused %q (%s); nothing ran", target, report.Summary())}
+		return &exitError{code: exitFailed, err: fmt.Errorf("check refused %q (%s); nothing ran", target, errorCount(report.Diagnostics))}
 	}
 	if err != nil {
 		return err
@@ -175,4 +176,18 @@ func (c *runCmd) split() (target, issue string, err error) {
 		return "", "", usageError("name the process to run")
 	}
 	return "", "", usageError("cairn run takes one process, not %d: %q", len(args), args)
+}
+
+// errorCount words how many of ds are errors: "1 error", "2 errors".
+func errorCount(ds []ir.Diagnostic) string {
+	n := 0
+	for _, d := range ds {
+		if d.Severity == ir.Error {
+			n++
+		}
+	}
+	if n == 1 {
+		return "1 error"
+	}
+	return fmt.Sprintf("%d errors", n)
 }

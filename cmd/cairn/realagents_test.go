@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/runtime"
+)
+
+// realAgentsBin is the folder of the real agent CLIs that .ci/agents.sh
+// installed under $CAIRN_REAL_AGENTS; the test skips when it is not set.
+func realAgentsBin(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("CAIRN_REAL_AGENTS")
+	if dir == "" {
+		t.Skip("CAIRN_REAL_AGENTS is not set: `.ci/agents.sh DIR` installs the real agent CLIs, then `CAIRN_REAL_AGENTS=DIR go test ./cmd/cairn -run RealAgents` runs this suite")
+	}
+	bin := filepath.Join(dir, "node_modules", ".bin")
+	if fi, err := os.Stat(bin); err != nil || !fi.IsDir() {
+		t.Fatalf("CAIRN_REAL_AGENTS=%s holds no node_modules/.bin: run .ci/agents.sh %s", dir, dir)
+	}
+	return bin
+}
+
+// cliRefusal matches what the CLIs print when they refuse their command
+// line (commander, yargs, clap): an unknown or misused flag, or their help.
+var cliRefusal = regexp.MustCompile(`(?i)unknown (option|argument)|unexpected argument|invalid value|argument missing|not enough arguments|allowed choices|usage:|\[boolean\]`)
+
+// TestRealAgents runs the real agent CLIs (§11) with cairn's own argv, with
+// no credentials and an empty HOME: each must accept the argv and fail the
+// session with its own error, which Final must turn into a cause. Codex
+// offline retries for minutes, so only its preflight is run.
+func TestRealAgents(t *testing.T) {
+	bin := realAgentsBin(t)
+	path := []string{bin}
+	for _, tool := range []string{"node", "git"} {
+		if p, err := exec.LookPath(tool); err == nil {
+			path = append(path, filepath.Dir(p))
+		}
+	}
+	path = append(path, "/usr/local/bin", "/usr/bin", "/bin")
+	home := t.TempDir()
+	// Only what a CLI needs to start: no API key, no config of the user's.
+	env := []string{
+		"PATH=" + strings.Join(path, string(os.PathListSeparator)),
+		"HOME=" + home,
+		"TMPDIR=" + t.TempDir(),
+		"LANG=C.UTF-8",
+		"NO_COLOR=1",
+	}
+	t.Setenv("PATH", strings.Join(path, string(os.PathListSeparator)))
+	t.Setenv("HOME", home)
+	reg := harness.NewRegistry(nil)
+
+	for _, name := range []string{"claude", "codex", "gemini", "opencode"} {
+		h, _ := reg.Lookup(name)
+		st := h.Preflight(context.Background())
+		t.Logf("%s --version: ok=%v %s", name, st.OK, st.Detail)
+		if !st.OK {
+			t.Errorf("preflight of %s: %s", name, st.Detail)
+		}
+	}
+
+	for _, tc := range []struct {
+		harness, model, effort string
+	}{
+		{"claude", "sonnet", "high"},
+		{"gemini", "gemini-2.5-pro", ""},
+		{"opencode", "anthropic/claude-sonnet-4-5", "high"},
+	} {
+		t.Run(tc.harness, func(t *testing.T) {
+			repo := t.TempDir()
+			if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v\n%s", err, out)
+			}
+			h, _ := reg.Lookup(tc.harness)
+			inv := harness.Invocation{
+				Prompt:     "Say hello in one word.",
+				Model:      tc.model,
+				Effort:     tc.effort,
+				MaxTurns:   3,
+				Worktree:   repo,
+				OutputFile: filepath.Join(t.TempDir(), "last-message.md"),
+			}
+			argv, err := h.Argv(inv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			p := &runtime.Proc{
+				Argv:    argv,
+				Dir:     repo,
+				Env:     env,
+				Stdout:  &stdout,
+				Stderr:  &stderr,
+				Timeout: 60 * time.Second,
+				Grace:   time.Second,
+			}
+			if h.PromptOnStdin() {
+				p.Stdin = strings.NewReader(inv.Prompt)
+			}
+			res, err := p.Run(context.Background())
+			if err != nil {
+				t.Fatalf("start %q: %v", argv, err)
+			}
+			message, cause, failed := h.Final(harness.Output{
+				Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), ExitCode: res.ExitCode, OutputFile: inv.OutputFile,
+			})
+			t.Logf("argv %q\nexit %d\nstdout:\n%s\nstderr:\n%s\nfinal: message %q, cause %q, failed %v",
+				argv, res.ExitCode, clipOutput(stdout.String()), clipOutput(stderr.String()), message, cause, failed)
+			if res.TimedOut {
+				t.Fatalf("%s did not fail within 60s without credentials", tc.harness)
+			}
+			if m := cliRefusal.FindString(stdout.String() + stderr.String()); m != "" {
+				t.Errorf("%s refused cairn's argv (%q)", tc.harness, m)
+			}
+			if res.ExitCode == 0 || !failed || cause == "" {
+				t.Errorf("%s without credentials: exit %d, failed %v, cause %q; want a failure with a cause", tc.harness, res.ExitCode, failed, cause)
+			}
+		})
+	}
+}
+
+// clipOutput keeps a test log readable: the first 40 lines of s.
+func clipOutput(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	if len(lines) > 40 {
+		return strings.Join(lines[:40], "") + "…\n"
+	}
+	return s
+}
