@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -210,7 +209,9 @@ func (r *run) walk(ctx context.Context) bool {
 			}
 			continue
 		}
-		earlier := slices.Clone(r.results)
+		// The stage's steps share the results so far; capping the slice
+		// keeps later appends from reaching into what they hold.
+		earlier := r.results[:len(r.results):len(r.results)]
 		if runStage(ctx, stage, r.o.Jobs, func(st *ir.PlanStep) func(context.Context) Outcome {
 			return r.start(st, earlier)
 		}, r.cancel) {

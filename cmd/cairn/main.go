@@ -10,14 +10,17 @@ import (
 	"syscall"
 )
 
+// earlySignals receives SIGINT and SIGTERM until a command that cleans up
+// after itself (run) takes them over.
+var earlySignals = make(chan os.Signal, 1)
+
 func main() {
 	tuneMemory()
 	// check runs harnesses' version commands; an interrupt ends it at once,
 	// with the exit code of an interrupted run.
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(earlySignals, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		<-sig
+		<-earlySignals
 		fmt.Fprintln(os.Stderr, "cairn: interrupted")
 		os.Exit(exitInterrupted)
 	}()

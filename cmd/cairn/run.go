@@ -146,8 +146,10 @@ func skipPass(stderr io.Writer, home string, rn *workspace.Runnable, h *runtime.
 // stop its steps and clean up first. Once the context is done, a second
 // signal ends cairn at once.
 func interrupts() (context.Context, context.CancelFunc) {
-	signal.Reset(os.Interrupt, syscall.SIGTERM)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// Only now that the context hears them does main's handler let go, so
+	// no signal falls between the two.
+	signal.Stop(earlySignals)
 	go func() {
 		<-ctx.Done()
 		stop()
