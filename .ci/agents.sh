@@ -10,7 +10,14 @@ if [ $# -ne 1 ] || [ -z "$1" ]; then
   echo "usage: agents.sh DIR" >&2
   exit 2
 fi
-dir=$1
+dir=$(realpath -m -- "$1")
+repo=$(cd "$(dirname "$0")/.." && pwd -P)
+case $dir/ in
+"$repo"/*)
+  echo "agents: $dir is inside the repository; install the agent CLIs outside it" >&2
+  exit 2
+  ;;
+esac
 
 packages=(
   @anthropic-ai/claude-code@2.1.332
@@ -23,7 +30,7 @@ if ! command -v npm >/dev/null 2>&1; then
   echo "agents: npm not found; skipping the real agent CLIs"
   exit 0
 fi
-if ! npm ping >/dev/null 2>&1; then
+if ! npm ping --fetch-retries=0 --fetch-timeout=20000 >/dev/null 2>&1; then
   echo "agents: the npm registry cannot be reached; skipping the real agent CLIs"
   exit 0
 fi
@@ -33,5 +40,5 @@ mkdir -p "$dir"
 [ -f "$dir/package.json" ] || echo '{"private": true}' >"$dir/package.json"
 npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "${packages[@]}"
 for bin in claude gemini opencode codex; do
-  printf 'agents: %s %s\n' "$bin" "$("$dir/node_modules/.bin/$bin" --version 2>&1 | head -n 1)"
+  printf 'agents: %s %s\n' "$bin" "$("$dir/node_modules/.bin/$bin" --version 2>/dev/null | head -n 1)"
 done

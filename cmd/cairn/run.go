@@ -68,6 +68,12 @@ func (c *runCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
+	if missing := runtime.Unsupported(rn.Plan); len(missing) > 0 {
+		for _, m := range missing {
+			fmt.Fprintf(a.stderr, "cairn: %s: %s\n", rn.Plan.File, m)
+		}
+		return &exitError{code: exitFailed, err: fmt.Errorf("cannot run %q yet (%d unsupported); nothing ran", target, len(missing))}
+	}
 	home, err := filepath.Abs(rn.Home)
 	if err != nil {
 		return err

@@ -1,0 +1,42 @@
+package runtime
+
+import (
+	"fmt"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// Unsupported lists what in p this runtime cannot carry out yet, one message
+// per thing, naming its step or worktree: validate instructions (judged by a
+// model), severity "review" (retries of the agent), catalogue steps,
+// issue-branch worktrees, and commit mode. `cairn run` refuses such a plan
+// before it starts, rather than run part of it and let a check pass unjudged.
+func Unsupported(p *ir.Plan) []string {
+	var out []string
+	if p.Commit {
+		out = append(out, "commit = true (a commit per step) is not supported yet")
+	}
+	for _, w := range p.Worktrees {
+		if w.Kind == ir.IssueBranch {
+			out = append(out, fmt.Sprintf("worktree %q: issue-branch worktrees are not supported yet", w.Name))
+		}
+	}
+	for _, stage := range p.Stages {
+		for _, st := range stage {
+			for _, a := range st.Actions {
+				if a.Kind == ir.Catalogue {
+					out = append(out, fmt.Sprintf("step %q: catalogue step %q is not supported yet", st.Name, a.Catalogue))
+				}
+			}
+			if v := st.Validate; v != nil {
+				if len(v.Instructions) > 0 {
+					out = append(out, fmt.Sprintf("step %q: validate instructions (judged by a model) are not supported yet", st.Name))
+				}
+				if v.Severity == ir.SeverityReview {
+					out = append(out, fmt.Sprintf("step %q: validate severity \"review\" (the agent retries) is not supported yet", st.Name))
+				}
+			}
+		}
+	}
+	return out
+}
