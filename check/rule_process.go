@@ -93,18 +93,23 @@ type child struct {
 }
 
 // childrenOf returns the child processes the process file starts, found by
-// name, once per invocation. A file that is not TOML, or cannot be read or
-// parsed, starts none as far as checking can tell.
+// name, once per invocation. A file cairn cannot read yet (a card), or cannot
+// read or parse, starts none as far as checking can tell.
 func childrenOf(env *Env, file string) []child {
 	return lookupOnce(env, "process-children:"+file, func() []child {
-		if format, _ := parse.FormatOf(file); format != ir.TOML {
+		format, _ := parse.FormatOf(file)
+		if format != ir.TOML && format != ir.HCL {
 			return nil
 		}
 		src, err := os.ReadFile(file)
 		if err != nil {
 			return nil
 		}
-		p, _ := parse.TOML(file, src)
+		read := parse.TOML
+		if format == ir.HCL {
+			read = parse.HCL
+		}
+		p, _ := read(file, src)
 		if p == nil {
 			return nil
 		}

@@ -79,7 +79,8 @@ func finalClaude(o Output) (string, string, bool) {
 	}
 	switch {
 	case strings.TrimSpace(r.Result) != "":
-		return msg, oneLine(r.Result), true
+		// A failed session's .result is its error, not a final message.
+		return "", oneLine(r.Result), true
 	case len(r.Errors) > 0:
 		return msg, oneLine(strings.Join(r.Errors, "; ")), true
 	case r.Subtype == "error_max_turns":

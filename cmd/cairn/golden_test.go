@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -27,24 +28,18 @@ const argsPrefix = "# args:"
 // files, so that absolute paths (a home skill) stay stable.
 const repoPlaceholder = "$REPO"
 
-// TestGolden runs `cairn check --no-preflight [ARGS] NAME.toml` for every
-// golden/check/NAME.toml and golden/plan/NAME.toml in a fresh repository made
-// from golden/repo, with golden/home as CAIRN_HOME=home, and compares stdout
-// and the exit code ("[exit N]" on a last line) with NAME.out; plan cases
-// also hold `--format json` to the schema and compare it with NAME.json.
-// NAME.config.toml beside a case replaces home/config.toml.
+// TestGolden runs `cairn check --no-preflight [ARGS] FILE` for every
+// golden/check and golden/plan case, NAME.toml or NAME.hcl, in a fresh
+// repository made from golden/repo, with golden/home as CAIRN_HOME=home, and
+// compares stdout and the exit code ("[exit N]" on a last line) with the
+// case's .out; plan cases also hold `--format json` to the schema and compare
+// it with the case's .json. A TOML case's outputs are NAME.out and NAME.json;
+// an HCL case's are NAME.hcl.out and NAME.hcl.json, so that it can sit beside
+// its TOML twin. NAME.config.toml beside a case replaces home/config.toml.
 func TestGolden(t *testing.T) {
 	for _, kind := range []string{"check", "plan"} {
-		cases, err := filepath.Glob(filepath.Join(goldenDir, kind, "*.toml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, file := range cases {
-			if strings.HasSuffix(file, ".config.toml") {
-				continue
-			}
-			name := strings.TrimSuffix(filepath.Base(file), ".toml")
-			t.Run(kind+"/"+name, func(t *testing.T) {
+		for _, file := range goldenCases(t, kind) {
+			t.Run(kind+"/"+strings.TrimSuffix(filepath.Base(file), ".toml"), func(t *testing.T) {
 				t.Parallel()
 				runGolden(t, file, kind == "plan")
 			})
@@ -52,19 +47,54 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// goldenCases returns the process files of golden/KIND: its .toml files but
+// the configs, and its .hcl files.
+func goldenCases(t *testing.T, kind string) []string {
+	t.Helper()
+	var cases []string
+	for _, ext := range []string{".toml", ".hcl"} {
+		files, err := filepath.Glob(filepath.Join(goldenDir, kind, "*"+ext))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if !strings.HasSuffix(f, ".config.toml") {
+				cases = append(cases, f)
+			}
+		}
+	}
+	return cases
+}
+
+// goldenStem is what a case's output files are named after: NAME for
+// NAME.toml, NAME.hcl for NAME.hcl.
+func goldenStem(file string) string {
+	return strings.TrimSuffix(file, ".toml")
+}
+
+// goldenRepo makes the repository a case runs in: golden/repo, committed,
+// with golden/home as its home, the case's NAME.config.toml as the config
+// when there is one, and the case's files.
+func goldenRepo(t *testing.T, file string) string {
+	t.Helper()
+	dir := t.TempDir()
+	copyTree(t, filepath.Join(goldenDir, "repo"), dir)
+	gitRepo(t, dir)
+	copyTree(t, filepath.Join(goldenDir, "home"), filepath.Join(dir, "home"))
+	name := strings.TrimSuffix(file, filepath.Ext(file))
+	if cfg, err := os.ReadFile(name + ".config.toml"); err == nil {
+		writeFiles(t, dir, map[string]string{"home/config.toml": string(cfg)})
+	}
+	return dir
+}
+
 func runGolden(t *testing.T, file string, plan bool) {
 	src, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	copyTree(t, filepath.Join(goldenDir, "repo"), dir)
-	gitRepo(t, dir)
-	copyTree(t, filepath.Join(goldenDir, "home"), filepath.Join(dir, "home"))
-	stem := strings.TrimSuffix(file, ".toml")
-	if cfg, err := os.ReadFile(stem + ".config.toml"); err == nil {
-		writeFiles(t, dir, map[string]string{"home/config.toml": string(cfg)})
-	}
+	dir := goldenRepo(t, file)
+	stem := goldenStem(file)
 	base := filepath.Base(file)
 	writeFiles(t, dir, map[string]string{base: string(src)})
 
@@ -82,6 +112,94 @@ func runGolden(t *testing.T, file string, plan bool) {
 		}
 		compareGolden(t, stem+".json", indented.Bytes())
 	}
+}
+
+// TestGoldenTwins holds every golden/plan/NAME.toml to its HCL twin
+// NAME.hcl (SPEC §4.2): both must give the same plan, in text and in JSON,
+// apart from the file's name, its format and positions.
+func TestGoldenTwins(t *testing.T) {
+	tomls, err := filepath.Glob(filepath.Join(goldenDir, "plan", "*.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range tomls {
+		if strings.HasSuffix(file, ".config.toml") {
+			continue
+		}
+		name := strings.TrimSuffix(filepath.Base(file), ".toml")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			twin := strings.TrimSuffix(file, ".toml") + ".hcl"
+			if _, err := os.Stat(twin); err != nil {
+				t.Fatalf("%s has no HCL twin: write %s", file, twin)
+			}
+			dir := goldenRepo(t, file)
+			var text, js [2][]byte
+			for i, f := range []string{file, twin} {
+				src, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				base := filepath.Base(f)
+				writeFiles(t, dir, map[string]string{base: string(src)})
+				args := append([]string{"check", "--no-preflight"}, caseArgs(src)...)
+				out, code := goldenRun(t, dir, append(args, base)...)
+				text[i] = fmt.Appendf(twinText(out, name), "[exit %d]\n", code)
+				out, _ = goldenRun(t, dir, append(args, "--format", "json", base)...)
+				js[i] = twinJSON(t, out, name)
+			}
+			if !bytes.Equal(text[0], text[1]) {
+				t.Errorf("the twins' plans differ\n--- %s\n%s\n--- %s\n%s", filepath.Base(file), text[0], filepath.Base(twin), text[1])
+			}
+			if !bytes.Equal(js[0], js[1]) {
+				t.Errorf("the twins' JSON differs\n--- %s\n%s\n--- %s\n%s", filepath.Base(file), js[0], filepath.Base(twin), js[1])
+			}
+		})
+	}
+}
+
+// twinPos matches where a diagnostic of a twin points, and twinQuote the
+// lines that quote its source.
+var (
+	twinPos   = regexp.MustCompile(`\.(toml|hcl):\d+:\d+:`)
+	twinQuote = regexp.MustCompile(`(?m)^ *\d* \| .*\n`)
+)
+
+// twinText is `cairn check` text output of process name with its file's
+// name, positions and source quotes taken out.
+func twinText(out []byte, name string) []byte {
+	out = twinQuote.ReplaceAll(out, nil)
+	out = twinPos.ReplaceAll(out, []byte(":"))
+	out = bytes.ReplaceAll(out, []byte(name+".hcl"), []byte(name))
+	return bytes.ReplaceAll(out, []byte(name+".toml"), []byte(name))
+}
+
+// twinJSON is `cairn check --format json` output of process name with its
+// file's name and format taken out of the plans, and its diagnostics reduced
+// to their rules, severities and messages, indented.
+func twinJSON(t *testing.T, out []byte, name string) []byte {
+	t.Helper()
+	var doc struct {
+		Diagnostics []struct {
+			Rule     string `json:"rule"`
+			Severity string `json:"severity"`
+			Message  string `json:"message"`
+		} `json:"diagnostics"`
+		Plans []map[string]any `json:"plans"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatalf("--format json printed invalid JSON: %v\n%s", err, out)
+	}
+	for _, p := range doc.Plans {
+		delete(p, "file")
+		delete(p, "format")
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.ReplaceAll(b, []byte(name+".hcl"), []byte(name))
+	return bytes.ReplaceAll(b, []byte(name+".toml"), []byte(name))
 }
 
 // goldenRun runs cairn in dir and returns its stdout, with the repository's

@@ -225,7 +225,8 @@ func read(file string) ([]byte, *ir.Process, []ir.Diagnostic) {
 		p, diags := parse.TOML(file, src)
 		return src, p, diags
 	case ir.HCL:
-		return src, nil, notYet(file, "HCL")
+		p, diags := parse.HCL(file, src)
+		return src, p, diags
 	default:
 		return src, nil, notYet(file, "card")
 	}

@@ -75,7 +75,7 @@ func TestCheckAll(t *testing.T) {
 	dir := setup(t, map[string]string{
 		"home/processes/good.toml": validProcess,
 		"home/processes/bad.toml":  refusedProcess,
-		"home/processes/later.hcl": "version = 1\n",
+		"home/processes/later.procedure.card": "---\n---\n",
 	})
 	r := Open(dir, Options{NoPreflight: true}).Check(nil, "")
 	if r.Files != 3 || len(r.Plans) != 1 {
@@ -86,12 +86,12 @@ func TestCheckAll(t *testing.T) {
 	}
 	var hcl bool
 	for _, d := range r.Diagnostics {
-		if d.Rule == ir.RuleSyntax && filepath.Base(d.Range.File) == "later.hcl" && d.Range.Start.Line == 1 {
+		if d.Rule == ir.RuleSyntax && filepath.Base(d.Range.File) == "later.procedure.card" && d.Range.Start.Line == 1 {
 			hcl = true
 		}
 	}
 	if !hcl {
-		t.Errorf("no syntax diagnostic at 1:1 of later.hcl in %+v", r.Diagnostics)
+		t.Errorf("no syntax diagnostic at 1:1 of later.procedure.card in %+v", r.Diagnostics)
 	}
 }
 

@@ -1,0 +1,5 @@
+version = 1
+
+step "build" {
+  command = "make
+}

@@ -1,0 +1,11 @@
+version          = 1
+default_worktree = "main"
+
+worktree "scratch" {
+  kind = "throwaway"
+}
+
+step "build" {
+  command  = "make"
+  worktree = "scrach"
+}
