@@ -17,6 +17,7 @@ type cli struct {
 	Check   checkCmd   `cmd:"" help:"Check process files and print the plan each resolves to."`
 	List    listCmd    `cmd:"" help:"List the processes cairn can find, with their descriptions."`
 	Run     runCmd     `cmd:"" help:"Run a process: check it, then carry out its plan in worktrees."`
+	Compile compileCmd `cmd:"" help:"Compile a process into a standalone bash script that does what cairn run does."`
 	Status  statusCmd  `cmd:"" help:"List the runs of this repository: running, crashed, ended and skipped."`
 	Show    showCmd    `cmd:"" help:"Show a run's record: each step's log line, result and trace."`
 	Stop    stopCmd    `cmd:"" help:"Stop a running run, as Ctrl-C would."`

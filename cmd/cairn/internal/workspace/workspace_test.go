@@ -73,8 +73,8 @@ func TestCheckBadIssue(t *testing.T) {
 
 func TestCheckAll(t *testing.T) {
 	dir := setup(t, map[string]string{
-		"home/processes/good.toml": validProcess,
-		"home/processes/bad.toml":  refusedProcess,
+		"home/processes/good.toml":            validProcess,
+		"home/processes/bad.toml":             refusedProcess,
 		"home/processes/later.procedure.card": "---\n---\n",
 	})
 	r := Open(dir, Options{NoPreflight: true}).Check(nil, "")

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/cairn-dev/cairn/cmd/cairn/internal/workspace"
+	"github.com/cairn-dev/cairn/codegen"
+	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/templates"
+)
+
+// compileTargets are what `cairn compile` can write; the list is open.
+var compileTargets = []string{"bash"}
+
+// compileCmd is `cairn compile`.
+type compileCmd struct {
+	Target string `arg:"" name:"name|file" help:"The process to compile: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path."`
+	To     string `name:"target" default:"bash" placeholder:"TARGET" help:"What to compile to: bash (a standalone bash script)."`
+	Output string `short:"o" placeholder:"FILE" help:"Write the script to FILE (mode 0755) rather than to stdout."`
+}
+
+// Run checks the process as `cairn check --no-preflight` does and renders
+// its plan as a standalone script; what a script cannot carry is refused
+// with rule not-compilable at its place in the file.
+func (c *compileCmd) Run(a *app) error {
+	if !slices.Contains(compileTargets, c.To) {
+		return usageError("--target %q: cairn compiles to %s", c.To, strings.Join(compileTargets, ", "))
+	}
+	cp, report, err := workspace.PrepareCompile(".", c.Target)
+	style := templates.Style{Color: colorOn(a.stderr)}
+	show := func(ds []ir.Diagnostic) error {
+		for _, d := range ds {
+			if err := templates.WriteDiagnostic(a.stderr, d, report.Sources, style); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if report != nil {
+		if err := show(report.Diagnostics); err != nil {
+			return err
+		}
+	}
+	if errors.Is(err, workspace.ErrRefused) {
+		return &exitError{code: exitFailed, err: fmt.Errorf("check refused %q (%s); nothing was compiled", c.Target, errorCount(report.Diagnostics))}
+	}
+	if err != nil {
+		return err
+	}
+	script, diags := codegen.Bash(cp.Plan, codegen.Inputs{Process: cp.Process, Harnesses: cp.Harnesses, Config: cp.Config})
+	ir.SortDiagnostics(diags)
+	if err := show(diags); err != nil {
+		return err
+	}
+	if ir.HasErrors(diags) {
+		return &exitError{code: exitFailed, err: fmt.Errorf("cannot compile %q (%s)", c.Target, errorCount(diags))}
+	}
+	if c.Output == "" {
+		_, err := a.stdout.Write(script)
+		return err
+	}
+	return writeScript(c.Output, script)
+}
+
+// writeScript writes script to path, executable, through a temporary file
+// renamed over it: a reader sees the old script or the new one.
+func writeScript(path string, script []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %s", path, pathError(err))
+	}
+	_, err = tmp.Write(script)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o755)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %s", path, pathError(err))
+	}
+	return nil
+}

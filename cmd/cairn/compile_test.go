@@ -1,0 +1,363 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// compileGoldenDir holds the golden compile cases: golden/compile/NAME.toml
+// (with NAME.config.toml as its config, when there is one) compiles to
+// NAME.sh.
+var compileGoldenDir = filepath.Join(goldenDir, "compile")
+
+// compileCases are the golden compile cases' process files.
+func compileCases(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(compileGoldenDir, "*.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []string
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".config.toml") {
+			cases = append(cases, f)
+		}
+	}
+	if len(cases) == 0 {
+		t.Fatal("no golden compile cases")
+	}
+	return cases
+}
+
+// compileWork is one twin of a compile case: a folder holding the
+// repository (made from golden/repo, with the case's process file
+// committed), $CAIRN_HOME (golden/home, with the case's config), the fake
+// agent CLIs on PATH, their answers and their log, all outside the
+// repository so that a checkout worktree stays clean.
+type compileWork struct {
+	work, repo, home string
+	env              []string
+}
+
+// newCompileWork makes a twin of the case in file.
+func newCompileWork(t *testing.T, file string) *compileWork {
+	t.Helper()
+	w := &compileWork{work: t.TempDir()}
+	w.repo = filepath.Join(w.work, "repo")
+	w.home = filepath.Join(w.work, "home")
+	copyTree(t, filepath.Join(goldenDir, "repo"), w.repo)
+	src, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, w.repo, map[string]string{filepath.Base(file): string(src)})
+	gitRepo(t, w.repo)
+	copyTree(t, filepath.Join(goldenDir, "home"), w.home)
+	if cfg, err := os.ReadFile(strings.TrimSuffix(file, ".toml") + ".config.toml"); err == nil {
+		writeFiles(t, w.home, map[string]string{"config.toml": string(cfg)})
+	}
+	bin := filepath.Join(w.work, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := copyFake(filepath.Join(fakesDir, "fake.bash"), filepath.Join(bin, "fake.bash"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range fakeNames {
+		if err := copyFake(filepath.Join(fakesDir, name), filepath.Join(bin, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// mybot: the custom harness of golden/compile/custom.config.toml. It
+	// says what it was asked, and fails when FAKE_FAIL names it.
+	writeFiles(t, bin, map[string]string{"mybot": `#!/bin/bash
+prompt=$(cat)
+if [[ " ${FAKE_FAIL:-} " == *" mybot "* ]]; then echo "mybot: no credit left" >&2; exit 5; fi
+printf 'mybot %s answers %d bytes of prompt\n' "$*" "${#prompt}"
+`})
+	if err := os.Chmod(filepath.Join(bin, "mybot"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, w.work, map[string]string{
+		"answers/claude.judge":       "Verdict: main.go:3 is real; 'quotes' and $(this) stay text.\n",
+		"answers/codex.hunt-codex":   "codex found nothing.",
+		"answers/gemini":             "gemini: a nil map in main.go:5.\n\n",
+		"answers/claude.review":      "Looks fine.",
+		"answers/opencode":           "opencode: main.go:1",
+		"answers/claude.hunt-claude": "claude: an off-by-one in main.go:3.",
+	})
+	for k, v := range testEnv(t, w.work) {
+		switch k {
+		case "CAIRN_HOME":
+			v = w.home
+		}
+		w.env = append(w.env, k+"="+v)
+	}
+	w.env = append(w.env,
+		"FAKE_LOG="+filepath.Join(w.work, "fakelog"),
+		"FAKE_ANSWERS="+filepath.Join(w.work, "answers"),
+	)
+	return w
+}
+
+// run runs argv in the repository with the twin's environment (and extra),
+// and returns its stdout, stderr and exit code.
+func (w *compileWork) run(t *testing.T, extra []string, argv ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = w.repo
+	cmd.Env = append(slices.Clone(w.env), extra...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	code := 0
+	switch {
+	case err == nil:
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	default:
+		t.Fatalf("%v: %v", argv, err)
+	}
+	return stdout.String(), stderr.String(), code
+}
+
+// compile compiles the case's process in the twin to work/NAME.sh and
+// returns the script.
+func (w *compileWork) compile(t *testing.T, file string) []byte {
+	t.Helper()
+	base := filepath.Base(file)
+	script := filepath.Join(w.work, strings.TrimSuffix(base, ".toml")+".sh")
+	stdout, stderr, code := w.run(t, nil, "cairn", "compile", base, "-o", script)
+	if code != 0 || stdout != "" {
+		t.Fatalf("cairn compile %s: exit %d\nstdout: %s\nstderr: %s", base, code, stdout, stderr)
+	}
+	b, err := os.ReadFile(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o755 {
+		t.Errorf("-o wrote %s with mode %v; want 0755", script, fi.Mode().Perm())
+	}
+	return b
+}
+
+// TestCompileGolden compiles every golden/compile/NAME.toml and compares the
+// script with NAME.sh (UPDATE_GOLDEN=1 rewrites it); each script must parse
+// as bash and pass shellcheck with no findings.
+func TestCompileGolden(t *testing.T) {
+	shellcheck, lookErr := exec.LookPath("shellcheck")
+	for _, file := range compileCases(t) {
+		name := strings.TrimSuffix(filepath.Base(file), ".toml")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			w := newCompileWork(t, file)
+			script := w.compile(t, file)
+			compareGolden(t, filepath.Join(compileGoldenDir, name+".sh"), script)
+			if _, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(script), name+".sh"); err != nil {
+				t.Errorf("%s.sh does not parse as bash: %v", name, err)
+			}
+			if lookErr != nil {
+				t.Skipf("shellcheck is not installed (.ci/run installs it): %v", lookErr)
+			}
+			out, err := exec.Command(shellcheck, "--shell=bash", "--severity=style", filepath.Join(w.work, name+".sh")).CombinedOutput()
+			if err != nil || len(out) > 0 {
+				t.Errorf("shellcheck finds problems in %s.sh (%v):\n%s", name, err, out)
+			}
+		})
+	}
+}
+
+// runRecord is what a run left that a user sees: exit code, stdout, log
+// lines without their durations, results, patches, the worktrees git
+// lists, the exclude file, and what each session's agent CLI was given.
+type runRecord struct {
+	code      int
+	stdout    string
+	log       []string
+	results   map[string]string
+	patches   map[string]string
+	worktrees int
+	leftover  []string
+	exclude   string
+	sessions  map[string]string
+}
+
+// durationField is a log line's duration, which differs between runs.
+var durationField = regexp.MustCompile(` duration=\S+`)
+
+// record reads what the run in w left, with the twin's own paths and the
+// run's name replaced, so that twins compare.
+func (w *compileWork) record(t *testing.T, code int, stdout string) *runRecord {
+	t.Helper()
+	runs, err := filepath.Glob(filepath.Join(w.home, "runs", "*"))
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("want one run folder in %s, have %v (%v)", w.home, runs, err)
+	}
+	runDir := runs[0]
+	norm := func(s string) string {
+		for _, p := range []string{w.work, evalSymlinks(w.work)} {
+			s = strings.ReplaceAll(s, p, "$WORK")
+		}
+		return strings.ReplaceAll(s, filepath.Base(runDir), "$RUN")
+	}
+	r := &runRecord{code: code, stdout: norm(stdout), results: map[string]string{}, patches: map[string]string{}, sessions: map[string]string{}}
+	logText, err := os.ReadFile(filepath.Join(runDir, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(logText)) {
+		r.log = append(r.log, norm(durationField.ReplaceAllString(strings.TrimSuffix(line, "\n"), "")))
+	}
+	sort.Strings(r.log)
+	for _, sub := range []struct {
+		dir string
+		m   map[string]string
+	}{{"results", r.results}, {"worktrees", r.patches}} {
+		files, _ := filepath.Glob(filepath.Join(runDir, sub.dir, "*"))
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sub.m[filepath.Base(f)] = norm(string(b))
+		}
+	}
+	out, _, _ := w.run(t, nil, "git", "worktree", "list")
+	r.worktrees = strings.Count(out, "\n")
+	left, _ := filepath.Glob(filepath.Join(w.home, "worktrees", "*", "*"))
+	for _, l := range left {
+		r.leftover = append(r.leftover, norm(l))
+	}
+	if b, err := os.ReadFile(filepath.Join(w.repo, ".git", "info", "exclude")); err == nil {
+		r.exclude = string(b)
+	}
+	calls, _ := filepath.Glob(filepath.Join(w.work, "fakelog", "*"))
+	for _, c := range calls {
+		argv, _ := os.ReadFile(filepath.Join(c, "argv"))
+		if string(argv) == "--version\n" {
+			continue
+		}
+		env, _ := os.ReadFile(filepath.Join(c, "env"))
+		stdin, _ := os.ReadFile(filepath.Join(c, "stdin"))
+		cwd, _ := os.ReadFile(filepath.Join(c, "cwd"))
+		name, _, _ := strings.Cut(filepath.Base(c), ".")
+		step := regexp.MustCompile(`(?m)^CAIRN_STEP=(.*)$`).FindStringSubmatch(string(env))
+		key := name
+		if step != nil {
+			key += "." + step[1]
+		}
+		r.sessions[key] = norm(fmt.Sprintf("argv:\n%s\ncwd: %s\nenv:\n%s\nstdin:\n%s", argv, cwd, env, stdin))
+	}
+	return r
+}
+
+// evalSymlinks is p with its symlinks resolved, p when that fails.
+func evalSymlinks(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
+
+// compare reports every way the script's run b differs from cairn's run a.
+func compareRuns(t *testing.T, a, b *runRecord) {
+	t.Helper()
+	if a.code != b.code {
+		t.Errorf("exit code: cairn run %d, script %d", a.code, b.code)
+	}
+	if a.stdout != b.stdout {
+		t.Errorf("stdout differs:\n--- cairn run\n%s\n--- script\n%s", a.stdout, b.stdout)
+	}
+	if !slices.Equal(a.log, b.log) {
+		t.Errorf("log lines differ:\n--- cairn run\n%s\n--- script\n%s", strings.Join(a.log, "\n"), strings.Join(b.log, "\n"))
+	}
+	for _, m := range []struct {
+		what string
+		a, b map[string]string
+	}{{"result", a.results, b.results}, {"patch", a.patches, b.patches}, {"session", a.sessions, b.sessions}} {
+		for k, v := range m.a {
+			if w, ok := m.b[k]; !ok {
+				t.Errorf("%s %s: the script left none; cairn run left:\n%s", m.what, k, v)
+			} else if v != w {
+				t.Errorf("%s %s differs:\n--- cairn run\n%s\n--- script\n%s", m.what, k, v, w)
+			}
+		}
+		for k, v := range m.b {
+			if _, ok := m.a[k]; !ok {
+				t.Errorf("%s %s: cairn run left none; the script left:\n%s", m.what, k, v)
+			}
+		}
+	}
+	if a.worktrees != b.worktrees || b.worktrees != 1 {
+		t.Errorf("git worktree list: cairn run leaves %d, the script %d; want 1", a.worktrees, b.worktrees)
+	}
+	if len(a.leftover)+len(b.leftover) > 0 {
+		t.Errorf("left in $CAIRN_HOME/worktrees: cairn run %v, script %v", a.leftover, b.leftover)
+	}
+	if a.exclude != b.exclude {
+		t.Errorf(".git/info/exclude differs:\n--- cairn run\n%s\n--- script\n%s", a.exclude, b.exclude)
+	}
+}
+
+// TestCompileDifferential runs every golden compile case twice, in twin
+// repositories with the same fake agent CLIs: once with `cairn run`, once
+// as the compiled script; both must end with the same exit code, stdout,
+// log lines, results, patches, sessions (argv, working folder, CAIRN_*
+// environment and prompt) and worktrees. Each case runs as it is and with
+// every fake failing.
+func TestCompileDifferential(t *testing.T) {
+	for _, file := range compileCases(t) {
+		name := strings.TrimSuffix(filepath.Base(file), ".toml")
+		for _, variant := range []struct {
+			name  string
+			extra []string
+		}{
+			{"", nil},
+			{"/failing", []string{"FAKE_FAIL=claude codex gemini opencode mybot"}},
+			{"/directive", []string{"--directive", "  Only 'main.go' matters;\n$(say nothing) `now`  "}},
+			{"/jobs1", []string{"--jobs", "1"}},
+		} {
+			t.Run(name+variant.name, func(t *testing.T) {
+				t.Parallel()
+				var env, args []string
+				if strings.HasPrefix(variant.name, "/failing") {
+					env = variant.extra
+				} else {
+					args = variant.extra
+				}
+				a := newCompileWork(t, file)
+				stdout, stderr, code := a.run(t, env, append([]string{"cairn", "run", filepath.Base(file)}, args...)...)
+				ra := a.record(t, code, stdout)
+				t.Logf("cairn run: exit %d\n%s", code, stderr)
+
+				b := newCompileWork(t, file)
+				b.compile(t, file)
+				script := filepath.Join(b.work, name+".sh")
+				stdout, stderr, code = b.run(t, env, append([]string{"bash", script}, args...)...)
+				rb := b.record(t, code, stdout)
+				t.Logf("script: exit %d\n%s", code, stderr)
+				if len(ra.log) == 0 {
+					t.Fatal("cairn run logged no step")
+				}
+				t.Logf("compared %d log lines, %d results, %d patches, %d sessions", len(ra.log), len(ra.results), len(ra.patches), len(ra.sessions))
+				compareRuns(t, ra, rb)
+			})
+		}
+	}
+}

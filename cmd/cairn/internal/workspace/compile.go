@@ -1,0 +1,50 @@
+package workspace
+
+import (
+	"fmt"
+
+	"github.com/cairn-dev/cairn/check"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/templates"
+)
+
+// Compilable is a process `cairn compile` may render: its plan, checked as
+// `cairn check --no-preflight` checks it (the script preflights its agent
+// CLIs where it runs), and the file as parsed, whose ranges its refusals
+// point at.
+type Compilable struct {
+	Plan      *ir.Plan
+	Process   *ir.Process
+	Config    *config.Config
+	Harnesses *harness.Registry
+}
+
+// PrepareCompile finds and checks the process target names, in the git
+// repository holding dir, for compiling. It returns the report of the check
+// (its diagnostics and the files' bytes, to show refusals with), and the
+// compilable process, nil with ErrRefused when the check refused it.
+// Outside a git repository it fails with the reason, and checks nothing.
+func PrepareCompile(dir, target string) (*Compilable, *templates.Report, error) {
+	if _, err := check.OpenRepo(dir); err != nil {
+		return nil, nil, err
+	}
+	ws := Open(dir, Options{NoPreflight: true})
+	if ws.Env.Repo == nil {
+		return nil, nil, fmt.Errorf("%s is not inside a git repository; run cairn in one, or give -C DIR", dir)
+	}
+	r := ws.Check([]string{target}, "")
+	if r.Failed() || len(r.Plans) != 1 {
+		return nil, r, ErrRefused
+	}
+	plan := r.Plans[0]
+	// The plan keeps no ranges: the file is parsed again for them.
+	_, p, _ := read(plan.File)
+	return &Compilable{
+		Plan:      plan,
+		Process:   p,
+		Config:    ws.Env.Config,
+		Harnesses: ws.Env.Harnesses,
+	}, r, nil
+}

@@ -1,0 +1,396 @@
+package codegen
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/check"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/templates"
+)
+
+// Inputs are what Bash needs besides the plan: the process file as parsed
+// (the ranges of its refusals), the harnesses its sessions name, and the
+// config (its [notify] command; its [resources], which a script does not
+// carry).
+type Inputs struct {
+	Process   *ir.Process
+	Harnesses *harness.Registry
+	Config    *config.Config
+	// ReadFile reads a home skill's SKILL.md; os.ReadFile when nil.
+	ReadFile func(path string) ([]byte, error)
+}
+
+// cairnExcludes are cairn's own files in a worktree, which a script
+// excludes from git as `cairn run` does (runtime.ExcludeCairnFiles).
+var cairnExcludes = []string{
+	"/.cairn/skills/",
+	"/.cairn-issue.md",
+	"/.cairn/runs/*/.lock",
+}
+
+// Bash compiles plan into one standalone bash script (§9) that does what
+// `cairn run` does with it, rendered through templates/bash.sh.tmpl. What a
+// script cannot carry is refused with rule not-compilable at its place in
+// the process file; nothing is rendered then. A warning says what of the
+// config the script leaves out.
+func Bash(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
+	if plan == nil {
+		return nil, []ir.Diagnostic{{Rule: check.RuleNotCompilable, Severity: ir.Error, Message: "no plan to compile"}}
+	}
+	if in.Harnesses == nil {
+		in.Harnesses = harness.NewRegistry(in.Config)
+	}
+	if in.ReadFile == nil {
+		in.ReadFile = os.ReadFile
+	}
+	c := &compiler{plan: plan, in: in, at: newPlaces(plan, in.Process)}
+	diags := c.refuse()
+	if ir.HasErrors(diags) {
+		return nil, diags
+	}
+	s, more := c.script()
+	diags = append(diags, more...)
+	if ir.HasErrors(diags) {
+		return nil, diags
+	}
+	out, err := templates.BashScript(s)
+	if err != nil {
+		return nil, append(diags, ir.Diagnostic{
+			Rule: check.RuleNotCompilable, Severity: ir.Error, Range: c.at.file(),
+			Message: fmt.Sprintf("cannot render the script: %v", err),
+		})
+	}
+	return out, diags
+}
+
+// compiler is one compilation of a plan.
+type compiler struct {
+	plan *ir.Plan
+	in   Inputs
+	at   *places
+}
+
+// script is the model bash.sh.tmpl renders.
+type script struct {
+	Process     string
+	File        string
+	Description string
+	Bins        []string
+	Harnesses   []scriptHarness
+	Worktrees   []ir.PlanWorktree
+	Steps       []*scriptStep
+	StepNames   []string
+	Stages      [][]int
+	LastStage   []int
+	Skills      []scriptSkill
+	HasSessions bool
+	Notify      []string
+	NotifyOn    []string
+	NotifyOnSet bool
+	Excludes    []string
+}
+
+// scriptHarness is a harness the script preflights: its CLI on PATH.
+type scriptHarness struct {
+	Name, Bin string
+}
+
+// scriptSkill is a home or built-in skill's text, held in a variable of the
+// script.
+type scriptSkill struct {
+	Var, Body string
+}
+
+// scriptStep is one step of the script. Kind, Harness, Model and Effort are
+// its log line's, Detail its progress line's.
+type scriptStep struct {
+	Index                        int
+	Name, Worktree               string
+	Optional                     bool
+	Kind, Harness, Model, Effort string
+	Detail                       string
+	// Timeout is in seconds, 0 for none; TimeoutText as the file wrote it.
+	Timeout     int64
+	TimeoutText string
+	Env         []string
+	// Earlier are the steps of earlier stages, in file order: the results
+	// a session may be given.
+	Earlier  []string
+	Precheck *scriptPhase
+	Actions  []scriptAction
+	Validate *scriptPhase
+}
+
+// scriptPhase is a precheck or validate phase: its shells, a precheck's
+// whys, a validate's severity.
+type scriptPhase struct {
+	Shells   []string
+	Whys     []string
+	Severity string
+}
+
+// scriptAction is a command (Command) or a session (Session).
+type scriptAction struct {
+	Index   int
+	Command string
+	Session *scriptSession
+}
+
+// scriptSession is a session action: the harness's argv, how its final
+// message is read (Final: a built-in harness's name, or "custom"), whether
+// the prompt goes on stdin, the skill it reads, and its prompt with no
+// directive ([0]) and with one ([1]).
+type scriptSession struct {
+	Index         int
+	Harness       string
+	Final         string
+	Stdin         bool
+	Argv          []templates.BashWord
+	SkillName     string
+	SkillVar      string
+	SkillRepoPath string
+	Prompt        [2]promptWords
+}
+
+// script builds the model of the script, with the refusals of what could
+// not be rendered.
+func (c *compiler) script() (*script, []ir.Diagnostic) {
+	plan := c.plan
+	s := &script{
+		Process:     plan.Process,
+		File:        plan.File,
+		Description: plan.Description,
+		Worktrees:   plan.Worktrees,
+		Excludes:    cairnExcludes,
+	}
+	var diags []ir.Diagnostic
+	kinds := map[string]string{}
+	for _, w := range plan.Worktrees {
+		kinds[w.Name] = w.Kind
+	}
+	skills := map[string]string{}
+	harnesses := map[string]bool{}
+	var earlier []string
+	for _, stage := range plan.Stages {
+		var indices []int
+		for i := range stage {
+			st := &stage[i]
+			ss := c.step(st, len(s.Steps), earlier)
+			for j := range st.Actions {
+				a := &st.Actions[j]
+				if a.Kind != ir.Session {
+					ss.Actions = append(ss.Actions, scriptAction{Index: j, Command: a.Command})
+					continue
+				}
+				sess, bin, ds := c.session(st, a, j, kinds[st.Worktree], skills, s)
+				diags = append(diags, ds...)
+				if sess == nil {
+					continue
+				}
+				ss.Actions = append(ss.Actions, scriptAction{Index: j, Session: sess})
+				s.HasSessions = true
+				if !harnesses[sess.Harness] {
+					harnesses[sess.Harness] = true
+					s.Harnesses = append(s.Harnesses, scriptHarness{Name: sess.Harness, Bin: bin})
+					if !slices.Contains(s.Bins, bin) {
+						s.Bins = append(s.Bins, bin)
+					}
+				}
+			}
+			indices = append(indices, ss.Index)
+			s.Steps = append(s.Steps, ss)
+			s.StepNames = append(s.StepNames, ss.Name)
+		}
+		for _, st := range stage {
+			earlier = append(earlier, st.Name)
+		}
+		s.Stages = append(s.Stages, indices)
+		s.LastStage = indices
+	}
+	if cfg := c.in.Config; cfg != nil {
+		s.Notify = ir.Values(cfg.Notify.Command)
+		s.NotifyOn = ir.Values(cfg.Notify.On)
+		s.NotifyOnSet = cfg.Notify.On.Set
+	}
+	diags = append(diags, c.quotable(s)...)
+	return s, diags
+}
+
+// step is the script's step st, the index-th of the script, with the steps
+// of earlier stages; its actions are added by the caller.
+func (c *compiler) step(st *ir.PlanStep, index int, earlier []string) *scriptStep {
+	ss := &scriptStep{
+		Index:       index,
+		Name:        st.Name,
+		Worktree:    st.Worktree,
+		Optional:    st.Optional,
+		Detail:      describe(st),
+		TimeoutText: st.Timeout,
+		Earlier:     slices.Clone(earlier),
+	}
+	var kinds, hs, models, efforts []string
+	for _, a := range st.Actions {
+		kinds = appendDistinct(kinds, string(a.Kind))
+		hs = appendDistinct(hs, settingValue(a.Harness))
+		models = appendDistinct(models, settingValue(a.Model))
+		efforts = appendDistinct(efforts, settingValue(a.Effort))
+	}
+	ss.Kind, ss.Harness = strings.Join(kinds, "+"), strings.Join(hs, "+")
+	ss.Model, ss.Effort = strings.Join(models, "+"), strings.Join(efforts, "+")
+	if st.Timeout != "" {
+		if d, err := ir.ParseDuration(st.Timeout); err == nil {
+			ss.Timeout = int64((d + time.Second - 1) / time.Second)
+		}
+	}
+	for _, e := range st.Env {
+		ss.Env = append(ss.Env, e.Name+"="+e.Value)
+	}
+	if p := st.Precheck; p != nil && len(p.Shells) > 0 {
+		ss.Precheck = &scriptPhase{Shells: p.Shells, Whys: p.Whys}
+	}
+	if v := st.Validate; v != nil && len(v.Shells) > 0 {
+		sev := v.Severity
+		if sev == "" {
+			sev = ir.SeverityAbort
+		}
+		ss.Validate = &scriptPhase{Shells: v.Shells, Severity: sev}
+	}
+	return ss
+}
+
+// session is the script's session action a (the j-th of step st, in a
+// worktree of kind wtKind), and the CLI it starts. A home or built-in skill
+// is added to s once, as a variable.
+func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind string, skills map[string]string, s *script) (*scriptSession, string, []ir.Diagnostic) {
+	refuse := func(at ir.Range, format string, args ...any) (*scriptSession, string, []ir.Diagnostic) {
+		return nil, "", []ir.Diagnostic{{Rule: check.RuleNotCompilable, Severity: ir.Error, Range: at, Message: fmt.Sprintf(format, args...)}}
+	}
+	if a.Harness == nil {
+		return refuse(c.at.step(st.Name), "step %q: the session has no harness", st.Name)
+	}
+	h, ok := c.in.Harnesses.Lookup(a.Harness.Value)
+	if !ok {
+		return refuse(c.at.harness(st.Name), "step %q: unknown harness %q", st.Name, a.Harness.Value)
+	}
+	sess := &scriptSession{Index: j, Harness: h.Name, Final: "custom", Stdin: h.PromptOnStdin()}
+	if h.Builtin {
+		sess.Final = h.Name
+	}
+	argv, err := harnessArgv(h, settingValue(a.Model), settingValue(a.Effort), intSetting(a.MaxTurns))
+	if err != nil {
+		return refuse(c.at.harness(st.Name), "step %q: the command of harness %q cannot be compiled: %v", st.Name, h.Name, err)
+	}
+	sess.Argv = argv
+	bin := ""
+	for _, p := range argv[0] {
+		if p.Var != "" {
+			return refuse(c.at.harness(st.Name), "step %q: the command of harness %q starts with a value known only at run time", st.Name, h.Name)
+		}
+		bin += p.Text
+	}
+
+	data := templates.SessionData{
+		Process:      c.plan.Process,
+		Step:         st.Name,
+		Prompt:       a.Prompt,
+		WorktreeKind: wtKind,
+	}
+	if sk := a.Skill; sk != nil {
+		data.Skill = sk.Name
+		sess.SkillName = sk.Name
+		var body []byte
+		switch sk.Source {
+		case ir.SkillRepo:
+			sess.SkillRepoPath = sk.Path
+		case ir.SkillHome:
+			b, err := c.in.ReadFile(sk.Path)
+			if err != nil {
+				return refuse(c.at.skill(st.Name), "step %q: read skill %q: %v", st.Name, sk.Name, err)
+			}
+			body = b
+		case ir.SkillBuiltin:
+			b, ok := templates.Skill(strings.TrimPrefix(sk.Path, "builtin:"))
+			if !ok {
+				return refuse(c.at.skill(st.Name), "step %q: cairn has no built-in skill %q", st.Name, sk.Name)
+			}
+			body = b
+		default:
+			return refuse(c.at.skill(st.Name), "step %q: skill %q: unknown source %q", st.Name, sk.Name, sk.Source)
+		}
+		if sk.Source != ir.SkillRepo {
+			key := sk.Source + "\x00" + sk.Path
+			v, ok := skills[key]
+			if !ok {
+				v = fmt.Sprintf("skill_%d", len(skills)+1)
+				skills[key] = v
+				s.Skills = append(s.Skills, scriptSkill{Var: v, Body: string(body)})
+			}
+			sess.SkillVar = v
+		}
+	}
+	for i, dir := range []bool{false, true} {
+		w, err := sessionPrompt(data, a.Skill != nil, dir)
+		if err != nil {
+			return refuse(c.at.step(st.Name), "step %q: the session prompt cannot be compiled: %v", st.Name, err)
+		}
+		sess.Prompt[i] = w
+	}
+	return sess, bin, nil
+}
+
+// describe says what a step runs and where, for its progress line:
+// "session, claude opus high, worktree claude" (as `cairn run` says it).
+func describe(st *ir.PlanStep) string {
+	var parts []string
+	for _, a := range st.Actions {
+		switch a.Kind {
+		case ir.Session:
+			words := []string{"session"}
+			var settings []string
+			for _, s := range []*ir.Setting{a.Harness, a.Model, a.Effort} {
+				if s != nil && s.Value != "" {
+					settings = append(settings, s.Value)
+				}
+			}
+			if len(settings) > 0 {
+				words = append(words, strings.Join(settings, " "))
+			}
+			parts = append(parts, strings.Join(words, ", "))
+		case ir.Catalogue:
+			parts = append(parts, "catalogue "+a.Catalogue)
+		default:
+			parts = append(parts, string(a.Kind))
+		}
+	}
+	return strings.Join(parts, " + ") + ", worktree " + st.Worktree
+}
+
+// appendDistinct appends v to list unless it is empty or already there.
+func appendDistinct(list []string, v string) []string {
+	if v == "" || slices.Contains(list, v) {
+		return list
+	}
+	return append(list, v)
+}
+
+// settingValue is s's value, "" when s is nil.
+func settingValue(s *ir.Setting) string {
+	if s == nil {
+		return ""
+	}
+	return s.Value
+}
+
+// intSetting is s's value, 0 when s is nil.
+func intSetting(s *ir.IntSetting) int {
+	if s == nil {
+		return 0
+	}
+	return s.Value
+}

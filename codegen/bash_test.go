@@ -1,0 +1,153 @@
+package codegen
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/templates"
+)
+
+// TestBashQuoteLocale holds every quoted string to expanding to itself in
+// bash, in the C locale as in a UTF-8 one: non-printable characters above
+// ASCII must not be written as \u escapes, which only a UTF-8 locale
+// expands.
+func TestBashQuoteLocale(t *testing.T) {
+	values := []string{"", "plain", "it's", "$(x) `y` ${z}", "a\nb\tc\r", "\u202e rtl \u00a0 nbsp \U0001F600", "\x01\x7f\x1b", `\u202e stays`, "é中\\U0001F600", "-e", "--"}
+	for _, locale := range []string{"C", "C.UTF-8"} {
+		for _, v := range values {
+			q, err := templates.BashQuote(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("bash", "-c", "printf %s "+q)
+			cmd.Env = append(os.Environ(), "LC_ALL="+locale)
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("bash -c %q: %v", "printf %s "+q, err)
+			}
+			if string(out) != v {
+				t.Errorf("LC_ALL=%s: %s expands to %q; want %q", locale, q, out, v)
+			}
+		}
+	}
+	if _, err := templates.BashQuote("a\x00b"); err == nil {
+		t.Error("a NUL byte was quoted")
+	}
+}
+
+// TestCustomHarnessThatChangesValues refuses a custom harness whose command
+// does more with a value known only at run time than insert it, at the
+// step's harness key.
+func TestCustomHarnessThatChangesValues(t *testing.T) {
+	cfg := &config.Config{Harnesses: []config.Harness{
+		{Name: "clip", Command: strings2("clip", `--dir={{printf "%.4s" .Worktree}}`)},
+		{Name: "count", Command: strings2("count", `--len={{len .Worktree}}`)},
+		{Name: "fine", Command: strings2("fine", `{{if .Model}}--model={{.Model}}{{end}}`, "--dir={{.Worktree}}")},
+	}}
+	reg := harness.NewRegistry(cfg)
+	for _, tc := range []struct {
+		harness string
+		refused bool
+	}{{"clip", true}, {"count", true}, {"fine", false}} {
+		plan := &ir.Plan{
+			Process: "p", File: "p.toml",
+			Worktrees: []ir.PlanWorktree{{Name: "default", Kind: ir.Throwaway, Implicit: true}},
+			Stages: [][]ir.PlanStep{{{
+				Name: "ask", Worktree: "default",
+				Actions: []ir.PlanAction{{Kind: ir.Session, Prompt: "Hi.", Harness: &ir.Setting{Value: tc.harness}}},
+			}}},
+		}
+		script, diags := Bash(plan, Inputs{Harnesses: reg, Config: cfg})
+		if got := ir.HasErrors(diags); got != tc.refused {
+			t.Errorf("harness %s: refused %v (%v); want %v", tc.harness, got, diags, tc.refused)
+			continue
+		}
+		if tc.refused {
+			if diags[0].Rule != "not-compilable" || !strings.Contains(diags[0].Message, "cannot be compiled") {
+				t.Errorf("harness %s: %+v", tc.harness, diags[0])
+			}
+			continue
+		}
+		if !strings.Contains(string(script), `fine '--dir='"${step_dir}"`) {
+			t.Errorf("harness fine: the script does not start it with its worktree:\n%s", script)
+		}
+	}
+}
+
+// strings2 is a config list of strings.
+func strings2(items ...string) ir.Strings {
+	var s ir.Strings
+	s.Set = true
+	for _, it := range items {
+		s.Value = append(s.Value, ir.Field[string]{Value: it, Set: true})
+	}
+	return s
+}
+
+// TestSessionPromptComposes checks that the prompt the script composes from
+// its parts is the prompt templates.SessionPrompt renders, for no to five
+// earlier results, with and without a directive and a skill.
+func TestSessionPromptComposes(t *testing.T) {
+	vals := map[string]string{varWorktree: "/w/t", varResult: "/r/ask.md", varSkill: "/w/t/.cairn/skills/s/SKILL.md", varDirective: "Be brief."}
+	expand := func(w templates.BashWord) string {
+		var b strings.Builder
+		for _, p := range w {
+			if p.Var != "" {
+				b.WriteString(vals[p.Var])
+			} else {
+				b.WriteString(p.Text)
+			}
+		}
+		return b.String()
+	}
+	for _, skill := range []bool{false, true} {
+		for _, dir := range []bool{false, true} {
+			d := templates.SessionData{Process: "p", Step: "ask", Prompt: "Do it.", WorktreeKind: ir.Throwaway}
+			if skill {
+				d.Skill = "s"
+			}
+			w, err := sessionPrompt(d, skill, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for n := 0; n <= 5; n++ {
+				want := d
+				want.WorktreePath, want.ResultFile = vals[varWorktree], vals[varResult]
+				if skill {
+					want.SkillPath = vals[varSkill]
+				}
+				if dir {
+					want.Directive = vals[varDirective]
+				}
+				got := expand(w.None)
+				if n > 0 {
+					got = expand(w.Head)
+				}
+				for i := range n {
+					step := "s" + string(rune('a'+i))
+					path := "/run/results/" + step + ".md"
+					want.Earlier = append(want.Earlier, templates.EarlierResult{Step: step, Path: path})
+					if i > 0 {
+						got += expand(w.Join)
+					}
+					got += step + expand(w.Mid) + path
+				}
+				if n > 0 {
+					got += expand(w.Tail)
+				}
+				wantText, err := templates.SessionPrompt(want)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got != wantText {
+					t.Errorf("skill %v, directive %v, %d earlier: composed\n%s\nwant\n%s", skill, dir, n, got, wantText)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,239 @@
+package codegen
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/templates"
+)
+
+// A slot stands, in text rendered at compile time (a session's prompt, a
+// harness's argv), for a value known only when the script runs: a
+// worktree's path, a result file, the directive. Its marker holds NUL
+// bytes, which no value of a process file can (a bash word cannot hold
+// one), so a marker found in rendered text is always the slot's.
+type slot struct {
+	marker string
+	// Var is the script's variable holding the value.
+	Var string
+}
+
+// The script's variables that slots stand for (templates/bash.sh.tmpl).
+const (
+	varWorktree  = "step_dir"
+	varResult    = "step_result"
+	varSkill     = "skill_path"
+	varDirective = "directive_trim"
+	varPrompt    = "prompt"
+	varMessage   = "last_message"
+)
+
+// slotSet is a set of slots, one per variable. Two sets with different
+// markers render the same text into the same words, unless a template did
+// more with a value than insert it.
+type slotSet map[string]slot
+
+// newSlots returns the slots of vars, their markers told apart by tag.
+func newSlots(tag string, vars ...string) slotSet {
+	s := slotSet{}
+	for i, v := range vars {
+		s[v] = slot{marker: fmt.Sprintf("\x00%s%d\x00", tag, i), Var: v}
+	}
+	return s
+}
+
+// marker is the marker of v's slot.
+func (s slotSet) marker(v string) string { return s[v].marker }
+
+// errStray is the error of rendered text that holds part of a marker: a
+// template that cut or changed a value rather than insert it.
+var errStray = errors.New("a value known only at run time was changed, not inserted")
+
+// word splits rendered text at the markers of s into a script word.
+func (s slotSet) word(text string) (templates.BashWord, error) {
+	var w templates.BashWord
+	for text != "" {
+		at, which := -1, slot{}
+		for _, sl := range s {
+			if i := strings.Index(text, sl.marker); i >= 0 && (at < 0 || i < at) {
+				at, which = i, sl
+			}
+		}
+		if at < 0 {
+			break
+		}
+		if at > 0 {
+			w = append(w, templates.BashPiece{Text: text[:at]})
+		}
+		w = append(w, templates.BashPiece{Var: which.Var})
+		text = text[at+len(which.marker):]
+	}
+	if strings.ContainsRune(text, 0) {
+		return nil, errStray
+	}
+	if text != "" {
+		w = append(w, templates.BashPiece{Text: text})
+	}
+	for _, p := range w {
+		if strings.ContainsRune(p.Text, 0) {
+			return nil, errStray
+		}
+	}
+	return w, nil
+}
+
+// sameWords reports whether a and b are the same words.
+func sameWords(a, b []templates.BashWord) bool {
+	return slices.EqualFunc(a, b, func(x, y templates.BashWord) bool { return slices.Equal(x, y) })
+}
+
+// harnessArgv is the argv of a session on h as script words: h.Argv (the
+// code `cairn run` starts sessions with) given the resolved model, effort
+// and max turns, with the worktree, the prompt and the message file as
+// slots. It is rendered with two sets of markers, and the two must give the
+// same words: a custom harness whose command template does more with a
+// value than insert it cannot be compiled.
+func harnessArgv(h *harness.Harness, model, effort string, maxTurns int) ([]templates.BashWord, error) {
+	render := func(s slotSet) ([]templates.BashWord, error) {
+		argv, err := h.Argv(harness.Invocation{
+			Prompt:     s.marker(varPrompt),
+			Model:      model,
+			Effort:     effort,
+			MaxTurns:   maxTurns,
+			Worktree:   s.marker(varWorktree),
+			OutputFile: s.marker(varMessage),
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(argv) == 0 || argv[0] == "" {
+			return nil, fmt.Errorf("harness %q has no command", h.Name)
+		}
+		words := make([]templates.BashWord, 0, len(argv))
+		for _, a := range argv {
+			w, err := s.word(a)
+			if err != nil {
+				return nil, err
+			}
+			words = append(words, w)
+		}
+		return words, nil
+	}
+	a, err := render(newSlots("a", varPrompt, varWorktree, varMessage))
+	if err != nil {
+		return nil, err
+	}
+	b, err := render(newSlots("bb", varPrompt, varWorktree, varMessage))
+	if err != nil {
+		return nil, err
+	}
+	if !sameWords(a, b) {
+		return nil, errStray
+	}
+	return a, nil
+}
+
+// promptWords are a session's prompt as the script composes it: None when
+// no earlier step left a result; else Head, then each earlier result as
+// STEP + Mid + PATH, joined by Join, then Tail.
+type promptWords struct {
+	None, Head, Mid, Join, Tail templates.BashWord
+}
+
+// earlierSlots are the slots of the earlier results a prompt is rendered
+// with: their steps' names and their result files' paths.
+func earlierSlots(n int) []templates.EarlierResult {
+	out := make([]templates.EarlierResult, n)
+	for i := range out {
+		out[i] = templates.EarlierResult{Step: fmt.Sprintf("\x00S%d\x00", i), Path: fmt.Sprintf("\x00P%d\x00", i)}
+	}
+	return out
+}
+
+// sessionPrompt renders a session's prompt through templates.SessionPrompt
+// (as `cairn run` does) for the script to compose at run time: with the
+// worktree, the skill file, the result file and the directive as slots, and
+// with no, one, two and three earlier results, from which the list's parts
+// are taken. It fails when the renderings do not compose (the template
+// lists the earlier results in a form the script cannot rebuild).
+func sessionPrompt(d templates.SessionData, withSkill, withDirective bool) (promptWords, error) {
+	s := newSlots("v", varWorktree, varResult, varSkill, varDirective)
+	d.WorktreePath = s.marker(varWorktree)
+	d.ResultFile = s.marker(varResult)
+	d.SkillPath = ""
+	if withSkill {
+		d.SkillPath = s.marker(varSkill)
+	}
+	d.Directive = ""
+	if withDirective {
+		d.Directive = s.marker(varDirective)
+	}
+	render := func(n int) (string, error) {
+		d.Earlier = earlierSlots(n)
+		if n == 0 {
+			d.Earlier = nil
+		}
+		return templates.SessionPrompt(d)
+	}
+	var r [4]string
+	for n := range r {
+		text, err := render(n)
+		if err != nil {
+			return promptWords{}, err
+		}
+		r[n] = text
+	}
+	e := earlierSlots(3)
+	s1 := strings.Index(r[1], e[0].Step)
+	p1 := strings.Index(r[1], e[0].Path)
+	if s1 < 0 || p1 < s1 {
+		return promptWords{}, errors.New("the session prompt does not list an earlier result as its step and then its path")
+	}
+	head := r[1][:s1]
+	mid := r[1][s1+len(e[0].Step) : p1]
+	tail := r[1][p1+len(e[0].Path):]
+	rest := r[2][p1+len(e[0].Path):]
+	s2 := strings.Index(rest, e[1].Step)
+	if s2 < 0 {
+		return promptWords{}, errors.New("the session prompt does not list a second earlier result")
+	}
+	join := rest[:s2]
+	compose := func(n int) string {
+		var b strings.Builder
+		b.WriteString(head)
+		for i := range n {
+			if i > 0 {
+				b.WriteString(join)
+			}
+			b.WriteString(e[i].Step + mid + e[i].Path)
+		}
+		b.WriteString(tail)
+		return b.String()
+	}
+	for n := 1; n <= 3; n++ {
+		if compose(n) != r[n] {
+			return promptWords{}, fmt.Errorf("the session prompt with %d earlier results is not its head, the results and its tail", n)
+		}
+	}
+	var w promptWords
+	var err error
+	for _, part := range []struct {
+		text string
+		into *templates.BashWord
+	}{{r[0], &w.None}, {head, &w.Head}, {mid, &w.Mid}, {join, &w.Join}, {tail, &w.Tail}} {
+		if *part.into, err = s.word(part.text); err != nil {
+			return promptWords{}, err
+		}
+	}
+	for _, fixed := range []templates.BashWord{w.Mid, w.Join} {
+		for _, p := range fixed {
+			if p.Var != "" {
+				return promptWords{}, errors.New("the session prompt's list of earlier results holds a value known only at run time")
+			}
+		}
+	}
+	return w, nil
+}

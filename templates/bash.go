@@ -1,0 +1,162 @@
+package templates
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"text/template"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// bashFiles are the embedded templates of compiled scripts (§9).
+//
+//go:embed bash.sh.tmpl
+var bashFiles embed.FS
+
+// BashPiece is a stretch of one word of a compiled script: literal text,
+// quoted when rendered, or, when Var is set, the value of the script's
+// variable of that name, known only when the script runs (a worktree's
+// path, a result file).
+type BashPiece struct {
+	Text string
+	Var  string
+}
+
+// BashWord is one word of a compiled script, made of pieces.
+type BashWord []BashPiece
+
+// bashVarName is what a variable a BashPiece names must look like.
+var bashVarName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+
+// bashFuncs are the functions bash.sh.tmpl quotes data with: every value
+// from a process file, the config or a skill goes through q or word, so
+// that it is data in the script and never code.
+var bashFuncs = template.FuncMap{
+	"q":     BashQuote,
+	"qs":    bashQuoteAll,
+	"word":  bashWord,
+	"words": bashWords,
+}
+
+// bashTemplate parses bash.sh.tmpl once, on first use.
+var bashTemplate = sync.OnceValues(func() (*template.Template, error) {
+	return template.New("bash.sh.tmpl").Option("missingkey=error").Funcs(bashFuncs).ParseFS(bashFiles, "bash.sh.tmpl")
+})
+
+// BashQuote quotes s as one bash word that expands to exactly s
+// (mvdan.cc/sh's syntax.Quote). A string holding a NUL byte cannot be a
+// bash word, and fails.
+//
+// Where syntax.Quote writes a non-printable character as \uXXXX or
+// \UXXXXXXXX inside $'…', bash expands it only in a UTF-8 locale (in the C
+// locale it stays as written); such escapes are rewritten as the \xHH bytes
+// of the character's UTF-8, which bash expands the same in every locale.
+func BashQuote(s string) (string, error) {
+	q, err := syntax.Quote(s, syntax.LangBash)
+	if err != nil {
+		return "", fmt.Errorf("quote %q for bash: %w", s, err)
+	}
+	if !strings.HasPrefix(q, "$'") || !strings.ContainsAny(q, "uU") {
+		return q, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		if c != '\\' || i+1 >= len(q) {
+			b.WriteByte(c)
+			continue
+		}
+		width := map[byte]int{'u': 4, 'U': 8}[q[i+1]]
+		if width == 0 || i+2+width > len(q) {
+			b.WriteString(q[i : i+2])
+			i++
+			continue
+		}
+		r, err := strconv.ParseUint(q[i+2:i+2+width], 16, 32)
+		if err != nil || !utf8.ValidRune(rune(r)) {
+			return "", fmt.Errorf("quote %q for bash: unexpected escape %q", s, q[i:i+2+width])
+		}
+		for _, by := range []byte(string(rune(r))) {
+			fmt.Fprintf(&b, "\\x%02x", by)
+		}
+		i += 1 + width
+	}
+	return b.String(), nil
+}
+
+// bashQuoteAll quotes each of ss and joins them with spaces.
+func bashQuoteAll(ss []string) (string, error) {
+	out := make([]string, 0, len(ss))
+	for _, s := range ss {
+		q, err := BashQuote(s)
+		if err != nil {
+			return "", err
+		}
+		out = append(out, q)
+	}
+	return strings.Join(out, " "), nil
+}
+
+// bashWord renders w as one bash word: its literal pieces quoted, its
+// variables expanded inside double quotes, so that neither splits nor
+// globs.
+func bashWord(w BashWord) (string, error) {
+	if len(w) == 0 {
+		return "''", nil
+	}
+	var b strings.Builder
+	for _, p := range w {
+		if p.Var != "" {
+			if !bashVarName.MatchString(p.Var) {
+				return "", fmt.Errorf("invalid script variable %q", p.Var)
+			}
+			b.WriteString(`"${` + p.Var + `}"`)
+			continue
+		}
+		if p.Text == "" {
+			continue
+		}
+		q, err := BashQuote(p.Text)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(q)
+	}
+	if b.Len() == 0 {
+		return "''", nil
+	}
+	return b.String(), nil
+}
+
+// bashWords renders ws as bash words separated by spaces.
+func bashWords(ws []BashWord) (string, error) {
+	out := make([]string, 0, len(ws))
+	for _, w := range ws {
+		s, err := bashWord(w)
+		if err != nil {
+			return "", err
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, " "), nil
+}
+
+// BashScript renders a compiled script from bash.sh.tmpl; data is the
+// script's model, which package codegen builds from a plan.
+func BashScript(data any) ([]byte, error) {
+	t, err := bashTemplate()
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if err := t.Execute(&b, data); err != nil {
+		return nil, fmt.Errorf("render the script: %w", err)
+	}
+	return b.Bytes(), nil
+}
