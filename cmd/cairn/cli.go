@@ -21,6 +21,7 @@ type cli struct {
 	Status  statusCmd  `cmd:"" help:"List the runs of this repository: running, crashed, ended and skipped."`
 	Show    showCmd    `cmd:"" help:"Show a run's record: each step's log line, result and trace."`
 	Stop    stopCmd    `cmd:"" help:"Stop a running run, as Ctrl-C would."`
+	Gc      gcCmd      `cmd:"" help:"Delete expired runs, keeping the newest of each process and any still running."`
 	Version versionCmd `cmd:"" help:"Print cairn's version."`
 }
 

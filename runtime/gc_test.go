@@ -1,0 +1,271 @@
+package runtime
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// gcNow is the fixed time the gc tests run at.
+var gcNow = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+
+// gcRun writes the run folder name in home's runs: a record of process in
+// repo with status, start, end (none when zero) and expires.
+func gcRun(t *testing.T, home, name, repo, process string, status Status, start, end time.Time, expires string) string {
+	t.Helper()
+	dir := filepath.Join(RunsDir(home), name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	rec := Record{Version: RecordVersion, Process: process, Repo: repo, Status: status, Start: start, Expires: expires}
+	if !end.IsZero() {
+		rec.End = &end
+	}
+	b, err := json.Marshal(&rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, RecordFile), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// days is n days before gcNow.
+func days(n int) time.Time { return gcNow.Add(-time.Duration(n) * 24 * time.Hour) }
+
+// names are the runs' names, sorted.
+func names(runs []GCRun) []string {
+	var out []string
+	for _, r := range runs {
+		out = append(out, r.Name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// reasons are why each run was kept, by name.
+func reasons(runs []GCRun) map[string]string {
+	out := map[string]string{}
+	for _, r := range runs {
+		out[r.Name] = r.Reason
+	}
+	return out
+}
+
+func TestGC(t *testing.T) {
+	home := t.TempDir()
+	past := days(1).Format(time.RFC3339)
+	later := gcNow.Add(time.Hour).Format(time.RFC3339)
+	// The newest of hunt in /r: expired, but kept.
+	gcRun(t, home, "hunt_2026-05-20T000000Z", "/r", "hunt", StatusSucceeded, days(12), days(12), past)
+	// Older hunts.
+	gcRun(t, home, "hunt_2026-05-10T000000Z", "/r", "hunt", StatusFailed, days(22), days(22), past)
+	gcRun(t, home, "hunt_2026-05-09T000000Z", "/r", "hunt", StatusSucceeded, days(23), days(23), "never")
+	gcRun(t, home, "hunt_2026-05-08T000000Z", "/r", "hunt", StatusSucceeded, days(24), days(24), later)
+	gcRun(t, home, "hunt_2026-05-07T000000Z", "/r", "hunt", StatusSucceeded, days(25), days(25), "soon")
+	// Legacy records without expires: 30 days after a success, 90 after
+	// anything else.
+	gcRun(t, home, "hunt_2026-04-01T000000Z", "/r", "hunt", StatusSucceeded, days(61), days(31), "")
+	gcRun(t, home, "hunt_2026-03-31T000000Z", "/r", "hunt", StatusSucceeded, days(62), days(29), "")
+	gcRun(t, home, "hunt_2026-03-30T000000Z", "/r", "hunt", StatusFailed, days(63), days(60), "")
+	gcRun(t, home, "hunt_2026-01-01T000000Z", "/r", "hunt", StatusInterrupted, days(151), days(91), "")
+	// Crashed runs (running, lock free) expire 90 days after their start.
+	gcRun(t, home, "hunt_2025-12-31T000000Z", "/r", "hunt", StatusRunning, days(152), time.Time{}, "")
+	gcRun(t, home, "hunt_2026-03-01T000000Z", "/r", "hunt", StatusRunning, days(89), time.Time{}, "")
+	// The same process in another repository has its own newest.
+	gcRun(t, home, "hunt_2026-01-02T000000Z", "/other", "hunt", StatusSucceeded, days(150), days(150), past)
+	// A running run (its lock held) is kept, expired or not.
+	held := gcRun(t, home, "lint_2026-01-01T000000Z", "/r", "lint", StatusRunning, days(200), time.Time{}, "")
+	gcRun(t, home, "lint_2026-05-30T000000Z", "/r", "lint", StatusSucceeded, days(2), days(2), past)
+	lock, err := lockPath(filepath.Join(held, lockFile), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	// An unreadable folder is left alone.
+	if err := os.MkdirAll(filepath.Join(RunsDir(home), "broken_2026-01-01T000000Z"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+
+	wantDeleted := []string{
+		"hunt_2025-12-31T000000Z",
+		"hunt_2026-01-01T000000Z",
+		"hunt_2026-04-01T000000Z",
+		"hunt_2026-05-10T000000Z",
+	}
+	wantKept := map[string]string{
+		"hunt_2026-05-20T000000Z": KeptNewest,
+		"hunt_2026-05-09T000000Z": KeptNever,
+		"hunt_2026-05-08T000000Z": KeptNotExpired,
+		"hunt_2026-05-07T000000Z": KeptBadExpiry,
+		"hunt_2026-03-31T000000Z": KeptNotExpired,
+		"hunt_2026-03-30T000000Z": KeptNotExpired,
+		"hunt_2026-03-01T000000Z": KeptNotExpired,
+		"hunt_2026-01-02T000000Z": KeptNewest,
+		"lint_2026-01-01T000000Z": KeptRunning,
+		"lint_2026-05-30T000000Z": KeptNewest,
+	}
+	check := func(r GCReport) {
+		t.Helper()
+		if got := names(r.Deleted); !slices.Equal(got, wantDeleted) {
+			t.Errorf("deleted %q, want %q", got, wantDeleted)
+		}
+		got := reasons(r.Kept)
+		for name, want := range wantKept {
+			if got[name] != want {
+				t.Errorf("%s kept for %q, want %q", name, got[name], want)
+			}
+		}
+		if len(got) != len(wantKept) {
+			t.Errorf("kept %v, want %d runs", got, len(wantKept))
+		}
+		if len(r.Unreadable) != 1 || r.Unreadable[0].Name != "broken_2026-01-01T000000Z" || r.Unreadable[0].Err == nil {
+			t.Errorf("unreadable %+v", r.Unreadable)
+		}
+	}
+
+	r, err := GC(home, gcNow, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.DryRun {
+		t.Error("a dry run's report says it is not one")
+	}
+	check(r)
+	entries, _ := os.ReadDir(RunsDir(home))
+	if len(entries) != len(wantDeleted)+len(wantKept)+1 {
+		t.Fatalf("the dry run deleted folders: %d left", len(entries))
+	}
+	for _, r := range r.Deleted {
+		if r.Name == "hunt_2026-05-10T000000Z" && !r.Expires.Equal(days(1).Truncate(time.Second)) {
+			t.Errorf("%s expires %v, want %v", r.Name, r.Expires, days(1))
+		}
+		if r.Name == "hunt_2025-12-31T000000Z" && !r.Expires.Equal(days(62)) {
+			t.Errorf("%s expires %v, want 90 days after its start", r.Name, r.Expires)
+		}
+	}
+
+	r, err = GC(home, gcNow, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(r)
+	for _, name := range wantDeleted {
+		if _, err := os.Stat(filepath.Join(RunsDir(home), name)); !os.IsNotExist(err) {
+			t.Errorf("%s is still there: %v", name, err)
+		}
+	}
+	for name := range wantKept {
+		if _, err := os.Stat(filepath.Join(RunsDir(home), name, RecordFile)); err != nil {
+			t.Errorf("%s was deleted: %v", name, err)
+		}
+	}
+}
+
+// A run whose lock is taken between the listing and the deletion is kept.
+func TestGCSkipsLockedAtDeletion(t *testing.T) {
+	home := t.TempDir()
+	gcRun(t, home, "hunt_2026-05-20T000000Z", "/r", "hunt", StatusSucceeded, days(12), days(12), "")
+	dir := gcRun(t, home, "hunt_2026-01-01T000000Z", "/r", "hunt", StatusFailed, days(200), days(200), "")
+	lock, err := lockPath(filepath.Join(dir, lockFile), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	deleted, err := deleteRun(home, "hunt_2026-01-01T000000Z", dir, "/r")
+	if err != nil || deleted {
+		t.Fatalf("deleteRun = %v, %v; want kept", deleted, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, RecordFile)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A run held by a live Folder is running and kept.
+func TestGCKeepsOpenFolder(t *testing.T) {
+	home := t.TempDir()
+	f, err := NewFolder(RunsDir(home), "hunt", days(300))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Begin(&Record{Process: "hunt", Repo: "/r", Status: StatusRunning, Start: days(300)}); err != nil {
+		t.Fatal(err)
+	}
+	gcRun(t, home, "hunt_2026-05-20T000000Z", "/r", "hunt", StatusSucceeded, days(12), days(12), "")
+	r, err := GC(home, gcNow, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Deleted) != 0 || reasons(r.Kept)[f.Name()] != KeptRunning {
+		t.Fatalf("report %+v", r)
+	}
+}
+
+// Deleting a run removes what is left of its worktrees and has git forget
+// them; a repository that is gone is fine.
+func TestGCPrunesWorktrees(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	home := t.TempDir()
+	repo := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+home, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	git("commit", "-q", "--allow-empty", "-m", "init")
+	common, err := filepath.EvalSymlinks(filepath.Join(repo, ".git"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := "hunt_2026-01-01T000000Z"
+	wt := filepath.Join(home, "worktrees", old, "a")
+	if err := os.MkdirAll(filepath.Dir(wt), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	git("worktree", "add", "-q", "--detach", wt)
+	gcRun(t, home, old, common, "hunt", StatusRunning, days(200), time.Time{}, "")
+	gcRun(t, home, "hunt_2026-05-20T000000Z", common, "hunt", StatusSucceeded, days(12), days(12), "")
+	gcRun(t, home, "hunt_2025-12-01T000000Z", "/gone/.git", "hunt", StatusFailed, days(300), days(300), "")
+	gcRun(t, home, "hunt_2026-05-21T000000Z", "/gone/.git", "hunt", StatusFailed, days(11), days(11), "")
+	if err := os.MkdirAll(filepath.Join(home, "worktrees", "hunt_2025-12-01T000000Z", "a"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r, err := GC(home, gcNow, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(r.Deleted); !slices.Equal(got, []string{"hunt_2025-12-01T000000Z", old}) {
+		t.Fatalf("deleted %q", got)
+	}
+	for _, name := range []string{old, "hunt_2025-12-01T000000Z"} {
+		if _, err := os.Stat(filepath.Join(home, "worktrees", name)); !os.IsNotExist(err) {
+			t.Errorf("the worktrees of %s are still there: %v", name, err)
+		}
+	}
+	out, err := exec.Command("git", "-C", repo, "worktree", "list", "--porcelain").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for l := range strings.Lines(string(out)) {
+		if strings.HasPrefix(l, "worktree ") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("git still lists the deleted run's worktree:\n%s", out)
+	}
+}
