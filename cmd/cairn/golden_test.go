@@ -29,13 +29,14 @@ const argsPrefix = "# args:"
 const repoPlaceholder = "$REPO"
 
 // TestGolden runs `cairn check --no-preflight [ARGS] FILE` for every
-// golden/check and golden/plan case, NAME.toml or NAME.hcl, in a fresh
+// golden/check and golden/plan case, NAME.toml, NAME.hcl or a card, in a fresh
 // repository made from golden/repo, with golden/home as CAIRN_HOME=home, and
 // compares stdout and the exit code ("[exit N]" on a last line) with the
 // case's .out; plan cases also hold `--format json` to the schema and compare
 // it with the case's .json. A TOML case's outputs are NAME.out and NAME.json;
 // an HCL case's are NAME.hcl.out and NAME.hcl.json, so that it can sit beside
-// its TOML twin. NAME.config.toml beside a case replaces home/config.toml.
+// its TOML twin; a card's are NAME.procedure.card.out and .json.
+// NAME.config.toml beside a case replaces home/config.toml.
 func TestGolden(t *testing.T) {
 	for _, kind := range []string{"check", "plan"} {
 		for _, file := range goldenCases(t, kind) {
@@ -48,11 +49,11 @@ func TestGolden(t *testing.T) {
 }
 
 // goldenCases returns the process files of golden/KIND: its .toml files but
-// the configs, and its .hcl files.
+// the configs, its .hcl files and its cards.
 func goldenCases(t *testing.T, kind string) []string {
 	t.Helper()
 	var cases []string
-	for _, ext := range []string{".toml", ".hcl"} {
+	for _, ext := range []string{".toml", ".hcl", ".procedure.card"} {
 		files, err := filepath.Glob(filepath.Join(goldenDir, kind, "*"+ext))
 		if err != nil {
 			t.Fatal(err)
@@ -67,7 +68,7 @@ func goldenCases(t *testing.T, kind string) []string {
 }
 
 // goldenStem is what a case's output files are named after: NAME for
-// NAME.toml, NAME.hcl for NAME.hcl.
+// NAME.toml, NAME.hcl for NAME.hcl, NAME.procedure.card for a card.
 func goldenStem(file string) string {
 	return strings.TrimSuffix(file, ".toml")
 }

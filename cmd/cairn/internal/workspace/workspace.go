@@ -228,18 +228,9 @@ func read(file string) ([]byte, *ir.Process, []ir.Diagnostic) {
 		p, diags := parse.HCL(file, src)
 		return src, p, diags
 	default:
-		return src, nil, notYet(file, "card")
+		p, diags := parse.Card(file, src)
+		return src, p, diags
 	}
-}
-
-// notYet refuses a file in a format cairn cannot read yet.
-func notYet(file, format string) []ir.Diagnostic {
-	return []ir.Diagnostic{{
-		Rule:     ir.RuleSyntax,
-		Severity: ir.Error,
-		Message:  fmt.Sprintf("%s process files are not supported yet; write the process in TOML", format),
-		Range:    ir.FileStart(file),
-	}}
 }
 
 // readError words why a file could not be read, without Go's "open …:"

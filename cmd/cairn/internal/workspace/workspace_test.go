@@ -75,22 +75,27 @@ func TestCheckAll(t *testing.T) {
 	dir := setup(t, map[string]string{
 		"home/processes/good.toml":            validProcess,
 		"home/processes/bad.toml":             refusedProcess,
-		"home/processes/later.procedure.card": "---\n---\n",
+		"home/processes/later.procedure.card": "no front matter\n",
+		"home/processes/notes.yaml":           "a: 1\n",
 	})
 	r := Open(dir, Options{NoPreflight: true}).Check(nil, "")
+	// notes.yaml is no process file: check-all does not read it.
 	if r.Files != 3 || len(r.Plans) != 1 {
 		t.Errorf("Files = %d, %d plans; want 3 files, 1 plan", r.Files, len(r.Plans))
 	}
 	if len(r.Searched) != 1 {
 		t.Errorf("Searched = %v; want the home's processes folder", r.Searched)
 	}
-	var hcl bool
+	var card bool
 	for _, d := range r.Diagnostics {
 		if d.Rule == ir.RuleSyntax && filepath.Base(d.Range.File) == "later.procedure.card" && d.Range.Start.Line == 1 {
-			hcl = true
+			card = true
+		}
+		if filepath.Base(d.Range.File) == "notes.yaml" {
+			t.Errorf("notes.yaml was read: %+v", d)
 		}
 	}
-	if !hcl {
+	if !card {
 		t.Errorf("no syntax diagnostic at 1:1 of later.procedure.card in %+v", r.Diagnostics)
 	}
 }

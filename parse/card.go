@@ -1,0 +1,597 @@
+package parse
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// The keys of a card's front matter (§4.3), in the order suggestions prefer.
+var (
+	cardTopKeys   = []string{"description", "run-expiry", "failed-run-expiry", "steps"}
+	cardStepKeys  = []string{"id", "description", "precheck", "run", "validate"}
+	cardPhaseKeys = []string{"shells", "agents", "instructions", "whys", "severity", "model"}
+	cardAgentKeys = []string{"prompt", "model", "max-turns"}
+)
+
+// cardFence is the line that opens and closes a card's front matter.
+const cardFence = "---"
+
+// Card reads src, the card process file named file, into a process: the YAML
+// front matter between its first two "---" lines (what follows is the card's
+// body, which cairn does not read). Like TOML and HCL it returns every
+// duplicate, wrong type and unknown key it finds, sorted; a YAML syntax error
+// is returned alone. A card carries no version, commits as it goes (§7.6) and
+// runs in the checkout, so its process has Commit set and no
+// DefaultWorktree. Anchors, aliases, tags and merge keys are refused: a card
+// is read as written.
+func Card(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
+	p := &ir.Process{
+		Name:   NameOf(file),
+		File:   file,
+		Format: ir.Card,
+		Source: src,
+		Commit: ir.Field[bool]{Value: true, Set: true},
+	}
+	fe := &cardProcess{
+		hclFile: hclFile{file: file, src: src, lines: lineStarts(src)},
+		p:       p,
+		names:   map[string]ir.Field[string]{},
+	}
+	end, ok := fe.frontMatter()
+	if !ok {
+		return p, fe.diags
+	}
+	f, err := parseYAML(src[:end])
+	if err != nil {
+		fe.parserError(err)
+		return p, fe.diags
+	}
+	fe.document(f)
+	ir.SortDiagnostics(fe.diags)
+	return p, fe.diags
+}
+
+// parseYAML parses the front matter, turning a panic of the YAML parser on
+// hostile input into an error: cairn never panics on a file.
+func parseYAML(src []byte) (f *ast.File, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, err = nil, fmt.Errorf("the YAML parser failed on this front matter")
+		}
+	}()
+	return parser.ParseBytes(src, 0)
+}
+
+// cardProcess fills a process from the YAML tree of a card's front matter.
+type cardProcess struct {
+	hclFile
+	p     *ir.Process
+	names map[string]ir.Field[string] // step ids seen, for duplicates
+}
+
+// frontMatter finds the front matter: it returns the offset where its
+// closing "---" line starts, refusing a card without one.
+func (fe *cardProcess) frontMatter() (int, bool) {
+	if !fenceLine(fe.line(1)) {
+		fe.report(ir.RuleSyntax, fe.fileStart(), nil,
+			"a card starts with YAML front matter: its first line must be %q", cardFence)
+		return 0, false
+	}
+	for n := 2; n <= len(fe.lines); n++ {
+		if fenceLine(fe.line(n)) {
+			return fe.lines[n-1], true
+		}
+	}
+	fe.report(ir.RuleSyntax, fe.fileStart(), nil,
+		"the card's front matter is never closed: end it with a %q line", cardFence)
+	return 0, false
+}
+
+// fileStart is 1:1, where refusals about the file as a whole point: its
+// first character, or nothing in an empty first line.
+func (fe *cardProcess) fileStart() ir.Range {
+	return fe.span(0, min(1, fe.lineEnd(0)))
+}
+
+// fenceLine reports whether line is a "---" line.
+func fenceLine(line []byte) bool {
+	return string(bytes.TrimRight(line, " \t\r")) == cardFence
+}
+
+// line returns the bytes of line n (1-based), without its newline.
+func (fe *cardProcess) line(n int) []byte {
+	if n < 1 || n > len(fe.lines) {
+		return nil
+	}
+	start := fe.lines[n-1]
+	end := len(fe.src)
+	if n < len(fe.lines) {
+		end = fe.lines[n] - 1
+	}
+	return fe.src[start:max(start, end)]
+}
+
+// offset returns the byte offset of a YAML position, whose column counts
+// characters; a position outside the file is moved inside it.
+func (fe *cardProcess) offset(p *token.Position) int {
+	if p == nil || p.Line < 1 {
+		return 0
+	}
+	if p.Line > len(fe.lines) {
+		return len(fe.src)
+	}
+	start := fe.lines[p.Line-1]
+	line := fe.line(p.Line)
+	i := 0
+	for col := 1; col < p.Column && i < len(line); col++ {
+		_, size := utf8.DecodeRune(line[i:])
+		i += size
+	}
+	return start + i
+}
+
+// lineEnd returns the offset where the line holding off ends.
+func (fe *cardProcess) lineEnd(off int) int {
+	off = clampOffset(off, fe.src)
+	if i := bytes.IndexByte(fe.src[off:], '\n'); i >= 0 {
+		return off + i
+	}
+	return len(fe.src)
+}
+
+// duplicateKey matches the parser's refusal of a key defined twice.
+var duplicateKey = regexp.MustCompile(`^mapping key "(.*)" already defined at \[(\d+):(\d+)\]$`)
+
+// parserError reports the YAML parser's refusal at its position: a key
+// defined twice is a duplicate, anything else a syntax error.
+func (fe *cardProcess) parserError(err error) {
+	var se *yaml.SyntaxError
+	if !errors.As(err, &se) || se.Token == nil {
+		fe.report(ir.RuleSyntax, fe.fileStart(), nil, "%s", lowerFirst(err.Error()))
+		return
+	}
+	start := fe.offset(se.Token.Position)
+	at := fe.span(start, start+len(se.Token.Value))
+	if m := duplicateKey.FindStringSubmatch(se.Message); m != nil {
+		line, _ := strconv.Atoi(m[2])
+		col, _ := strconv.Atoi(m[3])
+		first := fe.offset(&token.Position{Line: line, Column: col})
+		fe.report(ir.RuleDuplicate, at, []ir.Related{{Range: fe.span(first, first+len(m[1])), Message: "first defined here"}},
+			"key %q is already defined", m[1])
+		return
+	}
+	fe.report(ir.RuleSyntax, at, nil, "%s", lowerFirst(se.Message))
+}
+
+// document reads the front matter's one YAML document.
+func (fe *cardProcess) document(f *ast.File) {
+	if f == nil {
+		return
+	}
+	var body ast.Node
+	for _, doc := range f.Docs {
+		if doc == nil || doc.Body == nil {
+			continue
+		}
+		if body != nil {
+			fe.report(ir.RuleSyntax, fe.nodeRange(doc.Body), nil, "a card's front matter is one YAML document")
+			return
+		}
+		body = doc.Body
+	}
+	if body == nil {
+		return
+	}
+	entries, ok := fe.mapping(body, "the front matter")
+	if !ok {
+		return
+	}
+	p := fe.p
+	for _, e := range entries {
+		switch e.name {
+		case "description":
+			p.Description = fe.string(e)
+		case "run-expiry":
+			p.RunExpiry = fe.string(e)
+		case "failed-run-expiry":
+			p.FailedRunExpiry = fe.string(e)
+		case "steps":
+			fe.steps(e)
+		default:
+			fe.unknownKey(e, "at the top level", cardTopKeys)
+		}
+	}
+}
+
+// cardEntry is one key: value of a YAML mapping.
+type cardEntry struct {
+	name  string
+	key   ir.Range
+	value ast.Node
+}
+
+// mapping returns the entries of n, a mapping, refusing duplicate keys and
+// keys that are not plain names; where names n in a refusal ("step
+// \"intake\""). It returns false, having refused n, when n is no mapping.
+func (fe *cardProcess) mapping(n ast.Node, where string) ([]cardEntry, bool) {
+	if !fe.plain(n) {
+		return nil, false
+	}
+	var pairs []*ast.MappingValueNode
+	switch m := n.(type) {
+	case *ast.MappingNode:
+		pairs = m.Values
+	case *ast.MappingValueNode:
+		pairs = []*ast.MappingValueNode{m}
+	default:
+		fe.report(ir.RuleType, fe.nodeRange(n), nil, "%s must be a map of keys, not %s", where, describeNode(n))
+		return nil, false
+	}
+	seen := map[string]ir.Range{}
+	out := make([]cardEntry, 0, len(pairs))
+	for _, mv := range pairs {
+		if mv == nil || mv.Key == nil {
+			continue
+		}
+		name, ok := fe.keyName(mv.Key)
+		if !ok {
+			continue
+		}
+		key := fe.nodeRange(mv.Key)
+		if first, dup := seen[name]; dup {
+			fe.report(ir.RuleDuplicate, key, []ir.Related{{Range: first, Message: "first defined here"}},
+				"key %q is already defined in %s", name, where)
+			continue
+		}
+		seen[name] = key
+		out = append(out, cardEntry{name: name, key: key, value: mv.Value})
+	}
+	return out, true
+}
+
+// keyName returns the name of a mapping key, refusing merge keys and keys
+// that are not scalars.
+func (fe *cardProcess) keyName(k ast.MapKeyNode) (string, bool) {
+	switch k := k.(type) {
+	case *ast.StringNode:
+		return k.Value, true
+	case *ast.MergeKeyNode:
+		fe.report(ir.RuleSyntax, fe.nodeRange(k), nil, "cards do not take YAML merge keys (<<); write the keys out")
+		return "", false
+	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.NullNode, *ast.InfinityNode, *ast.NanNode:
+		if tk := k.GetToken(); tk != nil {
+			return tk.Value, true
+		}
+	}
+	if fe.plain(k) {
+		fe.report(ir.RuleType, fe.nodeRange(k), nil, "a key must be a name, not %s", describeNode(k))
+	}
+	return "", false
+}
+
+// plain reports whether n is written out, refusing an anchor, an alias or a
+// tag: a card is read as written.
+func (fe *cardProcess) plain(n ast.Node) bool {
+	switch n.(type) {
+	case *ast.AnchorNode, *ast.AliasNode:
+		fe.report(ir.RuleSyntax, fe.nodeRange(n), nil, "cards do not take YAML anchors or aliases; write the value out")
+		return false
+	case *ast.TagNode:
+		fe.report(ir.RuleSyntax, fe.nodeRange(n), nil, "cards do not take YAML tags; write the value plainly")
+		return false
+	}
+	return true
+}
+
+// unknownKey refuses e's key, which is none of known, suggesting the closest.
+func (fe *cardProcess) unknownKey(e cardEntry, where string, known []string) {
+	if s := ir.Suggest(e.name, known); s != "" {
+		fe.report(ir.RuleUnknownKey, e.key, nil, "unknown key %q %s; did you mean %q?", e.name, where, s)
+		return
+	}
+	fe.report(ir.RuleUnknownKey, e.key, nil, "unknown key %q %s", e.name, where)
+}
+
+// describeNode says what n is the way type refusals do.
+func describeNode(n ast.Node) string {
+	switch n.(type) {
+	case *ast.StringNode, *ast.LiteralNode:
+		return "a string"
+	case *ast.IntegerNode:
+		return "an integer"
+	case *ast.FloatNode, *ast.InfinityNode, *ast.NanNode:
+		return "a number"
+	case *ast.BoolNode:
+		return "a boolean"
+	case *ast.NullNode, nil:
+		return "an empty value"
+	case *ast.MappingNode, *ast.MappingValueNode:
+		return "a map"
+	case *ast.SequenceNode:
+		return "a list"
+	}
+	return "a value"
+}
+
+// typeError refuses e's value, which is not the want its key takes.
+func (fe *cardProcess) typeError(e cardEntry, want string) {
+	hint := ""
+	if want == "a string" {
+		hint = quoteHint(e.value)
+	}
+	fe.report(ir.RuleType, fe.valueRange(e), nil, "%q must be %s, not %s%s", e.name, want, describeNode(e.value), hint)
+}
+
+// quoteHint tells how to write n, a number or a boolean YAML read from a
+// word such as true, as the string it was meant to be.
+func quoteHint(n ast.Node) string {
+	switch n.(type) {
+	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode:
+		if tk := n.GetToken(); tk != nil && tk.Value != "" {
+			return fmt.Sprintf("; quote it: '%s'", tk.Value)
+		}
+	}
+	return ""
+}
+
+// valueRange is the range of e's value, or its key when it has none.
+func (fe *cardProcess) valueRange(e cardEntry) ir.Range {
+	if e.value == nil {
+		return e.key
+	}
+	if _, ok := e.value.(*ast.NullNode); ok && e.value.GetToken() != nil && e.value.GetToken().Value == "" {
+		return e.key
+	}
+	return fe.nodeRange(e.value)
+}
+
+// cardBad is the field of a key whose value was refused.
+func cardBad[T any](fe *cardProcess, e cardEntry) ir.Field[T] {
+	return ir.Field[T]{Set: true, Bad: true, Key: e.key, Range: fe.valueRange(e)}
+}
+
+// string reads e as a string.
+func (fe *cardProcess) string(e cardEntry) ir.Field[string] {
+	if !fe.plain(e.value) {
+		return cardBad[string](fe, e)
+	}
+	v, rng, spans, ok := fe.scalarString(e.value)
+	if !ok {
+		fe.typeError(e, "a string")
+		return cardBad[string](fe, e)
+	}
+	return ir.Field[string]{Value: v, Set: true, Key: e.key, Range: rng, Spans: spans}
+}
+
+// int reads e as an integer.
+func (fe *cardProcess) int(e cardEntry) ir.Field[int] {
+	if !fe.plain(e.value) {
+		return cardBad[int](fe, e)
+	}
+	n, ok := e.value.(*ast.IntegerNode)
+	if !ok {
+		fe.typeError(e, "an integer")
+		return cardBad[int](fe, e)
+	}
+	var v int
+	switch x := n.Value.(type) {
+	case int64:
+		if x < math.MinInt || x > math.MaxInt {
+			ok = false
+		}
+		v = int(x)
+	case uint64:
+		if x > math.MaxInt {
+			ok = false
+		}
+		v = int(x)
+	default:
+		ok = false
+	}
+	if !ok {
+		fe.report(ir.RuleType, fe.nodeRange(n), nil, "%q is too large", e.name)
+		return cardBad[int](fe, e)
+	}
+	return ir.Field[int]{Value: v, Set: true, Key: e.key, Range: fe.nodeRange(n)}
+}
+
+// strings reads e as a list of strings. Each item that is not a string is
+// refused at the item and kept as a Bad item; the list is then Bad too.
+func (fe *cardProcess) strings(e cardEntry) ir.Strings {
+	seq, ok := e.value.(*ast.SequenceNode)
+	if !fe.plain(e.value) {
+		return cardBad[[]ir.Field[string]](fe, e)
+	}
+	if !ok {
+		fe.typeError(e, "a list of strings")
+		return cardBad[[]ir.Field[string]](fe, e)
+	}
+	out := ir.Strings{Value: []ir.Field[string]{}, Set: true, Key: e.key, Range: fe.nodeRange(seq)}
+	for _, item := range seq.Values {
+		if !fe.plain(item) {
+			out.Bad = true
+			out.Value = append(out.Value, ir.Field[string]{Set: true, Bad: true, Range: fe.nodeRange(item)})
+			continue
+		}
+		v, rng, spans, ok := fe.scalarString(item)
+		if !ok {
+			fe.report(ir.RuleType, fe.nodeRange(item), nil, "items of %q must be strings, not %s%s", e.name, describeNode(item), quoteHint(item))
+			out.Bad = true
+			out.Value = append(out.Value, ir.Field[string]{Set: true, Bad: true, Range: fe.nodeRange(item)})
+			continue
+		}
+		out.Value = append(out.Value, ir.Field[string]{Value: v, Set: true, Range: rng, Spans: spans})
+	}
+	return out
+}
+
+// steps reads the steps: list.
+func (fe *cardProcess) steps(e cardEntry) {
+	seq, ok := e.value.(*ast.SequenceNode)
+	if !fe.plain(e.value) {
+		return
+	}
+	if !ok {
+		fe.typeError(e, "a list of steps")
+		return
+	}
+	fe.p.Steps = make([]ir.Step, 0, len(seq.Values))
+	for i, item := range seq.Values {
+		header := fe.nodeRange(item)
+		if i < len(seq.Entries) && seq.Entries[i] != nil && seq.Entries[i].Start != nil {
+			dash := fe.offset(seq.Entries[i].Start.Position)
+			header = fe.span(dash, max(dash+1, header.End.Offset))
+			header.End = fe.pos(min(header.End.Offset, fe.lineEnd(dash)))
+		}
+		fe.step(i+1, item, header)
+	}
+}
+
+func (fe *cardProcess) step(n int, item ast.Node, header ir.Range) {
+	label := fmt.Sprintf("step %d", n)
+	entries, ok := fe.mapping(item, label)
+	if !ok {
+		return
+	}
+	s := ir.Step{Header: header}
+	for _, e := range entries {
+		if e.name != "id" {
+			continue
+		}
+		s.Name = fe.string(e)
+		if !s.Name.Bad {
+			label = fmt.Sprintf("step %q", s.Name.Value)
+			fe.uniqueName(s.Name)
+		}
+	}
+	for _, e := range entries {
+		switch e.name {
+		case "id":
+		case "description":
+			s.Description = fe.string(e)
+		case "precheck":
+			s.Precheck = fe.phase(ir.PrecheckPhase, e, label, nil)
+		case "run":
+			s.Run = fe.phase(ir.RunPhase, e, label, &s.Actions)
+		case "validate":
+			s.Validate = fe.phase(ir.ValidatePhase, e, label, nil)
+		default:
+			fe.unknownKey(e, "in "+label, cardStepKeys)
+			s.UnknownKeys = true
+		}
+	}
+	fe.p.Steps = append(fe.p.Steps, s)
+}
+
+// uniqueName refuses a step id a previous step already has.
+func (fe *cardProcess) uniqueName(name ir.Field[string]) {
+	if name.Value == "" {
+		return
+	}
+	if first, ok := fe.names[name.Value]; ok {
+		fe.report(ir.RuleDuplicate, name.Range, []ir.Related{{Range: first.Range, Message: "first defined here"}},
+			"step %q is already defined", name.Value)
+		return
+	}
+	fe.names[name.Value] = name
+}
+
+// phase reads a precheck, run or validate phase. The run phase's shells and
+// agents become the step's actions, shells first; the other phases take no
+// agents.
+func (fe *cardProcess) phase(kind ir.PhaseKind, e cardEntry, step string, actions *[]ir.Action) *ir.Phase {
+	where := fmt.Sprintf("the %s of %s", kind, step)
+	entries, ok := fe.mapping(e.value, where)
+	if !ok {
+		return nil
+	}
+	ph := &ir.Phase{Kind: kind, Header: e.key}
+	var agents []ir.Action
+	for _, kv := range entries {
+		switch kv.name {
+		case "shells":
+			ph.Shells = fe.strings(kv)
+		case "agents":
+			if actions == nil {
+				fe.report(ir.RuleUnknownKey, kv.key, nil, "unknown key \"agents\" in %s; agents run only in a step's run phase", where)
+				continue
+			}
+			agents = fe.agents(kv, step)
+		case "instructions":
+			ph.Instructions = fe.strings(kv)
+		case "whys":
+			ph.Whys = fe.strings(kv)
+		case "severity":
+			ph.Severity = fe.string(kv)
+		case "model":
+			ph.Model = fe.string(kv)
+		default:
+			fe.unknownKey(kv, "in "+where, cardPhaseKeys)
+		}
+	}
+	if actions != nil {
+		for _, sh := range ph.Shells.Value {
+			*actions = append(*actions, ir.Action{Kind: ir.Command, Range: sh.Range, Script: sh})
+		}
+		*actions = append(*actions, agents...)
+		// The run phase's shells are the step's command actions, not a
+		// check of their own.
+		ph.Shells = ir.Strings{}
+	}
+	return ph
+}
+
+// agents reads a run phase's agents: list into session actions.
+func (fe *cardProcess) agents(e cardEntry, step string) []ir.Action {
+	seq, ok := e.value.(*ast.SequenceNode)
+	if !fe.plain(e.value) {
+		return nil
+	}
+	if !ok {
+		fe.typeError(e, "a list of agents")
+		return nil
+	}
+	out := make([]ir.Action, 0, len(seq.Values))
+	for i, item := range seq.Values {
+		where := fmt.Sprintf("agent %d of %s", i+1, step)
+		entries, ok := fe.mapping(item, where)
+		if !ok {
+			continue
+		}
+		a := ir.Action{Kind: ir.Session, Range: fe.nodeRange(item)}
+		if i < len(seq.Entries) && seq.Entries[i] != nil && seq.Entries[i].Start != nil {
+			dash := fe.offset(seq.Entries[i].Start.Position)
+			a.Range = fe.span(dash, max(dash+1, a.Range.End.Offset))
+		}
+		for _, kv := range entries {
+			switch kv.name {
+			case "prompt":
+				a.Prompt = fe.string(kv)
+			case "model":
+				a.Model = fe.string(kv)
+			case "max-turns":
+				a.MaxTurns = fe.int(kv)
+			default:
+				fe.unknownKey(kv, "in "+where, cardAgentKeys)
+			}
+		}
+		if !a.Prompt.Set {
+			fe.report(ir.RuleType, a.Range, nil, "%s has no \"prompt\"; an agent needs one", where)
+			a.Prompt = ir.Field[string]{Set: true, Bad: true, Range: a.Range}
+		}
+		out = append(out, a)
+	}
+	return out
+}

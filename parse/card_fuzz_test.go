@@ -1,0 +1,39 @@
+package parse
+
+import (
+	"reflect"
+	"testing"
+)
+
+// cardFuzzSeeds are realistic cards and the corners of YAML they meet:
+// block scalars of every chomping, flow collections, quoting, anchors,
+// several documents, a missing fence.
+var cardFuzzSeeds = []string{
+	cardSeed,
+	"---\nsteps:\n  - id: a\n    run:\n      shells:\n        - |+\n          keep\n\n        - >\n          folded\n            more\n          lines\n\n          para\n---\n",
+	"---\nsteps: [{id: a, run: {shells: [\"echo \\\"x\\\"\", 'it''s'], agents: [{prompt: p, max-turns: 99999999999999999999}]}}]\n---\n",
+	"---\ndescription: &a x\nrun-expiry: *a\nsteps:\n  - <<: {id: b}\n    !!str id: c\n---\n",
+	"---\na: 1\n...\n---\n",
+	"---\r\ndescription: crlf\r\nsteps:\r\n  - id: é\r\n    run:\r\n      shells:\r\n        - |-\r\n          echo é\r\n---\r\n",
+	"---\n? complex\n: key\n1: x\nnull: y\n---\n",
+	"---\nsteps:\n  - id: a\n    run:\n      shells:\n        - |2-\n            indented\n          by two\n---\n",
+	"description: no fence\n",
+	"---\nsteps:\n  - id: a\n  - id: a\n  - 3\n  - [x]\n---\nbody\n---\n",
+}
+
+func FuzzCard(f *testing.F) {
+	for _, s := range cardFuzzSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		const file = "fuzz.procedure.card"
+		p, diags := Card(file, src)
+		checkDiagnostics(t, file, src, diags)
+		if p == nil {
+			t.Fatal("no process")
+		}
+		// Cards fall back to no spans where YAML unescapes or folds a
+		// value, so a string without spans is no failure here.
+		checkProcess(t, src, reflect.ValueOf(p).Elem(), true)
+	})
+}
