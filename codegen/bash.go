@@ -26,14 +26,6 @@ type Inputs struct {
 	ReadFile func(path string) ([]byte, error)
 }
 
-// cairnExcludes are cairn's own files in a worktree, which a script
-// excludes from git as `cairn run` does (runtime.ExcludeCairnFiles).
-var cairnExcludes = []string{
-	"/.cairn/skills/",
-	"/.cairn-issue.md",
-	"/.cairn/runs/*/.lock",
-}
-
 // Bash compiles plan into one standalone bash script (§9) that does what
 // `cairn run` does with it, rendered through templates/bash.sh.tmpl. What a
 // script cannot carry is refused with rule not-compilable at its place in
@@ -167,7 +159,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		File:        plan.File,
 		Description: plan.Description,
 		Worktrees:   plan.Worktrees,
-		Excludes:    cairnExcludes,
+		Excludes:    ir.CairnFiles,
 	}
 	var diags []ir.Diagnostic
 	kinds := map[string]string{}
@@ -230,7 +222,7 @@ func (c *compiler) step(st *ir.PlanStep, index int, earlier []string) *scriptSte
 		Name:        st.Name,
 		Worktree:    st.Worktree,
 		Optional:    st.Optional,
-		Detail:      describe(st),
+		Detail:      templates.DescribeStep(st),
 		TimeoutText: st.Timeout,
 		Earlier:     slices.Clone(earlier),
 	}
@@ -342,33 +334,6 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 		sess.Prompt[i] = w
 	}
 	return sess, bin, nil
-}
-
-// describe says what a step runs and where, for its progress line:
-// "session, claude opus high, worktree claude" (as `cairn run` says it).
-func describe(st *ir.PlanStep) string {
-	var parts []string
-	for _, a := range st.Actions {
-		switch a.Kind {
-		case ir.Session:
-			words := []string{"session"}
-			var settings []string
-			for _, s := range []*ir.Setting{a.Harness, a.Model, a.Effort} {
-				if s != nil && s.Value != "" {
-					settings = append(settings, s.Value)
-				}
-			}
-			if len(settings) > 0 {
-				words = append(words, strings.Join(settings, " "))
-			}
-			parts = append(parts, strings.Join(words, ", "))
-		case ir.Catalogue:
-			parts = append(parts, "catalogue "+a.Catalogue)
-		default:
-			parts = append(parts, string(a.Kind))
-		}
-	}
-	return strings.Join(parts, " + ") + ", worktree " + st.Worktree
 }
 
 // appendDistinct appends v to list unless it is empty or already there.

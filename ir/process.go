@@ -66,6 +66,16 @@ const (
 	Checkout    = "checkout"
 )
 
+// CairnFiles are the patterns (git exclude syntax) of cairn's own files in
+// a worktree: copied skills, the issue file, and in commit mode the
+// run-folder locks. `cairn run` and compiled scripts exclude them from git,
+// so they never make a tree dirty nor get committed.
+var CairnFiles = []string{
+	"/.cairn/skills/",
+	"/.cairn-issue.md",
+	"/.cairn/runs/*/.lock",
+}
+
 // ImplicitWorktree is the name of the throwaway worktree shared by steps that
 // name none when the process declares no default_worktree.
 const ImplicitWorktree = "default"

@@ -485,16 +485,7 @@ func (fe *hclProcess) action(it hclItem, set stepSettings) ir.Action {
 		a.Range = fe.rng(it.block.Range())
 		v = ir.Field[string]{Set: true, Bad: true, Key: fe.rng(it.block.TypeRange), Range: a.Range}
 	}
-	switch key {
-	case "skill":
-		a.Kind, a.Skill = ir.Session, v
-	case "prompt":
-		a.Kind, a.Prompt = ir.Session, v
-	case "command":
-		a.Kind, a.Script = ir.Command, v
-	case "catalogue":
-		a.Kind, a.Catalogue = ir.Catalogue, v
-	}
+	setKind(&a, key, v)
 	return a
 }
 

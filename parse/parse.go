@@ -38,3 +38,18 @@ func NameOf(file string) string {
 	}
 	return strings.TrimSuffix(base, filepath.Ext(base))
 }
+
+// setKind makes a the action that the kind key key (skill, prompt, command
+// or catalogue) with value v says, as the TOML and HCL front-ends read it.
+func setKind(a *ir.Action, key string, v ir.Field[string]) {
+	switch key {
+	case "skill":
+		a.Kind, a.Skill = ir.Session, v
+	case "prompt":
+		a.Kind, a.Prompt = ir.Session, v
+	case "command":
+		a.Kind, a.Script = ir.Command, v
+	case "catalogue":
+		a.Kind, a.Catalogue = ir.Catalogue, v
+	}
+}

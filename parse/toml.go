@@ -220,16 +220,7 @@ func action(kv *TOMLEntry, v ir.Field[string], set stepSettings) ir.Action {
 		Process:     set.process,
 		SpecProcess: set.specProcess,
 	}
-	switch kv.Key {
-	case "skill":
-		a.Kind, a.Skill = ir.Session, v
-	case "prompt":
-		a.Kind, a.Prompt = ir.Session, v
-	case "command":
-		a.Kind, a.Script = ir.Command, v
-	case "catalogue":
-		a.Kind, a.Catalogue = ir.Catalogue, v
-	}
+	setKind(&a, kv.Key, v)
 	return a
 }
 

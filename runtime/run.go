@@ -312,7 +312,7 @@ func (r *run) start(st *ir.PlanStep, earlier []Earlier) func(context.Context) Ou
 	start := time.Now().UTC()
 	sr.Outcome, sr.Start = Running, &start
 	r.record(sr.clone())
-	r.prog.start(st.Name, describe(st))
+	r.prog.start(st.Name, templates.DescribeStep(st))
 	return func(ctx context.Context) Outcome { return r.step(ctx, st, earlier, sr, start) }
 }
 
@@ -510,33 +510,6 @@ func skillPath(home string, wt Worktree, s *ir.PlanSkill) (string, error) {
 		return "", fmt.Errorf("skill %q: unknown source %q", s.Name, s.Source)
 	}
 	return InstallSkill(wt, s.Name, body)
-}
-
-// describe says what a step runs and where, for its progress line:
-// "session, claude opus high, worktree claude".
-func describe(st *ir.PlanStep) string {
-	var parts []string
-	for _, a := range st.Actions {
-		switch a.Kind {
-		case ir.Session:
-			words := []string{"session"}
-			var settings []string
-			for _, s := range []*ir.Setting{a.Harness, a.Model, a.Effort} {
-				if s != nil && s.Value != "" {
-					settings = append(settings, s.Value)
-				}
-			}
-			if len(settings) > 0 {
-				words = append(words, strings.Join(settings, " "))
-			}
-			parts = append(parts, strings.Join(words, ", "))
-		case ir.Catalogue:
-			parts = append(parts, "catalogue "+a.Catalogue)
-		default:
-			parts = append(parts, string(a.Kind))
-		}
-	}
-	return strings.Join(parts, " + ") + ", worktree " + st.Worktree
 }
 
 // printResults writes the last stage's results on stdout, in file order,

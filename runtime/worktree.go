@@ -44,15 +44,6 @@ type Worktrees struct {
 	removed map[string]bool
 }
 
-// cairnExcludes are cairn's own files in a worktree: copied skills, the
-// issue, and in commit mode the run-folder locks. They are excluded from git
-// so they never make a tree dirty nor get committed.
-var cairnExcludes = []string{
-	"/.cairn/skills/",
-	"/.cairn-issue.md",
-	"/.cairn/runs/*/.lock",
-}
-
 // dirtyNamed is how many uncommitted files a refused checkout names.
 const dirtyNamed = 5
 
@@ -645,7 +636,7 @@ func ExcludeCairnFiles(dir string) error {
 		present[strings.TrimSpace(line)] = true
 	}
 	var add strings.Builder
-	for _, pattern := range cairnExcludes {
+	for _, pattern := range ir.CairnFiles {
 		if !present[pattern] {
 			if add.Len() == 0 {
 				if len(have) > 0 && have[len(have)-1] != '\n' {

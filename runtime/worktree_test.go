@@ -311,7 +311,7 @@ func TestInstallSkill(t *testing.T) {
 		}
 	}
 	exclude, _ := os.ReadFile(filepath.Join(common, "info", "exclude"))
-	for _, p := range cairnExcludes {
+	for _, p := range ir.CairnFiles {
 		if n := strings.Count(string(exclude), "\n"+p+"\n"); n != 1 {
 			t.Errorf("info/exclude holds %q %d times, want once:\n%s", p, n, exclude)
 		}
