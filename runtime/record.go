@@ -65,7 +65,41 @@ type StepRecord struct {
 	// traces/NAME.jsonl), set once written.
 	Result string `json:"result"`
 	Trace  string `json:"trace"`
+	// GitRef is the commit the step's work ended at (§7.6: after its
+	// fallback commit), in commit mode and in a worktree it committed in.
 	GitRef string `json:"git_ref"`
+	// Validate is how the step's validate phase judged it; nil until it
+	// ran, and for a step without one.
+	Validate *ValidateRecord `json:"validate,omitempty"`
+}
+
+// The statuses of a validate phase.
+const (
+	VerdictPass         = "pass"
+	VerdictFail         = "fail"
+	VerdictInconclusive = "inconclusive"
+)
+
+// The reason tags of an inconclusive judge (§7.2).
+const (
+	ReasonMaxTurns           = "max-turns"
+	ReasonTimeout            = "timeout"
+	ReasonNoStructuredOutput = "no-structured-output"
+	ReasonUnknown            = "unknown"
+)
+
+// ValidateRecord is how a step's validate phase ended (§7.2): its status
+// (pass, fail or inconclusive); the judge's reasoning when instructions
+// were judged; for an inconclusive judge, its reason tag and what happened
+// in one line; how many judge sessions ran and how many times a "review"
+// severity sent the run agent back to work.
+type ValidateRecord struct {
+	Status    string `json:"status"`
+	Reasoning string `json:"reasoning,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	Error     string `json:"error,omitempty"`
+	Judges    int    `json:"judges"`
+	Retries   int    `json:"retries"`
 }
 
 // ActionRecord is one action of a step: its kind, the harness, model and
@@ -150,6 +184,10 @@ func (s *StepRecord) clone() StepRecord {
 	c := *s
 	c.Start, c.End = copyTime(s.Start), copyTime(s.End)
 	c.Actions = slices.Clone(s.Actions)
+	if s.Validate != nil {
+		v := *s.Validate
+		c.Validate = &v
+	}
 	return c
 }
 
@@ -184,7 +222,16 @@ func sameStep(a, b *StepRecord) bool {
 		sameTime(a.Start, b.Start) && sameTime(a.End, b.End) &&
 		slices.Equal(a.Actions, b.Actions) &&
 		a.ExitCode == b.ExitCode && a.Cause == b.Cause &&
-		a.Result == b.Result && a.Trace == b.Trace && a.GitRef == b.GitRef
+		a.Result == b.Result && a.Trace == b.Trace && a.GitRef == b.GitRef &&
+		sameValidate(a.Validate, b.Validate)
+}
+
+// sameValidate reports whether a and b are both nil or equal.
+func sameValidate(a, b *ValidateRecord) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // sameHeader reports whether a and b agree on everything but the steps and

