@@ -174,7 +174,8 @@ func planAction(a *ir.Action, sess *SessionResolution) ir.PlanAction {
 }
 
 // planPhase is a precheck or validate phase of the plan, with its judge's
-// model when instructions are judged or the phase names a model.
+// model when instructions are judged or the phase names a model, and its
+// judge's harness when instructions are judged.
 func planPhase(ph *ir.Phase, judge *JudgeResolution) *ir.PlanPhase {
 	pp := &ir.PlanPhase{
 		Shells:       usableValues(ph.Shells),
@@ -185,6 +186,10 @@ func planPhase(ph *ir.Phase, judge *JudgeResolution) *ir.PlanPhase {
 	if judge != nil && (judge.Runs || judge.Model.Source == ir.FromStep) {
 		m := judge.Model.Setting
 		pp.Model = &m
+	}
+	if judge != nil && judge.Runs {
+		h := judge.Harness.Setting
+		pp.Harness = &h
 	}
 	return pp
 }

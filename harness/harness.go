@@ -44,7 +44,9 @@ func TierOf(model string) (string, bool) {
 // resolved model and effort (empty: the CLI's own choice), the turn cap, the
 // worktree the session runs in, and the file a harness that writes its final
 // message to a file (codex) writes it to. Effort is cairn's effort (low to
-// max); Argv maps it onto the CLI's value.
+// max); Argv maps it onto the CLI's value. Resume is the CLI's id of an
+// earlier session to continue (SessionEnd reads it), for a harness that
+// CanResume; empty starts a fresh session.
 type Invocation struct {
 	Prompt     string
 	Model      string
@@ -52,6 +54,7 @@ type Invocation struct {
 	MaxTurns   int
 	Worktree   string
 	OutputFile string
+	Resume     string
 }
 
 // Harness is one agent CLI cairn can start: built in (§8's table) or a custom
@@ -69,6 +72,8 @@ type Harness struct {
 	argv func(inv Invocation, effort string) []string
 	// stdin is true when the prompt goes on the CLI's standard input.
 	stdin bool
+	// resume is true when argv continues an Invocation's Resume session.
+	resume bool
 	// version is the argv whose exit 0 proves the harness can start; just
 	// the binary when it only has to be on PATH.
 	version []string
@@ -103,9 +108,13 @@ func builtins() []*Harness {
 				"strongest": "fable",
 			},
 			stdin:   true,
+			resume:  true,
 			version: []string{"claude", "--version"},
 			argv: func(inv Invocation, effort string) []string {
 				a := []string{"claude", "-p", "--output-format", "json", "--permission-mode", "acceptEdits"}
+				if inv.Resume != "" {
+					a = append(a, "--resume", inv.Resume)
+				}
 				if inv.Model != "" {
 					a = append(a, "--model", inv.Model)
 				}
@@ -123,6 +132,7 @@ func builtins() []*Harness {
 			Builtin: true,
 			efforts: map[string]string{"low": "low", "medium": "medium", "high": "high", "xhigh": "xhigh", "max": "xhigh"},
 			stdin:   true,
+			resume:  true,
 			version: []string{"codex", "--version"},
 			argv: func(inv Invocation, effort string) []string {
 				a := []string{"codex", "exec", "--json", "-o", inv.OutputFile, "--sandbox", "workspace-write"}
@@ -132,7 +142,13 @@ func builtins() []*Harness {
 				if effort != "" {
 					a = append(a, "-c", "model_reasoning_effort="+effort)
 				}
-				return append(a, "-C", inv.Worktree, "-")
+				a = append(a, "-C", inv.Worktree)
+				if inv.Resume != "" {
+					// The options above are exec's; resume takes the
+					// session's id, then the prompt ("-": stdin).
+					a = append(a, "resume", inv.Resume)
+				}
+				return append(a, "-")
 			},
 		},
 		{
@@ -155,9 +171,13 @@ func builtins() []*Harness {
 			// medium is opencode's default variant: no --variant is passed.
 			efforts: map[string]string{"low": "minimal", "medium": "", "high": "high", "xhigh": "max", "max": "max"},
 			stdin:   false,
+			resume:  true,
 			version: []string{"opencode", "--version"},
 			argv: func(inv Invocation, effort string) []string {
 				a := []string{"opencode", "run", inv.Prompt}
+				if inv.Resume != "" {
+					a = append(a, "--session", inv.Resume)
+				}
 				if inv.Model != "" {
 					a = append(a, "-m", inv.Model)
 				}
@@ -230,6 +250,11 @@ func (h *Harness) TierModel(tier string) (string, bool) {
 // PromptOnStdin reports whether the session prompt goes on the CLI's standard
 // input rather than in its argv.
 func (h *Harness) PromptOnStdin() bool { return h.stdin }
+
+// CanResume reports whether h's CLI continues an earlier session of its own
+// (Invocation.Resume): claude --resume, codex exec resume, opencode run
+// --session. Gemini CLI and custom harnesses start a fresh one.
+func (h *Harness) CanResume() bool { return h.resume }
 
 // customData is what a custom harness's command templates may use.
 type customData struct {

@@ -51,6 +51,9 @@ func TestArgv(t *testing.T) {
 		{"mybot", full, `mybot|--model|M|--effort=high|--turns=30|--dir|/w`, true},
 		{"mybot", bare, `mybot|--model|--turns=20|--dir|/w`, true},
 		{"claude", Invocation{Effort: "bogus"}, `claude|-p|--output-format|json|--permission-mode|acceptEdits`, true},
+		{"claude", Invocation{Resume: "s-1", MaxTurns: 20}, `claude|-p|--output-format|json|--permission-mode|acceptEdits|--resume|s-1|--max-turns|20`, true},
+		{"codex", Invocation{Resume: "t-1", Worktree: "/w", OutputFile: "o"}, `codex|exec|--json|-o|o|--sandbox|workspace-write|-C|/w|resume|t-1|-`, true},
+		{"opencode", Invocation{Prompt: "p", Resume: "ses_1", Worktree: "/w"}, `opencode|run|p|--session|ses_1|--format|json|--dir|/w|--auto`, false},
 	} {
 		h, ok := r.Lookup(tc.harness)
 		if !ok {

@@ -116,13 +116,16 @@ type PlanSkill struct {
 	Source string `json:"source"`
 }
 
-// PlanPhase is a precheck or validate phase of the plan.
+// PlanPhase is a precheck or validate phase of the plan. Model is its
+// judge's model when it has instructions (or names a model); Harness is
+// the judge's harness when it has instructions.
 type PlanPhase struct {
 	Shells       []string `json:"shells"`
 	Instructions []string `json:"instructions"`
 	Whys         []string `json:"whys"`
 	Severity     string   `json:"severity"`
 	Model        *Setting `json:"model,omitempty"`
+	Harness      *Setting `json:"harness,omitempty"`
 }
 
 // HarnessStatus is a harness's preflight result. Checked is false when

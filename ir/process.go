@@ -68,13 +68,19 @@ const (
 
 // CairnFiles are the patterns (git exclude syntax) of cairn's own files in
 // a worktree: copied skills, the issue file, and in commit mode the
-// run-folder locks. `cairn run` and compiled scripts exclude them from git,
-// so they never make a tree dirty nor get committed.
+// run-folder scratch files (the lock, the events between two snapshots of
+// run.json, temporary files). `cairn run` and compiled scripts exclude them
+// from git, so they never make a tree dirty nor get committed.
 var CairnFiles = []string{
 	"/.cairn/skills/",
 	"/.cairn-issue.md",
-	"/.cairn/runs/*/.lock",
+	"/.cairn/runs/*/.*",
+	"/.cairn/runs/*/events.jsonl",
 }
+
+// RunsInRepo is where a commit-mode run keeps its folder, relative to the
+// root of the working tree it commits in (§7.6).
+const RunsInRepo = ".cairn/runs"
 
 // ImplicitWorktree is the name of the throwaway worktree shared by steps that
 // name none when the process declares no default_worktree.

@@ -218,6 +218,21 @@ func (f *Folder) Snapshot() error {
 	return f.snapshot()
 }
 
+// Flush rewrites run.json now when the record changed since it was last
+// written, whatever the time: a commit of the run folder (§7.6) must hold
+// the record as it stands.
+func (f *Folder) Flush() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.usable(); err != nil {
+		return err
+	}
+	if !f.dirty {
+		return nil
+	}
+	return f.snapshot()
+}
+
 // snapshot writes run.json atomically (a temporary file renamed over it) and
 // empties events.jsonl, whose events it now holds. The caller holds f.mu.
 func (f *Folder) snapshot() error {

@@ -78,11 +78,25 @@ func Run(ctx context.Context, o Options) (Status, error) {
 		o.Harnesses = harness.NewRegistry(o.Config)
 	}
 	start := time.Now().UTC()
-	folder, err := NewFolder(RunsDir(o.Home), o.Plan.Process, start)
+	runs := RunsDir(o.Home)
+	if o.Plan.Commit {
+		if err := CheckIdentity(o.Repo.Root); err != nil {
+			return StatusFailed, err
+		}
+		runs = RepoRunsDir(o.Repo.Root)
+	}
+	folder, err := NewFolder(runs, o.Plan.Process, start)
 	if err != nil {
 		return StatusFailed, err
 	}
 	r := &run{o: o, folder: folder, base: os.Environ(), index: map[string]int{}, wrote: map[string]bool{}}
+	if o.Plan.Commit {
+		if r.commits, err = newCommitter(o.Repo.Root, folder.Dir, o.Plan.Process); err != nil {
+			folder.Close()
+			_ = removeRunFolder(o.Repo.Root, folder.Dir)
+			return StatusFailed, err
+		}
+	}
 	return r.run(ctx, start)
 }
 
@@ -92,6 +106,8 @@ type run struct {
 	folder *Folder
 	wts    *Worktrees
 	prog   *progress
+	// commits makes the commits of a commit-mode run; nil otherwise.
+	commits *committer
 	// base is the user's environment, under every step's.
 	base []string
 	// initial are the steps' records as they start (PlanSteps), in file
@@ -184,6 +200,17 @@ func (r *run) run(ctx context.Context, start time.Time) (Status, error) {
 	r.warn(r.folder.Update(func(rec *Record) {
 		rec.Status, rec.End, rec.Expires = status, &end, expires
 	}))
+	if r.commits != nil {
+		r.warn(r.folder.Flush())
+		committed, err := r.commits.finish(status)
+		r.warn(err)
+		if !committed {
+			// Every step skipped (or none started): the run leaves
+			// nothing behind (§7.6).
+			r.warn(r.folder.Close())
+			r.warn(removeRunFolder(r.o.Repo.Root, r.folder.Dir))
+		}
+	}
 	r.warn(r.folder.Close())
 	r.warn(Activity(r.o.Home, "event=end", "run="+r.folder.Name(), "process="+plan.Process, "repo="+r.o.Repo.CommonDir, "status="+string(status)))
 	if _, err := Notify(r.o.Config.Notify, Notification{Process: plan.Process, Status: status, Run: r.folder.Dir}, r.o.Stderr); err != nil {
@@ -312,6 +339,9 @@ type stepEnd struct {
 	result string
 	wrote  bool
 	trace  string
+	// session is the CLI's id of the step's last agent session, which a
+	// review retry resumes (§7.2); "" when it printed none.
+	session string
 }
 
 // start records a step as running and shows it, and returns what runs it.
@@ -375,6 +405,7 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr S
 	end := time.Now().UTC()
 	sr.Outcome, sr.End, sr.ExitCode, sr.Cause = e.outcome, &end, e.exitCode, e.cause
 	r.record(sr)
+	r.complete(st, &sr)
 	r.prog.end(st.Name, e.outcome, end.Sub(start), e.cause)
 	return e.outcome
 }
@@ -441,6 +472,14 @@ func (r *run) execute(ctx context.Context, sc *StepContext, wt Worktree, sr *Ste
 			return stepEnd{outcome: Failed, exitCode: run.proc.ExitCode, cause: "precheck: " + run.cause}
 		}
 	}
+	if r.commits != nil {
+		// The step does something: the run starts in git before its
+		// work, so that its commits follow `Start process`.
+		r.warn(r.folder.Flush())
+		if err := r.commits.start(); err != nil {
+			return stepEnd{outcome: Failed, exitCode: -1, cause: err.Error()}
+		}
+	}
 	e := r.work(ctx, sc, wt, sr)
 	if err := r.settle(ctx, sc, wt, sr); err != nil && e.outcome != Failed {
 		e.outcome, e.exitCode, e.cause = Failed, -1, err.Error()
@@ -469,6 +508,9 @@ func (r *run) work(ctx context.Context, sc *StepContext, wt Worktree, sr *StepRe
 		if res.Trace != "" {
 			e.trace = res.Trace
 		}
+		if res.Session.ID != "" {
+			e.session = res.Session.ID
+		}
 		if res.Failed {
 			e.outcome, e.cause = Failed, res.Cause
 			return e
@@ -482,7 +524,52 @@ func (r *run) work(ctx context.Context, sc *StepContext, wt Worktree, sr *StepRe
 // uncommitted is committed and sr.GitRef is the commit its work ended at
 // (§7.6). Outside commit mode it does nothing.
 func (r *run) settle(ctx context.Context, sc *StepContext, wt Worktree, sr *StepRecord) error {
+	if r.commits == nil || wt.Path != r.commits.tree || !hasSession(sc.Step) {
+		// A step with no agent session commits its work with its
+		// record, in one commit (§7.6).
+		return nil
+	}
+	ref, err := r.commits.saveWork(wt.Path, sc.Step.Name)
+	if err != nil {
+		return err
+	}
+	sr.GitRef = ref
 	return nil
+}
+
+// hasSession reports whether st runs an agent session.
+func hasSession(st *ir.PlanStep) bool {
+	for _, a := range st.Actions {
+		if a.Kind == ir.Session {
+			return true
+		}
+	}
+	return false
+}
+
+// complete commits a step that did something in a commit-mode run: its
+// record, and what it left in the committing tree (§7.6). A step with no
+// agent session has its git ref set to that commit, carried by the next.
+func (r *run) complete(st *ir.PlanStep, sr *StepRecord) {
+	if r.commits == nil || sr.Outcome == Skipped || sr.Outcome == Cancelled {
+		return
+	}
+	wt, ok := r.wts.Get(st.Worktree)
+	inTree := ok && wt.Path == r.commits.tree
+	r.warn(r.folder.Flush())
+	if err := r.commits.completeStep(st.Name, sr.Outcome, inTree); err != nil {
+		r.warn(err)
+		return
+	}
+	if inTree && sr.GitRef == "" {
+		ref := headOf(r.commits.tree)
+		i := r.index[sr.Name]
+		r.warn(r.folder.Update(func(rec *Record) {
+			if i < len(rec.Steps) {
+				rec.Steps[i].GitRef = ref
+			}
+		}))
+	}
 }
 
 // skipCause says why a precheck skipped its step: its whys, else the first

@@ -136,19 +136,29 @@ func runFolderTime(name string) (start time.Time, n int, ok bool) {
 	return start, n, true
 }
 
-// ListRuns reads every run folder of home, newest first. A folder whose
-// record cannot be read is listed with the error. No runs folder is no runs.
-func ListRuns(home string) ([]RunInfo, error) {
-	dir, err := filepath.Abs(RunsDir(home))
-	if err != nil {
-		return nil, fmt.Errorf("list the runs: %w", err)
-	}
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list the runs: %w", err)
+// ListRuns reads every run folder of home, and of the folders more (the
+// .cairn/runs of a repository, whose commit-mode runs live there, §7.6),
+// newest first. A folder whose record cannot be read is listed with the
+// error. A runs folder that does not exist holds no runs.
+func ListRuns(home string, more ...string) ([]RunInfo, error) {
+	var entries []RunInfo
+	for _, d := range append([]string{RunsDir(home)}, more...) {
+		dir, err := filepath.Abs(d)
+		if err != nil {
+			return nil, fmt.Errorf("list the runs: %w", err)
+		}
+		es, err := os.ReadDir(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("list the runs: %w", err)
+		}
+		for _, e := range es {
+			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+				entries = append(entries, RunInfo{Name: e.Name(), Dir: filepath.Join(dir, e.Name())})
+			}
+		}
 	}
 	type sorted struct {
 		RunInfo
@@ -157,10 +167,7 @@ func ListRuns(home string) ([]RunInfo, error) {
 	}
 	var runs []sorted
 	for _, e := range entries {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		r := sorted{RunInfo: RunInfo{Name: e.Name(), Dir: filepath.Join(dir, e.Name())}}
+		r := sorted{RunInfo: e}
 		if starting(r.Dir) {
 			continue
 		}
@@ -199,15 +206,16 @@ func starting(dir string) bool {
 
 // FindRun finds the run folder arg names (§7.5): a folder's name, a unique
 // prefix of one, or the path of a run folder; with no arg, the latest run of
-// repo (the latest of all when repo is empty).
-func FindRun(home, repo, arg string) (string, error) {
+// repo (the latest of all when repo is empty). more are runs folders
+// besides home's, as for ListRuns.
+func FindRun(home, repo, arg string, more ...string) (string, error) {
 	if strings.ContainsRune(arg, filepath.Separator) {
 		if _, err := os.Stat(filepath.Join(arg, RecordFile)); err != nil {
 			return "", fmt.Errorf("%q is not a run folder", arg)
 		}
 		return filepath.Abs(arg)
 	}
-	runs, err := ListRuns(home)
+	runs, err := ListRuns(home, more...)
 	if err != nil {
 		return "", err
 	}
@@ -242,11 +250,11 @@ func FindRun(home, repo, arg string) (string, error) {
 	}
 	const most = 5
 	shown := matches[:min(len(matches), most)]
-	more := ""
+	rest := ""
 	if len(matches) > most {
-		more = fmt.Sprintf(" and %d more", len(matches)-most)
+		rest = fmt.Sprintf(" and %d more", len(matches)-most)
 	}
-	return "", fmt.Errorf("%q names %d runs: %s%s; give more of the name", arg, len(matches), strings.Join(shown, ", "), more)
+	return "", fmt.Errorf("%q names %d runs: %s%s; give more of the name", arg, len(matches), strings.Join(shown, ", "), rest)
 }
 
 // StatusOptions choose the runs `cairn status` lists.
@@ -260,13 +268,15 @@ type StatusOptions struct {
 	// Skipped is how many skipped runs of the activity log to list.
 	Skipped int
 	Now     time.Time
+	// More are runs folders besides home's, as for ListRuns.
+	More []string
 }
 
 // StatusList gathers the runs of `cairn status`: those of o.Repo (all when it
 // is empty), newest first, and the skipped runs of the activity log. A
 // record that cannot be read is listed when every repository's runs are.
 func StatusList(home string, o StatusOptions) (*templates.RunList, error) {
-	runs, err := ListRuns(home)
+	runs, err := ListRuns(home, o.More...)
 	if err != nil {
 		return nil, err
 	}

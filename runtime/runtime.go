@@ -5,6 +5,7 @@ package runtime
 import (
 	"time"
 
+	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -50,6 +51,11 @@ type ActionResult struct {
 	Result string
 	// Trace is the path of the session's full output, when there is one.
 	Trace string
+	// Session is how a session's CLI ended: its session's id, whether it
+	// reached its turn cap, whether the agent worked at all.
+	Session harness.SessionEnd
+	// TimedOut is set when the action ran past its timeout.
+	TimedOut bool
 }
 
 // Earlier is an earlier step's result file, named in later sessions' prompts

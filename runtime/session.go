@@ -32,18 +32,17 @@ const issueFile = ".cairn-issue.md"
 // turns are a's resolved settings; a codex session writes its final message
 // beside the trace.
 func RunSession(ctx context.Context, sc *StepContext, a *ir.PlanAction, h *harness.Harness, skillPath string) ActionResult {
-	failed := func(format string, args ...any) ActionResult {
-		return ActionResult{Failed: true, ExitCode: -1, Cause: fmt.Sprintf(format, args...)}
-	}
 	prompt, err := templates.SessionPrompt(sessionData(sc, a, skillPath))
 	if err != nil {
-		return failed("%v", err)
+		return ActionResult{Failed: true, ExitCode: -1, Cause: err.Error()}
 	}
-	inv := harness.Invocation{
-		Prompt:     prompt,
-		Worktree:   sc.Worktree,
-		OutputFile: lastMessageFile(sc),
-	}
+	return runPrompt(ctx, sc, h, actionInvocation(a, prompt))
+}
+
+// actionInvocation is a session of a with prompt: a's resolved model,
+// effort and max turns.
+func actionInvocation(a *ir.PlanAction, prompt string) harness.Invocation {
+	inv := harness.Invocation{Prompt: prompt}
 	if a.Model != nil {
 		inv.Model = a.Model.Value
 	}
@@ -53,6 +52,19 @@ func RunSession(ctx context.Context, sc *StepContext, a *ir.PlanAction, h *harne
 	if a.MaxTurns != nil {
 		inv.MaxTurns = a.MaxTurns.Value
 	}
+	return inv
+}
+
+// runPrompt starts h's CLI for the session inv in sc's worktree, with sc's
+// environment and timeout, keeps its output in sc's trace file, and reads
+// its final message and how it ended. inv's worktree and message file are
+// sc's.
+func runPrompt(ctx context.Context, sc *StepContext, h *harness.Harness, inv harness.Invocation) ActionResult {
+	failed := func(format string, args ...any) ActionResult {
+		return ActionResult{Failed: true, ExitCode: -1, Cause: fmt.Sprintf(format, args...)}
+	}
+	prompt := inv.Prompt
+	inv.Worktree, inv.OutputFile = sc.Worktree, lastMessageFile(sc)
 	argv, err := h.Argv(inv)
 	if err != nil {
 		return failed("%v", err)
@@ -96,13 +108,14 @@ func RunSession(ctx context.Context, sc *StepContext, a *ir.PlanAction, h *harne
 		return failed("harness %q cannot start: %v", h.Name, runErr)
 	}
 
-	message, cause, bad := h.Final(harness.Output{
+	out := harness.Output{
 		Stdout:     stdout.all.Bytes(),
 		Stderr:     stderr.all.Bytes(),
 		ExitCode:   res.ExitCode,
 		OutputFile: inv.OutputFile,
-	})
-	r := ActionResult{ExitCode: res.ExitCode, Result: message, Trace: sc.TraceFile}
+	}
+	message, cause, bad := h.Final(out)
+	r := ActionResult{ExitCode: res.ExitCode, Result: message, Trace: sc.TraceFile, Session: h.SessionEnd(out), TimedOut: res.TimedOut}
 	switch {
 	case res.TimedOut:
 		r.Failed, r.Cause = true, timeoutCause(sc)

@@ -13,9 +13,6 @@ import (
 // before it starts, rather than run part of it and let a check pass unjudged.
 func Unsupported(p *ir.Plan) []string {
 	var out []string
-	if p.Commit {
-		out = append(out, "commit = true (a commit per step) is not supported yet")
-	}
 	for _, w := range p.Worktrees {
 		if w.Kind == ir.IssueBranch {
 			out = append(out, fmt.Sprintf("worktree %q: issue-branch worktrees are not supported yet", w.Name))

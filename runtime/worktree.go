@@ -222,7 +222,9 @@ func checkClean(root string, plan []ir.PlanWorktree) error {
 	if err := ExcludeCairnFiles(root); err != nil {
 		return fmt.Errorf("checkout worktree %q: %w", name, err)
 	}
-	out, err := gitOutput(root, nil, nil, "status", "--porcelain", "-z", "--untracked-files=normal")
+	// Run folders of commit-mode runs are cairn's: a resumed run's own,
+	// or what a crashed one left, is never the user's work.
+	out, err := gitOutput(root, nil, nil, "status", "--porcelain", "-z", "--untracked-files=normal", "--", ".", ":(exclude)"+ir.RunsInRepo)
 	if err != nil {
 		return fmt.Errorf("checkout worktree %q: %w", name, err)
 	}

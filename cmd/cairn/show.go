@@ -33,9 +33,17 @@ func (c *showCmd) Run(a *app) error {
 // findRun is the run folder arg names (§7.5); with no arg, the latest run
 // of the repository holding the current directory, or of all outside one.
 func findRun(arg string) (string, error) {
-	repo := ""
-	if r, err := check.OpenRepo("."); err == nil {
-		repo = r.CommonDir
+	repo, more := repoRuns()
+	return runtime.FindRun(config.Home(), repo, arg, more...)
+}
+
+// repoRuns is the repository holding the current directory (its git
+// common dir), and the folder of its commit-mode runs; nothing outside a
+// repository.
+func repoRuns() (string, []string) {
+	r, err := check.OpenRepo(".")
+	if err != nil {
+		return "", nil
 	}
-	return runtime.FindRun(config.Home(), repo, arg)
+	return r.CommonDir, []string{runtime.RepoRunsDir(r.Root)}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"time"
 
-	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/runtime"
 	"github.com/cairn-dev/cairn/templates"
@@ -25,10 +24,12 @@ const (
 // first, running and crashed ones first, and the Passes lately skipped.
 func (c *statusCmd) Run(a *app) error {
 	o := runtime.StatusOptions{Limit: statusRuns, Skipped: statusSkipped, Now: time.Now()}
+	repo, more := repoRuns()
+	o.More = more
 	if c.All {
 		o.Limit, o.Skipped = 0, statusRuns
-	} else if repo, err := check.OpenRepo("."); err == nil {
-		o.Repo = repo.CommonDir
+	} else {
+		o.Repo = repo
 	}
 	l, err := runtime.StatusList(config.Home(), o)
 	if err != nil {

@@ -37,7 +37,7 @@ last_stage=(1 )
 notify_argv=(sh -c 'echo "notified: $CAIRN_PROCESS $CAIRN_STATUS"')
 notify_on=(success)
 notify_on_set=1
-cairn_excludes=(/.cairn/skills/ /.cairn-issue.md '/.cairn/runs/*/.lock')
+cairn_excludes=(/.cairn/skills/ /.cairn-issue.md '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
 
 # How long a stopped step has between SIGTERM and SIGKILL, in seconds.
 grace=5

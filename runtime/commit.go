@@ -1,0 +1,192 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// committer makes the commits of a commit-mode run (§7.6) in the working
+// tree its run folder lives in: `Start process: X` once the first step does
+// something other than skip, what an agent step left uncommitted, `[cairn]
+// Complete step: Y` after each step that did not skip, and `Complete
+// process: X` at the end. Every commit carries the Cairn-Run trailer, a
+// step's the Cairn-Step trailer too. Commits are made one at a time.
+type committer struct {
+	// tree is the root of the working tree the run folder is in; folder is
+	// the run folder relative to it, in git's slash form.
+	tree    string
+	folder  string
+	run     string
+	process string
+
+	mu sync.Mutex
+	// started is set once `Start process` is committed.
+	started bool
+}
+
+// IdentityError is why a repository cannot take commit mode's commits: git
+// has no identity to commit as (§7.6). It is returned before the first step.
+type IdentityError struct {
+	Repo string
+	Err  error
+}
+
+func (e *IdentityError) Error() string {
+	return fmt.Sprintf("commit mode commits each step, and git has no identity to commit as in %s (%v); set one with `git config user.name \"Your Name\"` and `git config user.email you@example.com` (add --global for every repository)", e.Repo, e.Err)
+}
+
+// CheckIdentity fails with an *IdentityError when git in the repository at
+// root has no author or committer identity.
+func CheckIdentity(root string) error {
+	for _, v := range []string{"GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"} {
+		if _, err := gitOutput(root, nil, nil, "var", v); err != nil {
+			return &IdentityError{Repo: root, Err: err}
+		}
+	}
+	return nil
+}
+
+// RepoRunsDir is the folder of a repository's commit-mode runs: .cairn/runs
+// under the root of its working tree.
+func RepoRunsDir(root string) string {
+	return filepath.Join(root, filepath.FromSlash(ir.RunsInRepo))
+}
+
+// newCommitter is the committer of the run folder dir, which lies in the
+// working tree at tree.
+func newCommitter(tree, dir, process string) (*committer, error) {
+	rel, err := filepath.Rel(tree, dir)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return nil, fmt.Errorf("the run folder %s is not inside %s", dir, tree)
+	}
+	if err := ExcludeCairnFiles(tree); err != nil {
+		return nil, err
+	}
+	return &committer{tree: tree, folder: filepath.ToSlash(rel), run: filepath.Base(dir), process: process}, nil
+}
+
+// trailers is the trailer paragraph of a commit of step (none: the run's).
+func (c *committer) trailers(step string) string {
+	t := "Cairn-Run: " + c.run
+	if step != "" {
+		t += "\nCairn-Step: " + step
+	}
+	return t
+}
+
+// start commits `Start process: X` with the run folder as it stands, once:
+// the first time a step does something other than skip.
+func (c *committer) start() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.startLocked()
+}
+
+func (c *committer) startLocked() error {
+	if c.started {
+		return nil
+	}
+	if err := c.commit(c.tree, "Start process: "+c.process, "", false, true); err != nil {
+		return fmt.Errorf("commit the start of the run: %w", err)
+	}
+	c.started = true
+	return nil
+}
+
+// saveWork commits what a step left uncommitted in the working tree at dir
+// (outside every run folder) as `[cairn] Save work of step: Y`, and returns
+// the commit the step's work ends at: HEAD after it. dir is the committing
+// tree or another worktree the step committed in.
+func (c *committer) saveWork(dir, step string) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.commit(dir, "[cairn] Save work of step: "+step, step, true, false); err != nil {
+		return "", fmt.Errorf("commit the work of step %q: %w", step, err)
+	}
+	return headOf(dir), nil
+}
+
+// completeStep commits the run folder after a step ended: with the step's
+// own work too when withWork is set (a step with no agent session commits
+// once, §7.6). outcome words a step that did not succeed into the subject.
+func (c *committer) completeStep(step string, outcome Outcome, withWork bool) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.startLocked(); err != nil {
+		return err
+	}
+	subject := "[cairn] Complete step: " + step
+	if outcome != Succeeded {
+		subject += " (" + string(outcome) + ")"
+	}
+	if err := c.commit(c.tree, subject, step, withWork, true); err != nil {
+		return fmt.Errorf("commit the end of step %q: %w", step, err)
+	}
+	return nil
+}
+
+// finish commits `Complete process: X` with the run's final record, when
+// the run was started in git; a status other than succeeded is in the
+// subject. It reports whether the run committed anything.
+func (c *committer) finish(status Status) (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.started {
+		return false, nil
+	}
+	subject := "Complete process: " + c.process
+	if status != StatusSucceeded {
+		subject += " (" + string(status) + ")"
+	}
+	if err := c.commit(c.tree, subject, "", false, true); err != nil {
+		return true, fmt.Errorf("commit the end of the run: %w", err)
+	}
+	return true, nil
+}
+
+// commit commits, in the working tree at dir, what is staged of the work
+// (everything outside the run folders) when work is set, and of the run
+// folder when folder is set, if anything is. Nothing else is staged, so
+// nothing else in the tree is swept in; hooks are not run (the commits are
+// cairn's bookkeeping, made unattended).
+func (c *committer) commit(dir, subject, step string, work, folder bool) error {
+	if work {
+		if _, err := gitOutput(dir, nil, nil, "add", "--all", "--", ".", ":(exclude)"+ir.RunsInRepo); err != nil {
+			return err
+		}
+	}
+	if folder {
+		if _, err := gitOutput(dir, nil, nil, "add", "--all", "--", c.folder); err != nil {
+			return err
+		}
+	}
+	// diff --cached --quiet exits 1 when something is staged.
+	if _, err := gitOutput(dir, nil, nil, "diff", "--cached", "--quiet"); err == nil {
+		return nil
+	}
+	_, err := gitOutput(dir, nil, nil, "commit", "--quiet", "--no-verify", "-m", subject, "-m", c.trailers(step))
+	return err
+}
+
+// removeRunFolder removes the folder of a run that committed nothing (every
+// step skipped, §7.6), then .cairn/runs and .cairn when that left them
+// empty.
+func removeRunFolder(tree, dir string) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("remove the run folder of a run that did nothing: %w", err)
+	}
+	for d := filepath.Dir(dir); d != tree && strings.HasPrefix(d, tree); d = filepath.Dir(d) {
+		if err := os.Remove(d); err != nil {
+			if !errors.Is(err, os.ErrNotExist) {
+				break
+			}
+		}
+	}
+	return nil
+}

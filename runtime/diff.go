@@ -1,0 +1,89 @@
+package runtime
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// MaxDiff is how much of a step's diff a judge's prompt holds; the prompt
+// says when the diff was cut.
+const MaxDiff = 200 << 10
+
+// diffLimit words MaxDiff for the judge's prompt.
+const diffLimit = "200 KiB"
+
+// cairnPaths are the pathspecs that keep cairn's own files (its run
+// folders and copied skills under .cairn/, the issue file) out of a step's
+// diff.
+var cairnPaths = []string{":(exclude).cairn", ":(exclude).cairn-issue.md"}
+
+// StepDiff returns everything a step changed in the worktree dir since
+// baseline (a commit; "" in a repository that had none): the commits made
+// since, what is left uncommitted and the untracked files, as one git diff,
+// without cairn's own files. It reads the worktree through a temporary
+// index and never touches the worktree's own. The diff is cut at limit bytes
+// (at a line's end), and cut reports whether it was.
+func StepDiff(dir, baseline string, limit int) (diff string, cut bool, err error) {
+	tmp, err := os.MkdirTemp("", "cairn-index-")
+	if err != nil {
+		return "", false, err
+	}
+	defer os.RemoveAll(tmp)
+	index := filepath.Join(tmp, "index")
+	// Starting from the worktree's own index lets git add skip the files
+	// whose stat data has not changed; without it git hashes every file.
+	if own, err := gitOutput(dir, nil, nil, "rev-parse", "--path-format=absolute", "--git-path", "index"); err == nil {
+		_ = copyFile(strings.TrimSpace(own), index)
+	}
+	env := []string{"GIT_INDEX_FILE=" + index}
+	if _, err := gitOutput(dir, env, nil, append([]string{"add", "--all", "--", "."}, cairnPaths...)...); err != nil {
+		return "", false, err
+	}
+	base := baseline
+	if base == "" {
+		// The empty tree, in the repository's own object format.
+		out, err := gitOutput(dir, nil, strings.NewReader(""), "hash-object", "-t", "tree", "--stdin")
+		if err != nil {
+			return "", false, err
+		}
+		base = strings.TrimSpace(out)
+	}
+	// The user's diff settings must not change what the judge reads.
+	args := append([]string{"diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", "--no-relative",
+		"--submodule=short", "--src-prefix=a/", "--dst-prefix=b/", base, "--", "."}, cairnPaths...)
+	cmd := gitCommand(dir, env, args...)
+	out := &capped{max: limit}
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = out, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", false, gitFailure(args, stderr.String(), err)
+	}
+	if !out.over {
+		return out.buf.String(), false, nil
+	}
+	b := out.buf.Bytes()
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		b = b[:i+1]
+	}
+	return strings.ToValidUTF8(string(b), ""), true, nil
+}
+
+// capped keeps the first max bytes written to it and notes whether more
+// came.
+type capped struct {
+	buf  bytes.Buffer
+	max  int
+	over bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.max - c.buf.Len(); room < len(p) {
+		c.over = true
+		c.buf.Write(p[:max(room, 0)])
+		return len(p), nil
+	}
+	c.buf.Write(p)
+	return len(p), nil
+}
