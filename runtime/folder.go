@@ -101,6 +101,63 @@ func NewFolder(runsDir, process string, now time.Time) (*Folder, error) {
 	return f, nil
 }
 
+// ErrRunning is the error of a run folder another cairn holds: its run is
+// running.
+var ErrRunning = errors.New("the run is running")
+
+// OpenFolder takes up the folder of an earlier run at dir, to resume it
+// (§7.7): it takes the folder's lock, without waiting (ErrRunning when
+// another cairn holds it), reads its record (run.json and the events
+// after it), and opens its events and log for appending. The record is
+// begun: Update works at once.
+func OpenFolder(dir string) (*Folder, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open the run folder: %w", err)
+	}
+	f := &Folder{Dir: dir, name: filepath.Base(dir)}
+	f.lock, err = lockPath(filepath.Join(dir, lockFile), false)
+	if errors.Is(err, errWouldBlock) {
+		return nil, fmt.Errorf("run %q: %w", f.name, ErrRunning)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lock the run folder %q: %w", f.name, err)
+	}
+	fail := func(err error) (*Folder, error) {
+		f.lock.Close()
+		return nil, err
+	}
+	rec, err := Load(dir)
+	if err != nil {
+		return fail(err)
+	}
+	// git keeps no empty folder: a run folder checked out of a commit may
+	// lack them.
+	for _, sub := range []string{ResultsDir, TracesDir, WorktreesDir} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
+			return fail(fmt.Errorf("open the run folder %q: %w", f.name, err))
+		}
+	}
+	if f.log, err = os.OpenFile(filepath.Join(dir, LogFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600); err != nil {
+		return fail(fmt.Errorf("open the run's log: %w", err))
+	}
+	if f.events, err = os.OpenFile(filepath.Join(dir, EventsFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600); err != nil {
+		f.log.Close()
+		return fail(fmt.Errorf("open the run's events: %w", err))
+	}
+	f.rec = rec.clone()
+	f.rec.withArrays()
+	f.shadow = f.rec.clone()
+	f.begun = true
+	f.dirty = true
+	if err := f.snapshot(); err != nil {
+		f.log.Close()
+		f.events.Close()
+		return fail(err)
+	}
+	return f, nil
+}
+
 // Name is the folder's name, which names the run.
 func (f *Folder) Name() string { return f.name }
 
@@ -191,6 +248,7 @@ func (f *Folder) syncShadow(changed []int) {
 	steps := f.shadow.Steps
 	f.shadow = f.rec
 	f.shadow.Flags.Protect = slices.Clone(f.rec.Flags.Protect)
+	f.shadow.Worktrees = slices.Clone(f.rec.Worktrees)
 	f.shadow.End = copyTime(f.rec.End)
 	steps = steps[:min(len(steps), len(f.rec.Steps))]
 	for _, i := range changed {

@@ -54,14 +54,24 @@ type GCReport struct {
 // process) is always kept, and so is any run whose lock is held. Deleting a
 // run removes its folder and whatever is left of its worktrees under
 // home/worktrees/RUN, which git is then told to forget. A dry run deletes
-// nothing and lists what it would. Runs in a repository (commit mode, §7.6)
-// are not looked at yet.
-func GC(home string, now time.Time, dryRun bool) (GCReport, error) {
+// nothing and lists what it would.
+//
+// With repoRoot, the root of a repository's working tree, the commit-mode
+// runs in its .cairn/runs are swept too (§7.6), and the removal of those
+// that were committed is committed in one commit of those paths alone.
+func GC(home, repoRoot string, now time.Time, dryRun bool) (GCReport, error) {
 	report := GCReport{DryRun: dryRun}
-	runs, err := ListRuns(home)
+	var more []string
+	inRepo := ""
+	if repoRoot != "" {
+		inRepo = RepoRunsDir(repoRoot)
+		more = append(more, inRepo)
+	}
+	runs, err := ListRuns(home, more...)
 	if err != nil {
 		return report, err
 	}
+	var removed []string
 	newest := map[[2]string]bool{}
 	var errs []error
 	for _, r := range runs {
@@ -104,9 +114,46 @@ func GC(home string, now time.Time, dryRun bool) (GCReport, error) {
 			report.Kept = append(report.Kept, run)
 		default:
 			report.Deleted = append(report.Deleted, run)
+			if inRepo != "" && filepath.Dir(r.Dir) == inRepo {
+				removed = append(removed, r.Dir)
+			}
+		}
+	}
+	if len(removed) > 0 {
+		if err := commitRemoval(repoRoot, removed); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return report, errors.Join(errs...)
+}
+
+// commitRemoval commits the removal of the run folders dirs from the
+// repository at root, those of them git tracks, in one commit of those
+// paths only: whatever else the user has staged stays staged.
+func commitRemoval(root string, dirs []string) error {
+	var tracked []string
+	for _, d := range dirs {
+		rel, err := filepath.Rel(root, d)
+		if err != nil {
+			continue
+		}
+		rel = filepath.ToSlash(rel)
+		if out, err := gitOutput(root, nil, nil, "ls-files", "--", rel); err == nil && out != "" {
+			tracked = append(tracked, rel)
+		}
+	}
+	if len(tracked) == 0 {
+		return nil
+	}
+	subject := fmt.Sprintf("[cairn] Remove %d expired runs", len(tracked))
+	if len(tracked) == 1 {
+		subject = "[cairn] Remove 1 expired run"
+	}
+	args := append([]string{"commit", "--quiet", "--only", "--no-verify", "-m", subject, "--"}, tracked...)
+	if _, err := gitOutput(root, nil, nil, args...); err != nil {
+		return fmt.Errorf("commit the removal of expired runs: %w", err)
+	}
+	return nil
 }
 
 // runExpiry is when rec expires, and the reason to keep it whatever the

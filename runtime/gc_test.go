@@ -130,7 +130,7 @@ func TestGC(t *testing.T) {
 		}
 	}
 
-	r, err := GC(home, gcNow, true)
+	r, err := GC(home, "", gcNow, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestGC(t *testing.T) {
 		}
 	}
 
-	r, err = GC(home, gcNow, false)
+	r, err = GC(home, "", gcNow, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestGCKeepsOpenFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	gcRun(t, home, "hunt_2026-05-20T000000Z", "/r", "hunt", StatusSucceeded, days(12), days(12), "")
-	r, err := GC(home, gcNow, false)
+	r, err := GC(home, "", gcNow, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestGCPrunesWorktrees(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(home, "worktrees", "hunt_2025-12-01T000000Z", "a"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	r, err := GC(home, gcNow, false)
+	r, err := GC(home, "", gcNow, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -92,9 +91,9 @@ func (g *GH) run(ctx context.Context, args ...string) ([]byte, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	path, err := lookPathIn("gh", env)
+	path, err := lookPathIn(env, g.Dir, "gh")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w; install GitHub's CLI (https://cli.github.com) and run \"gh auth login\"", err)
 	}
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Dir = g.Dir
@@ -135,27 +134,6 @@ func firstLine(s string) string {
 		}
 	}
 	return ""
-}
-
-// lookPathIn finds the executable name on the PATH of env, as the shell a
-// step runs in would.
-func lookPathIn(name string, env []string) (string, error) {
-	path := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path = v
-		}
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "."
-		}
-		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s is not on the PATH; install GitHub's CLI (https://cli.github.com) and run \"gh auth login\"", name)
 }
 
 // repoFlag is the repository as gh's --repo takes it, host included.

@@ -31,9 +31,21 @@ type Record struct {
 	// Expires is stamped at the run's end: an RFC 3339 date, or "never"
 	// once a user pins the run; empty while it runs.
 	Expires string `json:"expires"`
+	// Worktrees are the run's worktrees as they were opened, with the
+	// commit each started from, which resume starts them from again.
+	Worktrees []WorktreeRecord `json:"worktrees"`
 	// Steps are every step of the plan, in file order, Pending at the
 	// start.
 	Steps []StepRecord `json:"steps"`
+}
+
+// WorktreeRecord is one worktree of a run: its name and kind, its path, and
+// the commit it started from ("" in a repository with no commits).
+type WorktreeRecord struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	Path string `json:"path"`
+	Base string `json:"base"`
 }
 
 // RecordFlags are the command-line flags a run was started with, so that
@@ -170,6 +182,7 @@ func (r *Record) clone() Record {
 	c := *r
 	c.Flags.Protect = slices.Clone(r.Flags.Protect)
 	c.End = copyTime(r.End)
+	c.Worktrees = slices.Clone(r.Worktrees)
 	if r.Steps != nil {
 		c.Steps = make([]StepRecord, len(r.Steps))
 		for i := range r.Steps {
@@ -208,6 +221,9 @@ func (r *Record) withArrays() {
 	if r.Steps == nil {
 		r.Steps = []StepRecord{}
 	}
+	if r.Worktrees == nil {
+		r.Worktrees = []WorktreeRecord{}
+	}
 	for i := range r.Steps {
 		if r.Steps[i].Actions == nil {
 			r.Steps[i].Actions = []ActionRecord{}
@@ -244,7 +260,8 @@ func sameHeader(a, b *Record) bool {
 		a.Flags.Harness == b.Flags.Harness && a.Flags.Model == b.Flags.Model &&
 		a.Flags.Effort == b.Flags.Effort && a.Flags.Jobs == b.Flags.Jobs &&
 		a.Flags.Merge == b.Flags.Merge && a.Flags.RepairCap == b.Flags.RepairCap &&
-		a.Flags.TakeOver == b.Flags.TakeOver && slices.Equal(a.Flags.Protect, b.Flags.Protect)
+		a.Flags.TakeOver == b.Flags.TakeOver && slices.Equal(a.Flags.Protect, b.Flags.Protect) &&
+		slices.Equal(a.Worktrees, b.Worktrees)
 }
 
 // sameTime reports whether a and b are both nil or the same instant.

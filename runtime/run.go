@@ -108,6 +108,10 @@ type run struct {
 	prog   *progress
 	// commits makes the commits of a commit-mode run; nil otherwise.
 	commits *committer
+	// resumed is the record of a resumed run as it was found; done holds
+	// its steps that succeeded or skipped, which are not run again.
+	resumed *Record
+	done    map[string]bool
 	// base is the user's environment, under every step's.
 	base []string
 	// initial are the steps' records as they start (PlanSteps), in file
@@ -154,14 +158,27 @@ func (r *run) run(ctx context.Context, start time.Time) (Status, error) {
 	if err := r.folder.Begin(&rec); err != nil {
 		return StatusFailed, fmt.Errorf("begin the run's record: %w", err)
 	}
+	return r.carry(ctx, "start")
+}
+
+// carry runs a begun (or resumed) run to its end: it opens the worktrees,
+// walks the stages, closes the worktrees, stamps the record's end, and
+// notifies. event names the start in the activity log.
+func (r *run) carry(ctx context.Context, event string) (Status, error) {
+	plan := r.o.Plan
 	if r.o.Pass != nil {
 		r.warn(r.o.Pass.SetRun(r.folder.Name()))
 	}
-	r.warn(Activity(r.o.Home, "event=start", "run="+r.folder.Name(), "process="+plan.Process, "repo="+r.o.Repo.CommonDir))
+	r.warn(Activity(r.o.Home, "event="+event, "run="+r.folder.Name(), "process="+plan.Process, "repo="+r.o.Repo.CommonDir))
 
 	r.prog = newProgress(r.o.Stderr, r.o.Terminal)
 	failed, runErr := false, error(nil)
 	wts, err := OpenWorktrees(ctx, r.o.Repo.Root, r.o.Repo.CommonDir, r.o.Home, r.folder.Name(), plan.Worktrees)
+	if err == nil && r.resumed != nil {
+		if err = r.reopen(wts); err != nil {
+			r.warn(wts.Close(r.folder.Dir))
+		}
+	}
 	if err != nil {
 		failed = true
 		if ctx.Err() == nil {
@@ -169,11 +186,18 @@ func (r *run) run(ctx context.Context, start time.Time) (Status, error) {
 		}
 		for _, stage := range plan.Stages {
 			for i := range stage {
-				r.cancel(&stage[i])
+				if !r.done[stage[i].Name] {
+					r.cancel(&stage[i])
+				}
 			}
 		}
 	} else {
 		r.wts = wts
+		var opened []WorktreeRecord
+		for _, wt := range wts.All() {
+			opened = append(opened, WorktreeRecord{Name: wt.Name, Kind: wt.Kind, Path: wt.Path, Base: wt.Base})
+		}
+		r.warn(r.folder.Update(func(rec *Record) { rec.Worktrees = opened }))
 		failed = r.walk(ctx)
 	}
 	status := StatusSucceeded
@@ -240,14 +264,22 @@ func (r *run) walk(ctx context.Context) bool {
 	for _, stage := range r.o.Plan.Stages {
 		if stopped || ctx.Err() != nil {
 			for i := range stage {
-				r.cancel(&stage[i])
+				if !r.done[stage[i].Name] {
+					r.cancel(&stage[i])
+				}
 			}
 			continue
 		}
 		// The stage's steps share the results so far; capping the slice
 		// keeps later appends from reaching into what they hold.
 		earlier := r.results[:len(r.results):len(r.results)]
-		if runStage(ctx, stage, r.o.Jobs, func(st *ir.PlanStep) func(context.Context) Outcome {
+		todo := make([]ir.PlanStep, 0, len(stage))
+		for _, st := range stage {
+			if !r.done[st.Name] {
+				todo = append(todo, st)
+			}
+		}
+		if len(todo) > 0 && runStage(ctx, todo, r.o.Jobs, func(st *ir.PlanStep) func(context.Context) Outcome {
 			return r.start(st, earlier)
 		}, r.cancel) {
 			stopped = true

@@ -7,9 +7,8 @@ import (
 )
 
 // Unsupported lists what in p this runtime cannot carry out yet, one message
-// per thing, naming its step or worktree: validate instructions (judged by a
-// model), severity "review" (retries of the agent), catalogue steps,
-// issue-branch worktrees, and commit mode. `cairn run` refuses such a plan
+// per thing, naming its step or worktree: catalogue steps, issue-branch
+// worktrees, and commit mode. `cairn run` refuses such a plan
 // before it starts, rather than run part of it and let a check pass unjudged.
 func Unsupported(p *ir.Plan) []string {
 	var out []string
@@ -23,14 +22,6 @@ func Unsupported(p *ir.Plan) []string {
 			for _, a := range st.Actions {
 				if a.Kind == ir.Catalogue {
 					out = append(out, fmt.Sprintf("step %q: catalogue step %q is not supported yet", st.Name, a.Catalogue))
-				}
-			}
-			if v := st.Validate; v != nil {
-				if len(v.Instructions) > 0 {
-					out = append(out, fmt.Sprintf("step %q: validate instructions (judged by a model) are not supported yet", st.Name))
-				}
-				if v.Severity == ir.SeverityReview {
-					out = append(out, fmt.Sprintf("step %q: validate severity \"review\" (the agent retries) is not supported yet", st.Name))
 				}
 			}
 		}

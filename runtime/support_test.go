@@ -20,15 +20,13 @@ func TestUnsupported(t *testing.T) {
 	}
 	want := []string{
 		`worktree "b": issue-branch worktrees are not supported yet`,
-		`step "review": validate instructions (judged by a model) are not supported yet`,
-		`step "review": validate severity "review" (the agent retries) is not supported yet`,
 		`step "ship": catalogue step "delivery" is not supported yet`,
 	}
 	if got := Unsupported(plan); !slices.Equal(got, want) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
-	plan.Worktrees, plan.Stages = plan.Worktrees[:1], plan.Stages[:1]
+	plan.Worktrees, plan.Stages = plan.Worktrees[:1], plan.Stages[:2]
 	if got := Unsupported(plan); len(got) != 0 {
-		t.Errorf("a plan of commands and shells: got %q, want nothing", got)
+		t.Errorf("a plan of commands, shells, a judge and review retries: got %q, want nothing", got)
 	}
 }

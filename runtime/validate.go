@@ -1,32 +1,466 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
 
+	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/templates"
 )
+
+// The limits of a validate phase (§7.2).
+const (
+	// JudgeTurns is a judge's turn cap; the one retry of a judge that
+	// reached no verdict gets twice as many.
+	JudgeTurns = 16
+	// JudgeTimeout is a judge session's timeout when its step sets none.
+	JudgeTimeout = 15 * time.Minute
+	// ReviewRetries is how many times severity "review" sends the run agent
+	// back to work before the step fails.
+	ReviewRetries = 2
+	// maxShellOutput is how much of a failed shell's output, its end, a
+	// review retry's prompt holds.
+	maxShellOutput = 16 << 10
+	// shellOutputLimit words maxShellOutput for that prompt.
+	shellOutputLimit = "16 KiB"
+)
+
+// failure is what failed a round of validation: a validate shell (its
+// script, output and exit code) or the judge's verdict (its reasoning).
+// cause says it in one line.
+type failure struct {
+	shell     string
+	output    []byte
+	exitCode  int
+	reasoning string
+	cause     string
+}
+
+// round is how one round of validation (the shells, then the judge) ended:
+// what failed (with severity warn, every failure; else the first), or a
+// judge that reached no verdict (inconclusive, its tag and what happened),
+// or one that could not run at all (broken, why).
+type round struct {
+	failures     []failure
+	inconclusive bool
+	reason       string
+	err          string
+	broken       string
+	// reasoning is the judge's, when it gave a verdict.
+	reasoning string
+}
 
 // validate runs a step's validate phase after its run phase ended well
 // (§7.2): its shells, then its instructions judged by a review model, gated
-// by its severity. e is how the run phase ended; validate returns how the
-// step ends, and records the phase in sr.Validate.
+// by its severity: warn notes a failure and the step succeeds, abort fails
+// the step, review sends the run agent back to work with the failure and
+// validates again, up to ReviewRetries times. A judge that reaches no
+// verdict twice makes the phase inconclusive, which fails nothing; one that
+// cannot run at all fails the step. e is how the run phase ended; validate
+// returns how the step ends, and records the phase in sr.Validate.
 func (r *run) validate(ctx context.Context, sc *StepContext, wt Worktree, sr *StepRecord, e stepEnd) stepEnd {
 	v := sc.Step.Validate
+	step := sc.Step.Name
+	rec := &ValidateRecord{}
+	sr.Validate = rec
+	failed := func(exitCode int, cause string) stepEnd {
+		e.outcome, e.exitCode, e.cause = Failed, exitCode, cause
+		return e
+	}
+	for {
+		rd := r.check(ctx, sc, rec)
+		rec.Reasoning = rd.reasoning
+		switch {
+		case ctx.Err() != nil:
+			rec.Status = VerdictFail
+			return failed(-1, "validate: stopped")
+		case rd.broken != "":
+			rec.Status, rec.Error = VerdictFail, rd.broken
+			return failed(-1, "validate: the judge could not run: "+rd.broken)
+		case rd.inconclusive:
+			rec.Status, rec.Reason, rec.Error = VerdictInconclusive, rd.reason, rd.err
+			r.prog.note(fmt.Sprintf("%s: the judge reached no verdict again (%s: %s): the step is inconclusive", step, rd.reason, rd.err))
+			e.outcome = Succeeded
+			return e
+		case len(rd.failures) == 0:
+			rec.Status, rec.Error = VerdictPass, ""
+			e.outcome = Succeeded
+			return e
+		}
+		first := rd.failures[0]
+		rec.Status, rec.Error = VerdictFail, first.cause
+		switch v.Severity {
+		case ir.SeverityWarn:
+			for _, f := range rd.failures {
+				r.prog.note(fmt.Sprintf("warning: step %s: validate: %s", step, f.cause))
+			}
+			e.outcome = Succeeded
+			return e
+		case ir.SeverityReview:
+			if rec.Retries == ReviewRetries {
+				return failed(first.exitCode, fmt.Sprintf("validate: still failing after %d review retries: %s", ReviewRetries, first.cause))
+			}
+			rec.Retries++
+			r.prog.note(fmt.Sprintf("%s: review retry %d of %d: validate: %s", step, rec.Retries, ReviewRetries, first.cause))
+			if cause := r.review(ctx, sc, wt, sr, &e, first, rec.Retries); cause != "" {
+				return failed(e.exitCode, cause)
+			}
+			continue
+		}
+		return failed(first.exitCode, "validate: "+first.cause)
+	}
+}
+
+// check runs one round of a validate phase: its shells in order (all of
+// them with severity warn; else up to the first that fails), then, when
+// none failed or the severity is warn, its judge.
+func (r *run) check(ctx context.Context, sc *StepContext, rec *ValidateRecord) round {
+	v := sc.Step.Validate
+	var rd round
 	for _, shell := range v.Shells {
 		run := runShell(ctx, sc, shell)
 		if run.ok() {
 			continue
 		}
-		if ctx.Err() == nil && v.Severity == ir.SeverityWarn {
-			r.prog.note(fmt.Sprintf("warning: step %s: validate: %s", sc.Step.Name, run.cause))
+		rd.failures = append(rd.failures, failure{shell: shell, output: run.output, exitCode: run.proc.ExitCode, cause: run.cause})
+		if ctx.Err() != nil || v.Severity != ir.SeverityWarn {
+			return rd
+		}
+	}
+	if len(v.Instructions) == 0 || ctx.Err() != nil {
+		return rd
+	}
+	j := r.judge(ctx, sc, rec)
+	rd.inconclusive, rd.reason, rd.err, rd.broken = j.inconclusive, j.reason, j.err, j.broken
+	rd.reasoning = j.reasoning
+	if j.verdict == VerdictFail {
+		rd.failures = append(rd.failures, failure{
+			exitCode:  -1,
+			reasoning: j.reasoning,
+			cause:     "the judge failed it: " + oneLine(orDefault(j.reasoning, "no reasoning given")),
+		})
+	}
+	return rd
+}
+
+// judgement is how a judge ended: its verdict (pass or fail) and reasoning,
+// or no verdict (inconclusive, with its reason tag and what happened), or
+// broken: the judge's harness could not run a session at all.
+type judgement struct {
+	verdict      string
+	reasoning    string
+	inconclusive bool
+	reason       string
+	err          string
+	broken       string
+}
+
+// judge has a validate phase's instructions judged (§7.2): a session of the
+// plan's judge harness and model, with JudgeTurns turns, in the step's
+// worktree, reads the instructions, the whys and the step's whole diff, and
+// ends its final message with a JSON verdict. A judge that reaches none is
+// retried once in a fresh session with twice the turns. Each session keeps
+// its own trace, traces/STEP.judge-N.jsonl, and counts in rec.Judges.
+func (r *run) judge(ctx context.Context, sc *StepContext, rec *ValidateRecord) judgement {
+	v := sc.Step.Validate
+	step := sc.Step.Name
+	if v.Harness == nil {
+		return judgement{broken: "the plan names no harness for it"}
+	}
+	h, ok := r.o.Harnesses.Lookup(v.Harness.Value)
+	if !ok {
+		return judgement{broken: fmt.Sprintf("unknown harness %q", v.Harness.Value)}
+	}
+	diff, cut, err := StepDiff(sc.Worktree, sc.Baseline, MaxDiff)
+	if err != nil {
+		return judgement{broken: fmt.Sprintf("read the step's diff: %v", err)}
+	}
+	prompt, err := templates.JudgePrompt(templates.JudgeData{
+		Process:      processOf(sc),
+		Step:         step,
+		WorktreePath: sc.Worktree,
+		Instructions: v.Instructions,
+		Whys:         v.Whys,
+		Baseline:     sc.Baseline,
+		Diff:         diff,
+		Cut:          cut,
+		Limit:        diffLimit,
+	})
+	if err != nil {
+		return judgement{broken: err.Error()}
+	}
+	js := *sc
+	if js.Timeout <= 0 {
+		js.Timeout = JudgeTimeout
+	}
+	var j judgement
+	for attempt := 1; attempt <= 2; attempt++ {
+		if err := WaitResources(ctx, r.o.Config.Resources, func(msg string) {
+			r.prog.note(fmt.Sprintf("%s: %s", step, msg))
+		}); err != nil {
+			return judgement{broken: err.Error()}
+		}
+		rec.Judges++
+		js.TraceFile = filepath.Join(sc.RunDir, TracesDir, fmt.Sprintf("%s.judge-%d.jsonl", step, rec.Judges))
+		turns := JudgeTurns * attempt
+		inv := harness.Invocation{Prompt: prompt, MaxTurns: turns}
+		if v.Model != nil {
+			inv.Model = v.Model.Value
+		}
+		res := runPrompt(ctx, &js, h, inv)
+		if ctx.Err() != nil {
+			return judgement{}
+		}
+		j = judged(res, turns)
+		if !j.inconclusive {
+			return j
+		}
+		if attempt == 1 {
+			r.prog.note(fmt.Sprintf("%s: the judge reached no verdict (%s: %s); retrying once in a fresh session with %d turns", step, j.reason, j.err, 2*turns))
+		}
+	}
+	return j
+}
+
+// judged reads how one judge session ended from its result: a verdict, or
+// why there was none.
+func judged(res ActionResult, turns int) judgement {
+	if !res.Failed {
+		if pass, reasoning, ok := ParseVerdict(res.Result); ok {
+			j := judgement{verdict: VerdictFail, reasoning: reasoning}
+			if pass {
+				j.verdict = VerdictPass
+			}
+			return j
+		}
+	}
+	j := judgement{inconclusive: true}
+	switch {
+	case res.TimedOut:
+		j.reason, j.err = ReasonTimeout, res.Cause
+	case res.Session.MaxTurns:
+		j.reason, j.err = ReasonMaxTurns, fmt.Sprintf("reached its turn cap (%d)", turns)
+	case res.Failed && !res.Session.Worked:
+		// Nothing answered: the harness could not start a session (no
+		// credentials, a model it refused). Validation did not run.
+		return judgement{broken: res.Cause}
+	case res.Failed:
+		j.reason, j.err = ReasonUnknown, res.Cause
+	case strings.TrimSpace(res.Result) == "":
+		j.reason, j.err = ReasonNoStructuredOutput, "its final message was empty"
+	default:
+		j.reason, j.err = ReasonNoStructuredOutput, "its final message holds no JSON verdict"
+	}
+	return j
+}
+
+// ParseVerdict reads a judge's verdict from its final message: the whole
+// message as a JSON object, else the last ```json (or bare ```) fence
+// holding one, else the last {…} object in the text with a "verdict" key.
+// The verdict is "pass" or "fail" (in any case); ok is false when no such
+// object is found.
+func ParseVerdict(msg string) (pass bool, reasoning string, ok bool) {
+	if pass, reasoning, ok := verdictObject(strings.TrimSpace(msg)); ok {
+		return pass, reasoning, true
+	}
+	fences := fencedBlocks(msg)
+	for i := len(fences) - 1; i >= 0; i-- {
+		if pass, reasoning, ok := verdictObject(fences[i]); ok {
+			return pass, reasoning, true
+		}
+	}
+	for i := strings.LastIndexByte(msg, '{'); i >= 0; i = strings.LastIndexByte(msg[:i], '{') {
+		var raw json.RawMessage
+		if json.NewDecoder(strings.NewReader(msg[i:])).Decode(&raw) != nil {
 			continue
 		}
-		sr.Validate = &ValidateRecord{Status: VerdictFail, Error: run.cause}
-		e.outcome, e.exitCode, e.cause = Failed, run.proc.ExitCode, "validate: "+run.cause
-		return e
+		if pass, reasoning, ok := verdictObject(string(raw)); ok {
+			return pass, reasoning, true
+		}
 	}
-	sr.Validate = &ValidateRecord{Status: VerdictPass}
-	e.outcome = Succeeded
-	return e
+	return false, "", false
+}
+
+// verdictObject reads s, a whole JSON object, as a verdict.
+func verdictObject(s string) (pass bool, reasoning string, ok bool) {
+	if !strings.HasPrefix(s, "{") {
+		return false, "", false
+	}
+	var v struct {
+		Verdict   *string `json:"verdict"`
+		Reasoning any     `json:"reasoning"`
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	if dec.Decode(&v) != nil || dec.More() || v.Verdict == nil {
+		return false, "", false
+	}
+	switch r := v.Reasoning.(type) {
+	case string:
+		reasoning = strings.TrimSpace(r)
+	case nil:
+	default:
+		if b, err := json.Marshal(r); err == nil {
+			reasoning = string(b)
+		}
+	}
+	switch strings.ToLower(strings.TrimSpace(*v.Verdict)) {
+	case VerdictPass:
+		return true, reasoning, true
+	case VerdictFail:
+		return false, reasoning, true
+	}
+	return false, "", false
+}
+
+// fencedBlocks returns the contents of the Markdown code fences in s whose
+// info string is empty or "json", in order.
+func fencedBlocks(s string) []string {
+	var out []string
+	var body strings.Builder
+	open := ""
+	keep := false
+	for line := range strings.Lines(s) {
+		t := strings.TrimSpace(line)
+		if open == "" {
+			if strings.HasPrefix(t, "```") {
+				marker := t[:len(t)-len(strings.TrimLeft(t, "`"))]
+				info := strings.ToLower(strings.TrimSpace(t[len(marker):]))
+				open, keep = marker, info == "" || info == "json"
+				body.Reset()
+			}
+			continue
+		}
+		if strings.HasPrefix(t, open) && strings.Trim(t, "`") == "" {
+			if keep {
+				out = append(out, strings.TrimSpace(body.String()))
+			}
+			open = ""
+			continue
+		}
+		body.WriteString(line)
+	}
+	return out
+}
+
+// review sends a step's run agent back to work after failure f (severity
+// "review", §7.2): its session is resumed with a <validation-failure>
+// block where its harness can, else a fresh one gets the step's prompt and
+// the block. The new final message is the step's result; the worktree is
+// then settled. It returns the step's cause when the retry failed, "" when
+// the step goes on to validate again.
+func (r *run) review(ctx context.Context, sc *StepContext, wt Worktree, sr *StepRecord, e *stepEnd, f failure, retry int) string {
+	e.exitCode = -1
+	var a *ir.PlanAction
+	j := -1
+	for i := range sc.Step.Actions {
+		if sc.Step.Actions[i].Kind == ir.Session {
+			if a != nil {
+				return `validate: severity "review" needs exactly one session action to send back to work; the step has more`
+			}
+			a, j = &sc.Step.Actions[i], i
+		}
+	}
+	if a == nil {
+		return `validate: severity "review" needs a session action to send back to work; the step has none`
+	}
+	if a.Harness == nil {
+		return fmt.Sprintf("validate: review retry %d: the session has no harness", retry)
+	}
+	h, ok := r.o.Harnesses.Lookup(a.Harness.Value)
+	if !ok {
+		return fmt.Sprintf("validate: review retry %d: unknown harness %q", retry, a.Harness.Value)
+	}
+	v := sc.Step.Validate
+	d := templates.ReviewData{
+		Process:   processOf(sc),
+		Step:      sc.Step.Name,
+		Retry:     retry,
+		Retries:   ReviewRetries,
+		Shell:     f.shell,
+		Reasoning: f.reasoning,
+		Whys:      v.Whys,
+	}
+	if f.shell != "" {
+		d.Cause = f.cause
+		d.Output, d.Cut = tail(f.output, maxShellOutput)
+		d.Limit = shellOutputLimit
+	} else {
+		d.Instructions = v.Instructions
+	}
+	resume := ""
+	if h.CanResume() && e.session != "" {
+		resume = e.session
+	} else {
+		skill, err := skillPath(r.o.Home, wt, a.Skill)
+		if err != nil {
+			return fmt.Sprintf("validate: review retry %d: %v", retry, err)
+		}
+		if d.Original, err = templates.SessionPrompt(sessionData(sc, a, skill)); err != nil {
+			return fmt.Sprintf("validate: review retry %d: %v", retry, err)
+		}
+	}
+	prompt, err := templates.ReviewPrompt(d)
+	if err != nil {
+		return fmt.Sprintf("validate: review retry %d: %v", retry, err)
+	}
+	if err := WaitResources(ctx, r.o.Config.Resources, func(msg string) {
+		r.prog.note(fmt.Sprintf("%s: %s", sc.Step.Name, msg))
+	}); err != nil {
+		return fmt.Sprintf("validate: review retry %d: %v", retry, err)
+	}
+	inv := actionInvocation(a, prompt)
+	inv.Resume = resume
+	res := runPrompt(ctx, sc, h, inv)
+	if j < len(sr.Actions) {
+		sr.Actions[j].ExitCode, sr.Actions[j].Cause = res.ExitCode, res.Cause
+	}
+	e.exitCode = res.ExitCode
+	if res.Trace != "" {
+		e.trace = res.Trace
+	}
+	if res.Session.ID != "" {
+		e.session = res.Session.ID
+	}
+	if res.Failed {
+		return fmt.Sprintf("validate: review retry %d: %s", retry, res.Cause)
+	}
+	e.result, e.wrote = res.Result, true
+	if err := r.settle(ctx, sc, wt, sr); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// tail is the end of out, at most limit bytes starting at a line, and
+// whether it was cut.
+func tail(out []byte, limit int) (string, bool) {
+	if len(out) <= limit {
+		return strings.ToValidUTF8(string(out), "\uFFFD"), false
+	}
+	b := out[len(out)-limit:]
+	if i := bytes.IndexByte(b, '\n'); i >= 0 && i < len(b)-1 {
+		b = b[i+1:]
+	}
+	for len(b) > 0 && !utf8.RuneStart(b[0]) {
+		b = b[1:]
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD"), true
+}
+
+// oneLine folds s onto one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// orDefault is s, or def when s is blank.
+func orDefault(s, def string) string {
+	if strings.TrimSpace(s) == "" {
+		return def
+	}
+	return s
 }

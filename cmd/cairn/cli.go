@@ -20,6 +20,7 @@ type cli struct {
 	Compile compileCmd `cmd:"" help:"Compile a process into a standalone bash script that does what cairn run does."`
 	Status  statusCmd  `cmd:"" help:"List the runs of this repository: running, crashed, ended and skipped."`
 	Show    showCmd    `cmd:"" help:"Show a run's record: each step's log line, result and trace."`
+	Resume  resumeCmd  `cmd:"" help:"Resume a failed, interrupted or crashed run from its first step that neither succeeded nor skipped."`
 	Stop    stopCmd    `cmd:"" help:"Stop a running run, as Ctrl-C would."`
 	Gc      gcCmd      `cmd:"" help:"Delete expired runs, keeping the newest of each process and any still running."`
 	Version versionCmd `cmd:"" help:"Print cairn's version."`

@@ -32,7 +32,9 @@ func init() {
 // installFakes is the script command "fakes NAME...": it puts the named fake
 // agent CLIs in $WORK/bin, which is on the scripts' PATH. Each call of a
 // fake is then recorded in $WORK/fakelog/NAME.N/{argv,stdin,cwd,env}; a
-// session answers with $WORK/answers/NAME.STEP or $WORK/answers/NAME;
+// session answers with $WORK/answers/NAME.STEP.N (its Nth session in the
+// step), $WORK/answers/NAME.STEP or $WORK/answers/NAME ("@max-turns" makes
+// claude stop at its turn cap);
 // `env FAKE_FAIL=NAME` makes it fail as the real CLI fails without
 // credentials, `env FAKE_SLEEP=SECONDS` makes it slow.
 func installFakes(ts *testscript.TestScript, neg bool, args []string) {
@@ -91,8 +93,27 @@ func TestFakesTakeCairnsArgv(t *testing.T) {
 			if code, _ := runFake(t, h, bad, inv.Prompt, repo); code != 2 {
 				t.Errorf("%s took an unknown flag: exit %d; want 2", name, code)
 			}
+			if !h.CanResume() {
+				continue
+			}
+			inv.Resume = fakeSessions[name]
+			argv, err = h.Argv(inv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if code, stderr := runFake(t, h, argv, inv.Prompt, repo); code != 0 {
+				t.Errorf("%s refused cairn's argv resuming its session %q: exit %d: %s", name, argv, code, stderr)
+			}
 		}
 	}
+}
+
+// fakeSessions are the session ids the fakes print, which a resumed
+// session must name.
+var fakeSessions = map[string]string{
+	"claude":   "5ce51378-5456-4068-a083-5c62d20aebc2",
+	"codex":    "01a22aa1-6da0-7af1-a00d-343d69711c63",
+	"opencode": "ses_dd55fbcc3ffeKBcZXhQxX5eBIg",
 }
 
 // runFake runs the fake of argv[0] with the rest of argv, as a session.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/runtime"
 )
@@ -13,12 +14,17 @@ type gcCmd struct {
 	DryRun bool `name:"dry-run" help:"List the runs gc would delete, and delete nothing."`
 }
 
-// Run deletes the expired runs of $CAIRN_HOME, keeping the newest of each
+// Run deletes the expired runs of $CAIRN_HOME and of the repository's
+// .cairn/runs (committing their removal there), keeping the newest of each
 // process of each repository and any still running (§7.7): one line per
 // run deleted (or that would be), then a summary. A folder whose record
 // cannot be read is left alone, with a warning.
 func (c *gcCmd) Run(a *app) error {
-	report, err := runtime.GC(config.Home(), time.Now(), c.DryRun)
+	root := ""
+	if r, err := check.OpenRepo("."); err == nil {
+		root = r.Root
+	}
+	report, err := runtime.GC(config.Home(), root, time.Now(), c.DryRun)
 	verb := "deleted"
 	if c.DryRun {
 		verb = "would delete"

@@ -3,9 +3,14 @@
 # Every call is recorded in $FAKE_LOG/NAME.N/ (N counts the calls of NAME
 # from 1, --version included): argv (one argument a line), stdin (what the
 # CLI read; empty when it reads none), cwd, and env (the CAIRN_* variables).
-# A session answers with the text of $FAKE_ANSWERS/NAME.STEP (STEP is
-# $CAIRN_STEP), else of $FAKE_ANSWERS/NAME, else "NAME: done.", in the real
-# CLI's output format. FAKE_FAIL (names, separated by blanks or commas) makes
+# The Nth session of NAME in a step (STEP is $CAIRN_STEP; N counts from 1,
+# and is recorded in $FAKE_LOG/NAME.M/session) answers with the text of
+# $FAKE_ANSWERS/NAME.STEP.N, else of $FAKE_ANSWERS/NAME.STEP, else of
+# $FAKE_ANSWERS/NAME, else "NAME: done.", in the real CLI's output format.
+# An answer that starts with "@max-turns" makes fake claude stop at its
+# --max-turns as the real one does, with no final message (the other fakes,
+# whose CLIs have no turn cap, answer with an empty message). A session
+# resumed with an id the fake never gave fails as the real CLI does. FAKE_FAIL (names, separated by blanks or commas) makes
 # NAME fail as the real CLI fails without credentials; FAKE_SLEEP=SECONDS
 # makes a session work that long first. A flag the real CLI does not take
 # is refused with exit 2, so the fakes cannot drift from what cairn passes.
@@ -42,18 +47,37 @@ fake_stdin() {
   if [ -n "$fake_dir" ]; then printf '%s' "$fake_input" >"$fake_dir/stdin"; fi
 }
 
-# fake_answer sets fake_msg to this session's final message.
+# fake_session sets fake_n to this session's number among NAME's sessions
+# of the step, and records it. The sessions of one step run one at a time.
+fake_session() {
+  fake_n=1
+  [ -n "${FAKE_LOG:-}" ] || return 0
+  local counter=$FAKE_LOG/.sessions/$fake_name.${CAIRN_STEP:-}
+  mkdir -p "${counter%/*}" || exit 99
+  if [ -f "$counter" ]; then fake_n=$(($(<"$counter") + 1)); fi
+  echo "$fake_n" >"$counter"
+  if [ -n "$fake_dir" ]; then echo "$fake_n" >"$fake_dir/session"; fi
+}
+
+# fake_answer sets fake_msg to this session's final message, and
+# fake_max_turns to 1 when the answer is "@max-turns".
 fake_answer() {
   local f
+  fake_max_turns=0
+  fake_session
+  fake_msg="$fake_name: done."
   if [ -n "${FAKE_ANSWERS:-}" ]; then
-    for f in "$FAKE_ANSWERS/$fake_name.${CAIRN_STEP:-}" "$FAKE_ANSWERS/$fake_name"; do
+    for f in "$FAKE_ANSWERS/$fake_name.${CAIRN_STEP:-}.$fake_n" "$FAKE_ANSWERS/$fake_name.${CAIRN_STEP:-}" "$FAKE_ANSWERS/$fake_name"; do
       if [ -f "$f" ]; then
+        fake_msg=
         IFS= read -r -d '' fake_msg <"$f" || true
-        return
+        break
       fi
     done
   fi
-  fake_msg="$fake_name: done."
+  if [[ $fake_msg == @max-turns* ]]; then
+    fake_max_turns=1 fake_msg=
+  fi
 }
 
 # fake_fails reports whether FAKE_FAIL names this CLI.

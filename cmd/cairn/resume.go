@@ -1,0 +1,145 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/cairn-dev/cairn/check"
+	"github.com/cairn-dev/cairn/cmd/cairn/internal/workspace"
+	"github.com/cairn-dev/cairn/runtime"
+	"github.com/cairn-dev/cairn/templates"
+)
+
+// resumeCmd is `cairn resume`.
+type resumeCmd struct {
+	Target    string  `arg:"" optional:"" name:"run" help:"The run: its folder's name or a unique prefix of it. Default: the latest run of this repository."`
+	Directive *string `placeholder:"TEXT" help:"Replace the run's directive (default: the one it was started with)."`
+}
+
+// Run resumes a run (§7.7): a succeeded run has nothing to resume (exit 0);
+// an inconclusive one is done, and nothing judges it again (exit 3); a
+// failed, interrupted or crashed run goes on in its folder with the flags
+// it was started with, once its process file is checked again, unchanged.
+func (c *resumeCmd) Run(a *app) error {
+	dir, err := findRun(c.Target)
+	if err != nil {
+		return err
+	}
+	name := filepath.Base(dir)
+	rec, err := runtime.Load(dir)
+	if err != nil {
+		return err
+	}
+	switch rec.Status {
+	case runtime.StatusSucceeded:
+		fmt.Fprintf(a.stderr, "cairn: run %s succeeded; nothing to resume\n", name)
+		return nil
+	case runtime.StatusInconclusive:
+		for _, s := range runtime.Inconclusive(rec.Steps) {
+			fmt.Fprintln(a.stderr, runtime.InconclusiveLine(rec.Process, s))
+		}
+		return &exitError{code: exitInconclusive, err: fmt.Errorf("run %s is inconclusive: its work is done, and resume judges nothing again", name)}
+	}
+	if !runtime.Resumable(rec) {
+		return fmt.Errorf("run %s is %s; only failed, interrupted and crashed runs resume", name, rec.Status)
+	}
+	if rec.Issue != "" {
+		return fmt.Errorf("run %s is on issue %s; resuming runs on an issue is not supported yet", name, rec.Issue)
+	}
+	repo, err := check.OpenRepo(".")
+	if err != nil {
+		return err
+	}
+	if rec.Repo != "" && rec.Repo != repo.CommonDir {
+		return fmt.Errorf("run %s ran in the repository at %s; resume it there (cairn -C DIR resume)", name, rec.Repo)
+	}
+	source, err := os.ReadFile(rec.File)
+	if err != nil {
+		return fmt.Errorf("run %s: read its process file: %w", name, err)
+	}
+	if sum := sha256.Sum256(source); hex.EncodeToString(sum[:]) != rec.SHA256 {
+		return fmt.Errorf("run %s: its process file %s changed since the run started; nothing was resumed (start a new run with cairn run)", name, rec.File)
+	}
+
+	f := rec.Flags
+	flags := check.Flags{Harness: f.Harness, Model: f.Model, Effort: f.Effort, Merge: f.Merge, RepairCap: f.RepairCap, Protect: f.Protect}
+	rn, report, err := workspace.PrepareRun(".", rec.File, flags)
+	if report != nil {
+		style := templates.Style{Color: colorOn(a.stderr)}
+		for _, d := range report.Diagnostics {
+			if err := templates.WriteDiagnostic(a.stderr, d, report.Sources, style); err != nil {
+				return err
+			}
+		}
+	}
+	if errors.Is(err, workspace.ErrRefused) {
+		return fmt.Errorf("check refused %q (%s); nothing was resumed", rec.File, errorCount(report.Diagnostics))
+	}
+	if err != nil {
+		return err
+	}
+	if missing := runtime.Unsupported(rn.Plan); len(missing) > 0 {
+		for _, m := range missing {
+			fmt.Fprintf(a.stderr, "cairn: %s: %s\n", rn.Plan.File, m)
+		}
+		return fmt.Errorf("cannot resume %s yet (%d unsupported); nothing ran", name, len(missing))
+	}
+	home, err := filepath.Abs(rn.Home)
+	if err != nil {
+		return err
+	}
+	lock, holder, err := runtime.AcquirePass(home, rn.Repo.CommonDir)
+	if err != nil {
+		return err
+	}
+	if holder != nil {
+		return fmt.Errorf("another pass is running on this repository (pid %d%s); resume %s once it ends", holder.PID, runName(holder.Run), name)
+	}
+	defer lock.Release()
+
+	directive := rec.Directive
+	if c.Directive != nil {
+		directive = *c.Directive
+	}
+	ctx, stop := interrupts()
+	defer stop()
+	fmt.Fprintf(a.stderr, "cairn: resuming run %s\n", name)
+	status, err := runtime.Resume(ctx, dir, runtime.Options{
+		Home:      home,
+		Repo:      rn.Repo,
+		Config:    rn.Config,
+		Harnesses: rn.Harnesses,
+		Plan:      rn.Plan,
+		Source:    source,
+		Directive: directive,
+		Jobs:      f.Jobs,
+		Flags:     f,
+		Pass:      lock,
+		Stdout:    a.stdout,
+		Stderr:    a.stderr,
+		Terminal:  terminal(a.stderr),
+	})
+	if errors.Is(err, runtime.ErrRunning) {
+		return fmt.Errorf("run %s is running; stop it first (cairn stop %s)", name, name)
+	}
+	code := exitOf(status)
+	if code == exitInterrupted && err == nil {
+		fmt.Fprintln(a.stderr, "cairn: interrupted")
+	}
+	if code == exitOK && err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err}
+}
+
+// runName words the run a Pass holder named, for a message: ", run X".
+func runName(run string) string {
+	if run == "" {
+		return ""
+	}
+	return ", run " + run
+}

@@ -1,0 +1,214 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/cairn-dev/cairn/check"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// Resumable reports whether a run that stands as rec may be resumed
+// (§7.7): a failed, interrupted or crashed one. A running record is taken
+// for crashed here; OpenFolder tells the two apart by the folder's lock.
+func Resumable(rec *Record) bool {
+	switch rec.Status {
+	case StatusFailed, StatusInterrupted, StatusCrashed, StatusRunning:
+		return true
+	}
+	return false
+}
+
+// Resume carries on the run whose folder is dir (§7.7) with o's plan, made
+// again from the same process file: in the same folder, its steps that
+// succeeded or skipped are kept and not run again, and every other step
+// runs, from the first. Throwaway worktrees start again from the commits
+// they started from, with the changes saved in their patches; a commit-mode
+// run goes on committing in the repository. It refuses a run another cairn
+// holds (ErrRunning), one that may not be resumed, and a plan whose steps
+// are not the run's.
+func Resume(ctx context.Context, dir string, o Options) (Status, error) {
+	if o.Plan == nil || o.Repo == nil {
+		return StatusFailed, errors.New("resume: a plan and a repository are needed")
+	}
+	if o.Stdout == nil {
+		o.Stdout = io.Discard
+	}
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
+	if o.Config == nil {
+		o.Config = &config.Config{}
+	}
+	if o.Harnesses == nil {
+		o.Harnesses = harness.NewRegistry(o.Config)
+	}
+	if o.Plan.Commit {
+		if err := CheckIdentity(o.Repo.Root); err != nil {
+			return StatusFailed, err
+		}
+	}
+	folder, err := OpenFolder(dir)
+	if err != nil {
+		return StatusFailed, err
+	}
+	found := folder.Record()
+	if !Resumable(&found) {
+		folder.Close()
+		return found.Status, fmt.Errorf("run %q %s; there is nothing to resume", folder.Name(), found.Status)
+	}
+	r := &run{o: o, folder: folder, base: os.Environ(), index: map[string]int{}, wrote: map[string]bool{}, resumed: &found, done: map[string]bool{}}
+	if err := r.merge(&found); err != nil {
+		folder.Close()
+		return StatusFailed, err
+	}
+	if o.Plan.Commit {
+		if r.commits, err = newCommitter(o.Repo.Root, folder.Dir, o.Plan.Process); err != nil {
+			folder.Close()
+			return StatusFailed, err
+		}
+		// A run that committed its start goes on from there.
+		rel, _ := filepath.Rel(o.Repo.Root, filepath.Join(folder.Dir, RecordFile))
+		_, lsErr := gitOutput(o.Repo.Root, nil, nil, "ls-files", "--error-unmatch", "--", filepath.ToSlash(rel))
+		r.commits.started = lsErr == nil
+	}
+	host, _ := os.Hostname()
+	if err := folder.Update(func(rec *Record) {
+		rec.Status, rec.End, rec.Expires = StatusRunning, nil, ""
+		rec.Host, rec.PID = host, os.Getpid()
+		rec.Directive, rec.Flags = o.Directive, o.Flags
+		rec.Steps = r.initial
+	}); err != nil {
+		folder.Close()
+		return StatusFailed, fmt.Errorf("resume the run's record: %w", err)
+	}
+	defer r.folder.Close()
+	if err := salvage(o.Home, o.Repo, folder.Dir, &found); err != nil {
+		r.warn(folder.Update(func(rec *Record) {
+			end := time.Now().UTC()
+			rec.Status, rec.End, rec.Expires = StatusFailed, &end, expiry(o.Plan, StatusFailed, end)
+		}))
+		return StatusFailed, err
+	}
+	return r.carry(ctx, "resume")
+}
+
+// salvage saves and removes what a crashed run left of its throwaway
+// worktrees under home/worktrees/RUN: each one's changes become its patch
+// in the run folder (as its run would have saved them), so that resume
+// starts it again from its base with them.
+func salvage(home string, repo *check.Repo, dir string, rec *Record) error {
+	runDir := filepath.Join(home, "worktrees", filepath.Base(dir))
+	entries, err := os.ReadDir(runDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
+	}
+	bases := map[string]string{}
+	for _, w := range rec.Worktrees {
+		bases[w.Name] = w.Base
+	}
+	unlock, err := lockWorktrees(worktreeLockPath(home, repo.CommonDir))
+	if err != nil {
+		return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
+	}
+	defer unlock()
+	for _, e := range entries {
+		wt := Worktree{Name: e.Name(), Kind: ir.Throwaway, Path: filepath.Join(runDir, e.Name()), Base: bases[e.Name()]}
+		if wt.Base == "" {
+			wt.Base = headOf(wt.Path)
+		}
+		if err := savePatch(wt, dir); err != nil {
+			return fmt.Errorf("save the changes of worktree %q, left by the crashed run: %w; it is left at %s", wt.Name, err, wt.Path)
+		}
+		if err := removeWorktree(repo.Root, wt.Path); err != nil {
+			return fmt.Errorf("remove worktree %q, left by the crashed run: %w", wt.Name, err)
+		}
+	}
+	if _, err := gitOutput(repo.Root, nil, nil, "worktree", "prune"); err != nil {
+		return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
+	}
+	return os.Remove(runDir)
+}
+
+// merge makes the steps a resumed run starts with: the run's own records
+// of the steps that succeeded or skipped (which do not run again, their
+// results still the later steps'), and the plan's fresh ones for the rest.
+// The plan must have the run's steps, in the same order.
+func (r *run) merge(found *Record) error {
+	fresh := PlanSteps(r.o.Plan)
+	if len(fresh) != len(found.Steps) {
+		return fmt.Errorf("run %q has %d steps and the process now has %d; start a new run", r.folder.Name(), len(found.Steps), len(fresh))
+	}
+	r.initial = make([]StepRecord, len(fresh))
+	for i := range fresh {
+		old := &found.Steps[i]
+		if old.Name != fresh[i].Name {
+			return fmt.Errorf("run %q has step %q where the process now has %q; start a new run", r.folder.Name(), old.Name, fresh[i].Name)
+		}
+		r.index[old.Name] = i
+		if old.Outcome == Succeeded || old.Outcome == Skipped {
+			r.initial[i] = old.clone()
+			r.done[old.Name] = true
+			if old.Result != "" {
+				if _, err := os.Stat(r.resultFile(old.Name)); err == nil {
+					r.wrote[old.Name] = true
+				}
+			}
+			continue
+		}
+		r.initial[i] = fresh[i]
+	}
+	// The results of the steps kept are the later steps' earlier results,
+	// in file order, as they were when those steps ran.
+	for _, stage := range r.o.Plan.Stages {
+		for _, st := range stage {
+			if r.done[st.Name] && r.wrote[st.Name] {
+				r.results = append(r.results, Earlier{Step: st.Name, Path: r.resultFile(st.Name)})
+			}
+		}
+	}
+	return nil
+}
+
+// reopen brings a resumed run's throwaway worktrees back to where the run
+// left them: each starts again from the commit it started from the first
+// time, and the patch of what was done in it is applied.
+func (r *run) reopen(wts *Worktrees) error {
+	bases := map[string]string{}
+	for _, w := range r.resumed.Worktrees {
+		bases[w.Name] = w.Base
+	}
+	wts.mu.Lock()
+	defer wts.mu.Unlock()
+	for i := range wts.list {
+		wt := &wts.list[i]
+		if wt.Kind != ir.Throwaway {
+			continue
+		}
+		if base := bases[wt.Name]; base != "" && base != wt.Base {
+			if _, err := gitOutput(wt.Path, nil, nil, "checkout", "--quiet", "--detach", base); err != nil {
+				return fmt.Errorf("worktree %q: start again from %.12s: %w", wt.Name, base, err)
+			}
+			wt.Base = base
+		}
+		patch := filepath.Join(r.folder.Dir, WorktreesDir, wt.Name+".patch")
+		if _, err := os.Stat(patch); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if _, err := gitOutput(wt.Path, nil, nil, "apply", "--binary", "--whitespace=nowarn", patch); err != nil {
+			return fmt.Errorf("worktree %q: apply the changes the run saved in %s: %w", wt.Name, patch, err)
+		}
+	}
+	return nil
+}
