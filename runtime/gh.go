@@ -44,11 +44,13 @@ func (r Repo) Same(o Repo) bool {
 }
 
 // OriginRepo is the repository of the git remote origin of the repository
-// at repoRoot, from `git remote get-url origin`.
+// at repoRoot, from its url as configured: url.*.insteadOf rewrites (to a
+// mirror, say) change where git fetches from, not which repository origin
+// is.
 func OriginRepo(repoRoot string) (Repo, error) {
-	out, err := gitOutput(repoRoot, nil, nil, "remote", "get-url", "origin")
+	out, err := gitOutput(repoRoot, nil, nil, "config", "--get", "remote.origin.url")
 	if err != nil {
-		return Repo{}, fmt.Errorf("read origin's url: %w", err)
+		return Repo{}, fmt.Errorf("the repository at %s has no remote %q (git remote add origin URL); issues are origin's", repoRoot, "origin")
 	}
 	return ParseRemoteURL(strings.TrimSpace(out))
 }

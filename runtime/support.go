@@ -7,9 +7,9 @@ import (
 )
 
 // Unsupported lists what in p this runtime cannot carry out yet, one message
-// per thing, naming its step or worktree: catalogue steps, issue-branch
-// worktrees, and commit mode. `cairn run` refuses such a plan
-// before it starts, rather than run part of it and let a check pass unjudged.
+// per thing, naming its step or worktree: catalogue steps and issue-branch
+// worktrees. `cairn run` refuses such a plan before it starts, rather than
+// run part of it.
 func Unsupported(p *ir.Plan) []string {
 	var out []string
 	for _, w := range p.Worktrees {

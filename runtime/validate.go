@@ -79,13 +79,18 @@ func (r *run) validate(ctx context.Context, sc *StepContext, wt Worktree, sr *St
 		rec.Reasoning = rd.reasoning
 		switch {
 		case ctx.Err() != nil:
-			rec.Status = VerdictFail
+			// Stopped, not judged: the phase has no verdict to record.
+			sr.Validate = nil
 			return failed(-1, "validate: stopped")
 		case rd.broken != "":
 			rec.Status, rec.Error = VerdictFail, rd.broken
 			return failed(-1, "validate: the judge could not run: "+rd.broken)
 		case rd.inconclusive:
 			rec.Status, rec.Reason, rec.Error = VerdictInconclusive, rd.reason, rd.err
+			for _, f := range rd.failures {
+				// Shells that failed before the judge, with severity warn.
+				r.prog.note(fmt.Sprintf("warning: step %s: validate: %s", step, f.cause))
+			}
 			r.prog.note(fmt.Sprintf("%s: the judge reached no verdict again (%s: %s): the step is inconclusive", step, rd.reason, rd.err))
 			e.outcome = Succeeded
 			return e
@@ -454,8 +459,18 @@ func tail(out []byte, limit int) (string, bool) {
 	return strings.ToValidUTF8(string(b), "\uFFFD"), true
 }
 
-// oneLine folds s onto one line.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// maxReasoning is how many characters of a judge's reasoning a step's cause
+// keeps.
+const maxReasoning = 400
+
+// oneLine folds s onto one line and clips it to maxReasoning characters.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= maxReasoning {
+		return s
+	}
+	return string([]rune(s)[:maxReasoning-1]) + "…"
+}
 
 // orDefault is s, or def when s is blank.
 func orDefault(s, def string) string {

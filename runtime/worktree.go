@@ -20,13 +20,14 @@ import (
 
 // Worktree is a worktree a run's steps work in (§7.4). Path is absolute.
 // Base is the commit it started from: the resolved base branch of a
-// throwaway, HEAD at the start for a checkout ("" in a repository with no
-// commits).
+// throwaway or an issue branch, HEAD at the start for a checkout ("" in a
+// repository with no commits). Branch is an issue-branch worktree's branch.
 type Worktree struct {
-	Name string
-	Kind string
-	Path string
-	Base string
+	Name   string
+	Kind   string
+	Path   string
+	Base   string
+	Branch string
 }
 
 // Worktrees are the worktrees of one run, opened before its first step and
@@ -39,9 +40,13 @@ type Worktrees struct {
 	list   []Worktree
 
 	mu sync.Mutex
-	// removed holds the throwaways already gone, so a second Close only
+	// removed holds the worktrees already gone, so a second Close only
 	// retries what the first could not do.
 	removed map[string]bool
+	// succeeded is set by MarkSucceeded; kept lists the issue-branch
+	// worktrees Close left in place (worktree_issue.go).
+	succeeded bool
+	kept      []KeptBranch
 }
 
 // dirtyNamed is how many uncommitted files a refused checkout names.
@@ -54,8 +59,10 @@ const dirtyNamed = 5
 // under home/worktrees/RUN/NAME; git worktree add and remove are serialised
 // per repository across processes by a lock in home/locks. A checkout is
 // the repository's own working tree, refused when it has uncommitted
-// changes. Issue-branch worktrees are refused: they come with issue runs. On
-// an error, whatever was created is removed before returning.
+// changes. An issue-branch worktree is added like a throwaway, on the branch
+// its plan entry names (the run sets it from the issue): continuing that
+// branch, local or origin's, else starting it at the base. On an error,
+// whatever was created is removed before returning.
 func OpenWorktrees(ctx context.Context, repoRoot, commonDir, home, run string, plan []ir.PlanWorktree) (*Worktrees, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("create worktrees: %w", err)
@@ -64,7 +71,7 @@ func OpenWorktrees(ctx context.Context, repoRoot, commonDir, home, run string, p
 		return nil, fmt.Errorf("create worktrees: invalid run name %q", run)
 	}
 	seen := map[string]bool{}
-	var throwaways, checkouts int
+	var throwaways, checkouts, issueBranches int
 	for _, p := range plan {
 		if !ir.ValidName(p.Name) {
 			return nil, fmt.Errorf("create worktree %q: worktree names match [a-z0-9][a-z0-9-]*", p.Name)
@@ -79,7 +86,10 @@ func OpenWorktrees(ctx context.Context, repoRoot, commonDir, home, run string, p
 		case ir.Checkout:
 			checkouts++
 		case ir.IssueBranch:
-			return nil, fmt.Errorf("create worktree %q: issue-branch worktrees come with issue runs (cairn run NAME issue N), which are not supported yet", p.Name)
+			if err := checkBranchName(repoRoot, p.Branch); err != nil {
+				return nil, fmt.Errorf("create worktree %q: %w", p.Name, err)
+			}
+			issueBranches++
 		default:
 			return nil, fmt.Errorf("create worktree %q: unknown kind %q; want %s", p.Name, p.Kind, ir.OneOf([]string{ir.Throwaway, ir.Checkout, ir.IssueBranch}))
 		}
@@ -110,7 +120,7 @@ func OpenWorktrees(ctx context.Context, repoRoot, commonDir, home, run string, p
 			return nil, err
 		}
 	}
-	if err := w.create(ctx, plan, bases, throwaways > 0); err != nil {
+	if err := w.create(ctx, plan, bases, throwaways+issueBranches > 0); err != nil {
 		return nil, err
 	}
 	return w, nil
@@ -255,12 +265,13 @@ func checkClean(root string, plan []ir.PlanWorktree) error {
 	return fmt.Errorf("checkout worktree %q: the working tree at %s has uncommitted changes (%s); commit or stash them first", name, root, list)
 }
 
-// create lists the plan's worktrees in order, adding the throwaways one
-// after another while holding the repository's worktree lock. On an error
-// it removes those it added.
-func (w *Worktrees) create(ctx context.Context, plan []ir.PlanWorktree, bases map[string]string, throwaways bool) error {
+// create lists the plan's worktrees in order, adding the throwaways and
+// issue branches (linked is set when there are any) one after another while
+// holding the repository's worktree lock. On an error it removes those it
+// added.
+func (w *Worktrees) create(ctx context.Context, plan []ir.PlanWorktree, bases map[string]string, linked bool) error {
 	w.list = make([]Worktree, 0, len(plan))
-	if throwaways {
+	if linked {
 		if err := os.MkdirAll(w.runDir, 0o700); err != nil {
 			return fmt.Errorf("create worktrees: %w", err)
 		}
@@ -290,6 +301,14 @@ func (w *Worktrees) create(ctx context.Context, plan []ir.PlanWorktree, bases ma
 		if err := ctx.Err(); err != nil {
 			return fail(p.Name, err)
 		}
+		if p.Kind == ir.IssueBranch {
+			wt, err := w.addIssueBranch(p, bases[p.Base])
+			if err != nil {
+				return fail(p.Name, err)
+			}
+			w.list = append(w.list, wt)
+			continue
+		}
 		wt := Worktree{Name: p.Name, Kind: p.Kind, Path: filepath.Join(w.runDir, p.Name), Base: bases[p.Base]}
 		// git adds into an empty folder; making it first gives it the
 		// owner-only mode of everything under $CAIRN_HOME.
@@ -305,12 +324,16 @@ func (w *Worktrees) create(ctx context.Context, plan []ir.PlanWorktree, bases ma
 	return nil
 }
 
-// removeAdded removes the throwaways of a failed open. The caller holds the
+// removeAdded removes the throwaways of a failed open, and the issue-branch
+// worktrees git finds clean (their branches stay). The caller holds the
 // worktree lock; nothing in them is worth a patch yet.
 func (w *Worktrees) removeAdded() {
 	for _, wt := range w.list {
-		if wt.Kind == ir.Throwaway {
+		switch wt.Kind {
+		case ir.Throwaway:
 			_ = removeWorktree(w.repoRoot, wt.Path)
+		case ir.IssueBranch:
+			_, _ = gitOutput(w.repoRoot, nil, nil, "worktree", "remove", wt.Path)
 		}
 	}
 	w.list = nil
@@ -355,8 +378,10 @@ func (w *Worktrees) All() []Worktree {
 // nothing changed), then it is removed, and home/worktrees/RUN with it.
 // Every worktree is tried; the errors are joined. A worktree whose changes
 // could not be saved is left in place, and the error names its path, so no
-// work is lost. Checkout worktrees are left alone. A second call retries only
-// what the first could not do.
+// work is lost. Checkout worktrees are left alone. Issue-branch worktrees are
+// removed only after MarkSucceeded, with all their work committed and on the
+// base or pushed; the others are kept, and Kept names their branches and
+// paths. A second call retries only what the first could not do.
 func (w *Worktrees) Close(runDir string) error {
 	if w == nil {
 		return nil
@@ -369,8 +394,9 @@ func (w *Worktrees) Close(runDir string) error {
 			open = append(open, wt)
 		}
 	}
-	if len(open) == 0 {
-		return w.removeRunDir()
+	branches := w.openIssueBranches()
+	if len(open) == 0 && len(branches) == 0 {
+		return w.removeRunDirUnlessKept()
 	}
 	// Saving touches only each worktree's own files and a temporary index,
 	// so the worktrees are saved together.
@@ -397,12 +423,13 @@ func (w *Worktrees) Close(runDir string) error {
 		}
 		w.removed[wt.Name] = true
 	}
+	w.closeIssueBranches(branches)
 	if _, err := gitOutput(w.repoRoot, nil, nil, "worktree", "prune"); err != nil {
 		errs = append(errs, fmt.Errorf("remove worktrees: %w", err))
 	}
 	unlock()
 	if len(errs) == 0 {
-		errs = append(errs, w.removeRunDir())
+		errs = append(errs, w.removeRunDirUnlessKept())
 	}
 	return errors.Join(errs...)
 }

@@ -344,8 +344,8 @@ func TestOpenRefusals(t *testing.T) {
 		plan []ir.PlanWorktree
 		want string
 	}{
-		{[]ir.PlanWorktree{{Name: "a", Kind: ir.Throwaway}, {Name: "fix", Kind: ir.IssueBranch, Base: "main"}},
-			`create worktree "fix": issue-branch worktrees come with issue runs`},
+		{[]ir.PlanWorktree{{Name: "a", Kind: ir.Throwaway}, {Name: "fix", Kind: ir.IssueBranch, Base: "main", Branch: "cairn/42-…"}},
+			`create worktree "fix": no branch is named for it`},
 		{throwaways("a", "a"), `the plan names it twice`},
 		{[]ir.PlanWorktree{{Name: "a", Kind: ir.Throwaway}, {Name: "b", Kind: ir.Throwaway, Base: "nope"}},
 			`branch "nope" is neither a local branch nor "origin/nope"`},

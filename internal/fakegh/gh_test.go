@@ -1,0 +1,150 @@
+package fakegh
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// run runs the fake with args against a state with login alice and issue
+// 7, and returns its exit code, stdout and stderr.
+func run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := Run(args, strings.NewReader(""), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func setup(t *testing.T) string {
+	t.Helper()
+	state := t.TempDir()
+	t.Setenv("FAKE_GH_STATE", state)
+	t.Setenv("FAKE_LOG", filepath.Join(t.TempDir(), "log"))
+	if err := SetLogin(state, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetRepo(state, "github.com/acme/widgets"); err != nil {
+		t.Fatal(err)
+	}
+	created := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	err := WriteIssue(state, Issue{Number: 7, Title: "T", Body: "B", Author: "carol", Labels: []string{"spec"}, CreatedAt: created,
+		Comments: []Comment{{Author: "alice", Body: "c1", CreatedAt: created.Add(time.Minute),
+			Edits: []Edit{{Editor: "bob", EditedAt: created.Add(3 * time.Minute)}, {Editor: "", EditedAt: created.Add(5 * time.Minute)}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return state
+}
+
+func TestRefusals(t *testing.T) {
+	setup(t)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"frobnicate"}, 2, `unknown command "frobnicate" for "gh"`},
+		{[]string{"pr", "create"}, 2, `fake gh: gh pr is not faked`},
+		{[]string{"issue", "close", "7"}, 2, `fake gh: gh issue close is not faked`},
+		{[]string{"issue", "view", "7", "--json", "title", "--bogus"}, 2, `unknown flag: --bogus`},
+		{[]string{"issue", "view", "7", "-Z"}, 2, `unknown shorthand flag: "Z"`},
+		{[]string{"issue", "view", "7", "--json", "title", "--jq", ".title"}, 2, `flag --jq of gh issue view`},
+		{[]string{"issue", "view", "7"}, 2, `without --json is not faked`},
+		{[]string{"issue", "view", "7", "--json", "nope"}, 1, `Unknown JSON field: "nope"`},
+		{[]string{"issue", "view", "7", "--json", "milestone"}, 2, `JSON field "milestone" of gh issue view is not faked`},
+		{[]string{"issue", "view", "8", "--json", "title"}, 1, `Could not resolve to an issue or pull request with the number of 8`},
+		{[]string{"issue", "view", "7", "--repo", "evil/fork", "--json", "title"}, 1, `Could not resolve to a Repository with the name 'evil/fork'`},
+		{[]string{"api", "repos/acme/widgets"}, 2, `endpoint "repos/acme/widgets" is not faked`},
+		{[]string{"api", "--paginate", "user"}, 2, `flag --paginate of gh api`},
+		{[]string{"api", "graphql", "-f", "query=query Other { viewer { login } }"}, 2, `GraphQL operation "Other" is not faked`},
+	} {
+		code, _, stderr := run(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("gh %q: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+}
+
+func TestIssueView(t *testing.T) {
+	setup(t)
+	code, stdout, stderr := run(t, "issue", "view", "7", "-R", "github.com/acme/widgets", "--json=number,title,labels,comments,state")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got struct {
+		Number   int
+		Title    string
+		State    string
+		Labels   []struct{ Name string }
+		Comments []struct {
+			ID              string
+			Author          struct{ Login string }
+			ViewerDidAuthor bool
+			URL             string
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Number != 7 || got.Title != "T" || got.State != "OPEN" || len(got.Labels) != 1 || got.Labels[0].Name != "spec" ||
+		len(got.Comments) != 1 || got.Comments[0].ID != "IC_fake7x1" || got.Comments[0].Author.Login != "alice" || !got.Comments[0].ViewerDidAuthor ||
+		!strings.HasPrefix(got.Comments[0].URL, "https://github.com/acme/widgets/issues/7#issuecomment-") {
+		t.Errorf("issue view: %s", stdout)
+	}
+	var keys map[string]any
+	_ = json.Unmarshal([]byte(stdout), &keys)
+	if len(keys) != 5 {
+		t.Errorf("issue view answered %d fields, want the 5 asked for: %s", len(keys), stdout)
+	}
+}
+
+func TestIssueEdits(t *testing.T) {
+	setup(t)
+	query := "query IssueEdits($owner: String!, $repo: String!, $number: Int!, $after: String) { lastEditedAt editor userContentEdits editedAt pageInfo hasNextPage endCursor id }"
+	code, stdout, stderr := run(t, "api", "graphql", "--hostname", "github.com", "-f", "query="+query, "-f", "owner=acme", "-f", "repo=widgets", "-F", "number=7")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := `{"data":{"repository":{"issue":{"comments":{"nodes":[{"editor":null,"id":"IC_fake7x1","lastEditedAt":"2026-03-01T09:05:00Z",` +
+		`"userContentEdits":{"nodes":[{"editedAt":"2026-03-01T09:05:00Z","editor":null},{"editedAt":"2026-03-01T09:03:00Z","editor":{"login":"bob"}}]}}],` +
+		`"pageInfo":{"endCursor":"cursor:1","hasNextPage":false}},"editor":null,"lastEditedAt":null,"userContentEdits":{"nodes":[]}}}}}` + "\n"
+	if stdout != want {
+		t.Errorf("IssueEdits:\n%s\nwant:\n%s", stdout, want)
+	}
+	code, stdout, stderr = run(t, "api", "graphql", "-f", "query="+query, "-f", "owner=acme", "-f", "repo=widgets", "-F", "number=8")
+	if code != 1 || stderr != "gh: Could not resolve to an Issue with the number of 8.\n" || !strings.Contains(stdout, `"errors"`) {
+		t.Errorf("a missing issue: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+func TestNotLoggedIn(t *testing.T) {
+	state := setup(t)
+	if err := os.Remove(filepath.Join(state, LoginFile)); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run(t, "api", "user")
+	if code != 4 || !strings.Contains(stderr, "gh auth login") {
+		t.Errorf("not logged in: exit %d, %q", code, stderr)
+	}
+}
+
+func TestRecordsCalls(t *testing.T) {
+	setup(t)
+	t.Setenv("CAIRN_STEP", "fix")
+	run(t, "api", "user")
+	run(t, "--version")
+	log := os.Getenv("FAKE_LOG")
+	for n, want := range []string{"api\nuser\n", "--version\n"} {
+		b, err := os.ReadFile(filepath.Join(log, "gh."+string(rune('1'+n)), "argv"))
+		if err != nil || string(b) != want {
+			t.Errorf("call %d argv = %q (%v), want %q", n+1, b, err, want)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(log, "gh.1", "env")); !strings.Contains(string(b), "CAIRN_STEP=fix\n") {
+		t.Errorf("env = %q, want CAIRN_STEP", b)
+	}
+}

@@ -1,0 +1,317 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ClaimRef is the ref on origin that holds the Claim on issue number (§7.8).
+func ClaimRef(number int) string { return fmt.Sprintf("refs/cairn/claims/%d", number) }
+
+// Holder is who holds a Claim: a run of cairn on a host, its process, and
+// its run folder (whose lock tells whether the run still runs).
+type Holder struct {
+	Host   string
+	Run    string
+	PID    int
+	Folder string
+}
+
+// String names the holder in messages.
+func (h Holder) String() string {
+	return fmt.Sprintf("run %q on host %q (pid %d)", h.Run, h.Host, h.PID)
+}
+
+// message is the claim commit's message, naming the holder, one "key:
+// value" line each.
+func (h Holder) message(number int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cairn claim on issue #%d\n\n", number)
+	fmt.Fprintf(&b, "host: %s\nrun: %s\npid: %d\n", singleLine(h.Host), singleLine(h.Run), h.PID)
+	if h.Folder != "" && !strings.ContainsAny(h.Folder, "\n\r") {
+		fmt.Fprintf(&b, "folder: %s\n", h.Folder)
+	}
+	return b.String()
+}
+
+// parseHolder reads a claim commit's message back.
+func parseHolder(msg string) Holder {
+	var h Holder
+	for _, line := range strings.Split(msg, "\n") {
+		k, v, ok := strings.Cut(line, ": ")
+		if !ok {
+			continue
+		}
+		switch k {
+		case "host":
+			h.Host = v
+		case "run":
+			h.Run = v
+		case "pid":
+			h.PID, _ = strconv.Atoi(v)
+		case "folder":
+			h.Folder = v
+		}
+	}
+	return h
+}
+
+// Claim is a run's hold on an issue: the commit it pushed to ClaimRef on
+// origin.
+type Claim struct {
+	Number int
+	Holder Holder
+	// Commit is the claim commit, which Release checks is still the ref's.
+	Commit string
+
+	repoRoot string
+}
+
+// ClaimedError is the refusal of a Claim another run holds.
+type ClaimedError struct {
+	Number int
+	Holder Holder
+	Since  time.Time
+	// Stale is set when the holder is known to have stopped: it ran on
+	// this host and neither its process nor its run folder's lock is
+	// alive. --take-over replaces only such a claim.
+	Stale bool
+	// Local is set when the holder ran on this host, so Stale could be
+	// told.
+	Local bool
+}
+
+// Error says who holds the claim, since when, and what the user can do.
+func (e *ClaimedError) Error() string {
+	since := ""
+	if !e.Since.IsZero() {
+		since = " since " + e.Since.UTC().Format(time.RFC3339)
+	}
+	switch {
+	case e.Stale:
+		return fmt.Sprintf("issue #%d is claimed by %s%s, which no longer runs; pass --take-over to take the claim over", e.Number, e.Holder, since)
+	case e.Local:
+		return fmt.Sprintf("issue #%d is claimed by %s%s, which is still running; wait for it to end or stop it (cairn stop %s)", e.Number, e.Holder, since, e.Holder.Run)
+	default:
+		return fmt.Sprintf("issue #%d is claimed by %s%s; cairn cannot tell from here whether that run still runs: if it does not, delete its claim with \"git push origin --delete %s\"", e.Number, e.Holder, since, ClaimRef(e.Number))
+	}
+}
+
+// claimTries bounds how often TakeClaim reads a claim that changes under it.
+const claimTries = 5
+
+// TakeClaim claims issue number for holder (§7.8): it pushes a commit naming
+// the holder to ClaimRef on origin, without force, so of two racing runs
+// only one wins. A claim already there is refused with a *ClaimedError
+// naming its holder; with takeOver, a stale one (its run stopped) is
+// replaced, through a push that succeeds only while the ref still holds it.
+// A stale claim of the same run on this host (a resumed run) is replaced
+// without takeOver. The commit is made with git commit-tree of the empty
+// tree: the working tree and the index are never touched.
+func TakeClaim(ctx context.Context, repoRoot string, number int, holder Holder, takeOver bool) (*Claim, error) {
+	if number <= 0 {
+		return nil, fmt.Errorf("claim issue #%d: an issue number is positive", number)
+	}
+	ref := ClaimRef(number)
+	commit, err := claimCommit(repoRoot, number, holder)
+	if err != nil {
+		return nil, fmt.Errorf("claim issue #%d: %w", number, err)
+	}
+	c := &Claim{Number: number, Holder: holder, Commit: commit, repoRoot: repoRoot}
+	for try := 0; try < claimTries; try++ {
+		pushErr := pushClaim(ctx, repoRoot, commit+":"+ref, "")
+		if pushErr == nil {
+			return c, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("claim issue #%d: %w", number, err)
+		}
+		held, err := readClaim(ctx, repoRoot, number)
+		if err != nil {
+			return nil, fmt.Errorf("claim issue #%d: %w", number, err)
+		}
+		if held == nil {
+			// No claim is there, so the push failed for another reason
+			// (no access to origin, say).
+			return nil, fmt.Errorf("claim issue #%d: %w", number, pushErr)
+		}
+		if held.sha == commit {
+			return c, nil
+		}
+		claimed := &ClaimedError{Number: number, Holder: held.holder, Since: held.since}
+		claimed.Local, claimed.Stale = staleness(held.holder)
+		ours := claimed.Local && held.holder.Run == holder.Run && held.holder.Host == holder.Host
+		if !claimed.Stale || !(takeOver || ours) {
+			return nil, claimed
+		}
+		if err := pushClaim(ctx, repoRoot, commit+":"+ref, held.sha); err == nil {
+			return c, nil
+		}
+		// The claim changed since it was read: read it again.
+	}
+	return nil, fmt.Errorf("claim issue #%d: %s on origin kept changing; try again", number, ref)
+}
+
+// claimCommit makes the claim commit: the empty tree, no parent, a message
+// naming the holder. Only an object is written.
+func claimCommit(repoRoot string, number int, holder Holder) (string, error) {
+	tree, err := gitOutput(repoRoot, nil, strings.NewReader(""), "mktree")
+	if err != nil {
+		return "", err
+	}
+	host := holder.Host
+	if host == "" || strings.ContainsAny(host, "<>\n ") {
+		host = "localhost"
+	}
+	env := []string{
+		"GIT_AUTHOR_NAME=cairn", "GIT_AUTHOR_EMAIL=cairn@" + host,
+		"GIT_COMMITTER_NAME=cairn", "GIT_COMMITTER_EMAIL=cairn@" + host,
+	}
+	out, err := gitOutput(repoRoot, env, strings.NewReader(holder.message(number)), "commit-tree", strings.TrimSpace(tree))
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// pushClaim pushes refspec to origin: without force when lease is "", else
+// only while the remote ref holds the commit lease. Hooks are not run: the
+// claim is no code.
+func pushClaim(ctx context.Context, repoRoot, refspec, lease string) error {
+	args := []string{"push", "--quiet", "--no-verify", "origin", refspec}
+	if lease != "" {
+		dst := refspec[strings.IndexByte(refspec, ':')+1:]
+		args = []string{"push", "--quiet", "--no-verify", "--force-with-lease=" + dst + ":" + lease, "origin", refspec}
+	}
+	_, err := gitRemote(ctx, repoRoot, args...)
+	return err
+}
+
+// gitRemote runs a git command that talks to origin in dir, stopped with
+// ctx, never asking for credentials on a terminal. Its error carries the
+// first line git wrote to stderr.
+func gitRemote(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("git %s: %w", args[0], ctx.Err())
+		}
+		return "", gitFailure(args, stderr.String(), err)
+	}
+	return stdout.String(), nil
+}
+
+// claimSHA is the commit the claim ref on origin points at: "" for none.
+func claimSHA(ctx context.Context, repoRoot string, number int) (string, error) {
+	out, err := gitRemote(ctx, repoRoot, "ls-remote", "origin", ClaimRef(number))
+	if err != nil {
+		return "", err
+	}
+	if f := strings.Fields(out); len(f) >= 2 {
+		return f[0], nil
+	}
+	return "", nil
+}
+
+// heldClaim is a claim found on origin.
+type heldClaim struct {
+	sha    string
+	holder Holder
+	since  time.Time
+}
+
+// readClaim reads the claim on issue number from origin: nil when there is
+// none.
+func readClaim(ctx context.Context, repoRoot string, number int) (*heldClaim, error) {
+	ref := ClaimRef(number)
+	for try := 0; try < claimTries; try++ {
+		sha, err := claimSHA(ctx, repoRoot, number)
+		if err != nil || sha == "" {
+			return nil, err
+		}
+		if _, err := gitRemote(ctx, repoRoot, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "origin", ref); err != nil {
+			return nil, err
+		}
+		// The ref may have moved between ls-remote and fetch; then the
+		// commit read is not there, and it is read again.
+		msg, err := gitOutput(repoRoot, nil, nil, "log", "-1", "--format=%ct%n%B", sha, "--")
+		if err != nil {
+			continue
+		}
+		when, body, _ := strings.Cut(msg, "\n")
+		secs, _ := strconv.ParseInt(strings.TrimSpace(when), 10, 64)
+		return &heldClaim{sha: sha, holder: parseHolder(body), since: time.Unix(secs, 0).UTC()}, nil
+	}
+	return nil, fmt.Errorf("read the claim %s on origin: it kept changing", ref)
+}
+
+// staleness tells whether h ran on this host (local), and if so whether it
+// has stopped: its run folder's lock is free, or, with no folder to look
+// at, its process is gone. A holder on another host is never known stale.
+func staleness(h Holder) (local, stale bool) {
+	host, err := os.Hostname()
+	if err != nil || h.Host == "" || h.Host != host {
+		return false, false
+	}
+	if h.Folder != "" && filepath.IsAbs(h.Folder) {
+		if _, err := os.Stat(h.Folder); err == nil {
+			held, err := flockHeld(filepath.Join(h.Folder, lockFile))
+			if err == nil {
+				return true, !held
+			}
+		}
+	}
+	return true, !processAlive(h.PID)
+}
+
+// processAlive reports whether a process pid exists.
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// Release deletes the claim from origin, only while the ref still holds
+// this claim's commit: a claim taken over since is left alone, and said so.
+// A claim already gone is no error.
+func (c *Claim) Release(ctx context.Context) error {
+	if c == nil {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("release the claim on issue #%d: %w", c.Number, err)
+	}
+	ref := ClaimRef(c.Number)
+	sha, err := claimSHA(ctx, c.repoRoot, c.Number)
+	if err != nil {
+		return fmt.Errorf("release the claim on issue #%d: %w", c.Number, err)
+	}
+	if sha == "" {
+		return nil
+	}
+	if sha != c.Commit {
+		who := "another run"
+		if held, err := readClaim(ctx, c.repoRoot, c.Number); err == nil && held != nil {
+			who = held.holder.String()
+		}
+		return fmt.Errorf("release the claim on issue #%d: it is now held by %s; left alone", c.Number, who)
+	}
+	if err := pushClaim(ctx, c.repoRoot, ":"+ref, c.Commit); err != nil {
+		return fmt.Errorf("release the claim on issue #%d: %w; delete it with \"git push origin --delete %s\"", c.Number, err, ref)
+	}
+	return nil
+}

@@ -1,0 +1,250 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// addIssueBranch adds the issue-branch worktree p at w.runDir/NAME on its
+// branch (§7.4; checkBranchName has passed it): continuing the local branch of that name, else origin's,
+// else starting it at base. A branch checked out in a worktree a previous
+// run left, clean and with that run over, is moved here; checked out
+// anywhere else, it is refused with the place named. The worktree this run
+// already has there (a resumed run) is taken as it is. The caller holds
+// the worktree lock.
+func (w *Worktrees) addIssueBranch(p ir.PlanWorktree, base string) (Worktree, error) {
+	branch := p.Branch
+	wt := Worktree{Name: p.Name, Kind: p.Kind, Path: filepath.Join(w.runDir, p.Name), Base: base, Branch: branch}
+	if _, err := gitOutput(w.repoRoot, nil, nil, "worktree", "prune"); err != nil {
+		return Worktree{}, err
+	}
+	at, err := checkedOutAt(w.repoRoot, branch)
+	if err != nil {
+		return Worktree{}, err
+	}
+	if at != "" && samePath(at, wt.Path) {
+		return wt, nil
+	}
+	if at != "" {
+		if err := w.freeBranch(branch, at); err != nil {
+			return Worktree{}, err
+		}
+	}
+	var args []string
+	switch {
+	case refExists(w.repoRoot, "refs/heads/"+branch):
+		args = []string{"worktree", "add", "--quiet", wt.Path, branch}
+	case refExists(w.repoRoot, "refs/remotes/origin/"+branch):
+		args = []string{"worktree", "add", "--quiet", "--track", "-b", branch, wt.Path, "origin/" + branch}
+	default:
+		args = []string{"worktree", "add", "--quiet", "--no-track", "-b", branch, wt.Path, base}
+	}
+	// git adds into an empty folder; making it first gives it the
+	// owner-only mode of everything under $CAIRN_HOME.
+	if err := os.Mkdir(wt.Path, 0o700); err != nil {
+		return Worktree{}, err
+	}
+	if _, err := gitOutput(w.repoRoot, nil, nil, args...); err != nil {
+		_ = os.Remove(wt.Path)
+		return Worktree{}, err
+	}
+	return wt, nil
+}
+
+// checkBranchName refuses an issue-branch worktree's branch that is missing
+// (check's plan holds "cairn/N-…" until a run reads the issue's title) or
+// that git would not take.
+func checkBranchName(repoRoot, branch string) error {
+	if branch == "" || strings.Contains(branch, "…") {
+		return errors.New("no branch is named for it; the run names it after its issue (cairn/NUMBER-slug)")
+	}
+	if _, err := gitOutput(repoRoot, nil, nil, "check-ref-format", "--branch", branch); err != nil || strings.HasPrefix(branch, "-") {
+		return fmt.Errorf("invalid branch name %q", branch)
+	}
+	return nil
+}
+
+// refExists reports whether ref names a commit in the repository at root.
+func refExists(root, ref string) bool {
+	_, err := gitOutput(root, nil, nil, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	return err == nil
+}
+
+// checkedOutAt is the path of the worktree that has branch checked out, ""
+// when none has.
+func checkedOutAt(root, branch string) (string, error) {
+	out, err := gitOutput(root, nil, nil, "worktree", "list", "--porcelain", "-z")
+	if err != nil {
+		return "", err
+	}
+	path := ""
+	for _, line := range strings.Split(out, "\x00") {
+		if p, ok := strings.CutPrefix(line, "worktree "); ok {
+			path = p
+		} else if line == "branch refs/heads/"+branch {
+			return path, nil
+		}
+	}
+	return "", nil
+}
+
+// samePath reports whether a and b are one folder.
+func samePath(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb
+}
+
+// freeBranch removes the worktree at path that has branch checked out, when
+// a previous run left it (it is home/worktrees/RUN/NAME), that run is over
+// (its folder's lock is free) and it holds no uncommitted change: its work
+// is all on the branch, which this run continues. Otherwise the branch is
+// refused, with where it is checked out.
+func (w *Worktrees) freeBranch(branch, path string) error {
+	worktrees := filepath.Dir(w.runDir)
+	run := filepath.Base(filepath.Dir(path))
+	if !samePath(filepath.Dir(filepath.Dir(path)), worktrees) {
+		return fmt.Errorf("branch %q is checked out at %s; switch that working tree to another branch first", branch, path)
+	}
+	home := filepath.Dir(worktrees)
+	if held, err := flockHeld(filepath.Join(RunsDir(home), run, lockFile)); err != nil || held {
+		return fmt.Errorf("branch %q is in use by run %q, at %s", branch, run, path)
+	}
+	status, err := gitOutput(path, nil, nil, "status", "--porcelain")
+	if err != nil {
+		return fmt.Errorf("branch %q is checked out at %s, which cairn cannot read: %w", branch, path, err)
+	}
+	if strings.TrimSpace(status) != "" {
+		return fmt.Errorf("branch %q is checked out at %s, left by run %q with uncommitted changes; commit them on the branch or remove that worktree (git worktree remove --force %s), then run again", branch, path, run, path)
+	}
+	if _, err := gitOutput(w.repoRoot, nil, nil, "worktree", "remove", path); err != nil {
+		return fmt.Errorf("branch %q is checked out at %s, left by run %q: %w", branch, path, run, err)
+	}
+	// The old run's folder goes when nothing else of it is left.
+	_ = os.Remove(filepath.Dir(path))
+	return nil
+}
+
+// KeptBranch is an issue-branch worktree Close left in place, so that no
+// work is lost (§7.4), and why.
+type KeptBranch struct {
+	Worktree string
+	Branch   string
+	Path     string
+	Reason   string
+}
+
+// String says what was kept and where, for the run's failure.
+func (k KeptBranch) String() string {
+	return fmt.Sprintf("the work of worktree %q is kept on branch %q at %s (%s)", k.Worktree, k.Branch, k.Path, k.Reason)
+}
+
+// MarkSucceeded tells Close that the run succeeded: its issue-branch
+// worktrees may then be removed, when everything in them is committed and
+// on the base or pushed to origin. Without it, Close keeps them all.
+func (w *Worktrees) MarkSucceeded() {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.succeeded = true
+}
+
+// Kept lists the issue-branch worktrees Close left in place.
+func (w *Worktrees) Kept() []KeptBranch {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]KeptBranch(nil), w.kept...)
+}
+
+// openIssueBranches are the issue-branch worktrees Close has not dealt with
+// yet. The caller holds w.mu.
+func (w *Worktrees) openIssueBranches() []Worktree {
+	var open []Worktree
+	for _, wt := range w.list {
+		if wt.Kind == ir.IssueBranch && !w.removed[wt.Name] && !w.isKept(wt.Name) {
+			open = append(open, wt)
+		}
+	}
+	return open
+}
+
+// isKept reports whether Close kept the worktree name. The caller holds
+// w.mu.
+func (w *Worktrees) isKept(name string) bool {
+	for _, k := range w.kept {
+		if k.Worktree == name {
+			return true
+		}
+	}
+	return false
+}
+
+// closeIssueBranches ends issue-branch worktrees: each is kept when the run
+// did not succeed, when it has uncommitted changes, or when its branch has
+// commits neither on its base nor pushed to origin; otherwise it is removed
+// (never its branch). The caller holds w.mu and the worktree lock.
+func (w *Worktrees) closeIssueBranches(open []Worktree) {
+	for _, wt := range open {
+		if _, err := os.Lstat(wt.Path); errors.Is(err, fs.ErrNotExist) {
+			w.removed[wt.Name] = true
+			continue
+		}
+		reason := w.keepReason(wt)
+		if reason == "" {
+			if _, err := gitOutput(w.repoRoot, nil, nil, "worktree", "remove", wt.Path); err != nil {
+				reason = err.Error()
+			} else {
+				w.removed[wt.Name] = true
+				continue
+			}
+		}
+		w.kept = append(w.kept, KeptBranch{Worktree: wt.Name, Branch: wt.Branch, Path: wt.Path, Reason: reason})
+	}
+}
+
+// keepReason says why wt must be kept: "" when its work is all saved
+// elsewhere and the run succeeded.
+func (w *Worktrees) keepReason(wt Worktree) string {
+	if !w.succeeded {
+		return "the run did not succeed"
+	}
+	status, err := gitOutput(wt.Path, nil, nil, "status", "--porcelain")
+	if err != nil {
+		return "cairn could not tell whether its work is saved: " + err.Error()
+	}
+	if strings.TrimSpace(status) != "" {
+		return "it has uncommitted changes"
+	}
+	// HEAD too: a session may have left the branch for another.
+	out, err := gitOutput(wt.Path, nil, nil, "rev-list", "-n", "1", "HEAD", "refs/heads/"+wt.Branch, "--not", wt.Base, "--remotes=origin", "--")
+	if err != nil {
+		return "cairn could not tell whether its work is saved: " + err.Error()
+	}
+	if strings.TrimSpace(out) != "" {
+		return "its branch has commits that are neither on the base nor pushed to origin"
+	}
+	return ""
+}
+
+// removeRunDirUnlessKept removes home/worktrees/RUN unless Close kept a
+// worktree in it. The caller holds w.mu.
+func (w *Worktrees) removeRunDirUnlessKept() error {
+	if len(w.kept) > 0 {
+		return nil
+	}
+	return w.removeRunDir()
+}
