@@ -80,6 +80,10 @@ type StepRecord struct {
 	// GitRef is the commit the step's work ended at (§7.6: after its
 	// fallback commit), in commit mode and in a worktree it committed in.
 	GitRef string `json:"git_ref"`
+	// Baseline is the commit the step's worktree was at when the step
+	// first started: a judge reads the step's whole diff since (§7.2),
+	// the work of an earlier attempt included when the step is resumed.
+	Baseline string `json:"baseline,omitempty"`
 	// Validate is how the step's validate phase judged it; nil until it
 	// ran, and for a step without one.
 	Validate *ValidateRecord `json:"validate,omitempty"`
@@ -238,7 +242,7 @@ func sameStep(a, b *StepRecord) bool {
 		sameTime(a.Start, b.Start) && sameTime(a.End, b.End) &&
 		slices.Equal(a.Actions, b.Actions) &&
 		a.ExitCode == b.ExitCode && a.Cause == b.Cause &&
-		a.Result == b.Result && a.Trace == b.Trace && a.GitRef == b.GitRef &&
+		a.Result == b.Result && a.Trace == b.Trace && a.GitRef == b.GitRef && a.Baseline == b.Baseline &&
 		sameValidate(a.Validate, b.Validate)
 }
 

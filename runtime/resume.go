@@ -168,6 +168,7 @@ func (r *run) merge(found *Record) error {
 			continue
 		}
 		r.initial[i] = fresh[i]
+		r.initial[i].Baseline = old.Baseline
 	}
 	// The results of the steps kept are the later steps' earlier results,
 	// in file order, as they were when those steps ran.

@@ -237,6 +237,10 @@ func (r *run) carry(ctx context.Context, event string) (Status, error) {
 	}
 	r.warn(r.folder.Close())
 	r.warn(Activity(r.o.Home, "event=end", "run="+r.folder.Name(), "process="+plan.Process, "repo="+r.o.Repo.CommonDir, "status="+string(status)))
+	if r.commits != nil && !r.commits.started {
+		// A run that did nothing leaves nothing, and says nothing.
+		return status, runErr
+	}
 	if _, err := Notify(r.o.Config.Notify, Notification{Process: plan.Process, Status: status, Run: r.folder.Dir}, r.o.Stderr); err != nil {
 		fmt.Fprintf(r.o.Stderr, "cairn: %v\n", err)
 	}
@@ -409,7 +413,13 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr S
 	default:
 		sc.Timeout = timeout
 		sc.Worktree, sc.WorktreeKind = wt.Path, wt.Kind
-		sc.Baseline = headOf(wt.Path)
+		sc.Baseline = sr.Baseline
+		if sc.Baseline == "" || wt.Kind == ir.Throwaway {
+			// A throwaway starts again from its base: what an earlier
+			// attempt did there is uncommitted again.
+			sc.Baseline = headOf(wt.Path)
+		}
+		sr.Baseline = sc.Baseline
 		sc.Env = StepEnv(r.base, sc, filepath.Join(r.folder.Dir, ResultsDir), st.Env)
 		e = r.execute(ctx, sc, wt, &sr)
 	}

@@ -31,5 +31,9 @@ func DescribeStep(st *ir.PlanStep) string {
 			parts = append(parts, string(a.Kind))
 		}
 	}
+	if len(parts) == 0 {
+		// A step with no run phase only checks.
+		parts = append(parts, "checks")
+	}
 	return strings.Join(parts, " + ") + ", worktree " + st.Worktree
 }
