@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cairn-dev/cairn/ir"
 )
@@ -45,6 +46,9 @@ func BuildPlan(p *ir.Process, res *Resolution, env *Env) *ir.Plan {
 	if plan.Limits.ProtectedPaths == nil {
 		plan.Limits.ProtectedPaths = []string{}
 	}
+	if delivers(p) {
+		plan.Repair = repairSession(env)
+	}
 	stages, _ := stagesOf(p)
 	for _, st := range stages {
 		steps := make([]ir.PlanStep, 0, st.last-st.first+1)
@@ -54,6 +58,31 @@ func BuildPlan(p *ir.Process, res *Resolution, env *Env) *ir.Plan {
 		plan.Stages = append(plan.Stages, steps)
 	}
 	return plan
+}
+
+// RepairSkill is the built-in skill of a delivery's repair sessions.
+const RepairSkill = BuiltinSkillPrefix + "repair"
+
+// delivers reports whether a step of p is a delivery.
+func delivers(p *ir.Process) bool {
+	for i := range p.Steps {
+		if catalogueOf(&p.Steps[i]) == ir.Delivery {
+			return true
+		}
+	}
+	return false
+}
+
+// repairSession is the session of a delivery's repair rounds: the
+// built-in repair skill, resolved as a session that names no harness,
+// model or effort (§6.2).
+func repairSession(env *Env) *ir.PlanAction {
+	r := &resolver{env: env, cfg: configOf(env), reg: harnessesOf(env), seen: map[string]bool{}}
+	a := &ir.Action{Kind: ir.Session}
+	sess := r.session(a)
+	sess.Skill = &ir.PlanSkill{Name: RepairSkill, Path: "builtin:" + strings.TrimPrefix(RepairSkill, BuiltinSkillPrefix), Source: ir.SkillBuiltin}
+	pa := planAction(a, sess)
+	return &pa
 }
 
 // stringOr returns f's value, or def when the file does not set it.

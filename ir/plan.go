@@ -31,18 +31,23 @@ type IntSetting struct {
 // issue: exactly what `cairn run` would carry out. Its JSON form is the
 // public interface of `cairn check --format json` (§10).
 type Plan struct {
-	Process         string          `json:"process"`
-	File            string          `json:"file"`
-	Format          Format          `json:"format"`
-	Description     string          `json:"description"`
-	Issue           string          `json:"issue"`
-	Commit          bool            `json:"commit"`
-	RunExpiry       string          `json:"run_expiry"`
-	FailedRunExpiry string          `json:"failed_run_expiry"`
-	Limits          PlanLimits      `json:"limits"`
-	Worktrees       []PlanWorktree  `json:"worktrees"`
-	Stages          [][]PlanStep    `json:"stages"`
-	Harnesses       []HarnessStatus `json:"harnesses"`
+	Process         string     `json:"process"`
+	File            string     `json:"file"`
+	Format          Format     `json:"format"`
+	Description     string     `json:"description"`
+	Issue           string     `json:"issue"`
+	Commit          bool       `json:"commit"`
+	RunExpiry       string     `json:"run_expiry"`
+	FailedRunExpiry string     `json:"failed_run_expiry"`
+	Limits          PlanLimits `json:"limits"`
+	// Repair is the session a delivery step's repair loop starts for each
+	// round of fixing (§7.8): the built-in cairn-repair skill on the
+	// default harness, with the model and effort of a session that names
+	// none. It is nil when no step delivers.
+	Repair    *PlanAction     `json:"repair,omitempty"`
+	Worktrees []PlanWorktree  `json:"worktrees"`
+	Stages    [][]PlanStep    `json:"stages"`
+	Harnesses []HarnessStatus `json:"harnesses"`
 }
 
 // PlanLimits are the effective limits of a run (§6.3).

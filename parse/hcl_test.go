@@ -659,8 +659,14 @@ func TestHCLReadme(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The twins are the examples of "The process file" and the HCL
+	// section after it.
+	_, section, ok := strings.Cut(string(readme), "\n## The process file\n")
+	if !ok {
+		t.Fatal(`the README has no "## The process file" section`)
+	}
 	block := func(lang string) string {
-		_, rest, ok := strings.Cut(string(readme), "\n```"+lang+"\n")
+		_, rest, ok := strings.Cut(section, "\n```"+lang+"\n")
 		if !ok {
 			t.Fatalf("the README has no %s example", lang)
 		}

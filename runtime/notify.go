@@ -19,8 +19,9 @@ const NotifyTimeout = 30 * time.Second
 
 // The variables the [notify] command is given (§7.9).
 const (
-	EnvProcess = "CAIRN_PROCESS"
-	EnvStatus  = "CAIRN_STATUS"
+	EnvProcess     = "CAIRN_PROCESS"
+	EnvStatus      = "CAIRN_STATUS"
+	EnvPullRequest = "CAIRN_PR_URL"
 )
 
 // notifyClass is the [notify] `on` event a run's status belongs to:
@@ -38,12 +39,16 @@ type Notification struct {
 	Status  Status
 	// Run is the run folder.
 	Run string
+	// PullRequest is the URL of the run's pull request; "" when it has
+	// none.
+	PullRequest string
 }
 
 // Notify runs the config's [notify] command (§7.9) when its `on` lists the
 // class of n's status ("success", "failure"; every end when `on` is not
 // set), with CAIRN_PROCESS, CAIRN_STATUS and CAIRN_RUN in its environment,
-// for at most NotifyTimeout. Its output goes to w. It reports whether the
+// and CAIRN_PR_URL when the run has a pull request, for at most
+// NotifyTimeout. Its output goes to w. It reports whether the
 // command ran, and why it failed; a failed notification changes nothing of
 // the run.
 func Notify(n config.Notify, note Notification, w io.Writer) (bool, error) {
@@ -55,13 +60,21 @@ func Notify(n config.Notify, note Notification, w io.Writer) (bool, error) {
 		return false, nil
 	}
 	var out bytes.Buffer
+	set := []ir.PlanEnv{
+		{Name: EnvProcess, Value: note.Process},
+		{Name: EnvStatus, Value: string(note.Status)},
+		{Name: EnvRun, Value: note.Run},
+	}
+	var drop []string
+	if note.PullRequest != "" {
+		set = append(set, ir.PlanEnv{Name: EnvPullRequest, Value: note.PullRequest})
+	} else {
+		// A CAIRN_PR_URL of the user's own must not pass for the run's.
+		drop = append(drop, EnvPullRequest)
+	}
 	p := &Proc{
-		Argv: argv,
-		Env: mergeEnv(os.Environ(), []ir.PlanEnv{
-			{Name: EnvProcess, Value: note.Process},
-			{Name: EnvStatus, Value: string(note.Status)},
-			{Name: EnvRun, Value: note.Run},
-		}, nil),
+		Argv:    argv,
+		Env:     mergeEnv(os.Environ(), set, drop),
 		Stdout:  &out,
 		Stderr:  &out,
 		Timeout: NotifyTimeout,

@@ -73,3 +73,23 @@ func TestNotifyFailure(t *testing.T) {
 		t.Errorf("a missing command did not fail")
 	}
 }
+
+func TestNotifyPullRequest(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "env")
+	script := `echo "${CAIRN_PR_URL-unset}" > "$0"`
+	n := notifyConfig([]string{"bash", "-c", script, out})
+	t.Setenv(EnvPullRequest, "https://example.com/users/own")
+	for _, tc := range []struct{ pr, want string }{
+		{"https://github.com/acme/widgets/pull/43", "https://github.com/acme/widgets/pull/43\n"},
+		{"", "unset\n"},
+	} {
+		var w strings.Builder
+		if ran, err := Notify(n, Notification{Process: "fix", Status: StatusSucceeded, Run: "/runs/fix_1", PullRequest: tc.pr}, &w); !ran || err != nil {
+			t.Fatalf("Notify = %v, %v; want it run", ran, err)
+		}
+		if b, _ := os.ReadFile(out); string(b) != tc.want {
+			t.Errorf("pull request %q: the command saw CAIRN_PR_URL %q, want %q", tc.pr, b, tc.want)
+		}
+	}
+}

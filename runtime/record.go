@@ -87,6 +87,11 @@ type StepRecord struct {
 	// Validate is how the step's validate phase judged it; nil until it
 	// ran, and for a step without one.
 	Validate *ValidateRecord `json:"validate,omitempty"`
+	// Children are the folders of the child runs a run-published-issue
+	// step started (§7.8), in the order they started: relative to the run
+	// folder (children/NAME), absolute for a commit-mode child's, which
+	// lives in its repository.
+	Children []string `json:"children,omitempty"`
 }
 
 // The statuses of a validate phase.
@@ -201,6 +206,7 @@ func (s *StepRecord) clone() StepRecord {
 	c := *s
 	c.Start, c.End = copyTime(s.Start), copyTime(s.End)
 	c.Actions = slices.Clone(s.Actions)
+	c.Children = slices.Clone(s.Children)
 	if s.Validate != nil {
 		v := *s.Validate
 		c.Validate = &v
@@ -243,7 +249,7 @@ func sameStep(a, b *StepRecord) bool {
 		slices.Equal(a.Actions, b.Actions) &&
 		a.ExitCode == b.ExitCode && a.Cause == b.Cause &&
 		a.Result == b.Result && a.Trace == b.Trace && a.GitRef == b.GitRef && a.Baseline == b.Baseline &&
-		sameValidate(a.Validate, b.Validate)
+		sameValidate(a.Validate, b.Validate) && slices.Equal(a.Children, b.Children)
 }
 
 // sameValidate reports whether a and b are both nil or equal.

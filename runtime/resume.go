@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/cairn-dev/cairn/check"
-	"github.com/cairn-dev/cairn/config"
-	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -36,23 +33,18 @@ func Resumable(rec *Record) bool {
 // holds (ErrRunning), one that may not be resumed, and a plan whose steps
 // are not the run's.
 func Resume(ctx context.Context, dir string, o Options) (Status, error) {
-	if o.Plan == nil || o.Repo == nil {
-		return StatusFailed, errors.New("resume: a plan and a repository are needed")
-	}
-	if o.Stdout == nil {
-		o.Stdout = io.Discard
-	}
-	if o.Stderr == nil {
-		o.Stderr = io.Discard
-	}
-	if o.Config == nil {
-		o.Config = &config.Config{}
-	}
-	if o.Harnesses == nil {
-		o.Harnesses = harness.NewRegistry(o.Config)
+	if err := o.complete(); err != nil {
+		return StatusFailed, err
 	}
 	if o.Plan.Commit {
 		if err := CheckIdentity(o.Repo.Root); err != nil {
+			return StatusFailed, err
+		}
+	}
+	var is *Issue
+	if o.Plan.Issue != "" {
+		var err error
+		if is, o.Plan, err = openIssue(ctx, o); err != nil {
 			return StatusFailed, err
 		}
 	}
@@ -65,7 +57,7 @@ func Resume(ctx context.Context, dir string, o Options) (Status, error) {
 		folder.Close()
 		return found.Status, fmt.Errorf("run %q %s; there is nothing to resume", folder.Name(), found.Status)
 	}
-	r := &run{o: o, folder: folder, base: os.Environ(), index: map[string]int{}, wrote: map[string]bool{}, resumed: &found, done: map[string]bool{}}
+	r := &run{o: o, folder: folder, base: os.Environ(), index: map[string]int{}, wrote: map[string]bool{}, resumed: &found, done: map[string]bool{}, issue: is}
 	if err := r.merge(&found); err != nil {
 		folder.Close()
 		return StatusFailed, err
@@ -79,6 +71,10 @@ func Resume(ctx context.Context, dir string, o Options) (Status, error) {
 		rel, _ := filepath.Rel(o.Repo.Root, filepath.Join(folder.Dir, RecordFile))
 		_, lsErr := gitOutput(o.Repo.Root, nil, nil, "ls-files", "--error-unmatch", "--", filepath.ToSlash(rel))
 		r.commits.started = lsErr == nil
+	}
+	if err := r.takeClaim(ctx); err != nil {
+		folder.Close()
+		return StatusFailed, err
 	}
 	host, _ := os.Hostname()
 	if err := folder.Update(func(rec *Record) {

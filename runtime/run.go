@@ -46,6 +46,19 @@ type Options struct {
 	Stdout   io.Writer
 	Stderr   io.Writer
 	Terminal bool
+	// Prepare checks the child process a run-published-issue step starts
+	// (§7.8), by name, for a run on issue (an issue URL), as `cairn run
+	// NAME issue ISSUE` would: it writes the check's diagnostics to w, and
+	// returns the child's plan and its process file's bytes. A run without
+	// it starts no child process.
+	Prepare func(process, issue string, w io.Writer) (*ir.Plan, []byte, error)
+	// RunsDir, when set, is the folder the run's folder is made in instead
+	// of $CAIRN_HOME/runs: a child run's is under its parent's folder. A
+	// commit-mode run's folder stays in its repository (§7.6).
+	RunsDir string
+	// Started, when set, is told the run folder's path as soon as it is
+	// made, before anything runs.
+	Started func(dir string)
 }
 
 // Run carries out a plan (§7): it creates the run folder and its record,
@@ -62,8 +75,50 @@ type Options struct {
 // run folder that cannot be made, a worktree that cannot be created); the
 // run is recorded failed then, when it could be recorded at all.
 func Run(ctx context.Context, o Options) (Status, error) {
+	if err := o.complete(); err != nil {
+		return StatusFailed, err
+	}
+	var is *Issue
+	if o.Plan.Issue != "" {
+		var err error
+		if is, o.Plan, err = openIssue(ctx, o); err != nil {
+			return StatusFailed, err
+		}
+	}
+	start := time.Now().UTC()
+	runs := RunsDir(o.Home)
+	if o.RunsDir != "" {
+		runs = o.RunsDir
+	}
+	if o.Plan.Commit {
+		if err := CheckIdentity(o.Repo.Root); err != nil {
+			return StatusFailed, err
+		}
+		runs = RepoRunsDir(o.Repo.Root)
+	}
+	folder, err := NewFolder(runs, o.Plan.Process, start)
+	if err != nil {
+		return StatusFailed, err
+	}
+	if o.Started != nil {
+		o.Started(folder.Dir)
+	}
+	r := &run{o: o, folder: folder, base: os.Environ(), index: map[string]int{}, wrote: map[string]bool{}, issue: is}
+	if o.Plan.Commit {
+		if r.commits, err = newCommitter(o.Repo.Root, folder.Dir, o.Plan.Process); err != nil {
+			folder.Close()
+			_ = removeRunFolder(o.Repo.Root, folder.Dir)
+			return StatusFailed, err
+		}
+	}
+	return r.run(ctx, start)
+}
+
+// complete checks that o has a plan and a repository, and fills in what
+// may be left out: no output, an empty config, its harnesses.
+func (o *Options) complete() error {
 	if o.Plan == nil || o.Repo == nil {
-		return StatusFailed, errors.New("run: a plan and a repository are needed")
+		return errors.New("a run needs a plan and a repository")
 	}
 	if o.Stdout == nil {
 		o.Stdout = io.Discard
@@ -77,27 +132,7 @@ func Run(ctx context.Context, o Options) (Status, error) {
 	if o.Harnesses == nil {
 		o.Harnesses = harness.NewRegistry(o.Config)
 	}
-	start := time.Now().UTC()
-	runs := RunsDir(o.Home)
-	if o.Plan.Commit {
-		if err := CheckIdentity(o.Repo.Root); err != nil {
-			return StatusFailed, err
-		}
-		runs = RepoRunsDir(o.Repo.Root)
-	}
-	folder, err := NewFolder(runs, o.Plan.Process, start)
-	if err != nil {
-		return StatusFailed, err
-	}
-	r := &run{o: o, folder: folder, base: os.Environ(), index: map[string]int{}, wrote: map[string]bool{}}
-	if o.Plan.Commit {
-		if r.commits, err = newCommitter(o.Repo.Root, folder.Dir, o.Plan.Process); err != nil {
-			folder.Close()
-			_ = removeRunFolder(o.Repo.Root, folder.Dir)
-			return StatusFailed, err
-		}
-	}
-	return r.run(ctx, start)
+	return nil
 }
 
 // run is one run under way.
@@ -108,6 +143,10 @@ type run struct {
 	prog   *progress
 	// commits makes the commits of a commit-mode run; nil otherwise.
 	commits *committer
+	// issue is the issue the run works on, nil for a Pass; claim is its
+	// Claim (§7.8), held from the start to the end.
+	issue *Issue
+	claim *Claim
 	// resumed is the record of a resumed run as it was found; done holds
 	// its steps that succeeded or skipped, which are not run again.
 	resumed *Record
@@ -124,6 +163,10 @@ type run struct {
 	// them as Earlier, in file order, once their stage has ended.
 	wrote   map[string]bool
 	results []Earlier
+	// pullRequest is the URL of the run's pull request, once a delivery
+	// or self-merge step found it (catalogue.go): the notification names
+	// it (§7.9).
+	pullRequest string
 }
 
 // run runs the plan in r's folder, which it closes.
@@ -157,6 +200,16 @@ func (r *run) run(ctx context.Context, start time.Time) (Status, error) {
 	}
 	if err := r.folder.Begin(&rec); err != nil {
 		return StatusFailed, fmt.Errorf("begin the run's record: %w", err)
+	}
+	if err := r.takeClaim(ctx); err != nil {
+		// Refused before anything ran: the run leaves no folder.
+		r.folder.Close()
+		if r.commits != nil {
+			r.warn(removeRunFolder(r.o.Repo.Root, r.folder.Dir))
+		} else {
+			r.warn(os.RemoveAll(r.folder.Dir))
+		}
+		return StatusFailed, err
 	}
 	return r.carry(ctx, "start")
 }
@@ -198,24 +251,46 @@ func (r *run) carry(ctx context.Context, event string) (Status, error) {
 			opened = append(opened, WorktreeRecord{Name: wt.Name, Kind: wt.Kind, Path: wt.Path, Base: wt.Base})
 		}
 		r.warn(r.folder.Update(func(rec *Record) { rec.Worktrees = opened }))
-		failed = r.walk(ctx)
+		if err := r.writeIssue(); err != nil {
+			failed, runErr = true, err
+			for _, stage := range plan.Stages {
+				for i := range stage {
+					if !r.done[stage[i].Name] {
+						r.cancel(&stage[i])
+					}
+				}
+			}
+		} else {
+			failed = r.walk(ctx)
+		}
 	}
 	status := StatusSucceeded
 	inconclusive := Inconclusive(r.folder.Record().Steps)
+	children := InconclusiveChildren(plan.Process, r.folder.Dir, r.folder.Record().Steps)
 	switch {
 	case ctx.Err() != nil:
 		status = StatusInterrupted
 	case failed:
 		status = StatusFailed
-	case len(inconclusive) > 0:
+	case len(inconclusive) > 0 || len(children) > 0:
 		status = StatusInconclusive
+	}
+	if status == StatusSucceeded {
+		r.wts.MarkSucceeded()
 	}
 	r.warn(r.wts.Close(r.folder.Dir))
 	r.prog.close()
+	for _, k := range r.wts.Kept() {
+		fmt.Fprintf(r.o.Stderr, "cairn: %s\n", k)
+	}
+	r.releaseClaim()
 	r.printResults()
 	if status == StatusInconclusive {
 		for _, s := range inconclusive {
 			fmt.Fprintln(r.o.Stderr, InconclusiveLine(plan.Process, s))
+		}
+		for _, l := range children {
+			fmt.Fprintln(r.o.Stderr, l)
 		}
 	}
 
@@ -241,7 +316,7 @@ func (r *run) carry(ctx context.Context, event string) (Status, error) {
 		// A run that did nothing leaves nothing, and says nothing.
 		return status, runErr
 	}
-	if _, err := Notify(r.o.Config.Notify, Notification{Process: plan.Process, Status: status, Run: r.folder.Dir}, r.o.Stderr); err != nil {
+	if _, err := Notify(r.o.Config.Notify, Notification{Process: plan.Process, Status: status, Run: r.folder.Dir, PullRequest: r.pullRequestURL()}, r.o.Stderr); err != nil {
 		fmt.Fprintf(r.o.Stderr, "cairn: %v\n", err)
 	}
 	return status, runErr
@@ -413,6 +488,9 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr S
 	default:
 		sc.Timeout = timeout
 		sc.Worktree, sc.WorktreeKind = wt.Path, wt.Kind
+		if r.issue != nil {
+			sc.IssueURL, sc.Guard = r.issue.URL, r.issue.CheckEdits
+		}
 		sc.Baseline = sr.Baseline
 		if sc.Baseline == "" || wt.Kind == ir.Throwaway {
 			// A throwaway starts again from its base: what an earlier
@@ -553,6 +631,9 @@ func (r *run) work(ctx context.Context, sc *StepContext, wt Worktree, sr *StepRe
 		if res.Session.ID != "" {
 			e.session = res.Session.ID
 		}
+		if a.Kind == ir.Catalogue {
+			r.keepChildren(sr)
+		}
 		if res.Failed {
 			e.outcome, e.cause = Failed, res.Cause
 			return e
@@ -636,7 +717,7 @@ func (r *run) action(ctx context.Context, sc *StepContext, wt Worktree, a *ir.Pl
 	case ir.Session:
 		return r.session(ctx, sc, wt, a)
 	case ir.Catalogue:
-		return ActionResult{Failed: true, ExitCode: -1, Cause: fmt.Sprintf("catalogue step %q is not supported yet", a.Catalogue)}
+		return r.catalogue(ctx, sc, wt, a)
 	}
 	return ActionResult{Failed: true, ExitCode: -1, Cause: fmt.Sprintf("unknown action kind %q", a.Kind)}
 }

@@ -3,6 +3,7 @@
 package runtime
 
 import (
+	"context"
 	"time"
 
 	"github.com/cairn-dev/cairn/harness"
@@ -90,4 +91,8 @@ type StepContext struct {
 	// ("" in a repository with no commits): the step's whole diff, which a
 	// judge reads, is everything since (§7.2).
 	Baseline string
+	// Guard, when set, is called before every session of the step, the
+	// judge's and review retries' included; its error fails the session
+	// before it starts (§7.8: an issue edited by an untrusted account).
+	Guard func(context.Context) error
 }

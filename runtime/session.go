@@ -63,6 +63,11 @@ func runPrompt(ctx context.Context, sc *StepContext, h *harness.Harness, inv har
 	failed := func(format string, args ...any) ActionResult {
 		return ActionResult{Failed: true, ExitCode: -1, Cause: fmt.Sprintf(format, args...)}
 	}
+	if sc.Guard != nil {
+		if err := sc.Guard(ctx); err != nil {
+			return failed("%v", err)
+		}
+	}
 	prompt := inv.Prompt
 	inv.Worktree, inv.OutputFile = sc.Worktree, lastMessageFile(sc)
 	argv, err := h.Argv(inv)

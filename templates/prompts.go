@@ -334,5 +334,5 @@ func judgeAndReviewMarkdown(b *strings.Builder) (string, error) {
 		return "", err
 	}
 	fmt.Fprintf(b, "\n## A review retry in a fresh session\n\nA harness that cannot resume a session (Gemini CLI, a custom harness) gets the step's original prompt first. Here a validate shell of the `hunt-claude` step above failed, on its second and last retry.\n\n````markdown\n%s````\n", freshPrompt)
-	return b.String(), nil
+	return repairMarkdown(b)
 }

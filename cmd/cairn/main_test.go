@@ -10,10 +10,12 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/cairn-dev/cairn/internal/fakegh"
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"cairn": main})
+	testscript.Main(m, map[string]func(){"cairn": main, "gh": fakegh.Main})
 }
 
 // scriptCmds are the commands scripts may use besides testscript's own; test
@@ -63,10 +65,12 @@ func testEnv(t *testing.T, work string) map[string]string {
 	}
 	path := []string{filepath.Join(work, "bin"), filepath.Dir(cairn), filepath.Dir(git)}
 	return map[string]string{
-		"PATH":                strings.Join(path, string(os.PathListSeparator)),
-		"HOME":                work,
-		"CAIRN_HOME":          "home",
-		"NO_COLOR":            "",
+		"PATH":       strings.Join(path, string(os.PathListSeparator)),
+		"HOME":       work,
+		"CAIRN_HOME": "home",
+		"NO_COLOR":   "",
+		// A race-built fake gh would sleep a second at each exit.
+		"GORACE":              "atexit_sleep_ms=0",
 		"GIT_CONFIG_NOSYSTEM": "1",
 		"GIT_CONFIG_GLOBAL":   os.DevNull,
 		"GIT_AUTHOR_NAME":     "Cairn Test",

@@ -42,13 +42,13 @@ func (c *resumeCmd) Run(a *app) error {
 		for _, s := range runtime.Inconclusive(rec.Steps) {
 			fmt.Fprintln(a.stderr, runtime.InconclusiveLine(rec.Process, s))
 		}
+		for _, l := range runtime.InconclusiveChildren(rec.Process, dir, rec.Steps) {
+			fmt.Fprintln(a.stderr, l)
+		}
 		return &exitError{code: exitInconclusive, err: fmt.Errorf("run %s is inconclusive: its work is done, and resume judges nothing again", name)}
 	}
 	if !runtime.Resumable(rec) {
 		return fmt.Errorf("run %s is %s; only failed, interrupted and crashed runs resume", name, rec.Status)
-	}
-	if rec.Issue != "" {
-		return fmt.Errorf("run %s is on issue %s; resuming runs on an issue is not supported yet", name, rec.Issue)
 	}
 	repo, err := check.OpenRepo(".")
 	if err != nil {
@@ -67,7 +67,7 @@ func (c *resumeCmd) Run(a *app) error {
 
 	f := rec.Flags
 	flags := check.Flags{Harness: f.Harness, Model: f.Model, Effort: f.Effort, Merge: f.Merge, RepairCap: f.RepairCap, Protect: f.Protect}
-	rn, report, err := workspace.PrepareRun(".", rec.File, flags)
+	rn, report, err := workspace.PrepareRun(".", rec.File, rec.Issue, flags)
 	if report != nil {
 		style := templates.Style{Color: colorOn(a.stderr)}
 		for _, d := range report.Diagnostics {
@@ -82,24 +82,23 @@ func (c *resumeCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	if missing := runtime.Unsupported(rn.Plan); len(missing) > 0 {
-		for _, m := range missing {
-			fmt.Fprintf(a.stderr, "cairn: %s: %s\n", rn.Plan.File, m)
-		}
-		return fmt.Errorf("cannot resume %s yet (%d unsupported); nothing ran", name, len(missing))
-	}
 	home, err := filepath.Abs(rn.Home)
 	if err != nil {
 		return err
 	}
-	lock, holder, err := runtime.AcquirePass(home, rn.Repo.CommonDir)
-	if err != nil {
-		return err
+	// A run on an issue holds the issue's Claim instead of the Pass.
+	var lock *runtime.PassLock
+	if rec.Issue == "" {
+		l, holder, err := runtime.AcquirePass(home, rn.Repo.CommonDir)
+		if err != nil {
+			return err
+		}
+		if holder != nil {
+			return fmt.Errorf("another pass is running on this repository (pid %d%s); resume %s once it ends", holder.PID, runName(holder.Run), name)
+		}
+		defer l.Release()
+		lock = l
 	}
-	if holder != nil {
-		return fmt.Errorf("another pass is running on this repository (pid %d%s); resume %s once it ends", holder.PID, runName(holder.Run), name)
-	}
-	defer lock.Release()
 
 	directive := rec.Directive
 	if c.Directive != nil {
@@ -122,6 +121,7 @@ func (c *resumeCmd) Run(a *app) error {
 		Stdout:    a.stdout,
 		Stderr:    a.stderr,
 		Terminal:  terminal(a.stderr),
+		Prepare:   prepareChild(flags),
 	})
 	if errors.Is(err, runtime.ErrRunning) {
 		return fmt.Errorf("run %s is running; stop it first (cairn stop %s)", name, name)

@@ -46,14 +46,11 @@ func (c *runCmd) Run(a *app) error {
 	if c.RepairCap < 0 {
 		return usageError("--repair-cap %d: want 0 or more", c.RepairCap)
 	}
-	if issue != "" {
-		return &exitError{code: exitFailed, err: fmt.Errorf("runs on an issue are not supported yet; run %q without an issue for a Pass", target)}
-	}
 	flags := check.Flags{
 		Harness: c.Harness, Model: c.Model, Effort: c.Effort,
 		Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect,
 	}
-	rn, report, err := workspace.PrepareRun(".", target, flags)
+	rn, report, err := workspace.PrepareRun(".", target, issue, flags)
 	if report != nil {
 		style := templates.Style{Color: colorOn(a.stderr)}
 		for _, d := range report.Diagnostics {
@@ -68,25 +65,24 @@ func (c *runCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	if missing := runtime.Unsupported(rn.Plan); len(missing) > 0 {
-		for _, m := range missing {
-			fmt.Fprintf(a.stderr, "cairn: %s: %s\n", rn.Plan.File, m)
-		}
-		return &exitError{code: exitFailed, err: fmt.Errorf("cannot run %q yet (%d unsupported); nothing ran", target, len(missing))}
-	}
 	home, err := filepath.Abs(rn.Home)
 	if err != nil {
 		return err
 	}
 
-	lock, holder, err := runtime.AcquirePass(home, rn.Repo.CommonDir)
-	if err != nil {
-		return err
+	// A run on an issue holds the issue's Claim instead of the Pass.
+	var lock *runtime.PassLock
+	if issue == "" {
+		l, holder, err := runtime.AcquirePass(home, rn.Repo.CommonDir)
+		if err != nil {
+			return err
+		}
+		if holder != nil {
+			return skipPass(a.stderr, home, rn, holder)
+		}
+		defer l.Release()
+		lock = l
 	}
-	if holder != nil {
-		return skipPass(a.stderr, home, rn, holder)
-	}
-	defer lock.Release()
 
 	ctx, stop := interrupts()
 	defer stop()
@@ -107,6 +103,7 @@ func (c *runCmd) Run(a *app) error {
 		Stdout:   a.stdout,
 		Stderr:   a.stderr,
 		Terminal: terminal(a.stderr),
+		Prepare:  prepareChild(flags),
 	})
 	code := exitOf(status)
 	if code == exitInterrupted && err == nil {
@@ -116,6 +113,29 @@ func (c *runCmd) Run(a *app) error {
 		return nil
 	}
 	return &exitError{code: code, err: err}
+}
+
+// prepareChild is how a run started with flags checks the child process a
+// run-published-issue step starts on an issue (§7.8): as `cairn run NAME
+// issue ISSUE` with the same flags would, its diagnostics written to w.
+func prepareChild(flags check.Flags) func(process, issue string, w io.Writer) (*ir.Plan, []byte, error) {
+	return func(process, issue string, w io.Writer) (*ir.Plan, []byte, error) {
+		rn, report, err := workspace.PrepareRun(".", process, issue, flags)
+		if report != nil {
+			for _, d := range report.Diagnostics {
+				if err := templates.WriteDiagnostic(w, d, report.Sources, templates.Style{}); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+		if errors.Is(err, workspace.ErrRefused) {
+			return nil, nil, fmt.Errorf("check refused %q (%s)", process, errorCount(report.Diagnostics))
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		return rn.Plan, rn.Source, nil
+	}
 }
 
 // exitOf is the exit code of a run that ended with status (§7.3).

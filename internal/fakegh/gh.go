@@ -140,6 +140,13 @@ func (c *call) dispatch() error {
 		return nil
 	case "api":
 		return c.api(c.args[1:])
+	case "pr":
+		return c.pr(c.args[1:])
+	case "run":
+		if len(c.args) > 1 && c.args[1] == "view" {
+			return c.runView(c.args[2:])
+		}
+		return notFaked("gh run %s", strings.Join(c.args[1:min(2, len(c.args))], ""))
 	case "issue":
 		if len(c.args) > 1 && c.args[1] == "view" {
 			return c.issueView(c.args[2:])

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,7 +49,14 @@ func TestRefusals(t *testing.T) {
 		want string
 	}{
 		{[]string{"frobnicate"}, 2, `unknown command "frobnicate" for "gh"`},
-		{[]string{"pr", "create"}, 2, `fake gh: gh pr is not faked`},
+		{[]string{"pr", "comment", "1", "--body", "hi"}, 2, `fake gh: gh pr comment is not faked`},
+		{[]string{"pr", "create", "--fill"}, 2, `flag --fill of gh pr create`},
+		{[]string{"pr", "merge", "1", "--auto", "--squash"}, 2, `flag --auto of gh pr merge`},
+		{[]string{"pr", "checks", "1", "--watch"}, 2, `flag --watch of gh pr checks`},
+		{[]string{"pr", "checks", "1"}, 2, `without --json is not faked`},
+		{[]string{"pr", "list", "--json", "nope"}, 1, `Unknown JSON field: "nope"`},
+		{[]string{"pr", "frob"}, 2, `unknown command "frob" for "gh pr"`},
+		{[]string{"run", "rerun", "1"}, 2, `gh run rerun is not faked`},
 		{[]string{"issue", "close", "7"}, 2, `fake gh: gh issue close is not faked`},
 		{[]string{"issue", "view", "7", "--json", "title", "--bogus"}, 2, `unknown flag: --bogus`},
 		{[]string{"issue", "view", "7", "-Z"}, 2, `unknown shorthand flag: "Z"`},
@@ -146,5 +154,100 @@ func TestRecordsCalls(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(log, "gh.1", "env")); !strings.Contains(string(b), "CAIRN_STEP=fix\n") {
 		t.Errorf("env = %q, want CAIRN_STEP", b)
+	}
+}
+
+// git runs git for a test, failing it on an error.
+func git(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func TestPullRequests(t *testing.T) {
+	state := setup(t)
+	for k, v := range map[string]string{"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "T",
+		"GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_GLOBAL": os.DevNull, "GIT_CONFIG_NOSYSTEM": "1"} {
+		t.Setenv(k, v)
+	}
+	dir := t.TempDir()
+	origin, work := filepath.Join(dir, "origin.git"), filepath.Join(dir, "work")
+	git(t, "init", "-q", "--bare", "-b", "main", origin)
+	git(t, "init", "-q", "-b", "main", work)
+	git(t, "-C", work, "commit", "-q", "--allow-empty", "-m", "init")
+	git(t, "-C", work, "push", "-q", origin, "main")
+	if err := SetOrigin(state, origin); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteChecks(state, []CheckSpec{{Name: "test", Fails: 1, Pending: 1, Log: "boom"}}); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, "pr", "create", "-H", "fix", "-B", "main", "-t", "Fix", "-b", "Closes #7.", "--draft"); code != 1 || !strings.Contains(stderr, "Head sha can't be blank") {
+		t.Errorf("a pull request of a branch not pushed: exit %d, %q", code, stderr)
+	}
+	git(t, "-C", work, "checkout", "-q", "-b", "fix")
+	git(t, "-C", work, "commit", "-q", "--allow-empty", "-m", "fix")
+	git(t, "-C", work, "push", "-q", origin, "fix")
+	code, stdout, stderr := run(t, "pr", "create", "-R", "github.com/acme/widgets", "-H", "fix", "-B", "main", "-t", "Fix", "-b", "Closes #7.", "--draft")
+	if code != 0 || stdout != "https://github.com/acme/widgets/pull/8\n" {
+		t.Fatalf("pr create: exit %d, %q, %q", code, stdout, stderr)
+	}
+	if code, _, stderr := run(t, "pr", "create", "-H", "fix", "-B", "main", "-t", "Fix", "-b", "again"); code != 1 || !strings.Contains(stderr, "already exists") {
+		t.Errorf("a second pull request of a branch: exit %d, %q", code, stderr)
+	}
+	checks := func() string {
+		t.Helper()
+		code, stdout, stderr := run(t, "pr", "checks", "8", "--json", "name,bucket,link")
+		if code != 0 {
+			t.Fatalf("pr checks: exit %d, %q", code, stderr)
+		}
+		return stdout
+	}
+	if got := checks(); !strings.Contains(got, `"bucket":"pending"`) {
+		t.Errorf("first read: %s", got)
+	}
+	got := checks()
+	if !strings.Contains(got, `"bucket":"fail"`) || !strings.Contains(got, `"link":"https://github.com/acme/widgets/actions/runs/9000/job/9001"`) {
+		t.Errorf("second read: %s", got)
+	}
+	if code, stdout, _ := run(t, "run", "view", "--job", "9001", "--log-failed"); code != 0 || stdout != "test\tRun checks\t2026-01-01T00:00:00.0000000Z boom\n" {
+		t.Errorf("run view: exit %d, %q", code, stdout)
+	}
+	if code, _, stderr := run(t, "pr", "merge", "8", "--squash"); code != 1 || !strings.Contains(stderr, "still a draft") {
+		t.Errorf("merging a draft: exit %d, %q", code, stderr)
+	}
+	// A new head runs the check again; its second run passes.
+	git(t, "-C", work, "commit", "-q", "--allow-empty", "-m", "repair")
+	git(t, "-C", work, "push", "-q", origin, "fix")
+	checks()
+	if got := checks(); !strings.Contains(got, `"bucket":"pass"`) {
+		t.Errorf("after a push: %s", got)
+	}
+	if code, _, stderr := run(t, "pr", "ready", "8"); code != 0 {
+		t.Fatalf("pr ready: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := run(t, "pr", "merge", "8", "--squash", "--match-head-commit", "0123"); code != 1 || !strings.Contains(stderr, "Head branch was modified") {
+		t.Errorf("merging another head: exit %d, %q", code, stderr)
+	}
+	head := git(t, "-C", work, "rev-parse", "HEAD")
+	if code, _, stderr := run(t, "pr", "merge", "8", "--squash", "--match-head-commit", head); code != 0 {
+		t.Fatalf("pr merge: exit %d, %q", code, stderr)
+	}
+	pr, err := ReadPullRequest(state, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.State != "MERGED" || pr.IsDraft || pr.Merge == nil || pr.Merge.Method != "squash" || pr.Merge.HeadSHA != head || pr.Merge.By != "alice" {
+		t.Errorf("pull request = %+v", pr)
+	}
+	code, stdout, _ = run(t, "pr", "list", "--head", "fix", "--state", "merged", "--json", "number,state,headRefOid")
+	if want := `[{"headRefOid":"` + head + `","number":8,"state":"MERGED"}]` + "\n"; code != 0 || stdout != want {
+		t.Errorf("pr list = %q, want %q", stdout, want)
+	}
+	if code, stdout, _ := run(t, "pr", "list", "--head", "fix", "--json", "number"); code != 0 || stdout != "[]\n" {
+		t.Errorf("open pull requests of fix = %q", stdout)
 	}
 }

@@ -11,6 +11,20 @@
 //	issues/N.json   issue N (Issue): title, body, author, state, labels,
 //	                creation time, the edits of its body, its comments with
 //	                theirs
+//	origin          the bare repository whose branches the pull requests'
+//	                heads and bases are read from; missing: the remote
+//	                origin of the folder gh runs in
+//	pulls/N.json    pull request N (PullRequest): head, base, title, body,
+//	                state, draft or not, and how it was merged
+//	checks.json     the checks every pull request gets ([]CheckSpec): each
+//	                fails on its first N distinct head commits, then passes,
+//	                with a log for `gh run view --log-failed`
+//	checkruns.json  the checks' runs so far ([]CheckRun), one per check and
+//	                head commit
+//
+// Calls that read or write pull requests hold a lock on the state folder
+// (.lock), so that parallel calls see each other's writes whole. Pull
+// requests and issues share their numbers, as on GitHub.
 //
 // Every call is recorded as $FAKE_LOG/gh.N/ (N counts from 1) with argv (one
 // argument a line), stdin, cwd and env (the CAIRN_* and GH_* variables), as

@@ -28,11 +28,11 @@ type Runnable struct {
 var ErrRefused = errors.New("refused")
 
 // PrepareRun finds and checks the process target names for a run in the
-// git repository holding dir. It returns the report of the check (to show
+// git repository holding dir, on issue when it is not empty. It returns the report of the check (to show
 // when the process is refused, or its warnings), and the runnable process,
 // nil with ErrRefused when the check refused it. Outside a git repository
 // it fails with the reason, and checks nothing.
-func PrepareRun(dir, target string, flags check.Flags) (*Runnable, *templates.Report, error) {
+func PrepareRun(dir, target, issue string, flags check.Flags) (*Runnable, *templates.Report, error) {
 	if _, err := check.OpenRepo(dir); err != nil {
 		return nil, nil, err
 	}
@@ -41,7 +41,7 @@ func PrepareRun(dir, target string, flags check.Flags) (*Runnable, *templates.Re
 	if ws.Env.Repo == nil {
 		return nil, nil, fmt.Errorf("%s is not inside a git repository; run cairn in one, or give -C DIR", dir)
 	}
-	r := ws.Check([]string{target}, "")
+	r := ws.Check([]string{target}, issue)
 	if r.Failed() || len(r.Plans) != 1 {
 		return nil, r, ErrRefused
 	}

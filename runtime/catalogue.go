@@ -1,0 +1,77 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// catalogue runs a catalogue action (§7.8): a step whose rules are cairn's,
+// not the process file's.
+func (r *run) catalogue(ctx context.Context, sc *StepContext, wt Worktree, a *ir.PlanAction) ActionResult {
+	switch a.Catalogue {
+	case ir.Delivery:
+		return r.deliver(ctx, sc, wt)
+	case ir.SelfMerge:
+		return r.selfMerge(ctx, sc, wt)
+	case ir.RunPublishedIssue:
+		return r.runPublishedIssue(ctx, sc, wt, a)
+	}
+	return failedAction("unknown catalogue step %q", a.Catalogue)
+}
+
+// failedAction is an action that failed before it ran anything, for the
+// cause format says.
+func failedAction(format string, args ...any) ActionResult {
+	return ActionResult{Failed: true, ExitCode: -1, Cause: fmt.Sprintf(format, args...)}
+}
+
+// setPullRequest records the URL of the run's pull request, which the
+// notification names (§7.9).
+func (r *run) setPullRequest(url string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pullRequest = url
+}
+
+// pullRequestURL is the URL of the run's pull request, "" when it has none.
+func (r *run) pullRequestURL() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.pullRequest
+}
+
+// issueBranch is what delivery and self-merge work on: the step's
+// issue-branch worktree, its branch, the base branch its pull request
+// goes into, and gh for origin's repository in the step's environment.
+type issueBranch struct {
+	wt     Worktree
+	branch string
+	base   string
+	gh     *GH
+}
+
+// issueBranchOf is the issue branch of the step sc runs in wt, for the
+// catalogue step what; an error says why there is none.
+func (r *run) issueBranchOf(sc *StepContext, wt Worktree, what string) (*issueBranch, error) {
+	if wt.Kind != ir.IssueBranch {
+		return nil, fmt.Errorf("%s works on an issue-branch worktree, and worktree %q is a %s worktree", what, wt.Name, wt.Kind)
+	}
+	if r.issue == nil {
+		return nil, fmt.Errorf("%s needs the run's issue; run the process on one (issue NUMBER)", what)
+	}
+	if wt.Branch == "" {
+		return nil, fmt.Errorf("%s: worktree %q has no branch", what, wt.Name)
+	}
+	base := ""
+	for _, p := range r.o.Plan.Worktrees {
+		if p.Name == wt.Name {
+			base = p.Base
+		}
+	}
+	if base == "" || base == "HEAD" {
+		return nil, fmt.Errorf("%s: worktree %q has no base branch for the pull request to go into; set base_branch in the config", what, wt.Name)
+	}
+	return &issueBranch{wt: wt, branch: wt.Branch, base: base, gh: &GH{Dir: wt.Path, Env: sc.Env, Repo: r.issue.Repo}}, nil
+}

@@ -1,0 +1,736 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/templates"
+)
+
+// The pace and bounds of a delivery's repair loop (§7.8).
+const (
+	// DefaultPollInterval is how often a delivery reads the pull request's
+	// checks while any is pending.
+	DefaultPollInterval = 30 * time.Second
+	// EnvPollInterval overrides DefaultPollInterval (a Go duration, such
+	// as "10ms"), for tests.
+	EnvPollInterval = "CAIRN_POLL_INTERVAL"
+	// noChecksPolls is how many reads in a row may find no checks at all
+	// before the pull request is taken to have none.
+	noChecksPolls = 4
+	// maxCheckLog is how much of a failing check's log, its end, a repair
+	// prompt holds; checkLogLimit words it.
+	maxCheckLog   = 16 << 10
+	checkLogLimit = "16 KiB"
+)
+
+// pollInterval is how often checks are read: $CAIRN_POLL_INTERVAL when it
+// is a positive duration, else DefaultPollInterval.
+func pollInterval() time.Duration {
+	if v := os.Getenv(EnvPollInterval); v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			return d
+		}
+	}
+	return DefaultPollInterval
+}
+
+// ghPullRequest is a pull request as `gh pr list/view --json` gives it.
+type ghPullRequest struct {
+	Number      int    `json:"number"`
+	URL         string `json:"url"`
+	State       string `json:"state"`
+	IsDraft     bool   `json:"isDraft"`
+	HeadRefOid  string `json:"headRefOid"`
+	BaseRefName string `json:"baseRefName"`
+}
+
+// ghPullRequestFields are the fields cairn asks gh for.
+const ghPullRequestFields = "number,url,state,isDraft,headRefOid,baseRefName"
+
+// ghCheck is a check of a pull request as `gh pr checks --json` gives it.
+// Bucket sorts its state into pass, fail, pending, skipping or cancel.
+type ghCheck struct {
+	Name        string `json:"name"`
+	State       string `json:"state"`
+	Bucket      string `json:"bucket"`
+	Link        string `json:"link"`
+	Workflow    string `json:"workflow"`
+	Description string `json:"description"`
+}
+
+// ghCheckFields are the fields cairn asks gh for.
+const ghCheckFields = "name,state,bucket,link,workflow,description"
+
+// errNoChecks is gh's answer for a pull request no check reported on (yet).
+var errNoChecks = errors.New("no checks reported")
+
+// openPullRequest is the branch's open pull request; nil when it has none.
+func (b *issueBranch) openPullRequest(ctx context.Context) (*ghPullRequest, error) {
+	out, err := b.gh.run(ctx, "pr", "list", "--repo", b.gh.repoFlag(), "--head", b.branch, "--state", "open", "--json", ghPullRequestFields)
+	if err != nil {
+		return nil, err
+	}
+	var list []ghPullRequest
+	if err := json.Unmarshal(out, &list); err != nil {
+		return nil, fmt.Errorf("gh pr list: read its answer: %w", err)
+	}
+	if len(list) == 0 {
+		return nil, nil
+	}
+	return &list[0], nil
+}
+
+// view reads pull request n.
+func (b *issueBranch) view(ctx context.Context, n int) (*ghPullRequest, error) {
+	out, err := b.gh.run(ctx, "pr", "view", strconv.Itoa(n), "--repo", b.gh.repoFlag(), "--json", ghPullRequestFields)
+	if err != nil {
+		return nil, err
+	}
+	var pr ghPullRequest
+	if err := json.Unmarshal(out, &pr); err != nil {
+		return nil, fmt.Errorf("gh pr view: read its answer: %w", err)
+	}
+	return &pr, nil
+}
+
+// checks reads pull request n's checks once; errNoChecks when none
+// reported.
+func (b *issueBranch) checks(ctx context.Context, n int) ([]ghCheck, error) {
+	out, err := b.gh.run(ctx, "pr", "checks", strconv.Itoa(n), "--repo", b.gh.repoFlag(), "--json", ghCheckFields)
+	if err != nil {
+		if strings.Contains(err.Error(), "no checks reported") {
+			return nil, errNoChecks
+		}
+		return nil, err
+	}
+	var checks []ghCheck
+	if err := json.Unmarshal(out, &checks); err != nil {
+		return nil, fmt.Errorf("gh pr checks: read its answer: %w", err)
+	}
+	return checks, nil
+}
+
+// failing are the checks that failed or were cancelled: those not green.
+func failing(checks []ghCheck) []ghCheck {
+	var out []ghCheck
+	for _, c := range checks {
+		if c.Bucket == "fail" || c.Bucket == "cancel" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// pending reports whether a check has not finished.
+func pending(checks []ghCheck) bool {
+	for _, c := range checks {
+		if c.Bucket == "pending" {
+			return true
+		}
+	}
+	return false
+}
+
+// checkNames lists the checks' names, quoted, for a message.
+func checkNames(checks []ghCheck) string {
+	names := make([]string, 0, len(checks))
+	for _, c := range checks {
+		names = append(names, fmt.Sprintf("%q", c.Name))
+	}
+	return strings.Join(names, ", ")
+}
+
+// gitRun runs git in dir with env added to cairn's environment, stopped
+// with ctx, and returns its stdout and exit code (-1 when it did not
+// run). Its error carries the first line git wrote to stderr. Git never
+// asks for credentials: nobody is there to answer.
+func gitRun(ctx context.Context, dir string, env []string, args ...string) (string, int, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0"), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err == nil {
+		return stdout.String(), 0, nil
+	}
+	code := -1
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		code = exit.ExitCode()
+	}
+	if ctx.Err() != nil {
+		return stdout.String(), code, fmt.Errorf("git %s: %w", strings.Join(args, " "), ctx.Err())
+	}
+	return stdout.String(), code, gitFailure(args, stderr.String(), err)
+}
+
+// fetchBase fetches the base branch from origin into origin/BASE.
+func (b *issueBranch) fetchBase(ctx context.Context) error {
+	_, _, err := gitRun(ctx, b.wt.Path, nil, "fetch", "--quiet", "--no-tags", "origin", "+refs/heads/"+b.base+":refs/remotes/origin/"+b.base)
+	return err
+}
+
+// originBase is the ref of the base branch as last fetched.
+func (b *issueBranch) originBase() string { return "refs/remotes/origin/" + b.base }
+
+// delivery is one delivery step under way (§7.8): it pushes the branch,
+// opens or updates its pull request, and repairs failing checks and
+// conflicts with the base, up to the effective repair cap.
+type delivery struct {
+	r  *run
+	sc *StepContext
+	*issueBranch
+	cap int
+	pr  *ghPullRequest
+	// pushed is the commit origin's branch was last pushed at.
+	pushed string
+	// rounds counts the repair sessions so far; done lists what each did.
+	rounds int
+	done   []string
+	trace  string
+}
+
+// deliver runs a delivery action.
+func (r *run) deliver(ctx context.Context, sc *StepContext, wt Worktree) ActionResult {
+	b, err := r.issueBranchOf(sc, wt, "delivery")
+	if err != nil {
+		return failedAction("%v", err)
+	}
+	d := &delivery{r: r, sc: sc, issueBranch: b, cap: r.o.Plan.Limits.RepairCap.Value}
+	res := d.run(ctx)
+	res.Trace = d.trace
+	return res
+}
+
+// note shows a line of the delivery's progress.
+func (d *delivery) note(format string, args ...any) {
+	if d.r.prog != nil {
+		d.r.prog.note(d.sc.Step.Name + ": " + fmt.Sprintf(format, args...))
+	}
+}
+
+// failed ends the delivery failed with cause; the result says what it
+// did.
+func (d *delivery) failed(format string, args ...any) ActionResult {
+	res := failedAction(format, args...)
+	res.Result = d.summary(res.Cause)
+	return res
+}
+
+// summary is the step's result: the pull request, how the delivery ended,
+// and each repair session.
+func (d *delivery) summary(end string) string {
+	var b strings.Builder
+	if d.pr != nil {
+		fmt.Fprintf(&b, "Pull request: %s\n", d.pr.URL)
+	}
+	fmt.Fprintf(&b, "Branch: %s (into %s)\n", d.branch, d.base)
+	b.WriteString(end + "\n")
+	for i, s := range d.done {
+		fmt.Fprintf(&b, "Repair %d: %s\n", i+1, s)
+	}
+	return b.String()
+}
+
+// run carries the delivery out.
+func (d *delivery) run(ctx context.Context) ActionResult {
+	if err := d.prepare(ctx); err != nil {
+		return d.failed("%v", err)
+	}
+	if err := d.push(ctx, ""); err != nil {
+		return d.failed("%v", err)
+	}
+	if err := d.open(ctx); err != nil {
+		return d.failed("%v", err)
+	}
+	d.r.setPullRequest(d.pr.URL)
+	freeRebase := false
+	for {
+		conflict, err := d.conflicts(ctx)
+		if err != nil {
+			return d.failed("%v", err)
+		}
+		var bad []ghCheck
+		if !conflict {
+			checks, err := d.waitChecks(ctx)
+			if err != nil {
+				return d.failed("pull request %s: %v", d.pr.URL, err)
+			}
+			if bad = failing(checks); len(bad) == 0 {
+				return d.green(ctx, checks)
+			}
+		}
+		if d.rounds >= d.cap {
+			return d.atCap(conflict, bad)
+		}
+		if conflict {
+			before := d.rounds
+			err = d.rebase(ctx)
+			if errors.Is(err, errAtCap) {
+				return d.atCap(true, nil)
+			}
+			if err == nil && d.rounds == before {
+				if freeRebase {
+					return d.failed("branch %q was rebased onto origin/%s without conflicts, yet git still finds it conflicting", d.branch, d.base)
+				}
+				freeRebase = true
+			}
+		} else {
+			err = d.repair(ctx, bad)
+		}
+		if err != nil {
+			return d.failed("%v", err)
+		}
+	}
+}
+
+// errAtCap stops a rebase that needs another session at the repair cap.
+var errAtCap = errors.New("the repair cap is reached")
+
+// atCap ends the delivery failed at the repair cap: its pull request stays
+// open, as the branch does.
+func (d *delivery) atCap(conflict bool, bad []ghCheck) ActionResult {
+	what := fmt.Sprintf("checks %s still fail", checkNames(bad))
+	if conflict {
+		what = fmt.Sprintf("branch %q still conflicts with %q", d.branch, d.base)
+	}
+	return d.failed("the repair cap (%d) is reached and %s; pull request %s stays open", d.cap, what, d.pr.URL)
+}
+
+// prepare makes sure there is something to deliver, all committed:
+// cairn commits nothing of the steps' own. A rebase a crashed run left
+// stopped is undone first.
+func (d *delivery) prepare(ctx context.Context) error {
+	if d.rebasing() {
+		if _, _, err := gitRun(ctx, d.wt.Path, nil, "rebase", "--abort"); err != nil {
+			return err
+		}
+		d.note("undid the rebase an earlier attempt left stopped")
+	}
+	status, _, err := gitRun(ctx, d.wt.Path, nil, "status", "--porcelain", "--untracked-files=normal")
+	if err != nil {
+		return err
+	}
+	if files := strings.Fields(status); len(files) > 0 {
+		return fmt.Errorf("worktree %q has uncommitted changes (git status in %s lists them); delivery pushes commits only, so a step before it must commit its work", d.wt.Name, d.wt.Path)
+	}
+	if err := d.fetchBase(ctx); err != nil {
+		return err
+	}
+	out, _, err := gitRun(ctx, d.wt.Path, nil, "rev-list", "--count", d.originBase()+"..HEAD")
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(out) == "0" {
+		return fmt.Errorf("branch %q has no commits over origin/%s: there is nothing to deliver", d.branch, d.base)
+	}
+	return nil
+}
+
+// push pushes the branch to origin: a fast-forward, or after a rebase
+// (lease set to what origin's branch was pushed at) with
+// --force-with-lease, so that nobody's commits are overwritten unseen.
+func (d *delivery) push(ctx context.Context, lease string) error {
+	ref := "refs/heads/" + d.branch
+	args := []string{"push", "--quiet", "origin", ref + ":" + ref}
+	if lease != "" {
+		args = []string{"push", "--quiet", "--force-with-lease=" + ref + ":" + lease, "origin", ref + ":" + ref}
+	}
+	if _, _, err := gitRun(ctx, d.wt.Path, nil, args...); err != nil {
+		return fmt.Errorf("push branch %q: %w", d.branch, err)
+	}
+	d.pushed = headOf(d.wt.Path)
+	return nil
+}
+
+// title and body are the pull request's: the issue's title, and a body
+// that closes the issue and names the run.
+func (d *delivery) title() string { return d.r.issue.Title }
+
+func (d *delivery) body() string {
+	return fmt.Sprintf("Closes #%d.\n\nDelivered by cairn: process `%s`, run `%s`, step `%s`.\n",
+		d.r.issue.Number, d.r.o.Plan.Process, d.r.folder.Name(), d.sc.Step.Name)
+}
+
+// open finds the branch's open pull request and updates it, or opens one
+// as a draft, marked ready once its checks pass.
+func (d *delivery) open(ctx context.Context) error {
+	pr, err := d.openPullRequest(ctx)
+	if err != nil {
+		return err
+	}
+	if pr != nil {
+		if _, err := d.gh.run(ctx, "pr", "edit", strconv.Itoa(pr.Number), "--repo", d.gh.repoFlag(),
+			"--title", d.title(), "--body", d.body(), "--base", d.base); err != nil {
+			return err
+		}
+		d.pr = pr
+		d.note("updated pull request %s", pr.URL)
+		return nil
+	}
+	out, err := d.gh.run(ctx, "pr", "create", "--repo", d.gh.repoFlag(), "--head", d.branch, "--base", d.base,
+		"--title", d.title(), "--body", d.body(), "--draft")
+	if err != nil {
+		return err
+	}
+	url := lastLine(string(out))
+	n, err := strconv.Atoi(url[strings.LastIndexByte(url, '/')+1:])
+	if err != nil || !strings.Contains(url, "/pull/") {
+		return fmt.Errorf("gh pr create: no pull request URL in its answer %q", url)
+	}
+	d.pr = &ghPullRequest{Number: n, URL: url, State: "OPEN", IsDraft: true}
+	d.note("opened pull request %s", url)
+	return nil
+}
+
+// lastLine is the last non-blank line of s, trimmed.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// conflicts reports whether the branch conflicts with the base as origin
+// has it now, by merging them in memory (git merge-tree).
+func (d *delivery) conflicts(ctx context.Context) (bool, error) {
+	if err := d.fetchBase(ctx); err != nil {
+		return false, err
+	}
+	_, code, err := gitRun(ctx, d.wt.Path, nil, "merge-tree", "--write-tree", "--name-only", "HEAD", d.originBase())
+	switch {
+	case err == nil:
+		return false, nil
+	case code == 1:
+		return true, nil
+	}
+	return false, err
+}
+
+// waitChecks reads the pull request's checks until none is pending on the
+// commit last pushed, every poll interval. A pull request on which no
+// check reports for noChecksPolls reads in a row has none.
+func (d *delivery) waitChecks(ctx context.Context) ([]ghCheck, error) {
+	interval := pollInterval()
+	empty, stale, said := 0, 0, false
+	for {
+		pr, err := d.view(ctx, d.pr.Number)
+		if err != nil {
+			return nil, err
+		}
+		if pr.State != "OPEN" {
+			return nil, fmt.Errorf("it was %s while cairn delivered it", strings.ToLower(pr.State))
+		}
+		d.pr.IsDraft = pr.IsDraft
+		// Until GitHub has the push, its checks are the old commit's; a
+		// head that stays another is someone else's push.
+		if pr.HeadRefOid != d.pushed {
+			if stale++; stale > noChecksPolls {
+				return nil, fmt.Errorf("its head is %s, not %s as cairn pushed it: someone else pushed to branch %q", pr.HeadRefOid, d.pushed, d.branch)
+			}
+		} else {
+			checks, err := d.checks(ctx, d.pr.Number)
+			switch {
+			case errors.Is(err, errNoChecks):
+				if empty++; empty > noChecksPolls {
+					return nil, nil
+				}
+			case err != nil:
+				return nil, err
+			case !pending(checks):
+				return checks, nil
+			}
+		}
+		if !said {
+			d.note("waiting for the checks of pull request %s", d.pr.URL)
+			said = true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(interval):
+		}
+	}
+}
+
+// green ends the delivery: every check passed, the pull request is marked
+// ready for review.
+func (d *delivery) green(ctx context.Context, checks []ghCheck) ActionResult {
+	if d.pr.IsDraft {
+		if _, err := d.gh.run(ctx, "pr", "ready", strconv.Itoa(d.pr.Number), "--repo", d.gh.repoFlag()); err != nil {
+			return d.failed("pull request %s: %v", d.pr.URL, err)
+		}
+		d.pr.IsDraft = false
+	}
+	how := fmt.Sprintf("all %d checks pass", len(checks))
+	switch len(checks) {
+	case 0:
+		how = "no checks reported on it"
+	case 1:
+		how = "its check passes"
+	}
+	switch d.rounds {
+	case 0:
+	case 1:
+		how += ", after 1 repair session"
+	default:
+		how += fmt.Sprintf(", after %d repair sessions", d.rounds)
+	}
+	d.note("pull request %s is ready for review: %s", d.pr.URL, how)
+	return ActionResult{Result: d.summary(fmt.Sprintf("Ready for review: %s.", how))}
+}
+
+// jobLink finds the run and job ids in a GitHub Actions check's link.
+var jobLink = regexp.MustCompile(`/actions/runs/([0-9]+)/job/([0-9]+)`)
+
+// failingCheck is what a repair prompt says of a failing check: gh's
+// words, and the log of its failed steps when it is a GitHub Actions job.
+func (d *delivery) failingCheck(ctx context.Context, c ghCheck) templates.FailingCheck {
+	f := templates.FailingCheck{Name: c.Name, Workflow: c.Workflow, Description: c.Description, Link: c.Link}
+	m := jobLink.FindStringSubmatch(c.Link)
+	if m == nil {
+		f.LogError = "it is not a GitHub Actions job; follow its link"
+		return f
+	}
+	out, err := d.gh.run(ctx, "run", "view", "--job", m[2], "--log-failed", "--repo", d.gh.repoFlag())
+	if err != nil {
+		f.LogError = err.Error()
+		return f
+	}
+	f.Log, f.Cut = tail(out, maxCheckLog)
+	if strings.TrimSpace(f.Log) == "" {
+		f.LogError = "gh gave an empty log"
+	}
+	return f
+}
+
+// repair runs a repair session for the failing checks, commits what it
+// left, and pushes.
+func (d *delivery) repair(ctx context.Context, bad []ghCheck) error {
+	d.rounds++
+	d.note("repair %d of %d: checks %s of pull request %s fail", d.rounds, d.cap, checkNames(bad), d.pr.URL)
+	data := templates.RepairData{}
+	for _, c := range bad {
+		data.Checks = append(data.Checks, d.failingCheck(ctx, c))
+	}
+	msg, err := d.session(ctx, data)
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(bad))
+	for _, c := range bad {
+		names = append(names, c.Name)
+	}
+	if err := d.commitLeft(ctx, "[cairn] Repair: "+strings.Join(names, ", ")); err != nil {
+		return err
+	}
+	if headOf(d.wt.Path) == d.pushed {
+		d.done = append(d.done, fmt.Sprintf("checks %s: the session changed nothing. %s", checkNames(bad), msg))
+		d.note("repair %d of %d changed nothing", d.rounds, d.cap)
+		return nil
+	}
+	d.done = append(d.done, fmt.Sprintf("checks %s: %s", checkNames(bad), msg))
+	return d.push(ctx, "")
+}
+
+// rebase rebases the branch onto origin's base; each time the rebase
+// stops on conflicts, a repair session resolves them, up to the repair
+// cap (errAtCap, the rebase undone). The rebased branch is pushed with a
+// lease on what was pushed before.
+func (d *delivery) rebase(ctx context.Context) error {
+	editor := []string{"GIT_EDITOR=true"}
+	d.note("branch %q conflicts with origin/%s: rebasing it", d.branch, d.base)
+	_, _, err := gitRun(ctx, d.wt.Path, editor, "rebase", "--no-autostash", d.originBase())
+	for err != nil {
+		if !d.rebasing() {
+			return fmt.Errorf("rebase branch %q onto origin/%s: %w", d.branch, d.base, err)
+		}
+		conflicts, lerr := d.unmerged(ctx)
+		if lerr != nil || len(conflicts) == 0 {
+			d.abortRebase(ctx)
+			if lerr == nil {
+				lerr = err
+			}
+			return fmt.Errorf("rebase branch %q onto origin/%s stopped: %w", d.branch, d.base, lerr)
+		}
+		for {
+			if d.rounds >= d.cap {
+				d.abortRebase(ctx)
+				return errAtCap
+			}
+			d.rounds++
+			d.note("repair %d of %d: the rebase onto origin/%s stopped on conflicts in %s", d.rounds, d.cap, d.base, quoteAll(conflicts))
+			msg, serr := d.session(ctx, templates.RepairData{Conflicts: conflicts})
+			if serr != nil {
+				d.abortRebase(ctx)
+				return serr
+			}
+			left := withMarkers(d.wt.Path, conflicts)
+			if len(left) == 0 {
+				d.done = append(d.done, fmt.Sprintf("conflicts with %s in %s: %s", d.base, quoteAll(conflicts), msg))
+				break
+			}
+			d.done = append(d.done, fmt.Sprintf("conflicts with %s in %s: conflict markers are left in %s. %s", d.base, quoteAll(conflicts), quoteAll(left), msg))
+		}
+		if _, _, aerr := gitRun(ctx, d.wt.Path, nil, "add", "--all", "--", ".", ":(exclude)"+ir.RunsInRepo); aerr != nil {
+			d.abortRebase(ctx)
+			return aerr
+		}
+		_, _, err = gitRun(ctx, d.wt.Path, editor, "rebase", "--continue")
+	}
+	return d.push(ctx, d.pushed)
+}
+
+// rebasing reports whether a rebase is stopped in the worktree.
+func (d *delivery) rebasing() bool {
+	for _, name := range []string{"rebase-merge", "rebase-apply"} {
+		out, err := gitOutput(d.wt.Path, nil, nil, "rev-parse", "--git-path", name)
+		if err != nil {
+			continue
+		}
+		p := strings.TrimSpace(out)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(d.wt.Path, p)
+		}
+		if _, err := os.Stat(p); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// abortRebase undoes a stopped rebase, leaving the branch as it was.
+func (d *delivery) abortRebase(ctx context.Context) {
+	if _, _, err := gitRun(context.WithoutCancel(ctx), d.wt.Path, nil, "rebase", "--abort"); err != nil {
+		d.r.warn(err)
+	}
+}
+
+// unmerged lists the paths with unresolved conflicts.
+func (d *delivery) unmerged(ctx context.Context) ([]string, error) {
+	out, _, err := gitRun(ctx, d.wt.Path, nil, "diff", "--name-only", "--diff-filter=U", "-z")
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, p := range strings.Split(out, "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	return paths, nil
+}
+
+// withMarkers lists the paths under dir that still hold a conflict marker.
+func withMarkers(dir string, paths []string) []string {
+	var left []string
+	for _, p := range paths {
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		if err != nil {
+			// Deleted: resolved by removing it.
+			continue
+		}
+		for line := range strings.Lines(string(b)) {
+			if strings.HasPrefix(line, "<<<<<<< ") || strings.HasPrefix(line, ">>>>>>> ") {
+				left = append(left, p)
+				break
+			}
+		}
+	}
+	return left
+}
+
+// quoteAll lists names, quoted.
+func quoteAll(names []string) string {
+	q := make([]string, 0, len(names))
+	for _, n := range names {
+		q = append(q, fmt.Sprintf("%q", n))
+	}
+	return strings.Join(q, ", ")
+}
+
+// commitLeft commits what the repair session left uncommitted, with the
+// run's trailers.
+func (d *delivery) commitLeft(ctx context.Context, subject string) error {
+	dir := d.wt.Path
+	if _, _, err := gitRun(ctx, dir, nil, "add", "--all", "--", ".", ":(exclude)"+ir.RunsInRepo); err != nil {
+		return err
+	}
+	// diff --cached --quiet exits 1 when something is staged.
+	if _, code, err := gitRun(ctx, dir, nil, "diff", "--cached", "--quiet"); err == nil {
+		return nil
+	} else if code != 1 {
+		return err
+	}
+	trailers := fmt.Sprintf("Cairn-Run: %s\nCairn-Step: %s", d.r.folder.Name(), d.sc.Step.Name)
+	_, _, err := gitRun(ctx, dir, nil, "commit", "--quiet", "--no-verify", "-m", subject, "-m", trailers)
+	return err
+}
+
+// session runs repair session d.rounds with data (its checks or
+// conflicts; the rest is filled in here) on the plan's repair harness, in
+// the step's worktree, and returns the first line of its final message.
+// Each session has its own trace, traces/STEP.repair-N.jsonl.
+func (d *delivery) session(ctx context.Context, data templates.RepairData) (string, error) {
+	fail := func(err error) (string, error) {
+		return "", fmt.Errorf("repair session %d: %w", d.rounds, err)
+	}
+	a := d.r.o.Plan.Repair
+	if a == nil {
+		// A plan made before plans carried it: the default harness,
+		// its own model.
+		a = &ir.PlanAction{Kind: ir.Session, Harness: &ir.Setting{Value: config.DefaultHarness, Source: ir.FromDefault},
+			Skill: &ir.PlanSkill{Name: "cairn-repair", Path: "builtin:repair", Source: ir.SkillBuiltin}}
+	}
+	if a.Harness == nil || a.Skill == nil {
+		return fail(errors.New("the plan names no harness or skill for it"))
+	}
+	h, ok := d.r.o.Harnesses.Lookup(a.Harness.Value)
+	if !ok {
+		return fail(fmt.Errorf("unknown harness %q", a.Harness.Value))
+	}
+	skill, err := skillPath(d.r.o.Home, d.wt, a.Skill)
+	if err != nil {
+		return fail(err)
+	}
+	data.Process, data.Step = processOf(d.sc), d.sc.Step.Name
+	data.PullRequest, data.Branch, data.Base = d.pr.URL, d.branch, d.base
+	data.Round, data.Rounds = d.rounds, d.cap
+	data.WorktreePath, data.Skill, data.SkillPath = d.wt.Path, a.Skill.Name, skill
+	data.IssueURL, data.Limit = d.r.issue.URL, checkLogLimit
+	if f := filepath.Join(d.wt.Path, IssueFile); fileExists(f) {
+		data.IssueFile = f
+	}
+	prompt, err := templates.RepairPrompt(data)
+	if err != nil {
+		return fail(err)
+	}
+	if err := WaitResources(ctx, d.r.o.Config.Resources, func(msg string) { d.note("%s", msg) }); err != nil {
+		return fail(err)
+	}
+	sc := *d.sc
+	sc.TraceFile = filepath.Join(d.sc.RunDir, TracesDir, fmt.Sprintf("%s.repair-%d.jsonl", d.sc.Step.Name, d.rounds))
+	res := runPrompt(ctx, &sc, h, actionInvocation(a, prompt))
+	if res.Trace != "" {
+		d.trace = res.Trace
+	}
+	if res.Failed {
+		return fail(errors.New(res.Cause))
+	}
+	msg := firstLine(res.Result)
+	if msg == "" {
+		msg = "(no final message)"
+	}
+	return msg, nil
+}

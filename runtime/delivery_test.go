@@ -1,0 +1,370 @@
+package runtime
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/fakegh"
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// fixerScript is the agent of the delivery tests' repair sessions, a
+// custom harness: session N keeps its prompt as $FIXER_DIR/prompt.N, runs
+// $FIXER_DIR/do.N (when there is one) in the worktree, and answers "fixed
+// in round N".
+const fixerScript = `#!/bin/bash
+n=1
+while [ -e "$FIXER_DIR/prompt.$n" ]; do n=$((n + 1)); done
+cat >"$FIXER_DIR/prompt.$n"
+if [ -f "$FIXER_DIR/do.$n" ]; then . "$FIXER_DIR/do.$n"; fi
+echo "fixed in round $n"
+`
+
+// deliveryFixture is a run on issue 42 whose issue-branch worktree "fix"
+// holds one commit over main, with the fake gh serving its pull requests
+// and the fixer as the repair sessions' harness.
+type deliveryFixture struct {
+	*ghFixture
+	r     *run
+	sc    *StepContext
+	wt    Worktree
+	fixer string
+	prog  strings.Builder
+}
+
+func newDeliveryFixture(t *testing.T, checks []fakegh.CheckSpec, limits ir.PlanLimits) *deliveryFixture {
+	t.Helper()
+	t.Setenv(EnvPollInterval, "5ms")
+	f := &deliveryFixture{ghFixture: newGHFixture(t)}
+	// The fake gh is this test binary: under -race, it would sleep a
+	// second at each exit.
+	f.env = append(f.env, "GORACE=atexit_sleep_ms=0")
+	f.writeIssue(t, fakegh.Issue{Number: 42, Title: "Fix the parser", Body: "It crashes.", Author: "alice", CreatedAt: at(0)})
+	if err := fakegh.SetOrigin(f.state, f.origin); err != nil {
+		t.Fatal(err)
+	}
+	if err := fakegh.WriteChecks(f.state, checks); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	f.fixer = filepath.Join(dir, "fixer")
+	if err := os.Mkdir(f.fixer, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "fixer.sh")
+	if err := os.WriteFile(script, []byte(fixerScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg, diags := config.Read("config.toml", []byte("[harnesses.fixer]\ncommand = ["+strconv.Quote(script)+"]\n"))
+	if len(diags) > 0 {
+		t.Fatalf("config: %v", diags)
+	}
+
+	const branch = "cairn/42-fix-the-parser"
+	f.wt = Worktree{Name: "fix", Kind: ir.IssueBranch, Path: filepath.Join(dir, "wt"), Branch: branch}
+	wtGit(t, f.root, "worktree", "add", "-q", "-b", branch, f.wt.Path, "main")
+	f.wt.Base = wtGit(t, f.root, "rev-parse", "main")
+	wtWrite(t, filepath.Join(f.wt.Path, "src", "parse.go"), "package main\n\nfunc parse() {}\n")
+	wtGit(t, f.wt.Path, "add", "-A")
+	wtGit(t, f.wt.Path, "commit", "-q", "-m", "Fix the parser")
+
+	is, err := OpenIssue(context.Background(), f.root, "42", nil, f.env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := is.WriteFile(f.wt.Path); err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(dir, "home")
+	folder, err := NewFolder(RunsDir(home), "fix", time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { folder.Close() })
+	plan := &ir.Plan{
+		Process:   "fix",
+		Limits:    limits,
+		Worktrees: []ir.PlanWorktree{{Name: "fix", Kind: ir.IssueBranch, Base: "main", Branch: branch}},
+		Repair: &ir.PlanAction{Kind: ir.Session,
+			Skill:    &ir.PlanSkill{Name: "cairn-repair", Path: "builtin:repair", Source: ir.SkillBuiltin},
+			Harness:  &ir.Setting{Value: "fixer", Source: ir.FromConfig},
+			MaxTurns: &ir.IntSetting{Value: ir.DefaultMaxTurns, Source: ir.FromDefault}},
+	}
+	f.r = &run{
+		o:      Options{Home: home, Config: cfg, Harnesses: harness.NewRegistry(cfg), Plan: plan},
+		folder: folder,
+		issue:  is,
+		index:  map[string]int{},
+		wrote:  map[string]bool{},
+	}
+	f.r.prog = newProgress(&f.prog, false)
+	f.sc = f.stepContext("deliver")
+	return f
+}
+
+// stepContext is the context of step name in the fixture's worktree.
+func (f *deliveryFixture) stepContext(name string) *StepContext {
+	sc := &StepContext{
+		RunDir:       f.r.folder.Dir,
+		ResultFile:   filepath.Join(f.r.folder.Dir, ResultsDir, name+".md"),
+		TraceFile:    filepath.Join(f.r.folder.Dir, TracesDir, name+".jsonl"),
+		Step:         &ir.PlanStep{Name: name, Worktree: "fix"},
+		Worktree:     f.wt.Path,
+		WorktreeKind: ir.IssueBranch,
+		IssueURL:     f.r.issue.URL,
+	}
+	sc.Env = StepEnv(f.env, sc, filepath.Join(f.r.folder.Dir, ResultsDir), []ir.PlanEnv{{Name: "FIXER_DIR", Value: f.fixer}})
+	return sc
+}
+
+// do makes repair session n run script in the worktree.
+func (f *deliveryFixture) do(t *testing.T, n int, script string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(f.fixer, "do."+strconv.Itoa(n)), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// prompts are the prompts of the repair sessions, in order.
+func (f *deliveryFixture) prompts(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for n := 1; ; n++ {
+		b, err := os.ReadFile(filepath.Join(f.fixer, "prompt."+strconv.Itoa(n)))
+		if os.IsNotExist(err) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(b))
+	}
+}
+
+// pull is pull request n of the fake's state.
+func (f *deliveryFixture) pull(t *testing.T, n int) *fakegh.PullRequest {
+	t.Helper()
+	pr, err := fakegh.ReadPullRequest(f.state, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pr
+}
+
+// deliver runs the delivery action.
+func (f *deliveryFixture) deliver() ActionResult {
+	return f.r.catalogue(context.Background(), f.sc, f.wt, &ir.PlanAction{Kind: ir.Catalogue, Catalogue: ir.Delivery})
+}
+
+// limits are the tests' limits: repair cap n, a self-merge allowed, no
+// merge asked.
+func limits(n int) ir.PlanLimits {
+	return ir.PlanLimits{RepairCap: ir.IntSetting{Value: n, Source: ir.FromConfig}, SelfMerge: true,
+		Merge: ir.Setting{Value: "false", Source: ir.FromDefault}, ProtectedPaths: []string{}}
+}
+
+const prURL = "https://github.com/acme/widgets/pull/43"
+
+func TestDeliveryReadyWhenChecksPass(t *testing.T) {
+	f := newDeliveryFixture(t, []fakegh.CheckSpec{{Name: "test", Pending: 1}, {Name: "lint"}}, limits(3))
+	res := f.deliver()
+	if res.Failed {
+		t.Fatalf("delivery failed: %s\n%s", res.Cause, f.prog.String())
+	}
+	if !strings.HasPrefix(res.Result, "Pull request: "+prURL+"\n") || !strings.Contains(res.Result, "Ready for review: all 2 checks pass.") {
+		t.Errorf("result:\n%s", res.Result)
+	}
+	pr := f.pull(t, 43)
+	if pr.State != "OPEN" || pr.IsDraft || pr.Head != "cairn/42-fix-the-parser" || pr.Base != "main" || pr.Title != "Fix the parser" ||
+		!strings.HasPrefix(pr.Body, "Closes #42.\n") || !strings.Contains(pr.Body, f.r.folder.Name()) {
+		t.Errorf("pull request = %+v", pr)
+	}
+	if got := f.r.pullRequestURL(); got != prURL {
+		t.Errorf("the run's pull request = %q, want %q", got, prURL)
+	}
+	if head, pushed := wtGit(t, f.wt.Path, "rev-parse", "HEAD"), wtGit(t, f.origin, "rev-parse", "refs/heads/cairn/42-fix-the-parser"); head != pushed {
+		t.Errorf("origin's branch is at %s, the worktree at %s", pushed, head)
+	}
+	if p := f.prompts(t); len(p) != 0 {
+		t.Errorf("%d repair sessions ran for green checks", len(p))
+	}
+	calls := strings.Join(f.calls(t), "\n")
+	for _, want := range []string{
+		"pr list --repo github.com/acme/widgets --head cairn/42-fix-the-parser --state open --json",
+		"pr create --repo github.com/acme/widgets --head cairn/42-fix-the-parser --base main --title Fix the parser --body Closes #42.",
+		"pr ready 43 --repo github.com/acme/widgets",
+	} {
+		if !strings.Contains(calls, want) {
+			t.Errorf("gh was not called with %q; calls:\n%s", want, calls)
+		}
+	}
+	if strings.Contains(calls, "pr comment") || strings.Contains(calls, "issue comment") {
+		t.Errorf("cairn commented:\n%s", calls)
+	}
+	if !strings.Contains(f.prog.String(), "deliver: pull request "+prURL+" is ready for review") {
+		t.Errorf("progress:\n%s", f.prog.String())
+	}
+
+	// Delivered again, the same pull request is updated, not opened twice.
+	if res := f.deliver(); res.Failed {
+		t.Fatalf("second delivery failed: %s", res.Cause)
+	}
+	if prs, _ := fakegh.PullRequests(f.state); len(prs) != 1 {
+		t.Errorf("%d pull requests after two deliveries, want 1", len(prs))
+	}
+	if !strings.Contains(strings.Join(f.calls(t), "\n"), "pr edit 43 --repo github.com/acme/widgets --title Fix the parser --body Closes #42.") {
+		t.Errorf("the second delivery did not update pull request 43")
+	}
+}
+
+func TestDeliveryRepairsARedCheckInTwoRounds(t *testing.T) {
+	f := newDeliveryFixture(t, []fakegh.CheckSpec{
+		{Name: "test", Workflow: "CI", Fails: 2, Log: "--- FAIL: TestParseEmpty\nparse_test.go:9: index out of range"},
+		{Name: "lint"},
+	}, limits(3))
+	// The first session commits its fix itself; the second leaves it for
+	// cairn to commit.
+	f.do(t, 1, "echo one >> src/parse.go && git add -A && git commit -q -m 'Fix the empty case'\n")
+	f.do(t, 2, "echo two >> src/parse.go\n")
+	res := f.deliver()
+	if res.Failed {
+		t.Fatalf("delivery failed: %s\n%s", res.Cause, f.prog.String())
+	}
+	if !strings.Contains(res.Result, "after 2 repair sessions") || !strings.Contains(res.Result, `Repair 2: checks "test": fixed in round 2`) {
+		t.Errorf("result:\n%s", res.Result)
+	}
+	prompts := f.prompts(t)
+	if len(prompts) != 2 {
+		t.Fatalf("%d repair sessions, want 2", len(prompts))
+	}
+	for i, p := range prompts {
+		for _, want := range []string{
+			"### `test`", "parse_test.go:9: index out of range", "--- FAIL: TestParseEmpty",
+			prURL, "This is repair session " + strconv.Itoa(i+1) + " of at most 3.",
+			".cairn/skills/cairn-repair/SKILL.md", ".cairn-issue.md",
+		} {
+			if !strings.Contains(p, want) {
+				t.Errorf("prompt %d lacks %q:\n%s", i+1, want, p)
+			}
+		}
+		if strings.Contains(p, "`lint`") {
+			t.Errorf("prompt %d names the passing check", i+1)
+		}
+	}
+	log := wtGit(t, f.origin, "log", "--format=%s%n%b", "refs/heads/cairn/42-fix-the-parser")
+	if !strings.HasPrefix(log, "[cairn] Repair: test\nCairn-Run: "+f.r.folder.Name()+"\nCairn-Step: deliver\n") || !strings.Contains(log, "Fix the empty case") {
+		t.Errorf("origin's branch:\n%s", log)
+	}
+	if pr := f.pull(t, 43); pr.State != "OPEN" || pr.IsDraft {
+		t.Errorf("pull request = %+v, want it open and ready", pr)
+	}
+	if status := wtGit(t, f.wt.Path, "status", "--porcelain"); status != "" {
+		t.Errorf("the worktree is left dirty:\n%s", status)
+	}
+	for _, want := range []string{"deliver: repair 1 of 3: checks \"test\" of pull request " + prURL + " fail", "deliver: repair 2 of 3"} {
+		if !strings.Contains(f.prog.String(), want) {
+			t.Errorf("progress lacks %q:\n%s", want, f.prog.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(f.r.folder.Dir, TracesDir, "deliver.repair-2.jsonl")); err != nil {
+		t.Errorf("the second session's trace: %v", err)
+	}
+}
+
+func TestDeliveryStopsAtTheRepairCap(t *testing.T) {
+	f := newDeliveryFixture(t, []fakegh.CheckSpec{{Name: "test", Fails: 9, Log: "boom"}}, limits(2))
+	f.do(t, 1, "echo one >> src/parse.go\n")
+	f.do(t, 2, "echo two >> src/parse.go\n")
+	res := f.deliver()
+	if !res.Failed {
+		t.Fatalf("delivery succeeded at the repair cap:\n%s", res.Result)
+	}
+	want := `the repair cap (2) is reached and checks "test" still fail; pull request ` + prURL + ` stays open`
+	if res.Cause != want {
+		t.Errorf("cause = %q, want %q", res.Cause, want)
+	}
+	if n := len(f.prompts(t)); n != 2 {
+		t.Errorf("%d repair sessions, want the cap's 2", n)
+	}
+	if pr := f.pull(t, 43); pr.State != "OPEN" || !pr.IsDraft {
+		t.Errorf("pull request = %+v, want it open, still a draft", pr)
+	}
+	if got := f.r.pullRequestURL(); got != prURL {
+		t.Errorf("the run's pull request = %q", got)
+	}
+}
+
+func TestDeliveryRepairCapZero(t *testing.T) {
+	f := newDeliveryFixture(t, []fakegh.CheckSpec{{Name: "test", Fails: 1}}, limits(0))
+	res := f.deliver()
+	if !res.Failed || !strings.Contains(res.Cause, "the repair cap (0) is reached") {
+		t.Fatalf("delivery = %+v", res)
+	}
+	if n := len(f.prompts(t)); n != 0 {
+		t.Errorf("%d repair sessions with a cap of 0", n)
+	}
+}
+
+func TestDeliveryRebasesAConflict(t *testing.T) {
+	f := newDeliveryFixture(t, []fakegh.CheckSpec{{Name: "test"}}, limits(3))
+	// The branch and main both change README.md.
+	wtWrite(t, filepath.Join(f.wt.Path, "README.md"), "hello from the branch\n")
+	wtGit(t, f.wt.Path, "commit", "-q", "-am", "Branch README")
+	// An earlier delivery pushed the branch as it was.
+	wtGit(t, f.wt.Path, "push", "-q", "origin", "cairn/42-fix-the-parser")
+	wtWrite(t, filepath.Join(f.root, "README.md"), "hello from main\n")
+	wtGit(t, f.root, "commit", "-q", "-am", "Main README")
+	wtGit(t, f.root, "push", "-q", "origin", "main")
+	f.do(t, 1, "printf 'hello from main and the branch\\n' > README.md && git add README.md\n")
+
+	res := f.deliver()
+	if res.Failed {
+		t.Fatalf("delivery failed: %s\n%s", res.Cause, f.prog.String())
+	}
+	prompts := f.prompts(t)
+	if len(prompts) != 1 {
+		t.Fatalf("%d repair sessions, want 1", len(prompts))
+	}
+	for _, want := range []string{"rebasing `cairn/42-fix-the-parser` onto `origin/main`", "- `README.md`", "do not run `git rebase --continue`"} {
+		if !strings.Contains(prompts[0], want) {
+			t.Errorf("prompt lacks %q:\n%s", want, prompts[0])
+		}
+	}
+	branch := "refs/heads/cairn/42-fix-the-parser"
+	mainHead := wtGit(t, f.origin, "rev-parse", "refs/heads/main")
+	wtGit(t, f.origin, "merge-base", "--is-ancestor", mainHead, branch)
+	if got := wtGit(t, f.origin, "show", branch+":README.md"); got != "hello from main and the branch" {
+		t.Errorf("README.md on origin's branch = %q", got)
+	}
+	if pr := f.pull(t, 43); pr.IsDraft || pr.State != "OPEN" {
+		t.Errorf("pull request = %+v", pr)
+	}
+	if !strings.Contains(f.prog.String(), `the rebase onto origin/main stopped on conflicts in "README.md"`) {
+		t.Errorf("progress:\n%s", f.prog.String())
+	}
+}
+
+func TestDeliveryRefusals(t *testing.T) {
+	f := newDeliveryFixture(t, []fakegh.CheckSpec{{Name: "test"}}, limits(3))
+	throwaway := f.wt
+	throwaway.Kind = ir.Throwaway
+	res := f.r.catalogue(context.Background(), f.sc, throwaway, &ir.PlanAction{Kind: ir.Catalogue, Catalogue: ir.Delivery})
+	if !res.Failed || res.Cause != `delivery works on an issue-branch worktree, and worktree "fix" is a throwaway worktree` {
+		t.Errorf("delivery in a throwaway = %+v", res)
+	}
+	wtWrite(t, filepath.Join(f.wt.Path, "loose.txt"), "not committed\n")
+	res = f.deliver()
+	if !res.Failed || !strings.Contains(res.Cause, `worktree "fix" has uncommitted changes`) {
+		t.Errorf("delivery of a dirty worktree = %+v", res)
+	}
+	if prs, _ := fakegh.PullRequests(f.state); len(prs) != 0 {
+		t.Errorf("a refused delivery opened %d pull requests", len(prs))
+	}
+}

@@ -1,0 +1,91 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// releaseTimeout bounds the release of a Claim at a run's end, which runs
+// even when the run was interrupted.
+const releaseTimeout = 30 * time.Second
+
+// openIssue reads the issue o's plan names through gh (§7.8), with the
+// config's trusted accounts, and returns it with a copy of the plan whose
+// issue-branch worktrees name their branch: one of the issue's that
+// exists, else cairn/NUMBER-slug.
+func openIssue(ctx context.Context, o Options) (*Issue, *ir.Plan, error) {
+	is, err := OpenIssue(ctx, o.Repo.Root, o.Plan.Issue, ir.Values(o.Config.Trusted), os.Environ())
+	if err != nil {
+		return nil, nil, err
+	}
+	plan := *o.Plan
+	plan.Worktrees = append([]ir.PlanWorktree(nil), o.Plan.Worktrees...)
+	for i := range plan.Worktrees {
+		if plan.Worktrees[i].Kind != ir.IssueBranch {
+			continue
+		}
+		branch, err := is.Branch(o.Repo.Root)
+		if err != nil {
+			return nil, nil, fmt.Errorf("issue %s: name its branch: %w", is, err)
+		}
+		plan.Worktrees[i].Branch = branch
+	}
+	return is, &plan, nil
+}
+
+// takeClaim takes the Claim on the run's issue (§7.8), when it has one and
+// an issue-branch worktree: a run of another live cairn holding it refuses
+// this one, and says whose it is.
+func (r *run) takeClaim(ctx context.Context) error {
+	if r.issue == nil || !hasIssueBranch(r.o.Plan) {
+		return nil
+	}
+	host, _ := os.Hostname()
+	holder := Holder{Host: host, Run: r.folder.Name(), PID: os.Getpid(), Folder: r.folder.Dir}
+	claim, err := TakeClaim(ctx, r.o.Repo.Root, r.issue.Number, holder, r.o.Flags.TakeOver)
+	if err != nil {
+		return err
+	}
+	r.claim = claim
+	return nil
+}
+
+// hasIssueBranch reports whether p has an issue-branch worktree.
+func hasIssueBranch(p *ir.Plan) bool {
+	for _, w := range p.Worktrees {
+		if w.Kind == ir.IssueBranch {
+			return true
+		}
+	}
+	return false
+}
+
+// writeIssue writes the issue's file, with the trusted accounts' comments
+// only, into every worktree of the run.
+func (r *run) writeIssue() error {
+	if r.issue == nil {
+		return nil
+	}
+	for _, wt := range r.wts.All() {
+		if _, err := r.issue.WriteFile(wt.Path); err != nil {
+			return fmt.Errorf("issue %s: write it into worktree %q: %w", r.issue, wt.Name, err)
+		}
+	}
+	return nil
+}
+
+// releaseClaim releases the run's Claim at its end, whatever happened,
+// with a context of its own: an interrupted run lets go of its issue too.
+func (r *run) releaseClaim() {
+	if r.claim == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	defer cancel()
+	r.warn(r.claim.Release(ctx))
+	r.claim = nil
+}
