@@ -126,6 +126,13 @@ func Resolve(p *ir.Process, env *Env) *Resolution {
 		sr.Actions = make([]*SessionResolution, len(s.Actions))
 		for j := range s.Actions {
 			a := &s.Actions[j]
+			if a.Kind == ir.Catalogue && a.Catalogue.Value == ir.Delivery {
+				// A delivery's repair sessions run on the default
+				// harness, which must start too.
+				h := r.defaultHarness()
+				adapter, _ := r.reg.Lookup(h.Value)
+				r.use(h, adapter, i, s.Header)
+			}
 			if a.Kind != ir.Session {
 				continue
 			}

@@ -38,7 +38,10 @@ func StepDiff(dir, baseline string, limit int) (diff string, cut bool, err error
 		_ = copyFile(strings.TrimSpace(own), index)
 	}
 	env := []string{"GIT_INDEX_FILE=" + index}
-	if _, err := gitOutput(dir, env, nil, append([]string{"add", "--all", "--", "."}, cairnPaths...)...); err != nil {
+	// Only the folder is left out here: naming a file git ignores (as the
+	// issue file is, once cairn wrote it) makes git add fail; the diff
+	// below leaves out every path of cairn's.
+	if _, err := gitOutput(dir, env, nil, "add", "--all", "--", ".", cairnPaths[0]); err != nil {
 		return "", false, err
 	}
 	base := baseline

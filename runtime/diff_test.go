@@ -126,3 +126,23 @@ func TestStepDiffNoCommits(t *testing.T) {
 		t.Error("StepDiff wrote the repository's index")
 	}
 }
+
+// TestStepDiffIssueFile holds that the issue file cairn writes (and git
+// ignores) neither breaks the diff nor shows in it.
+func TestStepDiffIssueFile(t *testing.T) {
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	gitIn(t, dir, "commit", "-q", "--allow-empty", "-m", "init")
+	if err := ExcludeCairnFiles(dir); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, ".cairn-issue.md"), "# Issue #42\n")
+	writeFile(t, filepath.Join(dir, "fix.txt"), "fixed\n")
+	diff, _, err := StepDiff(dir, gitIn(t, dir, "rev-parse", "HEAD"), MaxDiff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(diff, "+++ b/fix.txt\n") || strings.Contains(diff, "cairn-issue") {
+		t.Errorf("StepDiff with the issue file = %q; want fix.txt only", diff)
+	}
+}

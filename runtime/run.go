@@ -625,6 +625,11 @@ func (r *run) work(ctx context.Context, sc *StepContext, wt Worktree, sr *StepRe
 			sr.Actions[j].ExitCode, sr.Actions[j].Cause = res.ExitCode, res.Cause
 		}
 		e.result, e.wrote, e.exitCode = res.Result, true, res.ExitCode
+		if res.Cause != "" {
+			// A succeeded action may say why it did less (a held
+			// self-merge): the step's log line keeps it.
+			e.cause = res.Cause
+		}
 		if res.Trace != "" {
 			e.trace = res.Trace
 		}
