@@ -15,7 +15,7 @@ var catalogues = []string{ir.Delivery, ir.SelfMerge, ir.RunPublishedIssue}
 
 // ruleMisplacedKey refuses a key on a step kind that cannot use it: session
 // settings on a command or catalogue step, a child process off
-// run-published-issue, a severity or model in a precheck phase. A judge model
+// run-published-issue, a severity or model in a precheck or run phase. A judge model
 // with no instructions to judge is only a warning.
 var ruleMisplacedKey = &Rule{
 	ID:       RuleMisplacedKey,
@@ -34,13 +34,22 @@ var ruleMisplacedKey = &Rule{
 					misplacedOnAction(pass, p, i, a)
 				}
 			}
-			if ph := s.Precheck; ph != nil {
+			for _, ph := range []struct {
+				phase *ir.Phase
+				why   string
+			}{
+				{s.Precheck, "a precheck phase (%s); a precheck's shells skip or fail the step by their exit code"},
+				{s.Run, "the run phase (%s); severity and a judge's model belong to the validate phase"},
+			} {
+				if ph.phase == nil {
+					continue
+				}
 				for _, k := range []struct {
 					name string
 					f    ir.Field[string]
-				}{{"severity", ph.Severity}, {"model", ph.Model}} {
+				}{{"severity", ph.phase.Severity}, {"model", ph.phase.Model}} {
 					if k.f.Set && !k.f.Bad {
-						pass.Report(keyRange(k.f), "%q does not apply to a precheck phase (%s); a precheck's shells skip or fail the step by their exit code", k.name, stepRef(p, i))
+						pass.Report(keyRange(k.f), "%q does not apply to "+ph.why, k.name, stepRef(p, i))
 					}
 				}
 			}

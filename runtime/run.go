@@ -491,13 +491,17 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr S
 		if r.issue != nil {
 			sc.IssueURL, sc.Guard = r.issue.URL, r.issue.CheckEdits
 		}
-		sc.Baseline = sr.Baseline
-		if sc.Baseline == "" || wt.Kind == ir.Throwaway {
-			// A throwaway starts again from its base: what an earlier
-			// attempt did there is uncommitted again.
-			sc.Baseline = headOf(wt.Path)
+		if hasJudge(st) {
+			// Only a judge reads the step's diff since its baseline;
+			// finding it costs a git call, too much for every step.
+			sc.Baseline = sr.Baseline
+			if sc.Baseline == "" || wt.Kind == ir.Throwaway {
+				// A throwaway starts again from its base: what an
+				// earlier attempt did there is uncommitted again.
+				sc.Baseline = headOf(wt.Path)
+			}
+			sr.Baseline = sc.Baseline
 		}
-		sr.Baseline = sc.Baseline
 		sc.Env = StepEnv(r.base, sc, filepath.Join(r.folder.Dir, ResultsDir), st.Env)
 		e = r.execute(ctx, sc, wt, &sr)
 	}
@@ -663,6 +667,11 @@ func (r *run) settle(ctx context.Context, sc *StepContext, wt Worktree, sr *Step
 	}
 	sr.GitRef = ref
 	return nil
+}
+
+// hasJudge reports whether st's validate phase has instructions for a judge.
+func hasJudge(st *ir.PlanStep) bool {
+	return st.Validate != nil && len(st.Validate.Instructions) > 0
 }
 
 // hasSession reports whether st runs an agent session.

@@ -390,6 +390,10 @@ func Show(dir string) (*templates.RunShow, error) {
 			Result: inRunFolder(dir, step.Result),
 			Trace:  inRunFolder(dir, step.Trace),
 		})
+		for _, c := range step.Children {
+			last := &s.Steps[len(s.Steps)-1]
+			last.Children = append(last.Children, inRunFolder(dir, c))
+		}
 	}
 	return s, nil
 }

@@ -204,6 +204,9 @@ type ShownStep struct {
 	Line   string
 	Result string
 	Trace  string
+	// Children are the folders of the child runs the step started
+	// (run-published-issue).
+	Children []string
 }
 
 // WriteText writes the run for a human: its facts, then each step's log
@@ -242,6 +245,9 @@ func (s *RunShow) WriteText(w io.Writer, st Style) error {
 		}
 		if step.Trace != "" {
 			b.WriteString("    trace   " + step.Trace + "\n")
+		}
+		for _, c := range step.Children {
+			b.WriteString("    child   " + c + "\n")
 		}
 	}
 	_, err := io.WriteString(w, b.String())
