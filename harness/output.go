@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -327,8 +328,12 @@ func exitCause(o Output) string {
 
 // oneLine folds s onto one line and clips it to maxCause characters.
 func oneLine(s string) string {
-	return clip(strings.Join(strings.Fields(s), " "))
+	return clip(strings.Join(strings.Fields(ansiEscape.ReplaceAllString(s, "")), " "))
 }
+
+// ansiEscape matches the terminal colour and style sequences some CLIs
+// print even into a pipe; a cause is plain text.
+var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
 
 // clip shortens s to maxCause characters, marking the cut.
 func clip(s string) string {

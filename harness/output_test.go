@@ -308,3 +308,12 @@ func TestFinal(t *testing.T) {
 		})
 	}
 }
+
+// TestCauseWithoutEscapes holds that a cause drops the colour codes a CLI
+// printed into its pipe (opencode's "Error: Session not found").
+func TestCauseWithoutEscapes(t *testing.T) {
+	o := Output{Stderr: []byte("\x1b[91m\x1b[1mError: \x1b[0mSession not found\n"), ExitCode: 1}
+	if got, want := exitCause(o), "exit status 1: Error: Session not found"; got != want {
+		t.Errorf("exitCause = %q, want %q", got, want)
+	}
+}

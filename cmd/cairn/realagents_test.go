@@ -71,12 +71,20 @@ func TestRealAgents(t *testing.T) {
 
 	for _, tc := range []struct {
 		harness, model, effort string
+		// resume is a session to resume, as a review retry does.
+		resume string
 	}{
-		{"claude", "sonnet", "high"},
-		{"gemini", "gemini-2.5-pro", ""},
-		{"opencode", "anthropic/claude-sonnet-4-5", "high"},
+		{"claude", "sonnet", "high", ""},
+		{"claude", "sonnet", "high", "5ce51378-5456-4068-a083-5c62d20aebc2"},
+		{"gemini", "gemini-2.5-pro", "", ""},
+		{"opencode", "anthropic/claude-sonnet-4-5", "high", ""},
+		{"opencode", "anthropic/claude-sonnet-4-5", "high", "ses_0123456789abcdefABCDEFGHIJ"},
 	} {
-		t.Run(tc.harness, func(t *testing.T) {
+		name := tc.harness
+		if tc.resume != "" {
+			name += "-resume"
+		}
+		t.Run(name, func(t *testing.T) {
 			repo := t.TempDir()
 			if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
 				t.Fatalf("git init: %v\n%s", err, out)
@@ -87,6 +95,7 @@ func TestRealAgents(t *testing.T) {
 				Model:      tc.model,
 				Effort:     tc.effort,
 				MaxTurns:   3,
+				Resume:     tc.resume,
 				Worktree:   repo,
 				OutputFile: filepath.Join(t.TempDir(), "last-message.md"),
 			}
