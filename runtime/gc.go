@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/check"
@@ -105,7 +106,7 @@ func GC(home, repoRoot string, now time.Time, dryRun bool) (GCReport, error) {
 		}
 		deleted, err := deleteRun(home, r.Name, r.Dir, r.Record.Repo)
 		switch {
-		case err != nil:
+		case err != nil && !deleted:
 			run.Err = err
 			errs = append(errs, err)
 			report.Kept = append(report.Kept, run)
@@ -113,6 +114,10 @@ func GC(home, repoRoot string, now time.Time, dryRun bool) (GCReport, error) {
 			run.Reason = KeptRunning
 			report.Kept = append(report.Kept, run)
 		default:
+			// Its folder is gone; an error is about what it left.
+			if err != nil {
+				errs = append(errs, err)
+			}
 			report.Deleted = append(report.Deleted, run)
 			if inRepo != "" && filepath.Dir(r.Dir) == inRepo {
 				removed = append(removed, r.Dir)
@@ -206,8 +211,11 @@ func deleteRun(home, name, dir, repo string) (deleted bool, err error) {
 }
 
 // pruneWorktrees removes home/worktrees/NAME, what a crashed run left of its
-// throwaway worktrees, and has the repository whose git common dir is repo
-// forget them. A repository that is gone has nothing to forget.
+// throwaway worktrees and the issue-branch worktrees its run kept, and has
+// the repository whose git common dir is repo forget them. A worktree on a
+// branch with uncommitted work is left in place, with an error that says
+// so: its work is the user's. A repository that is gone has nothing to
+// forget.
 func pruneWorktrees(home, name, repo string) error {
 	if !validRunName(name) {
 		return nil
@@ -216,11 +224,32 @@ func pruneWorktrees(home, name, repo string) error {
 	if _, err := os.Lstat(wtDir); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	if err := os.RemoveAll(wtDir); err != nil {
+	entries, err := os.ReadDir(wtDir)
+	if err != nil {
 		return fmt.Errorf("remove the worktrees of run %q: %w", name, err)
 	}
+	var kept []error
+	for _, e := range entries {
+		path := filepath.Join(wtDir, e.Name())
+		// An issue branch's worktree the run kept may hold work not yet
+		// committed: that is the user's, and stays.
+		if branch, err := gitOutput(path, nil, nil, "symbolic-ref", "-q", "--short", "HEAD"); err == nil {
+			if out, err := gitOutput(path, nil, nil, "status", "--porcelain"); err != nil || strings.TrimSpace(out) != "" {
+				kept = append(kept, fmt.Errorf("left worktree %s of run %q in place: it holds uncommitted work on branch %q", path, name, strings.TrimSpace(branch)))
+				continue
+			}
+		}
+		if err := os.RemoveAll(path); err != nil {
+			return fmt.Errorf("remove the worktrees of run %q: %w", name, err)
+		}
+	}
+	if len(kept) == 0 {
+		if err := os.Remove(wtDir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove the worktrees of run %q: %w", name, err)
+		}
+	}
 	if repo == "" {
-		return nil
+		return errors.Join(kept...)
 	}
 	if info, err := os.Stat(repo); err != nil || !info.IsDir() {
 		return nil
@@ -233,5 +262,5 @@ func pruneWorktrees(home, name, repo string) error {
 	if _, err := gitOutput(repo, nil, nil, "--git-dir="+repo, "worktree", "prune"); err != nil {
 		return fmt.Errorf("prune the worktrees of run %q: %w", name, err)
 	}
-	return nil
+	return errors.Join(kept...)
 }

@@ -269,3 +269,52 @@ func TestGCPrunesWorktrees(t *testing.T) {
 		t.Errorf("git still lists the deleted run's worktree:\n%s", out)
 	}
 }
+
+// A kept issue-branch worktree with uncommitted work survives the gc of its
+// run, and gc says where it is; a clean one goes (its branch stays).
+func TestGCKeepsUncommittedBranchWork(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	home, repo := t.TempDir(), t.TempDir()
+	git := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+home, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git(repo, "init", "-q", "-b", "main")
+	git(repo, "commit", "-q", "--allow-empty", "-m", "init")
+	common, err := filepath.EvalSymlinks(filepath.Join(repo, ".git"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := "fix_2026-01-01T000000Z"
+	dirty := filepath.Join(home, "worktrees", old, "fix")
+	clean := filepath.Join(home, "worktrees", old, "docs")
+	if err := os.MkdirAll(filepath.Dir(dirty), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	git(repo, "worktree", "add", "-q", "-b", "cairn/42-fix", dirty)
+	git(repo, "worktree", "add", "-q", "-b", "cairn/43-docs", clean)
+	if err := os.WriteFile(filepath.Join(dirty, "half-done.txt"), []byte("wip\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gcRun(t, home, old, common, "fix", StatusFailed, days(200), days(200), "")
+	gcRun(t, home, "fix_2026-05-20T000000Z", common, "fix", StatusSucceeded, days(12), days(12), "")
+	r, err := GC(home, "", gcNow, false)
+	if err == nil || !strings.Contains(err.Error(), "uncommitted work on branch \"cairn/42-fix\"") {
+		t.Errorf("GC error = %v; want one naming the worktree kept", err)
+	}
+	if got := names(r.Deleted); !slices.Equal(got, []string{old}) {
+		t.Errorf("deleted %q, want the expired run", got)
+	}
+	if _, err := os.Stat(filepath.Join(dirty, "half-done.txt")); err != nil {
+		t.Errorf("the uncommitted work is gone: %v", err)
+	}
+	if _, err := os.Stat(clean); !os.IsNotExist(err) {
+		t.Errorf("the clean worktree is still there: %v", err)
+	}
+}
