@@ -9,9 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/cairn-dev/cairn/check"
-	"github.com/cairn-dev/cairn/cmd/cairn/internal/workspace"
 	"github.com/cairn-dev/cairn/runtime"
-	"github.com/cairn-dev/cairn/templates"
 )
 
 // resumeCmd is `cairn resume`.
@@ -67,18 +65,7 @@ func (c *resumeCmd) Run(a *app) error {
 
 	f := rec.Flags
 	flags := check.Flags{Harness: f.Harness, Model: f.Model, Effort: f.Effort, Merge: f.Merge, RepairCap: f.RepairCap, Protect: f.Protect}
-	rn, report, err := workspace.PrepareRun(".", rec.File, rec.Issue, flags)
-	if report != nil {
-		style := templates.Style{Color: colorOn(a.stderr)}
-		for _, d := range report.Diagnostics {
-			if err := templates.WriteDiagnostic(a.stderr, d, report.Sources, style); err != nil {
-				return err
-			}
-		}
-	}
-	if errors.Is(err, workspace.ErrRefused) {
-		return fmt.Errorf("check refused %q (%s); nothing was resumed", rec.File, errorCount(report.Diagnostics))
-	}
+	rn, err := prepare(a, rec.File, rec.Issue, flags, "nothing was resumed")
 	if err != nil {
 		return err
 	}

@@ -50,18 +50,7 @@ func (c *runCmd) Run(a *app) error {
 		Harness: c.Harness, Model: c.Model, Effort: c.Effort,
 		Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect,
 	}
-	rn, report, err := workspace.PrepareRun(".", target, issue, flags)
-	if report != nil {
-		style := templates.Style{Color: colorOn(a.stderr)}
-		for _, d := range report.Diagnostics {
-			if err := templates.WriteDiagnostic(a.stderr, d, report.Sources, style); err != nil {
-				return err
-			}
-		}
-	}
-	if errors.Is(err, workspace.ErrRefused) {
-		return &exitError{code: exitFailed, err: fmt.Errorf("check refused %q (%s); nothing ran", target, errorCount(report.Diagnostics))}
-	}
+	rn, err := prepare(a, target, issue, flags, "nothing ran")
 	if err != nil {
 		return err
 	}
@@ -136,6 +125,25 @@ func prepareChild(flags check.Flags) func(process, issue string, w io.Writer) (*
 		}
 		return rn.Plan, rn.Source, nil
 	}
+}
+
+// prepare checks the process target names for a run on issue, as `cairn
+// check` would, and shows the check's diagnostics on stderr. A refused
+// process is an error that ends with what (not) happened, done.
+func prepare(a *app, target, issue string, flags check.Flags, done string) (*workspace.Runnable, error) {
+	rn, report, err := workspace.PrepareRun(".", target, issue, flags)
+	if report != nil {
+		style := templates.Style{Color: colorOn(a.stderr)}
+		for _, d := range report.Diagnostics {
+			if err := templates.WriteDiagnostic(a.stderr, d, report.Sources, style); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if errors.Is(err, workspace.ErrRefused) {
+		return nil, &exitError{code: exitFailed, err: fmt.Errorf("check refused %q (%s); %s", target, errorCount(report.Diagnostics), done)}
+	}
+	return rn, err
 }
 
 // exitOf is the exit code of a run that ended with status (§7.3).
