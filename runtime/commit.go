@@ -170,7 +170,16 @@ func (c *committer) commit(dir, subject, step string, work, folder bool) error {
 	if _, err := gitOutput(dir, nil, nil, "diff", "--cached", "--quiet"); err == nil {
 		return nil
 	}
-	_, err := gitOutput(dir, nil, nil, "commit", "--quiet", "--no-verify", "-m", subject, "-m", c.trailers(step))
+	args := []string{"commit", "--quiet", "--no-verify", "-m", subject, "-m", c.trailers(step)}
+	if !work {
+		// Only the run folder: whatever else is staged in the tree (a
+		// user's, when the run works elsewhere) stays staged.
+		if _, err := gitOutput(dir, nil, nil, "diff", "--cached", "--quiet", "--", c.folder); err == nil {
+			return nil
+		}
+		args = append(args, "--only", "--", c.folder)
+	}
+	_, err := gitOutput(dir, nil, nil, args...)
 	return err
 }
 

@@ -656,7 +656,7 @@ func (r *run) work(ctx context.Context, sc *StepContext, wt Worktree, sr *StepRe
 // uncommitted is committed and sr.GitRef is the commit its work ended at
 // (§7.6). Outside commit mode it does nothing.
 func (r *run) settle(ctx context.Context, sc *StepContext, wt Worktree, sr *StepRecord) error {
-	if r.commits == nil || wt.Path != r.commits.tree || !hasSession(sc.Step) {
+	if r.commits == nil || !r.commitsIn(wt) || !hasSession(sc.Step) {
 		// A step with no agent session commits its work with its
 		// record, in one commit (§7.6).
 		return nil
@@ -672,6 +672,12 @@ func (r *run) settle(ctx context.Context, sc *StepContext, wt Worktree, sr *Step
 // hasJudge reports whether st's validate phase has instructions for a judge.
 func hasJudge(st *ir.PlanStep) bool {
 	return st.Validate != nil && len(st.Validate.Instructions) > 0
+}
+
+// commitsIn reports whether a commit-mode run commits the work of steps in
+// wt (§7.6): the repository's own tree, and issue branches.
+func (r *run) commitsIn(wt Worktree) bool {
+	return wt.Path == r.commits.tree || wt.Kind == ir.IssueBranch
 }
 
 // hasSession reports whether st runs an agent session.
@@ -693,6 +699,22 @@ func (r *run) complete(st *ir.PlanStep, sr *StepRecord) {
 	}
 	wt, ok := r.wts.Get(st.Worktree)
 	inTree := ok && wt.Path == r.commits.tree
+	if ok && !inTree && r.commitsIn(wt) {
+		// An issue branch: the step's work ends in a commit of its own
+		// there, and the record's in the repository's tree.
+		ref, err := r.commits.saveWork(wt.Path, st.Name)
+		if err != nil {
+			r.warn(err)
+		} else if sr.GitRef == "" {
+			sr.GitRef = ref
+			i := r.index[sr.Name]
+			r.warn(r.folder.Update(func(rec *Record) {
+				if i < len(rec.Steps) {
+					rec.Steps[i].GitRef = ref
+				}
+			}))
+		}
+	}
 	r.warn(r.folder.Flush())
 	if err := r.commits.completeStep(st.Name, sr.Outcome, inTree); err != nil {
 		r.warn(err)

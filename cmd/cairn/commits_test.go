@@ -19,7 +19,7 @@ func init() {
 // that holds a commit-mode run folder, and fails unless each one's run.json
 // agrees with its tree (§7.6: rewinding to any commit gives a consistent
 // state): the record parses; every step's git_ref is that commit or one of
-// its ancestors; every step with a result names a file the commit holds;
+// its ancestors (a commit of the issue's branch, for a step there); every step with a result names a file the commit holds;
 // no step that has not started has a result; and the last commit of a run
 // records it ended.
 func consistentCommits(ts *testscript.TestScript, neg bool, args []string) {
@@ -65,8 +65,17 @@ func consistentCommits(ts *testscript.TestScript, neg bool, args []string) {
 		if last && rec.Status == runtime.StatusRunning {
 			ts.Fatalf("commit %.7s: the run's last commit says it is still running", h.commit)
 		}
+		kinds := map[string]string{}
+		for _, w := range rec.Worktrees {
+			kinds[w.Name] = w.Kind
+		}
 		for _, s := range rec.Steps {
-			if s.GitRef != "" {
+			if s.GitRef != "" && kinds[s.Worktree] == "issue-branch" {
+				// Its work is on the issue's branch.
+				if _, err := git("cat-file", "-e", s.GitRef+"^{commit}"); err != nil {
+					ts.Fatalf("commit %.7s: step %q's git_ref %.7s is no commit", h.commit, s.Name, s.GitRef)
+				}
+			} else if s.GitRef != "" {
 				if _, err := git("merge-base", "--is-ancestor", s.GitRef, h.commit); err != nil {
 					ts.Fatalf("commit %.7s: step %q's git_ref %.7s is not in its history", h.commit, s.Name, s.GitRef)
 				}
