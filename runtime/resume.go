@@ -110,17 +110,24 @@ func salvage(home string, repo *check.Repo, dir string, rec *Record) error {
 	if err != nil {
 		return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
 	}
-	bases := map[string]string{}
+	bases, kinds := map[string]string{}, map[string]string{}
 	for _, w := range rec.Worktrees {
-		bases[w.Name] = w.Base
+		bases[w.Name], kinds[w.Name] = w.Base, w.Kind
 	}
 	unlock, err := lockWorktrees(worktreeLockPath(home, repo.CommonDir))
 	if err != nil {
 		return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
 	}
 	defer unlock()
+	kept := false
 	for _, e := range entries {
 		wt := Worktree{Name: e.Name(), Kind: ir.Throwaway, Path: filepath.Join(runDir, e.Name()), Base: bases[e.Name()]}
+		if isBranchWorktree(wt.Path, kinds[wt.Name]) {
+			// An issue branch's worktree, kept with whatever it holds:
+			// the resumed run carries on in it.
+			kept = true
+			continue
+		}
 		if wt.Base == "" {
 			wt.Base = headOf(wt.Path)
 		}
@@ -134,7 +141,21 @@ func salvage(home string, repo *check.Repo, dir string, rec *Record) error {
 	if _, err := gitOutput(repo.Root, nil, nil, "worktree", "prune"); err != nil {
 		return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
 	}
+	if kept {
+		return nil
+	}
 	return os.Remove(runDir)
+}
+
+// isBranchWorktree reports whether the worktree at path is an issue
+// branch's: its recorded kind says so, or, unrecorded, it has a branch
+// checked out (a throwaway is detached).
+func isBranchWorktree(path, kind string) bool {
+	if kind != "" {
+		return kind == ir.IssueBranch
+	}
+	_, err := gitOutput(path, nil, nil, "symbolic-ref", "-q", "HEAD")
+	return err == nil
 }
 
 // merge makes the steps a resumed run starts with: the run's own records
