@@ -237,13 +237,7 @@ func (r *run) carry(ctx context.Context, event string) (Status, error) {
 		if ctx.Err() == nil {
 			runErr = err
 		}
-		for _, stage := range plan.Stages {
-			for i := range stage {
-				if !r.done[stage[i].Name] {
-					r.cancel(&stage[i])
-				}
-			}
-		}
+		r.cancelAll()
 	} else {
 		r.wts = wts
 		var opened []WorktreeRecord
@@ -253,20 +247,15 @@ func (r *run) carry(ctx context.Context, event string) (Status, error) {
 		r.warn(r.folder.Update(func(rec *Record) { rec.Worktrees = opened }))
 		if err := r.writeIssue(); err != nil {
 			failed, runErr = true, err
-			for _, stage := range plan.Stages {
-				for i := range stage {
-					if !r.done[stage[i].Name] {
-						r.cancel(&stage[i])
-					}
-				}
-			}
+			r.cancelAll()
 		} else {
 			failed = r.walk(ctx)
 		}
 	}
 	status := StatusSucceeded
-	inconclusive := Inconclusive(r.folder.Record().Steps)
-	children := InconclusiveChildren(plan.Process, r.folder.Dir, r.folder.Record().Steps)
+	steps := r.folder.Record().Steps
+	inconclusive := Inconclusive(steps)
+	children := InconclusiveChildren(plan.Process, r.folder.Dir, steps)
 	switch {
 	case ctx.Err() != nil:
 		status = StatusInterrupted
@@ -342,11 +331,7 @@ func (r *run) walk(ctx context.Context) bool {
 	stopped := false
 	for _, stage := range r.o.Plan.Stages {
 		if stopped || ctx.Err() != nil {
-			for i := range stage {
-				if !r.done[stage[i].Name] {
-					r.cancel(&stage[i])
-				}
-			}
+			r.cancelStage(stage)
 			continue
 		}
 		// The stage's steps share the results so far; capping the slice
@@ -417,6 +402,24 @@ func runStage(ctx context.Context, stage []ir.PlanStep, jobs int, start func(*ir
 // resultFile is the absolute path of a step's result, results/STEP.md.
 func (r *run) resultFile(step string) string {
 	return filepath.Join(r.folder.Dir, ResultsDir, step+".md")
+}
+
+// cancelAll records every step of the plan that has not run as
+// cancelled: the run could not start its steps.
+func (r *run) cancelAll() {
+	for _, stage := range r.o.Plan.Stages {
+		r.cancelStage(stage)
+	}
+}
+
+// cancelStage records the steps of stage as cancelled, but for those a
+// resumed run keeps.
+func (r *run) cancelStage(stage []ir.PlanStep) {
+	for i := range stage {
+		if !r.done[stage[i].Name] {
+			r.cancel(&stage[i])
+		}
+	}
 }
 
 // cancel records a step that never started as cancelled.
@@ -703,17 +706,8 @@ func (r *run) complete(st *ir.PlanStep, sr *StepRecord) {
 		// An issue branch: the step's work ends in a commit of its own
 		// there, and the record's in the repository's tree.
 		ref, err := r.commits.saveWork(wt.Path, st.Name)
-		if err != nil {
-			r.warn(err)
-		} else if sr.GitRef == "" {
-			sr.GitRef = ref
-			i := r.index[sr.Name]
-			r.warn(r.folder.Update(func(rec *Record) {
-				if i < len(rec.Steps) {
-					rec.Steps[i].GitRef = ref
-				}
-			}))
-		}
+		r.warn(err)
+		r.setGitRef(sr, ref)
 	}
 	r.warn(r.folder.Flush())
 	if err := r.commits.completeStep(st.Name, sr.Outcome, inTree); err != nil {
@@ -721,14 +715,23 @@ func (r *run) complete(st *ir.PlanStep, sr *StepRecord) {
 		return
 	}
 	if inTree && sr.GitRef == "" {
-		ref := headOf(r.commits.tree)
-		i := r.index[sr.Name]
-		r.warn(r.folder.Update(func(rec *Record) {
-			if i < len(rec.Steps) {
-				rec.Steps[i].GitRef = ref
-			}
-		}))
+		r.setGitRef(sr, headOf(r.commits.tree))
 	}
+}
+
+// setGitRef records ref as the commit sr's work ended at, after the step's
+// record was written: the next commit of the run folder carries it.
+func (r *run) setGitRef(sr *StepRecord, ref string) {
+	if ref == "" || ref == sr.GitRef {
+		return
+	}
+	sr.GitRef = ref
+	i := r.index[sr.Name]
+	r.warn(r.folder.Update(func(rec *Record) {
+		if i < len(rec.Steps) {
+			rec.Steps[i].GitRef = ref
+		}
+	}))
 }
 
 // skipCause says why a precheck skipped its step: its whys, else the first

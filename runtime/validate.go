@@ -465,7 +465,7 @@ const maxReasoning = 400
 
 // oneLine folds s onto one line and clips it to maxReasoning characters.
 func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = singleLine(s)
 	if utf8.RuneCountInString(s) <= maxReasoning {
 		return s
 	}
