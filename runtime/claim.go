@@ -114,9 +114,11 @@ const claimTries = 5
 // only one wins. A claim already there is refused with a *ClaimedError
 // naming its holder; with takeOver, a stale one (its run stopped) is
 // replaced, through a push that succeeds only while the ref still holds it.
-// A stale claim of the same run on this host (a resumed run) is replaced
-// without takeOver. The commit is made with git commit-tree of the empty
-// tree: the working tree and the index are never touched.
+// The caller holds the lock of holder.Folder, its run's folder: a claim
+// naming the same run and folder on this host is its own, left by an
+// earlier cairn of the run (a resumed run), and is replaced without
+// takeOver. The commit is made with git commit-tree of the empty tree: the
+// working tree and the index are never touched.
 func TakeClaim(ctx context.Context, repoRoot string, number int, holder Holder, takeOver bool) (*Claim, error) {
 	if number <= 0 {
 		return nil, fmt.Errorf("claim issue #%d: an issue number is positive", number)
@@ -149,8 +151,12 @@ func TakeClaim(ctx context.Context, repoRoot string, number int, holder Holder, 
 		}
 		claimed := &ClaimedError{Number: number, Holder: held.holder, Since: held.since}
 		claimed.Local, claimed.Stale = staleness(held.holder)
-		ours := claimed.Local && held.holder.Run == holder.Run && held.holder.Host == holder.Host
-		if !claimed.Stale || !(takeOver || ours) {
+		// A claim naming the caller's own folder reads as live by the lock
+		// the caller holds there: a cairn of this run that held it would
+		// have kept the caller out, so the claim's run has stopped.
+		sameRun := claimed.Local && held.holder.Run == holder.Run && held.holder.Host == holder.Host
+		ours := sameRun && (claimed.Stale || sameFolder(held.holder.Folder, holder.Folder))
+		if !ours && !(claimed.Stale && takeOver) {
 			return nil, claimed
 		}
 		if err := pushClaim(ctx, repoRoot, commit+":"+ref, held.sha); err == nil {
@@ -274,6 +280,22 @@ func staleness(h Holder) (local, stale bool) {
 		}
 	}
 	return true, !processAlive(h.PID)
+}
+
+// sameFolder reports whether a and b, absolute paths, are one folder.
+func sameFolder(a, b string) bool {
+	if a == "" || b == "" || !filepath.IsAbs(a) || !filepath.IsAbs(b) {
+		return false
+	}
+	if a == b {
+		return true
+	}
+	ai, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	bi, err := os.Stat(b)
+	return err == nil && os.SameFile(ai, bi)
 }
 
 // processAlive reports whether a process pid exists.

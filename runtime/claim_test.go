@@ -201,6 +201,45 @@ func TestTakeClaimResumedRun(t *testing.T) {
 	}
 }
 
+// A crashed run resumed holds its own folder's lock, which its claim names:
+// the claim is its own, not a live run's.
+func TestTakeClaimResumedRunHoldsItsLock(t *testing.T) {
+	f := newGHFixture(t)
+	ctx := context.Background()
+	folder := filepath.Join(t.TempDir(), "fix_2026-03-01T090000Z")
+	if err := os.Mkdir(folder, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	crashed := Holder{Host: thisHost(t), Run: filepath.Base(folder), PID: deadPID(t), Folder: folder}
+	if _, err := TakeClaim(ctx, f.root, 6, crashed, false); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := lockPath(filepath.Join(folder, lockFile), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	resumed := crashed
+	resumed.PID = os.Getpid()
+	c, err := TakeClaim(ctx, f.root, 6, resumed, false)
+	if err != nil {
+		t.Fatalf("the resumed run could not take back its own claim: %v", err)
+	}
+	if got := wtGit(t, f.origin, "rev-parse", ClaimRef(6)); got != c.Commit {
+		t.Error("origin's claim is not the resumed run's")
+	}
+	// Another run of the same name in another folder is not this run.
+	other := filepath.Join(t.TempDir(), filepath.Base(folder))
+	if err := os.Mkdir(other, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	stranger := Holder{Host: resumed.Host, Run: resumed.Run, PID: os.Getpid(), Folder: other}
+	_, err = TakeClaim(ctx, f.root, 6, stranger, true)
+	if claimed := asClaimed(t, err); claimed.Stale {
+		t.Errorf("a live claim was taken as stale: %+v", claimed)
+	}
+}
+
 func TestReleaseClaim(t *testing.T) {
 	f := newGHFixture(t)
 	ctx := context.Background()
