@@ -100,13 +100,25 @@ func Resume(ctx context.Context, dir string, o Options) (Status, error) {
 // salvage saves and removes what a crashed run left of its throwaway
 // worktrees under home/worktrees/RUN: each one's changes become its patch
 // in the run folder (as its run would have saved them), so that resume
-// starts it again from its base with them.
+// starts it again from its base with them. A symbolic link there, where
+// cairn makes none, is removed itself: neither git nor a removal goes
+// through it.
 func salvage(home string, repo *check.Repo, dir string, rec *Record) error {
 	runDir := filepath.Join(home, "worktrees", filepath.Base(dir))
-	entries, err := os.ReadDir(runDir)
+	info, err := os.Lstat(runDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
+	if err != nil {
+		return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
+	}
+	if !info.IsDir() {
+		if err := os.Remove(runDir); err != nil {
+			return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
+		}
+		return nil
+	}
+	entries, err := os.ReadDir(runDir)
 	if err != nil {
 		return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
 	}
@@ -122,6 +134,12 @@ func salvage(home string, repo *check.Repo, dir string, rec *Record) error {
 	kept := false
 	for _, e := range entries {
 		wt := Worktree{Name: e.Name(), Kind: ir.Throwaway, Path: filepath.Join(runDir, e.Name()), Base: bases[e.Name()]}
+		if !e.IsDir() {
+			if err := os.Remove(wt.Path); err != nil {
+				return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
+			}
+			continue
+		}
 		if isBranchWorktree(wt.Path, kinds[wt.Name]) {
 			// An issue branch's worktree, kept with whatever it holds:
 			// the resumed run carries on in it.
