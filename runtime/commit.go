@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,9 +54,27 @@ func CheckIdentity(root string) error {
 }
 
 // RepoRunsDir is the folder of a repository's commit-mode runs: .cairn/runs
-// under the root of its working tree.
-func RepoRunsDir(root string) string {
-	return filepath.Join(root, filepath.FromSlash(ir.RunsInRepo))
+// under the root of its working tree. Neither .cairn nor .cairn/runs need
+// exist, but one that is a symbolic link, or no folder, is refused: through
+// it a repository would steer the runs cairn writes, lists and deletes out
+// of its working tree.
+func RepoRunsDir(root string) (string, error) {
+	dir := root
+	for _, name := range strings.Split(ir.RunsInRepo, "/") {
+		dir = filepath.Join(dir, name)
+		info, err := os.Lstat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return filepath.Join(root, filepath.FromSlash(ir.RunsInRepo)), nil
+		case err != nil:
+			return "", fmt.Errorf("the folder of the repository's runs: %w", err)
+		case info.Mode()&fs.ModeSymlink != 0:
+			return "", fmt.Errorf("%s is a symbolic link: cairn keeps a repository's runs in a folder of its working tree and follows no link out of it; remove the link", dir)
+		case !info.IsDir():
+			return "", fmt.Errorf("%s is not a folder: cairn keeps a repository's runs there", dir)
+		}
+	}
+	return dir, nil
 }
 
 // newCommitter is the committer of the run folder dir, which lies in the

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +21,7 @@ const (
 	KeptNever      = "never expires"
 	KeptNotExpired = "not expired"
 	KeptBadExpiry  = "expires is not a date"
+	KeptFuture     = "starts in the future"
 )
 
 // crashedRunExpiry is how long after its start a crashed run expires.
@@ -51,29 +53,51 @@ type GCReport struct {
 // GC deletes the expired runs of home (§7.7): a run expires at its
 // `expires`, which a user may edit ("never" pins it); a record without one
 // expires run_expiry's or failed_run_expiry's default after its end, and a
-// crashed run 90 days after its start. The newest run of each (repository,
-// process) is always kept, and so is any run whose lock is held. Deleting a
-// run removes its folder and whatever is left of its worktrees under
-// home/worktrees/RUN, which git is then told to forget. A dry run deletes
-// nothing and lists what it would.
+// crashed run 90 days after its start. The newest run of each process file
+// of each repository in each runs folder is always kept, and so is any run
+// whose lock is held. Deleting a run removes its folder and whatever is
+// left of its worktrees under home/worktrees/RUN, which git is then told to
+// forget. A dry run deletes nothing and lists what it would.
 //
 // With repoRoot, the root of a repository's working tree, the commit-mode
 // runs in its .cairn/runs are swept too (§7.6), and the removal of those
 // that were committed is committed in one commit of those paths alone.
+//
+// gc deletes only inside the folders it owns, by their real paths, and
+// never through a symbolic link: a runs folder that is one is refused, and
+// a link where a run's worktrees would be is removed itself, never what it
+// points to.
 func GC(home, repoRoot string, now time.Time, dryRun bool) (GCReport, error) {
 	report := GCReport{DryRun: dryRun}
-	var more []string
+	homeRuns := RunsDir(home)
+	if err := realFolder(homeRuns); err != nil {
+		return report, fmt.Errorf("gc: %w", err)
+	}
+	folders := []string{homeRuns}
 	inRepo := ""
 	if repoRoot != "" {
-		inRepo = RepoRunsDir(repoRoot)
-		more = append(more, inRepo)
+		var err error
+		if inRepo, err = RepoRunsDir(repoRoot); err != nil {
+			return report, fmt.Errorf("gc: %w", err)
+		}
+		folders = append(folders, inRepo)
 	}
-	runs, err := ListRuns(home, more...)
+	owned, err := realPaths(folders)
+	if err != nil {
+		return report, fmt.Errorf("gc: %w", err)
+	}
+	runs, err := ListRuns(home, folders[1:]...)
 	if err != nil {
 		return report, err
 	}
+	// Two folders of one name share home/worktrees/NAME: its worktrees go
+	// with the last of them.
+	named := map[string]int{}
+	for _, r := range runs {
+		named[r.Name]++
+	}
 	var removed []string
-	newest := map[[2]string]bool{}
+	newest := map[newestKey]bool{}
 	var errs []error
 	for _, r := range runs {
 		if r.Record == nil {
@@ -81,14 +105,24 @@ func GC(home, repoRoot string, now time.Time, dryRun bool) (GCReport, error) {
 			continue
 		}
 		run := GCRun{Name: r.Name, Dir: r.Dir, Repo: r.Record.Repo, Process: r.Record.Process}
-		key := [2]string{r.Record.Repo, r.Record.Process}
-		first := !newest[key]
-		newest[key] = true
+		// A start is the one clock a run has (its folder's name is the same
+		// clock), and a start after now, a clock skew's, cannot be ordered
+		// against the others: such a run is kept, and does not stand for
+		// the newest, which is the latest run that started by now.
+		future := r.Record.Start.After(now)
+		first := false
+		if !future {
+			key := keyOf(r)
+			first = !newest[key]
+			newest[key] = true
+		}
 		expires, reason := runExpiry(r.Record)
 		run.Expires = expires
 		switch {
 		case r.Record.Status == StatusRunning:
 			run.Reason = KeptRunning
+		case future:
+			run.Reason = KeptFuture
 		case first:
 			run.Reason = KeptNewest
 		case reason != "":
@@ -104,7 +138,7 @@ func GC(home, repoRoot string, now time.Time, dryRun bool) (GCReport, error) {
 			report.Deleted = append(report.Deleted, run)
 			continue
 		}
-		deleted, err := deleteRun(home, r.Name, r.Dir, r.Record.Repo)
+		deleted, err := deleteRun(owned, home, r.Name, r.Dir, r.Record.Repo, named[r.Name] == 1)
 		switch {
 		case err != nil && !deleted:
 			run.Err = err
@@ -114,6 +148,7 @@ func GC(home, repoRoot string, now time.Time, dryRun bool) (GCReport, error) {
 			run.Reason = KeptRunning
 			report.Kept = append(report.Kept, run)
 		default:
+			named[r.Name]--
 			// Its folder is gone; an error is about what it left.
 			if err != nil {
 				errs = append(errs, err)
@@ -130,6 +165,81 @@ func GC(home, repoRoot string, now time.Time, dryRun bool) (GCReport, error) {
 		}
 	}
 	return report, errors.Join(errs...)
+}
+
+// newestKey is what gc keeps the newest run of: a process file (its name,
+// for a record that has no file) of a repository, in one runs folder. Two
+// files of one name are two processes; and the runs a repository carries
+// in its .cairn/runs, whose records anyone who can commit there writes, do
+// not stand for the newest of $CAIRN_HOME's.
+type newestKey struct {
+	folder, repo, file, process string
+}
+
+// keyOf is the newestKey of the run r, whose record is read.
+func keyOf(r RunInfo) newestKey {
+	k := newestKey{folder: filepath.Dir(r.Dir), repo: r.Record.Repo, file: r.Record.File}
+	if k.file == "" {
+		k.process = r.Record.Process
+	}
+	return k
+}
+
+// realFolder checks that the folder at path is one, not a symbolic link to
+// one: gc deletes in it. A folder that does not exist is fine.
+func realFolder(path string) error {
+	info, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case info.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symbolic link, and gc deletes nothing through one; make it a folder", path)
+	case !info.IsDir():
+		return fmt.Errorf("%s is not a folder", path)
+	}
+	return nil
+}
+
+// realPaths are the real paths of folders, those that exist.
+func realPaths(folders []string) ([]string, error) {
+	var out []string
+	for _, f := range folders {
+		real, err := filepath.EvalSymlinks(f)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err == nil {
+			real, err = filepath.Abs(real)
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, real)
+	}
+	return out, nil
+}
+
+// ownedEntry checks that path is an entry of one of the folders owned (real
+// paths) by its parent's real path, and returns its own Lstat: a symbolic
+// link is reported as one, never followed.
+func ownedEntry(owned []string, path string) (fs.FileInfo, error) {
+	info, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	parent, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err == nil {
+		parent, err = filepath.Abs(parent)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(owned, parent) {
+		return nil, fmt.Errorf("%s is not in a folder gc owns (it lies in %s)", path, parent)
+	}
+	return info, nil
 }
 
 // commitRemoval commits the removal of the run folders dirs from the
@@ -189,12 +299,20 @@ func runExpiry(rec *Record) (time.Time, string) {
 	return rec.End.Add(d), ""
 }
 
-// deleteRun removes the run folder dir, holding its lock so that no cairn
-// takes the run up meanwhile; deleted is false when another holds the lock
-// (the run is running). What is left of the run's worktrees under
+// deleteRun removes the run folder dir, an entry of one of the folders
+// owned (real paths), holding its lock so that no cairn takes the run up
+// meanwhile; deleted is false when another holds the lock (the run is
+// running). With worktrees, what is left of the run's worktrees under
 // home/worktrees/NAME is removed too, and the repository at repo (its git
 // common dir), when it still exists, forgets them.
-func deleteRun(home, name, dir, repo string) (deleted bool, err error) {
+func deleteRun(owned []string, home, name, dir, repo string, worktrees bool) (deleted bool, err error) {
+	info, err := ownedEntry(owned, dir)
+	if err != nil {
+		return false, fmt.Errorf("delete run %q: %w", name, err)
+	}
+	if !info.IsDir() {
+		return false, fmt.Errorf("delete run %q: %s is no folder", name, dir)
+	}
 	lock, err := lockPath(filepath.Join(dir, lockFile), false)
 	if errors.Is(err, errWouldBlock) {
 		return false, nil
@@ -202,10 +320,14 @@ func deleteRun(home, name, dir, repo string) (deleted bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("delete run %q: %w", name, err)
 	}
+	// os.RemoveAll removes a link it meets, never what it points to.
 	err = os.RemoveAll(dir)
 	lock.Close()
 	if err != nil {
 		return false, fmt.Errorf("delete run %q: %w", name, err)
+	}
+	if !worktrees {
+		return true, nil
 	}
 	return true, pruneWorktrees(home, name, repo)
 }
@@ -215,37 +337,41 @@ func deleteRun(home, name, dir, repo string) (deleted bool, err error) {
 // the repository whose git common dir is repo forget them. A worktree on a
 // branch with uncommitted work is left in place, with an error that says
 // so: its work is the user's. A repository that is gone has nothing to
-// forget.
+// forget. Nothing is removed outside home/worktrees, whose real path is
+// checked: a symbolic link there (NAME, or an entry in it) is removed
+// itself, and no git runs in what it points to.
 func pruneWorktrees(home, name, repo string) error {
 	if !validRunName(name) {
 		return nil
 	}
-	wtDir := filepath.Join(home, "worktrees", name)
+	root := filepath.Join(home, "worktrees")
+	wtDir := filepath.Join(root, name)
 	if _, err := os.Lstat(wtDir); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	entries, err := os.ReadDir(wtDir)
-	if err != nil {
+	fail := func(err error) error {
 		return fmt.Errorf("remove the worktrees of run %q: %w", name, err)
 	}
+	if err := realFolder(root); err != nil {
+		return fail(err)
+	}
+	owned, err := realPaths([]string{root})
+	if err != nil {
+		return fail(err)
+	}
+	info, err := ownedEntry(owned, wtDir)
+	if err != nil {
+		return fail(err)
+	}
 	var kept []error
-	for _, e := range entries {
-		path := filepath.Join(wtDir, e.Name())
-		// An issue branch's worktree the run kept may hold work not yet
-		// committed: that is the user's, and stays.
-		if branch, err := gitOutput(path, nil, nil, "symbolic-ref", "-q", "--short", "HEAD"); err == nil {
-			if out, err := gitOutput(path, nil, nil, "status", "--porcelain"); err != nil || strings.TrimSpace(out) != "" {
-				kept = append(kept, fmt.Errorf("left worktree %s of run %q in place: it holds uncommitted work on branch %q", path, name, strings.TrimSpace(branch)))
-				continue
-			}
-		}
-		if err := os.RemoveAll(path); err != nil {
-			return fmt.Errorf("remove the worktrees of run %q: %w", name, err)
+	if info.IsDir() {
+		if kept, err = removeWorktreeEntries(wtDir, name); err != nil {
+			return fail(err)
 		}
 	}
 	if len(kept) == 0 {
 		if err := os.Remove(wtDir); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("remove the worktrees of run %q: %w", name, err)
+			return fail(err)
 		}
 	}
 	if repo == "" {
@@ -263,4 +389,60 @@ func pruneWorktrees(home, name, repo string) error {
 		return fmt.Errorf("prune the worktrees of run %q: %w", name, err)
 	}
 	return errors.Join(kept...)
+}
+
+// removeWorktreeEntries removes the entries of wtDir, a real folder in
+// home/worktrees, but for an issue branch's worktree holding uncommitted
+// work: kept says where each such is. An entry that is no folder (a
+// symbolic link) is removed itself; git looks only into real folders, as a
+// link's target may be any repository.
+func removeWorktreeEntries(wtDir, name string) (kept []error, err error) {
+	owned, err := realPaths([]string{wtDir})
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(wtDir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		path := filepath.Join(wtDir, e.Name())
+		info, err := ownedEntry(owned, path)
+		if err != nil {
+			return kept, err
+		}
+		if !info.IsDir() {
+			if err := os.Remove(path); err != nil {
+				return kept, err
+			}
+			continue
+		}
+		// An issue branch's worktree the run kept may hold work not yet
+		// committed: that is the user's, and stays.
+		if branch, dirty := uncommittedBranch(path); dirty {
+			kept = append(kept, fmt.Errorf("left worktree %s of run %q in place: it holds uncommitted work on branch %q", path, name, branch))
+			continue
+		}
+		if err := os.RemoveAll(path); err != nil {
+			return kept, err
+		}
+	}
+	return kept, nil
+}
+
+// uncommittedBranch reports whether the worktree at path has a branch
+// checked out (which it names) and work not committed on it, or cannot
+// tell. A folder with no .git file of its own, as a linked worktree has,
+// is none: git in it would answer for whatever repository holds it.
+func uncommittedBranch(path string) (branch string, dirty bool) {
+	if info, err := os.Lstat(filepath.Join(path, ".git")); err != nil || !info.Mode().IsRegular() {
+		return "", false
+	}
+	out, err := gitOutput(path, nil, nil, "symbolic-ref", "-q", "--short", "HEAD")
+	if err != nil {
+		return "", false
+	}
+	branch = strings.TrimSpace(out)
+	status, err := gitOutput(path, nil, nil, "status", "--porcelain")
+	return branch, err != nil || strings.TrimSpace(status) != ""
 }

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,13 +19,20 @@ var gcNow = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 // repo with status, start, end (none when zero) and expires.
 func gcRun(t *testing.T, home, name, repo, process string, status Status, start, end time.Time, expires string) string {
 	t.Helper()
-	dir := filepath.Join(RunsDir(home), name)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
 	rec := Record{Version: RecordVersion, Process: process, Repo: repo, Status: status, Start: start, Expires: expires}
 	if !end.IsZero() {
 		rec.End = &end
+	}
+	return gcRecord(t, RunsDir(home), name, rec)
+}
+
+// gcRecord writes the run folder name in the runs folder runs, with rec as
+// its record.
+func gcRecord(t *testing.T, runs, name string, rec Record) string {
+	t.Helper()
+	dir := filepath.Join(runs, name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
 	}
 	b, err := json.Marshal(&rec)
 	if err != nil {
@@ -178,7 +186,11 @@ func TestGCSkipsLockedAtDeletion(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Close()
-	deleted, err := deleteRun(home, "hunt_2026-01-01T000000Z", dir, "/r")
+	owned, err := realPaths([]string{RunsDir(home)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deleted, err := deleteRun(owned, home, "hunt_2026-01-01T000000Z", dir, "/r", true)
 	if err != nil || deleted {
 		t.Fatalf("deleteRun = %v, %v; want kept", deleted, err)
 	}
@@ -316,5 +328,83 @@ func TestGCKeepsUncommittedBranchWork(t *testing.T) {
 	}
 	if _, err := os.Stat(clean); !os.IsNotExist(err) {
 		t.Errorf("the clean worktree is still there: %v", err)
+	}
+}
+
+// expired is a finished run's record of process, from file in /r, started
+// at start and long expired.
+func expired(process, file string, start time.Time) Record {
+	end := start.Add(time.Minute)
+	return Record{Version: RecordVersion, Process: process, File: file, Repo: "/r", Status: StatusSucceeded, Start: start, End: &end, Expires: days(300).Format(time.RFC3339)}
+}
+
+// gcCheck runs GC on home (and repoRoot) and checks the runs it deleted
+// and why it kept the others.
+func gcCheck(t *testing.T, home, repoRoot string, wantDeleted []string, wantKept map[string]string) {
+	t.Helper()
+	r, err := GC(home, repoRoot, gcNow, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(r.Deleted); !slices.Equal(got, wantDeleted) {
+		t.Errorf("deleted %q, want %q", got, wantDeleted)
+	}
+	if got := reasons(r.Kept); !maps.Equal(got, wantKept) {
+		t.Errorf("kept %q, want %q", got, wantKept)
+	}
+}
+
+// A start a clock skew put in the future does not make a run the newest:
+// it is kept, and so is the latest run that started by now.
+func TestGCNewestNotFromTheFuture(t *testing.T) {
+	home := t.TempDir()
+	gcRecord(t, RunsDir(home), "hunt_2026-05-31T000000Z", expired("hunt", "/r/hunt.toml", days(1)))
+	gcRecord(t, RunsDir(home), "hunt_2026-05-01T000000Z", expired("hunt", "/r/hunt.toml", gcNow.Add(48*time.Hour)))
+	gcRecord(t, RunsDir(home), "hunt_2026-04-01T000000Z", expired("hunt", "/r/hunt.toml", days(61)))
+	gcCheck(t, home, "", []string{"hunt_2026-04-01T000000Z"}, map[string]string{
+		"hunt_2026-05-31T000000Z": KeptNewest,
+		"hunt_2026-05-01T000000Z": KeptFuture,
+	})
+}
+
+// Two process files of one name are two processes, each with its newest.
+func TestGCNewestPerProcessFile(t *testing.T) {
+	home := t.TempDir()
+	gcRecord(t, RunsDir(home), "review_2026-05-31T000000Z", expired("review", "/r/a/review.toml", days(1)))
+	gcRecord(t, RunsDir(home), "review_2026-05-30T000000Z", expired("review", "/r/b/review.toml", days(2)))
+	gcRecord(t, RunsDir(home), "review_2026-05-29T000000Z", expired("review", "/r/a/review.toml", days(3)))
+	gcCheck(t, home, "", []string{"review_2026-05-29T000000Z"}, map[string]string{
+		"review_2026-05-31T000000Z": KeptNewest,
+		"review_2026-05-30T000000Z": KeptNewest,
+	})
+}
+
+// The runs a repository carries in its .cairn/runs, whose records anyone
+// who commits there writes, do not stand for the newest of $CAIRN_HOME's;
+// and a run folder there named as one of $CAIRN_HOME's does not take that
+// run's worktrees with it.
+func TestGCRepoRunsApart(t *testing.T) {
+	home, root := t.TempDir(), t.TempDir()
+	inRepo := filepath.Join(root, ".cairn", "runs")
+	gcRecord(t, RunsDir(home), "hunt_2026-05-01T000000Z", expired("hunt", "/r/hunt.toml", days(31)))
+	never := expired("hunt", "/r/hunt.toml", days(151))
+	never.Expires = "never"
+	gcRecord(t, RunsDir(home), "hunt_2026-01-01T000000Z", never)
+	wt := filepath.Join(home, "worktrees", "hunt_2026-01-01T000000Z", "a")
+	if err := os.MkdirAll(wt, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	gcRecord(t, inRepo, "hunt_2026-05-31T000000Z", expired("hunt", "/r/hunt.toml", days(1)))
+	gcRecord(t, inRepo, "hunt_2026-01-01T000000Z", expired("hunt", "/r/hunt.toml", days(151)))
+	gcCheck(t, home, root, []string{"hunt_2026-01-01T000000Z"}, map[string]string{
+		"hunt_2026-05-31T000000Z": KeptNewest,
+		"hunt_2026-05-01T000000Z": KeptNewest,
+		"hunt_2026-01-01T000000Z": KeptNever,
+	})
+	if _, err := os.Stat(filepath.Join(inRepo, "hunt_2026-01-01T000000Z")); !os.IsNotExist(err) {
+		t.Errorf("the expired run in the repository is still there: %v", err)
+	}
+	if _, err := os.Stat(wt); err != nil {
+		t.Errorf("the worktrees of the run in $CAIRN_HOME are gone: %v", err)
 	}
 }

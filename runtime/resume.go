@@ -40,6 +40,9 @@ func Resume(ctx context.Context, dir string, o Options) (Status, error) {
 		if err := CheckIdentity(o.Repo.Root); err != nil {
 			return StatusFailed, err
 		}
+		if _, err := RepoRunsDir(o.Repo.Root); err != nil {
+			return StatusFailed, err
+		}
 	}
 	var is *Issue
 	if o.Plan.Issue != "" {

@@ -94,7 +94,10 @@ func Run(ctx context.Context, o Options) (Status, error) {
 		if err := CheckIdentity(o.Repo.Root); err != nil {
 			return StatusFailed, err
 		}
-		runs = RepoRunsDir(o.Repo.Root)
+		var err error
+		if runs, err = RepoRunsDir(o.Repo.Root); err != nil {
+			return StatusFailed, err
+		}
 	}
 	folder, err := NewFolder(runs, o.Plan.Process, start)
 	if err != nil {

@@ -139,22 +139,35 @@ func runFolderTime(name string) (start time.Time, n int, ok bool) {
 // ListRuns reads every run folder of home, and of the folders more (the
 // .cairn/runs of a repository, whose commit-mode runs live there, §7.6),
 // newest first. A folder whose record cannot be read is listed with the
-// error. A runs folder that does not exist holds no runs.
+// error. A runs folder that does not exist holds no runs; one that is
+// another's under a second name (a link to it) is read once. An entry that
+// is a symbolic link is no run folder.
 func ListRuns(home string, more ...string) ([]RunInfo, error) {
 	var entries []RunInfo
+	var seen []fs.FileInfo
 	for _, d := range append([]string{RunsDir(home)}, more...) {
 		dir, err := filepath.Abs(d)
 		if err != nil {
 			return nil, fmt.Errorf("list the runs: %w", err)
 		}
-		es, err := os.ReadDir(dir)
+		info, err := os.Stat(dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("list the runs: %w", err)
 		}
+		if slices.ContainsFunc(seen, func(s fs.FileInfo) bool { return os.SameFile(s, info) }) {
+			continue
+		}
+		seen = append(seen, info)
+		es, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("list the runs: %w", err)
+		}
 		for _, e := range es {
+			// The type is the entry's own: a link to a folder is no
+			// folder here.
 			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
 				entries = append(entries, RunInfo{Name: e.Name(), Dir: filepath.Join(dir, e.Name())})
 			}

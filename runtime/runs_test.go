@@ -126,3 +126,23 @@ func TestListRunsSkipsStarting(t *testing.T) {
 		t.Fatalf("got %+v %v", runs, err)
 	}
 }
+
+// A runs folder that is another's under a second name (a link to it, as a
+// repository may commit) lists each run once.
+func TestListRunsOnceThroughALink(t *testing.T) {
+	home := t.TempDir()
+	day := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	writeRun(t, home, "hunt_2026-01-02T030405Z", "/r/.git", day)
+	writeRun(t, home, "hunt_2026-01-03T030405Z", "/r/.git", day.Add(24*time.Hour))
+	link := filepath.Join(t.TempDir(), "runs")
+	if err := os.Symlink(RunsDir(home), link); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := ListRuns(home, link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 {
+		t.Errorf("listed %d runs, want 2: %+v", len(runs), runs)
+	}
+}

@@ -25,6 +25,10 @@ func (c *gcCmd) Run(a *app) error {
 		root = r.Root
 	}
 	report, err := runtime.GC(config.Home(), root, time.Now(), c.DryRun)
+	if err != nil && len(report.Deleted)+len(report.Kept)+len(report.Unreadable) == 0 {
+		// Refused before it looked at a run: there is nothing to sum up.
+		return err
+	}
 	verb := "deleted"
 	if c.DryRun {
 		verb = "would delete"

@@ -33,17 +33,25 @@ func (c *showCmd) Run(a *app) error {
 // findRun is the run folder arg names (§7.5); with no arg, the latest run
 // of the repository holding the current directory, or of all outside one.
 func findRun(arg string) (string, error) {
-	repo, more := repoRuns()
+	repo, more, err := repoRuns()
+	if err != nil {
+		return "", err
+	}
 	return runtime.FindRun(config.Home(), repo, arg, more...)
 }
 
 // repoRuns is the repository holding the current directory (its git
 // common dir), and the folder of its commit-mode runs; nothing outside a
-// repository.
-func repoRuns() (string, []string) {
+// repository. A folder of runs the repository links out of its working
+// tree is refused.
+func repoRuns() (string, []string, error) {
 	r, err := check.OpenRepo(".")
 	if err != nil {
-		return "", nil
+		return "", nil, nil
 	}
-	return r.CommonDir, []string{runtime.RepoRunsDir(r.Root)}
+	runs, err := runtime.RepoRunsDir(r.Root)
+	if err != nil {
+		return "", nil, err
+	}
+	return r.CommonDir, []string{runs}, nil
 }

@@ -24,7 +24,10 @@ const (
 // first, running and crashed ones first, and the Passes lately skipped.
 func (c *statusCmd) Run(a *app) error {
 	o := runtime.StatusOptions{Limit: statusRuns, Skipped: statusSkipped, Now: time.Now()}
-	repo, more := repoRuns()
+	repo, more, err := repoRuns()
+	if err != nil {
+		return err
+	}
 	o.More = more
 	if c.All {
 		o.Limit, o.Skipped = 0, statusRuns
