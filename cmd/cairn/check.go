@@ -42,6 +42,11 @@ func (c *checkCmd) Run(a *app) error {
 		Flags:       check.Flags{Harness: c.Harness, Model: c.Model, Effort: c.Effort},
 	})
 	r := ws.Check(targets, issue)
+	if (c.Format == "sarif" || c.Format == "github") && ws.Env.Repo != nil {
+		// Code scanning and annotations map paths from the repository's
+		// root, whichever folder cairn ran in.
+		r = r.Rebased(ws.Env.Repo.Root)
+	}
 	switch c.Format {
 	case "json":
 		err = r.WriteJSON(a.stdout, terminal(a.stdout))
