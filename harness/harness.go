@@ -77,6 +77,9 @@ type Harness struct {
 	// version is the argv whose exit 0 proves the harness can start; just
 	// the binary when it only has to be on PATH.
 	version []string
+	// login asks whether the CLI can authenticate; nil when cairn cannot
+	// tell (a custom harness).
+	login login
 
 	// command holds a custom harness's argv templates, parsed, and raw the
 	// items as written; templateErr is why they could not be parsed.
@@ -110,6 +113,7 @@ func builtins() []*Harness {
 			stdin:   true,
 			resume:  true,
 			version: []string{"claude", "--version"},
+			login:   claudeLogin,
 			argv: func(inv Invocation, effort string) []string {
 				a := []string{"claude", "-p", "--output-format", "json", "--permission-mode", "acceptEdits"}
 				if inv.Resume != "" {
@@ -134,6 +138,7 @@ func builtins() []*Harness {
 			stdin:   true,
 			resume:  true,
 			version: []string{"codex", "--version"},
+			login:   codexLogin,
 			argv: func(inv Invocation, effort string) []string {
 				a := []string{"codex", "exec", "--json", "-o", inv.OutputFile, "--sandbox", "workspace-write"}
 				if inv.Model != "" {
@@ -157,6 +162,7 @@ func builtins() []*Harness {
 			efforts: map[string]string{},
 			stdin:   true,
 			version: []string{"gemini", "--version"},
+			login:   geminiLogin,
 			argv: func(inv Invocation, _ string) []string {
 				a := []string{"gemini", "-p", ""}
 				if inv.Model != "" {
@@ -173,6 +179,7 @@ func builtins() []*Harness {
 			stdin:   false,
 			resume:  true,
 			version: []string{"opencode", "--version"},
+			login:   opencodeLogin,
 			argv: func(inv Invocation, effort string) []string {
 				a := []string{"opencode", "run", inv.Prompt}
 				if inv.Resume != "" {

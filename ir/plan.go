@@ -140,4 +140,11 @@ type HarnessStatus struct {
 	OK      bool   `json:"ok"`
 	Checked bool   `json:"checked"`
 	Detail  string `json:"detail"`
+	// LoggedIn is whether the harness's CLI can authenticate, as its own
+	// status command or the key variables it reads say: nil when that is
+	// unknown (a custom harness, a CLI that cannot start, no preflight).
+	LoggedIn *bool `json:"logged_in"`
+	// Login says how LoggedIn was found ("ANTHROPIC_API_KEY", "codex
+	// login status: Not logged in"); empty when LoggedIn is nil.
+	Login string `json:"login,omitempty"`
 }

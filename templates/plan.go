@@ -101,6 +101,8 @@ func newPlanView(p *ir.Plan, noRepo bool, st Style) planView {
 	for _, h := range p.Harnesses {
 		status := preflight(h)
 		switch {
+		case h.Checked && h.OK && h.LoggedIn != nil && !*h.LoggedIn:
+			status = st.paint(ansiYellow, status)
 		case h.Checked && h.OK:
 			status = st.paint(ansiGreen, status)
 		case h.Checked:
@@ -308,9 +310,22 @@ func preflight(h ir.HarnessStatus) string {
 	case !h.Checked:
 		return "not checked"
 	case h.OK:
-		return strings.TrimSpace("ok " + h.Detail)
+		return strings.TrimSpace("ok "+h.Detail) + login(h)
 	}
 	return "cannot start: " + h.Detail
+}
+
+// login words whether a harness that starts can log in, after its version.
+func login(h ir.HarnessStatus) string {
+	switch {
+	case h.LoggedIn == nil && h.Login == "":
+		return ""
+	case h.LoggedIn == nil:
+		return "; login unknown: " + h.Login
+	case *h.LoggedIn:
+		return "; logged in: " + h.Login
+	}
+	return "; not logged in: " + h.Login
 }
 
 // labelled pads label to labelWidth before value.
