@@ -74,6 +74,8 @@ type Harness struct {
 	stdin bool
 	// resume is true when argv continues an Invocation's Resume session.
 	resume bool
+	// turns is true when argv passes the Invocation's MaxTurns.
+	turns bool
 	// version is the argv whose exit 0 proves the harness can start; just
 	// the binary when it only has to be on PATH.
 	version []string
@@ -112,6 +114,7 @@ func builtins() []*Harness {
 			},
 			stdin:   true,
 			resume:  true,
+			turns:   true,
 			version: []string{"claude", "--version"},
 			login:   claudeLogin,
 			argv: func(inv Invocation, effort string) []string {
@@ -213,6 +216,7 @@ func custom(c config.Harness) *Harness {
 		}
 		h.command = append(h.command, t)
 		h.raw = append(h.raw, item.Value)
+		h.turns = h.turns || strings.Contains(item.Value, ".MaxTurns")
 	}
 	if len(c.Command.Value) == 0 && h.templateErr == nil {
 		h.templateErr = fmt.Errorf("harness %q has no command", c.Name)
@@ -257,6 +261,11 @@ func (h *Harness) TierModel(tier string) (string, bool) {
 // PromptOnStdin reports whether the session prompt goes on the CLI's standard
 // input rather than in its argv.
 func (h *Harness) PromptOnStdin() bool { return h.stdin }
+
+// TakesMaxTurns reports whether h's CLI is given a session's turn cap:
+// claude's --max-turns, or a custom harness's {{.MaxTurns}}. Codex, Gemini
+// CLI and opencode have no such flag.
+func (h *Harness) TakesMaxTurns() bool { return h.turns }
 
 // CanResume reports whether h's CLI continues an earlier session of its own
 // (Invocation.Resume): claude --resume, codex exec resume, opencode run

@@ -19,12 +19,19 @@ type Setting struct {
 	Value  string `json:"value"`
 	Source Source `json:"source"`
 	Tier   string `json:"tier,omitempty"`
+	// Passed is what the harness's CLI is given for Value when that is
+	// another value (codex's effort for max is xhigh); empty when it is
+	// Value itself, or nothing.
+	Passed string `json:"passed,omitempty"`
 }
 
 // IntSetting is a resolved number with the source that won.
 type IntSetting struct {
 	Value  int    `json:"value"`
 	Source Source `json:"source"`
+	// Ignored says why the harness's CLI is not given Value ("codex takes
+	// no turn cap"); empty when it is.
+	Ignored string `json:"ignored,omitempty"`
 }
 
 // Plan is a process resolved against the config, the command line and the

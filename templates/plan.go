@@ -237,7 +237,11 @@ func newActionView(a ir.PlanAction) actionView {
 			v.Settings = append(v.Settings, labelled("effort", setting(a.Effort)))
 		}
 		if a.MaxTurns != nil {
-			v.Settings = append(v.Settings, labelled("max turns", fmt.Sprintf("%d (%s)", a.MaxTurns.Value, a.MaxTurns.Source)))
+			turns := fmt.Sprintf("%d (%s)", a.MaxTurns.Value, a.MaxTurns.Source)
+			if a.MaxTurns.Ignored != "" {
+				turns = fmt.Sprintf("none: %s (%d from %s not passed)", a.MaxTurns.Ignored, a.MaxTurns.Value, a.MaxTurns.Source)
+			}
+			v.Settings = append(v.Settings, labelled("max turns", turns))
 		}
 	case ir.Command:
 		v.Head = labelled("command", firstLine(a.Command))
@@ -295,6 +299,10 @@ func newPhaseView(name string, ph *ir.PlanPhase) phaseView {
 func setting(s *ir.Setting) string {
 	if s.Value == "" {
 		return "(harness default)"
+	}
+	if s.Passed != "" {
+		// The CLI's own value first: it is what the session runs with.
+		return fmt.Sprintf("%s (%s from %s)", s.Passed, s.Value, s.Source)
 	}
 	if s.Tier != "" && s.Tier != s.Value {
 		return fmt.Sprintf("%s (%s, tier %s)", s.Value, s.Source, s.Tier)
