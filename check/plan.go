@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -197,9 +198,25 @@ func planAction(a *ir.Action, sess *SessionResolution) ir.PlanAction {
 			pa.Skill = &sk
 		}
 		harness, model, effort, turns := sess.Harness.Setting, sess.Model.Setting, sess.Effort.Setting, sess.MaxTurns
+		passed(&effort, &turns, sess.Adapter)
 		pa.Harness, pa.Model, pa.Effort, pa.MaxTurns = &harness, &model, &effort, &turns
 	}
 	return pa
+}
+
+// passed sets what h's CLI is really given for a session's effort and turn
+// cap where that differs from the resolved values: an effort the harness
+// maps onto another value of its CLI's, a turn cap its CLI has no flag for.
+func passed(effort *ir.Setting, turns *ir.IntSetting, h *harness.Harness) {
+	if h == nil {
+		return
+	}
+	if v, ok := h.Effort(effort.Value); ok && effort.Value != "" && v != "" && v != effort.Value {
+		effort.Passed = v
+	}
+	if !h.TakesMaxTurns() {
+		turns.Ignored = fmt.Sprintf("%s takes no turn cap", h.Name)
+	}
 }
 
 // planPhase is a precheck or validate phase of the plan, with its judge's

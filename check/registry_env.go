@@ -9,4 +9,5 @@ var envRules = []*Rule{
 	ruleUnmappedTier,
 	ruleLoosenedLimit,
 	ruleHarnessCannotStart,
+	ruleHarnessNotLoggedIn,
 }

@@ -71,8 +71,8 @@ func ruleDiags(diags []ir.Diagnostic, rule string) []string {
 
 func TestEnvRulesRegistry(t *testing.T) {
 	for _, r := range envRules {
-		if r.Lint || r.FrontEnd || r.Run == nil || r.Severity != ir.Error || !isKebab(r.ID) || r.Doc == "" {
-			t.Errorf("env rule %+v: want an error rule with a Run, a kebab-case ID and a doc, not lint", r)
+		if r.Lint || r.FrontEnd || r.Run == nil || r.Severity == ir.Note || !isKebab(r.ID) || r.Doc == "" {
+			t.Errorf("env rule %+v: want an error or warning rule with a Run, a kebab-case ID and a doc, not lint", r)
 		}
 	}
 }
@@ -253,12 +253,12 @@ func TestLoosenedLimit(t *testing.T) {
 }
 
 // fakeHarnesses puts shell scripts on PATH as harness binaries. Each script
-// appends its name to calls.log in the folder when run.
+// appends its name and arguments to calls.log in the folder when run.
 func fakeHarnesses(t *testing.T, scripts map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, body := range scripts {
-		writeTestFile(t, filepath.Join(dir, name), fmt.Sprintf("#!/bin/sh\necho %s >> %q\n%s\n", name, filepath.Join(dir, "calls.log"), body))
+		writeTestFile(t, filepath.Join(dir, name), fmt.Sprintf("#!/bin/sh\necho %s \"$*\" >> %q\n%s\n", name, filepath.Join(dir, "calls.log"), body))
 	}
 	t.Setenv("PATH", dir)
 	return dir
@@ -304,10 +304,10 @@ harness = "codex"
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Fields(string(calls))
+	lines := strings.Split(strings.TrimSpace(string(calls)), "\n")
 	slices.Sort(lines)
-	if !slices.Equal(lines, []string{"claude", "codex"}) {
-		t.Errorf("version commands run: %q; want claude and codex once each", lines)
+	if want := []string{"claude --version", "claude auth status", "codex --version"}; !slices.Equal(lines, want) {
+		t.Errorf("preflight commands run: %q; want %q, once each", lines, want)
 	}
 
 	// A default harness is reported at the first step that uses it; the
@@ -378,5 +378,57 @@ harness = "codex"
 	}
 	if !slices.Equal(lines, want) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestHarnessNotLoggedIn(t *testing.T) {
+	fakeHarnesses(t, map[string]string{
+		"claude": `case "$1" in --version) echo "2.1.332 (Claude Code)";; auth) echo '{"loggedIn": false, "authMethod": "none"}'; exit 1;; esac`,
+		"codex":  `case "$1" in --version) echo "codex-cli 0.171.0";; login) echo "Logged in using ChatGPT" >&2;; esac`,
+		"mybot":  `echo 1.0`,
+	})
+	src := `version = 1
+[[steps]]
+name = "a"
+prompt = "p"
+[[steps]]
+name = "b"
+prompt = "p"
+harness = "codex"
+[[steps]]
+name = "c"
+prompt = "p"
+harness = "mybot"
+`
+	cfg := &config.Config{Harnesses: []config.Harness{{Name: "mybot", Command: cfgList(1, "mybot")}}}
+	for _, tc := range []struct {
+		runtime bool
+		want    string
+	}{
+		{false, `p.toml:2:1 warning: harness "claude" is not logged in: claude auth status: not logged in`},
+		{true, `p.toml:2:1 error: harness "claude" is not logged in: claude auth status: not logged in`},
+	} {
+		env := &Env{Home: t.TempDir(), Config: cfg, Harnesses: harness.NewRegistry(cfg), Preflight: true, Runtime: tc.runtime}
+		plan, diags := Check(mustTOML(t, "p.toml", src), nil, env)
+		if got := ruleDiags(diags, RuleHarnessNotLoggedIn); !slices.Equal(got, []string{tc.want}) {
+			t.Errorf("runtime %v: got %q; want %q", tc.runtime, got, tc.want)
+		}
+		if (plan == nil) != tc.runtime {
+			t.Errorf("runtime %v: plan %v; a warning keeps the plan, an error refuses it", tc.runtime, plan != nil)
+		}
+		if plan == nil {
+			continue
+		}
+		var logged []string
+		for _, h := range plan.Harnesses {
+			v := "null"
+			if h.LoggedIn != nil {
+				v = fmt.Sprint(*h.LoggedIn)
+			}
+			logged = append(logged, h.Name+"="+v)
+		}
+		if want := []string{"claude=false", "codex=true", "mybot=null"}; !slices.Equal(logged, want) {
+			t.Errorf("plan harnesses logged in %q; want %q", logged, want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/ir"
@@ -40,8 +41,22 @@ var ruleHarnessCannotStart = &Rule{
 // on claude run one `claude --version`.
 func preflight(env *Env, h *harness.Harness) ir.HarnessStatus {
 	return lookupOnce(env, "preflight:"+h.Name, func() ir.HarnessStatus {
-		return h.Preflight(context.Background())
+		return h.Preflight(context.Background(), harness.PreflightOptions{Env: env.Environ, Timeout: env.preflightTimeout()})
 	})
+}
+
+// preflightTimeout is the config's preflight_timeout; zero (the harness
+// package's default) when unset or not a duration, which the config's own
+// check refuses.
+func (env *Env) preflightTimeout() time.Duration {
+	if env.Config == nil || !env.Config.PreflightTimeout.Set || env.Config.PreflightTimeout.Bad {
+		return 0
+	}
+	d, err := ir.ParseDuration(env.Config.PreflightTimeout.Value)
+	if err != nil {
+		return 0
+	}
+	return d
 }
 
 // preflightAll preflights the harnesses of uses concurrently and returns

@@ -22,19 +22,22 @@ type Config struct {
 	File   string
 	Source []byte
 
-	Harness        ir.Field[string]
-	Model          ir.Field[string]
-	Effort         ir.Field[string]
-	BaseBranch     ir.Field[string]
-	RepairCap      ir.Field[int]
-	MergeAlways    ir.Field[bool]
-	Trusted        ir.Strings
-	ProtectedPaths ir.Strings
-	ProcessPath    ir.Strings
-	Harnesses      []Harness
-	Models         []Models
-	Resources      Resources
-	Notify         Notify
+	Harness     ir.Field[string]
+	Model       ir.Field[string]
+	Effort      ir.Field[string]
+	BaseBranch  ir.Field[string]
+	RepairCap   ir.Field[int]
+	MergeAlways ir.Field[bool]
+	// PreflightTimeout bounds each harness's preflight (its version and
+	// login commands); harness.DefaultPreflightTimeout when unset.
+	PreflightTimeout ir.Field[string]
+	Trusted          ir.Strings
+	ProtectedPaths   ir.Strings
+	ProcessPath      ir.Strings
+	Harnesses        []Harness
+	Models           []Models
+	Resources        Resources
+	Notify           Notify
 }
 
 // Harness is a custom harness of [harnesses.NAME] (§8): Command is an argv

@@ -16,7 +16,7 @@ import (
 // The keys of the config (§5), in the order suggestions prefer, and the
 // values its enums allow.
 var (
-	configKeys    = []string{"harness", "model", "effort", "base_branch", "repair_cap", "merge_always", "trusted", "protected_paths", "process_path", "harnesses", "models", "resources", "notify"}
+	configKeys    = []string{"harness", "model", "effort", "base_branch", "repair_cap", "merge_always", "preflight_timeout", "trusted", "protected_paths", "process_path", "harnesses", "models", "resources", "notify"}
 	harnessKeys   = []string{"command", "preflight"}
 	tierKeys      = []string{"efficient", "balanced", "strong", "strongest", "default"}
 	resourcesKeys = []string{"max_load", "min_free_memory", "wait"}
@@ -91,6 +91,15 @@ func (rd *reader) top(t *parse.TOMLTable) {
 			}
 		case "merge_always":
 			c.MergeAlways = rd.Bool(e)
+		case "preflight_timeout":
+			c.PreflightTimeout = rd.String(e)
+			if f := c.PreflightTimeout; !f.Bad {
+				if d, err := ir.ParseDuration(f.Value); err != nil {
+					rd.invalid(f.Range, "invalid preflight_timeout: %v; write a duration such as \"30s\"", err)
+				} else if d <= 0 {
+					rd.invalid(f.Range, "invalid preflight_timeout %q; it must be longer than 0s", f.Value)
+				}
+			}
 		case "trusted":
 			c.Trusted = rd.Strings(e)
 		case "protected_paths":

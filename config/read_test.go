@@ -216,11 +216,12 @@ on = ["failure", "sucess"]
 		},
 		{
 			name: "more invalid values",
-			src:  "effort = \"hihg\"\nharnesses.x.preflight = []\nresources.max_load = -2.5\n",
+			src:  "effort = \"hihg\"\nharnesses.x.preflight = []\nresources.max_load = -2.5\npreflight_timeout = \"soon\"\n",
 			want: []string{
 				`1:10 invalid-value: invalid effort "hihg"; expected low, medium, high, xhigh or max (did you mean "high"?)`,
 				`2:11 invalid-value: harness "x" has no "command"; add its argv, such as command = ["x"]`,
 				`3:22 invalid-value: invalid max_load -2.5; it must be more than 0`,
+				`4:21 invalid-value: invalid preflight_timeout: duration "soon": expected a number at "soon"; write a duration such as "30s"`,
 			},
 		},
 		{

@@ -74,9 +74,14 @@ type Harness struct {
 	stdin bool
 	// resume is true when argv continues an Invocation's Resume session.
 	resume bool
+	// turns is true when argv passes the Invocation's MaxTurns.
+	turns bool
 	// version is the argv whose exit 0 proves the harness can start; just
 	// the binary when it only has to be on PATH.
 	version []string
+	// login asks whether the CLI can authenticate; nil when cairn cannot
+	// tell (a custom harness).
+	login login
 
 	// command holds a custom harness's argv templates, parsed, and raw the
 	// items as written; templateErr is why they could not be parsed.
@@ -109,7 +114,9 @@ func builtins() []*Harness {
 			},
 			stdin:   true,
 			resume:  true,
+			turns:   true,
 			version: []string{"claude", "--version"},
+			login:   claudeLogin,
 			argv: func(inv Invocation, effort string) []string {
 				a := []string{"claude", "-p", "--output-format", "json", "--permission-mode", "acceptEdits"}
 				if inv.Resume != "" {
@@ -134,6 +141,7 @@ func builtins() []*Harness {
 			stdin:   true,
 			resume:  true,
 			version: []string{"codex", "--version"},
+			login:   codexLogin,
 			argv: func(inv Invocation, effort string) []string {
 				a := []string{"codex", "exec", "--json", "-o", inv.OutputFile, "--sandbox", "workspace-write"}
 				if inv.Model != "" {
@@ -157,6 +165,7 @@ func builtins() []*Harness {
 			efforts: map[string]string{},
 			stdin:   true,
 			version: []string{"gemini", "--version"},
+			login:   geminiLogin,
 			argv: func(inv Invocation, _ string) []string {
 				a := []string{"gemini", "-p", ""}
 				if inv.Model != "" {
@@ -173,6 +182,7 @@ func builtins() []*Harness {
 			stdin:   false,
 			resume:  true,
 			version: []string{"opencode", "--version"},
+			login:   opencodeLogin,
 			argv: func(inv Invocation, effort string) []string {
 				a := []string{"opencode", "run", inv.Prompt}
 				if inv.Resume != "" {
@@ -206,6 +216,7 @@ func custom(c config.Harness) *Harness {
 		}
 		h.command = append(h.command, t)
 		h.raw = append(h.raw, item.Value)
+		h.turns = h.turns || strings.Contains(item.Value, ".MaxTurns")
 	}
 	if len(c.Command.Value) == 0 && h.templateErr == nil {
 		h.templateErr = fmt.Errorf("harness %q has no command", c.Name)
@@ -250,6 +261,11 @@ func (h *Harness) TierModel(tier string) (string, bool) {
 // PromptOnStdin reports whether the session prompt goes on the CLI's standard
 // input rather than in its argv.
 func (h *Harness) PromptOnStdin() bool { return h.stdin }
+
+// TakesMaxTurns reports whether h's CLI is given a session's turn cap:
+// claude's --max-turns, or a custom harness's {{.MaxTurns}}. Codex, Gemini
+// CLI and opencode have no such flag.
+func (h *Harness) TakesMaxTurns() bool { return h.turns }
 
 // CanResume reports whether h's CLI continues an earlier session of its own
 // (Invocation.Resume): claude --resume, codex exec resume, opencode run

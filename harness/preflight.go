@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -12,16 +13,35 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// preflightTimeout is how long a version command may take before the
-// harness is said not to start.
-var preflightTimeout = 10 * time.Second
+// DefaultPreflightTimeout is how long a harness's preflight commands may
+// take, together, before the harness is said not to start; the config's
+// preflight_timeout changes it. A CLI on a loaded machine can take 15 s to
+// print its version.
+const DefaultPreflightTimeout = 30 * time.Second
+
+// waitDelay bounds the wait for a preflight command's output once it is
+// killed: a command that forks a child holding its output open must not
+// keep cairn waiting.
+const waitDelay = time.Second
+
+// PreflightOptions are the environment a preflight runs its commands in and
+// reads the CLIs' key variables from (nil: cairn's own), and how long its
+// commands may take (zero: DefaultPreflightTimeout).
+type PreflightOptions struct {
+	Env     []string
+	Timeout time.Duration
+}
 
 // Preflight asks whether h can start (§8): its binary is on PATH and its
-// version command exits 0 within 10 seconds. The status's Detail is the
+// version command exits 0 within the timeout. The status's Detail is the
 // version command's first non-empty line of output (such as "2.1.328 (Claude
 // Code)"), or why h cannot start. A custom harness with no preflight argv
 // only has to be on PATH; its Detail is the binary's path.
-func (h *Harness) Preflight(ctx context.Context) ir.HarnessStatus {
+//
+// A built-in harness that starts is then asked whether its CLI can
+// authenticate (LoggedIn, Login), by the CLI's own status command or the
+// variables it reads; a custom harness's answer is unknown.
+func (h *Harness) Preflight(ctx context.Context, o PreflightOptions) ir.HarnessStatus {
 	st := ir.HarnessStatus{Name: h.Name, Checked: true}
 	if h.templateErr != nil {
 		st.Detail = h.templateErr.Error()
@@ -31,8 +51,16 @@ func (h *Harness) Preflight(ctx context.Context) ir.HarnessStatus {
 		st.Detail = fmt.Sprintf("harness %q has no command", h.Name)
 		return st
 	}
+	env := environ(o.Env)
+	if env == nil {
+		env = os.Environ()
+	}
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = DefaultPreflightTimeout
+	}
 	bin := h.version[0]
-	path, err := exec.LookPath(bin)
+	path, err := lookPath(bin, env)
 	if err != nil {
 		if strings.ContainsRune(bin, '/') {
 			st.Detail = fmt.Sprintf("%q cannot be run: %v", bin, errors.Unwrap(err))
@@ -41,20 +69,31 @@ func (h *Harness) Preflight(ctx context.Context) ir.HarnessStatus {
 		}
 		return st
 	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	if len(h.version) == 1 {
 		st.OK, st.Detail = true, path
-		return st
+	} else {
+		h.runVersion(ctx, path, env, timeout, &st)
 	}
+	if st.OK && h.login != nil {
+		l := h.login(ctx, path, env)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			l = loginUnknown(fmt.Sprintf("no answer within %s", timeout))
+		}
+		st.LoggedIn, st.Login = l.LoggedIn, l.How
+	}
+	return st
+}
 
-	ctx, cancel := context.WithTimeout(ctx, preflightTimeout)
-	defer cancel()
+// runVersion runs h's version command and words its outcome into st.
+func (h *Harness) runVersion(ctx context.Context, path string, env environ, timeout time.Duration, st *ir.HarnessStatus) {
 	cmd := exec.CommandContext(ctx, path, h.version[1:]...)
+	cmd.Env = env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// A version command that forks a child holding its output open must not
-	// keep cairn waiting past the kill.
-	cmd.WaitDelay = time.Second
-	err = cmd.Run()
+	cmd.WaitDelay = waitDelay
+	err := cmd.Run()
 	shown := strings.Join(h.version, " ")
 	switch {
 	case err == nil:
@@ -64,7 +103,7 @@ func (h *Harness) Preflight(ctx context.Context) ir.HarnessStatus {
 			st.Detail = firstLine(stderr.String())
 		}
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		st.Detail = fmt.Sprintf("%q did not exit within %s", shown, preflightTimeout)
+		st.Detail = fmt.Sprintf("%q did not exit within %s", shown, timeout)
 	case ctx.Err() != nil:
 		st.Detail = fmt.Sprintf("%q: %v", shown, ctx.Err())
 	default:
@@ -82,7 +121,23 @@ func (h *Harness) Preflight(ctx context.Context) ir.HarnessStatus {
 			st.Detail += ": " + why
 		}
 	}
-	return st
+}
+
+// lookPath finds bin as exec.LookPath does, on env's PATH.
+func lookPath(bin string, env environ) (string, error) {
+	if strings.ContainsRune(bin, '/') {
+		return exec.LookPath(bin)
+	}
+	for _, dir := range strings.Split(env.get("PATH"), string(os.PathListSeparator)) {
+		if dir == "" {
+			dir = "."
+		}
+		path := dir + string(os.PathSeparator) + bin
+		if fi, err := os.Stat(path); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return path, nil
+		}
+	}
+	return "", exec.ErrNotFound
 }
 
 // firstLine returns the first non-empty line of s, trimmed.

@@ -12,8 +12,9 @@ import (
 )
 
 // fakePath makes a temporary folder holding executable shell scripts, one per
-// name, and makes it the whole PATH.
-func fakePath(t *testing.T, scripts map[string]string) string {
+// name, and returns it with an environment whose whole PATH it is (and
+// /bin, for the scripts' own commands), and whose HOME is empty.
+func fakePath(t *testing.T, scripts map[string]string) (string, []string) {
 	t.Helper()
 	dir := t.TempDir()
 	for name, body := range scripts {
@@ -21,12 +22,13 @@ func fakePath(t *testing.T, scripts map[string]string) string {
 			t.Fatal(err)
 		}
 	}
-	t.Setenv("PATH", dir)
-	return dir
+	home := t.TempDir()
+	return dir, []string{"PATH=" + dir + ":/bin:/usr/bin", "HOME=" + home}
 }
 
 func TestPreflight(t *testing.T) {
-	dir := fakePath(t, map[string]string{
+	t.Parallel()
+	dir, env := fakePath(t, map[string]string{
 		"claude":   `echo; echo "2.1.328 (Claude Code)"; echo more`,
 		"codex":    `echo "starting" >&2; echo "error: not logged in" >&2; exit 1`,
 		"opencode": `exit 0`,
@@ -57,7 +59,7 @@ func TestPreflight(t *testing.T) {
 		{"typo", false, `harness "typo": template: command[1]:1: unclosed action`},
 	} {
 		h, _ := r.Lookup(tc.harness)
-		st := h.Preflight(context.Background())
+		st := h.Preflight(context.Background(), PreflightOptions{Env: env})
 		if st.Name != tc.harness || !st.Checked || st.OK != tc.ok || st.Detail != tc.detail {
 			t.Errorf("%s: Preflight() = %+v; want ok=%v detail %q", tc.harness, st, tc.ok, tc.detail)
 		}
@@ -65,14 +67,10 @@ func TestPreflight(t *testing.T) {
 }
 
 func TestPreflightTimeout(t *testing.T) {
-	fakePath(t, map[string]string{"claude": `exec sleep 30`})
-	t.Setenv("PATH", os.Getenv("PATH")+":/bin:/usr/bin")
-	old := preflightTimeout
-	preflightTimeout = 50 * time.Millisecond
-	t.Cleanup(func() { preflightTimeout = old })
-
+	t.Parallel()
+	_, env := fakePath(t, map[string]string{"claude": `exec sleep 30`})
 	h, _ := NewRegistry(nil).Lookup("claude")
-	st := h.Preflight(context.Background())
+	st := h.Preflight(context.Background(), PreflightOptions{Env: env, Timeout: 50 * time.Millisecond})
 	if st.OK || !strings.Contains(st.Detail, `"claude --version" did not exit within 50ms`) {
 		t.Errorf("Preflight() = %+v; want a timeout", st)
 	}

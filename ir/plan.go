@@ -19,12 +19,19 @@ type Setting struct {
 	Value  string `json:"value"`
 	Source Source `json:"source"`
 	Tier   string `json:"tier,omitempty"`
+	// Passed is what the harness's CLI is given for Value when that is
+	// another value (codex's effort for max is xhigh); empty when it is
+	// Value itself, or nothing.
+	Passed string `json:"passed,omitempty"`
 }
 
 // IntSetting is a resolved number with the source that won.
 type IntSetting struct {
 	Value  int    `json:"value"`
 	Source Source `json:"source"`
+	// Ignored says why the harness's CLI is not given Value ("codex takes
+	// no turn cap"); empty when it is.
+	Ignored string `json:"ignored,omitempty"`
 }
 
 // Plan is a process resolved against the config, the command line and the
@@ -140,4 +147,11 @@ type HarnessStatus struct {
 	OK      bool   `json:"ok"`
 	Checked bool   `json:"checked"`
 	Detail  string `json:"detail"`
+	// LoggedIn is whether the harness's CLI can authenticate, as its own
+	// status command or the key variables it reads say: nil when that is
+	// unknown (a custom harness, a CLI that cannot start, no preflight).
+	LoggedIn *bool `json:"logged_in"`
+	// Login says how LoggedIn was found ("ANTHROPIC_API_KEY", "codex
+	// login status: Not logged in"); empty when LoggedIn is nil.
+	Login string `json:"login,omitempty"`
 }

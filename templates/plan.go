@@ -101,6 +101,8 @@ func newPlanView(p *ir.Plan, noRepo bool, st Style) planView {
 	for _, h := range p.Harnesses {
 		status := preflight(h)
 		switch {
+		case h.Checked && h.OK && h.LoggedIn != nil && !*h.LoggedIn:
+			status = st.paint(ansiYellow, status)
 		case h.Checked && h.OK:
 			status = st.paint(ansiGreen, status)
 		case h.Checked:
@@ -235,7 +237,11 @@ func newActionView(a ir.PlanAction) actionView {
 			v.Settings = append(v.Settings, labelled("effort", setting(a.Effort)))
 		}
 		if a.MaxTurns != nil {
-			v.Settings = append(v.Settings, labelled("max turns", fmt.Sprintf("%d (%s)", a.MaxTurns.Value, a.MaxTurns.Source)))
+			turns := fmt.Sprintf("%d (%s)", a.MaxTurns.Value, a.MaxTurns.Source)
+			if a.MaxTurns.Ignored != "" {
+				turns = fmt.Sprintf("none: %s (%d from %s not passed)", a.MaxTurns.Ignored, a.MaxTurns.Value, a.MaxTurns.Source)
+			}
+			v.Settings = append(v.Settings, labelled("max turns", turns))
 		}
 	case ir.Command:
 		v.Head = labelled("command", firstLine(a.Command))
@@ -294,6 +300,10 @@ func setting(s *ir.Setting) string {
 	if s.Value == "" {
 		return "(harness default)"
 	}
+	if s.Passed != "" {
+		// The CLI's own value first: it is what the session runs with.
+		return fmt.Sprintf("%s (%s from %s)", s.Passed, s.Value, s.Source)
+	}
 	if s.Tier != "" && s.Tier != s.Value {
 		return fmt.Sprintf("%s (%s, tier %s)", s.Value, s.Source, s.Tier)
 	}
@@ -308,9 +318,22 @@ func preflight(h ir.HarnessStatus) string {
 	case !h.Checked:
 		return "not checked"
 	case h.OK:
-		return strings.TrimSpace("ok " + h.Detail)
+		return strings.TrimSpace("ok "+h.Detail) + login(h)
 	}
 	return "cannot start: " + h.Detail
+}
+
+// login words whether a harness that starts can log in, after its version.
+func login(h ir.HarnessStatus) string {
+	switch {
+	case h.LoggedIn == nil && h.Login == "":
+		return ""
+	case h.LoggedIn == nil:
+		return "; login unknown: " + h.Login
+	case *h.LoggedIn:
+		return "; logged in: " + h.Login
+	}
+	return "; not logged in: " + h.Login
 }
 
 // labelled pads label to labelWidth before value.

@@ -21,6 +21,9 @@ type checkCmd struct {
 	Harness     string   `placeholder:"H" help:"Harness for session steps that name none."`
 	Model       string   `placeholder:"M" help:"Model for session steps that name none."`
 	Effort      string   `placeholder:"E" help:"Effort for session steps that name none."`
+	Merge       bool     `help:"Preview the plan as cairn run --merge would carry it: a self-merge step merges."`
+	RepairCap   int      `placeholder:"N" help:"Preview the plan with the repair cap tightened to N, as cairn run --repair-cap N."`
+	Protect     []string `placeholder:"GLOB" sep:"none" help:"Preview the plan with a path no self-merge may touch (repeatable), as cairn run --protect."`
 }
 
 // issueWord introduces the issue among check's positional arguments; it is a
@@ -36,12 +39,23 @@ func (c *checkCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
+	if c.RepairCap < 0 {
+		return usageError("--repair-cap %d: want 0 or more", c.RepairCap)
+	}
 	ws := workspace.Open(".", workspace.Options{
 		Lint:        c.Lint,
 		NoPreflight: c.NoPreflight,
-		Flags:       check.Flags{Harness: c.Harness, Model: c.Model, Effort: c.Effort},
+		Flags: check.Flags{
+			Harness: c.Harness, Model: c.Model, Effort: c.Effort,
+			Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect,
+		},
 	})
 	r := ws.Check(targets, issue)
+	if (c.Format == "sarif" || c.Format == "github") && ws.Env.Repo != nil {
+		// Code scanning and annotations map paths from the repository's
+		// root, whichever folder cairn ran in.
+		r = r.Rebased(ws.Env.Repo.Root)
+	}
 	switch c.Format {
 	case "json":
 		err = r.WriteJSON(a.stdout, terminal(a.stdout))

@@ -12,7 +12,8 @@ import (
 
 // cli is cairn's command line (§10).
 type cli struct {
-	Directory string `short:"C" placeholder:"DIR" help:"Work in DIR, on the git repository holding it, as if cairn were started there."`
+	Directory   string           `short:"C" placeholder:"DIR" help:"Work in DIR, on the git repository holding it, as if cairn were started there."`
+	VersionFlag kong.VersionFlag `name:"version" help:"Print cairn's version and exit."`
 
 	Check   checkCmd   `cmd:"" help:"Check process files and print the plan each resolves to."`
 	List    listCmd    `cmd:"" help:"List the processes cairn can find, with their descriptions."`
@@ -46,10 +47,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Vars{"version": "cairn " + version()},
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "cairn: error: %v\n", err)
 		return exitFailed
+	}
+	if len(args) == 0 {
+		// A bare cairn is a question: the help answers it.
+		args = []string{"--help"}
 	}
 	ctx, err := parser.Parse(args)
 	if exit >= 0 {

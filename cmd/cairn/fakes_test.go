@@ -36,7 +36,9 @@ func init() {
 // step), $WORK/answers/NAME.STEP or $WORK/answers/NAME ("@max-turns" makes
 // claude stop at its turn cap);
 // `env FAKE_FAIL=NAME` makes it fail as the real CLI fails without
-// credentials, `env FAKE_SLEEP=SECONDS` makes it slow.
+// credentials, `env FAKE_LOGGED_OUT=NAME` makes its login status command say
+// it is not logged in (gemini has none: `env GEMINI_API_KEY=` does that),
+// `env FAKE_SLEEP=SECONDS` makes it slow.
 func installFakes(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
 		ts.Fatalf("usage: fakes NAME... (of %v)", fakeNames)
@@ -125,7 +127,7 @@ func runFake(t *testing.T, h *harness.Harness, argv []string, prompt, dir string
 	}
 	cmd := exec.Command("bash", append([]string{fake}, argv[1:]...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "FAKE_LOG=", "FAKE_ANSWERS=", "FAKE_FAIL=", "FAKE_SLEEP=")
+	cmd.Env = append(os.Environ(), "FAKE_LOG=", "FAKE_ANSWERS=", "FAKE_FAIL=", "FAKE_LOGGED_OUT=", "FAKE_SLEEP=")
 	if h.PromptOnStdin() {
 		cmd.Stdin = strings.NewReader(prompt)
 	}

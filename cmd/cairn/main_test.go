@@ -70,7 +70,10 @@ func testEnv(t *testing.T, work string) map[string]string {
 		"CAIRN_HOME": "home",
 		"NO_COLOR":   "",
 		// A race-built fake gh would sleep a second at each exit.
-		"GORACE":              "atexit_sleep_ms=0",
+		"GORACE": "atexit_sleep_ms=0",
+		// Gemini CLI has no login status command: cairn reads its key
+		// variable, which the fake gemini does not need.
+		"GEMINI_API_KEY":      "cairn-test-key",
 		"GIT_CONFIG_NOSYSTEM": "1",
 		"GIT_CONFIG_GLOBAL":   os.DevNull,
 		"GIT_AUTHOR_NAME":     "Cairn Test",

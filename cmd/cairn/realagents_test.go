@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,12 +62,31 @@ func TestRealAgents(t *testing.T) {
 	t.Setenv("HOME", home)
 	reg := harness.NewRegistry(nil)
 
-	for _, name := range []string{"claude", "codex", "gemini", "opencode"} {
-		h, _ := reg.Lookup(name)
-		st := h.Preflight(context.Background())
-		t.Logf("%s --version: ok=%v %s", name, st.OK, st.Detail)
-		if !st.OK {
-			t.Errorf("preflight of %s: %s", name, st.Detail)
+	// Without credentials every CLI says it is not logged in; with the key
+	// variable each reads (codex: CODEX_API_KEY, which cairn itself reads),
+	// that it is. The status commands answer offline.
+	for _, tc := range []struct {
+		name, key string
+	}{
+		{"claude", "ANTHROPIC_API_KEY"},
+		{"codex", "CODEX_API_KEY"},
+		{"gemini", "GEMINI_API_KEY"},
+		{"opencode", "ANTHROPIC_API_KEY"},
+	} {
+		h, _ := reg.Lookup(tc.name)
+		for _, withKey := range []bool{false, true} {
+			penv := env
+			if withKey {
+				penv = append(slices.Clone(env), tc.key+"=sk-cairn-test")
+			}
+			st := h.Preflight(context.Background(), harness.PreflightOptions{Env: penv})
+			t.Logf("%s preflight (key %v): ok=%v %s; logged in %v: %s", tc.name, withKey, st.OK, st.Detail, fmtBool(st.LoggedIn), st.Login)
+			if !st.OK {
+				t.Errorf("preflight of %s: %s", tc.name, st.Detail)
+			}
+			if st.LoggedIn == nil || *st.LoggedIn != withKey {
+				t.Errorf("preflight of %s with key %v: logged in %s (%s); want %v", tc.name, withKey, fmtBool(st.LoggedIn), st.Login, withKey)
+			}
 		}
 	}
 
@@ -145,4 +166,12 @@ func clipOutput(s string) string {
 		return strings.Join(lines[:40], "") + "…\n"
 	}
 	return s
+}
+
+// fmtBool words a true, false or unknown.
+func fmtBool(b *bool) string {
+	if b == nil {
+		return "unknown"
+	}
+	return fmt.Sprint(*b)
 }

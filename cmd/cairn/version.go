@@ -14,10 +14,40 @@ func (versionCmd) Run(a *app) error {
 	return err
 }
 
-// version is the module version cairn was built at, or "devel".
+// version is the module version cairn was built at (go install …@v1.2.0),
+// else the commit a build from a clone was made of, with "-dirty" when the
+// clone had changes, else "devel" (go run and test builds record neither).
 func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
 	}
-	return "devel"
+	return versionOf(bi)
+}
+
+// versionOf is version's reading of bi.
+func versionOf(bi *debug.BuildInfo) string {
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var revision string
+	var dirty bool
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if revision == "" {
+		return "devel"
+	}
+	if len(revision) > 12 {
+		revision = revision[:12]
+	}
+	if dirty {
+		revision += "-dirty"
+	}
+	return "devel-" + revision
 }

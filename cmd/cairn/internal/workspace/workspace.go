@@ -73,6 +73,7 @@ func Open(dir string, o Options) *Workspace {
 		Harnesses: harness.NewRegistry(cfg),
 		Lint:      lint,
 		Preflight: !o.NoPreflight && !lint,
+		Environ:   os.Environ(),
 	}
 	return ws
 }

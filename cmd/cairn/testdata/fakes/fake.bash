@@ -11,7 +11,11 @@
 # --max-turns as the real one does, with no final message (the other fakes,
 # whose CLIs have no turn cap, answer with an empty message). A session
 # resumed with an id the fake never gave fails as the real CLI does. FAKE_FAIL (names, separated by blanks or commas) makes
-# NAME fail as the real CLI fails without credentials; FAKE_SLEEP=SECONDS
+# NAME fail as the real CLI fails without credentials; FAKE_LOGGED_OUT
+# (names, likewise) makes NAME's login status command (claude auth status,
+# codex login status, opencode auth list) answer as the real one does when
+# not logged in; those probes are recorded in $FAKE_LOG/NAME.login, a line
+# each, not among the numbered calls. FAKE_SLEEP=SECONDS
 # makes a session work that long first. A flag the real CLI does not take
 # is refused with exit 2, so the fakes cannot drift from what cairn passes.
 
@@ -82,9 +86,27 @@ fake_answer() {
 
 # fake_fails reports whether FAKE_FAIL names this CLI.
 fake_fails() {
-  local list=" ${FAKE_FAIL:-} "
+  fake_named "${FAKE_FAIL:-}"
+}
+
+# fake_logged_in reports whether this CLI is logged in: FAKE_LOGGED_OUT
+# does not name it.
+fake_logged_in() {
+  ! fake_named "${FAKE_LOGGED_OUT:-}"
+}
+
+# fake_named reports whether the list $1 names this CLI.
+fake_named() {
+  local list=" $1 "
   list=${list//,/ }
   [[ $list == *" $fake_name "* ]]
+}
+
+# fake_login records a login probe (its argv, on one line).
+fake_login() {
+  [ -n "${FAKE_LOG:-}" ] || return 0
+  mkdir -p "$FAKE_LOG" || exit 99
+  printf '%s\n' "$*" >>"$FAKE_LOG/$fake_name.login"
 }
 
 # fake_work spends FAKE_SLEEP seconds, as a real session spends minutes.

@@ -1,0 +1,54 @@
+package templates
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Rebased is r with every diagnostic's file, and every related place's,
+// relative to root, the top of a repository's working tree, as code scanning
+// and GitHub's annotations map them: cairn names files as they were given,
+// relative to the working directory, which may be a subfolder. A file
+// outside root keeps its absolute path. With no root, r is returned as is.
+func (r *Report) Rebased(root string) *Report {
+	if root == "" {
+		return r
+	}
+	out := *r
+	out.Diagnostics = slices.Clone(r.Diagnostics)
+	for i := range out.Diagnostics {
+		d := &out.Diagnostics[i]
+		d.Range.File = rootRelative(root, d.Range.File)
+		if len(d.Related) > 0 {
+			d.Related = slices.Clone(d.Related)
+			for j := range d.Related {
+				d.Related[j].Range.File = rootRelative(root, d.Related[j].Range.File)
+			}
+		}
+	}
+	return &out
+}
+
+// rootRelative is file relative to root when it lies inside it, else file
+// made absolute.
+func rootRelative(root, file string) string {
+	if file == "" {
+		return file
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return file
+	}
+	if real, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		abs = filepath.Join(real, filepath.Base(abs))
+	}
+	if realRoot, err := filepath.EvalSymlinks(root); err == nil {
+		root = realRoot
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return abs
+	}
+	return rel
+}
