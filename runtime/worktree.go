@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"sync"
 
@@ -398,14 +399,7 @@ func (w *Worktrees) Close(runDir string) error {
 	if len(open) == 0 && len(branches) == 0 {
 		return w.removeRunDirUnlessKept()
 	}
-	// Saving touches only each worktree's own files and a temporary index,
-	// so the worktrees are saved together.
-	saveErrs := make([]error, len(open))
-	var wg sync.WaitGroup
-	for i, wt := range open {
-		wg.Go(func() { saveErrs[i] = savePatch(wt, runDir) })
-	}
-	wg.Wait()
+	saveErrs := saveAll(open, runDir)
 
 	var errs []error
 	unlock, err := lockWorktrees(w.lock)
@@ -432,6 +426,26 @@ func (w *Worktrees) Close(runDir string) error {
 		errs = append(errs, w.removeRunDirUnlessKept())
 	}
 	return errors.Join(errs...)
+}
+
+// saveAll saves the changes of the worktrees open (savePatch) in runDir and
+// returns each one's error. Saving touches only each worktree's own files
+// and temporary ones, so worktrees are saved side by side, but a few at a
+// time: each save holds files and git processes open, and a run with
+// hundreds of worktrees must not run out of file descriptors.
+func saveAll(open []Worktree, runDir string) []error {
+	errs := make([]error, len(open))
+	slots := make(chan struct{}, min(len(open), max(2, goruntime.GOMAXPROCS(0))))
+	var wg sync.WaitGroup
+	for i, wt := range open {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			errs[i] = savePatch(wt, runDir)
+		})
+	}
+	wg.Wait()
+	return errs
 }
 
 // savePatch writes wt's changes since its base to runDir/worktrees/NAME.patch:
