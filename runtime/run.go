@@ -288,6 +288,11 @@ func (r *run) carry(ctx context.Context, event string) (Status, error) {
 	if err := r.folder.Err(); err != nil {
 		status, runErr = r.failWith(status, runErr, err)
 	}
+	if r.commits != nil {
+		if err := r.commits.Err(); err != nil {
+			status, runErr = r.failWith(status, runErr, err)
+		}
+	}
 	end := time.Now().UTC()
 	expires := expiry(plan, status, end)
 	r.warn(r.folder.Update(func(rec *Record) {
@@ -296,7 +301,9 @@ func (r *run) carry(ctx context.Context, event string) (Status, error) {
 	if r.commits != nil {
 		r.warn(r.folder.Flush())
 		committed, err := r.commits.finish(status)
-		r.warn(err)
+		if err != nil {
+			status, runErr = r.failWith(status, runErr, err)
+		}
 		if !committed {
 			// Every step skipped (or none started): the run leaves
 			// nothing behind (§7.6).

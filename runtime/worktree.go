@@ -1002,5 +1002,6 @@ func gitFailure(args []string, stderr string, err error) error {
 	if msg == "" {
 		msg = err.Error()
 	}
-	return fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+	// An argument may span lines (a commit message); the error does not.
+	return fmt.Errorf("git %s: %s", singleLine(strings.Join(args, " ")), msg)
 }
