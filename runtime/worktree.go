@@ -644,6 +644,11 @@ func diffTree(dir, base, patch string) (int64, []submodule, error) {
 // the index env names has them, that are initialised (their folder has a
 // .git), each with the commit base records for it.
 func initialisedSubmodules(dir string, env []string, base string) ([]submodule, error) {
+	// A submodule is initialised from .gitmodules: without one, listing a
+	// large index for none is time lost.
+	if _, err := os.Lstat(filepath.Join(dir, ".gitmodules")); err != nil {
+		return nil, nil
+	}
 	out, err := gitOutput(dir, env, nil, "ls-files", "--stage", "-z")
 	if err != nil {
 		return nil, err
