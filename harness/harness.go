@@ -76,6 +76,9 @@ type Harness struct {
 	resume bool
 	// turns is true when argv passes the Invocation's MaxTurns.
 	turns bool
+	// messageFile is true when the CLI writes its final message to the
+	// Invocation's OutputFile.
+	messageFile bool
 	// version is the argv whose exit 0 proves the harness can start; just
 	// the binary when it only has to be on PATH.
 	version []string
@@ -135,13 +138,14 @@ func builtins() []*Harness {
 			},
 		},
 		{
-			Name:    "codex",
-			Builtin: true,
-			efforts: map[string]string{"low": "low", "medium": "medium", "high": "high", "xhigh": "xhigh", "max": "xhigh"},
-			stdin:   true,
-			resume:  true,
-			version: []string{"codex", "--version"},
-			login:   codexLogin,
+			Name:        "codex",
+			Builtin:     true,
+			efforts:     map[string]string{"low": "low", "medium": "medium", "high": "high", "xhigh": "xhigh", "max": "xhigh"},
+			stdin:       true,
+			resume:      true,
+			messageFile: true,
+			version:     []string{"codex", "--version"},
+			login:       codexLogin,
 			argv: func(inv Invocation, effort string) []string {
 				a := []string{"codex", "exec", "--json", "-o", inv.OutputFile, "--sandbox", "workspace-write"}
 				if inv.Model != "" {
@@ -271,6 +275,11 @@ func (h *Harness) TakesMaxTurns() bool { return h.turns }
 // (Invocation.Resume): claude --resume, codex exec resume, opencode run
 // --session. Gemini CLI and custom harnesses start a fresh one.
 func (h *Harness) CanResume() bool { return h.resume }
+
+// WritesMessageFile reports whether h's CLI writes its final message to the
+// Invocation's OutputFile (codex -o), so that cairn makes that file first,
+// its owner's only.
+func (h *Harness) WritesMessageFile() bool { return h.messageFile }
 
 // customData is what a custom harness's command templates may use.
 type customData struct {

@@ -29,6 +29,26 @@ type committer struct {
 	mu sync.Mutex
 	// started is set once `Start process` is committed.
 	started bool
+	// failed is the first commit of a step's work or record that failed:
+	// what the run committed lacks it, so the run must not end well.
+	failed error
+}
+
+// Err is the first commit of a step's work or record that failed, nil when
+// none has.
+func (c *committer) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failed
+}
+
+// fail keeps err as the first failed commit, and returns it. The caller
+// holds c.mu.
+func (c *committer) fail(err error) error {
+	if c.failed == nil {
+		c.failed = err
+	}
+	return err
 }
 
 // IdentityError is why a repository cannot take commit mode's commits: git
@@ -126,7 +146,7 @@ func (c *committer) saveWork(dir, step string) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.commit(dir, "[cairn] Save work of step: "+step, step, true, false); err != nil {
-		return "", fmt.Errorf("commit the work of step %q: %w", step, err)
+		return "", c.fail(fmt.Errorf("commit the work of step %q: %w", step, err))
 	}
 	return headOf(dir), nil
 }
@@ -145,7 +165,7 @@ func (c *committer) completeStep(step string, outcome Outcome, withWork bool) er
 		subject += " (" + string(outcome) + ")"
 	}
 	if err := c.commit(c.tree, subject, step, withWork, true); err != nil {
-		return fmt.Errorf("commit the end of step %q: %w", step, err)
+		return c.fail(fmt.Errorf("commit the end of step %q: %w", step, err))
 	}
 	return nil
 }

@@ -344,6 +344,9 @@ func (d *delivery) prepare(ctx context.Context) error {
 // (lease set to what origin's branch was pushed at) with
 // --force-with-lease, so that nobody's commits are overwritten unseen.
 func (d *delivery) push(ctx context.Context, lease string) error {
+	if err := d.refuseCairnFiles(ctx); err != nil {
+		return err
+	}
 	ref := "refs/heads/" + d.branch
 	args := []string{"push", "--quiet", "origin", ref + ":" + ref}
 	if lease != "" {
@@ -354,6 +357,47 @@ func (d *delivery) push(ctx context.Context, lease string) error {
 	}
 	d.pushed = headOf(d.wt.Path)
 	return nil
+}
+
+// refuseCairnFiles refuses a branch whose commits over the base add or
+// change one of cairn's own files (ir.CairnFiles: the issue file, copied
+// skills, run-folder scratch files), which a step force-added: what is
+// pushed must not carry them, and cairn rewrites no commit of a step's.
+func (d *delivery) refuseCairnFiles(ctx context.Context) error {
+	args := append([]string{"log", "--format=commit %h", "--name-only", "--no-renames", "--diff-filter=d",
+		d.originBase() + "..HEAD", "--"}, cairnPathspecs()...)
+	out, _, err := gitRun(ctx, d.wt.Path, nil, args...)
+	if err != nil {
+		return err
+	}
+	commit := ""
+	for line := range strings.Lines(out) {
+		line = strings.TrimSpace(line)
+		if c, ok := strings.CutPrefix(line, "commit "); ok {
+			commit = c
+		} else if line != "" {
+			return fmt.Errorf("branch %q carries cairn's own file %q (commit %s), which delivery never pushes; remove it from the branch's commits (git rm --cached, then rewrite them) and deliver again", d.branch, line, commit)
+		}
+	}
+	return nil
+}
+
+// cairnPathspecs are git pathspecs for ir.CairnFiles, which are patterns
+// in git exclude syntax.
+func cairnPathspecs() []string {
+	specs := make([]string, 0, len(ir.CairnFiles))
+	for _, p := range ir.CairnFiles {
+		if rooted, ok := strings.CutPrefix(p, "/"); ok {
+			p = rooted
+		} else {
+			p = "**/" + p
+		}
+		if strings.HasSuffix(p, "/") {
+			p += "**"
+		}
+		specs = append(specs, ":(glob)"+p)
+	}
+	return specs
 }
 
 // title and body are the pull request's: the issue's title, and a body

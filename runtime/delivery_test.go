@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -366,5 +367,23 @@ func TestDeliveryRefusals(t *testing.T) {
 	}
 	if prs, _ := fakegh.PullRequests(f.state); len(prs) != 0 {
 		t.Errorf("a refused delivery opened %d pull requests", len(prs))
+	}
+}
+
+// TestCairnPathspecs holds that the pathspecs of cairn's own files match
+// them, as git exclude patterns do, and nothing else.
+func TestCairnPathspecs(t *testing.T) {
+	root, _ := wtRepo(t)
+	own := []string{".cairn-issue.md", ".cairn/skills/hunt/SKILL.md", ".cairn/runs/r/.lock", ".cairn/runs/r/events.jsonl"}
+	others := []string{"src/.cairn-issue.md", ".cairn/runs/r/run.json", ".cairn/runs/r/results/a.md", ".cairn/processes/p.toml"}
+	for _, p := range append(slices.Clone(own), others...) {
+		wtWrite(t, filepath.Join(root, filepath.FromSlash(p)), "x\n")
+	}
+	wtGit(t, root, "add", "-A")
+	got := strings.Fields(wtGit(t, root, append([]string{"ls-files", "--"}, cairnPathspecs()...)...))
+	slices.Sort(got)
+	slices.Sort(own)
+	if !slices.Equal(got, own) {
+		t.Errorf("cairn's pathspecs match %q, want %q", got, own)
 	}
 }

@@ -26,7 +26,14 @@ var cairnPaths = []string{":(exclude).cairn", ":(exclude).cairn-issue.md"}
 // index and never touches the worktree's own. The diff is cut at limit bytes
 // (at a line's end), and cut reports whether it was.
 func StepDiff(dir, baseline string, limit int) (diff string, cut bool, err error) {
-	tmp, err := os.MkdirTemp("", "cairn-index-")
+	path, err := gitOutput(dir, nil, nil, "rev-parse", "--path-format=absolute", "--git-path", "index")
+	if err != nil {
+		return "", false, err
+	}
+	own := strings.TrimSpace(path)
+	// The temporary index is made in the git dir: in the working tree (a
+	// TMPDIR inside it) it would be part of the diff.
+	tmp, err := os.MkdirTemp(filepath.Dir(own), "cairn-index-")
 	if err != nil {
 		return "", false, err
 	}
@@ -34,9 +41,7 @@ func StepDiff(dir, baseline string, limit int) (diff string, cut bool, err error
 	index := filepath.Join(tmp, "index")
 	// Starting from the worktree's own index lets git add skip the files
 	// whose stat data has not changed; without it git hashes every file.
-	if own, err := gitOutput(dir, nil, nil, "rev-parse", "--path-format=absolute", "--git-path", "index"); err == nil {
-		_ = copyFile(strings.TrimSpace(own), index)
-	}
+	_ = copyFile(own, index)
 	env := []string{"GIT_INDEX_FILE=" + index}
 	// Only the folder is left out here: naming a file git ignores (as the
 	// issue file is, once cairn wrote it) makes git add fail; the diff

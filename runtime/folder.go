@@ -54,6 +54,9 @@ type Folder struct {
 	log      *os.File
 	lastSnap time.Time
 	dirty    bool // rec has changed since run.json was last written
+	// failed is the first write to the folder that failed: the record on
+	// disk may lack what came after, so the run must not end well.
+	failed error
 }
 
 // NewFolder creates the folder of a new run of process under runsDir:
@@ -224,7 +227,7 @@ func (f *Folder) Update(fn func(*Record)) error {
 	if lines.Len() > 0 {
 		f.dirty = true
 		if _, err := f.events.Write(lines.Bytes()); err != nil {
-			return fmt.Errorf("record the run's events: %w", err)
+			return f.fail(fmt.Errorf("record the run's events: %w", err))
 		}
 	}
 	if lines.Len() > 0 || !header {
@@ -296,23 +299,47 @@ func (f *Folder) Flush() error {
 func (f *Folder) snapshot() error {
 	b, err := json.MarshalIndent(&f.rec, "", "  ")
 	if err != nil {
-		return fmt.Errorf("write the run record: %w", err)
+		return f.fail(fmt.Errorf("write the run record: %w", err))
 	}
 	if err := writeAtomic(filepath.Join(f.Dir, RecordFile), append(b, '\n')); err != nil {
-		return fmt.Errorf("write the run record: %w", err)
+		return f.fail(fmt.Errorf("write the run record: %w", err))
 	}
 	f.lastSnap, f.dirty = time.Now(), false
 	// A reader that read the old run.json and then these events sees
 	// run.json change under it and reads again (Load).
 	if err := f.events.Truncate(0); err != nil {
-		return fmt.Errorf("write the run record: %w", err)
+		return f.fail(fmt.Errorf("write the run record: %w", err))
 	}
 	return nil
 }
 
+// fail keeps err as the folder's first failed write, and returns it. The
+// caller holds f.mu.
+func (f *Folder) fail(err error) error {
+	if f.failed == nil {
+		f.failed = err
+	}
+	return err
+}
+
+// Err is the first write to the folder's record or log that failed, nil
+// when none has: a run that lost part of its record ends failed with it.
+func (f *Folder) Err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.failed
+}
+
 // writeAtomic writes b to path through a temporary file in the same folder,
 // renamed over path: a reader sees the old file or the new one, never part.
-func writeAtomic(path string, b []byte) error {
+// The file is its owner's only, and an error names path, not the temporary
+// file.
+func writeAtomic(path string, b []byte) (err error) {
+	defer func() {
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
+			err = &fs.PathError{Op: pe.Op, Path: path, Err: pe.Err}
+		}
+	}()
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
@@ -348,7 +375,7 @@ func (f *Folder) LogStep(l LogLine) error {
 		return errors.New("the run folder is closed")
 	}
 	if _, err := f.log.WriteString(l.String() + "\n"); err != nil {
-		return fmt.Errorf("write the run's log: %w", err)
+		return f.fail(fmt.Errorf("write the run's log: %w", err))
 	}
 	return nil
 }

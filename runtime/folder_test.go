@@ -108,3 +108,42 @@ func TestStepLogLine(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 }
+
+// TestFolderErr holds that the first write to a run folder that failed is
+// kept, for the run to end failed with it, whatever succeeds after.
+func TestFolderErr(t *testing.T) {
+	f := newTestFolder(t)
+	if err := f.Err(); err != nil {
+		t.Fatalf("a fresh folder: Err() = %v", err)
+	}
+	good := f.log
+	bad, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.log = bad
+	if err := f.LogStep(LogLine{Step: "a", Outcome: Succeeded}); err == nil {
+		t.Fatal("LogStep to a read-only file succeeded")
+	}
+	f.log = good
+	bad.Close()
+	if err := f.LogStep(LogLine{Step: "b", Outcome: Succeeded}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Err(); err == nil || !strings.Contains(err.Error(), "write the run's log") {
+		t.Errorf("Err() = %v, want the failed write of the log", err)
+	}
+}
+
+// TestWriteAtomicNamesPath holds that a write that fails names the file it
+// was for, not the temporary file it went through.
+func TestWriteAtomicNamesPath(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "missing", "result.md")
+	err := writeAtomic(path, []byte("x"))
+	if err == nil || !strings.Contains(err.Error(), path+":") {
+		t.Fatalf("writeAtomic into a missing folder: %v; want an error naming %s", err, path)
+	}
+}

@@ -222,7 +222,7 @@ func (r *run) merge(found *Record) error {
 
 // reopen brings a resumed run's throwaway worktrees back to where the run
 // left them: each starts again from the commit it started from the first
-// time, and the patch of what was done in it is applied.
+// time, and the patches of what was done in it are applied.
 func (r *run) reopen(wts *Worktrees) error {
 	bases := map[string]string{}
 	for _, w := range r.resumed.Worktrees {
@@ -241,12 +241,8 @@ func (r *run) reopen(wts *Worktrees) error {
 			}
 			wt.Base = base
 		}
-		patch := filepath.Join(r.folder.Dir, WorktreesDir, wt.Name+".patch")
-		if _, err := os.Stat(patch); errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if _, err := gitOutput(wt.Path, nil, nil, "apply", "--binary", "--whitespace=nowarn", patch); err != nil {
-			return fmt.Errorf("worktree %q: apply the changes the run saved in %s: %w", wt.Name, patch, err)
+		if err := applyPatches(*wt, filepath.Join(r.folder.Dir, WorktreesDir)); err != nil {
+			return err
 		}
 	}
 	return nil

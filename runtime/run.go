@@ -270,7 +270,9 @@ func (r *run) carry(ctx context.Context, event string) (Status, error) {
 	if status == StatusSucceeded {
 		r.wts.MarkSucceeded()
 	}
-	r.warn(r.wts.Close(r.folder.Dir))
+	if err := r.wts.Close(r.folder.Dir); err != nil {
+		status, runErr = r.failWith(status, runErr, err)
+	}
 	r.prog.close()
 	for _, k := range r.wts.Kept() {
 		fmt.Fprintf(r.o.Stderr, "cairn: %s\n", k)
@@ -286,6 +288,14 @@ func (r *run) carry(ctx context.Context, event string) (Status, error) {
 		}
 	}
 
+	if err := r.folder.Err(); err != nil {
+		status, runErr = r.failWith(status, runErr, err)
+	}
+	if r.commits != nil {
+		if err := r.commits.Err(); err != nil {
+			status, runErr = r.failWith(status, runErr, err)
+		}
+	}
 	end := time.Now().UTC()
 	expires := expiry(plan, status, end)
 	r.warn(r.folder.Update(func(rec *Record) {
@@ -294,7 +304,9 @@ func (r *run) carry(ctx context.Context, event string) (Status, error) {
 	if r.commits != nil {
 		r.warn(r.folder.Flush())
 		committed, err := r.commits.finish(status)
-		r.warn(err)
+		if err != nil {
+			status, runErr = r.failWith(status, runErr, err)
+		}
 		if !committed {
 			// Every step skipped (or none started): the run leaves
 			// nothing behind (§7.6).
@@ -302,7 +314,9 @@ func (r *run) carry(ctx context.Context, event string) (Status, error) {
 			r.warn(removeRunFolder(r.o.Repo.Root, r.folder.Dir))
 		}
 	}
-	r.warn(r.folder.Close())
+	if err := r.folder.Close(); err != nil {
+		status, runErr = r.failWith(status, runErr, err)
+	}
 	r.warn(Activity(r.o.Home, "event=end", "run="+r.folder.Name(), "process="+plan.Process, "repo="+r.o.Repo.CommonDir, "status="+string(status)))
 	if r.commits != nil && !r.commits.started {
 		// A run that did nothing leaves nothing, and says nothing.
@@ -516,8 +530,16 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr S
 		e.outcome, e.cause = Interrupted, ""
 	}
 	if e.wrote {
-		if err := os.WriteFile(sc.ResultFile, []byte(e.result), 0o600); err != nil {
-			r.warn(fmt.Errorf("write the result of step %q: %w", st.Name, err))
+		// Whole or not at all, and owner-only even when the step wrote
+		// the file itself.
+		if err := writeAtomic(sc.ResultFile, []byte(e.result)); err != nil {
+			err = fmt.Errorf("write the result of step %q: %w", st.Name, err)
+			if e.outcome == Failed || e.outcome == Interrupted {
+				r.warn(err)
+			} else {
+				// A result cut short must not pass for the step's.
+				e.outcome, e.exitCode, e.cause = Failed, -1, err.Error()
+			}
 		} else {
 			sr.Result = filepath.Join(ResultsDir, st.Name+".md")
 			r.mu.Lock()

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,9 +81,7 @@ func runPrompt(ctx context.Context, sc *StepContext, h *harness.Harness, inv har
 		return failed("harness %q cannot start: %v", h.Name, err)
 	}
 	argv[0] = bin
-	// A message file left by an earlier attempt must not pass for this
-	// session's.
-	if err := os.Remove(inv.OutputFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := clearMessageFile(inv.OutputFile, h.WritesMessageFile()); err != nil {
 		return failed("clear %s: %v", inv.OutputFile, err)
 	}
 
@@ -109,6 +106,7 @@ func runPrompt(ctx context.Context, sc *StepContext, h *harness.Harness, inv har
 	stdout.flush()
 	stderr.flush()
 	traceErr := trace.close()
+	privateErr := keepPrivate(inv.OutputFile)
 	if runErr != nil {
 		return failed("harness %q cannot start: %v", h.Name, runErr)
 	}
@@ -130,6 +128,8 @@ func runPrompt(ctx context.Context, sc *StepContext, h *harness.Harness, inv har
 		r.Failed, r.Cause = true, cause
 	case traceErr != nil:
 		r.Failed, r.Cause = true, fmt.Sprintf("write the trace: %v", traceErr)
+	case privateErr != nil:
+		r.Failed, r.Cause = true, fmt.Sprintf("keep %s its owner's only: %v", inv.OutputFile, privateErr)
 	}
 	return r
 }

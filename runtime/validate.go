@@ -219,7 +219,18 @@ func (r *run) judge(ctx context.Context, sc *StepContext, rec *ValidateRecord) j
 		if v.Model != nil {
 			inv.Model = v.Model.Value
 		}
+		// A judge reads the work and must not change it: whatever it
+		// leaves is undone before the step goes on (§7.2).
+		before, err := takeState(sc.Worktree)
+		if err != nil {
+			return judgement{broken: fmt.Sprintf("record the worktree before the judge: %v", err)}
+		}
 		res := runPrompt(ctx, &js, h, inv)
+		if what, err := before.restore(); err != nil {
+			return judgement{broken: fmt.Sprintf("undo what the judge changed in the worktree: %v", err)}
+		} else if what != "" {
+			r.prog.note(fmt.Sprintf("warning: step %s: the judge changed the work (%s); cairn undid it", step, what))
+		}
 		if ctx.Err() != nil {
 			return judgement{}
 		}

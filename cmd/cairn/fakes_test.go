@@ -34,7 +34,8 @@ func init() {
 // fake is then recorded in $WORK/fakelog/NAME.N/{argv,stdin,cwd,env}; a
 // session answers with $WORK/answers/NAME.STEP.N (its Nth session in the
 // step), $WORK/answers/NAME.STEP or $WORK/answers/NAME ("@max-turns" makes
-// claude stop at its turn cap);
+// claude stop at its turn cap), after running $WORK/answers/NAME.STEP.N.do
+// or NAME.STEP.do with bash in its folder, when there is one (its edits);
 // `env FAKE_FAIL=NAME` makes it fail as the real CLI fails without
 // credentials, `env FAKE_LOGGED_OUT=NAME` makes its login status command say
 // it is not logged in (gemini has none: `env GEMINI_API_KEY=` does that),

@@ -6,7 +6,8 @@
 # The Nth session of NAME in a step (STEP is $CAIRN_STEP; N counts from 1,
 # and is recorded in $FAKE_LOG/NAME.M/session) answers with the text of
 # $FAKE_ANSWERS/NAME.STEP.N, else of $FAKE_ANSWERS/NAME.STEP, else of
-# $FAKE_ANSWERS/NAME, else "NAME: done.", in the real CLI's output format.
+# $FAKE_ANSWERS/NAME, else "NAME: done.", in the real CLI's output format;
+# $FAKE_ANSWERS/NAME.STEP[.N].do, when there is one, is what it does first.
 # An answer that starts with "@max-turns" makes fake claude stop at its
 # --max-turns as the real one does, with no final message (the other fakes,
 # whose CLIs have no turn cap, answer with an empty message). A session
@@ -64,11 +65,21 @@ fake_session() {
 }
 
 # fake_answer sets fake_msg to this session's final message, and
-# fake_max_turns to 1 when the answer is "@max-turns".
+# fake_max_turns to 1 when the answer is "@max-turns". When
+# $FAKE_ANSWERS/NAME.STEP.N.do or NAME.STEP.do exists, bash runs it first in
+# the session's folder: what an agent would do there (edit, commit).
 fake_answer() {
   local f
   fake_max_turns=0
   fake_session
+  if [ -n "${FAKE_ANSWERS:-}" ]; then
+    for f in "$FAKE_ANSWERS/$fake_name.${CAIRN_STEP:-}.$fake_n.do" "$FAKE_ANSWERS/$fake_name.${CAIRN_STEP:-}.do"; do
+      if [ -f "$f" ]; then
+        bash "$f" || exit 99
+        break
+      fi
+    done
+  fi
   fake_msg="$fake_name: done."
   if [ -n "${FAKE_ANSWERS:-}" ]; then
     for f in "$FAKE_ANSWERS/$fake_name.${CAIRN_STEP:-}.$fake_n" "$FAKE_ANSWERS/$fake_name.${CAIRN_STEP:-}" "$FAKE_ANSWERS/$fake_name"; do

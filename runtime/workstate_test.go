@@ -1,0 +1,131 @@
+package runtime
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestWorkStateRestore holds that restore puts back exactly what takeState
+// recorded — HEAD and its branch, tracked and untracked files, the index —
+// whatever a session did in between, and leaves ignored files and cairn's
+// own alone.
+func TestWorkStateRestore(t *testing.T) {
+	root, _ := wtRepo(t)
+	wtWrite(t, filepath.Join(root, ".gitignore"), "/build/\n")
+	wtGit(t, root, "add", ".gitignore")
+	wtGit(t, root, "commit", "-q", "-m", "ignore build")
+	// The run agent's work, as the judge finds it: an edit, a staged new
+	// file, an untracked one, a deletion.
+	wtWrite(t, filepath.Join(root, "README.md"), "hello\nby the agent\n")
+	wtWrite(t, filepath.Join(root, "staged.txt"), "staged by the agent\n")
+	wtGit(t, root, "add", "staged.txt")
+	wtWrite(t, filepath.Join(root, "notes", "untracked.txt"), "left by the agent\n")
+	if err := os.Remove(filepath.Join(root, "old.txt")); err != nil {
+		t.Fatal(err)
+	}
+	head := wtGit(t, root, "rev-parse", "HEAD")
+	status := wtGit(t, root, "status", "--porcelain")
+
+	before, err := takeState(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if what, err := before.restore(); err != nil || what != "" {
+		t.Fatalf("restore with nothing changed: %q, %v", what, err)
+	}
+
+	// The judge: commits on a new branch, edits, deletes, adds, turns a
+	// file into a folder, writes where git ignores and where cairn keeps
+	// its own files.
+	wtGit(t, root, "checkout", "-q", "-b", "judge")
+	wtWrite(t, filepath.Join(root, "README.md"), "judged\n")
+	wtGit(t, root, "add", "-A")
+	wtGit(t, root, "commit", "-q", "-m", "by the judge")
+	wtWrite(t, filepath.Join(root, "notes", "untracked.txt"), "judged\n")
+	if err := os.Remove(filepath.Join(root, "staged.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(root, "logo.bin")); err != nil {
+		t.Fatal(err)
+	}
+	wtWrite(t, filepath.Join(root, "logo.bin", "inside.txt"), "a folder now\n")
+	wtWrite(t, filepath.Join(root, "deep", "er", "new.txt"), "added by the judge\n")
+	wtWrite(t, filepath.Join(root, "build", "out.o"), "ignored\n")
+	wtWrite(t, filepath.Join(root, ".cairn", "runs", "r", "run.json"), "{}\n")
+
+	what, err := before.restore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(what, "HEAD moved from main (") || !strings.Contains(what, "to judge (") || !strings.Contains(what, "files changed") {
+		t.Errorf("restore said %q", what)
+	}
+	if got := wtGit(t, root, "symbolic-ref", "HEAD"); got != "refs/heads/main" {
+		t.Errorf("HEAD is %s, want refs/heads/main", got)
+	}
+	if got := wtGit(t, root, "rev-parse", "HEAD"); got != head {
+		t.Errorf("HEAD at %s, want %s", got, head)
+	}
+	if got := wtGit(t, root, "status", "--porcelain", "--", ".", ":(exclude).cairn"); got != status {
+		t.Errorf("git status after restore:\n%s\nwant\n%s", got, status)
+	}
+	for path, want := range map[string]string{
+		"README.md":              "hello\nby the agent\n",
+		"staged.txt":             "staged by the agent\n",
+		"notes/untracked.txt":    "left by the agent\n",
+		"logo.bin":               string(wtBinary),
+		"build/out.o":            "ignored\n",
+		".cairn/runs/r/run.json": "{}\n",
+		"deep/er/new.txt":        "",
+		"logo.bin/inside.txt":    "",
+		"old.txt":                "",
+	} {
+		got, err := os.ReadFile(filepath.Join(root, path))
+		switch {
+		case want == "" && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+			t.Errorf("%s: %q, %v; want it gone", path, got, err)
+		case want != "" && (err != nil || string(got) != want):
+			t.Errorf("%s: %q, %v; want %q", path, got, err, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "deep")); !os.IsNotExist(err) {
+		t.Errorf("the folder the judge made is left: %v", err)
+	}
+}
+
+// TestWorkStateDetached holds that a commit a session made on a detached
+// HEAD (a throwaway worktree) is dropped, and the index it staged with it.
+func TestWorkStateDetached(t *testing.T) {
+	root, _ := wtRepo(t)
+	wtGit(t, root, "checkout", "-q", "--detach")
+	head := wtGit(t, root, "rev-parse", "HEAD")
+	before, err := takeState(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wtWrite(t, filepath.Join(root, "judge.txt"), "judged\n")
+	wtGit(t, root, "add", "judge.txt")
+	wtGit(t, root, "commit", "-q", "-m", "by the judge")
+	what, err := before.restore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `1 file changed ("judge.txt")`; !strings.Contains(what, want) || !strings.HasPrefix(what, "HEAD moved from "+head[:12]+" to ") {
+		t.Errorf("restore said %q", what)
+	}
+	if got := wtGit(t, root, "rev-parse", "HEAD"); got != head {
+		t.Errorf("HEAD at %s, want %s", got, head)
+	}
+	if err := exec.Command("git", "-C", root, "symbolic-ref", "-q", "HEAD").Run(); err == nil {
+		t.Error("HEAD is on a branch, want it detached")
+	}
+	if got := wtGit(t, root, "status", "--porcelain"); got != "" {
+		t.Errorf("git status after restore: %q", got)
+	}
+}
