@@ -201,6 +201,11 @@ type runRecord struct {
 // durationField is a log line's duration, which differs between runs.
 var durationField = regexp.MustCompile(` duration=\S+`)
 
+// stepTokenLine is the marker a compiled script puts in the environment of
+// what a step starts, to find what the step leaves running; it differs
+// between runs.
+var stepTokenLine = regexp.MustCompile(`(?m)^CAIRN_STEP_TOKEN=.*\n`)
+
 // record reads what the run in w left, with the twin's own paths and the
 // run's name replaced, so that twins compare.
 func (w *compileWork) record(t *testing.T, code int, stdout string) *runRecord {
@@ -259,6 +264,7 @@ func (w *compileWork) record(t *testing.T, code int, stdout string) *runRecord {
 			continue
 		}
 		env, _ := os.ReadFile(filepath.Join(c, "env"))
+		env = stepTokenLine.ReplaceAll(env, nil)
 		stdin, _ := os.ReadFile(filepath.Join(c, "stdin"))
 		cwd, _ := os.ReadFile(filepath.Join(c, "cwd"))
 		name, _, _ := strings.Cut(filepath.Base(c), ".")

@@ -12,9 +12,16 @@
 # It works on the git repository holding the current directory, keeps its run in
 # ${CAIRN_HOME:-~/.cairn}/runs/PROCESS_TIMESTAMP (results/STEP.md, traces/, worktrees/NAME.patch, log),
 # prints the last stage's results, and exits 0 (succeeded, or skipped: another pass is running),
-# 1 (failed) or 130 (interrupted).
+# 1 (failed) or 130 (interrupted). Ctrl-C or SIGTERM stops the running steps (SIGTERM, then SIGKILL
+# after a grace period, or at once on a second signal). What a step leaves running ends with it,
+# even in a session of its own: it carries $CAIRN_STEP_TOKEN, which the script looks for in /proc.
 # It needs bash 5.1 or later, git, coreutils, util-linux (flock, setsid) and jq.
 set -euo pipefail
+# What the script keeps (its run folder, the activity log, locks, scratch files) is its owner's alone
+# whatever the umask: files 0600, folders 0700. What it does for the user (steps, git, the notify
+# command) has the umask the script was started with.
+user_umask=$(umask)
+umask 077
 
 # The process, as `cairn compile` resolved it.
 process=phases
@@ -214,11 +221,17 @@ cancel_step() {
   say_end "${step_names[$1]}" cancelled 0 ""
 }
 
-# git_in DIR ARG...: git in DIR.
+# git_in DIR ARG...: git in DIR, with the user's umask. Ctrl-C at the
+# terminal does not cut it short: the script stops at the next step instead,
+# and the worktrees and patches git is making are left whole.
 git_in() {
   local dir=$1
   shift
-  git -C "$dir" "$@"
+  (
+    trap '' INT
+    umask "$user_umask"
+    exec git -C "$dir" "$@"
+  )
 }
 
 # exclude_cairn_files DIR: cairn's own files (copied skills, the issue, run
@@ -227,8 +240,10 @@ git_in() {
 exclude_cairn_files() {
   local path pattern line missing=()
   path=$(git_in "$1" rev-parse --path-format=absolute --git-path info/exclude) || return 1
-  mkdir -p -- "${path%/*}" || return 1
   (
+    # The exclude file is the repository's: the user's umask.
+    umask "$user_umask"
+    mkdir -p -- "${path%/*}" || exit 1
     flock 9
     declare -A present=()
     if [[ -f $path ]]; then
@@ -323,7 +338,7 @@ open_worktrees() {
   for i in "${!worktree_names[@]}"; do
     [[ ${worktree_kinds[i]} == throwaway ]] || continue
     if [[ -z $worktree_root ]]; then
-      (umask 077 && mkdir -p -- "$home/worktrees/$run_name")
+      mkdir -p -- "$home/worktrees/$run_name"
       worktree_root=$(cd -- "$home/worktrees/$run_name" && pwd -P)
       exec {worktree_fd}>>"$worktree_lock"
       flock "$worktree_fd"
@@ -399,6 +414,7 @@ step_start() {
   step_env=(
     "CAIRN_RUN=$run" "CAIRN_RESULTS=$run/results" "CAIRN_RESULT=$step_result" "CAIRN_STEP=$step"
     "CAIRN_WORKTREE=$step_dir" "CAIRN_DIRECTIVE=$directive" "CHECK_SKIP=$check_skip"
+    "CAIRN_STEP_TOKEN=$run_token-$step_index"
   )
   say "start $step (${step_details[step_index]})"
   if [[ -z $step_dir ]]; then
@@ -412,10 +428,11 @@ step_going() {
 }
 
 # run_proc IN OUT ERR ARGV...: ARGV in the step's worktree with the step's
-# environment, in a session of its own (stopping its process group stops
-# all it started), under the step's timeout; stdin from IN, stdout to OUT,
-# stderr to ERR (to OUT when ERR is empty). Sets proc_rc, proc_timed_out and
-# proc_cause.
+# environment and the user's umask, in a session of its own (stopping its
+# process group stops all it started), under the step's timeout; stdin from
+# IN, stdout to OUT, stderr to ERR (to OUT when ERR is empty). Whatever it
+# leaves running when it ends is ended with it. Sets proc_rc, proc_timed_out
+# and proc_cause.
 run_proc() {
   local in=$1 out=$2 err=$3 pid t0 rc=0
   shift 3
@@ -425,17 +442,21 @@ run_proc() {
   now_us
   t0=$now
   if [[ -n $err ]]; then
-    (cd -- "$step_dir" && exec "$setsid_bin" -w "${timer[@]}" "$env_bin" -u CAIRN_ISSUE_URL "${step_env[@]}" "$@") \
-      <"$in" >"$out" 2>"$err" {pass_fd}>&- &
+    proc_start "$@" <"$in" >"$out" 2>"$err" {pass_fd}>&- &
   else
-    (cd -- "$step_dir" && exec "$setsid_bin" -w "${timer[@]}" "$env_bin" -u CAIRN_ISSUE_URL "${step_env[@]}" "$@") \
-      <"$in" >"$out" 2>&1 {pass_fd}>&- &
+    proc_start "$@" <"$in" >"$out" 2>&1 {pass_fd}>&- &
   fi
   pid=$!
   printf '%s\n' "$pid" >"$tmp/pgid.$step"
   # An interrupt that came as it started finds no group to stop: stop it here.
   if [[ -e $tmp/interrupted ]]; then kill -TERM -- "-$pid" 2>/dev/null || true; fi
-  wait "$pid" || rc=$?
+  # bash would say on stderr that a step it was waiting for was killed: the
+  # step's outcome says it.
+  { wait "$pid"; } 2>/dev/null || rc=$?
+  # Its group outlives it when it left children behind (cmd &): they end
+  # now, and so do those that left the group (setsid cmd &).
+  kill -KILL -- "-$pid" 2>/dev/null || true
+  end_strays "$run_token-$step_index"
   rm -f -- "$tmp/pgid.$step"
   now_us
   proc_rc=$rc
@@ -444,6 +465,34 @@ run_proc() {
   elif ((rc != 0)); then
     proc_cause="exit status $rc"
   fi
+}
+
+# proc_start ARGV...: run_proc's job: ARGV in the step's worktree, with the
+# signals the step's job ignores back to their defaults.
+proc_start() {
+  trap - INT TERM
+  umask "$user_umask"
+  cd -- "$step_dir" || exit 1
+  exec "$setsid_bin" -w "${timer[@]}" "$env_bin" -u CAIRN_ISSUE_URL "${step_env[@]}" "$@"
+}
+
+# end_strays TOKEN: every process that carries CAIRN_STEP_TOKEN=TOKEN (an
+# extended regular expression) in its environment is SIGKILLed: what a step
+# started, wherever it went, even to a session of its own. One that cleared
+# its environment is out of reach.
+end_strays() {
+  local f found
+  [[ -d /proc/self ]] || return 0
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    found=0
+    while IFS= read -r f; do
+      f=${f#/proc/}
+      kill -KILL "${f%/environ}" 2>/dev/null && found=1
+    done < <(grep -lzE -- "^CAIRN_STEP_TOKEN=($1)\$" /proc/[0-9]*/environ 2>/dev/null)
+    # Those killed are gone from the next look; one that forked meanwhile is not.
+    ((found)) || return 0
+  done
+  warn "what a step left running still starts processes after 10 rounds of SIGKILL"
 }
 
 # run_shell SCRIPT: SCRIPT as `bash -euo pipefail -c SCRIPT`, its stdout and
@@ -491,9 +540,11 @@ validate() {
   step_outcome=failed step_cause="validate: $proc_cause"
 }
 
-# write_result FILE: the step's result is FILE's text.
+# write_result FILE: the step's result is FILE's text. A result the step
+# wrote itself has the step's umask: it becomes the owner's alone.
 write_result() {
   if [[ $1 != "$step_result" ]]; then cp -- "$1" "$step_result"; fi
+  chmod 600 -- "$step_result"
   : >"$tmp/wrote.$step"
 }
 
@@ -566,8 +617,12 @@ step_5() {
   step_finish
 }
 
-# run_step INDEX: step INDEX, in a job of its own.
+# run_step INDEX: step INDEX, in a job of its own. The job ignores SIGINT
+# and SIGTERM: Ctrl-C at the terminal reaches the whole foreground group,
+# but it is the script that stops the steps, and the job that records how
+# each ended.
 run_step() {
+  trap '' INT TERM
   case $1 in
   0) step_0 ;;
   1) step_1 ;;
@@ -579,33 +634,43 @@ run_step() {
 }
 
 # stop_steps: every running step's process group gets SIGTERM, and SIGKILL
-# when it has not ended after the grace period.
+# when it has not ended after the grace period, or at once after a second
+# signal.
 stop_steps() {
   local f pg deadline
   for f in "$tmp"/pgid.*; do
-    [[ -e $f ]] || continue
-    pg=$(<"$f")
+    # A step that ends meanwhile takes its file away.
+    { read -r pg <"$f"; } 2>/dev/null || continue
     kill -TERM -- "-$pg" 2>/dev/null || true
   done
   now_us
   deadline=$((now + grace * 1000000))
   while compgen -G "$tmp/pgid.*" >/dev/null; do
     now_us
-    ((now < deadline)) || break
-    sleep 0.1
+    ((now < deadline && !kill_now)) || break
+    # Ctrl-C again at the terminal ends this sleep too.
+    sleep 0.1 || true
   done
   for f in "$tmp"/pgid.*; do
-    [[ -e $f ]] || continue
-    pg=$(<"$f")
+    { read -r pg <"$f"; } 2>/dev/null || continue
     kill -KILL -- "-$pg" 2>/dev/null || true
   done
 }
 
 # on_signal: SIGINT or SIGTERM: nothing new starts, and the running steps
-# are stopped (and recorded interrupted). A second signal ends the script at
-# once, cleaning up as it exits.
+# are stopped (and recorded interrupted). A second signal (bash runs its
+# trap even while the first one's waits out the grace period) SIGKILLs them
+# at once; the run then ends as the first signal would have it end.
 on_signal() {
-  if ((interrupted)); then exit 130; fi
+  local f pg
+  if ((interrupted)); then
+    kill_now=1
+    for f in "$tmp"/pgid.*; do
+      { read -r pg <"$f"; } 2>/dev/null || continue
+      kill -KILL -- "-$pg" 2>/dev/null || true
+    done
+    return 0
+  fi
   interrupted=1
   : >"$tmp/interrupted"
   stop_steps
@@ -623,6 +688,7 @@ on_exit() {
     wait
     close_worktrees
   fi
+  end_strays "$run_token-[0-9]+"
   if [[ -n $pass_fd ]]; then
     : >"$pass_lock"
     exec {pass_fd}>&-
@@ -631,18 +697,40 @@ on_exit() {
   exit "$rc"
 }
 
-# wait_one: waits for a step's job to end, and stops the process when it
-# was a required step that failed.
+# wait_one: waits for a step's job to end.
 wait_one() {
-  local pid='' rc=0 i outcome
+  local pid='' rc=0
   wait -n -p pid || rc=$?
-  [[ -n ${pid:-} && -n ${job_step[${pid:-}]:-} ]] || return 0
+  if [[ -n ${pid:-} ]]; then
+    job_ended "$pid" "$rc"
+  elif ((rc == 127)); then
+    # No job is left, yet some never reported their end (they ended while a
+    # trap ran): they have all ended, and wait PID still knows how.
+    for pid in "${!job_step[@]}"; do
+      rc=0
+      wait "$pid" 2>/dev/null || rc=$?
+      job_ended "$pid" "$rc"
+    done
+  fi
+}
+
+# job_ended PID RC: the job PID ended with exit status RC; when it was a
+# step's, the stage counts it, and a required step that failed stops the
+# process.
+job_ended() {
+  local pid=$1 rc=$2 i outcome
+  [[ -n ${job_step[$pid]:-} ]] || return 0
   i=${job_step[$pid]}
   unset "job_step[$pid]"
   running=$((running - 1))
   outcome=
   if [[ -f $tmp/outcome.${step_names[i]} ]]; then outcome=$(<"$tmp/outcome.${step_names[i]}"); fi
-  if [[ -z $outcome ]]; then
+  if [[ -z $outcome && -e $tmp/interrupted ]]; then
+    # A signal to the whole group ended the job before it could ignore it.
+    outcome=interrupted
+    log_step "$i" interrupted 0 ""
+    say_end "${step_names[i]}" interrupted 0 ""
+  elif [[ -z $outcome ]]; then
     # The job itself broke: the step failed.
     outcome=failed
     log_step "$i" failed 0 "the script's job ended with exit status $rc"
@@ -684,8 +772,10 @@ notify() {
     done
     ((listed)) || return 0
   fi
-  "$timeout_bin" -k 1s 30s "$env_bin" "CAIRN_PROCESS=$process" "CAIRN_STATUS=$1" "CAIRN_RUN=$run" "${notify_argv[@]}" \
-    </dev/null >&2 2>&1 {pass_fd}>&- || rc=$?
+  (
+    umask "$user_umask"
+    exec "$timeout_bin" -k 1s 30s "$env_bin" "CAIRN_PROCESS=$process" "CAIRN_STATUS=$1" "CAIRN_RUN=$run" "${notify_argv[@]}"
+  ) </dev/null >&2 2>&1 {pass_fd}>&- || rc=$?
   if ((rc == 124 || rc == 137)); then
     say "cairn: notify: \"${notify_argv[0]}\" timed out after 30s"
   elif ((rc != 0)); then
@@ -699,13 +789,17 @@ repo_root=$(git rev-parse --path-format=absolute --show-toplevel 2>/dev/null) ||
 common_dir=$(git rev-parse --path-format=absolute --git-common-dir)
 common_dir=$(cd -- "$common_dir" && pwd -P)
 home=${CAIRN_HOME:-$HOME/.cairn}
-(umask 077 && mkdir -p -- "$home" "$home/locks" "$home/runs")
+mkdir -p -- "$home" "$home/locks" "$home/runs"
 home=$(cd -- "$home" && pwd)
 repo_hash=$(printf '%s' "$common_dir" | sha256sum)
 repo_hash=${repo_hash:0:16}
 pass_lock=$home/locks/pass-$repo_hash.lock
 worktree_lock=$home/locks/worktrees-$repo_hash.lock
-pass_fd='' worktree_fd='' worktree_root='' finished=0 interrupted=0 stopped=0 running=0 status=''
+pass_fd='' worktree_fd='' worktree_root='' finished=0 interrupted=0 kill_now=0 stopped=0 running=0 status=''
+# run_token marks the environment of every process a step starts (as
+# CAIRN_STEP_TOKEN=RUN_TOKEN-STEP_INDEX), so that those a step leaves
+# running can be found and ended, even in a session of their own.
+printf -v run_token '%08x%08x' "$SRANDOM" "$SRANDOM"
 throwaways=()
 exec {pass_fd}<>"$pass_lock"
 if ! flock -n "$pass_fd"; then
