@@ -11,23 +11,30 @@ import (
 const RuleInvalidName = "invalid-name"
 
 // ruleInvalidName refuses process, step, worktree and group names that do not
-// match [a-z0-9][a-z0-9-]*, and a TOML or HCL step with no name.
+// match [a-z0-9][a-z0-9-]* or are longer than ir.MaxNameLength, and a TOML
+// or HCL step with no name.
 var ruleInvalidName = &Rule{
 	ID:       RuleInvalidName,
-	Doc:      "a name that does not match [a-z0-9][a-z0-9-]*",
+	Doc:      "a name that does not match [a-z0-9][a-z0-9-]*, or is longer than 100 characters",
 	Severity: ir.Error,
 	Lint:     true,
 	Run: func(pass *Pass) {
 		p := pass.Process
-		if !ir.ValidName(p.Name) {
+		switch {
+		case tooLong(p.Name):
+			pass.Report(ir.FileStart(p.File), "process name %s (the file's name) is %d characters long; names are at most %d, rename the file", shortName(p.Name), len(p.Name), ir.MaxNameLength)
+		case !ir.ValidName(p.Name):
 			pass.Report(ir.FileStart(p.File), "process name %q (the file's name) does not match [a-z0-9][a-z0-9-]*; rename the file%s", p.Name, nameHint(p.Name))
 		}
 		for _, w := range p.Worktrees {
-			if !ir.ValidName(w.Name) {
-				r := w.NameRange
-				if !r.IsValid() {
-					r = w.Header
-				}
+			r := w.NameRange
+			if !r.IsValid() {
+				r = w.Header
+			}
+			switch {
+			case tooLong(w.Name):
+				pass.Report(r, "worktree name %s is %d characters long; names are at most %d", shortName(w.Name), len(w.Name), ir.MaxNameLength)
+			case !ir.ValidName(w.Name):
 				pass.Report(r, "invalid worktree name %q; names match [a-z0-9][a-z0-9-]*%s", w.Name, nameHint(w.Name))
 			}
 		}
@@ -41,14 +48,31 @@ var ruleInvalidName = &Rule{
 			case !n.Set:
 				pass.Report(s.Header, "step has no %q; every step needs one, such as \"build\"", key)
 			case n.Bad:
+			case tooLong(n.Value):
+				pass.Report(valueRange(n), "step name %s is %d characters long; names are at most %d", shortName(n.Value), len(n.Value), ir.MaxNameLength)
 			case !ir.ValidName(n.Value):
 				pass.Report(valueRange(n), "invalid step name %q; names match [a-z0-9][a-z0-9-]*%s", n.Value, nameHint(n.Value))
 			}
-			if g := s.Parallel; g.Set && !g.Bad && !ir.ValidName(g.Value) {
+			switch g := s.Parallel; {
+			case !g.Set || g.Bad:
+			case tooLong(g.Value):
+				pass.Report(valueRange(g), "parallel group name %s is %d characters long; names are at most %d", shortName(g.Value), len(g.Value), ir.MaxNameLength)
+			case !ir.ValidName(g.Value):
 				pass.Report(valueRange(g), "invalid parallel group name %q; names match [a-z0-9][a-z0-9-]*%s", g.Value, nameHint(g.Value))
 			}
 		}
 	},
+}
+
+// tooLong reports whether name is longer than a name may be.
+func tooLong(name string) bool { return len(name) > ir.MaxNameLength }
+
+// shortName quotes a long name's first 40 characters, for a message.
+func shortName(name string) string {
+	if r := []rune(name); len(r) > 40 {
+		return fmt.Sprintf("%q…", string(r[:40]))
+	}
+	return fmt.Sprintf("%q", name)
 }
 
 // nameHint suggests a valid spelling of an invalid name: lower case, with a

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -102,23 +103,43 @@ func (v *values) step(s *ir.Step) {
 				}
 				v.report(r, "invalid environment variable name %q; use letters, digits and _, not starting with a digit", e.Name)
 			}
+			v.nul(e.Field, fmt.Sprintf("environment variable %q", e.Name))
 		}
 	}
 	for _, a := range s.Actions {
 		switch a.Kind {
 		case ir.Command:
 			v.empty(a.Script, scriptKey(p))
+			v.nul(a.Script, scriptKey(p))
 		case ir.Session:
 			v.empty(a.Skill, "skill")
 			v.empty(a.Prompt, "prompt")
+			v.nul(a.Prompt, "prompt")
 			v.enum(a.Effort, "effort", efforts)
 			if mt := a.MaxTurns; mt.Set && !mt.Bad && mt.Value < 1 {
 				v.report(valueRange(mt), "invalid %s %d; a session needs at least 1 turn", keyName(p, "max_turns"), mt.Value)
 			}
 		}
 	}
+	for _, ph := range []*ir.Phase{s.Precheck, s.Run, s.Validate} {
+		if ph == nil || !ph.Shells.Set || ph.Shells.Bad {
+			continue
+		}
+		for _, sh := range ph.Shells.Value {
+			v.nul(sh, "shell")
+		}
+	}
 	if s.Validate != nil {
 		v.enum(s.Validate.Severity, "severity", severities)
+	}
+}
+
+// nul refuses a value holding a NUL character: no environment, command line
+// or script argument can carry one, so the run would fail where check
+// passed.
+func (v *values) nul(f ir.Field[string], what string) {
+	if f.Set && !f.Bad && strings.IndexByte(f.Value, 0) >= 0 {
+		v.report(valueRange(f), "%s holds a NUL character (\\u0000), which no command line or environment can carry; remove it", what)
 	}
 }
 

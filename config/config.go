@@ -3,8 +3,10 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/cairn-dev/cairn/ir"
 )
@@ -74,15 +76,40 @@ type Notify struct {
 	On      ir.Strings
 }
 
-// Home is cairn's home folder: $CAIRN_HOME, else ~/.cairn.
+// Home is cairn's home folder: $CAIRN_HOME, else ~/.cairn. A home inside
+// the working directory is given relative to it, as short to print as the
+// user wrote it; ResolveHome has made $CAIRN_HOME absolute at start, so the
+// working directory cairn moved to (-C) does not move the home.
 func Home() string {
 	if h := os.Getenv("CAIRN_HOME"); h != "" {
+		if wd, err := os.Getwd(); err == nil && filepath.IsAbs(h) {
+			if rel, err := filepath.Rel(wd, h); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return rel
+			}
+		}
 		return h
 	}
 	if h, err := os.UserHomeDir(); err == nil {
 		return filepath.Join(h, ".cairn")
 	}
 	return ".cairn"
+}
+
+// ResolveHome makes a relative $CAIRN_HOME absolute against the working
+// directory, for cairn and every process it starts: called once at start,
+// before -C moves cairn and before a step runs in a worktree, it keeps a
+// relative home from landing wherever a process happens to be (inside the
+// user's repository).
+func ResolveHome() error {
+	h := os.Getenv("CAIRN_HOME")
+	if h == "" || filepath.IsAbs(h) {
+		return nil
+	}
+	abs, err := filepath.Abs(h)
+	if err != nil {
+		return fmt.Errorf("CAIRN_HOME %q: %w", h, err)
+	}
+	return os.Setenv("CAIRN_HOME", abs)
 }
 
 // Path is the config file's path under home.

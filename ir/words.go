@@ -22,10 +22,16 @@ func OneOf(values []string) string {
 	return strings.Join(values[:len(values)-1], ", ") + " or " + values[len(values)-1]
 }
 
+// MaxNameLength is the longest a name may be: names become parts of file
+// and branch names (a run folder, a worktree, a result file), which file
+// systems cap at 255 bytes with the rest of the name.
+const MaxNameLength = 100
+
 // ValidName reports whether name matches [a-z0-9][a-z0-9-]*, the pattern of
-// the names of processes, steps, worktrees, groups and harnesses (§4).
+// the names of processes, steps, worktrees, groups and harnesses (§4), and
+// is at most MaxNameLength long.
 func ValidName(name string) bool {
-	if name == "" || name[0] == '-' {
+	if name == "" || name[0] == '-' || len(name) > MaxNameLength {
 		return false
 	}
 	for i := 0; i < len(name); i++ {

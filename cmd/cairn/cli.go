@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/cairn-dev/cairn/config"
 )
 
 // cli is cairn's command line (§10).
@@ -66,6 +68,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return report(stderr, commandOf(err), usageError("%s", err.Error()))
 	}
 	command := firstWord(ctx.Command())
+	if err := config.ResolveHome(); err != nil {
+		return report(stderr, command, err)
+	}
 	if c.Directory != "" {
 		if err := os.Chdir(c.Directory); err != nil {
 			return report(stderr, command, usageError("-C %s: %s", c.Directory, pathError(err)))
