@@ -482,6 +482,7 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr S
 		Step:       st,
 		Earlier:    earlier,
 		Directive:  r.o.Directive,
+		Start:      start,
 	}
 	var e stepEnd
 	wt, ok := r.wts.Get(st.Worktree)

@@ -82,6 +82,9 @@ type StepContext struct {
 	Earlier      []Earlier
 	Directive    string
 	IssueURL     string
+	// Start is when the step started, by the run's clock: its session's
+	// prompt tells the agent the date.
+	Start time.Time
 	// Env is the whole environment of the step's shells and sessions: the
 	// user's own, then §7.1's CAIRN_* and CHECK_SKIP, then the step's env.
 	Env []string
@@ -95,4 +98,10 @@ type StepContext struct {
 	// judge's and review retries' included; its error fails the session
 	// before it starts (§7.8: an issue edited by an untrusted account).
 	Guard func(context.Context) error
+}
+
+// date is the day the step started in the machine's time zone, as a
+// session's prompt says it: 2026-01-02.
+func (sc *StepContext) date() string {
+	return sc.Start.Local().Format(time.DateOnly)
 }
