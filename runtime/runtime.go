@@ -14,15 +14,17 @@ import (
 type Outcome string
 
 // The step outcomes. Pending and Running are the states of a step that has
-// not ended yet.
+// not ended yet. Inconclusive is a step whose work is done but whose judge
+// reached no verdict (§7.2): it fails nothing, and is not run again.
 const (
-	Pending     Outcome = "pending"
-	Running     Outcome = "running"
-	Succeeded   Outcome = "succeeded"
-	Failed      Outcome = "failed"
-	Skipped     Outcome = "skipped"
-	Cancelled   Outcome = "cancelled"
-	Interrupted Outcome = "interrupted"
+	Pending      Outcome = "pending"
+	Running      Outcome = "running"
+	Succeeded    Outcome = "succeeded"
+	Failed       Outcome = "failed"
+	Inconclusive Outcome = "inconclusive"
+	Skipped      Outcome = "skipped"
+	Cancelled    Outcome = "cancelled"
+	Interrupted  Outcome = "interrupted"
 )
 
 // Status is how a run stands or ended (§7.5). Crashed is never written: it is
