@@ -93,7 +93,7 @@ func strings2(items ...string) ir.Strings {
 // its parts is the prompt templates.SessionPrompt renders, for no to five
 // earlier results, with and without a directive and a skill.
 func TestSessionPromptComposes(t *testing.T) {
-	vals := map[string]string{varWorktree: "/w/t", varResult: "/r/ask.md", varSkill: "/w/t/.cairn/skills/s/SKILL.md", varDirective: "Be brief."}
+	vals := map[string]string{varWorktree: "/w/t", varResult: "/r/ask.md", varSkill: "/w/t/.cairn/skills/s/SKILL.md", varDirective: "Be brief.", varDate: "2026-01-02"}
 	expand := func(w templates.BashWord) string {
 		var b strings.Builder
 		for _, p := range w {
@@ -117,7 +117,7 @@ func TestSessionPromptComposes(t *testing.T) {
 			}
 			for n := 0; n <= 5; n++ {
 				want := d
-				want.WorktreePath, want.ResultFile = vals[varWorktree], vals[varResult]
+				want.WorktreePath, want.ResultFile, want.Date = vals[varWorktree], vals[varResult], vals[varDate]
 				if skill {
 					want.SkillPath = vals[varSkill]
 				}

@@ -27,6 +27,7 @@ const (
 	varResult    = "step_result"
 	varSkill     = "skill_path"
 	varDirective = "directive_trim"
+	varDate      = "today"
 	varPrompt    = "prompt"
 	varMessage   = "last_message"
 )
@@ -155,14 +156,16 @@ func earlierSlots(n int) []templates.EarlierResult {
 
 // sessionPrompt renders a session's prompt through templates.SessionPrompt
 // (as `cairn run` does) for the script to compose at run time: with the
-// worktree, the skill file, the result file and the directive as slots, and
+// worktree, the skill file, the result file, the directive and the date as
+// slots, and
 // with no, one, two and three earlier results, from which the list's parts
 // are taken. It fails when the renderings do not compose (the template
 // lists the earlier results in a form the script cannot rebuild).
 func sessionPrompt(d templates.SessionData, withSkill, withDirective bool) (promptWords, error) {
-	s := newSlots("v", varWorktree, varResult, varSkill, varDirective)
+	s := newSlots("v", varWorktree, varResult, varSkill, varDirective, varDate)
 	d.WorktreePath = s.marker(varWorktree)
 	d.ResultFile = s.marker(varResult)
+	d.Date = s.marker(varDate)
 	d.SkillPath = ""
 	if withSkill {
 		d.SkillPath = s.marker(varSkill)

@@ -21,10 +21,12 @@ const ActivityFile = "activity.log"
 // UTC, then fields, each "key=value", in logfmt (a value is quoted when it
 // holds a space, a quote or an "=", "-" when empty). cairn writes one line
 // when a run starts (event=start run=NAME process=P repo=REPO), one when it
-// ends (event=end run=NAME process=P repo=REPO status=S), and one for a
+// ends (event=end run=NAME process=P repo=REPO status=S), one for a
 // skipped run (event=skipped process=P repo=REPO reason="another pass is
-// running (run NAME)"); `cairn status` shows the skipped lines of its
-// repository, by repo=.
+// running (run NAME)"), and one for a run refused before its first step
+// that left no run folder to say why (event=refused run=NAME process=P
+// repo=REPO reason=…); `cairn status` shows the skipped and refused lines of
+// its repository, by repo=.
 func Activity(home string, fields ...string) error {
 	kv := make([]string, 0, 2*len(fields))
 	for _, f := range fields {
@@ -53,8 +55,9 @@ func Activity(home string, fields ...string) error {
 	return nil
 }
 
-// SkippedRun is a run the activity log says was skipped.
-type SkippedRun struct {
+// ActivityRun is a run the activity log names that left no run folder: one
+// skipped, or one refused before its first step.
+type ActivityRun struct {
 	Time    time.Time
 	Process string
 	Repo    string
@@ -67,7 +70,21 @@ const activityTail = 256 << 10
 
 // SkippedRuns returns the last n skipped runs of repo (of every repository when
 // repo is empty) in the activity log, oldest first. A missing log has none.
-func SkippedRuns(home, repo string, n int) ([]SkippedRun, error) {
+func SkippedRuns(home, repo string, n int) ([]ActivityRun, error) {
+	return activityRuns(home, repo, "skipped", n)
+}
+
+// RefusedRuns returns the last n runs of repo (of every repository when repo
+// is empty) the activity log says were refused before their first step and
+// left no run folder, oldest first.
+func RefusedRuns(home, repo string, n int) ([]ActivityRun, error) {
+	return activityRuns(home, repo, "refused", n)
+}
+
+// activityRuns returns the last n runs of repo (of every repository when
+// repo is empty) of the activity log's lines of event, oldest first. A
+// missing log has none.
+func activityRuns(home, repo, event string, n int) ([]ActivityRun, error) {
 	f, err := os.Open(filepath.Join(home, ActivityFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -80,7 +97,7 @@ func SkippedRuns(home, repo string, n int) ([]SkippedRun, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the activity log: %w", err)
 	}
-	var out []SkippedRun
+	var out []ActivityRun
 	for line := range strings.Lines(string(b)) {
 		stamp, rest, ok := strings.Cut(strings.TrimRight(line, "\n"), " ")
 		if !ok {
@@ -91,10 +108,10 @@ func SkippedRuns(home, repo string, n int) ([]SkippedRun, error) {
 			continue
 		}
 		f := parseLogfmt(rest)
-		if f["event"] != "skipped" || (repo != "" && f["repo"] != repo) {
+		if f["event"] != event || (repo != "" && f["repo"] != repo) {
 			continue
 		}
-		out = append(out, SkippedRun{Time: t, Process: f["process"], Repo: f["repo"], Reason: f["reason"]})
+		out = append(out, ActivityRun{Time: t, Process: f["process"], Repo: f["repo"], Reason: f["reason"]})
 	}
 	if len(out) > n {
 		out = out[len(out)-n:]
@@ -179,4 +196,25 @@ func parseLogfmt(line string) map[string]string {
 		out[k] = v
 		line = rest
 	}
+}
+
+// refusedActivity writes the activity line of a run of o refused with err
+// before its first step, which left no record to say why: its run folder
+// dir ("" when none was made) is gone or was never made.
+func refusedActivity(o Options, dir string, err error) error {
+	fields := []string{"event=refused"}
+	if dir != "" {
+		fields = append(fields, "run="+filepath.Base(dir))
+	}
+	fields = append(fields, "process="+o.Plan.Process, "repo="+o.Repo.CommonDir, "reason="+err.Error())
+	return Activity(o.Home, fields...)
+}
+
+// recorded reports whether the run folder dir holds a run record.
+func recorded(dir string) bool {
+	if dir == "" {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(dir, RecordFile))
+	return err == nil
 }

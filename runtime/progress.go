@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -22,12 +23,16 @@ import (
 //
 //	12:00:01 start hunt-claude (session, claude opus, worktree claude)
 //	12:00:09 done hunt-claude 8.1s
+//	12:00:09 failed lint (optional): exit status 2
 //	12:00:09 failed test: exit status 1
 type progress struct {
 	w        io.Writer
 	terminal bool
 	color    bool
 	now      func() time.Time
+	// optional are the steps whose failure fails no run: their lines say
+	// so, lest a reader take the run for failed.
+	optional map[string]bool
 
 	mu sync.Mutex
 	// block holds the live lines of a terminal: the steps shown since the
@@ -52,6 +57,9 @@ type progressLine struct {
 	outcome Outcome
 	took    time.Duration
 	cause   string
+	// optional is set for an optional step, whose failure the run goes
+	// past.
+	optional bool
 }
 
 // newProgress returns the progress writer of a run. On a terminal it
@@ -127,7 +135,7 @@ func (p *progress) end(step string, outcome Outcome, took time.Duration, cause s
 	defer p.mu.Unlock()
 	now := p.now()
 	if !p.terminal {
-		p.plain(now, plainEnd(step, outcome, took, cause))
+		p.plain(now, plainEnd(p.named(step, outcome), outcome, took, cause))
 		return
 	}
 	var line *progressLine
@@ -142,6 +150,7 @@ func (p *progress) end(step string, outcome Outcome, took time.Duration, cause s
 		p.block = append(p.block, line)
 	}
 	line.ended, line.outcome, line.took, line.cause = true, outcome, took, cause
+	line.optional = p.optional[step]
 	p.redraw()
 	if !p.running() {
 		// Nothing is running: the lines are final and scroll away.
@@ -164,21 +173,42 @@ func (p *progress) note(msg string) {
 	p.redraw()
 }
 
-// plainEnd words a step's end for plain output.
+// named is how a step's end names it: "lint (optional)" for an optional
+// step that failed, the name alone otherwise.
+func (p *progress) named(step string, outcome Outcome) string {
+	if outcome == Failed && p.optional[step] {
+		return step + " (optional)"
+	}
+	return step
+}
+
+// optionalSteps are the names of plan's optional steps.
+func optionalSteps(plan *ir.Plan) map[string]bool {
+	out := map[string]bool{}
+	for _, stage := range plan.Stages {
+		for _, st := range stage {
+			if st.Optional {
+				out[st.Name] = true
+			}
+		}
+	}
+	return out
+}
+
+// plainEnd words a step's end for plain output: "done STEP 1.2s", "OUTCOME
+// STEP: CAUSE", "inconclusive STEP 1.2s: CAUSE".
 func plainEnd(step string, outcome Outcome, took time.Duration, cause string) string {
+	line := fmt.Sprintf("%s %s", outcome, step)
 	switch outcome {
 	case Succeeded:
-		return fmt.Sprintf("done %s %s", step, templates.FormatDuration(took))
-	case Failed, Interrupted:
-		if cause == "" {
-			return fmt.Sprintf("%s %s", outcome, step)
-		}
-		return fmt.Sprintf("%s %s: %s", outcome, step, cause)
+		line = fmt.Sprintf("done %s %s", step, templates.FormatDuration(took))
+	case Inconclusive:
+		line += " " + templates.FormatDuration(took)
 	}
-	if cause != "" {
-		return fmt.Sprintf("%s %s: %s", outcome, step, cause)
+	if cause != "" && outcome != Succeeded {
+		line += ": " + cause
 	}
-	return fmt.Sprintf("%s %s", outcome, step)
+	return line
 }
 
 // plain writes one timestamped line.
@@ -233,6 +263,11 @@ func (p *progress) render(l *progressLine, now time.Time) string {
 		mark, color, text = "✓", "32", fmt.Sprintf("%s  %s", l.step, templates.FormatDuration(l.took))
 	case Failed, Interrupted:
 		mark, color, text = "✗", "31", fmt.Sprintf("%s  %s", l.step, l.outcome)
+		if l.optional && l.outcome == Failed {
+			// The run goes past it: a warning's colour, not a failure's.
+			color = "33"
+			text += " (optional)"
+		}
 		if l.cause != "" {
 			text += ": " + l.cause
 		}

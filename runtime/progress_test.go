@@ -23,6 +23,10 @@ func TestProgressPlain(t *testing.T) {
 	p.end("later", Cancelled, 0, "")
 	p.end("lint", Skipped, 0, "no Go files")
 	p.note("hunt-codex: waiting for resources")
+	p.optional = map[string]bool{"vet": true}
+	p.end("vet", Failed, time.Second, "exit status 2")
+	p.end("vet", Cancelled, 0, "")
+	p.end("docs", Inconclusive, 2*time.Second, "validate: the judge reached no verdict (max-turns: reached its turn cap (32))")
 	p.close()
 	want := `12:00:01 start hunt-claude (session, claude opus, worktree claude)
 12:00:09 done hunt-claude 8.1s
@@ -30,6 +34,9 @@ func TestProgressPlain(t *testing.T) {
 12:00:09 cancelled later
 12:00:09 skipped lint: no Go files
 12:00:09 hunt-codex: waiting for resources
+12:00:09 failed vet (optional): exit status 2
+12:00:09 cancelled vet
+12:00:09 inconclusive docs 2s: validate: the judge reached no verdict (max-turns: reached its turn cap (32))
 `
 	if b.String() != want {
 		t.Errorf("plain progress:\n%s\nwant:\n%s", b.String(), want)
@@ -49,12 +56,13 @@ func TestProgressTerminal(t *testing.T) {
 	p.start("b", "session, claude opus, worktree a-very-long-name")
 	clock.t = clock.t.Add(3 * time.Second)
 	p.end("a", Succeeded, 3*time.Second, "")
+	p.optional = map[string]bool{"b": true}
 	p.end("b", Failed, 3*time.Second, "exit status 1")
 
 	out := b.String()
 	// The last redraw moves up over both lines and rewrites them.
 	last := out[strings.LastIndex(out, "\x1b[2A"):]
-	want := "\x1b[2A\r\x1b[2K✓ a  3s\n\r\x1b[2K✗ b  failed: exit status 1\n"
+	want := "\x1b[2A\r\x1b[2K✓ a  3s\n\r\x1b[2K✗ b  failed (optional): exit status 1\n"
 	if last != want {
 		t.Errorf("last redraw %q; want %q", last, want)
 	}

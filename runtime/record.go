@@ -23,6 +23,11 @@ type Record struct {
 	Directive string      `json:"directive"`
 	Flags     RecordFlags `json:"flags"`
 	Status    Status      `json:"status"`
+	// Cause is why the run failed when it was refused before its first
+	// step (a worktree that could not be created, an issue it could not
+	// write): no step says why then. Empty otherwise; a failed step's
+	// cause is the step's.
+	Cause string `json:"cause"`
 	// Host and PID name the running cairn, for `cairn stop`.
 	Host  string     `json:"host"`
 	PID   int        `json:"pid"`
@@ -265,7 +270,7 @@ func sameValidate(a, b *ValidateRecord) bool {
 func sameHeader(a, b *Record) bool {
 	return a.Version == b.Version && a.Process == b.Process && a.File == b.File &&
 		a.SHA256 == b.SHA256 && a.Repo == b.Repo && a.Issue == b.Issue &&
-		a.Directive == b.Directive && a.Host == b.Host && a.PID == b.PID &&
+		a.Directive == b.Directive && a.Host == b.Host && a.PID == b.PID && a.Cause == b.Cause &&
 		a.Start.Equal(b.Start) &&
 		a.Flags.Harness == b.Flags.Harness && a.Flags.Model == b.Flags.Model &&
 		a.Flags.Effort == b.Flags.Effort && a.Flags.Jobs == b.Flags.Jobs &&
@@ -299,4 +304,12 @@ func (r *Record) apply(ev *Event) {
 	if ev.Status != "" {
 		r.Status, r.End, r.Expires = ev.Status, ev.End, ev.Expires
 	}
+}
+
+// causeOf is err's message as a record's cause; "" for no error.
+func causeOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

@@ -26,7 +26,7 @@ func Resumable(rec *Record) bool {
 
 // Resume carries on the run whose folder is dir (§7.7) with o's plan, made
 // again from the same process file: in the same folder, its steps that
-// succeeded or skipped are kept and not run again, and every other step
+// succeeded, were inconclusive or skipped are kept and not run again, and every other step
 // runs, from the first. Throwaway worktrees start again from the commits
 // they started from, with the changes saved in their patches; a commit-mode
 // run goes on committing in the repository. It refuses a run another cairn
@@ -81,7 +81,7 @@ func Resume(ctx context.Context, dir string, o Options) (Status, error) {
 	}
 	host, _ := os.Hostname()
 	if err := folder.Update(func(rec *Record) {
-		rec.Status, rec.End, rec.Expires = StatusRunning, nil, ""
+		rec.Status, rec.End, rec.Expires, rec.Cause = StatusRunning, nil, "", ""
 		rec.Host, rec.PID = host, os.Getpid()
 		rec.Directive, rec.Flags = o.Directive, o.Flags
 		rec.Steps = r.initial
@@ -93,7 +93,7 @@ func Resume(ctx context.Context, dir string, o Options) (Status, error) {
 	if err := salvage(o.Home, o.Repo, folder.Dir, &found); err != nil {
 		r.warn(folder.Update(func(rec *Record) {
 			end := time.Now().UTC()
-			rec.Status, rec.End, rec.Expires = StatusFailed, &end, expiry(o.Plan, StatusFailed, end)
+			rec.Status, rec.End, rec.Expires, rec.Cause = StatusFailed, &end, expiry(o.Plan, StatusFailed, end), err.Error()
 		}))
 		return StatusFailed, err
 	}
@@ -180,7 +180,8 @@ func isBranchWorktree(path, kind string) bool {
 }
 
 // merge makes the steps a resumed run starts with: the run's own records
-// of the steps that succeeded or skipped (which do not run again, their
+// of the steps that succeeded, were inconclusive (their work is done, and
+// nothing judges it again) or skipped (which do not run again, their
 // results still the later steps'), and the plan's fresh ones for the rest.
 // The plan must have the run's steps, in the same order.
 func (r *run) merge(found *Record) error {
@@ -195,7 +196,7 @@ func (r *run) merge(found *Record) error {
 			return fmt.Errorf("run %q has step %q where the process now has %q; start a new run", r.folder.Name(), old.Name, fresh[i].Name)
 		}
 		r.index[old.Name] = i
-		if old.Outcome == Succeeded || old.Outcome == Skipped {
+		if old.Outcome == Succeeded || old.Outcome == Inconclusive || old.Outcome == Skipped {
 			r.initial[i] = old.clone()
 			r.done[old.Name] = true
 			if old.Result != "" {

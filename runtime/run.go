@@ -73,11 +73,31 @@ type Options struct {
 // The status is how the run ended: interrupted, else failed, else
 // succeeded. The error says what kept the run from running its steps (a
 // run folder that cannot be made, a worktree that cannot be created); the
-// run is recorded failed then, when it could be recorded at all.
+// run is recorded failed then, with that cause, when it could be recorded
+// at all; a run refused so that it leaves no run folder (a Claim another
+// holds, a procedure's dirty checkout) says why in the activity log.
 func Run(ctx context.Context, o Options) (Status, error) {
 	if err := o.complete(); err != nil {
 		return StatusFailed, err
 	}
+	dir, started := "", o.Started
+	o.Started = func(d string) {
+		dir = d
+		if started != nil {
+			started(d)
+		}
+	}
+	status, err := begin(ctx, o)
+	if err != nil && ctx.Err() == nil && !recorded(dir) {
+		if err := refusedActivity(o, dir, err); err != nil {
+			fmt.Fprintf(o.Stderr, "cairn: warning: %v\n", err)
+		}
+	}
+	return status, err
+}
+
+// begin is Run, once o is complete.
+func begin(ctx context.Context, o Options) (Status, error) {
 	var is *Issue
 	if o.Plan.Issue != "" {
 		var err error
@@ -228,6 +248,7 @@ func (r *run) carry(ctx context.Context, event string) (Status, error) {
 	r.warn(Activity(r.o.Home, "event="+event, "run="+r.folder.Name(), "process="+plan.Process, "repo="+r.o.Repo.CommonDir))
 
 	r.prog = newProgress(r.o.Stderr, r.o.Terminal)
+	r.prog.optional = optionalSteps(plan)
 	failed, runErr := false, error(nil)
 	wts, err := OpenWorktrees(ctx, r.o.Repo.Root, r.o.Repo.CommonDir, r.o.Home, r.folder.Name(), plan.Worktrees)
 	if err == nil && r.resumed != nil {
@@ -257,7 +278,7 @@ func (r *run) carry(ctx context.Context, event string) (Status, error) {
 	}
 	status := StatusSucceeded
 	steps := r.folder.Record().Steps
-	inconclusive := Inconclusive(steps)
+	inconclusive := InconclusiveSteps(steps)
 	children := InconclusiveChildren(plan.Process, r.folder.Dir, steps)
 	switch {
 	case ctx.Err() != nil:
@@ -287,6 +308,11 @@ func (r *run) carry(ctx context.Context, event string) (Status, error) {
 			fmt.Fprintln(r.o.Stderr, l)
 		}
 	}
+	if status == StatusFailed && runErr == nil {
+		if l := FailedLine(steps); l != "" {
+			fmt.Fprintln(r.o.Stderr, l)
+		}
+	}
 
 	if err := r.folder.Err(); err != nil {
 		status, runErr = r.failWith(status, runErr, err)
@@ -299,7 +325,7 @@ func (r *run) carry(ctx context.Context, event string) (Status, error) {
 	end := time.Now().UTC()
 	expires := expiry(plan, status, end)
 	r.warn(r.folder.Update(func(rec *Record) {
-		rec.Status, rec.End, rec.Expires = status, &end, expires
+		rec.Status, rec.End, rec.Expires, rec.Cause = status, &end, expires, causeOf(runErr)
 	}))
 	if r.commits != nil {
 		r.warn(r.folder.Flush())
@@ -496,6 +522,7 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr S
 		Step:       st,
 		Earlier:    earlier,
 		Directive:  r.o.Directive,
+		Start:      start,
 	}
 	var e stepEnd
 	wt, ok := r.wts.Get(st.Worktree)
@@ -571,9 +598,9 @@ func headOf(dir string) string {
 	return strings.TrimSpace(out)
 }
 
-// Inconclusive returns the steps whose validate phase was inconclusive (a
+// InconclusiveSteps returns the steps whose validate phase was inconclusive (a
 // judge that reached no verdict, §7.2), in order.
-func Inconclusive(steps []StepRecord) []*StepRecord {
+func InconclusiveSteps(steps []StepRecord) []*StepRecord {
 	var out []*StepRecord
 	for i := range steps {
 		if v := steps[i].Validate; v != nil && v.Status == VerdictInconclusive {

@@ -278,7 +278,8 @@ type StatusOptions struct {
 	// Limit is how many ended runs to list; running and crashed runs are
 	// always listed. Zero lists every run.
 	Limit int
-	// Skipped is how many skipped runs of the activity log to list.
+	// Skipped is how many skipped runs of the activity log to list, and
+	// how many refused ones.
 	Skipped int
 	Now     time.Time
 	// More are runs folders besides home's, as for ListRuns.
@@ -286,7 +287,8 @@ type StatusOptions struct {
 }
 
 // StatusList gathers the runs of `cairn status`: those of o.Repo (all when it
-// is empty), newest first, and the skipped runs of the activity log. A
+// is empty), newest first, and the refused and skipped runs of the activity
+// log. A
 // record that cannot be read is listed when every repository's runs are.
 func StatusList(home string, o StatusOptions) (*templates.RunList, error) {
 	runs, err := ListRuns(home, o.More...)
@@ -320,14 +322,25 @@ func StatusList(home string, o StatusOptions) (*templates.RunList, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range skipped {
-		l.Skipped = append(l.Skipped, templates.SkippedLine{Time: s.Time, Process: s.Process, Reason: s.Reason})
+	refused, err := RefusedRuns(home, o.Repo, o.Skipped)
+	if err != nil {
+		return nil, err
 	}
+	l.Skipped, l.Refused = activityLines(skipped), activityLines(refused)
 	return l, nil
 }
 
+// activityLines are runs of the activity log as `cairn status` lists them.
+func activityLines(runs []ActivityRun) []templates.ActivityLine {
+	var out []templates.ActivityLine
+	for _, r := range runs {
+		out = append(out, templates.ActivityLine{Time: r.Time, Process: r.Process, Reason: r.Reason})
+	}
+	return out
+}
+
 // RunLineOf is a run's line in `cairn status`: its steps counted by
-// outcome, and its first failed step.
+// outcome, and why it failed (FailureOf).
 func RunLineOf(name, dir string, rec *Record) templates.RunLine {
 	line := templates.RunLine{
 		Name:    name,
@@ -336,18 +349,17 @@ func RunLineOf(name, dir string, rec *Record) templates.RunLine {
 		Start:   rec.Start,
 		End:     rec.End,
 		Dir:     dir,
+		Failure: FailureOf(rec),
 	}
 	line.Steps.Total = len(rec.Steps)
 	for i := range rec.Steps {
-		s := &rec.Steps[i]
-		switch s.Outcome {
+		switch rec.Steps[i].Outcome {
 		case Succeeded:
 			line.Steps.Succeeded++
 		case Failed:
 			line.Steps.Failed++
-			if line.Failure == nil {
-				line.Failure = &templates.RunFailure{Step: s.Name, Cause: s.Cause}
-			}
+		case Inconclusive:
+			line.Steps.Inconclusive++
 		case Skipped:
 			line.Steps.Skipped++
 		case Cancelled:
@@ -357,6 +369,36 @@ func RunLineOf(name, dir string, rec *Record) templates.RunLine {
 		}
 	}
 	return line
+}
+
+// FailureOf is why the run of rec failed: its first failed step that is not
+// optional (an optional step's failure fails no run), else the run's own
+// cause, recorded when it was refused before its first step; nil when
+// neither says anything.
+func FailureOf(rec *Record) *templates.RunFailure {
+	for i := range rec.Steps {
+		if s := &rec.Steps[i]; s.Outcome == Failed && !s.Optional {
+			return &templates.RunFailure{Step: s.Name, Cause: s.Cause}
+		}
+	}
+	if rec.Cause != "" {
+		return &templates.RunFailure{Cause: rec.Cause}
+	}
+	return nil
+}
+
+// FailedLine is the one stderr line a run that failed at a step ends with:
+// "cairn: failed at step X: CAUSE"; "" when no step of steps failed that is
+// not optional.
+func FailedLine(steps []StepRecord) string {
+	f := FailureOf(&Record{Steps: steps})
+	switch {
+	case f == nil:
+		return ""
+	case f.Cause == "":
+		return fmt.Sprintf("cairn: failed at step %s", f.Step)
+	}
+	return fmt.Sprintf("cairn: failed at step %s: %s", f.Step, f.Cause)
 }
 
 // Show gathers what `cairn show` shows of the run folder dir: its record,
@@ -383,6 +425,7 @@ func Show(dir string) (*templates.RunShow, error) {
 		SHA256:    rec.SHA256,
 		Repo:      rec.Repo,
 		Status:    string(rec.Status),
+		Cause:     rec.Cause,
 		Issue:     rec.Issue,
 		Directive: rec.Directive,
 		Host:      rec.Host,

@@ -146,3 +146,35 @@ func TestListRunsOnceThroughALink(t *testing.T) {
 		t.Errorf("listed %d runs, want 2: %+v", len(runs), runs)
 	}
 }
+
+// TestFailureOf holds that a failed run's failure is its first failed step
+// that is not optional, else the run's own cause.
+func TestFailureOf(t *testing.T) {
+	step := func(name string, o Outcome, optional bool, cause string) StepRecord {
+		return StepRecord{Name: name, Outcome: o, Optional: optional, Cause: cause}
+	}
+	for _, c := range []struct {
+		name string
+		rec  Record
+		want string
+		line string
+	}{
+		{"optional first", Record{Steps: []StepRecord{
+			step("lint", Failed, true, "exit status 2"), step("test", Failed, false, "exit status 3"), step("later", Cancelled, false, ""),
+		}}, "test: exit status 3", "cairn: failed at step test: exit status 3"},
+		{"optional only", Record{Steps: []StepRecord{step("lint", Failed, true, "exit status 2"), step("after", Succeeded, false, "")}}, "", ""},
+		{"refused", Record{Cause: "dirty checkout", Steps: []StepRecord{step("a", Cancelled, false, "")}}, ": dirty checkout", ""},
+		{"no cause", Record{Steps: []StepRecord{step("a", Failed, false, "")}}, "a: ", "cairn: failed at step a"},
+	} {
+		got := ""
+		if f := FailureOf(&c.rec); f != nil {
+			got = f.Step + ": " + f.Cause
+		}
+		if got != c.want {
+			t.Errorf("%s: failure %q; want %q", c.name, got, c.want)
+		}
+		if line := FailedLine(c.rec.Steps); line != c.line {
+			t.Errorf("%s: line %q; want %q", c.name, line, c.line)
+		}
+	}
+}

@@ -14,15 +14,17 @@ import (
 type Outcome string
 
 // The step outcomes. Pending and Running are the states of a step that has
-// not ended yet.
+// not ended yet. Inconclusive is a step whose work is done but whose judge
+// reached no verdict (§7.2): it fails nothing, and is not run again.
 const (
-	Pending     Outcome = "pending"
-	Running     Outcome = "running"
-	Succeeded   Outcome = "succeeded"
-	Failed      Outcome = "failed"
-	Skipped     Outcome = "skipped"
-	Cancelled   Outcome = "cancelled"
-	Interrupted Outcome = "interrupted"
+	Pending      Outcome = "pending"
+	Running      Outcome = "running"
+	Succeeded    Outcome = "succeeded"
+	Failed       Outcome = "failed"
+	Inconclusive Outcome = "inconclusive"
+	Skipped      Outcome = "skipped"
+	Cancelled    Outcome = "cancelled"
+	Interrupted  Outcome = "interrupted"
 )
 
 // Status is how a run stands or ended (§7.5). Crashed is never written: it is
@@ -82,6 +84,9 @@ type StepContext struct {
 	Earlier      []Earlier
 	Directive    string
 	IssueURL     string
+	// Start is when the step started, by the run's clock: its session's
+	// prompt tells the agent the date.
+	Start time.Time
 	// Env is the whole environment of the step's shells and sessions: the
 	// user's own, then §7.1's CAIRN_* and CHECK_SKIP, then the step's env.
 	Env []string
@@ -95,4 +100,10 @@ type StepContext struct {
 	// judge's and review retries' included; its error fails the session
 	// before it starts (§7.8: an issue edited by an untrusted account).
 	Guard func(context.Context) error
+}
+
+// date is the day the step started in the machine's time zone, as a
+// session's prompt says it: 2026-01-02.
+func (sc *StepContext) date() string {
+	return sc.Start.Local().Format(time.DateOnly)
 }

@@ -139,6 +139,7 @@ func sessionData(sc *StepContext, a *ir.PlanAction, skillPath string) templates.
 	d := templates.SessionData{
 		Process:      processOf(sc),
 		Step:         stepName(sc),
+		Date:         sc.date(),
 		SkillPath:    skillPath,
 		Prompt:       a.Prompt,
 		WorktreeKind: sc.WorktreeKind,

@@ -92,7 +92,7 @@ func (r *run) validate(ctx context.Context, sc *StepContext, wt Worktree, sr *St
 				r.prog.note(fmt.Sprintf("warning: step %s: validate: %s", step, f.cause))
 			}
 			r.prog.note(fmt.Sprintf("%s: the judge reached no verdict again (%s: %s): the step is inconclusive", step, rd.reason, rd.err))
-			e.outcome = Succeeded
+			e.outcome, e.cause = Inconclusive, fmt.Sprintf("validate: the judge reached no verdict (%s: %s)", rd.reason, rd.err)
 			return e
 		case len(rd.failures) == 0:
 			rec.Status, rec.Error = VerdictPass, ""

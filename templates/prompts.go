@@ -40,10 +40,13 @@ type EarlierResult struct {
 // skill, a prompt, or both. WorktreeKind is throwaway, checkout or
 // issue-branch. Directive, IssueURL and IssueFile (the issue's text, kept
 // in the worktree) are empty when the run has none. ResultFile is where
-// cairn saves the session's final message.
+// cairn saves the session's final message. Date is the day the session
+// starts (2026-01-02), by the clock of whoever runs it: an agent's own
+// idea of today is its training's.
 type SessionData struct {
 	Process      string
 	Step         string
+	Date         string
 	Skill        string
 	SkillPath    string
 	Prompt       string
@@ -180,6 +183,7 @@ func fence(s string) string {
 var exampleSession = SessionData{
 	Process:      "hunt",
 	Step:         "judge",
+	Date:         "2026-01-01",
 	Prompt:       "Read the bug reports of the earlier steps (their result files are listed\nabove). Keep only findings you can confirm in the code, merge duplicates,\nand write one report ordered by severity, each finding with file:line.\n",
 	WorktreeKind: "throwaway",
 	WorktreePath: "/home/ada/.cairn/worktrees/hunt_2026-01-01T090000Z/judge",
@@ -200,6 +204,7 @@ var exampleSession = SessionData{
 var exampleSkillSession = SessionData{
 	Process:      "hunt",
 	Step:         "hunt-claude",
+	Date:         "2026-01-01",
 	Skill:        "bug-hunt",
 	SkillPath:    "/home/ada/src/shop/.agents/skills/bug-hunt/SKILL.md",
 	WorktreeKind: "checkout",

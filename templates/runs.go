@@ -11,10 +11,12 @@ import (
 )
 
 // RunList is what `cairn status` shows: runs, newest first, and the runs
-// the activity log says were skipped, oldest first.
+// the activity log says were refused (leaving no run folder) or skipped,
+// oldest first.
 type RunList struct {
 	Runs    []RunLine
-	Skipped []SkippedLine
+	Refused []ActivityLine
+	Skipped []ActivityLine
 	// Now is when the list was made: a running run's duration runs to it.
 	Now time.Time
 	// Scope words whose runs these are, for the line saying there are
@@ -39,27 +41,34 @@ type RunLine struct {
 // StepCounts counts a run's steps by outcome; Total counts them all,
 // pending and running ones included.
 type StepCounts struct {
-	Total       int `json:"total"`
-	Succeeded   int `json:"succeeded"`
-	Failed      int `json:"failed"`
-	Skipped     int `json:"skipped"`
-	Cancelled   int `json:"cancelled"`
-	Interrupted int `json:"interrupted"`
+	Total        int `json:"total"`
+	Succeeded    int `json:"succeeded"`
+	Failed       int `json:"failed"`
+	Inconclusive int `json:"inconclusive"`
+	Skipped      int `json:"skipped"`
+	Cancelled    int `json:"cancelled"`
+	Interrupted  int `json:"interrupted"`
 }
 
-// Done is how many steps have an outcome.
+// Done is how many steps ran to their end: succeeded, failed, inconclusive
+// or skipped (its precheck ran and decided). A cancelled step never started
+// and an interrupted one was stopped before its end, so neither is done:
+// a run whose steps were all cancelled has done none of them.
 func (c StepCounts) Done() int {
-	return c.Succeeded + c.Failed + c.Skipped + c.Cancelled + c.Interrupted
+	return c.Succeeded + c.Failed + c.Inconclusive + c.Skipped
 }
 
-// RunFailure is a run's first failed step and why it failed.
+// RunFailure is why a failed run failed: its first failed step that is not
+// optional and that step's cause, or, when no such step failed (the run was
+// refused before its first step), no step and the run's own cause.
 type RunFailure struct {
 	Step  string `json:"step"`
 	Cause string `json:"cause"`
 }
 
-// SkippedLine is a run that was skipped: a Pass while another ran.
-type SkippedLine struct {
+// ActivityLine is a run the activity log names, which left no run folder: a
+// Pass skipped while another ran, or a run refused before its first step.
+type ActivityLine struct {
 	Time    time.Time `json:"time"`
 	Process string    `json:"process"`
 	Reason  string    `json:"reason"`
@@ -75,11 +84,11 @@ const (
 
 // WriteText writes the list for a human: the running runs, the crashed
 // ones, then the others, each under its heading, one aligned line per run
-// (name, process, status, start, duration, steps done of all, first
-// failure); then the skipped runs.
+// (name, process, status, start, duration, steps done of all, why it
+// failed); then the refused runs, then the skipped ones.
 func (l *RunList) WriteText(w io.Writer, st Style) error {
 	var b strings.Builder
-	if len(l.Runs) == 0 && len(l.Skipped) == 0 {
+	if len(l.Runs) == 0 && len(l.Refused) == 0 && len(l.Skipped) == 0 {
 		fmt.Fprintf(&b, "%s\n", strings.TrimSpace("no runs "+l.Scope))
 		_, err := io.WriteString(w, b.String())
 		return err
@@ -106,13 +115,20 @@ func (l *RunList) WriteText(w io.Writer, st Style) error {
 		}
 		writeSection(&b, st, sec.title, body)
 	}
-	skipped := make([][]string, 0, len(l.Skipped))
-	for _, s := range l.Skipped {
-		skipped = append(skipped, []string{clock(s.Time), orDash(s.Process), s.Reason})
-	}
-	writeSection(&b, st, "skipped", columns(skipped))
+	writeSection(&b, st, "refused", activityText(l.Refused))
+	writeSection(&b, st, "skipped", activityText(l.Skipped))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// activityText is the aligned lines of runs the activity log names: when,
+// the process, and the reason.
+func activityText(runs []ActivityLine) []string {
+	rows := make([][]string, 0, len(runs))
+	for _, s := range runs {
+		rows = append(rows, []string{clock(s.Time), orDash(s.Process), s.Reason})
+	}
+	return columns(rows)
 }
 
 // writeSection writes a heading and its indented lines, after a blank line
@@ -150,41 +166,51 @@ func (l *RunList) row(r RunLine) []string {
 	return row
 }
 
-// failureText is "STEP: CAUSE", or the step alone when no cause was given.
+// failureText is "STEP: CAUSE", the step alone when no cause was given, the
+// cause alone when no step failed.
 func failureText(f *RunFailure) string {
-	if f.Cause == "" {
+	switch {
+	case f.Cause == "":
 		return f.Step
+	case f.Step == "":
+		return f.Cause
 	}
 	return f.Step + ": " + f.Cause
 }
 
 type jsonRunList struct {
-	Version int           `json:"version"`
-	Runs    []RunLine     `json:"runs"`
-	Skipped []SkippedLine `json:"skipped"`
+	Version int            `json:"version"`
+	Runs    []RunLine      `json:"runs"`
+	Refused []ActivityLine `json:"refused"`
+	Skipped []ActivityLine `json:"skipped"`
 }
 
 // WriteJSON writes the list as one JSON document:
 // {"version":1,"runs":[{"name","process","status","start","end","steps":{…},
-// "failure":{"step","cause"}|null,"dir"}],"skipped":[{"time","process",
-// "reason"}]}, arrays always present; indented for a person at a terminal.
+// "failure":{"step","cause"}|null,"dir"}],"refused":[{"time","process",
+// "reason"}],"skipped":[…the same]}, arrays always present; indented for a
+// person at a terminal.
 func (l *RunList) WriteJSON(w io.Writer, indent bool) error {
 	return writeJSON(w, jsonRunList{
 		Version: ReportVersion,
 		Runs:    nonNil(l.Runs),
+		Refused: nonNil(l.Refused),
 		Skipped: nonNil(l.Skipped),
 	}, indent)
 }
 
 // RunShow is one run as `cairn show` shows it.
 type RunShow struct {
-	Name      string
-	Dir       string
-	Process   string
-	File      string
-	SHA256    string
-	Repo      string
-	Status    string
+	Name    string
+	Dir     string
+	Process string
+	File    string
+	SHA256  string
+	Repo    string
+	Status  string
+	// Cause is the run's own cause of failure, recorded when it was
+	// refused before its first step; "" otherwise.
+	Cause     string
 	Issue     string
 	Directive string
 	Host      string
@@ -220,6 +246,9 @@ func (s *RunShow) WriteText(w io.Writer, st Style) error {
 		{"file", s.File + sha(s.SHA256)},
 		{"repository", orDash(s.Repo)},
 		{"status", s.Status},
+	}
+	if s.Cause != "" {
+		facts = append(facts, []string{"cause", s.Cause})
 	}
 	if s.Status == statusRunning {
 		facts = append(facts, []string{"cairn", fmt.Sprintf("pid %d on %s", s.PID, orDash(s.Host))})

@@ -62,3 +62,51 @@ func TestRunListText(t *testing.T) {
 		}
 	}
 }
+
+// TestStepCountsDone holds that only the steps that ran to their end are
+// done: a cancelled step never started, an interrupted one was stopped.
+func TestStepCountsDone(t *testing.T) {
+	for _, c := range []struct {
+		counts StepCounts
+		want   int
+	}{
+		{StepCounts{Total: 5, Cancelled: 5}, 0},
+		{StepCounts{Total: 4, Succeeded: 1, Failed: 1, Inconclusive: 1, Skipped: 1}, 4},
+		{StepCounts{Total: 3, Succeeded: 1, Interrupted: 1, Cancelled: 1}, 1},
+	} {
+		if got := c.counts.Done(); got != c.want {
+			t.Errorf("%+v: done %d; want %d", c.counts, got, c.want)
+		}
+	}
+}
+
+// TestRunListFailures holds that a failure is shown as its step and cause,
+// or as the run's own cause when no step failed; and that refused runs
+// have their section, before the skipped ones.
+func TestRunListFailures(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	end := start.Add(time.Second)
+	l := &RunList{
+		Runs: []RunLine{
+			{Name: "a_1", Process: "a", Status: "failed", Start: start, End: &end, Steps: StepCounts{Total: 2, Failed: 1, Cancelled: 1},
+				Failure: &RunFailure{Step: "test", Cause: "exit status 3"}},
+			{Name: "b_1", Process: "b", Status: "failed", Start: start, End: &end, Steps: StepCounts{Total: 2, Cancelled: 2},
+				Failure: &RunFailure{Cause: `checkout worktree "here": dirty`}},
+		},
+		Refused: []ActivityLine{{Time: start, Process: "c", Reason: "issue #42 is claimed"}},
+		Skipped: []ActivityLine{{Time: start, Process: "d", Reason: "another pass is running"}},
+	}
+	var b bytes.Buffer
+	if err := l.WriteText(&b, Style{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"  1/2 steps  test: exit status 3\n",
+		"  0/2 steps  checkout worktree \"here\": dirty\n",
+		"\nrefused\n  " + clock(start) + "  c  issue #42 is claimed\n\nskipped\n  " + clock(start) + "  d  another pass is running\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
+	}
+}

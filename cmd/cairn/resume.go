@@ -37,7 +37,7 @@ func (c *resumeCmd) Run(a *app) error {
 		fmt.Fprintf(a.stderr, "cairn: run %s succeeded; nothing to resume\n", name)
 		return nil
 	case runtime.StatusInconclusive:
-		for _, s := range runtime.Inconclusive(rec.Steps) {
+		for _, s := range runtime.InconclusiveSteps(rec.Steps) {
 			fmt.Fprintln(a.stderr, runtime.InconclusiveLine(rec.Process, s))
 		}
 		for _, l := range runtime.InconclusiveChildren(rec.Process, dir, rec.Steps) {
