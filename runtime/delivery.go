@@ -707,19 +707,28 @@ func quoteAll(names []string) string {
 // commitLeft commits what the repair session left uncommitted, with the
 // run's trailers.
 func (d *delivery) commitLeft(ctx context.Context, subject string) error {
-	dir := d.wt.Path
+	_, err := commitLeft(ctx, d.wt.Path, subject, d.r.folder.Name(), d.sc.Step.Name)
+	return err
+}
+
+// commitLeft commits what an agent left uncommitted in the worktree at dir,
+// as subject with the Cairn-Run and Cairn-Step trailers, and reports
+// whether there was anything. cairn's own files (the issue file, copied
+// skills) are excluded from the worktree, and run folders are left out, so
+// neither is swept in; hooks are not run (the commit is made unattended).
+func commitLeft(ctx context.Context, dir, subject, run, step string) (bool, error) {
 	if _, _, err := gitRun(ctx, dir, nil, "add", "--all", "--", ".", ":(exclude)"+ir.RunsInRepo); err != nil {
-		return err
+		return false, err
 	}
 	// diff --cached --quiet exits 1 when something is staged.
 	if _, code, err := gitRun(ctx, dir, nil, "diff", "--cached", "--quiet"); err == nil {
-		return nil
+		return false, nil
 	} else if code != 1 {
-		return err
+		return false, err
 	}
-	trailers := fmt.Sprintf("Cairn-Run: %s\nCairn-Step: %s", d.r.folder.Name(), d.sc.Step.Name)
+	trailers := fmt.Sprintf("Cairn-Run: %s\nCairn-Step: %s", run, step)
 	_, _, err := gitRun(ctx, dir, nil, "commit", "--quiet", "--no-verify", "-m", subject, "-m", trailers)
-	return err
+	return err == nil, err
 }
 
 // session runs repair session d.rounds with data (its checks or

@@ -709,8 +709,16 @@ func (r *run) work(ctx context.Context, sc *StepContext, wt Worktree, sr *StepRe
 // settle brings a step's worktree to a recorded state after its run phase
 // (and after each review retry): in commit mode, what the step left
 // uncommitted is committed and sr.GitRef is the commit its work ended at
-// (§7.6). Outside commit mode it does nothing.
+// (§7.6). Outside commit mode, what an agent left on an issue branch is
+// committed there, for delivery to push: headless agents seldom commit.
 func (r *run) settle(ctx context.Context, sc *StepContext, wt Worktree, sr *StepRecord) error {
+	if r.commits == nil && wt.Kind == ir.IssueBranch && hasSession(sc.Step) {
+		if _, err := commitLeft(ctx, wt.Path, "[cairn] Save work of step: "+sc.Step.Name, r.folder.Name(), sc.Step.Name); err != nil {
+			return fmt.Errorf("commit the work of step %q on its branch: %w", sc.Step.Name, err)
+		}
+		sr.GitRef = headOf(wt.Path)
+		return nil
+	}
 	if r.commits == nil || !r.commitsIn(wt) || !hasSession(sc.Step) {
 		// A step with no agent session commits its work with its
 		// record, in one commit (§7.6).
