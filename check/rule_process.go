@@ -1,7 +1,6 @@
 package check
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -101,7 +100,11 @@ func childrenOf(env *Env, file string) []child {
 		if format != ir.TOML && format != ir.HCL {
 			return nil
 		}
-		src, err := os.ReadFile(file)
+		root := ""
+		if env.Repo != nil {
+			root = env.Repo.Root
+		}
+		src, err := parse.ReadFile(file, root)
 		if err != nil {
 			return nil
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"slices"
 	"strings"
 
@@ -29,12 +28,13 @@ var (
 // by (§6.2).
 var tierAliases = map[string]string{"haiku": "efficient", "sonnet": "balanced", "opus": "strong", "fable": "strongest"}
 
-// Load reads the config of home, config.toml under it. No file is the empty
-// config with no diagnostics; a file that cannot be read is the empty config
-// and one diagnostic.
+// Load reads the config of home, config.toml under it, as parse.ReadFile
+// reads a file (a regular file, capped). No file is the empty config with no
+// diagnostics; a file that cannot be read is the empty config and one
+// diagnostic.
 func Load(home string) (*Config, []ir.Diagnostic) {
 	file := Path(home)
-	src, err := os.ReadFile(file)
+	src, err := parse.ReadFile(file, "")
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Config{}, nil
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/lexer"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 
@@ -53,7 +54,13 @@ func Card(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
 	if !ok {
 		return p, fe.diags
 	}
-	f, err := parseYAML(src[:end])
+	f, deep, err := parseYAML(src[:end])
+	if deep != nil {
+		start := fe.offset(deep.Position)
+		fe.report(ir.RuleSyntax, fe.span(start, start+len(deep.Value)), nil,
+			"the front matter is nested more than %d levels deep; a card needs only a few", MaxNesting)
+		return p, fe.diags
+	}
 	if err != nil {
 		fe.parserError(err)
 		return p, fe.diags
@@ -64,14 +71,25 @@ func Card(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
 }
 
 // parseYAML parses the front matter, turning a panic of the YAML parser on
-// hostile input into an error: cairn never panics on a file.
-func parseYAML(src []byte) (f *ast.File, err error) {
+// hostile input into an error: cairn never panics on a file. Front matter
+// nested deeper than MaxNesting is not parsed: its token that goes too deep
+// is returned instead.
+func parseYAML(src []byte) (f *ast.File, deep *token.Token, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			f, err = nil, fmt.Errorf("the YAML parser failed on this front matter")
+			f, deep, err = nil, nil, fmt.Errorf("the YAML parser failed on this front matter")
 		}
 	}()
-	return parser.ParseBytes(src, 0)
+	tokens := lexer.Tokenize(string(src))
+	// An invalid token is reported as the parser reports it, before it
+	// parses anything.
+	if tokens.InvalidToken() == nil {
+		if deep := cardTooDeep(tokens); deep != nil {
+			return nil, deep, nil
+		}
+	}
+	f, err = parser.Parse(tokens, 0)
+	return f, nil, err
 }
 
 // cardProcess fills a process from the YAML tree of a card's front matter.

@@ -32,7 +32,8 @@ const hclRedefined = "Attribute redefined"
 // file and returns every duplicate, wrong type, unknown attribute or block and
 // non-literal expression it finds, sorted. After a syntax error it returns
 // that error and the duplicates before it only, with a process filled from
-// what hclsyntax could still read. Like TOML, it checks structure only.
+// what hclsyntax could still read; a file nested deeper than MaxNesting is
+// refused before hclsyntax reads it. Like TOML, it checks structure only.
 func HCL(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
 	p := &ir.Process{Name: NameOf(file), File: file, Format: ir.HCL, Source: src}
 	fe := &hclProcess{
@@ -40,6 +41,9 @@ func HCL(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
 		p:         p,
 		names:     map[string]ir.Field[string]{},
 		worktrees: map[string]ir.Range{},
+	}
+	if fe.hclNesting(src) {
+		return p, fe.diags
 	}
 	f, parsed := hclsyntax.ParseConfig(src, file, hcl.InitialPos)
 	var body *hclsyntax.Body

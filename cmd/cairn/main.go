@@ -28,14 +28,11 @@ func main() {
 }
 
 // tuneMemory sets the garbage collector for a short-lived command unless the
-// user set GOGC or GOMEMLIMIT: collect half as often as Go's default (checking
-// many files allocates much that dies young), but keep the heap under a soft
-// 80 MiB, which a 10,000-step process fits in (SPEC §12).
+// user set GOGC: collect half as often as Go's default, since checking many
+// files allocates much that dies young. It sets no memory limit: a soft limit
+// below what a large input needs makes the collector run without end.
 func tuneMemory() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(200)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(80 << 20)
 	}
 }

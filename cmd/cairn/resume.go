@@ -5,10 +5,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/cairn-dev/cairn/check"
+	"github.com/cairn-dev/cairn/parse"
 	"github.com/cairn-dev/cairn/runtime"
 )
 
@@ -55,7 +55,7 @@ func (c *resumeCmd) Run(a *app) error {
 	if rec.Repo != "" && rec.Repo != repo.CommonDir {
 		return fmt.Errorf("run %s ran in the repository at %s; resume it there (cairn -C DIR resume)", name, rec.Repo)
 	}
-	source, err := os.ReadFile(rec.File)
+	source, err := parse.ReadFile(rec.File, repo.Root)
 	if err != nil {
 		return fmt.Errorf("run %s: read its process file: %w", name, err)
 	}

@@ -40,7 +40,7 @@ func PrepareCompile(dir, target string) (*Compilable, *templates.Report, error) 
 	}
 	plan := r.Plans[0]
 	// The plan keeps no ranges: the file is parsed again for them.
-	_, p, _ := read(plan.File)
+	_, p, _ := ws.read(plan.File)
 	return &Compilable{
 		Plan:      plan,
 		Process:   p,

@@ -193,7 +193,7 @@ func uniqueOrder(files []string) []string {
 // checkFile reads, parses and checks one file, returning its bytes (nil when
 // unreadable), its plan (nil when refused) and its diagnostics.
 func (ws *Workspace) checkFile(file string) ([]byte, *ir.Plan, []ir.Diagnostic) {
-	src, p, diags := read(file)
+	src, p, diags := ws.read(file)
 	if p == nil {
 		return src, nil, diags
 	}
@@ -201,8 +201,10 @@ func (ws *Workspace) checkFile(file string) ([]byte, *ir.Plan, []ir.Diagnostic) 
 	return src, plan, diags
 }
 
-// read reads and parses one process file by the format its name says.
-func read(file string) ([]byte, *ir.Process, []ir.Diagnostic) {
+// read reads one process file (parse.ReadFile: a regular file, capped,
+// inside the repository when named inside it) and parses it by the format
+// its name says.
+func (ws *Workspace) read(file string) ([]byte, *ir.Process, []ir.Diagnostic) {
 	format, ok := parse.FormatOf(file)
 	if !ok {
 		return nil, nil, []ir.Diagnostic{{
@@ -212,7 +214,11 @@ func read(file string) ([]byte, *ir.Process, []ir.Diagnostic) {
 			Range:    ir.Range{File: file},
 		}}
 	}
-	src, err := os.ReadFile(file)
+	root := ""
+	if ws.Env.Repo != nil {
+		root = ws.Env.Repo.Root
+	}
+	src, err := parse.ReadFile(file, root)
 	if err != nil {
 		return nil, nil, []ir.Diagnostic{{
 			Rule:     ir.RuleSyntax,
@@ -260,7 +266,7 @@ func (ws *Workspace) List() *templates.Listing {
 	}
 	for _, f := range found {
 		item := templates.Listed{Name: f.Name, File: f.File, Format: f.Format}
-		_, p, ds := read(f.File)
+		_, p, ds := ws.read(f.File)
 		ir.SortDiagnostics(ds)
 		for _, d := range ds {
 			if d.Severity == ir.Error {
