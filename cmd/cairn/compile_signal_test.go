@@ -117,6 +117,8 @@ type scriptRun struct {
 	master *os.File
 	out    *lockedBuffer
 	done   chan struct{}
+	// copied is closed when all the terminal showed is in out.
+	copied chan struct{}
 	err    error
 }
 
@@ -139,6 +141,7 @@ func (w *signalWork) start(t *testing.T, name string, terminal bool) *scriptRun 
 		t.Fatal(err)
 	}
 	copied := make(chan struct{})
+	r.copied = copied
 	if terminal {
 		slave.Close()
 		go func() {
@@ -186,6 +189,12 @@ func (r *scriptRun) wait(t *testing.T, d time.Duration) int {
 	case <-time.After(d):
 		t.Fatalf("the script did not end within %s of the signal; it printed:\n%s\nstill running:\n%s",
 			d, r.out.String(), strings.Join(survivors(t, r.cmd.Env), "\n"))
+	}
+	// What the script wrote last may still be on its way from the
+	// terminal: the copy ends when the terminal's last user is gone.
+	select {
+	case <-r.copied:
+	case <-time.After(scriptWait):
 	}
 	var ee *exec.ExitError
 	if errors.As(r.err, &ee) {
