@@ -80,6 +80,7 @@ func GC(home, repoRoot string, now time.Time, dryRun bool) (GCReport, error) {
 			report.Unreadable = append(report.Unreadable, GCRun{Name: r.Name, Dir: r.Dir, Err: r.Err})
 			continue
 		}
+		errs = append(errs, endCrashed(r, dryRun))
 		run := GCRun{Name: r.Name, Dir: r.Dir, Repo: r.Record.Repo, Process: r.Record.Process}
 		key := [2]string{r.Record.Repo, r.Record.Process}
 		first := !newest[key]
