@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -87,4 +91,61 @@ func waitBackgroundWithin(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s did not end within %s", args[1], d)
 	}
 	waitBackground(ts, false, args[1:])
+}
+
+// TestRunClosedOutput holds that a run whose stdout and stderr go to a pipe
+// nobody reads any more (cairn run X 2>&1 | head -1, once head is gone)
+// runs to its end: its progress and its results are lost, not the run.
+func TestRunClosedOutput(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"out.toml": `version = 1
+
+[[steps]]
+name = "first"
+command = "echo first"
+
+[[steps]]
+name = "last"
+command = "echo last"
+`,
+		".gitignore": "/home/\n",
+	})
+	gitRepo(t, dir)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	cmd := exec.Command("cairn", "run", "out.toml")
+	cmd.Dir, cmd.Env = dir, environ(t, dir)
+	cmd.Stdout, cmd.Stderr = w, w
+	err = cmd.Run()
+	w.Close()
+	if err != nil {
+		t.Fatalf("cairn run with its output closed: %v; want exit 0", err)
+	}
+	stdout, stderr, code := cairnIn(t, dir, "show")
+	if code != 0 {
+		t.Fatalf("cairn show exited %d\n%s", code, stderr)
+	}
+	for _, want := range []string{`(?m)^status +succeeded$`, `step=last .* outcome=succeeded`} {
+		if !regexp.MustCompile(want).Match(stdout) {
+			t.Errorf("cairn show lacks %s:\n%s", want, stdout)
+		}
+	}
+}
+
+// exitOfErr is the exit code in exec's error: 0 for nil, -1 for a signal.
+func exitOfErr(t *testing.T, err error) int {
+	t.Helper()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	t.Fatal(err)
+	return 0
 }

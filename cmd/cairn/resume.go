@@ -24,6 +24,7 @@ type resumeCmd struct {
 // it was started with, once its process file is checked again, unchanged.
 // What a crashed run left running is ended first, whatever follows.
 func (c *resumeCmd) Run(a *app) error {
+	outliveReaders()
 	dir, err := findRun(c.Target)
 	if err != nil {
 		return err
