@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -170,20 +171,12 @@ func (g *Groups) write() {
 // that is running (or being resumed): such a run is left alone. It returns
 // how many processes it ended.
 func EndOrphans(dir string) (int, error) {
-	if _, err := os.Lstat(filepath.Join(dir, groupsFile)); err != nil {
-		// Nothing recorded: no lock to take (a run folder checked out
-		// of a commit has none).
-		return endChildren(dir)
-	}
-	lock, err := lockPath(filepath.Join(dir, lockFile), false)
-	if errors.Is(err, errWouldBlock) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("end what run %q left running: %w", filepath.Base(dir), err)
-	}
-	defer lock.Close()
-	return endOrphans(dir)
+	return sweepRun(dir, false, map[string]bool{})
+}
+
+// endOrphans is EndOrphans for a caller that holds dir's lock.
+func endOrphans(dir string) (int, error) {
+	return sweepRun(dir, true, map[string]bool{})
 }
 
 // endCrashed ends what r left running when it is a crashed run
@@ -207,52 +200,96 @@ func OrphansLine(run string, n int) string {
 	return fmt.Sprintf("cairn: ended %s crashed run %s left running", what, run)
 }
 
-// endOrphans is EndOrphans for a caller that holds dir's lock.
-func endOrphans(dir string) (int, error) {
-	n, err := endGroups(dir)
-	m, cerr := endChildren(dir)
-	return n + m, errors.Join(err, cerr)
+// maxSwept bounds how many run folders one EndOrphans looks at: a record,
+// which a repository may hold, can name any folders as its child runs.
+const maxSwept = 1000
+
+// sweepRun ends what the run at dir left running, then what its child
+// runs left. locked says the caller holds dir's lock; seen holds the
+// folders already swept, so that no record leads it round in circles.
+func sweepRun(dir string, locked bool, seen map[string]bool) (int, error) {
+	dir = filepath.Clean(dir)
+	if seen[dir] || len(seen) >= maxSwept {
+		return 0, nil
+	}
+	seen[dir] = true
+	n := 0
+	var errs []error
+	// The lock is taken only where groups are recorded: a run folder
+	// checked out of a commit has neither.
+	if fi, err := os.Lstat(filepath.Join(dir, groupsFile)); err == nil && fi.Mode().IsRegular() {
+		m, err := endGroupsLocked(dir, locked)
+		n += m
+		errs = append(errs, err)
+	}
+	if rec, err := Load(dir); err == nil {
+		for _, s := range rec.Steps {
+			for _, c := range s.Children {
+				m, err := sweepRun(inRunFolder(dir, c), false, seen)
+				n += m
+				errs = append(errs, err)
+			}
+		}
+	}
+	return n, errors.Join(errs...)
 }
+
+// endGroupsLocked is endGroups under dir's lock, taken unless locked says
+// the caller holds it; a run whose lock another holds is running, and left
+// alone.
+func endGroupsLocked(dir string, locked bool) (int, error) {
+	if !locked {
+		lock, err := lockPath(filepath.Join(dir, lockFile), false)
+		if errors.Is(err, errWouldBlock) {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, fmt.Errorf("end what run %q left running: %w", filepath.Base(dir), err)
+		}
+		defer lock.Close()
+	}
+	return endGroups(dir)
+}
+
+// maxGroupsFile bounds the bytes read of a groups file.
+const maxGroupsFile = 1 << 20
 
 // endGroups ends what is left of the groups in dir's groups file, and
 // removes the file. The caller holds dir's lock.
 func endGroups(dir string) (int, error) {
 	path := filepath.Join(dir, groupsFile)
-	b, err := os.ReadFile(path)
+	fail := func(err error) (int, error) {
+		return 0, fmt.Errorf("end what run %q left running: read %s: %w", filepath.Base(dir), path, err)
+	}
+	// Only a regular file of cairn's own is read: never through a
+	// symlink, never a FIFO or a device a repository put there.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("end what run %q left running: %w", filepath.Base(dir), err)
+		return fail(err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return fail(errors.New("not a regular file"))
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxGroupsFile+1))
+	if err != nil {
+		return fail(err)
+	}
+	if len(b) > maxGroupsFile {
+		return fail(fmt.Errorf("larger than %d bytes", maxGroupsFile))
 	}
 	var recorded []ProcGroup
 	if err := json.Unmarshal(b, &recorded); err != nil {
-		return 0, fmt.Errorf("end what run %q left running: read %s: %w", filepath.Base(dir), path, err)
+		return fail(err)
 	}
 	n := endRecorded(recorded, DefaultGrace)
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return n, fmt.Errorf("end what run %q left running: %w", filepath.Base(dir), err)
 	}
 	return n, nil
-}
-
-// endChildren ends what the child runs of the run at dir left running
-// (EndOrphans), as its record lists them.
-func endChildren(dir string) (int, error) {
-	rec, err := Load(dir)
-	if err != nil {
-		return 0, nil
-	}
-	n := 0
-	var errs []error
-	for _, s := range rec.Steps {
-		for _, c := range s.Children {
-			m, err := EndOrphans(inRunFolder(dir, c))
-			n += m
-			errs = append(errs, err)
-		}
-	}
-	return n, errors.Join(errs...)
 }
 
 // endRecorded ends what is left of the recorded groups on this machine

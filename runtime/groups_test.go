@@ -290,6 +290,31 @@ func TestEndOrphans(t *testing.T) {
 		waitGone(t, "sleep", "3079")
 		waitGone(t, "sleep", "3080")
 	})
+	t.Run("hostile", func(t *testing.T) {
+		// A record that names its own folder as its child, and a
+		// groups file that is a symlink to one that holds a live
+		// group: nothing loops, nothing is read through the link.
+		dir := t.TempDir()
+		rec := Record{Version: RecordVersion, Status: StatusRunning, Steps: []StepRecord{{Name: "publish", Children: []string{".", dir, "children/../."}}}}
+		b, err := json.Marshal(&rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, RecordFile), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		elsewhere := t.TempDir()
+		writeGroups(t, elsewhere, orphan(t, newToken(), 3081))
+		if err := os.Symlink(filepath.Join(elsewhere, groupsFile), filepath.Join(dir, groupsFile)); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := EndOrphans(dir); err != nil || n != 0 {
+			t.Fatalf("EndOrphans = %d, %v; want nothing ended", n, err)
+		}
+		if len(running("sleep", "3081")) == 0 {
+			t.Error("sleep 3081 was ended through a symlink")
+		}
+	})
 	for _, tc := range []struct {
 		name  string
 		arg   int
