@@ -23,6 +23,7 @@ const (
 
 // Run lists the runs of this repository (every run outside one), newest
 // first, running and crashed ones first, and the Passes lately skipped.
+// What the crashed runs it lists left running is ended first.
 func (c *statusCmd) Run(a *app) error {
 	o := runtime.StatusOptions{Limit: statusRuns, Skipped: statusSkipped, Now: time.Now()}
 	repo, more := repoRuns()
