@@ -31,6 +31,7 @@ func runShell(ctx context.Context, sc *StepContext, script string) shellRun {
 		Stdout:  &out,
 		Stderr:  &out,
 		Timeout: sc.Timeout,
+		Groups:  sc.Groups,
 	}
 	res, err := p.Run(ctx)
 	run := shellRun{proc: res, output: out.Bytes()}

@@ -104,6 +104,7 @@ func GC(home, repoRoot string, now time.Time, dryRun bool) (GCReport, error) {
 			report.Unreadable = append(report.Unreadable, GCRun{Name: r.Name, Dir: r.Dir, Err: r.Err})
 			continue
 		}
+		errs = append(errs, endCrashed(r, dryRun))
 		run := GCRun{Name: r.Name, Dir: r.Dir, Repo: r.Record.Repo, Process: r.Record.Process}
 		// A start is the one clock a run has (its folder's name is the same
 		// clock), and a start after now, a clock skew's, cannot be ordered

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	goruntime "runtime"
 	"syscall"
 	"time"
 )
@@ -28,6 +29,9 @@ type Proc struct {
 	// Grace is the time between SIGTERM and SIGKILL; zero means
 	// DefaultGrace.
 	Grace time.Duration
+	// Groups, when set, records the process's group while it runs, for
+	// a later cairn to end when this one crashes.
+	Groups *Groups
 }
 
 // ProcResult is how a process ended. ExitCode is -1 when it was killed by a
@@ -53,22 +57,37 @@ func (r ProcResult) Cause(timeout time.Duration) string {
 	return fmt.Sprintf("exit status %d", r.ExitCode)
 }
 
+// pipeWait bounds how long a process's output is read after it and what
+// it left have ended: a process that escaped its group and its token may
+// hold the pipe open, and must not hold the step.
+const pipeWait = time.Second
+
 // Run starts the process and waits for it. When ctx is done or the timeout
 // passes, the whole process group gets SIGTERM, then SIGKILL after the
-// grace period. The error is only for a process that could not start.
+// grace period (at once when ctx's kill channel closes, WithKill). When the
+// process ends, what it left running ends too: its group, and the processes
+// that left the group but carry its step token. The group is recorded in
+// Groups while it runs. The error is only for a process that could not
+// start.
 func (p *Proc) Run(ctx context.Context) (ProcResult, error) {
 	if len(p.Argv) == 0 {
 		return ProcResult{ExitCode: -1}, errors.New("no command to run")
 	}
+	token := newToken()
 	cmd := exec.Command(p.Argv[0], p.Argv[1:]...)
-	cmd.Dir, cmd.Env = p.Dir, p.Env
+	cmd.Dir, cmd.Env = p.Dir, withToken(p.Env, token)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.Stdin, p.Stdout, p.Stderr
+	cmd.WaitDelay = pipeWait
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	setDeathSignal(cmd.SysProcAttr)
+	g := p.Groups.add(token)
+	defer p.Groups.remove(g)
+	l, err := startLeader(cmd)
+	if err != nil {
 		return ProcResult{ExitCode: -1}, err
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	pgid := cmd.Process.Pid
+	p.Groups.started(g, pgid)
 
 	var timeout <-chan time.Time
 	if p.Timeout > 0 {
@@ -77,17 +96,17 @@ func (p *Proc) Run(ctx context.Context) (ProcResult, error) {
 		timeout = t.C
 	}
 	var res ProcResult
-	var err error
 	select {
-	case err = <-done:
+	case <-l.exited:
 	case <-ctx.Done():
 		res.Stopped = true
-		err = stopGroup(cmd.Process.Pid, p.grace(), done)
+		stopGroup(pgid, token, p.grace(), killOf(ctx), l.exited)
 	case <-timeout:
 		res.TimedOut = true
-		err = stopGroup(cmd.Process.Pid, p.grace(), done)
+		stopGroup(pgid, token, p.grace(), killOf(ctx), l.exited)
 	}
-	res.ExitCode = exitCode(err)
+	killLeft(pgid, token)
+	res.ExitCode = exitCode(l.reap())
 	return res, nil
 }
 
@@ -98,21 +117,93 @@ func (p *Proc) grace() time.Duration {
 	return DefaultGrace
 }
 
-// stopGroup sends SIGTERM to the process group pgid, and SIGKILL when it has
-// not ended after grace; it returns the process's wait error.
-func stopGroup(pgid int, grace time.Duration, done <-chan error) error {
+// leader is the first process of a started group, watched by a goroutine
+// locked to the thread that started it: the kernel's death signal
+// (setDeathSignal) follows that thread, which must live while the process
+// does.
+type leader struct {
+	// exited is closed once the process has exited; reap reaps it.
+	exited chan struct{}
+	done   chan struct{}
+	err    chan error
+}
+
+// startLeader starts cmd and watches it.
+func startLeader(cmd *exec.Cmd) (*leader, error) {
+	l := &leader{exited: make(chan struct{}), done: make(chan struct{}), err: make(chan error, 1)}
+	started := make(chan error, 1)
+	go func() {
+		goruntime.LockOSThread()
+		if err := cmd.Start(); err != nil {
+			goruntime.UnlockOSThread()
+			started <- err
+			return
+		}
+		started <- nil
+		// Where the platform can, wait for the exit without reaping:
+		// the group's id stays the group's until what the process left
+		// is ended. Elsewhere Wait reaps it, output read.
+		var err error
+		reaped := !awaitExit(cmd.Process.Pid)
+		if reaped {
+			err = cmd.Wait()
+		}
+		goruntime.UnlockOSThread()
+		close(l.exited)
+		<-l.done
+		if !reaped {
+			err = cmd.Wait()
+		}
+		l.err <- err
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// reap reaps the exited process, once its output is read, and returns
+// exec's error.
+func (l *leader) reap() error {
+	close(l.done)
+	return <-l.err
+}
+
+// stopGroup sends SIGTERM to the process group pgid and the processes
+// carrying token, and SIGKILL when the group's leader has not exited after
+// grace, or once kill closes; it returns once the leader has exited.
+func stopGroup(pgid int, token string, grace time.Duration, kill <-chan struct{}, exited <-chan struct{}) {
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	signalCarriers(token, syscall.SIGTERM)
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
-	case err := <-done:
-		// The leader is gone; make sure nothing it started lingers.
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		return err
+	case <-exited:
+		return
 	case <-t.C:
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		return <-done
+	case <-kill:
 	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	signalCarriers(token, syscall.SIGKILL)
+	<-exited
+}
+
+// killKey keys the kill channel of a context (WithKill).
+type killKey struct{}
+
+// WithKill returns a copy of ctx that carries kill: once ctx is done, the
+// processes it stops get their grace period (SIGTERM, then SIGKILL) only
+// until kill closes, when they get SIGKILL at once. A second interrupt
+// closes it.
+func WithKill(ctx context.Context, kill <-chan struct{}) context.Context {
+	return context.WithValue(ctx, killKey{}, kill)
+}
+
+// killOf is ctx's kill channel (WithKill); nil, which never closes, when it
+// has none.
+func killOf(ctx context.Context) <-chan struct{} {
+	kill, _ := ctx.Value(killKey{}).(<-chan struct{})
+	return kill
 }
 
 // exitCode is the exit status in err from exec.Cmd.Wait: 0 for nil, -1 for a
@@ -124,6 +215,10 @@ func exitCode(err error) int {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		return ee.ExitCode()
+	}
+	if errors.Is(err, exec.ErrWaitDelay) {
+		// It exited 0; what it left held its output open.
+		return 0
 	}
 	return -1
 }

@@ -60,7 +60,16 @@ func Resume(ctx context.Context, dir string, o Options) (Status, error) {
 		folder.Close()
 		return found.Status, fmt.Errorf("run %q %s; there is nothing to resume", folder.Name(), found.Status)
 	}
-	r := &run{o: o, folder: folder, base: os.Environ(), index: map[string]int{}, wrote: map[string]bool{}, resumed: &found, done: map[string]bool{}, issue: is}
+	// Nothing of the run may run again beside what it left running.
+	n, err := endOrphans(folder.Dir)
+	if err != nil {
+		folder.Close()
+		return StatusFailed, err
+	}
+	if n > 0 {
+		fmt.Fprintln(o.Stderr, OrphansLine(folder.Name(), n))
+	}
+	r := &run{o: o, folder: folder, groups: newGroups(folder.Dir), base: os.Environ(), index: map[string]int{}, wrote: map[string]bool{}, resumed: &found, done: map[string]bool{}, issue: is}
 	if err := r.merge(&found); err != nil {
 		folder.Close()
 		return StatusFailed, err

@@ -126,7 +126,7 @@ func begin(ctx context.Context, o Options) (Status, error) {
 	if o.Started != nil {
 		o.Started(folder.Dir)
 	}
-	r := &run{o: o, folder: folder, base: os.Environ(), index: map[string]int{}, wrote: map[string]bool{}, issue: is}
+	r := &run{o: o, folder: folder, groups: newGroups(folder.Dir), base: os.Environ(), index: map[string]int{}, wrote: map[string]bool{}, issue: is}
 	if o.Plan.Commit {
 		if r.commits, err = newCommitter(o.Repo.Root, folder.Dir, o.Plan.Process); err != nil {
 			folder.Close()
@@ -162,6 +162,8 @@ func (o *Options) complete() error {
 type run struct {
 	o      Options
 	folder *Folder
+	// groups are the process groups the run's steps have running.
+	groups *Groups
 	wts    *Worktrees
 	prog   *progress
 	// commits makes the commits of a commit-mode run; nil otherwise.
@@ -294,6 +296,7 @@ func (r *run) carry(ctx context.Context, event string) (Status, error) {
 	if err := r.wts.Close(r.folder.Dir); err != nil {
 		status, runErr = r.failWith(status, runErr, err)
 	}
+	r.warn(r.groups.Err())
 	r.prog.close()
 	for _, k := range r.wts.Kept() {
 		fmt.Fprintf(r.o.Stderr, "cairn: %s\n", k)
@@ -523,6 +526,7 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr S
 		Earlier:    earlier,
 		Directive:  r.o.Directive,
 		Start:      start,
+		Groups:     r.groups,
 	}
 	var e stepEnd
 	wt, ok := r.wts.Get(st.Worktree)

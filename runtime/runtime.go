@@ -100,6 +100,9 @@ type StepContext struct {
 	// judge's and review retries' included; its error fails the session
 	// before it starts (§7.8: an issue edited by an untrusted account).
 	Guard func(context.Context) error
+	// Groups records the process groups of the step's shells and
+	// sessions while they run.
+	Groups *Groups
 }
 
 // date is the day the step started in the machine's time zone, as a

@@ -98,6 +98,7 @@ func runPrompt(ctx context.Context, sc *StepContext, h *harness.Harness, inv har
 		Stdout:  stdout,
 		Stderr:  stderr,
 		Timeout: sc.Timeout,
+		Groups:  sc.Groups,
 	}
 	if h.PromptOnStdin() {
 		p.Stdin = strings.NewReader(prompt)

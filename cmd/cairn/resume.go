@@ -22,7 +22,9 @@ type resumeCmd struct {
 // an inconclusive one is done, and nothing judges it again (exit 3); a
 // failed, interrupted or crashed run goes on in its folder with the flags
 // it was started with, once its process file is checked again, unchanged.
+// What a crashed run left running is ended first, whatever follows.
 func (c *resumeCmd) Run(a *app) error {
+	outliveReaders()
 	dir, err := findRun(c.Target)
 	if err != nil {
 		return err
@@ -31,6 +33,9 @@ func (c *resumeCmd) Run(a *app) error {
 	rec, err := runtime.Load(dir)
 	if err != nil {
 		return err
+	}
+	if rec.Status == runtime.StatusCrashed {
+		endOrphans(a, name, dir)
 	}
 	switch rec.Status {
 	case runtime.StatusSucceeded:

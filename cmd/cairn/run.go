@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 
 	"github.com/cairn-dev/cairn/check"
@@ -34,8 +35,10 @@ type runCmd struct {
 
 // Run checks the process as `cairn check` does, takes the repository's Pass
 // (skipping quietly when another holds it), and runs the plan. SIGINT and
-// SIGTERM stop the run cleanly: it ends interrupted, exit 130.
+// SIGTERM stop the run cleanly: it ends interrupted, exit 130. A reader of
+// its output that goes away does not stop it.
 func (c *runCmd) Run(a *app) error {
+	outliveReaders()
 	target, issue, err := c.split()
 	if err != nil {
 		return err
@@ -177,18 +180,49 @@ func skipPass(stderr io.Writer, home string, rn *workspace.Runnable, h *runtime.
 
 // interrupts is a context that SIGINT or SIGTERM ends. It takes those
 // signals over from main's handler, which would exit at once: a run must
-// stop its steps and clean up first. Once the context is done, a second
-// signal ends cairn at once.
+// stop its steps and clean up first. A second signal cuts the steps' grace
+// short (runtime.WithKill): they are killed at once, and the run still ends
+// interrupted and cleans up; later ones change nothing.
 func interrupts() (context.Context, context.CancelFunc) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// Only now that the context hears them does main's handler let go, so
-	// no signal falls between the two.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	// Only now that sigs hears them does main's handler let go, so no
+	// signal falls between the two.
 	signal.Stop(earlySignals)
+	ctx, cancel := context.WithCancel(context.Background())
+	kill, done := make(chan struct{}), make(chan struct{})
 	go func() {
-		<-ctx.Done()
-		stop()
+		for n := 1; ; n++ {
+			select {
+			case <-sigs:
+			case <-done:
+				return
+			}
+			switch n {
+			case 1:
+				cancel()
+			case 2:
+				close(kill)
+			}
+		}
 	}()
-	return ctx, stop
+	var once sync.Once
+	return runtime.WithKill(ctx, kill), func() {
+		once.Do(func() {
+			signal.Stop(sigs)
+			close(done)
+			cancel()
+		})
+	}
+}
+
+// outliveReaders keeps a closed stdout or stderr (cairn run X | head -1)
+// from killing a run with SIGPIPE: a write there fails, and the run goes on
+// to its end. Go ends a program whose write to fd 1 or 2 meets a closed pipe
+// unless SIGPIPE is notified; the processes a run starts get SIGPIPE as
+// usual (a caught signal is reset by exec).
+func outliveReaders() {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 }
 
 // split splits a trailing "issue ISSUE" off the arguments and merges it

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/cairn-dev/cairn/config"
@@ -22,6 +23,7 @@ const (
 
 // Run lists the runs of this repository (every run outside one), newest
 // first, running and crashed ones first, and the Passes lately skipped.
+// What the crashed runs it lists left running is ended first.
 func (c *statusCmd) Run(a *app) error {
 	o := runtime.StatusOptions{Limit: statusRuns, Skipped: statusSkipped, Now: time.Now()}
 	repo, more, err := repoRuns()
@@ -38,8 +40,29 @@ func (c *statusCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
+	for _, r := range l.Runs {
+		if r.Status == string(runtime.StatusCrashed) {
+			endOrphans(a, r.Name, r.Dir)
+		}
+	}
 	if c.JSON {
 		return l.WriteJSON(a.stdout, terminal(a.stdout))
 	}
 	return l.WriteText(a.stdout, templates.Style{Color: colorOn(a.stdout)})
+}
+
+// endOrphans ends what the crashed run name, in dir, left running
+// (runtime.EndOrphans), and says so on stderr; it reports how many
+// processes it ended. Its steps may have outlived it: they end before
+// anything else is done with the run, and before a resume runs them again
+// beside themselves.
+func endOrphans(a *app, name, dir string) int {
+	n, err := runtime.EndOrphans(dir)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "cairn: warning: %v\n", err)
+	}
+	if n > 0 {
+		fmt.Fprintln(a.stderr, runtime.OrphansLine(name, n))
+	}
+	return n
 }

@@ -16,7 +16,8 @@ type stopCmd struct {
 }
 
 // Run asks a running run's cairn to stop, with SIGTERM (§7.9): it starts
-// nothing more, stops its steps and records the run interrupted.
+// nothing more, stops its steps and records the run interrupted. Of a
+// crashed run it ends what the run left running.
 func (c *stopCmd) Run(a *app) error {
 	dir, err := findRun(c.Target)
 	if err != nil {
@@ -30,6 +31,9 @@ func (c *stopCmd) Run(a *app) error {
 	switch rec.Status {
 	case runtime.StatusRunning:
 	case runtime.StatusCrashed:
+		if endOrphans(a, name, dir) > 0 {
+			return nil
+		}
 		return fmt.Errorf("run %q is not running: it crashed (its cairn is gone); \"cairn resume %s\" continues it", name, name)
 	default:
 		return fmt.Errorf("run %q is not running: it ended %s", name, rec.Status)

@@ -2,7 +2,8 @@
 #
 # Every call is recorded in $FAKE_LOG/NAME.N/ (N counts the calls of NAME
 # from 1, --version included): argv (one argument a line), stdin (what the
-# CLI read; empty when it reads none), cwd, and env (the CAIRN_* variables).
+# CLI read; empty when it reads none), cwd, and env (the CAIRN_* variables but
+# the step token, which differs from process to process).
 # The Nth session of NAME in a step (STEP is $CAIRN_STEP; N counts from 1,
 # and is recorded in $FAKE_LOG/NAME.M/session) answers with the text of
 # $FAKE_ANSWERS/NAME.STEP.N, else of $FAKE_ANSWERS/NAME.STEP, else of
@@ -40,7 +41,7 @@ fake_record() {
   pwd >"$fake_dir/cwd"
   local v
   for v in $(compgen -e); do
-    case $v in CAIRN_*) printf '%s=%s\n' "$v" "${!v}" ;; esac
+    case $v in CAIRN_STEP_TOKEN) ;; CAIRN_*) printf '%s=%s\n' "$v" "${!v}" ;; esac
   done >"$fake_dir/env"
   : >"$fake_dir/stdin"
 }

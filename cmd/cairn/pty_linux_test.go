@@ -1,0 +1,172 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+)
+
+// TestRunCtrlC types Ctrl-C at the terminal cairn runs in, a real pty (the
+// kernel sends SIGINT to the terminal's foreground process group): once
+// ends the run interrupted; a second while a step that ignores SIGTERM has
+// its grace ends it at once, interrupted as well. Either way cairn exits
+// 130 within 10 s, the step's log line says outcome=interrupted, and
+// nothing the step started is left.
+func TestRunCtrlC(t *testing.T) {
+	for _, tc := range []struct {
+		name, command string
+		// termed is the file whose making says the step got SIGTERM;
+		// a second Ctrl-C follows it. "" types one.
+		termed string
+		sleep  string
+	}{
+		{
+			name:    "once",
+			command: `touch "$HOME/started"; sleep 3051 & wait`,
+			sleep:   "3051",
+		},
+		{
+			name: "twice",
+			command: `trap 'touch "$HOME/termed"' TERM
+(trap '' TERM; exec sleep 3052) &
+touch "$HOME/started"
+while :; do wait || :; done`,
+			termed: "termed",
+			sleep:  "3052",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{
+				"slow.toml":  "version = 1\n\n[[steps]]\nname = \"slow\"\ncommand = '''\n" + tc.command + "\n'''\n",
+				".gitignore": "/home/\n",
+			})
+			gitRepo(t, dir)
+			master, tty := openPty(t)
+			cmd := exec.Command("cairn", "run", "slow.toml")
+			cmd.Dir, cmd.Env = dir, append(environ(t, dir), "TERM=xterm")
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+			// cairn leads a session whose controlling terminal is the
+			// pty: its process group is the terminal's foreground one.
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			tty.Close()
+			// The terminal is read all along, so that cairn never
+			// blocks writing to it.
+			screen := make(chan []byte, 1)
+			go func() {
+				b, _ := io.ReadAll(master)
+				screen <- b
+			}()
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			defer func() {
+				_ = cmd.Process.Kill()
+				master.Close()
+			}()
+
+			waitForFile(t, filepath.Join(dir, "started"), exited)
+			typeCtrlC(t, master)
+			if tc.termed != "" {
+				waitForFile(t, filepath.Join(dir, tc.termed), exited)
+				typeCtrlC(t, master)
+			}
+			var err error
+			select {
+			case err = <-exited:
+			case <-time.After(10 * time.Second):
+				t.Fatal("cairn did not end within 10s of Ctrl-C")
+			}
+			master.Close()
+			shown := <-screen
+			if code := exitOfErr(t, err); code != exitInterrupted {
+				t.Fatalf("cairn exited %d; want %d\n%s", code, exitInterrupted, shown)
+			}
+			stdout, stderr, code := cairnIn(t, dir, "show")
+			if code != 0 {
+				t.Fatalf("cairn show exited %d\n%s", code, stderr)
+			}
+			for _, want := range []string{`(?m)^status +interrupted$`, `step=slow .* outcome=interrupted`} {
+				if !regexp.MustCompile(want).Match(stdout) {
+					t.Errorf("cairn show lacks %s:\n%s", want, stdout)
+				}
+			}
+			deadline := time.Now().Add(goneWait)
+			for len(processesRunning([]string{"sleep", tc.sleep})) > 0 {
+				if time.Now().After(deadline) {
+					t.Fatalf("sleep %s outlived the interrupted run", tc.sleep)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
+	}
+}
+
+// openPty opens a new pseudo-terminal: its master, and its terminal.
+func openPty(t *testing.T) (master, tty *os.File) {
+	t.Helper()
+	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	var unlock int32
+	if err := ioctl(master, syscall.TIOCSPTLCK, unsafe.Pointer(&unlock)); err != nil {
+		master.Close()
+		t.Fatalf("unlock the pty: %v", err)
+	}
+	var n uint32
+	if err := ioctl(master, syscall.TIOCGPTN, unsafe.Pointer(&n)); err != nil {
+		master.Close()
+		t.Fatalf("name the pty: %v", err)
+	}
+	tty, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		master.Close()
+		t.Fatalf("open the pty: %v", err)
+	}
+	return master, tty
+}
+
+// ioctl calls ioctl(2) on f with a pointer argument.
+func ioctl(f *os.File, req uintptr, arg unsafe.Pointer) error {
+	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), req, uintptr(arg)); errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+// typeCtrlC types Ctrl-C at the terminal whose master is master.
+func typeCtrlC(t *testing.T, master *os.File) {
+	t.Helper()
+	if _, err := master.Write([]byte{0x03}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitForFile waits until path exists, failing the test when cairn exits
+// first or after a minute.
+func waitForFile(t *testing.T, path string, exited <-chan error) {
+	t.Helper()
+	deadline := time.After(time.Minute)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("cairn exited (%v) before %s was made", err, filepath.Base(path))
+		case <-deadline:
+			t.Fatalf("%s was not made within a minute", filepath.Base(path))
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
