@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -24,17 +25,25 @@ func (s shellRun) ok() bool { return s.cause == "" }
 // group) when ctx is done or the step's timeout passes.
 func runShell(ctx context.Context, sc *StepContext, script string) shellRun {
 	var out bytes.Buffer
+	run := runShellTo(ctx, sc, script, &out, &out)
+	run.output = out.Bytes()
+	return run
+}
+
+// runShellTo is runShell writing the script's stdout and stderr to the
+// writers given; the shellRun it returns holds no output.
+func runShellTo(ctx context.Context, sc *StepContext, script string, stdout, stderr io.Writer) shellRun {
 	p := &Proc{
 		Argv:    []string{"bash", "-euo", "pipefail", "-c", script},
 		Dir:     sc.Worktree,
 		Env:     sc.Env,
-		Stdout:  &out,
-		Stderr:  &out,
+		Stdout:  stdout,
+		Stderr:  stderr,
 		Timeout: sc.Timeout,
 		Groups:  sc.Groups,
 	}
 	res, err := p.Run(ctx)
-	run := shellRun{proc: res, output: out.Bytes()}
+	run := shellRun{proc: res}
 	switch {
 	case err != nil:
 		run.cause = fmt.Sprintf("start bash: %v", err)

@@ -41,6 +41,9 @@ type progress struct {
 	block []*progressLine
 	drawn int
 	width int
+	// under holds, by step, the lines attach gave to show under the
+	// step's line once it ends.
+	under map[string][]string
 
 	// stop ends the ticking redraw, which closes done once it has.
 	stop   chan struct{}
@@ -60,6 +63,8 @@ type progressLine struct {
 	// optional is set for an optional step, whose failure the run goes
 	// past.
 	optional bool
+	// under are the lines shown under the line once the step ended.
+	under []string
 }
 
 // newProgress returns the progress writer of a run. On a terminal it
@@ -134,8 +139,11 @@ func (p *progress) end(step string, outcome Outcome, took time.Duration, cause s
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
+	under := p.under[step]
+	delete(p.under, step)
 	if !p.terminal {
 		p.plain(now, plainEnd(p.named(step, outcome), outcome, took, cause))
+		p.plainUnder(under)
 		return
 	}
 	var line *progressLine
@@ -151,6 +159,7 @@ func (p *progress) end(step string, outcome Outcome, took time.Duration, cause s
 	}
 	line.ended, line.outcome, line.took, line.cause = true, outcome, took, cause
 	line.optional = p.optional[step]
+	line.under = under
 	p.redraw()
 	if !p.running() {
 		// Nothing is running: the lines are final and scroll away.
@@ -171,6 +180,48 @@ func (p *progress) note(msg string) {
 	p.clearBlock()
 	fmt.Fprintf(p.w, "%s\n", p.fit(msg))
 	p.redraw()
+}
+
+// attach has lines shown under step's line when it ends: the end of what
+// the shell that failed it wrote.
+func (p *progress) attach(step string, lines []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.under == nil {
+		p.under = map[string][]string{}
+	}
+	p.under[step] = lines
+}
+
+// noteLines is note with lines shown under msg.
+func (p *progress) noteLines(msg string, lines []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	if !p.terminal {
+		p.plain(now, msg)
+		p.plainUnder(lines)
+		return
+	}
+	p.clearBlock()
+	fmt.Fprintf(p.w, "%s\n", p.fit(msg))
+	for _, l := range lines {
+		fmt.Fprintf(p.w, "%s\n", p.underLine(l))
+	}
+	p.redraw()
+}
+
+// plainUnder writes lines under a plain line, indented past its time.
+func (p *progress) plainUnder(lines []string) {
+	for _, l := range lines {
+		fmt.Fprintf(p.w, "           %s\n", l)
+	}
+}
+
+// underLine is a line shown under a step's line on a terminal: indented
+// past its mark, cut to the width.
+func (p *progress) underLine(l string) string {
+	return "  " + p.fit("  "+l)
 }
 
 // named is how a step's end names it: "lint (optional)" for an optional
@@ -242,12 +293,22 @@ func (p *progress) redraw() {
 		fmt.Fprintf(&b, "\x1b[%dA", p.drawn)
 	}
 	now := p.now()
+	p.drawn = 0
 	for _, l := range p.block {
 		b.WriteString("\r\x1b[2K")
 		b.WriteString(p.render(l, now))
 		b.WriteByte('\n')
+		p.drawn++
+		if !l.ended {
+			continue
+		}
+		for _, u := range l.under {
+			b.WriteString("\r\x1b[2K")
+			b.WriteString(p.underLine(u))
+			b.WriteByte('\n')
+			p.drawn++
+		}
 	}
-	p.drawn = len(p.block)
 	io.WriteString(p.w, b.String())
 }
 

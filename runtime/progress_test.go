@@ -80,3 +80,49 @@ func TestProgressTerminal(t *testing.T) {
 		t.Errorf("after the block ended: %q; want a new line for c, nothing rewritten", rest)
 	}
 }
+
+func TestProgressPlainUnder(t *testing.T) {
+	var b strings.Builder
+	clock := &fixedClock{time.Date(2026, 1, 1, 12, 0, 1, 0, time.Local)}
+	p := newProgress(&b, false)
+	p.now = clock.now
+	p.noteLines("warning: step lint: validate: exit status 1", []string{"validate shell 1: exit status 1; it wrote nothing"})
+	p.attach("test", []string{"validate shell 1: exit status 1; its output:", "| boom"})
+	p.end("other", Failed, time.Second, "exit status 2")
+	p.end("test", Failed, time.Second, "validate: exit status 1")
+	p.close()
+	want := `12:00:01 warning: step lint: validate: exit status 1
+           validate shell 1: exit status 1; it wrote nothing
+12:00:01 failed other: exit status 2
+12:00:01 failed test: validate: exit status 1
+           validate shell 1: exit status 1; its output:
+           | boom
+`
+	if b.String() != want {
+		t.Errorf("plain progress:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+func TestProgressTerminalUnder(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	t.Setenv("COLUMNS", "30")
+	var b strings.Builder
+	clock := &fixedClock{time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
+	p := newProgress(&b, true)
+	defer p.close()
+	p.now = clock.now
+
+	p.start("a", "command")
+	p.start("b", "command")
+	p.attach("a", []string{"| boom", "| " + strings.Repeat("x", 40)})
+	p.end("a", Failed, time.Second, "exit status 1")
+	// a's lines stay under it while b runs, and the redraw moves up over
+	// all four.
+	p.end("b", Succeeded, time.Second, "")
+	out := b.String()
+	last := out[strings.LastIndex(out, "\x1b[4A"):]
+	want := "\x1b[4A\r\x1b[2K✗ a  failed: exit status 1\n\r\x1b[2K    | boom\n\r\x1b[2K    | " + strings.Repeat("x", 23) + "…\n\r\x1b[2K✓ b  1s\n"
+	if last != want {
+		t.Errorf("last redraw %q; want %q", last, want)
+	}
+}

@@ -106,6 +106,10 @@ type StepRecord struct {
 	// Validate is how the step's validate phase judged it; nil until it
 	// ran, and for a step without one.
 	Validate *ValidateRecord `json:"validate,omitempty"`
+	// Shells are the precheck and validate shells the step ran, in the
+	// order they ran, each with the files its stdout and stderr are kept
+	// in; nil for a step that ran none.
+	Shells []ShellRecord `json:"shells,omitempty"`
 	// Children are the folders of the child runs a run-published-issue
 	// step started (§7.8), in the order they started: relative to the run
 	// folder (children/NAME), absolute for a commit-mode child's, which
@@ -140,6 +144,35 @@ type ValidateRecord struct {
 	Error     string `json:"error,omitempty"`
 	Judges    int    `json:"judges"`
 	Retries   int    `json:"retries"`
+}
+
+// The statuses of a precheck or validate shell.
+const (
+	ShellPass = "pass"
+	ShellFail = "fail"
+	// ShellSkip is a precheck shell's that exited $CHECK_SKIP.
+	ShellSkip = "skip"
+)
+
+// ShellRecord is one run of a precheck or validate shell: its phase, its
+// place among the phase's shells (from 1), the round of the phase it ran
+// in (a review retry validates again in round 2, 3…; a precheck has one),
+// how it ended (status pass, fail or skip; its exit code; why it failed),
+// and its output: Stdout and Stderr are the files its streams are kept in,
+// relative to the run folder (shells/STEP.PHASE.N.stdout, .stderr), Lines
+// counts the lines it wrote to both, and Tail, for a shell that failed, is
+// their last lines, stdout and stderr together, made safe for a terminal.
+type ShellRecord struct {
+	Phase    ir.PhaseKind `json:"phase"`
+	Shell    int          `json:"shell"`
+	Round    int          `json:"round"`
+	Status   string       `json:"status"`
+	ExitCode int          `json:"exit_code"`
+	Cause    string       `json:"cause,omitempty"`
+	Stdout   string       `json:"stdout"`
+	Stderr   string       `json:"stderr"`
+	Lines    int          `json:"lines"`
+	Tail     string       `json:"tail,omitempty"`
 }
 
 // ActionRecord is one action of a step: its kind, the harness, model and
@@ -226,6 +259,7 @@ func (s *StepRecord) clone() StepRecord {
 	c.Start, c.End = copyTime(s.Start), copyTime(s.End)
 	c.Actions = slices.Clone(s.Actions)
 	c.Children = slices.Clone(s.Children)
+	c.Shells = slices.Clone(s.Shells)
 	if s.Validate != nil {
 		v := *s.Validate
 		c.Validate = &v
@@ -268,7 +302,8 @@ func sameStep(a, b *StepRecord) bool {
 		slices.Equal(a.Actions, b.Actions) &&
 		a.ExitCode == b.ExitCode && a.Cause == b.Cause &&
 		a.Result == b.Result && a.Trace == b.Trace && a.GitRef == b.GitRef && a.Baseline == b.Baseline &&
-		sameValidate(a.Validate, b.Validate) && slices.Equal(a.Children, b.Children)
+		sameValidate(a.Validate, b.Validate) && slices.Equal(a.Children, b.Children) &&
+		slices.Equal(a.Shells, b.Shells)
 }
 
 // sameValidate reports whether a and b are both nil or equal.

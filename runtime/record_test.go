@@ -357,3 +357,30 @@ func BenchmarkUpdate500(b *testing.B) {
 		}
 	}
 }
+
+// TestUpdateShellsEvent holds that a step whose shells alone changed is an
+// event, and that its record's shells are its own, not the caller's.
+func TestUpdateShellsEvent(t *testing.T) {
+	f := newTestFolder(t)
+	holdOffSnapshots(f)
+	shell := ShellRecord{Phase: ir.ValidatePhase, Shell: 1, Round: 1, Status: ShellFail, ExitCode: 1, Stdout: "shells/a.validate.1.stdout"}
+	if err := f.Update(func(r *Record) { r.Steps[0].Shells = []ShellRecord{shell} }); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Update(func(r *Record) { r.Steps[0].Shells[0].Tail = "boom" }); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(f.Dir, EventsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[1], `"tail":"boom"`) {
+		t.Fatalf("events:\n%s\nwant two, the second with the tail", b)
+	}
+	rec := f.Record()
+	rec.Steps[0].Shells[0].Tail = "changed by a reader"
+	if got := f.Record().Steps[0].Shells[0].Tail; got != "boom" {
+		t.Errorf("a copy of the record shares its shells: tail %q", got)
+	}
+}

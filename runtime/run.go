@@ -643,17 +643,8 @@ func stepTimeout(st *ir.PlanStep) (time.Duration, error) {
 // the worktree to a clean, recorded state (§7.6).
 func (r *run) execute(ctx context.Context, sc *StepContext, wt Worktree, sr *StepRecord) stepEnd {
 	st := sc.Step
-	if pre := st.Precheck; pre != nil {
-		for _, shell := range pre.Shells {
-			run := runShell(ctx, sc, shell)
-			switch {
-			case run.ok():
-				continue
-			case run.proc.ExitCode == SkipCode && !run.proc.TimedOut && !run.proc.Stopped:
-				return stepEnd{outcome: Skipped, exitCode: SkipCode, cause: skipCause(pre, run.output)}
-			}
-			return stepEnd{outcome: Failed, exitCode: run.proc.ExitCode, cause: "precheck: " + run.cause}
-		}
+	if e, done := r.precheck(ctx, sc, sr); done {
+		return e
 	}
 	if r.commits != nil {
 		// The step does something: the run starts in git before its

@@ -445,6 +445,7 @@ func Show(dir string) (*templates.RunShow, error) {
 			Line:   line,
 			Result: inRunFolder(dir, step.Result),
 			Trace:  inRunFolder(dir, step.Trace),
+			Shells: ShownShells(dir, step),
 		})
 		for _, c := range step.Children {
 			last := &s.Steps[len(s.Steps)-1]

@@ -33,12 +33,13 @@ const (
 )
 
 // failure is what failed a round of validation: a validate shell (its
-// script, output and exit code) or the judge's verdict (its reasoning).
-// cause says it in one line.
+// script, output, exit code and record) or the judge's verdict (its
+// reasoning). cause says it in one line.
 type failure struct {
 	shell     string
 	output    []byte
 	exitCode  int
+	record    *ShellRecord
 	reasoning string
 	cause     string
 }
@@ -55,6 +56,49 @@ type round struct {
 	broken       string
 	// reasoning is the judge's, when it gave a verdict.
 	reasoning string
+	// lost is why the output of a shell could not be kept in the run
+	// folder: the step's record would lack it.
+	lost string
+}
+
+// precheck runs a step's precheck phase (§7.2), when it has one: its
+// shells in order, each one's stdout and stderr kept in the run folder and
+// listed in sr.Shells. A shell that exits $CHECK_SKIP skips the step;
+// another that does not exit 0 fails it, the end of its output shown
+// under the failure. done is set then, with how the step ends.
+func (r *run) precheck(ctx context.Context, sc *StepContext, sr *StepRecord) (e stepEnd, done bool) {
+	pre := sc.Step.Precheck
+	if pre == nil {
+		return stepEnd{}, false
+	}
+	for i, shell := range pre.Shells {
+		run, rec, err := recordShell(ctx, sc, phaseShell{phase: ir.PrecheckPhase, shell: i + 1, round: 1, script: shell})
+		skip := run.proc.ExitCode == SkipCode && !run.proc.TimedOut && !run.proc.Stopped
+		if skip {
+			rec.Status, rec.Tail = ShellSkip, ""
+		}
+		sr.Shells = append(sr.Shells, rec)
+		switch {
+		case err != nil:
+			return stepEnd{outcome: Failed, exitCode: -1, cause: "precheck: " + err.Error()}, true
+		case run.ok():
+			continue
+		case skip:
+			return stepEnd{outcome: Skipped, exitCode: SkipCode, cause: skipCause(pre, run.output)}, true
+		}
+		r.showShell(ctx, sc, &sr.Shells[len(sr.Shells)-1])
+		return stepEnd{outcome: Failed, exitCode: run.proc.ExitCode, cause: "precheck: " + run.cause}, true
+	}
+	return stepEnd{}, false
+}
+
+// showShell has the end of what s, the shell that failed its step, wrote
+// shown under the step's line when it ends. A judge's failure has none (its
+// reasoning is in the step's cause), nor has a stopped step.
+func (r *run) showShell(ctx context.Context, sc *StepContext, s *ShellRecord) {
+	if s != nil && ctx.Err() == nil {
+		r.prog.attach(sc.Step.Name, templates.ShellLines(shownShell(sc.RunDir, s)))
+	}
 }
 
 // validate runs a step's validate phase after its run phase ended well
@@ -75,13 +119,16 @@ func (r *run) validate(ctx context.Context, sc *StepContext, wt Worktree, sr *St
 		return e
 	}
 	for {
-		rd := r.check(ctx, sc, rec)
+		rd := r.check(ctx, sc, sr, rec)
 		rec.Reasoning = rd.reasoning
 		switch {
 		case ctx.Err() != nil:
 			// Stopped, not judged: the phase has no verdict to record.
 			sr.Validate = nil
 			return failed(-1, "validate: stopped")
+		case rd.lost != "":
+			rec.Status, rec.Error = VerdictFail, rd.lost
+			return failed(-1, "validate: "+rd.lost)
 		case rd.broken != "":
 			rec.Status, rec.Error = VerdictFail, rd.broken
 			return failed(-1, "validate: the judge could not run: "+rd.broken)
@@ -89,7 +136,7 @@ func (r *run) validate(ctx context.Context, sc *StepContext, wt Worktree, sr *St
 			rec.Status, rec.Reason, rec.Error = VerdictInconclusive, rd.reason, rd.err
 			for _, f := range rd.failures {
 				// Shells that failed before the judge, with severity warn.
-				r.prog.note(fmt.Sprintf("warning: step %s: validate: %s", step, f.cause))
+				r.warnFailed(sc, f)
 			}
 			r.prog.note(fmt.Sprintf("%s: the judge reached no verdict again (%s: %s): the step is inconclusive", step, rd.reason, rd.err))
 			e.outcome, e.cause = Inconclusive, fmt.Sprintf("validate: the judge reached no verdict (%s: %s)", rd.reason, rd.err)
@@ -104,12 +151,13 @@ func (r *run) validate(ctx context.Context, sc *StepContext, wt Worktree, sr *St
 		switch v.Severity {
 		case ir.SeverityWarn:
 			for _, f := range rd.failures {
-				r.prog.note(fmt.Sprintf("warning: step %s: validate: %s", step, f.cause))
+				r.warnFailed(sc, f)
 			}
 			e.outcome = Succeeded
 			return e
 		case ir.SeverityReview:
 			if rec.Retries == ReviewRetries {
+				r.showShell(ctx, sc, first.record)
 				return failed(first.exitCode, fmt.Sprintf("validate: still failing after %d review retries: %s", ReviewRetries, first.cause))
 			}
 			rec.Retries++
@@ -119,22 +167,40 @@ func (r *run) validate(ctx context.Context, sc *StepContext, wt Worktree, sr *St
 			}
 			continue
 		}
+		r.showShell(ctx, sc, first.record)
 		return failed(first.exitCode, "validate: "+first.cause)
 	}
 }
 
+// warnFailed shows a check that failed with severity warn, and under it,
+// for a shell, the end of what it wrote.
+func (r *run) warnFailed(sc *StepContext, f failure) {
+	msg := fmt.Sprintf("warning: step %s: validate: %s", sc.Step.Name, f.cause)
+	if f.record == nil {
+		r.prog.note(msg)
+		return
+	}
+	r.prog.noteLines(msg, templates.ShellLines(shownShell(sc.RunDir, f.record)))
+}
+
 // check runs one round of a validate phase: its shells in order (all of
-// them with severity warn; else up to the first that fails), then, when
-// none failed or the severity is warn, its judge.
-func (r *run) check(ctx context.Context, sc *StepContext, rec *ValidateRecord) round {
+// them with severity warn; else up to the first that fails), each one's
+// stdout and stderr kept in the run folder and listed in sr.Shells, then,
+// when none failed or the severity is warn, its judge.
+func (r *run) check(ctx context.Context, sc *StepContext, sr *StepRecord, rec *ValidateRecord) round {
 	v := sc.Step.Validate
 	var rd round
-	for _, shell := range v.Shells {
-		run := runShell(ctx, sc, shell)
+	for i, shell := range v.Shells {
+		run, srec, err := recordShell(ctx, sc, phaseShell{phase: ir.ValidatePhase, shell: i + 1, round: rec.Retries + 1, script: shell})
+		sr.Shells = append(sr.Shells, srec)
+		if err != nil {
+			rd.lost = err.Error()
+			return rd
+		}
 		if run.ok() {
 			continue
 		}
-		rd.failures = append(rd.failures, failure{shell: shell, output: run.output, exitCode: run.proc.ExitCode, cause: run.cause})
+		rd.failures = append(rd.failures, failure{shell: shell, output: run.output, exitCode: run.proc.ExitCode, record: &srec, cause: run.cause})
 		if ctx.Err() != nil || v.Severity != ir.SeverityWarn {
 			return rd
 		}

@@ -233,10 +233,63 @@ type ShownStep struct {
 	// Children are the folders of the child runs the step started
 	// (run-published-issue).
 	Children []string
+	// Shells are the precheck and validate shells of the step that failed
+	// in the last round of their phase, with the end of what they wrote.
+	Shells []ShownShell
+}
+
+// ShownShell is a precheck or validate shell that failed, as a run's
+// progress and `cairn show` show it under its step: which shell it was,
+// why it failed, the last lines it wrote (stdout and stderr together) out
+// of how many, and the absolute paths of the files holding its streams.
+type ShownShell struct {
+	Phase  string
+	Shell  int
+	Round  int
+	Cause  string
+	Lines  int
+	Tail   string
+	Stdout string
+	Stderr string
+}
+
+// ShellLines are the lines that show a failed shell under its step, in
+// order: what failed, the last lines it wrote, then where its stdout and
+// stderr are kept:
+//
+//	validate shell 2: exit status 1; the last 10 of its 57 lines of output:
+//	| --- FAIL: TestParse (0.00s)
+//	stdout  /home/me/.cairn/runs/x/shells/test.validate.2.stdout
+//	stderr  /home/me/.cairn/runs/x/shells/test.validate.2.stderr
+func ShellLines(s ShownShell) []string {
+	what := fmt.Sprintf("%s shell %d", s.Phase, s.Shell)
+	if s.Round > 1 {
+		what += fmt.Sprintf(" (round %d)", s.Round)
+	}
+	if s.Cause != "" {
+		what += ": " + s.Cause
+	}
+	var tail []string
+	if s.Tail != "" {
+		tail = strings.Split(s.Tail, "\n")
+	}
+	var lines []string
+	switch {
+	case s.Lines == 0 || len(tail) == 0:
+		lines = append(lines, what+"; it wrote nothing")
+	case len(tail) >= s.Lines:
+		lines = append(lines, what+"; its output:")
+	default:
+		lines = append(lines, fmt.Sprintf("%s; the last %d of its %d lines of output:", what, len(tail), s.Lines))
+	}
+	for _, t := range tail {
+		lines = append(lines, "| "+t)
+	}
+	return append(lines, "stdout  "+s.Stdout, "stderr  "+s.Stderr)
 }
 
 // WriteText writes the run for a human: its facts, then each step's log
-// line with its result and trace paths.
+// line with its result and trace paths, and the shells that failed it.
 func (s *RunShow) WriteText(w io.Writer, st Style) error {
 	var b strings.Builder
 	facts := [][]string{
@@ -277,6 +330,11 @@ func (s *RunShow) WriteText(w io.Writer, st Style) error {
 		}
 		for _, c := range step.Children {
 			b.WriteString("    child   " + c + "\n")
+		}
+		for _, sh := range step.Shells {
+			for _, line := range ShellLines(sh) {
+				b.WriteString("    " + line + "\n")
+			}
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -110,3 +110,28 @@ func TestRunListFailures(t *testing.T) {
 		}
 	}
 }
+
+func TestShellLines(t *testing.T) {
+	paths := []string{"stdout  /r/shells/s.validate.1.stdout", "stderr  /r/shells/s.validate.1.stderr"}
+	base := ShownShell{Phase: "validate", Shell: 1, Round: 1, Cause: "exit status 1", Stdout: "/r/shells/s.validate.1.stdout", Stderr: "/r/shells/s.validate.1.stderr"}
+	for _, tc := range []struct {
+		name  string
+		shell func(s *ShownShell)
+		want  []string
+	}{
+		{"nothing written", func(s *ShownShell) {}, []string{"validate shell 1: exit status 1; it wrote nothing"}},
+		{"all of it", func(s *ShownShell) { s.Lines, s.Tail = 2, "a\nb" }, []string{"validate shell 1: exit status 1; its output:", "| a", "| b"}},
+		{"its end", func(s *ShownShell) { s.Lines, s.Tail = 57, "y\nz" }, []string{"validate shell 1: exit status 1; the last 2 of its 57 lines of output:", "| y", "| z"}},
+		{"a later round", func(s *ShownShell) { s.Round, s.Lines, s.Tail = 3, 1, "boom" }, []string{"validate shell 1 (round 3): exit status 1; its output:", "| boom"}},
+		{"a precheck", func(s *ShownShell) { s.Phase, s.Shell, s.Cause = "precheck", 2, "timed out after 1m" }, []string{"precheck shell 2: timed out after 1m; it wrote nothing"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := base
+			tc.shell(&s)
+			want := append(tc.want, paths...)
+			if got := ShellLines(s); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("ShellLines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}
