@@ -52,6 +52,7 @@ func Load(home string) (*Config, []ir.Diagnostic) {
 // duplicate, wrong type, unknown key and invalid value it finds, sorted, with
 // the config as complete as the file allows.
 func Read(file string, src []byte) (*Config, []ir.Diagnostic) {
+	src = parse.Text(src)
 	c := &Config{File: file, Source: src}
 	doc, diags := parse.ReadTOMLDoc(file, src)
 	rd := &reader{c: c}

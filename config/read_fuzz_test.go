@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/parse"
 )
 
 func FuzzConfig(f *testing.F) {
@@ -24,6 +25,9 @@ func FuzzConfig(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		_, diags := Read("config.toml", src)
+		// Positions are in the text the reader read: no byte order
+		// mark, CRLF read as LF.
+		src = parse.Text(src)
 		checkDiagnostics(t, "config.toml", src, diags)
 	})
 }

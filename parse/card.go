@@ -38,6 +38,7 @@ const cardFence = "---"
 // DefaultWorktree. Anchors, aliases, tags and merge keys are refused: a card
 // is read as written.
 func Card(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
+	src = Text(src)
 	p := &ir.Process{
 		Name:   NameOf(file),
 		File:   file,

@@ -33,6 +33,9 @@ func FuzzCard(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		const file = "fuzz.procedure.card"
 		p, diags := Card(file, src)
+		// Positions are in the text the front-end read: no byte order
+		// mark, CRLF read as LF.
+		src = Text(src)
 		checkDiagnostics(t, file, src, diags)
 		if p == nil {
 			t.Fatal("no process")

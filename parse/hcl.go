@@ -35,6 +35,7 @@ const hclRedefined = "Attribute redefined"
 // what hclsyntax could still read; a file nested deeper than MaxNesting is
 // refused before hclsyntax reads it. Like TOML, it checks structure only.
 func HCL(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
+	src = Text(src)
 	p := &ir.Process{Name: NameOf(file), File: file, Format: ir.HCL, Source: src}
 	fe := &hclProcess{
 		hclFile:   hclFile{file: file, src: src, lines: lineStarts(src)},

@@ -23,7 +23,39 @@ const maxFileSizeText = "16 MiB"
 // regular files yet hold the environment, endless bytes or a terminal.
 var systemDirs = []string{"/proc", "/sys", "/dev"}
 
-// ReadFile reads a process file, or the config, whole. It reads only a
+// bom is the UTF-8 byte order mark some editors write at a file's start.
+var bom = []byte("\xef\xbb\xbf")
+
+// Text is src as every front-end reads it: without a leading UTF-8 byte
+// order mark, and with CRLF line endings read as LF. A script's line ends at
+// its newline, as bash reads it: a CR left at its end would be part of its
+// last word (`true\r: command not found`). Line and column numbers are
+// those of the file either way. src is returned as is when it has neither.
+//
+// Every CR just before a newline goes, so that reading text twice gives
+// the same bytes (one pass over "\r\r\n" would leave a CRLF).
+func Text(src []byte) []byte {
+	src = bytes.TrimPrefix(src, bom)
+	if !bytes.Contains(src, []byte("\r\n")) {
+		return src
+	}
+	out := make([]byte, 0, len(src))
+	for i, c := range src {
+		if c == '\r' {
+			j := i
+			for j < len(src) && src[j] == '\r' {
+				j++
+			}
+			if j < len(src) && src[j] == '\n' {
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// ReadFile reads a process file, or the config, whole, as Text. It reads only a
 // regular file of at most MaxFileSize bytes, none under /proc, /sys or /dev
 // once its symlinks are resolved, and never waits on a named pipe. When repo
 // is the root of a repository's working tree, a file named inside it must
@@ -91,7 +123,7 @@ func ReadFile(file, repo string) ([]byte, error) {
 	if b.Len() > MaxFileSize {
 		return nil, refuse("it is larger than %s, the most cairn reads of a file", maxFileSizeText)
 	}
-	return b.Bytes(), nil
+	return Text(b.Bytes()), nil
 }
 
 // kindOf words the type of a file that is not a regular file.

@@ -89,3 +89,26 @@ func TestReadFile(t *testing.T) {
 		t.Errorf("a missing file: %v; want fs.ErrNotExist", err)
 	}
 }
+
+func TestText(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"version = 1\n", "version = 1\n"},
+		{"\xef\xbb\xbfversion = 1\n", "version = 1\n"},
+		{"a\r\nb\r\n", "a\nb\n"},
+		{"0\r\r\n", "0\n"},
+		{"\xef\xbb\xbfa\r\nb", "a\nb"},
+		// A lone CR is not a line ending: the front-end refuses it where
+		// the format does.
+		{"a\rb\n", "a\rb\n"},
+		// Only a leading mark is one.
+		{"a\xef\xbb\xbf", "a\xef\xbb\xbf"},
+	} {
+		if got := string(Text([]byte(tc.in))); got != tc.want {
+			t.Errorf("Text(%q) = %q; want %q", tc.in, got, tc.want)
+		}
+		if again := string(Text(Text([]byte(tc.in)))); again != tc.want {
+			t.Errorf("Text(Text(%q)) = %q; want %q, as once", tc.in, again, tc.want)
+		}
+	}
+}

@@ -22,6 +22,7 @@ var (
 // It checks structure only: enums, durations, names and the version's value
 // are for the rules of package check.
 func TOML(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
+	src = Text(src)
 	p := &ir.Process{Name: NameOf(file), File: file, Format: ir.TOML, Source: src}
 	doc, diags := ReadTOMLDoc(file, src)
 	fe := &tomlProcess{p: p, names: map[string]ir.Field[string]{}}

@@ -524,7 +524,7 @@ shells = [
 			name:    "CRLF line endings",
 			src:     "[[steps]]\r\ncommand = \"\"\"\r\necho a\r\necho b\"\"\"\r\n",
 			get:     script,
-			value:   "echo a\r\necho b",
+			value:   "echo a\necho b",
 			needles: map[string]int{"echo a": 1, "echo b": 1},
 		},
 	} {
@@ -537,11 +537,11 @@ shells = [
 			if v.s != tc.value {
 				t.Fatalf("value %q; want %q", v.s, tc.value)
 			}
-			checkSpans(t, []byte(tc.src), v.s, v.spans)
+			checkSpans(t, Text([]byte(tc.src)), v.s, v.spans)
 			for needle, n := range tc.needles {
 				off := strings.Index(v.s, needle)
 				got := ir.PosAt(v.s, v.spans, off)
-				want := find(t, tc.src, needle, n)
+				want := find(t, string(Text([]byte(tc.src))), needle, n)
 				if g := fmt.Sprintf("%d:%d", got.Line, got.Column); !strings.HasPrefix(want, g+"-") {
 					t.Errorf("PosAt(%q) = %s; want %s", needle, g, want)
 				}

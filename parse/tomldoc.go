@@ -188,6 +188,7 @@ var errSyntaxFatal = errors.New("syntax error")
 // before it) and every key defined twice, with rules RuleSyntax and
 // RuleDuplicate; a duplicate keeps the first definition.
 func ReadTOMLDoc(file string, src []byte) (*TOMLDoc, []ir.Diagnostic) {
+	src = Text(src)
 	b := &docBuilder{file: file, src: src, lines: lineStarts(src), root: &TOMLTable{Def: TOMLHeader}}
 	b.cur = b.root
 	doc := &TOMLDoc{File: file, Src: src, Root: b.root}
