@@ -4,27 +4,26 @@
 package bench
 
 import (
+	"context"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sync"
 	"testing"
 
 	"github.com/cairn-dev/cairn/bench/corpus"
 	"github.com/cairn-dev/cairn/check"
-	"github.com/cairn-dev/cairn/config"
-	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/load"
 	"github.com/cairn-dev/cairn/parse"
 	"github.com/cairn-dev/cairn/templates"
 )
 
 // setup writes n process files of steps command steps into a new git
-// repository and returns their paths and a check environment like
-// `cairn check --no-preflight` has there, with an empty CAIRN_HOME.
-func setup(b testing.TB, n, steps int) ([]string, func() *check.Env) {
+// repository, points CAIRN_HOME at an empty folder, and returns the
+// repository and the files' paths.
+func setup(b testing.TB, n, steps int) (string, []string) {
 	dir := b.TempDir()
 	var files []string
 	for i := range n {
@@ -34,7 +33,14 @@ func setup(b testing.TB, n, steps int) ([]string, func() *check.Env) {
 		}
 		files = append(files, f)
 	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "corpus"}} {
+	commit(b, dir)
+	b.Setenv("CAIRN_HOME", b.TempDir())
+	return dir, files
+}
+
+// commit makes dir a git repository of one commit holding its files.
+func commit(b testing.TB, dir string) {
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "bench"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@example.com",
@@ -43,65 +49,18 @@ func setup(b testing.TB, n, steps int) ([]string, func() *check.Env) {
 			b.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	home := b.TempDir()
-	return files, func() *check.Env {
-		repo, err := check.OpenRepo(dir)
-		if err != nil {
-			b.Fatal(err)
-		}
-		cfg := &config.Config{}
-		return &check.Env{Home: home, Config: cfg, Repo: repo, Harnesses: harness.NewRegistry(cfg)}
-	}
 }
 
-// checkOne is what cmd/cairn/internal/workspace does for one file.
-func checkOne(file string, env *check.Env) ([]byte, *ir.Plan, []ir.Diagnostic) {
-	src, err := os.ReadFile(file)
-	if err != nil {
-		panic(err)
-	}
-	p, fe := parse.TOML(file, src)
-	plan, ds := check.Check(p, fe, env)
-	return src, plan, ds
+// newEnv is the check environment `cairn check --no-preflight` has in dir.
+func newEnv(dir string) *check.Env {
+	return load.Open(dir, load.Options{NoPreflight: true}).Env
 }
 
-// pipeline checks files as `cairn check --no-preflight --format json` does:
-// one by one (or, with workers > 1, that many at a time, keeping the order),
-// then renders the JSON report.
-func pipeline(b testing.TB, files []string, env *check.Env, workers int, w io.Writer) *templates.Report {
-	r := &templates.Report{Sources: map[string][]byte{}, Plans: []*ir.Plan{}}
-	srcs := make([][]byte, len(files))
-	plans := make([]*ir.Plan, len(files))
-	diags := make([][]ir.Diagnostic, len(files))
-	if workers <= 1 {
-		for i, f := range files {
-			srcs[i], plans[i], diags[i] = checkOne(f, env)
-		}
-	} else {
-		var wg sync.WaitGroup
-		next := make(chan int)
-		for range workers {
-			wg.Go(func() {
-				for i := range next {
-					srcs[i], plans[i], diags[i] = checkOne(files[i], env)
-				}
-			})
-		}
-		for i := range files {
-			next <- i
-		}
-		close(next)
-		wg.Wait()
-	}
-	for i, f := range files {
-		r.Files++
-		r.Sources[f] = srcs[i]
-		if plans[i] != nil {
-			r.Plans = append(r.Plans, plans[i])
-		}
-		r.Diagnostics = append(r.Diagnostics, diags[i]...)
-	}
-	ir.SortDiagnostics(r.Diagnostics)
+// pipeline checks files as `cairn check --no-preflight --format json` does
+// in dir (load's pipeline, GOMAXPROCS files at a time), then renders the JSON
+// report.
+func pipeline(b testing.TB, dir string, files []string, w io.Writer) *templates.Report {
+	r := load.Open(dir, load.Options{NoPreflight: true}).Check(context.Background(), files, "")
 	if r.Failed() || len(r.Plans) != len(files) {
 		b.Fatalf("cairn refused the corpus: %d plans of %d files, %d diagnostics", len(r.Plans), len(files), len(r.Diagnostics))
 	}
@@ -111,28 +70,20 @@ func pipeline(b testing.TB, files []string, env *check.Env, workers int, w io.Wr
 	return r
 }
 
-func benchPipeline(b *testing.B, n, steps, workers int) {
-	files, newEnv := setup(b, n, steps)
+// BenchmarkPipeline200Files is the body of `cairn check --no-preflight
+// --format json` on bench/check.sh's 200 files x 50 steps: opening the
+// workspace, checking, rendering. With -cpu 1 it checks file after file.
+func BenchmarkPipeline200Files(b *testing.B) {
+	dir, files := setup(b, 200, 50)
 	b.ReportAllocs()
 	for b.Loop() {
-		pipeline(b, files, newEnv(), workers, io.Discard)
+		pipeline(b, dir, files, io.Discard)
 	}
-}
-
-// BenchmarkPipeline200Files is the body of `cairn check --no-preflight
-// --format json` on bench/check.sh's 200 files x 50 steps, file after file
-// as the CLI does now.
-func BenchmarkPipeline200Files(b *testing.B) { benchPipeline(b, 200, 50, 1) }
-
-// BenchmarkPipeline200FilesParallel is the same with GOMAXPROCS files
-// checked at a time: what checking files concurrently would gain.
-func BenchmarkPipeline200FilesParallel(b *testing.B) {
-	benchPipeline(b, 200, 50, runtime.GOMAXPROCS(0))
 }
 
 // BenchmarkPipelineStages splits the pipeline of 200 files into its parts.
 func BenchmarkPipelineStages(b *testing.B) {
-	files, newEnv := setup(b, 200, 50)
+	dir, files := setup(b, 200, 50)
 	srcs := make([][]byte, len(files))
 	for i, f := range files {
 		srcs[i], _ = os.ReadFile(f)
@@ -150,10 +101,10 @@ func BenchmarkPipelineStages(b *testing.B) {
 	b.Run("check", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			env := newEnv()
+			env := newEnv(dir)
 			r.Plans = r.Plans[:0]
 			for _, p := range procs {
-				plan, _ := check.Check(p, nil, env)
+				plan, _ := check.Check(context.Background(), p, nil, env)
 				r.Plans = append(r.Plans, plan)
 			}
 		}
@@ -168,9 +119,10 @@ func BenchmarkPipelineStages(b *testing.B) {
 	})
 }
 
-// TestPipelineConcurrent checks files concurrently on one Env: run it with
-// -race before trusting BenchmarkPipeline200FilesParallel.
+// TestPipelineConcurrent checks files four at a time on one Env, however
+// many CPUs there are: run it with -race.
 func TestPipelineConcurrent(t *testing.T) {
-	files, newEnv := setup(t, 8, 20)
-	pipeline(t, files, newEnv(), 4, io.Discard)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	dir, files := setup(t, 8, 20)
+	pipeline(t, dir, files, io.Discard)
 }

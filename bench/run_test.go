@@ -10,9 +10,8 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/check"
-	"github.com/cairn-dev/cairn/config"
-	"github.com/cairn-dev/cairn/harness"
-	"github.com/cairn-dev/cairn/parse"
+	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/load"
 	crt "github.com/cairn-dev/cairn/runtime"
 )
 
@@ -53,27 +52,17 @@ func runSetup(b testing.TB, src []byte) crt.Options {
 	if err := os.WriteFile(file, src, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "bench"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@example.com",
-			"GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@example.com")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	repo, err := check.OpenRepo(dir)
+	commit(b, dir)
+	b.Setenv("CAIRN_HOME", b.TempDir())
+	rn, r, err := load.PrepareRun(context.Background(), dir, file, "", check.Flags{})
 	if err != nil {
-		b.Fatal(err)
+		var diags []ir.Diagnostic
+		if r != nil {
+			diags = r.Diagnostics
+		}
+		b.Fatalf("check refused the process: %v: %v", err, diags)
 	}
-	cfg := &config.Config{}
-	env := &check.Env{Home: b.TempDir(), Config: cfg, Repo: repo, Harnesses: harness.NewRegistry(cfg), Runtime: true}
-	p, fe := parse.TOML(file, src)
-	plan, ds := check.Check(p, fe, env)
-	if plan == nil {
-		b.Fatalf("check refused the process: %v", ds)
-	}
-	return crt.Options{Home: env.Home, Repo: repo, Config: cfg, Harnesses: env.Harnesses, Plan: plan, Source: src}
+	return crt.Options{Home: rn.Home, Repo: rn.Repo, Config: rn.Config, Harnesses: rn.Harnesses, Plan: rn.Plan, Source: rn.Source}
 }
 
 // benchRun runs the plan b.N times; every run must succeed.

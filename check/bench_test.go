@@ -1,6 +1,7 @@
 package check_test
 
 import (
+	"context"
 	"runtime"
 	"testing"
 
@@ -30,7 +31,7 @@ func checkEnv(home string) *check.Env {
 // parseCheck is what cairn does for one file.
 func parseCheck(file string, src []byte, env *check.Env) (*ir.Plan, []ir.Diagnostic) {
 	p, fe := parse.TOML(file, src)
-	return check.Check(p, fe, env)
+	return check.Check(context.Background(), p, fe, env)
 }
 
 func benchCheck(b *testing.B, steps int, newEnv func(home string) *check.Env) {

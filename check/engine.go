@@ -4,6 +4,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -36,6 +37,8 @@ type Pass struct {
 	Resolution *Resolution
 	rule       *Rule
 	diags      *[]ir.Diagnostic
+	// ctx ends what a rule starts: the harnesses' preflight.
+	ctx context.Context
 }
 
 // Report records a finding of the pass's rule at r, at the rule's severity.
@@ -105,13 +108,14 @@ type Env struct {
 // Check runs every applicable rule over p and, unless it is refused, resolves
 // it into a plan. It returns the diagnostics sorted; the plan is nil when any
 // diagnostic (of the front-end's, passed in, or of the rules) is an error.
-func Check(p *ir.Process, frontEnd []ir.Diagnostic, env *Env) (*ir.Plan, []ir.Diagnostic) {
+// Cancelling ctx cancels the harnesses' preflight.
+func Check(ctx context.Context, p *ir.Process, frontEnd []ir.Diagnostic, env *Env) (*ir.Plan, []ir.Diagnostic) {
 	diags := slices.Clone(frontEnd)
 	if p == nil || hasSyntaxError(frontEnd) {
 		ir.SortDiagnostics(diags)
 		return nil, diags
 	}
-	pass := &Pass{Process: p, Env: env, diags: &diags}
+	pass := &Pass{Process: p, Env: env, diags: &diags, ctx: ctx}
 	if !env.Lint {
 		pass.Resolution = Resolve(p, env)
 	}
@@ -126,7 +130,7 @@ func Check(p *ir.Process, frontEnd []ir.Diagnostic, env *Env) (*ir.Plan, []ir.Di
 	if ir.HasErrors(diags) || env.Lint {
 		return nil, diags
 	}
-	return BuildPlan(p, pass.Resolution, env), diags
+	return BuildPlan(ctx, p, pass.Resolution, env), diags
 }
 
 func hasSyntaxError(ds []ir.Diagnostic) bool {

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -78,7 +79,7 @@ func runLintCases(t *testing.T, cases []lintCase) {
 			for _, d := range fe {
 				t.Fatalf("front-end refused the test's process: %s: %s [%s]", d.Range, d.Message, d.Rule)
 			}
-			_, diags := Check(p, fe, &Env{Lint: true, Config: &config.Config{}})
+			_, diags := Check(context.Background(), p, fe, &Env{Lint: true, Config: &config.Config{}})
 			got, msgs := render(diags)
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("diagnostics:\n%s\nwant:\n%s\nmessages:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"), strings.Join(msgs, "\n"))

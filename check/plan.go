@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -20,8 +21,9 @@ const notPreflighted = "not checked (--no-preflight)"
 
 // BuildPlan turns a process and its resolution into the plan `cairn check`
 // shows and `cairn run` carries out. Every list of the plan is non-nil, so
-// that its JSON always has the arrays (§10).
-func BuildPlan(p *ir.Process, res *Resolution, env *Env) *ir.Plan {
+// that its JSON always has the arrays (§10). Cancelling ctx cancels the
+// harnesses' preflight.
+func BuildPlan(ctx context.Context, p *ir.Process, res *Resolution, env *Env) *ir.Plan {
 	if env == nil {
 		env = &Env{}
 	}
@@ -39,7 +41,7 @@ func BuildPlan(p *ir.Process, res *Resolution, env *Env) *ir.Plan {
 		Limits:          res.Limits,
 		Worktrees:       planWorktrees(p, res, env),
 		Stages:          [][]ir.PlanStep{},
-		Harnesses:       planHarnesses(res, env),
+		Harnesses:       planHarnesses(ctx, res, env),
 	}
 	if env.Flags.Issue != nil {
 		plan.Issue = env.Flags.Issue.String()
@@ -257,7 +259,7 @@ func usableValues(s ir.Strings) []string {
 
 // planHarnesses is the preflight status of each distinct harness, in
 // first-use order; not checked unless env asks for preflight.
-func planHarnesses(res *Resolution, env *Env) []ir.HarnessStatus {
+func planHarnesses(ctx context.Context, res *Resolution, env *Env) []ir.HarnessStatus {
 	out := make([]ir.HarnessStatus, 0, len(res.Harnesses))
 	if !env.Preflight {
 		for _, u := range res.Harnesses {
@@ -265,5 +267,5 @@ func planHarnesses(res *Resolution, env *Env) []ir.HarnessStatus {
 		}
 		return out
 	}
-	return append(out, preflightAll(env, res.Harnesses)...)
+	return append(out, preflightAll(ctx, env, res.Harnesses)...)
 }

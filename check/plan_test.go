@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os/exec"
@@ -69,7 +70,7 @@ func TestBuildPlan(t *testing.T) {
 	p := mustTOML(t, "review.toml", planSrc)
 	issue, _ := ParseIssue("42")
 	env := &Env{Home: t.TempDir(), Config: &config.Config{}, Flags: Flags{Issue: issue}}
-	plan, diags := Check(p, nil, env)
+	plan, diags := Check(context.Background(), p, nil, env)
 	if plan == nil {
 		t.Fatalf("no plan: %+v", diags)
 	}
@@ -161,7 +162,7 @@ func TestBuildPlan(t *testing.T) {
 
 func TestBuildPlanEmpty(t *testing.T) {
 	p := mustTOML(t, "empty.toml", "version = 1\n")
-	plan, diags := Check(p, nil, &Env{Home: t.TempDir(), Config: &config.Config{}})
+	plan, diags := Check(context.Background(), p, nil, &Env{Home: t.TempDir(), Config: &config.Config{}})
 	if plan == nil {
 		t.Fatalf("no plan: %+v", diags)
 	}
@@ -185,7 +186,7 @@ func TestBuildPlanCard(t *testing.T) {
 		}},
 	}
 	env := &Env{Home: t.TempDir(), Config: &config.Config{}}
-	plan := BuildPlan(p, Resolve(p, env), env)
+	plan := BuildPlan(context.Background(), p, Resolve(p, env), env)
 	if !plan.Commit {
 		t.Error("a card's plan does not commit")
 	}
@@ -216,7 +217,7 @@ func TestBuildPlanBase(t *testing.T) {
 	}
 	p := mustTOML(t, "p.toml", "version = 1\n[worktrees.w]\nkind = \"checkout\"\n[[steps]]\nname = \"a\"\ncommand = \"true\"\n[[steps]]\nname = \"b\"\ncommand = \"true\"\nworktree = \"w\"\n")
 	env := &Env{Home: t.TempDir(), Config: &config.Config{}, Repo: repo}
-	plan := BuildPlan(p, Resolve(p, env), env)
+	plan := BuildPlan(context.Background(), p, Resolve(p, env), env)
 	want := []ir.PlanWorktree{
 		{Name: "w", Kind: ir.Checkout},
 		{Name: ir.ImplicitWorktree, Kind: ir.Throwaway, Base: "trunk", Implicit: true},

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,7 +45,7 @@ func runEnvCases(t *testing.T, rule string, cases []envCase) {
 			if cfg == nil {
 				cfg = &config.Config{}
 			}
-			_, diags := Check(p, nil, &Env{Home: t.TempDir(), Config: cfg, Flags: tc.flags, Harnesses: harness.NewRegistry(cfg)})
+			_, diags := Check(context.Background(), p, nil, &Env{Home: t.TempDir(), Config: cfg, Flags: tc.flags, Harnesses: harness.NewRegistry(cfg)})
 			got := ruleDiags(diags, rule)
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("[%s] got\n%s\nwant\n%s", rule, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
@@ -166,7 +167,7 @@ func TestUnknownEffort(t *testing.T) {
 func TestUnknownEffortDropsFromPlan(t *testing.T) {
 	p := mustTOML(t, "p.toml", "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"gemini\"\n")
 	cfg := &config.Config{}
-	plan, diags := Check(p, nil, &Env{Home: t.TempDir(), Config: cfg, Flags: Flags{Effort: "high"}})
+	plan, diags := Check(context.Background(), p, nil, &Env{Home: t.TempDir(), Config: cfg, Flags: Flags{Effort: "high"}})
 	if plan == nil {
 		t.Fatalf("no plan: %v", diags)
 	}
@@ -291,7 +292,7 @@ harness = "codex"
 	cfg := &config.Config{}
 	env := &Env{Home: t.TempDir(), Config: cfg, Harnesses: harness.NewRegistry(cfg), Preflight: true}
 	for range 3 {
-		_, diags := Check(mustTOML(t, "p.toml", src), nil, env)
+		_, diags := Check(context.Background(), mustTOML(t, "p.toml", src), nil, env)
 		want := []string{
 			`p.toml:8:11 error: harness "codex" cannot start: "codex --version" exited 1: error: config.toml is broken`,
 			`p.toml:13:11 error: harness "gemini" cannot start: "gemini" not found on PATH`,
@@ -321,17 +322,36 @@ harness = "codex"
 		{&config.Config{File: cfgFile, Harness: cfgString("claude", 1)}, cfgFile + `:1:10 error: harness "claude" cannot start: "claude" not found on PATH`},
 	} {
 		env := &Env{Home: t.TempDir(), Config: tc.cfg, Preflight: true}
-		_, diags := Check(mustTOML(t, "p.toml", "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\n"), nil, env)
+		_, diags := Check(context.Background(), mustTOML(t, "p.toml", "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\n"), nil, env)
 		if got := ruleDiags(diags, RuleHarnessCannotStart); !slices.Equal(got, []string{tc.want}) {
 			t.Errorf("got %q; want %q", got, tc.want)
 		}
 	}
 }
 
+// TestPreflightCancelled checks that Check's context reaches preflight: an
+// interrupted check starts no harness, and says why.
+func TestPreflightCancelled(t *testing.T) {
+	dir := fakeHarnesses(t, map[string]string{"codex": `echo "codex-cli 0.40.0"`})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cfg := &config.Config{}
+	env := &Env{Home: t.TempDir(), Config: cfg, Harnesses: harness.NewRegistry(cfg), Preflight: true}
+	p := mustTOML(t, "p.toml", "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"codex\"\n")
+	plan, diags := Check(ctx, p, nil, env)
+	want := []string{`p.toml:5:11 error: harness "codex" cannot start: "codex --version": context canceled`}
+	if got := ruleDiags(diags, RuleHarnessCannotStart); !slices.Equal(got, want) || plan != nil {
+		t.Errorf("got %q (plan %v); want %q and no plan", got, plan != nil, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "calls.log")); !os.IsNotExist(err) {
+		t.Errorf("a cancelled check ran the harness (calls.log: %v)", err)
+	}
+}
+
 func TestNoPreflight(t *testing.T) {
 	fakeHarnesses(t, nil)
 	p := mustTOML(t, "p.toml", "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"codex\"\n")
-	plan, diags := Check(p, nil, &Env{Home: t.TempDir(), Config: &config.Config{}})
+	plan, diags := Check(context.Background(), p, nil, &Env{Home: t.TempDir(), Config: &config.Config{}})
 	if plan == nil {
 		t.Fatalf("no plan: %v", diags)
 	}
@@ -365,7 +385,7 @@ name = "b"
 prompt = "p"
 harness = "codex"
 `
-	_, got := Check(mustTOML(t, "p.toml", src), nil, &Env{Home: t.TempDir(), Config: cfg})
+	_, got := Check(context.Background(), mustTOML(t, "p.toml", src), nil, &Env{Home: t.TempDir(), Config: cfg})
 	var lines []string
 	for _, rule := range []string{RuleLoosenedLimit, RuleUnknownEffort, RuleUnmappedTier} {
 		lines = append(lines, ruleDiags(got, rule)...)
@@ -409,7 +429,7 @@ harness = "mybot"
 		{true, `p.toml:2:1 error: harness "claude" is not logged in: claude auth status: not logged in`},
 	} {
 		env := &Env{Home: t.TempDir(), Config: cfg, Harnesses: harness.NewRegistry(cfg), Preflight: true, Runtime: tc.runtime}
-		plan, diags := Check(mustTOML(t, "p.toml", src), nil, env)
+		plan, diags := Check(context.Background(), mustTOML(t, "p.toml", src), nil, env)
 		if got := ruleDiags(diags, RuleHarnessNotLoggedIn); !slices.Equal(got, []string{tc.want}) {
 			t.Errorf("runtime %v: got %q; want %q", tc.runtime, got, tc.want)
 		}

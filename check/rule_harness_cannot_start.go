@@ -27,7 +27,7 @@ var ruleHarnessCannotStart = &Rule{
 			return
 		}
 		uses := pass.Resolution.Harnesses
-		statuses := preflightAll(pass.Env, uses)
+		statuses := preflightAll(pass.ctx, pass.Env, uses)
 		for i, u := range uses {
 			if u.Adapter == nil || statuses[i].OK {
 				continue
@@ -39,9 +39,9 @@ var ruleHarnessCannotStart = &Rule{
 
 // preflight asks h whether it can start, once per Env: two hundred files
 // on claude run one `claude --version`.
-func preflight(env *Env, h *harness.Harness) ir.HarnessStatus {
+func preflight(ctx context.Context, env *Env, h *harness.Harness) ir.HarnessStatus {
 	return lookupOnce(env, "preflight:"+h.Name, func() ir.HarnessStatus {
-		return h.Preflight(context.Background(), harness.PreflightOptions{Env: env.Environ, Timeout: env.preflightTimeout()})
+		return h.Preflight(ctx, harness.PreflightOptions{Env: env.Environ, Timeout: env.preflightTimeout()})
 	})
 }
 
@@ -62,7 +62,7 @@ func (env *Env) preflightTimeout() time.Duration {
 // preflightAll preflights the harnesses of uses concurrently and returns
 // their statuses in the same order. A harness the registry does not know
 // cannot start.
-func preflightAll(env *Env, uses []HarnessUse) []ir.HarnessStatus {
+func preflightAll(ctx context.Context, env *Env, uses []HarnessUse) []ir.HarnessStatus {
 	out := make([]ir.HarnessStatus, len(uses))
 	var wg sync.WaitGroup
 	for i, u := range uses {
@@ -70,7 +70,7 @@ func preflightAll(env *Env, uses []HarnessUse) []ir.HarnessStatus {
 			out[i] = ir.HarnessStatus{Name: u.Name, Checked: true, Detail: fmt.Sprintf("unknown harness %q", u.Name)}
 			continue
 		}
-		wg.Go(func() { out[i] = preflight(env, u.Adapter) })
+		wg.Go(func() { out[i] = preflight(ctx, env, u.Adapter) })
 	}
 	wg.Wait()
 	return out

@@ -24,7 +24,7 @@ var ruleHarnessNotLoggedIn = &Rule{
 			sev = ir.Error
 		}
 		uses := pass.Resolution.Harnesses
-		statuses := preflightAll(pass.Env, uses)
+		statuses := preflightAll(pass.ctx, pass.Env, uses)
 		for i, u := range uses {
 			st := statuses[i]
 			if u.Adapter == nil || !st.OK || st.LoggedIn == nil || *st.LoggedIn {

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -452,7 +453,7 @@ worktree = "work"
 	if len(fe) != 0 {
 		t.Fatalf("front-end: %+v", fe)
 	}
-	if _, diags := Check(p, nil, &Env{Lint: true, Config: &config.Config{}}); len(diags) != 0 {
+	if _, diags := Check(context.Background(), p, nil, &Env{Lint: true, Config: &config.Config{}}); len(diags) != 0 {
 		t.Errorf("--lint reported %+v; issue-branch-needs-issue is not a lint rule", diags)
 	}
 	for _, tc := range []struct {
@@ -726,7 +727,7 @@ func TestLintCard(t *testing.T) {
 		Validate: &ir.Phase{Kind: ir.ValidatePhase, Header: at(9, 5),
 			Severity: str("review", at(10, 7), at(10, 17))},
 	}}}
-	_, diags := Check(p, nil, &Env{Lint: true, Config: &config.Config{}})
+	_, diags := Check(context.Background(), p, nil, &Env{Lint: true, Config: &config.Config{}})
 	got, _ := render(diags)
 	want := []string{"7:11 shell-syntax", "8:7 instructions-outside-validate", "10:17 review-needs-one-agent"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -1,12 +1,13 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
 	"slices"
 
 	"github.com/cairn-dev/cairn/check"
-	"github.com/cairn-dev/cairn/cmd/cairn/internal/workspace"
+	"github.com/cairn-dev/cairn/load"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -33,7 +34,7 @@ const issueWord = "issue"
 // Run checks the targets and prints the report in the chosen format.
 func (c *checkCmd) Run(a *app) error {
 	if c.Rules {
-		return templates.WriteRules(a.stdout, workspace.Rules())
+		return templates.WriteRules(a.stdout, load.Rules())
 	}
 	targets, issue, err := c.splitIssue()
 	if err != nil {
@@ -42,7 +43,7 @@ func (c *checkCmd) Run(a *app) error {
 	if c.RepairCap < 0 {
 		return usageError("--repair-cap %d: want 0 or more", c.RepairCap)
 	}
-	ws := workspace.Open(".", workspace.Options{
+	ws := load.Open(".", load.Options{
 		Lint:        c.Lint,
 		NoPreflight: c.NoPreflight,
 		Flags: check.Flags{
@@ -50,7 +51,8 @@ func (c *checkCmd) Run(a *app) error {
 			Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect,
 		},
 	})
-	r := ws.Check(targets, issue)
+	// An interrupt ends cairn at once (main), preflight included.
+	r := ws.Check(context.Background(), targets, issue)
 	if (c.Format == "sarif" || c.Format == "github") && ws.Env.Repo != nil {
 		// Code scanning and annotations map paths from the repository's
 		// root, whichever folder cairn ran in.
@@ -60,7 +62,7 @@ func (c *checkCmd) Run(a *app) error {
 	case "json":
 		err = r.WriteJSON(a.stdout, terminal(a.stdout))
 	case "sarif":
-		err = r.WriteSARIF(a.stdout, templates.Tool{Version: version(), Rules: workspace.Rules()}, terminal(a.stdout))
+		err = r.WriteSARIF(a.stdout, templates.Tool{Version: version(), Rules: load.Rules()}, terminal(a.stdout))
 	case "github":
 		err = r.WriteGitHub(a.stdout)
 	default:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,9 +9,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cairn-dev/cairn/cmd/cairn/internal/workspace"
 	"github.com/cairn-dev/cairn/codegen"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/load"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -31,7 +32,7 @@ func (c *compileCmd) Run(a *app) error {
 	if !slices.Contains(compileTargets, c.To) {
 		return usageError("--target %q: cairn compiles to %s", c.To, strings.Join(compileTargets, ", "))
 	}
-	cp, report, err := workspace.PrepareCompile(".", c.Target)
+	cp, report, err := load.PrepareCompile(context.Background(), ".", c.Target)
 	style := templates.Style{Color: colorOn(a.stderr)}
 	show := func(ds []ir.Diagnostic) error {
 		for _, d := range ds {
@@ -46,7 +47,7 @@ func (c *compileCmd) Run(a *app) error {
 			return err
 		}
 	}
-	if errors.Is(err, workspace.ErrRefused) {
+	if errors.Is(err, load.ErrRefused) {
 		return &exitError{code: exitFailed, err: fmt.Errorf("check refused %q (%s); nothing was compiled", c.Target, errorCount(report.Diagnostics))}
 	}
 	if err != nil {

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/cairn-dev/cairn/cmd/cairn/internal/workspace"
+	"github.com/cairn-dev/cairn/load"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -13,7 +13,7 @@ type listCmd struct {
 // Run lists every process cairn finds, each with its description or, when
 // its file does not parse, its first refusal.
 func (c *listCmd) Run(a *app) error {
-	l := workspace.Open(".", workspace.Options{NoPreflight: true}).List()
+	l := load.Open(".", load.Options{NoPreflight: true}).List()
 	var err error
 	if c.JSON {
 		err = l.WriteJSON(a.stdout, terminal(a.stdout))

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/cmd/cairn/internal/workspace"
+	"github.com/cairn-dev/cairn/load"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -15,7 +15,7 @@ var rulesDoc = filepath.Join("..", "..", "docs", "rules.md")
 // TestRulesDoc fails when docs/rules.md drifts from the rule registry;
 // UPDATE_GOLDEN=1 rewrites it.
 func TestRulesDoc(t *testing.T) {
-	compareGolden(t, rulesDoc, []byte(templates.RulesMarkdown(workspace.Rules())))
+	compareGolden(t, rulesDoc, []byte(templates.RulesMarkdown(load.Rules())))
 }
 
 // TestRulesListed checks that `cairn check --rules` prints every rule, each
@@ -26,7 +26,7 @@ func TestRulesListed(t *testing.T) {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(stdout), "\n"), "\n")
-	rules := workspace.Rules()
+	rules := load.Rules()
 	if len(lines) != len(rules)+1 {
 		t.Fatalf("%d lines for %d rules:\n%s", len(lines), len(rules), stdout)
 	}

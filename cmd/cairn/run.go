@@ -12,8 +12,8 @@ import (
 	"syscall"
 
 	"github.com/cairn-dev/cairn/check"
-	"github.com/cairn-dev/cairn/cmd/cairn/internal/workspace"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/load"
 	"github.com/cairn-dev/cairn/runtime"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -112,7 +112,7 @@ func (c *runCmd) Run(a *app) error {
 // issue ISSUE` with the same flags would, its diagnostics written to w.
 func prepareChild(flags check.Flags) func(process, issue string, w io.Writer) (*ir.Plan, []byte, error) {
 	return func(process, issue string, w io.Writer) (*ir.Plan, []byte, error) {
-		rn, report, err := workspace.PrepareRun(".", process, issue, flags)
+		rn, report, err := load.PrepareRun(context.Background(), ".", process, issue, flags)
 		if report != nil {
 			for _, d := range report.Diagnostics {
 				if err := templates.WriteDiagnostic(w, d, report.Sources, templates.Style{}); err != nil {
@@ -120,7 +120,7 @@ func prepareChild(flags check.Flags) func(process, issue string, w io.Writer) (*
 				}
 			}
 		}
-		if errors.Is(err, workspace.ErrRefused) {
+		if errors.Is(err, load.ErrRefused) {
 			return nil, nil, fmt.Errorf("check refused %q (%s)", process, errorCount(report.Diagnostics))
 		}
 		if err != nil {
@@ -133,8 +133,8 @@ func prepareChild(flags check.Flags) func(process, issue string, w io.Writer) (*
 // prepare checks the process target names for a run on issue, as `cairn
 // check` would, and shows the check's diagnostics on stderr. A refused
 // process is an error that ends with what (not) happened, done.
-func prepare(a *app, target, issue string, flags check.Flags, done string) (*workspace.Runnable, error) {
-	rn, report, err := workspace.PrepareRun(".", target, issue, flags)
+func prepare(a *app, target, issue string, flags check.Flags, done string) (*load.Runnable, error) {
+	rn, report, err := load.PrepareRun(context.Background(), ".", target, issue, flags)
 	if report != nil {
 		style := templates.Style{Color: colorOn(a.stderr)}
 		for _, d := range report.Diagnostics {
@@ -143,7 +143,7 @@ func prepare(a *app, target, issue string, flags check.Flags, done string) (*wor
 			}
 		}
 	}
-	if errors.Is(err, workspace.ErrRefused) {
+	if errors.Is(err, load.ErrRefused) {
 		return nil, &exitError{code: exitFailed, err: fmt.Errorf("check refused %q (%s); %s", target, errorCount(report.Diagnostics), done)}
 	}
 	return rn, err
@@ -165,7 +165,7 @@ func exitOf(s runtime.Status) int {
 // skipPass skips a Pass because another holds the repository's (§7.8): one
 // line on stderr, one in the activity log, exit 0, no run folder and no
 // notification.
-func skipPass(stderr io.Writer, home string, rn *workspace.Runnable, h *runtime.PassHolder) error {
+func skipPass(stderr io.Writer, home string, rn *load.Runnable, h *runtime.PassHolder) error {
 	who := fmt.Sprintf("pid %d", h.PID)
 	if h.Run != "" {
 		who = fmt.Sprintf("run %s, pid %d", h.Run, h.PID)

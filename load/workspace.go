@@ -1,9 +1,11 @@
-// Package workspace gathers what a cairn command works with (home, config,
-// repository, harnesses) into a check environment, and turns process files
-// into the reports `cairn check` and `cairn list` render.
-package workspace
+// Package load is the check pipeline: it opens a workspace (home, config,
+// repository, harnesses) as a check environment, checks the process files
+// targets name into the reports `cairn check` and `cairn list` render, and
+// prepares the plan `cairn run` or `cairn compile` carries out.
+package load
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -80,7 +82,8 @@ func Open(dir string, o Options) *Workspace {
 
 // Check checks the processes targets name (every process List finds when
 // there are none) with issue (none when empty), and returns the report.
-func (ws *Workspace) Check(targets []string, issue string) *templates.Report {
+// Cancelling ctx cancels the harnesses' preflight.
+func (ws *Workspace) Check(ctx context.Context, targets []string, issue string) *templates.Report {
 	r := &templates.Report{
 		Sources: maps.Clone(ws.Sources),
 		NoRepo:  ws.NoRepo,
@@ -111,7 +114,7 @@ func (ws *Workspace) Check(targets []string, issue string) *templates.Report {
 	}
 	files = uniqueOrder(files)
 	r.Files = len(files)
-	for i, c := range ws.checkFiles(files) {
+	for i, c := range ws.checkFiles(ctx, files) {
 		if c.src != nil {
 			r.Sources[files[i]] = c.src
 		}
@@ -158,14 +161,14 @@ type checked struct {
 // checkFiles checks files on one worker per CPU (files are independent, and
 // the environment's lookups are shared and safe for concurrent use),
 // returning the outcomes in the files' order.
-func (ws *Workspace) checkFiles(files []string) []checked {
+func (ws *Workspace) checkFiles(ctx context.Context, files []string) []checked {
 	out := make([]checked, len(files))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(files)) {
 		wg.Go(func() {
 			for i := range next {
-				out[i].src, out[i].plan, out[i].diags = ws.checkFile(files[i])
+				out[i].src, out[i].plan, out[i].diags = ws.checkFile(ctx, files[i])
 			}
 		})
 	}
@@ -192,12 +195,12 @@ func uniqueOrder(files []string) []string {
 
 // checkFile reads, parses and checks one file, returning its bytes (nil when
 // unreadable), its plan (nil when refused) and its diagnostics.
-func (ws *Workspace) checkFile(file string) ([]byte, *ir.Plan, []ir.Diagnostic) {
+func (ws *Workspace) checkFile(ctx context.Context, file string) ([]byte, *ir.Plan, []ir.Diagnostic) {
 	src, p, diags := ws.read(file)
 	if p == nil {
 		return src, nil, diags
 	}
-	plan, diags := check.Check(p, diags, ws.Env)
+	plan, diags := check.Check(ctx, p, diags, ws.Env)
 	return src, plan, diags
 }
 

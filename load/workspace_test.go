@@ -1,6 +1,7 @@
-package workspace
+package load
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -39,7 +40,7 @@ func TestCheck(t *testing.T) {
 	if !ws.NoRepo {
 		t.Errorf("NoRepo is false outside a git repository")
 	}
-	r := ws.Check([]string{good, bad, good}, "")
+	r := ws.Check(context.Background(), []string{good, bad, good}, "")
 	if r.Files != 2 {
 		t.Errorf("Files = %d; want 2 (a file named twice is checked once)", r.Files)
 	}
@@ -59,7 +60,7 @@ func TestCheck(t *testing.T) {
 
 func TestCheckBadIssue(t *testing.T) {
 	dir := setup(t, map[string]string{"good.toml": validProcess})
-	r := Open(dir, Options{NoPreflight: true}).Check([]string{filepath.Join(dir, "good.toml")}, "forty-two")
+	r := Open(dir, Options{NoPreflight: true}).Check(context.Background(), []string{filepath.Join(dir, "good.toml")}, "forty-two")
 	if len(r.Plans) != 0 {
 		t.Errorf("a bad issue still planned %d files", len(r.Plans))
 	}
@@ -78,7 +79,7 @@ func TestCheckAll(t *testing.T) {
 		"home/processes/later.procedure.card": "no front matter\n",
 		"home/processes/notes.yaml":           "a: 1\n",
 	})
-	r := Open(dir, Options{NoPreflight: true}).Check(nil, "")
+	r := Open(dir, Options{NoPreflight: true}).Check(context.Background(), nil, "")
 	// notes.yaml is no process file: check-all does not read it.
 	if r.Files != 3 || len(r.Plans) != 1 {
 		t.Errorf("Files = %d, %d plans; want 3 files, 1 plan", r.Files, len(r.Plans))

@@ -1,6 +1,7 @@
-package workspace
+package load
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/cairn-dev/cairn/check"
@@ -26,7 +27,7 @@ type Compilable struct {
 // (its diagnostics and the files' bytes, to show refusals with), and the
 // compilable process, nil with ErrRefused when the check refused it.
 // Outside a git repository it fails with the reason, and checks nothing.
-func PrepareCompile(dir, target string) (*Compilable, *templates.Report, error) {
+func PrepareCompile(ctx context.Context, dir, target string) (*Compilable, *templates.Report, error) {
 	if _, err := check.OpenRepo(dir); err != nil {
 		return nil, nil, err
 	}
@@ -34,7 +35,7 @@ func PrepareCompile(dir, target string) (*Compilable, *templates.Report, error) 
 	if ws.Env.Repo == nil {
 		return nil, nil, fmt.Errorf("%s is not inside a git repository; run cairn in one, or give -C DIR", dir)
 	}
-	r := ws.Check([]string{target}, "")
+	r := ws.Check(ctx, []string{target}, "")
 	if r.Failed() || len(r.Plans) != 1 {
 		return nil, r, ErrRefused
 	}

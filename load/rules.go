@@ -1,4 +1,4 @@
-package workspace
+package load
 
 import (
 	"github.com/cairn-dev/cairn/check"

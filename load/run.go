@@ -1,6 +1,7 @@
-package workspace
+package load
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -32,7 +33,7 @@ var ErrRefused = errors.New("refused")
 // when the process is refused, or its warnings), and the runnable process,
 // nil with ErrRefused when the check refused it. Outside a git repository
 // it fails with the reason, and checks nothing.
-func PrepareRun(dir, target, issue string, flags check.Flags) (*Runnable, *templates.Report, error) {
+func PrepareRun(ctx context.Context, dir, target, issue string, flags check.Flags) (*Runnable, *templates.Report, error) {
 	if _, err := check.OpenRepo(dir); err != nil {
 		return nil, nil, err
 	}
@@ -41,7 +42,7 @@ func PrepareRun(dir, target, issue string, flags check.Flags) (*Runnable, *templ
 	if ws.Env.Repo == nil {
 		return nil, nil, fmt.Errorf("%s is not inside a git repository; run cairn in one, or give -C DIR", dir)
 	}
-	r := ws.Check([]string{target}, issue)
+	r := ws.Check(ctx, []string{target}, issue)
 	if r.Failed() || len(r.Plans) != 1 {
 		return nil, r, ErrRefused
 	}
