@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/cairn-dev/cairn/cmd/cairn/internal/workspace"
@@ -13,9 +12,6 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
 )
-
-// compileTargets are what `cairn compile` can write; the list is open.
-var compileTargets = []string{"bash"}
 
 // compileCmd is `cairn compile`.
 type compileCmd struct {
@@ -28,8 +24,9 @@ type compileCmd struct {
 // its plan as a standalone script; what a script cannot carry is refused
 // with rule not-compilable at its place in the file.
 func (c *compileCmd) Run(a *app) error {
-	if !slices.Contains(compileTargets, c.To) {
-		return usageError("--target %q: cairn compiles to %s", c.To, strings.Join(compileTargets, ", "))
+	target, ok := codegen.LookupTarget(c.To)
+	if !ok {
+		return usageError("--target %q: cairn compiles to %s", c.To, strings.Join(codegen.TargetNames(), ", "))
 	}
 	cp, report, err := workspace.PrepareCompile(".", c.Target)
 	style := templates.Style{Color: colorOn(a.stderr)}
@@ -52,7 +49,7 @@ func (c *compileCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	script, diags := codegen.Bash(cp.Plan, codegen.Inputs{Process: cp.Process, Harnesses: cp.Harnesses, Config: cp.Config})
+	script, diags := target.Compile(cp.Plan, codegen.Inputs{Process: cp.Process, Harnesses: cp.Harnesses, Config: cp.Config})
 	ir.SortDiagnostics(diags)
 	if err := show(diags); err != nil {
 		return err
