@@ -82,6 +82,8 @@ type script struct {
 	LastStage   []int
 	Skills      []scriptSkill
 	HasSessions bool
+	// FinalJQ is the jq that reads each harness's final message.
+	FinalJQ     string
 	Notify      []string
 	NotifyOn    []string
 	NotifyOnSet bool
@@ -135,7 +137,7 @@ type scriptAction struct {
 }
 
 // scriptSession is a session action: the harness's argv, how its final
-// message is read (Final: a built-in harness's name, or "custom"), whether
+// message is read (Final: the name of its jq function), whether
 // the prompt goes on stdin, the skill it reads, and its prompt with no
 // directive ([0]) and with one ([1]).
 type scriptSession struct {
@@ -160,6 +162,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		Description: plan.Description,
 		Worktrees:   plan.Worktrees,
 		Excludes:    ir.CairnFiles,
+		FinalJQ:     harness.FinalJQDefs(),
 	}
 	var diags []ir.Diagnostic
 	kinds := map[string]string{}
@@ -270,10 +273,7 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 	if !ok {
 		return refuse(c.at.harness(st.Name), "step %q: unknown harness %q", st.Name, a.Harness.Value)
 	}
-	sess := &scriptSession{Index: j, Harness: h.Name, Final: "custom", Stdin: h.PromptOnStdin()}
-	if h.Builtin {
-		sess.Final = h.Name
-	}
+	sess := &scriptSession{Index: j, Harness: h.Name, Final: h.FinalJQ(), Stdin: h.PromptOnStdin()}
 	argv, err := harnessArgv(h, settingValue(a.Model), settingValue(a.Effort), intSetting(a.MaxTurns))
 	if err != nil {
 		return refuse(c.at.harness(st.Name), "step %q: the command of harness %q cannot be compiled: %v", st.Name, h.Name, err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -25,251 +24,14 @@ const maxCause = 400
 // Final reads a session's output the way its CLI writes it (§8) and returns
 // the session's final message, without trailing blank space; when the
 // session failed, failed is set and cause says why in one line, in the
-// agent's own words when it gave any:
-//
-//   - claude: .result of its JSON; "is_error": true, an error subtype or a
-//     non-zero exit fails, with .result as the cause;
-//   - codex: the text of the -o file (else the last agent message); a
-//     turn.failed event or a non-zero exit fails, with the turn.failed or
-//     last error event's message as the cause;
-//   - gemini: .response of its JSON; an error object on stdout or stderr
-//     fails, with its message as the cause, as does a non-zero exit;
-//   - opencode: the last text event's text; an error event or a non-zero
-//     exit fails, with the error's message as the cause;
-//   - a custom harness: stdout; a non-zero exit fails, with stderr's last
-//     line as the cause.
+// agent's own words when it gave any. h's adapter reads it: claude.go,
+// codex.go, gemini.go, opencode.go and custom.go say how for each CLI.
 //
 // Output that is not in the CLI's format fails the session with a cause
 // that says so and quotes its first line; a failure with no better cause is
 // "exit status N: LAST STDERR LINE".
 func (h *Harness) Final(o Output) (message, cause string, failed bool) {
-	if !h.Builtin {
-		return finalCustom(o)
-	}
-	switch h.Name {
-	case "claude":
-		return finalClaude(o)
-	case "codex":
-		return finalCodex(o)
-	case "gemini":
-		return finalGemini(o)
-	case "opencode":
-		return finalOpencode(o)
-	}
-	return finalCustom(o)
-}
-
-// claudeResult is the JSON object `claude -p --output-format json` prints.
-type claudeResult struct {
-	Type    string   `json:"type"`
-	Subtype string   `json:"subtype"`
-	IsError bool     `json:"is_error"`
-	Result  string   `json:"result"`
-	Errors  []string `json:"errors"`
-}
-
-func finalClaude(o Output) (string, string, bool) {
-	var r claudeResult
-	if !jsonObject(o.Stdout, &r) || r.Type != "result" {
-		return "", unreadable("claude", "its JSON result", o), true
-	}
-	msg := trimEnd(r.Result)
-	errSubtype := strings.HasPrefix(r.Subtype, "error")
-	if !r.IsError && !errSubtype && o.ExitCode == 0 {
-		return msg, "", false
-	}
-	switch {
-	case strings.TrimSpace(r.Result) != "":
-		// A failed session's .result is its error, not a final message.
-		return "", oneLine(r.Result), true
-	case len(r.Errors) > 0:
-		return msg, oneLine(strings.Join(r.Errors, "; ")), true
-	case r.Subtype == "error_max_turns":
-		return msg, "reached its max turns (error_max_turns)", true
-	case errSubtype:
-		return msg, "claude ended with " + r.Subtype, true
-	}
-	return msg, exitCause(o), true
-}
-
-// codexEvent is one line of `codex exec --json`.
-type codexEvent struct {
-	Type    string `json:"type"`
-	Message string `json:"message"`
-	Error   *struct {
-		Message string `json:"message"`
-	} `json:"error"`
-	Item *struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	} `json:"item"`
-}
-
-func finalCodex(o Output) (string, string, bool) {
-	var (
-		events     int
-		lastError  string
-		turnFailed string
-		failedTurn bool
-		lastAgent  string
-	)
-	for line := range strings.Lines(string(o.Stdout)) {
-		var e codexEvent
-		if !strings.HasPrefix(strings.TrimSpace(line), "{") || json.Unmarshal([]byte(line), &e) != nil || e.Type == "" {
-			continue
-		}
-		events++
-		switch e.Type {
-		case "error":
-			lastError = e.Message
-		case "turn.failed":
-			failedTurn = true
-			if e.Error != nil {
-				turnFailed = e.Error.Message
-			}
-		case "item.completed":
-			if e.Item != nil && e.Item.Type == "agent_message" {
-				lastAgent = e.Item.Text
-			}
-		}
-	}
-	msg := lastAgent
-	if o.OutputFile != "" {
-		if b, err := os.ReadFile(o.OutputFile); err == nil && len(bytes.TrimSpace(b)) > 0 {
-			msg = string(b)
-		}
-	}
-	msg = trimEnd(msg)
-	if events == 0 && len(bytes.TrimSpace(o.Stdout)) > 0 {
-		return msg, unreadable("codex", "its JSONL events", o), true
-	}
-	if !failedTurn && o.ExitCode == 0 {
-		return msg, "", false
-	}
-	switch {
-	case strings.TrimSpace(turnFailed) != "":
-		return msg, oneLine(turnFailed), true
-	case strings.TrimSpace(lastError) != "":
-		return msg, oneLine(lastError), true
-	case failedTurn && o.ExitCode == 0:
-		return msg, "codex: the turn failed", true
-	}
-	return msg, exitCause(o), true
-}
-
-// geminiError is the error object Gemini CLI prints, on stdout or stderr,
-// when a session fails.
-type geminiError struct {
-	Type    string          `json:"type"`
-	Message string          `json:"message"`
-	Code    json.RawMessage `json:"code"`
-}
-
-// geminiOutput is the JSON object `gemini --output-format json` prints.
-type geminiOutput struct {
-	Response *string      `json:"response"`
-	Error    *geminiError `json:"error"`
-}
-
-func finalGemini(o Output) (string, string, bool) {
-	var out, errOut geminiOutput
-	parsed := jsonObject(o.Stdout, &out) && (out.Response != nil || out.Error != nil)
-	if !parsed || out.Error == nil {
-		if jsonObject(o.Stderr, &errOut) && errOut.Error != nil {
-			out.Error = errOut.Error
-		}
-	}
-	msg := ""
-	if out.Response != nil {
-		msg = trimEnd(*out.Response)
-	}
-	if e := out.Error; e != nil {
-		switch {
-		case strings.TrimSpace(e.Message) != "":
-			return msg, oneLine(e.Message), true
-		case e.Type != "":
-			return msg, fmt.Sprintf("gemini: %s (code %s)", e.Type, e.Code), true
-		}
-		return msg, exitCause(o), true
-	}
-	if o.ExitCode != 0 {
-		return msg, exitCause(o), true
-	}
-	if !parsed {
-		return "", unreadable("gemini", "its JSON output", o), true
-	}
-	return msg, "", false
-}
-
-// opencodeEvent is one line of `opencode run --format json`.
-type opencodeEvent struct {
-	Type string `json:"type"`
-	Part *struct {
-		Text string `json:"text"`
-	} `json:"part"`
-	Error *struct {
-		Name    string `json:"name"`
-		Message string `json:"message"`
-		Data    *struct {
-			Message string `json:"message"`
-		} `json:"data"`
-	} `json:"error"`
-}
-
-func finalOpencode(o Output) (string, string, bool) {
-	var (
-		events   int
-		msg      string
-		errCause string
-		errored  bool
-	)
-	for line := range strings.Lines(string(o.Stdout)) {
-		var e opencodeEvent
-		if !strings.HasPrefix(strings.TrimSpace(line), "{") || json.Unmarshal([]byte(line), &e) != nil || e.Type == "" {
-			continue
-		}
-		events++
-		switch e.Type {
-		case "text":
-			if e.Part != nil {
-				msg = e.Part.Text
-			}
-		case "error":
-			errored = true
-			if e.Error != nil {
-				switch {
-				case e.Error.Data != nil && strings.TrimSpace(e.Error.Data.Message) != "":
-					errCause = e.Error.Data.Message
-				case strings.TrimSpace(e.Error.Message) != "":
-					errCause = e.Error.Message
-				default:
-					errCause = e.Error.Name
-				}
-			}
-		}
-	}
-	msg = trimEnd(msg)
-	if events == 0 && len(bytes.TrimSpace(o.Stdout)) > 0 {
-		return msg, unreadable("opencode", "its JSON events", o), true
-	}
-	switch {
-	case errored && strings.TrimSpace(errCause) != "":
-		return msg, oneLine(errCause), true
-	case errored || o.ExitCode != 0:
-		return msg, exitCause(o), true
-	}
-	return msg, "", false
-}
-
-func finalCustom(o Output) (string, string, bool) {
-	msg := trimEnd(string(o.Stdout))
-	if o.ExitCode == 0 {
-		return msg, "", false
-	}
-	if line := lastLine(string(o.Stderr)); line != "" {
-		return msg, oneLine(line), true
-	}
-	return msg, exitCause(o), true
+	return h.adapter.Final(o)
 }
 
 // jsonObject decodes into v the first JSON object in b that starts a line
@@ -346,3 +108,35 @@ func clip(s string) string {
 
 // trimEnd drops trailing blank space from a final message.
 func trimEnd(s string) string { return strings.TrimRight(s, " \t\r\n") }
+
+// finalJQHelpers are the jq twins of this file's helpers, which every
+// adapter's FinalJQ uses.
+const finalJQHelpers = `def trimend: sub("[ \t\r\n]+\\z"; "");
+def trim: sub("^\\s+"; "") | sub("\\s+\\z"; "");
+def blank: test("\\S") | not;
+def clip: if length <= 400 then . else .[:399] + "…" end;
+def oneline: [splits("\\s+")] | map(select(length > 0)) | join(" ") | clip;
+def firstline: [split("\n")[] | trim | select(length > 0)] | first // "";
+def lastline: [split("\n")[] | trim | select(length > 0)] | last // "";
+def exitcause:
+  (if $rc < 0 then "killed by a signal" else "exit status \($rc)" end) as $code
+  | ($err | lastline) as $l
+  | (if $l != "" then $l else ($out | lastline) end) as $line
+  | if $line == "" then $code else "\($code): \($line | oneline)" end;
+def unreadable($cli; $want):
+  if $rc != 0 then exitcause
+  else ($out | firstline) as $first
+    | if $first == "" then "\($cli) printed nothing, not \($want)"
+      else "\($cli) printed \($first | clip | tojson), not \($want)" end
+  end;
+def object:
+  split("\n") as $lines
+  | [range(0; $lines | length) as $i
+      | select($lines[$i] | test("^[ \t\r]*\\{"))
+      | range($i + 1; ($lines | length) + 1) as $j
+      | ($lines[$i:$j] | join("\n")) | try fromjson catch empty
+      | select(type == "object")] | .[0];
+def events:
+  [split("\n")[] | select(trim | startswith("{")) | try fromjson catch empty
+   | select(type == "object" and (.type | type) == "string" and .type != "")];
+`

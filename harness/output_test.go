@@ -19,7 +19,18 @@ func captured(t *testing.T, name string) []byte {
 	return b
 }
 
-func TestFinal(t *testing.T) {
+// finalCase is one session output and what Final reads from it.
+type finalCase struct {
+	name    string
+	harness string
+	out     Output
+	message string
+	cause   string
+	failed  bool
+}
+
+// finalCases are the outputs TestFinal and TestFinalJQ read.
+func finalCases(t *testing.T) []finalCase {
 	dir := t.TempDir()
 	lastMessage := filepath.Join(dir, "last.md")
 	if err := os.WriteFile(lastMessage, []byte("No bugs found in parse/.\n"), 0o600); err != nil {
@@ -31,14 +42,7 @@ func TestFinal(t *testing.T) {
 	}
 	long := strings.Repeat("x", 500)
 
-	for _, tc := range []struct {
-		name    string
-		harness string
-		out     Output
-		message string
-		cause   string
-		failed  bool
-	}{
+	return []finalCase{
 		{
 			name:    "claude success",
 			harness: "claude",
@@ -295,7 +299,11 @@ func TestFinal(t *testing.T) {
 			cause:   "killed by a signal",
 			failed:  true,
 		},
-	} {
+	}
+}
+
+func TestFinal(t *testing.T) {
+	for _, tc := range finalCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			h, ok := testRegistry().Lookup(tc.harness)
 			if !ok {

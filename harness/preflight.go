@@ -43,11 +43,11 @@ type PreflightOptions struct {
 // variables it reads; a custom harness's answer is unknown.
 func (h *Harness) Preflight(ctx context.Context, o PreflightOptions) ir.HarnessStatus {
 	st := ir.HarnessStatus{Name: h.Name, Checked: true}
-	if h.templateErr != nil {
-		st.Detail = h.templateErr.Error()
+	if h.spec.Err != nil {
+		st.Detail = h.spec.Err.Error()
 		return st
 	}
-	if len(h.version) == 0 || h.version[0] == "" {
+	if len(h.spec.Version) == 0 || h.spec.Version[0] == "" {
 		st.Detail = fmt.Sprintf("harness %q has no command", h.Name)
 		return st
 	}
@@ -59,7 +59,7 @@ func (h *Harness) Preflight(ctx context.Context, o PreflightOptions) ir.HarnessS
 	if timeout <= 0 {
 		timeout = DefaultPreflightTimeout
 	}
-	bin := h.version[0]
+	bin := h.spec.Version[0]
 	path, err := lookPath(bin, env)
 	if err != nil {
 		if strings.ContainsRune(bin, '/') {
@@ -71,30 +71,31 @@ func (h *Harness) Preflight(ctx context.Context, o PreflightOptions) ir.HarnessS
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if len(h.version) == 1 {
+	if len(h.spec.Version) == 1 {
 		st.OK, st.Detail = true, path
 	} else {
 		h.runVersion(ctx, path, env, timeout, &st)
 	}
-	if st.OK && h.login != nil {
-		l := h.login(ctx, path, env)
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			l = loginUnknown(fmt.Sprintf("no answer within %s", timeout))
+	if st.OK {
+		if l, known := h.adapter.Login(ctx, path, env); known {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				l = loginUnknown(fmt.Sprintf("no answer within %s", timeout))
+			}
+			st.LoggedIn, st.Login = l.LoggedIn, l.How
 		}
-		st.LoggedIn, st.Login = l.LoggedIn, l.How
 	}
 	return st
 }
 
 // runVersion runs h's version command and words its outcome into st.
 func (h *Harness) runVersion(ctx context.Context, path string, env environ, timeout time.Duration, st *ir.HarnessStatus) {
-	cmd := exec.CommandContext(ctx, path, h.version[1:]...)
+	cmd := exec.CommandContext(ctx, path, h.spec.Version[1:]...)
 	cmd.Env = env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = waitDelay
 	err := cmd.Run()
-	shown := strings.Join(h.version, " ")
+	shown := strings.Join(h.spec.Version, " ")
 	switch {
 	case err == nil:
 		st.OK = true

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/cairn-dev/cairn/codegen"
@@ -14,9 +13,6 @@ import (
 	"github.com/cairn-dev/cairn/load"
 	"github.com/cairn-dev/cairn/templates"
 )
-
-// compileTargets are what `cairn compile` can write; the list is open.
-var compileTargets = []string{"bash"}
 
 // compileCmd is `cairn compile`.
 type compileCmd struct {
@@ -29,8 +25,9 @@ type compileCmd struct {
 // its plan as a standalone script; what a script cannot carry is refused
 // with rule not-compilable at its place in the file.
 func (c *compileCmd) Run(a *app) error {
-	if !slices.Contains(compileTargets, c.To) {
-		return usageError("--target %q: cairn compiles to %s", c.To, strings.Join(compileTargets, ", "))
+	target, ok := codegen.LookupTarget(c.To)
+	if !ok {
+		return usageError("--target %q: cairn compiles to %s", c.To, strings.Join(codegen.TargetNames(), ", "))
 	}
 	cp, report, err := load.PrepareCompile(context.Background(), ".", c.Target)
 	style := templates.Style{Color: colorOn(a.stderr)}
@@ -53,7 +50,7 @@ func (c *compileCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	script, diags := codegen.Bash(cp.Plan, codegen.Inputs{Process: cp.Process, Harnesses: cp.Harnesses, Config: cp.Config})
+	script, diags := target.Compile(cp.Plan, codegen.Inputs{Process: cp.Process, Harnesses: cp.Harnesses, Config: cp.Config})
 	ir.SortDiagnostics(diags)
 	if err := show(diags); err != nil {
 		return err

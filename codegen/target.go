@@ -1,0 +1,49 @@
+package codegen
+
+import (
+	"slices"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// Target is one kind of artifact `cairn compile --target NAME` writes from
+// a plan. Compile refuses what the artifact cannot carry with rule
+// not-compilable at its place in the process file, and then returns no
+// bytes.
+type Target interface {
+	// Name is what --target calls it.
+	Name() string
+	// Compile renders plan, with what the target needs besides it.
+	Compile(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic)
+}
+
+// targets are the compile targets; bash is --target's default.
+var targets = []Target{bashTarget{}}
+
+// LookupTarget returns the compile target called name.
+func LookupTarget(name string) (Target, bool) {
+	i := slices.IndexFunc(targets, func(t Target) bool { return t.Name() == name })
+	if i < 0 {
+		return nil, false
+	}
+	return targets[i], true
+}
+
+// TargetNames are the names of every compile target, in the order of the
+// registry.
+func TargetNames() []string {
+	names := make([]string, len(targets))
+	for i, t := range targets {
+		names[i] = t.Name()
+	}
+	return names
+}
+
+// bashTarget is a standalone bash script (Bash).
+type bashTarget struct{}
+
+func (bashTarget) Name() string { return "bash" }
+
+func (bashTarget) Compile(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
+	return Bash(plan, in)
+}

@@ -1,0 +1,85 @@
+package harness
+
+import (
+	"context"
+	"slices"
+	"strings"
+)
+
+// Adapter is one agent CLI as cairn drives it: how a session is started on
+// it, how its output is read, and how the bash target reads that output.
+// Each built-in CLI is one file implementing it (claude.go, codex.go,
+// gemini.go, opencode.go), listed in builtins; a config's [harnesses.NAME]
+// is a custom adapter (custom.go).
+type Adapter interface {
+	// Spec is what cairn knows of the CLI without running it.
+	Spec() Spec
+	// Argv is the argv that starts a session of inv; effort is the CLI's
+	// own value for inv.Effort (empty: no flag), from Spec's Efforts.
+	Argv(inv Invocation, effort string) ([]string, error)
+	// Final reads a session's final message from its output; when the
+	// session failed, failed is set and cause says why in one line.
+	Final(o Output) (message, cause string, failed bool)
+	// SessionEnd reads how a session ended beyond its final message.
+	SessionEnd(o Output) SessionEnd
+	// Login asks whether the CLI, found at bin, can authenticate in env;
+	// known is false when the adapter cannot tell.
+	Login(ctx context.Context, bin string, env []string) (l Login, known bool)
+	// FinalJQ is what Final does, for the bash target: the name of a jq
+	// function and its definition, "def NAME: …;". The function reads $out,
+	// $err, $last (the message file's text) and $rc with the helpers of the
+	// script's jq_final, and yields {m: message, c: cause, f: failed}.
+	FinalJQ() (name, def string)
+}
+
+// Spec is what cairn knows of an agent CLI without running it.
+type Spec struct {
+	// Name is the harness's name in a process file.
+	Name string
+	// Efforts maps each effort the CLI takes to the value it is given; an
+	// empty value means the effort is taken and no flag is passed.
+	Efforts map[string]string
+	// Tiers maps a model tier to the CLI's built-in model for it.
+	Tiers map[string]string
+	// Stdin is true when the prompt goes on the CLI's standard input.
+	Stdin bool
+	// Resume is true when Argv continues an Invocation's Resume session.
+	Resume bool
+	// Turns is true when Argv passes the Invocation's MaxTurns.
+	Turns bool
+	// MessageFile is true when the CLI writes its final message to the
+	// Invocation's OutputFile.
+	MessageFile bool
+	// Version is the argv whose exit 0 proves the CLI can start; just the
+	// binary when it only has to be on PATH.
+	Version []string
+	// Err is why the harness cannot be used at all (a custom command that
+	// does not parse); nil when it can.
+	Err error
+}
+
+// builtins are the built-in adapters of §8, in the order the bash target
+// defines their jq functions.
+var builtins = []Adapter{claude{}, codex{}, gemini{}, opencode{}}
+
+// FinalJQDefs is the jq a compiled script reads every harness's final
+// message with: the helpers, then each adapter's FinalJQ, the built-in ones
+// in order and the custom one last, each on its own lines.
+func FinalJQDefs() string {
+	var b strings.Builder
+	b.WriteString(finalJQHelpers)
+	for _, a := range append(slices.Clone(builtins), &custom{}) {
+		_, def := a.FinalJQ()
+		b.WriteString(def + "\n")
+	}
+	return b.String()
+}
+
+// allEfforts maps every effort to itself.
+func allEfforts() map[string]string {
+	m := make(map[string]string, len(Efforts))
+	for _, e := range Efforts {
+		m[e] = e
+	}
+	return m
+}

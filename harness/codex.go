@@ -1,0 +1,176 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+)
+
+// codex is Codex CLI: `codex exec --json`, its final message in the -o
+// file.
+type codex struct{}
+
+func (codex) Spec() Spec {
+	return Spec{
+		Name:        "codex",
+		Efforts:     map[string]string{"low": "low", "medium": "medium", "high": "high", "xhigh": "xhigh", "max": "xhigh"},
+		Stdin:       true,
+		Resume:      true,
+		MessageFile: true,
+		Version:     []string{"codex", "--version"},
+	}
+}
+
+func (codex) Argv(inv Invocation, effort string) ([]string, error) {
+	a := []string{"codex", "exec", "--json", "-o", inv.OutputFile, "--sandbox", "workspace-write"}
+	if inv.Model != "" {
+		a = append(a, "-m", inv.Model)
+	}
+	if effort != "" {
+		a = append(a, "-c", "model_reasoning_effort="+effort)
+	}
+	a = append(a, "-C", inv.Worktree)
+	if inv.Resume != "" {
+		// The options above are exec's; resume takes the
+		// session's id, then the prompt ("-": stdin).
+		a = append(a, "resume", inv.Resume)
+	}
+	return append(a, "-"), nil
+}
+
+// codexEvent is one line of `codex exec --json`.
+type codexEvent struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+	Error   *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+	Item *struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"item"`
+}
+
+// Final is the text of the -o file (else the last agent message); a
+// turn.failed event or a non-zero exit fails, with the turn.failed or last
+// error event's message as the cause.
+func (codex) Final(o Output) (string, string, bool) {
+	var (
+		events     int
+		lastError  string
+		turnFailed string
+		failedTurn bool
+		lastAgent  string
+	)
+	for line := range strings.Lines(string(o.Stdout)) {
+		var e codexEvent
+		if !strings.HasPrefix(strings.TrimSpace(line), "{") || json.Unmarshal([]byte(line), &e) != nil || e.Type == "" {
+			continue
+		}
+		events++
+		switch e.Type {
+		case "error":
+			lastError = e.Message
+		case "turn.failed":
+			failedTurn = true
+			if e.Error != nil {
+				turnFailed = e.Error.Message
+			}
+		case "item.completed":
+			if e.Item != nil && e.Item.Type == "agent_message" {
+				lastAgent = e.Item.Text
+			}
+		}
+	}
+	msg := lastAgent
+	if o.OutputFile != "" {
+		if b, err := os.ReadFile(o.OutputFile); err == nil && len(bytes.TrimSpace(b)) > 0 {
+			msg = string(b)
+		}
+	}
+	msg = trimEnd(msg)
+	if events == 0 && len(bytes.TrimSpace(o.Stdout)) > 0 {
+		return msg, unreadable("codex", "its JSONL events", o), true
+	}
+	if !failedTurn && o.ExitCode == 0 {
+		return msg, "", false
+	}
+	switch {
+	case strings.TrimSpace(turnFailed) != "":
+		return msg, oneLine(turnFailed), true
+	case strings.TrimSpace(lastError) != "":
+		return msg, oneLine(lastError), true
+	case failedTurn && o.ExitCode == 0:
+		return msg, "codex: the turn failed", true
+	}
+	return msg, exitCause(o), true
+}
+
+// FinalJQ is Final in jq.
+func (codex) FinalJQ() (string, string) { return "codex", codexJQ }
+
+const codexJQ = `def codex:
+  ($out | events) as $ev
+  | ([$ev[] | select(.type == "error") | .message // ""] | last // "") as $lasterror
+  | ([$ev[] | select(.type == "turn.failed")] | length > 0) as $failedturn
+  | ([$ev[] | select(.type == "turn.failed" and .error != null) | .error.message // ""] | last // "") as $turnfailed
+  | ([$ev[] | select(.type == "item.completed" and .item.type? == "agent_message") | .item.text // ""] | last // "") as $agent
+  | (if ($last | blank) then $agent else $last end | trimend) as $msg
+  | if ($ev | length) == 0 and ($out | blank | not) then {m: $msg, c: unreadable("codex"; "its JSONL events"), f: true}
+    elif ($failedturn | not) and $rc == 0 then {m: $msg, c: "", f: false}
+    elif ($turnfailed | blank | not) then {m: $msg, c: ($turnfailed | oneline), f: true}
+    elif ($lasterror | blank | not) then {m: $msg, c: ($lasterror | oneline), f: true}
+    elif $failedturn and $rc == 0 then {m: $msg, c: "codex: the turn failed", f: true}
+    else {m: $msg, c: exitcause, f: true} end;`
+
+// SessionEnd is thread.started's thread_id; it worked when an item
+// completed.
+func (codex) SessionEnd(o Output) SessionEnd {
+	var end SessionEnd
+	for line := range strings.Lines(string(o.Stdout)) {
+		var e struct {
+			Type     string `json:"type"`
+			ThreadID string `json:"thread_id"`
+		}
+		if !strings.HasPrefix(strings.TrimSpace(line), "{") || json.Unmarshal([]byte(line), &e) != nil {
+			continue
+		}
+		switch e.Type {
+		case "thread.started":
+			end.ID = e.ThreadID
+		case "item.completed", "turn.completed":
+			end.Worked = true
+		}
+	}
+	return end
+}
+
+// Login takes CODEX_API_KEY, which codex exec reads, else asks `codex login
+// status` (exit 0 when logged in, 1 and "Not logged in" when not).
+func (codex) Login(ctx context.Context, bin string, env []string) (Login, bool) {
+	if environ(env).get("CODEX_API_KEY") != "" {
+		return loggedIn("CODEX_API_KEY"), true
+	}
+	stdout, stderr, code := probe(ctx, bin, env, "login", "status")
+	switch code {
+	case 0:
+		return loggedIn("codex login status"), true
+	case 1:
+		return loggedOut("codex login status: " + firstWordsLine(stderr+"\n"+stdout, "not logged in")), true
+	}
+	return loginUnknown(probeFailed("codex login status", code, stdout, stderr)), true
+}
+
+// firstWordsLine is the last line of s that is not a warning, or def.
+func firstWordsLine(s, def string) string {
+	lines := strings.Split(s, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if l != "" && !strings.HasPrefix(l, "WARNING") {
+			return strings.ToLower(l)
+		}
+	}
+	return def
+}

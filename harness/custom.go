@@ -1,0 +1,143 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"text/template"
+	"text/template/parse"
+
+	"github.com/cairn-dev/cairn/config"
+)
+
+// custom is the adapter of a config's [harnesses.NAME] table: its command
+// is argv templates, its output plain text.
+type custom struct {
+	name string
+	// command holds the argv templates, parsed, and raw the items as
+	// written; err is why they could not be parsed.
+	command []*template.Template
+	raw     []string
+	err     error
+	// turns is true when an item uses .MaxTurns.
+	turns   bool
+	version []string
+}
+
+// newCustom makes the adapter of c.
+func newCustom(c config.Harness) *custom {
+	h := &custom{name: c.Name}
+	for i, item := range c.Command.Value {
+		t, err := template.New(fmt.Sprintf("command[%d]", i)).Parse(item.Value)
+		if err != nil {
+			h.err = fmt.Errorf("harness %q: %w", c.Name, err)
+			break
+		}
+		h.command = append(h.command, t)
+		h.raw = append(h.raw, item.Value)
+		h.turns = h.turns || strings.Contains(item.Value, ".MaxTurns")
+	}
+	if len(c.Command.Value) == 0 && h.err == nil {
+		h.err = fmt.Errorf("harness %q has no command", c.Name)
+	}
+	switch {
+	case len(c.Preflight.Value) > 0:
+		for _, item := range c.Preflight.Value {
+			h.version = append(h.version, item.Value)
+		}
+	case len(c.Command.Value) > 0:
+		h.version = []string{c.Command.Value[0].Value}
+	}
+	return h
+}
+
+func (h *custom) Spec() Spec {
+	return Spec{
+		Name:    h.name,
+		Efforts: allEfforts(),
+		Tiers:   map[string]string{},
+		Stdin:   true,
+		Turns:   h.turns,
+		Version: h.version,
+		Err:     h.err,
+	}
+}
+
+// customData is what a custom harness's command templates may use.
+type customData struct {
+	Model    string
+	Effort   string
+	MaxTurns int
+	Worktree string
+}
+
+// Argv renders each item of the command, a text/template over .Model,
+// .Effort, .MaxTurns and .Worktree; an item with a template action that
+// renders empty is left out, so `{{if .Model}}--model={{.Model}}{{end}}`
+// passes nothing when the model is the CLI's own choice.
+func (h *custom) Argv(inv Invocation, effort string) ([]string, error) {
+	if h.err != nil {
+		return nil, h.err
+	}
+	data := customData{Model: inv.Model, Effort: effort, MaxTurns: inv.MaxTurns, Worktree: inv.Worktree}
+	argv := make([]string, 0, len(h.command))
+	for i, t := range h.command {
+		var b strings.Builder
+		if !hasAction(t) {
+			argv = append(argv, h.raw[i])
+			continue
+		}
+		if err := t.Execute(&b, data); err != nil {
+			return nil, fmt.Errorf("harness %q: %w", h.name, err)
+		}
+		if b.Len() == 0 && i > 0 {
+			continue
+		}
+		argv = append(argv, b.String())
+	}
+	return argv, nil
+}
+
+// hasAction reports whether t is more than plain text.
+func hasAction(t *template.Template) bool {
+	if t.Tree == nil || t.Root == nil {
+		return false
+	}
+	for _, n := range t.Root.Nodes {
+		if n.Type() != parse.NodeText {
+			return true
+		}
+	}
+	return false
+}
+
+// Final is stdout; a non-zero exit fails, with stderr's last line as the
+// cause.
+func (*custom) Final(o Output) (string, string, bool) {
+	msg := trimEnd(string(o.Stdout))
+	if o.ExitCode == 0 {
+		return msg, "", false
+	}
+	if line := lastLine(string(o.Stderr)); line != "" {
+		return msg, oneLine(line), true
+	}
+	return msg, exitCause(o), true
+}
+
+// FinalJQ is Final in jq.
+func (*custom) FinalJQ() (string, string) { return "custom", customJQ }
+
+const customJQ = `def custom:
+  ($out | trimend) as $msg
+  | if $rc == 0 then {m: $msg, c: "", f: false}
+    elif ($err | lastline) != "" then {m: $msg, c: ($err | lastline | oneline), f: true}
+    else {m: $msg, c: exitcause, f: true} end;`
+
+// SessionEnd has no id; the session worked when it printed something.
+func (*custom) SessionEnd(o Output) SessionEnd {
+	return SessionEnd{Worked: len(bytes.TrimSpace(o.Stdout)) > 0}
+}
+
+// Login cannot tell: a custom CLI's way to authenticate is its own.
+func (*custom) Login(context.Context, string, []string) (Login, bool) { return Login{}, false }

@@ -1,0 +1,223 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// gemini is Gemini CLI: `gemini -p "" --output-format json`.
+type gemini struct{}
+
+func (gemini) Spec() Spec {
+	return Spec{
+		Name:    "gemini",
+		Efforts: map[string]string{},
+		Stdin:   true,
+		Version: []string{"gemini", "--version"},
+	}
+}
+
+func (gemini) Argv(inv Invocation, _ string) ([]string, error) {
+	a := []string{"gemini", "-p", ""}
+	if inv.Model != "" {
+		a = append(a, "-m", inv.Model)
+	}
+	return append(a, "--output-format", "json", "--approval-mode", "auto_edit", "--skip-trust"), nil
+}
+
+// geminiError is the error object Gemini CLI prints, on stdout or stderr,
+// when a session fails.
+type geminiError struct {
+	Type    string          `json:"type"`
+	Message string          `json:"message"`
+	Code    json.RawMessage `json:"code"`
+}
+
+// geminiOutput is the JSON object `gemini --output-format json` prints.
+type geminiOutput struct {
+	Response *string      `json:"response"`
+	Error    *geminiError `json:"error"`
+}
+
+// Final is .response of gemini's JSON; an error object on stdout or
+// stderr fails, with its message as the cause, as does a non-zero exit.
+func (gemini) Final(o Output) (string, string, bool) {
+	var out, errOut geminiOutput
+	parsed := jsonObject(o.Stdout, &out) && (out.Response != nil || out.Error != nil)
+	if !parsed || out.Error == nil {
+		if jsonObject(o.Stderr, &errOut) && errOut.Error != nil {
+			out.Error = errOut.Error
+		}
+	}
+	msg := ""
+	if out.Response != nil {
+		msg = trimEnd(*out.Response)
+	}
+	if e := out.Error; e != nil {
+		switch {
+		case strings.TrimSpace(e.Message) != "":
+			return msg, oneLine(e.Message), true
+		case e.Type != "":
+			return msg, fmt.Sprintf("gemini: %s (code %s)", e.Type, e.Code), true
+		}
+		return msg, exitCause(o), true
+	}
+	if o.ExitCode != 0 {
+		return msg, exitCause(o), true
+	}
+	if !parsed {
+		return "", unreadable("gemini", "its JSON output", o), true
+	}
+	return msg, "", false
+}
+
+// FinalJQ is Final in jq.
+func (gemini) FinalJQ() (string, string) { return "gemini", geminiJQ }
+
+const geminiJQ = `def gemini:
+  ($out | object) as $o
+  | ($o != null and ($o.response != null or $o.error != null)) as $parsed
+  | (if ($parsed | not) or $o.error == null
+     then (($err | object) as $e | if $e != null and $e.error != null then $e.error else $o.error? end)
+     else $o.error end) as $error
+  | (if $o.response? != null then ($o.response | trimend) else "" end) as $msg
+  | if $error != null then
+      if (($error.message // "") | blank | not) then {m: $msg, c: ($error.message | oneline), f: true}
+      elif ($error.type // "") != "" then {m: $msg, c: "gemini: \($error.type) (code \($error.code | tojson))", f: true}
+      else {m: $msg, c: exitcause, f: true} end
+    elif $rc != 0 then {m: $msg, c: exitcause, f: true}
+    elif ($parsed | not) then {m: "", c: unreadable("gemini"; "its JSON output"), f: true}
+    else {m: $msg, c: "", f: false} end;`
+
+// SessionEnd is .session_id; it worked when it gave a response.
+func (gemini) SessionEnd(o Output) SessionEnd {
+	var out struct {
+		SessionID string  `json:"session_id"`
+		Response  *string `json:"response"`
+	}
+	if !jsonObject(o.Stdout, &out) {
+		return SessionEnd{}
+	}
+	return SessionEnd{ID: out.SessionID, Worked: out.Response != nil && strings.TrimSpace(*out.Response) != ""}
+}
+
+// Login reads what Gemini CLI itself reads to choose how it authenticates
+// (it has no status command): GEMINI_API_KEY, Vertex AI's variables, Google
+// login (GOOGLE_GENAI_USE_GCA), Compute ADC, then the auth type its
+// settings.json selected, with the credentials that type needs. Without any
+// of them it refuses every session.
+func (gemini) Login(_ context.Context, _ string, env []string) (Login, bool) {
+	return geminiLogin(environ(env)), true
+}
+
+func geminiLogin(env environ) Login {
+	vertex := func(how string) Login {
+		switch {
+		case env.get("GOOGLE_API_KEY") != "":
+			return loggedIn(how + " with GOOGLE_API_KEY")
+		case env.get("GOOGLE_CLOUD_PROJECT") != "" && env.get("GOOGLE_CLOUD_LOCATION") != "":
+			return loggedIn(how + " with GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION")
+		}
+		return loggedOut(how + " without GOOGLE_API_KEY or GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION")
+	}
+	dir := geminiDir(env)
+	google := func(how string) Login {
+		if env.get("GOOGLE_CLOUD_ACCESS_TOKEN") != "" {
+			return loggedIn(how + " with GOOGLE_CLOUD_ACCESS_TOKEN")
+		}
+		if dir != "" {
+			if _, err := os.Stat(filepath.Join(dir, "oauth_creds.json")); err == nil {
+				return loggedIn(how + " with " + filepath.Join(dir, "oauth_creds.json"))
+			}
+		}
+		return loggedOut(how + " but no Google login: run gemini once and log in")
+	}
+	switch {
+	case env.get("GOOGLE_GENAI_USE_GCA") == "true":
+		return google("GOOGLE_GENAI_USE_GCA")
+	case env.get("GOOGLE_GENAI_USE_VERTEXAI") == "true":
+		return vertex("GOOGLE_GENAI_USE_VERTEXAI")
+	case env.get("GEMINI_API_KEY") != "":
+		return loggedIn("GEMINI_API_KEY")
+	case env.get("CLOUD_SHELL") == "true" || env.get("GEMINI_CLI_USE_COMPUTE_ADC") == "true":
+		return loggedIn("compute default credentials")
+	}
+	selected, err := geminiSelectedAuth(dir)
+	if err != nil {
+		return loginUnknown("gemini settings: " + err.Error())
+	}
+	switch selected {
+	case "":
+		return loggedOut("no GEMINI_API_KEY and no auth type in gemini's settings.json")
+	case "oauth-personal":
+		return google("settings.json selects Google login")
+	case "gemini-api-key":
+		// The key may be in the system keychain, which only the CLI reads.
+		return loginUnknown("settings.json selects an API key, and GEMINI_API_KEY is not set")
+	case "vertex-ai":
+		return vertex("settings.json selects Vertex AI")
+	case "compute-default-credentials":
+		return loggedIn("settings.json selects compute default credentials")
+	}
+	return loginUnknown("settings.json selects auth type " + selected)
+}
+
+// geminiDir is Gemini CLI's settings folder: $GEMINI_CLI_HOME/.gemini,
+// else ~/.gemini; empty when there is no home.
+func geminiDir(env environ) string {
+	home := env.get("GEMINI_CLI_HOME")
+	if home == "" {
+		home = env.get("HOME")
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".gemini")
+}
+
+// jsonComment matches the // and /* */ comments settings.json may hold,
+// outside strings.
+var jsonComment = regexp.MustCompile(`("(?:[^"\\]|\\.)*")|//[^\n]*|/\*(?s:.*?)\*/`)
+
+// geminiSelectedAuth is the auth type dir/settings.json selects
+// (security.auth.selectedType, or the older selectedAuthType); empty when
+// there is no file or it selects none.
+func geminiSelectedAuth(dir string) (string, error) {
+	if dir == "" {
+		return "", nil
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "settings.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	b = jsonComment.ReplaceAllFunc(b, func(m []byte) []byte {
+		if m[0] == '"' {
+			return m
+		}
+		return nil
+	})
+	var s struct {
+		Security struct {
+			Auth struct {
+				SelectedType string `json:"selectedType"`
+			} `json:"auth"`
+		} `json:"security"`
+		SelectedAuthType string `json:"selectedAuthType"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return "", errors.New("settings.json is not JSON")
+	}
+	if t := s.Security.Auth.SelectedType; t != "" {
+		return t, nil
+	}
+	return s.SelectedAuthType, nil
+}
