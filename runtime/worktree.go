@@ -36,6 +36,9 @@ type Worktree struct {
 // closed after its last.
 type Worktrees struct {
 	repoRoot string
+	// env is the environment git runs in: cairn's own, read once when the
+	// worktrees are opened.
+	env []string
 	// runDir is $CAIRN_HOME/worktrees/RUN, the parent of the throwaways.
 	runDir string
 	lock   string
@@ -109,6 +112,7 @@ func OpenWorktrees(ctx context.Context, repoRoot, commonDir, home, run string, p
 		runDir:   filepath.Join(home, "worktrees", run),
 		lock:     worktreeLockPath(home, commonDir),
 		removed:  map[string]bool{},
+		env:      os.Environ(),
 	}
 	if len(plan) == 0 {
 		return w, nil
@@ -317,7 +321,7 @@ func (w *Worktrees) create(ctx context.Context, plan []ir.PlanWorktree, bases ma
 		if err := os.Mkdir(wt.Path, 0o700); err != nil {
 			return fail(p.Name, err)
 		}
-		if _, err := git.Run(context.Background(), w.repoRoot, os.Environ(), "worktree", "add", "--quiet", "--detach", wt.Path, wt.Base); err != nil {
+		if _, err := git.Run(context.Background(), w.repoRoot, w.env, "worktree", "add", "--quiet", "--detach", wt.Path, wt.Base); err != nil {
 			_ = os.Remove(wt.Path)
 			return fail(p.Name, err)
 		}
@@ -335,11 +339,11 @@ func (w *Worktrees) removeAdded() {
 		case ir.Throwaway:
 			_ = removeWorktree(w.repoRoot, wt.Path)
 		case ir.IssueBranch:
-			_, _ = git.Run(context.Background(), w.repoRoot, os.Environ(), "worktree", "remove", wt.Path)
+			_, _ = git.Run(context.Background(), w.repoRoot, w.env, "worktree", "remove", wt.Path)
 		}
 	}
 	w.list = nil
-	_, _ = git.Run(context.Background(), w.repoRoot, os.Environ(), "worktree", "prune")
+	_, _ = git.Run(context.Background(), w.repoRoot, w.env, "worktree", "prune")
 	_ = w.removeRunDir()
 }
 
@@ -419,7 +423,7 @@ func (w *Worktrees) Close(runDir string) error {
 		w.removed[wt.Name] = true
 	}
 	w.closeIssueBranches(branches)
-	if _, err := git.Run(context.Background(), w.repoRoot, os.Environ(), "worktree", "prune"); err != nil {
+	if _, err := git.Run(context.Background(), w.repoRoot, w.env, "worktree", "prune"); err != nil {
 		errs = append(errs, fmt.Errorf("remove worktrees: %w", err))
 	}
 	unlock()

@@ -23,7 +23,7 @@ import (
 func (w *Worktrees) addIssueBranch(p ir.PlanWorktree, base string) (Worktree, error) {
 	branch := p.Branch
 	wt := Worktree{Name: p.Name, Kind: p.Kind, Path: filepath.Join(w.runDir, p.Name), Base: base, Branch: branch}
-	if _, err := git.Run(context.Background(), w.repoRoot, os.Environ(), "worktree", "prune"); err != nil {
+	if _, err := git.Run(context.Background(), w.repoRoot, w.env, "worktree", "prune"); err != nil {
 		return Worktree{}, err
 	}
 	at, err := checkedOutAt(w.repoRoot, branch)
@@ -52,7 +52,7 @@ func (w *Worktrees) addIssueBranch(p ir.PlanWorktree, base string) (Worktree, er
 	if err := os.Mkdir(wt.Path, 0o700); err != nil {
 		return Worktree{}, err
 	}
-	if _, err := git.Run(context.Background(), w.repoRoot, os.Environ(), args...); err != nil {
+	if _, err := git.Run(context.Background(), w.repoRoot, w.env, args...); err != nil {
 		_ = os.Remove(wt.Path)
 		return Worktree{}, err
 	}
@@ -121,14 +121,14 @@ func (w *Worktrees) freeBranch(branch, path string) error {
 	if held, err := flockHeld(filepath.Join(RunsDir(home), run, lockFile)); err != nil || held {
 		return fmt.Errorf("branch %q is in use by run %q, at %s", branch, run, path)
 	}
-	status, err := git.Run(context.Background(), path, os.Environ(), "status", "--porcelain")
+	status, err := git.Run(context.Background(), path, w.env, "status", "--porcelain")
 	if err != nil {
 		return fmt.Errorf("branch %q is checked out at %s, which cairn cannot read: %w", branch, path, err)
 	}
 	if strings.TrimSpace(status) != "" {
 		return fmt.Errorf("branch %q is checked out at %s, left by run %q with uncommitted changes; commit them on the branch or remove that worktree (git worktree remove --force %s), then run again", branch, path, run, path)
 	}
-	if _, err := git.Run(context.Background(), w.repoRoot, os.Environ(), "worktree", "remove", path); err != nil {
+	if _, err := git.Run(context.Background(), w.repoRoot, w.env, "worktree", "remove", path); err != nil {
 		return fmt.Errorf("branch %q is checked out at %s, left by run %q: %w", branch, path, run, err)
 	}
 	// The old run's folder goes when nothing else of it is left.
@@ -207,7 +207,7 @@ func (w *Worktrees) closeIssueBranches(open []Worktree) {
 		}
 		reason := w.keepReason(wt)
 		if reason == "" {
-			if _, err := git.Run(context.Background(), w.repoRoot, os.Environ(), "worktree", "remove", wt.Path); err != nil {
+			if _, err := git.Run(context.Background(), w.repoRoot, w.env, "worktree", "remove", wt.Path); err != nil {
 				reason = err.Error()
 			} else {
 				w.removed[wt.Name] = true
@@ -224,7 +224,7 @@ func (w *Worktrees) keepReason(wt Worktree) string {
 	if !w.succeeded {
 		return "the run did not succeed"
 	}
-	status, err := git.Run(context.Background(), wt.Path, os.Environ(), "status", "--porcelain")
+	status, err := git.Run(context.Background(), wt.Path, w.env, "status", "--porcelain")
 	if err != nil {
 		return "cairn could not tell whether its work is saved: " + err.Error()
 	}
@@ -232,7 +232,7 @@ func (w *Worktrees) keepReason(wt Worktree) string {
 		return "it has uncommitted changes"
 	}
 	// HEAD too: a session may have left the branch for another.
-	out, err := git.Run(context.Background(), wt.Path, os.Environ(), "rev-list", "-n", "1", "HEAD", "refs/heads/"+wt.Branch, "--not", wt.Base, "--remotes=origin", "--")
+	out, err := git.Run(context.Background(), wt.Path, w.env, "rev-list", "-n", "1", "HEAD", "refs/heads/"+wt.Branch, "--not", wt.Base, "--remotes=origin", "--")
 	if err != nil {
 		return "cairn could not tell whether its work is saved: " + err.Error()
 	}
