@@ -1,14 +1,13 @@
 package check
 
 import (
-	"bytes"
-	"errors"
+	"context"
 	"fmt"
-	"os/exec"
-	"path/filepath"
+	"os"
 	"strings"
 
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/internal/git"
 )
 
 // Repo is the git repository cairn works on.
@@ -19,33 +18,20 @@ type Repo struct {
 	// worktree of one repository, so it names the repository in records and
 	// locks.
 	CommonDir string
+	// Env is the environment git runs in for this repository: cairn's own,
+	// as OpenRepo found it.
+	Env []string
 }
 
 // OpenRepo finds the git repository holding dir. It fails when dir is not
 // inside a git repository, or is inside a bare one.
 func OpenRepo(dir string) (*Repo, error) {
-	out, err := runGit(dir, nil, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir")
+	env := os.Environ()
+	r, err := git.Discover(context.Background(), dir, env)
 	if err != nil {
-		var gerr *gitError
-		if errors.As(err, &gerr) {
-			switch {
-			case strings.Contains(gerr.stderr, "not a git repository"):
-				return nil, fmt.Errorf("%s is not inside a git repository; run cairn in one, or give -C DIR", dir)
-			case strings.Contains(gerr.stderr, "must be run in a work tree"):
-				return nil, fmt.Errorf("%s is inside a bare git repository; cairn needs a working tree", dir)
-			}
-		}
-		return nil, fmt.Errorf("open the git repository at %s: %w", dir, err)
+		return nil, err
 	}
-	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if len(lines) != 2 || lines[0] == "" || lines[1] == "" {
-		return nil, fmt.Errorf("open the git repository at %s: unexpected output of git rev-parse: %q", dir, out)
-	}
-	common, err := filepath.EvalSymlinks(lines[1])
-	if err != nil {
-		return nil, fmt.Errorf("open the git repository at %s: %w", dir, err)
-	}
-	return &Repo{Root: lines[0], CommonDir: common}, nil
+	return &Repo{Root: r.Root, CommonDir: r.CommonDir, Env: env}, nil
 }
 
 // Base resolves the base branch worktrees start from, and the commit it
@@ -114,41 +100,7 @@ func (r *Repo) empty() bool {
 	return err == nil && strings.TrimSpace(out) == ""
 }
 
-// gitError is a git command that exited non-zero, with what it said.
-type gitError struct {
-	args   []string
-	stderr string
-	err    error
-}
-
-func (e *gitError) Error() string {
-	msg := strings.TrimSpace(e.stderr)
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
-	}
-	if msg == "" {
-		msg = e.err.Error()
-	}
-	return fmt.Sprintf("git %s: %s", strings.Join(e.args, " "), msg)
-}
-
-func (e *gitError) Unwrap() error { return e.err }
-
 // git runs git in the repository's working tree and returns its stdout.
 func (r *Repo) git(args ...string) (string, error) {
-	return runGit(r.Root, nil, args...)
-}
-
-// runGit runs git in dir with stdin (none when nil) and returns its stdout.
-func runGit(dir string, stdin []byte, args ...string) (string, error) {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	if err := cmd.Run(); err != nil {
-		return "", &gitError{args: args, stderr: stderr.String(), err: err}
-	}
-	return stdout.String(), nil
+	return git.Run(context.Background(), r.Root, r.Env, args...)
 }

@@ -1,17 +1,17 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/cairn-dev/cairn/internal/git"
 )
 
 // ClaimRef is the ref on origin that holds the Claim on issue number (§7.8).
@@ -170,7 +170,7 @@ func TakeClaim(ctx context.Context, repoRoot string, number int, holder Holder, 
 // claimCommit makes the claim commit: the empty tree, no parent, a message
 // naming the holder. Only an object is written.
 func claimCommit(repoRoot string, number int, holder Holder) (string, error) {
-	tree, err := gitOutput(repoRoot, nil, strings.NewReader(""), "mktree")
+	tree, err := git.RunInput(context.Background(), repoRoot, os.Environ(), "", "mktree")
 	if err != nil {
 		return "", err
 	}
@@ -182,7 +182,7 @@ func claimCommit(repoRoot string, number int, holder Holder) (string, error) {
 		"GIT_AUTHOR_NAME=cairn", "GIT_AUTHOR_EMAIL=cairn@" + host,
 		"GIT_COMMITTER_NAME=cairn", "GIT_COMMITTER_EMAIL=cairn@" + host,
 	}
-	out, err := gitOutput(repoRoot, env, strings.NewReader(holder.message(number)), "commit-tree", strings.TrimSpace(tree))
+	out, err := git.RunInput(context.Background(), repoRoot, append(os.Environ(), env...), holder.message(number), "commit-tree", strings.TrimSpace(tree))
 	if err != nil {
 		return "", err
 	}
@@ -198,30 +198,13 @@ func pushClaim(ctx context.Context, repoRoot, refspec, lease string) error {
 		dst := refspec[strings.IndexByte(refspec, ':')+1:]
 		args = []string{"push", "--quiet", "--no-verify", "--force-with-lease=" + dst + ":" + lease, "origin", refspec}
 	}
-	_, err := gitRemote(ctx, repoRoot, args...)
+	_, err := git.Run(ctx, repoRoot, os.Environ(), args...)
 	return err
-}
-
-// gitRemote runs a git command that talks to origin in dir, stopped with
-// ctx, never asking for credentials on a terminal. Its error carries the
-// first line git wrote to stderr.
-func gitRemote(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return "", fmt.Errorf("git %s: %w", args[0], ctx.Err())
-		}
-		return "", gitFailure(args, stderr.String(), err)
-	}
-	return stdout.String(), nil
 }
 
 // claimSHA is the commit the claim ref on origin points at: "" for none.
 func claimSHA(ctx context.Context, repoRoot string, number int) (string, error) {
-	out, err := gitRemote(ctx, repoRoot, "ls-remote", "origin", ClaimRef(number))
+	out, err := git.Run(ctx, repoRoot, os.Environ(), "ls-remote", "origin", ClaimRef(number))
 	if err != nil {
 		return "", err
 	}
@@ -247,12 +230,12 @@ func readClaim(ctx context.Context, repoRoot string, number int) (*heldClaim, er
 		if err != nil || sha == "" {
 			return nil, err
 		}
-		if _, err := gitRemote(ctx, repoRoot, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "origin", ref); err != nil {
+		if _, err := git.Run(ctx, repoRoot, os.Environ(), "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "origin", ref); err != nil {
 			return nil, err
 		}
 		// The ref may have moved between ls-remote and fetch; then the
 		// commit read is not there, and it is read again.
-		msg, err := gitOutput(repoRoot, nil, nil, "log", "-1", "--format=%ct%n%B", sha, "--")
+		msg, err := git.Run(context.Background(), repoRoot, os.Environ(), "log", "-1", "--format=%ct%n%B", sha, "--")
 		if err != nil {
 			continue
 		}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -66,7 +68,7 @@ func (e *IdentityError) Error() string {
 // root has no author or committer identity.
 func CheckIdentity(root string) error {
 	for _, v := range []string{"GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"} {
-		if _, err := gitOutput(root, nil, nil, "var", v); err != nil {
+		if _, err := git.Run(context.Background(), root, os.Environ(), "var", v); err != nil {
 			return &IdentityError{Repo: root, Err: err}
 		}
 	}
@@ -196,29 +198,29 @@ func (c *committer) finish(status Status) (bool, error) {
 // cairn's bookkeeping, made unattended).
 func (c *committer) commit(dir, subject, step string, work, folder bool) error {
 	if work {
-		if _, err := gitOutput(dir, nil, nil, "add", "--all", "--", ".", ":(exclude)"+ir.RunsInRepo); err != nil {
+		if _, err := git.Run(context.Background(), dir, os.Environ(), "add", "--all", "--", ".", ":(exclude)"+ir.RunsInRepo); err != nil {
 			return err
 		}
 	}
 	if folder {
-		if _, err := gitOutput(dir, nil, nil, "add", "--all", "--", c.folder); err != nil {
+		if _, err := git.Run(context.Background(), dir, os.Environ(), "add", "--all", "--", c.folder); err != nil {
 			return err
 		}
 	}
 	// diff --cached --quiet exits 1 when something is staged.
-	if _, err := gitOutput(dir, nil, nil, "diff", "--cached", "--quiet"); err == nil {
+	if _, err := git.Run(context.Background(), dir, os.Environ(), "diff", "--cached", "--quiet"); err == nil {
 		return nil
 	}
 	args := []string{"commit", "--quiet", "--no-verify", "-m", subject, "-m", c.trailers(step)}
 	if !work {
 		// Only the run folder: whatever else is staged in the tree (a
 		// user's, when the run works elsewhere) stays staged.
-		if _, err := gitOutput(dir, nil, nil, "diff", "--cached", "--quiet", "--", c.folder); err == nil {
+		if _, err := git.Run(context.Background(), dir, os.Environ(), "diff", "--cached", "--quiet", "--", c.folder); err == nil {
 			return nil
 		}
 		args = append(args, "--only", "--", c.folder)
 	}
-	_, err := gitOutput(dir, nil, nil, args...)
+	_, err := git.Run(context.Background(), dir, os.Environ(), args...)
 	return err
 }
 

@@ -1,13 +1,11 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -15,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -153,33 +152,9 @@ func checkNames(checks []ghCheck) string {
 	return strings.Join(names, ", ")
 }
 
-// gitRun runs git in dir with env added to cairn's environment, stopped
-// with ctx, and returns its stdout and exit code (-1 when it did not
-// run). Its error carries the first line git wrote to stderr. Git never
-// asks for credentials: nobody is there to answer.
-func gitRun(ctx context.Context, dir string, env []string, args ...string) (string, int, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0"), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	if err == nil {
-		return stdout.String(), 0, nil
-	}
-	code := -1
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		code = exit.ExitCode()
-	}
-	if ctx.Err() != nil {
-		return stdout.String(), code, fmt.Errorf("git %s: %w", strings.Join(args, " "), ctx.Err())
-	}
-	return stdout.String(), code, gitFailure(args, stderr.String(), err)
-}
-
 // fetchBase fetches the base branch from origin into origin/BASE.
 func (b *issueBranch) fetchBase(ctx context.Context) error {
-	_, _, err := gitRun(ctx, b.wt.Path, nil, "fetch", "--quiet", "--no-tags", "origin", "+refs/heads/"+b.base+":refs/remotes/origin/"+b.base)
+	_, err := git.Run(ctx, b.wt.Path, os.Environ(), "fetch", "--quiet", "--no-tags", "origin", "+refs/heads/"+b.base+":refs/remotes/origin/"+b.base)
 	return err
 }
 
@@ -315,12 +290,12 @@ func (d *delivery) atCap(conflict bool, bad []ghCheck) ActionResult {
 // stopped is undone first.
 func (d *delivery) prepare(ctx context.Context) error {
 	if d.rebasing() {
-		if _, _, err := gitRun(ctx, d.wt.Path, nil, "rebase", "--abort"); err != nil {
+		if _, err := git.Run(ctx, d.wt.Path, os.Environ(), "rebase", "--abort"); err != nil {
 			return err
 		}
 		d.note("undid the rebase an earlier attempt left stopped")
 	}
-	status, _, err := gitRun(ctx, d.wt.Path, nil, "status", "--porcelain", "--untracked-files=normal")
+	status, err := git.Run(ctx, d.wt.Path, os.Environ(), "status", "--porcelain", "--untracked-files=normal")
 	if err != nil {
 		return err
 	}
@@ -330,7 +305,7 @@ func (d *delivery) prepare(ctx context.Context) error {
 	if err := d.fetchBase(ctx); err != nil {
 		return err
 	}
-	out, _, err := gitRun(ctx, d.wt.Path, nil, "rev-list", "--count", d.originBase()+"..HEAD")
+	out, err := git.Run(ctx, d.wt.Path, os.Environ(), "rev-list", "--count", d.originBase()+"..HEAD")
 	if err != nil {
 		return err
 	}
@@ -352,7 +327,7 @@ func (d *delivery) push(ctx context.Context, lease string) error {
 	if lease != "" {
 		args = []string{"push", "--quiet", "--force-with-lease=" + ref + ":" + lease, "origin", ref + ":" + ref}
 	}
-	if _, _, err := gitRun(ctx, d.wt.Path, nil, args...); err != nil {
+	if _, err := git.Run(ctx, d.wt.Path, os.Environ(), args...); err != nil {
 		return fmt.Errorf("push branch %q: %w", d.branch, err)
 	}
 	d.pushed = headOf(d.wt.Path)
@@ -366,7 +341,7 @@ func (d *delivery) push(ctx context.Context, lease string) error {
 func (d *delivery) refuseCairnFiles(ctx context.Context) error {
 	args := append([]string{"log", "--format=commit %h", "--name-only", "--no-renames", "--diff-filter=d",
 		d.originBase() + "..HEAD", "--"}, cairnPathspecs()...)
-	out, _, err := gitRun(ctx, d.wt.Path, nil, args...)
+	out, err := git.Run(ctx, d.wt.Path, os.Environ(), args...)
 	if err != nil {
 		return err
 	}
@@ -452,11 +427,11 @@ func (d *delivery) conflicts(ctx context.Context) (bool, error) {
 	if err := d.fetchBase(ctx); err != nil {
 		return false, err
 	}
-	_, code, err := gitRun(ctx, d.wt.Path, nil, "merge-tree", "--write-tree", "--name-only", "HEAD", d.originBase())
+	_, err := git.Run(ctx, d.wt.Path, os.Environ(), "merge-tree", "--write-tree", "--name-only", "HEAD", d.originBase())
 	switch {
 	case err == nil:
 		return false, nil
-	case code == 1:
+	case git.ExitCode(err) == 1:
 		return true, nil
 	}
 	return false, err
@@ -595,7 +570,7 @@ func (d *delivery) repair(ctx context.Context, bad []ghCheck) error {
 func (d *delivery) rebase(ctx context.Context) error {
 	editor := []string{"GIT_EDITOR=true"}
 	d.note("branch %q conflicts with origin/%s: rebasing it", d.branch, d.base)
-	_, _, err := gitRun(ctx, d.wt.Path, editor, "rebase", "--no-autostash", d.originBase())
+	_, err := git.Run(ctx, d.wt.Path, append(os.Environ(), editor...), "rebase", "--no-autostash", d.originBase())
 	for err != nil {
 		if !d.rebasing() {
 			return fmt.Errorf("rebase branch %q onto origin/%s: %w", d.branch, d.base, err)
@@ -627,11 +602,11 @@ func (d *delivery) rebase(ctx context.Context) error {
 			}
 			d.done = append(d.done, fmt.Sprintf("conflicts with %s in %s: conflict markers are left in %s. %s", d.base, quoteAll(conflicts), quoteAll(left), msg))
 		}
-		if _, _, aerr := gitRun(ctx, d.wt.Path, nil, "add", "--all", "--", ".", ":(exclude)"+ir.RunsInRepo); aerr != nil {
+		if _, aerr := git.Run(ctx, d.wt.Path, os.Environ(), "add", "--all", "--", ".", ":(exclude)"+ir.RunsInRepo); aerr != nil {
 			d.abortRebase(ctx)
 			return aerr
 		}
-		_, _, err = gitRun(ctx, d.wt.Path, editor, "rebase", "--continue")
+		_, err = git.Run(ctx, d.wt.Path, append(os.Environ(), editor...), "rebase", "--continue")
 	}
 	return d.push(ctx, d.pushed)
 }
@@ -639,7 +614,7 @@ func (d *delivery) rebase(ctx context.Context) error {
 // rebasing reports whether a rebase is stopped in the worktree.
 func (d *delivery) rebasing() bool {
 	for _, name := range []string{"rebase-merge", "rebase-apply"} {
-		out, err := gitOutput(d.wt.Path, nil, nil, "rev-parse", "--git-path", name)
+		out, err := git.Run(context.Background(), d.wt.Path, os.Environ(), "rev-parse", "--git-path", name)
 		if err != nil {
 			continue
 		}
@@ -656,14 +631,14 @@ func (d *delivery) rebasing() bool {
 
 // abortRebase undoes a stopped rebase, leaving the branch as it was.
 func (d *delivery) abortRebase(ctx context.Context) {
-	if _, _, err := gitRun(context.WithoutCancel(ctx), d.wt.Path, nil, "rebase", "--abort"); err != nil {
+	if _, err := git.Run(context.WithoutCancel(ctx), d.wt.Path, os.Environ(), "rebase", "--abort"); err != nil {
 		d.r.warn(err)
 	}
 }
 
 // unmerged lists the paths with unresolved conflicts.
 func (d *delivery) unmerged(ctx context.Context) ([]string, error) {
-	out, _, err := gitRun(ctx, d.wt.Path, nil, "diff", "--name-only", "--diff-filter=U", "-z")
+	out, err := git.Run(ctx, d.wt.Path, os.Environ(), "diff", "--name-only", "--diff-filter=U", "-z")
 	if err != nil {
 		return nil, err
 	}
@@ -717,17 +692,17 @@ func (d *delivery) commitLeft(ctx context.Context, subject string) error {
 // skills) are excluded from the worktree, and run folders are left out, so
 // neither is swept in; hooks are not run (the commit is made unattended).
 func commitLeft(ctx context.Context, dir, subject, run, step string) (bool, error) {
-	if _, _, err := gitRun(ctx, dir, nil, "add", "--all", "--", ".", ":(exclude)"+ir.RunsInRepo); err != nil {
+	if _, err := git.Run(ctx, dir, os.Environ(), "add", "--all", "--", ".", ":(exclude)"+ir.RunsInRepo); err != nil {
 		return false, err
 	}
 	// diff --cached --quiet exits 1 when something is staged.
-	if _, code, err := gitRun(ctx, dir, nil, "diff", "--cached", "--quiet"); err == nil {
+	if _, err := git.Run(ctx, dir, os.Environ(), "diff", "--cached", "--quiet"); err == nil {
 		return false, nil
-	} else if code != 1 {
+	} else if git.ExitCode(err) != 1 {
 		return false, err
 	}
 	trailers := fmt.Sprintf("Cairn-Run: %s\nCairn-Step: %s", run, step)
-	_, _, err := gitRun(ctx, dir, nil, "commit", "--quiet", "--no-verify", "-m", subject, "-m", trailers)
+	_, err := git.Run(ctx, dir, os.Environ(), "commit", "--quiet", "--no-verify", "-m", subject, "-m", trailers)
 	return err == nil, err
 }
 

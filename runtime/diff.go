@@ -2,9 +2,12 @@ package runtime
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/cairn-dev/cairn/internal/git"
 )
 
 // MaxDiff is how much of a step's diff a judge's prompt holds; the prompt
@@ -26,7 +29,7 @@ var cairnPaths = []string{":(exclude).cairn", ":(exclude).cairn-issue.md"}
 // index and never touches the worktree's own. The diff is cut at limit bytes
 // (at a line's end), and cut reports whether it was.
 func StepDiff(dir, baseline string, limit int) (diff string, cut bool, err error) {
-	path, err := gitOutput(dir, nil, nil, "rev-parse", "--path-format=absolute", "--git-path", "index")
+	path, err := git.Run(context.Background(), dir, os.Environ(), "rev-parse", "--path-format=absolute", "--git-path", "index")
 	if err != nil {
 		return "", false, err
 	}
@@ -46,13 +49,13 @@ func StepDiff(dir, baseline string, limit int) (diff string, cut bool, err error
 	// Only the folder is left out here: naming a file git ignores (as the
 	// issue file is, once cairn wrote it) makes git add fail; the diff
 	// below leaves out every path of cairn's.
-	if _, err := gitOutput(dir, env, nil, "add", "--all", "--", ".", cairnPaths[0]); err != nil {
+	if _, err := git.Run(context.Background(), dir, append(os.Environ(), env...), "add", "--all", "--", ".", cairnPaths[0]); err != nil {
 		return "", false, err
 	}
 	base := baseline
 	if base == "" {
 		// The empty tree, in the repository's own object format.
-		out, err := gitOutput(dir, nil, strings.NewReader(""), "hash-object", "-t", "tree", "--stdin")
+		out, err := git.RunInput(context.Background(), dir, os.Environ(), "", "hash-object", "-t", "tree", "--stdin")
 		if err != nil {
 			return "", false, err
 		}
@@ -61,12 +64,9 @@ func StepDiff(dir, baseline string, limit int) (diff string, cut bool, err error
 	// The user's diff settings must not change what the judge reads.
 	args := append([]string{"diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", "--no-relative",
 		"--submodule=short", "--src-prefix=a/", "--dst-prefix=b/", base, "--", "."}, cairnPaths...)
-	cmd := gitCommand(dir, env, args...)
 	out := &capped{max: limit}
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = out, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", false, gitFailure(args, stderr.String(), err)
+	if err := git.Stream(context.Background(), dir, append(os.Environ(), env...), out, args...); err != nil {
+		return "", false, err
 	}
 	if !out.over {
 		return out.buf.String(), false, nil

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/check"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -254,7 +256,7 @@ func commitRemoval(root string, dirs []string) error {
 			continue
 		}
 		rel = filepath.ToSlash(rel)
-		if out, err := gitOutput(root, nil, nil, "ls-files", "--", rel); err == nil && out != "" {
+		if out, err := git.Run(context.Background(), root, os.Environ(), "ls-files", "--", rel); err == nil && out != "" {
 			tracked = append(tracked, rel)
 		}
 	}
@@ -266,7 +268,7 @@ func commitRemoval(root string, dirs []string) error {
 		subject = "[cairn] Remove 1 expired run"
 	}
 	args := append([]string{"commit", "--quiet", "--only", "--no-verify", "-m", subject, "--"}, tracked...)
-	if _, err := gitOutput(root, nil, nil, args...); err != nil {
+	if _, err := git.Run(context.Background(), root, os.Environ(), args...); err != nil {
 		return fmt.Errorf("commit the removal of expired runs: %w", err)
 	}
 	return nil
@@ -386,7 +388,7 @@ func pruneWorktrees(home, name, repo string) error {
 		return fmt.Errorf("prune the worktrees of run %q: %w", name, err)
 	}
 	defer unlock()
-	if _, err := gitOutput(repo, nil, nil, "--git-dir="+repo, "worktree", "prune"); err != nil {
+	if _, err := git.Run(context.Background(), repo, os.Environ(), "--git-dir="+repo, "worktree", "prune"); err != nil {
 		return fmt.Errorf("prune the worktrees of run %q: %w", name, err)
 	}
 	return errors.Join(kept...)
@@ -439,11 +441,11 @@ func uncommittedBranch(path string) (branch string, dirty bool) {
 	if info, err := os.Lstat(filepath.Join(path, ".git")); err != nil || !info.Mode().IsRegular() {
 		return "", false
 	}
-	out, err := gitOutput(path, nil, nil, "symbolic-ref", "-q", "--short", "HEAD")
+	out, err := git.Run(context.Background(), path, os.Environ(), "symbolic-ref", "-q", "--short", "HEAD")
 	if err != nil {
 		return "", false
 	}
 	branch = strings.TrimSpace(out)
-	status, err := gitOutput(path, nil, nil, "status", "--porcelain")
+	status, err := git.Run(context.Background(), path, os.Environ(), "status", "--porcelain")
 	return branch, err != nil || strings.TrimSpace(status) != ""
 }

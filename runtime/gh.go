@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cairn-dev/cairn/internal/git"
 )
 
 // GH runs the gh CLI (GitHub's) for one repository: the gh found on the PATH
@@ -48,7 +50,7 @@ func (r Repo) Same(o Repo) bool {
 // mirror, say) change where git fetches from, not which repository origin
 // is.
 func OriginRepo(repoRoot string) (Repo, error) {
-	out, err := gitOutput(repoRoot, nil, nil, "config", "--get", "remote.origin.url")
+	out, err := git.Run(context.Background(), repoRoot, os.Environ(), "config", "--get", "remote.origin.url")
 	if err != nil {
 		return Repo{}, fmt.Errorf("the repository at %s has no remote %q (git remote add origin URL); issues are origin's", repoRoot, "origin")
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/check"
+	"github.com/cairn-dev/cairn/internal/git"
 )
 
 // IssueFile is the file, at a worktree's root, a session on an issue reads
@@ -278,8 +279,7 @@ func BranchPrefix(number int) string { return fmt.Sprintf("cairn/%d-", number) }
 // work, the one named after the current title first; else cairn/N-SLUG.
 func (i *Issue) Branch(repoRoot string) (string, error) {
 	want := BranchPrefix(i.Number) + Slug(i.Title)
-	out, err := gitOutput(repoRoot, nil, nil, "for-each-ref", "--format=%(refname)",
-		"refs/heads/"+BranchPrefix(i.Number)+"*", "refs/remotes/origin/"+BranchPrefix(i.Number)+"*")
+	out, err := git.Run(context.Background(), repoRoot, os.Environ(), "for-each-ref", "--format=%(refname)", "refs/heads/"+BranchPrefix(i.Number)+"*", "refs/remotes/origin/"+BranchPrefix(i.Number)+"*")
 	if err != nil {
 		return "", fmt.Errorf("find the branch of issue %s: %w", i, err)
 	}

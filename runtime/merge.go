@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/cairn-dev/cairn/internal/git"
 )
 
 // selfMerge runs a self-merge action (§7.8): it merges the branch's pull
@@ -64,7 +67,7 @@ func (r *run) holdReason(ctx context.Context, b *issueBranch, pr *ghPullRequest)
 	if err := b.fetchBase(ctx); err != nil {
 		return "", err
 	}
-	out, _, err := gitRun(ctx, b.wt.Path, nil, "diff", "--name-only", "-z", b.originBase()+"...HEAD")
+	out, err := git.Run(ctx, b.wt.Path, os.Environ(), "diff", "--name-only", "-z", b.originBase()+"...HEAD")
 	if err != nil {
 		return "", err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/check"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -81,7 +82,7 @@ func Resume(ctx context.Context, dir string, o Options) (Status, error) {
 		}
 		// A run that committed its start goes on from there.
 		rel, _ := filepath.Rel(o.Repo.Root, filepath.Join(folder.Dir, RecordFile))
-		_, lsErr := gitOutput(o.Repo.Root, nil, nil, "ls-files", "--error-unmatch", "--", filepath.ToSlash(rel))
+		_, lsErr := git.Run(context.Background(), o.Repo.Root, os.Environ(), "ls-files", "--error-unmatch", "--", filepath.ToSlash(rel))
 		r.commits.started = lsErr == nil
 	}
 	if err := r.takeClaim(ctx); err != nil {
@@ -168,7 +169,7 @@ func salvage(home string, repo *check.Repo, dir string, rec *Record) error {
 			return fmt.Errorf("remove worktree %q, left by the crashed run: %w", wt.Name, err)
 		}
 	}
-	if _, err := gitOutput(repo.Root, nil, nil, "worktree", "prune"); err != nil {
+	if _, err := git.Run(context.Background(), repo.Root, os.Environ(), "worktree", "prune"); err != nil {
 		return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
 	}
 	if kept {
@@ -184,7 +185,7 @@ func isBranchWorktree(path, kind string) bool {
 	if kind != "" {
 		return kind == ir.IssueBranch
 	}
-	_, err := gitOutput(path, nil, nil, "symbolic-ref", "-q", "HEAD")
+	_, err := git.Run(context.Background(), path, os.Environ(), "symbolic-ref", "-q", "HEAD")
 	return err == nil
 }
 
@@ -246,7 +247,7 @@ func (r *run) reopen(wts *Worktrees) error {
 			continue
 		}
 		if base := bases[wt.Name]; base != "" && base != wt.Base {
-			if _, err := gitOutput(wt.Path, nil, nil, "checkout", "--quiet", "--detach", base); err != nil {
+			if _, err := git.Run(context.Background(), wt.Path, os.Environ(), "checkout", "--quiet", "--detach", base); err != nil {
 				return fmt.Errorf("worktree %q: start again from %.12s: %w", wt.Name, base, err)
 			}
 			wt.Base = base

@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -595,7 +596,7 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr S
 
 // headOf is the commit checked out at dir, "" when there is none.
 func headOf(dir string) string {
-	out, err := gitOutput(dir, nil, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	out, err := git.Run(context.Background(), dir, os.Environ(), "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 	if err != nil {
 		return ""
 	}

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -38,11 +40,11 @@ var cairnOwn = []string{ir.RunsInRepo, ".cairn/skills", issueFile}
 // takeState records the working tree at dir as it stands.
 func takeState(dir string) (*workState, error) {
 	s := &workState{dir: dir}
-	if out, err := gitOutput(dir, nil, nil, "symbolic-ref", "-q", "HEAD"); err == nil {
+	if out, err := git.Run(context.Background(), dir, os.Environ(), "symbolic-ref", "-q", "HEAD"); err == nil {
 		s.branch = strings.TrimSpace(out)
 	}
 	s.head = headOf(dir)
-	out, err := gitOutput(dir, nil, nil, "rev-parse", "--path-format=absolute", "--git-path", "index")
+	out, err := git.Run(context.Background(), dir, os.Environ(), "rev-parse", "--path-format=absolute", "--git-path", "index")
 	if err != nil {
 		return nil, err
 	}
@@ -89,15 +91,15 @@ func workTree(dir, ownIndex string) (string, error) {
 	// stat data has not changed.
 	_ = copyFile(ownIndex, index)
 	env := []string{"GIT_INDEX_FILE=" + index, "GIT_LITERAL_PATHSPECS=1"}
-	if _, err := gitOutput(dir, env, nil, "add", "--all"); err != nil {
+	if _, err := git.Run(context.Background(), dir, append(os.Environ(), env...), "add", "--all"); err != nil {
 		return "", err
 	}
 	// cairn's own files leave the index whether git add or the tree's own
 	// index (a judge that ran git add) put them there.
-	if _, err := gitOutput(dir, env, nil, append([]string{"rm", "--cached", "-r", "-q", "--ignore-unmatch", "--"}, cairnOwn...)...); err != nil {
+	if _, err := git.Run(context.Background(), dir, append(os.Environ(), env...), append([]string{"rm", "--cached", "-r", "-q", "--ignore-unmatch", "--"}, cairnOwn...)...); err != nil {
 		return "", err
 	}
-	out, err := gitOutput(dir, env, nil, "write-tree")
+	out, err := git.Run(context.Background(), dir, append(os.Environ(), env...), "write-tree")
 	if err != nil {
 		return "", err
 	}
@@ -157,7 +159,7 @@ func (s *workState) restore() (string, error) {
 // detached HEAD) back at s's commit.
 func (s *workState) restoreHead(now *workState) error {
 	if s.branch != "" && now.branch != s.branch {
-		if _, err := gitOutput(s.dir, nil, nil, "symbolic-ref", "HEAD", s.branch); err != nil {
+		if _, err := git.Run(context.Background(), s.dir, os.Environ(), "symbolic-ref", "HEAD", s.branch); err != nil {
 			return err
 		}
 	}
@@ -171,7 +173,7 @@ func (s *workState) restoreHead(now *workState) error {
 	} else {
 		args = append(args, s.head)
 	}
-	_, err := gitOutput(s.dir, nil, nil, args...)
+	_, err := git.Run(context.Background(), s.dir, os.Environ(), args...)
 	return err
 }
 
@@ -180,7 +182,7 @@ func (s *workState) restoreHead(now *workState) error {
 // are removed first (deepest first, with the folders they leave empty), so
 // that a folder that replaced a file gives its place back.
 func (s *workState) restoreFiles(now string) ([]string, error) {
-	out, err := gitOutput(s.dir, nil, nil, "diff-tree", "-r", "-z", "--no-renames", s.tree, now)
+	out, err := git.Run(context.Background(), s.dir, os.Environ(), "diff-tree", "-r", "-z", "--no-renames", s.tree, now)
 	if err != nil {
 		return nil, err
 	}
@@ -218,11 +220,11 @@ func (s *workState) restoreFiles(now string) ([]string, error) {
 		}
 		defer os.RemoveAll(tmp)
 		env := []string{"GIT_INDEX_FILE=" + filepath.Join(tmp, "index")}
-		if _, err := gitOutput(s.dir, env, nil, "read-tree", s.tree); err != nil {
+		if _, err := git.Run(context.Background(), s.dir, append(os.Environ(), env...), "read-tree", s.tree); err != nil {
 			return nil, err
 		}
 		list := strings.Join(restored, "\x00") + "\x00"
-		if _, err := gitOutput(s.dir, env, strings.NewReader(list), "checkout-index", "--force", "-z", "--stdin"); err != nil {
+		if _, err := git.RunInput(context.Background(), s.dir, append(os.Environ(), env...), list, "checkout-index", "--force", "-z", "--stdin"); err != nil {
 			return nil, err
 		}
 	}

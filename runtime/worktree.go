@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
 	"slices"
@@ -18,6 +16,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -37,6 +36,9 @@ type Worktree struct {
 // closed after its last.
 type Worktrees struct {
 	repoRoot string
+	// env is the environment git runs in: cairn's own, read once when the
+	// worktrees are opened.
+	env []string
 	// runDir is $CAIRN_HOME/worktrees/RUN, the parent of the throwaways.
 	runDir string
 	lock   string
@@ -110,6 +112,7 @@ func OpenWorktrees(ctx context.Context, repoRoot, commonDir, home, run string, p
 		runDir:   filepath.Join(home, "worktrees", run),
 		lock:     worktreeLockPath(home, commonDir),
 		removed:  map[string]bool{},
+		env:      os.Environ(),
 	}
 	if len(plan) == 0 {
 		return w, nil
@@ -180,7 +183,7 @@ func resolveBases(root string, plan []ir.PlanWorktree) (map[string]string, error
 	for _, q := range queries {
 		in.WriteString(q + "^{commit}\n")
 	}
-	out, err := gitOutput(root, nil, strings.NewReader(in.String()), "cat-file", "--batch-check=%(objectname) %(objecttype)")
+	out, err := git.RunInput(context.Background(), root, os.Environ(), in.String(), "cat-file", "--batch-check=%(objectname) %(objecttype)")
 	if err != nil {
 		return nil, fmt.Errorf("resolve the worktrees' base branches: %w", err)
 	}
@@ -237,7 +240,7 @@ func checkClean(root string, plan []ir.PlanWorktree) error {
 	}
 	// Run folders of commit-mode runs are cairn's: a resumed run's own,
 	// or what a crashed one left, is never the user's work.
-	out, err := gitOutput(root, nil, nil, "status", "--porcelain", "-z", "--untracked-files=normal", "--", ".", ":(exclude)"+ir.RunsInRepo)
+	out, err := git.Run(context.Background(), root, os.Environ(), "status", "--porcelain", "-z", "--untracked-files=normal", "--", ".", ":(exclude)"+ir.RunsInRepo)
 	if err != nil {
 		return fmt.Errorf("checkout worktree %q: %w", name, err)
 	}
@@ -318,7 +321,7 @@ func (w *Worktrees) create(ctx context.Context, plan []ir.PlanWorktree, bases ma
 		if err := os.Mkdir(wt.Path, 0o700); err != nil {
 			return fail(p.Name, err)
 		}
-		if _, err := gitOutput(w.repoRoot, nil, nil, "worktree", "add", "--quiet", "--detach", wt.Path, wt.Base); err != nil {
+		if _, err := git.Run(context.Background(), w.repoRoot, w.env, "worktree", "add", "--quiet", "--detach", wt.Path, wt.Base); err != nil {
 			_ = os.Remove(wt.Path)
 			return fail(p.Name, err)
 		}
@@ -336,11 +339,11 @@ func (w *Worktrees) removeAdded() {
 		case ir.Throwaway:
 			_ = removeWorktree(w.repoRoot, wt.Path)
 		case ir.IssueBranch:
-			_, _ = gitOutput(w.repoRoot, nil, nil, "worktree", "remove", wt.Path)
+			_, _ = git.Run(context.Background(), w.repoRoot, w.env, "worktree", "remove", wt.Path)
 		}
 	}
 	w.list = nil
-	_, _ = gitOutput(w.repoRoot, nil, nil, "worktree", "prune")
+	_, _ = git.Run(context.Background(), w.repoRoot, w.env, "worktree", "prune")
 	_ = w.removeRunDir()
 }
 
@@ -420,7 +423,7 @@ func (w *Worktrees) Close(runDir string) error {
 		w.removed[wt.Name] = true
 	}
 	w.closeIssueBranches(branches)
-	if _, err := gitOutput(w.repoRoot, nil, nil, "worktree", "prune"); err != nil {
+	if _, err := git.Run(context.Background(), w.repoRoot, w.env, "worktree", "prune"); err != nil {
 		errs = append(errs, fmt.Errorf("remove worktrees: %w", err))
 	}
 	unlock()
@@ -605,12 +608,12 @@ func diffTree(dir, base, patch string) (int64, []submodule, error) {
 		_ = copyFile(filepath.Join(gitDir, "index"), index)
 	}
 	env := []string{"GIT_INDEX_FILE=" + index}
-	if _, err := gitOutput(dir, env, nil, "add", "--all"); err != nil {
+	if _, err := git.Run(context.Background(), dir, append(os.Environ(), env...), "add", "--all"); err != nil {
 		return 0, nil, err
 	}
 	if base == "" {
 		// The empty tree, in the repository's own object format.
-		out, err := gitOutput(dir, nil, strings.NewReader(""), "hash-object", "-t", "tree", "--stdin")
+		out, err := git.RunInput(context.Background(), dir, os.Environ(), "", "hash-object", "-t", "tree", "--stdin")
 		if err != nil {
 			return 0, nil, err
 		}
@@ -621,17 +624,14 @@ func diffTree(dir, base, patch string) (int64, []submodule, error) {
 		return 0, nil, err
 	}
 	// The user's diff settings must not change what git apply reads.
-	cmd := gitCommand(dir, env, "diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "--no-textconv",
+	runErr := git.Stream(context.Background(), dir, append(os.Environ(), env...), f, "diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "--no-textconv",
 		"--no-relative", "--submodule=short", "--src-prefix=a/", "--dst-prefix=b/", base, "--")
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = f, &stderr
-	runErr := cmd.Run()
 	size, _ := f.Seek(0, io.SeekCurrent)
 	if err := f.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
 	if runErr != nil {
-		return 0, nil, gitFailure(cmd.Args[3:], stderr.String(), runErr)
+		return 0, nil, runErr
 	}
 	subs, err := initialisedSubmodules(dir, env, base)
 	if err != nil {
@@ -649,7 +649,7 @@ func initialisedSubmodules(dir string, env []string, base string) ([]submodule, 
 	if _, err := os.Lstat(filepath.Join(dir, ".gitmodules")); err != nil {
 		return nil, nil
 	}
-	out, err := gitOutput(dir, env, nil, "ls-files", "--stage", "-z")
+	out, err := git.Run(context.Background(), dir, append(os.Environ(), env...), "ls-files", "--stage", "-z")
 	if err != nil {
 		return nil, err
 	}
@@ -673,7 +673,7 @@ func initialisedSubmodules(dir string, env []string, base string) ([]submodule, 
 		args = append(args, s.path)
 	}
 	literal := append(slices.Clone(env), "GIT_LITERAL_PATHSPECS=1")
-	out, err = gitOutput(dir, literal, nil, args...)
+	out, err = git.Run(context.Background(), dir, append(os.Environ(), literal...), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -699,7 +699,7 @@ func initialisedSubmodules(dir string, env []string, base string) ([]submodule, 
 func applyPatches(wt Worktree, dir string) error {
 	patch := filepath.Join(dir, wt.Name+".patch")
 	if fileExists(patch) {
-		if _, err := gitOutput(wt.Path, nil, nil, "apply", "--binary", "--whitespace=nowarn", patch); err != nil {
+		if _, err := git.Run(context.Background(), wt.Path, os.Environ(), "apply", "--binary", "--whitespace=nowarn", patch); err != nil {
 			return fmt.Errorf("worktree %q: apply the changes the run saved in %s: %w", wt.Name, patch, err)
 		}
 	}
@@ -745,13 +745,13 @@ func applyPatches(wt Worktree, dir string) error {
 			holder, rel = filepath.Join(wt.Path, filepath.FromSlash(parent)), strings.TrimPrefix(p, parent+"/")
 		}
 		file := filepath.Join(subDir, filepath.FromSlash(p)+".patch")
-		if _, err := gitOutput(holder, []string{"GIT_LITERAL_PATHSPECS=1"}, nil, "submodule", "update", "--init", "--quiet", "--", rel); err != nil {
+		if _, err := git.Run(context.Background(), holder, append(os.Environ(), []string{"GIT_LITERAL_PATHSPECS=1"}...), "submodule", "update", "--init", "--quiet", "--", rel); err != nil {
 			return fmt.Errorf("worktree %q: initialise submodule %q to apply the changes the run saved in %s: %w", wt.Name, p, file, err)
 		}
 		if fi, err := os.Stat(file); err != nil || fi.Size() == 0 {
 			continue
 		}
-		if _, err := gitOutput(filepath.Join(wt.Path, filepath.FromSlash(p)), nil, nil, "apply", "--binary", "--whitespace=nowarn", file); err != nil {
+		if _, err := git.Run(context.Background(), filepath.Join(wt.Path, filepath.FromSlash(p)), os.Environ(), "apply", "--binary", "--whitespace=nowarn", file); err != nil {
 			return fmt.Errorf("worktree %q: apply the changes the run saved in %s: %w", wt.Name, file, err)
 		}
 	}
@@ -780,7 +780,7 @@ func moveFile(src, dst string) error {
 // was already deleted, or is no worktree any more), the folder is deleted
 // and a later `git worktree prune` forgets it.
 func removeWorktree(root, path string) error {
-	if _, err := gitOutput(root, nil, nil, "worktree", "remove", "--force", path); err == nil {
+	if _, err := git.Run(context.Background(), root, os.Environ(), "worktree", "remove", "--force", path); err == nil {
 		return nil
 	}
 	return os.RemoveAll(path)
@@ -929,7 +929,7 @@ var excludeMu sync.Mutex
 // `git rev-parse --git-path info/exclude` names (shared by all worktrees of
 // a repository).
 func ExcludeCairnFiles(dir string) error {
-	out, err := gitOutput(dir, nil, nil, "rev-parse", "--path-format=absolute", "--git-path", "info/exclude")
+	out, err := git.Run(context.Background(), dir, os.Environ(), "rev-parse", "--path-format=absolute", "--git-path", "info/exclude")
 	if err != nil {
 		return fmt.Errorf("exclude cairn's files from git: %w", err)
 	}
@@ -974,39 +974,4 @@ func ExcludeCairnFiles(dir string) error {
 		return fmt.Errorf("exclude cairn's files from git: %w", err)
 	}
 	return nil
-}
-
-// gitCommand is git run in dir, with env added to cairn's environment.
-func gitCommand(dir string, env []string, args ...string) *exec.Cmd {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	if len(env) > 0 {
-		cmd.Env = append(os.Environ(), env...)
-	}
-	return cmd
-}
-
-// gitOutput runs git in dir with env added and stdin (none when nil), and
-// returns its stdout. Its error carries the first line git wrote to stderr.
-func gitOutput(dir string, env []string, stdin io.Reader, args ...string) (string, error) {
-	cmd := gitCommand(dir, env, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", gitFailure(args, stderr.String(), err)
-	}
-	return stdout.String(), nil
-}
-
-// gitFailure words a failed git command in one line: the command and the
-// first line it wrote to stderr, else how it ended.
-func gitFailure(args []string, stderr string, err error) error {
-	msg := strings.TrimSpace(stderr)
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
-	}
-	if msg == "" {
-		msg = err.Error()
-	}
-	// An argument may span lines (a commit message); the error does not.
-	return fmt.Errorf("git %s: %s", singleLine(strings.Join(args, " ")), msg)
 }

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -21,7 +23,7 @@ import (
 func (w *Worktrees) addIssueBranch(p ir.PlanWorktree, base string) (Worktree, error) {
 	branch := p.Branch
 	wt := Worktree{Name: p.Name, Kind: p.Kind, Path: filepath.Join(w.runDir, p.Name), Base: base, Branch: branch}
-	if _, err := gitOutput(w.repoRoot, nil, nil, "worktree", "prune"); err != nil {
+	if _, err := git.Run(context.Background(), w.repoRoot, w.env, "worktree", "prune"); err != nil {
 		return Worktree{}, err
 	}
 	at, err := checkedOutAt(w.repoRoot, branch)
@@ -50,7 +52,7 @@ func (w *Worktrees) addIssueBranch(p ir.PlanWorktree, base string) (Worktree, er
 	if err := os.Mkdir(wt.Path, 0o700); err != nil {
 		return Worktree{}, err
 	}
-	if _, err := gitOutput(w.repoRoot, nil, nil, args...); err != nil {
+	if _, err := git.Run(context.Background(), w.repoRoot, w.env, args...); err != nil {
 		_ = os.Remove(wt.Path)
 		return Worktree{}, err
 	}
@@ -64,7 +66,7 @@ func checkBranchName(repoRoot, branch string) error {
 	if branch == "" || strings.Contains(branch, "…") {
 		return errors.New("no branch is named for it; the run names it after its issue (cairn/NUMBER-slug)")
 	}
-	if _, err := gitOutput(repoRoot, nil, nil, "check-ref-format", "--branch", branch); err != nil || strings.HasPrefix(branch, "-") {
+	if _, err := git.Run(context.Background(), repoRoot, os.Environ(), "check-ref-format", "--branch", branch); err != nil || strings.HasPrefix(branch, "-") {
 		return fmt.Errorf("invalid branch name %q", branch)
 	}
 	return nil
@@ -72,14 +74,14 @@ func checkBranchName(repoRoot, branch string) error {
 
 // refExists reports whether ref names a commit in the repository at root.
 func refExists(root, ref string) bool {
-	_, err := gitOutput(root, nil, nil, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	_, err := git.Run(context.Background(), root, os.Environ(), "rev-parse", "--verify", "--quiet", ref+"^{commit}")
 	return err == nil
 }
 
 // checkedOutAt is the path of the worktree that has branch checked out, ""
 // when none has.
 func checkedOutAt(root, branch string) (string, error) {
-	out, err := gitOutput(root, nil, nil, "worktree", "list", "--porcelain", "-z")
+	out, err := git.Run(context.Background(), root, os.Environ(), "worktree", "list", "--porcelain", "-z")
 	if err != nil {
 		return "", err
 	}
@@ -119,14 +121,14 @@ func (w *Worktrees) freeBranch(branch, path string) error {
 	if held, err := flockHeld(filepath.Join(RunsDir(home), run, lockFile)); err != nil || held {
 		return fmt.Errorf("branch %q is in use by run %q, at %s", branch, run, path)
 	}
-	status, err := gitOutput(path, nil, nil, "status", "--porcelain")
+	status, err := git.Run(context.Background(), path, w.env, "status", "--porcelain")
 	if err != nil {
 		return fmt.Errorf("branch %q is checked out at %s, which cairn cannot read: %w", branch, path, err)
 	}
 	if strings.TrimSpace(status) != "" {
 		return fmt.Errorf("branch %q is checked out at %s, left by run %q with uncommitted changes; commit them on the branch or remove that worktree (git worktree remove --force %s), then run again", branch, path, run, path)
 	}
-	if _, err := gitOutput(w.repoRoot, nil, nil, "worktree", "remove", path); err != nil {
+	if _, err := git.Run(context.Background(), w.repoRoot, w.env, "worktree", "remove", path); err != nil {
 		return fmt.Errorf("branch %q is checked out at %s, left by run %q: %w", branch, path, run, err)
 	}
 	// The old run's folder goes when nothing else of it is left.
@@ -205,7 +207,7 @@ func (w *Worktrees) closeIssueBranches(open []Worktree) {
 		}
 		reason := w.keepReason(wt)
 		if reason == "" {
-			if _, err := gitOutput(w.repoRoot, nil, nil, "worktree", "remove", wt.Path); err != nil {
+			if _, err := git.Run(context.Background(), w.repoRoot, w.env, "worktree", "remove", wt.Path); err != nil {
 				reason = err.Error()
 			} else {
 				w.removed[wt.Name] = true
@@ -222,7 +224,7 @@ func (w *Worktrees) keepReason(wt Worktree) string {
 	if !w.succeeded {
 		return "the run did not succeed"
 	}
-	status, err := gitOutput(wt.Path, nil, nil, "status", "--porcelain")
+	status, err := git.Run(context.Background(), wt.Path, w.env, "status", "--porcelain")
 	if err != nil {
 		return "cairn could not tell whether its work is saved: " + err.Error()
 	}
@@ -230,7 +232,7 @@ func (w *Worktrees) keepReason(wt Worktree) string {
 		return "it has uncommitted changes"
 	}
 	// HEAD too: a session may have left the branch for another.
-	out, err := gitOutput(wt.Path, nil, nil, "rev-list", "-n", "1", "HEAD", "refs/heads/"+wt.Branch, "--not", wt.Base, "--remotes=origin", "--")
+	out, err := git.Run(context.Background(), wt.Path, w.env, "rev-list", "-n", "1", "HEAD", "refs/heads/"+wt.Branch, "--not", wt.Base, "--remotes=origin", "--")
 	if err != nil {
 		return "cairn could not tell whether its work is saved: " + err.Error()
 	}
