@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/internal/git"
+	"github.com/cairn-dev/cairn/internal/proc"
 )
 
 // ClaimRef is the ref on origin that holds the Claim on issue number (§7.8).
@@ -256,7 +257,7 @@ func staleness(h Holder) (local, stale bool) {
 	}
 	if h.Folder != "" && filepath.IsAbs(h.Folder) {
 		if _, err := os.Stat(h.Folder); err == nil {
-			held, err := flockHeld(filepath.Join(h.Folder, lockFile))
+			held, err := proc.Held(filepath.Join(h.Folder, lockFile))
 			if err == nil {
 				return true, !held
 			}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cairn-dev/cairn/internal/proc"
 )
 
 // thisHost is the host the claim tests' holders run on.
@@ -142,7 +144,7 @@ func TestTakeClaimLiveRefusedEvenWithTakeOver(t *testing.T) {
 	if err := os.Mkdir(folder, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	lock, err := lockPath(filepath.Join(folder, lockFile), false)
+	lock, err := proc.Lock(filepath.Join(folder, lockFile), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +216,7 @@ func TestTakeClaimResumedRunHoldsItsLock(t *testing.T) {
 	if _, err := TakeClaim(ctx, f.root, 6, crashed, false); err != nil {
 		t.Fatal(err)
 	}
-	lock, err := lockPath(filepath.Join(folder, lockFile), false)
+	lock, err := proc.Lock(filepath.Join(folder, lockFile), false)
 	if err != nil {
 		t.Fatal(err)
 	}

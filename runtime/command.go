@@ -6,13 +6,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/cairn-dev/cairn/internal/proc"
 )
 
 // shellRun is how one bash script of a step ended: the process's end, its
 // stdout and stderr together, in the order they were written, and a cause
 // in the words of a step's record when it did not exit 0.
 type shellRun struct {
-	proc   ProcResult
+	proc   proc.Result
 	output []byte
 	cause  string
 }
@@ -33,7 +35,7 @@ func runShell(ctx context.Context, sc *StepContext, script string) shellRun {
 // runShellTo is runShell writing the script's stdout and stderr to the
 // writers given; the shellRun it returns holds no output.
 func runShellTo(ctx context.Context, sc *StepContext, script string, stdout, stderr io.Writer) shellRun {
-	p := &Proc{
+	p := &proc.Proc{
 		Argv:    []string{"bash", "-euo", "pipefail", "-c", script},
 		Dir:     sc.Worktree,
 		Env:     sc.Env,
@@ -61,7 +63,7 @@ func timeoutCause(sc *StepContext) string {
 	if sc.Step != nil && sc.Step.Timeout != "" {
 		return "timed out after " + sc.Step.Timeout
 	}
-	return ProcResult{TimedOut: true}.Cause(sc.Timeout)
+	return proc.Result{TimedOut: true}.Cause(sc.Timeout)
 }
 
 // runCommand runs a command action (§7.1). Its result is what the script

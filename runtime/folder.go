@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -86,7 +87,7 @@ func NewFolder(runsDir, process string, now time.Time) (*Folder, error) {
 	f := &Folder{Dir: filepath.Join(runsDir, name), name: name}
 	// Readers take the lock shared for an instant to tell a crashed run;
 	// waiting for one is waiting for nothing.
-	f.lock, err = lockPath(filepath.Join(f.Dir, lockFile), true)
+	f.lock, err = proc.Lock(filepath.Join(f.Dir, lockFile), true)
 	if err != nil {
 		return nil, fmt.Errorf("lock the run folder %q: %w", name, err)
 	}
@@ -119,8 +120,8 @@ func OpenFolder(dir string) (*Folder, error) {
 		return nil, fmt.Errorf("open the run folder: %w", err)
 	}
 	f := &Folder{Dir: dir, name: filepath.Base(dir)}
-	f.lock, err = lockPath(filepath.Join(dir, lockFile), false)
-	if errors.Is(err, errWouldBlock) {
+	f.lock, err = proc.Lock(filepath.Join(dir, lockFile), false)
+	if errors.Is(err, proc.ErrWouldBlock) {
 		return nil, fmt.Errorf("run %q: %w", f.name, ErrRunning)
 	}
 	if err != nil {

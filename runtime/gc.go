@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/internal/git"
+	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -316,8 +317,8 @@ func deleteRun(owned []string, home, name, dir, repo string, worktrees bool) (de
 	if !info.IsDir() {
 		return false, fmt.Errorf("delete run %q: %s is no folder", name, dir)
 	}
-	lock, err := lockPath(filepath.Join(dir, lockFile), false)
-	if errors.Is(err, errWouldBlock) {
+	lock, err := proc.Lock(filepath.Join(dir, lockFile), false)
+	if errors.Is(err, proc.ErrWouldBlock) {
 		return false, nil
 	}
 	if err != nil {

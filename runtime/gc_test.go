@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/internal/proc"
 )
 
 // gcNow is the fixed time the gc tests run at.
@@ -91,7 +93,7 @@ func TestGC(t *testing.T) {
 	// A running run (its lock held) is kept, expired or not.
 	held := gcRun(t, home, "lint_2026-01-01T000000Z", "/r", "lint", StatusRunning, days(200), time.Time{}, "")
 	gcRun(t, home, "lint_2026-05-30T000000Z", "/r", "lint", StatusSucceeded, days(2), days(2), past)
-	lock, err := lockPath(filepath.Join(held, lockFile), false)
+	lock, err := proc.Lock(filepath.Join(held, lockFile), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +183,7 @@ func TestGCSkipsLockedAtDeletion(t *testing.T) {
 	home := t.TempDir()
 	gcRun(t, home, "hunt_2026-05-20T000000Z", "/r", "hunt", StatusSucceeded, days(12), days(12), "")
 	dir := gcRun(t, home, "hunt_2026-01-01T000000Z", "/r", "hunt", StatusFailed, days(200), days(200), "")
-	lock, err := lockPath(filepath.Join(dir, lockFile), false)
+	lock, err := proc.Lock(filepath.Join(dir, lockFile), false)
 	if err != nil {
 		t.Fatal(err)
 	}

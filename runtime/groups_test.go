@@ -1,8 +1,7 @@
 package runtime
 
 import (
-	"bytes"
-	"context"
+	"crypto/rand"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -13,33 +12,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-func TestWithToken(t *testing.T) {
-	for _, tc := range []struct {
-		env  []string
-		want string
-	}{
-		{[]string{"A=1"}, "t2"},
-		{[]string{"A=1", EnvStepToken + "=t1"}, "t1 t2"},
-		{[]string{EnvStepToken + "="}, "t2"},
-	} {
-		got := withToken(tc.env, "t2")
-		var value string
-		n := 0
-		for _, kv := range got {
-			if v, ok := strings.CutPrefix(kv, EnvStepToken+"="); ok {
-				value, n = v, n+1
-			}
-		}
-		if n != 1 || value != tc.want {
-			t.Errorf("withToken(%q) = %q; want %s=%q once", tc.env, got, EnvStepToken, tc.want)
-		}
-		if !hasToken(value, "t2") || hasToken(value, "t") {
-			t.Errorf("hasToken(%q) is wrong", value)
-		}
-	}
-}
+	"github.com/cairn-dev/cairn/internal/proc"
+)
 
 // needProcesses skips a test that needs to list the machine's processes
 // where cairn cannot.
@@ -84,126 +59,15 @@ func waitGone(t *testing.T, argv ...string) {
 	}
 }
 
-// TestProcEndsWhatItLeft holds that what a process leaves running ends with
-// it: a child that keeps its output open does not hold Run, and neither it
-// nor a child that left the process group outlives it.
-func TestProcEndsWhatItLeft(t *testing.T) {
-	needProcesses(t)
-	var out bytes.Buffer
-	p := &Proc{Argv: []string{"bash", "-c", "sleep 3061 & setsid sleep 3062 & setsid sleep 3063 >/dev/null 2>&1 </dev/null & echo done"}, Stdout: &out, Stderr: &out}
-	type ran struct {
-		res ProcResult
-		err error
-	}
-	done := make(chan ran, 1)
-	go func() {
-		res, err := p.Run(context.Background())
-		done <- ran{res, err}
-	}()
-	var r ran
-	select {
-	case r = <-done:
-	case <-time.After(30 * time.Second):
-		for _, n := range []string{"3061", "3062", "3063"} {
-			for _, pid := range running("sleep", n) {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
-		t.Fatal("Run waited for the children the process left")
-	}
-	if r.err != nil {
-		t.Fatal(r.err)
-	}
-	if r.res.ExitCode != 0 || out.String() != "done\n" {
-		t.Fatalf("got %+v %q; want exit 0 and done", r.res, out.String())
-	}
-	for _, n := range []string{"3061", "3062", "3063"} {
-		waitGone(t, "sleep", n)
-	}
-}
-
-// TestProcKill holds that once the kill channel of its context closes, a
-// stopped process that ignores SIGTERM is killed without its grace.
-func TestProcKill(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	kill := make(chan struct{})
-	var out syncBuffer
-	p := &Proc{Argv: []string{"bash", "-c", "trap '' TERM; echo ready; while :; do sleep 0.01; done"}, Stdout: &out, Grace: time.Hour}
-	go func() {
-		for !strings.Contains(out.String(), "ready") {
-			time.Sleep(5 * time.Millisecond)
-		}
-		cancel()
-		close(kill)
-	}()
-	res, err := p.Run(WithKill(ctx, kill))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !res.Stopped || res.ExitCode != -1 {
-		t.Fatalf("got %+v, want stopped and killed", res)
-	}
-}
-
-// TestProcGroupsRecorded holds that a process's group is in its run
-// folder's groups file while it runs, with its token and its leader's start
-// time, and no longer once it has ended.
-func TestProcGroupsRecorded(t *testing.T) {
-	needProcesses(t)
-	dir := t.TempDir()
-	release := filepath.Join(dir, "release")
-	var out syncBuffer
-	p := &Proc{
-		Argv:   []string{"bash", "-c", `echo "$CAIRN_STEP_TOKEN"; while [ ! -e "$1" ]; do sleep 0.01; done`, "bash", release},
-		Stdout: &out,
-		Groups: newGroups(dir),
-	}
-	type ran struct {
-		res ProcResult
-		err error
-	}
-	done := make(chan ran, 1)
-	go func() {
-		res, err := p.Run(context.Background())
-		done <- ran{res, err}
-	}()
-	for !strings.Contains(out.String(), "\n") {
-		time.Sleep(5 * time.Millisecond)
-	}
-	var groups []ProcGroup
-	b, err := os.ReadFile(filepath.Join(dir, groupsFile))
-	if err == nil {
-		err = json.Unmarshal(b, &groups)
-	}
-	os.WriteFile(release, nil, 0o600)
-	r := <-done
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.err != nil || r.res.ExitCode != 0 {
-		t.Fatalf("got %+v %v", r.res, r.err)
-	}
-	token := strings.TrimSpace(out.String())
-	if len(groups) != 1 || groups[0].Token != token || groups[0].PGID <= 0 || groups[0].Start == 0 || groups[0].Boot != bootID() {
-		t.Fatalf("groups file holds %+v; want one group of token %q with its pgid, start and boot", groups, token)
-	}
-	if _, err := os.Stat(filepath.Join(dir, groupsFile)); !os.IsNotExist(err) {
-		t.Errorf("the groups file outlived the group: %v", err)
-	}
-	if err := p.Groups.Err(); err != nil {
-		t.Error(err)
-	}
-}
-
 // orphan starts a process group as a crashed cairn's step would have left
 // it: bash, carrying token, that starts `sleep ARG` in its group and
 // `sleep ARG+1` out of it, and waits. It returns the group's record, once
 // both sleeps run, and kills what is left at the test's end.
-func orphan(t *testing.T, token string, arg int) ProcGroup {
+func orphan(t *testing.T, token string, arg int) proc.Group {
 	t.Helper()
 	a, b := strconv.Itoa(arg), strconv.Itoa(arg+1)
 	cmd := exec.Command("bash", "-c", "sleep "+a+" & setsid sleep "+b+" & wait")
-	cmd.Env = withToken(os.Environ(), token)
+	cmd.Env = append(os.Environ(), proc.EnvStepToken+"="+token)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -230,12 +94,12 @@ func orphan(t *testing.T, token string, arg int) ProcGroup {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	start, _ := procStart(cmd.Process.Pid)
-	return ProcGroup{Token: token, PGID: cmd.Process.Pid, Start: start, Boot: bootID()}
+	// Only the token: the processes are found by it alone.
+	return proc.Group{Token: token, Boot: proc.BootID()}
 }
 
 // writeGroups writes a run folder at dir whose groups file holds groups.
-func writeGroups(t *testing.T, dir string, groups ...ProcGroup) {
+func writeGroups(t *testing.T, dir string, groups ...proc.Group) {
 	t.Helper()
 	b, err := json.Marshal(groups)
 	if err != nil {
@@ -247,9 +111,9 @@ func writeGroups(t *testing.T, dir string, groups ...ProcGroup) {
 }
 
 // TestEndOrphans holds that EndOrphans ends a crashed run's recorded
-// groups, the processes that left them included, and nothing that is not
-// provably theirs: a group whose leader started at another time (its id
-// reused), one of another boot, and anything of a run whose lock is held.
+// groups and those of its child runs, and nothing of a run whose lock is
+// held, nor through a groups file that is a symlink. What proves a group
+// theirs is proc's (TestEndGroups).
 func TestEndOrphans(t *testing.T) {
 	needProcesses(t)
 	t.Run("crashed", func(t *testing.T) {
@@ -315,37 +179,25 @@ func TestEndOrphans(t *testing.T) {
 			t.Error("sleep 3081 was ended through a symlink")
 		}
 	})
-	for _, tc := range []struct {
-		name  string
-		arg   int
-		alter func(*ProcGroup)
-		hold  bool
-	}{
-		{"reused", 3073, func(g *ProcGroup) { g.Start++; g.Token = newToken() }, false},
-		{"another boot", 3075, func(g *ProcGroup) { g.Boot = "another" }, false},
-		{"running", 3077, func(*ProcGroup) {}, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			g := orphan(t, newToken(), tc.arg)
-			tc.alter(&g)
-			writeGroups(t, dir, g)
-			if tc.hold {
-				lock, err := lockPath(filepath.Join(dir, lockFile), false)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer lock.Close()
+	t.Run("running", func(t *testing.T) {
+		dir := t.TempDir()
+		writeGroups(t, dir, orphan(t, newToken(), 3077))
+		lock, err := proc.Lock(filepath.Join(dir, lockFile), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer lock.Close()
+		n, err := EndOrphans(dir)
+		if err != nil || n != 0 {
+			t.Fatalf("EndOrphans = %d, %v; want nothing ended", n, err)
+		}
+		for _, arg := range []string{"3077", "3078"} {
+			if len(running("sleep", arg)) == 0 {
+				t.Errorf("sleep %s was ended", arg)
 			}
-			n, err := EndOrphans(dir)
-			if err != nil || n != 0 {
-				t.Fatalf("EndOrphans = %d, %v; want nothing ended", n, err)
-			}
-			for _, arg := range []int{tc.arg, tc.arg + 1} {
-				if len(running("sleep", strconv.Itoa(arg))) == 0 {
-					t.Errorf("sleep %d was ended", arg)
-				}
-			}
-		})
-	}
+		}
+	})
 }
+
+// newToken is a fresh step token.
+func newToken() string { return rand.Text() }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -72,7 +73,7 @@ func Notify(n config.Notify, note Notification, w io.Writer) (bool, error) {
 		// A CAIRN_PR_URL of the user's own must not pass for the run's.
 		drop = append(drop, EnvPullRequest)
 	}
-	p := &Proc{
+	p := &proc.Proc{
 		Argv:    argv,
 		Env:     mergeEnv(os.Environ(), set, drop),
 		Stdout:  &out,

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/cairn-dev/cairn/internal/proc"
 )
 
 // LocksDir is the folder of $CAIRN_HOME that holds the Pass locks.
@@ -50,8 +52,8 @@ func AcquirePass(home, repo string) (*PassLock, *PassHolder, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, nil, fmt.Errorf("take the pass lock: %w", err)
 	}
-	f, err := lockPath(path, false)
-	if errors.Is(err, errWouldBlock) {
+	f, err := proc.Lock(path, false)
+	if errors.Is(err, proc.ErrWouldBlock) {
 		h := readHolder(path)
 		return nil, &h, nil
 	}

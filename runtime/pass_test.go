@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/internal/proc"
 )
 
 // TestHelperHoldLock is not a test: it is the process the lock tests start
@@ -31,7 +33,7 @@ func TestHelperHoldLock(t *testing.T) {
 			os.Exit(1)
 		}
 	case "folder":
-		if _, err := lockPath(filepath.Join(args[1], lockFile), false); err != nil {
+		if _, err := proc.Lock(filepath.Join(args[1], lockFile), false); err != nil {
 			fmt.Printf("not locked: %v\n", err)
 			os.Exit(1)
 		}

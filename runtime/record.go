@@ -53,20 +53,6 @@ type WorktreeRecord struct {
 	Base string `json:"base"`
 }
 
-// ProcGroup is one process group a run's step has running, as the run
-// folder's groupsFile keeps it: enough for a later cairn to end what is left
-// of it when the run crashed, and to know it is the same group. Token is
-// the step token every process of the group inherits (EnvStepToken), which
-// also finds those that left the group (setsid); PGID and Start (the
-// leader's start time, clock ticks after boot) are zero until the group has
-// started; Boot is the boot id of the machine it runs on.
-type ProcGroup struct {
-	Token string `json:"token"`
-	PGID  int    `json:"pgid"`
-	Start uint64 `json:"start"`
-	Boot  string `json:"boot"`
-}
-
 // RecordFlags are the command-line flags a run was started with, so that
 // resume can start it again with the same ones.
 type RecordFlags struct {

@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/git"
+	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -164,7 +165,7 @@ type run struct {
 	o      Options
 	folder *Folder
 	// groups are the process groups the run's steps have running.
-	groups *Groups
+	groups *proc.Groups
 	wts    *Worktrees
 	prog   *progress
 	// commits makes the commits of a commit-mode run; nil otherwise.

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -71,7 +72,7 @@ func loadOnce(dir string) (rec *Record, again bool, err error) {
 	}
 	rec.withArrays()
 	if rec.Status == StatusRunning {
-		held, err := flockHeld(filepath.Join(dir, lockFile))
+		held, err := proc.Held(filepath.Join(dir, lockFile))
 		if err != nil {
 			return nil, false, fmt.Errorf("read the run's lock: %w", err)
 		}
@@ -213,7 +214,7 @@ func starting(dir string) bool {
 	if _, err := os.Stat(filepath.Join(dir, RecordFile)); !errors.Is(err, fs.ErrNotExist) {
 		return false
 	}
-	held, err := flockHeld(filepath.Join(dir, lockFile))
+	held, err := proc.Held(filepath.Join(dir, lockFile))
 	return err == nil && held
 }
 

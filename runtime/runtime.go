@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -102,7 +103,7 @@ type StepContext struct {
 	Guard func(context.Context) error
 	// Groups records the process groups of the step's shells and
 	// sessions while they run.
-	Groups *Groups
+	Groups *proc.Groups
 }
 
 // date is the day the step started in the machine's time zone, as a

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -91,7 +92,7 @@ func runPrompt(ctx context.Context, sc *StepContext, h *harness.Harness, inv har
 	}
 	stdout := &traceStream{trace: trace}
 	stderr := &traceStream{trace: trace, stderr: true}
-	p := &Proc{
+	p := &proc.Proc{
 		Argv:    argv,
 		Dir:     sc.Worktree,
 		Env:     sc.Env,

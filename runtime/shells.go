@@ -13,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -52,7 +53,7 @@ func recordShell(ctx context.Context, sc *StepContext, ps phaseShell) (shellRun,
 	stdout, stderr, err := createStreams(sc.RunDir, fmt.Sprintf("%s.%s", sc.Step.Name, ps.phase))
 	if err != nil {
 		rec.Cause = fmt.Sprintf("record the output of %s: %v", what, err)
-		return shellRun{proc: ProcResult{ExitCode: -1}, cause: rec.Cause}, rec, errors.New(rec.Cause)
+		return shellRun{proc: proc.Result{ExitCode: -1}, cause: rec.Cause}, rec, errors.New(rec.Cause)
 	}
 	rec.Stdout, _ = filepath.Rel(sc.RunDir, stdout.f.Name())
 	rec.Stderr, _ = filepath.Rel(sc.RunDir, stderr.f.Name())

@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/cairn-dev/cairn/internal/git"
+	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -844,7 +845,7 @@ func lockWorktrees(path string) (func(), error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
-	f, err := lockPath(path, true)
+	f, err := proc.Lock(path, true)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/internal/git"
+	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -118,7 +119,7 @@ func (w *Worktrees) freeBranch(branch, path string) error {
 		return fmt.Errorf("branch %q is checked out at %s; switch that working tree to another branch first", branch, path)
 	}
 	home := filepath.Dir(worktrees)
-	if held, err := flockHeld(filepath.Join(RunsDir(home), run, lockFile)); err != nil || held {
+	if held, err := proc.Held(filepath.Join(RunsDir(home), run, lockFile)); err != nil || held {
 		return fmt.Errorf("branch %q is in use by run %q, at %s", branch, run, path)
 	}
 	status, err := git.Run(context.Background(), path, w.env, "status", "--porcelain")

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -215,7 +216,7 @@ func TestIssueBranchWorktreeInUseByLiveRun(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(RunsDir(home), live), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	lock, err := lockPath(filepath.Join(RunsDir(home), live, lockFile), false)
+	lock, err := proc.Lock(filepath.Join(RunsDir(home), live, lockFile), false)
 	if err != nil {
 		t.Fatal(err)
 	}

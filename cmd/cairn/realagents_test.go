@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/harness"
-	"github.com/cairn-dev/cairn/runtime"
+	"github.com/cairn-dev/cairn/internal/proc"
 )
 
 // realAgentsBin is the folder of the real agent CLIs that .ci/agents.sh
@@ -125,7 +125,7 @@ func TestRealAgents(t *testing.T) {
 				t.Fatal(err)
 			}
 			var stdout, stderr bytes.Buffer
-			p := &runtime.Proc{
+			p := &proc.Proc{
 				Argv:    argv,
 				Dir:     repo,
 				Env:     env,

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/cairn-dev/cairn/check"
+	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/load"
 	"github.com/cairn-dev/cairn/runtime"
@@ -181,7 +182,7 @@ func skipPass(stderr io.Writer, home string, rn *load.Runnable, h *runtime.PassH
 // interrupts is a context that SIGINT or SIGTERM ends. It takes those
 // signals over from main's handler, which would exit at once: a run must
 // stop its steps and clean up first. A second signal cuts the steps' grace
-// short (runtime.WithKill): they are killed at once, and the run still ends
+// short (proc.WithKill): they are killed at once, and the run still ends
 // interrupted and cleans up; later ones change nothing.
 func interrupts() (context.Context, context.CancelFunc) {
 	sigs := make(chan os.Signal, 1)
@@ -207,7 +208,7 @@ func interrupts() (context.Context, context.CancelFunc) {
 		}
 	}()
 	var once sync.Once
-	return runtime.WithKill(ctx, kill), func() {
+	return proc.WithKill(ctx, kill), func() {
 		once.Do(func() {
 			signal.Stop(sigs)
 			close(done)

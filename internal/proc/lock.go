@@ -1,4 +1,4 @@
-package runtime
+package proc
 
 import (
 	"errors"
@@ -7,13 +7,13 @@ import (
 	"syscall"
 )
 
-// lockPath opens path (creating it, readable by its owner only) and takes an
+// Lock opens path (creating it, readable by its owner only) and takes an
 // exclusive flock on it: waiting for it when wait is set, else failing with
-// errWouldBlock when another open file holds it. The lock lasts while the
+// ErrWouldBlock when another open file holds it. The lock lasts while the
 // returned file is open; the kernel releases it when its process dies, so a
 // crashed holder never leaves it held. The file is closed on exec, so the
 // processes a run starts do not inherit it.
-func lockPath(path string, wait bool) (*os.File, error) {
+func Lock(path string, wait bool) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
@@ -29,14 +29,14 @@ func lockPath(path string, wait bool) (*os.File, error) {
 	return f, nil
 }
 
-// errWouldBlock is the error of a lock another open file holds.
-var errWouldBlock = syscall.EWOULDBLOCK
+// ErrWouldBlock is the error of a lock another open file holds.
+var ErrWouldBlock = syscall.EWOULDBLOCK
 
-// flockHeld reports whether another open file holds a lock on path: it takes
+// Held reports whether another open file holds a lock on path: it takes
 // a shared lock for an instant, and gives it back. A missing file is not
 // held. flock locks belong to open files, so a lock this process holds
 // through another file counts as held.
-func flockHeld(path string) (bool, error) {
+func Held(path string) (bool, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -46,7 +46,7 @@ func flockHeld(path string) (bool, error) {
 	}
 	defer f.Close()
 	err = flockRetry(f, syscall.LOCK_SH|syscall.LOCK_NB)
-	if errors.Is(err, errWouldBlock) {
+	if errors.Is(err, ErrWouldBlock) {
 		return true, nil
 	}
 	return false, err

@@ -1,4 +1,8 @@
-package runtime
+// Package proc starts and stops the processes cairn runs, each in its own
+// process group, so that stopping one stops everything it started; it
+// records the groups a run has running, ends what a crashed run left, and
+// holds file locks.
+package proc
 
 import (
 	"context"
@@ -34,9 +38,9 @@ type Proc struct {
 	Groups *Groups
 }
 
-// ProcResult is how a process ended. ExitCode is -1 when it was killed by a
+// Result is how a process ended. ExitCode is -1 when it was killed by a
 // signal or never started.
-type ProcResult struct {
+type Result struct {
 	ExitCode int
 	// TimedOut is set when Timeout ended it; Stopped when the context did.
 	TimedOut bool
@@ -45,7 +49,7 @@ type ProcResult struct {
 
 // Cause words how a process ended, for a step's record: "exit status 3",
 // "timed out after 45m0s", "stopped".
-func (r ProcResult) Cause(timeout time.Duration) string {
+func (r Result) Cause(timeout time.Duration) string {
 	switch {
 	case r.TimedOut:
 		return fmt.Sprintf("timed out after %s", timeout)
@@ -69,9 +73,9 @@ const pipeWait = time.Second
 // that left the group but carry its step token. The group is recorded in
 // Groups while it runs. The error is only for a process that could not
 // start.
-func (p *Proc) Run(ctx context.Context) (ProcResult, error) {
+func (p *Proc) Run(ctx context.Context) (Result, error) {
 	if len(p.Argv) == 0 {
-		return ProcResult{ExitCode: -1}, errors.New("no command to run")
+		return Result{ExitCode: -1}, errors.New("no command to run")
 	}
 	token := newToken()
 	cmd := exec.Command(p.Argv[0], p.Argv[1:]...)
@@ -84,7 +88,7 @@ func (p *Proc) Run(ctx context.Context) (ProcResult, error) {
 	defer p.Groups.remove(g)
 	l, err := startLeader(cmd)
 	if err != nil {
-		return ProcResult{ExitCode: -1}, err
+		return Result{ExitCode: -1}, err
 	}
 	pgid := cmd.Process.Pid
 	p.Groups.started(g, pgid)
@@ -95,7 +99,7 @@ func (p *Proc) Run(ctx context.Context) (ProcResult, error) {
 		defer t.Stop()
 		timeout = t.C
 	}
-	var res ProcResult
+	var res Result
 	select {
 	case <-l.exited:
 	case <-ctx.Done():

@@ -1,11 +1,11 @@
 //go:build !linux
 
-package runtime
+package proc
 
 import "syscall"
 
 // setDeathSignal does nothing where the kernel cannot end a process with its
-// parent: what a crashed cairn left is ended by the next (EndOrphans).
+// parent: what a crashed cairn left is ended by the next (EndGroups).
 func setDeathSignal(*syscall.SysProcAttr) {}
 
 // awaitExit cannot wait for a process without reaping it here: the caller

@@ -1,4 +1,4 @@
-package runtime
+package proc
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 )
 
 func TestProcExitCodes(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		script string
 		code   int
@@ -35,6 +36,7 @@ func TestProcExitCodes(t *testing.T) {
 }
 
 func TestProcNotFound(t *testing.T) {
+	t.Parallel()
 	p := &Proc{Argv: []string{"/nonexistent/cairn-test"}}
 	if _, err := p.Run(context.Background()); err == nil {
 		t.Fatal("want an error for a missing program")
@@ -44,6 +46,7 @@ func TestProcNotFound(t *testing.T) {
 // TestProcTimeoutStopsGroup holds that a timeout stops the whole process
 // group: the background child the script started is gone too.
 func TestProcTimeoutStopsGroup(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "child.pid")
 	var out bytes.Buffer
@@ -95,6 +98,7 @@ func (s *syncBuffer) String() string {
 }
 
 func TestProcContextStops(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	var out syncBuffer
 	p := &Proc{Argv: []string{"bash", "-c", "trap 'echo term; exit 143' TERM; echo ready; while :; do sleep 0.01; done"}, Stdout: &out, Grace: time.Second}
