@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -44,12 +45,13 @@ func (r *run) pullRequestURL() string {
 
 // issueBranch is what delivery and self-merge work on: the step's
 // issue-branch worktree, its branch, the base branch its pull request
-// goes into, and gh for origin's repository in the step's environment.
+// goes into, and the forge of origin's repository in the step's
+// environment.
 type issueBranch struct {
 	wt     Worktree
 	branch string
 	base   string
-	gh     *GH
+	gh     forge.Forge
 }
 
 // issueBranchOf is the issue branch of the step sc runs in wt, for the
@@ -73,5 +75,5 @@ func (r *run) issueBranchOf(sc *StepContext, wt Worktree, what string) (*issueBr
 	if base == "" || base == "HEAD" {
 		return nil, fmt.Errorf("%s: worktree %q has no base branch for the pull request to go into; set base_branch in the config", what, wt.Name)
 	}
-	return &issueBranch{wt: wt, branch: wt.Branch, base: base, gh: &GH{Dir: wt.Path, Env: sc.Env, Repo: r.issue.Repo}}, nil
+	return &issueBranch{wt: wt, branch: wt.Branch, base: base, gh: &forge.GH{Dir: wt.Path, Env: sc.Env, Repo: r.issue.Repo}}, nil
 }

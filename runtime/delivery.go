@@ -2,17 +2,16 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
@@ -46,112 +45,6 @@ func pollInterval() time.Duration {
 	return DefaultPollInterval
 }
 
-// ghPullRequest is a pull request as `gh pr list/view --json` gives it.
-type ghPullRequest struct {
-	Number      int    `json:"number"`
-	URL         string `json:"url"`
-	State       string `json:"state"`
-	IsDraft     bool   `json:"isDraft"`
-	HeadRefOid  string `json:"headRefOid"`
-	BaseRefName string `json:"baseRefName"`
-}
-
-// ghPullRequestFields are the fields cairn asks gh for.
-const ghPullRequestFields = "number,url,state,isDraft,headRefOid,baseRefName"
-
-// ghCheck is a check of a pull request as `gh pr checks --json` gives it.
-// Bucket sorts its state into pass, fail, pending, skipping or cancel.
-type ghCheck struct {
-	Name        string `json:"name"`
-	State       string `json:"state"`
-	Bucket      string `json:"bucket"`
-	Link        string `json:"link"`
-	Workflow    string `json:"workflow"`
-	Description string `json:"description"`
-}
-
-// ghCheckFields are the fields cairn asks gh for.
-const ghCheckFields = "name,state,bucket,link,workflow,description"
-
-// errNoChecks is gh's answer for a pull request no check reported on (yet).
-var errNoChecks = errors.New("no checks reported")
-
-// openPullRequest is the branch's open pull request; nil when it has none.
-func (b *issueBranch) openPullRequest(ctx context.Context) (*ghPullRequest, error) {
-	out, err := b.gh.run(ctx, "pr", "list", "--repo", b.gh.repoFlag(), "--head", b.branch, "--state", "open", "--json", ghPullRequestFields)
-	if err != nil {
-		return nil, err
-	}
-	var list []ghPullRequest
-	if err := json.Unmarshal(out, &list); err != nil {
-		return nil, fmt.Errorf("gh pr list: read its answer: %w", err)
-	}
-	if len(list) == 0 {
-		return nil, nil
-	}
-	return &list[0], nil
-}
-
-// view reads pull request n.
-func (b *issueBranch) view(ctx context.Context, n int) (*ghPullRequest, error) {
-	out, err := b.gh.run(ctx, "pr", "view", strconv.Itoa(n), "--repo", b.gh.repoFlag(), "--json", ghPullRequestFields)
-	if err != nil {
-		return nil, err
-	}
-	var pr ghPullRequest
-	if err := json.Unmarshal(out, &pr); err != nil {
-		return nil, fmt.Errorf("gh pr view: read its answer: %w", err)
-	}
-	return &pr, nil
-}
-
-// checks reads pull request n's checks once; errNoChecks when none
-// reported.
-func (b *issueBranch) checks(ctx context.Context, n int) ([]ghCheck, error) {
-	out, err := b.gh.run(ctx, "pr", "checks", strconv.Itoa(n), "--repo", b.gh.repoFlag(), "--json", ghCheckFields)
-	if err != nil {
-		if strings.Contains(err.Error(), "no checks reported") {
-			return nil, errNoChecks
-		}
-		return nil, err
-	}
-	var checks []ghCheck
-	if err := json.Unmarshal(out, &checks); err != nil {
-		return nil, fmt.Errorf("gh pr checks: read its answer: %w", err)
-	}
-	return checks, nil
-}
-
-// failing are the checks that failed or were cancelled: those not green.
-func failing(checks []ghCheck) []ghCheck {
-	var out []ghCheck
-	for _, c := range checks {
-		if c.Bucket == "fail" || c.Bucket == "cancel" {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// pending reports whether a check has not finished.
-func pending(checks []ghCheck) bool {
-	for _, c := range checks {
-		if c.Bucket == "pending" {
-			return true
-		}
-	}
-	return false
-}
-
-// checkNames lists the checks' names, quoted, for a message.
-func checkNames(checks []ghCheck) string {
-	names := make([]string, 0, len(checks))
-	for _, c := range checks {
-		names = append(names, fmt.Sprintf("%q", c.Name))
-	}
-	return strings.Join(names, ", ")
-}
-
 // fetchBase fetches the base branch from origin into origin/BASE.
 func (b *issueBranch) fetchBase(ctx context.Context) error {
 	_, err := git.Run(ctx, b.wt.Path, os.Environ(), "fetch", "--quiet", "--no-tags", "origin", "+refs/heads/"+b.base+":refs/remotes/origin/"+b.base)
@@ -169,7 +62,7 @@ type delivery struct {
 	sc *StepContext
 	*issueBranch
 	cap int
-	pr  *ghPullRequest
+	pr  *forge.PullRequest
 	// pushed is the commit origin's branch was last pushed at.
 	pushed string
 	// rounds counts the repair sessions so far; done lists what each did.
@@ -238,13 +131,13 @@ func (d *delivery) run(ctx context.Context) ActionResult {
 		if err != nil {
 			return d.failed("%v", err)
 		}
-		var bad []ghCheck
+		var bad []forge.Check
 		if !conflict {
 			checks, err := d.waitChecks(ctx)
 			if err != nil {
 				return d.failed("pull request %s: %v", d.pr.URL, err)
 			}
-			if bad = failing(checks); len(bad) == 0 {
+			if bad = forge.Failing(checks); len(bad) == 0 {
 				return d.green(ctx, checks)
 			}
 		}
@@ -277,8 +170,8 @@ var errAtCap = errors.New("the repair cap is reached")
 
 // atCap ends the delivery failed at the repair cap: its pull request stays
 // open, as the branch does.
-func (d *delivery) atCap(conflict bool, bad []ghCheck) ActionResult {
-	what := fmt.Sprintf("checks %s still fail", checkNames(bad))
+func (d *delivery) atCap(conflict bool, bad []forge.Check) ActionResult {
+	what := fmt.Sprintf("checks %s still fail", forge.CheckNames(bad))
 	if conflict {
 		what = fmt.Sprintf("branch %q still conflicts with %q", d.branch, d.base)
 	}
@@ -387,38 +280,25 @@ func (d *delivery) body() string {
 // open finds the branch's open pull request and updates it, or opens one
 // as a draft, marked ready once its checks pass.
 func (d *delivery) open(ctx context.Context) error {
-	pr, err := d.openPullRequest(ctx)
+	pr, err := d.gh.OpenPullRequest(ctx, d.branch)
 	if err != nil {
 		return err
 	}
 	if pr != nil {
-		if _, err := d.gh.run(ctx, "pr", "edit", strconv.Itoa(pr.Number), "--repo", d.gh.repoFlag(),
-			"--title", d.title(), "--body", d.body(), "--base", d.base); err != nil {
+		if err := d.gh.EditPullRequest(ctx, pr.Number, d.title(), d.body(), d.base); err != nil {
 			return err
 		}
 		d.pr = pr
 		d.note("updated pull request %s", pr.URL)
 		return nil
 	}
-	out, err := d.gh.run(ctx, "pr", "create", "--repo", d.gh.repoFlag(), "--head", d.branch, "--base", d.base,
-		"--title", d.title(), "--body", d.body(), "--draft")
+	pr, err = d.gh.CreatePullRequest(ctx, d.branch, d.base, d.title(), d.body())
 	if err != nil {
 		return err
 	}
-	url := lastLine(string(out))
-	n, err := strconv.Atoi(url[strings.LastIndexByte(url, '/')+1:])
-	if err != nil || !strings.Contains(url, "/pull/") {
-		return fmt.Errorf("gh pr create: no pull request URL in its answer %q", url)
-	}
-	d.pr = &ghPullRequest{Number: n, URL: url, State: "OPEN", IsDraft: true}
-	d.note("opened pull request %s", url)
+	d.pr = pr
+	d.note("opened pull request %s", pr.URL)
 	return nil
-}
-
-// lastLine is the last non-blank line of s, trimmed.
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 // conflicts reports whether the branch conflicts with the base as origin
@@ -440,11 +320,11 @@ func (d *delivery) conflicts(ctx context.Context) (bool, error) {
 // waitChecks reads the pull request's checks until none is pending on the
 // commit last pushed, every poll interval. A pull request on which no
 // check reports for noChecksPolls reads in a row has none.
-func (d *delivery) waitChecks(ctx context.Context) ([]ghCheck, error) {
+func (d *delivery) waitChecks(ctx context.Context) ([]forge.Check, error) {
 	interval := pollInterval()
 	empty, stale, said := 0, 0, false
 	for {
-		pr, err := d.view(ctx, d.pr.Number)
+		pr, err := d.gh.ViewPullRequest(ctx, d.pr.Number)
 		if err != nil {
 			return nil, err
 		}
@@ -459,15 +339,15 @@ func (d *delivery) waitChecks(ctx context.Context) ([]ghCheck, error) {
 				return nil, fmt.Errorf("its head is %s, not %s as cairn pushed it: someone else pushed to branch %q", pr.HeadRefOid, d.pushed, d.branch)
 			}
 		} else {
-			checks, err := d.checks(ctx, d.pr.Number)
+			checks, err := d.gh.Checks(ctx, d.pr.Number)
 			switch {
-			case errors.Is(err, errNoChecks):
+			case errors.Is(err, forge.ErrNoChecks):
 				if empty++; empty > noChecksPolls {
 					return nil, nil
 				}
 			case err != nil:
 				return nil, err
-			case !pending(checks):
+			case !forge.Pending(checks):
 				return checks, nil
 			}
 		}
@@ -485,9 +365,9 @@ func (d *delivery) waitChecks(ctx context.Context) ([]ghCheck, error) {
 
 // green ends the delivery: every check passed, the pull request is marked
 // ready for review.
-func (d *delivery) green(ctx context.Context, checks []ghCheck) ActionResult {
+func (d *delivery) green(ctx context.Context, checks []forge.Check) ActionResult {
 	if d.pr.IsDraft {
-		if _, err := d.gh.run(ctx, "pr", "ready", strconv.Itoa(d.pr.Number), "--repo", d.gh.repoFlag()); err != nil {
+		if err := d.gh.MarkReady(ctx, d.pr.Number); err != nil {
 			return d.failed("pull request %s: %v", d.pr.URL, err)
 		}
 		d.pr.IsDraft = false
@@ -515,14 +395,14 @@ var jobLink = regexp.MustCompile(`/actions/runs/([0-9]+)/job/([0-9]+)`)
 
 // failingCheck is what a repair prompt says of a failing check: gh's
 // words, and the log of its failed steps when it is a GitHub Actions job.
-func (d *delivery) failingCheck(ctx context.Context, c ghCheck) templates.FailingCheck {
+func (d *delivery) failingCheck(ctx context.Context, c forge.Check) templates.FailingCheck {
 	f := templates.FailingCheck{Name: c.Name, Workflow: c.Workflow, Description: c.Description, Link: c.Link}
 	m := jobLink.FindStringSubmatch(c.Link)
 	if m == nil {
 		f.LogError = "it is not a GitHub Actions job; follow its link"
 		return f
 	}
-	out, err := d.gh.run(ctx, "run", "view", "--job", m[2], "--log-failed", "--repo", d.gh.repoFlag())
+	out, err := d.gh.FailedJobLog(ctx, m[2])
 	if err != nil {
 		f.LogError = err.Error()
 		return f
@@ -536,9 +416,9 @@ func (d *delivery) failingCheck(ctx context.Context, c ghCheck) templates.Failin
 
 // repair runs a repair session for the failing checks, commits what it
 // left, and pushes.
-func (d *delivery) repair(ctx context.Context, bad []ghCheck) error {
+func (d *delivery) repair(ctx context.Context, bad []forge.Check) error {
 	d.rounds++
-	d.note("repair %d of %d: checks %s of pull request %s fail", d.rounds, d.cap, checkNames(bad), d.pr.URL)
+	d.note("repair %d of %d: checks %s of pull request %s fail", d.rounds, d.cap, forge.CheckNames(bad), d.pr.URL)
 	data := templates.RepairData{}
 	for _, c := range bad {
 		data.Checks = append(data.Checks, d.failingCheck(ctx, c))
@@ -555,11 +435,11 @@ func (d *delivery) repair(ctx context.Context, bad []ghCheck) error {
 		return err
 	}
 	if headOf(d.wt.Path) == d.pushed {
-		d.done = append(d.done, fmt.Sprintf("checks %s: the session changed nothing. %s", checkNames(bad), msg))
+		d.done = append(d.done, fmt.Sprintf("checks %s: the session changed nothing. %s", forge.CheckNames(bad), msg))
 		d.note("repair %d of %d changed nothing", d.rounds, d.cap)
 		return nil
 	}
-	d.done = append(d.done, fmt.Sprintf("checks %s: %s", checkNames(bad), msg))
+	d.done = append(d.done, fmt.Sprintf("checks %s: %s", forge.CheckNames(bad), msg))
 	return d.push(ctx, "")
 }
 
@@ -737,7 +617,7 @@ func (d *delivery) session(ctx context.Context, data templates.RepairData) (stri
 	data.Round, data.Rounds = d.rounds, d.cap
 	data.WorktreePath, data.Skill, data.SkillPath = d.wt.Path, a.Skill.Name, skill
 	data.IssueURL, data.Limit = d.r.issue.URL, checkLogLimit
-	if f := filepath.Join(d.wt.Path, IssueFile); fileExists(f) {
+	if f := filepath.Join(d.wt.Path, forge.IssueFile); fileExists(f) {
 		data.IssueFile = f
 	}
 	prompt, err := templates.RepairPrompt(data)
@@ -761,4 +641,14 @@ func (d *delivery) session(ctx context.Context, data templates.RepairData) (stri
 		msg = "(no final message)"
 	}
 	return msg, nil
+}
+
+// firstLine is the first non-blank line of s, trimmed.
+func firstLine(s string) string {
+	for _, line := range strings.Split(s, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			return line
+		}
+	}
+	return ""
 }

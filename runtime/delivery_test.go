@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/fakegh"
 	"github.com/cairn-dev/cairn/ir"
@@ -76,11 +77,11 @@ func newDeliveryFixture(t *testing.T, checks []fakegh.CheckSpec, limits ir.PlanL
 	wtGit(t, f.wt.Path, "add", "-A")
 	wtGit(t, f.wt.Path, "commit", "-q", "-m", "Fix the parser")
 
-	is, err := OpenIssue(context.Background(), f.root, "42", nil, f.env)
+	is, err := forge.OpenIssue(context.Background(), f.root, "42", nil, f.env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := is.WriteFile(f.wt.Path); err != nil {
+	if _, err := writeIssueFile(is, f.wt.Path); err != nil {
 		t.Fatal(err)
 	}
 	home := filepath.Join(dir, "home")

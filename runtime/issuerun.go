@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/cairn-dev/cairn/forge"
+	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -17,8 +20,8 @@ const releaseTimeout = 30 * time.Second
 // config's trusted accounts, and returns it with a copy of the plan whose
 // issue-branch worktrees name their branch: one of the issue's that
 // exists, else cairn/NUMBER-slug.
-func openIssue(ctx context.Context, o Options) (*Issue, *ir.Plan, error) {
-	is, err := OpenIssue(ctx, o.Repo.Root, o.Plan.Issue, ir.Values(o.Config.Trusted), os.Environ())
+func openIssue(ctx context.Context, o Options) (*forge.Issue, *ir.Plan, error) {
+	is, err := forge.OpenIssue(ctx, o.Repo.Root, o.Plan.Issue, ir.Values(o.Config.Trusted), os.Environ())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -45,13 +48,29 @@ func (r *run) takeClaim(ctx context.Context) error {
 		return nil
 	}
 	host, _ := os.Hostname()
-	holder := Holder{Host: host, Run: r.folder.Name(), PID: os.Getpid(), Folder: r.folder.Dir}
-	claim, err := TakeClaim(ctx, r.o.Repo.Root, r.issue.Number, holder, r.o.Flags.TakeOver)
+	holder := forge.Holder{Host: host, Run: r.folder.Name(), PID: os.Getpid(), Folder: r.folder.Dir}
+	claim, err := forge.TakeClaim(ctx, r.o.Repo.Root, r.issue.Number, holder, r.o.Flags.TakeOver, claimStaleness)
 	if err != nil {
 		return err
 	}
 	r.claim = claim
 	return nil
+}
+
+// claimStaleness tells whether the holder of a Claim ran on this host, and
+// if so whether it has stopped: its run folder's lock is free, or, with no
+// folder to look at, its process is gone.
+func claimStaleness(h forge.Holder) (local, stale bool) {
+	local, stale = forge.ProcessStaleness(h)
+	if !local || h.Folder == "" || !filepath.IsAbs(h.Folder) {
+		return local, stale
+	}
+	if _, err := os.Stat(h.Folder); err == nil {
+		if held, err := proc.Held(filepath.Join(h.Folder, lockFile)); err == nil {
+			return true, !held
+		}
+	}
+	return local, stale
 }
 
 // hasIssueBranch reports whether p has an issue-branch worktree.
@@ -71,11 +90,20 @@ func (r *run) writeIssue() error {
 		return nil
 	}
 	for _, wt := range r.wts.All() {
-		if _, err := r.issue.WriteFile(wt.Path); err != nil {
+		if _, err := writeIssueFile(r.issue, wt.Path); err != nil {
 			return fmt.Errorf("issue %s: write it into worktree %q: %w", r.issue, wt.Name, err)
 		}
 	}
 	return nil
+}
+
+// writeIssueFile writes is as the issue file of the worktree at dir,
+// excluded from git first, so that it never makes the tree dirty.
+func writeIssueFile(is *forge.Issue, dir string) (string, error) {
+	if err := ExcludeCairnFiles(dir); err != nil {
+		return "", fmt.Errorf("write issue %s: %w", is, err)
+	}
+	return is.WriteFile(dir)
 }
 
 // releaseClaim releases the run's Claim at its end, whatever happened,

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"strconv"
 	"strings"
 
+	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/git"
 )
 
@@ -25,7 +25,7 @@ func (r *run) selfMerge(ctx context.Context, sc *StepContext, wt Worktree) Actio
 	if err != nil {
 		return failedAction("%v", err)
 	}
-	pr, err := b.openPullRequest(ctx)
+	pr, err := b.gh.OpenPullRequest(ctx, b.branch)
 	if err != nil {
 		return failedAction("%v", err)
 	}
@@ -45,7 +45,7 @@ func (r *run) selfMerge(ctx context.Context, sc *StepContext, wt Worktree) Actio
 		}
 	}
 	head := headOf(wt.Path)
-	if _, err := b.gh.run(ctx, "pr", "merge", strconv.Itoa(pr.Number), "--repo", b.gh.repoFlag(), "--squash", "--match-head-commit", head); err != nil {
+	if err := b.gh.Merge(ctx, pr.Number, head); err != nil {
 		return failedAction("pull request %s: %v", pr.URL, err)
 	}
 	r.prog.note(fmt.Sprintf("%s: merged pull request %s", sc.Step.Name, pr.URL))
@@ -56,7 +56,7 @@ func (r *run) selfMerge(ctx context.Context, sc *StepContext, wt Worktree) Actio
 // now, "" when it may be. The limits come first: no merge asked, the file
 // forbidding one, a protected path touched; then the pull request itself:
 // a draft, a head other than the worktree's, checks not green.
-func (r *run) holdReason(ctx context.Context, b *issueBranch, pr *ghPullRequest) (string, error) {
+func (r *run) holdReason(ctx context.Context, b *issueBranch, pr *forge.PullRequest) (string, error) {
 	l := r.o.Plan.Limits
 	switch {
 	case !l.SelfMerge:
@@ -90,7 +90,7 @@ func (r *run) holdReason(ctx context.Context, b *issueBranch, pr *ghPullRequest)
 	if len(touched) > 0 {
 		return "the change touches protected paths: " + strings.Join(touched, ", "), nil
 	}
-	view, err := b.view(ctx, pr.Number)
+	view, err := b.gh.ViewPullRequest(ctx, pr.Number)
 	if err != nil {
 		return "", err
 	}
@@ -101,14 +101,14 @@ func (r *run) holdReason(ctx context.Context, b *issueBranch, pr *ghPullRequest)
 	case view.HeadRefOid != head:
 		return fmt.Sprintf("the pull request's head is %s, not the delivered %s", view.HeadRefOid, head), nil
 	}
-	checks, err := b.checks(ctx, pr.Number)
-	if err != nil && !errors.Is(err, errNoChecks) {
+	checks, err := b.gh.Checks(ctx, pr.Number)
+	if err != nil && !errors.Is(err, forge.ErrNoChecks) {
 		return "", err
 	}
-	if bad := failing(checks); len(bad) > 0 {
-		return fmt.Sprintf("checks %s fail", checkNames(bad)), nil
+	if bad := forge.Failing(checks); len(bad) > 0 {
+		return fmt.Sprintf("checks %s fail", forge.CheckNames(bad)), nil
 	}
-	if pending(checks) {
+	if forge.Pending(checks) {
 		return "checks are still pending", nil
 	}
 	return "", nil

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -101,7 +102,7 @@ func (r *run) runPublishedIssue(ctx context.Context, sc *StepContext, _ Worktree
 // the URL on the last non-empty line of its result, an issue of origin's
 // repository, open, opened by a trusted account, and created since that
 // step began. Its error names the URL and what is wrong.
-func (r *run) publishedIssue(ctx context.Context, sc *StepContext) (*Issue, error) {
+func (r *run) publishedIssue(ctx context.Context, sc *StepContext) (*forge.Issue, error) {
 	prev, err := r.publisher(sc.Step.Name)
 	if err != nil {
 		return nil, err
@@ -123,7 +124,7 @@ func (r *run) publishedIssue(ctx context.Context, sc *StepContext) (*Issue, erro
 	if err != nil {
 		return nil, fmt.Errorf("step %q: %w", prev, err)
 	}
-	is, err := OpenIssue(ctx, r.o.Repo.Root, url, ir.Values(r.o.Config.Trusted), sc.Env)
+	is, err := forge.OpenIssue(ctx, r.o.Repo.Root, url, ir.Values(r.o.Config.Trusted), sc.Env)
 	if err != nil {
 		return nil, fmt.Errorf("published issue: %w", err)
 	}
@@ -183,7 +184,7 @@ func PublishedURL(result string) (string, error) {
 // opened by a trusted account, and was created at or after began, the
 // start of the step that published it. GitHub keeps creation times to the
 // second, so began counts from the start of its second.
-func CheckPublished(is *Issue, began time.Time) error {
+func CheckPublished(is *forge.Issue, began time.Time) error {
 	if err := checkTicket(is); err != nil {
 		return err
 	}
@@ -196,7 +197,7 @@ func CheckPublished(is *Issue, began time.Time) error {
 
 // checkTicket checks an issue a child run may start on: open, and opened
 // by a trusted account.
-func checkTicket(is *Issue) error {
+func checkTicket(is *forge.Issue) error {
 	if !strings.EqualFold(is.State, "open") {
 		return fmt.Errorf("it is %s, not open", strings.ToLower(is.State))
 	}
@@ -255,9 +256,9 @@ func Tickets(body string) []string {
 // tickets into it) and opens and checks each of its tickets: an issue of
 // origin's repository, open, opened by a trusted account. It fails, naming
 // every problem, when any ticket fails its check, or there is none.
-func (r *run) tickets(ctx context.Context, sc *StepContext, spec *Issue) ([]*Issue, error) {
+func (r *run) tickets(ctx context.Context, sc *StepContext, spec *forge.Issue) ([]*forge.Issue, error) {
 	trusted := ir.Values(r.o.Config.Trusted)
-	again, err := OpenIssue(ctx, r.o.Repo.Root, spec.URL, trusted, sc.Env)
+	again, err := forge.OpenIssue(ctx, r.o.Repo.Root, spec.URL, trusted, sc.Env)
 	if err != nil {
 		return nil, fmt.Errorf("read spec issue %s again for its tickets: %w", spec, err)
 	}
@@ -265,11 +266,11 @@ func (r *run) tickets(ctx context.Context, sc *StepContext, spec *Issue) ([]*Iss
 	if len(refs) == 0 {
 		return nil, fmt.Errorf("spec issue %s (%s) lists no tickets: its body must list each as a task item, \"- [ ] #N\"", spec, spec.URL)
 	}
-	var out []*Issue
+	var out []*forge.Issue
 	var problems []string
 	seen := map[int]bool{spec.Number: true}
 	for _, ref := range refs {
-		is, err := OpenIssue(ctx, r.o.Repo.Root, ref, trusted, sc.Env)
+		is, err := forge.OpenIssue(ctx, r.o.Repo.Root, ref, trusted, sc.Env)
 		switch {
 		case err != nil:
 			problems = append(problems, err.Error())
@@ -307,7 +308,7 @@ type childRuns struct {
 // childRun is one child run: a process on an issue, and how it went.
 type childRun struct {
 	process string
-	issue   *Issue
+	issue   *forge.Issue
 	plan    *ir.Plan
 	source  []byte
 	// label is how its progress lines are told apart: "[PROCESS #N]".
@@ -321,7 +322,7 @@ type childRun struct {
 
 // prepare checks process for a child run on is, as `cairn run` would
 // check it; the check's diagnostics go to the run's progress.
-func (k *childRuns) prepare(process string, is *Issue) (*childRun, error) {
+func (k *childRuns) prepare(process string, is *forge.Issue) (*childRun, error) {
 	c := &childRun{process: process, issue: is, label: fmt.Sprintf("[%s %s]", process, is)}
 	w := &noteWriter{prog: k.r.prog, label: c.label}
 	plan, source, err := k.r.o.Prepare(process, is.URL, w)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/forge"
 )
 
 func TestTickets(t *testing.T) {
@@ -63,12 +65,12 @@ func TestPublishedURL(t *testing.T) {
 
 func TestCheckPublished(t *testing.T) {
 	began := time.Date(2026, 3, 1, 12, 0, 0, 500_000_000, time.UTC)
-	issue := func(author, state string, created time.Time) *Issue {
-		return &Issue{Number: 10, Author: author, State: state, CreatedAt: created, Trusted: []string{"alice", "Bob"}}
+	issue := func(author, state string, created time.Time) *forge.Issue {
+		return &forge.Issue{Number: 10, Author: author, State: state, CreatedAt: created, Trusted: []string{"alice", "Bob"}}
 	}
 	tests := []struct {
 		name string
-		is   *Issue
+		is   *forge.Issue
 		err  string
 	}{
 		{"published by the step", issue("alice", "OPEN", began.Add(time.Minute)), ""},

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/check"
+	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 )
@@ -45,7 +46,7 @@ func Resume(ctx context.Context, dir string, o Options) (Status, error) {
 			return StatusFailed, err
 		}
 	}
-	var is *Issue
+	var is *forge.Issue
 	if o.Plan.Issue != "" {
 		var err error
 		if is, o.Plan, err = openIssue(ctx, o); err != nil {

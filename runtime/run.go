@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/proc"
@@ -100,7 +101,7 @@ func Run(ctx context.Context, o Options) (Status, error) {
 
 // begin is Run, once o is complete.
 func begin(ctx context.Context, o Options) (Status, error) {
-	var is *Issue
+	var is *forge.Issue
 	if o.Plan.Issue != "" {
 		var err error
 		if is, o.Plan, err = openIssue(ctx, o); err != nil {
@@ -172,8 +173,8 @@ type run struct {
 	commits *committer
 	// issue is the issue the run works on, nil for a Pass; claim is its
 	// Claim (§7.8), held from the start to the end.
-	issue *Issue
-	claim *Claim
+	issue *forge.Issue
+	claim *forge.Claim
 	// resumed is the record of a resumed run as it was found; done holds
 	// its steps that succeeded or skipped, which are not run again.
 	resumed *Record

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/lookpath"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
@@ -77,7 +77,7 @@ func runPrompt(ctx context.Context, sc *StepContext, h *harness.Harness, inv har
 	if len(argv) == 0 || argv[0] == "" {
 		return failed("harness %q has no command", h.Name)
 	}
-	bin, err := lookPathIn(sc.Env, sc.Worktree, argv[0])
+	bin, err := lookpath.In(sc.Env, sc.Worktree, argv[0])
 	if err != nil {
 		return failed("harness %q cannot start: %v", h.Name, err)
 	}
@@ -184,51 +184,6 @@ func lastMessageFile(sc *StepContext) string {
 func fileExists(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular()
-}
-
-// lookPathIn finds the executable file names the way the session's own
-// environment would: on env's PATH (the process's own when env is nil), or,
-// for a name with a slash, relative to dir.
-func lookPathIn(env []string, dir, file string) (string, error) {
-	if strings.Contains(file, "/") {
-		if !filepath.IsAbs(file) {
-			file = filepath.Join(dir, file)
-		}
-		if err := executable(file); err != nil {
-			return "", fmt.Errorf("%q: %w", file, err)
-		}
-		return file, nil
-	}
-	path, found := os.Getenv("PATH"), env == nil
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path, found = v, true
-		}
-	}
-	if found {
-		for _, d := range filepath.SplitList(path) {
-			if d == "" {
-				d = "."
-			}
-			p := filepath.Join(d, file)
-			if executable(p) == nil {
-				return filepath.Abs(p)
-			}
-		}
-	}
-	return "", fmt.Errorf("%q not found on PATH", file)
-}
-
-// executable is nil when path is a file someone may execute.
-func executable(path string) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return errors.Unwrap(err)
-	}
-	if fi.IsDir() || fi.Mode()&0o111 == 0 {
-		return errors.New("not an executable file")
-	}
-	return nil
 }
 
 // trace is a session's trace file (traces/STEP.jsonl): the CLI's stdout as

@@ -542,7 +542,7 @@ const maxReasoning = 400
 
 // oneLine folds s onto one line and clips it to maxReasoning characters.
 func oneLine(s string) string {
-	s = singleLine(s)
+	s = strings.Join(strings.Fields(s), " ")
 	if utf8.RuneCountInString(s) <= maxReasoning {
 		return s
 	}

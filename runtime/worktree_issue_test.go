@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 )
@@ -147,7 +148,7 @@ func TestIssueBranchWorktreeClose(t *testing.T) {
 			if err := ExcludeCairnFiles(wt.Path); err != nil {
 				t.Fatal(err)
 			}
-			wtWrite(t, filepath.Join(wt.Path, IssueFile), "# Issue\n")
+			wtWrite(t, filepath.Join(wt.Path, forge.IssueFile), "# Issue\n")
 			c.work(t, wt.Path, branch)
 			w.MarkSucceeded()
 			if err := w.Close(t.TempDir()); err != nil {

@@ -1,4 +1,7 @@
-package runtime
+// Package forge is cairn's side of GitHub, through the gh CLI: reading an
+// issue and filtering it by trust, the issue file, the Claim on an issue,
+// and pull requests and their checks, behind the Forge interface.
+package forge
 
 import (
 	"bytes"
@@ -14,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/internal/git"
+	"github.com/cairn-dev/cairn/internal/lookpath"
 )
 
 // GH runs the gh CLI (GitHub's) for one repository: the gh found on the PATH
@@ -95,7 +99,7 @@ func (g *GH) run(ctx context.Context, args ...string) ([]byte, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	path, err := lookPathIn(env, g.Dir, "gh")
+	path, err := lookpath.In(env, g.Dir, "gh")
 	if err != nil {
 		return nil, fmt.Errorf("%w; install GitHub's CLI (https://cli.github.com) and run \"gh auth login\"", err)
 	}

@@ -1,4 +1,4 @@
-package runtime
+package forge
 
 import (
 	"context"
@@ -103,6 +103,7 @@ func at(minutes int) time.Time {
 }
 
 func TestParseRemoteURL(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ url, want string }{
 		{"https://github.com/acme/widgets.git", "github.com/acme/widgets"},
 		{"https://github.com/acme/widgets", "github.com/acme/widgets"},
@@ -126,6 +127,7 @@ func TestParseRemoteURL(t *testing.T) {
 }
 
 func TestSlug(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ title, want string }{
 		{"Fix the crash in `cairn gc`", "fix-the-crash-in-cairn-gc"},
 		{"  Ünïcode: naïve café!  ", "n-code-na-ve-caf"},
@@ -144,6 +146,7 @@ func TestSlug(t *testing.T) {
 }
 
 func TestLastEditors(t *testing.T) {
+	t.Parallel()
 	edits := []ContentEdit{{"bob", at(5)}, {"mallory", at(9)}, {"alice", at(1)}, {"Mallory", at(9)}}
 	if got := LastEditors(edits); strings.Join(got, ",") != "mallory" {
 		t.Errorf("LastEditors = %q, want [mallory]", got)
@@ -154,6 +157,7 @@ func TestLastEditors(t *testing.T) {
 }
 
 func TestGHNotOnPath(t *testing.T) {
+	t.Parallel()
 	f := newGHFixture(t)
 	g := &GH{Dir: f.root, Env: []string{"PATH=" + t.TempDir()}, Repo: Repo{"github.com", "acme", "widgets"}}
 	_, err := g.Login(context.Background())

@@ -1,4 +1,4 @@
-package runtime
+package forge
 
 import (
 	"context"
@@ -30,6 +30,7 @@ func issue42() fakegh.Issue {
 }
 
 func TestOpenIssue(t *testing.T) {
+	t.Parallel()
 	f := newGHFixture(t)
 	f.writeIssue(t, issue42())
 	is, err := OpenIssue(context.Background(), f.root, "42", []string{"bob"}, f.env)
@@ -60,6 +61,7 @@ func TestOpenIssue(t *testing.T) {
 }
 
 func TestIssueFileLeavesOutUntrustedComments(t *testing.T) {
+	t.Parallel()
 	f := newGHFixture(t)
 	f.writeIssue(t, issue42())
 	is, err := OpenIssue(context.Background(), f.root, "#42", []string{"bob"}, f.env)
@@ -92,12 +94,10 @@ func TestIssueFileLeavesOutUntrustedComments(t *testing.T) {
 	if strings.Contains(string(b), "mallory") || strings.Contains(string(b), "delete the repository") {
 		t.Error("the untrusted comment is in the issue file")
 	}
-	if status := wtGit(t, f.root, "status", "--porcelain"); status != "" {
-		t.Errorf("the issue file makes the tree dirty:\n%s", status)
-	}
 }
 
 func TestIssueURLOfAnotherRepositoryRefused(t *testing.T) {
+	t.Parallel()
 	f := newGHFixture(t)
 	f.writeIssue(t, issue42())
 	_, err := OpenIssue(context.Background(), f.root, "https://github.com/evil/fork/issues/42", nil, f.env)
@@ -120,6 +120,7 @@ func TestIssueURLOfAnotherRepositoryRefused(t *testing.T) {
 }
 
 func TestOpenIssueFailures(t *testing.T) {
+	t.Parallel()
 	f := newGHFixture(t)
 	f.writeIssue(t, issue42())
 	ctx := context.Background()
@@ -142,6 +143,7 @@ func TestOpenIssueFailures(t *testing.T) {
 }
 
 func TestCheckEdits(t *testing.T) {
+	t.Parallel()
 	f := newGHFixture(t)
 	f.writeIssue(t, issue42())
 	ctx := context.Background()
@@ -195,6 +197,7 @@ func TestCheckEdits(t *testing.T) {
 }
 
 func TestCheckEditsReadsEveryPage(t *testing.T) {
+	t.Parallel()
 	f := newGHFixture(t)
 	state := issue42()
 	state.Comments = nil
@@ -223,6 +226,7 @@ func TestCheckEditsReadsEveryPage(t *testing.T) {
 }
 
 func TestIssueBranchName(t *testing.T) {
+	t.Parallel()
 	f := newGHFixture(t)
 	f.writeIssue(t, issue42())
 	is, err := OpenIssue(context.Background(), f.root, "42", nil, f.env)

@@ -1,4 +1,4 @@
-package runtime
+package forge
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/internal/git"
-	"github.com/cairn-dev/cairn/internal/proc"
 )
 
 // ClaimRef is the ref on origin that holds the Claim on issue number (§7.8).
@@ -118,9 +117,13 @@ const claimTries = 5
 // The caller holds the lock of holder.Folder, its run's folder: a claim
 // naming the same run and folder on this host is its own, left by an
 // earlier cairn of the run (a resumed run), and is replaced without
-// takeOver. The commit is made with git commit-tree of the empty tree: the
+// takeOver. stale tells whether a holder has stopped (ProcessStaleness
+// when nil). The commit is made with git commit-tree of the empty tree: the
 // working tree and the index are never touched.
-func TakeClaim(ctx context.Context, repoRoot string, number int, holder Holder, takeOver bool) (*Claim, error) {
+func TakeClaim(ctx context.Context, repoRoot string, number int, holder Holder, takeOver bool, stale Staleness) (*Claim, error) {
+	if stale == nil {
+		stale = ProcessStaleness
+	}
 	if number <= 0 {
 		return nil, fmt.Errorf("claim issue #%d: an issue number is positive", number)
 	}
@@ -151,7 +154,7 @@ func TakeClaim(ctx context.Context, repoRoot string, number int, holder Holder, 
 			return c, nil
 		}
 		claimed := &ClaimedError{Number: number, Holder: held.holder, Since: held.since}
-		claimed.Local, claimed.Stale = staleness(held.holder)
+		claimed.Local, claimed.Stale = stale(held.holder)
 		// A claim naming the caller's own folder reads as live by the lock
 		// the caller holds there: a cairn of this run that held it would
 		// have kept the caller out, so the claim's run has stopped.
@@ -247,21 +250,16 @@ func readClaim(ctx context.Context, repoRoot string, number int) (*heldClaim, er
 	return nil, fmt.Errorf("read the claim %s on origin: it kept changing", ref)
 }
 
-// staleness tells whether h ran on this host (local), and if so whether it
-// has stopped: its run folder's lock is free, or, with no folder to look
-// at, its process is gone. A holder on another host is never known stale.
-func staleness(h Holder) (local, stale bool) {
+// Staleness tells whether h ran on this host (local), and if so whether it
+// has stopped (stale). A holder on another host is never known stale.
+type Staleness func(h Holder) (local, stale bool)
+
+// ProcessStaleness is the Staleness a holder's process tells: local when
+// it names this host, stale when its process is gone.
+func ProcessStaleness(h Holder) (local, stale bool) {
 	host, err := os.Hostname()
 	if err != nil || h.Host == "" || h.Host != host {
 		return false, false
-	}
-	if h.Folder != "" && filepath.IsAbs(h.Folder) {
-		if _, err := os.Stat(h.Folder); err == nil {
-			held, err := proc.Held(filepath.Join(h.Folder, lockFile))
-			if err == nil {
-				return true, !held
-			}
-		}
 	}
 	return true, !processAlive(h.PID)
 }

@@ -1,4 +1,4 @@
-package runtime
+package forge
 
 import (
 	"context"
@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/cairn-dev/cairn/internal/proc"
 )
 
 // thisHost is the host the claim tests' holders run on.
@@ -55,6 +53,7 @@ func asClaimed(t *testing.T, err error) *ClaimedError {
 }
 
 func TestTakeClaimRace(t *testing.T) {
+	t.Parallel()
 	f := newGHFixture(t)
 	other := filepath.Join(t.TempDir(), "other")
 	wtGit(t, "", "clone", "-q", f.origin, other)
@@ -70,7 +69,7 @@ func TestTakeClaimRace(t *testing.T) {
 	for i := range 2 {
 		wg.Go(func() {
 			<-start
-			claims[i], errs[i] = TakeClaim(context.Background(), roots[i], 42, holders[i], false)
+			claims[i], errs[i] = TakeClaim(context.Background(), roots[i], 42, holders[i], false, nil)
 		})
 	}
 	close(start)
@@ -109,22 +108,23 @@ func TestTakeClaimRace(t *testing.T) {
 }
 
 func TestTakeClaimStale(t *testing.T) {
+	t.Parallel()
 	f := newGHFixture(t)
 	ctx := context.Background()
 	host := thisHost(t)
 	crashed := Holder{Host: host, Run: "fix_2026-03-01T090000Z", PID: deadPID(t)}
-	if _, err := TakeClaim(ctx, f.root, 7, crashed, false); err != nil {
+	if _, err := TakeClaim(ctx, f.root, 7, crashed, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	next := Holder{Host: host, Run: "fix_2026-03-01T100000Z", PID: os.Getpid()}
-	_, err := TakeClaim(ctx, f.root, 7, next, false)
+	_, err := TakeClaim(ctx, f.root, 7, next, false, nil)
 	if claimed := asClaimed(t, err); !claimed.Stale {
 		t.Errorf("a crashed holder's claim is not stale: %+v", claimed)
 	}
 	if !strings.Contains(err.Error(), "no longer runs; pass --take-over") {
 		t.Errorf("the refusal %q does not say how to take over", err)
 	}
-	c, err := TakeClaim(ctx, f.root, 7, next, true)
+	c, err := TakeClaim(ctx, f.root, 7, next, true, nil)
 	if err != nil {
 		t.Fatalf("take-over of a stale claim: %v", err)
 	}
@@ -136,50 +136,15 @@ func TestTakeClaimStale(t *testing.T) {
 	}
 }
 
-func TestTakeClaimLiveRefusedEvenWithTakeOver(t *testing.T) {
-	f := newGHFixture(t)
-	ctx := context.Background()
-	host := thisHost(t)
-	folder := filepath.Join(t.TempDir(), "fix_2026-03-01T090000Z")
-	if err := os.Mkdir(folder, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	lock, err := proc.Lock(filepath.Join(folder, lockFile), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Its process is gone, but its run folder's lock is held: the lock
-	// decides, as a pid may be reused.
-	live := Holder{Host: host, Run: filepath.Base(folder), PID: deadPID(t), Folder: folder}
-	first, err := TakeClaim(ctx, f.root, 9, live, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	next := Holder{Host: host, Run: "fix_2026-03-01T100000Z", PID: os.Getpid()}
-	_, err = TakeClaim(ctx, f.root, 9, next, true)
-	if claimed := asClaimed(t, err); claimed.Stale || claimed.Holder.Folder != folder {
-		t.Errorf("a live claim was taken as stale: %+v", claimed)
-	}
-	if !strings.Contains(err.Error(), "still running") {
-		t.Errorf("the refusal %q does not say the holder runs", err)
-	}
-	if got := wtGit(t, f.origin, "rev-parse", ClaimRef(9)); got != first.Commit {
-		t.Error("the live claim was replaced")
-	}
-	lock.Close()
-	if _, err := TakeClaim(ctx, f.root, 9, next, true); err != nil {
-		t.Errorf("take-over once the holder's lock is free: %v", err)
-	}
-}
-
 func TestTakeClaimOtherHost(t *testing.T) {
+	t.Parallel()
 	f := newGHFixture(t)
 	ctx := context.Background()
 	away := Holder{Host: "build-box-" + thisHost(t), Run: "fix_2026-03-01T090000Z", PID: deadPID(t)}
-	if _, err := TakeClaim(ctx, f.root, 3, away, false); err != nil {
+	if _, err := TakeClaim(ctx, f.root, 3, away, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	_, err := TakeClaim(ctx, f.root, 3, Holder{Host: thisHost(t), Run: "fix_2026-03-01T100000Z", PID: os.Getpid()}, true)
+	_, err := TakeClaim(ctx, f.root, 3, Holder{Host: thisHost(t), Run: "fix_2026-03-01T100000Z", PID: os.Getpid()}, true, nil)
 	if claimed := asClaimed(t, err); claimed.Stale || claimed.Local {
 		t.Errorf("another host's claim: %+v, want neither local nor stale", claimed)
 	}
@@ -191,66 +156,29 @@ func TestTakeClaimOtherHost(t *testing.T) {
 }
 
 func TestTakeClaimResumedRun(t *testing.T) {
+	t.Parallel()
 	f := newGHFixture(t)
 	ctx := context.Background()
 	run := Holder{Host: thisHost(t), Run: "fix_2026-03-01T090000Z", PID: deadPID(t)}
-	if _, err := TakeClaim(ctx, f.root, 5, run, false); err != nil {
+	if _, err := TakeClaim(ctx, f.root, 5, run, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	run.PID = os.Getpid()
-	if _, err := TakeClaim(ctx, f.root, 5, run, false); err != nil {
+	if _, err := TakeClaim(ctx, f.root, 5, run, false, nil); err != nil {
 		t.Errorf("the same run, resumed after a crash, could not claim its issue again: %v", err)
 	}
 }
 
-// A crashed run resumed holds its own folder's lock, which its claim names:
-// the claim is its own, not a live run's.
-func TestTakeClaimResumedRunHoldsItsLock(t *testing.T) {
-	f := newGHFixture(t)
-	ctx := context.Background()
-	folder := filepath.Join(t.TempDir(), "fix_2026-03-01T090000Z")
-	if err := os.Mkdir(folder, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	crashed := Holder{Host: thisHost(t), Run: filepath.Base(folder), PID: deadPID(t), Folder: folder}
-	if _, err := TakeClaim(ctx, f.root, 6, crashed, false); err != nil {
-		t.Fatal(err)
-	}
-	lock, err := proc.Lock(filepath.Join(folder, lockFile), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
-	resumed := crashed
-	resumed.PID = os.Getpid()
-	c, err := TakeClaim(ctx, f.root, 6, resumed, false)
-	if err != nil {
-		t.Fatalf("the resumed run could not take back its own claim: %v", err)
-	}
-	if got := wtGit(t, f.origin, "rev-parse", ClaimRef(6)); got != c.Commit {
-		t.Error("origin's claim is not the resumed run's")
-	}
-	// Another run of the same name in another folder is not this run.
-	other := filepath.Join(t.TempDir(), filepath.Base(folder))
-	if err := os.Mkdir(other, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	stranger := Holder{Host: resumed.Host, Run: resumed.Run, PID: os.Getpid(), Folder: other}
-	_, err = TakeClaim(ctx, f.root, 6, stranger, true)
-	if claimed := asClaimed(t, err); claimed.Stale {
-		t.Errorf("a live claim was taken as stale: %+v", claimed)
-	}
-}
-
 func TestReleaseClaim(t *testing.T) {
+	t.Parallel()
 	f := newGHFixture(t)
 	ctx := context.Background()
 	host := thisHost(t)
-	c, err := TakeClaim(ctx, f.root, 11, Holder{Host: host, Run: "fix_2026-03-01T090000Z", PID: deadPID(t)}, false)
+	c, err := TakeClaim(ctx, f.root, 11, Holder{Host: host, Run: "fix_2026-03-01T090000Z", PID: deadPID(t)}, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	taker, err := TakeClaim(ctx, f.root, 11, Holder{Host: host, Run: "fix_2026-03-01T100000Z", PID: os.Getpid()}, true)
+	taker, err := TakeClaim(ctx, f.root, 11, Holder{Host: host, Run: "fix_2026-03-01T100000Z", PID: os.Getpid()}, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,9 +205,10 @@ func TestReleaseClaim(t *testing.T) {
 }
 
 func TestTakeClaimNoOrigin(t *testing.T) {
+	t.Parallel()
 	f := newGHFixture(t)
 	wtGit(t, f.root, "remote", "set-url", "origin", filepath.Join(t.TempDir(), "gone.git"))
-	_, err := TakeClaim(context.Background(), f.root, 1, Holder{Host: thisHost(t), Run: "r", PID: os.Getpid()}, false)
+	_, err := TakeClaim(context.Background(), f.root, 1, Holder{Host: thisHost(t), Run: "r", PID: os.Getpid()}, false, nil)
 	if err == nil || !strings.Contains(err.Error(), "claim issue #1: git ") {
 		t.Fatalf("a claim with origin unreachable: %v, want git's error", err)
 	}

@@ -1,4 +1,4 @@
-package runtime
+package forge
 
 import (
 	"context"
@@ -37,7 +37,7 @@ type Issue struct {
 	// are accepted: the config's trusted list and gh's account.
 	Trusted []string
 
-	gh *GH
+	forge Forge
 }
 
 // IssueComment is a comment of an issue.
@@ -91,7 +91,7 @@ func OpenIssue(ctx context.Context, repoRoot, arg string, trusted []string, env 
 		State:     raw.State,
 		CreatedAt: raw.CreatedAt,
 		Repo:      origin,
-		gh:        gh,
+		forge:     gh,
 	}
 	for _, l := range raw.Labels {
 		is.Labels = append(is.Labels, l.Name)
@@ -129,12 +129,10 @@ func (i *Issue) Kept() []IssueComment {
 
 // WriteFile writes the issue as dir/.cairn-issue.md for the sessions in
 // the worktree at dir: title, url, body, and only trusted accounts'
-// comments, each with its author and date. The file is excluded from git
-// first; a symlink in its place is replaced, never written through.
+// comments, each with its author and date. The caller excludes it from git
+// first (ir.CairnFiles names it); a symlink in its place is replaced, never
+// written through.
 func (i *Issue) WriteFile(dir string) (string, error) {
-	if err := ExcludeCairnFiles(dir); err != nil {
-		return "", fmt.Errorf("write issue %s: %w", i, err)
-	}
 	path := filepath.Join(dir, IssueFile)
 	f, err := os.CreateTemp(dir, ".cairn-issue-")
 	if err != nil {
@@ -202,7 +200,7 @@ func singleLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // or a kept comment was last edited by an untrusted account (§7.8), naming
 // who and what. It is called before every session on the issue.
 func (i *Issue) CheckEdits(ctx context.Context) error {
-	h, err := i.gh.IssueEdits(ctx, i.Number)
+	h, err := i.forge.IssueEdits(ctx, i.Number)
 	if err != nil {
 		return fmt.Errorf("check issue %s for untrusted edits: %w", i, err)
 	}
