@@ -73,7 +73,7 @@ func TestCustomHarnessThatChangesValues(t *testing.T) {
 			}
 			continue
 		}
-		if !strings.Contains(string(script), `fine '--dir='"${step_dir}"`) {
+		if !strings.Contains(string(script), `'fine' '--dir='"${step_dir}"`) {
 			t.Errorf("harness fine: the script does not start it with its worktree:\n%s", script)
 		}
 	}

@@ -2,7 +2,7 @@
 # The values the process file gives (scripts, prompts, env values) are data here: single-quoted,
 # their $ and backticks expand only in the shell that runs them.
 # shellcheck disable=SC2016
-# The cairn process checkout, compiled by `cairn compile` from checkout.toml.
+# The cairn process 'checkout', compiled by `cairn compile` from 'checkout.toml'.
 # It does what `cairn run` does; compile the process again rather than edit this file.
 #
 # Usage: SCRIPT [--jobs N] [--directive TEXT]
@@ -15,7 +15,7 @@
 # 1 (failed) or 130 (interrupted). Ctrl-C or SIGTERM stops the running steps (SIGTERM, then SIGKILL
 # after a grace period, or at once on a second signal). What a step leaves running ends with it,
 # even in a session of its own: it carries $CAIRN_STEP_TOKEN, which the script looks for in /proc.
-# It needs bash 5.1 or later, git, coreutils, util-linux (flock, setsid) and jq, claude.
+# It needs bash 5.1 or later, git, coreutils, util-linux (flock, setsid) and jq, 'claude'.
 set -euo pipefail
 # What the script keeps (its run folder, the activity log, locks, scratch files) is its owner's alone
 # whatever the umask: files 0600, folders 0700. What it does for the user (steps, git, the notify
@@ -24,27 +24,27 @@ user_umask=$(umask)
 umask 077
 
 # The process, as `cairn compile` resolved it.
-process=checkout
-process_file=checkout.toml
+process='checkout'
+process_file='checkout.toml'
 process_description="A checkout worktree: the repository's own working tree, used in place"
-step_names=(work review)
+step_names=('work' 'review')
 step_optional=(0 0 )
-step_worktrees=(here here )
-step_kinds=(command session )
-step_harnesses=('' claude )
-step_models=('' sonnet )
-step_efforts=('' medium )
+step_worktrees=('here' 'here' )
+step_kinds=('command' 'session' )
+step_harnesses=('' 'claude' )
+step_models=('' 'sonnet' )
+step_efforts=('' 'medium' )
 step_details=('command, worktree here' 'session, claude sonnet medium, worktree here' )
-worktree_names=(here )
-worktree_kinds=(checkout )
+worktree_names=('here' )
+worktree_kinds=('checkout' )
 worktree_bases=('' )
-harness_names=(claude )
-harness_bins=(claude )
+harness_names=('claude' )
+harness_bins=('claude' )
 last_stage=(1 )
 notify_argv=()
 notify_on=()
 notify_on_set=0
-cairn_excludes=(/.cairn/skills/ /.cairn-issue.md '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
+cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
 
 # How long a stopped step has between SIGTERM and SIGKILL, in seconds.
 grace=5
@@ -722,25 +722,25 @@ step_finish() {
   printf '%s\n' "$step_outcome" >"$tmp/outcome.$step"
 }
 
-# step_0: step work.
+# step_0: step 'work'.
 step_0() {
   step_start 0
   if step_going; then run_command $'echo made > made-here.txt\necho "in place: $([ "$CAIRN_WORKTREE" = "$(git rev-parse --show-toplevel)" ] && echo true)"\n'; fi
   step_finish
 }
-# step_1: step review.
+# step_1: step 'review'.
 step_1() {
   step_start 1
   if step_going; then session_1_0; fi
   step_finish
 }
 
-# session_1_0: the claude session of step review.
+# session_1_0: the 'claude' session of step 'review'.
 session_1_0() {
   local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail
   local last_message=$run/traces/$step.last-message.md
   local -a earlier=()
-  earlier_results work
+  earlier_results 'work'
   if [[ -n $directive_trim ]]; then
     prompt_none=$'You are running step `review` of the cairn process `checkout`. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, the user\'s own checkout of the repository, used in place. What you change stays there, as you leave it, for the user to review. Change only what your task needs, and never discard, reset or overwrite changes you did not make. Keep your changes inside it.\n\n## Your task\n\nReview made-here.txt.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
     prompt_head=$'You are running step `review` of the cairn process `checkout`. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, the user\'s own checkout of the repository, used in place. What you change stays there, as you leave it, for the user to review. Change only what your task needs, and never discard, reset or overwrite changes you did not make. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
@@ -756,7 +756,7 @@ session_1_0() {
   fi
   compose_prompt
   printf '%s' "$prompt" >"$tmp/prompt.$step"
-  run_session claude "$tmp/prompt.$step" claude -p --output-format json --permission-mode acceptEdits --model sonnet --effort medium --max-turns 20
+  run_session 'claude' "$tmp/prompt.$step" 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20'
 }
 
 # run_step INDEX: step INDEX, in a job of its own. The job ignores SIGINT

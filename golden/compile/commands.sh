@@ -2,7 +2,7 @@
 # The values the process file gives (scripts, prompts, env values) are data here: single-quoted,
 # their $ and backticks expand only in the shell that runs them.
 # shellcheck disable=SC2016
-# The cairn process commands, compiled by `cairn compile` from commands.toml.
+# The cairn process 'commands', compiled by `cairn compile` from 'commands.toml'.
 # It does what `cairn run` does; compile the process again rather than edit this file.
 #
 # Usage: SCRIPT [--jobs N] [--directive TEXT]
@@ -24,27 +24,27 @@ user_umask=$(umask)
 umask 077
 
 # The process, as `cairn compile` resolved it.
-process=commands
-process_file=commands.toml
+process='commands'
+process_file='commands.toml'
 process_description='Command steps: results, $CAIRN_RESULT, env, a timeout, an optional failure'
-step_names=(build summary flaky slow report)
+step_names=('build' 'summary' 'flaky' 'slow' 'report')
 step_optional=(0 0 1 1 0 )
-step_worktrees=(default default default default default )
-step_kinds=(command command command command command )
+step_worktrees=('default' 'default' 'default' 'default' 'default' )
+step_kinds=('command' 'command' 'command' 'command' 'command' )
 step_harnesses=('' '' '' '' '' )
 step_models=('' '' '' '' '' )
 step_efforts=('' '' '' '' '' )
 step_details=('command, worktree default' 'command, worktree default' 'command, worktree default' 'command, worktree default' 'command, worktree default' )
-worktree_names=(default )
-worktree_kinds=(throwaway )
-worktree_bases=(main )
+worktree_names=('default' )
+worktree_kinds=('throwaway' )
+worktree_bases=('main' )
 harness_names=()
 harness_bins=()
 last_stage=(4 )
 notify_argv=()
 notify_on=()
 notify_on_set=0
-cairn_excludes=(/.cairn/skills/ /.cairn-issue.md '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
+cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
 
 # How long a stopped step has between SIGTERM and SIGKILL, in seconds.
 grace=5
@@ -573,33 +573,33 @@ step_finish() {
   printf '%s\n' "$step_outcome" >"$tmp/outcome.$step"
 }
 
-# step_0: step build.
+# step_0: step 'build'.
 step_0() {
   step_start 0
   step_env+=('GOFLAGS=-count=1' "NOTE=it's \"quoted\" \$(not run) \`nor this\` ünïcode")
   if step_going; then run_command $'echo "building in $(basename "$CAIRN_WORKTREE") for $CAIRN_STEP"\necho "flags: $GOFLAGS; note: $NOTE"\necho built > build.txt\n'; fi
   step_finish
 }
-# step_1: step summary.
+# step_1: step 'summary'.
 step_1() {
   step_start 1
   if step_going; then run_command $'echo "this goes to the output only"\nprintf \'summary of %s\\n\' "$(cat "$CAIRN_RESULTS/build.md" | head -n 1)" > "$CAIRN_RESULT"\n'; fi
   step_finish
 }
-# step_2: step flaky.
+# step_2: step 'flaky'.
 step_2() {
   step_start 2
   if step_going; then run_command 'echo trying; exit 3'; fi
   step_finish
 }
-# step_3: step slow.
+# step_3: step 'slow'.
 step_3() {
   step_start 3
-  step_timeout=1 step_timeout_text=1s
+  step_timeout=1 step_timeout_text='1s'
   if step_going; then run_command 'sleep 30'; fi
   step_finish
 }
-# step_4: step report.
+# step_4: step 'report'.
 step_4() {
   step_start 4
   if step_going; then run_command 'ls; cat build.txt'; fi

@@ -2,7 +2,7 @@
 # The values the process file gives (scripts, prompts, env values) are data here: single-quoted,
 # their $ and backticks expand only in the shell that runs them.
 # shellcheck disable=SC2016
-# The cairn process custom, compiled by `cairn compile` from custom.toml.
+# The cairn process 'custom', compiled by `cairn compile` from 'custom.toml'.
 # It does what `cairn run` does; compile the process again rather than edit this file.
 #
 # Usage: SCRIPT [--jobs N] [--directive TEXT]
@@ -15,7 +15,7 @@
 # 1 (failed) or 130 (interrupted). Ctrl-C or SIGTERM stops the running steps (SIGTERM, then SIGKILL
 # after a grace period, or at once on a second signal). What a step leaves running ends with it,
 # even in a session of its own: it carries $CAIRN_STEP_TOKEN, which the script looks for in /proc.
-# It needs bash 5.1 or later, git, coreutils, util-linux (flock, setsid) and jq, mybot.
+# It needs bash 5.1 or later, git, coreutils, util-linux (flock, setsid) and jq, 'mybot'.
 set -euo pipefail
 # What the script keeps (its run folder, the activity log, locks, scratch files) is its owner's alone
 # whatever the umask: files 0600, folders 0700. What it does for the user (steps, git, the notify
@@ -24,27 +24,27 @@ user_umask=$(umask)
 umask 077
 
 # The process, as `cairn compile` resolved it.
-process=custom
-process_file=custom.toml
+process='custom'
+process_file='custom.toml'
 process_description="A custom harness from the config, and the config's [notify] command"
-step_names=(ask after)
+step_names=('ask' 'after')
 step_optional=(0 0 )
-step_worktrees=(default default )
-step_kinds=(session command )
-step_harnesses=(mybot '' )
-step_models=(big '' )
-step_efforts=(high '' )
+step_worktrees=('default' 'default' )
+step_kinds=('session' 'command' )
+step_harnesses=('mybot' '' )
+step_models=('big' '' )
+step_efforts=('high' '' )
 step_details=('session, mybot big high, worktree default' 'command, worktree default' )
-worktree_names=(default )
-worktree_kinds=(throwaway )
-worktree_bases=(main )
-harness_names=(mybot )
-harness_bins=(mybot )
+worktree_names=('default' )
+worktree_kinds=('throwaway' )
+worktree_bases=('main' )
+harness_names=('mybot' )
+harness_bins=('mybot' )
 last_stage=(1 )
-notify_argv=(sh -c 'echo "notified: $CAIRN_PROCESS $CAIRN_STATUS"')
-notify_on=(success)
+notify_argv=('sh' '-c' 'echo "notified: $CAIRN_PROCESS $CAIRN_STATUS"')
+notify_on=('success')
 notify_on_set=1
-cairn_excludes=(/.cairn/skills/ /.cairn-issue.md '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
+cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
 
 # How long a stopped step has between SIGTERM and SIGKILL, in seconds.
 grace=5
@@ -722,14 +722,14 @@ step_finish() {
   printf '%s\n' "$step_outcome" >"$tmp/outcome.$step"
 }
 
-# step_0: step ask.
+# step_0: step 'ask'.
 step_0() {
   step_start 0
   if step_going; then session_0_0; fi
   step_finish
 }
 
-# session_0_0: the mybot session of step ask.
+# session_0_0: the 'mybot' session of step 'ask'.
 session_0_0() {
   local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail
   local last_message=$run/traces/$step.last-message.md
@@ -749,9 +749,9 @@ session_0_0() {
   fi
   compose_prompt
   printf '%s' "$prompt" >"$tmp/prompt.$step"
-  run_session custom "$tmp/prompt.$step" mybot '--model=big' '--effort=high' --turns 20 --dir "${step_dir}"
+  run_session 'custom' "$tmp/prompt.$step" 'mybot' '--model=big' '--effort=high' '--turns' '20' '--dir' "${step_dir}"
 }
-# step_1: step after.
+# step_1: step 'after'.
 step_1() {
   step_start 1
   if step_going; then run_command 'cat "$CAIRN_RESULTS/ask.md"'; fi

@@ -2,7 +2,7 @@
 # The values the process file gives (scripts, prompts, env values) are data here: single-quoted,
 # their $ and backticks expand only in the shell that runs them.
 # shellcheck disable=SC2016
-# The cairn process parallel, compiled by `cairn compile` from parallel.toml.
+# The cairn process 'parallel', compiled by `cairn compile` from 'parallel.toml'.
 # It does what `cairn run` does; compile the process again rather than edit this file.
 #
 # Usage: SCRIPT [--jobs N] [--directive TEXT]
@@ -24,27 +24,27 @@ user_umask=$(umask)
 umask 077
 
 # The process, as `cairn compile` resolved it.
-process=parallel
-process_file=parallel.toml
+process='parallel'
+process_file='parallel.toml'
 process_description='A parallel group in throwaway worktrees whose required step fails: running members finish, later ones are cancelled'
-step_names=(a b c later)
+step_names=('a' 'b' 'c' 'later')
 step_optional=(0 0 0 0 )
-step_worktrees=(a b c a )
-step_kinds=(command command command command )
+step_worktrees=('a' 'b' 'c' 'a' )
+step_kinds=('command' 'command' 'command' 'command' )
 step_harnesses=('' '' '' '' )
 step_models=('' '' '' '' )
 step_efforts=('' '' '' '' )
 step_details=('command, worktree a' 'command, worktree b' 'command, worktree c' 'command, worktree a' )
-worktree_names=(a b c )
-worktree_kinds=(throwaway throwaway throwaway )
-worktree_bases=(main main main )
+worktree_names=('a' 'b' 'c' )
+worktree_kinds=('throwaway' 'throwaway' 'throwaway' )
+worktree_bases=('main' 'main' 'main' )
 harness_names=()
 harness_bins=()
 last_stage=(3 )
 notify_argv=()
 notify_on=()
 notify_on_set=0
-cairn_excludes=(/.cairn/skills/ /.cairn-issue.md '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
+cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
 
 # How long a stopped step has between SIGTERM and SIGKILL, in seconds.
 grace=5
@@ -573,25 +573,25 @@ step_finish() {
   printf '%s\n' "$step_outcome" >"$tmp/outcome.$step"
 }
 
-# step_0: step a.
+# step_0: step 'a'.
 step_0() {
   step_start 0
   if step_going; then run_command 'echo a > a.txt; echo a done'; fi
   step_finish
 }
-# step_1: step b.
+# step_1: step 'b'.
 step_1() {
   step_start 1
   if step_going; then run_command 'echo b > b.txt; exit 4'; fi
   step_finish
 }
-# step_2: step c.
+# step_2: step 'c'.
 step_2() {
   step_start 2
   if step_going; then run_command 'echo c > c.txt; echo c done'; fi
   step_finish
 }
-# step_3: step later.
+# step_3: step 'later'.
 step_3() {
   step_start 3
   if step_going; then run_command 'echo later'; fi

@@ -2,7 +2,7 @@
 # The values the process file gives (scripts, prompts, env values) are data here: single-quoted,
 # their $ and backticks expand only in the shell that runs them.
 # shellcheck disable=SC2016
-# The cairn process phases, compiled by `cairn compile` from phases.toml.
+# The cairn process 'phases', compiled by `cairn compile` from 'phases.toml'.
 # It does what `cairn run` does; compile the process again rather than edit this file.
 #
 # Usage: SCRIPT [--jobs N] [--directive TEXT]
@@ -24,27 +24,27 @@ user_umask=$(umask)
 umask 077
 
 # The process, as `cairn compile` resolved it.
-process=phases
-process_file=phases.toml
+process='phases'
+process_file='phases.toml'
 process_description='Prechecks skip or fail a step; validate shells warn or fail it, and a failure stops the process'
-step_names=(nothing-to-do quiet-skip broken-check warned checked unchecked)
+step_names=('nothing-to-do' 'quiet-skip' 'broken-check' 'warned' 'checked' 'unchecked')
 step_optional=(0 0 1 0 0 0 )
-step_worktrees=(default default default default default default )
-step_kinds=(command command command command command command )
+step_worktrees=('default' 'default' 'default' 'default' 'default' 'default' )
+step_kinds=('command' 'command' 'command' 'command' 'command' 'command' )
 step_harnesses=('' '' '' '' '' '' )
 step_models=('' '' '' '' '' '' )
 step_efforts=('' '' '' '' '' '' )
 step_details=('command, worktree default' 'command, worktree default' 'command, worktree default' 'command, worktree default' 'command, worktree default' 'command, worktree default' )
-worktree_names=(default )
-worktree_kinds=(throwaway )
-worktree_bases=(main )
+worktree_names=('default' )
+worktree_kinds=('throwaway' )
+worktree_bases=('main' )
 harness_names=()
 harness_bins=()
 last_stage=(5 )
 notify_argv=()
 notify_on=()
 notify_on_set=0
-cairn_excludes=(/.cairn/skills/ /.cairn-issue.md '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
+cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
 
 # How long a stopped step has between SIGTERM and SIGKILL, in seconds.
 grace=5
@@ -573,44 +573,44 @@ step_finish() {
   printf '%s\n' "$step_outcome" >"$tmp/outcome.$step"
 }
 
-# step_0: step nothing-to-do.
+# step_0: step 'nothing-to-do'.
 step_0() {
   step_start 0
   if step_going; then precheck '[ -n "$(ls inbox 2>/dev/null)" ] || exit $CHECK_SKIP' 'The inbox is empty' 'Nothing to triage'; fi
   if step_going; then run_command 'touch skipped-ran'; fi
   step_finish
 }
-# step_1: step quiet-skip.
+# step_1: step 'quiet-skip'.
 step_1() {
   step_start 1
-  if step_going; then precheck true; fi
+  if step_going; then precheck 'true'; fi
   if step_going; then precheck "echo '  first words of the skip  '; exit 77"; fi
   if step_going; then run_command 'touch quiet-ran'; fi
   step_finish
 }
-# step_2: step broken-check.
+# step_2: step 'broken-check'.
 step_2() {
   step_start 2
   if step_going; then precheck 'exit 2'; fi
   if step_going; then run_command 'touch broken-ran'; fi
   step_finish
 }
-# step_3: step warned.
+# step_3: step 'warned'.
 step_3() {
   step_start 3
   if step_going; then run_command 'echo warned'; fi
-  if step_going; then validate warn 'test -s missing.md'; fi
+  if step_going; then validate 'warn' 'test -s missing.md'; fi
   step_finish
 }
-# step_4: step checked.
+# step_4: step 'checked'.
 step_4() {
   step_start 4
   if step_going; then run_command 'echo checked'; fi
-  if step_going; then validate abort true; fi
-  if step_going; then validate abort 'test -s missing.md'; fi
+  if step_going; then validate 'abort' 'true'; fi
+  if step_going; then validate 'abort' 'test -s missing.md'; fi
   step_finish
 }
-# step_5: step unchecked.
+# step_5: step 'unchecked'.
 step_5() {
   step_start 5
   if step_going; then run_command 'echo unchecked'; fi

@@ -2,7 +2,7 @@
 # The values the process file gives (scripts, prompts, env values) are data here: single-quoted,
 # their $ and backticks expand only in the shell that runs them.
 # shellcheck disable=SC2016
-# The cairn process sessions, compiled by `cairn compile` from sessions.toml.
+# The cairn process 'sessions', compiled by `cairn compile` from 'sessions.toml'.
 # It does what `cairn run` does; compile the process again rather than edit this file.
 #
 # Usage: SCRIPT [--jobs N] [--directive TEXT]
@@ -15,7 +15,7 @@
 # 1 (failed) or 130 (interrupted). Ctrl-C or SIGTERM stops the running steps (SIGTERM, then SIGKILL
 # after a grace period, or at once on a second signal). What a step leaves running ends with it,
 # even in a session of its own: it carries $CAIRN_STEP_TOKEN, which the script looks for in /proc.
-# It needs bash 5.1 or later, git, coreutils, util-linux (flock, setsid) and jq, claude, codex, gemini, opencode.
+# It needs bash 5.1 or later, git, coreutils, util-linux (flock, setsid) and jq, 'claude', 'codex', 'gemini', 'opencode'.
 set -euo pipefail
 # What the script keeps (its run folder, the activity log, locks, scratch files) is its owner's alone
 # whatever the umask: files 0600, folders 0700. What it does for the user (steps, git, the notify
@@ -24,27 +24,27 @@ user_umask=$(umask)
 umask 077
 
 # The process, as `cairn compile` resolved it.
-process=sessions
-process_file=sessions.toml
+process='sessions'
+process_file='sessions.toml'
 process_description='One session on each built-in harness, in parallel, each in its own worktree; a judge reads their results'
-step_names=(tests hunt-claude hunt-codex hunt-gemini hunt-opencode judge)
+step_names=('tests' 'hunt-claude' 'hunt-codex' 'hunt-gemini' 'hunt-opencode' 'judge')
 step_optional=(0 0 0 0 0 0 )
-step_worktrees=(judge claude codex gemini opencode judge )
-step_kinds=(command session session session session session )
-step_harnesses=('' claude codex gemini opencode claude )
-step_models=('' opus gpt-5-codex gemini-2.5-pro anthropic/claude-sonnet-4-5 sonnet )
-step_efforts=('' high max '' low medium )
+step_worktrees=('judge' 'claude' 'codex' 'gemini' 'opencode' 'judge' )
+step_kinds=('command' 'session' 'session' 'session' 'session' 'session' )
+step_harnesses=('' 'claude' 'codex' 'gemini' 'opencode' 'claude' )
+step_models=('' 'opus' 'gpt-5-codex' 'gemini-2.5-pro' 'anthropic/claude-sonnet-4-5' 'sonnet' )
+step_efforts=('' 'high' 'max' '' 'low' 'medium' )
 step_details=('command, worktree judge' 'session, claude opus high, worktree claude' 'session, codex gpt-5-codex max, worktree codex' 'session, gemini gemini-2.5-pro, worktree gemini' 'session, opencode anthropic/claude-sonnet-4-5 low, worktree opencode' 'session, claude sonnet medium, worktree judge' )
-worktree_names=(claude codex gemini opencode judge )
-worktree_kinds=(throwaway throwaway throwaway throwaway throwaway )
-worktree_bases=(main main main main main )
-harness_names=(claude codex gemini opencode )
-harness_bins=(claude codex gemini opencode )
+worktree_names=('claude' 'codex' 'gemini' 'opencode' 'judge' )
+worktree_kinds=('throwaway' 'throwaway' 'throwaway' 'throwaway' 'throwaway' )
+worktree_bases=('main' 'main' 'main' 'main' 'main' )
+harness_names=('claude' 'codex' 'gemini' 'opencode' )
+harness_bins=('claude' 'codex' 'gemini' 'opencode' )
 last_stage=(5 )
 notify_argv=()
 notify_on=()
 notify_on_set=0
-cairn_excludes=(/.cairn/skills/ /.cairn-issue.md '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
+cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
 skill_1=$'---\nname: bug-hunt\ndescription: Hunt for real bugs in this repository, or in the part of it the prompt names, and report each one with its file:line, the evidence that it is a bug, and a severity. Read-only - makes no edits. Use for an independent bug sweep whose findings a later step will judge or fix.\n---\n\n# Hunt for bugs\n\nFind bugs that a user of this code would actually hit, prove each one, and report it so that someone who has\nnever seen this session can check it in minutes. You make **no edits**: you do not change, create or delete\nfiles in this repository, and you do not commit. (Scratch files for an experiment go under a temporary\nfolder outside the repository, such as one made by `mktemp -d`, and are deleted afterwards.)\n\n## Scope\n\nHunt where the prompt points: a change, a package, a feature, an issue. With no scope, start where bugs are\nmost likely and most costly: recently changed code (`git log --stat -20`), code that parses input, handles\nerrors, touches files, money, auth or concurrency, and code with few tests.\n\n## How to hunt\n\nRead the code as its callers use it. For each function that matters, ask what happens when:\n\n- an input is empty, zero, negative, huge, not UTF-8, or contains the separator, a quote or `..`;\n- a call fails: is the error checked, passed on with its context, or silently dropped? is cleanup still done?\n- a loop or slice is at its edges: off-by-one, an empty collection, the last element;\n- a value is nil or missing: maps, pointers, optional fields, a key absent from a config;\n- two things run at once: shared state without a lock, check-then-act races, a goroutine or task that never\n  ends, a channel that is never closed;\n- resources are opened: files, processes, connections, locks - are they closed on every path?\n- untrusted data reaches a shell, a query, a path or a template: injection, path traversal;\n- the code and its documentation or tests disagree: which one is right?\n\nFollow a suspicious value from where it enters to where it is used. Read the callers before you call a\nfunction wrong: a check may already happen one level up.\n\n## Prove it\n\nA finding needs evidence, not a hunch:\n\n- the exact input or sequence of calls that triggers it;\n- the code path it takes (file:line for each hop that matters);\n- what happens, and what should happen instead.\n\nWhere you can, confirm it: run an existing test, run the program on a crafted input, or write a throwaway\ntest **outside** the repository. Mark each finding `confirmed` (you saw it happen) or `likely` (you traced it\nby reading). Drop anything you cannot support.\n\n## What is not a finding\n\nStyle, naming, formatting, missing comments, "could be faster" without a measured problem, "consider adding a\ntest", and hypothetical failures with no path from a real input. Report a design concern only when it leads\nto a concrete wrong result.\n\n## Severity\n\n- **critical**: data loss or corruption, a security hole, or a crash on a common path.\n- **high**: a wrong result or crash that users will hit in normal use.\n- **medium**: a wrong result or crash under unusual but realistic inputs or timing.\n- **low**: a real but minor defect: a misleading error message, a leak in a short-lived process.\n\n## Report\n\nYour final message is the report, most severe first, in this form:\n\n```\n## 1. <what goes wrong, in one line>\n- Location: path/to/file.go:123 (other places involved: path/to/other.go:45)\n- Severity: high\n- Confidence: confirmed\n- Evidence: <the triggering input, the path through the code, what happens vs. what should happen>\n- Reproduce: <a command or a test, when you have one>\n- Fix direction: <one sentence; do not write the patch>\n```\n\nAfter the findings, one short paragraph on what you covered and what you did not, so a reader knows where\nelse to look. If you found no bugs, say "No bugs found." and describe what you covered.\n'
 skill_2=$'---\nname: triage\ndescription: Sort the inbox into bugs, questions and noise.\n---\nRead every file in inbox/ and sort it: a bug (with a reproduction), a question\n(with the answer if you know it), or noise. Write the result to triage.md.\n'
 
@@ -755,27 +755,27 @@ step_finish() {
   printf '%s\n' "$step_outcome" >"$tmp/outcome.$step"
 }
 
-# step_0: step tests.
+# step_0: step 'tests'.
 step_0() {
   step_start 0
   if step_going; then run_command 'echo tests pass'; fi
   step_finish
 }
-# step_1: step hunt-claude.
+# step_1: step 'hunt-claude'.
 step_1() {
   step_start 1
   if step_going; then session_1_0; fi
   step_finish
 }
 
-# session_1_0: the claude session of step hunt-claude.
+# session_1_0: the 'claude' session of step 'hunt-claude'.
 session_1_0() {
   local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail
   local last_message=$run/traces/$step.last-message.md
   local -a earlier=()
   local skill_path=''
-  skill_path=$step_dir/.agents/skills/bug-hunt/SKILL.md
-  earlier_results tests
+  skill_path=$step_dir/'.agents/skills/bug-hunt/SKILL.md'
+  earlier_results 'tests'
   if [[ -n $directive_trim ]]; then
     prompt_none=$'You are running step `hunt-claude` of the cairn process `sessions`. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRead the skill file `'"${skill_path}"$'` (skill `bug-hunt`) and follow it: it is your task.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
     prompt_head=$'You are running step `hunt-claude` of the cairn process `sessions`. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
@@ -791,28 +791,28 @@ session_1_0() {
   fi
   compose_prompt
   printf '%s' "$prompt" >"$tmp/prompt.$step"
-  run_session claude "$tmp/prompt.$step" claude -p --output-format json --permission-mode acceptEdits --model opus --effort high --max-turns 30
+  run_session 'claude' "$tmp/prompt.$step" 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--model' 'opus' '--effort' 'high' '--max-turns' '30'
 }
-# step_2: step hunt-codex.
+# step_2: step 'hunt-codex'.
 step_2() {
   step_start 2
   if step_going; then session_2_0; fi
   step_finish
 }
 
-# session_2_0: the codex session of step hunt-codex.
+# session_2_0: the 'codex' session of step 'hunt-codex'.
 session_2_0() {
   local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail
   local last_message=$run/traces/$step.last-message.md
   local -a earlier=()
   local skill_path=''
   local skill_error=''
-  if ! install_skill cairn-bug-hunt "${skill_1}"; then
+  if ! install_skill 'cairn-bug-hunt' "${skill_1}"; then
     write_result /dev/null
     step_outcome=failed step_cause=$skill_error
     return 0
   fi
-  earlier_results tests
+  earlier_results 'tests'
   if [[ -n $directive_trim ]]; then
     prompt_none=$'You are running step `hunt-codex` of the cairn process `sessions`. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRead the skill file `'"${skill_path}"$'` (skill `cairn-bug-hunt`) and follow it: it is your task.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
     prompt_head=$'You are running step `hunt-codex` of the cairn process `sessions`. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
@@ -828,28 +828,28 @@ session_2_0() {
   fi
   compose_prompt
   printf '%s' "$prompt" >"$tmp/prompt.$step"
-  run_session codex "$tmp/prompt.$step" codex exec --json -o "${last_message}" --sandbox workspace-write -m gpt-5-codex -c 'model_reasoning_effort=xhigh' -C "${step_dir}" -
+  run_session 'codex' "$tmp/prompt.$step" 'codex' 'exec' '--json' '-o' "${last_message}" '--sandbox' 'workspace-write' '-m' 'gpt-5-codex' '-c' 'model_reasoning_effort=xhigh' '-C' "${step_dir}" '-'
 }
-# step_3: step hunt-gemini.
+# step_3: step 'hunt-gemini'.
 step_3() {
   step_start 3
   if step_going; then session_3_0; fi
   step_finish
 }
 
-# session_3_0: the gemini session of step hunt-gemini.
+# session_3_0: the 'gemini' session of step 'hunt-gemini'.
 session_3_0() {
   local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail
   local last_message=$run/traces/$step.last-message.md
   local -a earlier=()
   local skill_path=''
   local skill_error=''
-  if ! install_skill triage "${skill_2}"; then
+  if ! install_skill 'triage' "${skill_2}"; then
     write_result /dev/null
     step_outcome=failed step_cause=$skill_error
     return 0
   fi
-  earlier_results tests
+  earlier_results 'tests'
   if [[ -n $directive_trim ]]; then
     prompt_none=$'You are running step `hunt-gemini` of the cairn process `sessions`. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRead the skill file `'"${skill_path}"$'` (skill `triage`) and follow it: it is your task.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
     prompt_head=$'You are running step `hunt-gemini` of the cairn process `sessions`. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
@@ -865,21 +865,21 @@ session_3_0() {
   fi
   compose_prompt
   printf '%s' "$prompt" >"$tmp/prompt.$step"
-  run_session gemini "$tmp/prompt.$step" gemini -p '' -m gemini-2.5-pro --output-format json --approval-mode auto_edit --skip-trust
+  run_session 'gemini' "$tmp/prompt.$step" 'gemini' '-p' '' '-m' 'gemini-2.5-pro' '--output-format' 'json' '--approval-mode' 'auto_edit' '--skip-trust'
 }
-# step_4: step hunt-opencode.
+# step_4: step 'hunt-opencode'.
 step_4() {
   step_start 4
   if step_going; then session_4_0; fi
   step_finish
 }
 
-# session_4_0: the opencode session of step hunt-opencode.
+# session_4_0: the 'opencode' session of step 'hunt-opencode'.
 session_4_0() {
   local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail
   local last_message=$run/traces/$step.last-message.md
   local -a earlier=()
-  earlier_results tests
+  earlier_results 'tests'
   if [[ -n $directive_trim ]]; then
     prompt_none=$'You are running step `hunt-opencode` of the cairn process `sessions`. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nHunt for bugs in main.go; answer with \'file:line\' and $(nothing else).\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
     prompt_head=$'You are running step `hunt-opencode` of the cairn process `sessions`. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
@@ -894,21 +894,21 @@ session_4_0() {
     prompt_tail=$'`\n\n## Your task\n\nHunt for bugs in main.go; answer with \'file:line\' and $(nothing else).\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
   fi
   compose_prompt
-  run_session opencode /dev/null opencode run "${prompt}" -m anthropic/claude-sonnet-4-5 --variant minimal --format json --dir "${step_dir}" --auto
+  run_session 'opencode' /dev/null 'opencode' 'run' "${prompt}" '-m' 'anthropic/claude-sonnet-4-5' '--variant' 'minimal' '--format' 'json' '--dir' "${step_dir}" '--auto'
 }
-# step_5: step judge.
+# step_5: step 'judge'.
 step_5() {
   step_start 5
   if step_going; then session_5_0; fi
   step_finish
 }
 
-# session_5_0: the claude session of step judge.
+# session_5_0: the 'claude' session of step 'judge'.
 session_5_0() {
   local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail
   local last_message=$run/traces/$step.last-message.md
   local -a earlier=()
-  earlier_results tests hunt-claude hunt-codex hunt-gemini hunt-opencode
+  earlier_results 'tests' 'hunt-claude' 'hunt-codex' 'hunt-gemini' 'hunt-opencode'
   if [[ -n $directive_trim ]]; then
     prompt_none=$'You are running step `judge` of the cairn process `sessions`. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nMerge the four reports into one verdict.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
     prompt_head=$'You are running step `judge` of the cairn process `sessions`. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
@@ -924,7 +924,7 @@ session_5_0() {
   fi
   compose_prompt
   printf '%s' "$prompt" >"$tmp/prompt.$step"
-  run_session claude "$tmp/prompt.$step" claude -p --output-format json --permission-mode acceptEdits --model sonnet --effort medium --max-turns 20
+  run_session 'claude' "$tmp/prompt.$step" 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20'
 }
 
 # run_step INDEX: step INDEX, in a job of its own. The job ignores SIGINT
