@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/cmd/cairn/internal/workspace"
 	"github.com/cairn-dev/cairn/codegen"
 	"github.com/cairn-dev/cairn/ir"
@@ -52,7 +53,14 @@ func (c *compileCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	script, diags := codegen.Bash(cp.Plan, codegen.Inputs{Process: cp.Process, Harnesses: cp.Harnesses, Config: cp.Config})
+	root := ""
+	if repo, err := check.OpenRepo("."); err == nil {
+		root = repo.Root
+	}
+	script, diags := codegen.Bash(cp.Plan, codegen.Inputs{
+		Process: cp.Process, Harnesses: cp.Harnesses, Config: cp.Config,
+		Source: report.Sources[cp.Plan.File], RepoRoot: root,
+	})
 	ir.SortDiagnostics(diags)
 	if err := show(diags); err != nil {
 		return err

@@ -2,7 +2,7 @@
 # The values the process file gives (scripts, prompts, env values) are data here: single-quoted,
 # their $ and backticks expand only in the shell that runs them.
 # shellcheck disable=SC2016
-# The cairn process commands, compiled by `cairn compile` from commands.toml.
+# The cairn process 'commands', compiled by `cairn compile` from 'commands.toml'.
 # It does what `cairn run` does; compile the process again rather than edit this file.
 #
 # Usage: SCRIPT [--jobs N] [--directive TEXT]
@@ -10,7 +10,8 @@
 #   --directive TEXT  a directive every session's prompt carries, and commands see as $CAIRN_DIRECTIVE
 #
 # It works on the git repository holding the current directory, keeps its run in
-# ${CAIRN_HOME:-~/.cairn}/runs/PROCESS_TIMESTAMP (results/STEP.md, traces/, worktrees/NAME.patch, log),
+# ${CAIRN_HOME:-~/.cairn}/runs/PROCESS_TIMESTAMP as cairn run does (run.json, events.jsonl, log,
+# results/STEP.md, traces/, worktrees/NAME.patch), so that cairn status, show and gc read it,
 # prints the last stage's results, and exits 0 (succeeded, or skipped: another pass is running),
 # 1 (failed) or 130 (interrupted). Ctrl-C or SIGTERM stops the running steps (SIGTERM, then SIGKILL
 # after a grace period, or at once on a second signal). What a step leaves running ends with it,
@@ -24,27 +25,35 @@ user_umask=$(umask)
 umask 077
 
 # The process, as `cairn compile` resolved it.
-process=commands
-process_file=commands.toml
+process='commands'
+process_file='commands.toml'
 process_description='Command steps: results, $CAIRN_RESULT, env, a timeout, an optional failure'
-step_names=(build summary flaky slow report)
+step_names=('build' 'summary' 'flaky' 'slow' 'report')
 step_optional=(0 0 1 1 0 )
-step_worktrees=(default default default default default )
-step_kinds=(command command command command command )
+step_worktrees=('default' 'default' 'default' 'default' 'default' )
+step_kinds=('command' 'command' 'command' 'command' 'command' )
 step_harnesses=('' '' '' '' '' )
 step_models=('' '' '' '' '' )
 step_efforts=('' '' '' '' '' )
 step_details=('command, worktree default' 'command, worktree default' 'command, worktree default' 'command, worktree default' 'command, worktree default' )
-worktree_names=(default )
-worktree_kinds=(throwaway )
-worktree_bases=(main )
+worktree_names=('default' )
+worktree_kinds=('throwaway' )
+worktree_bases=('main' )
 harness_names=()
 harness_bins=()
 last_stage=(4 )
 notify_argv=()
 notify_on=()
 notify_on_set=0
-cairn_excludes=(/.cairn/skills/ /.cairn-issue.md '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
+cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
+# The run record (run.json) as cairn run keeps it: the process file (in the repository when its path is
+# relative) and its hash, the steps as a run begins them, and how long after its end a run that
+# succeeded, or ended otherwise, expires (in microseconds, or never).
+record_file='commands.toml'
+process_sha256='82f91f7569c2fdbea09c8fd0c3bdfc6e3fc94a206438f7ac72e2b143f6a25f5c'
+run_expiry='2592000000000'
+failed_run_expiry='7776000000000'
+record_steps='[{"name":"build","worktree":"default","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"command","harness":"","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"summary","worktree":"default","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"command","harness":"","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"flaky","worktree":"default","parallel":"","optional":true,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"command","harness":"","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"slow","worktree":"default","parallel":"","optional":true,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"command","harness":"","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"report","worktree":"default","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"command","harness":"","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""}]'
 
 # How long a stopped step has between SIGTERM and SIGKILL, in seconds.
 grace=5
@@ -113,6 +122,14 @@ while [[ $directive_trim == *[$' \t\n\v\f\r'] ]]; do directive_trim=${directive_
 # now_us sets now to the time in microseconds.
 now_us() {
   now=${EPOCHREALTIME//[!0-9]/}
+}
+
+# iso_time US sets REPLY to the time US (microseconds since the epoch) as
+# the run record writes a time: RFC 3339 in UTC.
+iso_time() {
+  local us
+  printf -v us '%06d' "$(($1 % 1000000))"
+  TZ=UTC printf -v REPLY '%(%Y-%m-%dT%H:%M:%S)T.%sZ' "$(($1 / 1000000))" "$us"
 }
 
 # say MESSAGE: one line of progress on stderr.
@@ -197,6 +214,124 @@ activity() {
     warn "cannot write the activity log $home/activity.log"
 }
 
+# record_failed WHAT: a write to the run record failed; a run whose record
+# may lack part of what happened does not end succeeded.
+record_failed() {
+  warn "$1 failed"
+  : >"$tmp/record.failed"
+}
+
+# record_write JQ_ARG...: run.json made anew by jq (from the record so far,
+# on stdin, when it reads one), through a file renamed over it: a reader
+# sees the old record or the new one, never part.
+record_write() {
+  local new=$run/.run.json.new
+  if jq "$@" >"$new" && mv -f -- "$new" "$run/run.json"; then return 0; fi
+  rm -f -- "$new"
+  record_failed "write the run record $run/run.json"
+  return 1
+}
+
+# record_event JSON: one line of events.jsonl, appended whole under the
+# file's lock: the steps of a parallel group end at once.
+record_event() {
+  { flock 9 && printf '%s\n' "$1" >&9; } 9>>"$run/events.jsonl" || record_failed "write the run's events"
+}
+
+# A step's event, {time, step}: its pending record (steps.json) with how it
+# stands now; the exit code and cause of each action that ran come in pairs
+# as the positional arguments.
+jq_step='
+{time: $time, step: ($steps[0][$i]
+  + {outcome: $outcome, start: $start, "end": $ended, exit_code: $exit, cause: $cause, result: $result, trace: $trace}
+  | .actions |= [to_entries[] | .key as $k | .value
+      + (if 2 * $k + 1 < ($ARGS.positional | length)
+         then {exit_code: ($ARGS.positional[2 * $k] | tonumber), cause: $ARGS.positional[2 * $k + 1]}
+         else {} end)]
+  | if $vstatus == "" then .
+    else .validate = ({status: $vstatus} + (if $verror == "" then {} else {error: $verror} end) + {judges: 0, retries: 0}) end)}'
+
+# step_record INDEX OUTCOME START END EXIT CAUSE TRACE VSTATUS VERROR [EXIT CAUSE]...:
+# the step's record as it stands, as an event: its outcome, start and end
+# (in microseconds; empty for none), exit code, cause and trace, its result
+# once one was written, its validate phase's status (pass or fail; empty
+# when it did not run) and first failure, and the exit code and cause of
+# each action that ran.
+step_record() {
+  local i=$1 start=null end=null result='' line
+  if [[ -n $3 ]]; then iso_time "$3" && start=\"$REPLY\"; fi
+  if [[ -n $4 ]]; then iso_time "$4" && end=\"$REPLY\"; fi
+  if [[ -e $tmp/wrote.${step_names[i]} ]]; then result=results/${step_names[i]}.md; fi
+  now_us
+  iso_time "$now"
+  if line=$(jq -n -c --slurpfile steps "$tmp/steps.json" --argjson i "$i" --arg time "$REPLY" \
+    --arg outcome "$2" --argjson start "$start" --argjson ended "$end" --argjson exit "$5" --arg cause "$6" \
+    --arg result "$result" --arg trace "$7" --arg vstatus "$8" --arg verror "$9" --args "$jq_step" "${@:10}"); then
+    record_event "$line"
+  else
+    record_failed "record step \"${step_names[i]}\""
+  fi
+}
+
+# step_event END: the record of the step this job runs, ended at END
+# (microseconds) or, with none, running.
+step_event() {
+  step_record "$step_index" "${step_outcome:-running}" "$step_t0" "$1" "$step_rc" "$step_cause" "$record_trace" \
+    "$validate_status" "$validate_error" "${action_results[@]}"
+}
+
+# record_begin: the run's first record, as cairn run begins it: running,
+# every step pending, and no events yet.
+record_begin() {
+  if [[ $record_file != /* ]]; then record_file=$repo_root/$record_file; fi
+  printf '%s\n' "$record_steps" >"$tmp/steps.json"
+  : >"$run/events.jsonl"
+  iso_time "$run_t0"
+  record_write -n --slurpfile steps "$tmp/steps.json" --arg process "$process" --arg file "$record_file" \
+    --arg sha256 "$process_sha256" --arg repo "$common_dir" --arg directive "$directive" --argjson jobs "$jobs" \
+    --arg host "$HOSTNAME" --argjson pid "$$" --arg start "$REPLY" '{
+  version: 1, process: $process, file: $file, sha256: $sha256, repo: $repo, issue: "", directive: $directive,
+  flags: {harness: "", model: "", effort: "", jobs: $jobs, merge: false, repair_cap: 0, protect: [], take_over: false},
+  status: "running", host: $host, pid: $pid, start: $start, "end": null, expires: "", worktrees: [], steps: $steps[0]}' ||
+    true
+  record_begun=1
+}
+
+# record_worktrees: the run's worktrees as they were opened, in the record.
+record_worktrees() {
+  local i name
+  local -a args=()
+  for i in "${!worktree_names[@]}"; do
+    name=${worktree_names[i]}
+    args+=("$name" "${worktree_kinds[i]}" "${worktree_path[$name]}" "${worktree_base[$name]}")
+  done
+  record_write --args '.worktrees = [$ARGS.positional as $a | range(0; $a | length; 4)
+    | {name: $a[.], kind: $a[. + 1], path: $a[. + 2], base: $a[. + 3]}]' "${args[@]}" <"$run/run.json" || true
+}
+
+# record_end STATUS: the run's final record: its events applied, its status,
+# end and expiry (an RFC 3339 date, or never), and events.jsonl emptied;
+# then the run folder's lock is given back.
+record_end() {
+  local expires=$failed_run_expiry rc=0
+  if [[ $1 == succeeded ]]; then expires=$run_expiry; fi
+  now_us
+  if [[ $expires != never ]]; then TZ=UTC printf -v expires '%(%Y-%m-%dT%H:%M:%SZ)T' "$(((now + expires) / 1000000))"; fi
+  iso_time "$now"
+  if record_write --slurpfile events "$run/events.jsonl" --arg status "$1" --arg ended "$REPLY" --arg expires "$expires" '
+    reduce ($events[] | .step // empty) as $s (.;
+      (.steps | map(.name) | index($s.name)) as $j
+      | if $j == null then .steps += [$s] else .steps[$j] = $s end)
+    | .status = $status | ."end" = $ended | .expires = $expires' <"$run/run.json"; then
+    : >"$run/events.jsonl" || rc=1
+  else
+    rc=1
+  fi
+  record_ended=1
+  exec {run_lock_fd}>&-
+  return "$rc"
+}
+
 # log_step INDEX OUTCOME US CAUSE: the step's line in the run's log.
 log_step() {
   local i=$1
@@ -219,6 +354,7 @@ say_end() {
 cancel_step() {
   log_step "$1" cancelled 0 ""
   say_end "${step_names[$1]}" cancelled 0 ""
+  step_record "$1" cancelled '' '' 0 '' '' '' ''
 }
 
 # git_in DIR ARG...: git in DIR, with the user's umask. Ctrl-C at the
@@ -409,17 +545,28 @@ step_start() {
   step_dir=${worktree_path[${step_worktrees[step_index]}]:-}
   step_result=$run/results/$step.md
   step_outcome='' step_cause='' step_timeout=0 step_timeout_text=''
+  # What the step's record says besides its outcome: its exit code, its
+  # trace, its validate phase, and each action's exit code and cause.
+  step_rc=0 record_trace='' validate_status='' validate_error=''
+  action_results=()
   now_us
   step_t0=$now
+  printf '%s\n' "$step_t0" >"$tmp/start.$step"
   step_env=(
     "CAIRN_RUN=$run" "CAIRN_RESULTS=$run/results" "CAIRN_RESULT=$step_result" "CAIRN_STEP=$step"
     "CAIRN_WORKTREE=$step_dir" "CAIRN_DIRECTIVE=$directive" "CHECK_SKIP=$check_skip"
     "CAIRN_STEP_TOKEN=$run_token-$step_index"
   )
   say "start $step (${step_details[step_index]})"
+  step_event ''
   if [[ -z $step_dir ]]; then
-    step_outcome=failed step_cause="worktree \"${step_worktrees[step_index]}\" was not created"
+    step_outcome=failed step_rc=-1 step_cause="worktree \"${step_worktrees[step_index]}\" was not created"
   fi
+}
+
+# action_end EXIT CAUSE: how an action of the step ended, for its record.
+action_end() {
+  action_results+=("$1" "$2")
 }
 
 # step_going: the step has not ended yet.
@@ -431,20 +578,21 @@ step_going() {
 # environment and the user's umask, in a session of its own (stopping its
 # process group stops all it started), under the step's timeout; stdin from
 # IN, stdout to OUT, stderr to ERR (to OUT when ERR is empty). Whatever it
-# leaves running when it ends is ended with it. Sets proc_rc, proc_timed_out
-# and proc_cause.
+# leaves running when it ends is ended with it. Sets proc_rc, proc_timed_out,
+# proc_cause and proc_exit, its exit code as the run record has it: -1 for
+# one its timeout or a stop killed.
 run_proc() {
   local in=$1 out=$2 err=$3 pid t0 rc=0
   shift 3
   local -a timer=()
   if ((step_timeout > 0)); then timer=("$timeout_bin" -k "${grace}s" "${step_timeout}s"); fi
-  proc_rc=0 proc_timed_out=0 proc_cause=
+  proc_rc=0 proc_timed_out=0 proc_cause='' proc_exit=0
   now_us
   t0=$now
   if [[ -n $err ]]; then
-    proc_start "$@" <"$in" >"$out" 2>"$err" {pass_fd}>&- &
+    proc_start "$@" <"$in" >"$out" 2>"$err" {pass_fd}>&- {run_lock_fd}>&- &
   else
-    proc_start "$@" <"$in" >"$out" 2>&1 {pass_fd}>&- &
+    proc_start "$@" <"$in" >"$out" 2>&1 {pass_fd}>&- {run_lock_fd}>&- &
   fi
   pid=$!
   printf '%s\n' "$pid" >"$tmp/pgid.$step"
@@ -459,9 +607,12 @@ run_proc() {
   end_strays "$run_token-$step_index"
   rm -f -- "$tmp/pgid.$step"
   now_us
-  proc_rc=$rc
+  proc_rc=$rc proc_exit=$rc
   if ((step_timeout > 0 && (rc == 124 || rc == 137) && now - t0 >= step_timeout * 1000000)); then
-    proc_timed_out=1 proc_cause="timed out after $step_timeout_text"
+    proc_timed_out=1 proc_exit=-1 proc_cause="timed out after $step_timeout_text"
+  elif ((rc != 0)) && [[ -e $tmp/interrupted ]]; then
+    proc_cause=stopped
+    if ((rc > 128)); then proc_exit=-1; fi
   elif ((rc != 0)); then
     proc_cause="exit status $rc"
   fi
@@ -510,7 +661,7 @@ precheck() {
   shift
   ((proc_rc != 0)) || return 0
   if ((proc_rc == check_skip && !proc_timed_out)) && [[ ! -e $tmp/interrupted ]]; then
-    step_outcome=skipped
+    step_outcome=skipped step_rc=$check_skip
     if (($#)); then
       step_cause=$1
       shift
@@ -525,19 +676,29 @@ precheck() {
     fi
     return 0
   fi
-  step_outcome=failed step_cause="precheck: $proc_cause"
+  step_outcome=failed step_rc=$proc_exit step_cause="precheck: $proc_cause"
 }
 
 # validate SEVERITY SCRIPT: a validate shell: its failure fails the step,
-# unless SEVERITY is warn, which only says so.
+# unless SEVERITY is warn, which only says so. The phase's record holds its
+# first failure; a phase the run's interruption cut short has none.
 validate() {
   run_shell "$2"
-  ((proc_rc != 0)) || return 0
-  if [[ $1 == warn && ! -e $tmp/interrupted ]]; then
+  if [[ -e $tmp/interrupted ]]; then
+    validate_status='' validate_error=''
+    step_outcome=failed step_rc=-1 step_cause="validate: stopped"
+    return 0
+  fi
+  if ((proc_rc == 0)); then
+    validate_status=${validate_status:-pass}
+    return 0
+  fi
+  if [[ $validate_status != fail ]]; then validate_status=fail validate_error=$proc_cause; fi
+  if [[ $1 == warn ]]; then
     say "warning: step $step: validate: $proc_cause"
     return 0
   fi
-  step_outcome=failed step_cause="validate: $proc_cause"
+  step_outcome=failed step_rc=$proc_exit step_cause="validate: $proc_cause"
 }
 
 # write_result FILE: the step's result is FILE's text. A result the step
@@ -558,6 +719,8 @@ run_command() {
   else
     write_result "$tmp/out.$step"
   fi
+  step_rc=$proc_exit
+  action_end "$proc_exit" "$proc_cause"
   if ((proc_rc != 0)); then step_outcome=failed step_cause=$proc_cause; fi
 }
 
@@ -570,36 +733,37 @@ step_finish() {
   now_us
   log_step "$step_index" "$step_outcome" $((now - step_t0)) "$step_cause"
   say_end "$step" "$step_outcome" $((now - step_t0)) "$step_cause"
+  step_event "$now"
   printf '%s\n' "$step_outcome" >"$tmp/outcome.$step"
 }
 
-# step_0: step build.
+# step_0: step 'build'.
 step_0() {
   step_start 0
   step_env+=('GOFLAGS=-count=1' "NOTE=it's \"quoted\" \$(not run) \`nor this\` ünïcode")
   if step_going; then run_command $'echo "building in $(basename "$CAIRN_WORKTREE") for $CAIRN_STEP"\necho "flags: $GOFLAGS; note: $NOTE"\necho built > build.txt\n'; fi
   step_finish
 }
-# step_1: step summary.
+# step_1: step 'summary'.
 step_1() {
   step_start 1
   if step_going; then run_command $'echo "this goes to the output only"\nprintf \'summary of %s\\n\' "$(cat "$CAIRN_RESULTS/build.md" | head -n 1)" > "$CAIRN_RESULT"\n'; fi
   step_finish
 }
-# step_2: step flaky.
+# step_2: step 'flaky'.
 step_2() {
   step_start 2
   if step_going; then run_command 'echo trying; exit 3'; fi
   step_finish
 }
-# step_3: step slow.
+# step_3: step 'slow'.
 step_3() {
   step_start 3
-  step_timeout=1 step_timeout_text=1s
+  step_timeout=1 step_timeout_text='1s'
   if step_going; then run_command 'sleep 30'; fi
   step_finish
 }
-# step_4: step report.
+# step_4: step 'report'.
 step_4() {
   step_start 4
   if step_going; then run_command 'ls; cat build.txt'; fi
@@ -676,6 +840,9 @@ on_exit() {
     wait
     close_worktrees
   fi
+  if ((record_begun && !record_ended)); then
+    if ((interrupted)); then record_end interrupted; else record_end failed; fi
+  fi
   end_strays "$run_token-[0-9]+"
   if [[ -n $pass_fd ]]; then
     : >"$pass_lock"
@@ -706,23 +873,29 @@ wait_one() {
 # step's, the stage counts it, and a required step that failed stops the
 # process.
 job_ended() {
-  local pid=$1 rc=$2 i outcome
+  local pid=$1 rc=$2 i outcome start='' cause
   [[ -n ${job_step[$pid]:-} ]] || return 0
   i=${job_step[$pid]}
   unset "job_step[$pid]"
   running=$((running - 1))
   outcome=
   if [[ -f $tmp/outcome.${step_names[i]} ]]; then outcome=$(<"$tmp/outcome.${step_names[i]}"); fi
+  if [[ -z $outcome && -f $tmp/start.${step_names[i]} ]]; then start=$(<"$tmp/start.${step_names[i]}"); fi
   if [[ -z $outcome && -e $tmp/interrupted ]]; then
     # A signal to the whole group ended the job before it could ignore it.
     outcome=interrupted
     log_step "$i" interrupted 0 ""
     say_end "${step_names[i]}" interrupted 0 ""
+    now_us
+    step_record "$i" interrupted "$start" "$now" -1 '' '' '' ''
   elif [[ -z $outcome ]]; then
     # The job itself broke: the step failed.
     outcome=failed
-    log_step "$i" failed 0 "the script's job ended with exit status $rc"
-    say_end "${step_names[i]}" failed 0 "the script's job ended with exit status $rc"
+    cause="the script's job ended with exit status $rc"
+    log_step "$i" failed 0 "$cause"
+    say_end "${step_names[i]}" failed 0 "$cause"
+    now_us
+    step_record "$i" failed "$start" "$now" -1 "$cause" '' '' ''
   fi
   if [[ $outcome == failed ]] && ((!step_optional[i])); then stopped=1; fi
 }
@@ -741,7 +914,10 @@ run_stage() {
       cancel_step "$i"
       continue
     fi
-    run_step "$i" &
+    # The job leaves the run folder's lock and the Pass to the script: a
+    # script that is killed leaves a crashed run and a free Pass, as cairn
+    # run does.
+    run_step "$i" {run_lock_fd}>&- {pass_fd}>&- &
     job_step[$!]=$i
     running=$((running + 1))
   done
@@ -763,7 +939,7 @@ notify() {
   (
     umask "$user_umask"
     exec "$timeout_bin" -k 1s 30s "$env_bin" "CAIRN_PROCESS=$process" "CAIRN_STATUS=$1" "CAIRN_RUN=$run" "${notify_argv[@]}"
-  ) </dev/null >&2 2>&1 {pass_fd}>&- || rc=$?
+  ) </dev/null >&2 2>&1 {pass_fd}>&- {run_lock_fd}>&- || rc=$?
   if ((rc == 124 || rc == 137)); then
     say "cairn: notify: \"${notify_argv[0]}\" timed out after 30s"
   elif ((rc != 0)); then
@@ -784,6 +960,7 @@ repo_hash=${repo_hash:0:16}
 pass_lock=$home/locks/pass-$repo_hash.lock
 worktree_lock=$home/locks/worktrees-$repo_hash.lock
 pass_fd='' worktree_fd='' worktree_root='' finished=0 interrupted=0 kill_now=0 stopped=0 running=0 status=''
+run_lock_fd='' record_begun=0 record_ended=0
 # run_token marks the environment of every process a step starts (as
 # CAIRN_STEP_TOKEN=RUN_TOKEN-STEP_INDEX), so that those a step leaves
 # running can be found and ended, even in a session of their own.
@@ -801,8 +978,11 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/cairn-$process.XXXXXX")
 trap on_exit EXIT
 trap on_signal INT TERM
 
-# The run folder, readable by its owner only.
-stamp=$(TZ=UTC printf '%(%Y-%m-%dT%H%M%SZ)T' -1)
+# The run folder, readable by its owner only, locked while the script runs: a
+# running record whose lock is free is a crashed run's.
+now_us
+run_t0=$now
+TZ=UTC printf -v stamp '%(%Y-%m-%dT%H%M%SZ)T' "$((run_t0 / 1000000))"
 run_name=${process}_$stamp
 n=2
 until mkdir -m 700 -- "$home/runs/$run_name" 2>/dev/null; do
@@ -811,15 +991,20 @@ until mkdir -m 700 -- "$home/runs/$run_name" 2>/dev/null; do
   n=$((n + 1))
 done
 run=$home/runs/$run_name
+exec {run_lock_fd}>>"$run/.lock"
+flock "$run_lock_fd"
 mkdir -m 700 -- "$run/results" "$run/traces" "$run/worktrees"
 : >"$run/log"
+record_begin
 TZ=UTC printf '{"pid":%d,"run":"%s","since":"%(%Y-%m-%dT%H:%M:%SZ)T","repo":%s}\n' "$$" "$run_name" -1 \
   "$(jq -n --arg r "$common_dir" '$r')" >"$pass_lock"
 activity event=start "run=$run_name" "process=$process" "repo=$common_dir"
 
 # The worktrees, then the stages in order.
 open_error=
-if ! open_worktrees; then
+if open_worktrees; then
+  record_worktrees
+else
   stopped=1
   for i in "${!step_names[@]}"; do cancel_step "$i"; done
 fi
@@ -873,7 +1058,8 @@ for i in "${last_stage[@]}"; do
 done
 
 status=succeeded
-if ((interrupted)); then status=interrupted; elif ((stopped)); then status=failed; fi
+if ((interrupted)); then status=interrupted; elif ((stopped)) || [[ -e $tmp/record.failed ]]; then status=failed; fi
+record_end "$status" || status=failed
 activity event=end "run=$run_name" "process=$process" "repo=$common_dir" "status=$status"
 notify "$status"
 case $status in
