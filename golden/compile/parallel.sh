@@ -11,7 +11,7 @@
 #
 # It works on the git repository holding the current directory, keeps its run in
 # ${CAIRN_HOME:-~/.cairn}/runs/PROCESS_TIMESTAMP as cairn run does (run.json, events.jsonl, log,
-# results/STEP.md, traces/, worktrees/NAME.patch), so that cairn status, show and gc read it,
+# results/STEP.md, traces/, shells/, worktrees/NAME.patch), so that cairn status, show and gc read it,
 # prints the last stage's results, and exits 0 (succeeded, or skipped: another pass is running),
 # 1 (failed) or 130 (interrupted). Ctrl-C or SIGTERM stops the running steps (SIGTERM, then SIGKILL
 # after a grace period, or at once on a second signal). What a step leaves running ends with it,
@@ -100,7 +100,7 @@ jobs=$((10#$jobs))
 if ((BASH_VERSINFO[0] < 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] < 1))); then
   fail "bash $BASH_VERSION is too old: the script needs bash 5.1 or later"
 fi
-for tool in git jq flock setsid timeout env sha256sum mktemp; do
+for tool in git jq flock setsid timeout env sha256sum mktemp mkfifo tee; do
   command -v "$tool" >/dev/null || fail "\"$tool\" not found on PATH: the script needs git, coreutils, util-linux and jq"
 done
 bash_bin=$(command -v bash)
@@ -249,22 +249,24 @@ jq_step='
          then {exit_code: ($ARGS.positional[2 * $k] | tonumber), cause: $ARGS.positional[2 * $k + 1]}
          else {} end)]
   | if $vstatus == "" then .
-    else .validate = ({status: $vstatus} + (if $verror == "" then {} else {error: $verror} end) + {judges: 0, retries: 0}) end)}'
+    else .validate = ({status: $vstatus} + (if $verror == "" then {} else {error: $verror} end) + {judges: 0, retries: 0}) end
+  | if $shells == [] then . else .shells = $shells end)}'
 
 # step_record INDEX OUTCOME START END EXIT CAUSE TRACE VSTATUS VERROR [EXIT CAUSE]...:
 # the step's record as it stands, as an event: its outcome, start and end
 # (in microseconds; empty for none), exit code, cause and trace, its result
 # once one was written, its validate phase's status (pass or fail; empty
-# when it did not run) and first failure, and the exit code and cause of
-# each action that ran.
+# when it did not run) and first failure, the precheck and validate shells
+# it ran, and the exit code and cause of each action that ran.
 step_record() {
-  local i=$1 start=null end=null result='' line
+  local i=$1 start=null end=null result='' line shells=$tmp/shells.${step_names[$1]}
   if [[ -n $3 ]]; then iso_time "$3" && start=\"$REPLY\"; fi
   if [[ -n $4 ]]; then iso_time "$4" && end=\"$REPLY\"; fi
   if [[ -e $tmp/wrote.${step_names[i]} ]]; then result=results/${step_names[i]}.md; fi
+  if [[ ! -e $shells ]]; then shells=/dev/null; fi
   now_us
   iso_time "$now"
-  if line=$(jq -n -c --slurpfile steps "$tmp/steps.json" --argjson i "$i" --arg time "$REPLY" \
+  if line=$(jq -n -c --slurpfile steps "$tmp/steps.json" --slurpfile shells "$shells" --argjson i "$i" --arg time "$REPLY" \
     --arg outcome "$2" --argjson start "$start" --argjson ended "$end" --argjson exit "$5" --arg cause "$6" \
     --arg result "$result" --arg trace "$7" --arg vstatus "$8" --arg verror "$9" --args "$jq_step" "${@:10}"); then
     record_event "$line"
@@ -292,7 +294,7 @@ record_begin() {
     --arg host "$HOSTNAME" --argjson pid "$$" --arg start "$REPLY" '{
   version: 1, process: $process, file: $file, sha256: $sha256, repo: $repo, issue: "", directive: $directive,
   flags: {harness: "", model: "", effort: "", jobs: $jobs, merge: false, repair_cap: 0, protect: [], take_over: false},
-  status: "running", host: $host, pid: $pid, start: $start, "end": null, expires: "", worktrees: [], steps: $steps[0]}' ||
+  status: "running", cause: "", host: $host, pid: $pid, start: $start, "end": null, expires: "", worktrees: [], steps: $steps[0]}' ||
     true
   record_begun=1
 }
@@ -309,20 +311,22 @@ record_worktrees() {
     | {name: $a[.], kind: $a[. + 1], path: $a[. + 2], base: $a[. + 3]}]' "${args[@]}" <"$run/run.json" || true
 }
 
-# record_end STATUS: the run's final record: its events applied, its status,
-# end and expiry (an RFC 3339 date, or never), and events.jsonl emptied;
-# then the run folder's lock is given back.
+# record_end STATUS CAUSE: the run's final record: its events applied, its
+# status, end and expiry (an RFC 3339 date, or never), why it failed when
+# no step says it, and events.jsonl emptied; then the run folder's lock is
+# given back.
 record_end() {
   local expires=$failed_run_expiry rc=0
   if [[ $1 == succeeded ]]; then expires=$run_expiry; fi
   now_us
   if [[ $expires != never ]]; then TZ=UTC printf -v expires '%(%Y-%m-%dT%H:%M:%SZ)T' "$(((now + expires) / 1000000))"; fi
   iso_time "$now"
-  if record_write --slurpfile events "$run/events.jsonl" --arg status "$1" --arg ended "$REPLY" --arg expires "$expires" '
+  if record_write --slurpfile events "$run/events.jsonl" --arg status "$1" --arg ended "$REPLY" --arg expires "$expires" \
+    --arg cause "${2:-}" '
     reduce ($events[] | .step // empty) as $s (.;
       (.steps | map(.name) | index($s.name)) as $j
       | if $j == null then .steps += [$s] else .steps[$j] = $s end)
-    | .status = $status | ."end" = $ended | .expires = $expires' <"$run/run.json"; then
+    | .status = $status | .cause = $cause | ."end" = $ended | .expires = $expires' <"$run/run.json"; then
     : >"$run/events.jsonl" || rc=1
   else
     rc=1
@@ -342,18 +346,28 @@ log_step() {
   printf '%s\n' "$REPLY" >>"$run/log"
 }
 
-# say_end STEP OUTCOME US CAUSE: the progress line of a step's end.
+# say_end INDEX OUTCOME US CAUSE: the progress line of a step's end, with
+# the shell that failed the step shown under it; an optional step's failure
+# says it was optional, lest a reader take the run for failed.
 say_end() {
+  local name=${step_names[$1]} msg
+  if [[ $2 == failed ]] && ((step_optional[$1])); then name+=" (optional)"; fi
   case $2 in
-  succeeded) duration "$3" && say "done $1 $REPLY" ;;
-  *) say "$2 $1${4:+: $4}" ;;
+  succeeded) duration "$3" && msg="done $name $REPLY" ;;
+  *) msg="$2 $name${4:+: $4}" ;;
   esac
+  if [[ -e $tmp/shown.${step_names[$1]} && ! -e $tmp/interrupted ]]; then
+    shell_json=$(<"$tmp/shown.${step_names[$1]}")
+    shell_lines "$msg"
+  else
+    say "$msg"
+  fi
 }
 
 # cancel_step INDEX: a step that never started.
 cancel_step() {
   log_step "$1" cancelled 0 ""
-  say_end "${step_names[$1]}" cancelled 0 ""
+  say_end "$1" cancelled 0 ""
   step_record "$1" cancelled '' '' 0 '' '' '' ''
 }
 
@@ -549,6 +563,8 @@ step_start() {
   # trace, its validate phase, and each action's exit code and cause.
   step_rc=0 record_trace='' validate_status='' validate_error=''
   action_results=()
+  # How many shells each phase ran, and the record of the last one.
+  precheck_shells=0 validate_shells=0 shell_json='' shell_lost=
   now_us
   step_t0=$now
   printf '%s\n' "$step_t0" >"$tmp/start.$step"
@@ -652,13 +668,160 @@ run_shell() {
   run_proc /dev/null "$tmp/out.$step" '' "$bash_bin" -euo pipefail -c "$1"
 }
 
+# The lines that show a failed shell under its step (templates.ShellLines),
+# from its record: what failed, the last lines it wrote, where its streams
+# are kept.
+jq_shell_lines='
+("\(.phase) shell \(.shell)" + (if .round > 1 then " (round \(.round))" else "" end)
+  + (if (.cause // "") != "" then ": " + .cause else "" end)) as $what
+| ((.tail // "") | if . == "" then [] else split("\n") end) as $t
+| (if .lines == 0 or ($t | length) == 0 then $what + "; it wrote nothing"
+   elif ($t | length) >= .lines then $what + "; its output:"
+   else "\($what); the last \($t | length) of its \(.lines) lines of output:" end),
+  ($t[] | "| " + .),
+  "stdout  " + (if .stdout == "" then "" else $run + "/" + .stdout end),
+  "stderr  " + (if .stderr == "" then "" else $run + "/" + .stderr end)'
+
+# shell_lines MESSAGE: MESSAGE on stderr as say writes it, the failed
+# shell of shell_json shown under it, in one write.
+shell_lines() {
+  local line text
+  printf -v text '%(%H:%M:%S)T %s\n' -1 "$1"
+  if [[ -n $shell_json ]]; then
+    while IFS= read -r line; do
+      text+="           $line"$'\n'
+    done < <(jq -r --arg run "$run" "$jq_shell_lines" <<<"$shell_json")
+  fi
+  printf '%s' "$text" >&2
+}
+
+# The end of a failed shell's output as its record keeps it (cairn run's
+# outputTail): its last 10 lines, each what a terminal would show of it
+# (the text after its last carriage return, escape sequences and other
+# control characters removed, tabs as four spaces, invalid UTF-8 as U+FFFD)
+# cut to 200 characters. One pass over each line's characters, which stops
+# once 200 are kept (jq's gsub takes quadratic time). jq reads each invalid
+# byte as a U+FFFD where Go reads a run of them as one: a run of U+FFFD
+# counts as one.
+jq_tail='
+def printable:
+  explode
+  | if .[-1] == 13 then .[:-1] else . end
+  | ((.[[13]] | last) // -1) as $cr
+  | label $done
+  | foreach (.[$cr + 1:][], null) as $c ([0, 0, []];
+      if $c == null or (.[1] == 65533 and $c == 65533) then .
+      elif .[0] == 0 then
+        if $c == 27 then [1, $c, .[2]]
+        elif $c == 9 then [0, $c, .[2] + [32, 32, 32, 32]]
+        elif $c < 32 or ($c >= 127 and $c < 160) then [0, $c, .[2]]
+        else [0, $c, .[2] + [$c]] end
+      elif .[0] == 1 then [if $c == 91 then 2 elif $c == 93 then 3 else 0 end, $c, .[2]]
+      elif .[0] == 2 then [if $c >= 64 and $c <= 126 then 0 else 2 end, $c, .[2]]
+      elif .[0] == 3 then [if $c == 7 then 0 elif $c == 27 then 4 else 3 end, $c, .[2]]
+      else [if $c == 92 or $c == 7 then 0 elif $c == 27 then 4 else 3 end, $c, .[2]] end;
+      if $c == null or (.[2] | length) > 200 then (.[2], break $done) else empty end)
+  | if length > 200 then .[:199] + [8230] else . end | implode;
+$out | rtrimstr("\n") | if . == "" then "" else split("\n") | .[-10:] | map(printable) | join("\n") end'
+
+# A shell's record ({phase, shell, round, status, exit_code, cause, stdout,
+# stderr, lines, tail}), from the arguments kept_shell gives it.
+jq_shell='
+{phase: $phase, shell: $shell, round: 1, status: $status, exit_code: $exit}
++ (if $cause == "" then {} else {cause: $cause} end)
++ {stdout: $stdout, stderr: $stderr, lines: $lines}
++ (if $status != "fail" then {} else ('"$jq_tail"') as $t | if $t == "" then {} else {tail: $t} end end)'
+
+# count_lines FILE: sets REPLY to how many lines FILE holds, a last one
+# without its newline too.
+count_lines() {
+  REPLY=$(wc -l <"$1")
+  if [[ -s $1 && $(tail -c 1 -- "$1" | wc -l) == 0 ]]; then REPLY=$((REPLY + 1)); fi
+}
+
+# kept_shell PHASE SCRIPT: a precheck or validate shell, run as run_shell
+# runs it (its stdout and stderr together in $tmp/out.STEP), its stdout and
+# stderr also kept in the run folder as shells/STEP.PHASE.N.stdout and
+# .stderr, N the first number free for both, and its record appended to the
+# step's shells. Sets shell_json to the record, shell_lost to why the output
+# could not be kept (the shell did not run when its files could not be
+# created), and the proc_ variables as run_proc does.
+kept_shell() {
+  local phase=$1 n=1 base='' out err fo=$tmp/fifo.out.$step fe=$tmp/fifo.err.$step pid_o pid_e rc_o=0 rc_e=0
+  local status=fail lines=0 what
+  if [[ $phase == precheck ]]; then
+    precheck_shells=$((precheck_shells + 1)) && what="precheck shell $precheck_shells"
+  else
+    validate_shells=$((validate_shells + 1)) && what="validate shell $validate_shells"
+  fi
+  shell_lost=''
+  mkdir -p -- "$run/shells" 2>/dev/null || true
+  while [[ -e $run/shells/$step.$phase.$n.stdout || -e $run/shells/$step.$phase.$n.stderr ]]; do n=$((n + 1)); done
+  out=$run/shells/$step.$phase.$n.stdout err=$run/shells/$step.$phase.$n.stderr
+  : >"$tmp/out.$step"
+  if ! { : >"$out" && : >"$err"; } 2>/dev/null; then
+    rm -f -- "$out" "$err"
+    proc_rc=1 proc_timed_out=0 proc_exit=-1 proc_cause="record the output of $what: cannot create $out"
+    shell_lost=$proc_cause
+  else
+    base=shells/$step.$phase.$n
+    rm -f -- "$fo" "$fe"
+    mkfifo -- "$fo" "$fe"
+    # Each stream to its file and, as cairn run keeps them, to both
+    # together, in the order they came.
+    tee -a -- "$tmp/out.$step" <"$fo" >"$out" 2>/dev/null &
+    pid_o=$!
+    tee -a -- "$tmp/out.$step" <"$fe" >"$err" 2>/dev/null &
+    pid_e=$!
+    run_proc /dev/null "$fo" "$fe" "$bash_bin" -euo pipefail -c "$2"
+    # What escaped the step's group and token may hold a stream open: it is
+    # read for a second more, as cairn run does, and no longer.
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+      kill -0 "$pid_o" 2>/dev/null || kill -0 "$pid_e" 2>/dev/null || break
+      sleep 0.1 || true
+    done
+    kill -KILL "$pid_o" "$pid_e" 2>/dev/null || true
+    wait "$pid_o" || rc_o=$?
+    wait "$pid_e" || rc_e=$?
+    rm -f -- "$fo" "$fe"
+    if ((rc_o || rc_e)); then shell_lost="record the output of $what: write $out or $err failed"; fi
+    count_lines "$out"
+    lines=$REPLY
+    count_lines "$err"
+    lines=$((lines + REPLY))
+    if ((proc_rc == 0)); then status=pass; fi
+  fi
+  if [[ $phase == precheck ]] && ((proc_rc == check_skip && !proc_timed_out)) && [[ ! -e $tmp/interrupted ]]; then
+    status=skip
+  fi
+  tail -n 10 -- "$tmp/out.$step" >"$tmp/tail.$step" 2>/dev/null || : >"$tmp/tail.$step"
+  if shell_json=$(jq -n -c --arg phase "$phase" --argjson shell "${what##* }" --arg status "$status" \
+    --argjson exit "$proc_exit" --arg cause "$proc_cause" --arg stdout "${base:+$base.stdout}" \
+    --arg stderr "${base:+$base.stderr}" --argjson lines "$lines" --rawfile out "$tmp/tail.$step" "$jq_shell"); then
+    printf '%s\n' "$shell_json" >>"$tmp/shells.$step"
+  else
+    shell_json=''
+    record_failed "record $what of step \"$step\""
+  fi
+}
+
+# show_shell: the shell of shell_json failed the step: it is shown under the
+# step's end, unless the run was interrupted.
+show_shell() {
+  if [[ -n $shell_json && ! -e $tmp/interrupted ]]; then printf '%s\n' "$shell_json" >"$tmp/shown.$step"; fi
+}
+
 # precheck SCRIPT WHY...: a precheck shell: exit $CHECK_SKIP skips the step
 # (with its whys, else the first line it printed), another non-zero exit
 # fails it.
 precheck() {
   local line
-  run_shell "$1"
+  kept_shell precheck "$1"
   shift
+  if [[ -n $shell_lost ]]; then
+    step_outcome=failed step_rc=-1 step_cause="precheck: $shell_lost"
+    return 0
+  fi
   ((proc_rc != 0)) || return 0
   if ((proc_rc == check_skip && !proc_timed_out)) && [[ ! -e $tmp/interrupted ]]; then
     step_outcome=skipped step_rc=$check_skip
@@ -676,6 +839,7 @@ precheck() {
     fi
     return 0
   fi
+  show_shell
   step_outcome=failed step_rc=$proc_exit step_cause="precheck: $proc_cause"
 }
 
@@ -683,10 +847,15 @@ precheck() {
 # unless SEVERITY is warn, which only says so. The phase's record holds its
 # first failure; a phase the run's interruption cut short has none.
 validate() {
-  run_shell "$2"
+  kept_shell validate "$2"
   if [[ -e $tmp/interrupted ]]; then
     validate_status='' validate_error=''
     step_outcome=failed step_rc=-1 step_cause="validate: stopped"
+    return 0
+  fi
+  if [[ -n $shell_lost ]]; then
+    validate_status=fail validate_error=$shell_lost
+    step_outcome=failed step_rc=-1 step_cause="validate: $shell_lost"
     return 0
   fi
   if ((proc_rc == 0)); then
@@ -695,9 +864,10 @@ validate() {
   fi
   if [[ $validate_status != fail ]]; then validate_status=fail validate_error=$proc_cause; fi
   if [[ $1 == warn ]]; then
-    say "warning: step $step: validate: $proc_cause"
+    shell_lines "warning: step $step: validate: $proc_cause"
     return 0
   fi
+  show_shell
   step_outcome=failed step_rc=$proc_exit step_cause="validate: $proc_cause"
 }
 
@@ -725,16 +895,21 @@ run_command() {
 }
 
 # step_finish: the step's end: its outcome (a failure once the run is
-# interrupted is an interruption), its log line, its progress line, and the
-# outcome its stage waits for.
+# interrupted is an interruption) and cause, which its stage and the run's
+# end read, its log line, its progress line (with the shell that failed it
+# under it), and its record. The outcome is kept right after the log line,
+# with no command between them: a job killed meanwhile (job_ended) must not
+# log its step twice, nor not at all.
 step_finish() {
   if [[ -z $step_outcome ]]; then step_outcome=succeeded; fi
   if [[ $step_outcome == failed && -e $tmp/interrupted ]]; then step_outcome=interrupted step_cause=; fi
   now_us
+  printf '%s' "$step_cause" >"$tmp/cause.$step"
   log_step "$step_index" "$step_outcome" $((now - step_t0)) "$step_cause"
-  say_end "$step" "$step_outcome" $((now - step_t0)) "$step_cause"
-  step_event "$now"
   printf '%s\n' "$step_outcome" >"$tmp/outcome.$step"
+  say_end "$step_index" "$step_outcome" $((now - step_t0)) "$step_cause"
+  step_event "$now"
+  : >"$tmp/recorded.$step"
 }
 
 # step_0: step 'a'.
@@ -871,12 +1046,18 @@ job_ended() {
   running=$((running - 1))
   outcome=
   if [[ -f $tmp/outcome.${step_names[i]} ]]; then outcome=$(<"$tmp/outcome.${step_names[i]}"); fi
-  if [[ -z $outcome && -f $tmp/start.${step_names[i]} ]]; then start=$(<"$tmp/start.${step_names[i]}"); fi
-  if [[ -z $outcome && -e $tmp/interrupted ]]; then
+  if [[ -f $tmp/start.${step_names[i]} ]]; then start=$(<"$tmp/start.${step_names[i]}"); fi
+  if [[ -n $outcome && ! -e $tmp/recorded.${step_names[i]} ]]; then
+    # The job was killed as its step ended, after its log line: the record
+    # says the same.
+    cause=$(<"$tmp/cause.${step_names[i]}") || cause=
+    now_us
+    step_record "$i" "$outcome" "$start" "$now" -1 "$cause" '' '' ''
+  elif [[ -z $outcome && -e $tmp/interrupted ]]; then
     # A signal to the whole group ended the job before it could ignore it.
     outcome=interrupted
     log_step "$i" interrupted 0 ""
-    say_end "${step_names[i]}" interrupted 0 ""
+    say_end "$i" interrupted 0 ""
     now_us
     step_record "$i" interrupted "$start" "$now" -1 '' '' '' ''
   elif [[ -z $outcome ]]; then
@@ -884,7 +1065,9 @@ job_ended() {
     outcome=failed
     cause="the script's job ended with exit status $rc"
     log_step "$i" failed 0 "$cause"
-    say_end "${step_names[i]}" failed 0 "$cause"
+    say_end "$i" failed 0 "$cause"
+    printf '%s' "$cause" >"$tmp/cause.${step_names[i]}"
+    printf '%s\n' failed >"$tmp/outcome.${step_names[i]}"
     now_us
     step_record "$i" failed "$start" "$now" -1 "$cause" '' '' ''
   fi
@@ -1031,7 +1214,21 @@ done
 
 status=succeeded
 if ((interrupted)); then status=interrupted; elif ((stopped)) || [[ -e $tmp/record.failed ]]; then status=failed; fi
-record_end "$status" || status=failed
+# A run that failed at a step ends with one line that says which, and why:
+# its first failed step that is not optional.
+if [[ $status == failed && -z $open_error ]]; then
+  for i in "${!step_names[@]}"; do
+    f=${step_names[i]}
+    if ((!step_optional[i])) && [[ -f $tmp/outcome.$f && $(<"$tmp/outcome.$f") == failed ]]; then
+      cause=$(<"$tmp/cause.$f") || cause=
+      printf 'cairn: failed at step %s%s\n' "$f" "${cause:+: $cause}" >&2
+      break
+    fi
+  done
+fi
+run_cause=
+if ((!interrupted)); then run_cause=$open_error; fi
+record_end "$status" "$run_cause" || status=failed
 activity event=end "run=$run_name" "process=$process" "repo=$common_dir" "status=$status"
 notify "$status"
 case $status in
