@@ -1,9 +1,14 @@
 package codegen
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,6 +29,13 @@ type Inputs struct {
 	Config    *config.Config
 	// ReadFile reads a home skill's SKILL.md; os.ReadFile when nil.
 	ReadFile func(path string) ([]byte, error)
+	// Source is the process file's bytes, whose SHA-256 the script's
+	// run record carries as cairn run's does.
+	Source []byte
+	// RepoRoot is the root of the repository the process is compiled in:
+	// a process file inside it is recorded as that file of the repository
+	// the script runs in. Empty records the file's path as it is.
+	RepoRoot string
 }
 
 // Bash compiles plan into one standalone bash script (§9) that does what
@@ -88,6 +100,48 @@ type script struct {
 	NotifyOn    []string
 	NotifyOnSet bool
 	Excludes    []string
+	// RecordFile is the process file as the run record names it: relative
+	// to the repository's root when it lies in it, else absolute. SHA256
+	// is the file's hash.
+	RecordFile string
+	SHA256     string
+	// RunExpiry and FailedRunExpiry are how long after its end a run that
+	// succeeded, or ended otherwise, expires: in microseconds, or "never".
+	RunExpiry       string
+	FailedRunExpiry string
+	// RecordSteps are the steps of the run record as a run begins it, as
+	// JSON.
+	RecordSteps string
+}
+
+// recordStep is a step of the run record (run.json, §7.5) as a run begins
+// it: pending, with the kind, harness, model and effort of each action. Its
+// fields are those `cairn run` writes; TestCompileDifferential holds the
+// two records to agreeing.
+type recordStep struct {
+	Name     string         `json:"name"`
+	Worktree string         `json:"worktree"`
+	Parallel string         `json:"parallel"`
+	Optional bool           `json:"optional"`
+	Outcome  string         `json:"outcome"`
+	Start    *string        `json:"start"`
+	End      *string        `json:"end"`
+	Actions  []recordAction `json:"actions"`
+	ExitCode int            `json:"exit_code"`
+	Cause    string         `json:"cause"`
+	Result   string         `json:"result"`
+	Trace    string         `json:"trace"`
+	GitRef   string         `json:"git_ref"`
+}
+
+// recordAction is an action of a recordStep.
+type recordAction struct {
+	Kind     ir.ActionKind `json:"kind"`
+	Harness  string        `json:"harness"`
+	Model    string        `json:"model"`
+	Effort   string        `json:"effort"`
+	ExitCode int           `json:"exit_code"`
+	Cause    string        `json:"cause"`
 }
 
 // scriptHarness is a harness the script preflights: its CLI on PATH.
@@ -156,15 +210,21 @@ type scriptSession struct {
 // not be rendered.
 func (c *compiler) script() (*script, []ir.Diagnostic) {
 	plan := c.plan
+	sum := sha256.Sum256(c.in.Source)
 	s := &script{
-		Process:     plan.Process,
-		File:        plan.File,
-		Description: plan.Description,
-		Worktrees:   plan.Worktrees,
-		Excludes:    ir.CairnFiles,
-		FinalJQ:     harness.FinalJQDefs(),
+		Process:         plan.Process,
+		File:            plan.File,
+		Description:     plan.Description,
+		Worktrees:       plan.Worktrees,
+		Excludes:        ir.CairnFiles,
+		FinalJQ:         harness.FinalJQDefs(),
+		RecordFile:      recordFile(plan.File, c.in.RepoRoot),
+		SHA256:          hex.EncodeToString(sum[:]),
+		RunExpiry:       expiryMicros(plan.RunExpiry, check.DefaultRunExpiry),
+		FailedRunExpiry: expiryMicros(plan.FailedRunExpiry, check.DefaultFailedRunExpiry),
 	}
 	var diags []ir.Diagnostic
+	var steps []recordStep
 	kinds := map[string]string{}
 	for _, w := range plan.Worktrees {
 		kinds[w.Name] = w.Kind
@@ -200,6 +260,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 			}
 			indices = append(indices, ss.Index)
 			s.Steps = append(s.Steps, ss)
+			steps = append(steps, pendingStep(st))
 			s.StepNames = append(s.StepNames, ss.Name)
 		}
 		for _, st := range stage {
@@ -214,7 +275,73 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		s.NotifyOnSet = cfg.Notify.On.Set
 	}
 	diags = append(diags, c.quotable(s)...)
+	if steps == nil {
+		steps = []recordStep{}
+	}
+	b, err := json.Marshal(steps)
+	if err != nil {
+		diags = append(diags, notCompilable(c.at.file(), "cannot render the run record's steps: %v", err))
+	}
+	s.RecordSteps = string(b)
 	return s, diags
+}
+
+// pendingStep is st's record as a run begins it.
+func pendingStep(st *ir.PlanStep) recordStep {
+	r := recordStep{
+		Name:     st.Name,
+		Worktree: st.Worktree,
+		Parallel: st.Parallel,
+		Optional: st.Optional,
+		Outcome:  "pending",
+		Actions:  []recordAction{},
+	}
+	for _, a := range st.Actions {
+		r.Actions = append(r.Actions, recordAction{
+			Kind:    a.Kind,
+			Harness: settingValue(a.Harness),
+			Model:   settingValue(a.Model),
+			Effort:  settingValue(a.Effort),
+		})
+	}
+	return r
+}
+
+// recordFile is the process file as a script's run record names it: its
+// path in the repository at root (the script records it in the repository
+// it runs in), or its absolute path when it lies outside, or there is no
+// root.
+func recordFile(file, root string) string {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return file
+	}
+	if root == "" {
+		return abs
+	}
+	resolved, err1 := filepath.EvalSymlinks(abs)
+	realRoot, err2 := filepath.EvalSymlinks(root)
+	if err1 != nil || err2 != nil {
+		return abs
+	}
+	rel, err := filepath.Rel(realRoot, resolved)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return abs
+	}
+	return filepath.ToSlash(rel)
+}
+
+// expiryMicros is a run_expiry or failed_run_expiry in microseconds ("never"
+// stays "never"), def's when s is not a duration, as cairn run reads it.
+func expiryMicros(s, def string) string {
+	if s == ir.Never {
+		return ir.Never
+	}
+	d, err := ir.ParseDuration(s)
+	if err != nil {
+		d, _ = ir.ParseDuration(def)
+	}
+	return strconv.FormatInt(d.Microseconds(), 10)
 }
 
 // step is the script's step st, the index-th of the script, with the steps

@@ -3,6 +3,7 @@ package codegen
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -73,7 +74,7 @@ func TestCustomHarnessThatChangesValues(t *testing.T) {
 			}
 			continue
 		}
-		if !strings.Contains(string(script), `fine '--dir='"${step_dir}"`) {
+		if !strings.Contains(string(script), `'fine' '--dir='"${step_dir}"`) {
 			t.Errorf("harness fine: the script does not start it with its worktree:\n%s", script)
 		}
 	}
@@ -148,6 +149,45 @@ func TestSessionPromptComposes(t *testing.T) {
 					t.Errorf("skill %v, directive %v, %d earlier: composed\n%s\nwant\n%s", skill, dir, n, got, wantText)
 				}
 			}
+		}
+	}
+}
+
+// TestExpiryMicros reads run_expiry as cairn run does: "never" stays, a
+// duration in microseconds, the default for what is not one.
+func TestExpiryMicros(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"never", "never"},
+		{"30d", "2592000000000"},
+		{"1h30m", "5400000000"},
+		{"", "7776000000000"},
+		{"soon", "7776000000000"},
+	} {
+		if got := expiryMicros(tc.in, "90d"); got != tc.want {
+			t.Errorf("expiryMicros(%q, \"90d\") = %q; want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestRecordFile names a process file in the repository by its path there,
+// and one outside it, or with no repository, by its absolute path.
+func TestRecordFile(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	for _, tc := range []struct{ file, root, want string }{
+		{filepath.Join(root, "ci", "review.toml"), root, "ci/review.toml"},
+		{filepath.Join(root, "review.toml"), root, "review.toml"},
+		{filepath.Join(outside, "review.toml"), root, filepath.Join(outside, "review.toml")},
+		{filepath.Join(root, "review.toml"), "", filepath.Join(root, "review.toml")},
+	} {
+		if err := os.MkdirAll(filepath.Dir(tc.file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(tc.file, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := recordFile(tc.file, tc.root); got != tc.want {
+			t.Errorf("recordFile(%q, %q) = %q; want %q", tc.file, tc.root, got, tc.want)
 		}
 	}
 }

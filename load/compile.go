@@ -20,6 +20,9 @@ type Compilable struct {
 	Process   *ir.Process
 	Config    *config.Config
 	Harnesses *harness.Registry
+	// RepoRoot is the top of the repository's working tree, which the
+	// script records its process file relative to.
+	RepoRoot string
 }
 
 // PrepareCompile finds and checks the process target names, in the git
@@ -47,5 +50,6 @@ func PrepareCompile(ctx context.Context, dir, target string) (*Compilable, *temp
 		Process:   p,
 		Config:    ws.Env.Config,
 		Harnesses: ws.Env.Harnesses,
+		RepoRoot:  ws.Env.Repo.Root,
 	}, r, nil
 }

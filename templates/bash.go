@@ -50,8 +50,10 @@ var bashTemplate = sync.OnceValues(func() (*template.Template, error) {
 })
 
 // BashQuote quotes s as one bash word that expands to exactly s
-// (mvdan.cc/sh's syntax.Quote). A string holding a NUL byte cannot be a
-// bash word, and fails.
+// (mvdan.cc/sh's syntax.Quote), always in quotes: a bare word that names a
+// command (a process called diff) would read as one where it is assigned
+// (shellcheck SC2209). A string holding a NUL byte cannot be a bash word,
+// and fails.
 //
 // Where syntax.Quote writes a non-printable character as \uXXXX or
 // \UXXXXXXXX inside $'…', bash expands it only in a UTF-8 locale (in the C
@@ -61,6 +63,11 @@ func BashQuote(s string) (string, error) {
 	q, err := syntax.Quote(s, syntax.LangBash)
 	if err != nil {
 		return "", fmt.Errorf("quote %q for bash: %w", s, err)
+	}
+	if q == s {
+		// syntax.Quote leaves alone only a word with no character a
+		// quote would change, and no single quote.
+		return "'" + s + "'", nil
 	}
 	if !strings.HasPrefix(q, "$'") || !strings.ContainsAny(q, "uU") {
 		return q, nil

@@ -50,7 +50,10 @@ func (c *compileCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	script, diags := target.Compile(cp.Plan, codegen.Inputs{Process: cp.Process, Harnesses: cp.Harnesses, Config: cp.Config})
+	script, diags := target.Compile(cp.Plan, codegen.Inputs{
+		Process: cp.Process, Harnesses: cp.Harnesses, Config: cp.Config,
+		Source: report.Sources[cp.Plan.File], RepoRoot: cp.RepoRoot,
+	})
 	ir.SortDiagnostics(diags)
 	if err := show(diags); err != nil {
 		return err

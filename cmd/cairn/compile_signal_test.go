@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/cairn-dev/cairn/runtime"
 )
 
 // interruptWithin is how soon after the signal that stops it a compiled
@@ -469,8 +471,9 @@ func homeFiles(w *signalWork, names []string) []string {
 }
 
 // checkInterruptedRun checks what an interrupted run of process left: a log
-// whose lines match log (one each, in any order), the interruption in the
-// activity log, every throwaway worktree gone and, for those whose step
+// whose lines match log (one each, in any order), a record that ended
+// interrupted with each step's outcome its log line's, the interruption in
+// the activity log, every throwaway worktree gone and, for those whose step
 // wrote a.txt, the change saved as a patch.
 func checkInterruptedRun(t *testing.T, w *signalWork, process string, log []string) {
 	t.Helper()
@@ -482,6 +485,23 @@ func checkInterruptedRun(t *testing.T, w *signalWork, process string, log []stri
 	for _, want := range log {
 		if !regexp.MustCompile(`(?m)` + want).MatchString(text) {
 			t.Errorf("no log line matches %s:\n%s", want, text)
+		}
+	}
+	runs, _ := filepath.Glob(filepath.Join(w.home, "runs", process+"_*"))
+	rec, err := runtime.Load(runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Status != runtime.StatusInterrupted || rec.End == nil {
+		t.Errorf("the run record ends %s at %v; want interrupted", rec.Status, rec.End)
+	}
+	logged := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^step=(\S+) .* outcome=(\S+)`).FindAllStringSubmatch(text, -1) {
+		logged[m[1]] = m[2]
+	}
+	for _, s := range rec.Steps {
+		if string(s.Outcome) != logged[s.Name] {
+			t.Errorf("step %s: the record says %s, the log %q", s.Name, s.Outcome, logged[s.Name])
 		}
 	}
 	activity, err := os.ReadFile(filepath.Join(w.home, "activity.log"))

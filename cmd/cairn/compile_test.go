@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,7 +13,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/rogpeppe/go-internal/diff"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -184,12 +187,15 @@ func TestCompileGolden(t *testing.T) {
 }
 
 // runRecord is what a run left that a user sees: exit code, stdout, log
-// lines without their durations, results, patches, the worktrees git
-// lists, the exclude file, and what each session's agent CLI was given.
+// lines without their durations, its record (run.json, normalised, and what
+// events.jsonl still holds), results, patches, the worktrees git lists, the
+// exclude file, and what each session's agent CLI was given.
 type runRecord struct {
 	code      int
 	stdout    string
 	log       []string
+	record    string
+	events    string
 	results   map[string]string
 	patches   map[string]string
 	worktrees int
@@ -230,6 +236,12 @@ func (w *compileWork) record(t *testing.T, code int, stdout string) *runRecord {
 		r.log = append(r.log, norm(durationField.ReplaceAllString(strings.TrimSuffix(line, "\n"), "")))
 	}
 	sort.Strings(r.log)
+	r.record = normalRecord(t, filepath.Join(runDir, "run.json"), norm)
+	events, err := os.ReadFile(filepath.Join(runDir, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.events = string(events)
 	for _, sub := range []struct {
 		dir string
 		m   map[string]string
@@ -278,6 +290,51 @@ func (w *compileWork) record(t *testing.T, code int, stdout string) *runRecord {
 	return r
 }
 
+// normalRecord is the run record at path as indented JSON, with what differs
+// between two runs of one process replaced: the pid, every time ("$TIME",
+// null kept), expires as its distance from the end, and, through norm, the
+// paths of the twin and the run's name.
+func normalRecord(t *testing.T, path string, norm func(string) string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	stamp := func(m map[string]any, key string) {
+		if _, ok := m[key].(string); ok {
+			m[key] = "$TIME"
+		}
+	}
+	if exp, ok := rec["expires"].(string); ok && exp != "never" {
+		e, err1 := time.Parse(time.RFC3339, exp)
+		end, err2 := time.Parse(time.RFC3339Nano, fmt.Sprint(rec["end"]))
+		if err1 != nil || err2 != nil {
+			t.Errorf("%s: expires %q, end %v: want two times", path, exp, rec["end"])
+		} else {
+			rec["expires"] = "end+" + e.Sub(end).Round(time.Minute).String()
+		}
+	}
+	rec["pid"] = 0
+	stamp(rec, "start")
+	stamp(rec, "end")
+	steps, _ := rec["steps"].([]any)
+	for _, st := range steps {
+		if m, ok := st.(map[string]any); ok {
+			stamp(m, "start")
+			stamp(m, "end")
+		}
+	}
+	out, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return norm(string(out))
+}
+
 // evalSymlinks is p with its symlinks resolved, p when that fails.
 func evalSymlinks(p string) string {
 	if r, err := filepath.EvalSymlinks(p); err == nil {
@@ -297,6 +354,12 @@ func compareRuns(t *testing.T, a, b *runRecord) {
 	}
 	if !slices.Equal(a.log, b.log) {
 		t.Errorf("log lines differ:\n--- cairn run\n%s\n--- script\n%s", strings.Join(a.log, "\n"), strings.Join(b.log, "\n"))
+	}
+	if a.record != b.record {
+		t.Errorf("run.json differs:\n%s", diff.Diff("cairn run", []byte(a.record), "script", []byte(b.record)))
+	}
+	if a.events != b.events {
+		t.Errorf("events.jsonl after the run: cairn run %q, script %q", a.events, b.events)
 	}
 	for _, m := range []struct {
 		what string
@@ -329,8 +392,8 @@ func compareRuns(t *testing.T, a, b *runRecord) {
 // TestCompileDifferential runs every golden compile case twice, in twin
 // repositories with the same fake agent CLIs: once with `cairn run`, once
 // as the compiled script; both must end with the same exit code, stdout,
-// log lines, results, patches, sessions (argv, working folder, CAIRN_*
-// environment and prompt) and worktrees. Each case runs as it is and with
+// log lines, run record, results, patches, sessions (argv, working folder,
+// CAIRN_* environment and prompt) and worktrees. Each case runs as it is and with
 // every fake failing.
 func TestCompileDifferential(t *testing.T) {
 	for _, file := range compileCases(t) {
