@@ -5,7 +5,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -18,7 +17,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/cairn-dev/cairn/runtime"
 )
@@ -31,32 +29,6 @@ const interruptWithin = 10 * time.Second
 // SIGKILL: a script that skips it after a second signal ends before the
 // first signal's grace has run out.
 const scriptGrace = 5 * time.Second
-
-// openPTY opens a pseudo-terminal: the master the test types into, and the
-// slave a script gets as its controlling terminal.
-func openPTY(t *testing.T) (master, slave *os.File) {
-	t.Helper()
-	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
-	}
-	var unlock int32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, master.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
-		master.Close()
-		t.Fatalf("unlock the pseudo-terminal: %v", e)
-	}
-	var n uint32
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, master.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
-		master.Close()
-		t.Fatalf("number the pseudo-terminal: %v", e)
-	}
-	slave, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		master.Close()
-		t.Fatal(err)
-	}
-	return master, slave
-}
 
 // lockedBuffer is the terminal's output, written by the goroutine that
 // reads the master and read by the test.
@@ -134,7 +106,7 @@ func (w *signalWork) start(t *testing.T, name string, terminal bool) *scriptRun 
 	r.cmd.Dir, r.cmd.Env = w.repo, w.env
 	var slave *os.File
 	if terminal {
-		r.master, slave = openPTY(t)
+		r.master, slave = openPty(t)
 		r.cmd.Stdin, r.cmd.Stdout, r.cmd.Stderr = slave, slave, slave
 		r.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 	} else {
