@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cairn-dev/cairn/internal/atomicfile"
+
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -302,7 +304,7 @@ func (f *Folder) snapshot() error {
 	if err != nil {
 		return f.fail(fmt.Errorf("write the run record: %w", err))
 	}
-	if err := writeAtomic(filepath.Join(f.Dir, RecordFile), append(b, '\n')); err != nil {
+	if err := atomicfile.Write(filepath.Join(f.Dir, RecordFile), append(b, '\n')); err != nil {
 		return f.fail(fmt.Errorf("write the run record: %w", err))
 	}
 	f.lastSnap, f.dirty = time.Now(), false
@@ -329,36 +331,6 @@ func (f *Folder) Err() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.failed
-}
-
-// writeAtomic writes b to path through a temporary file in the same folder,
-// renamed over path: a reader sees the old file or the new one, never part.
-// The file is its owner's only, and an error names path, not the temporary
-// file.
-func writeAtomic(path string, b []byte) (err error) {
-	defer func() {
-		if pe, ok := errors.AsType[*fs.PathError](err); ok {
-			err = &fs.PathError{Op: pe.Op, Path: path, Err: pe.Err}
-		}
-	}()
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
 }
 
 // Record is a copy of the record as it stands.

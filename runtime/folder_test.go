@@ -137,13 +137,3 @@ func TestFolderErr(t *testing.T) {
 		t.Errorf("Err() = %v, want the failed write of the log", err)
 	}
 }
-
-// TestWriteAtomicNamesPath holds that a write that fails names the file it
-// was for, not the temporary file it went through.
-func TestWriteAtomicNamesPath(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "missing", "result.md")
-	err := writeAtomic(path, []byte("x"))
-	if err == nil || !strings.Contains(err.Error(), path+":") {
-		t.Fatalf("writeAtomic into a missing folder: %v; want an error naming %s", err, path)
-	}
-}

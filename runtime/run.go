@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cairn-dev/cairn/internal/atomicfile"
+
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/forge"
@@ -566,7 +568,7 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr S
 	if e.wrote {
 		// Whole or not at all, and owner-only even when the step wrote
 		// the file itself.
-		if err := writeAtomic(sc.ResultFile, []byte(e.result)); err != nil {
+		if err := atomicfile.Write(sc.ResultFile, []byte(e.result)); err != nil {
 			err = fmt.Errorf("write the result of step %q: %w", st.Name, err)
 			if e.outcome == Failed || e.outcome == Interrupted {
 				r.warn(err)

@@ -9,12 +9,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/cairn-dev/cairn/internal/atomicfile"
 )
 
 // EnvStepToken is the variable that marks every process a step starts, and
@@ -188,7 +189,7 @@ func (g *Groups) write() {
 		}
 		var b []byte
 		if b, err = json.Marshal(list); err == nil {
-			err = writeAtomic(g.path, append(b, '\n'))
+			err = atomicfile.Write(g.path, append(b, '\n'))
 		}
 	}
 	if err != nil && g.err == nil {
@@ -339,34 +340,4 @@ func killLeft(pgid int, token string) {
 		// it is gone; one it started before dying is found next time.
 		time.Sleep(pollEvery)
 	}
-}
-
-// writeAtomic writes b to path through a temporary file in the same folder,
-// renamed over path: a reader sees the old file or the new one, never part.
-// The file is its owner's only, and an error names path, not the temporary
-// file.
-func writeAtomic(path string, b []byte) (err error) {
-	defer func() {
-		if pe, ok := errors.AsType[*fs.PathError](err); ok {
-			err = &fs.PathError{Op: pe.Op, Path: path, Err: pe.Err}
-		}
-	}()
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
 }
