@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/ir"
@@ -45,7 +44,7 @@ type Inputs struct {
 // config the script leaves out.
 func Bash(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
 	if plan == nil {
-		return nil, []ir.Diagnostic{{Rule: check.RuleNotCompilable, Severity: ir.Error, Message: "no plan to compile"}}
+		return nil, []ir.Diagnostic{{Rule: ir.RuleNotCompilable, Severity: ir.Error, Message: "no plan to compile"}}
 	}
 	if in.Harnesses == nil {
 		in.Harnesses = harness.NewRegistry(in.Config)
@@ -66,7 +65,7 @@ func Bash(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
 	out, err := templates.BashScript(s)
 	if err != nil {
 		return nil, append(diags, ir.Diagnostic{
-			Rule: check.RuleNotCompilable, Severity: ir.Error, Range: c.at.file(),
+			Rule: ir.RuleNotCompilable, Severity: ir.Error, Range: c.at.file(),
 			Message: fmt.Sprintf("cannot render the script: %v", err),
 		})
 	}
@@ -220,8 +219,8 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		FinalJQ:         harness.FinalJQDefs(),
 		RecordFile:      recordFile(plan.File, c.in.RepoRoot),
 		SHA256:          hex.EncodeToString(sum[:]),
-		RunExpiry:       expiryMicros(plan.RunExpiry, check.DefaultRunExpiry),
-		FailedRunExpiry: expiryMicros(plan.FailedRunExpiry, check.DefaultFailedRunExpiry),
+		RunExpiry:       expiryMicros(plan.RunExpiry, ir.DefaultRunExpiry),
+		FailedRunExpiry: expiryMicros(plan.FailedRunExpiry, ir.DefaultFailedRunExpiry),
 	}
 	var diags []ir.Diagnostic
 	var steps []recordStep
@@ -391,7 +390,7 @@ func (c *compiler) step(st *ir.PlanStep, index int, earlier []string) *scriptSte
 // is added to s once, as a variable.
 func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind string, skills map[string]string, s *script) (*scriptSession, string, []ir.Diagnostic) {
 	refuse := func(at ir.Range, format string, args ...any) (*scriptSession, string, []ir.Diagnostic) {
-		return nil, "", []ir.Diagnostic{{Rule: check.RuleNotCompilable, Severity: ir.Error, Range: at, Message: fmt.Sprintf(format, args...)}}
+		return nil, "", []ir.Diagnostic{{Rule: ir.RuleNotCompilable, Severity: ir.Error, Range: at, Message: fmt.Sprintf(format, args...)}}
 	}
 	if a.Harness == nil {
 		return refuse(c.at.step(st.Name), "step %q: the session has no harness", st.Name)

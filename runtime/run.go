@@ -894,9 +894,9 @@ func (r *run) printResults() {
 // end plus the plan's run_expiry when it succeeded, its failed_run_expiry
 // otherwise; "never" stays "never".
 func expiry(plan *ir.Plan, status Status, end time.Time) string {
-	s, def := plan.FailedRunExpiry, check.DefaultFailedRunExpiry
+	s, def := plan.FailedRunExpiry, ir.DefaultFailedRunExpiry
 	if status == StatusSucceeded {
-		s, def = plan.RunExpiry, check.DefaultRunExpiry
+		s, def = plan.RunExpiry, ir.DefaultRunExpiry
 	}
 	if s == ir.Never {
 		return ir.Never
