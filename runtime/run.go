@@ -21,6 +21,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/skills"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -860,7 +861,7 @@ func skillPath(home string, wt Worktree, s *ir.PlanSkill) (string, error) {
 		}
 		body = b
 	case ir.SkillBuiltin:
-		b, ok := templates.Skill(strings.TrimPrefix(s.Path, "builtin:"))
+		b, ok := skills.Get(strings.TrimPrefix(s.Path, "builtin:"))
 		if !ok {
 			return "", fmt.Errorf("cairn has no built-in skill %q", s.Name)
 		}
