@@ -73,7 +73,7 @@ type Flags struct {
 	Merge     bool
 	RepairCap int // 0: not given
 	Protect   []string
-	Issue     *Issue
+	Issue     *ir.Issue
 }
 
 // Env is everything outside the process file that checking may consult.
@@ -157,8 +157,5 @@ var frontEndRules = []*Rule{
 	{ID: ir.RuleType, Doc: "a value of the wrong type", Severity: ir.Error, Lint: true, FrontEnd: true},
 	{ID: ir.RuleDuplicate, Doc: "a key, step, worktree or block defined twice", Severity: ir.Error, Lint: true, FrontEnd: true},
 	{ID: ir.RuleHCLExpression, Doc: "an HCL expression that is not a literal", Severity: ir.Error, Lint: true, FrontEnd: true},
-	{ID: RuleNotCompilable, Doc: "(compile only) a feature a standalone script cannot carry", Severity: ir.Error, Lint: false, FrontEnd: true},
+	{ID: ir.RuleNotCompilable, Doc: "(compile only) a feature a standalone script cannot carry", Severity: ir.Error, Lint: false, FrontEnd: true},
 }
-
-// RuleNotCompilable is reported by `cairn compile`, not by check.
-const RuleNotCompilable = "not-compilable"

@@ -9,12 +9,6 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// The expiries of a run whose file sets none (§7.7).
-const (
-	DefaultRunExpiry       = "30d"
-	DefaultFailedRunExpiry = "90d"
-)
-
 // notPreflighted is the Detail of a harness that was not asked whether it
 // can start.
 const notPreflighted = "not checked (--no-preflight)"
@@ -36,8 +30,8 @@ func BuildPlan(ctx context.Context, p *ir.Process, res *Resolution, env *Env) *i
 		Format:          p.Format,
 		Description:     stringOr(p.Description, ""),
 		Commit:          p.Format == ir.Card || p.Commit.Set && !p.Commit.Bad && p.Commit.Value,
-		RunExpiry:       stringOr(p.RunExpiry, DefaultRunExpiry),
-		FailedRunExpiry: stringOr(p.FailedRunExpiry, DefaultFailedRunExpiry),
+		RunExpiry:       stringOr(p.RunExpiry, ir.DefaultRunExpiry),
+		FailedRunExpiry: stringOr(p.FailedRunExpiry, ir.DefaultFailedRunExpiry),
 		Limits:          res.Limits,
 		Worktrees:       planWorktrees(p, res, env),
 		Stages:          [][]ir.PlanStep{},

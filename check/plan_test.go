@@ -68,7 +68,7 @@ worktree = "fix"
 
 func TestBuildPlan(t *testing.T) {
 	p := mustTOML(t, "review.toml", planSrc)
-	issue, _ := ParseIssue("42")
+	issue, _ := ir.ParseIssue("42")
 	env := &Env{Home: t.TempDir(), Config: &config.Config{}, Flags: Flags{Issue: issue}}
 	plan, diags := Check(context.Background(), p, nil, env)
 	if plan == nil {

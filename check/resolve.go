@@ -283,7 +283,7 @@ func (r *resolver) harnessDefaultModel(h string) Resolved {
 // concrete name and passes through. An unmapped tier keeps its written value
 // and is marked, unless h is unknown (rule unknown-harness says so).
 func (r *resolver) mapTier(m Resolved, h string, adapter *harness.Harness) Resolved {
-	tier, ok := harness.TierOf(m.Value)
+	tier, ok := ir.TierOf(m.Value)
 	if !ok {
 		return m
 	}

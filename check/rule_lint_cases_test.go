@@ -459,12 +459,12 @@ worktree = "work"
 	for _, tc := range []struct {
 		name    string
 		runtime bool
-		issue   *Issue
+		issue   *ir.Issue
 		want    []string
 	}{
 		{"check without an issue", false, nil, []string{"3:1 issue-branch-needs-issue warning"}},
 		{"run without an issue", true, nil, []string{"3:1 issue-branch-needs-issue"}},
-		{"with an issue", false, &Issue{Number: 42}, nil},
+		{"with an issue", false, &ir.Issue{Number: 42}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var diags []ir.Diagnostic

@@ -3,7 +3,6 @@ package check
 import (
 	"slices"
 
-	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -31,7 +30,7 @@ var ruleUnknownEffort = &Rule{
 				if s == nil || s.Adapter == nil {
 					continue
 				}
-				if e := s.Effort; e.Source == ir.FromStep && slices.Contains(harness.Efforts, e.Value) {
+				if e := s.Effort; e.Source == ir.FromStep && slices.Contains(ir.Efforts, e.Value) {
 					if _, ok := s.Adapter.Effort(e.Value); !ok && !seen[e.Range] {
 						seen[e.Range] = true
 						takes := s.Adapter.Efforts()

@@ -11,7 +11,7 @@ import (
 
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/skills"
 )
 
 // The ways FindSkill fails. The errors it returns wrap one of them and say,
@@ -92,12 +92,12 @@ func findSkill(env *Env, name string) (ir.PlanSkill, error) {
 		looked = append(looked, p)
 	}
 	if builtin, ok := strings.CutPrefix(name, BuiltinSkillPrefix); ok {
-		if _, ok := templates.Skill(builtin); ok {
+		if _, ok := skills.Get(builtin); ok {
 			return ir.PlanSkill{Name: name, Path: "builtin:" + builtin, Source: ir.SkillBuiltin}, nil
 		}
 	}
 	var builtins []string
-	for _, b := range templates.SkillNames() {
+	for _, b := range skills.Names() {
 		builtins = append(builtins, BuiltinSkillPrefix+b)
 	}
 	looked = append(looked, fmt.Sprintf("cairn's built-in skills (%s)", strings.Join(builtins, ", ")))

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/skills"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -45,7 +45,7 @@ type Inputs struct {
 // config the script leaves out.
 func Bash(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
 	if plan == nil {
-		return nil, []ir.Diagnostic{{Rule: check.RuleNotCompilable, Severity: ir.Error, Message: "no plan to compile"}}
+		return nil, []ir.Diagnostic{{Rule: ir.RuleNotCompilable, Severity: ir.Error, Message: "no plan to compile"}}
 	}
 	if in.Harnesses == nil {
 		in.Harnesses = harness.NewRegistry(in.Config)
@@ -66,7 +66,7 @@ func Bash(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
 	out, err := templates.BashScript(s)
 	if err != nil {
 		return nil, append(diags, ir.Diagnostic{
-			Rule: check.RuleNotCompilable, Severity: ir.Error, Range: c.at.file(),
+			Rule: ir.RuleNotCompilable, Severity: ir.Error, Range: c.at.file(),
 			Message: fmt.Sprintf("cannot render the script: %v", err),
 		})
 	}
@@ -220,8 +220,8 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		FinalJQ:         harness.FinalJQDefs(),
 		RecordFile:      recordFile(plan.File, c.in.RepoRoot),
 		SHA256:          hex.EncodeToString(sum[:]),
-		RunExpiry:       expiryMicros(plan.RunExpiry, check.DefaultRunExpiry),
-		FailedRunExpiry: expiryMicros(plan.FailedRunExpiry, check.DefaultFailedRunExpiry),
+		RunExpiry:       expiryMicros(plan.RunExpiry, ir.DefaultRunExpiry),
+		FailedRunExpiry: expiryMicros(plan.FailedRunExpiry, ir.DefaultFailedRunExpiry),
 	}
 	var diags []ir.Diagnostic
 	var steps []recordStep
@@ -229,7 +229,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 	for _, w := range plan.Worktrees {
 		kinds[w.Name] = w.Kind
 	}
-	skills := map[string]string{}
+	skillVars := map[string]string{}
 	harnesses := map[string]bool{}
 	var earlier []string
 	for _, stage := range plan.Stages {
@@ -243,7 +243,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 					ss.Actions = append(ss.Actions, scriptAction{Index: j, Command: a.Command})
 					continue
 				}
-				sess, bin, ds := c.session(st, a, j, kinds[st.Worktree], skills, s)
+				sess, bin, ds := c.session(st, a, j, kinds[st.Worktree], skillVars, s)
 				diags = append(diags, ds...)
 				if sess == nil {
 					continue
@@ -389,9 +389,9 @@ func (c *compiler) step(st *ir.PlanStep, index int, earlier []string) *scriptSte
 // session is the script's session action a (the j-th of step st, in a
 // worktree of kind wtKind), and the CLI it starts. A home or built-in skill
 // is added to s once, as a variable.
-func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind string, skills map[string]string, s *script) (*scriptSession, string, []ir.Diagnostic) {
+func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind string, skillVars map[string]string, s *script) (*scriptSession, string, []ir.Diagnostic) {
 	refuse := func(at ir.Range, format string, args ...any) (*scriptSession, string, []ir.Diagnostic) {
-		return nil, "", []ir.Diagnostic{{Rule: check.RuleNotCompilable, Severity: ir.Error, Range: at, Message: fmt.Sprintf(format, args...)}}
+		return nil, "", []ir.Diagnostic{{Rule: ir.RuleNotCompilable, Severity: ir.Error, Range: at, Message: fmt.Sprintf(format, args...)}}
 	}
 	if a.Harness == nil {
 		return refuse(c.at.step(st.Name), "step %q: the session has no harness", st.Name)
@@ -434,7 +434,7 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 			}
 			body = b
 		case ir.SkillBuiltin:
-			b, ok := templates.Skill(strings.TrimPrefix(sk.Path, "builtin:"))
+			b, ok := skills.Get(strings.TrimPrefix(sk.Path, "builtin:"))
 			if !ok {
 				return refuse(c.at.skill(st.Name), "step %q: cairn has no built-in skill %q", st.Name, sk.Name)
 			}
@@ -444,10 +444,10 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 		}
 		if sk.Source != ir.SkillRepo {
 			key := sk.Source + "\x00" + sk.Path
-			v, ok := skills[key]
+			v, ok := skillVars[key]
 			if !ok {
-				v = fmt.Sprintf("skill_%d", len(skills)+1)
-				skills[key] = v
+				v = fmt.Sprintf("skill_%d", len(skillVars)+1)
+				skillVars[key] = v
 				s.Skills = append(s.Skills, scriptSkill{Var: v, Body: string(body)})
 			}
 			sess.SkillVar = v

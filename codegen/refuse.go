@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -92,7 +91,7 @@ func (at *places) skill(name string) ir.Range {
 
 // notCompilable is a refusal of compile (§9).
 func notCompilable(at ir.Range, format string, args ...any) ir.Diagnostic {
-	return ir.Diagnostic{Rule: check.RuleNotCompilable, Severity: ir.Error, Range: at, Message: fmt.Sprintf(format, args...)}
+	return ir.Diagnostic{Rule: ir.RuleNotCompilable, Severity: ir.Error, Range: at, Message: fmt.Sprintf(format, args...)}
 }
 
 // refuse reports what of the plan a standalone script cannot carry (§9):
@@ -162,7 +161,7 @@ func (c *compiler) refuse() []ir.Diagnostic {
 	diags = append(diags, c.nulBytes()...)
 	if cfg := c.in.Config; cfg != nil && (cfg.Resources.MaxLoad.Set || cfg.Resources.MinFreeMemory.Set) {
 		diags = append(diags, ir.Diagnostic{
-			Rule: check.RuleNotCompilable, Severity: ir.Warning, Range: cfg.Resources.Header,
+			Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: cfg.Resources.Header,
 			Message: "the config's [resources] is not compiled: the script's sessions do not wait for the machine's load or free memory",
 		})
 	}

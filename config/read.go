@@ -17,16 +17,11 @@ import (
 var (
 	configKeys    = []string{"harness", "model", "effort", "base_branch", "repair_cap", "merge_always", "preflight_timeout", "trusted", "protected_paths", "process_path", "harnesses", "models", "resources", "notify"}
 	harnessKeys   = []string{"command", "preflight"}
-	tierKeys      = []string{"efficient", "balanced", "strong", "strongest", "default"}
+	tierKeys      = append(slices.Clone(ir.Tiers), "default")
 	resourcesKeys = []string{"max_load", "min_free_memory", "wait"}
 	notifyKeys    = []string{"command", "on"}
-	efforts       = []string{"low", "medium", "high", "xhigh", "max"}
 	notifyOn      = []string{"failure", "success"}
 )
-
-// tierAliases maps the model aliases to the tiers [models.HARNESS] is keyed
-// by (§6.2).
-var tierAliases = map[string]string{"haiku": "efficient", "sonnet": "balanced", "opus": "strong", "fable": "strongest"}
 
 // Load reads the config of home, config.toml under it, as parse.ReadFile
 // reads a file (a regular file, capped). No file is the empty config with no
@@ -82,7 +77,7 @@ func (rd *reader) top(t *parse.TOMLTable) {
 			c.Model = rd.String(e)
 		case "effort":
 			c.Effort = rd.String(e)
-			rd.enum(c.Effort, "effort", efforts)
+			rd.enum(c.Effort, "effort", ir.Efforts)
 		case "base_branch":
 			c.BaseBranch = rd.String(e)
 		case "repair_cap":
@@ -180,7 +175,7 @@ func (rd *reader) models(e *parse.TOMLEntry) {
 		where := fmt.Sprintf("in [models.%s]", m.Harness)
 		for _, kv := range me.Value.Table.Entries {
 			if !slices.Contains(tierKeys, kv.Key) {
-				suggestion := tierAliases[kv.Key]
+				suggestion := ir.TierAliases[kv.Key]
 				if suggestion == "" {
 					suggestion = ir.Suggest(kv.Key, tierKeys)
 				}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/internal/git"
+	"github.com/cairn-dev/cairn/ir"
 )
 
 // IssueFile is the file, at a worktree's root, a session on an issue reads
@@ -55,7 +55,7 @@ type IssueComment struct {
 // URL of another repository than origin's is refused. The trusted accounts
 // are trusted and the account gh is authenticated as.
 func OpenIssue(ctx context.Context, repoRoot, arg string, trusted []string, env []string) (*Issue, error) {
-	ref, err := check.ParseIssue(arg)
+	ref, err := ir.ParseIssue(arg)
 	if err != nil {
 		return nil, err
 	}

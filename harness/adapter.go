@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"strings"
+
+	"github.com/cairn-dev/cairn/ir"
 )
 
 // Adapter is one agent CLI as cairn drives it: how a session is started on
@@ -77,8 +79,8 @@ func FinalJQDefs() string {
 
 // allEfforts maps every effort to itself.
 func allEfforts() map[string]string {
-	m := make(map[string]string, len(Efforts))
-	for _, e := range Efforts {
+	m := make(map[string]string, len(ir.Efforts))
+	for _, e := range ir.Efforts {
 		m[e] = e
 	}
 	return m

@@ -8,33 +8,8 @@ import (
 	"slices"
 
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/ir"
 )
-
-// Efforts are the efforts a step may ask for, weakest first (§4.1). Each
-// harness maps them onto its own CLI's values, or takes none.
-var Efforts = []string{"low", "medium", "high", "xhigh", "max"}
-
-// Tiers are the portable model tiers, weakest first (§6.2).
-var Tiers = []string{"efficient", "balanced", "strong", "strongest"}
-
-// tierAliases are the legacy names of the tiers: Claude's own model aliases.
-var tierAliases = map[string]string{
-	"haiku":  "efficient",
-	"sonnet": "balanced",
-	"opus":   "strong",
-	"fable":  "strongest",
-}
-
-// TierOf returns the tier a model value names: a tier itself, or one of its
-// aliases (haiku, sonnet, opus, fable). Any other value is a concrete model
-// name, and TierOf reports false.
-func TierOf(model string) (string, bool) {
-	if slices.Contains(Tiers, model) {
-		return model, true
-	}
-	t, ok := tierAliases[model]
-	return t, ok
-}
 
 // Invocation is one agent session as a harness starts it: the prompt, the
 // resolved model and effort (empty: the CLI's own choice), the turn cap, the
@@ -73,7 +48,7 @@ func newHarness(a Adapter, builtin bool) *Harness {
 // whose CLI has no effort setting.
 func (h *Harness) Efforts() []string {
 	var out []string
-	for _, e := range Efforts {
+	for _, e := range ir.Efforts {
 		if _, ok := h.spec.Efforts[e]; ok {
 			out = append(out, e)
 		}

@@ -92,7 +92,7 @@ func TestEfforts(t *testing.T) {
 	for _, tc := range []struct {
 		harness string
 		takes   string
-		mapped  string // effort → value for each of Efforts, "-" when not taken
+		mapped  string // effort → value for each of ir.Efforts, "-" when not taken
 	}{
 		{"claude", "low medium high xhigh max", "low medium high xhigh max"},
 		{"codex", "low medium high xhigh max", "low medium high xhigh xhigh"},
@@ -105,7 +105,7 @@ func TestEfforts(t *testing.T) {
 			t.Errorf("%s: Efforts() = %q; want %q", tc.harness, got, tc.takes)
 		}
 		var mapped []string
-		for _, e := range Efforts {
+		for _, e := range ir.Efforts {
 			v, ok := h.Effort(e)
 			if !ok {
 				v = "-"
@@ -122,26 +122,6 @@ func TestEfforts(t *testing.T) {
 }
 
 func TestTiers(t *testing.T) {
-	for _, tc := range []struct {
-		model, tier string
-		ok          bool
-	}{
-		{"efficient", "efficient", true},
-		{"balanced", "balanced", true},
-		{"strong", "strong", true},
-		{"strongest", "strongest", true},
-		{"haiku", "efficient", true},
-		{"sonnet", "balanced", true},
-		{"opus", "strong", true},
-		{"fable", "strongest", true},
-		{"gpt-5-codex", "", false},
-		{"claude-opus-4-1", "", false},
-		{"", "", false},
-	} {
-		if tier, ok := TierOf(tc.model); tier != tc.tier || ok != tc.ok {
-			t.Errorf("TierOf(%q) = %q, %v; want %q, %v", tc.model, tier, ok, tc.tier, tc.ok)
-		}
-	}
 	r := testRegistry()
 	claude, _ := r.Lookup("claude")
 	for tier, want := range map[string]string{"efficient": "haiku", "balanced": "sonnet", "strong": "opus", "strongest": "fable"} {
@@ -151,7 +131,7 @@ func TestTiers(t *testing.T) {
 	}
 	for _, name := range []string{"codex", "gemini", "opencode", "mybot"} {
 		h, _ := r.Lookup(name)
-		for _, tier := range Tiers {
+		for _, tier := range ir.Tiers {
 			if m, ok := h.TierModel(tier); ok {
 				t.Errorf("%s.TierModel(%q) = %q; want no built-in mapping", name, tier, m)
 			}

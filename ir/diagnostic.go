@@ -32,7 +32,7 @@ type Diagnostic struct {
 	Related  []Related
 }
 
-// The rule IDs the front-ends and the config reader report. The other rule
+// The rule IDs the front-ends, the config reader and the compiler report. The other rule
 // IDs live with their rules in package check.
 const (
 	RuleInvalidValue = "invalid-value"
@@ -42,6 +42,9 @@ const (
 	RuleType          = "type"
 	RuleDuplicate     = "duplicate"
 	RuleHCLExpression = "hcl-expression"
+
+	// RuleNotCompilable is reported by `cairn compile`, not by check.
+	RuleNotCompilable = "not-compilable"
 )
 
 // HasErrors reports whether any of ds is an error.

@@ -34,6 +34,12 @@ type IntSetting struct {
 	Ignored string `json:"ignored,omitempty"`
 }
 
+// The expiries of a run whose file sets none (§7.7).
+const (
+	DefaultRunExpiry       = "30d"
+	DefaultFailedRunExpiry = "90d"
+)
+
 // Plan is a process resolved against the config, the command line and the
 // issue: exactly what `cairn run` would carry out. Its JSON form is the
 // public interface of `cairn check --format json` (§10).

@@ -91,7 +91,7 @@ func (ws *Workspace) Check(ctx context.Context, targets []string, issue string) 
 	}
 	diags := slices.Clone(ws.Diagnostics)
 	if issue != "" {
-		is, err := check.ParseIssue(issue)
+		is, err := ir.ParseIssue(issue)
 		if err != nil {
 			diags = append(diags, ir.Diagnostic{
 				Rule:     check.RuleInvalidValue,

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
@@ -292,9 +291,9 @@ func runExpiry(rec *Record) (time.Time, string) {
 	if rec.Status == StatusCrashed || rec.Status == StatusRunning || rec.End == nil {
 		return rec.Start.Add(crashedRunExpiry), ""
 	}
-	def := check.DefaultFailedRunExpiry
+	def := ir.DefaultFailedRunExpiry
 	if rec.Status == StatusSucceeded {
-		def = check.DefaultRunExpiry
+		def = ir.DefaultRunExpiry
 	}
 	d, err := ir.ParseDuration(def)
 	if err != nil {

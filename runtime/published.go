@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/ir"
@@ -172,7 +171,7 @@ func PublishedURL(result string) (string, error) {
 	}
 	words := strings.Fields(last)
 	word := strings.Trim(words[len(words)-1], "<>`*_.")
-	ref, err := check.ParseIssue(word)
+	ref, err := ir.ParseIssue(word)
 	if err != nil || ref.URL == "" {
 		return "", fmt.Errorf("the last line of its result, %q, is not an issue URL; it must be the URL of the issue the step published", last)
 	}
@@ -241,7 +240,7 @@ func Tickets(body string) []string {
 			continue
 		}
 		word := strings.TrimRight(m[1], ".,;:)")
-		ref, err := check.ParseIssue(word)
+		ref, err := ir.ParseIssue(word)
 		if err != nil || (ref.URL == "" && !strings.HasPrefix(word, "#")) {
 			continue
 		}

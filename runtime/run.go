@@ -23,6 +23,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/skills"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -862,7 +863,7 @@ func skillPath(home string, wt Worktree, s *ir.PlanSkill) (string, error) {
 		}
 		body = b
 	case ir.SkillBuiltin:
-		b, ok := templates.Skill(strings.TrimPrefix(s.Path, "builtin:"))
+		b, ok := skills.Get(strings.TrimPrefix(s.Path, "builtin:"))
 		if !ok {
 			return "", fmt.Errorf("cairn has no built-in skill %q", s.Name)
 		}
@@ -896,9 +897,9 @@ func (r *run) printResults() {
 // end plus the plan's run_expiry when it succeeded, its failed_run_expiry
 // otherwise; "never" stays "never".
 func expiry(plan *ir.Plan, status Status, end time.Time) string {
-	s, def := plan.FailedRunExpiry, check.DefaultFailedRunExpiry
+	s, def := plan.FailedRunExpiry, ir.DefaultFailedRunExpiry
 	if status == StatusSucceeded {
-		s, def = plan.RunExpiry, check.DefaultRunExpiry
+		s, def = plan.RunExpiry, ir.DefaultRunExpiry
 	}
 	if s == ir.Never {
 		return ir.Never

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/ir"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -80,7 +81,7 @@ func TestFakesTakeCairnsArgv(t *testing.T) {
 	reg := harness.NewRegistry(nil)
 	for _, name := range fakeNames {
 		h, _ := reg.Lookup(name)
-		for _, effort := range append([]string{""}, harness.Efforts...) {
+		for _, effort := range append([]string{""}, ir.Efforts...) {
 			inv := harness.Invocation{
 				Prompt: "Say hello.", Model: models[name], Effort: effort, MaxTurns: 20,
 				Worktree: repo, OutputFile: filepath.Join(t.TempDir(), "last.md"),
