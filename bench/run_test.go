@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/load"
+	"github.com/cairn-dev/cairn/record"
 	crt "github.com/cairn-dev/cairn/runtime"
 )
 
@@ -70,7 +71,7 @@ func benchRun(b *testing.B, o crt.Options, steps int) {
 	b.ReportAllocs()
 	for b.Loop() {
 		status, err := crt.Run(context.Background(), o)
-		if err != nil || status != crt.StatusSucceeded {
+		if err != nil || status != record.StatusSucceeded {
 			b.Fatalf("run ended %s: %v", status, err)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
 )
 
 // committer makes the commits of a commit-mode run (§7.6) in the working
@@ -75,30 +75,6 @@ func CheckIdentity(root string) error {
 	return nil
 }
 
-// RepoRunsDir is the folder of a repository's commit-mode runs: .cairn/runs
-// under the root of its working tree. Neither .cairn nor .cairn/runs need
-// exist, but one that is a symbolic link, or no folder, is refused: through
-// it a repository would steer the runs cairn writes, lists and deletes out
-// of its working tree.
-func RepoRunsDir(root string) (string, error) {
-	dir := root
-	for _, name := range strings.Split(ir.RunsInRepo, "/") {
-		dir = filepath.Join(dir, name)
-		info, err := os.Lstat(dir)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return filepath.Join(root, filepath.FromSlash(ir.RunsInRepo)), nil
-		case err != nil:
-			return "", fmt.Errorf("the folder of the repository's runs: %w", err)
-		case info.Mode()&fs.ModeSymlink != 0:
-			return "", fmt.Errorf("%s is a symbolic link: cairn keeps a repository's runs in a folder of its working tree and follows no link out of it; remove the link", dir)
-		case !info.IsDir():
-			return "", fmt.Errorf("%s is not a folder: cairn keeps a repository's runs there", dir)
-		}
-	}
-	return dir, nil
-}
-
 // newCommitter is the committer of the run folder dir, which lies in the
 // working tree at tree.
 func newCommitter(tree, dir, process string) (*committer, error) {
@@ -156,14 +132,14 @@ func (c *committer) saveWork(dir, step string) (string, error) {
 // completeStep commits the run folder after a step ended: with the step's
 // own work too when withWork is set (a step with no agent session commits
 // once, §7.6). outcome words a step that did not succeed into the subject.
-func (c *committer) completeStep(step string, outcome Outcome, withWork bool) error {
+func (c *committer) completeStep(step string, outcome record.Outcome, withWork bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.startLocked(); err != nil {
 		return err
 	}
 	subject := "[cairn] Complete step: " + step
-	if outcome != Succeeded {
+	if outcome != record.Succeeded {
 		subject += " (" + string(outcome) + ")"
 	}
 	if err := c.commit(c.tree, subject, step, withWork, true); err != nil {
@@ -175,14 +151,14 @@ func (c *committer) completeStep(step string, outcome Outcome, withWork bool) er
 // finish commits `Complete process: X` with the run's final record, when
 // the run was started in git; a status other than succeeded is in the
 // subject. It reports whether the run committed anything.
-func (c *committer) finish(status Status) (bool, error) {
+func (c *committer) finish(status record.Status) (bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.started {
 		return false, nil
 	}
 	subject := "Complete process: " + c.process
-	if status != StatusSucceeded {
+	if status != record.StatusSucceeded {
 		subject += " (" + string(status) + ")"
 	}
 	if err := c.commit(c.tree, subject, "", false, true); err != nil {

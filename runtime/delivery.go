@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -628,7 +629,7 @@ func (d *delivery) session(ctx context.Context, data templates.RepairData) (stri
 		return fail(err)
 	}
 	sc := *d.sc
-	sc.TraceFile = filepath.Join(d.sc.RunDir, TracesDir, fmt.Sprintf("%s.repair-%d.jsonl", d.sc.Step.Name, d.rounds))
+	sc.TraceFile = filepath.Join(d.sc.RunDir, record.TracesDir, fmt.Sprintf("%s.repair-%d.jsonl", d.sc.Step.Name, d.rounds))
 	res := runPrompt(ctx, &sc, h, actionInvocation(a, prompt))
 	if res.Trace != "" {
 		d.trace = res.Trace

@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/fakegh"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
 )
 
 // fixerScript is the agent of the delivery tests' repair sessions, a
@@ -85,7 +86,7 @@ func newDeliveryFixture(t *testing.T, checks []fakegh.CheckSpec, limits ir.PlanL
 		t.Fatal(err)
 	}
 	home := filepath.Join(dir, "home")
-	folder, err := NewFolder(RunsDir(home), "fix", time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	folder, err := record.NewFolder(record.RunsDir(home), "fix", time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,14 +116,14 @@ func newDeliveryFixture(t *testing.T, checks []fakegh.CheckSpec, limits ir.PlanL
 func (f *deliveryFixture) stepContext(name string) *StepContext {
 	sc := &StepContext{
 		RunDir:       f.r.folder.Dir,
-		ResultFile:   filepath.Join(f.r.folder.Dir, ResultsDir, name+".md"),
-		TraceFile:    filepath.Join(f.r.folder.Dir, TracesDir, name+".jsonl"),
+		ResultFile:   filepath.Join(f.r.folder.Dir, record.ResultsDir, name+".md"),
+		TraceFile:    filepath.Join(f.r.folder.Dir, record.TracesDir, name+".jsonl"),
 		Step:         &ir.PlanStep{Name: name, Worktree: "fix"},
 		Worktree:     f.wt.Path,
 		WorktreeKind: ir.IssueBranch,
 		IssueURL:     f.r.issue.URL,
 	}
-	sc.Env = StepEnv(f.env, sc, filepath.Join(f.r.folder.Dir, ResultsDir), []ir.PlanEnv{{Name: "FIXER_DIR", Value: f.fixer}})
+	sc.Env = StepEnv(f.env, sc, filepath.Join(f.r.folder.Dir, record.ResultsDir), []ir.PlanEnv{{Name: "FIXER_DIR", Value: f.fixer}})
 	return sc
 }
 
@@ -275,7 +276,7 @@ func TestDeliveryRepairsARedCheckInTwoRounds(t *testing.T) {
 			t.Errorf("progress lacks %q:\n%s", want, f.prog.String())
 		}
 	}
-	if _, err := os.Stat(filepath.Join(f.r.folder.Dir, TracesDir, "deliver.repair-2.jsonl")); err != nil {
+	if _, err := os.Stat(filepath.Join(f.r.folder.Dir, record.TracesDir, "deliver.repair-2.jsonl")); err != nil {
 		t.Errorf("the second session's trace: %v", err)
 	}
 }

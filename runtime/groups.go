@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/record"
 )
 
 // groupsFile is the file, in a run folder, of the process groups the run's
@@ -34,16 +35,6 @@ func EndOrphans(dir string) (int, error) {
 // endOrphans is EndOrphans for a caller that holds dir's lock.
 func endOrphans(dir string) (int, error) {
 	return sweepRun(dir, true, map[string]bool{})
-}
-
-// endCrashed ends what r left running when it is a crashed run
-// (EndOrphans), for gc; a dry run ends nothing.
-func endCrashed(r RunInfo, dryRun bool) error {
-	if dryRun || r.Record == nil || r.Record.Status != StatusCrashed {
-		return nil
-	}
-	_, err := EndOrphans(r.Dir)
-	return err
 }
 
 // OrphansLine is the line that says EndOrphans ended n processes of the
@@ -79,10 +70,10 @@ func sweepRun(dir string, locked bool, seen map[string]bool) (int, error) {
 		n += m
 		errs = append(errs, err)
 	}
-	if rec, err := Load(dir); err == nil {
+	if rec, err := record.Load(dir); err == nil {
 		for _, s := range rec.Steps {
 			for _, c := range s.Children {
-				m, err := sweepRun(inRunFolder(dir, c), false, seen)
+				m, err := sweepRun(record.InRunFolder(dir, c), false, seen)
 				n += m
 				errs = append(errs, err)
 			}
@@ -96,7 +87,7 @@ func sweepRun(dir string, locked bool, seen map[string]bool) (int, error) {
 // holds it; a run whose lock another holds is running, and left alone.
 func endGroupsLocked(dir string, locked bool) (int, error) {
 	if !locked {
-		lock, err := proc.Lock(filepath.Join(dir, lockFile), false)
+		lock, err := proc.Lock(filepath.Join(dir, record.LockFile), false)
 		if errors.Is(err, proc.ErrWouldBlock) {
 			return 0, nil
 		}

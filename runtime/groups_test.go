@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/record"
 )
 
 // needProcesses skips a test that needs to list the machine's processes
@@ -139,12 +140,12 @@ func TestEndOrphans(t *testing.T) {
 		if err := os.MkdirAll(child, 0o700); err != nil {
 			t.Fatal(err)
 		}
-		rec := Record{Version: RecordVersion, Status: StatusRunning, Steps: []StepRecord{{Name: "publish", Children: []string{ChildrenDir + "/fix_2026-01-02T030405Z"}}}}
+		rec := record.Record{Version: record.RecordVersion, Status: record.StatusRunning, Steps: []record.StepRecord{{Name: "publish", Children: []string{ChildrenDir + "/fix_2026-01-02T030405Z"}}}}
 		b, err := json.Marshal(&rec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, RecordFile), b, 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, record.RecordFile), b, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		writeGroups(t, child, orphan(t, newToken(), 3079))
@@ -159,12 +160,12 @@ func TestEndOrphans(t *testing.T) {
 		// groups file that is a symlink to one that holds a live
 		// group: nothing loops, nothing is read through the link.
 		dir := t.TempDir()
-		rec := Record{Version: RecordVersion, Status: StatusRunning, Steps: []StepRecord{{Name: "publish", Children: []string{".", dir, "children/../."}}}}
+		rec := record.Record{Version: record.RecordVersion, Status: record.StatusRunning, Steps: []record.StepRecord{{Name: "publish", Children: []string{".", dir, "children/../."}}}}
 		b, err := json.Marshal(&rec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, RecordFile), b, 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, record.RecordFile), b, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		elsewhere := t.TempDir()
@@ -182,7 +183,7 @@ func TestEndOrphans(t *testing.T) {
 	t.Run("running", func(t *testing.T) {
 		dir := t.TempDir()
 		writeGroups(t, dir, orphan(t, newToken(), 3077))
-		lock, err := proc.Lock(filepath.Join(dir, lockFile), false)
+		lock, err := proc.Lock(filepath.Join(dir, record.LockFile), false)
 		if err != nil {
 			t.Fatal(err)
 		}

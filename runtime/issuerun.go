@@ -10,6 +10,7 @@ import (
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
 )
 
 // releaseTimeout bounds the release of a Claim at a run's end, which runs
@@ -66,7 +67,7 @@ func claimStaleness(h forge.Holder) (local, stale bool) {
 		return local, stale
 	}
 	if _, err := os.Stat(h.Folder); err == nil {
-		if held, err := proc.Held(filepath.Join(h.Folder, lockFile)); err == nil {
+		if held, err := proc.Held(filepath.Join(h.Folder, record.LockFile)); err == nil {
 			return true, !held
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/fakegh"
 	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/record"
 )
 
 // thisHost is the host the claim tests' holders run on.
@@ -63,7 +64,7 @@ func TestTakeClaimLiveRefusedEvenWithTakeOver(t *testing.T) {
 	if err := os.Mkdir(folder, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	lock, err := proc.Lock(filepath.Join(folder, lockFile), false)
+	lock, err := proc.Lock(filepath.Join(folder, record.LockFile), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestTakeClaimResumedRunHoldsItsLock(t *testing.T) {
 	if _, err := forge.TakeClaim(ctx, f.root, 6, crashed, false, claimStaleness); err != nil {
 		t.Fatal(err)
 	}
-	lock, err := proc.Lock(filepath.Join(folder, lockFile), false)
+	lock, err := proc.Lock(filepath.Join(folder, record.LockFile), false)
 	if err != nil {
 		t.Fatal(err)
 	}

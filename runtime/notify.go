@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
 )
 
 // NotifyTimeout is how long the [notify] command may run.
@@ -27,8 +28,8 @@ const (
 
 // notifyClass is the [notify] `on` event a run's status belongs to:
 // "success" for a succeeded run, "failure" for every other end.
-func notifyClass(s Status) string {
-	if s == StatusSucceeded {
+func notifyClass(s record.Status) string {
+	if s == record.StatusSucceeded {
 		return "success"
 	}
 	return "failure"
@@ -37,7 +38,7 @@ func notifyClass(s Status) string {
 // Notification is what the [notify] command is told of a run's end.
 type Notification struct {
 	Process string
-	Status  Status
+	Status  record.Status
 	// Run is the run folder.
 	Run string
 	// PullRequest is the URL of the run's pull request; "" when it has

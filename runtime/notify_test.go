@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
 )
 
 // notifyConfig is a [notify] table with command and, when given, on.
@@ -31,7 +32,7 @@ func TestNotify(t *testing.T) {
 	out := filepath.Join(dir, "env")
 	script := `echo "$CAIRN_PROCESS $CAIRN_STATUS $CAIRN_RUN" > "$0"`
 	n := notifyConfig([]string{"bash", "-c", script, out}, "failure")
-	note := Notification{Process: "hunt", Status: StatusInterrupted, Run: "/runs/hunt_1"}
+	note := Notification{Process: "hunt", Status: record.StatusInterrupted, Run: "/runs/hunt_1"}
 
 	var w strings.Builder
 	ran, err := Notify(n, note, &w)
@@ -46,7 +47,7 @@ func TestNotify(t *testing.T) {
 		t.Errorf("the command saw %q", got)
 	}
 
-	note.Status = StatusSucceeded
+	note.Status = record.StatusSucceeded
 	if ran, err := Notify(n, note, &w); ran || err != nil {
 		t.Errorf("on = [failure], a success: Notify = %v, %v; want it not run", ran, err)
 	}
@@ -61,14 +62,14 @@ func TestNotify(t *testing.T) {
 func TestNotifyFailure(t *testing.T) {
 	var w strings.Builder
 	n := notifyConfig([]string{"bash", "-c", "echo no network >&2; exit 4"})
-	ran, err := Notify(n, Notification{Status: StatusFailed}, &w)
+	ran, err := Notify(n, Notification{Status: record.StatusFailed}, &w)
 	if !ran || err == nil || !strings.Contains(err.Error(), "exit status 4") {
 		t.Errorf("Notify = %v, %v; want it run and failed with exit status 4", ran, err)
 	}
 	if w.String() != "no network\n" {
 		t.Errorf("output %q; want the command's", w.String())
 	}
-	_, err = Notify(notifyConfig([]string{"/no/such/notifier"}), Notification{Status: StatusFailed}, &w)
+	_, err = Notify(notifyConfig([]string{"/no/such/notifier"}), Notification{Status: record.StatusFailed}, &w)
 	if err == nil {
 		t.Errorf("a missing command did not fail")
 	}
@@ -85,7 +86,7 @@ func TestNotifyPullRequest(t *testing.T) {
 		{"", "unset\n"},
 	} {
 		var w strings.Builder
-		if ran, err := Notify(n, Notification{Process: "fix", Status: StatusSucceeded, Run: "/runs/fix_1", PullRequest: tc.pr}, &w); !ran || err != nil {
+		if ran, err := Notify(n, Notification{Process: "fix", Status: record.StatusSucceeded, Run: "/runs/fix_1", PullRequest: tc.pr}, &w); !ran || err != nil {
 			t.Fatalf("Notify = %v, %v; want it run", ran, err)
 		}
 		if b, _ := os.ReadFile(out); string(b) != tc.want {

@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/record"
 )
 
 // TestHelperHoldLock is not a test: it is the process the lock tests start
@@ -33,7 +35,7 @@ func TestHelperHoldLock(t *testing.T) {
 			os.Exit(1)
 		}
 	case "folder":
-		if _, err := proc.Lock(filepath.Join(args[1], lockFile), false); err != nil {
+		if _, err := proc.Lock(filepath.Join(args[1], record.LockFile), false); err != nil {
 			fmt.Printf("not locked: %v\n", err)
 			os.Exit(1)
 		}
@@ -146,22 +148,30 @@ func TestPassFreedWhenHolderDies(t *testing.T) {
 // another process holds its folder's lock, and crashed once that process is
 // killed.
 func TestCrashedDetection(t *testing.T) {
-	f := newTestFolder(t)
-	// Let go of this process's own lock, as a run that crashed would.
-	f.lock.Close()
-	rec, err := Load(f.Dir)
+	f, err := record.NewFolder(filepath.Join(t.TempDir(), "runs"), "hunt", time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Status != StatusCrashed {
+	if err := f.Begin(&record.Record{Process: "hunt", Status: record.StatusRunning}); err != nil {
+		t.Fatal(err)
+	}
+	// Let go of this process's own lock, as a run that crashed would.
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := record.Load(f.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Status != record.StatusCrashed {
 		t.Fatalf("status %q with the lock free, want crashed", rec.Status)
 	}
 	kill := holdLock(t, "folder", f.Dir)
-	if rec, err = Load(f.Dir); err != nil || rec.Status != StatusRunning {
+	if rec, err = record.Load(f.Dir); err != nil || rec.Status != record.StatusRunning {
 		t.Fatalf("status %v %v while another process holds the lock, want running", rec.Status, err)
 	}
 	kill()
-	if rec, err = Load(f.Dir); err != nil || rec.Status != StatusCrashed {
+	if rec, err = record.Load(f.Dir); err != nil || rec.Status != record.StatusCrashed {
 		t.Fatalf("status %v %v after the holder died, want crashed", rec.Status, err)
 	}
 }

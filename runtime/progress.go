@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -57,7 +58,7 @@ type progressLine struct {
 	detail  string
 	start   time.Time
 	ended   bool
-	outcome Outcome
+	outcome record.Outcome
 	took    time.Duration
 	cause   string
 	// optional is set for an optional step, whose failure the run goes
@@ -135,7 +136,7 @@ func (p *progress) start(step, detail string) {
 
 // end shows that step ended with outcome after took; cause says why it did
 // not succeed.
-func (p *progress) end(step string, outcome Outcome, took time.Duration, cause string) {
+func (p *progress) end(step string, outcome record.Outcome, took time.Duration, cause string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
@@ -226,8 +227,8 @@ func (p *progress) underLine(l string) string {
 
 // named is how a step's end names it: "lint (optional)" for an optional
 // step that failed, the name alone otherwise.
-func (p *progress) named(step string, outcome Outcome) string {
-	if outcome == Failed && p.optional[step] {
+func (p *progress) named(step string, outcome record.Outcome) string {
+	if outcome == record.Failed && p.optional[step] {
 		return step + " (optional)"
 	}
 	return step
@@ -248,15 +249,15 @@ func optionalSteps(plan *ir.Plan) map[string]bool {
 
 // plainEnd words a step's end for plain output: "done STEP 1.2s", "OUTCOME
 // STEP: CAUSE", "inconclusive STEP 1.2s: CAUSE".
-func plainEnd(step string, outcome Outcome, took time.Duration, cause string) string {
+func plainEnd(step string, outcome record.Outcome, took time.Duration, cause string) string {
 	line := fmt.Sprintf("%s %s", outcome, step)
 	switch outcome {
-	case Succeeded:
+	case record.Succeeded:
 		line = fmt.Sprintf("done %s %s", step, templates.FormatDuration(took))
-	case Inconclusive:
+	case record.Inconclusive:
 		line += " " + templates.FormatDuration(took)
 	}
-	if cause != "" && outcome != Succeeded {
+	if cause != "" && outcome != record.Succeeded {
 		line += ": " + cause
 	}
 	return line
@@ -320,11 +321,11 @@ func (p *progress) render(l *progressLine, now time.Time) string {
 	}
 	var mark, color, text string
 	switch l.outcome {
-	case Succeeded:
+	case record.Succeeded:
 		mark, color, text = "✓", "32", fmt.Sprintf("%s  %s", l.step, templates.FormatDuration(l.took))
-	case Failed, Interrupted:
+	case record.Failed, record.Interrupted:
 		mark, color, text = "✗", "31", fmt.Sprintf("%s  %s", l.step, l.outcome)
-		if l.optional && l.outcome == Failed {
+		if l.optional && l.outcome == record.Failed {
 			// The run goes past it: a warning's colour, not a failure's.
 			color = "33"
 			text += " (optional)"

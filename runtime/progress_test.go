@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/record"
 )
 
 // fixedClock is a clock that says t, moved by hand.
@@ -18,15 +20,15 @@ func TestProgressPlain(t *testing.T) {
 	p.now = clock.now
 	p.start("hunt-claude", "session, claude opus, worktree claude")
 	clock.t = clock.t.Add(8 * time.Second)
-	p.end("hunt-claude", Succeeded, 8100*time.Millisecond, "")
-	p.end("test", Failed, time.Second, "exit status 1")
-	p.end("later", Cancelled, 0, "")
-	p.end("lint", Skipped, 0, "no Go files")
+	p.end("hunt-claude", record.Succeeded, 8100*time.Millisecond, "")
+	p.end("test", record.Failed, time.Second, "exit status 1")
+	p.end("later", record.Cancelled, 0, "")
+	p.end("lint", record.Skipped, 0, "no Go files")
 	p.note("hunt-codex: waiting for resources")
 	p.optional = map[string]bool{"vet": true}
-	p.end("vet", Failed, time.Second, "exit status 2")
-	p.end("vet", Cancelled, 0, "")
-	p.end("docs", Inconclusive, 2*time.Second, "validate: the judge reached no verdict (max-turns: reached its turn cap (32))")
+	p.end("vet", record.Failed, time.Second, "exit status 2")
+	p.end("vet", record.Cancelled, 0, "")
+	p.end("docs", record.Inconclusive, 2*time.Second, "validate: the judge reached no verdict (max-turns: reached its turn cap (32))")
 	p.close()
 	want := `12:00:01 start hunt-claude (session, claude opus, worktree claude)
 12:00:09 done hunt-claude 8.1s
@@ -55,9 +57,9 @@ func TestProgressTerminal(t *testing.T) {
 	p.start("a", "command, worktree a")
 	p.start("b", "session, claude opus, worktree a-very-long-name")
 	clock.t = clock.t.Add(3 * time.Second)
-	p.end("a", Succeeded, 3*time.Second, "")
+	p.end("a", record.Succeeded, 3*time.Second, "")
 	p.optional = map[string]bool{"b": true}
-	p.end("b", Failed, 3*time.Second, "exit status 1")
+	p.end("b", record.Failed, 3*time.Second, "exit status 1")
 
 	out := b.String()
 	// The last redraw moves up over both lines and rewrites them.
@@ -88,8 +90,8 @@ func TestProgressPlainUnder(t *testing.T) {
 	p.now = clock.now
 	p.noteLines("warning: step lint: validate: exit status 1", []string{"validate shell 1: exit status 1; it wrote nothing"})
 	p.attach("test", []string{"validate shell 1: exit status 1; its output:", "| boom"})
-	p.end("other", Failed, time.Second, "exit status 2")
-	p.end("test", Failed, time.Second, "validate: exit status 1")
+	p.end("other", record.Failed, time.Second, "exit status 2")
+	p.end("test", record.Failed, time.Second, "validate: exit status 1")
 	p.close()
 	want := `12:00:01 warning: step lint: validate: exit status 1
            validate shell 1: exit status 1; it wrote nothing
@@ -115,10 +117,10 @@ func TestProgressTerminalUnder(t *testing.T) {
 	p.start("a", "command")
 	p.start("b", "command")
 	p.attach("a", []string{"| boom", "| " + strings.Repeat("x", 40)})
-	p.end("a", Failed, time.Second, "exit status 1")
+	p.end("a", record.Failed, time.Second, "exit status 1")
 	// a's lines stay under it while b runs, and the redraw moves up over
 	// all four.
-	p.end("b", Succeeded, time.Second, "")
+	p.end("b", record.Succeeded, time.Second, "")
 	out := b.String()
 	last := out[strings.LastIndex(out, "\x1b[4A"):]
 	want := "\x1b[4A\r\x1b[2K✗ a  failed: exit status 1\n\r\x1b[2K    | boom\n\r\x1b[2K    | " + strings.Repeat("x", 23) + "…\n\r\x1b[2K✓ b  1s\n"

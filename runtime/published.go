@@ -16,6 +16,7 @@ import (
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -74,7 +75,7 @@ func (r *run) runPublishedIssue(ctx context.Context, sc *StepContext, _ Worktree
 		return failedAction("%v", err)
 	}
 	kids.runAll(ctx, []*childRun{writer})
-	if writer.status != StatusSucceeded && writer.status != StatusInconclusive {
+	if writer.status != record.StatusSucceeded && writer.status != record.StatusInconclusive {
 		return kids.result(ctx, sc)
 	}
 	tickets, err := r.tickets(ctx, sc, is)
@@ -313,7 +314,7 @@ type childRun struct {
 	// label is how its progress lines are told apart: "[PROCESS #N]".
 	label string
 
-	status Status
+	status record.Status
 	err    error
 	dir    string
 	out    bytes.Buffer
@@ -352,7 +353,7 @@ func (k *childRuns) runAll(ctx context.Context, cs []*childRun) {
 		case <-ctx.Done():
 		}
 		if ctx.Err() != nil {
-			c.status, c.err = StatusInterrupted, errors.New("never started: the run was stopped")
+			c.status, c.err = record.StatusInterrupted, errors.New("never started: the run was stopped")
 			continue
 		}
 		wg.Go(func() {
@@ -439,7 +440,7 @@ func (k *childRuns) record() {
 		return
 	}
 	dirs := slices.Clone(k.dirs)
-	r.warn(r.folder.Update(func(rec *Record) {
+	r.warn(r.folder.Update(func(rec *record.Record) {
 		if i < len(rec.Steps) {
 			rec.Steps[i].Children = dirs
 		}
@@ -449,7 +450,7 @@ func (k *childRuns) record() {
 // keepChildren copies into sr the child runs its step's record gained while
 // the step ran (childRuns.began): sr replaces that record at the step's
 // end. The record's were reset when the step started.
-func (r *run) keepChildren(sr *StepRecord) {
+func (r *run) keepChildren(sr *record.StepRecord) {
 	i, ok := r.index[sr.Name]
 	if !ok {
 		return
@@ -488,8 +489,8 @@ func (k *childRuns) result(ctx context.Context, sc *StepContext) ActionResult {
 			}
 		}
 		switch c.status {
-		case StatusSucceeded, StatusInconclusive:
-		case StatusInterrupted:
+		case record.StatusSucceeded, record.StatusInconclusive:
+		case record.StatusInterrupted:
 			stopped = true
 		default:
 			name := fmt.Sprintf("process %q on issue %s", c.process, c.issue)
@@ -522,12 +523,12 @@ func (k *childRuns) result(ctx context.Context, sc *StepContext) ActionResult {
 // InconclusiveChildren returns a line for each child run, recorded in
 // steps of the run folder dir of process, that ended inconclusive: a run
 // whose child is inconclusive ends inconclusive too (§7.2), not succeeded.
-func InconclusiveChildren(process, dir string, steps []StepRecord) []string {
+func InconclusiveChildren(process, dir string, steps []record.StepRecord) []string {
 	var out []string
 	for _, s := range steps {
 		for _, c := range s.Children {
-			rec, err := Load(inRunFolder(dir, c))
-			if err != nil || rec.Status != StatusInconclusive {
+			rec, err := record.Load(record.InRunFolder(dir, c))
+			if err != nil || rec.Status != record.StatusInconclusive {
 				continue
 			}
 			out = append(out, fmt.Sprintf("cairn: inconclusive: process %s — step %s's child run %s (process %s on issue %s) ended inconclusive; the work is done and nothing judged it",

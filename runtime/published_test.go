@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/forge"
+	"github.com/cairn-dev/cairn/record"
 )
 
 func TestTickets(t *testing.T) {
@@ -110,21 +111,21 @@ func TestNoteWriter(t *testing.T) {
 
 func TestInconclusiveChildren(t *testing.T) {
 	dir := t.TempDir()
-	child := func(process string, status Status) string {
-		f, err := NewFolder(filepath.Join(dir, ChildrenDir), process, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	child := func(process string, status record.Status) string {
+		f, err := record.NewFolder(filepath.Join(dir, ChildrenDir), process, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		if err := f.Begin(&Record{Process: process, Issue: "https://github.com/acme/widgets/issues/11", Status: status}); err != nil {
+		if err := f.Begin(&record.Record{Process: process, Issue: "https://github.com/acme/widgets/issues/11", Status: status}); err != nil {
 			t.Fatal(err)
 		}
 		return filepath.Join(ChildrenDir, f.Name())
 	}
-	judged := child("ticket", StatusInconclusive)
-	steps := []StepRecord{
+	judged := child("ticket", record.StatusInconclusive)
+	steps := []record.StepRecord{
 		{Name: "publish"},
-		{Name: "follow", Children: []string{child("spec", StatusSucceeded), judged, filepath.Join(ChildrenDir, "gone")}},
+		{Name: "follow", Children: []string{child("spec", record.StatusSucceeded), judged, filepath.Join(ChildrenDir, "gone")}},
 	}
 	got := InconclusiveChildren("grill", dir, steps)
 	want := []string{"cairn: inconclusive: process grill — step follow's child run " + filepath.Base(judged) +

@@ -13,14 +13,15 @@ import (
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
 )
 
 // Resumable reports whether a run that stands as rec may be resumed
 // (§7.7): a failed, interrupted or crashed one. A running record is taken
 // for crashed here; OpenFolder tells the two apart by the folder's lock.
-func Resumable(rec *Record) bool {
+func Resumable(rec *record.Record) bool {
 	switch rec.Status {
-	case StatusFailed, StatusInterrupted, StatusCrashed, StatusRunning:
+	case record.StatusFailed, record.StatusInterrupted, record.StatusCrashed, record.StatusRunning:
 		return true
 	}
 	return false
@@ -34,28 +35,28 @@ func Resumable(rec *Record) bool {
 // run goes on committing in the repository. It refuses a run another cairn
 // holds (ErrRunning), one that may not be resumed, and a plan whose steps
 // are not the run's.
-func Resume(ctx context.Context, dir string, o Options) (Status, error) {
+func Resume(ctx context.Context, dir string, o Options) (record.Status, error) {
 	if err := o.complete(); err != nil {
-		return StatusFailed, err
+		return record.StatusFailed, err
 	}
 	if o.Plan.Commit {
 		if err := CheckIdentity(o.Repo.Root); err != nil {
-			return StatusFailed, err
+			return record.StatusFailed, err
 		}
-		if _, err := RepoRunsDir(o.Repo.Root); err != nil {
-			return StatusFailed, err
+		if _, err := record.RepoRunsDir(o.Repo.Root); err != nil {
+			return record.StatusFailed, err
 		}
 	}
 	var is *forge.Issue
 	if o.Plan.Issue != "" {
 		var err error
 		if is, o.Plan, err = openIssue(ctx, o); err != nil {
-			return StatusFailed, err
+			return record.StatusFailed, err
 		}
 	}
-	folder, err := OpenFolder(dir)
+	folder, err := record.OpenFolder(dir)
 	if err != nil {
-		return StatusFailed, err
+		return record.StatusFailed, err
 	}
 	found := folder.Record()
 	if !Resumable(&found) {
@@ -66,7 +67,7 @@ func Resume(ctx context.Context, dir string, o Options) (Status, error) {
 	n, err := endOrphans(folder.Dir)
 	if err != nil {
 		folder.Close()
-		return StatusFailed, err
+		return record.StatusFailed, err
 	}
 	if n > 0 {
 		fmt.Fprintln(o.Stderr, OrphansLine(folder.Name(), n))
@@ -74,39 +75,39 @@ func Resume(ctx context.Context, dir string, o Options) (Status, error) {
 	r := &run{o: o, folder: folder, groups: newGroups(folder.Dir), base: os.Environ(), index: map[string]int{}, wrote: map[string]bool{}, resumed: &found, done: map[string]bool{}, issue: is}
 	if err := r.merge(&found); err != nil {
 		folder.Close()
-		return StatusFailed, err
+		return record.StatusFailed, err
 	}
 	if o.Plan.Commit {
 		if r.commits, err = newCommitter(o.Repo.Root, folder.Dir, o.Plan.Process); err != nil {
 			folder.Close()
-			return StatusFailed, err
+			return record.StatusFailed, err
 		}
 		// A run that committed its start goes on from there.
-		rel, _ := filepath.Rel(o.Repo.Root, filepath.Join(folder.Dir, RecordFile))
+		rel, _ := filepath.Rel(o.Repo.Root, filepath.Join(folder.Dir, record.RecordFile))
 		_, lsErr := git.Run(context.Background(), o.Repo.Root, os.Environ(), "ls-files", "--error-unmatch", "--", filepath.ToSlash(rel))
 		r.commits.started = lsErr == nil
 	}
 	if err := r.takeClaim(ctx); err != nil {
 		folder.Close()
-		return StatusFailed, err
+		return record.StatusFailed, err
 	}
 	host, _ := os.Hostname()
-	if err := folder.Update(func(rec *Record) {
-		rec.Status, rec.End, rec.Expires, rec.Cause = StatusRunning, nil, "", ""
+	if err := folder.Update(func(rec *record.Record) {
+		rec.Status, rec.End, rec.Expires, rec.Cause = record.StatusRunning, nil, "", ""
 		rec.Host, rec.PID = host, os.Getpid()
 		rec.Directive, rec.Flags = o.Directive, o.Flags
 		rec.Steps = r.initial
 	}); err != nil {
 		folder.Close()
-		return StatusFailed, fmt.Errorf("resume the run's record: %w", err)
+		return record.StatusFailed, fmt.Errorf("resume the run's record: %w", err)
 	}
 	defer r.folder.Close()
 	if err := salvage(o.Home, o.Repo, folder.Dir, &found); err != nil {
-		r.warn(folder.Update(func(rec *Record) {
+		r.warn(folder.Update(func(rec *record.Record) {
 			end := time.Now().UTC()
-			rec.Status, rec.End, rec.Expires, rec.Cause = StatusFailed, &end, expiry(o.Plan, StatusFailed, end), err.Error()
+			rec.Status, rec.End, rec.Expires, rec.Cause = record.StatusFailed, &end, expiry(o.Plan, record.StatusFailed, end), err.Error()
 		}))
-		return StatusFailed, err
+		return record.StatusFailed, err
 	}
 	return r.carry(ctx, "resume")
 }
@@ -117,7 +118,7 @@ func Resume(ctx context.Context, dir string, o Options) (Status, error) {
 // starts it again from its base with them. A symbolic link there, where
 // cairn makes none, is removed itself: neither git nor a removal goes
 // through it.
-func salvage(home string, repo *check.Repo, dir string, rec *Record) error {
+func salvage(home string, repo *check.Repo, dir string, rec *record.Record) error {
 	runDir := filepath.Join(home, "worktrees", filepath.Base(dir))
 	info, err := os.Lstat(runDir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -195,20 +196,20 @@ func isBranchWorktree(path, kind string) bool {
 // nothing judges it again) or skipped (which do not run again, their
 // results still the later steps'), and the plan's fresh ones for the rest.
 // The plan must have the run's steps, in the same order.
-func (r *run) merge(found *Record) error {
-	fresh := PlanSteps(r.o.Plan)
+func (r *run) merge(found *record.Record) error {
+	fresh := record.PlanSteps(r.o.Plan)
 	if len(fresh) != len(found.Steps) {
 		return fmt.Errorf("run %q has %d steps and the process now has %d; start a new run", r.folder.Name(), len(found.Steps), len(fresh))
 	}
-	r.initial = make([]StepRecord, len(fresh))
+	r.initial = make([]record.StepRecord, len(fresh))
 	for i := range fresh {
 		old := &found.Steps[i]
 		if old.Name != fresh[i].Name {
 			return fmt.Errorf("run %q has step %q where the process now has %q; start a new run", r.folder.Name(), old.Name, fresh[i].Name)
 		}
 		r.index[old.Name] = i
-		if old.Outcome == Succeeded || old.Outcome == Inconclusive || old.Outcome == Skipped {
-			r.initial[i] = old.clone()
+		if old.Outcome == record.Succeeded || old.Outcome == record.Inconclusive || old.Outcome == record.Skipped {
+			r.initial[i] = old.Clone()
 			r.done[old.Name] = true
 			if old.Result != "" {
 				if _, err := os.Stat(r.resultFile(old.Name)); err == nil {
@@ -253,7 +254,7 @@ func (r *run) reopen(wts *Worktrees) error {
 			}
 			wt.Base = base
 		}
-		if err := applyPatches(*wt, filepath.Join(r.folder.Dir, WorktreesDir)); err != nil {
+		if err := applyPatches(*wt, filepath.Join(r.folder.Dir, record.WorktreesDir)); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
 )
 
 // salvage goes through no symbolic link where a crashed run's worktrees
@@ -20,7 +21,7 @@ func TestSalvageRemovesLinksOnly(t *testing.T) {
 		{"hunt_2026-01-01T000000Z", ""},  // worktrees/RUN is the link
 		{"hunt_2026-01-02T000000Z", "a"}, // worktrees/RUN/a is
 	} {
-		dir := filepath.Join(RunsDir(home), c.name)
+		dir := filepath.Join(record.RunsDir(home), c.name)
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +40,7 @@ func TestSalvageRemovesLinksOnly(t *testing.T) {
 		}
 		// The run's record says its worktree "a" is a throwaway, whose
 		// changes salvage saves before it removes it.
-		rec := &Record{Worktrees: []WorktreeRecord{{Name: "a", Kind: ir.Throwaway}}}
+		rec := &record.Record{Worktrees: []record.WorktreeRecord{{Name: "a", Kind: ir.Throwaway}}}
 		if err := salvage(home, repo, dir, rec); err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/internal/atomicfile"
+	"github.com/cairn-dev/cairn/record"
 
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
@@ -43,7 +44,7 @@ type Options struct {
 	// Jobs bounds how many steps of a parallel group run at once; 0 runs
 	// them all.
 	Jobs  int
-	Flags RecordFlags
+	Flags record.RecordFlags
 	// Pass is the Pass lock the run holds, when it is a Pass: it is told
 	// the run's name once the run has one.
 	Pass *PassLock
@@ -82,9 +83,9 @@ type Options struct {
 // run is recorded failed then, with that cause, when it could be recorded
 // at all; a run refused so that it leaves no run folder (a Claim another
 // holds, a procedure's dirty checkout) says why in the activity log.
-func Run(ctx context.Context, o Options) (Status, error) {
+func Run(ctx context.Context, o Options) (record.Status, error) {
 	if err := o.complete(); err != nil {
-		return StatusFailed, err
+		return record.StatusFailed, err
 	}
 	dir, started := "", o.Started
 	o.Started = func(d string) {
@@ -103,31 +104,31 @@ func Run(ctx context.Context, o Options) (Status, error) {
 }
 
 // begin is Run, once o is complete.
-func begin(ctx context.Context, o Options) (Status, error) {
+func begin(ctx context.Context, o Options) (record.Status, error) {
 	var is *forge.Issue
 	if o.Plan.Issue != "" {
 		var err error
 		if is, o.Plan, err = openIssue(ctx, o); err != nil {
-			return StatusFailed, err
+			return record.StatusFailed, err
 		}
 	}
 	start := time.Now().UTC()
-	runs := RunsDir(o.Home)
+	runs := record.RunsDir(o.Home)
 	if o.RunsDir != "" {
 		runs = o.RunsDir
 	}
 	if o.Plan.Commit {
 		if err := CheckIdentity(o.Repo.Root); err != nil {
-			return StatusFailed, err
+			return record.StatusFailed, err
 		}
 		var err error
-		if runs, err = RepoRunsDir(o.Repo.Root); err != nil {
-			return StatusFailed, err
+		if runs, err = record.RepoRunsDir(o.Repo.Root); err != nil {
+			return record.StatusFailed, err
 		}
 	}
-	folder, err := NewFolder(runs, o.Plan.Process, start)
+	folder, err := record.NewFolder(runs, o.Plan.Process, start)
 	if err != nil {
-		return StatusFailed, err
+		return record.StatusFailed, err
 	}
 	if o.Started != nil {
 		o.Started(folder.Dir)
@@ -137,7 +138,7 @@ func begin(ctx context.Context, o Options) (Status, error) {
 		if r.commits, err = newCommitter(o.Repo.Root, folder.Dir, o.Plan.Process); err != nil {
 			folder.Close()
 			_ = removeRunFolder(o.Repo.Root, folder.Dir)
-			return StatusFailed, err
+			return record.StatusFailed, err
 		}
 	}
 	return r.run(ctx, start)
@@ -167,7 +168,7 @@ func (o *Options) complete() error {
 // run is one run under way.
 type run struct {
 	o      Options
-	folder *Folder
+	folder *record.Folder
 	// groups are the process groups the run's steps have running.
 	groups *proc.Groups
 	wts    *Worktrees
@@ -180,13 +181,13 @@ type run struct {
 	claim *forge.Claim
 	// resumed is the record of a resumed run as it was found; done holds
 	// its steps that succeeded or skipped, which are not run again.
-	resumed *Record
+	resumed *record.Record
 	done    map[string]bool
 	// base is the user's environment, under every step's.
 	base []string
 	// initial are the steps' records as they start (PlanSteps), in file
 	// order; index maps a step's name to its place there.
-	initial []StepRecord
+	initial []record.StepRecord
 	index   map[string]int
 
 	mu sync.Mutex
@@ -201,7 +202,7 @@ type run struct {
 }
 
 // run runs the plan in r's folder, which it closes.
-func (r *run) run(ctx context.Context, start time.Time) (Status, error) {
+func (r *run) run(ctx context.Context, start time.Time) (record.Status, error) {
 	defer r.folder.Close()
 	plan := r.o.Plan
 	file := plan.File
@@ -210,12 +211,12 @@ func (r *run) run(ctx context.Context, start time.Time) (Status, error) {
 	}
 	sum := sha256.Sum256(r.o.Source)
 	host, _ := os.Hostname()
-	r.initial = PlanSteps(plan)
+	r.initial = record.PlanSteps(plan)
 	for i, s := range r.initial {
 		r.index[s.Name] = i
 	}
-	rec := Record{
-		Version:   RecordVersion,
+	rec := record.Record{
+		Version:   record.RecordVersion,
 		Process:   plan.Process,
 		File:      file,
 		SHA256:    hex.EncodeToString(sum[:]),
@@ -223,14 +224,14 @@ func (r *run) run(ctx context.Context, start time.Time) (Status, error) {
 		Issue:     plan.Issue,
 		Directive: r.o.Directive,
 		Flags:     r.o.Flags,
-		Status:    StatusRunning,
+		Status:    record.StatusRunning,
 		Host:      host,
 		PID:       os.Getpid(),
 		Start:     start,
 		Steps:     r.initial,
 	}
 	if err := r.folder.Begin(&rec); err != nil {
-		return StatusFailed, fmt.Errorf("begin the run's record: %w", err)
+		return record.StatusFailed, fmt.Errorf("begin the run's record: %w", err)
 	}
 	if err := r.takeClaim(ctx); err != nil {
 		// Refused before anything ran: the run leaves no folder.
@@ -240,7 +241,7 @@ func (r *run) run(ctx context.Context, start time.Time) (Status, error) {
 		} else {
 			r.warn(os.RemoveAll(r.folder.Dir))
 		}
-		return StatusFailed, err
+		return record.StatusFailed, err
 	}
 	return r.carry(ctx, "start")
 }
@@ -248,12 +249,12 @@ func (r *run) run(ctx context.Context, start time.Time) (Status, error) {
 // carry runs a begun (or resumed) run to its end: it opens the worktrees,
 // walks the stages, closes the worktrees, stamps the record's end, and
 // notifies. event names the start in the activity log.
-func (r *run) carry(ctx context.Context, event string) (Status, error) {
+func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 	plan := r.o.Plan
 	if r.o.Pass != nil {
 		r.warn(r.o.Pass.SetRun(r.folder.Name()))
 	}
-	r.warn(Activity(r.o.Home, "event="+event, "run="+r.folder.Name(), "process="+plan.Process, "repo="+r.o.Repo.CommonDir))
+	r.warn(record.Activity(r.o.Home, "event="+event, "run="+r.folder.Name(), "process="+plan.Process, "repo="+r.o.Repo.CommonDir))
 
 	r.prog = newProgress(r.o.Stderr, r.o.Terminal)
 	r.prog.optional = optionalSteps(plan)
@@ -272,11 +273,11 @@ func (r *run) carry(ctx context.Context, event string) (Status, error) {
 		r.cancelAll()
 	} else {
 		r.wts = wts
-		var opened []WorktreeRecord
+		var opened []record.WorktreeRecord
 		for _, wt := range wts.All() {
-			opened = append(opened, WorktreeRecord{Name: wt.Name, Kind: wt.Kind, Path: wt.Path, Base: wt.Base})
+			opened = append(opened, record.WorktreeRecord{Name: wt.Name, Kind: wt.Kind, Path: wt.Path, Base: wt.Base})
 		}
-		r.warn(r.folder.Update(func(rec *Record) { rec.Worktrees = opened }))
+		r.warn(r.folder.Update(func(rec *record.Record) { rec.Worktrees = opened }))
 		if err := r.writeIssue(); err != nil {
 			failed, runErr = true, err
 			r.cancelAll()
@@ -284,19 +285,19 @@ func (r *run) carry(ctx context.Context, event string) (Status, error) {
 			failed = r.walk(ctx)
 		}
 	}
-	status := StatusSucceeded
+	status := record.StatusSucceeded
 	steps := r.folder.Record().Steps
 	inconclusive := InconclusiveSteps(steps)
 	children := InconclusiveChildren(plan.Process, r.folder.Dir, steps)
 	switch {
 	case ctx.Err() != nil:
-		status = StatusInterrupted
+		status = record.StatusInterrupted
 	case failed:
-		status = StatusFailed
+		status = record.StatusFailed
 	case len(inconclusive) > 0 || len(children) > 0:
-		status = StatusInconclusive
+		status = record.StatusInconclusive
 	}
-	if status == StatusSucceeded {
+	if status == record.StatusSucceeded {
 		r.wts.MarkSucceeded()
 	}
 	if err := r.wts.Close(r.folder.Dir); err != nil {
@@ -309,7 +310,7 @@ func (r *run) carry(ctx context.Context, event string) (Status, error) {
 	}
 	r.releaseClaim()
 	r.printResults()
-	if status == StatusInconclusive {
+	if status == record.StatusInconclusive {
 		for _, s := range inconclusive {
 			fmt.Fprintln(r.o.Stderr, InconclusiveLine(plan.Process, s))
 		}
@@ -317,8 +318,8 @@ func (r *run) carry(ctx context.Context, event string) (Status, error) {
 			fmt.Fprintln(r.o.Stderr, l)
 		}
 	}
-	if status == StatusFailed && runErr == nil {
-		if l := FailedLine(steps); l != "" {
+	if status == record.StatusFailed && runErr == nil {
+		if l := record.FailedLine(steps); l != "" {
 			fmt.Fprintln(r.o.Stderr, l)
 		}
 	}
@@ -333,7 +334,7 @@ func (r *run) carry(ctx context.Context, event string) (Status, error) {
 	}
 	end := time.Now().UTC()
 	expires := expiry(plan, status, end)
-	r.warn(r.folder.Update(func(rec *Record) {
+	r.warn(r.folder.Update(func(rec *record.Record) {
 		rec.Status, rec.End, rec.Expires, rec.Cause = status, &end, expires, causeOf(runErr)
 	}))
 	if r.commits != nil {
@@ -352,7 +353,7 @@ func (r *run) carry(ctx context.Context, event string) (Status, error) {
 	if err := r.folder.Close(); err != nil {
 		status, runErr = r.failWith(status, runErr, err)
 	}
-	r.warn(Activity(r.o.Home, "event=end", "run="+r.folder.Name(), "process="+plan.Process, "repo="+r.o.Repo.CommonDir, "status="+string(status)))
+	r.warn(record.Activity(r.o.Home, "event=end", "run="+r.folder.Name(), "process="+plan.Process, "repo="+r.o.Repo.CommonDir, "status="+string(status)))
 	if r.commits != nil && !r.commits.started {
 		// A run that did nothing leaves nothing, and says nothing.
 		return status, runErr
@@ -395,7 +396,7 @@ func (r *run) walk(ctx context.Context) bool {
 				todo = append(todo, st)
 			}
 		}
-		if len(todo) > 0 && runStage(ctx, todo, r.o.Jobs, func(st *ir.PlanStep) func(context.Context) Outcome {
+		if len(todo) > 0 && runStage(ctx, todo, r.o.Jobs, func(st *ir.PlanStep) func(context.Context) record.Outcome {
 			return r.start(st, earlier)
 		}, r.cancel) {
 			stopped = true
@@ -418,7 +419,7 @@ func (r *run) walk(ctx context.Context) bool {
 // starts, in file order, and returns what runs it; once a required step has
 // failed, or ctx is done, the steps not yet started are cancelled instead,
 // and those running finish (or are stopped by ctx).
-func runStage(ctx context.Context, stage []ir.PlanStep, jobs int, start func(*ir.PlanStep) func(context.Context) Outcome, cancel func(*ir.PlanStep)) bool {
+func runStage(ctx context.Context, stage []ir.PlanStep, jobs int, start func(*ir.PlanStep) func(context.Context) record.Outcome, cancel func(*ir.PlanStep)) bool {
 	if jobs <= 0 || jobs > len(stage) {
 		jobs = len(stage)
 	}
@@ -441,7 +442,7 @@ func runStage(ctx context.Context, stage []ir.PlanStep, jobs int, start func(*ir
 		run := start(st)
 		wg.Go(func() {
 			defer func() { <-slots }()
-			if run(ctx) == Failed && !st.Optional {
+			if run(ctx) == record.Failed && !st.Optional {
 				failed.Store(true)
 				once.Do(func() { close(stop) })
 			}
@@ -453,7 +454,7 @@ func runStage(ctx context.Context, stage []ir.PlanStep, jobs int, start func(*ir
 
 // resultFile is the absolute path of a step's result, results/STEP.md.
 func (r *run) resultFile(step string) string {
-	return filepath.Join(r.folder.Dir, ResultsDir, step+".md")
+	return filepath.Join(r.folder.Dir, record.ResultsDir, step+".md")
 }
 
 // cancelAll records every step of the plan that has not run as
@@ -476,28 +477,28 @@ func (r *run) cancelStage(stage []ir.PlanStep) {
 
 // cancel records a step that never started as cancelled.
 func (r *run) cancel(st *ir.PlanStep) {
-	sr := r.initial[r.index[st.Name]].clone()
-	sr.Outcome = Cancelled
+	sr := r.initial[r.index[st.Name]].Clone()
+	sr.Outcome = record.Cancelled
 	r.record(sr)
-	r.prog.end(st.Name, Cancelled, 0, "")
+	r.prog.end(st.Name, record.Cancelled, 0, "")
 }
 
 // record writes a step's record and, once it has ended, its log line.
-func (r *run) record(sr StepRecord) {
+func (r *run) record(sr record.StepRecord) {
 	i := r.index[sr.Name]
-	r.warn(r.folder.Update(func(rec *Record) {
+	r.warn(r.folder.Update(func(rec *record.Record) {
 		if i < len(rec.Steps) {
 			rec.Steps[i] = sr
 		}
 	}))
 	if sr.Ended() {
-		r.warn(r.folder.LogStep(StepLogLine(&sr)))
+		r.warn(r.folder.LogStep(record.StepLogLine(&sr)))
 	}
 }
 
 // stepEnd is how a step's phases ended.
 type stepEnd struct {
-	outcome  Outcome
+	outcome  record.Outcome
 	cause    string
 	exitCode int
 	// result is the step's result; wrote is set when an action ran, so
@@ -511,23 +512,23 @@ type stepEnd struct {
 }
 
 // start records a step as running and shows it, and returns what runs it.
-func (r *run) start(st *ir.PlanStep, earlier []Earlier) func(context.Context) Outcome {
-	sr := r.initial[r.index[st.Name]].clone()
+func (r *run) start(st *ir.PlanStep, earlier []Earlier) func(context.Context) record.Outcome {
+	sr := r.initial[r.index[st.Name]].Clone()
 	start := time.Now().UTC()
-	sr.Outcome, sr.Start = Running, &start
-	r.record(sr.clone())
+	sr.Outcome, sr.Start = record.Running, &start
+	r.record(sr.Clone())
 	r.prog.start(st.Name, templates.DescribeStep(st))
-	return func(ctx context.Context) Outcome { return r.step(ctx, st, earlier, sr, start) }
+	return func(ctx context.Context) record.Outcome { return r.step(ctx, st, earlier, sr, start) }
 }
 
 // step runs one started step in its worktree, records it (its record, its
 // log line, its result file), shows its end, and returns its outcome.
-func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr StepRecord, start time.Time) Outcome {
+func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr record.StepRecord, start time.Time) record.Outcome {
 
 	sc := &StepContext{
 		RunDir:     r.folder.Dir,
 		ResultFile: r.resultFile(st.Name),
-		TraceFile:  filepath.Join(r.folder.Dir, TracesDir, st.Name+".jsonl"),
+		TraceFile:  filepath.Join(r.folder.Dir, record.TracesDir, st.Name+".jsonl"),
 		Step:       st,
 		Earlier:    earlier,
 		Directive:  r.o.Directive,
@@ -539,9 +540,9 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr S
 	timeout, err := stepTimeout(st)
 	switch {
 	case !ok:
-		e = stepEnd{outcome: Failed, exitCode: -1, cause: fmt.Sprintf("worktree %q was not created", st.Worktree)}
+		e = stepEnd{outcome: record.Failed, exitCode: -1, cause: fmt.Sprintf("worktree %q was not created", st.Worktree)}
 	case err != nil:
-		e = stepEnd{outcome: Failed, exitCode: -1, cause: err.Error()}
+		e = stepEnd{outcome: record.Failed, exitCode: -1, cause: err.Error()}
 	default:
 		sc.Timeout = timeout
 		sc.Worktree, sc.WorktreeKind = wt.Path, wt.Kind
@@ -559,26 +560,26 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr S
 			}
 			sr.Baseline = sc.Baseline
 		}
-		sc.Env = StepEnv(r.base, sc, filepath.Join(r.folder.Dir, ResultsDir), st.Env)
+		sc.Env = StepEnv(r.base, sc, filepath.Join(r.folder.Dir, record.ResultsDir), st.Env)
 		e = r.execute(ctx, sc, wt, &sr)
 	}
-	if ctx.Err() != nil && e.outcome == Failed {
+	if ctx.Err() != nil && e.outcome == record.Failed {
 		// The step was stopped, not refuted.
-		e.outcome, e.cause = Interrupted, ""
+		e.outcome, e.cause = record.Interrupted, ""
 	}
 	if e.wrote {
 		// Whole or not at all, and owner-only even when the step wrote
 		// the file itself.
 		if err := atomicfile.Write(sc.ResultFile, []byte(e.result)); err != nil {
 			err = fmt.Errorf("write the result of step %q: %w", st.Name, err)
-			if e.outcome == Failed || e.outcome == Interrupted {
+			if e.outcome == record.Failed || e.outcome == record.Interrupted {
 				r.warn(err)
 			} else {
 				// A result cut short must not pass for the step's.
-				e.outcome, e.exitCode, e.cause = Failed, -1, err.Error()
+				e.outcome, e.exitCode, e.cause = record.Failed, -1, err.Error()
 			}
 		} else {
-			sr.Result = filepath.Join(ResultsDir, st.Name+".md")
+			sr.Result = filepath.Join(record.ResultsDir, st.Name+".md")
 			r.mu.Lock()
 			r.wrote[st.Name] = true
 			r.mu.Unlock()
@@ -610,10 +611,10 @@ func headOf(dir string) string {
 
 // InconclusiveSteps returns the steps whose validate phase was inconclusive (a
 // judge that reached no verdict, §7.2), in order.
-func InconclusiveSteps(steps []StepRecord) []*StepRecord {
-	var out []*StepRecord
+func InconclusiveSteps(steps []record.StepRecord) []*record.StepRecord {
+	var out []*record.StepRecord
 	for i := range steps {
-		if v := steps[i].Validate; v != nil && v.Status == VerdictInconclusive {
+		if v := steps[i].Validate; v != nil && v.Status == record.VerdictInconclusive {
 			out = append(out, &steps[i])
 		}
 	}
@@ -623,7 +624,7 @@ func InconclusiveSteps(steps []StepRecord) []*StepRecord {
 // InconclusiveLine is the one stderr line of an inconclusive step (§7.2):
 // "cairn: inconclusive: process X — review of step Y reached no verdict
 // (max-turns: …); the work is done and nothing judged it".
-func InconclusiveLine(process string, s *StepRecord) string {
+func InconclusiveLine(process string, s *record.StepRecord) string {
 	why := s.Validate.Reason
 	if s.Validate.Error != "" {
 		why += ": " + s.Validate.Error
@@ -647,7 +648,7 @@ func stepTimeout(st *ir.PlanStep) (time.Duration, error) {
 // order, then its validate phase. sr's action records get each action's
 // exit code and cause. Between the run phase and validation, settle brings
 // the worktree to a clean, recorded state (§7.6).
-func (r *run) execute(ctx context.Context, sc *StepContext, wt Worktree, sr *StepRecord) stepEnd {
+func (r *run) execute(ctx context.Context, sc *StepContext, wt Worktree, sr *record.StepRecord) stepEnd {
 	st := sc.Step
 	if e, done := r.precheck(ctx, sc, sr); done {
 		return e
@@ -657,18 +658,18 @@ func (r *run) execute(ctx context.Context, sc *StepContext, wt Worktree, sr *Ste
 		// work, so that its commits follow `Start process`.
 		r.warn(r.folder.Flush())
 		if err := r.commits.start(); err != nil {
-			return stepEnd{outcome: Failed, exitCode: -1, cause: err.Error()}
+			return stepEnd{outcome: record.Failed, exitCode: -1, cause: err.Error()}
 		}
 	}
 	e := r.work(ctx, sc, wt, sr)
-	if err := r.settle(ctx, sc, wt, sr); err != nil && e.outcome != Failed {
-		e.outcome, e.exitCode, e.cause = Failed, -1, err.Error()
+	if err := r.settle(ctx, sc, wt, sr); err != nil && e.outcome != record.Failed {
+		e.outcome, e.exitCode, e.cause = record.Failed, -1, err.Error()
 	}
-	if e.outcome == Failed {
+	if e.outcome == record.Failed {
 		return e
 	}
 	if st.Validate == nil {
-		e.outcome = Succeeded
+		e.outcome = record.Succeeded
 		return e
 	}
 	return r.validate(ctx, sc, wt, sr, e)
@@ -676,7 +677,7 @@ func (r *run) execute(ctx context.Context, sc *StepContext, wt Worktree, sr *Ste
 
 // work runs the run phase: the step's actions in order, until one fails.
 // Its outcome is Failed then, else empty (the validate phase decides).
-func (r *run) work(ctx context.Context, sc *StepContext, wt Worktree, sr *StepRecord) stepEnd {
+func (r *run) work(ctx context.Context, sc *StepContext, wt Worktree, sr *record.StepRecord) stepEnd {
 	var e stepEnd
 	for j := range sc.Step.Actions {
 		a := &sc.Step.Actions[j]
@@ -700,7 +701,7 @@ func (r *run) work(ctx context.Context, sc *StepContext, wt Worktree, sr *StepRe
 			r.keepChildren(sr)
 		}
 		if res.Failed {
-			e.outcome, e.cause = Failed, res.Cause
+			e.outcome, e.cause = record.Failed, res.Cause
 			return e
 		}
 	}
@@ -712,7 +713,7 @@ func (r *run) work(ctx context.Context, sc *StepContext, wt Worktree, sr *StepRe
 // uncommitted is committed and sr.GitRef is the commit its work ended at
 // (§7.6). Outside commit mode, what an agent left on an issue branch is
 // committed there, for delivery to push: headless agents seldom commit.
-func (r *run) settle(ctx context.Context, sc *StepContext, wt Worktree, sr *StepRecord) error {
+func (r *run) settle(ctx context.Context, sc *StepContext, wt Worktree, sr *record.StepRecord) error {
 	if r.commits == nil && wt.Kind == ir.IssueBranch && hasSession(sc.Step) {
 		if _, err := commitLeft(ctx, wt.Path, "[cairn] Save work of step: "+sc.Step.Name, r.folder.Name(), sc.Step.Name); err != nil {
 			return fmt.Errorf("commit the work of step %q on its branch: %w", sc.Step.Name, err)
@@ -757,8 +758,8 @@ func hasSession(st *ir.PlanStep) bool {
 // complete commits a step that did something in a commit-mode run: its
 // record, and what it left in the committing tree (§7.6). A step with no
 // agent session has its git ref set to that commit, carried by the next.
-func (r *run) complete(st *ir.PlanStep, sr *StepRecord) {
-	if r.commits == nil || sr.Outcome == Skipped || sr.Outcome == Cancelled {
+func (r *run) complete(st *ir.PlanStep, sr *record.StepRecord) {
+	if r.commits == nil || sr.Outcome == record.Skipped || sr.Outcome == record.Cancelled {
 		return
 	}
 	wt, ok := r.wts.Get(st.Worktree)
@@ -782,13 +783,13 @@ func (r *run) complete(st *ir.PlanStep, sr *StepRecord) {
 
 // setGitRef records ref as the commit sr's work ended at, after the step's
 // record was written: the next commit of the run folder carries it.
-func (r *run) setGitRef(sr *StepRecord, ref string) {
+func (r *run) setGitRef(sr *record.StepRecord, ref string) {
 	if ref == "" || ref == sr.GitRef {
 		return
 	}
 	sr.GitRef = ref
 	i := r.index[sr.Name]
-	r.warn(r.folder.Update(func(rec *Record) {
+	r.warn(r.folder.Update(func(rec *record.Record) {
 		if i < len(rec.Steps) {
 			rec.Steps[i].GitRef = ref
 		}
@@ -896,9 +897,9 @@ func (r *run) printResults() {
 // expiry is the `expires` of a run that ended with status at end (§7.7):
 // end plus the plan's run_expiry when it succeeded, its failed_run_expiry
 // otherwise; "never" stays "never".
-func expiry(plan *ir.Plan, status Status, end time.Time) string {
+func expiry(plan *ir.Plan, status record.Status, end time.Time) string {
 	s, def := plan.FailedRunExpiry, ir.DefaultFailedRunExpiry
-	if status == StatusSucceeded {
+	if status == record.StatusSucceeded {
 		s, def = plan.RunExpiry, ir.DefaultRunExpiry
 	}
 	if s == ir.Never {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
 )
 
 // stageLog records what runStage did with each step of a stage.
@@ -15,7 +16,7 @@ type stageLog struct {
 	mu        sync.Mutex
 	started   []string
 	cancelled []string
-	ended     map[string]Outcome
+	ended     map[string]record.Outcome
 }
 
 func (l *stageLog) cancel(st *ir.PlanStep) {
@@ -25,16 +26,16 @@ func (l *stageLog) cancel(st *ir.PlanStep) {
 }
 
 // start returns a start function for runStage whose steps run body.
-func (l *stageLog) start(body func(ctx context.Context, st *ir.PlanStep) Outcome) func(*ir.PlanStep) func(context.Context) Outcome {
-	return func(st *ir.PlanStep) func(context.Context) Outcome {
+func (l *stageLog) start(body func(ctx context.Context, st *ir.PlanStep) record.Outcome) func(*ir.PlanStep) func(context.Context) record.Outcome {
+	return func(st *ir.PlanStep) func(context.Context) record.Outcome {
 		l.mu.Lock()
 		l.started = append(l.started, st.Name)
 		l.mu.Unlock()
-		return func(ctx context.Context) Outcome {
+		return func(ctx context.Context) record.Outcome {
 			o := body(ctx, st)
 			l.mu.Lock()
 			if l.ended == nil {
-				l.ended = map[string]Outcome{}
+				l.ended = map[string]record.Outcome{}
 			}
 			l.ended[st.Name] = o
 			l.mu.Unlock()
@@ -53,11 +54,11 @@ func steps(names ...string) []ir.PlanStep {
 
 func TestRunStageFailureCancelsQueued(t *testing.T) {
 	var l stageLog
-	failed := runStage(context.Background(), steps("a", "b", "c"), 1, l.start(func(_ context.Context, st *ir.PlanStep) Outcome {
+	failed := runStage(context.Background(), steps("a", "b", "c"), 1, l.start(func(_ context.Context, st *ir.PlanStep) record.Outcome {
 		if st.Name == "a" {
-			return Failed
+			return record.Failed
 		}
-		return Succeeded
+		return record.Succeeded
 	}), l.cancel)
 	if !failed {
 		t.Errorf("runStage = false; want true after a required step failed")
@@ -70,18 +71,18 @@ func TestRunStageFailureCancelsQueued(t *testing.T) {
 func TestRunStageRunningMembersFinish(t *testing.T) {
 	var l stageLog
 	aDone := make(chan struct{})
-	failed := runStage(context.Background(), steps("a", "b"), 0, l.start(func(_ context.Context, st *ir.PlanStep) Outcome {
+	failed := runStage(context.Background(), steps("a", "b"), 0, l.start(func(_ context.Context, st *ir.PlanStep) record.Outcome {
 		if st.Name == "a" {
 			defer close(aDone)
-			return Failed
+			return record.Failed
 		}
 		<-aDone // b is still running when a fails
-		return Succeeded
+		return record.Succeeded
 	}), l.cancel)
 	if !failed {
 		t.Errorf("runStage = false; want true")
 	}
-	if len(l.cancelled) != 0 || l.ended["b"] != Succeeded {
+	if len(l.cancelled) != 0 || l.ended["b"] != record.Succeeded {
 		t.Errorf("cancelled %v, b ended %q; want b to finish and succeed", l.cancelled, l.ended["b"])
 	}
 }
@@ -90,13 +91,13 @@ func TestRunStageOptionalFailure(t *testing.T) {
 	var l stageLog
 	stage := steps("a", "b")
 	stage[0].Optional = true
-	failed := runStage(context.Background(), stage, 1, l.start(func(_ context.Context, st *ir.PlanStep) Outcome {
+	failed := runStage(context.Background(), stage, 1, l.start(func(_ context.Context, st *ir.PlanStep) record.Outcome {
 		if st.Name == "a" {
-			return Failed
+			return record.Failed
 		}
-		return Succeeded
+		return record.Succeeded
 	}), l.cancel)
-	if failed || len(l.cancelled) != 0 || l.ended["b"] != Succeeded {
+	if failed || len(l.cancelled) != 0 || l.ended["b"] != record.Succeeded {
 		t.Errorf("failed=%v cancelled=%v ended=%v; want an optional failure to stop nothing", failed, l.cancelled, l.ended)
 	}
 }
@@ -105,10 +106,10 @@ func TestRunStageInterrupt(t *testing.T) {
 	var l stageLog
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	failed := runStage(ctx, steps("a", "b"), 1, l.start(func(ctx context.Context, st *ir.PlanStep) Outcome {
+	failed := runStage(ctx, steps("a", "b"), 1, l.start(func(ctx context.Context, st *ir.PlanStep) record.Outcome {
 		cancel()
 		<-ctx.Done()
-		return Interrupted
+		return record.Interrupted
 	}), l.cancel)
 	if failed {
 		t.Errorf("runStage = true; an interrupted step is not a failure")
@@ -125,7 +126,7 @@ func TestRunStageJobs(t *testing.T) {
 	entered, release := make(chan struct{}), make(chan struct{})
 	done := make(chan bool)
 	go func() {
-		done <- runStage(context.Background(), steps("a", "b", "c", "d", "e"), 2, l.start(func(context.Context, *ir.PlanStep) Outcome {
+		done <- runStage(context.Background(), steps("a", "b", "c", "d", "e"), 2, l.start(func(context.Context, *ir.PlanStep) record.Outcome {
 			mu.Lock()
 			active++
 			most = max(most, active)
@@ -135,7 +136,7 @@ func TestRunStageJobs(t *testing.T) {
 			mu.Lock()
 			active--
 			mu.Unlock()
-			return Succeeded
+			return record.Succeeded
 		}), l.cancel)
 	}()
 	// Two run; each release lets the next one in.
@@ -161,14 +162,14 @@ func TestRunStageJobs(t *testing.T) {
 func TestExpiry(t *testing.T) {
 	end := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	plan := &ir.Plan{RunExpiry: "30d", FailedRunExpiry: "never"}
-	if got := expiry(plan, StatusSucceeded, end); got != "2026-01-31T12:00:00Z" {
+	if got := expiry(plan, record.StatusSucceeded, end); got != "2026-01-31T12:00:00Z" {
 		t.Errorf("succeeded: expires %q", got)
 	}
-	if got := expiry(plan, StatusInterrupted, end); got != ir.Never {
+	if got := expiry(plan, record.StatusInterrupted, end); got != ir.Never {
 		t.Errorf("interrupted: expires %q; want never", got)
 	}
 	plan.FailedRunExpiry = "1w"
-	if got := expiry(plan, StatusFailed, end); got != "2026-01-08T12:00:00Z" {
+	if got := expiry(plan, record.StatusFailed, end); got != "2026-01-08T12:00:00Z" {
 		t.Errorf("failed: expires %q", got)
 	}
 }

@@ -11,37 +11,6 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// Outcome is how a step ended (§7.3).
-type Outcome string
-
-// The step outcomes. Pending and Running are the states of a step that has
-// not ended yet. Inconclusive is a step whose work is done but whose judge
-// reached no verdict (§7.2): it fails nothing, and is not run again.
-const (
-	Pending      Outcome = "pending"
-	Running      Outcome = "running"
-	Succeeded    Outcome = "succeeded"
-	Failed       Outcome = "failed"
-	Inconclusive Outcome = "inconclusive"
-	Skipped      Outcome = "skipped"
-	Cancelled    Outcome = "cancelled"
-	Interrupted  Outcome = "interrupted"
-)
-
-// Status is how a run stands or ended (§7.5). Crashed is never written: it is
-// what a reader calls a running record whose lock is free.
-type Status string
-
-// The run statuses.
-const (
-	StatusRunning      Status = "running"
-	StatusSucceeded    Status = "succeeded"
-	StatusFailed       Status = "failed"
-	StatusInterrupted  Status = "interrupted"
-	StatusInconclusive Status = "inconclusive"
-	StatusCrashed      Status = "crashed"
-)
-
 // ActionResult is what running one action of a step produced.
 type ActionResult struct {
 	// Failed is set when the action failed; Cause says why in one line

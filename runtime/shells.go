@@ -15,7 +15,7 @@ import (
 
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/record"
 )
 
 // ShellsDir is the folder of a run folder that keeps the stdout and stderr
@@ -47,8 +47,8 @@ type phaseShell struct {
 // pass or fail (a precheck's caller makes it skip). The error is set when
 // its output could not be kept: the shell ran, or did not when the files
 // could not be created, and the record of the step is incomplete.
-func recordShell(ctx context.Context, sc *StepContext, ps phaseShell) (shellRun, ShellRecord, error) {
-	rec := ShellRecord{Phase: ps.phase, Shell: ps.shell, Round: ps.round, Status: ShellFail, ExitCode: -1}
+func recordShell(ctx context.Context, sc *StepContext, ps phaseShell) (shellRun, record.ShellRecord, error) {
+	rec := record.ShellRecord{Phase: ps.phase, Shell: ps.shell, Round: ps.round, Status: record.ShellFail, ExitCode: -1}
 	what := fmt.Sprintf("%s shell %d", ps.phase, ps.shell)
 	stdout, stderr, err := createStreams(sc.RunDir, fmt.Sprintf("%s.%s", sc.Step.Name, ps.phase))
 	if err != nil {
@@ -63,7 +63,7 @@ func recordShell(ctx context.Context, sc *StepContext, ps phaseShell) (shellRun,
 	run.output = both.Bytes()
 	rec.ExitCode, rec.Cause, rec.Lines = run.proc.ExitCode, run.cause, stdout.lines()+stderr.lines()
 	if run.ok() {
-		rec.Status = ShellPass
+		rec.Status = record.ShellPass
 	} else {
 		rec.Tail = outputTail(run.output)
 	}
@@ -251,36 +251,4 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n-1]) + "…"
-}
-
-// shownShell is a failed shell of a step as the progress and `cairn show`
-// show it, its files' paths made absolute in the run folder dir.
-func shownShell(dir string, s *ShellRecord) templates.ShownShell {
-	return templates.ShownShell{
-		Phase:  string(s.Phase),
-		Shell:  s.Shell,
-		Round:  s.Round,
-		Cause:  s.Cause,
-		Lines:  s.Lines,
-		Tail:   s.Tail,
-		Stdout: inRunFolder(dir, s.Stdout),
-		Stderr: inRunFolder(dir, s.Stderr),
-	}
-}
-
-// ShownShells are the shells `cairn show` shows under step, of the run
-// folder dir: those that failed in the last round of their phase.
-func ShownShells(dir string, step *StepRecord) []templates.ShownShell {
-	last := map[ir.PhaseKind]int{}
-	for _, s := range step.Shells {
-		last[s.Phase] = max(last[s.Phase], s.Round)
-	}
-	var out []templates.ShownShell
-	for i := range step.Shells {
-		s := &step.Shells[i]
-		if s.Status == ShellFail && s.Round == last[s.Phase] {
-			out = append(out, shownShell(dir, s))
-		}
-	}
-	return out
 }

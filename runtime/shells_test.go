@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
 )
 
 func TestOutputTail(t *testing.T) {
@@ -66,8 +67,8 @@ func TestRecordShell(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ShellRecord{
-		Phase: ir.ValidatePhase, Shell: 2, Round: 1, Status: ShellFail, ExitCode: 4, Cause: "exit status 4",
+	want := record.ShellRecord{
+		Phase: ir.ValidatePhase, Shell: 2, Round: 1, Status: record.ShellFail, ExitCode: 4, Cause: "exit status 4",
 		Stdout: "shells/check.validate.1.stdout", Stderr: "shells/check.validate.1.stderr", Lines: 3,
 	}
 	got := rec
@@ -102,7 +103,7 @@ func TestRecordShell(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Stdout != "shells/check.validate.3.stdout" || rec.Stderr != "shells/check.validate.3.stderr" || rec.Status != ShellPass || rec.Tail != "" || rec.Cause != "" {
+	if rec.Stdout != "shells/check.validate.3.stdout" || rec.Stderr != "shells/check.validate.3.stderr" || rec.Status != record.ShellPass || rec.Tail != "" || rec.Cause != "" {
 		t.Errorf("second record %+v; want a passing shell in check.validate.3.*", rec)
 	}
 	if _, err := os.Stat(filepath.Join(sc.RunDir, ShellsDir, "check.validate.2.stdout")); !os.IsNotExist(err) {
@@ -124,27 +125,10 @@ func TestRecordShellNoFolder(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "record the output of precheck shell 1: ") {
 		t.Fatalf("error %v; want one naming the shell", err)
 	}
-	if run.ok() || rec.Status != ShellFail {
+	if run.ok() || rec.Status != record.ShellFail {
 		t.Errorf("run %+v, record %+v; want a failure", run, rec)
 	}
 	if _, err := os.Stat(ran); !os.IsNotExist(err) {
 		t.Errorf("the shell ran though its output could not be kept")
-	}
-}
-
-func TestShownShells(t *testing.T) {
-	step := &StepRecord{Shells: []ShellRecord{
-		{Phase: ir.PrecheckPhase, Shell: 1, Round: 1, Status: ShellPass, Stdout: "shells/s.precheck.1.stdout"},
-		{Phase: ir.ValidatePhase, Shell: 1, Round: 1, Status: ShellFail, Cause: "exit status 1", Stdout: "shells/s.validate.1.stdout"},
-		{Phase: ir.ValidatePhase, Shell: 1, Round: 2, Status: ShellPass, Stdout: "shells/s.validate.2.stdout"},
-		{Phase: ir.ValidatePhase, Shell: 2, Round: 2, Status: ShellFail, Cause: "exit status 2", Stdout: "shells/s.validate.3.stdout"},
-	}}
-	got := ShownShells("/runs/r", step)
-	if len(got) != 1 || got[0].Shell != 2 || got[0].Round != 2 || got[0].Stdout != "/runs/r/shells/s.validate.3.stdout" {
-		t.Errorf("shown %+v; want the failed shell of the last round only, its path absolute", got)
-	}
-	skipped := &StepRecord{Shells: []ShellRecord{{Phase: ir.PrecheckPhase, Shell: 1, Round: 1, Status: ShellSkip}}}
-	if got := ShownShells("/runs/r", skipped); len(got) != 0 {
-		t.Errorf("a skipping precheck shown: %+v", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -39,7 +40,7 @@ type failure struct {
 	shell     string
 	output    []byte
 	exitCode  int
-	record    *ShellRecord
+	record    *record.ShellRecord
 	reasoning string
 	cause     string
 }
@@ -66,7 +67,7 @@ type round struct {
 // listed in sr.Shells. A shell that exits $CHECK_SKIP skips the step;
 // another that does not exit 0 fails it, the end of its output shown
 // under the failure. done is set then, with how the step ends.
-func (r *run) precheck(ctx context.Context, sc *StepContext, sr *StepRecord) (e stepEnd, done bool) {
+func (r *run) precheck(ctx context.Context, sc *StepContext, sr *record.StepRecord) (e stepEnd, done bool) {
 	pre := sc.Step.Precheck
 	if pre == nil {
 		return stepEnd{}, false
@@ -75,19 +76,19 @@ func (r *run) precheck(ctx context.Context, sc *StepContext, sr *StepRecord) (e 
 		run, rec, err := recordShell(ctx, sc, phaseShell{phase: ir.PrecheckPhase, shell: i + 1, round: 1, script: shell})
 		skip := run.proc.ExitCode == SkipCode && !run.proc.TimedOut && !run.proc.Stopped
 		if skip {
-			rec.Status, rec.Tail = ShellSkip, ""
+			rec.Status, rec.Tail = record.ShellSkip, ""
 		}
 		sr.Shells = append(sr.Shells, rec)
 		switch {
 		case err != nil:
-			return stepEnd{outcome: Failed, exitCode: -1, cause: "precheck: " + err.Error()}, true
+			return stepEnd{outcome: record.Failed, exitCode: -1, cause: "precheck: " + err.Error()}, true
 		case run.ok():
 			continue
 		case skip:
-			return stepEnd{outcome: Skipped, exitCode: SkipCode, cause: skipCause(pre, run.output)}, true
+			return stepEnd{outcome: record.Skipped, exitCode: SkipCode, cause: skipCause(pre, run.output)}, true
 		}
 		r.showShell(ctx, sc, &sr.Shells[len(sr.Shells)-1])
-		return stepEnd{outcome: Failed, exitCode: run.proc.ExitCode, cause: "precheck: " + run.cause}, true
+		return stepEnd{outcome: record.Failed, exitCode: run.proc.ExitCode, cause: "precheck: " + run.cause}, true
 	}
 	return stepEnd{}, false
 }
@@ -95,9 +96,9 @@ func (r *run) precheck(ctx context.Context, sc *StepContext, sr *StepRecord) (e 
 // showShell has the end of what s, the shell that failed its step, wrote
 // shown under the step's line when it ends. A judge's failure has none (its
 // reasoning is in the step's cause), nor has a stopped step.
-func (r *run) showShell(ctx context.Context, sc *StepContext, s *ShellRecord) {
+func (r *run) showShell(ctx context.Context, sc *StepContext, s *record.ShellRecord) {
 	if s != nil && ctx.Err() == nil {
-		r.prog.attach(sc.Step.Name, templates.ShellLines(shownShell(sc.RunDir, s)))
+		r.prog.attach(sc.Step.Name, templates.ShellLines(record.ShownShell(sc.RunDir, s)))
 	}
 }
 
@@ -109,13 +110,13 @@ func (r *run) showShell(ctx context.Context, sc *StepContext, s *ShellRecord) {
 // verdict twice makes the phase inconclusive, which fails nothing; one that
 // cannot run at all fails the step. e is how the run phase ended; validate
 // returns how the step ends, and records the phase in sr.Validate.
-func (r *run) validate(ctx context.Context, sc *StepContext, wt Worktree, sr *StepRecord, e stepEnd) stepEnd {
+func (r *run) validate(ctx context.Context, sc *StepContext, wt Worktree, sr *record.StepRecord, e stepEnd) stepEnd {
 	v := sc.Step.Validate
 	step := sc.Step.Name
-	rec := &ValidateRecord{}
+	rec := &record.ValidateRecord{}
 	sr.Validate = rec
 	failed := func(exitCode int, cause string) stepEnd {
-		e.outcome, e.exitCode, e.cause = Failed, exitCode, cause
+		e.outcome, e.exitCode, e.cause = record.Failed, exitCode, cause
 		return e
 	}
 	for {
@@ -127,33 +128,33 @@ func (r *run) validate(ctx context.Context, sc *StepContext, wt Worktree, sr *St
 			sr.Validate = nil
 			return failed(-1, "validate: stopped")
 		case rd.lost != "":
-			rec.Status, rec.Error = VerdictFail, rd.lost
+			rec.Status, rec.Error = record.VerdictFail, rd.lost
 			return failed(-1, "validate: "+rd.lost)
 		case rd.broken != "":
-			rec.Status, rec.Error = VerdictFail, rd.broken
+			rec.Status, rec.Error = record.VerdictFail, rd.broken
 			return failed(-1, "validate: the judge could not run: "+rd.broken)
 		case rd.inconclusive:
-			rec.Status, rec.Reason, rec.Error = VerdictInconclusive, rd.reason, rd.err
+			rec.Status, rec.Reason, rec.Error = record.VerdictInconclusive, rd.reason, rd.err
 			for _, f := range rd.failures {
 				// Shells that failed before the judge, with severity warn.
 				r.warnFailed(sc, f)
 			}
 			r.prog.note(fmt.Sprintf("%s: the judge reached no verdict again (%s: %s): the step is inconclusive", step, rd.reason, rd.err))
-			e.outcome, e.cause = Inconclusive, fmt.Sprintf("validate: the judge reached no verdict (%s: %s)", rd.reason, rd.err)
+			e.outcome, e.cause = record.Inconclusive, fmt.Sprintf("validate: the judge reached no verdict (%s: %s)", rd.reason, rd.err)
 			return e
 		case len(rd.failures) == 0:
-			rec.Status, rec.Error = VerdictPass, ""
-			e.outcome = Succeeded
+			rec.Status, rec.Error = record.VerdictPass, ""
+			e.outcome = record.Succeeded
 			return e
 		}
 		first := rd.failures[0]
-		rec.Status, rec.Error = VerdictFail, first.cause
+		rec.Status, rec.Error = record.VerdictFail, first.cause
 		switch v.Severity {
 		case ir.SeverityWarn:
 			for _, f := range rd.failures {
 				r.warnFailed(sc, f)
 			}
-			e.outcome = Succeeded
+			e.outcome = record.Succeeded
 			return e
 		case ir.SeverityReview:
 			if rec.Retries == ReviewRetries {
@@ -180,14 +181,14 @@ func (r *run) warnFailed(sc *StepContext, f failure) {
 		r.prog.note(msg)
 		return
 	}
-	r.prog.noteLines(msg, templates.ShellLines(shownShell(sc.RunDir, f.record)))
+	r.prog.noteLines(msg, templates.ShellLines(record.ShownShell(sc.RunDir, f.record)))
 }
 
 // check runs one round of a validate phase: its shells in order (all of
 // them with severity warn; else up to the first that fails), each one's
 // stdout and stderr kept in the run folder and listed in sr.Shells, then,
 // when none failed or the severity is warn, its judge.
-func (r *run) check(ctx context.Context, sc *StepContext, sr *StepRecord, rec *ValidateRecord) round {
+func (r *run) check(ctx context.Context, sc *StepContext, sr *record.StepRecord, rec *record.ValidateRecord) round {
 	v := sc.Step.Validate
 	var rd round
 	for i, shell := range v.Shells {
@@ -211,7 +212,7 @@ func (r *run) check(ctx context.Context, sc *StepContext, sr *StepRecord, rec *V
 	j := r.judge(ctx, sc, rec)
 	rd.inconclusive, rd.reason, rd.err, rd.broken = j.inconclusive, j.reason, j.err, j.broken
 	rd.reasoning = j.reasoning
-	if j.verdict == VerdictFail {
+	if j.verdict == record.VerdictFail {
 		rd.failures = append(rd.failures, failure{
 			exitCode:  -1,
 			reasoning: j.reasoning,
@@ -239,7 +240,7 @@ type judgement struct {
 // ends its final message with a JSON verdict. A judge that reaches none is
 // retried once in a fresh session with twice the turns. Each session keeps
 // its own trace, traces/STEP.judge-N.jsonl, and counts in rec.Judges.
-func (r *run) judge(ctx context.Context, sc *StepContext, rec *ValidateRecord) judgement {
+func (r *run) judge(ctx context.Context, sc *StepContext, rec *record.ValidateRecord) judgement {
 	v := sc.Step.Validate
 	step := sc.Step.Name
 	if v.Harness == nil {
@@ -279,7 +280,7 @@ func (r *run) judge(ctx context.Context, sc *StepContext, rec *ValidateRecord) j
 			return judgement{broken: err.Error()}
 		}
 		rec.Judges++
-		js.TraceFile = filepath.Join(sc.RunDir, TracesDir, fmt.Sprintf("%s.judge-%d.jsonl", step, rec.Judges))
+		js.TraceFile = filepath.Join(sc.RunDir, record.TracesDir, fmt.Sprintf("%s.judge-%d.jsonl", step, rec.Judges))
 		turns := JudgeTurns * attempt
 		inv := harness.Invocation{Prompt: prompt, MaxTurns: turns}
 		if v.Model != nil {
@@ -316,9 +317,9 @@ func (r *run) judge(ctx context.Context, sc *StepContext, rec *ValidateRecord) j
 func judged(res ActionResult, turns int) judgement {
 	if !res.Failed {
 		if pass, reasoning, ok := ParseVerdict(res.Result); ok {
-			j := judgement{verdict: VerdictFail, reasoning: reasoning}
+			j := judgement{verdict: record.VerdictFail, reasoning: reasoning}
 			if pass {
-				j.verdict = VerdictPass
+				j.verdict = record.VerdictPass
 			}
 			return j
 		}
@@ -326,19 +327,19 @@ func judged(res ActionResult, turns int) judgement {
 	j := judgement{inconclusive: true}
 	switch {
 	case res.TimedOut:
-		j.reason, j.err = ReasonTimeout, res.Cause
+		j.reason, j.err = record.ReasonTimeout, res.Cause
 	case res.Session.MaxTurns:
-		j.reason, j.err = ReasonMaxTurns, fmt.Sprintf("reached its turn cap (%d)", turns)
+		j.reason, j.err = record.ReasonMaxTurns, fmt.Sprintf("reached its turn cap (%d)", turns)
 	case res.Failed && !res.Session.Worked:
 		// Nothing answered: the harness could not start a session (no
 		// credentials, a model it refused). Validation did not run.
 		return judgement{broken: res.Cause}
 	case res.Failed:
-		j.reason, j.err = ReasonUnknown, res.Cause
+		j.reason, j.err = record.ReasonUnknown, res.Cause
 	case strings.TrimSpace(res.Result) == "":
-		j.reason, j.err = ReasonNoStructuredOutput, "its final message was empty"
+		j.reason, j.err = record.ReasonNoStructuredOutput, "its final message was empty"
 	default:
-		j.reason, j.err = ReasonNoStructuredOutput, "its final message holds no JSON verdict"
+		j.reason, j.err = record.ReasonNoStructuredOutput, "its final message holds no JSON verdict"
 	}
 	return j
 }
@@ -393,9 +394,9 @@ func verdictObject(s string) (pass bool, reasoning string, ok bool) {
 		}
 	}
 	switch strings.ToLower(strings.TrimSpace(*v.Verdict)) {
-	case VerdictPass:
+	case record.VerdictPass:
 		return true, reasoning, true
-	case VerdictFail:
+	case record.VerdictFail:
 		return false, reasoning, true
 	}
 	return false, "", false
@@ -437,7 +438,7 @@ func fencedBlocks(s string) []string {
 // the block. The new final message is the step's result; the worktree is
 // then settled. It returns the step's cause when the retry failed, "" when
 // the step goes on to validate again.
-func (r *run) review(ctx context.Context, sc *StepContext, wt Worktree, sr *StepRecord, e *stepEnd, f failure, retry int) string {
+func (r *run) review(ctx context.Context, sc *StepContext, wt Worktree, sr *record.StepRecord, e *stepEnd, f failure, retry int) string {
 	e.exitCode = -1
 	var a *ir.PlanAction
 	j := -1

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/record"
 )
 
 func TestParseVerdict(t *testing.T) {
@@ -46,24 +47,24 @@ func TestJudged(t *testing.T) {
 		res  ActionResult
 		want judgement
 	}{
-		{"pass", ActionResult{Result: `{"verdict":"pass","reasoning":"fine"}`}, judgement{verdict: VerdictPass, reasoning: "fine"}},
-		{"fail", ActionResult{Result: `{"verdict":"fail","reasoning":"no"}`}, judgement{verdict: VerdictFail, reasoning: "no"}},
-		{"no verdict", ActionResult{Result: "Looks good."}, judgement{inconclusive: true, reason: ReasonNoStructuredOutput, err: "its final message holds no JSON verdict"}},
-		{"empty", ActionResult{}, judgement{inconclusive: true, reason: ReasonNoStructuredOutput, err: "its final message was empty"}},
+		{"pass", ActionResult{Result: `{"verdict":"pass","reasoning":"fine"}`}, judgement{verdict: record.VerdictPass, reasoning: "fine"}},
+		{"fail", ActionResult{Result: `{"verdict":"fail","reasoning":"no"}`}, judgement{verdict: record.VerdictFail, reasoning: "no"}},
+		{"no verdict", ActionResult{Result: "Looks good."}, judgement{inconclusive: true, reason: record.ReasonNoStructuredOutput, err: "its final message holds no JSON verdict"}},
+		{"empty", ActionResult{}, judgement{inconclusive: true, reason: record.ReasonNoStructuredOutput, err: "its final message was empty"}},
 		{
 			"max turns",
 			ActionResult{Failed: true, Cause: "Reached maximum number of turns (16)", Session: harness.SessionEnd{MaxTurns: true, Worked: true}},
-			judgement{inconclusive: true, reason: ReasonMaxTurns, err: "reached its turn cap (16)"},
+			judgement{inconclusive: true, reason: record.ReasonMaxTurns, err: "reached its turn cap (16)"},
 		},
 		{
 			"timeout",
 			ActionResult{Failed: true, TimedOut: true, Cause: "timed out after 15m0s", Session: harness.SessionEnd{Worked: true}},
-			judgement{inconclusive: true, reason: ReasonTimeout, err: "timed out after 15m0s"},
+			judgement{inconclusive: true, reason: record.ReasonTimeout, err: "timed out after 15m0s"},
 		},
 		{
 			"failed after working",
 			ActionResult{Failed: true, Cause: "claude ended with error_during_execution", Session: harness.SessionEnd{Worked: true}},
-			judgement{inconclusive: true, reason: ReasonUnknown, err: "claude ended with error_during_execution"},
+			judgement{inconclusive: true, reason: record.ReasonUnknown, err: "claude ended with error_during_execution"},
 		},
 		{
 			"could not start",
@@ -73,7 +74,7 @@ func TestJudged(t *testing.T) {
 		{
 			"a verdict from a failed session does not count",
 			ActionResult{Failed: true, Result: `{"verdict":"pass"}`, Cause: "exit status 1", Session: harness.SessionEnd{Worked: true}},
-			judgement{inconclusive: true, reason: ReasonUnknown, err: "exit status 1"},
+			judgement{inconclusive: true, reason: record.ReasonUnknown, err: "exit status 1"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

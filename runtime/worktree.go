@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
 )
 
 // Worktree is a worktree a run's steps work in (§7.4). Path is absolute.
@@ -518,7 +519,7 @@ func savePatch(wt Worktree, runDir string) error {
 		}
 	}
 
-	dir := filepath.Join(runDir, WorktreesDir)
+	dir := filepath.Join(runDir, record.WorktreesDir)
 	patch := filepath.Join(dir, wt.Name+".patch")
 	subDir := filepath.Join(dir, wt.Name+submodulesSuffix)
 	if size == 0 && len(keep) == 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
 )
 
 // addIssueBranch adds the issue-branch worktree p at w.runDir/NAME on its
@@ -119,7 +120,7 @@ func (w *Worktrees) freeBranch(branch, path string) error {
 		return fmt.Errorf("branch %q is checked out at %s; switch that working tree to another branch first", branch, path)
 	}
 	home := filepath.Dir(worktrees)
-	if held, err := proc.Held(filepath.Join(RunsDir(home), run, lockFile)); err != nil || held {
+	if held, err := proc.Held(filepath.Join(record.RunsDir(home), run, record.LockFile)); err != nil || held {
 		return fmt.Errorf("branch %q is in use by run %q, at %s", branch, run, path)
 	}
 	status, err := git.Run(context.Background(), path, w.env, "status", "--porcelain")

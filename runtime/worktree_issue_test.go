@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
 )
 
 // issuePlan is a plan with one issue-branch worktree "work" on branch.
@@ -214,10 +215,10 @@ func TestIssueBranchWorktreeInUseByLiveRun(t *testing.T) {
 	home := t.TempDir()
 	const branch = "cairn/42-fix"
 	const live = "fix_2026-03-01T090000Z"
-	if err := os.MkdirAll(filepath.Join(RunsDir(home), live), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join(record.RunsDir(home), live), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	lock, err := proc.Lock(filepath.Join(RunsDir(home), live, lockFile), false)
+	lock, err := proc.Lock(filepath.Join(record.RunsDir(home), live, record.LockFile), false)
 	if err != nil {
 		t.Fatal(err)
 	}

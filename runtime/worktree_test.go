@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
 )
 
 // wtBinary is a file git treats as binary: it holds NUL bytes.
@@ -602,7 +603,7 @@ func TestSavePatchSubmodules(t *testing.T) {
 	if err := savePatch(wt, records); err != nil {
 		t.Fatal(err)
 	}
-	patch := filepath.Join(records, WorktreesDir, "a.submodules", "vendor", "lib.patch")
+	patch := filepath.Join(records, record.WorktreesDir, "a.submodules", "vendor", "lib.patch")
 	body, err := os.ReadFile(patch)
 	if err != nil {
 		t.Fatal(err)
@@ -610,13 +611,13 @@ func TestSavePatchSubmodules(t *testing.T) {
 	if !bytes.Contains(body, []byte("+changed")) || !bytes.Contains(body, []byte("b/new.bin")) {
 		t.Errorf("%s lacks the submodule's changes:\n%s", patch, body)
 	}
-	if _, err := os.Stat(filepath.Join(records, WorktreesDir, "a.patch")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(records, record.WorktreesDir, "a.patch")); !os.IsNotExist(err) {
 		t.Errorf("a.patch saved though nothing outside the submodule changed (%v)", err)
 	}
 
 	fresh := Worktree{Name: "a", Kind: ir.Throwaway, Path: filepath.Join(t.TempDir(), "fresh"), Base: wt.Base}
 	wtGit(t, root, "worktree", "add", "-q", "--detach", fresh.Path, wt.Base)
-	if err := applyPatches(fresh, filepath.Join(records, WorktreesDir)); err != nil {
+	if err := applyPatches(fresh, filepath.Join(records, record.WorktreesDir)); err != nil {
 		t.Fatal(err)
 	}
 	for path, want := range map[string]string{"vendor/lib/lib.txt": "a library\nchanged\n", "vendor/lib/new.bin": "\x00binary\x00"} {
@@ -633,8 +634,8 @@ func TestSavePatchSubmodules(t *testing.T) {
 	if err := savePatch(wt, records); err != nil {
 		t.Fatal(err)
 	}
-	if entries, _ := os.ReadDir(filepath.Join(records, WorktreesDir)); len(entries) != 0 {
-		t.Errorf("%s still holds %v", filepath.Join(records, WorktreesDir), entries)
+	if entries, _ := os.ReadDir(filepath.Join(records, record.WorktreesDir)); len(entries) != 0 {
+		t.Errorf("%s still holds %v", filepath.Join(records, record.WorktreesDir), entries)
 	}
 
 	// A submodule the base does not have cannot start again from a patch.

@@ -5,9 +5,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/cairn-dev/cairn/record"
 	"github.com/rogpeppe/go-internal/testscript"
-
-	"github.com/cairn-dev/cairn/runtime"
 )
 
 func init() {
@@ -44,7 +43,7 @@ func consistentCommits(ts *testscript.TestScript, neg bool, args []string) {
 		files, err := git("ls-tree", "-r", "--name-only", c, "--", ".cairn/runs")
 		ts.Check(err)
 		for f := range strings.FieldsSeq(files) {
-			if path.Base(f) == runtime.RecordFile {
+			if path.Base(f) == record.RecordFile {
 				records = append(records, held{c, f})
 				lastOf[path.Dir(f)] = c
 			}
@@ -56,13 +55,13 @@ func consistentCommits(ts *testscript.TestScript, neg bool, args []string) {
 	for _, h := range records {
 		body, err := git("show", h.commit+":"+h.file)
 		ts.Check(err)
-		var rec runtime.Record
+		var rec record.Record
 		if err := json.Unmarshal([]byte(body), &rec); err != nil {
 			ts.Fatalf("commit %.7s: %s: %v", h.commit, h.file, err)
 		}
 		folder := path.Dir(h.file)
 		last := lastOf[folder] == h.commit
-		if last && rec.Status == runtime.StatusRunning {
+		if last && rec.Status == record.StatusRunning {
 			ts.Fatalf("commit %.7s: the run's last commit says it is still running", h.commit)
 		}
 		kinds := map[string]string{}
@@ -83,7 +82,7 @@ func consistentCommits(ts *testscript.TestScript, neg bool, args []string) {
 			if s.Result == "" {
 				continue
 			}
-			if s.Outcome == runtime.Pending {
+			if s.Outcome == record.Pending {
 				ts.Fatalf("commit %.7s: step %q is pending with a result", h.commit, s.Name)
 			}
 			if _, err := git("cat-file", "-e", h.commit+":"+folder+"/"+s.Result); err != nil && s.Ended() {

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/runtime"
+	"github.com/cairn-dev/cairn/record"
 )
 
 // interruptWithin is how soon after the signal that stops it a compiled
@@ -460,11 +460,11 @@ func checkInterruptedRun(t *testing.T, w *signalWork, process string, log []stri
 		}
 	}
 	runs, _ := filepath.Glob(filepath.Join(w.home, "runs", process+"_*"))
-	rec, err := runtime.Load(runs[0])
+	rec, err := record.Load(runs[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Status != runtime.StatusInterrupted || rec.End == nil {
+	if rec.Status != record.StatusInterrupted || rec.End == nil {
 		t.Errorf("the run record ends %s at %v; want interrupted", rec.Status, rec.End)
 	}
 	logged := map[string]string{}

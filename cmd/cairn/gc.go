@@ -6,6 +6,7 @@ import (
 
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/runtime"
 )
 
@@ -24,7 +25,14 @@ func (c *gcCmd) Run(a *app) error {
 	if r, err := check.OpenRepo("."); err == nil {
 		root = r.Root
 	}
-	report, err := runtime.GC(config.Home(), root, time.Now(), c.DryRun)
+	report, err := record.GC(config.Home(), root, time.Now(), record.GCOptions{
+		DryRun: c.DryRun,
+		EndCrashed: func(dir string) error {
+			_, err := runtime.EndOrphans(dir)
+			return err
+		},
+		PruneWorktrees: runtime.PruneWorktrees,
+	})
 	if err != nil && len(report.Deleted)+len(report.Kept)+len(report.Unreadable) == 0 {
 		// Refused before it looked at a run: there is nothing to sum up.
 		return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/parse"
+	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/runtime"
 )
 
@@ -30,18 +31,18 @@ func (c *resumeCmd) Run(a *app) error {
 		return err
 	}
 	name := filepath.Base(dir)
-	rec, err := runtime.Load(dir)
+	rec, err := record.Load(dir)
 	if err != nil {
 		return err
 	}
-	if rec.Status == runtime.StatusCrashed {
+	if rec.Status == record.StatusCrashed {
 		endOrphans(a, name, dir)
 	}
 	switch rec.Status {
-	case runtime.StatusSucceeded:
+	case record.StatusSucceeded:
 		fmt.Fprintf(a.stderr, "cairn: run %s succeeded; nothing to resume\n", name)
 		return nil
-	case runtime.StatusInconclusive:
+	case record.StatusInconclusive:
 		for _, s := range runtime.InconclusiveSteps(rec.Steps) {
 			fmt.Fprintln(a.stderr, runtime.InconclusiveLine(rec.Process, s))
 		}
@@ -115,7 +116,7 @@ func (c *resumeCmd) Run(a *app) error {
 		Terminal:  terminal(a.stderr),
 		Prepare:   prepareChild(flags),
 	})
-	if errors.Is(err, runtime.ErrRunning) {
+	if errors.Is(err, record.ErrRunning) {
 		return fmt.Errorf("run %s is running; stop it first (cairn stop %s)", name, name)
 	}
 	code := exitOf(status)

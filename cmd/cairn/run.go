@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/load"
+	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/runtime"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -88,7 +89,7 @@ func (c *runCmd) Run(a *app) error {
 		Source:    rn.Source,
 		Directive: c.Directive,
 		Jobs:      c.Jobs,
-		Flags: runtime.RecordFlags{
+		Flags: record.RecordFlags{
 			Harness: c.Harness, Model: c.Model, Effort: c.Effort, Jobs: c.Jobs,
 			Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect, TakeOver: c.TakeOver,
 		},
@@ -151,13 +152,13 @@ func prepare(a *app, target, issue string, flags check.Flags, done string) (*loa
 }
 
 // exitOf is the exit code of a run that ended with status (§7.3).
-func exitOf(s runtime.Status) int {
+func exitOf(s record.Status) int {
 	switch s {
-	case runtime.StatusSucceeded:
+	case record.StatusSucceeded:
 		return exitOK
-	case runtime.StatusInterrupted:
+	case record.StatusInterrupted:
 		return exitInterrupted
-	case runtime.StatusInconclusive:
+	case record.StatusInconclusive:
 		return exitInconclusive
 	}
 	return exitFailed
@@ -172,7 +173,7 @@ func skipPass(stderr io.Writer, home string, rn *load.Runnable, h *runtime.PassH
 		who = fmt.Sprintf("run %s, pid %d", h.Run, h.PID)
 	}
 	fmt.Fprintf(stderr, "cairn: skipped: another pass is running on this repository (%s)\n", who)
-	if err := runtime.Activity(home, "event=skipped", "process="+rn.Plan.Process, "repo="+rn.Repo.CommonDir,
+	if err := record.Activity(home, "event=skipped", "process="+rn.Plan.Process, "repo="+rn.Repo.CommonDir,
 		"reason=another pass is running ("+who+")"); err != nil {
 		fmt.Fprintf(stderr, "cairn: warning: %v\n", err)
 	}

@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
-	"github.com/cairn-dev/cairn/runtime"
+	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -20,7 +20,7 @@ func (c *showCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	s, err := runtime.Show(dir)
+	s, err := record.Show(dir)
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func findRun(arg string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return runtime.FindRun(config.Home(), repo, arg, more...)
+	return record.FindRun(config.Home(), repo, arg, more...)
 }
 
 // repoRuns is the repository holding the current directory (its git
@@ -49,7 +49,7 @@ func repoRuns() (string, []string, error) {
 	if err != nil {
 		return "", nil, nil
 	}
-	runs, err := runtime.RepoRunsDir(r.Root)
+	runs, err := record.RepoRunsDir(r.Root)
 	if err != nil {
 		return "", nil, err
 	}

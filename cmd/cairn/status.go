@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/runtime"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -25,7 +26,7 @@ const (
 // first, running and crashed ones first, and the Passes lately skipped.
 // What the crashed runs it lists left running is ended first.
 func (c *statusCmd) Run(a *app) error {
-	o := runtime.StatusOptions{Limit: statusRuns, Skipped: statusSkipped, Now: time.Now()}
+	o := record.StatusOptions{Limit: statusRuns, Skipped: statusSkipped, Now: time.Now()}
 	repo, more, err := repoRuns()
 	if err != nil {
 		return err
@@ -36,12 +37,12 @@ func (c *statusCmd) Run(a *app) error {
 	} else {
 		o.Repo = repo
 	}
-	l, err := runtime.StatusList(config.Home(), o)
+	l, err := record.StatusList(config.Home(), o)
 	if err != nil {
 		return err
 	}
 	for _, r := range l.Runs {
-		if r.Status == string(runtime.StatusCrashed) {
+		if r.Status == string(record.StatusCrashed) {
 			endOrphans(a, r.Name, r.Dir)
 		}
 	}

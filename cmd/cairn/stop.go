@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/cairn-dev/cairn/runtime"
+	"github.com/cairn-dev/cairn/record"
 )
 
 // stopCmd is `cairn stop`.
@@ -24,13 +24,13 @@ func (c *stopCmd) Run(a *app) error {
 		return err
 	}
 	name := filepath.Base(dir)
-	rec, err := runtime.Load(dir)
+	rec, err := record.Load(dir)
 	if err != nil {
 		return err
 	}
 	switch rec.Status {
-	case runtime.StatusRunning:
-	case runtime.StatusCrashed:
+	case record.StatusRunning:
+	case record.StatusCrashed:
 		if endOrphans(a, name, dir) > 0 {
 			return nil
 		}

@@ -1,4 +1,4 @@
-package runtime
+package record
 
 import (
 	"encoding/json"
@@ -307,7 +307,7 @@ func TestCloseSnapshotsAndUnlocks(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(f.Dir, EventsFile)); len(b) != 0 {
 		t.Errorf("events.jsonl holds %q after the final snapshot", b)
 	}
-	if held, err := proc.Held(filepath.Join(f.Dir, lockFile)); err != nil || held {
+	if held, err := proc.Held(filepath.Join(f.Dir, LockFile)); err != nil || held {
 		t.Fatalf("lock held after Close: %v %v", held, err)
 	}
 	if err := f.Update(func(*Record) {}); err == nil {

@@ -1,4 +1,4 @@
-package runtime
+package record
 
 import (
 	"bytes"
@@ -196,25 +196,4 @@ func parseLogfmt(line string) map[string]string {
 		out[k] = v
 		line = rest
 	}
-}
-
-// refusedActivity writes the activity line of a run of o refused with err
-// before its first step, which left no record to say why: its run folder
-// dir ("" when none was made) is gone or was never made.
-func refusedActivity(o Options, dir string, err error) error {
-	fields := []string{"event=refused"}
-	if dir != "" {
-		fields = append(fields, "run="+filepath.Base(dir))
-	}
-	fields = append(fields, "process="+o.Plan.Process, "repo="+o.Repo.CommonDir, "reason="+err.Error())
-	return Activity(o.Home, fields...)
-}
-
-// recorded reports whether the run folder dir holds a run record.
-func recorded(dir string) bool {
-	if dir == "" {
-		return false
-	}
-	_, err := os.Stat(filepath.Join(dir, RecordFile))
-	return err == nil
 }

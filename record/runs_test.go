@@ -1,4 +1,4 @@
-package runtime
+package record
 
 import (
 	"os"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/ir"
 )
 
 // writeRun writes a finished run folder by hand, as an old run left it.
@@ -20,7 +22,7 @@ func writeRun(t *testing.T, home, name, repo string, start time.Time) string {
 	process, _, _ := strings.Cut(name, "_")
 	rec.Process = process
 	f := &Folder{Dir: dir}
-	f.rec = rec.clone()
+	f.rec = rec.Clone()
 	f.events, _ = os.Create(filepath.Join(dir, EventsFile))
 	defer f.events.Close()
 	if err := f.snapshot(); err != nil {
@@ -176,5 +178,22 @@ func TestFailureOf(t *testing.T) {
 		if line := FailedLine(c.rec.Steps); line != c.line {
 			t.Errorf("%s: line %q; want %q", c.name, line, c.line)
 		}
+	}
+}
+
+func TestShownShells(t *testing.T) {
+	step := &StepRecord{Shells: []ShellRecord{
+		{Phase: ir.PrecheckPhase, Shell: 1, Round: 1, Status: ShellPass, Stdout: "shells/s.precheck.1.stdout"},
+		{Phase: ir.ValidatePhase, Shell: 1, Round: 1, Status: ShellFail, Cause: "exit status 1", Stdout: "shells/s.validate.1.stdout"},
+		{Phase: ir.ValidatePhase, Shell: 1, Round: 2, Status: ShellPass, Stdout: "shells/s.validate.2.stdout"},
+		{Phase: ir.ValidatePhase, Shell: 2, Round: 2, Status: ShellFail, Cause: "exit status 2", Stdout: "shells/s.validate.3.stdout"},
+	}}
+	got := ShownShells("/runs/r", step)
+	if len(got) != 1 || got[0].Shell != 2 || got[0].Round != 2 || got[0].Stdout != "/runs/r/shells/s.validate.3.stdout" {
+		t.Errorf("shown %+v; want the failed shell of the last round only, its path absolute", got)
+	}
+	skipped := &StepRecord{Shells: []ShellRecord{{Phase: ir.PrecheckPhase, Shell: 1, Round: 1, Status: ShellSkip}}}
+	if got := ShownShells("/runs/r", skipped); len(got) != 0 {
+		t.Errorf("a skipping precheck shown: %+v", got)
 	}
 }

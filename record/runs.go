@@ -1,4 +1,4 @@
-package runtime
+package record
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -72,7 +73,7 @@ func loadOnce(dir string) (rec *Record, again bool, err error) {
 	}
 	rec.withArrays()
 	if rec.Status == StatusRunning {
-		held, err := proc.Held(filepath.Join(dir, lockFile))
+		held, err := proc.Held(filepath.Join(dir, LockFile))
 		if err != nil {
 			return nil, false, fmt.Errorf("read the run's lock: %w", err)
 		}
@@ -214,7 +215,7 @@ func starting(dir string) bool {
 	if _, err := os.Stat(filepath.Join(dir, RecordFile)); !errors.Is(err, fs.ErrNotExist) {
 		return false
 	}
-	held, err := proc.Held(filepath.Join(dir, lockFile))
+	held, err := proc.Held(filepath.Join(dir, LockFile))
 	return err == nil && held
 }
 
@@ -444,21 +445,21 @@ func Show(dir string) (*templates.RunShow, error) {
 		}
 		s.Steps = append(s.Steps, templates.ShownStep{
 			Line:   line,
-			Result: inRunFolder(dir, step.Result),
-			Trace:  inRunFolder(dir, step.Trace),
+			Result: InRunFolder(dir, step.Result),
+			Trace:  InRunFolder(dir, step.Trace),
 			Shells: ShownShells(dir, step),
 		})
 		for _, c := range step.Children {
 			last := &s.Steps[len(s.Steps)-1]
-			last.Children = append(last.Children, inRunFolder(dir, c))
+			last.Children = append(last.Children, InRunFolder(dir, c))
 		}
 	}
 	return s, nil
 }
 
-// inRunFolder is rel (a path in a record) made absolute in the run folder dir;
+// InRunFolder is rel (a path in a record) made absolute in the run folder dir;
 // "" stays "".
-func inRunFolder(dir, rel string) string {
+func InRunFolder(dir, rel string) string {
 	if rel == "" || filepath.IsAbs(rel) {
 		return rel
 	}
@@ -483,4 +484,60 @@ func readLog(path string) (map[string]string, error) {
 		}
 	}
 	return lines, nil
+}
+
+// RepoRunsDir is the folder of a repository's commit-mode runs: .cairn/runs
+// under the root of its working tree. Neither .cairn nor .cairn/runs need
+// exist, but one that is a symbolic link, or no folder, is refused: through
+// it a repository would steer the runs cairn writes, lists and deletes out
+// of its working tree.
+func RepoRunsDir(root string) (string, error) {
+	dir := root
+	for _, name := range strings.Split(ir.RunsInRepo, "/") {
+		dir = filepath.Join(dir, name)
+		info, err := os.Lstat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return filepath.Join(root, filepath.FromSlash(ir.RunsInRepo)), nil
+		case err != nil:
+			return "", fmt.Errorf("the folder of the repository's runs: %w", err)
+		case info.Mode()&fs.ModeSymlink != 0:
+			return "", fmt.Errorf("%s is a symbolic link: cairn keeps a repository's runs in a folder of its working tree and follows no link out of it; remove the link", dir)
+		case !info.IsDir():
+			return "", fmt.Errorf("%s is not a folder: cairn keeps a repository's runs there", dir)
+		}
+	}
+	return dir, nil
+}
+
+// ShownShell is a failed shell of a step as the progress and `cairn show`
+// show it, its files' paths made absolute in the run folder dir.
+func ShownShell(dir string, s *ShellRecord) templates.ShownShell {
+	return templates.ShownShell{
+		Phase:  string(s.Phase),
+		Shell:  s.Shell,
+		Round:  s.Round,
+		Cause:  s.Cause,
+		Lines:  s.Lines,
+		Tail:   s.Tail,
+		Stdout: InRunFolder(dir, s.Stdout),
+		Stderr: InRunFolder(dir, s.Stderr),
+	}
+}
+
+// ShownShells are the shells `cairn show` shows under step, of the run
+// folder dir: those that failed in the last round of their phase.
+func ShownShells(dir string, step *StepRecord) []templates.ShownShell {
+	last := map[ir.PhaseKind]int{}
+	for _, s := range step.Shells {
+		last[s.Phase] = max(last[s.Phase], s.Round)
+	}
+	var out []templates.ShownShell
+	for i := range step.Shells {
+		s := &step.Shells[i]
+		if s.Status == ShellFail && s.Round == last[s.Phase] {
+			out = append(out, ShownShell(dir, s))
+		}
+	}
+	return out
 }

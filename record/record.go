@@ -1,4 +1,7 @@
-package runtime
+// Package record keeps the record of runs: run folders, run.json and its
+// events, the run log, listing and finding runs, the activity log, and gc
+// (§7.5, §7.7).
+package record
 
 import (
 	"slices"
@@ -224,8 +227,8 @@ func (s *StepRecord) Ended() bool {
 	return s.Outcome != Pending && s.Outcome != Running && s.Outcome != ""
 }
 
-// clone is a deep copy of r: nothing in it shares memory with r.
-func (r *Record) clone() Record {
+// Clone is a deep copy of r: nothing in it shares memory with r.
+func (r *Record) Clone() Record {
 	c := *r
 	c.Flags.Protect = slices.Clone(r.Flags.Protect)
 	c.End = copyTime(r.End)
@@ -233,14 +236,14 @@ func (r *Record) clone() Record {
 	if r.Steps != nil {
 		c.Steps = make([]StepRecord, len(r.Steps))
 		for i := range r.Steps {
-			c.Steps[i] = r.Steps[i].clone()
+			c.Steps[i] = r.Steps[i].Clone()
 		}
 	}
 	return c
 }
 
-// clone is a deep copy of s.
-func (s *StepRecord) clone() StepRecord {
+// Clone is a deep copy of s.
+func (s *StepRecord) Clone() StepRecord {
 	c := *s
 	c.Start, c.End = copyTime(s.Start), copyTime(s.End)
 	c.Actions = slices.Clone(s.Actions)
@@ -341,10 +344,33 @@ func (r *Record) apply(ev *Event) {
 	}
 }
 
-// causeOf is err's message as a record's cause; "" for no error.
-func causeOf(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}
+// Outcome is how a step ended (§7.3).
+type Outcome string
+
+// The step outcomes. Pending and Running are the states of a step that has
+// not ended yet. Inconclusive is a step whose work is done but whose judge
+// reached no verdict (§7.2): it fails nothing, and is not run again.
+const (
+	Pending      Outcome = "pending"
+	Running      Outcome = "running"
+	Succeeded    Outcome = "succeeded"
+	Failed       Outcome = "failed"
+	Inconclusive Outcome = "inconclusive"
+	Skipped      Outcome = "skipped"
+	Cancelled    Outcome = "cancelled"
+	Interrupted  Outcome = "interrupted"
+)
+
+// Status is how a run stands or ended (§7.5). Crashed is never written: it is
+// what a reader calls a running record whose lock is free.
+type Status string
+
+// The run statuses.
+const (
+	StatusRunning      Status = "running"
+	StatusSucceeded    Status = "succeeded"
+	StatusFailed       Status = "failed"
+	StatusInterrupted  Status = "interrupted"
+	StatusInconclusive Status = "inconclusive"
+	StatusCrashed      Status = "crashed"
+)

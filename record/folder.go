@@ -1,4 +1,4 @@
-package runtime
+package record
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ const (
 	ResultsDir   = "results"
 	TracesDir    = "traces"
 	WorktreesDir = "worktrees"
-	lockFile     = ".lock"
+	LockFile     = ".lock"
 )
 
 // snapshotEvery is the least time between two rewrites of run.json while a
@@ -89,7 +89,7 @@ func NewFolder(runsDir, process string, now time.Time) (*Folder, error) {
 	f := &Folder{Dir: filepath.Join(runsDir, name), name: name}
 	// Readers take the lock shared for an instant to tell a crashed run;
 	// waiting for one is waiting for nothing.
-	f.lock, err = proc.Lock(filepath.Join(f.Dir, lockFile), true)
+	f.lock, err = proc.Lock(filepath.Join(f.Dir, LockFile), true)
 	if err != nil {
 		return nil, fmt.Errorf("lock the run folder %q: %w", name, err)
 	}
@@ -122,7 +122,7 @@ func OpenFolder(dir string) (*Folder, error) {
 		return nil, fmt.Errorf("open the run folder: %w", err)
 	}
 	f := &Folder{Dir: dir, name: filepath.Base(dir)}
-	f.lock, err = proc.Lock(filepath.Join(dir, lockFile), false)
+	f.lock, err = proc.Lock(filepath.Join(dir, LockFile), false)
 	if errors.Is(err, proc.ErrWouldBlock) {
 		return nil, fmt.Errorf("run %q: %w", f.name, ErrRunning)
 	}
@@ -151,9 +151,9 @@ func OpenFolder(dir string) (*Folder, error) {
 		f.log.Close()
 		return fail(fmt.Errorf("open the run's events: %w", err))
 	}
-	f.rec = rec.clone()
+	f.rec = rec.Clone()
 	f.rec.withArrays()
-	f.shadow = f.rec.clone()
+	f.shadow = f.rec.Clone()
 	f.begun = true
 	f.dirty = true
 	if err := f.snapshot(); err != nil {
@@ -182,12 +182,12 @@ func (f *Folder) Begin(rec *Record) error {
 		return fmt.Errorf("create the run's events: %w", err)
 	}
 	f.events = ev
-	f.rec = rec.clone()
+	f.rec = rec.Clone()
 	if f.rec.Version == 0 {
 		f.rec.Version = RecordVersion
 	}
 	f.rec.withArrays()
-	f.shadow = f.rec.clone()
+	f.shadow = f.rec.Clone()
 	f.begun = true
 	return f.snapshot()
 }
@@ -259,9 +259,9 @@ func (f *Folder) syncShadow(changed []int) {
 	steps = steps[:min(len(steps), len(f.rec.Steps))]
 	for _, i := range changed {
 		if i < len(steps) {
-			steps[i] = f.rec.Steps[i].clone()
+			steps[i] = f.rec.Steps[i].Clone()
 		} else {
-			steps = append(steps, f.rec.Steps[i].clone())
+			steps = append(steps, f.rec.Steps[i].Clone())
 		}
 	}
 	f.shadow.Steps = steps
@@ -337,7 +337,7 @@ func (f *Folder) Err() error {
 func (f *Folder) Record() Record {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.rec.clone()
+	return f.rec.Clone()
 }
 
 // LogStep appends one logfmt line for a step to the run's log.

@@ -1,4 +1,4 @@
-package runtime
+package record
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/internal/git"
@@ -42,6 +41,22 @@ type GCRun struct {
 	Err     error
 }
 
+// GCOptions are how gc runs. The two functions do what a run's record
+// alone cannot: the runtime, which owns worktrees and process groups,
+// supplies them, and a nil one does nothing.
+type GCOptions struct {
+	// DryRun deletes nothing and ends nothing: GC lists what it would
+	// delete.
+	DryRun bool
+	// EndCrashed ends what the crashed run whose folder is dir left
+	// running.
+	EndCrashed func(dir string) error
+	// PruneWorktrees removes what is left of the worktrees of the run
+	// named name under home, and has the repository whose git common dir
+	// is repo forget them.
+	PruneWorktrees func(home, name, repo string) error
+}
+
 // GCReport is what gc did: the runs it deleted (would delete, on a dry run),
 // those it kept with the reason, and the folders it could not read, which it
 // leaves alone.
@@ -69,10 +84,11 @@ type GCReport struct {
 // never through a symbolic link: a runs folder that is one is refused, and
 // a link where a run's worktrees would be is removed itself, never what it
 // points to.
-func GC(home, repoRoot string, now time.Time, dryRun bool) (GCReport, error) {
+func GC(home, repoRoot string, now time.Time, o GCOptions) (GCReport, error) {
+	dryRun := o.DryRun
 	report := GCReport{DryRun: dryRun}
 	homeRuns := RunsDir(home)
-	if err := realFolder(homeRuns); err != nil {
+	if err := RealFolder(homeRuns); err != nil {
 		return report, fmt.Errorf("gc: %w", err)
 	}
 	folders := []string{homeRuns}
@@ -84,7 +100,7 @@ func GC(home, repoRoot string, now time.Time, dryRun bool) (GCReport, error) {
 		}
 		folders = append(folders, inRepo)
 	}
-	owned, err := realPaths(folders)
+	owned, err := RealPaths(folders)
 	if err != nil {
 		return report, fmt.Errorf("gc: %w", err)
 	}
@@ -106,7 +122,9 @@ func GC(home, repoRoot string, now time.Time, dryRun bool) (GCReport, error) {
 			report.Unreadable = append(report.Unreadable, GCRun{Name: r.Name, Dir: r.Dir, Err: r.Err})
 			continue
 		}
-		errs = append(errs, endCrashed(r, dryRun))
+		if !dryRun && o.EndCrashed != nil && r.Record.Status == StatusCrashed {
+			errs = append(errs, o.EndCrashed(r.Dir))
+		}
 		run := GCRun{Name: r.Name, Dir: r.Dir, Repo: r.Record.Repo, Process: r.Record.Process}
 		// A start is the one clock a run has (its folder's name is the same
 		// clock), and a start after now, a clock skew's, cannot be ordered
@@ -141,9 +159,9 @@ func GC(home, repoRoot string, now time.Time, dryRun bool) (GCReport, error) {
 			report.Deleted = append(report.Deleted, run)
 			continue
 		}
-		deleted, err := deleteRun(owned, home, r.Name, r.Dir, r.Record.Repo, named[r.Name] == 1)
+		deleted, err := deleteRun(owned, r.Name, r.Dir)
 		switch {
-		case err != nil && !deleted:
+		case err != nil:
 			run.Err = err
 			errs = append(errs, err)
 			report.Kept = append(report.Kept, run)
@@ -153,8 +171,8 @@ func GC(home, repoRoot string, now time.Time, dryRun bool) (GCReport, error) {
 		default:
 			named[r.Name]--
 			// Its folder is gone; an error is about what it left.
-			if err != nil {
-				errs = append(errs, err)
+			if named[r.Name] == 0 && o.PruneWorktrees != nil {
+				errs = append(errs, o.PruneWorktrees(home, r.Name, r.Record.Repo))
 			}
 			report.Deleted = append(report.Deleted, run)
 			if inRepo != "" && filepath.Dir(r.Dir) == inRepo {
@@ -188,9 +206,9 @@ func keyOf(r RunInfo) newestKey {
 	return k
 }
 
-// realFolder checks that the folder at path is one, not a symbolic link to
+// RealFolder checks that the folder at path is one, not a symbolic link to
 // one: gc deletes in it. A folder that does not exist is fine.
-func realFolder(path string) error {
+func RealFolder(path string) error {
 	info, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -205,8 +223,8 @@ func realFolder(path string) error {
 	return nil
 }
 
-// realPaths are the real paths of folders, those that exist.
-func realPaths(folders []string) ([]string, error) {
+// RealPaths are the real paths of folders, those that exist.
+func RealPaths(folders []string) ([]string, error) {
 	var out []string
 	for _, f := range folders {
 		real, err := filepath.EvalSymlinks(f)
@@ -224,10 +242,10 @@ func realPaths(folders []string) ([]string, error) {
 	return out, nil
 }
 
-// ownedEntry checks that path is an entry of one of the folders owned (real
+// OwnedEntry checks that path is an entry of one of the folders owned (real
 // paths) by its parent's real path, and returns its own Lstat: a symbolic
 // link is reported as one, never followed.
-func ownedEntry(owned []string, path string) (fs.FileInfo, error) {
+func OwnedEntry(owned []string, path string) (fs.FileInfo, error) {
 	info, err := os.Lstat(path)
 	if err != nil {
 		return nil, err
@@ -305,18 +323,16 @@ func runExpiry(rec *Record) (time.Time, string) {
 // deleteRun removes the run folder dir, an entry of one of the folders
 // owned (real paths), holding its lock so that no cairn takes the run up
 // meanwhile; deleted is false when another holds the lock (the run is
-// running). With worktrees, what is left of the run's worktrees under
-// home/worktrees/NAME is removed too, and the repository at repo (its git
-// common dir), when it still exists, forgets them.
-func deleteRun(owned []string, home, name, dir, repo string, worktrees bool) (deleted bool, err error) {
-	info, err := ownedEntry(owned, dir)
+// running).
+func deleteRun(owned []string, name, dir string) (deleted bool, err error) {
+	info, err := OwnedEntry(owned, dir)
 	if err != nil {
 		return false, fmt.Errorf("delete run %q: %w", name, err)
 	}
 	if !info.IsDir() {
 		return false, fmt.Errorf("delete run %q: %s is no folder", name, dir)
 	}
-	lock, err := proc.Lock(filepath.Join(dir, lockFile), false)
+	lock, err := proc.Lock(filepath.Join(dir, LockFile), false)
 	if errors.Is(err, proc.ErrWouldBlock) {
 		return false, nil
 	}
@@ -329,123 +345,5 @@ func deleteRun(owned []string, home, name, dir, repo string, worktrees bool) (de
 	if err != nil {
 		return false, fmt.Errorf("delete run %q: %w", name, err)
 	}
-	if !worktrees {
-		return true, nil
-	}
-	return true, pruneWorktrees(home, name, repo)
-}
-
-// pruneWorktrees removes home/worktrees/NAME, what a crashed run left of its
-// throwaway worktrees and the issue-branch worktrees its run kept, and has
-// the repository whose git common dir is repo forget them. A worktree on a
-// branch with uncommitted work is left in place, with an error that says
-// so: its work is the user's. A repository that is gone has nothing to
-// forget. Nothing is removed outside home/worktrees, whose real path is
-// checked: a symbolic link there (NAME, or an entry in it) is removed
-// itself, and no git runs in what it points to.
-func pruneWorktrees(home, name, repo string) error {
-	if !validRunName(name) {
-		return nil
-	}
-	root := filepath.Join(home, "worktrees")
-	wtDir := filepath.Join(root, name)
-	if _, err := os.Lstat(wtDir); errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	fail := func(err error) error {
-		return fmt.Errorf("remove the worktrees of run %q: %w", name, err)
-	}
-	if err := realFolder(root); err != nil {
-		return fail(err)
-	}
-	owned, err := realPaths([]string{root})
-	if err != nil {
-		return fail(err)
-	}
-	info, err := ownedEntry(owned, wtDir)
-	if err != nil {
-		return fail(err)
-	}
-	var kept []error
-	if info.IsDir() {
-		if kept, err = removeWorktreeEntries(wtDir, name); err != nil {
-			return fail(err)
-		}
-	}
-	if len(kept) == 0 {
-		if err := os.Remove(wtDir); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fail(err)
-		}
-	}
-	if repo == "" {
-		return errors.Join(kept...)
-	}
-	if info, err := os.Stat(repo); err != nil || !info.IsDir() {
-		return nil
-	}
-	unlock, err := lockWorktrees(worktreeLockPath(home, repo))
-	if err != nil {
-		return fmt.Errorf("prune the worktrees of run %q: %w", name, err)
-	}
-	defer unlock()
-	if _, err := git.Run(context.Background(), repo, os.Environ(), "--git-dir="+repo, "worktree", "prune"); err != nil {
-		return fmt.Errorf("prune the worktrees of run %q: %w", name, err)
-	}
-	return errors.Join(kept...)
-}
-
-// removeWorktreeEntries removes the entries of wtDir, a real folder in
-// home/worktrees, but for an issue branch's worktree holding uncommitted
-// work: kept says where each such is. An entry that is no folder (a
-// symbolic link) is removed itself; git looks only into real folders, as a
-// link's target may be any repository.
-func removeWorktreeEntries(wtDir, name string) (kept []error, err error) {
-	owned, err := realPaths([]string{wtDir})
-	if err != nil {
-		return nil, err
-	}
-	entries, err := os.ReadDir(wtDir)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range entries {
-		path := filepath.Join(wtDir, e.Name())
-		info, err := ownedEntry(owned, path)
-		if err != nil {
-			return kept, err
-		}
-		if !info.IsDir() {
-			if err := os.Remove(path); err != nil {
-				return kept, err
-			}
-			continue
-		}
-		// An issue branch's worktree the run kept may hold work not yet
-		// committed: that is the user's, and stays.
-		if branch, dirty := uncommittedBranch(path); dirty {
-			kept = append(kept, fmt.Errorf("left worktree %s of run %q in place: it holds uncommitted work on branch %q", path, name, branch))
-			continue
-		}
-		if err := os.RemoveAll(path); err != nil {
-			return kept, err
-		}
-	}
-	return kept, nil
-}
-
-// uncommittedBranch reports whether the worktree at path has a branch
-// checked out (which it names) and work not committed on it, or cannot
-// tell. A folder with no .git file of its own, as a linked worktree has,
-// is none: git in it would answer for whatever repository holds it.
-func uncommittedBranch(path string) (branch string, dirty bool) {
-	if info, err := os.Lstat(filepath.Join(path, ".git")); err != nil || !info.Mode().IsRegular() {
-		return "", false
-	}
-	out, err := git.Run(context.Background(), path, os.Environ(), "symbolic-ref", "-q", "--short", "HEAD")
-	if err != nil {
-		return "", false
-	}
-	branch = strings.TrimSpace(out)
-	status, err := git.Run(context.Background(), path, os.Environ(), "status", "--porcelain")
-	return branch, err != nil || strings.TrimSpace(status) != ""
+	return true, nil
 }

@@ -1,4 +1,4 @@
-package runtime
+package record
 
 import (
 	"os"
@@ -55,7 +55,7 @@ func TestFolderModes(t *testing.T) {
 		{filepath.Join(f.Dir, RecordFile), 0o600},
 		{filepath.Join(f.Dir, EventsFile), 0o600},
 		{filepath.Join(f.Dir, LogFile), 0o600},
-		{filepath.Join(f.Dir, lockFile), 0o600},
+		{filepath.Join(f.Dir, LockFile), 0o600},
 		{filepath.Join(home, ActivityFile), 0o600},
 	} {
 		fi, err := os.Stat(c.path)

@@ -1,13 +1,11 @@
-package runtime
+package record
 
 import (
 	"encoding/json"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -59,6 +57,14 @@ func names(runs []GCRun) []string {
 	return out
 }
 
+// testGC are the options of a test's gc: a dry run or not, and a run's
+// worktrees pruned as the runtime's PruneWorktrees would, with no git.
+func testGC(dryRun bool) GCOptions {
+	return GCOptions{DryRun: dryRun, PruneWorktrees: func(home, name, _ string) error {
+		return os.RemoveAll(filepath.Join(home, "worktrees", name))
+	}}
+}
+
 // reasons are why each run was kept, by name.
 func reasons(runs []GCRun) map[string]string {
 	out := map[string]string{}
@@ -93,7 +99,7 @@ func TestGC(t *testing.T) {
 	// A running run (its lock held) is kept, expired or not.
 	held := gcRun(t, home, "lint_2026-01-01T000000Z", "/r", "lint", StatusRunning, days(200), time.Time{}, "")
 	gcRun(t, home, "lint_2026-05-30T000000Z", "/r", "lint", StatusSucceeded, days(2), days(2), past)
-	lock, err := proc.Lock(filepath.Join(held, lockFile), false)
+	lock, err := proc.Lock(filepath.Join(held, LockFile), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +146,7 @@ func TestGC(t *testing.T) {
 		}
 	}
 
-	r, err := GC(home, "", gcNow, true)
+	r, err := GC(home, "", gcNow, testGC(true))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +167,7 @@ func TestGC(t *testing.T) {
 		}
 	}
 
-	r, err = GC(home, "", gcNow, false)
+	r, err = GC(home, "", gcNow, testGC(false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,16 +189,16 @@ func TestGCSkipsLockedAtDeletion(t *testing.T) {
 	home := t.TempDir()
 	gcRun(t, home, "hunt_2026-05-20T000000Z", "/r", "hunt", StatusSucceeded, days(12), days(12), "")
 	dir := gcRun(t, home, "hunt_2026-01-01T000000Z", "/r", "hunt", StatusFailed, days(200), days(200), "")
-	lock, err := proc.Lock(filepath.Join(dir, lockFile), false)
+	lock, err := proc.Lock(filepath.Join(dir, LockFile), false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lock.Close()
-	owned, err := realPaths([]string{RunsDir(home)})
+	owned, err := RealPaths([]string{RunsDir(home)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	deleted, err := deleteRun(owned, home, "hunt_2026-01-01T000000Z", dir, "/r", true)
+	deleted, err := deleteRun(owned, "hunt_2026-01-01T000000Z", dir)
 	if err != nil || deleted {
 		t.Fatalf("deleteRun = %v, %v; want kept", deleted, err)
 	}
@@ -213,123 +219,12 @@ func TestGCKeepsOpenFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	gcRun(t, home, "hunt_2026-05-20T000000Z", "/r", "hunt", StatusSucceeded, days(12), days(12), "")
-	r, err := GC(home, "", gcNow, false)
+	r, err := GC(home, "", gcNow, testGC(false))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.Deleted) != 0 || reasons(r.Kept)[f.Name()] != KeptRunning {
 		t.Fatalf("report %+v", r)
-	}
-}
-
-// Deleting a run removes what is left of its worktrees and has git forget
-// them; a repository that is gone is fine.
-func TestGCPrunesWorktrees(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	home := t.TempDir()
-	repo := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+home, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git("init", "-q", "-b", "main")
-	git("commit", "-q", "--allow-empty", "-m", "init")
-	common, err := filepath.EvalSymlinks(filepath.Join(repo, ".git"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := "hunt_2026-01-01T000000Z"
-	wt := filepath.Join(home, "worktrees", old, "a")
-	if err := os.MkdirAll(filepath.Dir(wt), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	git("worktree", "add", "-q", "--detach", wt)
-	gcRun(t, home, old, common, "hunt", StatusRunning, days(200), time.Time{}, "")
-	gcRun(t, home, "hunt_2026-05-20T000000Z", common, "hunt", StatusSucceeded, days(12), days(12), "")
-	gcRun(t, home, "hunt_2025-12-01T000000Z", "/gone/.git", "hunt", StatusFailed, days(300), days(300), "")
-	gcRun(t, home, "hunt_2026-05-21T000000Z", "/gone/.git", "hunt", StatusFailed, days(11), days(11), "")
-	if err := os.MkdirAll(filepath.Join(home, "worktrees", "hunt_2025-12-01T000000Z", "a"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	r, err := GC(home, "", gcNow, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := names(r.Deleted); !slices.Equal(got, []string{"hunt_2025-12-01T000000Z", old}) {
-		t.Fatalf("deleted %q", got)
-	}
-	for _, name := range []string{old, "hunt_2025-12-01T000000Z"} {
-		if _, err := os.Stat(filepath.Join(home, "worktrees", name)); !os.IsNotExist(err) {
-			t.Errorf("the worktrees of %s are still there: %v", name, err)
-		}
-	}
-	out, err := exec.Command("git", "-C", repo, "worktree", "list", "--porcelain").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for l := range strings.Lines(string(out)) {
-		if strings.HasPrefix(l, "worktree ") {
-			n++
-		}
-	}
-	if n != 1 {
-		t.Errorf("git still lists the deleted run's worktree:\n%s", out)
-	}
-}
-
-// A kept issue-branch worktree with uncommitted work survives the gc of its
-// run, and gc says where it is; a clean one goes (its branch stays).
-func TestGCKeepsUncommittedBranchWork(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	home, repo := t.TempDir(), t.TempDir()
-	git := func(dir string, args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+home, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git(repo, "init", "-q", "-b", "main")
-	git(repo, "commit", "-q", "--allow-empty", "-m", "init")
-	common, err := filepath.EvalSymlinks(filepath.Join(repo, ".git"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := "fix_2026-01-01T000000Z"
-	dirty := filepath.Join(home, "worktrees", old, "fix")
-	clean := filepath.Join(home, "worktrees", old, "docs")
-	if err := os.MkdirAll(filepath.Dir(dirty), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	git(repo, "worktree", "add", "-q", "-b", "cairn/42-fix", dirty)
-	git(repo, "worktree", "add", "-q", "-b", "cairn/43-docs", clean)
-	if err := os.WriteFile(filepath.Join(dirty, "half-done.txt"), []byte("wip\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	gcRun(t, home, old, common, "fix", StatusFailed, days(200), days(200), "")
-	gcRun(t, home, "fix_2026-05-20T000000Z", common, "fix", StatusSucceeded, days(12), days(12), "")
-	r, err := GC(home, "", gcNow, false)
-	if err == nil || !strings.Contains(err.Error(), "uncommitted work on branch \"cairn/42-fix\"") {
-		t.Errorf("GC error = %v; want one naming the worktree kept", err)
-	}
-	if got := names(r.Deleted); !slices.Equal(got, []string{old}) {
-		t.Errorf("deleted %q, want the expired run", got)
-	}
-	if _, err := os.Stat(filepath.Join(dirty, "half-done.txt")); err != nil {
-		t.Errorf("the uncommitted work is gone: %v", err)
-	}
-	if _, err := os.Stat(clean); !os.IsNotExist(err) {
-		t.Errorf("the clean worktree is still there: %v", err)
 	}
 }
 
@@ -344,7 +239,7 @@ func expired(process, file string, start time.Time) Record {
 // and why it kept the others.
 func gcCheck(t *testing.T, home, repoRoot string, wantDeleted []string, wantKept map[string]string) {
 	t.Helper()
-	r, err := GC(home, repoRoot, gcNow, false)
+	r, err := GC(home, repoRoot, gcNow, testGC(false))
 	if err != nil {
 		t.Fatal(err)
 	}
