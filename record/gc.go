@@ -207,7 +207,8 @@ func keyOf(r RunInfo) newestKey {
 }
 
 // RealFolder checks that the folder at path is one, not a symbolic link to
-// one: gc deletes in it. A folder that does not exist is fine.
+// one: gc deletes in it, and so does the runtime when it prunes a run's
+// worktrees. A folder that does not exist is fine.
 func RealFolder(path string) error {
 	info, err := os.Lstat(path)
 	switch {
