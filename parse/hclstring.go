@@ -216,8 +216,11 @@ func (d *stringDecoder) hclEscape(i int) int {
 		}
 		return j
 	default:
-		// '"', '\\', and anything hclsyntax refuses.
-		d.out = append(d.out, c)
+		// '"', '\\', and anything hclsyntax refuses, a whole character:
+		// a stretch starting inside one would count its columns wrong.
+		_, size := utf8.DecodeRune(d.raw[i:])
+		d.out = append(d.out, d.raw[i:i+size]...)
+		return i + size
 	}
 	return i + 1
 }

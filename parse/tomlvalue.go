@@ -158,8 +158,12 @@ func (d *stringDecoder) escape(i, end int) int {
 		d.out = utf8.AppendRune(d.out, rune(r))
 		return i + 1 + n
 	default:
-		// '"', '\\', and anything the parser would have refused.
-		d.out = append(d.out, c)
+		// '"', '\\', and anything the parser would have refused, a whole
+		// character: a stretch starting inside one would count its columns
+		// wrong.
+		_, size := utf8.DecodeRune(d.raw[i:])
+		d.out = append(d.out, d.raw[i:i+size]...)
+		return i + size
 	}
 	return i + 1
 }
