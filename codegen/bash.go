@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/skills"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -114,36 +115,6 @@ type script struct {
 	RecordSteps string
 }
 
-// recordStep is a step of the run record (run.json, §7.5) as a run begins
-// it: pending, with the kind, harness, model and effort of each action. Its
-// fields are those `cairn run` writes; TestCompileDifferential holds the
-// two records to agreeing.
-type recordStep struct {
-	Name     string         `json:"name"`
-	Worktree string         `json:"worktree"`
-	Parallel string         `json:"parallel"`
-	Optional bool           `json:"optional"`
-	Outcome  string         `json:"outcome"`
-	Start    *string        `json:"start"`
-	End      *string        `json:"end"`
-	Actions  []recordAction `json:"actions"`
-	ExitCode int            `json:"exit_code"`
-	Cause    string         `json:"cause"`
-	Result   string         `json:"result"`
-	Trace    string         `json:"trace"`
-	GitRef   string         `json:"git_ref"`
-}
-
-// recordAction is an action of a recordStep.
-type recordAction struct {
-	Kind     ir.ActionKind `json:"kind"`
-	Harness  string        `json:"harness"`
-	Model    string        `json:"model"`
-	Effort   string        `json:"effort"`
-	ExitCode int           `json:"exit_code"`
-	Cause    string        `json:"cause"`
-}
-
 // scriptHarness is a harness the script preflights: its CLI on PATH.
 type scriptHarness struct {
 	Name, Bin string
@@ -224,7 +195,6 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		FailedRunExpiry: expiryMicros(plan.FailedRunExpiry, ir.DefaultFailedRunExpiry),
 	}
 	var diags []ir.Diagnostic
-	var steps []recordStep
 	kinds := map[string]string{}
 	for _, w := range plan.Worktrees {
 		kinds[w.Name] = w.Kind
@@ -260,7 +230,6 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 			}
 			indices = append(indices, ss.Index)
 			s.Steps = append(s.Steps, ss)
-			steps = append(steps, pendingStep(st))
 			s.StepNames = append(s.StepNames, ss.Name)
 		}
 		for _, st := range stage {
@@ -275,8 +244,10 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		s.NotifyOnSet = cfg.Notify.On.Set
 	}
 	diags = append(diags, c.quotable(s)...)
+	// The run record begins as cairn run's does: its own step records.
+	steps := record.PlanSteps(plan)
 	if steps == nil {
-		steps = []recordStep{}
+		steps = []record.StepRecord{}
 	}
 	b, err := json.Marshal(steps)
 	if err != nil {
@@ -284,27 +255,6 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 	}
 	s.RecordSteps = string(b)
 	return s, diags
-}
-
-// pendingStep is st's record as a run begins it.
-func pendingStep(st *ir.PlanStep) recordStep {
-	r := recordStep{
-		Name:     st.Name,
-		Worktree: st.Worktree,
-		Parallel: st.Parallel,
-		Optional: st.Optional,
-		Outcome:  "pending",
-		Actions:  []recordAction{},
-	}
-	for _, a := range st.Actions {
-		r.Actions = append(r.Actions, recordAction{
-			Kind:    a.Kind,
-			Harness: settingValue(a.Harness),
-			Model:   settingValue(a.Model),
-			Effort:  settingValue(a.Effort),
-		})
-	}
-	return r
 }
 
 // recordFile is the process file as a script's run record names it: its

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/internal/lookpath"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -60,7 +61,13 @@ func (h *Harness) Preflight(ctx context.Context, o PreflightOptions) ir.HarnessS
 		timeout = DefaultPreflightTimeout
 	}
 	bin := h.spec.Version[0]
-	path, err := lookPath(bin, env)
+	var path string
+	var err error
+	if strings.ContainsRune(bin, '/') {
+		path, err = exec.LookPath(bin)
+	} else {
+		path, err = lookpath.In(env, "", bin)
+	}
 	if err != nil {
 		if strings.ContainsRune(bin, '/') {
 			st.Detail = fmt.Sprintf("%q cannot be run: %v", bin, errors.Unwrap(err))
@@ -122,23 +129,6 @@ func (h *Harness) runVersion(ctx context.Context, path string, env environ, time
 			st.Detail += ": " + why
 		}
 	}
-}
-
-// lookPath finds bin as exec.LookPath does, on env's PATH.
-func lookPath(bin string, env environ) (string, error) {
-	if strings.ContainsRune(bin, '/') {
-		return exec.LookPath(bin)
-	}
-	for _, dir := range strings.Split(env.get("PATH"), string(os.PathListSeparator)) {
-		if dir == "" {
-			dir = "."
-		}
-		path := dir + string(os.PathSeparator) + bin
-		if fi, err := os.Stat(path); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return path, nil
-		}
-	}
-	return "", exec.ErrNotFound
 }
 
 // firstLine returns the first non-empty line of s, trimmed.
