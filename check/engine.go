@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -85,7 +86,7 @@ type Env struct {
 	Config *config.Config
 	Flags  Flags
 	// Repo is the git repository cairn works on; nil outside one.
-	Repo *Repo
+	Repo *git.Repo
 	// Harnesses is the registry of built-in and custom harnesses.
 	Harnesses *harness.Registry
 	// Lint keeps only the rules that depend on the file alone.

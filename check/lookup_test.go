@@ -1,14 +1,84 @@
 package check
 
 import (
+	"context"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 )
+
+// lookupGitEnv isolates git from the machine's configuration and gives it an
+// identity.
+func lookupGitEnv(t *testing.T) {
+	t.Helper()
+	for k, v := range map[string]string{
+		"GIT_CONFIG_GLOBAL":   os.DevNull,
+		"GIT_CONFIG_NOSYSTEM": "1",
+		"GIT_AUTHOR_NAME":     "Ada",
+		"GIT_AUTHOR_EMAIL":    "ada@example.com",
+		"GIT_COMMITTER_NAME":  "Ada",
+		"GIT_COMMITTER_EMAIL": "ada@example.com",
+	} {
+		t.Setenv(k, v)
+	}
+}
+
+// lookupGit runs git in dir and returns its trimmed output.
+func lookupGit(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// lookupWrite writes content to path, making its folders.
+func lookupWrite(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// lookupCommit commits everything in dir and returns the commit's SHA.
+func lookupCommit(t *testing.T, dir, msg string) string {
+	t.Helper()
+	lookupGit(t, dir, "add", "-A")
+	lookupGit(t, dir, "commit", "-q", "--allow-empty", "-m", msg)
+	return lookupGit(t, dir, "rev-parse", "HEAD")
+}
+
+// lookupRepo makes a repository on branch main with one commit.
+func lookupRepo(t *testing.T) (string, *git.Repo) {
+	t.Helper()
+	lookupGitEnv(t)
+	dir := t.TempDir()
+	lookupGit(t, dir, "init", "-q", "-b", "main")
+	lookupWrite(t, filepath.Join(dir, "README"), "hello\n")
+	lookupCommit(t, dir, "start")
+	repo, err := git.Discover(context.Background(), dir, os.Environ())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, repo
+}
+
+// lookupBaseBranch is a config whose base_branch is name.
+func lookupBaseBranch(name string) *config.Config {
+	return &config.Config{BaseBranch: ir.Field[string]{Value: name, Set: true}}
+}
 
 // lookupProcessPath is a config whose process_path holds dirs.
 func lookupProcessPath(dirs ...string) *config.Config {

@@ -129,7 +129,7 @@ func baseBranch(env *Env) string {
 		return ""
 	}
 	return lookupOnce(env, "base-branch", func() string {
-		branch, _, err := env.Repo.Base(configOf(env))
+		branch, _, err := env.Repo.Base(context.Background(), wantedBase(configOf(env)))
 		if err != nil {
 			return ""
 		}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -211,7 +213,7 @@ func TestBuildPlanBase(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	repo, err := OpenRepo(dir)
+	repo, err := git.Discover(context.Background(), dir, os.Environ())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -98,6 +98,15 @@ func configOf(env *Env) *config.Config {
 	return env.Config
 }
 
+// wantedBase is the config's base_branch, "" when it sets none (or a bad
+// one): Repo.Base then falls back to origin's default branch, else HEAD's.
+func wantedBase(cfg *config.Config) string {
+	if cfg != nil && cfg.BaseBranch.Set && !cfg.BaseBranch.Bad {
+		return cfg.BaseBranch.Value
+	}
+	return ""
+}
+
 // harnessesOf returns env's harness registry, making one from the config
 // (once per Env) when env has none.
 func harnessesOf(env *Env) *harness.Registry {

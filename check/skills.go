@@ -120,11 +120,11 @@ type skillTree struct {
 func repoSkillTree(env *Env) *skillTree {
 	return lookupOnce(env, "skill-tree", func() *skillTree {
 		t := &skillTree{modes: map[string]string{}}
-		t.branch, t.sha, t.err = env.Repo.Base(env.Config)
+		t.branch, t.sha, t.err = env.Repo.Base(context.Background(), wantedBase(env.Config))
 		if t.err != nil {
 			return t
 		}
-		out, err := env.Repo.git("ls-tree", "-r", "-z", t.sha, "--", ".agents", ".claude")
+		out, err := env.Repo.Run(context.Background(), "ls-tree", "-r", "-z", t.sha, "--", ".agents", ".claude")
 		if err != nil {
 			t.err = fmt.Errorf("read the committed skills at %.7s: %w", t.sha, err)
 			return t
@@ -145,7 +145,7 @@ func repoSkillTree(env *Env) *skillTree {
 
 // find looks name up in the repository's skill folders, in order. It returns
 // a zero PlanSkill and no error when neither holds it.
-func (t *skillTree) find(repo *Repo, name string) (ir.PlanSkill, error) {
+func (t *skillTree) find(repo *git.Repo, name string) (ir.PlanSkill, error) {
 	for _, dir := range repoSkillDirs {
 		path := dir + "/" + name + "/SKILL.md"
 		link, present := t.walk(path)
@@ -188,7 +188,7 @@ func (t *skillTree) walk(path string) (link string, present bool) {
 // followSkill asks git to follow the symlinks on path at commit sha, each
 // resolved relative to its place in the tree. It reports whether path leads
 // to a file inside the repository, or, when it leads outside, where to.
-func followSkill(repo *Repo, sha, path string) (ok bool, escape string, err error) {
+func followSkill(repo *git.Repo, sha, path string) (ok bool, escape string, err error) {
 	out, err := git.RunInput(context.Background(), repo.Root, repo.Env, sha+":"+path+"\n", "cat-file", "--batch-check", "--follow-symlinks")
 	if err != nil {
 		return false, "", fmt.Errorf("follow the symlinks of %s: %w", path, err)

@@ -8,12 +8,13 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 )
 
 // lookupEnv is an environment for lookups in repo (nil: none), with a fresh
 // $CAIRN_HOME.
-func lookupEnv(t *testing.T, repo *Repo, cfg *config.Config) *Env {
+func lookupEnv(t *testing.T, repo *git.Repo, cfg *config.Config) *Env {
 	t.Helper()
 	if cfg == nil {
 		cfg = &config.Config{}

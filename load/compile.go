@@ -3,10 +3,11 @@ package load
 import (
 	"context"
 	"fmt"
+	"os"
 
-	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -31,7 +32,7 @@ type Compilable struct {
 // compilable process, nil with ErrRefused when the check refused it.
 // Outside a git repository it fails with the reason, and checks nothing.
 func PrepareCompile(ctx context.Context, dir, target string) (*Compilable, *templates.Report, error) {
-	if _, err := check.OpenRepo(dir); err != nil {
+	if _, err := git.Discover(ctx, dir, os.Environ()); err != nil {
 		return nil, nil, err
 	}
 	ws := Open(dir, Options{NoPreflight: true})

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -21,7 +23,7 @@ type Runnable struct {
 	Source    []byte
 	Home      string
 	Config    *config.Config
-	Repo      *check.Repo
+	Repo      *git.Repo
 	Harnesses *harness.Registry
 }
 
@@ -34,7 +36,7 @@ var ErrRefused = errors.New("refused")
 // nil with ErrRefused when the check refused it. Outside a git repository
 // it fails with the reason, and checks nothing.
 func PrepareRun(ctx context.Context, dir, target, issue string, flags check.Flags) (*Runnable, *templates.Report, error) {
-	if _, err := check.OpenRepo(dir); err != nil {
+	if _, err := git.Discover(ctx, dir, os.Environ()); err != nil {
 		return nil, nil, err
 	}
 	ws := Open(dir, Options{Flags: flags})

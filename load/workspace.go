@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/parse"
 	"github.com/cairn-dev/cairn/templates"
@@ -62,7 +63,7 @@ func Open(dir string, o Options) *Workspace {
 	if cfg.File != "" && cfg.Source != nil {
 		ws.Sources[cfg.File] = cfg.Source
 	}
-	repo, err := check.OpenRepo(dir)
+	repo, err := git.Discover(context.Background(), dir, os.Environ())
 	if err != nil {
 		repo, ws.NoRepo = nil, true
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/check"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 )
@@ -17,7 +17,7 @@ import (
 // back as refused, not skipped.
 func TestRefusedRuns(t *testing.T) {
 	home := t.TempDir()
-	o := Options{Home: home, Plan: &ir.Plan{Process: "fix"}, Repo: &check.Repo{CommonDir: "/r/.git"}}
+	o := Options{Home: home, Plan: &ir.Plan{Process: "fix"}, Repo: &git.Repo{CommonDir: "/r/.git"}}
 	if err := refusedActivity(o, filepath.Join(home, "runs", "fix_1"), errors.New(`issue #42 is claimed by run "fix_0"`)); err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
@@ -118,7 +117,7 @@ func Resume(ctx context.Context, dir string, o Options) (record.Status, error) {
 // starts it again from its base with them. A symbolic link there, where
 // cairn makes none, is removed itself: neither git nor a removal goes
 // through it.
-func salvage(home string, repo *check.Repo, dir string, rec *record.Record) error {
+func salvage(home string, repo *git.Repo, dir string, rec *record.Record) error {
 	runDir := filepath.Join(home, "worktrees", filepath.Base(dir))
 	info, err := os.Lstat(runDir)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cairn-dev/cairn/check"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 )
@@ -15,7 +15,7 @@ import (
 // folder too.
 func TestSalvageRemovesLinksOnly(t *testing.T) {
 	root, common := wtRepo(t)
-	repo := &check.Repo{Root: root, CommonDir: common}
+	repo := &git.Repo{Root: root, CommonDir: common}
 	home := t.TempDir()
 	for _, c := range []struct{ name, link string }{
 		{"hunt_2026-01-01T000000Z", ""},  // worktrees/RUN is the link

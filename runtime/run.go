@@ -17,7 +17,6 @@ import (
 	"github.com/cairn-dev/cairn/internal/atomicfile"
 	"github.com/cairn-dev/cairn/record"
 
-	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/harness"
@@ -34,7 +33,7 @@ import (
 type Options struct {
 	// Home is $CAIRN_HOME.
 	Home      string
-	Repo      *check.Repo
+	Repo      *git.Repo
 	Config    *config.Config
 	Harnesses *harness.Registry
 	Plan      *ir.Plan

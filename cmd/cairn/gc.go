@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
 	"time"
 
-	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/runtime"
 )
@@ -22,7 +24,7 @@ type gcCmd struct {
 // cannot be read is left alone, with a warning.
 func (c *gcCmd) Run(a *app) error {
 	root := ""
-	if r, err := check.OpenRepo("."); err == nil {
+	if r, err := git.Discover(context.Background(), ".", os.Environ()); err == nil {
 		root = r.Root
 	}
 	report, err := record.GC(config.Home(), root, time.Now(), record.GCOptions{

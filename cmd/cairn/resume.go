@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/cairn-dev/cairn/check"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/parse"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/runtime"
@@ -54,7 +57,7 @@ func (c *resumeCmd) Run(a *app) error {
 	if !runtime.Resumable(rec) {
 		return fmt.Errorf("run %s is %s; only failed, interrupted and crashed runs resume", name, rec.Status)
 	}
-	repo, err := check.OpenRepo(".")
+	repo, err := git.Discover(context.Background(), ".", os.Environ())
 	if err != nil {
 		return err
 	}

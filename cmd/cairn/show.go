@@ -1,8 +1,11 @@
 package main
 
 import (
-	"github.com/cairn-dev/cairn/check"
+	"context"
+	"os"
+
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -45,7 +48,7 @@ func findRun(arg string) (string, error) {
 // repository. A folder of runs the repository links out of its working
 // tree is refused.
 func repoRuns() (string, []string, error) {
-	r, err := check.OpenRepo(".")
+	r, err := git.Discover(context.Background(), ".", os.Environ())
 	if err != nil {
 		return "", nil, nil
 	}
