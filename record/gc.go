@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/internal/realpath"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -88,7 +87,7 @@ func GC(home, repoRoot string, now time.Time, o GCOptions) (GCReport, error) {
 	dryRun := o.DryRun
 	report := GCReport{DryRun: dryRun}
 	homeRuns := RunsDir(home)
-	if err := RealFolder(homeRuns); err != nil {
+	if err := realpath.Folder(homeRuns); err != nil {
 		return report, fmt.Errorf("gc: %w", err)
 	}
 	folders := []string{homeRuns}
@@ -100,7 +99,7 @@ func GC(home, repoRoot string, now time.Time, o GCOptions) (GCReport, error) {
 		}
 		folders = append(folders, inRepo)
 	}
-	owned, err := RealPaths(folders)
+	owned, err := realpath.Folders(folders)
 	if err != nil {
 		return report, fmt.Errorf("gc: %w", err)
 	}
@@ -206,64 +205,6 @@ func keyOf(r RunInfo) newestKey {
 	return k
 }
 
-// RealFolder checks that the folder at path is one, not a symbolic link to
-// one: gc deletes in it, and so does the runtime when it prunes a run's
-// worktrees. A folder that does not exist is fine.
-func RealFolder(path string) error {
-	info, err := os.Lstat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
-		return err
-	case info.Mode()&fs.ModeSymlink != 0:
-		return fmt.Errorf("%s is a symbolic link, and gc deletes nothing through one; make it a folder", path)
-	case !info.IsDir():
-		return fmt.Errorf("%s is not a folder", path)
-	}
-	return nil
-}
-
-// RealPaths are the real paths of folders, those that exist.
-func RealPaths(folders []string) ([]string, error) {
-	var out []string
-	for _, f := range folders {
-		real, err := filepath.EvalSymlinks(f)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err == nil {
-			real, err = filepath.Abs(real)
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, real)
-	}
-	return out, nil
-}
-
-// OwnedEntry checks that path is an entry of one of the folders owned (real
-// paths) by its parent's real path, and returns its own Lstat: a symbolic
-// link is reported as one, never followed.
-func OwnedEntry(owned []string, path string) (fs.FileInfo, error) {
-	info, err := os.Lstat(path)
-	if err != nil {
-		return nil, err
-	}
-	parent, err := filepath.EvalSymlinks(filepath.Dir(path))
-	if err == nil {
-		parent, err = filepath.Abs(parent)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if !slices.Contains(owned, parent) {
-		return nil, fmt.Errorf("%s is not in a folder gc owns (it lies in %s)", path, parent)
-	}
-	return info, nil
-}
-
 // commitRemoval commits the removal of the run folders dirs from the
 // repository at root, those of them git tracks, in one commit of those
 // paths only: whatever else the user has staged stays staged.
@@ -326,7 +267,7 @@ func runExpiry(rec *Record) (time.Time, string) {
 // meanwhile; deleted is false when another holds the lock (the run is
 // running).
 func deleteRun(owned []string, name, dir string) (deleted bool, err error) {
-	info, err := OwnedEntry(owned, dir)
+	info, err := realpath.Entry(owned, dir)
 	if err != nil {
 		return false, fmt.Errorf("delete run %q: %w", name, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/internal/realpath"
 )
 
 // gcNow is the fixed time the gc tests run at.
@@ -194,7 +195,7 @@ func TestGCSkipsLockedAtDeletion(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Close()
-	owned, err := RealPaths([]string{RunsDir(home)})
+	owned, err := realpath.Folders([]string{RunsDir(home)})
 	if err != nil {
 		t.Fatal(err)
 	}

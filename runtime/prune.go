@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/internal/git"
-	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/internal/realpath"
 )
 
 // PruneWorktrees removes home/worktrees/NAME, what a crashed run left of its
@@ -33,14 +33,14 @@ func PruneWorktrees(home, name, repo string) error {
 	fail := func(err error) error {
 		return fmt.Errorf("remove the worktrees of run %q: %w", name, err)
 	}
-	if err := record.RealFolder(root); err != nil {
+	if err := realpath.Folder(root); err != nil {
 		return fail(err)
 	}
-	owned, err := record.RealPaths([]string{root})
+	owned, err := realpath.Folders([]string{root})
 	if err != nil {
 		return fail(err)
 	}
-	info, err := record.OwnedEntry(owned, wtDir)
+	info, err := realpath.Entry(owned, wtDir)
 	if err != nil {
 		return fail(err)
 	}
@@ -78,7 +78,7 @@ func PruneWorktrees(home, name, repo string) error {
 // symbolic link) is removed itself; git looks only into real folders, as a
 // link's target may be any repository.
 func removeWorktreeEntries(wtDir, name string) (kept []error, err error) {
-	owned, err := record.RealPaths([]string{wtDir})
+	owned, err := realpath.Folders([]string{wtDir})
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func removeWorktreeEntries(wtDir, name string) (kept []error, err error) {
 	}
 	for _, e := range entries {
 		path := filepath.Join(wtDir, e.Name())
-		info, err := record.OwnedEntry(owned, path)
+		info, err := realpath.Entry(owned, path)
 		if err != nil {
 			return kept, err
 		}
