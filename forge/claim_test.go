@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cairn-dev/cairn/internal/testrepo"
 )
 
 // thisHost is the host the claim tests' holders run on.
@@ -35,11 +37,11 @@ func deadPID(t *testing.T) int {
 // when there is none.
 func claimOnOrigin(t *testing.T, f *ghFixture, n int) string {
 	t.Helper()
-	out := wtGit(t, f.origin, "for-each-ref", "--format=%(objectname)", ClaimRef(n))
+	out := testrepo.Git(t, f.origin, "for-each-ref", "--format=%(objectname)", ClaimRef(n))
 	if out == "" {
 		return ""
 	}
-	return wtGit(t, f.origin, "log", "-1", "--format=%B", out)
+	return testrepo.Git(t, f.origin, "log", "-1", "--format=%B", out)
 }
 
 // asClaimed is err as a *ClaimedError, failing the test when it is not one.
@@ -56,8 +58,8 @@ func TestTakeClaimRace(t *testing.T) {
 	t.Parallel()
 	f := newGHFixture(t)
 	other := filepath.Join(t.TempDir(), "other")
-	wtGit(t, "", "clone", "-q", f.origin, other)
-	head := wtGit(t, f.root, "rev-parse", "HEAD")
+	testrepo.Git(t, "", "clone", "-q", f.origin, other)
+	head := testrepo.Git(t, f.root, "rev-parse", "HEAD")
 	host := thisHost(t)
 
 	roots := []string{f.root, other}
@@ -95,14 +97,14 @@ func TestTakeClaimRace(t *testing.T) {
 	if !strings.Contains(msg, "run: "+holders[win].Run) || !strings.Contains(msg, "host: "+host) {
 		t.Errorf("the claim on origin says:\n%s", msg)
 	}
-	if claims[win].Commit != wtGit(t, f.origin, "rev-parse", ClaimRef(42)) {
+	if claims[win].Commit != testrepo.Git(t, f.origin, "rev-parse", ClaimRef(42)) {
 		t.Error("the winner's claim is not the commit on origin")
 	}
 	// Claiming touched neither the working tree, the index nor HEAD.
-	if status := wtGit(t, f.root, "status", "--porcelain"); status != "" {
+	if status := testrepo.Git(t, f.root, "status", "--porcelain"); status != "" {
 		t.Errorf("claiming changed the working tree:\n%s", status)
 	}
-	if got := wtGit(t, f.root, "rev-parse", "HEAD"); got != head {
+	if got := testrepo.Git(t, f.root, "rev-parse", "HEAD"); got != head {
 		t.Errorf("HEAD moved from %s to %s", head, got)
 	}
 }
@@ -187,7 +189,7 @@ func TestReleaseClaim(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `now held by run "fix_2026-03-01T100000Z"`) {
 		t.Errorf("releasing a claim taken over: %v", err)
 	}
-	if got := wtGit(t, f.origin, "rev-parse", ClaimRef(11)); got != taker.Commit {
+	if got := testrepo.Git(t, f.origin, "rev-parse", ClaimRef(11)); got != taker.Commit {
 		t.Error("a release deleted another run's claim")
 	}
 	if err := taker.Release(ctx); err != nil {
@@ -207,7 +209,7 @@ func TestReleaseClaim(t *testing.T) {
 func TestTakeClaimNoOrigin(t *testing.T) {
 	t.Parallel()
 	f := newGHFixture(t)
-	wtGit(t, f.root, "remote", "set-url", "origin", filepath.Join(t.TempDir(), "gone.git"))
+	testrepo.Git(t, f.root, "remote", "set-url", "origin", filepath.Join(t.TempDir(), "gone.git"))
 	_, err := TakeClaim(context.Background(), f.root, 1, Holder{Host: thisHost(t), Run: "r", PID: os.Getpid()}, false, nil)
 	if err == nil || !strings.Contains(err.Error(), "claim issue #1: git ") {
 		t.Fatalf("a claim with origin unreachable: %v, want git's error", err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/internal/fakegh"
+	"github.com/cairn-dev/cairn/internal/testrepo"
 )
 
 // TestHelperFakeGH is not a test: it is the fake gh (internal/fakegh) the
@@ -40,14 +41,9 @@ const originURL = "https://github.com/acme/widgets.git"
 func newGHFixture(t *testing.T) *ghFixture {
 	t.Helper()
 	f := &ghFixture{}
-	f.root, f.common = wtRepo(t)
+	f.root, f.common = testrepo.New(t)
 	dir := t.TempDir()
-	f.origin = filepath.Join(dir, "origin.git")
-	wtGit(t, "", "init", "-q", "--bare", "-b", "main", f.origin)
-	wtGit(t, f.root, "remote", "add", "origin", originURL)
-	wtGit(t, f.root, "config", "url."+f.origin+".insteadOf", originURL)
-	wtGit(t, f.root, "push", "-q", "origin", "main")
-	wtGit(t, f.root, "fetch", "-q", "origin")
+	f.origin = testrepo.Origin(t, f.root, originURL)
 
 	bin := filepath.Join(dir, "bin")
 	if err := os.Mkdir(bin, 0o755); err != nil {

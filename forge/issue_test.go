@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/internal/fakegh"
+	"github.com/cairn-dev/cairn/internal/testrepo"
 )
 
 // issue42 is the issues tests' issue: comments by alice (gh's account),
@@ -136,7 +137,7 @@ func TestOpenIssueFailures(t *testing.T) {
 	if _, err := OpenIssue(ctx, f.root, "42", nil, f.env); err == nil || !strings.Contains(err.Error(), "gh auth login") {
 		t.Errorf("gh not logged in: %v, want gh's own message", err)
 	}
-	wtGit(t, f.root, "remote", "remove", "origin")
+	testrepo.Git(t, f.root, "remote", "remove", "origin")
 	if _, err := OpenIssue(ctx, f.root, "42", nil, f.env); err == nil || !strings.Contains(err.Error(), `no remote "origin"`) {
 		t.Errorf("no origin: %v", err)
 	}
@@ -246,16 +247,16 @@ func TestIssueBranchName(t *testing.T) {
 	}
 	// An issue renamed since: origin's branch of the issue is continued,
 	// and a local one first. Issue 4's branch is no branch of issue 42.
-	wtGit(t, f.root, "push", "-q", "origin", "main:cairn/42-old-title", "main:cairn/4-other")
-	wtGit(t, f.root, "fetch", "-q", "origin")
+	testrepo.Git(t, f.root, "push", "-q", "origin", "main:cairn/42-old-title", "main:cairn/4-other")
+	testrepo.Git(t, f.root, "fetch", "-q", "origin")
 	if got := branch(); got != "cairn/42-old-title" {
 		t.Errorf("with origin's cairn/42-old-title: %q", got)
 	}
-	wtGit(t, f.root, "branch", "cairn/42-local")
+	testrepo.Git(t, f.root, "branch", "cairn/42-local")
 	if got := branch(); got != "cairn/42-local" {
 		t.Errorf("with a local cairn/42-local: %q", got)
 	}
-	wtGit(t, f.root, "branch", "cairn/42-fix-the-crash-in-cairn-gc")
+	testrepo.Git(t, f.root, "branch", "cairn/42-fix-the-crash-in-cairn-gc")
 	if got := branch(); got != "cairn/42-fix-the-crash-in-cairn-gc" {
 		t.Errorf("with the title's own branch: %q", got)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/fakegh"
+	"github.com/cairn-dev/cairn/internal/testrepo"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 )
@@ -72,11 +73,11 @@ func newDeliveryFixture(t *testing.T, checks []fakegh.CheckSpec, limits ir.PlanL
 
 	const branch = "cairn/42-fix-the-parser"
 	f.wt = Worktree{Name: "fix", Kind: ir.IssueBranch, Path: filepath.Join(dir, "wt"), Branch: branch}
-	wtGit(t, f.root, "worktree", "add", "-q", "-b", branch, f.wt.Path, "main")
-	f.wt.Base = wtGit(t, f.root, "rev-parse", "main")
-	wtWrite(t, filepath.Join(f.wt.Path, "src", "parse.go"), "package main\n\nfunc parse() {}\n")
-	wtGit(t, f.wt.Path, "add", "-A")
-	wtGit(t, f.wt.Path, "commit", "-q", "-m", "Fix the parser")
+	testrepo.Git(t, f.root, "worktree", "add", "-q", "-b", branch, f.wt.Path, "main")
+	f.wt.Base = testrepo.Git(t, f.root, "rev-parse", "main")
+	testrepo.Write(t, filepath.Join(f.wt.Path, "src", "parse.go"), "package main\n\nfunc parse() {}\n")
+	testrepo.Git(t, f.wt.Path, "add", "-A")
+	testrepo.Git(t, f.wt.Path, "commit", "-q", "-m", "Fix the parser")
 
 	is, err := forge.OpenIssue(context.Background(), f.root, "42", nil, f.env)
 	if err != nil {
@@ -192,7 +193,7 @@ func TestDeliveryReadyWhenChecksPass(t *testing.T) {
 	if got := f.r.pullRequestURL(); got != prURL {
 		t.Errorf("the run's pull request = %q, want %q", got, prURL)
 	}
-	if head, pushed := wtGit(t, f.wt.Path, "rev-parse", "HEAD"), wtGit(t, f.origin, "rev-parse", "refs/heads/cairn/42-fix-the-parser"); head != pushed {
+	if head, pushed := testrepo.Git(t, f.wt.Path, "rev-parse", "HEAD"), testrepo.Git(t, f.origin, "rev-parse", "refs/heads/cairn/42-fix-the-parser"); head != pushed {
 		t.Errorf("origin's branch is at %s, the worktree at %s", pushed, head)
 	}
 	if p := f.prompts(t); len(p) != 0 {
@@ -261,14 +262,14 @@ func TestDeliveryRepairsARedCheckInTwoRounds(t *testing.T) {
 			t.Errorf("prompt %d names the passing check", i+1)
 		}
 	}
-	log := wtGit(t, f.origin, "log", "--format=%s%n%b", "refs/heads/cairn/42-fix-the-parser")
+	log := testrepo.Git(t, f.origin, "log", "--format=%s%n%b", "refs/heads/cairn/42-fix-the-parser")
 	if !strings.HasPrefix(log, "[cairn] Repair: test\nCairn-Run: "+f.r.folder.Name()+"\nCairn-Step: deliver\n") || !strings.Contains(log, "Fix the empty case") {
 		t.Errorf("origin's branch:\n%s", log)
 	}
 	if pr := f.pull(t, 43); pr.State != "OPEN" || pr.IsDraft {
 		t.Errorf("pull request = %+v, want it open and ready", pr)
 	}
-	if status := wtGit(t, f.wt.Path, "status", "--porcelain"); status != "" {
+	if status := testrepo.Git(t, f.wt.Path, "status", "--porcelain"); status != "" {
 		t.Errorf("the worktree is left dirty:\n%s", status)
 	}
 	for _, want := range []string{"deliver: repair 1 of 3: checks \"test\" of pull request " + prURL + " fail", "deliver: repair 2 of 3"} {
@@ -318,13 +319,13 @@ func TestDeliveryRepairCapZero(t *testing.T) {
 func TestDeliveryRebasesAConflict(t *testing.T) {
 	f := newDeliveryFixture(t, []fakegh.CheckSpec{{Name: "test"}}, limits(3))
 	// The branch and main both change README.md.
-	wtWrite(t, filepath.Join(f.wt.Path, "README.md"), "hello from the branch\n")
-	wtGit(t, f.wt.Path, "commit", "-q", "-am", "Branch README")
+	testrepo.Write(t, filepath.Join(f.wt.Path, "README.md"), "hello from the branch\n")
+	testrepo.Git(t, f.wt.Path, "commit", "-q", "-am", "Branch README")
 	// An earlier delivery pushed the branch as it was.
-	wtGit(t, f.wt.Path, "push", "-q", "origin", "cairn/42-fix-the-parser")
-	wtWrite(t, filepath.Join(f.root, "README.md"), "hello from main\n")
-	wtGit(t, f.root, "commit", "-q", "-am", "Main README")
-	wtGit(t, f.root, "push", "-q", "origin", "main")
+	testrepo.Git(t, f.wt.Path, "push", "-q", "origin", "cairn/42-fix-the-parser")
+	testrepo.Write(t, filepath.Join(f.root, "README.md"), "hello from main\n")
+	testrepo.Git(t, f.root, "commit", "-q", "-am", "Main README")
+	testrepo.Git(t, f.root, "push", "-q", "origin", "main")
 	f.do(t, 1, "printf 'hello from main and the branch\\n' > README.md && git add README.md\n")
 
 	res := f.deliver()
@@ -341,9 +342,9 @@ func TestDeliveryRebasesAConflict(t *testing.T) {
 		}
 	}
 	branch := "refs/heads/cairn/42-fix-the-parser"
-	mainHead := wtGit(t, f.origin, "rev-parse", "refs/heads/main")
-	wtGit(t, f.origin, "merge-base", "--is-ancestor", mainHead, branch)
-	if got := wtGit(t, f.origin, "show", branch+":README.md"); got != "hello from main and the branch" {
+	mainHead := testrepo.Git(t, f.origin, "rev-parse", "refs/heads/main")
+	testrepo.Git(t, f.origin, "merge-base", "--is-ancestor", mainHead, branch)
+	if got := testrepo.Git(t, f.origin, "show", branch+":README.md"); got != "hello from main and the branch" {
 		t.Errorf("README.md on origin's branch = %q", got)
 	}
 	if pr := f.pull(t, 43); pr.IsDraft || pr.State != "OPEN" {
@@ -362,7 +363,7 @@ func TestDeliveryRefusals(t *testing.T) {
 	if !res.Failed || res.Cause != `delivery works on an issue-branch worktree, and worktree "fix" is a throwaway worktree` {
 		t.Errorf("delivery in a throwaway = %+v", res)
 	}
-	wtWrite(t, filepath.Join(f.wt.Path, "loose.txt"), "not committed\n")
+	testrepo.Write(t, filepath.Join(f.wt.Path, "loose.txt"), "not committed\n")
 	res = f.deliver()
 	if !res.Failed || !strings.Contains(res.Cause, `worktree "fix" has uncommitted changes`) {
 		t.Errorf("delivery of a dirty worktree = %+v", res)
@@ -375,14 +376,14 @@ func TestDeliveryRefusals(t *testing.T) {
 // TestCairnPathspecs holds that the pathspecs of cairn's own files match
 // them, as git exclude patterns do, and nothing else.
 func TestCairnPathspecs(t *testing.T) {
-	root, _ := wtRepo(t)
+	root, _ := testrepo.New(t)
 	own := []string{".cairn-issue.md", ".cairn/skills/hunt/SKILL.md", ".cairn/runs/r/.lock", ".cairn/runs/r/events.jsonl"}
 	others := []string{"src/.cairn-issue.md", ".cairn/runs/r/run.json", ".cairn/runs/r/results/a.md", ".cairn/processes/p.toml"}
 	for _, p := range append(slices.Clone(own), others...) {
-		wtWrite(t, filepath.Join(root, filepath.FromSlash(p)), "x\n")
+		testrepo.Write(t, filepath.Join(root, filepath.FromSlash(p)), "x\n")
 	}
-	wtGit(t, root, "add", "-A")
-	got := strings.Fields(wtGit(t, root, append([]string{"ls-files", "--"}, cairnPathspecs()...)...))
+	testrepo.Git(t, root, "add", "-A")
+	got := strings.Fields(testrepo.Git(t, root, append([]string{"ls-files", "--"}, cairnPathspecs()...)...))
 	slices.Sort(got)
 	slices.Sort(own)
 	if !slices.Equal(got, own) {

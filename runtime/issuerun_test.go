@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/fakegh"
 	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/internal/testrepo"
 	"github.com/cairn-dev/cairn/record"
 )
 
@@ -39,11 +40,11 @@ func deadPID(t *testing.T) int {
 // when there is none.
 func claimOnOrigin(t *testing.T, f *ghFixture, n int) string {
 	t.Helper()
-	out := wtGit(t, f.origin, "for-each-ref", "--format=%(objectname)", forge.ClaimRef(n))
+	out := testrepo.Git(t, f.origin, "for-each-ref", "--format=%(objectname)", forge.ClaimRef(n))
 	if out == "" {
 		return ""
 	}
-	return wtGit(t, f.origin, "log", "-1", "--format=%B", out)
+	return testrepo.Git(t, f.origin, "log", "-1", "--format=%B", out)
 }
 
 // asClaimed is err as a *forge.ClaimedError, failing the test when it is not one.
@@ -83,7 +84,7 @@ func TestTakeClaimLiveRefusedEvenWithTakeOver(t *testing.T) {
 	if !strings.Contains(err.Error(), "still running") {
 		t.Errorf("the refusal %q does not say the holder runs", err)
 	}
-	if got := wtGit(t, f.origin, "rev-parse", forge.ClaimRef(9)); got != first.Commit {
+	if got := testrepo.Git(t, f.origin, "rev-parse", forge.ClaimRef(9)); got != first.Commit {
 		t.Error("the live claim was replaced")
 	}
 	lock.Close()
@@ -116,7 +117,7 @@ func TestTakeClaimResumedRunHoldsItsLock(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the resumed run could not take back its own claim: %v", err)
 	}
-	if got := wtGit(t, f.origin, "rev-parse", forge.ClaimRef(6)); got != c.Commit {
+	if got := testrepo.Git(t, f.origin, "rev-parse", forge.ClaimRef(6)); got != c.Commit {
 		t.Error("origin's claim is not the resumed run's")
 	}
 	// Another run of the same name in another folder is not this run.
@@ -147,7 +148,7 @@ func TestIssueFileLeavesTreeClean(t *testing.T) {
 	if path != filepath.Join(f.root, forge.IssueFile) {
 		t.Errorf("writeIssueFile wrote %s, want %s", path, filepath.Join(f.root, forge.IssueFile))
 	}
-	if status := wtGit(t, f.root, "status", "--porcelain"); status != "" {
+	if status := testrepo.Git(t, f.root, "status", "--porcelain"); status != "" {
 		t.Errorf("the issue file makes the tree dirty:\n%s", status)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/internal/fakegh"
+	"github.com/cairn-dev/cairn/internal/testrepo"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -17,13 +18,13 @@ func delivered(t *testing.T, l ir.PlanLimits, files map[string]string) *delivery
 	t.Helper()
 	f := newDeliveryFixture(t, []fakegh.CheckSpec{{Name: "test"}}, l)
 	for name, content := range files {
-		wtWrite(t, filepath.Join(f.wt.Path, filepath.FromSlash(name)), content)
+		testrepo.Write(t, filepath.Join(f.wt.Path, filepath.FromSlash(name)), content)
 	}
 	if len(files) > 0 {
-		wtGit(t, f.wt.Path, "add", "-A")
-		wtGit(t, f.wt.Path, "commit", "-q", "-m", "More")
+		testrepo.Git(t, f.wt.Path, "add", "-A")
+		testrepo.Git(t, f.wt.Path, "commit", "-q", "-m", "More")
 	}
-	wtGit(t, f.wt.Path, "push", "-q", "origin", f.wt.Branch)
+	testrepo.Git(t, f.wt.Path, "push", "-q", "origin", f.wt.Branch)
 	err := fakegh.WritePullRequest(f.state, &fakegh.PullRequest{Number: 43, Title: "Fix the parser", Body: "Closes #42.",
 		Author: "alice", Head: f.wt.Branch, Base: "main", State: "OPEN", CreatedAt: at(60)})
 	if err != nil {
@@ -63,7 +64,7 @@ func TestSelfMergeOnlyWhenAsked(t *testing.T) {
 		t.Fatalf("merge asked: %+v", res)
 	}
 	pr := f.pull(t, 43)
-	head := wtGit(t, f.wt.Path, "rev-parse", "HEAD")
+	head := testrepo.Git(t, f.wt.Path, "rev-parse", "HEAD")
 	if pr.State != "MERGED" || pr.Merge == nil || pr.Merge.Method != "squash" || pr.Merge.HeadSHA != head {
 		t.Errorf("merge asked: pull request = %+v", pr)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/internal/git"
+	"github.com/cairn-dev/cairn/internal/testrepo"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 )
@@ -14,7 +15,7 @@ import (
 // would be: the link goes, and what it points to stays, a repository's
 // folder too.
 func TestSalvageRemovesLinksOnly(t *testing.T) {
-	root, common := wtRepo(t)
+	root, common := testrepo.New(t)
 	repo := &git.Repo{Root: root, CommonDir: common}
 	home := t.TempDir()
 	for _, c := range []struct{ name, link string }{
@@ -26,7 +27,7 @@ func TestSalvageRemovesLinksOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 		outside := filepath.Join(root, "outside-"+c.name)
-		wtWrite(t, filepath.Join(outside, "a", "keep.txt"), "not cairn's\n")
+		testrepo.Write(t, filepath.Join(outside, "a", "keep.txt"), "not cairn's\n")
 		link := filepath.Join(home, "worktrees", c.name)
 		target := outside
 		if c.link != "" {

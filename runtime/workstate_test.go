@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/cairn-dev/cairn/internal/testrepo"
 )
 
 // TestWorkStateRestore holds that restore puts back exactly what takeState
@@ -16,21 +18,21 @@ import (
 // whatever a session did in between, and leaves ignored files and cairn's
 // own alone.
 func TestWorkStateRestore(t *testing.T) {
-	root, _ := wtRepo(t)
-	wtWrite(t, filepath.Join(root, ".gitignore"), "/build/\n")
-	wtGit(t, root, "add", ".gitignore")
-	wtGit(t, root, "commit", "-q", "-m", "ignore build")
+	root, _ := testrepo.New(t)
+	testrepo.Write(t, filepath.Join(root, ".gitignore"), "/build/\n")
+	testrepo.Git(t, root, "add", ".gitignore")
+	testrepo.Git(t, root, "commit", "-q", "-m", "ignore build")
 	// The run agent's work, as the judge finds it: an edit, a staged new
 	// file, an untracked one, a deletion.
-	wtWrite(t, filepath.Join(root, "README.md"), "hello\nby the agent\n")
-	wtWrite(t, filepath.Join(root, "staged.txt"), "staged by the agent\n")
-	wtGit(t, root, "add", "staged.txt")
-	wtWrite(t, filepath.Join(root, "notes", "untracked.txt"), "left by the agent\n")
+	testrepo.Write(t, filepath.Join(root, "README.md"), "hello\nby the agent\n")
+	testrepo.Write(t, filepath.Join(root, "staged.txt"), "staged by the agent\n")
+	testrepo.Git(t, root, "add", "staged.txt")
+	testrepo.Write(t, filepath.Join(root, "notes", "untracked.txt"), "left by the agent\n")
 	if err := os.Remove(filepath.Join(root, "old.txt")); err != nil {
 		t.Fatal(err)
 	}
-	head := wtGit(t, root, "rev-parse", "HEAD")
-	status := wtGit(t, root, "status", "--porcelain")
+	head := testrepo.Git(t, root, "rev-parse", "HEAD")
+	status := testrepo.Git(t, root, "status", "--porcelain")
 
 	before, err := takeState(root)
 	if err != nil {
@@ -43,21 +45,21 @@ func TestWorkStateRestore(t *testing.T) {
 	// The judge: commits on a new branch, edits, deletes, adds, turns a
 	// file into a folder, writes where git ignores and where cairn keeps
 	// its own files.
-	wtGit(t, root, "checkout", "-q", "-b", "judge")
-	wtWrite(t, filepath.Join(root, "README.md"), "judged\n")
-	wtGit(t, root, "add", "-A")
-	wtGit(t, root, "commit", "-q", "-m", "by the judge")
-	wtWrite(t, filepath.Join(root, "notes", "untracked.txt"), "judged\n")
+	testrepo.Git(t, root, "checkout", "-q", "-b", "judge")
+	testrepo.Write(t, filepath.Join(root, "README.md"), "judged\n")
+	testrepo.Git(t, root, "add", "-A")
+	testrepo.Git(t, root, "commit", "-q", "-m", "by the judge")
+	testrepo.Write(t, filepath.Join(root, "notes", "untracked.txt"), "judged\n")
 	if err := os.Remove(filepath.Join(root, "staged.txt")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(filepath.Join(root, "logo.bin")); err != nil {
 		t.Fatal(err)
 	}
-	wtWrite(t, filepath.Join(root, "logo.bin", "inside.txt"), "a folder now\n")
-	wtWrite(t, filepath.Join(root, "deep", "er", "new.txt"), "added by the judge\n")
-	wtWrite(t, filepath.Join(root, "build", "out.o"), "ignored\n")
-	wtWrite(t, filepath.Join(root, ".cairn", "runs", "r", "run.json"), "{}\n")
+	testrepo.Write(t, filepath.Join(root, "logo.bin", "inside.txt"), "a folder now\n")
+	testrepo.Write(t, filepath.Join(root, "deep", "er", "new.txt"), "added by the judge\n")
+	testrepo.Write(t, filepath.Join(root, "build", "out.o"), "ignored\n")
+	testrepo.Write(t, filepath.Join(root, ".cairn", "runs", "r", "run.json"), "{}\n")
 
 	what, err := before.restore()
 	if err != nil {
@@ -66,20 +68,20 @@ func TestWorkStateRestore(t *testing.T) {
 	if !strings.Contains(what, "HEAD moved from main (") || !strings.Contains(what, "to judge (") || !strings.Contains(what, "files changed") {
 		t.Errorf("restore said %q", what)
 	}
-	if got := wtGit(t, root, "symbolic-ref", "HEAD"); got != "refs/heads/main" {
+	if got := testrepo.Git(t, root, "symbolic-ref", "HEAD"); got != "refs/heads/main" {
 		t.Errorf("HEAD is %s, want refs/heads/main", got)
 	}
-	if got := wtGit(t, root, "rev-parse", "HEAD"); got != head {
+	if got := testrepo.Git(t, root, "rev-parse", "HEAD"); got != head {
 		t.Errorf("HEAD at %s, want %s", got, head)
 	}
-	if got := wtGit(t, root, "status", "--porcelain", "--", ".", ":(exclude).cairn"); got != status {
+	if got := testrepo.Git(t, root, "status", "--porcelain", "--", ".", ":(exclude).cairn"); got != status {
 		t.Errorf("git status after restore:\n%s\nwant\n%s", got, status)
 	}
 	for path, want := range map[string]string{
 		"README.md":              "hello\nby the agent\n",
 		"staged.txt":             "staged by the agent\n",
 		"notes/untracked.txt":    "left by the agent\n",
-		"logo.bin":               string(wtBinary),
+		"logo.bin":               string(testrepo.Binary),
 		"build/out.o":            "ignored\n",
 		".cairn/runs/r/run.json": "{}\n",
 		"deep/er/new.txt":        "",
@@ -102,16 +104,16 @@ func TestWorkStateRestore(t *testing.T) {
 // TestWorkStateDetached holds that a commit a session made on a detached
 // HEAD (a throwaway worktree) is dropped, and the index it staged with it.
 func TestWorkStateDetached(t *testing.T) {
-	root, _ := wtRepo(t)
-	wtGit(t, root, "checkout", "-q", "--detach")
-	head := wtGit(t, root, "rev-parse", "HEAD")
+	root, _ := testrepo.New(t)
+	testrepo.Git(t, root, "checkout", "-q", "--detach")
+	head := testrepo.Git(t, root, "rev-parse", "HEAD")
 	before, err := takeState(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wtWrite(t, filepath.Join(root, "judge.txt"), "judged\n")
-	wtGit(t, root, "add", "judge.txt")
-	wtGit(t, root, "commit", "-q", "-m", "by the judge")
+	testrepo.Write(t, filepath.Join(root, "judge.txt"), "judged\n")
+	testrepo.Git(t, root, "add", "judge.txt")
+	testrepo.Git(t, root, "commit", "-q", "-m", "by the judge")
 	what, err := before.restore()
 	if err != nil {
 		t.Fatal(err)
@@ -119,13 +121,13 @@ func TestWorkStateDetached(t *testing.T) {
 	if want := `1 file changed ("judge.txt")`; !strings.Contains(what, want) || !strings.HasPrefix(what, "HEAD moved from "+head[:12]+" to ") {
 		t.Errorf("restore said %q", what)
 	}
-	if got := wtGit(t, root, "rev-parse", "HEAD"); got != head {
+	if got := testrepo.Git(t, root, "rev-parse", "HEAD"); got != head {
 		t.Errorf("HEAD at %s, want %s", got, head)
 	}
 	if err := exec.Command("git", "-C", root, "symbolic-ref", "-q", "HEAD").Run(); err == nil {
 		t.Error("HEAD is on a branch, want it detached")
 	}
-	if got := wtGit(t, root, "status", "--porcelain"); got != "" {
+	if got := testrepo.Git(t, root, "status", "--porcelain"); got != "" {
 		t.Errorf("git status after restore: %q", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/internal/testrepo"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 )
@@ -36,10 +37,10 @@ func openIssueBranch(t *testing.T, f *ghFixture, home, run, branch string) (*Wor
 // commitIn commits a new file name in the worktree at dir.
 func commitIn(t *testing.T, dir, name string) string {
 	t.Helper()
-	wtWrite(t, filepath.Join(dir, name), name+"\n")
-	wtGit(t, dir, "add", name)
-	wtGit(t, dir, "commit", "-q", "-m", "add "+name)
-	return wtGit(t, dir, "rev-parse", "HEAD")
+	testrepo.Write(t, filepath.Join(dir, name), name+"\n")
+	testrepo.Git(t, dir, "add", name)
+	testrepo.Git(t, dir, "commit", "-q", "-m", "add "+name)
+	return testrepo.Git(t, dir, "rev-parse", "HEAD")
 }
 
 func TestIssueBranchWorktreeFresh(t *testing.T) {
@@ -47,18 +48,18 @@ func TestIssueBranchWorktreeFresh(t *testing.T) {
 	home := t.TempDir()
 	const run, branch = "fix_2026-03-01T090000Z", "cairn/42-fix-the-crash"
 	w, wt := openIssueBranch(t, f, home, run, branch)
-	main := wtGit(t, f.root, "rev-parse", "main")
+	main := testrepo.Git(t, f.root, "rev-parse", "main")
 	want, _ := filepath.EvalSymlinks(filepath.Join(home, "worktrees", run))
 	if wt.Path != filepath.Join(want, "work") || wt.Branch != branch || wt.Base != main || wt.Kind != ir.IssueBranch {
 		t.Errorf("worktree = %+v", wt)
 	}
-	if got := wtGit(t, wt.Path, "symbolic-ref", "HEAD"); got != "refs/heads/"+branch {
+	if got := testrepo.Git(t, wt.Path, "symbolic-ref", "HEAD"); got != "refs/heads/"+branch {
 		t.Errorf("HEAD is %s, want the branch %s", got, branch)
 	}
-	if got := wtGit(t, wt.Path, "rev-parse", "HEAD"); got != main {
+	if got := testrepo.Git(t, wt.Path, "rev-parse", "HEAD"); got != main {
 		t.Errorf("the branch starts at %s, want main's %s", got, main)
 	}
-	if up := wtGit(t, f.root, "config", "--default", "", "branch."+branch+".merge"); up != "" {
+	if up := testrepo.Git(t, f.root, "config", "--default", "", "branch."+branch+".merge"); up != "" {
 		t.Errorf("a new branch tracks %q, want nothing", up)
 	}
 
@@ -90,14 +91,14 @@ func TestIssueBranchWorktreeFresh(t *testing.T) {
 func TestIssueBranchWorktreeContinuesLocalBranch(t *testing.T) {
 	f := newGHFixture(t)
 	const branch = "cairn/42-fix"
-	wtGit(t, f.root, "branch", branch)
+	testrepo.Git(t, f.root, "branch", branch)
 	side := filepath.Join(t.TempDir(), "side")
-	wtGit(t, f.root, "worktree", "add", "-q", side, branch)
+	testrepo.Git(t, f.root, "worktree", "add", "-q", side, branch)
 	tip := commitIn(t, side, "earlier.go")
-	wtGit(t, f.root, "worktree", "remove", side)
+	testrepo.Git(t, f.root, "worktree", "remove", side)
 
 	_, wt := openIssueBranch(t, f, t.TempDir(), "fix_2026-03-01T090000Z", branch)
-	if got := wtGit(t, wt.Path, "rev-parse", "HEAD"); got != tip {
+	if got := testrepo.Git(t, wt.Path, "rev-parse", "HEAD"); got != tip {
 		t.Errorf("HEAD is %s, want the existing branch's %s", got, tip)
 	}
 }
@@ -106,17 +107,17 @@ func TestIssueBranchWorktreeContinuesOriginsBranch(t *testing.T) {
 	f := newGHFixture(t)
 	const branch = "cairn/42-fix"
 	other := filepath.Join(t.TempDir(), "other")
-	wtGit(t, "", "clone", "-q", f.origin, other)
-	wtGit(t, other, "switch", "-q", "-c", branch)
+	testrepo.Git(t, "", "clone", "-q", f.origin, other)
+	testrepo.Git(t, other, "switch", "-q", "-c", branch)
 	tip := commitIn(t, other, "from-elsewhere.go")
-	wtGit(t, other, "push", "-q", "origin", branch)
-	wtGit(t, f.root, "fetch", "-q", "origin")
+	testrepo.Git(t, other, "push", "-q", "origin", branch)
+	testrepo.Git(t, f.root, "fetch", "-q", "origin")
 
 	_, wt := openIssueBranch(t, f, t.TempDir(), "fix_2026-03-01T090000Z", branch)
-	if got := wtGit(t, wt.Path, "rev-parse", "HEAD"); got != tip {
+	if got := testrepo.Git(t, wt.Path, "rev-parse", "HEAD"); got != tip {
 		t.Errorf("HEAD is %s, want origin's %s", got, tip)
 	}
-	if got := wtGit(t, f.root, "rev-parse", "--abbrev-ref", branch+"@{upstream}"); got != "origin/"+branch {
+	if got := testrepo.Git(t, f.root, "rev-parse", "--abbrev-ref", branch+"@{upstream}"); got != "origin/"+branch {
 		t.Errorf("the branch tracks %q, want origin's", got)
 	}
 }
@@ -131,13 +132,13 @@ func TestIssueBranchWorktreeClose(t *testing.T) {
 		{"nothing done", func(*testing.T, string, string) {}, ""},
 		{"committed and pushed", func(t *testing.T, dir, branch string) {
 			commitIn(t, dir, "fix.go")
-			wtGit(t, dir, "push", "-q", "origin", branch)
+			testrepo.Git(t, dir, "push", "-q", "origin", branch)
 		}, ""},
 		{"committed, not pushed", func(t *testing.T, dir, _ string) {
 			commitIn(t, dir, "unpushed.go")
 		}, "its branch has commits that are neither on the base nor pushed to origin"},
 		{"uncommitted", func(t *testing.T, dir, _ string) {
-			wtWrite(t, filepath.Join(dir, "draft.go"), "package draft\n")
+			testrepo.Write(t, filepath.Join(dir, "draft.go"), "package draft\n")
 		}, "it has uncommitted changes"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -149,7 +150,7 @@ func TestIssueBranchWorktreeClose(t *testing.T) {
 			if err := ExcludeCairnFiles(wt.Path); err != nil {
 				t.Fatal(err)
 			}
-			wtWrite(t, filepath.Join(wt.Path, forge.IssueFile), "# Issue\n")
+			testrepo.Write(t, filepath.Join(wt.Path, forge.IssueFile), "# Issue\n")
 			c.work(t, wt.Path, branch)
 			w.MarkSucceeded()
 			if err := w.Close(t.TempDir()); err != nil {
@@ -163,7 +164,7 @@ func TestIssueBranchWorktreeClose(t *testing.T) {
 				if entries, err := os.ReadDir(filepath.Join(home, "worktrees")); err != nil || len(entries) != 0 {
 					t.Errorf("home/worktrees holds %v (%v), want nothing", entries, err)
 				}
-				wtGit(t, f.root, "rev-parse", "--verify", "refs/heads/"+branch)
+				testrepo.Git(t, f.root, "rev-parse", "--verify", "refs/heads/"+branch)
 				return
 			}
 			if err != nil {
@@ -188,7 +189,7 @@ func TestIssueBranchWorktreeAfterAKeptOne(t *testing.T) {
 
 	// Uncommitted work in the kept worktree: the next run refuses the
 	// branch, and says where it is.
-	wtWrite(t, filepath.Join(old.Path, "draft.go"), "package draft\n")
+	testrepo.Write(t, filepath.Join(old.Path, "draft.go"), "package draft\n")
 	_, err := OpenWorktrees(context.Background(), f.root, f.common, home, "fix_2026-03-01T100000Z", issuePlan(branch))
 	if err == nil || !strings.Contains(err.Error(), `branch "`+branch+`" is checked out at `+old.Path) || !strings.Contains(err.Error(), "uncommitted changes") {
 		t.Fatalf("a branch with uncommitted work elsewhere: %v", err)
@@ -198,11 +199,11 @@ func TestIssueBranchWorktreeAfterAKeptOne(t *testing.T) {
 	}
 
 	// All committed: the next run moves the branch into its own worktree.
-	wtGit(t, old.Path, "add", "draft.go")
-	wtGit(t, old.Path, "commit", "-q", "-m", "draft")
-	tip = wtGit(t, old.Path, "rev-parse", "HEAD")
+	testrepo.Git(t, old.Path, "add", "draft.go")
+	testrepo.Git(t, old.Path, "commit", "-q", "-m", "draft")
+	tip = testrepo.Git(t, old.Path, "rev-parse", "HEAD")
 	_, wt := openIssueBranch(t, f, home, "fix_2026-03-01T100000Z", branch)
-	if got := wtGit(t, wt.Path, "rev-parse", "HEAD"); got != tip {
+	if got := testrepo.Git(t, wt.Path, "rev-parse", "HEAD"); got != tip {
 		t.Errorf("HEAD is %s, want the kept work's %s", got, tip)
 	}
 	if _, err := os.Stat(filepath.Dir(old.Path)); err == nil {
@@ -243,7 +244,7 @@ func TestIssueBranchWorktreeRefusals(t *testing.T) {
 		}
 	}
 	// The repository's own working tree has the branch checked out.
-	wtGit(t, f.root, "switch", "-q", "-c", "cairn/42-mine")
+	testrepo.Git(t, f.root, "switch", "-q", "-c", "cairn/42-mine")
 	_, err := OpenWorktrees(context.Background(), f.root, f.common, t.TempDir(), "fix_2026-03-01T090000Z", issuePlan("cairn/42-mine"))
 	if err == nil || !strings.Contains(err.Error(), `branch "cairn/42-mine" is checked out at `+f.root) {
 		t.Errorf("a branch checked out in the repository: %v", err)

@@ -5,79 +5,22 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/cairn-dev/cairn/internal/testrepo"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 )
-
-// wtBinary is a file git treats as binary: it holds NUL bytes.
-var wtBinary = []byte{0x89, 'P', 'N', 'G', 0, 1, 2, 3, 0, 0xff, 0xfe, '\n', 0}
-
-// wtRepo makes a small repository on branch main with a text file, a binary
-// file and a folder, and returns its root and git common dir.
-func wtRepo(t testing.TB) (root, commonDir string) {
-	t.Helper()
-	for k, v := range map[string]string{
-		"GIT_AUTHOR_NAME":     "Test",
-		"GIT_AUTHOR_EMAIL":    "test@example.com",
-		"GIT_COMMITTER_NAME":  "Test",
-		"GIT_COMMITTER_EMAIL": "test@example.com",
-		"GIT_CONFIG_GLOBAL":   "/dev/null",
-		"GIT_CONFIG_NOSYSTEM": "1",
-	} {
-		t.Setenv(k, v)
-	}
-	root = filepath.Join(t.TempDir(), "repo")
-	wtGit(t, "", "init", "-q", "-b", "main", root)
-	wtWrite(t, filepath.Join(root, "README.md"), "hello\n")
-	wtWrite(t, filepath.Join(root, "src", "main.go"), "package main\n")
-	wtWrite(t, filepath.Join(root, "logo.bin"), string(wtBinary))
-	wtWrite(t, filepath.Join(root, "old.txt"), "to be deleted\n")
-	wtGit(t, root, "add", "-A")
-	wtGit(t, root, "commit", "-q", "-m", "first")
-	common, err := filepath.EvalSymlinks(filepath.Join(root, ".git"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root, common
-}
-
-// wtGit runs git in dir ("" for the current folder) and returns its trimmed
-// stdout, failing the test when git fails.
-func wtGit(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	if dir != "" {
-		args = append([]string{"-C", dir}, args...)
-	}
-	out, err := exec.Command("git", args...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// wtWrite writes content to path, making its folder.
-func wtWrite(t testing.TB, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // wtList is what `git worktree list --porcelain` says: path → its HEAD line
 // and whether it is detached.
 func wtList(t testing.TB, root string) map[string]string {
 	t.Helper()
 	list := map[string]string{}
-	for _, block := range strings.Split(wtGit(t, root, "worktree", "list", "--porcelain"), "\n\n") {
+	for _, block := range strings.Split(testrepo.Git(t, root, "worktree", "list", "--porcelain"), "\n\n") {
 		var path, head string
 		for _, line := range strings.Split(block, "\n") {
 			switch {
@@ -106,9 +49,9 @@ func throwaways(names ...string) []ir.PlanWorktree {
 }
 
 func TestOpenWorktreesThrowaway(t *testing.T) {
-	root, common := wtRepo(t)
+	root, common := testrepo.New(t)
 	home := t.TempDir()
-	head := wtGit(t, root, "rev-parse", "HEAD")
+	head := testrepo.Git(t, root, "rev-parse", "HEAD")
 	// main moves on after a; b still starts from the base resolved once.
 	plan := []ir.PlanWorktree{
 		{Name: "a", Kind: ir.Throwaway, Base: "main"},
@@ -171,24 +114,24 @@ func TestOpenWorktreesThrowaway(t *testing.T) {
 // file, new untracked files, binary files, a deletion and a commit, but not
 // cairn's own copied skill.
 func TestClosePatch(t *testing.T) {
-	root, common := wtRepo(t)
+	root, common := testrepo.New(t)
 	home := t.TempDir()
 	w, err := OpenWorktrees(context.Background(), root, common, home, "run1", throwaways("a"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	wt, _ := w.Get("a")
-	wtWrite(t, filepath.Join(wt.Path, "README.md"), "hello\nchanged\n")
-	wtWrite(t, filepath.Join(wt.Path, "notes", "new.txt"), "an untracked file\n")
-	wtWrite(t, filepath.Join(wt.Path, "logo.bin"), string(append(bytes.Clone(wtBinary), 0, 7)))
-	wtWrite(t, filepath.Join(wt.Path, "new.bin"), "\x00\x01\x02binary\x00")
+	testrepo.Write(t, filepath.Join(wt.Path, "README.md"), "hello\nchanged\n")
+	testrepo.Write(t, filepath.Join(wt.Path, "notes", "new.txt"), "an untracked file\n")
+	testrepo.Write(t, filepath.Join(wt.Path, "logo.bin"), string(append(bytes.Clone(testrepo.Binary), 0, 7)))
+	testrepo.Write(t, filepath.Join(wt.Path, "new.bin"), "\x00\x01\x02binary\x00")
 	if err := os.Remove(filepath.Join(wt.Path, "old.txt")); err != nil {
 		t.Fatal(err)
 	}
 	// An agent's own commit is part of its changes since the base.
-	wtWrite(t, filepath.Join(wt.Path, "committed.txt"), "committed by the agent\n")
-	wtGit(t, wt.Path, "add", "committed.txt")
-	wtGit(t, wt.Path, "commit", "-q", "-m", "agent")
+	testrepo.Write(t, filepath.Join(wt.Path, "committed.txt"), "committed by the agent\n")
+	testrepo.Git(t, wt.Path, "add", "committed.txt")
+	testrepo.Git(t, wt.Path, "commit", "-q", "-m", "agent")
 	if _, err := InstallSkill(wt, "hunt", []byte("# hunt\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -214,13 +157,13 @@ func TestClosePatch(t *testing.T) {
 	}
 
 	fresh := filepath.Join(t.TempDir(), "fresh")
-	wtGit(t, "", "clone", "-q", root, fresh)
-	wtGit(t, fresh, "checkout", "-q", "--detach", wt.Base)
-	wtGit(t, fresh, "apply", patch)
+	testrepo.Git(t, "", "clone", "-q", root, fresh)
+	testrepo.Git(t, fresh, "checkout", "-q", "--detach", wt.Base)
+	testrepo.Git(t, fresh, "apply", patch)
 	for path, want := range map[string]string{
 		"README.md":     "hello\nchanged\n",
 		"notes/new.txt": "an untracked file\n",
-		"logo.bin":      string(append(bytes.Clone(wtBinary), 0, 7)),
+		"logo.bin":      string(append(bytes.Clone(testrepo.Binary), 0, 7)),
 		"new.bin":       "\x00\x01\x02binary\x00",
 		"committed.txt": "committed by the agent\n",
 	} {
@@ -238,19 +181,19 @@ func TestClosePatch(t *testing.T) {
 }
 
 func TestOpenCheckout(t *testing.T) {
-	root, common := wtRepo(t)
+	root, common := testrepo.New(t)
 	home := t.TempDir()
 	plan := []ir.PlanWorktree{{Name: "here", Kind: ir.Checkout}}
 
 	// cairn's own files from an earlier run are no dirt.
-	wtWrite(t, filepath.Join(root, ".cairn", "skills", "hunt", "SKILL.md"), "# hunt\n")
-	wtWrite(t, filepath.Join(root, ".cairn-issue.md"), "# issue\n")
+	testrepo.Write(t, filepath.Join(root, ".cairn", "skills", "hunt", "SKILL.md"), "# hunt\n")
+	testrepo.Write(t, filepath.Join(root, ".cairn-issue.md"), "# issue\n")
 	w, err := OpenWorktrees(context.Background(), root, common, home, "run1", plan)
 	if err != nil {
 		t.Fatalf("a clean checkout was refused: %v", err)
 	}
 	wt, ok := w.Get("here")
-	if !ok || wt.Path != root || wt.Kind != ir.Checkout || wt.Base != wtGit(t, root, "rev-parse", "HEAD") {
+	if !ok || wt.Path != root || wt.Kind != ir.Checkout || wt.Base != testrepo.Git(t, root, "rev-parse", "HEAD") {
 		t.Errorf("Get(%q) = %+v, %v; want the repository itself at HEAD", "here", wt, ok)
 	}
 	if err := w.Close(t.TempDir()); err != nil {
@@ -263,8 +206,8 @@ func TestOpenCheckout(t *testing.T) {
 		t.Errorf("a checkout-only run made %s (%v)", filepath.Join(home, "worktrees"), err)
 	}
 
-	wtWrite(t, filepath.Join(root, "README.md"), "edited\n")
-	wtWrite(t, filepath.Join(root, "scratch.txt"), "mine\n")
+	testrepo.Write(t, filepath.Join(root, "README.md"), "edited\n")
+	testrepo.Write(t, filepath.Join(root, "scratch.txt"), "mine\n")
 	_, err = OpenWorktrees(context.Background(), root, common, home, "run2", plan)
 	if err == nil {
 		t.Fatal("a dirty checkout was accepted")
@@ -277,9 +220,9 @@ func TestOpenCheckout(t *testing.T) {
 }
 
 func TestOpenCheckoutNamesFirstFew(t *testing.T) {
-	root, common := wtRepo(t)
+	root, common := testrepo.New(t)
 	for i := range 8 {
-		wtWrite(t, filepath.Join(root, fmt.Sprintf("f%d.txt", i)), "x\n")
+		testrepo.Write(t, filepath.Join(root, fmt.Sprintf("f%d.txt", i)), "x\n")
 	}
 	_, err := OpenWorktrees(context.Background(), root, common, t.TempDir(), "run1", []ir.PlanWorktree{{Name: "here", Kind: ir.Checkout}})
 	if err == nil || !strings.Contains(err.Error(), `"f0.txt"`) || !strings.Contains(err.Error(), "and 3 more") {
@@ -288,7 +231,7 @@ func TestOpenCheckoutNamesFirstFew(t *testing.T) {
 }
 
 func TestInstallSkill(t *testing.T) {
-	root, common := wtRepo(t)
+	root, common := testrepo.New(t)
 	w, err := OpenWorktrees(context.Background(), root, common, t.TempDir(), "run1", throwaways("a", "b"))
 	if err != nil {
 		t.Fatal(err)
@@ -307,7 +250,7 @@ func TestInstallSkill(t *testing.T) {
 				t.Errorf("%s holds %q", path, got)
 			}
 		}
-		if st := wtGit(t, wt.Path, "status", "--porcelain", "--untracked-files=all"); st != "" {
+		if st := testrepo.Git(t, wt.Path, "status", "--porcelain", "--untracked-files=all"); st != "" {
 			t.Errorf("worktree %q is dirty after InstallSkill:\n%s", wt.Name, st)
 		}
 	}
@@ -340,7 +283,7 @@ func TestInstallSkill(t *testing.T) {
 }
 
 func TestOpenRefusals(t *testing.T) {
-	root, common := wtRepo(t)
+	root, common := testrepo.New(t)
 	for _, tc := range []struct {
 		plan []ir.PlanWorktree
 		want string
@@ -367,9 +310,9 @@ func TestOpenRefusals(t *testing.T) {
 }
 
 func TestOpenEmptyRepository(t *testing.T) {
-	_, _ = wtRepo(t)
+	_, _ = testrepo.New(t)
 	root := filepath.Join(t.TempDir(), "empty")
-	wtGit(t, "", "init", "-q", root)
+	testrepo.Git(t, "", "init", "-q", root)
 	_, err := OpenWorktrees(context.Background(), root, filepath.Join(root, ".git"), t.TempDir(), "run1", throwaways("a"))
 	if err == nil || !strings.Contains(err.Error(), "no commits yet") {
 		t.Errorf("error %v, want one saying the repository has no commits yet", err)
@@ -380,14 +323,14 @@ func TestOpenEmptyRepository(t *testing.T) {
 // check's Repo.Base may choose it) resolves to origin's commit, and that
 // the local branch wins when both exist.
 func TestOpenBaseFromOrigin(t *testing.T) {
-	root, common := wtRepo(t)
-	first := wtGit(t, root, "rev-parse", "HEAD")
-	wtWrite(t, filepath.Join(root, "second.txt"), "2\n")
-	wtGit(t, root, "add", "second.txt")
-	wtGit(t, root, "commit", "-q", "-m", "second")
-	second := wtGit(t, root, "rev-parse", "HEAD")
-	wtGit(t, root, "update-ref", "refs/remotes/origin/trunk", first)
-	wtGit(t, root, "update-ref", "refs/remotes/origin/main", first)
+	root, common := testrepo.New(t)
+	first := testrepo.Git(t, root, "rev-parse", "HEAD")
+	testrepo.Write(t, filepath.Join(root, "second.txt"), "2\n")
+	testrepo.Git(t, root, "add", "second.txt")
+	testrepo.Git(t, root, "commit", "-q", "-m", "second")
+	second := testrepo.Git(t, root, "rev-parse", "HEAD")
+	testrepo.Git(t, root, "update-ref", "refs/remotes/origin/trunk", first)
+	testrepo.Git(t, root, "update-ref", "refs/remotes/origin/main", first)
 	plan := []ir.PlanWorktree{{Name: "a", Kind: ir.Throwaway, Base: "trunk"}, {Name: "b", Kind: ir.Throwaway, Base: "main"}}
 	w, err := OpenWorktrees(context.Background(), root, common, t.TempDir(), "run1", plan)
 	if err != nil {
@@ -399,7 +342,7 @@ func TestOpenBaseFromOrigin(t *testing.T) {
 	if a.Base != first || b.Base != second {
 		t.Errorf("bases: trunk %s, main %s; want %s (origin/trunk), %s (main)", a.Base, b.Base, first, second)
 	}
-	if got := wtGit(t, a.Path, "rev-parse", "HEAD"); got != first {
+	if got := testrepo.Git(t, a.Path, "rev-parse", "HEAD"); got != first {
 		t.Errorf("worktree a is at %s, want %s", got, first)
 	}
 }
@@ -407,10 +350,10 @@ func TestOpenBaseFromOrigin(t *testing.T) {
 // TestOpenPartialFailure holds that when one worktree cannot be created,
 // those made before it are removed again.
 func TestOpenPartialFailure(t *testing.T) {
-	root, common := wtRepo(t)
+	root, common := testrepo.New(t)
 	home := t.TempDir()
 	runDir := filepath.Join(home, "worktrees", "run1")
-	wtWrite(t, filepath.Join(runDir, "b", "in-the-way"), "x\n")
+	testrepo.Write(t, filepath.Join(runDir, "b", "in-the-way"), "x\n")
 	w, err := OpenWorktrees(context.Background(), root, common, home, "run1", throwaways("a", "b", "c"))
 	if err == nil || !strings.Contains(err.Error(), `create worktree "b"`) {
 		t.Fatalf("error %v, want one naming worktree \"b\"", err)
@@ -430,7 +373,7 @@ func TestOpenPartialFailure(t *testing.T) {
 }
 
 func TestOpenCancelled(t *testing.T) {
-	root, common := wtRepo(t)
+	root, common := testrepo.New(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := OpenWorktrees(ctx, root, common, t.TempDir(), "run1", throwaways("a")); err == nil {
@@ -445,15 +388,15 @@ func TestOpenCancelled(t *testing.T) {
 // saved is left in place, named in the error, and that a later Close with
 // a usable run folder saves and removes it.
 func TestCloseKeepsUnsavedWork(t *testing.T) {
-	root, common := wtRepo(t)
+	root, common := testrepo.New(t)
 	w, err := OpenWorktrees(context.Background(), root, common, t.TempDir(), "run1", throwaways("a", "b"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, _ := w.Get("a")
-	wtWrite(t, filepath.Join(a.Path, "work.txt"), "precious\n")
+	testrepo.Write(t, filepath.Join(a.Path, "work.txt"), "precious\n")
 	blocked := filepath.Join(t.TempDir(), "file")
-	wtWrite(t, blocked, "not a folder\n")
+	testrepo.Write(t, blocked, "not a folder\n")
 	err = w.Close(blocked)
 	if err == nil || !strings.Contains(err.Error(), `worktree "a"`) || !strings.Contains(err.Error(), a.Path) {
 		t.Fatalf("Close into a file: %v; want an error naming worktree \"a\" and its path", err)
@@ -479,7 +422,7 @@ func TestCloseKeepsUnsavedWork(t *testing.T) {
 // TestCloseAfterWorktreeDeleted holds that a worktree folder a step deleted
 // does not stop Close from cleaning up.
 func TestCloseAfterWorktreeDeleted(t *testing.T) {
-	root, common := wtRepo(t)
+	root, common := testrepo.New(t)
 	w, err := OpenWorktrees(context.Background(), root, common, t.TempDir(), "run1", throwaways("a", "b"))
 	if err != nil {
 		t.Fatal(err)
@@ -499,7 +442,7 @@ func TestCloseAfterWorktreeDeleted(t *testing.T) {
 // TestOpenWorktreesConcurrent holds that two runs creating worktrees in one
 // repository at once both succeed: the lock serialises git worktree add.
 func TestOpenWorktreesConcurrent(t *testing.T) {
-	root, common := wtRepo(t)
+	root, common := testrepo.New(t)
 	home := t.TempDir()
 	var wg sync.WaitGroup
 	ws := make([]*Worktrees, 2)
@@ -535,7 +478,7 @@ func TestOpenWorktreesConcurrent(t *testing.T) {
 // BenchmarkOpenWorktrees8 opens the 8 throwaway worktrees of a parallel
 // group in a small repository (SPEC §12); closing them is not timed.
 func BenchmarkOpenWorktrees8(b *testing.B) {
-	root, common := wtRepo(b)
+	root, common := testrepo.New(b)
 	home := b.TempDir()
 	plan := throwaways("a", "b", "c", "d", "e", "f", "g", "h")
 	records := b.TempDir()
@@ -555,7 +498,7 @@ func BenchmarkOpenWorktrees8(b *testing.B) {
 // BenchmarkCloseWorktrees8 closes 8 throwaway worktrees, one with a change
 // to save; opening them is not timed.
 func BenchmarkCloseWorktrees8(b *testing.B) {
-	root, common := wtRepo(b)
+	root, common := testrepo.New(b)
 	home := b.TempDir()
 	plan := throwaways("a", "b", "c", "d", "e", "f", "g", "h")
 	records := b.TempDir()
@@ -566,7 +509,7 @@ func BenchmarkCloseWorktrees8(b *testing.B) {
 			b.Fatal(err)
 		}
 		a, _ := w.Get("a")
-		wtWrite(b, filepath.Join(a.Path, "README.md"), "changed\n")
+		testrepo.Write(b, filepath.Join(a.Path, "README.md"), "changed\n")
 		b.StartTimer()
 		if err := w.Close(records); err != nil {
 			b.Fatal(err)
@@ -579,26 +522,26 @@ func BenchmarkCloseWorktrees8(b *testing.B) {
 // a fresh worktree, that a later save with nothing changed leaves no stale
 // patch, and that a submodule the base lacks keeps its worktree.
 func TestSavePatchSubmodules(t *testing.T) {
-	root, common := wtRepo(t)
+	root, common := testrepo.New(t)
 	t.Setenv("GIT_CONFIG_COUNT", "1")
 	t.Setenv("GIT_CONFIG_KEY_0", "protocol.file.allow")
 	t.Setenv("GIT_CONFIG_VALUE_0", "always")
 	lib := filepath.Join(t.TempDir(), "lib")
-	wtGit(t, "", "init", "-q", "-b", "main", lib)
-	wtWrite(t, filepath.Join(lib, "lib.txt"), "a library\n")
-	wtGit(t, lib, "add", "lib.txt")
-	wtGit(t, lib, "commit", "-q", "-m", "lib")
-	wtGit(t, root, "submodule", "add", "-q", lib, "vendor/lib")
-	wtGit(t, root, "commit", "-q", "-m", "the library")
+	testrepo.Git(t, "", "init", "-q", "-b", "main", lib)
+	testrepo.Write(t, filepath.Join(lib, "lib.txt"), "a library\n")
+	testrepo.Git(t, lib, "add", "lib.txt")
+	testrepo.Git(t, lib, "commit", "-q", "-m", "lib")
+	testrepo.Git(t, root, "submodule", "add", "-q", lib, "vendor/lib")
+	testrepo.Git(t, root, "commit", "-q", "-m", "the library")
 
 	w, err := OpenWorktrees(context.Background(), root, common, t.TempDir(), "run1", throwaways("a"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	wt, _ := w.Get("a")
-	wtGit(t, wt.Path, "submodule", "update", "--init", "--quiet")
-	wtWrite(t, filepath.Join(wt.Path, "vendor", "lib", "lib.txt"), "a library\nchanged\n")
-	wtWrite(t, filepath.Join(wt.Path, "vendor", "lib", "new.bin"), "\x00binary\x00")
+	testrepo.Git(t, wt.Path, "submodule", "update", "--init", "--quiet")
+	testrepo.Write(t, filepath.Join(wt.Path, "vendor", "lib", "lib.txt"), "a library\nchanged\n")
+	testrepo.Write(t, filepath.Join(wt.Path, "vendor", "lib", "new.bin"), "\x00binary\x00")
 	records := t.TempDir()
 	if err := savePatch(wt, records); err != nil {
 		t.Fatal(err)
@@ -616,7 +559,7 @@ func TestSavePatchSubmodules(t *testing.T) {
 	}
 
 	fresh := Worktree{Name: "a", Kind: ir.Throwaway, Path: filepath.Join(t.TempDir(), "fresh"), Base: wt.Base}
-	wtGit(t, root, "worktree", "add", "-q", "--detach", fresh.Path, wt.Base)
+	testrepo.Git(t, root, "worktree", "add", "-q", "--detach", fresh.Path, wt.Base)
 	if err := applyPatches(fresh, filepath.Join(records, record.WorktreesDir)); err != nil {
 		t.Fatal(err)
 	}
@@ -627,7 +570,7 @@ func TestSavePatchSubmodules(t *testing.T) {
 	}
 
 	// Undone since: the next save removes what the first one saved.
-	wtGit(t, filepath.Join(wt.Path, "vendor", "lib"), "checkout", "-q", "--", ".")
+	testrepo.Git(t, filepath.Join(wt.Path, "vendor", "lib"), "checkout", "-q", "--", ".")
 	if err := os.Remove(filepath.Join(wt.Path, "vendor", "lib", "new.bin")); err != nil {
 		t.Fatal(err)
 	}
@@ -639,12 +582,12 @@ func TestSavePatchSubmodules(t *testing.T) {
 	}
 
 	// A submodule the base does not have cannot start again from a patch.
-	wtGit(t, wt.Path, "submodule", "add", "-q", lib, "other")
+	testrepo.Git(t, wt.Path, "submodule", "add", "-q", lib, "other")
 	err = savePatch(wt, records)
 	if err == nil || !strings.Contains(err.Error(), `submodule "other" is not in the worktree's base`) {
 		t.Fatalf("savePatch with a new submodule: %v", err)
 	}
-	wtGit(t, root, "worktree", "remove", "--force", fresh.Path)
+	testrepo.Git(t, root, "worktree", "remove", "--force", fresh.Path)
 	if err := w.Close(records); err == nil || !strings.Contains(err.Error(), wt.Path) {
 		t.Fatalf("Close: %v; want an error naming %s", err, wt.Path)
 	}
