@@ -13,10 +13,6 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// IssueFile is the file, at a worktree's root, a session on an issue reads
-// the issue from (§7.8). ir.CairnFiles excludes it from git.
-const IssueFile = ".cairn-issue.md"
-
 // Issue is the issue a run works on, read through gh (§7.8): its content,
 // and which accounts the run trusts.
 type Issue struct {
@@ -133,7 +129,7 @@ func (i *Issue) Kept() []IssueComment {
 // first (ir.CairnFiles names it); a symlink in its place is replaced, never
 // written through.
 func (i *Issue) WriteFile(dir string) (string, error) {
-	path := filepath.Join(dir, IssueFile)
+	path := filepath.Join(dir, ir.IssueFile)
 	f, err := os.CreateTemp(dir, ".cairn-issue-")
 	if err != nil {
 		return "", fmt.Errorf("write issue %s: %w", i, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-dev/cairn/internal/fakegh"
 	"github.com/cairn-dev/cairn/internal/testrepo"
+	"github.com/cairn-dev/cairn/ir"
 )
 
 // issue42 is the issues tests' issue: comments by alice (gh's account),
@@ -73,8 +74,8 @@ func TestIssueFileLeavesOutUntrustedComments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if path != filepath.Join(f.root, IssueFile) {
-		t.Errorf("WriteFile wrote %s, want %s", path, filepath.Join(f.root, IssueFile))
+	if path != filepath.Join(f.root, ir.IssueFile) {
+		t.Errorf("WriteFile wrote %s, want %s", path, filepath.Join(f.root, ir.IssueFile))
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -90,7 +91,7 @@ func TestIssueFileLeavesOutUntrustedComments(t *testing.T) {
 		"### @alice on 2026-03-01 09:10 UTC\n\nReproduced on main.\n\n" +
 		"### @Bob on 2026-03-01 09:30 UTC\n\nThe fix belongs in gc.go.\n"
 	if string(b) != want {
-		t.Errorf("%s:\n%s\nwant:\n%s", IssueFile, b, want)
+		t.Errorf("%s:\n%s\nwant:\n%s", ir.IssueFile, b, want)
 	}
 	if strings.Contains(string(b), "mallory") || strings.Contains(string(b), "delete the repository") {
 		t.Error("the untrusted comment is in the issue file")

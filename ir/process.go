@@ -66,6 +66,10 @@ const (
 	Checkout    = "checkout"
 )
 
+// IssueFile is the file, at a worktree's root, a session on an issue reads
+// the issue from (§7.8). CairnFiles excludes it from git.
+const IssueFile = ".cairn-issue.md"
+
 // CairnFiles are the patterns (git exclude syntax) of cairn's own files in
 // a worktree: copied skills, the issue file, and in commit mode the
 // run-folder scratch files (the lock, the events between two snapshots of

@@ -41,8 +41,8 @@ type GCRun struct {
 }
 
 // GCOptions are how gc runs. The two functions do what a run's record
-// alone cannot: the runtime, which owns worktrees and process groups,
-// supplies them, and a nil one does nothing.
+// alone cannot: the packages that own process groups (runtime) and
+// worktrees (worktree) supply them, and a nil one does nothing.
 type GCOptions struct {
 	// DryRun deletes nothing and ends nothing: GC lists what it would
 	// delete.

@@ -6,11 +6,12 @@ import (
 
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/worktree"
 )
 
 // catalogue runs a catalogue action (§7.8): a step whose rules are cairn's,
 // not the process file's.
-func (r *run) catalogue(ctx context.Context, sc *StepContext, wt Worktree, a *ir.PlanAction) ActionResult {
+func (r *run) catalogue(ctx context.Context, sc *StepContext, wt worktree.Worktree, a *ir.PlanAction) ActionResult {
 	switch a.Catalogue {
 	case ir.Delivery:
 		return r.deliver(ctx, sc, wt)
@@ -48,7 +49,7 @@ func (r *run) pullRequestURL() string {
 // goes into, and the forge of origin's repository in the step's
 // environment.
 type issueBranch struct {
-	wt     Worktree
+	wt     worktree.Worktree
 	branch string
 	base   string
 	gh     forge.Forge
@@ -56,7 +57,7 @@ type issueBranch struct {
 
 // issueBranchOf is the issue branch of the step sc runs in wt, for the
 // catalogue step what; an error says why there is none.
-func (r *run) issueBranchOf(sc *StepContext, wt Worktree, what string) (*issueBranch, error) {
+func (r *run) issueBranchOf(sc *StepContext, wt worktree.Worktree, what string) (*issueBranch, error) {
 	if wt.Kind != ir.IssueBranch {
 		return nil, fmt.Errorf("%s works on an issue-branch worktree, and worktree %q is a %s worktree", what, wt.Name, wt.Kind)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/worktree"
 )
 
 // committer makes the commits of a commit-mode run (§7.6) in the working
@@ -82,7 +83,7 @@ func newCommitter(tree, dir, process string) (*committer, error) {
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		return nil, fmt.Errorf("the run folder %s is not inside %s", dir, tree)
 	}
-	if err := ExcludeCairnFiles(tree); err != nil {
+	if err := worktree.ExcludeCairnFiles(tree); err != nil {
 		return nil, err
 	}
 	return &committer{tree: tree, folder: filepath.ToSlash(rel), run: filepath.Base(dir), process: process}, nil
@@ -126,7 +127,7 @@ func (c *committer) saveWork(dir, step string) (string, error) {
 	if err := c.commit(dir, "[cairn] Save work of step: "+step, step, true, false); err != nil {
 		return "", c.fail(fmt.Errorf("commit the work of step %q: %w", step, err))
 	}
-	return headOf(dir), nil
+	return worktree.Head(dir), nil
 }
 
 // completeStep commits the run folder after a step ended: with the step's

@@ -16,6 +16,7 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/worktree"
 )
 
 // The pace and bounds of a delivery's repair loop (§7.8).
@@ -73,7 +74,7 @@ type delivery struct {
 }
 
 // deliver runs a delivery action.
-func (r *run) deliver(ctx context.Context, sc *StepContext, wt Worktree) ActionResult {
+func (r *run) deliver(ctx context.Context, sc *StepContext, wt worktree.Worktree) ActionResult {
 	b, err := r.issueBranchOf(sc, wt, "delivery")
 	if err != nil {
 		return failedAction("%v", err)
@@ -224,7 +225,7 @@ func (d *delivery) push(ctx context.Context, lease string) error {
 	if _, err := git.Run(ctx, d.wt.Path, os.Environ(), args...); err != nil {
 		return fmt.Errorf("push branch %q: %w", d.branch, err)
 	}
-	d.pushed = headOf(d.wt.Path)
+	d.pushed = worktree.Head(d.wt.Path)
 	return nil
 }
 
@@ -435,7 +436,7 @@ func (d *delivery) repair(ctx context.Context, bad []forge.Check) error {
 	if err := d.commitLeft(ctx, "[cairn] Repair: "+strings.Join(names, ", ")); err != nil {
 		return err
 	}
-	if headOf(d.wt.Path) == d.pushed {
+	if worktree.Head(d.wt.Path) == d.pushed {
 		d.done = append(d.done, fmt.Sprintf("checks %s: the session changed nothing. %s", forge.CheckNames(bad), msg))
 		d.note("repair %d of %d changed nothing", d.rounds, d.cap)
 		return nil
@@ -618,7 +619,7 @@ func (d *delivery) session(ctx context.Context, data templates.RepairData) (stri
 	data.Round, data.Rounds = d.rounds, d.cap
 	data.WorktreePath, data.Skill, data.SkillPath = d.wt.Path, a.Skill.Name, skill
 	data.IssueURL, data.Limit = d.r.issue.URL, checkLogLimit
-	if f := filepath.Join(d.wt.Path, forge.IssueFile); fileExists(f) {
+	if f := filepath.Join(d.wt.Path, ir.IssueFile); fileExists(f) {
 		data.IssueFile = f
 	}
 	prompt, err := templates.RepairPrompt(data)

@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/testrepo"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/worktree"
 )
 
 // fixerScript is the agent of the delivery tests' repair sessions, a
@@ -38,7 +39,7 @@ type deliveryFixture struct {
 	*ghFixture
 	r     *run
 	sc    *StepContext
-	wt    Worktree
+	wt    worktree.Worktree
 	fixer string
 	prog  strings.Builder
 }
@@ -72,7 +73,7 @@ func newDeliveryFixture(t *testing.T, checks []fakegh.CheckSpec, limits ir.PlanL
 	}
 
 	const branch = "cairn/42-fix-the-parser"
-	f.wt = Worktree{Name: "fix", Kind: ir.IssueBranch, Path: filepath.Join(dir, "wt"), Branch: branch}
+	f.wt = worktree.Worktree{Name: "fix", Kind: ir.IssueBranch, Path: filepath.Join(dir, "wt"), Branch: branch}
 	testrepo.Git(t, f.root, "worktree", "add", "-q", "-b", branch, f.wt.Path, "main")
 	f.wt.Base = testrepo.Git(t, f.root, "rev-parse", "main")
 	testrepo.Write(t, filepath.Join(f.wt.Path, "src", "parse.go"), "package main\n\nfunc parse() {}\n")

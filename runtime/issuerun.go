@@ -11,6 +11,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/worktree"
 )
 
 // releaseTimeout bounds the release of a Claim at a run's end, which runs
@@ -101,7 +102,7 @@ func (r *run) writeIssue() error {
 // writeIssueFile writes is as the issue file of the worktree at dir,
 // excluded from git first, so that it never makes the tree dirty.
 func writeIssueFile(is *forge.Issue, dir string) (string, error) {
-	if err := ExcludeCairnFiles(dir); err != nil {
+	if err := worktree.ExcludeCairnFiles(dir); err != nil {
 		return "", fmt.Errorf("write issue %s: %w", is, err)
 	}
 	return is.WriteFile(dir)

@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/fakegh"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/internal/testrepo"
+	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 )
 
@@ -145,8 +146,8 @@ func TestIssueFileLeavesTreeClean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if path != filepath.Join(f.root, forge.IssueFile) {
-		t.Errorf("writeIssueFile wrote %s, want %s", path, filepath.Join(f.root, forge.IssueFile))
+	if path != filepath.Join(f.root, ir.IssueFile) {
+		t.Errorf("writeIssueFile wrote %s, want %s", path, filepath.Join(f.root, ir.IssueFile))
 	}
 	if status := testrepo.Git(t, f.root, "status", "--porcelain"); status != "" {
 		t.Errorf("the issue file makes the tree dirty:\n%s", status)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/git"
+	"github.com/cairn-dev/cairn/worktree"
 )
 
 // selfMerge runs a self-merge action (§7.8): it merges the branch's pull
@@ -20,7 +21,7 @@ import (
 // and green. A held self-merge succeeds and leaves the pull request ready
 // for review; its reason is in the progress, the result and the action's
 // cause. cairn posts nothing on the pull request either way.
-func (r *run) selfMerge(ctx context.Context, sc *StepContext, wt Worktree) ActionResult {
+func (r *run) selfMerge(ctx context.Context, sc *StepContext, wt worktree.Worktree) ActionResult {
 	b, err := r.issueBranchOf(sc, wt, "self-merge")
 	if err != nil {
 		return failedAction("%v", err)
@@ -44,7 +45,7 @@ func (r *run) selfMerge(ctx context.Context, sc *StepContext, wt Worktree) Actio
 			Cause:  "self-merge held: " + reason,
 		}
 	}
-	head := headOf(wt.Path)
+	head := worktree.Head(wt.Path)
 	if err := b.gh.Merge(ctx, pr.Number, head); err != nil {
 		return failedAction("pull request %s: %v", pr.URL, err)
 	}
@@ -94,7 +95,7 @@ func (r *run) holdReason(ctx context.Context, b *issueBranch, pr *forge.PullRequ
 	if err != nil {
 		return "", err
 	}
-	head := headOf(b.wt.Path)
+	head := worktree.Head(b.wt.Path)
 	switch {
 	case view.IsDraft:
 		return "the pull request is a draft", nil

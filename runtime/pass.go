@@ -12,10 +12,8 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/worktree"
 )
-
-// LocksDir is the folder of $CAIRN_HOME that holds the Pass locks.
-const LocksDir = "locks"
 
 // PassLock is the one Pass a repository may have running on this machine
 // at a time (§7.8), held by the cairn running it. It is a flock on
@@ -41,7 +39,7 @@ type PassHolder struct {
 // dir).
 func PassLockPath(home, repo string) string {
 	sum := sha256.Sum256([]byte(repo))
-	return filepath.Join(home, LocksDir, "pass-"+hex.EncodeToString(sum[:])[:16]+".lock")
+	return filepath.Join(home, worktree.LocksDir, "pass-"+hex.EncodeToString(sum[:])[:16]+".lock")
 }
 
 // AcquirePass takes repo's Pass without waiting. When another live process

@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/worktree"
 )
 
 // SpecLabel is the label of a spec issue (§7.8): run-published-issue starts
@@ -37,7 +38,7 @@ const ChildrenDir = "children"
 // Jobs at once). The step fails when a child run fails; a child run that
 // ends inconclusive leaves the step succeeded and the run inconclusive
 // (InconclusiveChildren).
-func (r *run) runPublishedIssue(ctx context.Context, sc *StepContext, _ Worktree, a *ir.PlanAction) ActionResult {
+func (r *run) runPublishedIssue(ctx context.Context, sc *StepContext, _ worktree.Worktree, a *ir.PlanAction) ActionResult {
 	if r.o.Prepare == nil {
 		return failedAction("run-published-issue: this run cannot start child processes")
 	}

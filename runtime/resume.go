@@ -2,17 +2,15 @@ package runtime
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/git"
-	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/worktree"
 )
 
 // Resumable reports whether a run that stands as rec may be resumed
@@ -101,7 +99,7 @@ func Resume(ctx context.Context, dir string, o Options) (record.Status, error) {
 		return record.StatusFailed, fmt.Errorf("resume the run's record: %w", err)
 	}
 	defer r.folder.Close()
-	if err := salvage(o.Home, o.Repo, folder.Dir, &found); err != nil {
+	if err := worktree.Salvage(o.Home, o.Repo, folder.Name(), filepath.Join(folder.Dir, record.WorktreesDir), recordedWorktrees(&found)); err != nil {
 		r.warn(folder.Update(func(rec *record.Record) {
 			end := time.Now().UTC()
 			rec.Status, rec.End, rec.Expires, rec.Cause = record.StatusFailed, &end, expiry(o.Plan, record.StatusFailed, end), err.Error()
@@ -111,83 +109,13 @@ func Resume(ctx context.Context, dir string, o Options) (record.Status, error) {
 	return r.carry(ctx, "resume")
 }
 
-// salvage saves and removes what a crashed run left of its throwaway
-// worktrees under home/worktrees/RUN: each one's changes become its patch
-// in the run folder (as its run would have saved them), so that resume
-// starts it again from its base with them. A symbolic link there, where
-// cairn makes none, is removed itself: neither git nor a removal goes
-// through it.
-func salvage(home string, repo *git.Repo, dir string, rec *record.Record) error {
-	runDir := filepath.Join(home, "worktrees", filepath.Base(dir))
-	info, err := os.Lstat(runDir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
-	}
-	if !info.IsDir() {
-		if err := os.Remove(runDir); err != nil {
-			return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
-		}
-		return nil
-	}
-	entries, err := os.ReadDir(runDir)
-	if err != nil {
-		return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
-	}
-	bases, kinds := map[string]string{}, map[string]string{}
+// recordedWorktrees are the worktrees rec says its run opened.
+func recordedWorktrees(rec *record.Record) []worktree.Worktree {
+	var wts []worktree.Worktree
 	for _, w := range rec.Worktrees {
-		bases[w.Name], kinds[w.Name] = w.Base, w.Kind
+		wts = append(wts, worktree.Worktree{Name: w.Name, Kind: w.Kind, Path: w.Path, Base: w.Base})
 	}
-	unlock, err := lockWorktrees(worktreeLockPath(home, repo.CommonDir))
-	if err != nil {
-		return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
-	}
-	defer unlock()
-	kept := false
-	for _, e := range entries {
-		wt := Worktree{Name: e.Name(), Kind: ir.Throwaway, Path: filepath.Join(runDir, e.Name()), Base: bases[e.Name()]}
-		if !e.IsDir() {
-			if err := os.Remove(wt.Path); err != nil {
-				return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
-			}
-			continue
-		}
-		if isBranchWorktree(wt.Path, kinds[wt.Name]) {
-			// An issue branch's worktree, kept with whatever it holds:
-			// the resumed run carries on in it.
-			kept = true
-			continue
-		}
-		if wt.Base == "" {
-			wt.Base = headOf(wt.Path)
-		}
-		if err := savePatch(wt, dir); err != nil {
-			return fmt.Errorf("save the changes of worktree %q, left by the crashed run: %w; it is left at %s", wt.Name, err, wt.Path)
-		}
-		if err := removeWorktree(repo.Root, wt.Path); err != nil {
-			return fmt.Errorf("remove worktree %q, left by the crashed run: %w", wt.Name, err)
-		}
-	}
-	if _, err := git.Run(context.Background(), repo.Root, os.Environ(), "worktree", "prune"); err != nil {
-		return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
-	}
-	if kept {
-		return nil
-	}
-	return os.Remove(runDir)
-}
-
-// isBranchWorktree reports whether the worktree at path is an issue
-// branch's: its recorded kind says so, or, unrecorded, it has a branch
-// checked out (a throwaway is detached).
-func isBranchWorktree(path, kind string) bool {
-	if kind != "" {
-		return kind == ir.IssueBranch
-	}
-	_, err := git.Run(context.Background(), path, os.Environ(), "symbolic-ref", "-q", "HEAD")
-	return err == nil
+	return wts
 }
 
 // merge makes the steps a resumed run starts with: the run's own records
@@ -227,34 +155,6 @@ func (r *run) merge(found *record.Record) error {
 			if r.done[st.Name] && r.wrote[st.Name] {
 				r.results = append(r.results, Earlier{Step: st.Name, Path: r.resultFile(st.Name)})
 			}
-		}
-	}
-	return nil
-}
-
-// reopen brings a resumed run's throwaway worktrees back to where the run
-// left them: each starts again from the commit it started from the first
-// time, and the patches of what was done in it are applied.
-func (r *run) reopen(wts *Worktrees) error {
-	bases := map[string]string{}
-	for _, w := range r.resumed.Worktrees {
-		bases[w.Name] = w.Base
-	}
-	wts.mu.Lock()
-	defer wts.mu.Unlock()
-	for i := range wts.list {
-		wt := &wts.list[i]
-		if wt.Kind != ir.Throwaway {
-			continue
-		}
-		if base := bases[wt.Name]; base != "" && base != wt.Base {
-			if _, err := git.Run(context.Background(), wt.Path, os.Environ(), "checkout", "--quiet", "--detach", base); err != nil {
-				return fmt.Errorf("worktree %q: start again from %.12s: %w", wt.Name, base, err)
-			}
-			wt.Base = base
-		}
-		if err := applyPatches(*wt, filepath.Join(r.folder.Dir, record.WorktreesDir)); err != nil {
-			return err
 		}
 	}
 	return nil

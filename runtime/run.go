@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairn-dev/cairn/internal/atomicfile"
 	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/worktree"
 
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/forge"
@@ -170,7 +171,7 @@ type run struct {
 	folder *record.Folder
 	// groups are the process groups the run's steps have running.
 	groups *proc.Groups
-	wts    *Worktrees
+	wts    *worktree.Worktrees
 	prog   *progress
 	// commits makes the commits of a commit-mode run; nil otherwise.
 	commits *committer
@@ -258,10 +259,17 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 	r.prog = newProgress(r.o.Stderr, r.o.Terminal)
 	r.prog.optional = optionalSteps(plan)
 	failed, runErr := false, error(nil)
-	wts, err := OpenWorktrees(ctx, r.o.Repo.Root, r.o.Repo.CommonDir, r.o.Home, r.folder.Name(), plan.Worktrees)
+	// A branch an earlier run left checked out is taken over only when
+	// that run's folder is not locked.
+	running := func(name string) bool {
+		held, err := proc.Held(filepath.Join(record.RunsDir(r.o.Home), name, record.LockFile))
+		return err != nil || held
+	}
+	patches := filepath.Join(r.folder.Dir, record.WorktreesDir)
+	wts, err := worktree.Open(ctx, r.o.Repo, r.o.Home, r.folder.Name(), plan.Worktrees, running)
 	if err == nil && r.resumed != nil {
-		if err = r.reopen(wts); err != nil {
-			r.warn(wts.Close(r.folder.Dir))
+		if err = wts.Reopen(recordedWorktrees(r.resumed), patches); err != nil {
+			r.warn(wts.Close(patches))
 		}
 	}
 	if err != nil {
@@ -299,7 +307,7 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 	if status == record.StatusSucceeded {
 		r.wts.MarkSucceeded()
 	}
-	if err := r.wts.Close(r.folder.Dir); err != nil {
+	if err := r.wts.Close(patches); err != nil {
 		status, runErr = r.failWith(status, runErr, err)
 	}
 	r.warn(r.groups.Err())
@@ -555,7 +563,7 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr r
 			if sc.Baseline == "" || wt.Kind == ir.Throwaway {
 				// A throwaway starts again from its base: what an
 				// earlier attempt did there is uncommitted again.
-				sc.Baseline = headOf(wt.Path)
+				sc.Baseline = worktree.Head(wt.Path)
 			}
 			sr.Baseline = sc.Baseline
 		}
@@ -599,15 +607,6 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr r
 	return e.outcome
 }
 
-// headOf is the commit checked out at dir, "" when there is none.
-func headOf(dir string) string {
-	out, err := git.Run(context.Background(), dir, os.Environ(), "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(out)
-}
-
 // InconclusiveSteps returns the steps whose validate phase was inconclusive (a
 // judge that reached no verdict, §7.2), in order.
 func InconclusiveSteps(steps []record.StepRecord) []*record.StepRecord {
@@ -647,7 +646,7 @@ func stepTimeout(st *ir.PlanStep) (time.Duration, error) {
 // order, then its validate phase. sr's action records get each action's
 // exit code and cause. Between the run phase and validation, settle brings
 // the worktree to a clean, recorded state (§7.6).
-func (r *run) execute(ctx context.Context, sc *StepContext, wt Worktree, sr *record.StepRecord) stepEnd {
+func (r *run) execute(ctx context.Context, sc *StepContext, wt worktree.Worktree, sr *record.StepRecord) stepEnd {
 	st := sc.Step
 	if e, done := r.precheck(ctx, sc, sr); done {
 		return e
@@ -676,7 +675,7 @@ func (r *run) execute(ctx context.Context, sc *StepContext, wt Worktree, sr *rec
 
 // work runs the run phase: the step's actions in order, until one fails.
 // Its outcome is Failed then, else empty (the validate phase decides).
-func (r *run) work(ctx context.Context, sc *StepContext, wt Worktree, sr *record.StepRecord) stepEnd {
+func (r *run) work(ctx context.Context, sc *StepContext, wt worktree.Worktree, sr *record.StepRecord) stepEnd {
 	var e stepEnd
 	for j := range sc.Step.Actions {
 		a := &sc.Step.Actions[j]
@@ -712,12 +711,12 @@ func (r *run) work(ctx context.Context, sc *StepContext, wt Worktree, sr *record
 // uncommitted is committed and sr.GitRef is the commit its work ended at
 // (§7.6). Outside commit mode, what an agent left on an issue branch is
 // committed there, for delivery to push: headless agents seldom commit.
-func (r *run) settle(ctx context.Context, sc *StepContext, wt Worktree, sr *record.StepRecord) error {
+func (r *run) settle(ctx context.Context, sc *StepContext, wt worktree.Worktree, sr *record.StepRecord) error {
 	if r.commits == nil && wt.Kind == ir.IssueBranch && hasSession(sc.Step) {
 		if _, err := commitLeft(ctx, wt.Path, "[cairn] Save work of step: "+sc.Step.Name, r.folder.Name(), sc.Step.Name); err != nil {
 			return fmt.Errorf("commit the work of step %q on its branch: %w", sc.Step.Name, err)
 		}
-		sr.GitRef = headOf(wt.Path)
+		sr.GitRef = worktree.Head(wt.Path)
 		return nil
 	}
 	if r.commits == nil || !r.commitsIn(wt) || !hasSession(sc.Step) {
@@ -740,7 +739,7 @@ func hasJudge(st *ir.PlanStep) bool {
 
 // commitsIn reports whether a commit-mode run commits the work of steps in
 // wt (§7.6): the repository's own tree, and issue branches.
-func (r *run) commitsIn(wt Worktree) bool {
+func (r *run) commitsIn(wt worktree.Worktree) bool {
 	return wt.Path == r.commits.tree || wt.Kind == ir.IssueBranch
 }
 
@@ -776,7 +775,7 @@ func (r *run) complete(st *ir.PlanStep, sr *record.StepRecord) {
 		return
 	}
 	if inTree && sr.GitRef == "" {
-		r.setGitRef(sr, headOf(r.commits.tree))
+		r.setGitRef(sr, worktree.Head(r.commits.tree))
 	}
 }
 
@@ -810,7 +809,7 @@ func skipCause(pre *ir.PlanPhase, output []byte) string {
 }
 
 // action runs one action of a step.
-func (r *run) action(ctx context.Context, sc *StepContext, wt Worktree, a *ir.PlanAction) ActionResult {
+func (r *run) action(ctx context.Context, sc *StepContext, wt worktree.Worktree, a *ir.PlanAction) ActionResult {
 	switch a.Kind {
 	case ir.Command:
 		return runCommand(ctx, sc, a.Command)
@@ -824,7 +823,7 @@ func (r *run) action(ctx context.Context, sc *StepContext, wt Worktree, a *ir.Pl
 
 // session runs a session action: it waits for the machine's resources,
 // puts the skill where the agent can read it, and starts the harness.
-func (r *run) session(ctx context.Context, sc *StepContext, wt Worktree, a *ir.PlanAction) ActionResult {
+func (r *run) session(ctx context.Context, sc *StepContext, wt worktree.Worktree, a *ir.PlanAction) ActionResult {
 	if a.Harness == nil {
 		return ActionResult{Failed: true, ExitCode: -1, Cause: "the session has no harness"}
 	}
@@ -848,7 +847,7 @@ func (r *run) session(ctx context.Context, sc *StepContext, wt Worktree, a *ir.P
 // skillPath is the path of the SKILL.md a session reads: a repository skill
 // where the worktree has it; a home or built-in one copied into the
 // worktree (InstallSkill). "" for a session with an inline prompt.
-func skillPath(home string, wt Worktree, s *ir.PlanSkill) (string, error) {
+func skillPath(home string, wt worktree.Worktree, s *ir.PlanSkill) (string, error) {
 	if s == nil {
 		return "", nil
 	}
@@ -871,7 +870,7 @@ func skillPath(home string, wt Worktree, s *ir.PlanSkill) (string, error) {
 	default:
 		return "", fmt.Errorf("skill %q: unknown source %q", s.Name, s.Source)
 	}
-	return InstallSkill(wt, s.Name, body)
+	return worktree.InstallSkill(wt, s.Name, body)
 }
 
 // printResults writes the last stage's results on stdout, in file order,

@@ -18,10 +18,6 @@ import (
 	"github.com/cairn-dev/cairn/templates"
 )
 
-// issueFile is the issue's text that a run on an issue keeps in each
-// worktree (§7.8).
-const issueFile = ".cairn-issue.md"
-
 // RunSession runs a session action (§7.1, §8): it renders the session
 // prompt, starts h's CLI in the step's worktree with the step's environment
 // (the prompt on stdin, or in the argv for a harness that takes it there),
@@ -154,7 +150,7 @@ func sessionData(sc *StepContext, a *ir.PlanAction, skillPath string) templates.
 		d.Skill = a.Skill.Name
 	}
 	if sc.IssueURL != "" {
-		if f := filepath.Join(sc.Worktree, issueFile); fileExists(f) {
+		if f := filepath.Join(sc.Worktree, ir.IssueFile); fileExists(f) {
 			d.IssueFile = f
 		}
 	}

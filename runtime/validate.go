@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/worktree"
 )
 
 // The limits of a validate phase (§7.2).
@@ -110,7 +111,7 @@ func (r *run) showShell(ctx context.Context, sc *StepContext, s *record.ShellRec
 // verdict twice makes the phase inconclusive, which fails nothing; one that
 // cannot run at all fails the step. e is how the run phase ended; validate
 // returns how the step ends, and records the phase in sr.Validate.
-func (r *run) validate(ctx context.Context, sc *StepContext, wt Worktree, sr *record.StepRecord, e stepEnd) stepEnd {
+func (r *run) validate(ctx context.Context, sc *StepContext, wt worktree.Worktree, sr *record.StepRecord, e stepEnd) stepEnd {
 	v := sc.Step.Validate
 	step := sc.Step.Name
 	rec := &record.ValidateRecord{}
@@ -250,7 +251,7 @@ func (r *run) judge(ctx context.Context, sc *StepContext, rec *record.ValidateRe
 	if !ok {
 		return judgement{broken: fmt.Sprintf("unknown harness %q", v.Harness.Value)}
 	}
-	diff, cut, err := StepDiff(sc.Worktree, sc.Baseline, MaxDiff)
+	diff, cut, err := worktree.Diff(sc.Worktree, sc.Baseline, worktree.MaxDiff)
 	if err != nil {
 		return judgement{broken: fmt.Sprintf("read the step's diff: %v", err)}
 	}
@@ -263,7 +264,7 @@ func (r *run) judge(ctx context.Context, sc *StepContext, rec *record.ValidateRe
 		Baseline:     sc.Baseline,
 		Diff:         diff,
 		Cut:          cut,
-		Limit:        diffLimit,
+		Limit:        worktree.DiffLimit,
 	})
 	if err != nil {
 		return judgement{broken: err.Error()}
@@ -288,12 +289,12 @@ func (r *run) judge(ctx context.Context, sc *StepContext, rec *record.ValidateRe
 		}
 		// A judge reads the work and must not change it: whatever it
 		// leaves is undone before the step goes on (§7.2).
-		before, err := takeState(sc.Worktree)
+		before, err := worktree.TakeState(sc.Worktree)
 		if err != nil {
 			return judgement{broken: fmt.Sprintf("record the worktree before the judge: %v", err)}
 		}
 		res := runPrompt(ctx, &js, h, inv)
-		if what, err := before.restore(); err != nil {
+		if what, err := before.Restore(); err != nil {
 			return judgement{broken: fmt.Sprintf("undo what the judge changed in the worktree: %v", err)}
 		} else if what != "" {
 			r.prog.note(fmt.Sprintf("warning: step %s: the judge changed the work (%s); cairn undid it", step, what))
@@ -438,7 +439,7 @@ func fencedBlocks(s string) []string {
 // the block. The new final message is the step's result; the worktree is
 // then settled. It returns the step's cause when the retry failed, "" when
 // the step goes on to validate again.
-func (r *run) review(ctx context.Context, sc *StepContext, wt Worktree, sr *record.StepRecord, e *stepEnd, f failure, retry int) string {
+func (r *run) review(ctx context.Context, sc *StepContext, wt worktree.Worktree, sr *record.StepRecord, e *stepEnd, f failure, retry int) string {
 	e.exitCode = -1
 	var a *ir.PlanAction
 	j := -1

@@ -10,6 +10,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/runtime"
+	"github.com/cairn-dev/cairn/worktree"
 )
 
 // gcCmd is `cairn gc`.
@@ -33,7 +34,7 @@ func (c *gcCmd) Run(a *app) error {
 			_, err := runtime.EndOrphans(dir)
 			return err
 		},
-		PruneWorktrees: runtime.PruneWorktrees,
+		PruneWorktrees: worktree.Prune,
 	})
 	if err != nil && len(report.Deleted)+len(report.Kept)+len(report.Unreadable) == 0 {
 		// Refused before it looked at a run: there is nothing to sum up.

@@ -1,4 +1,4 @@
-package runtime
+package worktree
 
 import (
 	"bytes"
@@ -15,13 +15,13 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// workState is a working tree as it stood at one moment, to be put back
+// State is a working tree as it stood at one moment, to be put back
 // after a session that must not change it (a judge, §7.2): what HEAD was
 // (the branch it named, "" when detached, and its commit), the index file's
 // bytes, and a tree object of everything in the folder that git does not
 // ignore. cairn's own files (run folders, copied skills, the issue file)
 // are no part of it.
-type workState struct {
+type State struct {
 	dir       string
 	branch    string
 	head      string
@@ -33,17 +33,17 @@ type workState struct {
 }
 
 // cairnOwn are the paths of cairn's own files in a working tree, which a
-// workState leaves out: a commit-mode run writes its folder while a judge
+// State leaves out: a commit-mode run writes its folder while a judge
 // works.
-var cairnOwn = []string{ir.RunsInRepo, ".cairn/skills", issueFile}
+var cairnOwn = []string{ir.RunsInRepo, ".cairn/skills", ir.IssueFile}
 
-// takeState records the working tree at dir as it stands.
-func takeState(dir string) (*workState, error) {
-	s := &workState{dir: dir}
+// TakeState records the working tree at dir as it stands.
+func TakeState(dir string) (*State, error) {
+	s := &State{dir: dir}
 	if out, err := git.Run(context.Background(), dir, os.Environ(), "symbolic-ref", "-q", "HEAD"); err == nil {
 		s.branch = strings.TrimSpace(out)
 	}
-	s.head = headOf(dir)
+	s.head = Head(dir)
 	out, err := git.Run(context.Background(), dir, os.Environ(), "rev-parse", "--path-format=absolute", "--git-path", "index")
 	if err != nil {
 		return nil, err
@@ -109,14 +109,14 @@ func workTree(dir, ownIndex string) (string, error) {
 // maxNamed is how many changed paths a restore's account names.
 const maxNamed = 3
 
-// restore puts the working tree back as s recorded it: the branch HEAD
+// Restore puts the working tree back as s recorded it: the branch HEAD
 // named and its commit (a commit made since is dropped from it), every
 // file not ignored (those changed or deleted since are written again from
 // s's tree, those added are removed), and the index. It returns what had
 // changed, in words ("" when nothing had). Submodules and ignored files are
 // left as they are.
-func (s *workState) restore() (string, error) {
-	now, err := takeState(s.dir)
+func (s *State) Restore() (string, error) {
+	now, err := TakeState(s.dir)
 	if err != nil {
 		return "", err
 	}
@@ -157,7 +157,7 @@ func (s *workState) restore() (string, error) {
 
 // restoreHead points HEAD back at s's branch, and that branch (or a
 // detached HEAD) back at s's commit.
-func (s *workState) restoreHead(now *workState) error {
+func (s *State) restoreHead(now *State) error {
 	if s.branch != "" && now.branch != s.branch {
 		if _, err := git.Run(context.Background(), s.dir, os.Environ(), "symbolic-ref", "HEAD", s.branch); err != nil {
 			return err
@@ -181,7 +181,7 @@ func (s *workState) restoreHead(now *workState) error {
 // they are in s's tree, and returns the paths it changed. Paths added since
 // are removed first (deepest first, with the folders they leave empty), so
 // that a folder that replaced a file gives its place back.
-func (s *workState) restoreFiles(now string) ([]string, error) {
+func (s *State) restoreFiles(now string) ([]string, error) {
 	out, err := git.Run(context.Background(), s.dir, os.Environ(), "diff-tree", "-r", "-z", "--no-renames", s.tree, now)
 	if err != nil {
 		return nil, err
@@ -233,7 +233,7 @@ func (s *workState) restoreFiles(now string) ([]string, error) {
 
 // restoreIndex writes s's index back, with its mode, whole or not at all;
 // or removes the index when there was none.
-func (s *workState) restoreIndex() error {
+func (s *State) restoreIndex() error {
 	if !s.hadIndex {
 		if err := os.Remove(s.indexPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err

@@ -1,4 +1,4 @@
-package runtime
+package worktree
 
 import (
 	"bytes"
@@ -10,10 +10,19 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/testrepo"
 	"github.com/cairn-dev/cairn/ir"
-	"github.com/cairn-dev/cairn/record"
 )
+
+func TestMain(m *testing.M) { testrepo.Main(m) }
+
+// openIn is Open in the repository at root, whose git common dir is
+// common, with git in the test's environment and no other run running.
+func openIn(ctx context.Context, root, common, home, run string, plan []ir.PlanWorktree) (*Worktrees, error) {
+	repo := &git.Repo{Root: root, CommonDir: common, Env: os.Environ()}
+	return Open(ctx, repo, home, run, plan, func(string) bool { return false })
+}
 
 // wtList is what `git worktree list --porcelain` says: path → its HEAD line
 // and whether it is detached.
@@ -48,7 +57,8 @@ func throwaways(names ...string) []ir.PlanWorktree {
 	return plan
 }
 
-func TestOpenWorktreesThrowaway(t *testing.T) {
+func TestOpenThrowaway(t *testing.T) {
+	t.Parallel()
 	root, common := testrepo.New(t)
 	home := t.TempDir()
 	head := testrepo.Git(t, root, "rev-parse", "HEAD")
@@ -57,7 +67,7 @@ func TestOpenWorktreesThrowaway(t *testing.T) {
 		{Name: "a", Kind: ir.Throwaway, Base: "main"},
 		{Name: "default", Kind: ir.Throwaway, Base: "", Implicit: true},
 	}
-	w, err := OpenWorktrees(context.Background(), root, common, home, "hunt_2026-01-02T030405Z", plan)
+	w, err := openIn(context.Background(), root, common, home, "hunt_2026-01-02T030405Z", plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +101,8 @@ func TestOpenWorktreesThrowaway(t *testing.T) {
 		t.Errorf("Get(%q) found a worktree", "nope")
 	}
 
-	records := t.TempDir()
-	if err := w.Close(records); err != nil {
+	patches := filepath.Join(t.TempDir(), "worktrees")
+	if err := w.Close(patches); err != nil {
 		t.Fatal(err)
 	}
 	if list := wtList(t, root); len(list) != 1 {
@@ -101,10 +111,10 @@ func TestOpenWorktreesThrowaway(t *testing.T) {
 	if _, err := os.Stat(runDir); !os.IsNotExist(err) {
 		t.Errorf("after Close, %s still exists (%v)", runDir, err)
 	}
-	if patches, _ := filepath.Glob(filepath.Join(records, "worktrees", "*")); len(patches) != 0 {
-		t.Errorf("nothing changed, yet Close left %v", patches)
+	if left, _ := filepath.Glob(filepath.Join(patches, "*")); len(left) != 0 {
+		t.Errorf("nothing changed, yet Close left %v", left)
 	}
-	if err := w.Close(records); err != nil {
+	if err := w.Close(patches); err != nil {
 		t.Errorf("a second Close: %v", err)
 	}
 }
@@ -114,9 +124,10 @@ func TestOpenWorktreesThrowaway(t *testing.T) {
 // file, new untracked files, binary files, a deletion and a commit, but not
 // cairn's own copied skill.
 func TestClosePatch(t *testing.T) {
+	t.Parallel()
 	root, common := testrepo.New(t)
 	home := t.TempDir()
-	w, err := OpenWorktrees(context.Background(), root, common, home, "run1", throwaways("a"))
+	w, err := openIn(context.Background(), root, common, home, "run1", throwaways("a"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,11 +147,11 @@ func TestClosePatch(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	records := t.TempDir()
-	if err := w.Close(records); err != nil {
+	patches := filepath.Join(t.TempDir(), "worktrees")
+	if err := w.Close(patches); err != nil {
 		t.Fatal(err)
 	}
-	patch := filepath.Join(records, "worktrees", "a.patch")
+	patch := filepath.Join(patches, "a.patch")
 	fi, err := os.Stat(patch)
 	if err != nil {
 		t.Fatal(err)
@@ -152,8 +163,8 @@ func TestClosePatch(t *testing.T) {
 	if bytes.Contains(body, []byte(".cairn/skills")) {
 		t.Errorf("the patch holds cairn's copied skill:\n%s", body)
 	}
-	if entries, _ := os.ReadDir(filepath.Join(records, "worktrees")); len(entries) != 1 {
-		t.Errorf("%s holds %d entries, want only a.patch", filepath.Join(records, "worktrees"), len(entries))
+	if entries, _ := os.ReadDir(patches); len(entries) != 1 {
+		t.Errorf("%s holds %d entries, want only a.patch", patches, len(entries))
 	}
 
 	fresh := filepath.Join(t.TempDir(), "fresh")
@@ -181,6 +192,7 @@ func TestClosePatch(t *testing.T) {
 }
 
 func TestOpenCheckout(t *testing.T) {
+	t.Parallel()
 	root, common := testrepo.New(t)
 	home := t.TempDir()
 	plan := []ir.PlanWorktree{{Name: "here", Kind: ir.Checkout}}
@@ -188,7 +200,7 @@ func TestOpenCheckout(t *testing.T) {
 	// cairn's own files from an earlier run are no dirt.
 	testrepo.Write(t, filepath.Join(root, ".cairn", "skills", "hunt", "SKILL.md"), "# hunt\n")
 	testrepo.Write(t, filepath.Join(root, ".cairn-issue.md"), "# issue\n")
-	w, err := OpenWorktrees(context.Background(), root, common, home, "run1", plan)
+	w, err := openIn(context.Background(), root, common, home, "run1", plan)
 	if err != nil {
 		t.Fatalf("a clean checkout was refused: %v", err)
 	}
@@ -208,7 +220,7 @@ func TestOpenCheckout(t *testing.T) {
 
 	testrepo.Write(t, filepath.Join(root, "README.md"), "edited\n")
 	testrepo.Write(t, filepath.Join(root, "scratch.txt"), "mine\n")
-	_, err = OpenWorktrees(context.Background(), root, common, home, "run2", plan)
+	_, err = openIn(context.Background(), root, common, home, "run2", plan)
 	if err == nil {
 		t.Fatal("a dirty checkout was accepted")
 	}
@@ -220,19 +232,21 @@ func TestOpenCheckout(t *testing.T) {
 }
 
 func TestOpenCheckoutNamesFirstFew(t *testing.T) {
+	t.Parallel()
 	root, common := testrepo.New(t)
 	for i := range 8 {
 		testrepo.Write(t, filepath.Join(root, fmt.Sprintf("f%d.txt", i)), "x\n")
 	}
-	_, err := OpenWorktrees(context.Background(), root, common, t.TempDir(), "run1", []ir.PlanWorktree{{Name: "here", Kind: ir.Checkout}})
+	_, err := openIn(context.Background(), root, common, t.TempDir(), "run1", []ir.PlanWorktree{{Name: "here", Kind: ir.Checkout}})
 	if err == nil || !strings.Contains(err.Error(), `"f0.txt"`) || !strings.Contains(err.Error(), "and 3 more") {
 		t.Errorf("error %v: want the first five files and %q", err, "and 3 more")
 	}
 }
 
 func TestInstallSkill(t *testing.T) {
+	t.Parallel()
 	root, common := testrepo.New(t)
-	w, err := OpenWorktrees(context.Background(), root, common, t.TempDir(), "run1", throwaways("a", "b"))
+	w, err := openIn(context.Background(), root, common, t.TempDir(), "run1", throwaways("a", "b"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,6 +297,7 @@ func TestInstallSkill(t *testing.T) {
 }
 
 func TestOpenRefusals(t *testing.T) {
+	t.Parallel()
 	root, common := testrepo.New(t)
 	for _, tc := range []struct {
 		plan []ir.PlanWorktree
@@ -296,7 +311,7 @@ func TestOpenRefusals(t *testing.T) {
 		{[]ir.PlanWorktree{{Name: "../x", Kind: ir.Throwaway}}, `create worktree "../x"`},
 	} {
 		home := t.TempDir()
-		_, err := OpenWorktrees(context.Background(), root, common, home, "run1", tc.plan)
+		_, err := openIn(context.Background(), root, common, home, "run1", tc.plan)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want %q", tc.plan, err, tc.want)
 		}
@@ -310,10 +325,11 @@ func TestOpenRefusals(t *testing.T) {
 }
 
 func TestOpenEmptyRepository(t *testing.T) {
+	t.Parallel()
 	_, _ = testrepo.New(t)
 	root := filepath.Join(t.TempDir(), "empty")
 	testrepo.Git(t, "", "init", "-q", root)
-	_, err := OpenWorktrees(context.Background(), root, filepath.Join(root, ".git"), t.TempDir(), "run1", throwaways("a"))
+	_, err := openIn(context.Background(), root, filepath.Join(root, ".git"), t.TempDir(), "run1", throwaways("a"))
 	if err == nil || !strings.Contains(err.Error(), "no commits yet") {
 		t.Errorf("error %v, want one saying the repository has no commits yet", err)
 	}
@@ -323,6 +339,7 @@ func TestOpenEmptyRepository(t *testing.T) {
 // check's Repo.Base may choose it) resolves to origin's commit, and that
 // the local branch wins when both exist.
 func TestOpenBaseFromOrigin(t *testing.T) {
+	t.Parallel()
 	root, common := testrepo.New(t)
 	first := testrepo.Git(t, root, "rev-parse", "HEAD")
 	testrepo.Write(t, filepath.Join(root, "second.txt"), "2\n")
@@ -332,7 +349,7 @@ func TestOpenBaseFromOrigin(t *testing.T) {
 	testrepo.Git(t, root, "update-ref", "refs/remotes/origin/trunk", first)
 	testrepo.Git(t, root, "update-ref", "refs/remotes/origin/main", first)
 	plan := []ir.PlanWorktree{{Name: "a", Kind: ir.Throwaway, Base: "trunk"}, {Name: "b", Kind: ir.Throwaway, Base: "main"}}
-	w, err := OpenWorktrees(context.Background(), root, common, t.TempDir(), "run1", plan)
+	w, err := openIn(context.Background(), root, common, t.TempDir(), "run1", plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -350,11 +367,12 @@ func TestOpenBaseFromOrigin(t *testing.T) {
 // TestOpenPartialFailure holds that when one worktree cannot be created,
 // those made before it are removed again.
 func TestOpenPartialFailure(t *testing.T) {
+	t.Parallel()
 	root, common := testrepo.New(t)
 	home := t.TempDir()
 	runDir := filepath.Join(home, "worktrees", "run1")
 	testrepo.Write(t, filepath.Join(runDir, "b", "in-the-way"), "x\n")
-	w, err := OpenWorktrees(context.Background(), root, common, home, "run1", throwaways("a", "b", "c"))
+	w, err := openIn(context.Background(), root, common, home, "run1", throwaways("a", "b", "c"))
 	if err == nil || !strings.Contains(err.Error(), `create worktree "b"`) {
 		t.Fatalf("error %v, want one naming worktree \"b\"", err)
 	}
@@ -373,10 +391,11 @@ func TestOpenPartialFailure(t *testing.T) {
 }
 
 func TestOpenCancelled(t *testing.T) {
+	t.Parallel()
 	root, common := testrepo.New(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := OpenWorktrees(ctx, root, common, t.TempDir(), "run1", throwaways("a")); err == nil {
+	if _, err := openIn(ctx, root, common, t.TempDir(), "run1", throwaways("a")); err == nil {
 		t.Error("a cancelled open succeeded")
 	}
 	if list := wtList(t, root); len(list) != 1 {
@@ -388,8 +407,9 @@ func TestOpenCancelled(t *testing.T) {
 // saved is left in place, named in the error, and that a later Close with
 // a usable run folder saves and removes it.
 func TestCloseKeepsUnsavedWork(t *testing.T) {
+	t.Parallel()
 	root, common := testrepo.New(t)
-	w, err := OpenWorktrees(context.Background(), root, common, t.TempDir(), "run1", throwaways("a", "b"))
+	w, err := openIn(context.Background(), root, common, t.TempDir(), "run1", throwaways("a", "b"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,11 +427,11 @@ func TestCloseKeepsUnsavedWork(t *testing.T) {
 	if list := wtList(t, root); len(list) != 2 {
 		t.Errorf("git worktree list = %v, want the repository and a", list)
 	}
-	records := t.TempDir()
-	if err := w.Close(records); err != nil {
+	patches := filepath.Join(t.TempDir(), "worktrees")
+	if err := w.Close(patches); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(records, "worktrees", "a.patch")); err != nil {
+	if _, err := os.Stat(filepath.Join(patches, "a.patch")); err != nil {
 		t.Error(err)
 	}
 	if list := wtList(t, root); len(list) != 1 {
@@ -422,8 +442,9 @@ func TestCloseKeepsUnsavedWork(t *testing.T) {
 // TestCloseAfterWorktreeDeleted holds that a worktree folder a step deleted
 // does not stop Close from cleaning up.
 func TestCloseAfterWorktreeDeleted(t *testing.T) {
+	t.Parallel()
 	root, common := testrepo.New(t)
-	w, err := OpenWorktrees(context.Background(), root, common, t.TempDir(), "run1", throwaways("a", "b"))
+	w, err := openIn(context.Background(), root, common, t.TempDir(), "run1", throwaways("a", "b"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,9 +460,10 @@ func TestCloseAfterWorktreeDeleted(t *testing.T) {
 	}
 }
 
-// TestOpenWorktreesConcurrent holds that two runs creating worktrees in one
+// TestOpenConcurrent holds that two runs creating worktrees in one
 // repository at once both succeed: the lock serialises git worktree add.
-func TestOpenWorktreesConcurrent(t *testing.T) {
+func TestOpenConcurrent(t *testing.T) {
+	t.Parallel()
 	root, common := testrepo.New(t)
 	home := t.TempDir()
 	var wg sync.WaitGroup
@@ -449,7 +471,7 @@ func TestOpenWorktreesConcurrent(t *testing.T) {
 	errs := make([]error, 2)
 	for i := range ws {
 		wg.Go(func() {
-			ws[i], errs[i] = OpenWorktrees(context.Background(), root, common, home, fmt.Sprintf("run%d", i), throwaways("a", "b", "c", "d"))
+			ws[i], errs[i] = openIn(context.Background(), root, common, home, fmt.Sprintf("run%d", i), throwaways("a", "b", "c", "d"))
 		})
 	}
 	wg.Wait()
@@ -475,43 +497,43 @@ func TestOpenWorktreesConcurrent(t *testing.T) {
 	}
 }
 
-// BenchmarkOpenWorktrees8 opens the 8 throwaway worktrees of a parallel
+// BenchmarkOpen8 opens the 8 throwaway worktrees of a parallel
 // group in a small repository (SPEC §12); closing them is not timed.
-func BenchmarkOpenWorktrees8(b *testing.B) {
+func BenchmarkOpen8(b *testing.B) {
 	root, common := testrepo.New(b)
 	home := b.TempDir()
 	plan := throwaways("a", "b", "c", "d", "e", "f", "g", "h")
-	records := b.TempDir()
+	patches := filepath.Join(b.TempDir(), "worktrees")
 	for i := 0; b.Loop(); i++ {
-		w, err := OpenWorktrees(context.Background(), root, common, home, fmt.Sprintf("run%d", i), plan)
+		w, err := openIn(context.Background(), root, common, home, fmt.Sprintf("run%d", i), plan)
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()
-		if err := w.Close(records); err != nil {
+		if err := w.Close(patches); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
 	}
 }
 
-// BenchmarkCloseWorktrees8 closes 8 throwaway worktrees, one with a change
+// BenchmarkClose8 closes 8 throwaway worktrees, one with a change
 // to save; opening them is not timed.
-func BenchmarkCloseWorktrees8(b *testing.B) {
+func BenchmarkClose8(b *testing.B) {
 	root, common := testrepo.New(b)
 	home := b.TempDir()
 	plan := throwaways("a", "b", "c", "d", "e", "f", "g", "h")
-	records := b.TempDir()
+	patches := filepath.Join(b.TempDir(), "worktrees")
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
-		w, err := OpenWorktrees(context.Background(), root, common, home, fmt.Sprintf("run%d", i), plan)
+		w, err := openIn(context.Background(), root, common, home, fmt.Sprintf("run%d", i), plan)
 		if err != nil {
 			b.Fatal(err)
 		}
 		a, _ := w.Get("a")
 		testrepo.Write(b, filepath.Join(a.Path, "README.md"), "changed\n")
 		b.StartTimer()
-		if err := w.Close(records); err != nil {
+		if err := w.Close(patches); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -534,7 +556,7 @@ func TestSavePatchSubmodules(t *testing.T) {
 	testrepo.Git(t, root, "submodule", "add", "-q", lib, "vendor/lib")
 	testrepo.Git(t, root, "commit", "-q", "-m", "the library")
 
-	w, err := OpenWorktrees(context.Background(), root, common, t.TempDir(), "run1", throwaways("a"))
+	w, err := openIn(context.Background(), root, common, t.TempDir(), "run1", throwaways("a"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -542,11 +564,11 @@ func TestSavePatchSubmodules(t *testing.T) {
 	testrepo.Git(t, wt.Path, "submodule", "update", "--init", "--quiet")
 	testrepo.Write(t, filepath.Join(wt.Path, "vendor", "lib", "lib.txt"), "a library\nchanged\n")
 	testrepo.Write(t, filepath.Join(wt.Path, "vendor", "lib", "new.bin"), "\x00binary\x00")
-	records := t.TempDir()
-	if err := savePatch(wt, records); err != nil {
+	patches := filepath.Join(t.TempDir(), "worktrees")
+	if err := savePatch(wt, patches); err != nil {
 		t.Fatal(err)
 	}
-	patch := filepath.Join(records, record.WorktreesDir, "a.submodules", "vendor", "lib.patch")
+	patch := filepath.Join(patches, "a.submodules", "vendor", "lib.patch")
 	body, err := os.ReadFile(patch)
 	if err != nil {
 		t.Fatal(err)
@@ -554,13 +576,13 @@ func TestSavePatchSubmodules(t *testing.T) {
 	if !bytes.Contains(body, []byte("+changed")) || !bytes.Contains(body, []byte("b/new.bin")) {
 		t.Errorf("%s lacks the submodule's changes:\n%s", patch, body)
 	}
-	if _, err := os.Stat(filepath.Join(records, record.WorktreesDir, "a.patch")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(patches, "a.patch")); !os.IsNotExist(err) {
 		t.Errorf("a.patch saved though nothing outside the submodule changed (%v)", err)
 	}
 
 	fresh := Worktree{Name: "a", Kind: ir.Throwaway, Path: filepath.Join(t.TempDir(), "fresh"), Base: wt.Base}
 	testrepo.Git(t, root, "worktree", "add", "-q", "--detach", fresh.Path, wt.Base)
-	if err := applyPatches(fresh, filepath.Join(records, record.WorktreesDir)); err != nil {
+	if err := applyPatches(fresh, patches); err != nil {
 		t.Fatal(err)
 	}
 	for path, want := range map[string]string{"vendor/lib/lib.txt": "a library\nchanged\n", "vendor/lib/new.bin": "\x00binary\x00"} {
@@ -574,21 +596,21 @@ func TestSavePatchSubmodules(t *testing.T) {
 	if err := os.Remove(filepath.Join(wt.Path, "vendor", "lib", "new.bin")); err != nil {
 		t.Fatal(err)
 	}
-	if err := savePatch(wt, records); err != nil {
+	if err := savePatch(wt, patches); err != nil {
 		t.Fatal(err)
 	}
-	if entries, _ := os.ReadDir(filepath.Join(records, record.WorktreesDir)); len(entries) != 0 {
-		t.Errorf("%s still holds %v", filepath.Join(records, record.WorktreesDir), entries)
+	if entries, _ := os.ReadDir(patches); len(entries) != 0 {
+		t.Errorf("%s still holds %v", patches, entries)
 	}
 
 	// A submodule the base does not have cannot start again from a patch.
 	testrepo.Git(t, wt.Path, "submodule", "add", "-q", lib, "other")
-	err = savePatch(wt, records)
+	err = savePatch(wt, patches)
 	if err == nil || !strings.Contains(err.Error(), `submodule "other" is not in the worktree's base`) {
 		t.Fatalf("savePatch with a new submodule: %v", err)
 	}
 	testrepo.Git(t, root, "worktree", "remove", "--force", fresh.Path)
-	if err := w.Close(records); err == nil || !strings.Contains(err.Error(), wt.Path) {
+	if err := w.Close(patches); err == nil || !strings.Contains(err.Error(), wt.Path) {
 		t.Fatalf("Close: %v; want an error naming %s", err, wt.Path)
 	}
 	if _, err := os.Stat(filepath.Join(wt.Path, "other", "lib.txt")); err != nil {

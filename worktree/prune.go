@@ -1,4 +1,4 @@
-package runtime
+package worktree
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/realpath"
 )
 
-// PruneWorktrees removes home/worktrees/NAME, what a crashed run left of its
+// Prune removes home/worktrees/NAME, what a crashed run left of its
 // throwaway worktrees and the issue-branch worktrees its run kept, and has
 // the repository whose git common dir is repo forget them. A worktree on a
 // branch with uncommitted work is left in place, with an error that says
@@ -21,7 +21,7 @@ import (
 // forget. Nothing is removed outside home/worktrees, whose real path is
 // checked: a symbolic link there (NAME, or an entry in it) is removed
 // itself, and no git runs in what it points to.
-func PruneWorktrees(home, name, repo string) error {
+func Prune(home, name, repo string) error {
 	if !validRunName(name) {
 		return nil
 	}

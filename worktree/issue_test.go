@@ -1,4 +1,4 @@
-package runtime
+package worktree
 
 import (
 	"context"
@@ -8,11 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/forge"
-	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/testrepo"
 	"github.com/cairn-dev/cairn/ir"
-	"github.com/cairn-dev/cairn/record"
 )
 
 // issuePlan is a plan with one issue-branch worktree "work" on branch.
@@ -20,10 +18,20 @@ func issuePlan(branch string) []ir.PlanWorktree {
 	return []ir.PlanWorktree{{Name: "work", Kind: ir.IssueBranch, Base: "main", Branch: branch}}
 }
 
-// openIssueBranch opens the issue-branch worktree of run on branch.
-func openIssueBranch(t *testing.T, f *ghFixture, home, run, branch string) (*Worktrees, Worktree) {
+// originRepo is a repository (testrepo.New) with an origin: a bare
+// repository, main pushed there.
+type originRepo struct{ root, common, origin string }
+
+func newOriginRepo(t *testing.T) *originRepo {
 	t.Helper()
-	w, err := OpenWorktrees(context.Background(), f.root, f.common, home, run, issuePlan(branch))
+	root, common := testrepo.New(t)
+	return &originRepo{root: root, common: common, origin: testrepo.Origin(t, root, "https://github.com/acme/widgets.git")}
+}
+
+// openIssueBranch opens the issue-branch worktree of run on branch.
+func openIssueBranch(t *testing.T, f *originRepo, home, run, branch string) (*Worktrees, Worktree) {
+	t.Helper()
+	w, err := openIn(context.Background(), f.root, f.common, home, run, issuePlan(branch))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +52,8 @@ func commitIn(t *testing.T, dir, name string) string {
 }
 
 func TestIssueBranchWorktreeFresh(t *testing.T) {
-	f := newGHFixture(t)
+	t.Parallel()
+	f := newOriginRepo(t)
 	home := t.TempDir()
 	const run, branch = "fix_2026-03-01T090000Z", "cairn/42-fix-the-crash"
 	w, wt := openIssueBranch(t, f, home, run, branch)
@@ -89,7 +98,8 @@ func TestIssueBranchWorktreeFresh(t *testing.T) {
 }
 
 func TestIssueBranchWorktreeContinuesLocalBranch(t *testing.T) {
-	f := newGHFixture(t)
+	t.Parallel()
+	f := newOriginRepo(t)
 	const branch = "cairn/42-fix"
 	testrepo.Git(t, f.root, "branch", branch)
 	side := filepath.Join(t.TempDir(), "side")
@@ -104,7 +114,8 @@ func TestIssueBranchWorktreeContinuesLocalBranch(t *testing.T) {
 }
 
 func TestIssueBranchWorktreeContinuesOriginsBranch(t *testing.T) {
-	f := newGHFixture(t)
+	t.Parallel()
+	f := newOriginRepo(t)
 	const branch = "cairn/42-fix"
 	other := filepath.Join(t.TempDir(), "other")
 	testrepo.Git(t, "", "clone", "-q", f.origin, other)
@@ -123,7 +134,8 @@ func TestIssueBranchWorktreeContinuesOriginsBranch(t *testing.T) {
 }
 
 func TestIssueBranchWorktreeClose(t *testing.T) {
-	f := newGHFixture(t)
+	t.Parallel()
+	f := newOriginRepo(t)
 	for i, c := range []struct {
 		name   string
 		work   func(t *testing.T, dir, branch string)
@@ -150,7 +162,7 @@ func TestIssueBranchWorktreeClose(t *testing.T) {
 			if err := ExcludeCairnFiles(wt.Path); err != nil {
 				t.Fatal(err)
 			}
-			testrepo.Write(t, filepath.Join(wt.Path, forge.IssueFile), "# Issue\n")
+			testrepo.Write(t, filepath.Join(wt.Path, ir.IssueFile), "# Issue\n")
 			c.work(t, wt.Path, branch)
 			w.MarkSucceeded()
 			if err := w.Close(t.TempDir()); err != nil {
@@ -178,7 +190,8 @@ func TestIssueBranchWorktreeClose(t *testing.T) {
 }
 
 func TestIssueBranchWorktreeAfterAKeptOne(t *testing.T) {
-	f := newGHFixture(t)
+	t.Parallel()
+	f := newOriginRepo(t)
 	home := t.TempDir()
 	const branch = "cairn/42-fix"
 	first, old := openIssueBranch(t, f, home, "fix_2026-03-01T090000Z", branch)
@@ -190,7 +203,7 @@ func TestIssueBranchWorktreeAfterAKeptOne(t *testing.T) {
 	// Uncommitted work in the kept worktree: the next run refuses the
 	// branch, and says where it is.
 	testrepo.Write(t, filepath.Join(old.Path, "draft.go"), "package draft\n")
-	_, err := OpenWorktrees(context.Background(), f.root, f.common, home, "fix_2026-03-01T100000Z", issuePlan(branch))
+	_, err := openIn(context.Background(), f.root, f.common, home, "fix_2026-03-01T100000Z", issuePlan(branch))
 	if err == nil || !strings.Contains(err.Error(), `branch "`+branch+`" is checked out at `+old.Path) || !strings.Contains(err.Error(), "uncommitted changes") {
 		t.Fatalf("a branch with uncommitted work elsewhere: %v", err)
 	}
@@ -212,53 +225,52 @@ func TestIssueBranchWorktreeAfterAKeptOne(t *testing.T) {
 }
 
 func TestIssueBranchWorktreeInUseByLiveRun(t *testing.T) {
-	f := newGHFixture(t)
+	t.Parallel()
+	f := newOriginRepo(t)
 	home := t.TempDir()
 	const branch = "cairn/42-fix"
 	const live = "fix_2026-03-01T090000Z"
-	if err := os.MkdirAll(filepath.Join(record.RunsDir(home), live), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	lock, err := proc.Lock(filepath.Join(record.RunsDir(home), live, record.LockFile), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close()
 	openIssueBranch(t, f, home, live, branch)
-	_, err = OpenWorktrees(context.Background(), f.root, f.common, home, "fix_2026-03-01T100000Z", issuePlan(branch))
-	if err == nil || !strings.Contains(err.Error(), `is in use by run "`+live+`"`) {
-		t.Fatalf("a branch a live run works on: %v", err)
+	repo := &git.Repo{Root: f.root, CommonDir: f.common, Env: os.Environ()}
+	// nil: every run may be running.
+	for _, running := range []func(string) bool{func(run string) bool { return run == live }, nil} {
+		_, err := Open(context.Background(), repo, home, "fix_2026-03-01T100000Z", issuePlan(branch), running)
+		if err == nil || !strings.Contains(err.Error(), `is in use by run "`+live+`"`) {
+			t.Fatalf("a branch a live run works on: %v", err)
+		}
 	}
 }
 
 func TestIssueBranchWorktreeRefusals(t *testing.T) {
-	f := newGHFixture(t)
+	t.Parallel()
+	f := newOriginRepo(t)
 	for _, c := range []struct{ branch, want string }{
 		{"cairn/42-…", "no branch is named for it"},
 		{"", "no branch is named for it"},
 		{"cairn/42 fix", `invalid branch name "cairn/42 fix"`},
 	} {
-		_, err := OpenWorktrees(context.Background(), f.root, f.common, t.TempDir(), "fix_2026-03-01T090000Z", issuePlan(c.branch))
+		_, err := openIn(context.Background(), f.root, f.common, t.TempDir(), "fix_2026-03-01T090000Z", issuePlan(c.branch))
 		if err == nil || !strings.Contains(err.Error(), `create worktree "work": `+c.want) {
 			t.Errorf("branch %q: %v, want %q", c.branch, err, c.want)
 		}
 	}
 	// The repository's own working tree has the branch checked out.
 	testrepo.Git(t, f.root, "switch", "-q", "-c", "cairn/42-mine")
-	_, err := OpenWorktrees(context.Background(), f.root, f.common, t.TempDir(), "fix_2026-03-01T090000Z", issuePlan("cairn/42-mine"))
+	_, err := openIn(context.Background(), f.root, f.common, t.TempDir(), "fix_2026-03-01T090000Z", issuePlan("cairn/42-mine"))
 	if err == nil || !strings.Contains(err.Error(), `branch "cairn/42-mine" is checked out at `+f.root) {
 		t.Errorf("a branch checked out in the repository: %v", err)
 	}
 }
 
 func TestIssueBranchWithThrowaway(t *testing.T) {
-	f := newGHFixture(t)
+	t.Parallel()
+	f := newOriginRepo(t)
 	home := t.TempDir()
 	plan := []ir.PlanWorktree{
 		{Name: "scratch", Kind: ir.Throwaway, Base: "main"},
 		{Name: "work", Kind: ir.IssueBranch, Base: "main", Branch: "cairn/42-fix"},
 	}
-	w, err := OpenWorktrees(context.Background(), f.root, f.common, home, "fix_2026-03-01T090000Z", plan)
+	w, err := openIn(context.Background(), f.root, f.common, home, "fix_2026-03-01T090000Z", plan)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package runtime
+package worktree
 
 import (
 	"bytes"
@@ -14,21 +14,21 @@ import (
 // says when the diff was cut.
 const MaxDiff = 200 << 10
 
-// diffLimit words MaxDiff for the judge's prompt.
-const diffLimit = "200 KiB"
+// DiffLimit words MaxDiff for the judge's prompt.
+const DiffLimit = "200 KiB"
 
 // cairnPaths are the pathspecs that keep cairn's own files (its run
 // folders and copied skills under .cairn/, the issue file) out of a step's
 // diff.
 var cairnPaths = []string{":(exclude).cairn", ":(exclude).cairn-issue.md"}
 
-// StepDiff returns everything a step changed in the worktree dir since
+// Diff returns everything a step changed in the worktree dir since
 // baseline (a commit; "" in a repository that had none): the commits made
 // since, what is left uncommitted and the untracked files, as one git diff,
 // without cairn's own files. It reads the worktree through a temporary
 // index and never touches the worktree's own. The diff is cut at limit bytes
 // (at a line's end), and cut reports whether it was.
-func StepDiff(dir, baseline string, limit int) (diff string, cut bool, err error) {
+func Diff(dir, baseline string, limit int) (diff string, cut bool, err error) {
 	path, err := git.Run(context.Background(), dir, os.Environ(), "rev-parse", "--path-format=absolute", "--git-path", "index")
 	if err != nil {
 		return "", false, err

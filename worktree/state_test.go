@@ -1,4 +1,4 @@
-package runtime
+package worktree
 
 import (
 	"errors"
@@ -13,11 +13,12 @@ import (
 	"github.com/cairn-dev/cairn/internal/testrepo"
 )
 
-// TestWorkStateRestore holds that restore puts back exactly what takeState
+// TestStateRestore holds that Restore puts back exactly what TakeState
 // recorded — HEAD and its branch, tracked and untracked files, the index —
 // whatever a session did in between, and leaves ignored files and cairn's
 // own alone.
-func TestWorkStateRestore(t *testing.T) {
+func TestStateRestore(t *testing.T) {
+	t.Parallel()
 	root, _ := testrepo.New(t)
 	testrepo.Write(t, filepath.Join(root, ".gitignore"), "/build/\n")
 	testrepo.Git(t, root, "add", ".gitignore")
@@ -34,11 +35,11 @@ func TestWorkStateRestore(t *testing.T) {
 	head := testrepo.Git(t, root, "rev-parse", "HEAD")
 	status := testrepo.Git(t, root, "status", "--porcelain")
 
-	before, err := takeState(root)
+	before, err := TakeState(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if what, err := before.restore(); err != nil || what != "" {
+	if what, err := before.Restore(); err != nil || what != "" {
 		t.Fatalf("restore with nothing changed: %q, %v", what, err)
 	}
 
@@ -61,7 +62,7 @@ func TestWorkStateRestore(t *testing.T) {
 	testrepo.Write(t, filepath.Join(root, "build", "out.o"), "ignored\n")
 	testrepo.Write(t, filepath.Join(root, ".cairn", "runs", "r", "run.json"), "{}\n")
 
-	what, err := before.restore()
+	what, err := before.Restore()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,20 +102,21 @@ func TestWorkStateRestore(t *testing.T) {
 	}
 }
 
-// TestWorkStateDetached holds that a commit a session made on a detached
+// TestStateDetached holds that a commit a session made on a detached
 // HEAD (a throwaway worktree) is dropped, and the index it staged with it.
-func TestWorkStateDetached(t *testing.T) {
+func TestStateDetached(t *testing.T) {
+	t.Parallel()
 	root, _ := testrepo.New(t)
 	testrepo.Git(t, root, "checkout", "-q", "--detach")
 	head := testrepo.Git(t, root, "rev-parse", "HEAD")
-	before, err := takeState(root)
+	before, err := TakeState(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	testrepo.Write(t, filepath.Join(root, "judge.txt"), "judged\n")
 	testrepo.Git(t, root, "add", "judge.txt")
 	testrepo.Git(t, root, "commit", "-q", "-m", "by the judge")
-	what, err := before.restore()
+	what, err := before.Restore()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package runtime
+package worktree
 
 import (
 	"context"
@@ -10,9 +10,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/internal/git"
-	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
-	"github.com/cairn-dev/cairn/record"
 )
 
 // addIssueBranch adds the issue-branch worktree p at w.runDir/NAME on its
@@ -110,8 +108,8 @@ func samePath(a, b string) bool {
 
 // freeBranch removes the worktree at path that has branch checked out, when
 // a previous run left it (it is home/worktrees/RUN/NAME), that run is over
-// (its folder's lock is free) and it holds no uncommitted change: its work
-// is all on the branch, which this run continues. Otherwise the branch is
+// (w.running says so) and it holds no uncommitted change: its work is all
+// on the branch, which this run continues. Otherwise the branch is
 // refused, with where it is checked out.
 func (w *Worktrees) freeBranch(branch, path string) error {
 	worktrees := filepath.Dir(w.runDir)
@@ -119,8 +117,7 @@ func (w *Worktrees) freeBranch(branch, path string) error {
 	if !samePath(filepath.Dir(filepath.Dir(path)), worktrees) {
 		return fmt.Errorf("branch %q is checked out at %s; switch that working tree to another branch first", branch, path)
 	}
-	home := filepath.Dir(worktrees)
-	if held, err := proc.Held(filepath.Join(record.RunsDir(home), run, record.LockFile)); err != nil || held {
+	if w.running == nil || w.running(run) {
 		return fmt.Errorf("branch %q is in use by run %q, at %s", branch, run, path)
 	}
 	status, err := git.Run(context.Background(), path, w.env, "status", "--porcelain")

@@ -1,4 +1,8 @@
-package runtime
+// Package worktree keeps the git worktrees of a run: it creates them
+// (throwaways, checkouts and issue branches), saves their changes as patches
+// and applies them again, reads a step's diff, puts a working tree back as
+// it was, and prunes what runs left.
+package worktree
 
 import (
 	"context"
@@ -19,7 +23,6 @@ import (
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
-	"github.com/cairn-dev/cairn/record"
 )
 
 // Worktree is a worktree a run's steps work in (§7.4). Path is absolute.
@@ -38,8 +41,8 @@ type Worktree struct {
 // closed after its last.
 type Worktrees struct {
 	repoRoot string
-	// env is the environment git runs in: cairn's own, read once when the
-	// worktrees are opened.
+	// env is the environment git runs in: the repository's, as Open was
+	// given it.
 	env []string
 	// runDir is $CAIRN_HOME/worktrees/RUN, the parent of the throwaways.
 	runDir string
@@ -51,26 +54,32 @@ type Worktrees struct {
 	// retries what the first could not do.
 	removed map[string]bool
 	// succeeded is set by MarkSucceeded; kept lists the issue-branch
-	// worktrees Close left in place (worktree_issue.go).
+	// worktrees Close left in place (issue.go).
 	succeeded bool
 	kept      []KeptBranch
+	// running reports whether a run, by name, may still be running: the
+	// branch it has checked out is never taken from it.
+	running func(run string) bool
 }
 
 // dirtyNamed is how many uncommitted files a refused checkout names.
 const dirtyNamed = 5
 
-// OpenWorktrees creates the run's worktrees, serially, before the first step
-// (§7.4). Each base branch is resolved once, locally (nothing is fetched):
-// a local branch of that name, else origin's, else any revision git
-// understands; "" means HEAD. A throwaway is added detached at its base
-// under home/worktrees/RUN/NAME; git worktree add and remove are serialised
-// per repository across processes by a lock in home/locks. A checkout is
-// the repository's own working tree, refused when it has uncommitted
-// changes. An issue-branch worktree is added like a throwaway, on the branch
-// its plan entry names (the run sets it from the issue): continuing that
-// branch, local or origin's, else starting it at the base. On an error,
-// whatever was created is removed before returning.
-func OpenWorktrees(ctx context.Context, repoRoot, commonDir, home, run string, plan []ir.PlanWorktree) (*Worktrees, error) {
+// Open creates the worktrees of the run named run in repo, serially,
+// before the first step (§7.4). Each base branch is resolved once, locally
+// (nothing is fetched): a local branch of that name, else origin's, else
+// any revision git understands; "" means HEAD. A throwaway is added
+// detached at its base under home/worktrees/RUN/NAME; git worktree add and
+// remove are serialised per repository across processes by a lock in
+// home/locks. A checkout is the repository's own working tree, refused when
+// it has uncommitted changes. An issue-branch worktree is added like a
+// throwaway, on the branch its plan entry names (the run sets it from the
+// issue): continuing that branch, local or origin's, else starting it at
+// the base. A branch a previous run left checked out is taken over only
+// when running says that run is over (a nil running takes every run for
+// running). On an error, whatever was created is removed before returning.
+func Open(ctx context.Context, repo *git.Repo, home, run string, plan []ir.PlanWorktree, running func(run string) bool) (*Worktrees, error) {
+	repoRoot := repo.Root
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("create worktrees: %w", err)
 	}
@@ -112,9 +121,10 @@ func OpenWorktrees(ctx context.Context, repoRoot, commonDir, home, run string, p
 	w := &Worktrees{
 		repoRoot: root,
 		runDir:   filepath.Join(home, "worktrees", run),
-		lock:     worktreeLockPath(home, commonDir),
+		lock:     worktreeLockPath(home, repo.CommonDir),
 		removed:  map[string]bool{},
-		env:      os.Environ(),
+		env:      repo.Env,
+		running:  running,
 	}
 	if len(plan) == 0 {
 		return w, nil
@@ -152,7 +162,7 @@ func validRunName(run string) bool {
 
 // resolveBases resolves the base of every worktree to a commit, with one git
 // process: a base branch B is refs/heads/B, else refs/remotes/origin/B (as
-// check's Repo.Base chose it), else whatever git makes of B; "" and "HEAD"
+// git.Repo.Base chose it), else whatever git makes of B; "" and "HEAD"
 // are HEAD. A checkout's base is HEAD, and may be missing in a repository
 // with no commits.
 func resolveBases(root string, plan []ir.PlanWorktree) (map[string]string, error) {
@@ -372,6 +382,15 @@ func (w *Worktrees) Get(name string) (Worktree, bool) {
 	return Worktree{}, false
 }
 
+// Head is the commit checked out at dir, "" when there is none.
+func Head(dir string) string {
+	out, err := git.Run(context.Background(), dir, os.Environ(), "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(out)
+}
+
 // All returns the run's worktrees in plan order.
 func (w *Worktrees) All() []Worktree {
 	if w == nil {
@@ -381,7 +400,8 @@ func (w *Worktrees) All() []Worktree {
 }
 
 // Close ends the run's throwaway worktrees, whatever happened in the run:
-// each one's changes since its base are saved in runDir/worktrees (savePatch:
+// each one's changes since its base are saved in patchDir, the run
+// folder's worktrees/ (savePatch:
 // NAME.patch, and a patch per initialised submodule with changes), then it
 // is removed, and home/worktrees/RUN with it. Every worktree is tried; the
 // errors are joined. A worktree whose changes could not be saved is left in
@@ -390,7 +410,7 @@ func (w *Worktrees) All() []Worktree {
 // MarkSucceeded, with all their work committed and on the base or pushed;
 // the others are kept, and Kept names their branches and paths. A second
 // call retries only what the first could not do.
-func (w *Worktrees) Close(runDir string) error {
+func (w *Worktrees) Close(patchDir string) error {
 	if w == nil {
 		return nil
 	}
@@ -406,7 +426,7 @@ func (w *Worktrees) Close(runDir string) error {
 	if len(open) == 0 && len(branches) == 0 {
 		return w.removeRunDirUnlessKept()
 	}
-	saveErrs := saveAll(open, runDir)
+	saveErrs := saveAll(open, patchDir)
 
 	var errs []error
 	unlock, err := lockWorktrees(w.lock)
@@ -435,12 +455,12 @@ func (w *Worktrees) Close(runDir string) error {
 	return errors.Join(errs...)
 }
 
-// saveAll saves the changes of the worktrees open (savePatch) in runDir and
+// saveAll saves the changes of the worktrees open (savePatch) in patchDir and
 // returns each one's error. Saving touches only each worktree's own files
 // and temporary ones, so worktrees are saved side by side, but a few at a
 // time: each save holds files and git processes open, and a run with
 // hundreds of worktrees must not run out of file descriptors.
-func saveAll(open []Worktree, runDir string) []error {
+func saveAll(open []Worktree, patchDir string) []error {
 	errs := make([]error, len(open))
 	slots := make(chan struct{}, min(len(open), max(2, goruntime.GOMAXPROCS(0))))
 	var wg sync.WaitGroup
@@ -448,7 +468,7 @@ func saveAll(open []Worktree, runDir string) []error {
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			errs[i] = savePatch(wt, runDir)
+			errs[i] = savePatch(wt, patchDir)
 		})
 	}
 	wg.Wait()
@@ -460,7 +480,8 @@ func saveAll(open []Worktree, runDir string) []error {
 // for the submodule at PATH.
 const submodulesSuffix = ".submodules"
 
-// savePatch saves wt's changes since its base in runDir/worktrees (§7.4).
+// savePatch saves wt's changes since its base in patchDir (§7.4), a run
+// folder's worktrees/; "" when the run has no folder.
 // NAME.patch holds the worktree's own: its commits, tracked and untracked
 // files, binary ones too; a submodule there is a commit, so what was done
 // inside one is not in it. Each submodule initialised in the worktree (and
@@ -471,7 +492,7 @@ const submodulesSuffix = ".submodules"
 // folder is already gone. A submodule the base does not have cannot be
 // started again from a patch: its worktree is left in place (the error says
 // so).
-func savePatch(wt Worktree, runDir string) error {
+func savePatch(wt Worktree, patchDir string) error {
 	if _, err := os.Lstat(wt.Path); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -519,19 +540,18 @@ func savePatch(wt Worktree, runDir string) error {
 		}
 	}
 
-	dir := filepath.Join(runDir, record.WorktreesDir)
-	patch := filepath.Join(dir, wt.Name+".patch")
-	subDir := filepath.Join(dir, wt.Name+submodulesSuffix)
+	patch := filepath.Join(patchDir, wt.Name+".patch")
+	subDir := filepath.Join(patchDir, wt.Name+submodulesSuffix)
 	if size == 0 && len(keep) == 0 {
-		if runDir == "" {
+		if patchDir == "" {
 			return nil
 		}
 		return removeStale(patch, subDir)
 	}
-	if runDir == "" {
+	if patchDir == "" {
 		return errors.New("no run folder to save them in")
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(patchDir, 0o700); err != nil {
 		return err
 	}
 	if size > 0 {
@@ -546,7 +566,7 @@ func savePatch(wt Worktree, runDir string) error {
 	}
 	// The submodules' patches appear together or not at all: made aside,
 	// then put in place of an earlier save's.
-	staging, err := os.MkdirTemp(dir, "."+wt.Name+submodulesSuffix+"-")
+	staging, err := os.MkdirTemp(patchDir, "."+wt.Name+submodulesSuffix+"-")
 	if err != nil {
 		return err
 	}
@@ -700,7 +720,7 @@ func initialisedSubmodules(dir string, env []string, base string) ([]submodule, 
 // ones inside them.
 func applyPatches(wt Worktree, dir string) error {
 	patch := filepath.Join(dir, wt.Name+".patch")
-	if fileExists(patch) {
+	if _, err := os.Stat(patch); err == nil {
 		if _, err := git.Run(context.Background(), wt.Path, os.Environ(), "apply", "--binary", "--whitespace=nowarn", patch); err != nil {
 			return fmt.Errorf("worktree %q: apply the changes the run saved in %s: %w", wt.Name, patch, err)
 		}
@@ -832,6 +852,10 @@ func copyFile(src, dst string) error {
 	return out.Close()
 }
 
+// LocksDir is the folder of $CAIRN_HOME that holds cairn's locks: the
+// worktree locks of each repository, and the Pass locks.
+const LocksDir = "locks"
+
 // worktreeLockPath is the lock that serialises git worktree add and remove
 // in the repository whose git common dir is commonDir, across processes:
 // git 2.39's parallel adds race.
@@ -840,7 +864,7 @@ func worktreeLockPath(home, commonDir string) string {
 	return filepath.Join(home, LocksDir, "worktrees-"+hex.EncodeToString(sum[:])[:16]+".lock")
 }
 
-// lockWorktrees takes the worktree lock at path (lock.go's flock), waiting
+// lockWorktrees takes the worktree lock at path (proc.Lock, a flock), waiting
 // for another holder, and returns its release.
 func lockWorktrees(path string) (func(), error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {

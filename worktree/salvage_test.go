@@ -1,4 +1,4 @@
-package runtime
+package worktree
 
 import (
 	"os"
@@ -8,21 +8,21 @@ import (
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/testrepo"
 	"github.com/cairn-dev/cairn/ir"
-	"github.com/cairn-dev/cairn/record"
 )
 
-// salvage goes through no symbolic link where a crashed run's worktrees
+// Salvage goes through no symbolic link where a crashed run's worktrees
 // would be: the link goes, and what it points to stays, a repository's
 // folder too.
 func TestSalvageRemovesLinksOnly(t *testing.T) {
+	t.Parallel()
 	root, common := testrepo.New(t)
-	repo := &git.Repo{Root: root, CommonDir: common}
+	repo := &git.Repo{Root: root, CommonDir: common, Env: os.Environ()}
 	home := t.TempDir()
 	for _, c := range []struct{ name, link string }{
 		{"hunt_2026-01-01T000000Z", ""},  // worktrees/RUN is the link
 		{"hunt_2026-01-02T000000Z", "a"}, // worktrees/RUN/a is
 	} {
-		dir := filepath.Join(record.RunsDir(home), c.name)
+		dir := filepath.Join(home, "runs", c.name)
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -41,8 +41,8 @@ func TestSalvageRemovesLinksOnly(t *testing.T) {
 		}
 		// The run's record says its worktree "a" is a throwaway, whose
 		// changes salvage saves before it removes it.
-		rec := &record.Record{Worktrees: []record.WorktreeRecord{{Name: "a", Kind: ir.Throwaway}}}
-		if err := salvage(home, repo, dir, rec); err != nil {
+		recorded := []Worktree{{Name: "a", Kind: ir.Throwaway}}
+		if err := Salvage(home, repo, c.name, filepath.Join(dir, "worktrees"), recorded); err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}
 		if _, err := os.Stat(filepath.Join(outside, "a", "keep.txt")); err != nil {

@@ -1,0 +1,122 @@
+package worktree
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/cairn-dev/cairn/internal/git"
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// Salvage saves and removes what a crashed run, named run, left of its
+// throwaway worktrees under home/worktrees/RUN: each one's changes become
+// its patch in patchDir, the run folder's (as its run would have saved
+// them), so that a resumed run starts it again from its base with them.
+// recorded are the worktrees the run's record names, for their kinds and
+// bases. A symbolic link there, where cairn makes none, is removed itself:
+// neither git nor a removal goes through it.
+func Salvage(home string, repo *git.Repo, run, patchDir string, recorded []Worktree) error {
+	runDir := filepath.Join(home, "worktrees", run)
+	info, err := os.Lstat(runDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
+	}
+	if !info.IsDir() {
+		if err := os.Remove(runDir); err != nil {
+			return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
+		}
+		return nil
+	}
+	entries, err := os.ReadDir(runDir)
+	if err != nil {
+		return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
+	}
+	bases, kinds := map[string]string{}, map[string]string{}
+	for _, w := range recorded {
+		bases[w.Name], kinds[w.Name] = w.Base, w.Kind
+	}
+	unlock, err := lockWorktrees(worktreeLockPath(home, repo.CommonDir))
+	if err != nil {
+		return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
+	}
+	defer unlock()
+	kept := false
+	for _, e := range entries {
+		wt := Worktree{Name: e.Name(), Kind: ir.Throwaway, Path: filepath.Join(runDir, e.Name()), Base: bases[e.Name()]}
+		if !e.IsDir() {
+			if err := os.Remove(wt.Path); err != nil {
+				return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
+			}
+			continue
+		}
+		if isBranchWorktree(wt.Path, kinds[wt.Name]) {
+			// An issue branch's worktree, kept with whatever it holds:
+			// the resumed run carries on in it.
+			kept = true
+			continue
+		}
+		if wt.Base == "" {
+			wt.Base = Head(wt.Path)
+		}
+		if err := savePatch(wt, patchDir); err != nil {
+			return fmt.Errorf("save the changes of worktree %q, left by the crashed run: %w; it is left at %s", wt.Name, err, wt.Path)
+		}
+		if err := removeWorktree(repo.Root, wt.Path); err != nil {
+			return fmt.Errorf("remove worktree %q, left by the crashed run: %w", wt.Name, err)
+		}
+	}
+	if _, err := git.Run(context.Background(), repo.Root, os.Environ(), "worktree", "prune"); err != nil {
+		return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
+	}
+	if kept {
+		return nil
+	}
+	return os.Remove(runDir)
+}
+
+// isBranchWorktree reports whether the worktree at path is an issue
+// branch's: its recorded kind says so, or, unrecorded, it has a branch
+// checked out (a throwaway is detached).
+func isBranchWorktree(path, kind string) bool {
+	if kind != "" {
+		return kind == ir.IssueBranch
+	}
+	_, err := git.Run(context.Background(), path, os.Environ(), "symbolic-ref", "-q", "HEAD")
+	return err == nil
+}
+
+// Reopen brings a resumed run's throwaway worktrees back to where the run
+// left them: each starts again from the commit it started from the first
+// time, as recorded has it, and the patches of what was done in it, saved
+// in patchDir, are applied.
+func (w *Worktrees) Reopen(recorded []Worktree, patchDir string) error {
+	bases := map[string]string{}
+	for _, r := range recorded {
+		bases[r.Name] = r.Base
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i := range w.list {
+		wt := &w.list[i]
+		if wt.Kind != ir.Throwaway {
+			continue
+		}
+		if base := bases[wt.Name]; base != "" && base != wt.Base {
+			if _, err := git.Run(context.Background(), wt.Path, os.Environ(), "checkout", "--quiet", "--detach", base); err != nil {
+				return fmt.Errorf("worktree %q: start again from %.12s: %w", wt.Name, base, err)
+			}
+			wt.Base = base
+		}
+		if err := applyPatches(*wt, patchDir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
