@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/git"
+	"github.com/cairn-dev/cairn/internal/text"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/templates"
@@ -408,7 +409,7 @@ func (d *delivery) failingCheck(ctx context.Context, c forge.Check) templates.Fa
 		f.LogError = err.Error()
 		return f
 	}
-	f.Log, f.Cut = tail(out, maxCheckLog)
+	f.Log, f.Cut = text.Tail(out, maxCheckLog)
 	if strings.TrimSpace(f.Log) == "" {
 		f.LogError = "gh gave an empty log"
 	}
@@ -637,19 +638,9 @@ func (d *delivery) session(ctx context.Context, data templates.RepairData) (stri
 	if res.Failed {
 		return fail(errors.New(res.Cause))
 	}
-	msg := firstLine(res.Result)
+	msg := text.FirstLine(res.Result)
 	if msg == "" {
 		msg = "(no final message)"
 	}
 	return msg, nil
-}
-
-// firstLine is the first non-blank line of s, trimmed.
-func firstLine(s string) string {
-	for _, line := range strings.Split(s, "\n") {
-		if line = strings.TrimSpace(line); line != "" {
-			return line
-		}
-	}
-	return ""
 }

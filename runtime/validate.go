@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/text"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/templates"
@@ -472,7 +472,7 @@ func (r *run) review(ctx context.Context, sc *StepContext, wt Worktree, sr *reco
 	}
 	if f.shell != "" {
 		d.Cause = f.cause
-		d.Output, d.Cut = tail(f.output, maxShellOutput)
+		d.Output, d.Cut = text.Tail(f.output, maxShellOutput)
 		d.Limit = shellOutputLimit
 	} else {
 		d.Instructions = v.Instructions
@@ -519,22 +519,6 @@ func (r *run) review(ctx context.Context, sc *StepContext, wt Worktree, sr *reco
 		return err.Error()
 	}
 	return ""
-}
-
-// tail is the end of out, at most limit bytes starting at a line, and
-// whether it was cut.
-func tail(out []byte, limit int) (string, bool) {
-	if len(out) <= limit {
-		return strings.ToValidUTF8(string(out), "\uFFFD"), false
-	}
-	b := out[len(out)-limit:]
-	if i := bytes.IndexByte(b, '\n'); i >= 0 && i < len(b)-1 {
-		b = b[i+1:]
-	}
-	for len(b) > 0 && !utf8.RuneStart(b[0]) {
-		b = b[1:]
-	}
-	return strings.ToValidUTF8(string(b), "\uFFFD"), true
 }
 
 // maxReasoning is how many characters of a judge's reasoning a step's cause

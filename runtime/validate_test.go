@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/cairn-dev/cairn/harness"
@@ -82,18 +81,5 @@ func TestJudged(t *testing.T) {
 				t.Errorf("judged() = %+v; want %+v", got, tc.want)
 			}
 		})
-	}
-}
-
-func TestTail(t *testing.T) {
-	out := []byte("line 1\nline 2\nline 3\n")
-	if got, cut := tail(out, 100); got != string(out) || cut {
-		t.Errorf("tail(short) = %q, %v", got, cut)
-	}
-	if got, cut := tail(out, 10); got != "line 3\n" || !cut {
-		t.Errorf("tail(long) = %q, %v; want the last whole line", got, cut)
-	}
-	if got, _ := tail([]byte(strings.Repeat("é", 10)), 5); !strings.HasPrefix(got, "é") {
-		t.Errorf("tail cut inside a character: %q", got)
 	}
 }

@@ -90,19 +90,6 @@ func TestErrorMessage(t *testing.T) {
 	}
 }
 
-func TestFirstLine(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"":                            "",
-		"fatal: one\n":                "fatal: one",
-		"\n  fatal: two  \nhint: x\n": "fatal: two",
-	} {
-		if got := firstLine(in); got != want {
-			t.Errorf("firstLine(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestExitCode(t *testing.T) {
 	t.Parallel()
 	dir := newRepo(t)
