@@ -225,7 +225,7 @@ func (d *delivery) push(ctx context.Context, lease string) error {
 	if _, err := git.Run(ctx, d.wt.Path, os.Environ(), args...); err != nil {
 		return fmt.Errorf("push branch %q: %w", d.branch, err)
 	}
-	d.pushed = headOf(d.wt.Path)
+	d.pushed = git.Head(context.Background(), d.wt.Path, os.Environ())
 	return nil
 }
 
@@ -436,7 +436,7 @@ func (d *delivery) repair(ctx context.Context, bad []forge.Check) error {
 	if err := d.commitLeft(ctx, "[cairn] Repair: "+strings.Join(names, ", ")); err != nil {
 		return err
 	}
-	if headOf(d.wt.Path) == d.pushed {
+	if git.Head(context.Background(), d.wt.Path, os.Environ()) == d.pushed {
 		d.done = append(d.done, fmt.Sprintf("checks %s: the session changed nothing. %s", forge.CheckNames(bad), msg))
 		d.note("repair %d of %d changed nothing", d.rounds, d.cap)
 		return nil

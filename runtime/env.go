@@ -1,8 +1,7 @@
 package runtime
 
 import (
-	"strings"
-
+	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -29,26 +28,28 @@ const (
 // one inherited from base is dropped otherwise, so a run started from a
 // step of another never sees its parent's issue.
 func StepEnv(base []string, sc *StepContext, resultsDir string, stepEnv []ir.PlanEnv) []string {
-	set := []ir.PlanEnv{
-		{Name: EnvRun, Value: sc.RunDir},
-		{Name: EnvResults, Value: resultsDir},
-		{Name: EnvResult, Value: sc.ResultFile},
-		{Name: EnvStep, Value: stepName(sc)},
-		{Name: EnvWorktree, Value: sc.Worktree},
+	set := []string{
+		EnvRun + "=" + sc.RunDir,
+		EnvResults + "=" + resultsDir,
+		EnvResult + "=" + sc.ResultFile,
+		EnvStep + "=" + stepName(sc),
+		EnvWorktree + "=" + sc.Worktree,
 	}
 	if sc.IssueURL != "" {
-		set = append(set, ir.PlanEnv{Name: EnvIssueURL, Value: sc.IssueURL})
+		set = append(set, EnvIssueURL+"="+sc.IssueURL)
 	}
 	set = append(set,
-		ir.PlanEnv{Name: EnvDirective, Value: sc.Directive},
-		ir.PlanEnv{Name: EnvCheckSkip, Value: "77"},
+		EnvDirective+"="+sc.Directive,
+		EnvCheckSkip+"=77",
 	)
-	set = append(set, stepEnv...)
+	for _, e := range stepEnv {
+		set = append(set, e.Name+"="+e.Value)
+	}
 	var drop []string
 	if sc.IssueURL == "" {
 		drop = append(drop, EnvIssueURL)
 	}
-	return mergeEnv(base, set, drop)
+	return proc.MergeEnv(base, set, drop)
 }
 
 // stepName is the name of sc's step, "" when it has none.
@@ -57,34 +58,4 @@ func stepName(sc *StepContext) string {
 		return ""
 	}
 	return sc.Step.Name
-}
-
-// mergeEnv returns base with each of set applied in order (replacing the
-// variable where base has it, else appended) and the names in drop removed.
-func mergeEnv(base []string, set []ir.PlanEnv, drop []string) []string {
-	out := make([]string, 0, len(base)+len(set))
-	at := make(map[string]int, len(base)+len(set))
-	dropped := make(map[string]bool, len(drop))
-	for _, d := range drop {
-		dropped[d] = true
-	}
-	put := func(name, kv string) {
-		if i, ok := at[name]; ok {
-			out[i] = kv
-			return
-		}
-		at[name] = len(out)
-		out = append(out, kv)
-	}
-	for _, kv := range base {
-		name, _, ok := strings.Cut(kv, "=")
-		if !ok || name == "" || dropped[name] {
-			continue
-		}
-		put(name, kv)
-	}
-	for _, e := range set {
-		put(e.Name, e.Name+"="+e.Value)
-	}
-	return out
 }

@@ -39,23 +39,3 @@ func TestStepEnv(t *testing.T) {
 		t.Errorf("StepEnv with an issue = %q; want its CAIRN_ISSUE_URL", got)
 	}
 }
-
-func TestMergeEnv(t *testing.T) {
-	tests := []struct {
-		base []string
-		set  []ir.PlanEnv
-		drop []string
-		want []string
-	}{
-		{nil, nil, nil, []string{}},
-		{[]string{"A=1", "A=2"}, nil, nil, []string{"A=2"}},
-		{[]string{"A=1", "B=2"}, []ir.PlanEnv{{Name: "A", Value: "3"}}, nil, []string{"A=3", "B=2"}},
-		{[]string{"A=1", "B=2"}, nil, []string{"A"}, []string{"B=2"}},
-		{[]string{"=x", "C"}, []ir.PlanEnv{{Name: "D", Value: "a=b"}}, nil, []string{"D=a=b"}},
-	}
-	for _, tt := range tests {
-		if got := mergeEnv(tt.base, tt.set, tt.drop); !slices.Equal(got, tt.want) {
-			t.Errorf("mergeEnv(%q, %v, %q) = %q; want %q", tt.base, tt.set, tt.drop, got, tt.want)
-		}
-	}
-}

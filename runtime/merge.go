@@ -44,7 +44,7 @@ func (r *run) selfMerge(ctx context.Context, sc *StepContext, wt Worktree) Actio
 			Cause:  "self-merge held: " + reason,
 		}
 	}
-	head := headOf(wt.Path)
+	head := git.Head(context.Background(), wt.Path, os.Environ())
 	if err := b.gh.Merge(ctx, pr.Number, head); err != nil {
 		return failedAction("pull request %s: %v", pr.URL, err)
 	}
@@ -94,7 +94,7 @@ func (r *run) holdReason(ctx context.Context, b *issueBranch, pr *forge.PullRequ
 	if err != nil {
 		return "", err
 	}
-	head := headOf(b.wt.Path)
+	head := git.Head(context.Background(), b.wt.Path, os.Environ())
 	switch {
 	case view.IsDraft:
 		return "the pull request is a draft", nil

@@ -162,7 +162,7 @@ func salvage(home string, repo *check.Repo, dir string, rec *record.Record) erro
 			continue
 		}
 		if wt.Base == "" {
-			wt.Base = headOf(wt.Path)
+			wt.Base = git.Head(context.Background(), wt.Path, os.Environ())
 		}
 		if err := savePatch(wt, dir); err != nil {
 			return fmt.Errorf("save the changes of worktree %q, left by the crashed run: %w; it is left at %s", wt.Name, err, wt.Path)

@@ -556,7 +556,7 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr r
 			if sc.Baseline == "" || wt.Kind == ir.Throwaway {
 				// A throwaway starts again from its base: what an
 				// earlier attempt did there is uncommitted again.
-				sc.Baseline = headOf(wt.Path)
+				sc.Baseline = git.Head(context.Background(), wt.Path, os.Environ())
 			}
 			sr.Baseline = sc.Baseline
 		}
@@ -598,15 +598,6 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr r
 	r.complete(st, &sr)
 	r.prog.end(st.Name, e.outcome, end.Sub(start), e.cause)
 	return e.outcome
-}
-
-// headOf is the commit checked out at dir, "" when there is none.
-func headOf(dir string) string {
-	out, err := git.Run(context.Background(), dir, os.Environ(), "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(out)
 }
 
 // InconclusiveSteps returns the steps whose validate phase was inconclusive (a
@@ -718,7 +709,7 @@ func (r *run) settle(ctx context.Context, sc *StepContext, wt Worktree, sr *reco
 		if _, err := commitLeft(ctx, wt.Path, "[cairn] Save work of step: "+sc.Step.Name, r.folder.Name(), sc.Step.Name); err != nil {
 			return fmt.Errorf("commit the work of step %q on its branch: %w", sc.Step.Name, err)
 		}
-		sr.GitRef = headOf(wt.Path)
+		sr.GitRef = git.Head(context.Background(), wt.Path, os.Environ())
 		return nil
 	}
 	if r.commits == nil || !r.commitsIn(wt) || !hasSession(sc.Step) {
@@ -777,7 +768,7 @@ func (r *run) complete(st *ir.PlanStep, sr *record.StepRecord) {
 		return
 	}
 	if inTree && sr.GitRef == "" {
-		r.setGitRef(sr, headOf(r.commits.tree))
+		r.setGitRef(sr, git.Head(context.Background(), r.commits.tree, os.Environ()))
 	}
 }
 

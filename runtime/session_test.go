@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -80,7 +81,7 @@ func newSessionFixture(t *testing.T, step string) *sessionFixture {
 
 // setEnv sets one variable of the step's environment.
 func (f *sessionFixture) setEnv(name, value string) {
-	f.sc.Env = mergeEnv(f.sc.Env, []ir.PlanEnv{{Name: name, Value: value}}, nil)
+	f.sc.Env = proc.MergeEnv(f.sc.Env, []string{name + "=" + value}, nil)
 }
 
 // read returns a file the fake recorded for its call n.

@@ -215,3 +215,21 @@ func TestDiscover(t *testing.T) {
 		t.Errorf("in a bare repository: %v", err)
 	}
 }
+
+func TestHead(t *testing.T) {
+	t.Parallel()
+	dir := newRepo(t)
+	if got := Head(context.Background(), dir, testEnv()); got != "" {
+		t.Errorf("Head with no commits = %q, want none", got)
+	}
+	if _, err := Run(context.Background(), dir, testEnv(), "commit", "-q", "--allow-empty", "-m", "first"); err != nil {
+		t.Fatal(err)
+	}
+	want, err := Run(context.Background(), dir, testEnv(), "rev-parse", "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Head(context.Background(), dir, testEnv()); got != strings.TrimSpace(want) {
+		t.Errorf("Head = %q, want %q", got, want)
+	}
+}

@@ -45,3 +45,13 @@ func Discover(ctx context.Context, dir string, env []string) (Repo, error) {
 	}
 	return Repo{Root: lines[0], CommonDir: common}, nil
 }
+
+// Head is the commit checked out at dir, "" when there is none (a
+// repository with no commits yet).
+func Head(ctx context.Context, dir string, env []string) string {
+	out, err := Run(ctx, dir, env, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(out)
+}
