@@ -6,11 +6,12 @@ import (
 
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/step"
 )
 
 // catalogue runs a catalogue action (§7.8): a step whose rules are cairn's,
 // not the process file's.
-func (r *run) catalogue(ctx context.Context, sc *StepContext, wt Worktree, a *ir.PlanAction) ActionResult {
+func (r *run) catalogue(ctx context.Context, sc *step.Context, wt Worktree, a *ir.PlanAction) step.Result {
 	switch a.Catalogue {
 	case ir.Delivery:
 		return r.deliver(ctx, sc, wt)
@@ -19,13 +20,7 @@ func (r *run) catalogue(ctx context.Context, sc *StepContext, wt Worktree, a *ir
 	case ir.RunPublishedIssue:
 		return r.runPublishedIssue(ctx, sc, wt, a)
 	}
-	return failedAction("unknown catalogue step %q", a.Catalogue)
-}
-
-// failedAction is an action that failed before it ran anything, for the
-// cause format says.
-func failedAction(format string, args ...any) ActionResult {
-	return ActionResult{Failed: true, ExitCode: -1, Cause: fmt.Sprintf(format, args...)}
+	return step.Failed("unknown catalogue step %q", a.Catalogue)
 }
 
 // setPullRequest records the URL of the run's pull request, which the
@@ -56,7 +51,7 @@ type issueBranch struct {
 
 // issueBranchOf is the issue branch of the step sc runs in wt, for the
 // catalogue step what; an error says why there is none.
-func (r *run) issueBranchOf(sc *StepContext, wt Worktree, what string) (*issueBranch, error) {
+func (r *run) issueBranchOf(sc *step.Context, wt Worktree, what string) (*issueBranch, error) {
 	if wt.Kind != ir.IssueBranch {
 		return nil, fmt.Errorf("%s works on an issue-branch worktree, and worktree %q is a %s worktree", what, wt.Name, wt.Kind)
 	}

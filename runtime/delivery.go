@@ -16,6 +16,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/text"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/step"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -61,7 +62,7 @@ func (b *issueBranch) originBase() string { return "refs/remotes/origin/" + b.ba
 // conflicts with the base, up to the effective repair cap.
 type delivery struct {
 	r  *run
-	sc *StepContext
+	sc *step.Context
 	*issueBranch
 	cap int
 	pr  *forge.PullRequest
@@ -74,10 +75,10 @@ type delivery struct {
 }
 
 // deliver runs a delivery action.
-func (r *run) deliver(ctx context.Context, sc *StepContext, wt Worktree) ActionResult {
+func (r *run) deliver(ctx context.Context, sc *step.Context, wt Worktree) step.Result {
 	b, err := r.issueBranchOf(sc, wt, "delivery")
 	if err != nil {
-		return failedAction("%v", err)
+		return step.Failed("%v", err)
 	}
 	d := &delivery{r: r, sc: sc, issueBranch: b, cap: r.o.Plan.Limits.RepairCap.Value}
 	res := d.run(ctx)
@@ -94,8 +95,8 @@ func (d *delivery) note(format string, args ...any) {
 
 // failed ends the delivery failed with cause; the result says what it
 // did.
-func (d *delivery) failed(format string, args ...any) ActionResult {
-	res := failedAction(format, args...)
+func (d *delivery) failed(format string, args ...any) step.Result {
+	res := step.Failed(format, args...)
 	res.Result = d.summary(res.Cause)
 	return res
 }
@@ -116,7 +117,7 @@ func (d *delivery) summary(end string) string {
 }
 
 // run carries the delivery out.
-func (d *delivery) run(ctx context.Context) ActionResult {
+func (d *delivery) run(ctx context.Context) step.Result {
 	if err := d.prepare(ctx); err != nil {
 		return d.failed("%v", err)
 	}
@@ -172,7 +173,7 @@ var errAtCap = errors.New("the repair cap is reached")
 
 // atCap ends the delivery failed at the repair cap: its pull request stays
 // open, as the branch does.
-func (d *delivery) atCap(conflict bool, bad []forge.Check) ActionResult {
+func (d *delivery) atCap(conflict bool, bad []forge.Check) step.Result {
 	what := fmt.Sprintf("checks %s still fail", forge.CheckNames(bad))
 	if conflict {
 		what = fmt.Sprintf("branch %q still conflicts with %q", d.branch, d.base)
@@ -367,7 +368,7 @@ func (d *delivery) waitChecks(ctx context.Context) ([]forge.Check, error) {
 
 // green ends the delivery: every check passed, the pull request is marked
 // ready for review.
-func (d *delivery) green(ctx context.Context, checks []forge.Check) ActionResult {
+func (d *delivery) green(ctx context.Context, checks []forge.Check) step.Result {
 	if d.pr.IsDraft {
 		if err := d.gh.MarkReady(ctx, d.pr.Number); err != nil {
 			return d.failed("pull request %s: %v", d.pr.URL, err)
@@ -389,7 +390,7 @@ func (d *delivery) green(ctx context.Context, checks []forge.Check) ActionResult
 		how += fmt.Sprintf(", after %d repair sessions", d.rounds)
 	}
 	d.note("pull request %s is ready for review: %s", d.pr.URL, how)
-	return ActionResult{Result: d.summary(fmt.Sprintf("Ready for review: %s.", how))}
+	return step.Result{Result: d.summary(fmt.Sprintf("Ready for review: %s.", how))}
 }
 
 // jobLink finds the run and job ids in a GitHub Actions check's link.
@@ -564,28 +565,8 @@ func quoteAll(names []string) string {
 // commitLeft commits what the repair session left uncommitted, with the
 // run's trailers.
 func (d *delivery) commitLeft(ctx context.Context, subject string) error {
-	_, err := commitLeft(ctx, d.wt.Path, subject, d.r.folder.Name(), d.sc.Step.Name)
+	_, err := step.CommitLeft(ctx, d.wt.Path, subject, d.r.folder.Name(), d.sc.Step.Name)
 	return err
-}
-
-// commitLeft commits what an agent left uncommitted in the worktree at dir,
-// as subject with the Cairn-Run and Cairn-Step trailers, and reports
-// whether there was anything. cairn's own files (the issue file, copied
-// skills) are excluded from the worktree, and run folders are left out, so
-// neither is swept in; hooks are not run (the commit is made unattended).
-func commitLeft(ctx context.Context, dir, subject, run, step string) (bool, error) {
-	if _, err := git.Run(ctx, dir, os.Environ(), "add", "--all", "--", ".", ":(exclude)"+ir.RunsInRepo); err != nil {
-		return false, err
-	}
-	// diff --cached --quiet exits 1 when something is staged.
-	if _, err := git.Run(ctx, dir, os.Environ(), "diff", "--cached", "--quiet"); err == nil {
-		return false, nil
-	} else if git.ExitCode(err) != 1 {
-		return false, err
-	}
-	trailers := fmt.Sprintf("Cairn-Run: %s\nCairn-Step: %s", run, step)
-	_, err := git.Run(ctx, dir, os.Environ(), "commit", "--quiet", "--no-verify", "-m", subject, "-m", trailers)
-	return err == nil, err
 }
 
 // session runs repair session d.rounds with data (its checks or
@@ -614,14 +595,12 @@ func (d *delivery) session(ctx context.Context, data templates.RepairData) (stri
 	if err != nil {
 		return fail(err)
 	}
-	data.Process, data.Step = processOf(d.sc), d.sc.Step.Name
+	data.Process, data.Step = d.sc.Process(), d.sc.Step.Name
 	data.PullRequest, data.Branch, data.Base = d.pr.URL, d.branch, d.base
 	data.Round, data.Rounds = d.rounds, d.cap
 	data.WorktreePath, data.Skill, data.SkillPath = d.wt.Path, a.Skill.Name, skill
 	data.IssueURL, data.Limit = d.r.issue.URL, checkLogLimit
-	if f := filepath.Join(d.wt.Path, forge.IssueFile); fileExists(f) {
-		data.IssueFile = f
-	}
+	data.IssueFile = d.sc.IssueFile()
 	prompt, err := templates.RepairPrompt(data)
 	if err != nil {
 		return fail(err)
@@ -631,7 +610,7 @@ func (d *delivery) session(ctx context.Context, data templates.RepairData) (stri
 	}
 	sc := *d.sc
 	sc.TraceFile = filepath.Join(d.sc.RunDir, record.TracesDir, fmt.Sprintf("%s.repair-%d.jsonl", d.sc.Step.Name, d.rounds))
-	res := runPrompt(ctx, &sc, h, actionInvocation(a, prompt))
+	res := step.RunPrompt(ctx, &sc, h, step.Invocation(a, prompt))
 	if res.Trace != "" {
 		d.trace = res.Trace
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/fakegh"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/step"
 )
 
 // fixerScript is the agent of the delivery tests' repair sessions, a
@@ -36,7 +37,7 @@ echo "fixed in round $n"
 type deliveryFixture struct {
 	*ghFixture
 	r     *run
-	sc    *StepContext
+	sc    *step.Context
 	wt    Worktree
 	fixer string
 	prog  strings.Builder
@@ -113,8 +114,8 @@ func newDeliveryFixture(t *testing.T, checks []fakegh.CheckSpec, limits ir.PlanL
 }
 
 // stepContext is the context of step name in the fixture's worktree.
-func (f *deliveryFixture) stepContext(name string) *StepContext {
-	sc := &StepContext{
+func (f *deliveryFixture) stepContext(name string) *step.Context {
+	sc := &step.Context{
 		RunDir:       f.r.folder.Dir,
 		ResultFile:   filepath.Join(f.r.folder.Dir, record.ResultsDir, name+".md"),
 		TraceFile:    filepath.Join(f.r.folder.Dir, record.TracesDir, name+".jsonl"),
@@ -123,7 +124,7 @@ func (f *deliveryFixture) stepContext(name string) *StepContext {
 		WorktreeKind: ir.IssueBranch,
 		IssueURL:     f.r.issue.URL,
 	}
-	sc.Env = StepEnv(f.env, sc, filepath.Join(f.r.folder.Dir, record.ResultsDir), []ir.PlanEnv{{Name: "FIXER_DIR", Value: f.fixer}})
+	sc.Env = step.Env(f.env, sc, filepath.Join(f.r.folder.Dir, record.ResultsDir), []ir.PlanEnv{{Name: "FIXER_DIR", Value: f.fixer}})
 	return sc
 }
 
@@ -162,7 +163,7 @@ func (f *deliveryFixture) pull(t *testing.T, n int) *fakegh.PullRequest {
 }
 
 // deliver runs the delivery action.
-func (f *deliveryFixture) deliver() ActionResult {
+func (f *deliveryFixture) deliver() step.Result {
 	return f.r.catalogue(context.Background(), f.sc, f.wt, &ir.PlanAction{Kind: ir.Catalogue, Catalogue: ir.Delivery})
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/git"
+	"github.com/cairn-dev/cairn/step"
 )
 
 // selfMerge runs a self-merge action (§7.8): it merges the branch's pull
@@ -20,36 +21,36 @@ import (
 // and green. A held self-merge succeeds and leaves the pull request ready
 // for review; its reason is in the progress, the result and the action's
 // cause. cairn posts nothing on the pull request either way.
-func (r *run) selfMerge(ctx context.Context, sc *StepContext, wt Worktree) ActionResult {
+func (r *run) selfMerge(ctx context.Context, sc *step.Context, wt Worktree) step.Result {
 	b, err := r.issueBranchOf(sc, wt, "self-merge")
 	if err != nil {
-		return failedAction("%v", err)
+		return step.Failed("%v", err)
 	}
 	pr, err := b.gh.OpenPullRequest(ctx, b.branch)
 	if err != nil {
-		return failedAction("%v", err)
+		return step.Failed("%v", err)
 	}
 	if pr == nil {
-		return failedAction("branch %q has no open pull request to merge; a delivery step opens it", b.branch)
+		return step.Failed("branch %q has no open pull request to merge; a delivery step opens it", b.branch)
 	}
 	r.setPullRequest(pr.URL)
 	reason, err := r.holdReason(ctx, b, pr)
 	if err != nil {
-		return failedAction("pull request %s: %v", pr.URL, err)
+		return step.Failed("pull request %s: %v", pr.URL, err)
 	}
 	if reason != "" {
 		r.prog.note(fmt.Sprintf("%s: self-merge held: %s; pull request %s is left ready for review", sc.Step.Name, reason, pr.URL))
-		return ActionResult{
+		return step.Result{
 			Result: fmt.Sprintf("Pull request: %s\nSelf-merge held: %s.\nThe pull request is left ready for review.\n", pr.URL, reason),
 			Cause:  "self-merge held: " + reason,
 		}
 	}
 	head := git.Head(context.Background(), wt.Path, os.Environ())
 	if err := b.gh.Merge(ctx, pr.Number, head); err != nil {
-		return failedAction("pull request %s: %v", pr.URL, err)
+		return step.Failed("pull request %s: %v", pr.URL, err)
 	}
 	r.prog.note(fmt.Sprintf("%s: merged pull request %s", sc.Step.Name, pr.URL))
-	return ActionResult{Result: fmt.Sprintf("Pull request: %s\nMerged (squashed) at %s.\n", pr.URL, head)}
+	return step.Result{Result: fmt.Sprintf("Pull request: %s\nMerged (squashed) at %s.\n", pr.URL, head)}
 }
 
 // holdReason says why the pull request pr of branch b must not be merged

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-dev/cairn/internal/fakegh"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/step"
 )
 
 // delivered is a delivery fixture whose branch, with files committed on
@@ -33,7 +34,7 @@ func delivered(t *testing.T, l ir.PlanLimits, files map[string]string) *delivery
 }
 
 // selfMerge runs the self-merge action in the fixture's worktree.
-func (f *deliveryFixture) selfMerge() ActionResult {
+func (f *deliveryFixture) selfMerge() step.Result {
 	f.r.setPullRequest("")
 	return f.r.catalogue(context.Background(), f.stepContext("merge"), f.wt, &ir.PlanAction{Kind: ir.Catalogue, Catalogue: ir.SelfMerge})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/step"
 )
 
 // NotifyTimeout is how long the [notify] command may run.
@@ -65,7 +66,7 @@ func Notify(n config.Notify, note Notification, w io.Writer) (bool, error) {
 	set := []string{
 		EnvProcess + "=" + note.Process,
 		EnvStatus + "=" + string(note.Status),
-		EnvRun + "=" + note.Run,
+		step.EnvRun + "=" + note.Run,
 	}
 	var drop []string
 	if note.PullRequest != "" {

@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/step"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -37,9 +38,9 @@ const ChildrenDir = "children"
 // Jobs at once). The step fails when a child run fails; a child run that
 // ends inconclusive leaves the step succeeded and the run inconclusive
 // (InconclusiveChildren).
-func (r *run) runPublishedIssue(ctx context.Context, sc *StepContext, _ Worktree, a *ir.PlanAction) ActionResult {
+func (r *run) runPublishedIssue(ctx context.Context, sc *step.Context, _ Worktree, a *ir.PlanAction) step.Result {
 	if r.o.Prepare == nil {
-		return failedAction("run-published-issue: this run cannot start child processes")
+		return step.Failed("run-published-issue: this run cannot start child processes")
 	}
 	if sc.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -48,7 +49,7 @@ func (r *run) runPublishedIssue(ctx context.Context, sc *StepContext, _ Worktree
 	}
 	is, err := r.publishedIssue(ctx, sc)
 	if err != nil {
-		return failedAction("%v", err)
+		return step.Failed("%v", err)
 	}
 	kids := &childRuns{r: r, step: sc.Step.Name}
 	spec := slices.ContainsFunc(is.Labels, func(l string) bool { return strings.EqualFold(l, SpecLabel) })
@@ -57,22 +58,22 @@ func (r *run) runPublishedIssue(ctx context.Context, sc *StepContext, _ Worktree
 		if spec {
 			what = "the tickets of spec issue " + is.String()
 		}
-		return failedAction("step %q names no process to start on %s (%s)", sc.Step.Name, what, is.URL)
+		return step.Failed("step %q names no process to start on %s (%s)", sc.Step.Name, what, is.URL)
 	}
 	if !spec {
 		c, err := kids.prepare(a.Process, is)
 		if err != nil {
-			return failedAction("%v", err)
+			return step.Failed("%v", err)
 		}
 		kids.runAll(ctx, []*childRun{c})
 		return kids.result(ctx, sc)
 	}
 	if a.SpecProcess == "" {
-		return failedAction("issue %s (%s) is labelled %q, but step %q names no spec_process to start on it", is, is.URL, SpecLabel, sc.Step.Name)
+		return step.Failed("issue %s (%s) is labelled %q, but step %q names no spec_process to start on it", is, is.URL, SpecLabel, sc.Step.Name)
 	}
 	writer, err := kids.prepare(a.SpecProcess, is)
 	if err != nil {
-		return failedAction("%v", err)
+		return step.Failed("%v", err)
 	}
 	kids.runAll(ctx, []*childRun{writer})
 	if writer.status != record.StatusSucceeded && writer.status != record.StatusInconclusive {
@@ -102,7 +103,7 @@ func (r *run) runPublishedIssue(ctx context.Context, sc *StepContext, _ Worktree
 // the URL on the last non-empty line of its result, an issue of origin's
 // repository, open, opened by a trusted account, and created since that
 // step began. Its error names the URL and what is wrong.
-func (r *run) publishedIssue(ctx context.Context, sc *StepContext) (*forge.Issue, error) {
+func (r *run) publishedIssue(ctx context.Context, sc *step.Context) (*forge.Issue, error) {
 	prev, err := r.publisher(sc.Step.Name)
 	if err != nil {
 		return nil, err
@@ -256,7 +257,7 @@ func Tickets(body string) []string {
 // tickets into it) and opens and checks each of its tickets: an issue of
 // origin's repository, open, opened by a trusted account. It fails, naming
 // every problem, when any ticket fails its check, or there is none.
-func (r *run) tickets(ctx context.Context, sc *StepContext, spec *forge.Issue) ([]*forge.Issue, error) {
+func (r *run) tickets(ctx context.Context, sc *step.Context, spec *forge.Issue) ([]*forge.Issue, error) {
 	trusted := ir.Values(r.o.Config.Trusted)
 	again, err := forge.OpenIssue(ctx, r.o.Repo.Root, spec.URL, trusted, sc.Env)
 	if err != nil {
@@ -463,7 +464,7 @@ func (r *run) keepChildren(sr *record.StepRecord) {
 // result is the step's action result once its child runs ended: one line
 // per child run (process, issue, status, folder) followed by that run's
 // results, and a failure when a child run failed or was stopped.
-func (k *childRuns) result(ctx context.Context, sc *StepContext) ActionResult {
+func (k *childRuns) result(ctx context.Context, sc *step.Context) step.Result {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	var b strings.Builder
@@ -503,7 +504,7 @@ func (k *childRuns) result(ctx context.Context, sc *StepContext) ActionResult {
 			failed = append(failed, name)
 		}
 	}
-	res := ActionResult{Result: b.String()}
+	res := step.Result{Result: b.String()}
 	switch {
 	case len(failed) > 0:
 		res.Failed, res.ExitCode = true, 1

@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/step"
 )
 
 // Resumable reports whether a run that stands as rec may be resumed
@@ -226,7 +227,7 @@ func (r *run) merge(found *record.Record) error {
 	for _, stage := range r.o.Plan.Stages {
 		for _, st := range stage {
 			if r.done[st.Name] && r.wrote[st.Name] {
-				r.results = append(r.results, Earlier{Step: st.Name, Path: r.resultFile(st.Name)})
+				r.results = append(r.results, step.Earlier{Step: st.Name, Path: r.resultFile(st.Name)})
 			}
 		}
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cairn-dev/cairn/internal/atomicfile"
 	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/step"
 
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
@@ -194,7 +195,7 @@ type run struct {
 	// wrote holds the steps whose result file was written; results lists
 	// them as Earlier, in file order, once their stage has ended.
 	wrote   map[string]bool
-	results []Earlier
+	results []step.Earlier
 	// pullRequest is the URL of the run's pull request, once a delivery
 	// or self-merge step found it (catalogue.go): the notification names
 	// it (§7.9).
@@ -404,7 +405,7 @@ func (r *run) walk(ctx context.Context) bool {
 		r.mu.Lock()
 		for _, st := range stage {
 			if r.wrote[st.Name] {
-				r.results = append(r.results, Earlier{Step: st.Name, Path: r.resultFile(st.Name)})
+				r.results = append(r.results, step.Earlier{Step: st.Name, Path: r.resultFile(st.Name)})
 			}
 		}
 		r.mu.Unlock()
@@ -512,7 +513,7 @@ type stepEnd struct {
 }
 
 // start records a step as running and shows it, and returns what runs it.
-func (r *run) start(st *ir.PlanStep, earlier []Earlier) func(context.Context) record.Outcome {
+func (r *run) start(st *ir.PlanStep, earlier []step.Earlier) func(context.Context) record.Outcome {
 	sr := r.initial[r.index[st.Name]].Clone()
 	start := time.Now().UTC()
 	sr.Outcome, sr.Start = record.Running, &start
@@ -523,9 +524,9 @@ func (r *run) start(st *ir.PlanStep, earlier []Earlier) func(context.Context) re
 
 // step runs one started step in its worktree, records it (its record, its
 // log line, its result file), shows its end, and returns its outcome.
-func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr record.StepRecord, start time.Time) record.Outcome {
+func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier, sr record.StepRecord, start time.Time) record.Outcome {
 
-	sc := &StepContext{
+	sc := &step.Context{
 		RunDir:     r.folder.Dir,
 		ResultFile: r.resultFile(st.Name),
 		TraceFile:  filepath.Join(r.folder.Dir, record.TracesDir, st.Name+".jsonl"),
@@ -545,7 +546,7 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr r
 		e = stepEnd{outcome: record.Failed, exitCode: -1, cause: err.Error()}
 	default:
 		sc.Timeout = timeout
-		sc.Worktree, sc.WorktreeKind = wt.Path, wt.Kind
+		sc.Worktree, sc.WorktreeKind, sc.Branch = wt.Path, wt.Kind, wt.Branch
 		if r.issue != nil {
 			sc.IssueURL, sc.Guard = r.issue.URL, r.issue.CheckEdits
 		}
@@ -560,7 +561,7 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr r
 			}
 			sr.Baseline = sc.Baseline
 		}
-		sc.Env = StepEnv(r.base, sc, filepath.Join(r.folder.Dir, record.ResultsDir), st.Env)
+		sc.Env = step.Env(r.base, sc, filepath.Join(r.folder.Dir, record.ResultsDir), st.Env)
 		e = r.execute(ctx, sc, wt, &sr)
 	}
 	if ctx.Err() != nil && e.outcome == record.Failed {
@@ -639,7 +640,7 @@ func stepTimeout(st *ir.PlanStep) (time.Duration, error) {
 // order, then its validate phase. sr's action records get each action's
 // exit code and cause. Between the run phase and validation, settle brings
 // the worktree to a clean, recorded state (§7.6).
-func (r *run) execute(ctx context.Context, sc *StepContext, wt Worktree, sr *record.StepRecord) stepEnd {
+func (r *run) execute(ctx context.Context, sc *step.Context, wt Worktree, sr *record.StepRecord) stepEnd {
 	st := sc.Step
 	if e, done := r.precheck(ctx, sc, sr); done {
 		return e
@@ -668,7 +669,7 @@ func (r *run) execute(ctx context.Context, sc *StepContext, wt Worktree, sr *rec
 
 // work runs the run phase: the step's actions in order, until one fails.
 // Its outcome is Failed then, else empty (the validate phase decides).
-func (r *run) work(ctx context.Context, sc *StepContext, wt Worktree, sr *record.StepRecord) stepEnd {
+func (r *run) work(ctx context.Context, sc *step.Context, wt Worktree, sr *record.StepRecord) stepEnd {
 	var e stepEnd
 	for j := range sc.Step.Actions {
 		a := &sc.Step.Actions[j]
@@ -704,9 +705,9 @@ func (r *run) work(ctx context.Context, sc *StepContext, wt Worktree, sr *record
 // uncommitted is committed and sr.GitRef is the commit its work ended at
 // (§7.6). Outside commit mode, what an agent left on an issue branch is
 // committed there, for delivery to push: headless agents seldom commit.
-func (r *run) settle(ctx context.Context, sc *StepContext, wt Worktree, sr *record.StepRecord) error {
+func (r *run) settle(ctx context.Context, sc *step.Context, wt Worktree, sr *record.StepRecord) error {
 	if r.commits == nil && wt.Kind == ir.IssueBranch && hasSession(sc.Step) {
-		if _, err := commitLeft(ctx, wt.Path, "[cairn] Save work of step: "+sc.Step.Name, r.folder.Name(), sc.Step.Name); err != nil {
+		if _, err := step.CommitLeft(ctx, wt.Path, "[cairn] Save work of step: "+sc.Step.Name, r.folder.Name(), sc.Step.Name); err != nil {
 			return fmt.Errorf("commit the work of step %q on its branch: %w", sc.Step.Name, err)
 		}
 		sr.GitRef = git.Head(context.Background(), wt.Path, os.Environ())
@@ -798,43 +799,43 @@ func skipCause(pre *ir.PlanPhase, output []byte) string {
 			return t
 		}
 	}
-	return fmt.Sprintf("precheck exited %d", SkipCode)
+	return fmt.Sprintf("precheck exited %d", step.SkipCode)
 }
 
 // action runs one action of a step.
-func (r *run) action(ctx context.Context, sc *StepContext, wt Worktree, a *ir.PlanAction) ActionResult {
+func (r *run) action(ctx context.Context, sc *step.Context, wt Worktree, a *ir.PlanAction) step.Result {
 	switch a.Kind {
 	case ir.Command:
-		return runCommand(ctx, sc, a.Command)
+		return step.RunCommand(ctx, sc, a.Command)
 	case ir.Session:
 		return r.session(ctx, sc, wt, a)
 	case ir.Catalogue:
 		return r.catalogue(ctx, sc, wt, a)
 	}
-	return ActionResult{Failed: true, ExitCode: -1, Cause: fmt.Sprintf("unknown action kind %q", a.Kind)}
+	return step.Result{Failed: true, ExitCode: -1, Cause: fmt.Sprintf("unknown action kind %q", a.Kind)}
 }
 
 // session runs a session action: it waits for the machine's resources,
 // puts the skill where the agent can read it, and starts the harness.
-func (r *run) session(ctx context.Context, sc *StepContext, wt Worktree, a *ir.PlanAction) ActionResult {
+func (r *run) session(ctx context.Context, sc *step.Context, wt Worktree, a *ir.PlanAction) step.Result {
 	if a.Harness == nil {
-		return ActionResult{Failed: true, ExitCode: -1, Cause: "the session has no harness"}
+		return step.Result{Failed: true, ExitCode: -1, Cause: "the session has no harness"}
 	}
 	h, ok := r.o.Harnesses.Lookup(a.Harness.Value)
 	if !ok {
-		return ActionResult{Failed: true, ExitCode: -1, Cause: fmt.Sprintf("unknown harness %q", a.Harness.Value)}
+		return step.Result{Failed: true, ExitCode: -1, Cause: fmt.Sprintf("unknown harness %q", a.Harness.Value)}
 	}
-	step := sc.Step.Name
+	name := sc.Step.Name
 	if err := WaitResources(ctx, r.o.Config.Resources, func(msg string) {
-		r.prog.note(fmt.Sprintf("%s: %s", step, msg))
+		r.prog.note(fmt.Sprintf("%s: %s", name, msg))
 	}); err != nil {
-		return ActionResult{Failed: true, ExitCode: -1, Cause: err.Error()}
+		return step.Result{Failed: true, ExitCode: -1, Cause: err.Error()}
 	}
 	skill, err := skillPath(r.o.Home, wt, a.Skill)
 	if err != nil {
-		return ActionResult{Failed: true, ExitCode: -1, Cause: err.Error()}
+		return step.Result{Failed: true, ExitCode: -1, Cause: err.Error()}
 	}
-	return RunSession(ctx, sc, a, h, skill)
+	return step.RunSession(ctx, sc, a, h, skill)
 }
 
 // skillPath is the path of the SKILL.md a session reads: a repository skill

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 )
@@ -35,7 +36,7 @@ type workState struct {
 // cairnOwn are the paths of cairn's own files in a working tree, which a
 // workState leaves out: a commit-mode run writes its folder while a judge
 // works.
-var cairnOwn = []string{ir.RunsInRepo, ".cairn/skills", issueFile}
+var cairnOwn = []string{ir.RunsInRepo, ".cairn/skills", forge.IssueFile}
 
 // takeState records the working tree at dir as it stands.
 func takeState(dir string) (*workState, error) {

@@ -1,4 +1,4 @@
-package runtime
+package step
 
 import (
 	"context"
@@ -23,7 +23,7 @@ var fakesDir = filepath.Join("..", "cmd", "cairn", "testdata", "fakes")
 // sessionFixture is a session step ready to run: a git worktree, a run
 // folder, the fakes on PATH, and their log and answers.
 type sessionFixture struct {
-	sc      *StepContext
+	sc      *Context
 	log     string
 	answers string
 }
@@ -64,7 +64,7 @@ func newSessionFixture(t *testing.T, step string) *sessionFixture {
 			t.Fatal(err)
 		}
 	}
-	sc := &StepContext{
+	sc := &Context{
 		RunDir:       run,
 		ResultFile:   filepath.Join(run, "results", step+".md"),
 		TraceFile:    filepath.Join(run, "traces", step+".jsonl"),
@@ -74,7 +74,7 @@ func newSessionFixture(t *testing.T, step string) *sessionFixture {
 		Earlier:      []Earlier{{Step: "tests-pass", Path: filepath.Join(run, "results", "tests-pass.md")}},
 		Directive:    "Only the parser.",
 	}
-	sc.Env = StepEnv(os.Environ(), sc, filepath.Join(run, "results"), nil)
+	sc.Env = Env(os.Environ(), sc, filepath.Join(run, "results"), nil)
 	f.sc = sc
 	return f
 }

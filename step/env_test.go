@@ -1,4 +1,4 @@
-package runtime
+package step
 
 import (
 	"slices"
@@ -7,8 +7,8 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-func TestStepEnv(t *testing.T) {
-	sc := &StepContext{
+func TestEnv(t *testing.T) {
+	sc := &Context{
 		RunDir:     "/h/runs/r",
 		ResultFile: "/h/runs/r/results/test.md",
 		Step:       &ir.PlanStep{Name: "test"},
@@ -16,7 +16,7 @@ func TestStepEnv(t *testing.T) {
 		Directive:  "be brief",
 	}
 	base := []string{"PATH=/bin", "CAIRN_ISSUE_URL=https://example.com/1", "GOFLAGS=-v", "CHECK_SKIP=1", "junk"}
-	got := StepEnv(base, sc, "/h/runs/r/results", []ir.PlanEnv{{Name: "GOFLAGS", Value: "-count=1"}, {Name: "EXTRA", Value: "x"}})
+	got := Env(base, sc, "/h/runs/r/results", []ir.PlanEnv{{Name: "GOFLAGS", Value: "-count=1"}, {Name: "EXTRA", Value: "x"}})
 	want := []string{
 		"PATH=/bin",
 		"GOFLAGS=-count=1",
@@ -30,12 +30,12 @@ func TestStepEnv(t *testing.T) {
 		"EXTRA=x",
 	}
 	if !slices.Equal(got, want) {
-		t.Errorf("StepEnv =\n%q\nwant\n%q", got, want)
+		t.Errorf("Env =\n%q\nwant\n%q", got, want)
 	}
 
 	sc.IssueURL = "https://example.com/2"
-	got = StepEnv(base, sc, "/h/runs/r/results", nil)
+	got = Env(base, sc, "/h/runs/r/results", nil)
 	if !slices.Contains(got, "CAIRN_ISSUE_URL=https://example.com/2") {
-		t.Errorf("StepEnv with an issue = %q; want its CAIRN_ISSUE_URL", got)
+		t.Errorf("Env with an issue = %q; want its CAIRN_ISSUE_URL", got)
 	}
 }

@@ -1,4 +1,4 @@
-package runtime
+package step
 
 import (
 	"github.com/cairn-dev/cairn/internal/proc"
@@ -21,13 +21,13 @@ const (
 	EnvCheckSkip = "CHECK_SKIP"
 )
 
-// StepEnv is the environment of a step's shells and sessions (§7.1): base
+// Env is the environment of a step's shells and sessions (§7.1): base
 // (the user's own, os.Environ()), then the CAIRN_* variables and CHECK_SKIP,
 // then the step's own env, each name once, a later value replacing an
 // earlier one in place. CAIRN_ISSUE_URL is set only when there is an issue;
 // one inherited from base is dropped otherwise, so a run started from a
 // step of another never sees its parent's issue.
-func StepEnv(base []string, sc *StepContext, resultsDir string, stepEnv []ir.PlanEnv) []string {
+func Env(base []string, sc *Context, resultsDir string, stepEnv []ir.PlanEnv) []string {
 	set := []string{
 		EnvRun + "=" + sc.RunDir,
 		EnvResults + "=" + resultsDir,
@@ -53,7 +53,7 @@ func StepEnv(base []string, sc *StepContext, resultsDir string, stepEnv []ir.Pla
 }
 
 // stepName is the name of sc's step, "" when it has none.
-func stepName(sc *StepContext) string {
+func stepName(sc *Context) string {
 	if sc.Step == nil {
 		return ""
 	}
