@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/fakegh"
+	"github.com/cairn-dev/cairn/internal/ghtest"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/step"
@@ -35,7 +36,7 @@ echo "fixed in round $n"
 // holds one commit over main, with the fake gh serving its pull requests
 // and the fixer as the repair sessions' harness.
 type deliveryFixture struct {
-	*ghFixture
+	*ghtest.Fixture
 	r     *run
 	sc    *step.Context
 	wt    Worktree
@@ -46,15 +47,12 @@ type deliveryFixture struct {
 func newDeliveryFixture(t *testing.T, checks []fakegh.CheckSpec, limits ir.PlanLimits) *deliveryFixture {
 	t.Helper()
 	t.Setenv(EnvPollInterval, "5ms")
-	f := &deliveryFixture{ghFixture: newGHFixture(t)}
-	// The fake gh is this test binary: under -race, it would sleep a
-	// second at each exit.
-	f.env = append(f.env, "GORACE=atexit_sleep_ms=0")
-	f.writeIssue(t, fakegh.Issue{Number: 42, Title: "Fix the parser", Body: "It crashes.", Author: "alice", CreatedAt: at(0)})
-	if err := fakegh.SetOrigin(f.state, f.origin); err != nil {
+	f := &deliveryFixture{Fixture: ghtest.New(t)}
+	f.WriteIssue(t, fakegh.Issue{Number: 42, Title: "Fix the parser", Body: "It crashes.", Author: "alice", CreatedAt: ghtest.At(0)})
+	if err := fakegh.SetOrigin(f.State, f.Origin); err != nil {
 		t.Fatal(err)
 	}
-	if err := fakegh.WriteChecks(f.state, checks); err != nil {
+	if err := fakegh.WriteChecks(f.State, checks); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -73,13 +71,13 @@ func newDeliveryFixture(t *testing.T, checks []fakegh.CheckSpec, limits ir.PlanL
 
 	const branch = "cairn/42-fix-the-parser"
 	f.wt = Worktree{Name: "fix", Kind: ir.IssueBranch, Path: filepath.Join(dir, "wt"), Branch: branch}
-	wtGit(t, f.root, "worktree", "add", "-q", "-b", branch, f.wt.Path, "main")
-	f.wt.Base = wtGit(t, f.root, "rev-parse", "main")
+	wtGit(t, f.Root, "worktree", "add", "-q", "-b", branch, f.wt.Path, "main")
+	f.wt.Base = wtGit(t, f.Root, "rev-parse", "main")
 	wtWrite(t, filepath.Join(f.wt.Path, "src", "parse.go"), "package main\n\nfunc parse() {}\n")
 	wtGit(t, f.wt.Path, "add", "-A")
 	wtGit(t, f.wt.Path, "commit", "-q", "-m", "Fix the parser")
 
-	is, err := forge.OpenIssue(context.Background(), f.root, "42", nil, f.env)
+	is, err := forge.OpenIssue(context.Background(), f.Root, "42", nil, f.Env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +122,7 @@ func (f *deliveryFixture) stepContext(name string) *step.Context {
 		WorktreeKind: ir.IssueBranch,
 		IssueURL:     f.r.issue.URL,
 	}
-	sc.Env = step.Env(f.env, sc, filepath.Join(f.r.folder.Dir, record.ResultsDir), []ir.PlanEnv{{Name: "FIXER_DIR", Value: f.fixer}})
+	sc.Env = step.Env(f.Env, sc, filepath.Join(f.r.folder.Dir, record.ResultsDir), []ir.PlanEnv{{Name: "FIXER_DIR", Value: f.fixer}})
 	return sc
 }
 
@@ -155,7 +153,7 @@ func (f *deliveryFixture) prompts(t *testing.T) []string {
 // pull is pull request n of the fake's state.
 func (f *deliveryFixture) pull(t *testing.T, n int) *fakegh.PullRequest {
 	t.Helper()
-	pr, err := fakegh.ReadPullRequest(f.state, n)
+	pr, err := fakegh.ReadPullRequest(f.State, n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,13 +191,13 @@ func TestDeliveryReadyWhenChecksPass(t *testing.T) {
 	if got := f.r.pullRequestURL(); got != prURL {
 		t.Errorf("the run's pull request = %q, want %q", got, prURL)
 	}
-	if head, pushed := wtGit(t, f.wt.Path, "rev-parse", "HEAD"), wtGit(t, f.origin, "rev-parse", "refs/heads/cairn/42-fix-the-parser"); head != pushed {
+	if head, pushed := wtGit(t, f.wt.Path, "rev-parse", "HEAD"), wtGit(t, f.Origin, "rev-parse", "refs/heads/cairn/42-fix-the-parser"); head != pushed {
 		t.Errorf("origin's branch is at %s, the worktree at %s", pushed, head)
 	}
 	if p := f.prompts(t); len(p) != 0 {
 		t.Errorf("%d repair sessions ran for green checks", len(p))
 	}
-	calls := strings.Join(f.calls(t), "\n")
+	calls := strings.Join(f.Calls(t), "\n")
 	for _, want := range []string{
 		"pr list --repo github.com/acme/widgets --head cairn/42-fix-the-parser --state open --json",
 		"pr create --repo github.com/acme/widgets --head cairn/42-fix-the-parser --base main --title Fix the parser --body Closes #42.",
@@ -220,10 +218,10 @@ func TestDeliveryReadyWhenChecksPass(t *testing.T) {
 	if res := f.deliver(); res.Failed {
 		t.Fatalf("second delivery failed: %s", res.Cause)
 	}
-	if prs, _ := fakegh.PullRequests(f.state); len(prs) != 1 {
+	if prs, _ := fakegh.PullRequests(f.State); len(prs) != 1 {
 		t.Errorf("%d pull requests after two deliveries, want 1", len(prs))
 	}
-	if !strings.Contains(strings.Join(f.calls(t), "\n"), "pr edit 43 --repo github.com/acme/widgets --title Fix the parser --body Closes #42.") {
+	if !strings.Contains(strings.Join(f.Calls(t), "\n"), "pr edit 43 --repo github.com/acme/widgets --title Fix the parser --body Closes #42.") {
 		t.Errorf("the second delivery did not update pull request 43")
 	}
 }
@@ -262,7 +260,7 @@ func TestDeliveryRepairsARedCheckInTwoRounds(t *testing.T) {
 			t.Errorf("prompt %d names the passing check", i+1)
 		}
 	}
-	log := wtGit(t, f.origin, "log", "--format=%s%n%b", "refs/heads/cairn/42-fix-the-parser")
+	log := wtGit(t, f.Origin, "log", "--format=%s%n%b", "refs/heads/cairn/42-fix-the-parser")
 	if !strings.HasPrefix(log, "[cairn] Repair: test\nCairn-Run: "+f.r.folder.Name()+"\nCairn-Step: deliver\n") || !strings.Contains(log, "Fix the empty case") {
 		t.Errorf("origin's branch:\n%s", log)
 	}
@@ -323,9 +321,9 @@ func TestDeliveryRebasesAConflict(t *testing.T) {
 	wtGit(t, f.wt.Path, "commit", "-q", "-am", "Branch README")
 	// An earlier delivery pushed the branch as it was.
 	wtGit(t, f.wt.Path, "push", "-q", "origin", "cairn/42-fix-the-parser")
-	wtWrite(t, filepath.Join(f.root, "README.md"), "hello from main\n")
-	wtGit(t, f.root, "commit", "-q", "-am", "Main README")
-	wtGit(t, f.root, "push", "-q", "origin", "main")
+	wtWrite(t, filepath.Join(f.Root, "README.md"), "hello from main\n")
+	wtGit(t, f.Root, "commit", "-q", "-am", "Main README")
+	wtGit(t, f.Root, "push", "-q", "origin", "main")
 	f.do(t, 1, "printf 'hello from main and the branch\\n' > README.md && git add README.md\n")
 
 	res := f.deliver()
@@ -342,9 +340,9 @@ func TestDeliveryRebasesAConflict(t *testing.T) {
 		}
 	}
 	branch := "refs/heads/cairn/42-fix-the-parser"
-	mainHead := wtGit(t, f.origin, "rev-parse", "refs/heads/main")
-	wtGit(t, f.origin, "merge-base", "--is-ancestor", mainHead, branch)
-	if got := wtGit(t, f.origin, "show", branch+":README.md"); got != "hello from main and the branch" {
+	mainHead := wtGit(t, f.Origin, "rev-parse", "refs/heads/main")
+	wtGit(t, f.Origin, "merge-base", "--is-ancestor", mainHead, branch)
+	if got := wtGit(t, f.Origin, "show", branch+":README.md"); got != "hello from main and the branch" {
 		t.Errorf("README.md on origin's branch = %q", got)
 	}
 	if pr := f.pull(t, 43); pr.IsDraft || pr.State != "OPEN" {
@@ -368,7 +366,7 @@ func TestDeliveryRefusals(t *testing.T) {
 	if !res.Failed || !strings.Contains(res.Cause, `worktree "fix" has uncommitted changes`) {
 		t.Errorf("delivery of a dirty worktree = %+v", res)
 	}
-	if prs, _ := fakegh.PullRequests(f.state); len(prs) != 0 {
+	if prs, _ := fakegh.PullRequests(f.State); len(prs) != 0 {
 		t.Errorf("a refused delivery opened %d pull requests", len(prs))
 	}
 }

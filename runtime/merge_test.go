@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/internal/fakegh"
+	"github.com/cairn-dev/cairn/internal/ghtest"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/step"
 )
@@ -25,8 +26,8 @@ func delivered(t *testing.T, l ir.PlanLimits, files map[string]string) *delivery
 		wtGit(t, f.wt.Path, "commit", "-q", "-m", "More")
 	}
 	wtGit(t, f.wt.Path, "push", "-q", "origin", f.wt.Branch)
-	err := fakegh.WritePullRequest(f.state, &fakegh.PullRequest{Number: 43, Title: "Fix the parser", Body: "Closes #42.",
-		Author: "alice", Head: f.wt.Branch, Base: "main", State: "OPEN", CreatedAt: at(60)})
+	err := fakegh.WritePullRequest(f.State, &fakegh.PullRequest{Number: 43, Title: "Fix the parser", Body: "Closes #42.",
+		Author: "alice", Head: f.wt.Branch, Base: "main", State: "OPEN", CreatedAt: ghtest.At(60)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,8 +69,8 @@ func TestSelfMergeOnlyWhenAsked(t *testing.T) {
 	if pr.State != "MERGED" || pr.Merge == nil || pr.Merge.Method != "squash" || pr.Merge.HeadSHA != head {
 		t.Errorf("merge asked: pull request = %+v", pr)
 	}
-	if !strings.Contains(strings.Join(f.calls(t), "\n"), "pr merge 43 --repo github.com/acme/widgets --squash --match-head-commit "+head) {
-		t.Errorf("gh pr merge was not called as expected:\n%s", strings.Join(f.calls(t), "\n"))
+	if !strings.Contains(strings.Join(f.Calls(t), "\n"), "pr merge 43 --repo github.com/acme/widgets --squash --match-head-commit "+head) {
+		t.Errorf("gh pr merge was not called as expected:\n%s", strings.Join(f.Calls(t), "\n"))
 	}
 }
 
@@ -86,7 +87,7 @@ func TestSelfMergeHeldByAProtectedPath(t *testing.T) {
 	if pr := f.pull(t, 43); pr.State != "OPEN" || pr.IsDraft || pr.Merge != nil {
 		t.Errorf("pull request = %+v, want it open and ready", pr)
 	}
-	if strings.Contains(strings.Join(f.calls(t), "\n"), "pr merge") {
+	if strings.Contains(strings.Join(f.Calls(t), "\n"), "pr merge") {
 		t.Error("gh pr merge was called")
 	}
 }
@@ -110,7 +111,7 @@ func TestSelfMergeHeldByRedChecks(t *testing.T) {
 	l.Merge = ir.Setting{Value: "true", Source: ir.FromFlag}
 	f := delivered(t, l, nil)
 	// A check that went red since the delivery.
-	if err := fakegh.WriteChecks(f.state, []fakegh.CheckSpec{{Name: "test"}, {Name: "audit", Fails: 1}}); err != nil {
+	if err := fakegh.WriteChecks(f.State, []fakegh.CheckSpec{{Name: "test"}, {Name: "audit", Fails: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	res := f.selfMerge()

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/forge"
+	"github.com/cairn-dev/cairn/internal/ghtest"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
@@ -20,9 +21,9 @@ func issuePlan(branch string) []ir.PlanWorktree {
 }
 
 // openIssueBranch opens the issue-branch worktree of run on branch.
-func openIssueBranch(t *testing.T, f *ghFixture, home, run, branch string) (*Worktrees, Worktree) {
+func openIssueBranch(t *testing.T, f *ghtest.Fixture, home, run, branch string) (*Worktrees, Worktree) {
 	t.Helper()
-	w, err := OpenWorktrees(context.Background(), f.root, f.common, home, run, issuePlan(branch))
+	w, err := OpenWorktrees(context.Background(), f.Root, f.Common, home, run, issuePlan(branch))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,11 +44,11 @@ func commitIn(t *testing.T, dir, name string) string {
 }
 
 func TestIssueBranchWorktreeFresh(t *testing.T) {
-	f := newGHFixture(t)
+	f := ghtest.New(t)
 	home := t.TempDir()
 	const run, branch = "fix_2026-03-01T090000Z", "cairn/42-fix-the-crash"
 	w, wt := openIssueBranch(t, f, home, run, branch)
-	main := wtGit(t, f.root, "rev-parse", "main")
+	main := wtGit(t, f.Root, "rev-parse", "main")
 	want, _ := filepath.EvalSymlinks(filepath.Join(home, "worktrees", run))
 	if wt.Path != filepath.Join(want, "work") || wt.Branch != branch || wt.Base != main || wt.Kind != ir.IssueBranch {
 		t.Errorf("worktree = %+v", wt)
@@ -58,7 +59,7 @@ func TestIssueBranchWorktreeFresh(t *testing.T) {
 	if got := wtGit(t, wt.Path, "rev-parse", "HEAD"); got != main {
 		t.Errorf("the branch starts at %s, want main's %s", got, main)
 	}
-	if up := wtGit(t, f.root, "config", "--default", "", "branch."+branch+".merge"); up != "" {
+	if up := wtGit(t, f.Root, "config", "--default", "", "branch."+branch+".merge"); up != "" {
 		t.Errorf("a new branch tracks %q, want nothing", up)
 	}
 
@@ -79,7 +80,7 @@ func TestIssueBranchWorktreeFresh(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(wt.Path, "fix.go")); err != nil {
 		t.Errorf("the failed run's work is gone: %v", err)
 	}
-	if _, ok := wtList(t, f.root)[wt.Path]; !ok {
+	if _, ok := wtList(t, f.Root)[wt.Path]; !ok {
 		t.Error("git forgot the kept worktree")
 	}
 	if err := w.Close(t.TempDir()); err != nil || len(w.Kept()) != 1 {
@@ -88,13 +89,13 @@ func TestIssueBranchWorktreeFresh(t *testing.T) {
 }
 
 func TestIssueBranchWorktreeContinuesLocalBranch(t *testing.T) {
-	f := newGHFixture(t)
+	f := ghtest.New(t)
 	const branch = "cairn/42-fix"
-	wtGit(t, f.root, "branch", branch)
+	wtGit(t, f.Root, "branch", branch)
 	side := filepath.Join(t.TempDir(), "side")
-	wtGit(t, f.root, "worktree", "add", "-q", side, branch)
+	wtGit(t, f.Root, "worktree", "add", "-q", side, branch)
 	tip := commitIn(t, side, "earlier.go")
-	wtGit(t, f.root, "worktree", "remove", side)
+	wtGit(t, f.Root, "worktree", "remove", side)
 
 	_, wt := openIssueBranch(t, f, t.TempDir(), "fix_2026-03-01T090000Z", branch)
 	if got := wtGit(t, wt.Path, "rev-parse", "HEAD"); got != tip {
@@ -103,26 +104,26 @@ func TestIssueBranchWorktreeContinuesLocalBranch(t *testing.T) {
 }
 
 func TestIssueBranchWorktreeContinuesOriginsBranch(t *testing.T) {
-	f := newGHFixture(t)
+	f := ghtest.New(t)
 	const branch = "cairn/42-fix"
 	other := filepath.Join(t.TempDir(), "other")
-	wtGit(t, "", "clone", "-q", f.origin, other)
+	wtGit(t, "", "clone", "-q", f.Origin, other)
 	wtGit(t, other, "switch", "-q", "-c", branch)
 	tip := commitIn(t, other, "from-elsewhere.go")
 	wtGit(t, other, "push", "-q", "origin", branch)
-	wtGit(t, f.root, "fetch", "-q", "origin")
+	wtGit(t, f.Root, "fetch", "-q", "origin")
 
 	_, wt := openIssueBranch(t, f, t.TempDir(), "fix_2026-03-01T090000Z", branch)
 	if got := wtGit(t, wt.Path, "rev-parse", "HEAD"); got != tip {
 		t.Errorf("HEAD is %s, want origin's %s", got, tip)
 	}
-	if got := wtGit(t, f.root, "rev-parse", "--abbrev-ref", branch+"@{upstream}"); got != "origin/"+branch {
+	if got := wtGit(t, f.Root, "rev-parse", "--abbrev-ref", branch+"@{upstream}"); got != "origin/"+branch {
 		t.Errorf("the branch tracks %q, want origin's", got)
 	}
 }
 
 func TestIssueBranchWorktreeClose(t *testing.T) {
-	f := newGHFixture(t)
+	f := ghtest.New(t)
 	for i, c := range []struct {
 		name   string
 		work   func(t *testing.T, dir, branch string)
@@ -163,7 +164,7 @@ func TestIssueBranchWorktreeClose(t *testing.T) {
 				if entries, err := os.ReadDir(filepath.Join(home, "worktrees")); err != nil || len(entries) != 0 {
 					t.Errorf("home/worktrees holds %v (%v), want nothing", entries, err)
 				}
-				wtGit(t, f.root, "rev-parse", "--verify", "refs/heads/"+branch)
+				wtGit(t, f.Root, "rev-parse", "--verify", "refs/heads/"+branch)
 				return
 			}
 			if err != nil {
@@ -177,7 +178,7 @@ func TestIssueBranchWorktreeClose(t *testing.T) {
 }
 
 func TestIssueBranchWorktreeAfterAKeptOne(t *testing.T) {
-	f := newGHFixture(t)
+	f := ghtest.New(t)
 	home := t.TempDir()
 	const branch = "cairn/42-fix"
 	first, old := openIssueBranch(t, f, home, "fix_2026-03-01T090000Z", branch)
@@ -189,7 +190,7 @@ func TestIssueBranchWorktreeAfterAKeptOne(t *testing.T) {
 	// Uncommitted work in the kept worktree: the next run refuses the
 	// branch, and says where it is.
 	wtWrite(t, filepath.Join(old.Path, "draft.go"), "package draft\n")
-	_, err := OpenWorktrees(context.Background(), f.root, f.common, home, "fix_2026-03-01T100000Z", issuePlan(branch))
+	_, err := OpenWorktrees(context.Background(), f.Root, f.Common, home, "fix_2026-03-01T100000Z", issuePlan(branch))
 	if err == nil || !strings.Contains(err.Error(), `branch "`+branch+`" is checked out at `+old.Path) || !strings.Contains(err.Error(), "uncommitted changes") {
 		t.Fatalf("a branch with uncommitted work elsewhere: %v", err)
 	}
@@ -211,7 +212,7 @@ func TestIssueBranchWorktreeAfterAKeptOne(t *testing.T) {
 }
 
 func TestIssueBranchWorktreeInUseByLiveRun(t *testing.T) {
-	f := newGHFixture(t)
+	f := ghtest.New(t)
 	home := t.TempDir()
 	const branch = "cairn/42-fix"
 	const live = "fix_2026-03-01T090000Z"
@@ -224,40 +225,40 @@ func TestIssueBranchWorktreeInUseByLiveRun(t *testing.T) {
 	}
 	defer lock.Close()
 	openIssueBranch(t, f, home, live, branch)
-	_, err = OpenWorktrees(context.Background(), f.root, f.common, home, "fix_2026-03-01T100000Z", issuePlan(branch))
+	_, err = OpenWorktrees(context.Background(), f.Root, f.Common, home, "fix_2026-03-01T100000Z", issuePlan(branch))
 	if err == nil || !strings.Contains(err.Error(), `is in use by run "`+live+`"`) {
 		t.Fatalf("a branch a live run works on: %v", err)
 	}
 }
 
 func TestIssueBranchWorktreeRefusals(t *testing.T) {
-	f := newGHFixture(t)
+	f := ghtest.New(t)
 	for _, c := range []struct{ branch, want string }{
 		{"cairn/42-…", "no branch is named for it"},
 		{"", "no branch is named for it"},
 		{"cairn/42 fix", `invalid branch name "cairn/42 fix"`},
 	} {
-		_, err := OpenWorktrees(context.Background(), f.root, f.common, t.TempDir(), "fix_2026-03-01T090000Z", issuePlan(c.branch))
+		_, err := OpenWorktrees(context.Background(), f.Root, f.Common, t.TempDir(), "fix_2026-03-01T090000Z", issuePlan(c.branch))
 		if err == nil || !strings.Contains(err.Error(), `create worktree "work": `+c.want) {
 			t.Errorf("branch %q: %v, want %q", c.branch, err, c.want)
 		}
 	}
 	// The repository's own working tree has the branch checked out.
-	wtGit(t, f.root, "switch", "-q", "-c", "cairn/42-mine")
-	_, err := OpenWorktrees(context.Background(), f.root, f.common, t.TempDir(), "fix_2026-03-01T090000Z", issuePlan("cairn/42-mine"))
-	if err == nil || !strings.Contains(err.Error(), `branch "cairn/42-mine" is checked out at `+f.root) {
+	wtGit(t, f.Root, "switch", "-q", "-c", "cairn/42-mine")
+	_, err := OpenWorktrees(context.Background(), f.Root, f.Common, t.TempDir(), "fix_2026-03-01T090000Z", issuePlan("cairn/42-mine"))
+	if err == nil || !strings.Contains(err.Error(), `branch "cairn/42-mine" is checked out at `+f.Root) {
 		t.Errorf("a branch checked out in the repository: %v", err)
 	}
 }
 
 func TestIssueBranchWithThrowaway(t *testing.T) {
-	f := newGHFixture(t)
+	f := ghtest.New(t)
 	home := t.TempDir()
 	plan := []ir.PlanWorktree{
 		{Name: "scratch", Kind: ir.Throwaway, Base: "main"},
 		{Name: "work", Kind: ir.IssueBranch, Base: "main", Branch: "cairn/42-fix"},
 	}
-	w, err := OpenWorktrees(context.Background(), f.root, f.common, home, "fix_2026-03-01T090000Z", plan)
+	w, err := OpenWorktrees(context.Background(), f.Root, f.Common, home, "fix_2026-03-01T090000Z", plan)
 	if err != nil {
 		t.Fatal(err)
 	}
