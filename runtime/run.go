@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cairn-dev/cairn/catalogue"
 	"github.com/cairn-dev/cairn/internal/atomicfile"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/step"
@@ -289,7 +290,7 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 	status := record.StatusSucceeded
 	steps := r.folder.Record().Steps
 	inconclusive := InconclusiveSteps(steps)
-	children := InconclusiveChildren(plan.Process, r.folder.Dir, steps)
+	children := catalogue.InconclusiveChildren(plan.Process, r.folder.Dir, steps)
 	switch {
 	case ctx.Err() != nil:
 		status = record.StatusInterrupted
@@ -818,24 +819,35 @@ func (r *run) action(ctx context.Context, sc *step.Context, wt Worktree, a *ir.P
 // session runs a session action: it waits for the machine's resources,
 // puts the skill where the agent can read it, and starts the harness.
 func (r *run) session(ctx context.Context, sc *step.Context, wt Worktree, a *ir.PlanAction) step.Result {
+	h, skill, err := r.prepareSession(ctx, sc, wt, a)
+	if err != nil {
+		return step.Failed("%v", err)
+	}
+	return step.RunSession(ctx, sc, a, h, skill)
+}
+
+// prepareSession readies a session of a in the step's worktree wt: it
+// finds a's harness, waits for the machine's resources, and puts a's skill
+// where the agent can read it, returning its path.
+func (r *run) prepareSession(ctx context.Context, sc *step.Context, wt Worktree, a *ir.PlanAction) (*harness.Harness, string, error) {
 	if a.Harness == nil {
-		return step.Result{Failed: true, ExitCode: -1, Cause: "the session has no harness"}
+		return nil, "", errors.New("the session has no harness")
 	}
 	h, ok := r.o.Harnesses.Lookup(a.Harness.Value)
 	if !ok {
-		return step.Result{Failed: true, ExitCode: -1, Cause: fmt.Sprintf("unknown harness %q", a.Harness.Value)}
+		return nil, "", fmt.Errorf("unknown harness %q", a.Harness.Value)
 	}
 	name := sc.Step.Name
 	if err := WaitResources(ctx, r.o.Config.Resources, func(msg string) {
 		r.prog.note(fmt.Sprintf("%s: %s", name, msg))
 	}); err != nil {
-		return step.Result{Failed: true, ExitCode: -1, Cause: err.Error()}
+		return nil, "", err
 	}
 	skill, err := skillPath(r.o.Home, wt, a.Skill)
 	if err != nil {
-		return step.Result{Failed: true, ExitCode: -1, Cause: err.Error()}
+		return nil, "", err
 	}
-	return step.RunSession(ctx, sc, a, h, skill)
+	return h, skill, nil
 }
 
 // skillPath is the path of the SKILL.md a session reads: a repository skill

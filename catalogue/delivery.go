@@ -1,4 +1,4 @@
-package runtime
+package catalogue
 
 import (
 	"context"
@@ -50,7 +50,7 @@ func pollInterval() time.Duration {
 
 // fetchBase fetches the base branch from origin into origin/BASE.
 func (b *issueBranch) fetchBase(ctx context.Context) error {
-	_, err := git.Run(ctx, b.wt.Path, os.Environ(), "fetch", "--quiet", "--no-tags", "origin", "+refs/heads/"+b.base+":refs/remotes/origin/"+b.base)
+	_, err := git.Run(ctx, b.dir, os.Environ(), "fetch", "--quiet", "--no-tags", "origin", "+refs/heads/"+b.base+":refs/remotes/origin/"+b.base)
 	return err
 }
 
@@ -61,7 +61,7 @@ func (b *issueBranch) originBase() string { return "refs/remotes/origin/" + b.ba
 // opens or updates its pull request, and repairs failing checks and
 // conflicts with the base, up to the effective repair cap.
 type delivery struct {
-	r  *run
+	r  Run
 	sc *step.Context
 	*issueBranch
 	cap int
@@ -74,13 +74,13 @@ type delivery struct {
 	trace  string
 }
 
-// deliver runs a delivery action.
-func (r *run) deliver(ctx context.Context, sc *step.Context, wt Worktree) step.Result {
-	b, err := r.issueBranchOf(sc, wt, "delivery")
+// deliver runs a delivery action of the step sc of r.
+func deliver(ctx context.Context, r Run, sc *step.Context) step.Result {
+	b, err := issueBranchOf(r, sc, "delivery")
 	if err != nil {
 		return step.Failed("%v", err)
 	}
-	d := &delivery{r: r, sc: sc, issueBranch: b, cap: r.o.Plan.Limits.RepairCap.Value}
+	d := &delivery{r: r, sc: sc, issueBranch: b, cap: r.Plan().Limits.RepairCap.Value}
 	res := d.run(ctx)
 	res.Trace = d.trace
 	return res
@@ -88,9 +88,7 @@ func (r *run) deliver(ctx context.Context, sc *step.Context, wt Worktree) step.R
 
 // note shows a line of the delivery's progress.
 func (d *delivery) note(format string, args ...any) {
-	if d.r.prog != nil {
-		d.r.prog.note(d.sc.Step.Name + ": " + fmt.Sprintf(format, args...))
-	}
+	d.r.Note(d.sc.Step.Name + ": " + fmt.Sprintf(format, args...))
 }
 
 // failed ends the delivery failed with cause; the result says what it
@@ -127,7 +125,7 @@ func (d *delivery) run(ctx context.Context) step.Result {
 	if err := d.open(ctx); err != nil {
 		return d.failed("%v", err)
 	}
-	d.r.setPullRequest(d.pr.URL)
+	d.r.SetPullRequest(d.pr.URL)
 	freeRebase := false
 	for {
 		conflict, err := d.conflicts(ctx)
@@ -186,22 +184,22 @@ func (d *delivery) atCap(conflict bool, bad []forge.Check) step.Result {
 // stopped is undone first.
 func (d *delivery) prepare(ctx context.Context) error {
 	if d.rebasing() {
-		if _, err := git.Run(ctx, d.wt.Path, os.Environ(), "rebase", "--abort"); err != nil {
+		if _, err := git.Run(ctx, d.dir, os.Environ(), "rebase", "--abort"); err != nil {
 			return err
 		}
 		d.note("undid the rebase an earlier attempt left stopped")
 	}
-	status, err := git.Run(ctx, d.wt.Path, os.Environ(), "status", "--porcelain", "--untracked-files=normal")
+	status, err := git.Run(ctx, d.dir, os.Environ(), "status", "--porcelain", "--untracked-files=normal")
 	if err != nil {
 		return err
 	}
 	if files := strings.Fields(status); len(files) > 0 {
-		return fmt.Errorf("worktree %q has uncommitted changes (git status in %s lists them); delivery pushes commits only, so a step before it must commit its work", d.wt.Name, d.wt.Path)
+		return fmt.Errorf("worktree %q has uncommitted changes (git status in %s lists them); delivery pushes commits only, so a step before it must commit its work", d.worktree, d.dir)
 	}
 	if err := d.fetchBase(ctx); err != nil {
 		return err
 	}
-	out, err := git.Run(ctx, d.wt.Path, os.Environ(), "rev-list", "--count", d.originBase()+"..HEAD")
+	out, err := git.Run(ctx, d.dir, os.Environ(), "rev-list", "--count", d.originBase()+"..HEAD")
 	if err != nil {
 		return err
 	}
@@ -223,10 +221,10 @@ func (d *delivery) push(ctx context.Context, lease string) error {
 	if lease != "" {
 		args = []string{"push", "--quiet", "--force-with-lease=" + ref + ":" + lease, "origin", ref + ":" + ref}
 	}
-	if _, err := git.Run(ctx, d.wt.Path, os.Environ(), args...); err != nil {
+	if _, err := git.Run(ctx, d.dir, os.Environ(), args...); err != nil {
 		return fmt.Errorf("push branch %q: %w", d.branch, err)
 	}
-	d.pushed = git.Head(context.Background(), d.wt.Path, os.Environ())
+	d.pushed = git.Head(context.Background(), d.dir, os.Environ())
 	return nil
 }
 
@@ -237,7 +235,7 @@ func (d *delivery) push(ctx context.Context, lease string) error {
 func (d *delivery) refuseCairnFiles(ctx context.Context) error {
 	args := append([]string{"log", "--format=commit %h", "--name-only", "--no-renames", "--diff-filter=d",
 		d.originBase() + "..HEAD", "--"}, cairnPathspecs()...)
-	out, err := git.Run(ctx, d.wt.Path, os.Environ(), args...)
+	out, err := git.Run(ctx, d.dir, os.Environ(), args...)
 	if err != nil {
 		return err
 	}
@@ -273,11 +271,11 @@ func cairnPathspecs() []string {
 
 // title and body are the pull request's: the issue's title, and a body
 // that closes the issue and names the run.
-func (d *delivery) title() string { return d.r.issue.Title }
+func (d *delivery) title() string { return d.r.Issue().Title }
 
 func (d *delivery) body() string {
 	return fmt.Sprintf("Closes #%d.\n\nDelivered by cairn: process `%s`, run `%s`, step `%s`.\n",
-		d.r.issue.Number, d.r.o.Plan.Process, d.r.folder.Name(), d.sc.Step.Name)
+		d.r.Issue().Number, d.r.Plan().Process, d.r.Name(), d.sc.Step.Name)
 }
 
 // open finds the branch's open pull request and updates it, or opens one
@@ -310,7 +308,7 @@ func (d *delivery) conflicts(ctx context.Context) (bool, error) {
 	if err := d.fetchBase(ctx); err != nil {
 		return false, err
 	}
-	_, err := git.Run(ctx, d.wt.Path, os.Environ(), "merge-tree", "--write-tree", "--name-only", "HEAD", d.originBase())
+	_, err := git.Run(ctx, d.dir, os.Environ(), "merge-tree", "--write-tree", "--name-only", "HEAD", d.originBase())
 	switch {
 	case err == nil:
 		return false, nil
@@ -437,7 +435,7 @@ func (d *delivery) repair(ctx context.Context, bad []forge.Check) error {
 	if err := d.commitLeft(ctx, "[cairn] Repair: "+strings.Join(names, ", ")); err != nil {
 		return err
 	}
-	if git.Head(context.Background(), d.wt.Path, os.Environ()) == d.pushed {
+	if git.Head(context.Background(), d.dir, os.Environ()) == d.pushed {
 		d.done = append(d.done, fmt.Sprintf("checks %s: the session changed nothing. %s", forge.CheckNames(bad), msg))
 		d.note("repair %d of %d changed nothing", d.rounds, d.cap)
 		return nil
@@ -453,7 +451,7 @@ func (d *delivery) repair(ctx context.Context, bad []forge.Check) error {
 func (d *delivery) rebase(ctx context.Context) error {
 	editor := []string{"GIT_EDITOR=true"}
 	d.note("branch %q conflicts with origin/%s: rebasing it", d.branch, d.base)
-	_, err := git.Run(ctx, d.wt.Path, append(os.Environ(), editor...), "rebase", "--no-autostash", d.originBase())
+	_, err := git.Run(ctx, d.dir, append(os.Environ(), editor...), "rebase", "--no-autostash", d.originBase())
 	for err != nil {
 		if !d.rebasing() {
 			return fmt.Errorf("rebase branch %q onto origin/%s: %w", d.branch, d.base, err)
@@ -478,18 +476,18 @@ func (d *delivery) rebase(ctx context.Context) error {
 				d.abortRebase(ctx)
 				return serr
 			}
-			left := withMarkers(d.wt.Path, conflicts)
+			left := withMarkers(d.dir, conflicts)
 			if len(left) == 0 {
 				d.done = append(d.done, fmt.Sprintf("conflicts with %s in %s: %s", d.base, quoteAll(conflicts), msg))
 				break
 			}
 			d.done = append(d.done, fmt.Sprintf("conflicts with %s in %s: conflict markers are left in %s. %s", d.base, quoteAll(conflicts), quoteAll(left), msg))
 		}
-		if _, aerr := git.Run(ctx, d.wt.Path, os.Environ(), "add", "--all", "--", ".", ":(exclude)"+ir.RunsInRepo); aerr != nil {
+		if _, aerr := git.Run(ctx, d.dir, os.Environ(), "add", "--all", "--", ".", ":(exclude)"+ir.RunsInRepo); aerr != nil {
 			d.abortRebase(ctx)
 			return aerr
 		}
-		_, err = git.Run(ctx, d.wt.Path, append(os.Environ(), editor...), "rebase", "--continue")
+		_, err = git.Run(ctx, d.dir, append(os.Environ(), editor...), "rebase", "--continue")
 	}
 	return d.push(ctx, d.pushed)
 }
@@ -497,13 +495,13 @@ func (d *delivery) rebase(ctx context.Context) error {
 // rebasing reports whether a rebase is stopped in the worktree.
 func (d *delivery) rebasing() bool {
 	for _, name := range []string{"rebase-merge", "rebase-apply"} {
-		out, err := git.Run(context.Background(), d.wt.Path, os.Environ(), "rev-parse", "--git-path", name)
+		out, err := git.Run(context.Background(), d.dir, os.Environ(), "rev-parse", "--git-path", name)
 		if err != nil {
 			continue
 		}
 		p := strings.TrimSpace(out)
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(d.wt.Path, p)
+			p = filepath.Join(d.dir, p)
 		}
 		if _, err := os.Stat(p); err == nil {
 			return true
@@ -514,14 +512,14 @@ func (d *delivery) rebasing() bool {
 
 // abortRebase undoes a stopped rebase, leaving the branch as it was.
 func (d *delivery) abortRebase(ctx context.Context) {
-	if _, err := git.Run(context.WithoutCancel(ctx), d.wt.Path, os.Environ(), "rebase", "--abort"); err != nil {
-		d.r.warn(err)
+	if _, err := git.Run(context.WithoutCancel(ctx), d.dir, os.Environ(), "rebase", "--abort"); err != nil {
+		d.r.Warn(err)
 	}
 }
 
 // unmerged lists the paths with unresolved conflicts.
 func (d *delivery) unmerged(ctx context.Context) ([]string, error) {
-	out, err := git.Run(ctx, d.wt.Path, os.Environ(), "diff", "--name-only", "--diff-filter=U", "-z")
+	out, err := git.Run(ctx, d.dir, os.Environ(), "diff", "--name-only", "--diff-filter=U", "-z")
 	if err != nil {
 		return nil, err
 	}
@@ -565,7 +563,7 @@ func quoteAll(names []string) string {
 // commitLeft commits what the repair session left uncommitted, with the
 // run's trailers.
 func (d *delivery) commitLeft(ctx context.Context, subject string) error {
-	_, err := step.CommitLeft(ctx, d.wt.Path, subject, d.r.folder.Name(), d.sc.Step.Name)
+	_, err := step.CommitLeft(ctx, d.dir, subject, d.r.Name(), d.sc.Step.Name)
 	return err
 }
 
@@ -577,7 +575,7 @@ func (d *delivery) session(ctx context.Context, data templates.RepairData) (stri
 	fail := func(err error) (string, error) {
 		return "", fmt.Errorf("repair session %d: %w", d.rounds, err)
 	}
-	a := d.r.o.Plan.Repair
+	a := d.r.Plan().Repair
 	if a == nil {
 		// A plan made before plans carried it: the default harness,
 		// its own model.
@@ -587,30 +585,18 @@ func (d *delivery) session(ctx context.Context, data templates.RepairData) (stri
 	if a.Harness == nil || a.Skill == nil {
 		return fail(errors.New("the plan names no harness or skill for it"))
 	}
-	h, ok := d.r.o.Harnesses.Lookup(a.Harness.Value)
-	if !ok {
-		return fail(fmt.Errorf("unknown harness %q", a.Harness.Value))
-	}
-	skill, err := skillPath(d.r.o.Home, d.wt, a.Skill)
-	if err != nil {
-		return fail(err)
-	}
 	data.Process, data.Step = d.sc.Process(), d.sc.Step.Name
 	data.PullRequest, data.Branch, data.Base = d.pr.URL, d.branch, d.base
 	data.Round, data.Rounds = d.rounds, d.cap
-	data.WorktreePath, data.Skill, data.SkillPath = d.wt.Path, a.Skill.Name, skill
-	data.IssueURL, data.Limit = d.r.issue.URL, checkLogLimit
+	data.WorktreePath, data.Skill = d.dir, a.Skill.Name
+	data.IssueURL, data.Limit = d.r.Issue().URL, checkLogLimit
 	data.IssueFile = d.sc.IssueFile()
-	prompt, err := templates.RepairPrompt(data)
-	if err != nil {
-		return fail(err)
-	}
-	if err := WaitResources(ctx, d.r.o.Config.Resources, func(msg string) { d.note("%s", msg) }); err != nil {
-		return fail(err)
-	}
 	sc := *d.sc
 	sc.TraceFile = filepath.Join(d.sc.RunDir, record.TracesDir, fmt.Sprintf("%s.repair-%d.jsonl", d.sc.Step.Name, d.rounds))
-	res := step.RunPrompt(ctx, &sc, h, step.Invocation(a, prompt))
+	res := d.r.Session(ctx, &sc, a, func(skillPath string) (string, error) {
+		data.SkillPath = skillPath
+		return templates.RepairPrompt(data)
+	})
 	if res.Trace != "" {
 		d.trace = res.Trace
 	}
