@@ -1,3 +1,5 @@
+// Package runtime executes a plan: it walks the stages, runs each step's
+// phases in its worktree, judges them, and records every step (§7).
 package runtime
 
 import (
