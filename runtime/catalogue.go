@@ -56,6 +56,8 @@ type catalogueRun struct {
 
 var _ catalogue.Run = (*catalogueRun)(nil)
 
+// The methods of catalogueRun are catalogue.Run's, documented there.
+
 func (c *catalogueRun) Plan() *ir.Plan            { return c.r.o.Plan }
 func (c *catalogueRun) Issue() *forge.Issue       { return c.r.issue }
 func (c *catalogueRun) Name() string              { return c.r.folder.Name() }
