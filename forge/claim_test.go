@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cairn-dev/cairn/internal/ghtest"
 	"github.com/cairn-dev/cairn/internal/testrepo"
 )
 
@@ -35,13 +36,13 @@ func deadPID(t *testing.T) int {
 
 // claimOnOrigin is the commit message of the claim on issue n on origin, ""
 // when there is none.
-func claimOnOrigin(t *testing.T, f *ghFixture, n int) string {
+func claimOnOrigin(t *testing.T, f *ghtest.Fixture, n int) string {
 	t.Helper()
-	out := testrepo.Git(t, f.origin, "for-each-ref", "--format=%(objectname)", ClaimRef(n))
+	out := testrepo.Git(t, f.Origin, "for-each-ref", "--format=%(objectname)", ClaimRef(n))
 	if out == "" {
 		return ""
 	}
-	return testrepo.Git(t, f.origin, "log", "-1", "--format=%B", out)
+	return testrepo.Git(t, f.Origin, "log", "-1", "--format=%B", out)
 }
 
 // asClaimed is err as a *ClaimedError, failing the test when it is not one.
@@ -56,13 +57,13 @@ func asClaimed(t *testing.T, err error) *ClaimedError {
 
 func TestTakeClaimRace(t *testing.T) {
 	t.Parallel()
-	f := newGHFixture(t)
+	f := ghtest.New(t)
 	other := filepath.Join(t.TempDir(), "other")
-	testrepo.Git(t, "", "clone", "-q", f.origin, other)
-	head := testrepo.Git(t, f.root, "rev-parse", "HEAD")
+	testrepo.Git(t, "", "clone", "-q", f.Origin, other)
+	head := testrepo.Git(t, f.Root, "rev-parse", "HEAD")
 	host := thisHost(t)
 
-	roots := []string{f.root, other}
+	roots := []string{f.Root, other}
 	holders := []Holder{{Host: host, Run: "fix_2026-03-01T090000Z", PID: os.Getpid()}, {Host: host, Run: "fix_2026-03-01T090001Z", PID: os.Getpid()}}
 	claims := make([]*Claim, 2)
 	errs := make([]error, 2)
@@ -97,36 +98,36 @@ func TestTakeClaimRace(t *testing.T) {
 	if !strings.Contains(msg, "run: "+holders[win].Run) || !strings.Contains(msg, "host: "+host) {
 		t.Errorf("the claim on origin says:\n%s", msg)
 	}
-	if claims[win].Commit != testrepo.Git(t, f.origin, "rev-parse", ClaimRef(42)) {
+	if claims[win].Commit != testrepo.Git(t, f.Origin, "rev-parse", ClaimRef(42)) {
 		t.Error("the winner's claim is not the commit on origin")
 	}
 	// Claiming touched neither the working tree, the index nor HEAD.
-	if status := testrepo.Git(t, f.root, "status", "--porcelain"); status != "" {
+	if status := testrepo.Git(t, f.Root, "status", "--porcelain"); status != "" {
 		t.Errorf("claiming changed the working tree:\n%s", status)
 	}
-	if got := testrepo.Git(t, f.root, "rev-parse", "HEAD"); got != head {
+	if got := testrepo.Git(t, f.Root, "rev-parse", "HEAD"); got != head {
 		t.Errorf("HEAD moved from %s to %s", head, got)
 	}
 }
 
 func TestTakeClaimStale(t *testing.T) {
 	t.Parallel()
-	f := newGHFixture(t)
+	f := ghtest.New(t)
 	ctx := context.Background()
 	host := thisHost(t)
 	crashed := Holder{Host: host, Run: "fix_2026-03-01T090000Z", PID: deadPID(t)}
-	if _, err := TakeClaim(ctx, f.root, 7, crashed, false, nil); err != nil {
+	if _, err := TakeClaim(ctx, f.Root, 7, crashed, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	next := Holder{Host: host, Run: "fix_2026-03-01T100000Z", PID: os.Getpid()}
-	_, err := TakeClaim(ctx, f.root, 7, next, false, nil)
+	_, err := TakeClaim(ctx, f.Root, 7, next, false, nil)
 	if claimed := asClaimed(t, err); !claimed.Stale {
 		t.Errorf("a crashed holder's claim is not stale: %+v", claimed)
 	}
 	if !strings.Contains(err.Error(), "no longer runs; pass --take-over") {
 		t.Errorf("the refusal %q does not say how to take over", err)
 	}
-	c, err := TakeClaim(ctx, f.root, 7, next, true, nil)
+	c, err := TakeClaim(ctx, f.Root, 7, next, true, nil)
 	if err != nil {
 		t.Fatalf("take-over of a stale claim: %v", err)
 	}
@@ -140,13 +141,13 @@ func TestTakeClaimStale(t *testing.T) {
 
 func TestTakeClaimOtherHost(t *testing.T) {
 	t.Parallel()
-	f := newGHFixture(t)
+	f := ghtest.New(t)
 	ctx := context.Background()
 	away := Holder{Host: "build-box-" + thisHost(t), Run: "fix_2026-03-01T090000Z", PID: deadPID(t)}
-	if _, err := TakeClaim(ctx, f.root, 3, away, false, nil); err != nil {
+	if _, err := TakeClaim(ctx, f.Root, 3, away, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	_, err := TakeClaim(ctx, f.root, 3, Holder{Host: thisHost(t), Run: "fix_2026-03-01T100000Z", PID: os.Getpid()}, true, nil)
+	_, err := TakeClaim(ctx, f.Root, 3, Holder{Host: thisHost(t), Run: "fix_2026-03-01T100000Z", PID: os.Getpid()}, true, nil)
 	if claimed := asClaimed(t, err); claimed.Stale || claimed.Local {
 		t.Errorf("another host's claim: %+v, want neither local nor stale", claimed)
 	}
@@ -159,28 +160,28 @@ func TestTakeClaimOtherHost(t *testing.T) {
 
 func TestTakeClaimResumedRun(t *testing.T) {
 	t.Parallel()
-	f := newGHFixture(t)
+	f := ghtest.New(t)
 	ctx := context.Background()
 	run := Holder{Host: thisHost(t), Run: "fix_2026-03-01T090000Z", PID: deadPID(t)}
-	if _, err := TakeClaim(ctx, f.root, 5, run, false, nil); err != nil {
+	if _, err := TakeClaim(ctx, f.Root, 5, run, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	run.PID = os.Getpid()
-	if _, err := TakeClaim(ctx, f.root, 5, run, false, nil); err != nil {
+	if _, err := TakeClaim(ctx, f.Root, 5, run, false, nil); err != nil {
 		t.Errorf("the same run, resumed after a crash, could not claim its issue again: %v", err)
 	}
 }
 
 func TestReleaseClaim(t *testing.T) {
 	t.Parallel()
-	f := newGHFixture(t)
+	f := ghtest.New(t)
 	ctx := context.Background()
 	host := thisHost(t)
-	c, err := TakeClaim(ctx, f.root, 11, Holder{Host: host, Run: "fix_2026-03-01T090000Z", PID: deadPID(t)}, false, nil)
+	c, err := TakeClaim(ctx, f.Root, 11, Holder{Host: host, Run: "fix_2026-03-01T090000Z", PID: deadPID(t)}, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	taker, err := TakeClaim(ctx, f.root, 11, Holder{Host: host, Run: "fix_2026-03-01T100000Z", PID: os.Getpid()}, true, nil)
+	taker, err := TakeClaim(ctx, f.Root, 11, Holder{Host: host, Run: "fix_2026-03-01T100000Z", PID: os.Getpid()}, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +190,7 @@ func TestReleaseClaim(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `now held by run "fix_2026-03-01T100000Z"`) {
 		t.Errorf("releasing a claim taken over: %v", err)
 	}
-	if got := testrepo.Git(t, f.origin, "rev-parse", ClaimRef(11)); got != taker.Commit {
+	if got := testrepo.Git(t, f.Origin, "rev-parse", ClaimRef(11)); got != taker.Commit {
 		t.Error("a release deleted another run's claim")
 	}
 	if err := taker.Release(ctx); err != nil {
@@ -208,9 +209,9 @@ func TestReleaseClaim(t *testing.T) {
 
 func TestTakeClaimNoOrigin(t *testing.T) {
 	t.Parallel()
-	f := newGHFixture(t)
-	testrepo.Git(t, f.root, "remote", "set-url", "origin", filepath.Join(t.TempDir(), "gone.git"))
-	_, err := TakeClaim(context.Background(), f.root, 1, Holder{Host: thisHost(t), Run: "r", PID: os.Getpid()}, false, nil)
+	f := ghtest.New(t)
+	testrepo.Git(t, f.Root, "remote", "set-url", "origin", filepath.Join(t.TempDir(), "gone.git"))
+	_, err := TakeClaim(context.Background(), f.Root, 1, Holder{Host: thisHost(t), Run: "r", PID: os.Getpid()}, false, nil)
 	if err == nil || !strings.Contains(err.Error(), "claim issue #1: git ") {
 		t.Fatalf("a claim with origin unreachable: %v, want git's error", err)
 	}

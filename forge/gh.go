@@ -18,6 +18,7 @@ import (
 
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/lookpath"
+	"github.com/cairn-dev/cairn/internal/text"
 )
 
 // GH runs the gh CLI (GitHub's) for one repository: the gh found on the PATH
@@ -112,7 +113,7 @@ func (g *GH) run(ctx context.Context, args ...string) ([]byte, error) {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("gh %s: %w", ghSubcommand(args), ctx.Err())
 		}
-		msg := firstLine(stderr.String())
+		msg := text.FirstLine(stderr.String())
 		if msg == "" {
 			msg = err.Error()
 		}
@@ -132,16 +133,6 @@ func ghSubcommand(args []string) string {
 		words = append(words, a)
 	}
 	return strings.Join(words, " ")
-}
-
-// firstLine is the first non-blank line of s, trimmed.
-func firstLine(s string) string {
-	for _, line := range strings.Split(s, "\n") {
-		if line = strings.TrimSpace(line); line != "" {
-			return line
-		}
-	}
-	return ""
 }
 
 // repoFlag is the repository as gh's --repo takes it, host included.

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn/internal/text"
 )
 
 // Output is what a session's agent CLI left behind: its standard output and
@@ -64,7 +66,7 @@ func unreadable(cli, want string, o Output) string {
 	if o.ExitCode != 0 {
 		return exitCause(o)
 	}
-	first := firstLine(string(o.Stdout))
+	first := text.FirstLine(string(o.Stdout))
 	if first == "" {
 		return fmt.Sprintf("%s printed nothing, not %s", cli, want)
 	}

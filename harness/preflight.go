@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/internal/lookpath"
+	"github.com/cairn-dev/cairn/internal/text"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -106,9 +107,9 @@ func (h *Harness) runVersion(ctx context.Context, path string, env environ, time
 	switch {
 	case err == nil:
 		st.OK = true
-		st.Detail = firstLine(stdout.String())
+		st.Detail = text.FirstLine(stdout.String())
 		if st.Detail == "" {
-			st.Detail = firstLine(stderr.String())
+			st.Detail = text.FirstLine(stderr.String())
 		}
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		st.Detail = fmt.Sprintf("%q did not exit within %s", shown, timeout)
@@ -129,16 +130,6 @@ func (h *Harness) runVersion(ctx context.Context, path string, env environ, time
 			st.Detail += ": " + why
 		}
 	}
-}
-
-// firstLine returns the first non-empty line of s, trimmed.
-func firstLine(s string) string {
-	for line := range strings.Lines(s) {
-		if t := strings.TrimSpace(line); t != "" {
-			return t
-		}
-	}
-	return ""
 }
 
 // lastLine returns the last non-empty line of s, trimmed.

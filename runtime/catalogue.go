@@ -2,31 +2,22 @@ package runtime
 
 import (
 	"context"
-	"fmt"
+	"io"
+	"path/filepath"
+	"time"
 
+	"github.com/cairn-dev/cairn/catalogue"
+	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/step"
 	"github.com/cairn-dev/cairn/worktree"
 )
 
-// catalogue runs a catalogue action (§7.8): a step whose rules are cairn's,
-// not the process file's.
-func (r *run) catalogue(ctx context.Context, sc *StepContext, wt worktree.Worktree, a *ir.PlanAction) ActionResult {
-	switch a.Catalogue {
-	case ir.Delivery:
-		return r.deliver(ctx, sc, wt)
-	case ir.SelfMerge:
-		return r.selfMerge(ctx, sc, wt)
-	case ir.RunPublishedIssue:
-		return r.runPublishedIssue(ctx, sc, wt, a)
-	}
-	return failedAction("unknown catalogue step %q", a.Catalogue)
-}
-
-// failedAction is an action that failed before it ran anything, for the
-// cause format says.
-func failedAction(format string, args ...any) ActionResult {
-	return ActionResult{Failed: true, ExitCode: -1, Cause: fmt.Sprintf(format, args...)}
+// catalogue runs a catalogue action (§7.8) of the step sc in wt.
+func (r *run) catalogue(ctx context.Context, sc *step.Context, wt worktree.Worktree, a *ir.PlanAction) step.Result {
+	return catalogue.Execute(ctx, &catalogueRun{r: r, wt: wt}, sc, a)
 }
 
 // setPullRequest records the URL of the run's pull request, which the
@@ -44,37 +35,123 @@ func (r *run) pullRequestURL() string {
 	return r.pullRequest
 }
 
-// issueBranch is what delivery and self-merge work on: the step's
-// issue-branch worktree, its branch, the base branch its pull request
-// goes into, and the forge of origin's repository in the step's
-// environment.
-type issueBranch struct {
-	wt     worktree.Worktree
-	branch string
-	base   string
-	gh     forge.Forge
+// keepChildren copies into sr the child runs its step's record gained while
+// the step ran (catalogueRun.SetChildren): sr replaces that record at the
+// step's end. The record's were reset when the step started.
+func (r *run) keepChildren(sr *record.StepRecord) {
+	i, ok := r.index[sr.Name]
+	if !ok {
+		return
+	}
+	if steps := r.folder.Record().Steps; i < len(steps) {
+		sr.Children = steps[i].Children
+	}
 }
 
-// issueBranchOf is the issue branch of the step sc runs in wt, for the
-// catalogue step what; an error says why there is none.
-func (r *run) issueBranchOf(sc *StepContext, wt worktree.Worktree, what string) (*issueBranch, error) {
-	if wt.Kind != ir.IssueBranch {
-		return nil, fmt.Errorf("%s works on an issue-branch worktree, and worktree %q is a %s worktree", what, wt.Name, wt.Kind)
+// catalogueRun is the run r as its catalogue step in the worktree wt sees
+// it (catalogue.Run).
+type catalogueRun struct {
+	r  *run
+	wt worktree.Worktree
+}
+
+var _ catalogue.Run = (*catalogueRun)(nil)
+
+// The methods of catalogueRun are catalogue.Run's, documented there.
+
+func (c *catalogueRun) Plan() *ir.Plan            { return c.r.o.Plan }
+func (c *catalogueRun) Issue() *forge.Issue       { return c.r.issue }
+func (c *catalogueRun) Name() string              { return c.r.folder.Name() }
+func (c *catalogueRun) Dir() string               { return c.r.folder.Dir }
+func (c *catalogueRun) Warn(err error)            { c.r.warn(err) }
+func (c *catalogueRun) SetPullRequest(url string) { c.r.setPullRequest(url) }
+
+func (c *catalogueRun) Note(line string) {
+	if c.r.prog != nil {
+		c.r.prog.note(line)
 	}
-	if r.issue == nil {
-		return nil, fmt.Errorf("%s needs the run's issue; run the process on one (issue NUMBER)", what)
+}
+
+func (c *catalogueRun) Session(ctx context.Context, sc *step.Context, a *ir.PlanAction, prompt func(skillPath string) (string, error)) step.Result {
+	h, skill, err := c.r.prepareSession(ctx, sc, c.wt, a)
+	if err != nil {
+		return step.Failed("%v", err)
 	}
-	if wt.Branch == "" {
-		return nil, fmt.Errorf("%s: worktree %q has no branch", what, wt.Name)
+	p, err := prompt(skill)
+	if err != nil {
+		return step.Failed("%v", err)
 	}
-	base := ""
-	for _, p := range r.o.Plan.Worktrees {
-		if p.Name == wt.Name {
-			base = p.Base
+	return step.RunPrompt(ctx, sc, h, step.Invocation(a, p))
+}
+
+func (c *catalogueRun) OpenIssue(ctx context.Context, ref string, env []string) (*forge.Issue, error) {
+	return forge.OpenIssue(ctx, c.r.o.Repo.Root, ref, ir.Values(c.r.o.Config.Trusted), env)
+}
+
+func (c *catalogueRun) StepStart(name string) *time.Time {
+	i, ok := c.r.index[name]
+	if !ok {
+		return nil
+	}
+	if steps := c.r.folder.Record().Steps; i < len(steps) {
+		return steps[i].Start
+	}
+	return nil
+}
+
+func (c *catalogueRun) SetChildren(name string, dirs []string) {
+	r := c.r
+	i, ok := r.index[name]
+	if !ok {
+		return
+	}
+	r.warn(r.folder.Update(func(rec *record.Record) {
+		if i < len(rec.Steps) {
+			rec.Steps[i].Children = dirs
 		}
+	}))
+}
+
+func (c *catalogueRun) Children() catalogue.Children {
+	if c.r.o.Prepare == nil {
+		return nil
 	}
-	if base == "" || base == "HEAD" {
-		return nil, fmt.Errorf("%s: worktree %q has no base branch for the pull request to go into; set base_branch in the config", what, wt.Name)
-	}
-	return &issueBranch{wt: wt, branch: wt.Branch, base: base, gh: &forge.GH{Dir: wt.Path, Env: sc.Env, Repo: r.issue.Repo}}, nil
+	return children{r: c.r}
+}
+
+// children starts the child runs of the run r's run-published-issue steps
+// (catalogue.Children).
+type children struct {
+	r *run
+}
+
+func (k children) Prepare(process, issue string, w io.Writer) (*ir.Plan, []byte, error) {
+	return k.r.o.Prepare(process, issue, w)
+}
+
+func (k children) Jobs() int { return k.r.o.Jobs }
+
+// Run runs a child run with the run's home, repository, harnesses,
+// directive, flags and Jobs. It holds no Pass (a run on an issue never
+// does), and sends no notification: the run's own says how it all ended.
+func (k children) Run(ctx context.Context, plan *ir.Plan, source []byte, stdout, stderr io.Writer, started func(dir string)) (record.Status, error) {
+	r := k.r
+	cfg := *r.o.Config
+	cfg.Notify = config.Notify{}
+	return Run(ctx, Options{
+		Home:      r.o.Home,
+		Repo:      r.o.Repo,
+		Config:    &cfg,
+		Harnesses: r.o.Harnesses,
+		Plan:      plan,
+		Source:    source,
+		Directive: r.o.Directive,
+		Jobs:      r.o.Jobs,
+		Flags:     r.o.Flags,
+		Stdout:    stdout,
+		Stderr:    stderr,
+		Prepare:   r.o.Prepare,
+		RunsDir:   filepath.Join(r.folder.Dir, catalogue.ChildrenDir),
+		Started:   started,
+	})
 }

@@ -127,7 +127,7 @@ func (c *committer) saveWork(dir, step string) (string, error) {
 	if err := c.commit(dir, "[cairn] Save work of step: "+step, step, true, false); err != nil {
 		return "", c.fail(fmt.Errorf("commit the work of step %q: %w", step, err))
 	}
-	return worktree.Head(dir), nil
+	return git.Head(context.Background(), dir, os.Environ()), nil
 }
 
 // completeStep commits the run folder after a step ended: with the step's

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/catalogue"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/record"
 )
@@ -136,11 +137,11 @@ func TestEndOrphans(t *testing.T) {
 	})
 	t.Run("child", func(t *testing.T) {
 		dir := t.TempDir()
-		child := filepath.Join(dir, ChildrenDir, "fix_2026-01-02T030405Z")
+		child := filepath.Join(dir, catalogue.ChildrenDir, "fix_2026-01-02T030405Z")
 		if err := os.MkdirAll(child, 0o700); err != nil {
 			t.Fatal(err)
 		}
-		rec := record.Record{Version: record.RecordVersion, Status: record.StatusRunning, Steps: []record.StepRecord{{Name: "publish", Children: []string{ChildrenDir + "/fix_2026-01-02T030405Z"}}}}
+		rec := record.Record{Version: record.RecordVersion, Status: record.StatusRunning, Steps: []record.StepRecord{{Name: "publish", Children: []string{catalogue.ChildrenDir + "/fix_2026-01-02T030405Z"}}}}
 		b, err := json.Marshal(&rec)
 		if err != nil {
 			t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/fakegh"
+	"github.com/cairn-dev/cairn/internal/ghtest"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/internal/testrepo"
 	"github.com/cairn-dev/cairn/ir"
@@ -39,13 +40,13 @@ func deadPID(t *testing.T) int {
 
 // claimOnOrigin is the commit message of the claim on issue n on origin, ""
 // when there is none.
-func claimOnOrigin(t *testing.T, f *ghFixture, n int) string {
+func claimOnOrigin(t *testing.T, f *ghtest.Fixture, n int) string {
 	t.Helper()
-	out := testrepo.Git(t, f.origin, "for-each-ref", "--format=%(objectname)", forge.ClaimRef(n))
+	out := testrepo.Git(t, f.Origin, "for-each-ref", "--format=%(objectname)", forge.ClaimRef(n))
 	if out == "" {
 		return ""
 	}
-	return testrepo.Git(t, f.origin, "log", "-1", "--format=%B", out)
+	return testrepo.Git(t, f.Origin, "log", "-1", "--format=%B", out)
 }
 
 // asClaimed is err as a *forge.ClaimedError, failing the test when it is not one.
@@ -59,7 +60,7 @@ func asClaimed(t *testing.T, err error) *forge.ClaimedError {
 }
 
 func TestTakeClaimLiveRefusedEvenWithTakeOver(t *testing.T) {
-	f := newGHFixture(t)
+	f := ghtest.New(t)
 	ctx := context.Background()
 	host := thisHost(t)
 	folder := filepath.Join(t.TempDir(), "fix_2026-03-01T090000Z")
@@ -73,23 +74,23 @@ func TestTakeClaimLiveRefusedEvenWithTakeOver(t *testing.T) {
 	// Its process is gone, but its run folder's lock is held: the lock
 	// decides, as a pid may be reused.
 	live := forge.Holder{Host: host, Run: filepath.Base(folder), PID: deadPID(t), Folder: folder}
-	first, err := forge.TakeClaim(ctx, f.root, 9, live, false, claimStaleness)
+	first, err := forge.TakeClaim(ctx, f.Root, 9, live, false, claimStaleness)
 	if err != nil {
 		t.Fatal(err)
 	}
 	next := forge.Holder{Host: host, Run: "fix_2026-03-01T100000Z", PID: os.Getpid()}
-	_, err = forge.TakeClaim(ctx, f.root, 9, next, true, claimStaleness)
+	_, err = forge.TakeClaim(ctx, f.Root, 9, next, true, claimStaleness)
 	if claimed := asClaimed(t, err); claimed.Stale || claimed.Holder.Folder != folder {
 		t.Errorf("a live claim was taken as stale: %+v", claimed)
 	}
 	if !strings.Contains(err.Error(), "still running") {
 		t.Errorf("the refusal %q does not say the holder runs", err)
 	}
-	if got := testrepo.Git(t, f.origin, "rev-parse", forge.ClaimRef(9)); got != first.Commit {
+	if got := testrepo.Git(t, f.Origin, "rev-parse", forge.ClaimRef(9)); got != first.Commit {
 		t.Error("the live claim was replaced")
 	}
 	lock.Close()
-	if _, err := forge.TakeClaim(ctx, f.root, 9, next, true, claimStaleness); err != nil {
+	if _, err := forge.TakeClaim(ctx, f.Root, 9, next, true, claimStaleness); err != nil {
 		t.Errorf("take-over once the holder's lock is free: %v", err)
 	}
 }
@@ -97,14 +98,14 @@ func TestTakeClaimLiveRefusedEvenWithTakeOver(t *testing.T) {
 // A crashed run resumed holds its own folder's lock, which its claim names:
 // the claim is its own, not a live run's.
 func TestTakeClaimResumedRunHoldsItsLock(t *testing.T) {
-	f := newGHFixture(t)
+	f := ghtest.New(t)
 	ctx := context.Background()
 	folder := filepath.Join(t.TempDir(), "fix_2026-03-01T090000Z")
 	if err := os.Mkdir(folder, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	crashed := forge.Holder{Host: thisHost(t), Run: filepath.Base(folder), PID: deadPID(t), Folder: folder}
-	if _, err := forge.TakeClaim(ctx, f.root, 6, crashed, false, claimStaleness); err != nil {
+	if _, err := forge.TakeClaim(ctx, f.Root, 6, crashed, false, claimStaleness); err != nil {
 		t.Fatal(err)
 	}
 	lock, err := proc.Lock(filepath.Join(folder, record.LockFile), false)
@@ -114,11 +115,11 @@ func TestTakeClaimResumedRunHoldsItsLock(t *testing.T) {
 	defer lock.Close()
 	resumed := crashed
 	resumed.PID = os.Getpid()
-	c, err := forge.TakeClaim(ctx, f.root, 6, resumed, false, claimStaleness)
+	c, err := forge.TakeClaim(ctx, f.Root, 6, resumed, false, claimStaleness)
 	if err != nil {
 		t.Fatalf("the resumed run could not take back its own claim: %v", err)
 	}
-	if got := testrepo.Git(t, f.origin, "rev-parse", forge.ClaimRef(6)); got != c.Commit {
+	if got := testrepo.Git(t, f.Origin, "rev-parse", forge.ClaimRef(6)); got != c.Commit {
 		t.Error("origin's claim is not the resumed run's")
 	}
 	// Another run of the same name in another folder is not this run.
@@ -127,7 +128,7 @@ func TestTakeClaimResumedRunHoldsItsLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	stranger := forge.Holder{Host: resumed.Host, Run: resumed.Run, PID: os.Getpid(), Folder: other}
-	_, err = forge.TakeClaim(ctx, f.root, 6, stranger, true, claimStaleness)
+	_, err = forge.TakeClaim(ctx, f.Root, 6, stranger, true, claimStaleness)
 	if claimed := asClaimed(t, err); claimed.Stale {
 		t.Errorf("a live claim was taken as stale: %+v", claimed)
 	}
@@ -136,20 +137,20 @@ func TestTakeClaimResumedRunHoldsItsLock(t *testing.T) {
 // TestIssueFileLeavesTreeClean holds that the issue file is excluded from
 // git before it is written, so that it never makes the tree dirty.
 func TestIssueFileLeavesTreeClean(t *testing.T) {
-	f := newGHFixture(t)
-	f.writeIssue(t, fakegh.Issue{Number: 42, Title: "Fix the parser", Body: "It crashes.", Author: "alice", CreatedAt: at(0)})
-	is, err := forge.OpenIssue(context.Background(), f.root, "#42", nil, f.env)
+	f := ghtest.New(t)
+	f.WriteIssue(t, fakegh.Issue{Number: 42, Title: "Fix the parser", Body: "It crashes.", Author: "alice", CreatedAt: ghtest.At(0)})
+	is, err := forge.OpenIssue(context.Background(), f.Root, "#42", nil, f.Env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, err := writeIssueFile(is, f.root)
+	path, err := writeIssueFile(is, f.Root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if path != filepath.Join(f.root, ir.IssueFile) {
-		t.Errorf("writeIssueFile wrote %s, want %s", path, filepath.Join(f.root, ir.IssueFile))
+	if path != filepath.Join(f.Root, ir.IssueFile) {
+		t.Errorf("writeIssueFile wrote %s, want %s", path, filepath.Join(f.Root, ir.IssueFile))
 	}
-	if status := testrepo.Git(t, f.root, "status", "--porcelain"); status != "" {
+	if status := testrepo.Git(t, f.Root, "status", "--porcelain"); status != "" {
 		t.Errorf("the issue file makes the tree dirty:\n%s", status)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/step"
 )
 
 // NotifyTimeout is how long the [notify] command may run.
@@ -62,21 +63,21 @@ func Notify(n config.Notify, note Notification, w io.Writer) (bool, error) {
 		return false, nil
 	}
 	var out bytes.Buffer
-	set := []ir.PlanEnv{
-		{Name: EnvProcess, Value: note.Process},
-		{Name: EnvStatus, Value: string(note.Status)},
-		{Name: EnvRun, Value: note.Run},
+	set := []string{
+		EnvProcess + "=" + note.Process,
+		EnvStatus + "=" + string(note.Status),
+		step.EnvRun + "=" + note.Run,
 	}
 	var drop []string
 	if note.PullRequest != "" {
-		set = append(set, ir.PlanEnv{Name: EnvPullRequest, Value: note.PullRequest})
+		set = append(set, EnvPullRequest+"="+note.PullRequest)
 	} else {
 		// A CAIRN_PR_URL of the user's own must not pass for the run's.
 		drop = append(drop, EnvPullRequest)
 	}
 	p := &proc.Proc{
 		Argv:    argv,
-		Env:     mergeEnv(os.Environ(), set, drop),
+		Env:     proc.MergeEnv(os.Environ(), set, drop),
 		Stdout:  &out,
 		Stderr:  &out,
 		Timeout: NotifyTimeout,

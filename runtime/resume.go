@@ -10,6 +10,7 @@ import (
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/step"
 	"github.com/cairn-dev/cairn/worktree"
 )
 
@@ -153,7 +154,7 @@ func (r *run) merge(found *record.Record) error {
 	for _, stage := range r.o.Plan.Stages {
 		for _, st := range stage {
 			if r.done[st.Name] && r.wrote[st.Name] {
-				r.results = append(r.results, Earlier{Step: st.Name, Path: r.resultFile(st.Name)})
+				r.results = append(r.results, step.Earlier{Step: st.Name, Path: r.resultFile(st.Name)})
 			}
 		}
 	}

@@ -1,3 +1,5 @@
+// Package runtime executes a plan: it walks the stages, runs each step's
+// phases in its worktree, judges them, and records every step (§7).
 package runtime
 
 import (
@@ -14,9 +16,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cairn-dev/cairn/catalogue"
 	"github.com/cairn-dev/cairn/internal/atomicfile"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/worktree"
+	"github.com/cairn-dev/cairn/step"
 
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/forge"
@@ -194,7 +198,7 @@ type run struct {
 	// wrote holds the steps whose result file was written; results lists
 	// them as Earlier, in file order, once their stage has ended.
 	wrote   map[string]bool
-	results []Earlier
+	results []step.Earlier
 	// pullRequest is the URL of the run's pull request, once a delivery
 	// or self-merge step found it (catalogue.go): the notification names
 	// it (§7.9).
@@ -295,7 +299,7 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 	status := record.StatusSucceeded
 	steps := r.folder.Record().Steps
 	inconclusive := InconclusiveSteps(steps)
-	children := InconclusiveChildren(plan.Process, r.folder.Dir, steps)
+	children := catalogue.InconclusiveChildren(plan.Process, r.folder.Dir, steps)
 	switch {
 	case ctx.Err() != nil:
 		status = record.StatusInterrupted
@@ -411,7 +415,7 @@ func (r *run) walk(ctx context.Context) bool {
 		r.mu.Lock()
 		for _, st := range stage {
 			if r.wrote[st.Name] {
-				r.results = append(r.results, Earlier{Step: st.Name, Path: r.resultFile(st.Name)})
+				r.results = append(r.results, step.Earlier{Step: st.Name, Path: r.resultFile(st.Name)})
 			}
 		}
 		r.mu.Unlock()
@@ -519,7 +523,7 @@ type stepEnd struct {
 }
 
 // start records a step as running and shows it, and returns what runs it.
-func (r *run) start(st *ir.PlanStep, earlier []Earlier) func(context.Context) record.Outcome {
+func (r *run) start(st *ir.PlanStep, earlier []step.Earlier) func(context.Context) record.Outcome {
 	sr := r.initial[r.index[st.Name]].Clone()
 	start := time.Now().UTC()
 	sr.Outcome, sr.Start = record.Running, &start
@@ -530,9 +534,9 @@ func (r *run) start(st *ir.PlanStep, earlier []Earlier) func(context.Context) re
 
 // step runs one started step in its worktree, records it (its record, its
 // log line, its result file), shows its end, and returns its outcome.
-func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr record.StepRecord, start time.Time) record.Outcome {
+func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier, sr record.StepRecord, start time.Time) record.Outcome {
 
-	sc := &StepContext{
+	sc := &step.Context{
 		RunDir:     r.folder.Dir,
 		ResultFile: r.resultFile(st.Name),
 		TraceFile:  filepath.Join(r.folder.Dir, record.TracesDir, st.Name+".jsonl"),
@@ -552,7 +556,7 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr r
 		e = stepEnd{outcome: record.Failed, exitCode: -1, cause: err.Error()}
 	default:
 		sc.Timeout = timeout
-		sc.Worktree, sc.WorktreeKind = wt.Path, wt.Kind
+		sc.Worktree, sc.WorktreeKind, sc.Branch = wt.Path, wt.Kind, wt.Branch
 		if r.issue != nil {
 			sc.IssueURL, sc.Guard = r.issue.URL, r.issue.CheckEdits
 		}
@@ -563,11 +567,11 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []Earlier, sr r
 			if sc.Baseline == "" || wt.Kind == ir.Throwaway {
 				// A throwaway starts again from its base: what an
 				// earlier attempt did there is uncommitted again.
-				sc.Baseline = worktree.Head(wt.Path)
+				sc.Baseline = git.Head(context.Background(), wt.Path, os.Environ())
 			}
 			sr.Baseline = sc.Baseline
 		}
-		sc.Env = StepEnv(r.base, sc, filepath.Join(r.folder.Dir, record.ResultsDir), st.Env)
+		sc.Env = step.Env(r.base, sc, filepath.Join(r.folder.Dir, record.ResultsDir), st.Env)
 		e = r.execute(ctx, sc, wt, &sr)
 	}
 	if ctx.Err() != nil && e.outcome == record.Failed {
@@ -646,7 +650,7 @@ func stepTimeout(st *ir.PlanStep) (time.Duration, error) {
 // order, then its validate phase. sr's action records get each action's
 // exit code and cause. Between the run phase and validation, settle brings
 // the worktree to a clean, recorded state (§7.6).
-func (r *run) execute(ctx context.Context, sc *StepContext, wt worktree.Worktree, sr *record.StepRecord) stepEnd {
+func (r *run) execute(ctx context.Context, sc *step.Context, wt worktree.Worktree, sr *record.StepRecord) stepEnd {
 	st := sc.Step
 	if e, done := r.precheck(ctx, sc, sr); done {
 		return e
@@ -675,7 +679,7 @@ func (r *run) execute(ctx context.Context, sc *StepContext, wt worktree.Worktree
 
 // work runs the run phase: the step's actions in order, until one fails.
 // Its outcome is Failed then, else empty (the validate phase decides).
-func (r *run) work(ctx context.Context, sc *StepContext, wt worktree.Worktree, sr *record.StepRecord) stepEnd {
+func (r *run) work(ctx context.Context, sc *step.Context, wt worktree.Worktree, sr *record.StepRecord) stepEnd {
 	var e stepEnd
 	for j := range sc.Step.Actions {
 		a := &sc.Step.Actions[j]
@@ -711,12 +715,12 @@ func (r *run) work(ctx context.Context, sc *StepContext, wt worktree.Worktree, s
 // uncommitted is committed and sr.GitRef is the commit its work ended at
 // (§7.6). Outside commit mode, what an agent left on an issue branch is
 // committed there, for delivery to push: headless agents seldom commit.
-func (r *run) settle(ctx context.Context, sc *StepContext, wt worktree.Worktree, sr *record.StepRecord) error {
+func (r *run) settle(ctx context.Context, sc *step.Context, wt worktree.Worktree, sr *record.StepRecord) error {
 	if r.commits == nil && wt.Kind == ir.IssueBranch && hasSession(sc.Step) {
-		if _, err := commitLeft(ctx, wt.Path, "[cairn] Save work of step: "+sc.Step.Name, r.folder.Name(), sc.Step.Name); err != nil {
+		if _, err := step.CommitLeft(ctx, wt.Path, "[cairn] Save work of step: "+sc.Step.Name, r.folder.Name(), sc.Step.Name); err != nil {
 			return fmt.Errorf("commit the work of step %q on its branch: %w", sc.Step.Name, err)
 		}
-		sr.GitRef = worktree.Head(wt.Path)
+		sr.GitRef = git.Head(context.Background(), wt.Path, os.Environ())
 		return nil
 	}
 	if r.commits == nil || !r.commitsIn(wt) || !hasSession(sc.Step) {
@@ -775,7 +779,7 @@ func (r *run) complete(st *ir.PlanStep, sr *record.StepRecord) {
 		return
 	}
 	if inTree && sr.GitRef == "" {
-		r.setGitRef(sr, worktree.Head(r.commits.tree))
+		r.setGitRef(sr, git.Head(context.Background(), r.commits.tree, os.Environ()))
 	}
 }
 
@@ -805,43 +809,54 @@ func skipCause(pre *ir.PlanPhase, output []byte) string {
 			return t
 		}
 	}
-	return fmt.Sprintf("precheck exited %d", SkipCode)
+	return fmt.Sprintf("precheck exited %d", step.SkipCode)
 }
 
 // action runs one action of a step.
-func (r *run) action(ctx context.Context, sc *StepContext, wt worktree.Worktree, a *ir.PlanAction) ActionResult {
+func (r *run) action(ctx context.Context, sc *step.Context, wt worktree.Worktree, a *ir.PlanAction) step.Result {
 	switch a.Kind {
 	case ir.Command:
-		return runCommand(ctx, sc, a.Command)
+		return step.RunCommand(ctx, sc, a.Command)
 	case ir.Session:
 		return r.session(ctx, sc, wt, a)
 	case ir.Catalogue:
 		return r.catalogue(ctx, sc, wt, a)
 	}
-	return ActionResult{Failed: true, ExitCode: -1, Cause: fmt.Sprintf("unknown action kind %q", a.Kind)}
+	return step.Result{Failed: true, ExitCode: -1, Cause: fmt.Sprintf("unknown action kind %q", a.Kind)}
 }
 
 // session runs a session action: it waits for the machine's resources,
 // puts the skill where the agent can read it, and starts the harness.
-func (r *run) session(ctx context.Context, sc *StepContext, wt worktree.Worktree, a *ir.PlanAction) ActionResult {
+func (r *run) session(ctx context.Context, sc *step.Context, wt worktree.Worktree, a *ir.PlanAction) step.Result {
+	h, skill, err := r.prepareSession(ctx, sc, wt, a)
+	if err != nil {
+		return step.Failed("%v", err)
+	}
+	return step.RunSession(ctx, sc, a, h, skill)
+}
+
+// prepareSession readies a session of a in the step's worktree wt: it
+// finds a's harness, waits for the machine's resources, and puts a's skill
+// where the agent can read it, returning its path.
+func (r *run) prepareSession(ctx context.Context, sc *step.Context, wt worktree.Worktree, a *ir.PlanAction) (*harness.Harness, string, error) {
 	if a.Harness == nil {
-		return ActionResult{Failed: true, ExitCode: -1, Cause: "the session has no harness"}
+		return nil, "", errors.New("the session has no harness")
 	}
 	h, ok := r.o.Harnesses.Lookup(a.Harness.Value)
 	if !ok {
-		return ActionResult{Failed: true, ExitCode: -1, Cause: fmt.Sprintf("unknown harness %q", a.Harness.Value)}
+		return nil, "", fmt.Errorf("unknown harness %q", a.Harness.Value)
 	}
-	step := sc.Step.Name
+	name := sc.Step.Name
 	if err := WaitResources(ctx, r.o.Config.Resources, func(msg string) {
-		r.prog.note(fmt.Sprintf("%s: %s", step, msg))
+		r.prog.note(fmt.Sprintf("%s: %s", name, msg))
 	}); err != nil {
-		return ActionResult{Failed: true, ExitCode: -1, Cause: err.Error()}
+		return nil, "", err
 	}
 	skill, err := skillPath(r.o.Home, wt, a.Skill)
 	if err != nil {
-		return ActionResult{Failed: true, ExitCode: -1, Cause: err.Error()}
+		return nil, "", err
 	}
-	return RunSession(ctx, sc, a, h, skill)
+	return h, skill, nil
 }
 
 // skillPath is the path of the SKILL.md a session reads: a repository skill

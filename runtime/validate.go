@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,8 +10,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/text"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/step"
 	"github.com/cairn-dev/cairn/templates"
 	"github.com/cairn-dev/cairn/worktree"
 )
@@ -68,14 +69,14 @@ type round struct {
 // listed in sr.Shells. A shell that exits $CHECK_SKIP skips the step;
 // another that does not exit 0 fails it, the end of its output shown
 // under the failure. done is set then, with how the step ends.
-func (r *run) precheck(ctx context.Context, sc *StepContext, sr *record.StepRecord) (e stepEnd, done bool) {
+func (r *run) precheck(ctx context.Context, sc *step.Context, sr *record.StepRecord) (e stepEnd, done bool) {
 	pre := sc.Step.Precheck
 	if pre == nil {
 		return stepEnd{}, false
 	}
 	for i, shell := range pre.Shells {
-		run, rec, err := recordShell(ctx, sc, phaseShell{phase: ir.PrecheckPhase, shell: i + 1, round: 1, script: shell})
-		skip := run.proc.ExitCode == SkipCode && !run.proc.TimedOut && !run.proc.Stopped
+		run, rec, err := step.RecordShell(ctx, sc, step.PhaseShell{Phase: ir.PrecheckPhase, Shell: i + 1, Round: 1, Script: shell})
+		skip := run.Proc.ExitCode == step.SkipCode && !run.Proc.TimedOut && !run.Proc.Stopped
 		if skip {
 			rec.Status, rec.Tail = record.ShellSkip, ""
 		}
@@ -83,13 +84,13 @@ func (r *run) precheck(ctx context.Context, sc *StepContext, sr *record.StepReco
 		switch {
 		case err != nil:
 			return stepEnd{outcome: record.Failed, exitCode: -1, cause: "precheck: " + err.Error()}, true
-		case run.ok():
+		case run.OK():
 			continue
 		case skip:
-			return stepEnd{outcome: record.Skipped, exitCode: SkipCode, cause: skipCause(pre, run.output)}, true
+			return stepEnd{outcome: record.Skipped, exitCode: step.SkipCode, cause: skipCause(pre, run.Output)}, true
 		}
 		r.showShell(ctx, sc, &sr.Shells[len(sr.Shells)-1])
-		return stepEnd{outcome: record.Failed, exitCode: run.proc.ExitCode, cause: "precheck: " + run.cause}, true
+		return stepEnd{outcome: record.Failed, exitCode: run.Proc.ExitCode, cause: "precheck: " + run.Cause}, true
 	}
 	return stepEnd{}, false
 }
@@ -97,7 +98,7 @@ func (r *run) precheck(ctx context.Context, sc *StepContext, sr *record.StepReco
 // showShell has the end of what s, the shell that failed its step, wrote
 // shown under the step's line when it ends. A judge's failure has none (its
 // reasoning is in the step's cause), nor has a stopped step.
-func (r *run) showShell(ctx context.Context, sc *StepContext, s *record.ShellRecord) {
+func (r *run) showShell(ctx context.Context, sc *step.Context, s *record.ShellRecord) {
 	if s != nil && ctx.Err() == nil {
 		r.prog.attach(sc.Step.Name, templates.ShellLines(record.ShownShell(sc.RunDir, s)))
 	}
@@ -111,9 +112,9 @@ func (r *run) showShell(ctx context.Context, sc *StepContext, s *record.ShellRec
 // verdict twice makes the phase inconclusive, which fails nothing; one that
 // cannot run at all fails the step. e is how the run phase ended; validate
 // returns how the step ends, and records the phase in sr.Validate.
-func (r *run) validate(ctx context.Context, sc *StepContext, wt worktree.Worktree, sr *record.StepRecord, e stepEnd) stepEnd {
+func (r *run) validate(ctx context.Context, sc *step.Context, wt worktree.Worktree, sr *record.StepRecord, e stepEnd) stepEnd {
 	v := sc.Step.Validate
-	step := sc.Step.Name
+	name := sc.Step.Name
 	rec := &record.ValidateRecord{}
 	sr.Validate = rec
 	failed := func(exitCode int, cause string) stepEnd {
@@ -140,7 +141,7 @@ func (r *run) validate(ctx context.Context, sc *StepContext, wt worktree.Worktre
 				// Shells that failed before the judge, with severity warn.
 				r.warnFailed(sc, f)
 			}
-			r.prog.note(fmt.Sprintf("%s: the judge reached no verdict again (%s: %s): the step is inconclusive", step, rd.reason, rd.err))
+			r.prog.note(fmt.Sprintf("%s: the judge reached no verdict again (%s: %s): the step is inconclusive", name, rd.reason, rd.err))
 			e.outcome, e.cause = record.Inconclusive, fmt.Sprintf("validate: the judge reached no verdict (%s: %s)", rd.reason, rd.err)
 			return e
 		case len(rd.failures) == 0:
@@ -163,7 +164,7 @@ func (r *run) validate(ctx context.Context, sc *StepContext, wt worktree.Worktre
 				return failed(first.exitCode, fmt.Sprintf("validate: still failing after %d review retries: %s", ReviewRetries, first.cause))
 			}
 			rec.Retries++
-			r.prog.note(fmt.Sprintf("%s: review retry %d of %d: validate: %s", step, rec.Retries, ReviewRetries, first.cause))
+			r.prog.note(fmt.Sprintf("%s: review retry %d of %d: validate: %s", name, rec.Retries, ReviewRetries, first.cause))
 			if cause := r.review(ctx, sc, wt, sr, &e, first, rec.Retries); cause != "" {
 				return failed(e.exitCode, cause)
 			}
@@ -176,7 +177,7 @@ func (r *run) validate(ctx context.Context, sc *StepContext, wt worktree.Worktre
 
 // warnFailed shows a check that failed with severity warn, and under it,
 // for a shell, the end of what it wrote.
-func (r *run) warnFailed(sc *StepContext, f failure) {
+func (r *run) warnFailed(sc *step.Context, f failure) {
 	msg := fmt.Sprintf("warning: step %s: validate: %s", sc.Step.Name, f.cause)
 	if f.record == nil {
 		r.prog.note(msg)
@@ -189,20 +190,20 @@ func (r *run) warnFailed(sc *StepContext, f failure) {
 // them with severity warn; else up to the first that fails), each one's
 // stdout and stderr kept in the run folder and listed in sr.Shells, then,
 // when none failed or the severity is warn, its judge.
-func (r *run) check(ctx context.Context, sc *StepContext, sr *record.StepRecord, rec *record.ValidateRecord) round {
+func (r *run) check(ctx context.Context, sc *step.Context, sr *record.StepRecord, rec *record.ValidateRecord) round {
 	v := sc.Step.Validate
 	var rd round
 	for i, shell := range v.Shells {
-		run, srec, err := recordShell(ctx, sc, phaseShell{phase: ir.ValidatePhase, shell: i + 1, round: rec.Retries + 1, script: shell})
+		run, srec, err := step.RecordShell(ctx, sc, step.PhaseShell{Phase: ir.ValidatePhase, Shell: i + 1, Round: rec.Retries + 1, Script: shell})
 		sr.Shells = append(sr.Shells, srec)
 		if err != nil {
 			rd.lost = err.Error()
 			return rd
 		}
-		if run.ok() {
+		if run.OK() {
 			continue
 		}
-		rd.failures = append(rd.failures, failure{shell: shell, output: run.output, exitCode: run.proc.ExitCode, record: &srec, cause: run.cause})
+		rd.failures = append(rd.failures, failure{shell: shell, output: run.Output, exitCode: run.Proc.ExitCode, record: &srec, cause: run.Cause})
 		if ctx.Err() != nil || v.Severity != ir.SeverityWarn {
 			return rd
 		}
@@ -241,9 +242,9 @@ type judgement struct {
 // ends its final message with a JSON verdict. A judge that reaches none is
 // retried once in a fresh session with twice the turns. Each session keeps
 // its own trace, traces/STEP.judge-N.jsonl, and counts in rec.Judges.
-func (r *run) judge(ctx context.Context, sc *StepContext, rec *record.ValidateRecord) judgement {
+func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateRecord) judgement {
 	v := sc.Step.Validate
-	step := sc.Step.Name
+	name := sc.Step.Name
 	if v.Harness == nil {
 		return judgement{broken: "the plan names no harness for it"}
 	}
@@ -256,8 +257,8 @@ func (r *run) judge(ctx context.Context, sc *StepContext, rec *record.ValidateRe
 		return judgement{broken: fmt.Sprintf("read the step's diff: %v", err)}
 	}
 	prompt, err := templates.JudgePrompt(templates.JudgeData{
-		Process:      processOf(sc),
-		Step:         step,
+		Process:      sc.Process(),
+		Step:         name,
 		WorktreePath: sc.Worktree,
 		Instructions: v.Instructions,
 		Whys:         v.Whys,
@@ -276,12 +277,12 @@ func (r *run) judge(ctx context.Context, sc *StepContext, rec *record.ValidateRe
 	var j judgement
 	for attempt := 1; attempt <= 2; attempt++ {
 		if err := WaitResources(ctx, r.o.Config.Resources, func(msg string) {
-			r.prog.note(fmt.Sprintf("%s: %s", step, msg))
+			r.prog.note(fmt.Sprintf("%s: %s", name, msg))
 		}); err != nil {
 			return judgement{broken: err.Error()}
 		}
 		rec.Judges++
-		js.TraceFile = filepath.Join(sc.RunDir, record.TracesDir, fmt.Sprintf("%s.judge-%d.jsonl", step, rec.Judges))
+		js.TraceFile = filepath.Join(sc.RunDir, record.TracesDir, fmt.Sprintf("%s.judge-%d.jsonl", name, rec.Judges))
 		turns := JudgeTurns * attempt
 		inv := harness.Invocation{Prompt: prompt, MaxTurns: turns}
 		if v.Model != nil {
@@ -293,11 +294,11 @@ func (r *run) judge(ctx context.Context, sc *StepContext, rec *record.ValidateRe
 		if err != nil {
 			return judgement{broken: fmt.Sprintf("record the worktree before the judge: %v", err)}
 		}
-		res := runPrompt(ctx, &js, h, inv)
+		res := step.RunPrompt(ctx, &js, h, inv)
 		if what, err := before.Restore(); err != nil {
 			return judgement{broken: fmt.Sprintf("undo what the judge changed in the worktree: %v", err)}
 		} else if what != "" {
-			r.prog.note(fmt.Sprintf("warning: step %s: the judge changed the work (%s); cairn undid it", step, what))
+			r.prog.note(fmt.Sprintf("warning: step %s: the judge changed the work (%s); cairn undid it", name, what))
 		}
 		if ctx.Err() != nil {
 			return judgement{}
@@ -307,7 +308,7 @@ func (r *run) judge(ctx context.Context, sc *StepContext, rec *record.ValidateRe
 			return j
 		}
 		if attempt == 1 {
-			r.prog.note(fmt.Sprintf("%s: the judge reached no verdict (%s: %s); retrying once in a fresh session with %d turns", step, j.reason, j.err, 2*turns))
+			r.prog.note(fmt.Sprintf("%s: the judge reached no verdict (%s: %s); retrying once in a fresh session with %d turns", name, j.reason, j.err, 2*turns))
 		}
 	}
 	return j
@@ -315,7 +316,7 @@ func (r *run) judge(ctx context.Context, sc *StepContext, rec *record.ValidateRe
 
 // judged reads how one judge session ended from its result: a verdict, or
 // why there was none.
-func judged(res ActionResult, turns int) judgement {
+func judged(res step.Result, turns int) judgement {
 	if !res.Failed {
 		if pass, reasoning, ok := ParseVerdict(res.Result); ok {
 			j := judgement{verdict: record.VerdictFail, reasoning: reasoning}
@@ -439,7 +440,7 @@ func fencedBlocks(s string) []string {
 // the block. The new final message is the step's result; the worktree is
 // then settled. It returns the step's cause when the retry failed, "" when
 // the step goes on to validate again.
-func (r *run) review(ctx context.Context, sc *StepContext, wt worktree.Worktree, sr *record.StepRecord, e *stepEnd, f failure, retry int) string {
+func (r *run) review(ctx context.Context, sc *step.Context, wt worktree.Worktree, sr *record.StepRecord, e *stepEnd, f failure, retry int) string {
 	e.exitCode = -1
 	var a *ir.PlanAction
 	j := -1
@@ -463,7 +464,7 @@ func (r *run) review(ctx context.Context, sc *StepContext, wt worktree.Worktree,
 	}
 	v := sc.Step.Validate
 	d := templates.ReviewData{
-		Process:   processOf(sc),
+		Process:   sc.Process(),
 		Step:      sc.Step.Name,
 		Retry:     retry,
 		Retries:   ReviewRetries,
@@ -473,7 +474,7 @@ func (r *run) review(ctx context.Context, sc *StepContext, wt worktree.Worktree,
 	}
 	if f.shell != "" {
 		d.Cause = f.cause
-		d.Output, d.Cut = tail(f.output, maxShellOutput)
+		d.Output, d.Cut = text.Tail(f.output, maxShellOutput)
 		d.Limit = shellOutputLimit
 	} else {
 		d.Instructions = v.Instructions
@@ -486,7 +487,7 @@ func (r *run) review(ctx context.Context, sc *StepContext, wt worktree.Worktree,
 		if err != nil {
 			return fmt.Sprintf("validate: review retry %d: %v", retry, err)
 		}
-		if d.Original, err = templates.SessionPrompt(sessionData(sc, a, skill)); err != nil {
+		if d.Original, err = step.SessionPrompt(sc, a, skill); err != nil {
 			return fmt.Sprintf("validate: review retry %d: %v", retry, err)
 		}
 	}
@@ -499,9 +500,9 @@ func (r *run) review(ctx context.Context, sc *StepContext, wt worktree.Worktree,
 	}); err != nil {
 		return fmt.Sprintf("validate: review retry %d: %v", retry, err)
 	}
-	inv := actionInvocation(a, prompt)
+	inv := step.Invocation(a, prompt)
 	inv.Resume = resume
-	res := runPrompt(ctx, sc, h, inv)
+	res := step.RunPrompt(ctx, sc, h, inv)
 	if j < len(sr.Actions) {
 		sr.Actions[j].ExitCode, sr.Actions[j].Cause = res.ExitCode, res.Cause
 	}
@@ -520,22 +521,6 @@ func (r *run) review(ctx context.Context, sc *StepContext, wt worktree.Worktree,
 		return err.Error()
 	}
 	return ""
-}
-
-// tail is the end of out, at most limit bytes starting at a line, and
-// whether it was cut.
-func tail(out []byte, limit int) (string, bool) {
-	if len(out) <= limit {
-		return strings.ToValidUTF8(string(out), "\uFFFD"), false
-	}
-	b := out[len(out)-limit:]
-	if i := bytes.IndexByte(b, '\n'); i >= 0 && i < len(b)-1 {
-		b = b[i+1:]
-	}
-	for len(b) > 0 && !utf8.RuneStart(b[0]) {
-		b = b[1:]
-	}
-	return strings.ToValidUTF8(string(b), "\uFFFD"), true
 }
 
 // maxReasoning is how many characters of a judge's reasoning a step's cause

@@ -1,11 +1,11 @@
 package runtime
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/step"
 )
 
 func TestParseVerdict(t *testing.T) {
@@ -44,36 +44,36 @@ func TestParseVerdict(t *testing.T) {
 func TestJudged(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		res  ActionResult
+		res  step.Result
 		want judgement
 	}{
-		{"pass", ActionResult{Result: `{"verdict":"pass","reasoning":"fine"}`}, judgement{verdict: record.VerdictPass, reasoning: "fine"}},
-		{"fail", ActionResult{Result: `{"verdict":"fail","reasoning":"no"}`}, judgement{verdict: record.VerdictFail, reasoning: "no"}},
-		{"no verdict", ActionResult{Result: "Looks good."}, judgement{inconclusive: true, reason: record.ReasonNoStructuredOutput, err: "its final message holds no JSON verdict"}},
-		{"empty", ActionResult{}, judgement{inconclusive: true, reason: record.ReasonNoStructuredOutput, err: "its final message was empty"}},
+		{"pass", step.Result{Result: `{"verdict":"pass","reasoning":"fine"}`}, judgement{verdict: record.VerdictPass, reasoning: "fine"}},
+		{"fail", step.Result{Result: `{"verdict":"fail","reasoning":"no"}`}, judgement{verdict: record.VerdictFail, reasoning: "no"}},
+		{"no verdict", step.Result{Result: "Looks good."}, judgement{inconclusive: true, reason: record.ReasonNoStructuredOutput, err: "its final message holds no JSON verdict"}},
+		{"empty", step.Result{}, judgement{inconclusive: true, reason: record.ReasonNoStructuredOutput, err: "its final message was empty"}},
 		{
 			"max turns",
-			ActionResult{Failed: true, Cause: "Reached maximum number of turns (16)", Session: harness.SessionEnd{MaxTurns: true, Worked: true}},
+			step.Result{Failed: true, Cause: "Reached maximum number of turns (16)", Session: harness.SessionEnd{MaxTurns: true, Worked: true}},
 			judgement{inconclusive: true, reason: record.ReasonMaxTurns, err: "reached its turn cap (16)"},
 		},
 		{
 			"timeout",
-			ActionResult{Failed: true, TimedOut: true, Cause: "timed out after 15m0s", Session: harness.SessionEnd{Worked: true}},
+			step.Result{Failed: true, TimedOut: true, Cause: "timed out after 15m0s", Session: harness.SessionEnd{Worked: true}},
 			judgement{inconclusive: true, reason: record.ReasonTimeout, err: "timed out after 15m0s"},
 		},
 		{
 			"failed after working",
-			ActionResult{Failed: true, Cause: "claude ended with error_during_execution", Session: harness.SessionEnd{Worked: true}},
+			step.Result{Failed: true, Cause: "claude ended with error_during_execution", Session: harness.SessionEnd{Worked: true}},
 			judgement{inconclusive: true, reason: record.ReasonUnknown, err: "claude ended with error_during_execution"},
 		},
 		{
 			"could not start",
-			ActionResult{Failed: true, Cause: "Not logged in · Please run /login"},
+			step.Result{Failed: true, Cause: "Not logged in · Please run /login"},
 			judgement{broken: "Not logged in · Please run /login"},
 		},
 		{
 			"a verdict from a failed session does not count",
-			ActionResult{Failed: true, Result: `{"verdict":"pass"}`, Cause: "exit status 1", Session: harness.SessionEnd{Worked: true}},
+			step.Result{Failed: true, Result: `{"verdict":"pass"}`, Cause: "exit status 1", Session: harness.SessionEnd{Worked: true}},
 			judgement{inconclusive: true, reason: record.ReasonUnknown, err: "exit status 1"},
 		},
 	} {
@@ -82,18 +82,5 @@ func TestJudged(t *testing.T) {
 				t.Errorf("judged() = %+v; want %+v", got, tc.want)
 			}
 		})
-	}
-}
-
-func TestTail(t *testing.T) {
-	out := []byte("line 1\nline 2\nline 3\n")
-	if got, cut := tail(out, 100); got != string(out) || cut {
-		t.Errorf("tail(short) = %q, %v", got, cut)
-	}
-	if got, cut := tail(out, 10); got != "line 3\n" || !cut {
-		t.Errorf("tail(long) = %q, %v; want the last whole line", got, cut)
-	}
-	if got, _ := tail([]byte(strings.Repeat("é", 10)), 5); !strings.HasPrefix(got, "é") {
-		t.Errorf("tail cut inside a character: %q", got)
 	}
 }

@@ -63,7 +63,7 @@ func Salvage(home string, repo *git.Repo, run, patchDir string, recorded []Workt
 			continue
 		}
 		if wt.Base == "" {
-			wt.Base = Head(wt.Path)
+			wt.Base = git.Head(context.Background(), wt.Path, os.Environ())
 		}
 		if err := savePatch(wt, patchDir); err != nil {
 			return fmt.Errorf("save the changes of worktree %q, left by the crashed run: %w; it is left at %s", wt.Name, err, wt.Path)

@@ -43,7 +43,7 @@ func TakeState(dir string) (*State, error) {
 	if out, err := git.Run(context.Background(), dir, os.Environ(), "symbolic-ref", "-q", "HEAD"); err == nil {
 		s.branch = strings.TrimSpace(out)
 	}
-	s.head = Head(dir)
+	s.head = git.Head(context.Background(), dir, os.Environ())
 	out, err := git.Run(context.Background(), dir, os.Environ(), "rev-parse", "--path-format=absolute", "--git-path", "index")
 	if err != nil {
 		return nil, err

@@ -378,15 +378,6 @@ func (w *Worktrees) Get(name string) (Worktree, bool) {
 	return Worktree{}, false
 }
 
-// Head is the commit checked out at dir, "" when there is none.
-func Head(dir string) string {
-	out, err := git.Run(context.Background(), dir, os.Environ(), "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(out)
-}
-
 // All returns the run's worktrees in plan order.
 func (w *Worktrees) All() []Worktree {
 	if w == nil {
@@ -527,6 +518,12 @@ func InstallSkill(wt Worktree, name string, body []byte) (string, error) {
 		return "", fmt.Errorf("install skill %q in worktree %q: %w", name, wt.Name, err)
 	}
 	return path, nil
+}
+
+// fileExists reports whether path is a regular file.
+func fileExists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // mkdirNoLink makes sure dir is a real folder, creating it when missing and

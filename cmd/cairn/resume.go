@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/cairn-dev/cairn/catalogue"
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/parse"
@@ -49,7 +50,7 @@ func (c *resumeCmd) Run(a *app) error {
 		for _, s := range runtime.InconclusiveSteps(rec.Steps) {
 			fmt.Fprintln(a.stderr, runtime.InconclusiveLine(rec.Process, s))
 		}
-		for _, l := range runtime.InconclusiveChildren(rec.Process, dir, rec.Steps) {
+		for _, l := range catalogue.InconclusiveChildren(rec.Process, dir, rec.Steps) {
 			fmt.Fprintln(a.stderr, l)
 		}
 		return &exitError{code: exitInconclusive, err: fmt.Errorf("run %s is inconclusive: its work is done, and resume judges nothing again", name)}

@@ -12,6 +12,8 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+
+	"github.com/cairn-dev/cairn/internal/text"
 )
 
 // Error is a git command that failed: it exited non-zero, did not start, or
@@ -97,15 +99,6 @@ func run(ctx context.Context, dir string, env []string, stdin io.Reader, stdout 
 	if errors.As(err, &exit) {
 		gerr.ExitCode = exit.ExitCode()
 	}
-	gerr.Stderr = firstLine(gerr.stderr)
+	gerr.Stderr = text.FirstLine(gerr.stderr)
 	return gerr
-}
-
-// firstLine is the first non-blank line of s, trimmed.
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = strings.TrimSpace(s[:i])
-	}
-	return s
 }

@@ -90,19 +90,6 @@ func TestErrorMessage(t *testing.T) {
 	}
 }
 
-func TestFirstLine(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"":                            "",
-		"fatal: one\n":                "fatal: one",
-		"\n  fatal: two  \nhint: x\n": "fatal: two",
-	} {
-		if got := firstLine(in); got != want {
-			t.Errorf("firstLine(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestExitCode(t *testing.T) {
 	t.Parallel()
 	dir := newRepo(t)
@@ -226,5 +213,23 @@ func TestDiscover(t *testing.T) {
 	}
 	if _, err := Discover(context.Background(), bare, testEnv()); err == nil || err.Error() != bare+" is inside a bare git repository; cairn needs a working tree" {
 		t.Errorf("in a bare repository: %v", err)
+	}
+}
+
+func TestHead(t *testing.T) {
+	t.Parallel()
+	dir := newRepo(t)
+	if got := Head(context.Background(), dir, testEnv()); got != "" {
+		t.Errorf("Head with no commits = %q, want none", got)
+	}
+	if _, err := Run(context.Background(), dir, testEnv(), "commit", "-q", "--allow-empty", "-m", "first"); err != nil {
+		t.Fatal(err)
+	}
+	want, err := Run(context.Background(), dir, testEnv(), "rev-parse", "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Head(context.Background(), dir, testEnv()); got != strings.TrimSpace(want) {
+		t.Errorf("Head = %q, want %q", got, want)
 	}
 }

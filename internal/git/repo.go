@@ -116,3 +116,13 @@ func (r *Repo) empty(ctx context.Context) bool {
 	out, err := r.Run(ctx, "for-each-ref", "--count=1", "refs/heads", "refs/remotes")
 	return err == nil && strings.TrimSpace(out) == ""
 }
+
+// Head is the commit checked out at dir, "" when there is none (a
+// repository with no commits yet).
+func Head(ctx context.Context, dir string, env []string) string {
+	out, err := Run(ctx, dir, env, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(out)
+}

@@ -56,30 +56,7 @@ func withToken(env []string, token string) []string {
 			value = v + " " + token
 		}
 	}
-	return setEnv(env, EnvStepToken, value)
-}
-
-// setEnv returns env with each name once, a later value replacing an
-// earlier one in place, entries without a name dropped, and name set to
-// value: replaced where env has it, else appended.
-func setEnv(env []string, name, value string) []string {
-	out := make([]string, 0, len(env)+1)
-	at := make(map[string]int, len(env)+1)
-	put := func(n, kv string) {
-		if i, ok := at[n]; ok {
-			out[i] = kv
-			return
-		}
-		at[n] = len(out)
-		out = append(out, kv)
-	}
-	for _, kv := range env {
-		if n, _, ok := strings.Cut(kv, "="); ok && n != "" {
-			put(n, kv)
-		}
-	}
-	put(name, name+"="+value)
-	return out
+	return MergeEnv(env, []string{EnvStepToken + "=" + value}, nil)
 }
 
 // hasToken reports whether tokens, a value of EnvStepToken, holds token.

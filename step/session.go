@@ -1,17 +1,20 @@
-package runtime
+package step
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/lookpath"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
@@ -27,17 +30,23 @@ import (
 // empty for a session with an inline prompt. The model, effort and max
 // turns are a's resolved settings; a codex session writes its final message
 // beside the trace.
-func RunSession(ctx context.Context, sc *StepContext, a *ir.PlanAction, h *harness.Harness, skillPath string) ActionResult {
-	prompt, err := templates.SessionPrompt(sessionData(sc, a, skillPath))
+func RunSession(ctx context.Context, sc *Context, a *ir.PlanAction, h *harness.Harness, skillPath string) Result {
+	prompt, err := SessionPrompt(sc, a, skillPath)
 	if err != nil {
-		return ActionResult{Failed: true, ExitCode: -1, Cause: err.Error()}
+		return Result{Failed: true, ExitCode: -1, Cause: err.Error()}
 	}
-	return runPrompt(ctx, sc, h, actionInvocation(a, prompt))
+	return RunPrompt(ctx, sc, h, Invocation(a, prompt))
 }
 
-// actionInvocation is a session of a with prompt: a's resolved model,
+// SessionPrompt is the prompt of a's session in the step, which reads the
+// skill at skillPath.
+func SessionPrompt(sc *Context, a *ir.PlanAction, skillPath string) (string, error) {
+	return templates.SessionPrompt(sessionData(sc, a, skillPath))
+}
+
+// Invocation is a session of a with prompt: a's resolved model,
 // effort and max turns.
-func actionInvocation(a *ir.PlanAction, prompt string) harness.Invocation {
+func Invocation(a *ir.PlanAction, prompt string) harness.Invocation {
 	inv := harness.Invocation{Prompt: prompt}
 	if a.Model != nil {
 		inv.Model = a.Model.Value
@@ -51,13 +60,13 @@ func actionInvocation(a *ir.PlanAction, prompt string) harness.Invocation {
 	return inv
 }
 
-// runPrompt starts h's CLI for the session inv in sc's worktree, with sc's
+// RunPrompt starts h's CLI for the session inv in sc's worktree, with sc's
 // environment and timeout, keeps its output in sc's trace file, and reads
 // its final message and how it ended. inv's worktree and message file are
 // sc's.
-func runPrompt(ctx context.Context, sc *StepContext, h *harness.Harness, inv harness.Invocation) ActionResult {
-	failed := func(format string, args ...any) ActionResult {
-		return ActionResult{Failed: true, ExitCode: -1, Cause: fmt.Sprintf(format, args...)}
+func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness.Invocation) Result {
+	failed := func(format string, args ...any) Result {
+		return Result{Failed: true, ExitCode: -1, Cause: fmt.Sprintf(format, args...)}
 	}
 	if sc.Guard != nil {
 		if err := sc.Guard(ctx); err != nil {
@@ -116,7 +125,7 @@ func runPrompt(ctx context.Context, sc *StepContext, h *harness.Harness, inv har
 		OutputFile: inv.OutputFile,
 	}
 	message, cause, bad := h.Final(out)
-	r := ActionResult{ExitCode: res.ExitCode, Result: message, Trace: sc.TraceFile, Session: h.SessionEnd(out), TimedOut: res.TimedOut}
+	r := Result{ExitCode: res.ExitCode, Result: message, Trace: sc.TraceFile, Session: h.SessionEnd(out), TimedOut: res.TimedOut}
 	switch {
 	case res.TimedOut:
 		r.Failed, r.Cause = true, timeoutCause(sc)
@@ -133,9 +142,9 @@ func runPrompt(ctx context.Context, sc *StepContext, h *harness.Harness, inv har
 }
 
 // sessionData is what the prompt of a's session is rendered from.
-func sessionData(sc *StepContext, a *ir.PlanAction, skillPath string) templates.SessionData {
+func sessionData(sc *Context, a *ir.PlanAction, skillPath string) templates.SessionData {
 	d := templates.SessionData{
-		Process:      processOf(sc),
+		Process:      sc.Process(),
 		Step:         stepName(sc),
 		Date:         sc.date(),
 		SkillPath:    skillPath,
@@ -149,37 +158,89 @@ func sessionData(sc *StepContext, a *ir.PlanAction, skillPath string) templates.
 	if a.Skill != nil {
 		d.Skill = a.Skill.Name
 	}
-	if sc.IssueURL != "" {
-		if f := filepath.Join(sc.Worktree, ir.IssueFile); fileExists(f) {
-			d.IssueFile = f
-		}
-	}
+	d.IssueFile = sc.IssueFile()
 	for _, e := range sc.Earlier {
 		d.Earlier = append(d.Earlier, templates.EarlierResult{Step: e.Step, Path: e.Path})
 	}
 	return d
 }
 
-// processOf is the name of the process sc's run runs: its run folder is
-// PROCESS_YYYY-MM-DDTHHMMSSZ[-N], and process names hold no "_".
-func processOf(sc *StepContext) string {
-	name, _, _ := strings.Cut(filepath.Base(sc.RunDir), "_")
-	return name
-}
-
 // lastMessageFile is where a harness that writes its final message to a
 // file (codex) writes it: beside the step's trace, traces/STEP.last-message.md.
-func lastMessageFile(sc *StepContext) string {
+func lastMessageFile(sc *Context) string {
 	if sc.TraceFile != "" {
 		return strings.TrimSuffix(sc.TraceFile, filepath.Ext(sc.TraceFile)) + ".last-message.md"
 	}
 	return filepath.Join(sc.RunDir, "traces", stepName(sc)+".last-message.md")
 }
 
+// CommitLeft commits what an agent left uncommitted in the worktree at dir,
+// as subject with the Cairn-Run and Cairn-Step trailers, and reports
+// whether there was anything. cairn's own files (the issue file, copied
+// skills) are excluded from the worktree, and run folders are left out, so
+// neither is swept in; hooks are not run (the commit is made unattended).
+func CommitLeft(ctx context.Context, dir, subject, run, step string) (bool, error) {
+	if _, err := git.Run(ctx, dir, os.Environ(), "add", "--all", "--", ".", ":(exclude)"+ir.RunsInRepo); err != nil {
+		return false, err
+	}
+	// diff --cached --quiet exits 1 when something is staged.
+	if _, err := git.Run(ctx, dir, os.Environ(), "diff", "--cached", "--quiet"); err == nil {
+		return false, nil
+	} else if git.ExitCode(err) != 1 {
+		return false, err
+	}
+	trailers := fmt.Sprintf("Cairn-Run: %s\nCairn-Step: %s", run, step)
+	_, err := git.Run(ctx, dir, os.Environ(), "commit", "--quiet", "--no-verify", "-m", subject, "-m", trailers)
+	return err == nil, err
+}
+
+// IssueFile is the path of the issue's text in the step's worktree (§7.8),
+// when the run is on an issue and the file is there; "" otherwise.
+func (sc *Context) IssueFile() string {
+	if sc.IssueURL == "" {
+		return ""
+	}
+	if f := filepath.Join(sc.Worktree, ir.IssueFile); fileExists(f) {
+		return f
+	}
+	return ""
+}
+
 // fileExists reports whether path is a regular file.
 func fileExists(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular()
+}
+
+// clearMessageFile removes what an earlier attempt left at path, the file a
+// session's CLI writes its final message to, which must not pass for this
+// session's. For a CLI that writes one (codex -o) it makes an empty file
+// there, its owner's only: the CLI writes into it and keeps its mode,
+// whatever its umask.
+func clearMessageFile(path string, writes bool) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if !writes {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// keepPrivate makes the file at path its owner's only again, when there is
+// one: a CLI that replaced it made the new one by its umask.
+func keepPrivate(path string) error {
+	if err := os.Chmod(path, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // trace is a session's trace file (traces/STEP.jsonl): the CLI's stdout as

@@ -1,4 +1,4 @@
-package runtime
+package step
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -22,7 +23,7 @@ var fakesDir = filepath.Join("..", "cmd", "cairn", "testdata", "fakes")
 // sessionFixture is a session step ready to run: a git worktree, a run
 // folder, the fakes on PATH, and their log and answers.
 type sessionFixture struct {
-	sc      *StepContext
+	sc      *Context
 	log     string
 	answers string
 }
@@ -63,7 +64,7 @@ func newSessionFixture(t *testing.T, step string) *sessionFixture {
 			t.Fatal(err)
 		}
 	}
-	sc := &StepContext{
+	sc := &Context{
 		RunDir:       run,
 		ResultFile:   filepath.Join(run, "results", step+".md"),
 		TraceFile:    filepath.Join(run, "traces", step+".jsonl"),
@@ -73,14 +74,14 @@ func newSessionFixture(t *testing.T, step string) *sessionFixture {
 		Earlier:      []Earlier{{Step: "tests-pass", Path: filepath.Join(run, "results", "tests-pass.md")}},
 		Directive:    "Only the parser.",
 	}
-	sc.Env = StepEnv(os.Environ(), sc, filepath.Join(run, "results"), nil)
+	sc.Env = Env(os.Environ(), sc, filepath.Join(run, "results"), nil)
 	f.sc = sc
 	return f
 }
 
 // setEnv sets one variable of the step's environment.
 func (f *sessionFixture) setEnv(name, value string) {
-	f.sc.Env = mergeEnv(f.sc.Env, []ir.PlanEnv{{Name: name, Value: value}}, nil)
+	f.sc.Env = proc.MergeEnv(f.sc.Env, []string{name + "=" + value}, nil)
 }
 
 // read returns a file the fake recorded for its call n.

@@ -1,4 +1,4 @@
-package runtime
+package step
 
 import (
 	"context"
@@ -12,10 +12,10 @@ import (
 
 // commandContext is a step context for a command step named step in a
 // fresh worktree folder.
-func commandContext(t *testing.T, step, timeout string) *StepContext {
+func commandContext(t *testing.T, step, timeout string) *Context {
 	t.Helper()
 	dir := t.TempDir()
-	sc := &StepContext{
+	sc := &Context{
 		RunDir:     dir,
 		ResultFile: filepath.Join(dir, "result.md"),
 		Step:       &ir.PlanStep{Name: step, Timeout: timeout},
@@ -28,33 +28,33 @@ func commandContext(t *testing.T, step, timeout string) *StepContext {
 		}
 		sc.Timeout = d
 	}
-	sc.Env = StepEnv(os.Environ(), sc, dir, nil)
+	sc.Env = Env(os.Environ(), sc, dir, nil)
 	return sc
 }
 
 func TestRunCommand(t *testing.T) {
 	tests := []struct {
 		name, script string
-		want         ActionResult
+		want         Result
 	}{
-		{"output", "echo out; echo err >&2; echo again", ActionResult{Result: "out\nerr\nagain\n"}},
-		{"exit", "echo before; exit 3", ActionResult{Failed: true, ExitCode: 3, Cause: "exit status 3", Result: "before\n"}},
-		{"unset variable", "echo $NOPE_NOT_SET", ActionResult{Failed: true, ExitCode: 1, Cause: "exit status 1"}},
-		{"pipefail", "false | true", ActionResult{Failed: true, ExitCode: 1, Cause: "exit status 1"}},
-		{"result file wins", `echo noise; printf 'the result' > "$CAIRN_RESULT"`, ActionResult{Result: "the result"}},
-		{"empty result file", `echo noise; : > "$CAIRN_RESULT"`, ActionResult{Result: "noise\n"}},
-		{"skip code", "exit $CHECK_SKIP", ActionResult{Failed: true, ExitCode: 77, Cause: "exit status 77"}},
-		{"in the worktree", `[ "$PWD" = "$CAIRN_WORKTREE" ] && echo here`, ActionResult{Result: "here\n"}},
+		{"output", "echo out; echo err >&2; echo again", Result{Result: "out\nerr\nagain\n"}},
+		{"exit", "echo before; exit 3", Result{Failed: true, ExitCode: 3, Cause: "exit status 3", Result: "before\n"}},
+		{"unset variable", "echo $NOPE_NOT_SET", Result{Failed: true, ExitCode: 1, Cause: "exit status 1"}},
+		{"pipefail", "false | true", Result{Failed: true, ExitCode: 1, Cause: "exit status 1"}},
+		{"result file wins", `echo noise; printf 'the result' > "$CAIRN_RESULT"`, Result{Result: "the result"}},
+		{"empty result file", `echo noise; : > "$CAIRN_RESULT"`, Result{Result: "noise\n"}},
+		{"skip code", "exit $CHECK_SKIP", Result{Failed: true, ExitCode: 77, Cause: "exit status 77"}},
+		{"in the worktree", `[ "$PWD" = "$CAIRN_WORKTREE" ] && echo here`, Result{Result: "here\n"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sc := commandContext(t, "test", "")
-			got := runCommand(context.Background(), sc, tt.script)
+			got := RunCommand(context.Background(), sc, tt.script)
 			if tt.name == "unset variable" {
 				got.Result = "" // bash's wording varies
 			}
 			if got != tt.want {
-				t.Errorf("runCommand(%q) = %+v; want %+v", tt.script, got, tt.want)
+				t.Errorf("RunCommand(%q) = %+v; want %+v", tt.script, got, tt.want)
 			}
 		})
 	}
@@ -65,16 +65,16 @@ func TestRunCommandClearsOldResult(t *testing.T) {
 	if err := os.WriteFile(sc.ResultFile, []byte("stale"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got := runCommand(context.Background(), sc, "echo fresh"); got.Result != "fresh\n" {
+	if got := RunCommand(context.Background(), sc, "echo fresh"); got.Result != "fresh\n" {
 		t.Errorf("result %q; want the command's output, not a stale result file", got.Result)
 	}
 }
 
 func TestRunCommandTimeout(t *testing.T) {
 	sc := commandContext(t, "slow", "1s")
-	got := runCommand(context.Background(), sc, "echo started; exec sleep 30")
+	got := RunCommand(context.Background(), sc, "echo started; exec sleep 30")
 	if !got.Failed || got.Cause != "timed out after 1s" || got.Result != "started\n" {
-		t.Errorf("runCommand = %+v; want a failure timed out after 1s, with the output so far", got)
+		t.Errorf("RunCommand = %+v; want a failure timed out after 1s, with the output so far", got)
 	}
 }
 
@@ -82,13 +82,13 @@ func TestRunCommandStopped(t *testing.T) {
 	sc := commandContext(t, "slow", "")
 	ctx, cancel := context.WithCancel(context.Background())
 	marker := filepath.Join(sc.Worktree, "started")
-	done := make(chan ActionResult)
-	go func() { done <- runCommand(ctx, sc, "touch started; exec sleep 30") }()
+	done := make(chan Result)
+	go func() { done <- RunCommand(ctx, sc, "touch started; exec sleep 30") }()
 	waitFile(t, marker)
 	cancel()
 	got := <-done
 	if !got.Failed || got.Cause != "stopped" {
-		t.Errorf("runCommand = %+v; want a failure stopped", got)
+		t.Errorf("RunCommand = %+v; want a failure stopped", got)
 	}
 }
 

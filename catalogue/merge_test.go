@@ -1,4 +1,4 @@
-package runtime
+package catalogue
 
 import (
 	"context"
@@ -7,8 +7,10 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/internal/fakegh"
+	"github.com/cairn-dev/cairn/internal/ghtest"
 	"github.com/cairn-dev/cairn/internal/testrepo"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/step"
 )
 
 // delivered is a delivery fixture whose branch, with files committed on
@@ -18,15 +20,15 @@ func delivered(t *testing.T, l ir.PlanLimits, files map[string]string) *delivery
 	t.Helper()
 	f := newDeliveryFixture(t, []fakegh.CheckSpec{{Name: "test"}}, l)
 	for name, content := range files {
-		testrepo.Write(t, filepath.Join(f.wt.Path, filepath.FromSlash(name)), content)
+		writeFile(t, filepath.Join(f.dir, filepath.FromSlash(name)), content)
 	}
 	if len(files) > 0 {
-		testrepo.Git(t, f.wt.Path, "add", "-A")
-		testrepo.Git(t, f.wt.Path, "commit", "-q", "-m", "More")
+		testrepo.Git(t, f.dir, "add", "-A")
+		testrepo.Git(t, f.dir, "commit", "-q", "-m", "More")
 	}
-	testrepo.Git(t, f.wt.Path, "push", "-q", "origin", f.wt.Branch)
-	err := fakegh.WritePullRequest(f.state, &fakegh.PullRequest{Number: 43, Title: "Fix the parser", Body: "Closes #42.",
-		Author: "alice", Head: f.wt.Branch, Base: "main", State: "OPEN", CreatedAt: at(60)})
+	testrepo.Git(t, f.dir, "push", "-q", "origin", branch)
+	err := fakegh.WritePullRequest(f.State, &fakegh.PullRequest{Number: 43, Title: "Fix the parser", Body: "Closes #42.",
+		Author: "alice", Head: branch, Base: "main", State: "OPEN", CreatedAt: ghtest.At(60)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,9 +36,9 @@ func delivered(t *testing.T, l ir.PlanLimits, files map[string]string) *delivery
 }
 
 // selfMerge runs the self-merge action in the fixture's worktree.
-func (f *deliveryFixture) selfMerge() ActionResult {
-	f.r.setPullRequest("")
-	return f.r.catalogue(context.Background(), f.stepContext("merge"), f.wt, &ir.PlanAction{Kind: ir.Catalogue, Catalogue: ir.SelfMerge})
+func (f *deliveryFixture) selfMerge() step.Result {
+	f.r.SetPullRequest("")
+	return Execute(context.Background(), f.r, f.stepContext("merge"), &ir.PlanAction{Kind: ir.Catalogue, Catalogue: ir.SelfMerge})
 }
 
 func TestSelfMergeOnlyWhenAsked(t *testing.T) {
@@ -49,8 +51,8 @@ func TestSelfMergeOnlyWhenAsked(t *testing.T) {
 	if pr := f.pull(t, 43); pr.State != "OPEN" || pr.IsDraft || pr.Merge != nil {
 		t.Errorf("pull request = %+v, want it open and ready", pr)
 	}
-	if !strings.Contains(f.prog.String(), "merge: self-merge held: "+reason+"; pull request "+prURL+" is left ready for review") {
-		t.Errorf("progress:\n%s", f.prog.String())
+	if !strings.Contains(f.r.progress(), "merge: self-merge held: "+reason+"; pull request "+prURL+" is left ready for review") {
+		t.Errorf("progress:\n%s", f.r.progress())
 	}
 	if got := f.r.pullRequestURL(); got != prURL {
 		t.Errorf("the run's pull request = %q", got)
@@ -58,18 +60,18 @@ func TestSelfMergeOnlyWhenAsked(t *testing.T) {
 
 	// Asked (by the flag or the config: the plan says which), the same
 	// pull request is merged, squashed, at the delivered head.
-	f.r.o.Plan.Limits.Merge = ir.Setting{Value: "true", Source: ir.FromFlag}
+	f.r.plan.Limits.Merge = ir.Setting{Value: "true", Source: ir.FromFlag}
 	res = f.selfMerge()
 	if res.Failed || res.Cause != "" || !strings.Contains(res.Result, "Merged (squashed)") {
 		t.Fatalf("merge asked: %+v", res)
 	}
 	pr := f.pull(t, 43)
-	head := testrepo.Git(t, f.wt.Path, "rev-parse", "HEAD")
+	head := testrepo.Git(t, f.dir, "rev-parse", "HEAD")
 	if pr.State != "MERGED" || pr.Merge == nil || pr.Merge.Method != "squash" || pr.Merge.HeadSHA != head {
 		t.Errorf("merge asked: pull request = %+v", pr)
 	}
-	if !strings.Contains(strings.Join(f.calls(t), "\n"), "pr merge 43 --repo github.com/acme/widgets --squash --match-head-commit "+head) {
-		t.Errorf("gh pr merge was not called as expected:\n%s", strings.Join(f.calls(t), "\n"))
+	if !strings.Contains(strings.Join(f.Calls(t), "\n"), "pr merge 43 --repo github.com/acme/widgets --squash --match-head-commit "+head) {
+		t.Errorf("gh pr merge was not called as expected:\n%s", strings.Join(f.Calls(t), "\n"))
 	}
 }
 
@@ -86,7 +88,7 @@ func TestSelfMergeHeldByAProtectedPath(t *testing.T) {
 	if pr := f.pull(t, 43); pr.State != "OPEN" || pr.IsDraft || pr.Merge != nil {
 		t.Errorf("pull request = %+v, want it open and ready", pr)
 	}
-	if strings.Contains(strings.Join(f.calls(t), "\n"), "pr merge") {
+	if strings.Contains(strings.Join(f.Calls(t), "\n"), "pr merge") {
 		t.Error("gh pr merge was called")
 	}
 }
@@ -110,7 +112,7 @@ func TestSelfMergeHeldByRedChecks(t *testing.T) {
 	l.Merge = ir.Setting{Value: "true", Source: ir.FromFlag}
 	f := delivered(t, l, nil)
 	// A check that went red since the delivery.
-	if err := fakegh.WriteChecks(f.state, []fakegh.CheckSpec{{Name: "test"}, {Name: "audit", Fails: 1}}); err != nil {
+	if err := fakegh.WriteChecks(f.State, []fakegh.CheckSpec{{Name: "test"}, {Name: "audit", Fails: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	res := f.selfMerge()
@@ -131,6 +133,7 @@ func TestSelfMergeWithoutAPullRequest(t *testing.T) {
 }
 
 func TestProtects(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		glob, path string
 		want       bool

@@ -1,4 +1,4 @@
-package runtime
+package step
 
 import (
 	"bytes"
@@ -10,31 +10,31 @@ import (
 	"github.com/cairn-dev/cairn/internal/proc"
 )
 
-// shellRun is how one bash script of a step ended: the process's end, its
+// ShellRun is how one bash script of a step ended: the process's end, its
 // stdout and stderr together, in the order they were written, and a cause
 // in the words of a step's record when it did not exit 0.
-type shellRun struct {
-	proc   proc.Result
-	output []byte
-	cause  string
+type ShellRun struct {
+	Proc   proc.Result
+	Output []byte
+	Cause  string
 }
 
-// ok reports whether the script exited 0.
-func (s shellRun) ok() bool { return s.cause == "" }
+// OK reports whether the script exited 0.
+func (s ShellRun) OK() bool { return s.Cause == "" }
 
 // runShell runs script as `bash -euo pipefail -c SCRIPT` in the step's
 // worktree with the step's environment, stopping it (its whole process
 // group) when ctx is done or the step's timeout passes.
-func runShell(ctx context.Context, sc *StepContext, script string) shellRun {
+func runShell(ctx context.Context, sc *Context, script string) ShellRun {
 	var out bytes.Buffer
 	run := runShellTo(ctx, sc, script, &out, &out)
-	run.output = out.Bytes()
+	run.Output = out.Bytes()
 	return run
 }
 
 // runShellTo is runShell writing the script's stdout and stderr to the
-// writers given; the shellRun it returns holds no output.
-func runShellTo(ctx context.Context, sc *StepContext, script string, stdout, stderr io.Writer) shellRun {
+// writers given; the ShellRun it returns holds no output.
+func runShellTo(ctx context.Context, sc *Context, script string, stdout, stderr io.Writer) ShellRun {
 	p := &proc.Proc{
 		Argv:    []string{"bash", "-euo", "pipefail", "-c", script},
 		Dir:     sc.Worktree,
@@ -45,40 +45,40 @@ func runShellTo(ctx context.Context, sc *StepContext, script string, stdout, std
 		Groups:  sc.Groups,
 	}
 	res, err := p.Run(ctx)
-	run := shellRun{proc: res}
+	run := ShellRun{Proc: res}
 	switch {
 	case err != nil:
-		run.cause = fmt.Sprintf("start bash: %v", err)
+		run.Cause = fmt.Sprintf("start bash: %v", err)
 	case res.TimedOut:
-		run.cause = timeoutCause(sc)
+		run.Cause = timeoutCause(sc)
 	case res.ExitCode != 0 || res.Stopped:
-		run.cause = res.Cause(sc.Timeout)
+		run.Cause = res.Cause(sc.Timeout)
 	}
 	return run
 }
 
 // timeoutCause words a step's timeout as the file wrote it: "timed out after
 // 45m".
-func timeoutCause(sc *StepContext) string {
+func timeoutCause(sc *Context) string {
 	if sc.Step != nil && sc.Step.Timeout != "" {
 		return "timed out after " + sc.Step.Timeout
 	}
 	return proc.Result{TimedOut: true}.Cause(sc.Timeout)
 }
 
-// runCommand runs a command action (§7.1). Its result is what the script
+// RunCommand runs a command action (§7.1). Its result is what the script
 // wrote to $CAIRN_RESULT when that is not empty, else its stdout and stderr
 // together; a non-zero exit fails it.
-func runCommand(ctx context.Context, sc *StepContext, script string) ActionResult {
+func RunCommand(ctx context.Context, sc *Context, script string) Result {
 	// A result file left by an earlier action of the step must not pass
 	// for one this script wrote.
 	if err := os.Remove(sc.ResultFile); err != nil && !os.IsNotExist(err) {
-		return ActionResult{Failed: true, ExitCode: -1, Cause: fmt.Sprintf("clear the result file: %v", err)}
+		return Result{Failed: true, ExitCode: -1, Cause: fmt.Sprintf("clear the result file: %v", err)}
 	}
 	run := runShell(ctx, sc, script)
-	r := ActionResult{ExitCode: run.proc.ExitCode, Result: string(run.output)}
-	if !run.ok() {
-		r.Failed, r.Cause = true, run.cause
+	r := Result{ExitCode: run.Proc.ExitCode, Result: string(run.Output)}
+	if !run.OK() {
+		r.Failed, r.Cause = true, run.Cause
 	}
 	if written, err := os.ReadFile(sc.ResultFile); err == nil && len(written) > 0 {
 		r.Result = string(written)

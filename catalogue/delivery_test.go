@@ -1,4 +1,4 @@
-package runtime
+package catalogue
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,10 +15,11 @@ import (
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/fakegh"
+	"github.com/cairn-dev/cairn/internal/ghtest"
 	"github.com/cairn-dev/cairn/internal/testrepo"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
-	"github.com/cairn-dev/cairn/worktree"
+	"github.com/cairn-dev/cairn/step"
 )
 
 // fixerScript is the agent of the delivery tests' repair sessions, a
@@ -32,30 +34,98 @@ if [ -f "$FIXER_DIR/do.$n" ]; then . "$FIXER_DIR/do.$n"; fi
 echo "fixed in round $n"
 `
 
-// deliveryFixture is a run on issue 42 whose issue-branch worktree "fix"
-// holds one commit over main, with the fake gh serving its pull requests
-// and the fixer as the repair sessions' harness.
+// testRun is the run of the catalogue tests (Run): a run folder with a
+// plan, on an issue, its progress kept, and its sessions on the harnesses
+// of a config, a skill read where the worktree would have it.
+type testRun struct {
+	plan      *ir.Plan
+	issue     *forge.Issue
+	folder    *record.Folder
+	harnesses *harness.Registry
+	root      string
+
+	mu          sync.Mutex
+	prog        strings.Builder
+	pullRequest string
+}
+
+var _ Run = (*testRun)(nil)
+
+func (r *testRun) Plan() *ir.Plan      { return r.plan }
+func (r *testRun) Issue() *forge.Issue { return r.issue }
+func (r *testRun) Name() string        { return r.folder.Name() }
+func (r *testRun) Dir() string         { return r.folder.Dir }
+func (r *testRun) Warn(err error)      { r.Note("cairn: warning: " + err.Error()) }
+func (r *testRun) Children() Children  { return nil }
+
+func (r *testRun) StepStart(string) *time.Time  { return nil }
+func (r *testRun) SetChildren(string, []string) {}
+
+func (r *testRun) Note(line string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.prog.WriteString(line + "\n")
+}
+
+// progress is what the run's progress showed.
+func (r *testRun) progress() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.prog.String()
+}
+
+func (r *testRun) SetPullRequest(url string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pullRequest = url
+}
+
+// pullRequestURL is what SetPullRequest recorded last.
+func (r *testRun) pullRequestURL() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.pullRequest
+}
+
+func (r *testRun) Session(ctx context.Context, sc *step.Context, a *ir.PlanAction, prompt func(string) (string, error)) step.Result {
+	h, ok := r.harnesses.Lookup(a.Harness.Value)
+	if !ok {
+		return step.Failed("unknown harness %q", a.Harness.Value)
+	}
+	p, err := prompt(filepath.Join(sc.Worktree, ".cairn", "skills", a.Skill.Name, "SKILL.md"))
+	if err != nil {
+		return step.Failed("%v", err)
+	}
+	return step.RunPrompt(ctx, sc, h, step.Invocation(a, p))
+}
+
+func (r *testRun) OpenIssue(ctx context.Context, ref string, env []string) (*forge.Issue, error) {
+	return forge.OpenIssue(ctx, r.root, ref, nil, env)
+}
+
+// branch is the deliveries' issue branch.
+const branch = "cairn/42-fix-the-parser"
+
+// deliveryFixture is a run on issue 42 whose issue-branch worktree "fix",
+// at dir, holds one commit over main, with the fake gh serving its pull
+// requests and the fixer as the repair sessions' harness.
 type deliveryFixture struct {
-	*ghFixture
-	r     *run
-	sc    *StepContext
-	wt    worktree.Worktree
+	*ghtest.Fixture
+	r     *testRun
+	sc    *step.Context
+	dir   string
 	fixer string
-	prog  strings.Builder
 }
 
 func newDeliveryFixture(t *testing.T, checks []fakegh.CheckSpec, limits ir.PlanLimits) *deliveryFixture {
 	t.Helper()
 	t.Setenv(EnvPollInterval, "5ms")
-	f := &deliveryFixture{ghFixture: newGHFixture(t)}
-	// The fake gh is this test binary: under -race, it would sleep a
-	// second at each exit.
-	f.env = append(f.env, "GORACE=atexit_sleep_ms=0")
-	f.writeIssue(t, fakegh.Issue{Number: 42, Title: "Fix the parser", Body: "It crashes.", Author: "alice", CreatedAt: at(0)})
-	if err := fakegh.SetOrigin(f.state, f.origin); err != nil {
+	f := &deliveryFixture{Fixture: ghtest.New(t)}
+	f.WriteIssue(t, fakegh.Issue{Number: 42, Title: "Fix the parser", Body: "It crashes.", Author: "alice", CreatedAt: ghtest.At(0)})
+	if err := fakegh.SetOrigin(f.State, f.Origin); err != nil {
 		t.Fatal(err)
 	}
-	if err := fakegh.WriteChecks(f.state, checks); err != nil {
+	if err := fakegh.WriteChecks(f.State, checks); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -72,19 +142,20 @@ func newDeliveryFixture(t *testing.T, checks []fakegh.CheckSpec, limits ir.PlanL
 		t.Fatalf("config: %v", diags)
 	}
 
-	const branch = "cairn/42-fix-the-parser"
-	f.wt = worktree.Worktree{Name: "fix", Kind: ir.IssueBranch, Path: filepath.Join(dir, "wt"), Branch: branch}
-	testrepo.Git(t, f.root, "worktree", "add", "-q", "-b", branch, f.wt.Path, "main")
-	f.wt.Base = testrepo.Git(t, f.root, "rev-parse", "main")
-	testrepo.Write(t, filepath.Join(f.wt.Path, "src", "parse.go"), "package main\n\nfunc parse() {}\n")
-	testrepo.Git(t, f.wt.Path, "add", "-A")
-	testrepo.Git(t, f.wt.Path, "commit", "-q", "-m", "Fix the parser")
+	f.dir = filepath.Join(dir, "wt")
+	testrepo.Git(t, f.Root, "worktree", "add", "-q", "-b", branch, f.dir, "main")
+	writeFile(t, filepath.Join(f.dir, "src", "parse.go"), "package main\n\nfunc parse() {}\n")
+	testrepo.Git(t, f.dir, "add", "-A")
+	testrepo.Git(t, f.dir, "commit", "-q", "-m", "Fix the parser")
 
-	is, err := forge.OpenIssue(context.Background(), f.root, "42", nil, f.env)
+	is, err := forge.OpenIssue(context.Background(), f.Root, "42", nil, f.Env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := writeIssueFile(is, f.wt.Path); err != nil {
+	// As a run writes it: excluded from git.
+	exclude := testrepo.Git(t, f.dir, "rev-parse", "--path-format=absolute", "--git-path", "info/exclude")
+	writeFile(t, exclude, strings.Join(ir.CairnFiles, "\n")+"\n")
+	if _, err := is.WriteFile(f.dir); err != nil {
 		t.Fatal(err)
 	}
 	home := filepath.Join(dir, "home")
@@ -102,31 +173,37 @@ func newDeliveryFixture(t *testing.T, checks []fakegh.CheckSpec, limits ir.PlanL
 			Harness:  &ir.Setting{Value: "fixer", Source: ir.FromConfig},
 			MaxTurns: &ir.IntSetting{Value: ir.DefaultMaxTurns, Source: ir.FromDefault}},
 	}
-	f.r = &run{
-		o:      Options{Home: home, Config: cfg, Harnesses: harness.NewRegistry(cfg), Plan: plan},
-		folder: folder,
-		issue:  is,
-		index:  map[string]int{},
-		wrote:  map[string]bool{},
-	}
-	f.r.prog = newProgress(&f.prog, false)
+	f.r = &testRun{plan: plan, issue: is, folder: folder, harnesses: harness.NewRegistry(cfg), root: f.Root}
 	f.sc = f.stepContext("deliver")
 	return f
 }
 
 // stepContext is the context of step name in the fixture's worktree.
-func (f *deliveryFixture) stepContext(name string) *StepContext {
-	sc := &StepContext{
-		RunDir:       f.r.folder.Dir,
-		ResultFile:   filepath.Join(f.r.folder.Dir, record.ResultsDir, name+".md"),
-		TraceFile:    filepath.Join(f.r.folder.Dir, record.TracesDir, name+".jsonl"),
+func (f *deliveryFixture) stepContext(name string) *step.Context {
+	dir := f.r.Dir()
+	sc := &step.Context{
+		RunDir:       dir,
+		ResultFile:   filepath.Join(dir, record.ResultsDir, name+".md"),
+		TraceFile:    filepath.Join(dir, record.TracesDir, name+".jsonl"),
 		Step:         &ir.PlanStep{Name: name, Worktree: "fix"},
-		Worktree:     f.wt.Path,
+		Worktree:     f.dir,
 		WorktreeKind: ir.IssueBranch,
+		Branch:       branch,
 		IssueURL:     f.r.issue.URL,
 	}
-	sc.Env = StepEnv(f.env, sc, filepath.Join(f.r.folder.Dir, record.ResultsDir), []ir.PlanEnv{{Name: "FIXER_DIR", Value: f.fixer}})
+	sc.Env = step.Env(f.Env, sc, filepath.Join(dir, record.ResultsDir), []ir.PlanEnv{{Name: "FIXER_DIR", Value: f.fixer}})
 	return sc
+}
+
+// writeFile writes content to path, making its folder.
+func writeFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // do makes repair session n run script in the worktree.
@@ -156,7 +233,7 @@ func (f *deliveryFixture) prompts(t *testing.T) []string {
 // pull is pull request n of the fake's state.
 func (f *deliveryFixture) pull(t *testing.T, n int) *fakegh.PullRequest {
 	t.Helper()
-	pr, err := fakegh.ReadPullRequest(f.state, n)
+	pr, err := fakegh.ReadPullRequest(f.State, n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,8 +241,8 @@ func (f *deliveryFixture) pull(t *testing.T, n int) *fakegh.PullRequest {
 }
 
 // deliver runs the delivery action.
-func (f *deliveryFixture) deliver() ActionResult {
-	return f.r.catalogue(context.Background(), f.sc, f.wt, &ir.PlanAction{Kind: ir.Catalogue, Catalogue: ir.Delivery})
+func (f *deliveryFixture) deliver() step.Result {
+	return Execute(context.Background(), f.r, f.sc, &ir.PlanAction{Kind: ir.Catalogue, Catalogue: ir.Delivery})
 }
 
 // limits are the tests' limits: repair cap n, a self-merge allowed, no
@@ -181,26 +258,26 @@ func TestDeliveryReadyWhenChecksPass(t *testing.T) {
 	f := newDeliveryFixture(t, []fakegh.CheckSpec{{Name: "test", Pending: 1}, {Name: "lint"}}, limits(3))
 	res := f.deliver()
 	if res.Failed {
-		t.Fatalf("delivery failed: %s\n%s", res.Cause, f.prog.String())
+		t.Fatalf("delivery failed: %s\n%s", res.Cause, f.r.progress())
 	}
 	if !strings.HasPrefix(res.Result, "Pull request: "+prURL+"\n") || !strings.Contains(res.Result, "Ready for review: all 2 checks pass.") {
 		t.Errorf("result:\n%s", res.Result)
 	}
 	pr := f.pull(t, 43)
 	if pr.State != "OPEN" || pr.IsDraft || pr.Head != "cairn/42-fix-the-parser" || pr.Base != "main" || pr.Title != "Fix the parser" ||
-		!strings.HasPrefix(pr.Body, "Closes #42.\n") || !strings.Contains(pr.Body, f.r.folder.Name()) {
+		!strings.HasPrefix(pr.Body, "Closes #42.\n") || !strings.Contains(pr.Body, f.r.Name()) {
 		t.Errorf("pull request = %+v", pr)
 	}
 	if got := f.r.pullRequestURL(); got != prURL {
 		t.Errorf("the run's pull request = %q, want %q", got, prURL)
 	}
-	if head, pushed := testrepo.Git(t, f.wt.Path, "rev-parse", "HEAD"), testrepo.Git(t, f.origin, "rev-parse", "refs/heads/cairn/42-fix-the-parser"); head != pushed {
+	if head, pushed := testrepo.Git(t, f.dir, "rev-parse", "HEAD"), testrepo.Git(t, f.Origin, "rev-parse", "refs/heads/cairn/42-fix-the-parser"); head != pushed {
 		t.Errorf("origin's branch is at %s, the worktree at %s", pushed, head)
 	}
 	if p := f.prompts(t); len(p) != 0 {
 		t.Errorf("%d repair sessions ran for green checks", len(p))
 	}
-	calls := strings.Join(f.calls(t), "\n")
+	calls := strings.Join(f.Calls(t), "\n")
 	for _, want := range []string{
 		"pr list --repo github.com/acme/widgets --head cairn/42-fix-the-parser --state open --json",
 		"pr create --repo github.com/acme/widgets --head cairn/42-fix-the-parser --base main --title Fix the parser --body Closes #42.",
@@ -213,18 +290,18 @@ func TestDeliveryReadyWhenChecksPass(t *testing.T) {
 	if strings.Contains(calls, "pr comment") || strings.Contains(calls, "issue comment") {
 		t.Errorf("cairn commented:\n%s", calls)
 	}
-	if !strings.Contains(f.prog.String(), "deliver: pull request "+prURL+" is ready for review") {
-		t.Errorf("progress:\n%s", f.prog.String())
+	if !strings.Contains(f.r.progress(), "deliver: pull request "+prURL+" is ready for review") {
+		t.Errorf("progress:\n%s", f.r.progress())
 	}
 
 	// Delivered again, the same pull request is updated, not opened twice.
 	if res := f.deliver(); res.Failed {
 		t.Fatalf("second delivery failed: %s", res.Cause)
 	}
-	if prs, _ := fakegh.PullRequests(f.state); len(prs) != 1 {
+	if prs, _ := fakegh.PullRequests(f.State); len(prs) != 1 {
 		t.Errorf("%d pull requests after two deliveries, want 1", len(prs))
 	}
-	if !strings.Contains(strings.Join(f.calls(t), "\n"), "pr edit 43 --repo github.com/acme/widgets --title Fix the parser --body Closes #42.") {
+	if !strings.Contains(strings.Join(f.Calls(t), "\n"), "pr edit 43 --repo github.com/acme/widgets --title Fix the parser --body Closes #42.") {
 		t.Errorf("the second delivery did not update pull request 43")
 	}
 }
@@ -240,7 +317,7 @@ func TestDeliveryRepairsARedCheckInTwoRounds(t *testing.T) {
 	f.do(t, 2, "echo two >> src/parse.go\n")
 	res := f.deliver()
 	if res.Failed {
-		t.Fatalf("delivery failed: %s\n%s", res.Cause, f.prog.String())
+		t.Fatalf("delivery failed: %s\n%s", res.Cause, f.r.progress())
 	}
 	if !strings.Contains(res.Result, "after 2 repair sessions") || !strings.Contains(res.Result, `Repair 2: checks "test": fixed in round 2`) {
 		t.Errorf("result:\n%s", res.Result)
@@ -263,22 +340,22 @@ func TestDeliveryRepairsARedCheckInTwoRounds(t *testing.T) {
 			t.Errorf("prompt %d names the passing check", i+1)
 		}
 	}
-	log := testrepo.Git(t, f.origin, "log", "--format=%s%n%b", "refs/heads/cairn/42-fix-the-parser")
-	if !strings.HasPrefix(log, "[cairn] Repair: test\nCairn-Run: "+f.r.folder.Name()+"\nCairn-Step: deliver\n") || !strings.Contains(log, "Fix the empty case") {
+	log := testrepo.Git(t, f.Origin, "log", "--format=%s%n%b", "refs/heads/cairn/42-fix-the-parser")
+	if !strings.HasPrefix(log, "[cairn] Repair: test\nCairn-Run: "+f.r.Name()+"\nCairn-Step: deliver\n") || !strings.Contains(log, "Fix the empty case") {
 		t.Errorf("origin's branch:\n%s", log)
 	}
 	if pr := f.pull(t, 43); pr.State != "OPEN" || pr.IsDraft {
 		t.Errorf("pull request = %+v, want it open and ready", pr)
 	}
-	if status := testrepo.Git(t, f.wt.Path, "status", "--porcelain"); status != "" {
+	if status := testrepo.Git(t, f.dir, "status", "--porcelain"); status != "" {
 		t.Errorf("the worktree is left dirty:\n%s", status)
 	}
 	for _, want := range []string{"deliver: repair 1 of 3: checks \"test\" of pull request " + prURL + " fail", "deliver: repair 2 of 3"} {
-		if !strings.Contains(f.prog.String(), want) {
-			t.Errorf("progress lacks %q:\n%s", want, f.prog.String())
+		if !strings.Contains(f.r.progress(), want) {
+			t.Errorf("progress lacks %q:\n%s", want, f.r.progress())
 		}
 	}
-	if _, err := os.Stat(filepath.Join(f.r.folder.Dir, record.TracesDir, "deliver.repair-2.jsonl")); err != nil {
+	if _, err := os.Stat(filepath.Join(f.r.Dir(), record.TracesDir, "deliver.repair-2.jsonl")); err != nil {
 		t.Errorf("the second session's trace: %v", err)
 	}
 }
@@ -320,18 +397,18 @@ func TestDeliveryRepairCapZero(t *testing.T) {
 func TestDeliveryRebasesAConflict(t *testing.T) {
 	f := newDeliveryFixture(t, []fakegh.CheckSpec{{Name: "test"}}, limits(3))
 	// The branch and main both change README.md.
-	testrepo.Write(t, filepath.Join(f.wt.Path, "README.md"), "hello from the branch\n")
-	testrepo.Git(t, f.wt.Path, "commit", "-q", "-am", "Branch README")
+	writeFile(t, filepath.Join(f.dir, "README.md"), "hello from the branch\n")
+	testrepo.Git(t, f.dir, "commit", "-q", "-am", "Branch README")
 	// An earlier delivery pushed the branch as it was.
-	testrepo.Git(t, f.wt.Path, "push", "-q", "origin", "cairn/42-fix-the-parser")
-	testrepo.Write(t, filepath.Join(f.root, "README.md"), "hello from main\n")
-	testrepo.Git(t, f.root, "commit", "-q", "-am", "Main README")
-	testrepo.Git(t, f.root, "push", "-q", "origin", "main")
+	testrepo.Git(t, f.dir, "push", "-q", "origin", "cairn/42-fix-the-parser")
+	writeFile(t, filepath.Join(f.Root, "README.md"), "hello from main\n")
+	testrepo.Git(t, f.Root, "commit", "-q", "-am", "Main README")
+	testrepo.Git(t, f.Root, "push", "-q", "origin", "main")
 	f.do(t, 1, "printf 'hello from main and the branch\\n' > README.md && git add README.md\n")
 
 	res := f.deliver()
 	if res.Failed {
-		t.Fatalf("delivery failed: %s\n%s", res.Cause, f.prog.String())
+		t.Fatalf("delivery failed: %s\n%s", res.Cause, f.r.progress())
 	}
 	prompts := f.prompts(t)
 	if len(prompts) != 1 {
@@ -343,33 +420,33 @@ func TestDeliveryRebasesAConflict(t *testing.T) {
 		}
 	}
 	branch := "refs/heads/cairn/42-fix-the-parser"
-	mainHead := testrepo.Git(t, f.origin, "rev-parse", "refs/heads/main")
-	testrepo.Git(t, f.origin, "merge-base", "--is-ancestor", mainHead, branch)
-	if got := testrepo.Git(t, f.origin, "show", branch+":README.md"); got != "hello from main and the branch" {
+	mainHead := testrepo.Git(t, f.Origin, "rev-parse", "refs/heads/main")
+	testrepo.Git(t, f.Origin, "merge-base", "--is-ancestor", mainHead, branch)
+	if got := testrepo.Git(t, f.Origin, "show", branch+":README.md"); got != "hello from main and the branch" {
 		t.Errorf("README.md on origin's branch = %q", got)
 	}
 	if pr := f.pull(t, 43); pr.IsDraft || pr.State != "OPEN" {
 		t.Errorf("pull request = %+v", pr)
 	}
-	if !strings.Contains(f.prog.String(), `the rebase onto origin/main stopped on conflicts in "README.md"`) {
-		t.Errorf("progress:\n%s", f.prog.String())
+	if !strings.Contains(f.r.progress(), `the rebase onto origin/main stopped on conflicts in "README.md"`) {
+		t.Errorf("progress:\n%s", f.r.progress())
 	}
 }
 
 func TestDeliveryRefusals(t *testing.T) {
 	f := newDeliveryFixture(t, []fakegh.CheckSpec{{Name: "test"}}, limits(3))
-	throwaway := f.wt
-	throwaway.Kind = ir.Throwaway
-	res := f.r.catalogue(context.Background(), f.sc, throwaway, &ir.PlanAction{Kind: ir.Catalogue, Catalogue: ir.Delivery})
+	throwaway := f.stepContext("deliver")
+	throwaway.WorktreeKind = ir.Throwaway
+	res := Execute(context.Background(), f.r, throwaway, &ir.PlanAction{Kind: ir.Catalogue, Catalogue: ir.Delivery})
 	if !res.Failed || res.Cause != `delivery works on an issue-branch worktree, and worktree "fix" is a throwaway worktree` {
 		t.Errorf("delivery in a throwaway = %+v", res)
 	}
-	testrepo.Write(t, filepath.Join(f.wt.Path, "loose.txt"), "not committed\n")
+	writeFile(t, filepath.Join(f.dir, "loose.txt"), "not committed\n")
 	res = f.deliver()
 	if !res.Failed || !strings.Contains(res.Cause, `worktree "fix" has uncommitted changes`) {
 		t.Errorf("delivery of a dirty worktree = %+v", res)
 	}
-	if prs, _ := fakegh.PullRequests(f.state); len(prs) != 0 {
+	if prs, _ := fakegh.PullRequests(f.State); len(prs) != 0 {
 		t.Errorf("a refused delivery opened %d pull requests", len(prs))
 	}
 }
@@ -377,11 +454,13 @@ func TestDeliveryRefusals(t *testing.T) {
 // TestCairnPathspecs holds that the pathspecs of cairn's own files match
 // them, as git exclude patterns do, and nothing else.
 func TestCairnPathspecs(t *testing.T) {
-	root, _ := testrepo.New(t)
+	t.Parallel()
+	root := t.TempDir()
+	testrepo.Git(t, "", "init", "-q", root)
 	own := []string{".cairn-issue.md", ".cairn/skills/hunt/SKILL.md", ".cairn/runs/r/.lock", ".cairn/runs/r/events.jsonl"}
 	others := []string{"src/.cairn-issue.md", ".cairn/runs/r/run.json", ".cairn/runs/r/results/a.md", ".cairn/processes/p.toml"}
 	for _, p := range append(slices.Clone(own), others...) {
-		testrepo.Write(t, filepath.Join(root, filepath.FromSlash(p)), "x\n")
+		writeFile(t, filepath.Join(root, filepath.FromSlash(p)), "x\n")
 	}
 	testrepo.Git(t, root, "add", "-A")
 	got := strings.Fields(testrepo.Git(t, root, append([]string{"ls-files", "--"}, cairnPathspecs()...)...))

@@ -1,4 +1,4 @@
-package runtime
+package catalogue
 
 import (
 	"context"
@@ -10,7 +10,8 @@ import (
 
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/git"
-	"github.com/cairn-dev/cairn/worktree"
+	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/step"
 )
 
 // selfMerge runs a self-merge action (§7.8): it merges the branch's pull
@@ -21,44 +22,43 @@ import (
 // and green. A held self-merge succeeds and leaves the pull request ready
 // for review; its reason is in the progress, the result and the action's
 // cause. cairn posts nothing on the pull request either way.
-func (r *run) selfMerge(ctx context.Context, sc *StepContext, wt worktree.Worktree) ActionResult {
-	b, err := r.issueBranchOf(sc, wt, "self-merge")
+func selfMerge(ctx context.Context, r Run, sc *step.Context) step.Result {
+	b, err := issueBranchOf(r, sc, "self-merge")
 	if err != nil {
-		return failedAction("%v", err)
+		return step.Failed("%v", err)
 	}
 	pr, err := b.gh.OpenPullRequest(ctx, b.branch)
 	if err != nil {
-		return failedAction("%v", err)
+		return step.Failed("%v", err)
 	}
 	if pr == nil {
-		return failedAction("branch %q has no open pull request to merge; a delivery step opens it", b.branch)
+		return step.Failed("branch %q has no open pull request to merge; a delivery step opens it", b.branch)
 	}
-	r.setPullRequest(pr.URL)
-	reason, err := r.holdReason(ctx, b, pr)
+	r.SetPullRequest(pr.URL)
+	reason, err := holdReason(ctx, r.Plan().Limits, b, pr)
 	if err != nil {
-		return failedAction("pull request %s: %v", pr.URL, err)
+		return step.Failed("pull request %s: %v", pr.URL, err)
 	}
 	if reason != "" {
-		r.prog.note(fmt.Sprintf("%s: self-merge held: %s; pull request %s is left ready for review", sc.Step.Name, reason, pr.URL))
-		return ActionResult{
+		r.Note(fmt.Sprintf("%s: self-merge held: %s; pull request %s is left ready for review", sc.Step.Name, reason, pr.URL))
+		return step.Result{
 			Result: fmt.Sprintf("Pull request: %s\nSelf-merge held: %s.\nThe pull request is left ready for review.\n", pr.URL, reason),
 			Cause:  "self-merge held: " + reason,
 		}
 	}
-	head := worktree.Head(wt.Path)
+	head := git.Head(context.Background(), b.dir, os.Environ())
 	if err := b.gh.Merge(ctx, pr.Number, head); err != nil {
-		return failedAction("pull request %s: %v", pr.URL, err)
+		return step.Failed("pull request %s: %v", pr.URL, err)
 	}
-	r.prog.note(fmt.Sprintf("%s: merged pull request %s", sc.Step.Name, pr.URL))
-	return ActionResult{Result: fmt.Sprintf("Pull request: %s\nMerged (squashed) at %s.\n", pr.URL, head)}
+	r.Note(fmt.Sprintf("%s: merged pull request %s", sc.Step.Name, pr.URL))
+	return step.Result{Result: fmt.Sprintf("Pull request: %s\nMerged (squashed) at %s.\n", pr.URL, head)}
 }
 
 // holdReason says why the pull request pr of branch b must not be merged
-// now, "" when it may be. The limits come first: no merge asked, the file
+// now under the limits l, "" when it may be. The limits come first: no merge asked, the file
 // forbidding one, a protected path touched; then the pull request itself:
 // a draft, a head other than the worktree's, checks not green.
-func (r *run) holdReason(ctx context.Context, b *issueBranch, pr *forge.PullRequest) (string, error) {
-	l := r.o.Plan.Limits
+func holdReason(ctx context.Context, l ir.PlanLimits, b *issueBranch, pr *forge.PullRequest) (string, error) {
 	switch {
 	case !l.SelfMerge:
 		return "the process file forbids it (self_merge = false)", nil
@@ -68,7 +68,7 @@ func (r *run) holdReason(ctx context.Context, b *issueBranch, pr *forge.PullRequ
 	if err := b.fetchBase(ctx); err != nil {
 		return "", err
 	}
-	out, err := git.Run(ctx, b.wt.Path, os.Environ(), "diff", "--name-only", "-z", b.originBase()+"...HEAD")
+	out, err := git.Run(ctx, b.dir, os.Environ(), "diff", "--name-only", "-z", b.originBase()+"...HEAD")
 	if err != nil {
 		return "", err
 	}
@@ -95,7 +95,7 @@ func (r *run) holdReason(ctx context.Context, b *issueBranch, pr *forge.PullRequ
 	if err != nil {
 		return "", err
 	}
-	head := worktree.Head(b.wt.Path)
+	head := git.Head(context.Background(), b.dir, os.Environ())
 	switch {
 	case view.IsDraft:
 		return "the pull request is a draft", nil

@@ -1,9 +1,13 @@
-// Package runtime executes a plan: it walks the stages, runs steps in their
-// worktrees, and records every step (§7).
-package runtime
+// Package step runs one action of a step, a shell command or an agent
+// session, in its worktree with its environment, keeping its shells'
+// output and its session's trace in the run folder (§7.1).
+package step
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/harness"
@@ -11,8 +15,8 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// ActionResult is what running one action of a step produced.
-type ActionResult struct {
+// Result is what running one action of a step produced.
+type Result struct {
 	// Failed is set when the action failed; Cause says why in one line
 	// ("exit status 3", "timed out after 45m", "Not logged in · Please run
 	// /login").
@@ -38,19 +42,21 @@ type Earlier struct {
 	Path string
 }
 
-// StepContext is what an action runs with: its run folder, its step, the
+// Context is what an action runs with: its run folder, its step, the
 // worktree it runs in, the results of the steps before it, and the
 // environment of §7.1.
-type StepContext struct {
+type Context struct {
 	// RunDir is the run folder; ResultFile is this step's
 	// results/STEP.md; TraceFile is this step's traces/STEP.jsonl.
 	RunDir     string
 	ResultFile string
 	TraceFile  string
 	Step       *ir.PlanStep
-	// Worktree is the path the step runs in; WorktreeKind its kind.
+	// Worktree is the path the step runs in; WorktreeKind its kind;
+	// Branch, an issue-branch worktree's branch.
 	Worktree     string
 	WorktreeKind string
+	Branch       string
 	Earlier      []Earlier
 	Directive    string
 	IssueURL     string
@@ -75,8 +81,21 @@ type StepContext struct {
 	Groups *proc.Groups
 }
 
+// Failed is an action that failed before it ran anything, for the cause
+// format says.
+func Failed(format string, args ...any) Result {
+	return Result{Failed: true, ExitCode: -1, Cause: fmt.Sprintf(format, args...)}
+}
+
+// Process is the name of the process sc's run runs: its run folder is
+// PROCESS_YYYY-MM-DDTHHMMSSZ[-N], and process names hold no "_".
+func (sc *Context) Process() string {
+	name, _, _ := strings.Cut(filepath.Base(sc.RunDir), "_")
+	return name
+}
+
 // date is the day the step started in the machine's time zone, as a
 // session's prompt says it: 2026-01-02.
-func (sc *StepContext) date() string {
+func (sc *Context) date() string {
 	return sc.Start.Local().Format(time.DateOnly)
 }

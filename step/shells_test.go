@@ -1,4 +1,4 @@
-package runtime
+package step
 
 import (
 	"context"
@@ -60,9 +60,9 @@ func readShellFile(t *testing.T, dir, rel string) string {
 
 func TestRecordShell(t *testing.T) {
 	sc := commandContext(t, "check", "")
-	run, rec, err := recordShell(context.Background(), sc, phaseShell{
-		phase: ir.ValidatePhase, shell: 2, round: 1,
-		script: `echo out; echo err >&2; printf "no newline" >&2; exit 4`,
+	run, rec, err := RecordShell(context.Background(), sc, PhaseShell{
+		Phase: ir.ValidatePhase, Shell: 2, Round: 1,
+		Script: `echo out; echo err >&2; printf "no newline" >&2; exit 4`,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -81,8 +81,8 @@ func TestRecordShell(t *testing.T) {
 			t.Errorf("tail %q lacks %q", rec.Tail, line)
 		}
 	}
-	if run.ok() || run.proc.ExitCode != 4 || len(run.output) != len("out\nerr\nno newline") {
-		t.Errorf("run %+v, output %q", run, run.output)
+	if run.OK() || run.Proc.ExitCode != 4 || len(run.Output) != len("out\nerr\nno newline") {
+		t.Errorf("run %+v, output %q", run, run.Output)
 	}
 	if got := readShellFile(t, sc.RunDir, rec.Stdout); got != "out\n" {
 		t.Errorf("stdout %q", got)
@@ -99,7 +99,7 @@ func TestRecordShell(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(sc.RunDir, ShellsDir, "check.validate.2.stderr"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, rec, err = recordShell(context.Background(), sc, phaseShell{phase: ir.ValidatePhase, shell: 1, round: 2, script: "echo again"})
+	_, rec, err = RecordShell(context.Background(), sc, PhaseShell{Phase: ir.ValidatePhase, Shell: 1, Round: 2, Script: "echo again"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,11 +121,11 @@ func TestRecordShellNoFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	ran := filepath.Join(t.TempDir(), "ran")
-	run, rec, err := recordShell(context.Background(), sc, phaseShell{phase: ir.PrecheckPhase, shell: 1, round: 1, script: "touch " + ran})
+	run, rec, err := RecordShell(context.Background(), sc, PhaseShell{Phase: ir.PrecheckPhase, Shell: 1, Round: 1, Script: "touch " + ran})
 	if err == nil || !strings.HasPrefix(err.Error(), "record the output of precheck shell 1: ") {
 		t.Fatalf("error %v; want one naming the shell", err)
 	}
-	if run.ok() || rec.Status != record.ShellFail {
+	if run.OK() || rec.Status != record.ShellFail {
 		t.Errorf("run %+v, record %+v; want a failure", run, rec)
 	}
 	if _, err := os.Stat(ran); !os.IsNotExist(err) {

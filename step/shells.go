@@ -1,4 +1,4 @@
-package runtime
+package step
 
 import (
 	"bytes"
@@ -29,43 +29,43 @@ const (
 	maxTailLine = 200
 )
 
-// phaseShell is one shell of a step's precheck or validate phase: the
-// shell-th of the phase's shells, in round.
-type phaseShell struct {
-	phase  ir.PhaseKind
-	shell  int
-	round  int
-	script string
+// PhaseShell is one shell of a step's precheck or validate phase: the
+// Shell-th of the phase's shells, in Round.
+type PhaseShell struct {
+	Phase  ir.PhaseKind
+	Shell  int
+	Round  int
+	Script string
 }
 
-// recordShell runs a precheck or validate shell as runShell does, keeping
+// RecordShell runs a precheck or validate shell as runShell does, keeping
 // its stdout and stderr in files of the run folder,
 // shells/STEP.PHASE.N.stdout and .stderr, owner-only, N the first number
 // free for both (so that a review round or a resumed step adds files and
 // never overwrites the earlier ones). It returns how the shell ended, with
-// its stdout and stderr together in run.output, and its record, its status
+// its stdout and stderr together in run.Output, and its record, its status
 // pass or fail (a precheck's caller makes it skip). The error is set when
 // its output could not be kept: the shell ran, or did not when the files
 // could not be created, and the record of the step is incomplete.
-func recordShell(ctx context.Context, sc *StepContext, ps phaseShell) (shellRun, record.ShellRecord, error) {
-	rec := record.ShellRecord{Phase: ps.phase, Shell: ps.shell, Round: ps.round, Status: record.ShellFail, ExitCode: -1}
-	what := fmt.Sprintf("%s shell %d", ps.phase, ps.shell)
-	stdout, stderr, err := createStreams(sc.RunDir, fmt.Sprintf("%s.%s", sc.Step.Name, ps.phase))
+func RecordShell(ctx context.Context, sc *Context, ps PhaseShell) (ShellRun, record.ShellRecord, error) {
+	rec := record.ShellRecord{Phase: ps.Phase, Shell: ps.Shell, Round: ps.Round, Status: record.ShellFail, ExitCode: -1}
+	what := fmt.Sprintf("%s shell %d", ps.Phase, ps.Shell)
+	stdout, stderr, err := createStreams(sc.RunDir, fmt.Sprintf("%s.%s", sc.Step.Name, ps.Phase))
 	if err != nil {
 		rec.Cause = fmt.Sprintf("record the output of %s: %v", what, err)
-		return shellRun{proc: proc.Result{ExitCode: -1}, cause: rec.Cause}, rec, errors.New(rec.Cause)
+		return ShellRun{Proc: proc.Result{ExitCode: -1}, Cause: rec.Cause}, rec, errors.New(rec.Cause)
 	}
 	rec.Stdout, _ = filepath.Rel(sc.RunDir, stdout.f.Name())
 	rec.Stderr, _ = filepath.Rel(sc.RunDir, stderr.f.Name())
 	var both lockedBuffer
 	stdout.both, stderr.both = &both, &both
-	run := runShellTo(ctx, sc, ps.script, stdout, stderr)
-	run.output = both.Bytes()
-	rec.ExitCode, rec.Cause, rec.Lines = run.proc.ExitCode, run.cause, stdout.lines()+stderr.lines()
-	if run.ok() {
+	run := runShellTo(ctx, sc, ps.Script, stdout, stderr)
+	run.Output = both.Bytes()
+	rec.ExitCode, rec.Cause, rec.Lines = run.Proc.ExitCode, run.Cause, stdout.lines()+stderr.lines()
+	if run.OK() {
 		rec.Status = record.ShellPass
 	} else {
-		rec.Tail = outputTail(run.output)
+		rec.Tail = outputTail(run.Output)
 	}
 	if err := errors.Join(stdout.close(), stderr.close()); err != nil {
 		return run, rec, fmt.Errorf("record the output of %s: %w", what, err)

@@ -1,4 +1,4 @@
-package runtime
+package catalogue
 
 import (
 	"bytes"
@@ -13,12 +13,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/step"
 	"github.com/cairn-dev/cairn/templates"
-	"github.com/cairn-dev/cairn/worktree"
 )
 
 // SpecLabel is the label of a spec issue (§7.8): run-published-issue starts
@@ -38,48 +37,49 @@ const ChildrenDir = "children"
 // Jobs at once). The step fails when a child run fails; a child run that
 // ends inconclusive leaves the step succeeded and the run inconclusive
 // (InconclusiveChildren).
-func (r *run) runPublishedIssue(ctx context.Context, sc *StepContext, _ worktree.Worktree, a *ir.PlanAction) ActionResult {
-	if r.o.Prepare == nil {
-		return failedAction("run-published-issue: this run cannot start child processes")
+func runPublishedIssue(ctx context.Context, r Run, sc *step.Context, a *ir.PlanAction) step.Result {
+	children := r.Children()
+	if children == nil {
+		return step.Failed("run-published-issue: this run cannot start child processes")
 	}
 	if sc.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, sc.Timeout)
 		defer cancel()
 	}
-	is, err := r.publishedIssue(ctx, sc)
+	is, err := publishedIssue(ctx, r, sc)
 	if err != nil {
-		return failedAction("%v", err)
+		return step.Failed("%v", err)
 	}
-	kids := &childRuns{r: r, step: sc.Step.Name}
+	kids := &childRuns{r: r, children: children, step: sc.Step.Name}
 	spec := slices.ContainsFunc(is.Labels, func(l string) bool { return strings.EqualFold(l, SpecLabel) })
 	if a.Process == "" {
 		what := "issue " + is.String()
 		if spec {
 			what = "the tickets of spec issue " + is.String()
 		}
-		return failedAction("step %q names no process to start on %s (%s)", sc.Step.Name, what, is.URL)
+		return step.Failed("step %q names no process to start on %s (%s)", sc.Step.Name, what, is.URL)
 	}
 	if !spec {
 		c, err := kids.prepare(a.Process, is)
 		if err != nil {
-			return failedAction("%v", err)
+			return step.Failed("%v", err)
 		}
 		kids.runAll(ctx, []*childRun{c})
 		return kids.result(ctx, sc)
 	}
 	if a.SpecProcess == "" {
-		return failedAction("issue %s (%s) is labelled %q, but step %q names no spec_process to start on it", is, is.URL, SpecLabel, sc.Step.Name)
+		return step.Failed("issue %s (%s) is labelled %q, but step %q names no spec_process to start on it", is, is.URL, SpecLabel, sc.Step.Name)
 	}
 	writer, err := kids.prepare(a.SpecProcess, is)
 	if err != nil {
-		return failedAction("%v", err)
+		return step.Failed("%v", err)
 	}
 	kids.runAll(ctx, []*childRun{writer})
 	if writer.status != record.StatusSucceeded && writer.status != record.StatusInconclusive {
 		return kids.result(ctx, sc)
 	}
-	tickets, err := r.tickets(ctx, sc, is)
+	tickets, err := openTickets(ctx, r, sc, is)
 	if err != nil {
 		res := kids.result(ctx, sc)
 		res.Failed, res.ExitCode, res.Cause = true, -1, err.Error()
@@ -103,8 +103,8 @@ func (r *run) runPublishedIssue(ctx context.Context, sc *StepContext, _ worktree
 // the URL on the last non-empty line of its result, an issue of origin's
 // repository, open, opened by a trusted account, and created since that
 // step began. Its error names the URL and what is wrong.
-func (r *run) publishedIssue(ctx context.Context, sc *StepContext) (*forge.Issue, error) {
-	prev, err := r.publisher(sc.Step.Name)
+func publishedIssue(ctx context.Context, r Run, sc *step.Context) (*forge.Issue, error) {
+	prev, err := publisher(r.Plan(), sc.Step.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -125,16 +125,11 @@ func (r *run) publishedIssue(ctx context.Context, sc *StepContext) (*forge.Issue
 	if err != nil {
 		return nil, fmt.Errorf("step %q: %w", prev, err)
 	}
-	is, err := forge.OpenIssue(ctx, r.o.Repo.Root, url, ir.Values(r.o.Config.Trusted), sc.Env)
+	is, err := r.OpenIssue(ctx, url, sc.Env)
 	if err != nil {
 		return nil, fmt.Errorf("published issue: %w", err)
 	}
-	var began *time.Time
-	if i, ok := r.index[prev]; ok {
-		if steps := r.folder.Record().Steps; i < len(steps) {
-			began = steps[i].Start
-		}
-	}
+	began := r.StepStart(prev)
 	if began == nil {
 		return nil, fmt.Errorf("published issue %s: step %q has no recorded start to check its creation against", url, prev)
 	}
@@ -144,10 +139,11 @@ func (r *run) publishedIssue(ctx context.Context, sc *StepContext) (*forge.Issue
 	return is, nil
 }
 
-// publisher is the step whose result names the issue a run-published-issue
-// step starts its process on: the single step of the stage before it.
-func (r *run) publisher(step string) (string, error) {
-	stages := r.o.Plan.Stages
+// publisher is the step of plan whose result names the issue a
+// run-published-issue step starts its process on: the single step of the
+// stage before it.
+func publisher(plan *ir.Plan, step string) (string, error) {
+	stages := plan.Stages
 	for k, stage := range stages {
 		for _, st := range stage {
 			if st.Name != step {
@@ -253,13 +249,12 @@ func Tickets(body string) []string {
 	return out
 }
 
-// tickets reads the spec issue again (its run may have written its
+// openTickets reads the spec issue again (its run may have written its
 // tickets into it) and opens and checks each of its tickets: an issue of
 // origin's repository, open, opened by a trusted account. It fails, naming
 // every problem, when any ticket fails its check, or there is none.
-func (r *run) tickets(ctx context.Context, sc *StepContext, spec *forge.Issue) ([]*forge.Issue, error) {
-	trusted := ir.Values(r.o.Config.Trusted)
-	again, err := forge.OpenIssue(ctx, r.o.Repo.Root, spec.URL, trusted, sc.Env)
+func openTickets(ctx context.Context, r Run, sc *step.Context, spec *forge.Issue) ([]*forge.Issue, error) {
+	again, err := r.OpenIssue(ctx, spec.URL, sc.Env)
 	if err != nil {
 		return nil, fmt.Errorf("read spec issue %s again for its tickets: %w", spec, err)
 	}
@@ -271,7 +266,7 @@ func (r *run) tickets(ctx context.Context, sc *StepContext, spec *forge.Issue) (
 	var problems []string
 	seen := map[int]bool{spec.Number: true}
 	for _, ref := range refs {
-		is, err := forge.OpenIssue(ctx, r.o.Repo.Root, ref, trusted, sc.Env)
+		is, err := r.OpenIssue(ctx, ref, sc.Env)
 		switch {
 		case err != nil:
 			problems = append(problems, err.Error())
@@ -294,10 +289,12 @@ func (r *run) tickets(ctx context.Context, sc *StepContext, spec *forge.Issue) (
 	return out, nil
 }
 
-// childRuns are the child runs of one run-published-issue step.
+// childRuns are the child runs of one run-published-issue step of r,
+// which children starts.
 type childRuns struct {
-	r    *run
-	step string
+	r        Run
+	children Children
+	step     string
 
 	mu sync.Mutex
 	// all are the child runs prepared so far, in order; dirs are their
@@ -325,8 +322,8 @@ type childRun struct {
 // check it; the check's diagnostics go to the run's progress.
 func (k *childRuns) prepare(process string, is *forge.Issue) (*childRun, error) {
 	c := &childRun{process: process, issue: is, label: fmt.Sprintf("[%s %s]", process, is)}
-	w := &noteWriter{prog: k.r.prog, label: c.label}
-	plan, source, err := k.r.o.Prepare(process, is.URL, w)
+	w := &noteWriter{progress: k.r.Note, label: c.label}
+	plan, source, err := k.children.Prepare(process, is.URL, w)
 	w.flush()
 	if err != nil {
 		return nil, fmt.Errorf("process %q on issue %s: %w; no child run was started", process, is, err)
@@ -342,7 +339,7 @@ func (k *childRuns) prepare(process string, is *forge.Issue) (*childRun, error) 
 // and returns once every one has ended. A failed one does not stop the
 // others: they are separate pieces of work.
 func (k *childRuns) runAll(ctx context.Context, cs []*childRun) {
-	jobs := k.r.o.Jobs
+	jobs := k.children.Jobs()
 	if jobs <= 0 || jobs > len(cs) {
 		jobs = len(cs)
 	}
@@ -366,34 +363,14 @@ func (k *childRuns) runAll(ctx context.Context, cs []*childRun) {
 }
 
 // run runs one child run to its end: under the run's folder (children/),
-// with the run's home, repository, harnesses, directive, flags and Jobs,
 // its results kept for the step's result, its progress shown in the run's
-// after its label. It holds no Pass (a run on an issue never does), and
-// sends no notification: the run's own says how it all ended.
+// after its label.
 func (k *childRuns) run(ctx context.Context, c *childRun) {
-	r := k.r
-	cfg := *r.o.Config
-	cfg.Notify = config.Notify{}
-	w := &noteWriter{prog: r.prog, label: c.label}
+	w := &noteWriter{progress: k.r.Note, label: c.label}
 	defer w.flush()
-	c.status, c.err = Run(ctx, Options{
-		Home:      r.o.Home,
-		Repo:      r.o.Repo,
-		Config:    &cfg,
-		Harnesses: r.o.Harnesses,
-		Plan:      c.plan,
-		Source:    c.source,
-		Directive: r.o.Directive,
-		Jobs:      r.o.Jobs,
-		Flags:     r.o.Flags,
-		Stdout:    &c.out,
-		Stderr:    w,
-		Prepare:   r.o.Prepare,
-		RunsDir:   filepath.Join(r.folder.Dir, ChildrenDir),
-		Started: func(dir string) {
-			c.dir = dir
-			k.began(dir)
-		},
+	c.status, c.err = k.children.Run(ctx, c.plan, c.source, &c.out, w, func(dir string) {
+		c.dir = dir
+		k.began(dir)
 	})
 	if c.dir != "" {
 		if _, err := os.Stat(c.dir); err != nil {
@@ -426,7 +403,7 @@ func (k *childRuns) forget(dir string) {
 // rel is a child run's folder as the step's record holds it: relative to
 // the run folder when it is inside it.
 func (k *childRuns) rel(dir string) string {
-	if x, err := filepath.Rel(k.r.folder.Dir, dir); err == nil && !strings.HasPrefix(x, "..") {
+	if x, err := filepath.Rel(k.r.Dir(), dir); err == nil && !strings.HasPrefix(x, "..") {
 		return x
 	}
 	return dir
@@ -435,36 +412,13 @@ func (k *childRuns) rel(dir string) string {
 // record writes the child runs' folders into the step's record. The caller
 // holds k.mu, so that records are written in the order dirs changed.
 func (k *childRuns) record() {
-	r := k.r
-	i, ok := r.index[k.step]
-	if !ok {
-		return
-	}
-	dirs := slices.Clone(k.dirs)
-	r.warn(r.folder.Update(func(rec *record.Record) {
-		if i < len(rec.Steps) {
-			rec.Steps[i].Children = dirs
-		}
-	}))
-}
-
-// keepChildren copies into sr the child runs its step's record gained while
-// the step ran (childRuns.began): sr replaces that record at the step's
-// end. The record's were reset when the step started.
-func (r *run) keepChildren(sr *record.StepRecord) {
-	i, ok := r.index[sr.Name]
-	if !ok {
-		return
-	}
-	if steps := r.folder.Record().Steps; i < len(steps) {
-		sr.Children = steps[i].Children
-	}
+	k.r.SetChildren(k.step, slices.Clone(k.dirs))
 }
 
 // result is the step's action result once its child runs ended: one line
 // per child run (process, issue, status, folder) followed by that run's
 // results, and a failure when a child run failed or was stopped.
-func (k *childRuns) result(ctx context.Context, sc *StepContext) ActionResult {
+func (k *childRuns) result(ctx context.Context, sc *step.Context) step.Result {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	var b strings.Builder
@@ -504,7 +458,7 @@ func (k *childRuns) result(ctx context.Context, sc *StepContext) ActionResult {
 			failed = append(failed, name)
 		}
 	}
-	res := ActionResult{Result: b.String()}
+	res := step.Result{Result: b.String()}
 	switch {
 	case len(failed) > 0:
 		res.Failed, res.ExitCode = true, 1
@@ -542,8 +496,8 @@ func InconclusiveChildren(process, dir string, steps []record.StepRecord) []stri
 // noteWriter passes what a child run writes on stderr to its parent's
 // progress, a line at a time, each after the child's label.
 type noteWriter struct {
-	prog  *progress
-	label string
+	progress func(string)
+	label    string
 
 	mu  sync.Mutex
 	buf []byte
@@ -582,8 +536,5 @@ func (w *noteWriter) note(line string) {
 			line = line[9:]
 		}
 	}
-	if w.prog == nil {
-		return
-	}
-	w.prog.note(w.label + " " + line)
+	w.progress(w.label + " " + line)
 }

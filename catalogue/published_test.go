@@ -1,7 +1,6 @@
-package runtime
+package catalogue
 
 import (
-	"bytes"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +12,7 @@ import (
 )
 
 func TestTickets(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, body string
 		want       []string
@@ -38,6 +38,7 @@ func TestTickets(t *testing.T) {
 }
 
 func TestPublishedURL(t *testing.T) {
+	t.Parallel()
 	const url = "https://github.com/acme/widgets/issues/10"
 	tests := []struct {
 		result, want, err string
@@ -65,6 +66,7 @@ func TestPublishedURL(t *testing.T) {
 }
 
 func TestCheckPublished(t *testing.T) {
+	t.Parallel()
 	began := time.Date(2026, 3, 1, 12, 0, 0, 500_000_000, time.UTC)
 	issue := func(author, state string, created time.Time) *forge.Issue {
 		return &forge.Issue{Number: 10, Author: author, State: state, CreatedAt: created, Trusted: []string{"alice", "Bob"}}
@@ -93,23 +95,25 @@ func TestCheckPublished(t *testing.T) {
 }
 
 func TestNoteWriter(t *testing.T) {
-	var out bytes.Buffer
-	p := newProgress(&out, false)
-	p.now = func() time.Time { return time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC) }
-	w := &noteWriter{prog: p, label: "[ticket #11]"}
+	t.Parallel()
+	var lines []string
+	w := &noteWriter{progress: func(line string) { lines = append(lines, line) }, label: "[ticket #11]"}
 	w.Write([]byte("12:00:01 start build (command, worktree a)\ncairn: warn"))
 	w.Write([]byte("ing: x\n12:00:02 done build 1s\npartial"))
 	w.flush()
-	want := "09:00:00 [ticket #11] start build (command, worktree a)\n" +
-		"09:00:00 [ticket #11] cairn: warning: x\n" +
-		"09:00:00 [ticket #11] done build 1s\n" +
-		"09:00:00 [ticket #11] partial\n"
-	if out.String() != want {
-		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	want := []string{
+		"[ticket #11] start build (command, worktree a)",
+		"[ticket #11] cairn: warning: x",
+		"[ticket #11] done build 1s",
+		"[ticket #11] partial",
+	}
+	if !slices.Equal(lines, want) {
+		t.Errorf("got %q\nwant %q", lines, want)
 	}
 }
 
 func TestInconclusiveChildren(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	child := func(process string, status record.Status) string {
 		f, err := record.NewFolder(filepath.Join(dir, ChildrenDir), process, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))

@@ -1,4 +1,4 @@
-package runtime
+package catalogue
 
 import (
 	"context"
@@ -13,10 +13,11 @@ import (
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/git"
+	"github.com/cairn-dev/cairn/internal/text"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/step"
 	"github.com/cairn-dev/cairn/templates"
-	"github.com/cairn-dev/cairn/worktree"
 )
 
 // The pace and bounds of a delivery's repair loop (§7.8).
@@ -49,7 +50,7 @@ func pollInterval() time.Duration {
 
 // fetchBase fetches the base branch from origin into origin/BASE.
 func (b *issueBranch) fetchBase(ctx context.Context) error {
-	_, err := git.Run(ctx, b.wt.Path, os.Environ(), "fetch", "--quiet", "--no-tags", "origin", "+refs/heads/"+b.base+":refs/remotes/origin/"+b.base)
+	_, err := git.Run(ctx, b.dir, os.Environ(), "fetch", "--quiet", "--no-tags", "origin", "+refs/heads/"+b.base+":refs/remotes/origin/"+b.base)
 	return err
 }
 
@@ -60,8 +61,8 @@ func (b *issueBranch) originBase() string { return "refs/remotes/origin/" + b.ba
 // opens or updates its pull request, and repairs failing checks and
 // conflicts with the base, up to the effective repair cap.
 type delivery struct {
-	r  *run
-	sc *StepContext
+	r  Run
+	sc *step.Context
 	*issueBranch
 	cap int
 	pr  *forge.PullRequest
@@ -73,13 +74,13 @@ type delivery struct {
 	trace  string
 }
 
-// deliver runs a delivery action.
-func (r *run) deliver(ctx context.Context, sc *StepContext, wt worktree.Worktree) ActionResult {
-	b, err := r.issueBranchOf(sc, wt, "delivery")
+// deliver runs a delivery action of the step sc of r.
+func deliver(ctx context.Context, r Run, sc *step.Context) step.Result {
+	b, err := issueBranchOf(r, sc, "delivery")
 	if err != nil {
-		return failedAction("%v", err)
+		return step.Failed("%v", err)
 	}
-	d := &delivery{r: r, sc: sc, issueBranch: b, cap: r.o.Plan.Limits.RepairCap.Value}
+	d := &delivery{r: r, sc: sc, issueBranch: b, cap: r.Plan().Limits.RepairCap.Value}
 	res := d.run(ctx)
 	res.Trace = d.trace
 	return res
@@ -87,15 +88,13 @@ func (r *run) deliver(ctx context.Context, sc *StepContext, wt worktree.Worktree
 
 // note shows a line of the delivery's progress.
 func (d *delivery) note(format string, args ...any) {
-	if d.r.prog != nil {
-		d.r.prog.note(d.sc.Step.Name + ": " + fmt.Sprintf(format, args...))
-	}
+	d.r.Note(d.sc.Step.Name + ": " + fmt.Sprintf(format, args...))
 }
 
 // failed ends the delivery failed with cause; the result says what it
 // did.
-func (d *delivery) failed(format string, args ...any) ActionResult {
-	res := failedAction(format, args...)
+func (d *delivery) failed(format string, args ...any) step.Result {
+	res := step.Failed(format, args...)
 	res.Result = d.summary(res.Cause)
 	return res
 }
@@ -116,7 +115,7 @@ func (d *delivery) summary(end string) string {
 }
 
 // run carries the delivery out.
-func (d *delivery) run(ctx context.Context) ActionResult {
+func (d *delivery) run(ctx context.Context) step.Result {
 	if err := d.prepare(ctx); err != nil {
 		return d.failed("%v", err)
 	}
@@ -126,7 +125,7 @@ func (d *delivery) run(ctx context.Context) ActionResult {
 	if err := d.open(ctx); err != nil {
 		return d.failed("%v", err)
 	}
-	d.r.setPullRequest(d.pr.URL)
+	d.r.SetPullRequest(d.pr.URL)
 	freeRebase := false
 	for {
 		conflict, err := d.conflicts(ctx)
@@ -172,7 +171,7 @@ var errAtCap = errors.New("the repair cap is reached")
 
 // atCap ends the delivery failed at the repair cap: its pull request stays
 // open, as the branch does.
-func (d *delivery) atCap(conflict bool, bad []forge.Check) ActionResult {
+func (d *delivery) atCap(conflict bool, bad []forge.Check) step.Result {
 	what := fmt.Sprintf("checks %s still fail", forge.CheckNames(bad))
 	if conflict {
 		what = fmt.Sprintf("branch %q still conflicts with %q", d.branch, d.base)
@@ -185,22 +184,22 @@ func (d *delivery) atCap(conflict bool, bad []forge.Check) ActionResult {
 // stopped is undone first.
 func (d *delivery) prepare(ctx context.Context) error {
 	if d.rebasing() {
-		if _, err := git.Run(ctx, d.wt.Path, os.Environ(), "rebase", "--abort"); err != nil {
+		if _, err := git.Run(ctx, d.dir, os.Environ(), "rebase", "--abort"); err != nil {
 			return err
 		}
 		d.note("undid the rebase an earlier attempt left stopped")
 	}
-	status, err := git.Run(ctx, d.wt.Path, os.Environ(), "status", "--porcelain", "--untracked-files=normal")
+	status, err := git.Run(ctx, d.dir, os.Environ(), "status", "--porcelain", "--untracked-files=normal")
 	if err != nil {
 		return err
 	}
 	if files := strings.Fields(status); len(files) > 0 {
-		return fmt.Errorf("worktree %q has uncommitted changes (git status in %s lists them); delivery pushes commits only, so a step before it must commit its work", d.wt.Name, d.wt.Path)
+		return fmt.Errorf("worktree %q has uncommitted changes (git status in %s lists them); delivery pushes commits only, so a step before it must commit its work", d.worktree, d.dir)
 	}
 	if err := d.fetchBase(ctx); err != nil {
 		return err
 	}
-	out, err := git.Run(ctx, d.wt.Path, os.Environ(), "rev-list", "--count", d.originBase()+"..HEAD")
+	out, err := git.Run(ctx, d.dir, os.Environ(), "rev-list", "--count", d.originBase()+"..HEAD")
 	if err != nil {
 		return err
 	}
@@ -222,10 +221,10 @@ func (d *delivery) push(ctx context.Context, lease string) error {
 	if lease != "" {
 		args = []string{"push", "--quiet", "--force-with-lease=" + ref + ":" + lease, "origin", ref + ":" + ref}
 	}
-	if _, err := git.Run(ctx, d.wt.Path, os.Environ(), args...); err != nil {
+	if _, err := git.Run(ctx, d.dir, os.Environ(), args...); err != nil {
 		return fmt.Errorf("push branch %q: %w", d.branch, err)
 	}
-	d.pushed = worktree.Head(d.wt.Path)
+	d.pushed = git.Head(context.Background(), d.dir, os.Environ())
 	return nil
 }
 
@@ -236,7 +235,7 @@ func (d *delivery) push(ctx context.Context, lease string) error {
 func (d *delivery) refuseCairnFiles(ctx context.Context) error {
 	args := append([]string{"log", "--format=commit %h", "--name-only", "--no-renames", "--diff-filter=d",
 		d.originBase() + "..HEAD", "--"}, cairnPathspecs()...)
-	out, err := git.Run(ctx, d.wt.Path, os.Environ(), args...)
+	out, err := git.Run(ctx, d.dir, os.Environ(), args...)
 	if err != nil {
 		return err
 	}
@@ -272,11 +271,11 @@ func cairnPathspecs() []string {
 
 // title and body are the pull request's: the issue's title, and a body
 // that closes the issue and names the run.
-func (d *delivery) title() string { return d.r.issue.Title }
+func (d *delivery) title() string { return d.r.Issue().Title }
 
 func (d *delivery) body() string {
 	return fmt.Sprintf("Closes #%d.\n\nDelivered by cairn: process `%s`, run `%s`, step `%s`.\n",
-		d.r.issue.Number, d.r.o.Plan.Process, d.r.folder.Name(), d.sc.Step.Name)
+		d.r.Issue().Number, d.r.Plan().Process, d.r.Name(), d.sc.Step.Name)
 }
 
 // open finds the branch's open pull request and updates it, or opens one
@@ -309,7 +308,7 @@ func (d *delivery) conflicts(ctx context.Context) (bool, error) {
 	if err := d.fetchBase(ctx); err != nil {
 		return false, err
 	}
-	_, err := git.Run(ctx, d.wt.Path, os.Environ(), "merge-tree", "--write-tree", "--name-only", "HEAD", d.originBase())
+	_, err := git.Run(ctx, d.dir, os.Environ(), "merge-tree", "--write-tree", "--name-only", "HEAD", d.originBase())
 	switch {
 	case err == nil:
 		return false, nil
@@ -367,7 +366,7 @@ func (d *delivery) waitChecks(ctx context.Context) ([]forge.Check, error) {
 
 // green ends the delivery: every check passed, the pull request is marked
 // ready for review.
-func (d *delivery) green(ctx context.Context, checks []forge.Check) ActionResult {
+func (d *delivery) green(ctx context.Context, checks []forge.Check) step.Result {
 	if d.pr.IsDraft {
 		if err := d.gh.MarkReady(ctx, d.pr.Number); err != nil {
 			return d.failed("pull request %s: %v", d.pr.URL, err)
@@ -389,7 +388,7 @@ func (d *delivery) green(ctx context.Context, checks []forge.Check) ActionResult
 		how += fmt.Sprintf(", after %d repair sessions", d.rounds)
 	}
 	d.note("pull request %s is ready for review: %s", d.pr.URL, how)
-	return ActionResult{Result: d.summary(fmt.Sprintf("Ready for review: %s.", how))}
+	return step.Result{Result: d.summary(fmt.Sprintf("Ready for review: %s.", how))}
 }
 
 // jobLink finds the run and job ids in a GitHub Actions check's link.
@@ -409,7 +408,7 @@ func (d *delivery) failingCheck(ctx context.Context, c forge.Check) templates.Fa
 		f.LogError = err.Error()
 		return f
 	}
-	f.Log, f.Cut = tail(out, maxCheckLog)
+	f.Log, f.Cut = text.Tail(out, maxCheckLog)
 	if strings.TrimSpace(f.Log) == "" {
 		f.LogError = "gh gave an empty log"
 	}
@@ -436,7 +435,7 @@ func (d *delivery) repair(ctx context.Context, bad []forge.Check) error {
 	if err := d.commitLeft(ctx, "[cairn] Repair: "+strings.Join(names, ", ")); err != nil {
 		return err
 	}
-	if worktree.Head(d.wt.Path) == d.pushed {
+	if git.Head(context.Background(), d.dir, os.Environ()) == d.pushed {
 		d.done = append(d.done, fmt.Sprintf("checks %s: the session changed nothing. %s", forge.CheckNames(bad), msg))
 		d.note("repair %d of %d changed nothing", d.rounds, d.cap)
 		return nil
@@ -452,7 +451,7 @@ func (d *delivery) repair(ctx context.Context, bad []forge.Check) error {
 func (d *delivery) rebase(ctx context.Context) error {
 	editor := []string{"GIT_EDITOR=true"}
 	d.note("branch %q conflicts with origin/%s: rebasing it", d.branch, d.base)
-	_, err := git.Run(ctx, d.wt.Path, append(os.Environ(), editor...), "rebase", "--no-autostash", d.originBase())
+	_, err := git.Run(ctx, d.dir, append(os.Environ(), editor...), "rebase", "--no-autostash", d.originBase())
 	for err != nil {
 		if !d.rebasing() {
 			return fmt.Errorf("rebase branch %q onto origin/%s: %w", d.branch, d.base, err)
@@ -477,18 +476,18 @@ func (d *delivery) rebase(ctx context.Context) error {
 				d.abortRebase(ctx)
 				return serr
 			}
-			left := withMarkers(d.wt.Path, conflicts)
+			left := withMarkers(d.dir, conflicts)
 			if len(left) == 0 {
 				d.done = append(d.done, fmt.Sprintf("conflicts with %s in %s: %s", d.base, quoteAll(conflicts), msg))
 				break
 			}
 			d.done = append(d.done, fmt.Sprintf("conflicts with %s in %s: conflict markers are left in %s. %s", d.base, quoteAll(conflicts), quoteAll(left), msg))
 		}
-		if _, aerr := git.Run(ctx, d.wt.Path, os.Environ(), "add", "--all", "--", ".", ":(exclude)"+ir.RunsInRepo); aerr != nil {
+		if _, aerr := git.Run(ctx, d.dir, os.Environ(), "add", "--all", "--", ".", ":(exclude)"+ir.RunsInRepo); aerr != nil {
 			d.abortRebase(ctx)
 			return aerr
 		}
-		_, err = git.Run(ctx, d.wt.Path, append(os.Environ(), editor...), "rebase", "--continue")
+		_, err = git.Run(ctx, d.dir, append(os.Environ(), editor...), "rebase", "--continue")
 	}
 	return d.push(ctx, d.pushed)
 }
@@ -496,13 +495,13 @@ func (d *delivery) rebase(ctx context.Context) error {
 // rebasing reports whether a rebase is stopped in the worktree.
 func (d *delivery) rebasing() bool {
 	for _, name := range []string{"rebase-merge", "rebase-apply"} {
-		out, err := git.Run(context.Background(), d.wt.Path, os.Environ(), "rev-parse", "--git-path", name)
+		out, err := git.Run(context.Background(), d.dir, os.Environ(), "rev-parse", "--git-path", name)
 		if err != nil {
 			continue
 		}
 		p := strings.TrimSpace(out)
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(d.wt.Path, p)
+			p = filepath.Join(d.dir, p)
 		}
 		if _, err := os.Stat(p); err == nil {
 			return true
@@ -513,14 +512,14 @@ func (d *delivery) rebasing() bool {
 
 // abortRebase undoes a stopped rebase, leaving the branch as it was.
 func (d *delivery) abortRebase(ctx context.Context) {
-	if _, err := git.Run(context.WithoutCancel(ctx), d.wt.Path, os.Environ(), "rebase", "--abort"); err != nil {
-		d.r.warn(err)
+	if _, err := git.Run(context.WithoutCancel(ctx), d.dir, os.Environ(), "rebase", "--abort"); err != nil {
+		d.r.Warn(err)
 	}
 }
 
 // unmerged lists the paths with unresolved conflicts.
 func (d *delivery) unmerged(ctx context.Context) ([]string, error) {
-	out, err := git.Run(ctx, d.wt.Path, os.Environ(), "diff", "--name-only", "--diff-filter=U", "-z")
+	out, err := git.Run(ctx, d.dir, os.Environ(), "diff", "--name-only", "--diff-filter=U", "-z")
 	if err != nil {
 		return nil, err
 	}
@@ -564,28 +563,8 @@ func quoteAll(names []string) string {
 // commitLeft commits what the repair session left uncommitted, with the
 // run's trailers.
 func (d *delivery) commitLeft(ctx context.Context, subject string) error {
-	_, err := commitLeft(ctx, d.wt.Path, subject, d.r.folder.Name(), d.sc.Step.Name)
+	_, err := step.CommitLeft(ctx, d.dir, subject, d.r.Name(), d.sc.Step.Name)
 	return err
-}
-
-// commitLeft commits what an agent left uncommitted in the worktree at dir,
-// as subject with the Cairn-Run and Cairn-Step trailers, and reports
-// whether there was anything. cairn's own files (the issue file, copied
-// skills) are excluded from the worktree, and run folders are left out, so
-// neither is swept in; hooks are not run (the commit is made unattended).
-func commitLeft(ctx context.Context, dir, subject, run, step string) (bool, error) {
-	if _, err := git.Run(ctx, dir, os.Environ(), "add", "--all", "--", ".", ":(exclude)"+ir.RunsInRepo); err != nil {
-		return false, err
-	}
-	// diff --cached --quiet exits 1 when something is staged.
-	if _, err := git.Run(ctx, dir, os.Environ(), "diff", "--cached", "--quiet"); err == nil {
-		return false, nil
-	} else if git.ExitCode(err) != 1 {
-		return false, err
-	}
-	trailers := fmt.Sprintf("Cairn-Run: %s\nCairn-Step: %s", run, step)
-	_, err := git.Run(ctx, dir, os.Environ(), "commit", "--quiet", "--no-verify", "-m", subject, "-m", trailers)
-	return err == nil, err
 }
 
 // session runs repair session d.rounds with data (its checks or
@@ -596,7 +575,7 @@ func (d *delivery) session(ctx context.Context, data templates.RepairData) (stri
 	fail := func(err error) (string, error) {
 		return "", fmt.Errorf("repair session %d: %w", d.rounds, err)
 	}
-	a := d.r.o.Plan.Repair
+	a := d.r.Plan().Repair
 	if a == nil {
 		// A plan made before plans carried it: the default harness,
 		// its own model.
@@ -606,51 +585,27 @@ func (d *delivery) session(ctx context.Context, data templates.RepairData) (stri
 	if a.Harness == nil || a.Skill == nil {
 		return fail(errors.New("the plan names no harness or skill for it"))
 	}
-	h, ok := d.r.o.Harnesses.Lookup(a.Harness.Value)
-	if !ok {
-		return fail(fmt.Errorf("unknown harness %q", a.Harness.Value))
-	}
-	skill, err := skillPath(d.r.o.Home, d.wt, a.Skill)
-	if err != nil {
-		return fail(err)
-	}
-	data.Process, data.Step = processOf(d.sc), d.sc.Step.Name
+	data.Process, data.Step = d.sc.Process(), d.sc.Step.Name
 	data.PullRequest, data.Branch, data.Base = d.pr.URL, d.branch, d.base
 	data.Round, data.Rounds = d.rounds, d.cap
-	data.WorktreePath, data.Skill, data.SkillPath = d.wt.Path, a.Skill.Name, skill
-	data.IssueURL, data.Limit = d.r.issue.URL, checkLogLimit
-	if f := filepath.Join(d.wt.Path, ir.IssueFile); fileExists(f) {
-		data.IssueFile = f
-	}
-	prompt, err := templates.RepairPrompt(data)
-	if err != nil {
-		return fail(err)
-	}
-	if err := WaitResources(ctx, d.r.o.Config.Resources, func(msg string) { d.note("%s", msg) }); err != nil {
-		return fail(err)
-	}
+	data.WorktreePath, data.Skill = d.dir, a.Skill.Name
+	data.IssueURL, data.Limit = d.r.Issue().URL, checkLogLimit
+	data.IssueFile = d.sc.IssueFile()
 	sc := *d.sc
 	sc.TraceFile = filepath.Join(d.sc.RunDir, record.TracesDir, fmt.Sprintf("%s.repair-%d.jsonl", d.sc.Step.Name, d.rounds))
-	res := runPrompt(ctx, &sc, h, actionInvocation(a, prompt))
+	res := d.r.Session(ctx, &sc, a, func(skillPath string) (string, error) {
+		data.SkillPath = skillPath
+		return templates.RepairPrompt(data)
+	})
 	if res.Trace != "" {
 		d.trace = res.Trace
 	}
 	if res.Failed {
 		return fail(errors.New(res.Cause))
 	}
-	msg := firstLine(res.Result)
+	msg := text.FirstLine(res.Result)
 	if msg == "" {
 		msg = "(no final message)"
 	}
 	return msg, nil
-}
-
-// firstLine is the first non-blank line of s, trimmed.
-func firstLine(s string) string {
-	for _, line := range strings.Split(s, "\n") {
-		if line = strings.TrimSpace(line); line != "" {
-			return line
-		}
-	}
-	return ""
 }

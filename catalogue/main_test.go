@@ -1,0 +1,9 @@
+package catalogue
+
+import (
+	"testing"
+
+	"github.com/cairn-dev/cairn/internal/ghtest"
+)
+
+func TestMain(m *testing.M) { ghtest.Main(m) }

@@ -1,0 +1,61 @@
+package step
+
+import (
+	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// SkipCode is the exit status with which a precheck shell skips its step:
+// automake's skip code, given to every shell as $CHECK_SKIP (§7.2).
+const SkipCode = 77
+
+// The variables of §7.1 that cairn sets for every shell of a step.
+const (
+	EnvRun       = "CAIRN_RUN"
+	EnvResults   = "CAIRN_RESULTS"
+	EnvResult    = "CAIRN_RESULT"
+	EnvStep      = "CAIRN_STEP"
+	EnvWorktree  = "CAIRN_WORKTREE"
+	EnvIssueURL  = "CAIRN_ISSUE_URL"
+	EnvDirective = "CAIRN_DIRECTIVE"
+	EnvCheckSkip = "CHECK_SKIP"
+)
+
+// Env is the environment of a step's shells and sessions (§7.1): base
+// (the user's own, os.Environ()), then the CAIRN_* variables and CHECK_SKIP,
+// then the step's own env, each name once, a later value replacing an
+// earlier one in place. CAIRN_ISSUE_URL is set only when there is an issue;
+// one inherited from base is dropped otherwise, so a run started from a
+// step of another never sees its parent's issue.
+func Env(base []string, sc *Context, resultsDir string, stepEnv []ir.PlanEnv) []string {
+	set := []string{
+		EnvRun + "=" + sc.RunDir,
+		EnvResults + "=" + resultsDir,
+		EnvResult + "=" + sc.ResultFile,
+		EnvStep + "=" + stepName(sc),
+		EnvWorktree + "=" + sc.Worktree,
+	}
+	if sc.IssueURL != "" {
+		set = append(set, EnvIssueURL+"="+sc.IssueURL)
+	}
+	set = append(set,
+		EnvDirective+"="+sc.Directive,
+		EnvCheckSkip+"=77",
+	)
+	for _, e := range stepEnv {
+		set = append(set, e.Name+"="+e.Value)
+	}
+	var drop []string
+	if sc.IssueURL == "" {
+		drop = append(drop, EnvIssueURL)
+	}
+	return proc.MergeEnv(base, set, drop)
+}
+
+// stepName is the name of sc's step, "" when it has none.
+func stepName(sc *Context) string {
+	if sc.Step == nil {
+		return ""
+	}
+	return sc.Step.Name
+}
