@@ -19,8 +19,8 @@ import (
 	"github.com/cairn-dev/cairn/catalogue"
 	"github.com/cairn-dev/cairn/internal/atomicfile"
 	"github.com/cairn-dev/cairn/record"
-	"github.com/cairn-dev/cairn/worktree"
 	"github.com/cairn-dev/cairn/step"
+	"github.com/cairn-dev/cairn/worktree"
 
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/forge"
