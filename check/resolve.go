@@ -104,7 +104,7 @@ func harnessesOf(env *Env) *harness.Registry {
 	if env.Harnesses != nil {
 		return env.Harnesses
 	}
-	return lookupOnce(env, "harnesses", func() *harness.Registry { return harness.NewRegistry(configOf(env)) })
+	return lookupOnce(env, "harnesses", func() *harness.Registry { return harness.NewRegistry(configOf(env).CustomHarnesses()) })
 }
 
 // usable reports whether f holds a usable, non-empty value.

@@ -49,7 +49,11 @@ func Bash(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
 		return nil, []ir.Diagnostic{{Rule: ir.RuleNotCompilable, Severity: ir.Error, Message: "no plan to compile"}}
 	}
 	if in.Harnesses == nil {
-		in.Harnesses = harness.NewRegistry(in.Config)
+		var custom []ir.CustomHarness
+		if in.Config != nil {
+			custom = in.Config.CustomHarnesses()
+		}
+		in.Harnesses = harness.NewRegistry(custom)
 	}
 	if in.ReadFile == nil {
 		in.ReadFile = os.ReadFile

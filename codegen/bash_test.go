@@ -50,7 +50,7 @@ func TestCustomHarnessThatChangesValues(t *testing.T) {
 		{Name: "count", Command: strings2("count", `--len={{len .Worktree}}`)},
 		{Name: "fine", Command: strings2("fine", `{{if .Model}}--model={{.Model}}{{end}}`, "--dir={{.Worktree}}")},
 	}}
-	reg := harness.NewRegistry(cfg)
+	reg := harness.NewRegistry(cfg.CustomHarnesses())
 	for _, tc := range []struct {
 		harness string
 		refused bool

@@ -148,3 +148,13 @@ func (c *Config) EffectiveRepairCap() int {
 	}
 	return DefaultRepairCap
 }
+
+// CustomHarnesses are c's [harnesses.NAME] tables, as the harness registry
+// and a plan carry them.
+func (c *Config) CustomHarnesses() []ir.CustomHarness {
+	var out []ir.CustomHarness
+	for _, h := range c.Harnesses {
+		out = append(out, ir.CustomHarness{Name: h.Name, Command: ir.Values(h.Command), Preflight: ir.Values(h.Preflight)})
+	}
+	return out
+}

@@ -161,3 +161,13 @@ type HarnessStatus struct {
 	// login status: Not logged in"); empty when LoggedIn is nil.
 	Login string `json:"login,omitempty"`
 }
+
+// CustomHarness is a [harnesses.NAME] of the config (§8): Command is an
+// argv whose items may hold {{.Model}}, {{.Effort}}, {{.MaxTurns}} and
+// {{.Worktree}}; Preflight is the argv that proves it can start (Command's
+// first item when empty).
+type CustomHarness struct {
+	Name      string
+	Command   []string
+	Preflight []string
+}

@@ -101,7 +101,7 @@ func newDeliveryFixture(t *testing.T, checks []fakegh.CheckSpec, limits ir.PlanL
 			MaxTurns: &ir.IntSetting{Value: ir.DefaultMaxTurns, Source: ir.FromDefault}},
 	}
 	f.r = &run{
-		o:      Options{Home: home, Config: cfg, Harnesses: harness.NewRegistry(cfg), Plan: plan},
+		o:      Options{Home: home, Config: cfg, Harnesses: harness.NewRegistry(cfg.CustomHarnesses()), Plan: plan},
 		folder: folder,
 		issue:  is,
 		index:  map[string]int{},

@@ -160,7 +160,7 @@ func (o *Options) complete() error {
 		o.Config = &config.Config{}
 	}
 	if o.Harnesses == nil {
-		o.Harnesses = harness.NewRegistry(o.Config)
+		o.Harnesses = harness.NewRegistry(o.Config.CustomHarnesses())
 	}
 	return nil
 }
