@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
@@ -371,16 +370,16 @@ func (k *childRuns) runAll(ctx context.Context, cs []*childRun) {
 // sends no notification: the run's own says how it all ended.
 func (k *childRuns) run(ctx context.Context, c *childRun) {
 	r := k.r
-	cfg := *r.o.Config
-	cfg.Notify = config.Notify{}
+	plan := *c.plan
+	plan.Notify = ir.PlanNotify{}
 	w := &noteWriter{prog: r.prog, label: c.label}
 	defer w.flush()
 	c.status, c.err = Run(ctx, Options{
 		Home:      r.o.Home,
 		Repo:      r.o.Repo,
-		Config:    &cfg,
+		Config:    r.o.Config,
 		Harnesses: r.o.Harnesses,
-		Plan:      c.plan,
+		Plan:      &plan,
 		Source:    c.source,
 		Directive: r.o.Directive,
 		Jobs:      r.o.Jobs,

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/internal/atomicfile"
+	"github.com/cairn-dev/cairn/notify"
 	"github.com/cairn-dev/cairn/record"
 
 	"github.com/cairn-dev/cairn/check"
@@ -358,7 +359,7 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 		// A run that did nothing leaves nothing, and says nothing.
 		return status, runErr
 	}
-	if _, err := Notify(r.o.Config.Notify, Notification{Process: plan.Process, Status: status, Run: r.folder.Dir, PullRequest: r.pullRequestURL()}, r.o.Stderr); err != nil {
+	if _, err := notify.Send(plan.Notify, notify.Notification{Process: plan.Process, Status: status, Run: r.folder.Dir, PullRequest: r.pullRequestURL()}, os.Environ(), r.o.Stderr); err != nil {
 		fmt.Fprintf(r.o.Stderr, "cairn: %v\n", err)
 	}
 	return status, runErr

@@ -1,16 +1,16 @@
-package runtime
+// Package notify tells the user a run has ended, through the config's
+// [notify] command (§7.9).
+package notify
 
 import (
 	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
@@ -19,10 +19,12 @@ import (
 // NotifyTimeout is how long the [notify] command may run.
 const NotifyTimeout = 30 * time.Second
 
-// The variables the [notify] command is given (§7.9).
+// The variables the [notify] command is given (§7.9); CAIRN_RUN is the
+// run folder, as a step's shells have it.
 const (
 	EnvProcess     = "CAIRN_PROCESS"
 	EnvStatus      = "CAIRN_STATUS"
+	EnvRun         = "CAIRN_RUN"
 	EnvPullRequest = "CAIRN_PR_URL"
 )
 
@@ -46,37 +48,25 @@ type Notification struct {
 	PullRequest string
 }
 
-// Notify runs the config's [notify] command (§7.9) when its `on` lists the
-// class of n's status ("success", "failure"; every end when `on` is not
-// set), with CAIRN_PROCESS, CAIRN_STATUS and CAIRN_RUN in its environment,
-// and CAIRN_PR_URL when the run has a pull request, for at most
-// NotifyTimeout. Its output goes to w. It reports whether the
-// command ran, and why it failed; a failed notification changes nothing of
-// the run.
-func Notify(n config.Notify, note Notification, w io.Writer) (bool, error) {
-	argv := ir.Values(n.Command)
+// Send runs the plan's [notify] command n (§7.9) when its `on` lists the
+// class of note's status ("success", "failure"; every end when `on` is not
+// set), in the environment env with CAIRN_PROCESS, CAIRN_STATUS and
+// CAIRN_RUN set, and CAIRN_PR_URL when the run has a pull request, for at
+// most NotifyTimeout. Its output goes to w. It reports whether the command
+// ran, and why it failed; a failed notification changes nothing of the
+// run.
+func Send(n ir.PlanNotify, note Notification, env []string, w io.Writer) (bool, error) {
+	argv := n.Command
 	if len(argv) == 0 || argv[0] == "" {
 		return false, nil
 	}
-	if n.On.Set && !slices.Contains(ir.Values(n.On), notifyClass(note.Status)) {
+	if n.OnSet && !slices.Contains(n.On, notifyClass(note.Status)) {
 		return false, nil
 	}
 	var out bytes.Buffer
-	set := []ir.PlanEnv{
-		{Name: EnvProcess, Value: note.Process},
-		{Name: EnvStatus, Value: string(note.Status)},
-		{Name: EnvRun, Value: note.Run},
-	}
-	var drop []string
-	if note.PullRequest != "" {
-		set = append(set, ir.PlanEnv{Name: EnvPullRequest, Value: note.PullRequest})
-	} else {
-		// A CAIRN_PR_URL of the user's own must not pass for the run's.
-		drop = append(drop, EnvPullRequest)
-	}
 	p := &proc.Proc{
 		Argv:    argv,
-		Env:     mergeEnv(os.Environ(), set, drop),
+		Env:     note.environ(env),
 		Stdout:  &out,
 		Stderr:  &out,
 		Timeout: NotifyTimeout,
@@ -97,4 +87,23 @@ func Notify(n config.Notify, note Notification, w io.Writer) (bool, error) {
 		return true, fmt.Errorf("notify: %q: %s", strings.Join(argv, " "), res.Cause(NotifyTimeout))
 	}
 	return true, nil
+}
+
+// environ is base with note's variables set, each once. A CAIRN_PR_URL of
+// base is dropped when the run has no pull request: the user's own must
+// not pass for the run's.
+func (note Notification) environ(base []string) []string {
+	set := []string{EnvProcess + "=" + note.Process, EnvStatus + "=" + string(note.Status), EnvRun + "=" + note.Run}
+	if note.PullRequest != "" {
+		set = append(set, EnvPullRequest+"="+note.PullRequest)
+	}
+	env := make([]string, 0, len(base)+len(set))
+	for _, kv := range base {
+		switch name, _, _ := strings.Cut(kv, "="); name {
+		case EnvProcess, EnvStatus, EnvRun, EnvPullRequest:
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, set...)
 }
