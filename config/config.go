@@ -182,7 +182,7 @@ func (c *Config) PlanResources() ir.PlanResources {
 		p.MaxLoad = r.MaxLoad.Value
 	}
 	if f := r.MinFreeMemory; f.Set && !f.Bad {
-		if n, err := ParseSize(f.Value); err == nil {
+		if n, err := parseSize(f.Value); err == nil {
 			p.MinFreeMemory, p.MinFreeMemoryText = n, f.Value
 		}
 	}

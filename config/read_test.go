@@ -322,9 +322,9 @@ func TestParseSize(t *testing.T) {
 		{"9223372036854775808", 0, false},
 		{"9999999999TiB", 0, false},
 	} {
-		got, err := ParseSize(tc.in)
+		got, err := parseSize(tc.in)
 		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("ParseSize(%q) = %d, %v; want %d, ok=%v", tc.in, got, err, tc.want, tc.ok)
+			t.Errorf("parseSize(%q) = %d, %v; want %d, ok=%v", tc.in, got, err, tc.want, tc.ok)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/git"
+	"github.com/cairn-dev/cairn/internal/machine"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/templates"
@@ -624,7 +625,7 @@ func (d *delivery) session(ctx context.Context, data templates.RepairData) (stri
 	if err != nil {
 		return fail(err)
 	}
-	if err := WaitResources(ctx, d.r.o.Config.Resources, func(msg string) { d.note("%s", msg) }); err != nil {
+	if err := machine.Wait(ctx, d.r.o.Plan.Resources, func(msg string) { d.note("%s", msg) }); err != nil {
 		return fail(err)
 	}
 	sc := *d.sc

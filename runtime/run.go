@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/internal/atomicfile"
+	"github.com/cairn-dev/cairn/internal/machine"
 	"github.com/cairn-dev/cairn/notify"
 	"github.com/cairn-dev/cairn/record"
 
@@ -835,7 +836,7 @@ func (r *run) session(ctx context.Context, sc *StepContext, wt Worktree, a *ir.P
 		return ActionResult{Failed: true, ExitCode: -1, Cause: fmt.Sprintf("unknown harness %q", a.Harness.Value)}
 	}
 	step := sc.Step.Name
-	if err := WaitResources(ctx, r.o.Config.Resources, func(msg string) {
+	if err := machine.Wait(ctx, r.o.Plan.Resources, func(msg string) {
 		r.prog.note(fmt.Sprintf("%s: %s", step, msg))
 	}); err != nil {
 		return ActionResult{Failed: true, ExitCode: -1, Cause: err.Error()}

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/machine"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/templates"
@@ -274,7 +275,7 @@ func (r *run) judge(ctx context.Context, sc *StepContext, rec *record.ValidateRe
 	}
 	var j judgement
 	for attempt := 1; attempt <= 2; attempt++ {
-		if err := WaitResources(ctx, r.o.Config.Resources, func(msg string) {
+		if err := machine.Wait(ctx, r.o.Plan.Resources, func(msg string) {
 			r.prog.note(fmt.Sprintf("%s: %s", step, msg))
 		}); err != nil {
 			return judgement{broken: err.Error()}
@@ -493,7 +494,7 @@ func (r *run) review(ctx context.Context, sc *StepContext, wt Worktree, sr *reco
 	if err != nil {
 		return fmt.Sprintf("validate: review retry %d: %v", retry, err)
 	}
-	if err := WaitResources(ctx, r.o.Config.Resources, func(msg string) {
+	if err := machine.Wait(ctx, r.o.Plan.Resources, func(msg string) {
 		r.prog.note(fmt.Sprintf("%s: %s", sc.Step.Name, msg))
 	}); err != nil {
 		return fmt.Sprintf("validate: review retry %d: %v", retry, err)
