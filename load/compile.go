@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/cairn-dev/cairn/check"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
@@ -18,7 +17,6 @@ import (
 type Compilable struct {
 	Plan      *ir.Plan
 	Process   *ir.Process
-	Config    *config.Config
 	Harnesses *harness.Registry
 	// RepoRoot is the top of the repository's working tree, which the
 	// script records its process file relative to.
@@ -48,7 +46,6 @@ func PrepareCompile(ctx context.Context, dir, target string) (*Compilable, *temp
 	return &Compilable{
 		Plan:      plan,
 		Process:   p,
-		Config:    ws.Env.Config,
 		Harnesses: ws.Env.Harnesses,
 		RepoRoot:  ws.Env.Repo.Root,
 	}, r, nil

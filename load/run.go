@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/cairn-dev/cairn/check"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
@@ -20,7 +19,6 @@ type Runnable struct {
 	// Source is the process file's bytes.
 	Source    []byte
 	Home      string
-	Config    *config.Config
 	Repo      *check.Repo
 	Harnesses *harness.Registry
 }
@@ -51,7 +49,6 @@ func PrepareRun(ctx context.Context, dir, target, issue string, flags check.Flag
 		Plan:      plan,
 		Source:    r.Sources[plan.File],
 		Home:      ws.Env.Home,
-		Config:    ws.Env.Config,
 		Repo:      ws.Env.Repo,
 		Harnesses: ws.Env.Harnesses,
 	}, r, nil

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/fakegh"
@@ -65,10 +64,7 @@ func newDeliveryFixture(t *testing.T, checks []fakegh.CheckSpec, limits ir.PlanL
 	if err := os.WriteFile(script, []byte(fixerScript), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg, diags := config.Read("config.toml", []byte("[harnesses.fixer]\ncommand = ["+strconv.Quote(script)+"]\n"))
-	if len(diags) > 0 {
-		t.Fatalf("config: %v", diags)
-	}
+	fixer := []ir.CustomHarness{{Name: "fixer", Command: []string{script}}}
 
 	const branch = "cairn/42-fix-the-parser"
 	f.wt = Worktree{Name: "fix", Kind: ir.IssueBranch, Path: filepath.Join(dir, "wt"), Branch: branch}
@@ -101,7 +97,7 @@ func newDeliveryFixture(t *testing.T, checks []fakegh.CheckSpec, limits ir.PlanL
 			MaxTurns: &ir.IntSetting{Value: ir.DefaultMaxTurns, Source: ir.FromDefault}},
 	}
 	f.r = &run{
-		o:      Options{Home: home, Config: cfg, Harnesses: harness.NewRegistry(cfg.CustomHarnesses()), Plan: plan},
+		o:      Options{Home: home, Harnesses: harness.NewRegistry(fixer), Plan: plan},
 		folder: folder,
 		issue:  is,
 		index:  map[string]int{},

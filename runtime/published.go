@@ -123,7 +123,7 @@ func (r *run) publishedIssue(ctx context.Context, sc *StepContext) (*forge.Issue
 	if err != nil {
 		return nil, fmt.Errorf("step %q: %w", prev, err)
 	}
-	is, err := forge.OpenIssue(ctx, r.o.Repo.Root, url, ir.Values(r.o.Config.Trusted), sc.Env)
+	is, err := forge.OpenIssue(ctx, r.o.Repo.Root, url, r.o.Plan.Trusted, sc.Env)
 	if err != nil {
 		return nil, fmt.Errorf("published issue: %w", err)
 	}
@@ -256,7 +256,7 @@ func Tickets(body string) []string {
 // origin's repository, open, opened by a trusted account. It fails, naming
 // every problem, when any ticket fails its check, or there is none.
 func (r *run) tickets(ctx context.Context, sc *StepContext, spec *forge.Issue) ([]*forge.Issue, error) {
-	trusted := ir.Values(r.o.Config.Trusted)
+	trusted := r.o.Plan.Trusted
 	again, err := forge.OpenIssue(ctx, r.o.Repo.Root, spec.URL, trusted, sc.Env)
 	if err != nil {
 		return nil, fmt.Errorf("read spec issue %s again for its tickets: %w", spec, err)
@@ -377,7 +377,6 @@ func (k *childRuns) run(ctx context.Context, c *childRun) {
 	c.status, c.err = Run(ctx, Options{
 		Home:      r.o.Home,
 		Repo:      r.o.Repo,
-		Config:    r.o.Config,
 		Harnesses: r.o.Harnesses,
 		Plan:      &plan,
 		Source:    c.source,

@@ -20,7 +20,6 @@ import (
 	"github.com/cairn-dev/cairn/record"
 
 	"github.com/cairn-dev/cairn/check"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/git"
@@ -37,7 +36,6 @@ type Options struct {
 	// Home is $CAIRN_HOME.
 	Home      string
 	Repo      *check.Repo
-	Config    *config.Config
 	Harnesses *harness.Registry
 	Plan      *ir.Plan
 	// Source is the process file's bytes, for its sha256 in the record.
@@ -147,7 +145,7 @@ func begin(ctx context.Context, o Options) (record.Status, error) {
 }
 
 // complete checks that o has a plan and a repository, and fills in what
-// may be left out: no output, an empty config, its harnesses.
+// may be left out: no output, the harnesses of the plan.
 func (o *Options) complete() error {
 	if o.Plan == nil || o.Repo == nil {
 		return errors.New("a run needs a plan and a repository")
@@ -158,11 +156,8 @@ func (o *Options) complete() error {
 	if o.Stderr == nil {
 		o.Stderr = io.Discard
 	}
-	if o.Config == nil {
-		o.Config = &config.Config{}
-	}
 	if o.Harnesses == nil {
-		o.Harnesses = harness.NewRegistry(o.Config.CustomHarnesses())
+		o.Harnesses = harness.NewRegistry(o.Plan.CustomHarnesses)
 	}
 	return nil
 }
