@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/text"
@@ -579,7 +578,7 @@ func (d *delivery) session(ctx context.Context, data templates.RepairData) (stri
 	if a == nil {
 		// A plan made before plans carried it: the default harness,
 		// its own model.
-		a = &ir.PlanAction{Kind: ir.Session, Harness: &ir.Setting{Value: config.DefaultHarness, Source: ir.FromDefault},
+		a = &ir.PlanAction{Kind: ir.Session, Harness: &ir.Setting{Value: ir.DefaultHarness, Source: ir.FromDefault},
 			Skill: &ir.PlanSkill{Name: "cairn-repair", Path: "builtin:repair", Source: ir.SkillBuiltin}}
 	}
 	if a.Harness == nil || a.Skill == nil {

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/fakegh"
@@ -137,10 +136,7 @@ func newDeliveryFixture(t *testing.T, checks []fakegh.CheckSpec, limits ir.PlanL
 	if err := os.WriteFile(script, []byte(fixerScript), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg, diags := config.Read("config.toml", []byte("[harnesses.fixer]\ncommand = ["+strconv.Quote(script)+"]\n"))
-	if len(diags) > 0 {
-		t.Fatalf("config: %v", diags)
-	}
+	fixer := []ir.CustomHarness{{Name: "fixer", Command: []string{script}}}
 
 	f.dir = filepath.Join(dir, "wt")
 	testrepo.Git(t, f.Root, "worktree", "add", "-q", "-b", branch, f.dir, "main")
@@ -173,7 +169,7 @@ func newDeliveryFixture(t *testing.T, checks []fakegh.CheckSpec, limits ir.PlanL
 			Harness:  &ir.Setting{Value: "fixer", Source: ir.FromConfig},
 			MaxTurns: &ir.IntSetting{Value: ir.DefaultMaxTurns, Source: ir.FromDefault}},
 	}
-	f.r = &testRun{plan: plan, issue: is, folder: folder, harnesses: harness.NewRegistry(cfg), root: f.Root}
+	f.r = &testRun{plan: plan, issue: is, folder: folder, harnesses: harness.NewRegistry(fixer), root: f.Root}
 	f.sc = f.stepContext("deliver")
 	return f
 }

@@ -25,7 +25,7 @@ func lintEnv(string) *check.Env {
 // config file and no repository.
 func checkEnv(home string) *check.Env {
 	cfg := &config.Config{}
-	return &check.Env{Home: home, Config: cfg, Harnesses: harness.NewRegistry(cfg)}
+	return &check.Env{Home: home, Config: cfg, Harnesses: harness.NewRegistry(cfg.CustomHarnesses())}
 }
 
 // parseCheck is what cairn does for one file.

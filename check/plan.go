@@ -14,7 +14,9 @@ import (
 const notPreflighted = "not checked (--no-preflight)"
 
 // BuildPlan turns a process and its resolution into the plan `cairn check`
-// shows and `cairn run` carries out. Every list of the plan is non-nil, so
+// shows and `cairn run` carries out, with what a run or a compiled script
+// takes from the config besides (its [notify], [resources], trusted
+// accounts and custom harnesses). Every list of the plan is non-nil, so
 // that its JSON always has the arrays (§10). Cancelling ctx cancels the
 // harnesses' preflight.
 func BuildPlan(ctx context.Context, p *ir.Process, res *Resolution, env *Env) *ir.Plan {
@@ -37,6 +39,10 @@ func BuildPlan(ctx context.Context, p *ir.Process, res *Resolution, env *Env) *i
 		Stages:          [][]ir.PlanStep{},
 		Harnesses:       planHarnesses(ctx, res, env),
 	}
+	cfg := configOf(env)
+	plan.Notify, plan.Resources = cfg.PlanNotify(), cfg.PlanResources()
+	plan.Trusted = ir.Values(cfg.Trusted)
+	plan.CustomHarnesses = cfg.CustomHarnesses()
 	if env.Flags.Issue != nil {
 		plan.Issue = env.Flags.Issue.String()
 	}

@@ -113,7 +113,7 @@ func harnessesOf(env *Env) *harness.Registry {
 	if env.Harnesses != nil {
 		return env.Harnesses
 	}
-	return lookupOnce(env, "harnesses", func() *harness.Registry { return harness.NewRegistry(configOf(env)) })
+	return lookupOnce(env, "harnesses", func() *harness.Registry { return harness.NewRegistry(configOf(env).CustomHarnesses()) })
 }
 
 // usable reports whether f holds a usable, non-empty value.
@@ -201,7 +201,7 @@ func (r *resolver) configHarness() string {
 	if usable(r.cfg.Harness) {
 		return r.cfg.Harness.Value
 	}
-	return config.DefaultHarness
+	return ir.DefaultHarness
 }
 
 // defaultHarness is the harness of a step that names none: the flag's, the
@@ -213,7 +213,7 @@ func (r *resolver) defaultHarness() Resolved {
 	if usable(r.cfg.Harness) {
 		return Resolved{Setting: ir.Setting{Value: r.cfg.Harness.Value, Source: ir.FromConfig}, Range: valueRange(r.cfg.Harness)}
 	}
-	return Resolved{Setting: ir.Setting{Value: config.DefaultHarness, Source: ir.FromDefault}}
+	return Resolved{Setting: ir.Setting{Value: ir.DefaultHarness, Source: ir.FromDefault}}
 }
 
 func stepSetting(f ir.Field[string]) Resolved {

@@ -45,7 +45,7 @@ func runEnvCases(t *testing.T, rule string, cases []envCase) {
 			if cfg == nil {
 				cfg = &config.Config{}
 			}
-			_, diags := Check(context.Background(), p, nil, &Env{Home: t.TempDir(), Config: cfg, Flags: tc.flags, Harnesses: harness.NewRegistry(cfg)})
+			_, diags := Check(context.Background(), p, nil, &Env{Home: t.TempDir(), Config: cfg, Flags: tc.flags, Harnesses: harness.NewRegistry(cfg.CustomHarnesses())})
 			got := ruleDiags(diags, rule)
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("[%s] got\n%s\nwant\n%s", rule, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
@@ -290,7 +290,7 @@ prompt = "p"
 harness = "codex"
 `
 	cfg := &config.Config{}
-	env := &Env{Home: t.TempDir(), Config: cfg, Harnesses: harness.NewRegistry(cfg), Preflight: true}
+	env := &Env{Home: t.TempDir(), Config: cfg, Harnesses: harness.NewRegistry(cfg.CustomHarnesses()), Preflight: true}
 	for range 3 {
 		_, diags := Check(context.Background(), mustTOML(t, "p.toml", src), nil, env)
 		want := []string{
@@ -336,7 +336,7 @@ func TestPreflightCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	cfg := &config.Config{}
-	env := &Env{Home: t.TempDir(), Config: cfg, Harnesses: harness.NewRegistry(cfg), Preflight: true}
+	env := &Env{Home: t.TempDir(), Config: cfg, Harnesses: harness.NewRegistry(cfg.CustomHarnesses()), Preflight: true}
 	p := mustTOML(t, "p.toml", "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"codex\"\n")
 	plan, diags := Check(ctx, p, nil, env)
 	want := []string{`p.toml:5:11 error: harness "codex" cannot start: "codex --version": context canceled`}
@@ -428,7 +428,7 @@ harness = "mybot"
 		{false, `p.toml:2:1 warning: harness "claude" is not logged in: claude auth status: not logged in`},
 		{true, `p.toml:2:1 error: harness "claude" is not logged in: claude auth status: not logged in`},
 	} {
-		env := &Env{Home: t.TempDir(), Config: cfg, Harnesses: harness.NewRegistry(cfg), Preflight: true, Runtime: tc.runtime}
+		env := &Env{Home: t.TempDir(), Config: cfg, Harnesses: harness.NewRegistry(cfg.CustomHarnesses()), Preflight: true, Runtime: tc.runtime}
 		plan, diags := Check(context.Background(), mustTOML(t, "p.toml", src), nil, env)
 		if got := ruleDiags(diags, RuleHarnessNotLoggedIn); !slices.Equal(got, []string{tc.want}) {
 			t.Errorf("runtime %v: got %q; want %q", tc.runtime, got, tc.want)

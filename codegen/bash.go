@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
@@ -21,13 +20,11 @@ import (
 )
 
 // Inputs are what Bash needs besides the plan: the process file as parsed
-// (the ranges of its refusals), the harnesses its sessions name, and the
-// config (its [notify] command; its [resources], which a script does not
-// carry).
+// (the ranges of its refusals) and the harnesses its sessions name (the
+// plan's, when nil).
 type Inputs struct {
 	Process   *ir.Process
 	Harnesses *harness.Registry
-	Config    *config.Config
 	// ReadFile reads a home skill's SKILL.md; os.ReadFile when nil.
 	ReadFile func(path string) ([]byte, error)
 	// Source is the process file's bytes, whose SHA-256 the script's
@@ -49,7 +46,7 @@ func Bash(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
 		return nil, []ir.Diagnostic{{Rule: ir.RuleNotCompilable, Severity: ir.Error, Message: "no plan to compile"}}
 	}
 	if in.Harnesses == nil {
-		in.Harnesses = harness.NewRegistry(in.Config)
+		in.Harnesses = harness.NewRegistry(plan.CustomHarnesses)
 	}
 	if in.ReadFile == nil {
 		in.ReadFile = os.ReadFile
@@ -238,11 +235,9 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		s.Stages = append(s.Stages, indices)
 		s.LastStage = indices
 	}
-	if cfg := c.in.Config; cfg != nil {
-		s.Notify = ir.Values(cfg.Notify.Command)
-		s.NotifyOn = ir.Values(cfg.Notify.On)
-		s.NotifyOnSet = cfg.Notify.On.Set
-	}
+	s.Notify = plan.Notify.Command
+	s.NotifyOn = plan.Notify.On
+	s.NotifyOnSet = plan.Notify.OnSet
 	diags = append(diags, c.quotable(s)...)
 	// The run record begins as cairn run's does: its own step records.
 	steps := record.PlanSteps(plan)

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/config"
-	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -45,12 +43,11 @@ func TestBashQuoteLocale(t *testing.T) {
 // does more with a value known only at run time than insert it, at the
 // step's harness key.
 func TestCustomHarnessThatChangesValues(t *testing.T) {
-	cfg := &config.Config{Harnesses: []config.Harness{
-		{Name: "clip", Command: strings2("clip", `--dir={{printf "%.4s" .Worktree}}`)},
-		{Name: "count", Command: strings2("count", `--len={{len .Worktree}}`)},
-		{Name: "fine", Command: strings2("fine", `{{if .Model}}--model={{.Model}}{{end}}`, "--dir={{.Worktree}}")},
-	}}
-	reg := harness.NewRegistry(cfg)
+	custom := []ir.CustomHarness{
+		{Name: "clip", Command: []string{"clip", `--dir={{printf "%.4s" .Worktree}}`}},
+		{Name: "count", Command: []string{"count", `--len={{len .Worktree}}`}},
+		{Name: "fine", Command: []string{"fine", `{{if .Model}}--model={{.Model}}{{end}}`, "--dir={{.Worktree}}"}},
+	}
 	for _, tc := range []struct {
 		harness string
 		refused bool
@@ -62,8 +59,9 @@ func TestCustomHarnessThatChangesValues(t *testing.T) {
 				Name: "ask", Worktree: "default",
 				Actions: []ir.PlanAction{{Kind: ir.Session, Prompt: "Hi.", Harness: &ir.Setting{Value: tc.harness}}},
 			}}},
+			CustomHarnesses: custom,
 		}
-		script, diags := Bash(plan, Inputs{Harnesses: reg, Config: cfg})
+		script, diags := Bash(plan, Inputs{})
 		if got := ir.HasErrors(diags); got != tc.refused {
 			t.Errorf("harness %s: refused %v (%v); want %v", tc.harness, got, diags, tc.refused)
 			continue
@@ -78,16 +76,6 @@ func TestCustomHarnessThatChangesValues(t *testing.T) {
 			t.Errorf("harness fine: the script does not start it with its worktree:\n%s", script)
 		}
 	}
-}
-
-// strings2 is a config list of strings.
-func strings2(items ...string) ir.Strings {
-	var s ir.Strings
-	s.Set = true
-	for _, it := range items {
-		s.Value = append(s.Value, ir.Field[string]{Value: it, Set: true})
-	}
-	return s
 }
 
 // TestSessionPromptComposes checks that the prompt the script composes from

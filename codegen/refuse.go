@@ -159,9 +159,9 @@ func (c *compiler) refuse() []ir.Diagnostic {
 		}
 	}
 	diags = append(diags, c.nulBytes()...)
-	if cfg := c.in.Config; cfg != nil && (cfg.Resources.MaxLoad.Set || cfg.Resources.MinFreeMemory.Set) {
+	if res := c.plan.Resources; res.MaxLoad > 0 || res.MinFreeMemory > 0 {
 		diags = append(diags, ir.Diagnostic{
-			Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: cfg.Resources.Header,
+			Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: res.Header,
 			Message: "the config's [resources] is not compiled: the script's sessions do not wait for the machine's load or free memory",
 		})
 	}
@@ -278,12 +278,10 @@ func (c *compiler) quotable(s *script) []ir.Diagnostic {
 			diags = append(diags, notCompilable(c.at.file(), "a skill's SKILL.md holds a NUL byte, which a bash script cannot carry"))
 		}
 	}
-	if cfg := c.in.Config; cfg != nil {
-		for _, v := range s.Notify {
-			if strings.ContainsRune(v, 0) {
-				diags = append(diags, notCompilable(or(cfg.Notify.Header, c.at.file()), "the config's [notify] command holds a NUL byte, which a bash script cannot carry"))
-				break
-			}
+	for _, v := range s.Notify {
+		if strings.ContainsRune(v, 0) {
+			diags = append(diags, notCompilable(or(c.plan.Notify.Header, c.at.file()), "the config's [notify] command holds a NUL byte, which a bash script cannot carry"))
+			break
 		}
 	}
 	return diags

@@ -11,10 +11,11 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// Defaults of the config's keys (§5).
+// Defaults of the config's keys (§5); the default harness is
+// ir.DefaultHarness, which a plan names.
 const (
-	DefaultHarness   = "claude"
-	DefaultRepairCap = 3
+	DefaultRepairCap    = 3
+	DefaultResourceWait = "30m"
 )
 
 // Config is the user config as written, every key with its ranges. The zero
@@ -147,4 +148,48 @@ func (c *Config) EffectiveRepairCap() int {
 		return c.RepairCap.Value
 	}
 	return DefaultRepairCap
+}
+
+// CustomHarnesses are c's [harnesses.NAME] tables, as the harness registry
+// and a plan carry them.
+func (c *Config) CustomHarnesses() []ir.CustomHarness {
+	var out []ir.CustomHarness
+	for _, h := range c.Harnesses {
+		out = append(out, ir.CustomHarness{Name: h.Name, Command: ir.Values(h.Command), Preflight: ir.Values(h.Preflight)})
+	}
+	return out
+}
+
+// PlanNotify is c's [notify] as a plan carries it.
+func (c *Config) PlanNotify() ir.PlanNotify {
+	return ir.PlanNotify{
+		Command: ir.Values(c.Notify.Command),
+		On:      ir.Values(c.Notify.On),
+		OnSet:   c.Notify.On.Set,
+		Header:  c.Notify.Header,
+	}
+}
+
+// PlanResources is c's [resources] as a plan carries it: its size and
+// durations read, the wait DefaultResourceWait when the table sets none.
+// A value that does not read is left out: Read refused it with its
+// position, and a refused config makes no plan.
+func (c *Config) PlanResources() ir.PlanResources {
+	r := c.Resources
+	p := ir.PlanResources{WaitText: DefaultResourceWait, Header: r.Header}
+	p.Wait, _ = ir.ParseDuration(DefaultResourceWait)
+	if r.MaxLoad.Set && !r.MaxLoad.Bad {
+		p.MaxLoad = r.MaxLoad.Value
+	}
+	if f := r.MinFreeMemory; f.Set && !f.Bad {
+		if n, err := parseSize(f.Value); err == nil {
+			p.MinFreeMemory, p.MinFreeMemoryText = n, f.Value
+		}
+	}
+	if f := r.Wait; f.Set && !f.Bad {
+		if d, err := ir.ParseDuration(f.Value); err == nil {
+			p.Wait, p.WaitText = d, f.Value
+		}
+	}
+	return p
 }

@@ -207,7 +207,7 @@ func (rd *reader) resources(e *parse.TOMLEntry) {
 		case "min_free_memory":
 			res.MinFreeMemory = rd.String(kv)
 			if f := res.MinFreeMemory; !f.Bad {
-				if _, err := ParseSize(f.Value); err != nil {
+				if _, err := parseSize(f.Value); err != nil {
 					rd.invalid(f.Range, "invalid min_free_memory: %v; write a size such as \"2GiB\" or \"512MiB\"", err)
 				}
 			}
@@ -246,7 +246,7 @@ func (rd *reader) notify(e *parse.TOMLEntry) {
 	}
 }
 
-// sizeUnits are the units of ParseSize, case-insensitive: SI multiples of
+// sizeUnits are the units of parseSize, case-insensitive: SI multiples of
 // 1000 and IEC multiples of 1024.
 var sizeUnits = map[string]int64{
 	"": 1, "b": 1,
@@ -256,11 +256,11 @@ var sizeUnits = map[string]int64{
 	"t": 1e12, "tb": 1e12, "ti": 1 << 40, "tib": 1 << 40,
 }
 
-// ParseSize reads a size in bytes: a whole number and an optional unit, which
+// parseSize reads a size in bytes: a whole number and an optional unit, which
 // a blank may separate: "2GiB", "512MiB", "1G", "100M", "4096". K, M, G and T (also KB, …) are
 // powers of 1000; Ki, Mi, Gi and Ti (also KiB, …) powers of 1024. Units are
 // case-insensitive.
-func ParseSize(s string) (int64, error) {
+func parseSize(s string) (int64, error) {
 	i := 0
 	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 		i++

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-dev/cairn/ir"
 )
@@ -321,9 +322,44 @@ func TestParseSize(t *testing.T) {
 		{"9223372036854775808", 0, false},
 		{"9999999999TiB", 0, false},
 	} {
-		got, err := ParseSize(tc.in)
+		got, err := parseSize(tc.in)
 		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("ParseSize(%q) = %d, %v; want %d, ok=%v", tc.in, got, err, tc.want, tc.ok)
+			t.Errorf("parseSize(%q) = %d, %v; want %d, ok=%v", tc.in, got, err, tc.want, tc.ok)
 		}
+	}
+}
+
+// TestPlan reads §5's example config as a plan carries it, and the empty
+// config: no notification, no limits, the default wait.
+func TestPlan(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := Read("config.toml", src)
+	if got, want := fmt.Sprintf("%+v", c.PlanResources()), "{MaxLoad:8 MinFreeMemory:2147483648 MinFreeMemoryText:2GiB Wait:30m0s WaitText:30m Header:config.toml:17:1}"; got != want {
+		t.Errorf("resources %s; want %s", got, want)
+	}
+	if n := c.PlanNotify(); !slices.Equal(n.Command, []string{"notify-send", "cairn"}) || !slices.Equal(n.On, []string{"failure", "success"}) || !n.OnSet || n.Header.Start.Line != 21 {
+		t.Errorf("notify %+v", n)
+	}
+	if h := c.CustomHarnesses(); len(h) != 1 || h[0].Name != "mybot" || !slices.Equal(h[0].Command, []string{"mybot", "--model", "{{.Model}}"}) || !slices.Equal(h[0].Preflight, []string{"mybot", "--version"}) {
+		t.Errorf("custom harnesses %+v", h)
+	}
+
+	empty := &Config{}
+	if r := empty.PlanResources(); r.MaxLoad != 0 || r.MinFreeMemory != 0 || r.Wait != 30*time.Minute || r.WaitText != DefaultResourceWait {
+		t.Errorf("no [resources]: %+v", r)
+	}
+	if n := empty.PlanNotify(); len(n.Command) != 0 || n.OnSet {
+		t.Errorf("no [notify]: %+v", n)
+	}
+
+	c, _ = Read("config.toml", []byte("[resources]\nmin_free_memory = \"lots\"\nwait = \"0s\"\n[notify]\ncommand = [\"true\"]\non = []\n"))
+	if r := c.PlanResources(); r.MinFreeMemory != 0 || r.MinFreeMemoryText != "" || r.Wait != 0 || r.WaitText != "0s" {
+		t.Errorf("a size refused, no wait: %+v", r)
+	}
+	if n := c.PlanNotify(); !n.OnSet || len(n.On) != 0 {
+		t.Errorf("on = []: %+v", n)
 	}
 }

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"text/template"
 	"text/template/parse"
 
-	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/ir"
 )
 
 // custom is the adapter of a config's [harnesses.NAME] table: its command
@@ -26,28 +27,26 @@ type custom struct {
 }
 
 // newCustom makes the adapter of c.
-func newCustom(c config.Harness) *custom {
+func newCustom(c ir.CustomHarness) *custom {
 	h := &custom{name: c.Name}
-	for i, item := range c.Command.Value {
-		t, err := template.New(fmt.Sprintf("command[%d]", i)).Parse(item.Value)
+	for i, item := range c.Command {
+		t, err := template.New(fmt.Sprintf("command[%d]", i)).Parse(item)
 		if err != nil {
 			h.err = fmt.Errorf("harness %q: %w", c.Name, err)
 			break
 		}
 		h.command = append(h.command, t)
-		h.raw = append(h.raw, item.Value)
-		h.turns = h.turns || strings.Contains(item.Value, ".MaxTurns")
+		h.raw = append(h.raw, item)
+		h.turns = h.turns || strings.Contains(item, ".MaxTurns")
 	}
-	if len(c.Command.Value) == 0 && h.err == nil {
+	if len(c.Command) == 0 && h.err == nil {
 		h.err = fmt.Errorf("harness %q has no command", c.Name)
 	}
 	switch {
-	case len(c.Preflight.Value) > 0:
-		for _, item := range c.Preflight.Value {
-			h.version = append(h.version, item.Value)
-		}
-	case len(c.Command.Value) > 0:
-		h.version = []string{c.Command.Value[0].Value}
+	case len(c.Preflight) > 0:
+		h.version = slices.Clone(c.Preflight)
+	case len(c.Command) > 0:
+		h.version = []string{c.Command[0]}
 	}
 	return h
 }

@@ -7,7 +7,6 @@ package harness
 import (
 	"slices"
 
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -120,22 +119,20 @@ type Registry struct {
 	names  []string
 }
 
-// NewRegistry returns the built-in harnesses plus cfg's [harnesses.NAME]
-// tables (cfg may be nil). A custom table with a built-in name does not
+// NewRegistry returns the built-in harnesses plus the config's custom ones
+// ([harnesses.NAME]). A custom harness with a built-in name does not
 // replace the built-in harness.
-func NewRegistry(cfg *config.Config) *Registry {
+func NewRegistry(custom []ir.CustomHarness) *Registry {
 	r := &Registry{byName: map[string]*Harness{}}
 	for _, a := range builtins {
 		h := newHarness(a, true)
 		r.byName[h.Name] = h
 	}
-	if cfg != nil {
-		for _, c := range cfg.Harnesses {
-			if _, taken := r.byName[c.Name]; taken || c.Name == "" {
-				continue
-			}
-			r.byName[c.Name] = newHarness(newCustom(c), false)
+	for _, c := range custom {
+		if _, taken := r.byName[c.Name]; taken || c.Name == "" {
+			continue
 		}
+		r.byName[c.Name] = newHarness(newCustom(c), false)
 	}
 	for name := range r.byName {
 		r.names = append(r.names, name)

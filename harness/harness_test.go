@@ -5,24 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/ir"
 )
 
-func strs(items ...string) ir.Strings {
-	var s ir.Strings
-	s.Set = true
-	for _, it := range items {
-		s.Value = append(s.Value, ir.Field[string]{Value: it, Set: true})
-	}
-	return s
-}
-
 func testRegistry() *Registry {
-	return NewRegistry(&config.Config{Harnesses: []config.Harness{
-		{Name: "mybot", Command: strs("mybot", "--model", "{{.Model}}", "{{if .Effort}}--effort={{.Effort}}{{end}}", "--turns={{.MaxTurns}}", "--dir", "{{.Worktree}}")},
-		{Name: "claude", Command: strs("not-claude")},
-	}})
+	return NewRegistry([]ir.CustomHarness{
+		{Name: "mybot", Command: []string{"mybot", "--model", "{{.Model}}", "{{if .Effort}}--effort={{.Effort}}{{end}}", "--turns={{.MaxTurns}}", "--dir", "{{.Worktree}}"}},
+		{Name: "claude", Command: []string{"not-claude"}},
+	})
 }
 
 func TestArgv(t *testing.T) {
@@ -74,11 +64,11 @@ func TestArgv(t *testing.T) {
 }
 
 func TestArgvCustomErrors(t *testing.T) {
-	r := NewRegistry(&config.Config{Harnesses: []config.Harness{
-		{Name: "broken", Command: strs("bot", "{{.Model")},
-		{Name: "unknown-field", Command: strs("bot", "{{.Prompt}}")},
+	r := NewRegistry([]ir.CustomHarness{
+		{Name: "broken", Command: []string{"bot", "{{.Model"}},
+		{Name: "unknown-field", Command: []string{"bot", "{{.Prompt}}"}},
 		{Name: "empty"},
-	}})
+	})
 	for _, name := range []string{"broken", "unknown-field", "empty"} {
 		h, _ := r.Lookup(name)
 		if argv, err := h.Argv(Invocation{}); err == nil {

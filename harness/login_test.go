@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/ir"
 )
 
 // The answers below are what the real CLIs printed (claude 2.1.332, codex
@@ -100,7 +100,7 @@ func TestLogin(t *testing.T) {
 		{"opencode with a key", "opencode", []string{"ANTHROPIC_API_KEY=sk-x"}, yes, "opencode auth list: Anthropic ANTHROPIC_API_KEY"},
 		{"custom harness", "mybot", nil, "", ""},
 	} {
-		h, ok := NewRegistry(&config.Config{Harnesses: []config.Harness{{Name: "mybot", Command: strs("mybot"), Preflight: strs("mybot", "--version")}}}).Lookup(tc.harness)
+		h, ok := NewRegistry([]ir.CustomHarness{{Name: "mybot", Command: []string{"mybot"}, Preflight: []string{"mybot", "--version"}}}).Lookup(tc.harness)
 		if !ok {
 			t.Fatalf("%s: no harness %q", tc.name, tc.harness)
 		}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/ir"
 )
 
 // fakePath makes a temporary folder holding executable shell scripts, one per
@@ -36,13 +36,13 @@ func TestPreflight(t *testing.T) {
 		"plainbot": `exit 1`,
 		"badbot":   `echo "mybot: broken" >&2; exit 2`,
 	})
-	r := NewRegistry(&config.Config{Harnesses: []config.Harness{
-		{Name: "mybot", Command: strs("mybot", "{{.Model}}"), Preflight: strs("mybot", "-V")},
-		{Name: "plainbot", Command: strs("plainbot")},
-		{Name: "badbot", Command: strs("badbot"), Preflight: strs("badbot", "--version")},
-		{Name: "ghost", Command: strs("ghost")},
-		{Name: "typo", Command: strs("typo", "{{.Model")},
-	}})
+	r := NewRegistry([]ir.CustomHarness{
+		{Name: "mybot", Command: []string{"mybot", "{{.Model}}"}, Preflight: []string{"mybot", "-V"}},
+		{Name: "plainbot", Command: []string{"plainbot"}},
+		{Name: "badbot", Command: []string{"badbot"}, Preflight: []string{"badbot", "--version"}},
+		{Name: "ghost", Command: []string{"ghost"}},
+		{Name: "typo", Command: []string{"typo", "{{.Model"}},
+	})
 	for _, tc := range []struct {
 		harness string
 		ok      bool

@@ -1,5 +1,7 @@
 package ir
 
+import "time"
+
 // Source says where a resolved setting came from (§6.2).
 type Source string
 
@@ -40,6 +42,10 @@ const (
 	DefaultFailedRunExpiry = "90d"
 )
 
+// DefaultHarness is the harness of a session that nothing names a harness
+// for: not the step, the command line nor the config (§5).
+const DefaultHarness = "claude"
+
 // Plan is a process resolved against the config, the command line and the
 // issue: exactly what `cairn run` would carry out. Its JSON form is the
 // public interface of `cairn check --format json` (§10).
@@ -61,6 +67,55 @@ type Plan struct {
 	Worktrees []PlanWorktree  `json:"worktrees"`
 	Stages    [][]PlanStep    `json:"stages"`
 	Harnesses []HarnessStatus `json:"harnesses"`
+
+	// Notify, Resources, Trusted and CustomHarnesses are what a run takes
+	// from the user config besides the settings above. They belong to the
+	// user and the machine, not to the process, so the plan's JSON (§10)
+	// leaves them out: a [notify] command may carry a secret.
+	Notify    PlanNotify    `json:"-"`
+	Resources PlanResources `json:"-"`
+	// Trusted are the accounts whose issue text and comments a run on an
+	// issue keeps (§7.8).
+	Trusted         []string        `json:"-"`
+	CustomHarnesses []CustomHarness `json:"-"`
+}
+
+// PlanNotify is the config's [notify] (§7.9): the command a run's end
+// runs. When OnSet is false it runs at every end; else at the ends On
+// lists ("failure", "success"). Header is the [notify] table's, where a
+// refusal of it points.
+type PlanNotify struct {
+	Command []string
+	On      []string
+	OnSet   bool
+	Header  Range
+}
+
+// PlanResources is the config's [resources] (§7.9), read: what a session
+// step waits for before it starts. A zero MaxLoad or MinFreeMemory waits
+// for nothing. The texts are the values as the config writes them
+// ("2GiB", "30m"), for messages. Header is the [resources] table's, where a
+// refusal of it points.
+type PlanResources struct {
+	// MaxLoad is the 1-minute load average a step waits to fall to.
+	MaxLoad float64
+	// MinFreeMemory is the bytes of available memory a step waits for.
+	MinFreeMemory     int64
+	MinFreeMemoryText string
+	// Wait is how long a step waits before it fails.
+	Wait     time.Duration
+	WaitText string
+	Header   Range
+}
+
+// CustomHarness is a [harnesses.NAME] of the config (§8): Command is an
+// argv whose items may hold {{.Model}}, {{.Effort}}, {{.MaxTurns}} and
+// {{.Worktree}}; Preflight is the argv that proves it can start (Command's
+// first item when empty).
+type CustomHarness struct {
+	Name      string
+	Command   []string
+	Preflight []string
 }
 
 // PlanLimits are the effective limits of a run (§6.3).

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
@@ -19,7 +18,6 @@ import (
 type Compilable struct {
 	Plan      *ir.Plan
 	Process   *ir.Process
-	Config    *config.Config
 	Harnesses *harness.Registry
 	// RepoRoot is the top of the repository's working tree, which the
 	// script records its process file relative to.
@@ -49,7 +47,6 @@ func PrepareCompile(ctx context.Context, dir, target string) (*Compilable, *temp
 	return &Compilable{
 		Plan:      plan,
 		Process:   p,
-		Config:    ws.Env.Config,
 		Harnesses: ws.Env.Harnesses,
 		RepoRoot:  ws.Env.Repo.Root,
 	}, r, nil

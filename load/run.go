@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/cairn-dev/cairn/check"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
@@ -22,7 +21,6 @@ type Runnable struct {
 	// Source is the process file's bytes.
 	Source    []byte
 	Home      string
-	Config    *config.Config
 	Repo      *git.Repo
 	Harnesses *harness.Registry
 }
@@ -53,7 +51,6 @@ func PrepareRun(ctx context.Context, dir, target, issue string, flags check.Flag
 		Plan:      plan,
 		Source:    r.Sources[plan.File],
 		Home:      ws.Env.Home,
-		Config:    ws.Env.Config,
 		Repo:      ws.Env.Repo,
 		Harnesses: ws.Env.Harnesses,
 	}, r, nil

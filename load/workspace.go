@@ -73,7 +73,7 @@ func Open(dir string, o Options) *Workspace {
 		Config:    cfg,
 		Flags:     o.Flags,
 		Repo:      repo,
-		Harnesses: harness.NewRegistry(cfg),
+		Harnesses: harness.NewRegistry(cfg.CustomHarnesses()),
 		Lint:      lint,
 		Preflight: !o.NoPreflight && !lint,
 		Environ:   os.Environ(),

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/catalogue"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
@@ -85,7 +84,7 @@ func (c *catalogueRun) Session(ctx context.Context, sc *step.Context, a *ir.Plan
 }
 
 func (c *catalogueRun) OpenIssue(ctx context.Context, ref string, env []string) (*forge.Issue, error) {
-	return forge.OpenIssue(ctx, c.r.o.Repo.Root, ref, ir.Values(c.r.o.Config.Trusted), env)
+	return forge.OpenIssue(ctx, c.r.o.Repo.Root, ref, c.r.o.Plan.Trusted, env)
 }
 
 func (c *catalogueRun) StepStart(name string) *time.Time {
@@ -136,14 +135,13 @@ func (k children) Jobs() int { return k.r.o.Jobs }
 // does), and sends no notification: the run's own says how it all ended.
 func (k children) Run(ctx context.Context, plan *ir.Plan, source []byte, stdout, stderr io.Writer, started func(dir string)) (record.Status, error) {
 	r := k.r
-	cfg := *r.o.Config
-	cfg.Notify = config.Notify{}
+	child := *plan
+	child.Notify = ir.PlanNotify{}
 	return Run(ctx, Options{
 		Home:      r.o.Home,
 		Repo:      r.o.Repo,
-		Config:    &cfg,
 		Harnesses: r.o.Harnesses,
-		Plan:      plan,
+		Plan:      &child,
 		Source:    source,
 		Directive: r.o.Directive,
 		Jobs:      r.o.Jobs,

@@ -23,7 +23,7 @@ const releaseTimeout = 30 * time.Second
 // issue-branch worktrees name their branch: one of the issue's that
 // exists, else cairn/NUMBER-slug.
 func openIssue(ctx context.Context, o Options) (*forge.Issue, *ir.Plan, error) {
-	is, err := forge.OpenIssue(ctx, o.Repo.Root, o.Plan.Issue, ir.Values(o.Config.Trusted), os.Environ())
+	is, err := forge.OpenIssue(ctx, o.Repo.Root, o.Plan.Issue, o.Plan.Trusted, os.Environ())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -18,11 +18,12 @@ import (
 
 	"github.com/cairn-dev/cairn/catalogue"
 	"github.com/cairn-dev/cairn/internal/atomicfile"
+	"github.com/cairn-dev/cairn/internal/machine"
+	"github.com/cairn-dev/cairn/notify"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/step"
 	"github.com/cairn-dev/cairn/worktree"
 
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/git"
@@ -39,7 +40,6 @@ type Options struct {
 	// Home is $CAIRN_HOME.
 	Home      string
 	Repo      *git.Repo
-	Config    *config.Config
 	Harnesses *harness.Registry
 	Plan      *ir.Plan
 	// Source is the process file's bytes, for its sha256 in the record.
@@ -149,7 +149,7 @@ func begin(ctx context.Context, o Options) (record.Status, error) {
 }
 
 // complete checks that o has a plan and a repository, and fills in what
-// may be left out: no output, an empty config, its harnesses.
+// may be left out: no output, the harnesses of the plan.
 func (o *Options) complete() error {
 	if o.Plan == nil || o.Repo == nil {
 		return errors.New("a run needs a plan and a repository")
@@ -160,11 +160,8 @@ func (o *Options) complete() error {
 	if o.Stderr == nil {
 		o.Stderr = io.Discard
 	}
-	if o.Config == nil {
-		o.Config = &config.Config{}
-	}
 	if o.Harnesses == nil {
-		o.Harnesses = harness.NewRegistry(o.Config)
+		o.Harnesses = harness.NewRegistry(o.Plan.CustomHarnesses)
 	}
 	return nil
 }
@@ -369,7 +366,7 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 		// A run that did nothing leaves nothing, and says nothing.
 		return status, runErr
 	}
-	if _, err := Notify(r.o.Config.Notify, Notification{Process: plan.Process, Status: status, Run: r.folder.Dir, PullRequest: r.pullRequestURL()}, r.o.Stderr); err != nil {
+	if _, err := notify.Send(plan.Notify, notify.Notification{Process: plan.Process, Status: status, Run: r.folder.Dir, PullRequest: r.pullRequestURL()}, os.Environ(), r.o.Stderr); err != nil {
 		fmt.Fprintf(r.o.Stderr, "cairn: %v\n", err)
 	}
 	return status, runErr
@@ -847,7 +844,7 @@ func (r *run) prepareSession(ctx context.Context, sc *step.Context, wt worktree.
 		return nil, "", fmt.Errorf("unknown harness %q", a.Harness.Value)
 	}
 	name := sc.Step.Name
-	if err := WaitResources(ctx, r.o.Config.Resources, func(msg string) {
+	if err := machine.Wait(ctx, r.o.Plan.Resources, func(msg string) {
 		r.prog.note(fmt.Sprintf("%s: %s", name, msg))
 	}); err != nil {
 		return nil, "", err

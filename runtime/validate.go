@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/machine"
 	"github.com/cairn-dev/cairn/internal/text"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
@@ -276,7 +277,7 @@ func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateR
 	}
 	var j judgement
 	for attempt := 1; attempt <= 2; attempt++ {
-		if err := WaitResources(ctx, r.o.Config.Resources, func(msg string) {
+		if err := machine.Wait(ctx, r.o.Plan.Resources, func(msg string) {
 			r.prog.note(fmt.Sprintf("%s: %s", name, msg))
 		}); err != nil {
 			return judgement{broken: err.Error()}
@@ -495,7 +496,7 @@ func (r *run) review(ctx context.Context, sc *step.Context, wt worktree.Worktree
 	if err != nil {
 		return fmt.Sprintf("validate: review retry %d: %v", retry, err)
 	}
-	if err := WaitResources(ctx, r.o.Config.Resources, func(msg string) {
+	if err := machine.Wait(ctx, r.o.Plan.Resources, func(msg string) {
 		r.prog.note(fmt.Sprintf("%s: %s", sc.Step.Name, msg))
 	}); err != nil {
 		return fmt.Sprintf("validate: review retry %d: %v", retry, err)

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
@@ -236,12 +235,8 @@ func TestRunSessionCannotStart(t *testing.T) {
 
 func TestRunSessionCustom(t *testing.T) {
 	f := newSessionFixture(t, "ask")
-	var cmd ir.Strings
-	cmd.Set = true
-	for _, s := range []string{"bash", "-c", `cat; echo "model {{.Model}}"; [ -z "$BOT_FAIL" ] || { echo "bot: $BOT_FAIL" >&2; exit 3; }`} {
-		cmd.Value = append(cmd.Value, ir.Field[string]{Value: s, Set: true})
-	}
-	reg := harness.NewRegistry(&config.Config{Harnesses: []config.Harness{{Name: "bot", Command: cmd}}})
+	cmd := []string{"bash", "-c", `cat; echo "model {{.Model}}"; [ -z "$BOT_FAIL" ] || { echo "bot: $BOT_FAIL" >&2; exit 3; }`}
+	reg := harness.NewRegistry([]ir.CustomHarness{{Name: "bot", Command: cmd}})
 	h, _ := reg.Lookup("bot")
 	a := session("bot", "m1", "", 20)
 	a.Prompt = ""

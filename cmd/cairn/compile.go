@@ -51,7 +51,7 @@ func (c *compileCmd) Run(a *app) error {
 		return err
 	}
 	script, diags := target.Compile(cp.Plan, codegen.Inputs{
-		Process: cp.Process, Harnesses: cp.Harnesses, Config: cp.Config,
+		Process: cp.Process, Harnesses: cp.Harnesses,
 		Source: report.Sources[cp.Plan.File], RepoRoot: cp.RepoRoot,
 	})
 	ir.SortDiagnostics(diags)

@@ -107,7 +107,6 @@ func (c *resumeCmd) Run(a *app) error {
 	status, err := runtime.Resume(ctx, dir, runtime.Options{
 		Home:      home,
 		Repo:      rn.Repo,
-		Config:    rn.Config,
 		Harnesses: rn.Harnesses,
 		Plan:      rn.Plan,
 		Source:    source,

@@ -83,7 +83,6 @@ func (c *runCmd) Run(a *app) error {
 	status, err := runtime.Run(ctx, runtime.Options{
 		Home:      home,
 		Repo:      rn.Repo,
-		Config:    rn.Config,
 		Harnesses: rn.Harnesses,
 		Plan:      rn.Plan,
 		Source:    rn.Source,

@@ -1,4 +1,6 @@
-package runtime
+// Package machine holds a run's session steps back until the machine has
+// the load and free memory the config's [resources] asks for (§7.9).
+package machine
 
 import (
 	"bufio"
@@ -10,13 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/ir"
 )
-
-// DefaultResourceWait is how long a session step waits for the machine's
-// resources when [resources] sets no wait (§7.9).
-const DefaultResourceWait = 30 * time.Minute
 
 // resourcePoll is how often a waiting step reads the machine again.
 const resourcePoll = 5 * time.Second
@@ -50,59 +47,25 @@ var thisMachine = machine{
 	},
 }
 
-// WaitResources holds a session step back while the machine is busy (§7.9):
-// while the 1-minute load average exceeds r's max_load or the memory
-// available is below its min_free_memory, it reads them again every few
-// seconds, telling progress once what it waits for. It returns nil when
-// they allow the step (at once when r sets neither), an error whose text
-// is the step's cause when r's wait (default 30m) runs out or a reading
-// fails, and ctx's error when ctx ends first.
-func WaitResources(ctx context.Context, r config.Resources, progress func(string)) error {
+// Wait holds a session step back while the machine is busy (§7.9): while
+// the 1-minute load average exceeds r's MaxLoad or the memory available is
+// below its MinFreeMemory, it reads them again every few seconds, telling
+// progress once what it waits for. It returns nil when they allow the step
+// (at once when r sets neither), an error whose text is the step's cause
+// when r's Wait runs out or a reading fails, and ctx's error when ctx ends
+// first.
+func Wait(ctx context.Context, r ir.PlanResources, progress func(string)) error {
 	return thisMachine.wait(ctx, r, progress)
 }
 
-// resourceLimits are the [resources] a step waits for, parsed.
-type resourceLimits struct {
-	maxLoad     float64
-	checkLoad   bool
-	minFree     int64
-	minFreeText string
-	wait        time.Duration
-	waitText    string
-}
-
-// parseResources reads r's limits; ok is false when r sets none.
-func parseResources(r config.Resources) (l resourceLimits, ok bool, err error) {
-	if r.MaxLoad.Set && !r.MaxLoad.Bad {
-		l.maxLoad, l.checkLoad = r.MaxLoad.Value, true
+func (m machine) wait(ctx context.Context, r ir.PlanResources, progress func(string)) error {
+	if r.MaxLoad <= 0 && r.MinFreeMemory <= 0 {
+		return nil
 	}
-	if r.MinFreeMemory.Set && !r.MinFreeMemory.Bad {
-		n, err := config.ParseSize(r.MinFreeMemory.Value)
-		if err != nil {
-			return l, false, fmt.Errorf("[resources] min_free_memory %q: %v", r.MinFreeMemory.Value, err)
-		}
-		l.minFree, l.minFreeText = n, r.MinFreeMemory.Value
-	}
-	l.wait, l.waitText = DefaultResourceWait, "30m"
-	if r.Wait.Set && !r.Wait.Bad {
-		d, err := ir.ParseDuration(r.Wait.Value)
-		if err != nil {
-			return l, false, fmt.Errorf("[resources] wait %q: %v", r.Wait.Value, err)
-		}
-		l.wait, l.waitText = d, r.Wait.Value
-	}
-	return l, l.checkLoad || l.minFree > 0, nil
-}
-
-func (m machine) wait(ctx context.Context, r config.Resources, progress func(string)) error {
-	l, ok, err := parseResources(r)
-	if err != nil || !ok {
-		return err
-	}
-	deadline := m.now().Add(l.wait)
+	deadline := m.now().Add(r.Wait)
 	told := ""
 	for {
-		short, what, err := m.shortOf(l)
+		short, what, err := m.shortOf(r)
 		if err != nil {
 			return err
 		}
@@ -117,7 +80,7 @@ func (m machine) wait(ctx context.Context, r config.Resources, progress func(str
 		}
 		left := deadline.Sub(m.now())
 		if left <= 0 {
-			return fmt.Errorf("waited %s %s", l.waitText, short)
+			return fmt.Errorf("waited %s %s", r.WaitText, short)
 		}
 		if err := m.sleep(ctx, min(resourcePoll, left)); err != nil {
 			return err
@@ -128,25 +91,25 @@ func (m machine) wait(ctx context.Context, r config.Resources, progress func(str
 // shortOf reads the machine and says what it is short of, in the words of
 // a wait ("for the load average to fall below 8.0 (now 11.2)"), and which
 // limits those are ("load", "memory", "load memory"); "" when none.
-func (m machine) shortOf(l resourceLimits) (short, what string, err error) {
+func (m machine) shortOf(r ir.PlanResources) (short, what string, err error) {
 	var words, limits []string
-	if l.checkLoad {
+	if r.MaxLoad > 0 {
 		load, err := m.load()
 		if err != nil {
 			return "", "", fmt.Errorf("read the load average: %w", err)
 		}
-		if load > l.maxLoad {
-			words = append(words, fmt.Sprintf("for the load average to fall below %s (now %.1f)", formatLoad(l.maxLoad), load))
+		if load > r.MaxLoad {
+			words = append(words, fmt.Sprintf("for the load average to fall below %s (now %.1f)", formatLoad(r.MaxLoad), load))
 			limits = append(limits, "load")
 		}
 	}
-	if l.minFree > 0 {
+	if r.MinFreeMemory > 0 {
 		avail, err := m.memAvailable()
 		if err != nil {
 			return "", "", fmt.Errorf("read the free memory: %w", err)
 		}
-		if avail < l.minFree {
-			words = append(words, fmt.Sprintf("for %s of free memory (now %s)", l.minFreeText, formatSize(avail)))
+		if avail < r.MinFreeMemory {
+			words = append(words, fmt.Sprintf("for %s of free memory (now %s)", r.MinFreeMemoryText, formatSize(avail)))
 			limits = append(limits, "memory")
 		}
 	}

@@ -1,4 +1,4 @@
-package runtime
+package notify
 
 import (
 	"os"
@@ -6,28 +6,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 )
 
 // notifyConfig is a [notify] table with command and, when given, on.
-func notifyConfig(command []string, on ...string) config.Notify {
-	var n config.Notify
-	n.Command.Set = true
-	for _, c := range command {
-		n.Command.Value = append(n.Command.Value, ir.Field[string]{Value: c, Set: true})
-	}
-	if on != nil {
-		n.On.Set = true
-		for _, o := range on {
-			n.On.Value = append(n.On.Value, ir.Field[string]{Value: o, Set: true})
-		}
-	}
-	return n
+func notifyConfig(command []string, on ...string) ir.PlanNotify {
+	return ir.PlanNotify{Command: command, On: on, OnSet: on != nil}
 }
 
 func TestNotify(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "env")
 	script := `echo "$CAIRN_PROCESS $CAIRN_STATUS $CAIRN_RUN" > "$0"`
@@ -35,9 +24,9 @@ func TestNotify(t *testing.T) {
 	note := Notification{Process: "hunt", Status: record.StatusInterrupted, Run: "/runs/hunt_1"}
 
 	var w strings.Builder
-	ran, err := Notify(n, note, &w)
+	ran, err := Send(n, note, os.Environ(), &w)
 	if !ran || err != nil {
-		t.Fatalf("Notify = %v, %v; want it run", ran, err)
+		t.Fatalf("Send = %v, %v; want it run", ran, err)
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
@@ -48,46 +37,48 @@ func TestNotify(t *testing.T) {
 	}
 
 	note.Status = record.StatusSucceeded
-	if ran, err := Notify(n, note, &w); ran || err != nil {
-		t.Errorf("on = [failure], a success: Notify = %v, %v; want it not run", ran, err)
+	if ran, err := Send(n, note, os.Environ(), &w); ran || err != nil {
+		t.Errorf("on = [failure], a success: Send = %v, %v; want it not run", ran, err)
 	}
-	if ran, _ := Notify(notifyConfig([]string{"true"}), note, &w); !ran {
+	if ran, _ := Send(notifyConfig([]string{"true"}), note, os.Environ(), &w); !ran {
 		t.Errorf("no `on`: a success was not notified")
 	}
-	if ran, _ := Notify(config.Notify{}, note, &w); ran {
-		t.Errorf("no command: Notify ran something")
+	if ran, _ := Send(ir.PlanNotify{}, note, os.Environ(), &w); ran {
+		t.Errorf("no command: Send ran something")
 	}
 }
 
 func TestNotifyFailure(t *testing.T) {
+	t.Parallel()
 	var w strings.Builder
 	n := notifyConfig([]string{"bash", "-c", "echo no network >&2; exit 4"})
-	ran, err := Notify(n, Notification{Status: record.StatusFailed}, &w)
+	ran, err := Send(n, Notification{Status: record.StatusFailed}, os.Environ(), &w)
 	if !ran || err == nil || !strings.Contains(err.Error(), "exit status 4") {
-		t.Errorf("Notify = %v, %v; want it run and failed with exit status 4", ran, err)
+		t.Errorf("Send = %v, %v; want it run and failed with exit status 4", ran, err)
 	}
 	if w.String() != "no network\n" {
 		t.Errorf("output %q; want the command's", w.String())
 	}
-	_, err = Notify(notifyConfig([]string{"/no/such/notifier"}), Notification{Status: record.StatusFailed}, &w)
+	_, err = Send(notifyConfig([]string{"/no/such/notifier"}), Notification{Status: record.StatusFailed}, os.Environ(), &w)
 	if err == nil {
 		t.Errorf("a missing command did not fail")
 	}
 }
 
 func TestNotifyPullRequest(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "env")
 	script := `echo "${CAIRN_PR_URL-unset}" > "$0"`
 	n := notifyConfig([]string{"bash", "-c", script, out})
-	t.Setenv(EnvPullRequest, "https://example.com/users/own")
+	env := append(os.Environ(), EnvPullRequest+"=https://example.com/users/own")
 	for _, tc := range []struct{ pr, want string }{
 		{"https://github.com/acme/widgets/pull/43", "https://github.com/acme/widgets/pull/43\n"},
 		{"", "unset\n"},
 	} {
 		var w strings.Builder
-		if ran, err := Notify(n, Notification{Process: "fix", Status: record.StatusSucceeded, Run: "/runs/fix_1", PullRequest: tc.pr}, &w); !ran || err != nil {
-			t.Fatalf("Notify = %v, %v; want it run", ran, err)
+		if ran, err := Send(n, Notification{Process: "fix", Status: record.StatusSucceeded, Run: "/runs/fix_1", PullRequest: tc.pr}, env, &w); !ran || err != nil {
+			t.Fatalf("Send = %v, %v; want it run", ran, err)
 		}
 		if b, _ := os.ReadFile(out); string(b) != tc.want {
 			t.Errorf("pull request %q: the command saw CAIRN_PR_URL %q, want %q", tc.pr, b, tc.want)

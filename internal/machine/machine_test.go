@@ -1,4 +1,4 @@
-package runtime
+package machine
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -53,59 +52,59 @@ func (f *fakeMachine) machine() machine {
 	}
 }
 
-func resources(maxLoad float64, minFree, wait string) config.Resources {
-	var r config.Resources
-	if maxLoad > 0 {
-		r.MaxLoad = ir.Field[float64]{Value: maxLoad, Set: true}
+// resources are limits as a plan carries them: minFree bytes written as
+// minFreeText, and wait 30m when waitText is empty, as the config resolves
+// it.
+func resources(maxLoad float64, minFree int64, minFreeText, waitText string) ir.PlanResources {
+	if waitText == "" {
+		waitText = "30m"
 	}
-	if minFree != "" {
-		r.MinFreeMemory = ir.Field[string]{Value: minFree, Set: true}
+	wait, err := ir.ParseDuration(waitText)
+	if err != nil {
+		panic(err)
 	}
-	if wait != "" {
-		r.Wait = ir.Field[string]{Value: wait, Set: true}
-	}
-	return r
+	return ir.PlanResources{MaxLoad: maxLoad, MinFreeMemory: minFree, MinFreeMemoryText: minFreeText, Wait: wait, WaitText: waitText}
 }
 
 func TestWaitResources(t *testing.T) {
 	const gib = 1 << 30
 	for _, tc := range []struct {
 		name     string
-		r        config.Resources
+		r        ir.PlanResources
 		loads    []float64
 		mems     []int64
 		err      string
 		progress []string
 		sleeps   int
 	}{
-		{name: "nothing configured", r: config.Resources{}},
-		{name: "load fine", r: resources(8, "", ""), loads: []float64{3.5}},
-		{name: "memory fine", r: resources(0, "2GiB", ""), mems: []int64{4 * gib}},
+		{name: "nothing configured", r: ir.PlanResources{}},
+		{name: "load fine", r: resources(8, 0, "", ""), loads: []float64{3.5}},
+		{name: "memory fine", r: resources(0, 2*gib, "2GiB", ""), mems: []int64{4 * gib}},
 		{
 			name:     "load falls",
-			r:        resources(8, "", ""),
+			r:        resources(8, 0, "", ""),
 			loads:    []float64{11.23, 9.7, 7.9},
 			progress: []string{"waiting for the load average to fall below 8.0 (now 11.2)"},
 			sleeps:   2,
 		},
 		{
 			name:     "memory frees",
-			r:        resources(0, "2GiB", ""),
+			r:        resources(0, 2*gib, "2GiB", ""),
 			mems:     []int64{gib + gib/2, 3 * gib},
 			progress: []string{"waiting for 2GiB of free memory (now 1.5GiB)"},
 			sleeps:   1,
 		},
 		{
 			name:     "load stays high",
-			r:        resources(8, "", ""),
+			r:        resources(8, 0, "", ""),
 			loads:    []float64{11.2},
 			progress: []string{"waiting for the load average to fall below 8.0 (now 11.2)"},
 			err:      "waited 30m for the load average to fall below 8.0 (now 11.2)",
-			sleeps:   int(DefaultResourceWait / resourcePoll),
+			sleeps:   int(30 * time.Minute / resourcePoll),
 		},
 		{
 			name:     "both short, own wait",
-			r:        resources(1.75, "512MiB", "12s"),
+			r:        resources(1.75, 512<<20, "512MiB", "12s"),
 			loads:    []float64{2},
 			mems:     []int64{100 << 20},
 			progress: []string{"waiting for the load average to fall below 1.75 (now 2.0) and for 512MiB of free memory (now 100.0MiB)"},
@@ -114,16 +113,14 @@ func TestWaitResources(t *testing.T) {
 		},
 		{
 			name:     "what it waits for changes",
-			r:        resources(8, "1GiB", "1m"),
+			r:        resources(8, gib, "1GiB", "1m"),
 			loads:    []float64{9, 2},
 			mems:     []int64{2 * gib, 10 << 20, 2 * gib},
 			progress: []string{"waiting for the load average to fall below 8.0 (now 9.0)", "waiting for 1GiB of free memory (now 10.0MiB)"},
 			sleeps:   2,
 		},
-		{name: "load unreadable", r: resources(8, "", ""), err: "read the load average: no reading"},
-		{name: "memory unreadable", r: resources(0, "1G", ""), err: "read the free memory: no reading"},
-		{name: "bad size", r: resources(0, "lots", ""), err: `[resources] min_free_memory "lots": `},
-		{name: "bad wait", r: resources(8, "", "soon"), loads: []float64{1}, err: `[resources] wait "soon": `},
+		{name: "load unreadable", r: resources(8, 0, "", ""), err: "read the load average: no reading"},
+		{name: "memory unreadable", r: resources(0, 1e9, "1G", ""), err: "read the free memory: no reading"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakeMachine{loads: tc.loads, mems: tc.mems, clock: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
@@ -153,7 +150,7 @@ func TestWaitResources(t *testing.T) {
 func TestWaitResourcesStopped(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &fakeMachine{loads: []float64{20}, cancel: cancel}
-	err := f.machine().wait(ctx, resources(8, "", ""), nil)
+	err := f.machine().wait(ctx, resources(8, 0, "", ""), nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("wait: %v; want context.Canceled", err)
 	}
@@ -161,7 +158,7 @@ func TestWaitResourcesStopped(t *testing.T) {
 
 func TestWaitResourcesThisMachine(t *testing.T) {
 	// Limits no machine misses: the real readers work and nothing waits.
-	if err := WaitResources(context.Background(), resources(1e9, "1B", ""), nil); err != nil {
+	if err := Wait(context.Background(), resources(1e9, 1, "1B", ""), nil); err != nil {
 		t.Fatal(err)
 	}
 }

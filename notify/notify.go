@@ -1,16 +1,16 @@
-package runtime
+// Package notify tells the user a run has ended, through the config's
+// [notify] command (§7.9).
+package notify
 
 import (
 	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
@@ -20,7 +20,8 @@ import (
 // NotifyTimeout is how long the [notify] command may run.
 const NotifyTimeout = 30 * time.Second
 
-// The variables the [notify] command is given (§7.9).
+// The variables the [notify] command is given (§7.9); CAIRN_RUN is the
+// run folder, as a step's shells have it.
 const (
 	EnvProcess     = "CAIRN_PROCESS"
 	EnvStatus      = "CAIRN_STATUS"
@@ -47,19 +48,19 @@ type Notification struct {
 	PullRequest string
 }
 
-// Notify runs the config's [notify] command (§7.9) when its `on` lists the
-// class of n's status ("success", "failure"; every end when `on` is not
-// set), with CAIRN_PROCESS, CAIRN_STATUS and CAIRN_RUN in its environment,
-// and CAIRN_PR_URL when the run has a pull request, for at most
-// NotifyTimeout. Its output goes to w. It reports whether the
-// command ran, and why it failed; a failed notification changes nothing of
-// the run.
-func Notify(n config.Notify, note Notification, w io.Writer) (bool, error) {
-	argv := ir.Values(n.Command)
+// Send runs the plan's [notify] command n (§7.9) when its `on` lists the
+// class of note's status ("success", "failure"; every end when `on` is not
+// set), in the environment env with CAIRN_PROCESS, CAIRN_STATUS and
+// CAIRN_RUN set, and CAIRN_PR_URL when the run has a pull request, for at
+// most NotifyTimeout. Its output goes to w. It reports whether the command
+// ran, and why it failed; a failed notification changes nothing of the
+// run.
+func Send(n ir.PlanNotify, note Notification, env []string, w io.Writer) (bool, error) {
+	argv := n.Command
 	if len(argv) == 0 || argv[0] == "" {
 		return false, nil
 	}
-	if n.On.Set && !slices.Contains(ir.Values(n.On), notifyClass(note.Status)) {
+	if n.OnSet && !slices.Contains(n.On, notifyClass(note.Status)) {
 		return false, nil
 	}
 	var out bytes.Buffer
@@ -77,7 +78,7 @@ func Notify(n config.Notify, note Notification, w io.Writer) (bool, error) {
 	}
 	p := &proc.Proc{
 		Argv:    argv,
-		Env:     proc.MergeEnv(os.Environ(), set, drop),
+		Env:     proc.MergeEnv(env, set, drop),
 		Stdout:  &out,
 		Stderr:  &out,
 		Timeout: NotifyTimeout,
