@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cairn-dev/cairn/internal/source"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/parse"
 )
@@ -104,7 +105,7 @@ func childrenOf(env *Env, file string) []child {
 		if env.Repo != nil {
 			root = env.Repo.Root
 		}
-		src, err := parse.ReadFile(file, root)
+		src, err := source.ReadFile(file, root)
 		if err != nil {
 			return nil
 		}

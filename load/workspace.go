@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/source"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/parse"
 	"github.com/cairn-dev/cairn/templates"
@@ -204,7 +205,7 @@ func (ws *Workspace) checkFile(ctx context.Context, file string) ([]byte, *ir.Pl
 	return src, plan, diags
 }
 
-// read reads one process file (parse.ReadFile: a regular file, capped,
+// read reads one process file (source.ReadFile: a regular file, capped,
 // inside the repository when named inside it) and parses it by the format
 // its name says.
 func (ws *Workspace) read(file string) ([]byte, *ir.Process, []ir.Diagnostic) {
@@ -221,7 +222,7 @@ func (ws *Workspace) read(file string) ([]byte, *ir.Process, []ir.Diagnostic) {
 	if ws.Env.Repo != nil {
 		root = ws.Env.Repo.Root
 	}
-	src, err := parse.ReadFile(file, root)
+	src, err := source.ReadFile(file, root)
 	if err != nil {
 		return nil, nil, []ir.Diagnostic{{
 			Rule:     ir.RuleSyntax,

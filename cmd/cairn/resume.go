@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/cairn-dev/cairn/check"
-	"github.com/cairn-dev/cairn/parse"
+	"github.com/cairn-dev/cairn/internal/source"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/runtime"
 )
@@ -61,11 +61,11 @@ func (c *resumeCmd) Run(a *app) error {
 	if rec.Repo != "" && rec.Repo != repo.CommonDir {
 		return fmt.Errorf("run %s ran in the repository at %s; resume it there (cairn -C DIR resume)", name, rec.Repo)
 	}
-	source, err := parse.ReadFile(rec.File, repo.Root)
+	src, err := source.ReadFile(rec.File, repo.Root)
 	if err != nil {
 		return fmt.Errorf("run %s: read its process file: %w", name, err)
 	}
-	if sum := sha256.Sum256(source); hex.EncodeToString(sum[:]) != rec.SHA256 {
+	if sum := sha256.Sum256(src); hex.EncodeToString(sum[:]) != rec.SHA256 {
 		return fmt.Errorf("run %s: its process file %s changed since the run started; nothing was resumed (start a new run with cairn run)", name, rec.File)
 	}
 
@@ -106,7 +106,7 @@ func (c *resumeCmd) Run(a *app) error {
 		Config:    rn.Config,
 		Harnesses: rn.Harnesses,
 		Plan:      rn.Plan,
-		Source:    source,
+		Source:    src,
 		Directive: directive,
 		Jobs:      f.Jobs,
 		Flags:     f,
