@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 	"os"
 	"slices"
@@ -51,8 +50,12 @@ func (c *checkCmd) Run(a *app) error {
 			Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect,
 		},
 	})
-	// An interrupt ends cairn at once (main), preflight included.
-	r := ws.Check(context.Background(), targets, issue)
+	ctx, stop := interrupts()
+	defer stop()
+	r := ws.Check(ctx, targets, issue)
+	if ctx.Err() != nil {
+		return interrupted(a)
+	}
 	if (c.Format == "sarif" || c.Format == "github") && ws.Env.Repo != nil {
 		// Code scanning and annotations map paths from the repository's
 		// root, whichever folder cairn ran in.

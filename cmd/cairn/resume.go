@@ -71,7 +71,9 @@ func (c *resumeCmd) Run(a *app) error {
 
 	f := rec.Flags
 	flags := check.Flags{Harness: f.Harness, Model: f.Model, Effort: f.Effort, Merge: f.Merge, RepairCap: f.RepairCap, Protect: f.Protect}
-	rn, err := prepare(a, rec.File, rec.Issue, flags, "nothing was resumed")
+	ctx, stop := interrupts()
+	defer stop()
+	rn, err := prepare(ctx, a, rec.File, rec.Issue, flags, "nothing was resumed")
 	if err != nil {
 		return err
 	}
@@ -97,8 +99,6 @@ func (c *resumeCmd) Run(a *app) error {
 	if c.Directive != nil {
 		directive = *c.Directive
 	}
-	ctx, stop := interrupts()
-	defer stop()
 	fmt.Fprintf(a.stderr, "cairn: resuming run %s\n", name)
 	status, err := runtime.Resume(ctx, dir, runtime.Options{
 		Home:      home,
@@ -114,7 +114,7 @@ func (c *resumeCmd) Run(a *app) error {
 		Stdout:    a.stdout,
 		Stderr:    a.stderr,
 		Terminal:  terminal(a.stderr),
-		Prepare:   prepareChild(flags),
+		Prepare:   prepareChild(ctx, flags),
 	})
 	if errors.Is(err, record.ErrRunning) {
 		return fmt.Errorf("run %s is running; stop it first (cairn stop %s)", name, name)
