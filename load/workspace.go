@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/source"
+	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/parse"
 	"github.com/cairn-dev/cairn/templates"
@@ -46,12 +47,14 @@ type Workspace struct {
 	NoRepo bool
 }
 
-// Open builds the workspace of the git repository holding dir (dir may lie
-// outside any repository: checking still works, without repository skills).
-// A config that is refused refuses every file: the rules then run as under
-// --lint, and no file gets a plan.
+// Open builds the workspace of the directory cairn works in, dir (-C's; ""
+// for the process's working directory), on the git repository holding it
+// (dir may lie outside any repository: checking still works, without
+// repository skills). Process files named relative are taken relative to
+// dir. A config that is refused refuses every file: the rules then run as
+// under --lint, and no file gets a plan.
 func Open(dir string, o Options) *Workspace {
-	home := config.Home()
+	home := config.Home(dir)
 	cfg, diags := config.Load(home)
 	if cfg == nil {
 		cfg = &config.Config{}
@@ -63,12 +66,13 @@ func Open(dir string, o Options) *Workspace {
 	if cfg.File != "" && cfg.Source != nil {
 		ws.Sources[cfg.File] = cfg.Source
 	}
-	repo, err := check.OpenRepo(dir)
+	repo, err := check.OpenRepo(workdir.Path(dir, "."))
 	if err != nil {
 		repo, ws.NoRepo = nil, true
 	}
 	lint := o.Lint || ir.HasErrors(diags)
 	ws.Env = &check.Env{
+		Dir:       dir,
 		Home:      home,
 		Config:    cfg,
 		Flags:     o.Flags,
@@ -222,7 +226,7 @@ func (ws *Workspace) read(file string) ([]byte, *ir.Process, []ir.Diagnostic) {
 	if ws.Env.Repo != nil {
 		root = ws.Env.Repo.Root
 	}
-	src, err := source.ReadFile(file, root)
+	src, err := source.ReadFile(workdir.Path(ws.Env.Dir, file), root)
 	if err != nil {
 		return nil, nil, []ir.Diagnostic{{
 			Rule:     ir.RuleSyntax,

@@ -44,6 +44,9 @@ type Notification struct {
 	// PullRequest is the URL of the run's pull request; "" when it has
 	// none.
 	PullRequest string
+	// Dir is the directory the command runs in, the one cairn works in
+	// (-C); "" for cairn's working directory.
+	Dir string
 }
 
 // Notify runs the config's [notify] command (§7.9) when its `on` lists the
@@ -76,6 +79,7 @@ func Notify(n config.Notify, note Notification, w io.Writer) (bool, error) {
 	}
 	p := &proc.Proc{
 		Argv:    argv,
+		Dir:     note.Dir,
 		Env:     mergeEnv(os.Environ(), set, drop),
 		Stdout:  &out,
 		Stderr:  &out,

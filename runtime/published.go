@@ -376,6 +376,7 @@ func (k *childRuns) run(ctx context.Context, c *childRun) {
 	w := &noteWriter{prog: r.prog, label: c.label}
 	defer w.flush()
 	c.status, c.err = Run(ctx, Options{
+		Dir:       r.o.Dir,
 		Home:      r.o.Home,
 		Repo:      r.o.Repo,
 		Config:    &cfg,

@@ -42,7 +42,7 @@ func (c *checkCmd) Run(a *app) error {
 	if c.RepairCap < 0 {
 		return usageError("--repair-cap %d: want 0 or more", c.RepairCap)
 	}
-	ws := load.Open(".", load.Options{
+	ws := load.Open(a.dir, load.Options{
 		Lint:        c.Lint,
 		NoPreflight: c.NoPreflight,
 		Flags: check.Flags{
@@ -59,7 +59,7 @@ func (c *checkCmd) Run(a *app) error {
 	if (c.Format == "sarif" || c.Format == "github") && ws.Env.Repo != nil {
 		// Code scanning and annotations map paths from the repository's
 		// root, whichever folder cairn ran in.
-		r = r.Rebased(ws.Env.Repo.Root)
+		r = r.Rebased(ws.Env.Repo.Root, a.dir)
 	}
 	switch c.Format {
 	case "json":

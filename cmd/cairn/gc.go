@@ -6,6 +6,7 @@ import (
 
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/runtime"
 )
@@ -22,10 +23,10 @@ type gcCmd struct {
 // cannot be read is left alone, with a warning.
 func (c *gcCmd) Run(a *app) error {
 	root := ""
-	if r, err := check.OpenRepo("."); err == nil {
+	if r, err := check.OpenRepo(workdir.Path(a.dir, ".")); err == nil {
 		root = r.Root
 	}
-	report, err := record.GC(config.Home(), root, time.Now(), record.GCOptions{
+	report, err := record.GC(config.Home(a.dir), root, time.Now(), record.GCOptions{
 		DryRun: c.DryRun,
 		EndCrashed: func(dir string) error {
 			_, err := runtime.EndOrphans(dir)

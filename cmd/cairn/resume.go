@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/internal/source"
+	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/runtime"
 )
@@ -26,7 +27,7 @@ type resumeCmd struct {
 // What a crashed run left running is ended first, whatever follows.
 func (c *resumeCmd) Run(a *app) error {
 	outliveReaders()
-	dir, err := findRun(c.Target)
+	dir, err := findRun(a.dir, c.Target)
 	if err != nil {
 		return err
 	}
@@ -54,7 +55,7 @@ func (c *resumeCmd) Run(a *app) error {
 	if !runtime.Resumable(rec) {
 		return fmt.Errorf("run %s is %s; only failed, interrupted and crashed runs resume", name, rec.Status)
 	}
-	repo, err := check.OpenRepo(".")
+	repo, err := check.OpenRepo(workdir.Path(a.dir, "."))
 	if err != nil {
 		return err
 	}
@@ -101,6 +102,7 @@ func (c *resumeCmd) Run(a *app) error {
 	}
 	fmt.Fprintf(a.stderr, "cairn: resuming run %s\n", name)
 	status, err := runtime.Resume(ctx, dir, runtime.Options{
+		Dir:       a.dir,
 		Home:      home,
 		Repo:      rn.Repo,
 		Config:    rn.Config,
@@ -114,7 +116,7 @@ func (c *resumeCmd) Run(a *app) error {
 		Stdout:    a.stdout,
 		Stderr:    a.stderr,
 		Terminal:  terminal(a.stderr),
-		Prepare:   prepareChild(ctx, flags),
+		Prepare:   prepareChild(ctx, a.dir, flags),
 	})
 	if errors.Is(err, record.ErrRunning) {
 		return fmt.Errorf("run %s is running; stop it first (cairn stop %s)", name, name)

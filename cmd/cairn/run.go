@@ -79,6 +79,7 @@ func (c *runCmd) Run(a *app) error {
 	}
 
 	status, err := runtime.Run(ctx, runtime.Options{
+		Dir:       a.dir,
 		Home:      home,
 		Repo:      rn.Repo,
 		Config:    rn.Config,
@@ -95,7 +96,7 @@ func (c *runCmd) Run(a *app) error {
 		Stdout:   a.stdout,
 		Stderr:   a.stderr,
 		Terminal: terminal(a.stderr),
-		Prepare:  prepareChild(ctx, flags),
+		Prepare:  prepareChild(ctx, a.dir, flags),
 	})
 	code := exitOf(status)
 	if code == exitInterrupted && err == nil {
@@ -110,10 +111,11 @@ func (c *runCmd) Run(a *app) error {
 // prepareChild is how a run started with flags checks the child process a
 // run-published-issue step starts on an issue (§7.8): as `cairn run NAME
 // issue ISSUE` with the same flags would, its diagnostics written to w.
-// Cancelling ctx, the run's, cancels the check's preflight.
-func prepareChild(ctx context.Context, flags check.Flags) func(process, issue string, w io.Writer) (*ir.Plan, []byte, error) {
+// Cancelling ctx, the run's, cancels the check's preflight; dir is the
+// directory cairn works in.
+func prepareChild(ctx context.Context, dir string, flags check.Flags) func(process, issue string, w io.Writer) (*ir.Plan, []byte, error) {
 	return func(process, issue string, w io.Writer) (*ir.Plan, []byte, error) {
-		rn, report, err := load.PrepareRun(ctx, ".", process, issue, flags)
+		rn, report, err := load.PrepareRun(ctx, dir, process, issue, flags)
 		if report != nil {
 			for _, d := range report.Diagnostics {
 				if err := templates.WriteDiagnostic(w, d, report.Sources, templates.Style{}); err != nil {
@@ -136,7 +138,7 @@ func prepareChild(ctx context.Context, flags check.Flags) func(process, issue st
 // process is an error that ends with what (not) happened, done. Cancelling
 // ctx cancels the check's preflight, and cairn ends interrupted.
 func prepare(ctx context.Context, a *app, target, issue string, flags check.Flags, done string) (*load.Runnable, error) {
-	rn, report, err := load.PrepareRun(ctx, ".", target, issue, flags)
+	rn, report, err := load.PrepareRun(ctx, a.dir, target, issue, flags)
 	if ctx.Err() != nil {
 		return nil, interrupted(a)
 	}
