@@ -79,6 +79,9 @@ type Flags struct {
 
 // Env is everything outside the process file that checking may consult.
 type Env struct {
+	// Dir is the directory cairn works in (-C), which process files named
+	// relative are taken from; "" for the process's working directory.
+	Dir string
 	// Home is $CAIRN_HOME.
 	Home string
 	// Config is the user config; never nil (an empty Config when there is

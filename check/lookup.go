@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/parse"
 )
@@ -73,7 +74,7 @@ func isPath(arg string) bool {
 // it twice (ambiguous-process).
 func Find(env *Env, arg string) (string, []ir.Diagnostic) {
 	if isPath(arg) {
-		if fi, err := os.Stat(arg); err != nil || fi.IsDir() {
+		if fi, err := os.Stat(workdir.Path(env.Dir, arg)); err != nil || fi.IsDir() {
 			return "", []ir.Diagnostic{{
 				Rule:     RuleUnknownProcess,
 				Severity: ir.Error,

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -30,7 +31,7 @@ var ruleAmbiguousProcess = &Rule{
 				continue
 			}
 			path := filepath.Join(dir, sibling)
-			if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+			if fi, err := os.Stat(workdir.Path(pass.Env.Dir, path)); err != nil || !fi.Mode().IsRegular() {
 				continue
 			}
 			pass.ReportRelated(ir.FileStart(p.File),
@@ -44,10 +45,11 @@ var ruleAmbiguousProcess = &Rule{
 // spelled.
 func isProcessDir(env *Env, dir string) bool {
 	real := func(d string) string {
+		d = workdir.Path(env.Dir, d)
 		if r, err := filepath.EvalSymlinks(d); err == nil {
 			d = r
 		}
-		return absPath(d)
+		return absPath("", d)
 	}
 	want := real(dir)
 	return slices.ContainsFunc(ProcessDirs(env), func(d string) bool { return real(d) == want })

@@ -41,7 +41,7 @@ var ruleHarnessCannotStart = &Rule{
 // on claude run one `claude --version`.
 func preflight(ctx context.Context, env *Env, h *harness.Harness) ir.HarnessStatus {
 	return lookupOnce(env, "preflight:"+h.Name, func() ir.HarnessStatus {
-		return h.Preflight(ctx, harness.PreflightOptions{Env: env.Environ, Timeout: env.preflightTimeout()})
+		return h.Preflight(ctx, harness.PreflightOptions{Env: env.Environ, Dir: env.Dir, Timeout: env.preflightTimeout()})
 	})
 }
 

@@ -1,9 +1,10 @@
 package check
 
 import (
-	"path/filepath"
 	"strings"
 
+	"github.com/cairn-dev/cairn/internal/source"
+	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/parse"
 )
@@ -37,14 +38,14 @@ var ruleProcessCycle = &Rule{
 	Severity: ir.Error,
 	Run: func(pass *Pass) {
 		p := pass.Process
-		root := absPath(p.File)
+		root := absPath(pass.Env.Dir, p.File)
 		c := &cycles{env: pass.Env, clean: map[string]bool{}}
 		for _, f := range childFields(p) {
 			found := findByName(pass.Env, f.Value)
 			if found.diag != nil {
 				continue
 			}
-			file := absPath(found.file)
+			file := absPath(pass.Env.Dir, found.file)
 			chain := []string{p.Name, f.Value}
 			if file != root {
 				chain = c.follow(file, chain, map[string]bool{root: true, file: true})
@@ -104,7 +105,7 @@ func childrenOf(env *Env, file string) []child {
 		if env.Repo != nil {
 			root = env.Repo.Root
 		}
-		src, err := parse.ReadFile(file, root)
+		src, err := source.ReadFile(file, root)
 		if err != nil {
 			return nil
 		}
@@ -119,7 +120,7 @@ func childrenOf(env *Env, file string) []child {
 		var out []child
 		for _, f := range childFields(p) {
 			if found := findByName(env, f.Value); found.diag == nil {
-				out = append(out, child{name: f.Value, file: absPath(found.file)})
+				out = append(out, child{name: f.Value, file: absPath(env.Dir, found.file)})
 			}
 		}
 		return out
@@ -145,10 +146,10 @@ func childFields(p *ir.Process) []ir.Field[string] {
 	return out
 }
 
-// absPath is file made absolute, so that one file has one name however it
-// was reached.
-func absPath(file string) string {
-	if abs, err := filepath.Abs(file); err == nil {
+// absPath is file, taken relative to dir (Env.Dir), made absolute, so that
+// one file has one name however it was reached.
+func absPath(dir, file string) string {
+	if abs, err := workdir.Abs(dir, file); err == nil {
 		return abs
 	}
 	return file

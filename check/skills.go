@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/cairn-dev/cairn/internal/git"
+	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/skills"
 )
@@ -83,7 +84,7 @@ func findSkill(env *Env, name string) (ir.PlanSkill, error) {
 	}
 	if env.Home != "" {
 		p := filepath.Join(env.Home, "skills", name, "SKILL.md")
-		if abs, err := filepath.Abs(p); err == nil {
+		if abs, err := workdir.Abs(env.Dir, p); err == nil {
 			p = abs
 		}
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {

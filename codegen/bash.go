@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/skills"
@@ -34,6 +35,9 @@ type Inputs struct {
 	// a process file inside it is recorded as that file of the repository
 	// the script runs in. Empty records the file's path as it is.
 	RepoRoot string
+	// Dir is the directory cairn works in (-C), which the plan's file is
+	// named relative to; "" for cairn's working directory.
+	Dir string
 }
 
 // Bash compiles plan into one standalone bash script (§9) that does what
@@ -186,7 +190,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		Worktrees:       plan.Worktrees,
 		Excludes:        ir.CairnFiles,
 		FinalJQ:         harness.FinalJQDefs(),
-		RecordFile:      recordFile(plan.File, c.in.RepoRoot),
+		RecordFile:      recordFile(workdir.Path(c.in.Dir, plan.File), c.in.RepoRoot),
 		SHA256:          hex.EncodeToString(sum[:]),
 		RunExpiry:       expiryMicros(plan.RunExpiry, ir.DefaultRunExpiry),
 		FailedRunExpiry: expiryMicros(plan.FailedRunExpiry, ir.DefaultFailedRunExpiry),

@@ -77,13 +77,15 @@ type Notify struct {
 	On      ir.Strings
 }
 
-// Home is cairn's home folder: $CAIRN_HOME, else ~/.cairn. A home inside
+// Home is cairn's home folder: $CAIRN_HOME, else ~/.cairn; ResolveHome has
+// made $CAIRN_HOME absolute at start. dir is the directory cairn works in,
+// -C's ("" for the process's working directory). Without one, a home inside
 // the working directory is given relative to it, as short to print as the
-// user wrote it; ResolveHome has made $CAIRN_HOME absolute at start, so the
-// working directory cairn moved to (-C) does not move the home.
-func Home() string {
+// user wrote it; with one, it is absolute, since a relative name is opened
+// from the process's working directory, which -C does not move.
+func Home(dir string) string {
 	if h := os.Getenv("CAIRN_HOME"); h != "" {
-		if wd, err := os.Getwd(); err == nil && filepath.IsAbs(h) {
+		if wd, err := os.Getwd(); err == nil && dir == "" && filepath.IsAbs(h) {
 			if rel, err := filepath.Rel(wd, h); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 				return rel
 			}
@@ -98,9 +100,9 @@ func Home() string {
 
 // ResolveHome makes a relative $CAIRN_HOME absolute against the working
 // directory, for cairn and every process it starts: called once at start,
-// before -C moves cairn and before a step runs in a worktree, it keeps a
-// relative home from landing wherever a process happens to be (inside the
-// user's repository).
+// before a step runs in a worktree, it keeps a relative home from landing
+// wherever a process happens to be (inside the user's repository), and -C
+// from moving it.
 func ResolveHome() error {
 	h := os.Getenv("CAIRN_HOME")
 	if h == "" || filepath.IsAbs(h) {

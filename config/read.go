@@ -8,8 +8,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cairn-dev/cairn/internal/source"
+	"github.com/cairn-dev/cairn/internal/tomldoc"
 	"github.com/cairn-dev/cairn/ir"
-	"github.com/cairn-dev/cairn/parse"
 )
 
 // The keys of the config (§5), in the order suggestions prefer, and the
@@ -23,13 +24,13 @@ var (
 	notifyOn      = []string{"failure", "success"}
 )
 
-// Load reads the config of home, config.toml under it, as parse.ReadFile
+// Load reads the config of home, config.toml under it, as source.ReadFile
 // reads a file (a regular file, capped). No file is the empty config with no
 // diagnostics; a file that cannot be read is the empty config and one
 // diagnostic.
 func Load(home string) (*Config, []ir.Diagnostic) {
 	file := Path(home)
-	src, err := parse.ReadFile(file, "")
+	src, err := source.ReadFile(file, "")
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Config{}, nil
 	}
@@ -47,9 +48,9 @@ func Load(home string) (*Config, []ir.Diagnostic) {
 // duplicate, wrong type, unknown key and invalid value it finds, sorted, with
 // the config as complete as the file allows.
 func Read(file string, src []byte) (*Config, []ir.Diagnostic) {
-	src = parse.Text(src)
+	src = source.Text(src)
 	c := &Config{File: file, Source: src}
-	doc, diags := parse.ReadTOMLDoc(file, src)
+	doc, diags := tomldoc.ReadTOMLDoc(file, src)
 	rd := &reader{c: c}
 	rd.top(doc.Root)
 	diags = append(diags, rd.Diags...)
@@ -59,7 +60,7 @@ func Read(file string, src []byte) (*Config, []ir.Diagnostic) {
 
 // reader fills a Config from a TOML document.
 type reader struct {
-	parse.TOMLReader
+	tomldoc.TOMLReader
 	c *Config
 }
 
@@ -67,7 +68,7 @@ func (rd *reader) invalid(at ir.Range, format string, args ...any) {
 	rd.Report(ir.RuleInvalidValue, at, nil, format, args...)
 }
 
-func (rd *reader) top(t *parse.TOMLTable) {
+func (rd *reader) top(t *tomldoc.TOMLTable) {
 	c := rd.c
 	for _, e := range t.Entries {
 		switch e.Key {
@@ -126,15 +127,15 @@ func (rd *reader) enum(f ir.Field[string], what string, allowed []string) {
 
 // subTables returns the tables of a table of tables such as [harnesses.X],
 // refusing anything else; what names one ("harness").
-func (rd *reader) subTables(e *parse.TOMLEntry, what string) []*parse.TOMLEntry {
+func (rd *reader) subTables(e *tomldoc.TOMLEntry, what string) []*tomldoc.TOMLEntry {
 	t := rd.Table(e)
 	if t == nil {
 		return nil
 	}
-	var out []*parse.TOMLEntry
+	var out []*tomldoc.TOMLEntry
 	for _, se := range t.Entries {
-		if se.Value.Kind != parse.KindTable {
-			rd.Report(ir.RuleType, se.Value.Range, nil, "%s %q must be a table, not %s", what, se.Key, parse.Describe(se.Value))
+		if se.Value.Kind != tomldoc.KindTable {
+			rd.Report(ir.RuleType, se.Value.Range, nil, "%s %q must be a table, not %s", what, se.Key, tomldoc.Describe(se.Value))
 			continue
 		}
 		out = append(out, se)
@@ -142,9 +143,9 @@ func (rd *reader) subTables(e *parse.TOMLEntry, what string) []*parse.TOMLEntry 
 	return out
 }
 
-func (rd *reader) harnesses(e *parse.TOMLEntry) {
+func (rd *reader) harnesses(e *tomldoc.TOMLEntry) {
 	for _, he := range rd.subTables(e, "harness") {
-		h := Harness{Name: he.Key, Header: parse.HeaderOf(he)}
+		h := Harness{Name: he.Key, Header: tomldoc.HeaderOf(he)}
 		if !ir.ValidName(h.Name) {
 			rd.invalid(he.KeyRange, "invalid harness name %q; use lowercase letters, digits and -, starting with a letter or digit", h.Name)
 		}
@@ -169,9 +170,9 @@ func (rd *reader) harnesses(e *parse.TOMLEntry) {
 	}
 }
 
-func (rd *reader) models(e *parse.TOMLEntry) {
+func (rd *reader) models(e *tomldoc.TOMLEntry) {
 	for _, me := range rd.subTables(e, "models of harness") {
-		m := Models{Harness: me.Key, Header: parse.HeaderOf(me)}
+		m := Models{Harness: me.Key, Header: tomldoc.HeaderOf(me)}
 		where := fmt.Sprintf("in [models.%s]", m.Harness)
 		for _, kv := range me.Value.Table.Entries {
 			if !slices.Contains(tierKeys, kv.Key) {
@@ -188,13 +189,13 @@ func (rd *reader) models(e *parse.TOMLEntry) {
 	}
 }
 
-func (rd *reader) resources(e *parse.TOMLEntry) {
+func (rd *reader) resources(e *tomldoc.TOMLEntry) {
 	t := rd.Table(e)
 	if t == nil {
 		return
 	}
 	res := &rd.c.Resources
-	res.Header = parse.HeaderOf(e)
+	res.Header = tomldoc.HeaderOf(e)
 	for _, kv := range t.Entries {
 		switch kv.Key {
 		case "max_load":
@@ -224,13 +225,13 @@ func (rd *reader) resources(e *parse.TOMLEntry) {
 	}
 }
 
-func (rd *reader) notify(e *parse.TOMLEntry) {
+func (rd *reader) notify(e *tomldoc.TOMLEntry) {
 	t := rd.Table(e)
 	if t == nil {
 		return
 	}
 	n := &rd.c.Notify
-	n.Header = parse.HeaderOf(e)
+	n.Header = tomldoc.HeaderOf(e)
 	for _, kv := range t.Entries {
 		switch kv.Key {
 		case "command":

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cairn-dev/cairn/internal/source"
 	"github.com/cairn-dev/cairn/ir"
-	"github.com/cairn-dev/cairn/parse"
 )
 
 func FuzzConfig(f *testing.F) {
@@ -27,7 +27,7 @@ func FuzzConfig(f *testing.F) {
 		_, diags := Read("config.toml", src)
 		// Positions are in the text the reader read: no byte order
 		// mark, CRLF read as LF.
-		src = parse.Text(src)
+		src = source.Text(src)
 		checkDiagnostics(t, "config.toml", src, diags)
 	})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-dev/cairn/internal/lookpath"
 	"github.com/cairn-dev/cairn/internal/text"
+	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -30,7 +31,11 @@ const waitDelay = time.Second
 // reads the CLIs' key variables from (nil: cairn's own), and how long its
 // commands may take (zero: DefaultPreflightTimeout).
 type PreflightOptions struct {
-	Env     []string
+	Env []string
+	// Dir is the directory cairn works in (-C): the version command runs
+	// there, and a command named by a path is taken from there; "" for
+	// cairn's working directory.
+	Dir     string
 	Timeout time.Duration
 }
 
@@ -65,7 +70,7 @@ func (h *Harness) Preflight(ctx context.Context, o PreflightOptions) ir.HarnessS
 	var path string
 	var err error
 	if strings.ContainsRune(bin, '/') {
-		path, err = exec.LookPath(bin)
+		path, err = exec.LookPath(workdir.Path(o.Dir, bin))
 	} else {
 		path, err = lookpath.In(env, "", bin)
 	}
@@ -82,7 +87,7 @@ func (h *Harness) Preflight(ctx context.Context, o PreflightOptions) ir.HarnessS
 	if len(h.spec.Version) == 1 {
 		st.OK, st.Detail = true, path
 	} else {
-		h.runVersion(ctx, path, env, timeout, &st)
+		h.runVersion(ctx, path, o.Dir, env, timeout, &st)
 	}
 	if st.OK {
 		if l, known := h.adapter.Login(ctx, path, env); known {
@@ -96,9 +101,9 @@ func (h *Harness) Preflight(ctx context.Context, o PreflightOptions) ir.HarnessS
 }
 
 // runVersion runs h's version command and words its outcome into st.
-func (h *Harness) runVersion(ctx context.Context, path string, env environ, timeout time.Duration, st *ir.HarnessStatus) {
+func (h *Harness) runVersion(ctx context.Context, path, dir string, env environ, timeout time.Duration, st *ir.HarnessStatus) {
 	cmd := exec.CommandContext(ctx, path, h.spec.Version[1:]...)
-	cmd.Env = env
+	cmd.Dir, cmd.Env = dir, env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = waitDelay

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/git"
+	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -24,18 +25,18 @@ type Compilable struct {
 	RepoRoot string
 }
 
-// PrepareCompile finds and checks the process target names, in the git
-// repository holding dir, for compiling. It returns the report of the check
+// PrepareCompile finds and checks the process target names, in dir, the
+// directory cairn works in (as Open takes it), for compiling. It returns the report of the check
 // (its diagnostics and the files' bytes, to show refusals with), and the
 // compilable process, nil with ErrRefused when the check refused it.
 // Outside a git repository it fails with the reason, and checks nothing.
 func PrepareCompile(ctx context.Context, dir, target string) (*Compilable, *templates.Report, error) {
-	if _, err := git.Discover(ctx, dir, os.Environ()); err != nil {
+	if _, err := git.Discover(ctx, workdir.Path(dir, "."), os.Environ()); err != nil {
 		return nil, nil, err
 	}
 	ws := Open(dir, Options{NoPreflight: true})
 	if ws.Env.Repo == nil {
-		return nil, nil, fmt.Errorf("%s is not inside a git repository; run cairn in one, or give -C DIR", dir)
+		return nil, nil, fmt.Errorf("%s is not inside a git repository; run cairn in one, or give -C DIR", workdir.Path(dir, "."))
 	}
 	r := ws.Check(ctx, []string{target}, "")
 	if r.Failed() || len(r.Plans) != 1 {

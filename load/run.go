@@ -9,6 +9,7 @@ import (
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/git"
+	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -28,19 +29,19 @@ type Runnable struct {
 // ErrRefused is the error of a process check refuses: the report says why.
 var ErrRefused = errors.New("refused")
 
-// PrepareRun finds and checks the process target names for a run in the
-// git repository holding dir, on issue when it is not empty. It returns the report of the check (to show
+// PrepareRun finds and checks the process target names for a run in dir,
+// the directory cairn works in (as Open takes it), on issue when it is not empty. It returns the report of the check (to show
 // when the process is refused, or its warnings), and the runnable process,
 // nil with ErrRefused when the check refused it. Outside a git repository
 // it fails with the reason, and checks nothing.
 func PrepareRun(ctx context.Context, dir, target, issue string, flags check.Flags) (*Runnable, *templates.Report, error) {
-	if _, err := git.Discover(ctx, dir, os.Environ()); err != nil {
+	if _, err := git.Discover(ctx, workdir.Path(dir, "."), os.Environ()); err != nil {
 		return nil, nil, err
 	}
 	ws := Open(dir, Options{Flags: flags})
 	ws.Env.Runtime = true
 	if ws.Env.Repo == nil {
-		return nil, nil, fmt.Errorf("%s is not inside a git repository; run cairn in one, or give -C DIR", dir)
+		return nil, nil, fmt.Errorf("%s is not inside a git repository; run cairn in one, or give -C DIR", workdir.Path(dir, "."))
 	}
 	r := ws.Check(ctx, []string{target}, issue)
 	if r.Failed() || len(r.Plans) != 1 {

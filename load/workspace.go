@@ -18,6 +18,8 @@ import (
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/git"
+	"github.com/cairn-dev/cairn/internal/source"
+	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/parse"
 	"github.com/cairn-dev/cairn/templates"
@@ -46,12 +48,14 @@ type Workspace struct {
 	NoRepo bool
 }
 
-// Open builds the workspace of the git repository holding dir (dir may lie
-// outside any repository: checking still works, without repository skills).
-// A config that is refused refuses every file: the rules then run as under
-// --lint, and no file gets a plan.
+// Open builds the workspace of the directory cairn works in, dir (-C's; ""
+// for the process's working directory), on the git repository holding it
+// (dir may lie outside any repository: checking still works, without
+// repository skills). Process files named relative are taken relative to
+// dir. A config that is refused refuses every file: the rules then run as
+// under --lint, and no file gets a plan.
 func Open(dir string, o Options) *Workspace {
-	home := config.Home()
+	home := config.Home(dir)
 	cfg, diags := config.Load(home)
 	if cfg == nil {
 		cfg = &config.Config{}
@@ -63,12 +67,13 @@ func Open(dir string, o Options) *Workspace {
 	if cfg.File != "" && cfg.Source != nil {
 		ws.Sources[cfg.File] = cfg.Source
 	}
-	repo, err := git.Discover(context.Background(), dir, os.Environ())
+	repo, err := git.Discover(context.Background(), workdir.Path(dir, "."), os.Environ())
 	if err != nil {
 		repo, ws.NoRepo = nil, true
 	}
 	lint := o.Lint || ir.HasErrors(diags)
 	ws.Env = &check.Env{
+		Dir:       dir,
 		Home:      home,
 		Config:    cfg,
 		Flags:     o.Flags,
@@ -205,7 +210,7 @@ func (ws *Workspace) checkFile(ctx context.Context, file string) ([]byte, *ir.Pl
 	return src, plan, diags
 }
 
-// read reads one process file (parse.ReadFile: a regular file, capped,
+// read reads one process file (source.ReadFile: a regular file, capped,
 // inside the repository when named inside it) and parses it by the format
 // its name says.
 func (ws *Workspace) read(file string) ([]byte, *ir.Process, []ir.Diagnostic) {
@@ -222,7 +227,7 @@ func (ws *Workspace) read(file string) ([]byte, *ir.Process, []ir.Diagnostic) {
 	if ws.Env.Repo != nil {
 		root = ws.Env.Repo.Root
 	}
-	src, err := parse.ReadFile(file, root)
+	src, err := source.ReadFile(workdir.Path(ws.Env.Dir, file), root)
 	if err != nil {
 		return nil, nil, []ir.Diagnostic{{
 			Rule:     ir.RuleSyntax,

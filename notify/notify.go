@@ -46,6 +46,9 @@ type Notification struct {
 	// PullRequest is the URL of the run's pull request; "" when it has
 	// none.
 	PullRequest string
+	// Dir is the directory the command runs in, the one cairn works in
+	// (-C); "" for cairn's working directory.
+	Dir string
 }
 
 // Send runs the plan's [notify] command n (§7.9) when its `on` lists the
@@ -78,6 +81,7 @@ func Send(n ir.PlanNotify, note Notification, env []string, w io.Writer) (bool, 
 	}
 	p := &proc.Proc{
 		Argv:    argv,
+		Dir:     note.Dir,
 		Env:     proc.MergeEnv(env, set, drop),
 		Stdout:  &out,
 		Stderr:  &out,

@@ -15,6 +15,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 
+	"github.com/cairn-dev/cairn/internal/source"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -38,7 +39,7 @@ const cardFence = "---"
 // DefaultWorktree. Anchors, aliases, tags and merge keys are refused: a card
 // is read as written.
 func Card(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
-	src = Text(src)
+	src = source.Text(src)
 	p := &ir.Process{
 		Name:   NameOf(file),
 		File:   file,
@@ -47,7 +48,7 @@ func Card(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
 		Commit: ir.Field[bool]{Value: true, Set: true},
 	}
 	fe := &cardProcess{
-		hclFile: hclFile{file: file, src: src, lines: lineStarts(src)},
+		hclFile: hclFile{file: file, src: src, lines: source.LineStarts(src)},
 		p:       p,
 		names:   map[string]ir.Field[string]{},
 	}

@@ -8,6 +8,9 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/lexer"
 	"github.com/goccy/go-yaml/parser"
+
+	"github.com/cairn-dev/cairn/internal/source"
+	"github.com/cairn-dev/cairn/internal/source/sourcetest"
 )
 
 // cardFuzzSeeds are realistic cards and the corners of YAML they meet:
@@ -35,8 +38,8 @@ func FuzzCard(f *testing.F) {
 		p, diags := Card(file, src)
 		// Positions are in the text the front-end read: no byte order
 		// mark, CRLF read as LF.
-		src = Text(src)
-		checkDiagnostics(t, file, src, diags)
+		src = source.Text(src)
+		sourcetest.CheckDiagnostics(t, file, src, diags)
 		if p == nil {
 			t.Fatal("no process")
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
+	"github.com/cairn-dev/cairn/internal/source"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -35,10 +36,10 @@ const hclRedefined = "Attribute redefined"
 // what hclsyntax could still read; a file nested deeper than MaxNesting is
 // refused before hclsyntax reads it. Like TOML, it checks structure only.
 func HCL(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
-	src = Text(src)
+	src = source.Text(src)
 	p := &ir.Process{Name: NameOf(file), File: file, Format: ir.HCL, Source: src}
 	fe := &hclProcess{
-		hclFile:   hclFile{file: file, src: src, lines: lineStarts(src)},
+		hclFile:   hclFile{file: file, src: src, lines: source.LineStarts(src)},
 		p:         p,
 		names:     map[string]ir.Field[string]{},
 		worktrees: map[string]ir.Range{},

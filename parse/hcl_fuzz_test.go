@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/cairn-dev/cairn/internal/source"
+	"github.com/cairn-dev/cairn/internal/source/sourcetest"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -72,8 +74,8 @@ func FuzzHCL(f *testing.F) {
 		p, diags := HCL(file, src)
 		// Positions are in the text the front-end read: no byte order
 		// mark, CRLF read as LF.
-		src = Text(src)
-		checkDiagnostics(t, file, src, diags)
+		src = source.Text(src)
+		sourcetest.CheckDiagnostics(t, file, src, diags)
 		if p == nil {
 			t.Fatal("no process")
 		}
@@ -101,7 +103,7 @@ func checkProcess(t *testing.T, src []byte, v reflect.Value, failed bool) {
 	case reflect.Struct:
 		if v.Type() == rangeTypeOf {
 			if r := v.Interface().(ir.Range); r.IsValid() {
-				checkRange(t, src, r, "process range")
+				sourcetest.CheckRange(t, src, r, "process range")
 			}
 			return
 		}
@@ -110,7 +112,7 @@ func checkProcess(t *testing.T, src []byte, v reflect.Value, failed bool) {
 			s, sp := value.String(), spans.Interface().([]ir.Span)
 			switch {
 			case len(sp) > 0:
-				checkSpans(t, src, s, sp)
+				sourcetest.CheckSpans(t, src, s, sp)
 			case v.FieldByName("Set").Bool() && !v.FieldByName("Bad").Bool() && !failed:
 				t.Errorf("string %q has no spans", s)
 			}

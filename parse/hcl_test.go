@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/internal/source"
+	"github.com/cairn-dev/cairn/internal/source/sourcetest"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -163,7 +165,7 @@ step "d" {
 			tp, tdiags := TOML("p.toml", []byte(tc.toml))
 			hp, hdiags := HCL("p.hcl", []byte(tc.hcl))
 			if len(tdiags) > 0 || len(hdiags) > 0 {
-				t.Fatalf("diagnostics: TOML %v; HCL %v", diagLines(tdiags), diagLines(hdiags))
+				t.Fatalf("diagnostics: TOML %v; HCL %v", sourcetest.DiagLines(tdiags), sourcetest.DiagLines(hdiags))
 			}
 			if hp.Format != ir.HCL || hp.File != "p.hcl" || hp.Name != "p" || string(hp.Source) != tc.hcl {
 				t.Errorf("process: %q %q %q", hp.Format, hp.File, hp.Name)
@@ -421,8 +423,8 @@ step "a" {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, diags := HCL("p.hcl", []byte(tc.src))
-			checkDiagnostics(t, "p.hcl", []byte(tc.src), diags)
-			if got := diagLines(diags); !slices.Equal(got, tc.want) {
+			sourcetest.CheckDiagnostics(t, "p.hcl", []byte(tc.src), diags)
+			if got := sourcetest.DiagLines(diags); !slices.Equal(got, tc.want) {
 				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
 		})
@@ -462,7 +464,7 @@ func TestHCLPositions(t *testing.T) {
 	src := hclPositionsFile
 	p, diags := HCL("p.hcl", []byte(src))
 	if len(diags) != 0 {
-		t.Fatalf("diagnostics: %v", diagLines(diags))
+		t.Fatalf("diagnostics: %v", sourcetest.DiagLines(diags))
 	}
 	s := p.Steps[0]
 	for _, tc := range []struct {
@@ -493,7 +495,7 @@ func TestHCLPositions(t *testing.T) {
 		{"validate header", s.Validate.Header, find(t, src, "validate", 1)},
 		{"severity", s.Validate.Severity.Range, find(t, src, `"review"`, 1)},
 	} {
-		if got := span(tc.got); got != tc.want {
+		if got := sourcetest.Span(tc.got); got != tc.want {
 			t.Errorf("%s: %s; want %s", tc.what, got, tc.want)
 		}
 	}
@@ -570,15 +572,15 @@ func TestHCLSpans(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			src := []byte(tc.src)
 			p, diags := HCL("p.hcl", src)
-			src = Text(src)
+			src = source.Text(src)
 			if len(diags) != 0 {
-				t.Fatalf("diagnostics: %v", diagLines(diags))
+				t.Fatalf("diagnostics: %v", sourcetest.DiagLines(diags))
 			}
 			f := p.Steps[0].Actions[0].Script
 			if f.Value != tc.value {
 				t.Fatalf("value %q; want %q", f.Value, tc.value)
 			}
-			checkSpans(t, src, f.Value, f.Spans)
+			sourcetest.CheckSpans(t, src, f.Value, f.Spans)
 			for needle, want := range tc.at {
 				off := strings.Index(f.Value, needle)
 				if off < 0 {
@@ -597,20 +599,20 @@ func TestHCLBadFields(t *testing.T) {
 	src := "version = \"1\"\nstep {\n  max_turns = x\n  command {}\n  precheck {\n    shells = [\"a\", 1]\n  }\n  env = { A = \"a\", B = b }\n}\n"
 	p, diags := HCL("p.hcl", []byte(src))
 	if len(diags) != 6 {
-		t.Fatalf("diagnostics: %v", diagLines(diags))
+		t.Fatalf("diagnostics: %v", sourcetest.DiagLines(diags))
 	}
-	if v := p.Version; !v.Set || !v.Bad || v.Value != 0 || span(v.Range) != "1:11-1:14" || span(v.Key) != "1:1-1:8" {
+	if v := p.Version; !v.Set || !v.Bad || v.Value != 0 || sourcetest.Span(v.Range) != "1:11-1:14" || sourcetest.Span(v.Key) != "1:1-1:8" {
 		t.Errorf("version: %+v", v)
 	}
 	s := p.Steps[0]
-	if n := s.Name; !n.Set || !n.Bad || span(n.Range) != "2:1-2:5" {
+	if n := s.Name; !n.Set || !n.Bad || sourcetest.Span(n.Range) != "2:1-2:5" {
 		t.Errorf("a step without a label: %+v", n)
 	}
 	a := s.Actions[0]
 	if mt := a.MaxTurns; !mt.Set || !mt.Bad || mt.Value != 0 {
 		t.Errorf("max_turns: %+v", mt)
 	}
-	if a.Kind != ir.Command || !a.Script.Set || !a.Script.Bad || span(a.Range) != "4:3-4:13" {
+	if a.Kind != ir.Command || !a.Script.Set || !a.Script.Bad || sourcetest.Span(a.Range) != "4:3-4:13" {
 		t.Errorf("command block: %+v", a)
 	}
 	shells := s.Precheck.Shells
@@ -626,7 +628,7 @@ func TestHCLActions(t *testing.T) {
 	src := "step \"a\" {\n  prompt = \"p\"\n  model = \"m\"\n  command = \"c\"\n  process = \"x\"\n  skill = \"s\"\n  catalogue = \"delivery\"\n  spec_process = \"y\"\n  env = { Z = \"1\", A = \"2\", M = \"3\" }\n}\n"
 	p, diags := HCL("p.hcl", []byte(src))
 	if len(diags) > 0 {
-		t.Fatalf("diagnostics: %v", diagLines(diags))
+		t.Fatalf("diagnostics: %v", sourcetest.DiagLines(diags))
 	}
 	got := summary(p)
 	got = got[strings.Index(got, "step "):]
@@ -679,7 +681,7 @@ func TestHCLReadme(t *testing.T) {
 	tp, tdiags := TOML("README.toml", []byte(block("toml")))
 	hp, hdiags := HCL("README.hcl", []byte(block("hcl")))
 	if len(tdiags) > 0 || len(hdiags) > 0 {
-		t.Fatalf("diagnostics: TOML %v; HCL %v", diagLines(tdiags), diagLines(hdiags))
+		t.Fatalf("diagnostics: TOML %v; HCL %v", sourcetest.DiagLines(tdiags), sourcetest.DiagLines(hdiags))
 	}
 	if got, want := withoutPositions(hp), withoutPositions(tp); !reflect.DeepEqual(got, want) {
 		t.Errorf("the README's examples differ\nHCL\n%s\nTOML\n%s", summary(&got), summary(&want))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/cairn-dev/cairn/internal/source"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -19,7 +20,7 @@ func (fe *hclProcess) templateSpans(r hcl.Range, want string) []ir.Span {
 	start := clampOffset(r.Start.Byte, fe.src)
 	raw := fe.text(r)
 	var got string
-	var spans []spanAt
+	var spans []source.SpanAt
 	var base int
 	switch {
 	case len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"':
@@ -61,11 +62,17 @@ func (fe *hclProcess) labelSpans(r hcl.Range, want string) []ir.Span {
 	return nil
 }
 
+// stringDecoder decodes the raw text of an HCL string that hclsyntax
+// accepted, recording where each stretch of the value comes from.
+type stringDecoder struct {
+	source.StringDecoder
+}
+
 // spans places the spans of a value decoded from the file at byte base on.
-func (fe *hclProcess) spans(base int, spans []spanAt) []ir.Span {
+func (fe *hclProcess) spans(base int, spans []source.SpanAt) []ir.Span {
 	out := make([]ir.Span, len(spans))
 	for i, s := range spans {
-		out[i] = ir.Span{Offset: s.value, Start: fe.pos(base + s.file)}
+		out[i] = ir.Span{Offset: s.Value, Start: fe.pos(base + s.File)}
 	}
 	return out
 }
@@ -73,19 +80,19 @@ func (fe *hclProcess) spans(base int, spans []spanAt) []ir.Span {
 // decodeHCLQuoted decodes the content of a quoted HCL string without
 // interpolations: backslash escapes, and "$${" and "%%{" for a literal "${"
 // and "%{". A span starts at each escape and after it.
-func decodeHCLQuoted(raw []byte) (string, []spanAt) {
-	d := &stringDecoder{raw: raw, out: make([]byte, 0, len(raw))}
-	d.mark(0)
+func decodeHCLQuoted(raw []byte) (string, []source.SpanAt) {
+	d := &stringDecoder{source.StringDecoder{Raw: raw, Out: make([]byte, 0, len(raw))}}
+	d.Mark(0)
 	for i := 0; i < len(raw); {
 		if raw[i] == '\\' && i+1 < len(raw) {
-			d.mark(i)
+			d.Mark(i)
 			i = d.hclEscape(i + 1)
-			d.mark(i)
+			d.Mark(i)
 			continue
 		}
 		i = d.templateChar(i)
 	}
-	return string(d.out), d.spans
+	return string(d.Out), d.Spans
 }
 
 // decodeHCLHeredoc decodes the content of a heredoc without interpolations,
@@ -93,9 +100,9 @@ func decodeHCLQuoted(raw []byte) (string, []spanAt) {
 // and "%{" (a heredoc has no backslash escapes). A flush heredoc (<<-) loses
 // the indentation its least indented line has, as hclsyntax strips it: a
 // span starts after the indentation of each line.
-func decodeHCLHeredoc(raw []byte, flush bool) (string, []spanAt) {
-	d := &stringDecoder{raw: raw, out: make([]byte, 0, len(raw))}
-	d.mark(0)
+func decodeHCLHeredoc(raw []byte, flush bool) (string, []source.SpanAt) {
+	d := &stringDecoder{source.StringDecoder{Raw: raw, Out: make([]byte, 0, len(raw))}}
+	d.Mark(0)
 	indent := 0
 	if flush {
 		indent = heredocIndent(raw)
@@ -108,14 +115,14 @@ func decodeHCLHeredoc(raw []byte, flush bool) (string, []spanAt) {
 		i := off
 		if indent > 0 && !blankLine(raw[off:end]) {
 			i += leadingBytes(raw[off:end], indent)
-			d.mark(i)
+			d.Mark(i)
 		}
 		for i < end {
 			i = d.templateChar(i)
 		}
 		off = end
 	}
-	return string(d.out), d.spans
+	return string(d.Out), d.Spans
 }
 
 // heredocIndent is the indentation, in characters, that a flush heredoc's
@@ -179,47 +186,47 @@ func extendsCluster(r rune) bool {
 // returns the offset after it. The escape's second character starts a
 // stretch copied from the file, so that "${" maps onto the file's own.
 func (d *stringDecoder) templateChar(i int) int {
-	c := d.raw[i]
-	if (c == '$' || c == '%') && i+2 < len(d.raw) && d.raw[i+1] == c && d.raw[i+2] == '{' {
-		d.mark(i + 1)
-		d.out = append(d.out, c, '{')
+	c := d.Raw[i]
+	if (c == '$' || c == '%') && i+2 < len(d.Raw) && d.Raw[i+1] == c && d.Raw[i+2] == '{' {
+		d.Mark(i + 1)
+		d.Out = append(d.Out, c, '{')
 		return i + 3
 	}
-	d.out = append(d.out, c)
+	d.Out = append(d.Out, c)
 	return i + 1
 }
 
 // hclEscape decodes the escape sequence of a quoted HCL string whose
 // selector is at raw[i], and returns the offset after it.
 func (d *stringDecoder) hclEscape(i int) int {
-	c := d.raw[i]
+	c := d.Raw[i]
 	switch c {
 	case 'n':
-		d.out = append(d.out, '\n')
+		d.Out = append(d.Out, '\n')
 	case 'r':
-		d.out = append(d.out, '\r')
+		d.Out = append(d.Out, '\r')
 	case 't':
-		d.out = append(d.out, '\t')
+		d.Out = append(d.Out, '\t')
 	case 'u', 'U':
 		n := 4
 		if c == 'U' {
 			n = 8
 		}
 		j := i + 1
-		for j < len(d.raw) && j < i+1+n && isHex(d.raw[j]) {
+		for j < len(d.Raw) && j < i+1+n && isHex(d.Raw[j]) {
 			j++
 		}
 		if j-i-1 == n {
-			if r, err := strconv.ParseUint(string(d.raw[i+1:j]), 16, 32); err == nil && utf8.ValidRune(rune(r)) {
-				d.out = utf8.AppendRune(d.out, rune(r))
+			if r, err := strconv.ParseUint(string(d.Raw[i+1:j]), 16, 32); err == nil && utf8.ValidRune(rune(r)) {
+				d.Out = utf8.AppendRune(d.Out, rune(r))
 			}
 		}
 		return j
 	default:
 		// '"', '\\', and anything hclsyntax refuses, a whole character:
 		// a stretch starting inside one would count its columns wrong.
-		_, size := utf8.DecodeRune(d.raw[i:])
-		d.out = append(d.out, d.raw[i:i+size]...)
+		_, size := utf8.DecodeRune(d.Raw[i:])
+		d.Out = append(d.Out, d.Raw[i:i+size]...)
 		return i + size
 	}
 	return i + 1

@@ -3,6 +3,8 @@ package parse
 import (
 	"fmt"
 
+	"github.com/cairn-dev/cairn/internal/source"
+	"github.com/cairn-dev/cairn/internal/tomldoc"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -22,9 +24,9 @@ var (
 // It checks structure only: enums, durations, names and the version's value
 // are for the rules of package check.
 func TOML(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
-	src = Text(src)
+	src = source.Text(src)
 	p := &ir.Process{Name: NameOf(file), File: file, Format: ir.TOML, Source: src}
-	doc, diags := ReadTOMLDoc(file, src)
+	doc, diags := tomldoc.ReadTOMLDoc(file, src)
 	fe := &tomlProcess{p: p, names: map[string]ir.Field[string]{}}
 	fe.top(doc.Root)
 	// After a syntax error the document is cut short where the parser
@@ -37,14 +39,14 @@ func TOML(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
 	return p, diags
 }
 
-// tomlProcess fills a process from a TOMLDoc.
+// tomlProcess fills a process from a tomldoc.TOMLDoc.
 type tomlProcess struct {
 	p     *ir.Process
-	r     TOMLReader
+	r     tomldoc.TOMLReader
 	names map[string]ir.Field[string] // step names seen, for duplicates
 }
 
-func (fe *tomlProcess) top(t *TOMLTable) {
+func (fe *tomlProcess) top(t *tomldoc.TOMLTable) {
 	p, r := fe.p, &fe.r
 	for _, e := range t.Entries {
 		switch e.Key {
@@ -72,14 +74,14 @@ func (fe *tomlProcess) top(t *TOMLTable) {
 	}
 }
 
-func (fe *tomlProcess) limits(e *TOMLEntry) {
+func (fe *tomlProcess) limits(e *tomldoc.TOMLEntry) {
 	r := &fe.r
 	t := r.Table(e)
 	if t == nil {
 		return
 	}
 	l := &fe.p.Limits
-	l.Header = HeaderOf(e)
+	l.Header = tomldoc.HeaderOf(e)
 	for _, kv := range t.Entries {
 		switch kv.Key {
 		case "repair_cap":
@@ -94,7 +96,7 @@ func (fe *tomlProcess) limits(e *TOMLEntry) {
 	}
 }
 
-func (fe *tomlProcess) worktrees(e *TOMLEntry) {
+func (fe *tomlProcess) worktrees(e *tomldoc.TOMLEntry) {
 	r := &fe.r
 	t := r.Table(e)
 	if t == nil {
@@ -102,11 +104,11 @@ func (fe *tomlProcess) worktrees(e *TOMLEntry) {
 	}
 	fe.p.Worktrees = make([]ir.Worktree, 0, len(t.Entries))
 	for _, we := range t.Entries {
-		if we.Value.Kind != KindTable {
-			r.Report(ir.RuleType, we.Value.Range, nil, "worktree %q must be a table, not %s", we.Key, Describe(we.Value))
+		if we.Value.Kind != tomldoc.KindTable {
+			r.Report(ir.RuleType, we.Value.Range, nil, "worktree %q must be a table, not %s", we.Key, tomldoc.Describe(we.Value))
 			continue
 		}
-		w := ir.Worktree{Name: we.Key, Header: HeaderOf(we), NameRange: we.KeyRange}
+		w := ir.Worktree{Name: we.Key, Header: tomldoc.HeaderOf(we), NameRange: we.KeyRange}
 		for _, kv := range we.Value.Table.Entries {
 			switch kv.Key {
 			case "kind":
@@ -119,16 +121,16 @@ func (fe *tomlProcess) worktrees(e *TOMLEntry) {
 	}
 }
 
-func (fe *tomlProcess) steps(e *TOMLEntry) {
+func (fe *tomlProcess) steps(e *tomldoc.TOMLEntry) {
 	r := &fe.r
-	if e.Value.Kind != KindArray {
+	if e.Value.Kind != tomldoc.KindArray {
 		r.TypeError(e, "an array of tables ([[steps]])")
 		return
 	}
 	fe.p.Steps = make([]ir.Step, 0, len(e.Value.Items))
 	for i, item := range e.Value.Items {
-		if item.Kind != KindTable {
-			r.Report(ir.RuleType, item.Range, nil, "step %d must be a table, not %s", i+1, Describe(item))
+		if item.Kind != tomldoc.KindTable {
+			r.Report(ir.RuleType, item.Range, nil, "step %d must be a table, not %s", i+1, tomldoc.Describe(item))
 			continue
 		}
 		fe.step(i+1, item)
@@ -145,11 +147,11 @@ type stepSettings struct {
 	maxTurns                                     ir.Field[int]
 }
 
-func (fe *tomlProcess) step(n int, item *TOMLValue) {
+func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
 	r := &fe.r
 	t := item.Table
 	s := ir.Step{Header: item.Range}
-	if t.Def == TOMLHeader && t.Header.IsValid() {
+	if t.Def == tomldoc.TOMLHeader && t.Header.IsValid() {
 		s.Header = t.Header
 	}
 	label := fmt.Sprintf("step %d", n)
@@ -161,7 +163,7 @@ func (fe *tomlProcess) step(n int, item *TOMLValue) {
 		}
 	}
 	var set stepSettings
-	var kinds []*TOMLEntry
+	var kinds []*tomldoc.TOMLEntry
 	for _, kv := range t.Entries {
 		switch kv.Key {
 		case "name":
@@ -211,7 +213,7 @@ func (fe *tomlProcess) step(n int, item *TOMLValue) {
 
 // action is the action a kind key (skill, prompt, command, catalogue) makes,
 // with the step's session keys as written.
-func action(kv *TOMLEntry, v ir.Field[string], set stepSettings) ir.Action {
+func action(kv *tomldoc.TOMLEntry, v ir.Field[string], set stepSettings) ir.Action {
 	a := ir.Action{
 		Range:       kv.At(),
 		Harness:     set.harness,
@@ -238,13 +240,13 @@ func (fe *tomlProcess) uniqueName(name ir.Field[string]) {
 	fe.names[name.Value] = name
 }
 
-func (fe *tomlProcess) phase(kind ir.PhaseKind, e *TOMLEntry, step string) *ir.Phase {
+func (fe *tomlProcess) phase(kind ir.PhaseKind, e *tomldoc.TOMLEntry, step string) *ir.Phase {
 	r := &fe.r
 	t := r.Table(e)
 	if t == nil {
 		return nil
 	}
-	ph := &ir.Phase{Kind: kind, Header: HeaderOf(e)}
+	ph := &ir.Phase{Kind: kind, Header: tomldoc.HeaderOf(e)}
 	where := fmt.Sprintf("in the %s of %s", kind, step)
 	for _, kv := range t.Entries {
 		switch kv.Key {

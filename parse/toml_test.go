@@ -6,30 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/internal/source"
+	"github.com/cairn-dev/cairn/internal/source/sourcetest"
 	"github.com/cairn-dev/cairn/ir"
 )
-
-// diagLines formats diagnostics as "line:col rule: message", with each
-// related range as " (related line:col: message)".
-func diagLines(ds []ir.Diagnostic) []string {
-	out := []string{}
-	for _, d := range ds {
-		s := fmt.Sprintf("%d:%d %s: %s", d.Range.Start.Line, d.Range.Start.Column, d.Rule, d.Message)
-		for _, r := range d.Related {
-			s += fmt.Sprintf(" (related %d:%d: %s)", r.Range.Start.Line, r.Range.Start.Column, r.Message)
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
-// span formats a range as "line:col-line:col".
-func span(r ir.Range) string {
-	if !r.IsValid() {
-		return "-"
-	}
-	return fmt.Sprintf("%d:%d-%d:%d", r.Start.Line, r.Start.Column, r.End.Line, r.End.Column)
-}
 
 func TestTOMLDiagnostics(t *testing.T) {
 	for _, tc := range []struct {
@@ -279,8 +259,8 @@ x = 1
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, diags := TOML("p.toml", []byte(tc.src))
-			checkDiagnostics(t, "p.toml", []byte(tc.src), diags)
-			got := diagLines(diags)
+			sourcetest.CheckDiagnostics(t, "p.toml", []byte(tc.src), diags)
+			got := sourcetest.DiagLines(diags)
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("got\n\t%s\nwant\n\t%s", strings.Join(got, "\n\t"), strings.Join(tc.want, "\n\t"))
 			}
@@ -311,7 +291,7 @@ func findIn(t *testing.T, src, context string, n int, needle string) string {
 		t.Fatalf("%q is not in %q", needle, context)
 	}
 	off += k
-	start, end := posOf([]byte(src), off), posOf([]byte(src), off+len(needle))
+	start, end := sourcetest.PosOf([]byte(src), off), sourcetest.PosOf([]byte(src), off+len(needle))
 	return fmt.Sprintf("%d:%d-%d:%d", start.Line, start.Column, end.Line, end.Column)
 }
 
@@ -358,7 +338,7 @@ func TestTOMLPositions(t *testing.T) {
 	src := positionsFile
 	p, diags := TOML("p.toml", []byte(src))
 	if len(diags) != 1 || diags[0].Rule != ir.RuleUnknownKey {
-		t.Fatalf("diagnostics: %v", diagLines(diags))
+		t.Fatalf("diagnostics: %v", sourcetest.DiagLines(diags))
 	}
 	s0, s1, s2 := p.Steps[0], p.Steps[1], p.Steps[2]
 	wt := map[string]ir.Worktree{}
@@ -405,7 +385,7 @@ func TestTOMLPositions(t *testing.T) {
 		{"step 3 header", s2.Header, find(t, src, "[[steps]]", 3)},
 		{"unknown key", diags[0].Range, find(t, src, "steps_item", 1)},
 	} {
-		if got := span(tc.got); got != tc.want {
+		if got := sourcetest.Span(tc.got); got != tc.want {
 			t.Errorf("%s: %s; want %s", tc.what, got, tc.want)
 		}
 	}
@@ -531,17 +511,17 @@ shells = [
 		t.Run(tc.name, func(t *testing.T) {
 			p, diags := TOML("p.toml", []byte(tc.src))
 			if len(diags) > 0 {
-				t.Fatalf("diagnostics: %v", diagLines(diags))
+				t.Fatalf("diagnostics: %v", sourcetest.DiagLines(diags))
 			}
 			v := tc.get(p)
 			if v.s != tc.value {
 				t.Fatalf("value %q; want %q", v.s, tc.value)
 			}
-			checkSpans(t, Text([]byte(tc.src)), v.s, v.spans)
+			sourcetest.CheckSpans(t, source.Text([]byte(tc.src)), v.s, v.spans)
 			for needle, n := range tc.needles {
 				off := strings.Index(v.s, needle)
 				got := ir.PosAt(v.s, v.spans, off)
-				want := find(t, string(Text([]byte(tc.src))), needle, n)
+				want := find(t, string(source.Text([]byte(tc.src))), needle, n)
 				if g := fmt.Sprintf("%d:%d", got.Line, got.Column); !strings.HasPrefix(want, g+"-") {
 					t.Errorf("PosAt(%q) = %s; want %s", needle, g, want)
 				}
@@ -685,11 +665,11 @@ skill = "s"
 		t.Run(tc.name, func(t *testing.T) {
 			want, diags := TOML("p.toml", []byte(canonical))
 			if len(diags) > 0 {
-				t.Fatalf("canonical: %v", diagLines(diags))
+				t.Fatalf("canonical: %v", sourcetest.DiagLines(diags))
 			}
 			got, diags := TOML("p.toml", []byte(tc.src))
 			if len(diags) > 0 {
-				t.Fatalf("diagnostics: %v", diagLines(diags))
+				t.Fatalf("diagnostics: %v", sourcetest.DiagLines(diags))
 			}
 			if g, w := summary(got), summary(want); g != w {
 				t.Errorf("got\n%s\nwant\n%s", g, w)
@@ -741,7 +721,7 @@ func TestTOMLActions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p, diags := TOML("p.toml", []byte(tc.src))
 			if len(diags) > 0 {
-				t.Fatalf("diagnostics: %v", diagLines(diags))
+				t.Fatalf("diagnostics: %v", sourcetest.DiagLines(diags))
 			}
 			got := summary(p)
 			got = got[strings.Index(got, "step "):]
@@ -755,10 +735,10 @@ func TestTOMLActions(t *testing.T) {
 func TestTOMLBadFields(t *testing.T) {
 	p, diags := TOML("p.toml", []byte("version = \"1\"\n[[steps]]\nmax_turns = \"3\"\ncommand = 3\nprecheck.shells = [\"a\", 1]\n"))
 	if len(diags) != 4 {
-		t.Fatalf("diagnostics: %v", diagLines(diags))
+		t.Fatalf("diagnostics: %v", sourcetest.DiagLines(diags))
 	}
 	v := p.Version
-	if !v.Set || !v.Bad || v.Value != 0 || span(v.Range) != "1:11-1:14" || span(v.Key) != "1:1-1:8" {
+	if !v.Set || !v.Bad || v.Value != 0 || sourcetest.Span(v.Range) != "1:11-1:14" || sourcetest.Span(v.Key) != "1:1-1:8" {
 		t.Errorf("version: %+v", v)
 	}
 	a := p.Steps[0].Actions[0]

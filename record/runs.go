@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -220,15 +221,17 @@ func starting(dir string) bool {
 }
 
 // FindRun finds the run folder arg names (§7.5): a folder's name, a unique
-// prefix of one, or the path of a run folder; with no arg, the latest run of
-// repo (the latest of all when repo is empty). more are runs folders
-// besides home's, as for ListRuns.
-func FindRun(home, repo, arg string, more ...string) (string, error) {
+// prefix of one, or the path of a run folder, taken relative to dir, the
+// directory cairn works in (-C; "" for cairn's working directory); with no
+// arg, the latest run of repo (the latest of all when repo is empty). more
+// are runs folders besides home's, as for ListRuns.
+func FindRun(home, dir, repo, arg string, more ...string) (string, error) {
 	if strings.ContainsRune(arg, filepath.Separator) {
-		if _, err := os.Stat(filepath.Join(arg, RecordFile)); err != nil {
+		path := workdir.Path(dir, arg)
+		if _, err := os.Stat(filepath.Join(path, RecordFile)); err != nil {
 			return "", fmt.Errorf("%q is not a run folder", arg)
 		}
-		return filepath.Abs(arg)
+		return filepath.Abs(path)
 	}
 	runs, err := ListRuns(home, more...)
 	if err != nil {

@@ -72,7 +72,7 @@ func TestListAndFindRuns(t *testing.T) {
 		{"/r/.git", "hunt", "", `"hunt" names 2 runs: hunt_2026-01-02T030405Z-2, hunt_2026-01-02T030405Z; give more of the name`},
 		{"/r/.git", "nope", "", `no run "nope"`},
 	} {
-		dir, err := FindRun(home, c.repo, c.arg)
+		dir, err := FindRun(home, "", c.repo, c.arg)
 		switch {
 		case c.err != "":
 			if err == nil || !strings.Contains(err.Error(), c.err) {
@@ -82,10 +82,10 @@ func TestListAndFindRuns(t *testing.T) {
 			t.Errorf("FindRun(%q, %q) = %q, %v; want %s", c.repo, c.arg, dir, err, c.want)
 		}
 	}
-	if _, err := FindRun(t.TempDir(), "", ""); err == nil || !strings.Contains(err.Error(), "no runs in") {
+	if _, err := FindRun(t.TempDir(), "", "", ""); err == nil || !strings.Contains(err.Error(), "no runs in") {
 		t.Errorf("empty home: %v", err)
 	}
-	dir, err := FindRun(home, "", filepath.Join(RunsDir(home), "lint_2026-01-03T000000Z"))
+	dir, err := FindRun(home, "", "", filepath.Join(RunsDir(home), "lint_2026-01-03T000000Z"))
 	if err != nil || filepath.Base(dir) != "lint_2026-01-03T000000Z" {
 		t.Errorf("by path: %q %v", dir, err)
 	}

@@ -138,6 +138,7 @@ func (k children) Run(ctx context.Context, plan *ir.Plan, source []byte, stdout,
 	child := *plan
 	child.Notify = ir.PlanNotify{}
 	return Run(ctx, Options{
+		Dir:       r.o.Dir,
 		Home:      r.o.Home,
 		Repo:      r.o.Repo,
 		Harnesses: r.o.Harnesses,

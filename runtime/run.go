@@ -28,6 +28,7 @@ import (
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/skills"
 	"github.com/cairn-dev/cairn/templates"
@@ -37,6 +38,10 @@ import (
 // included: a plan whose harness cannot start never gets here), where it
 // runs, and where it reports.
 type Options struct {
+	// Dir is the directory cairn works in (-C), which the plan's file is
+	// named relative to and the notification runs in; "" for cairn's
+	// working directory.
+	Dir string
 	// Home is $CAIRN_HOME.
 	Home      string
 	Repo      *git.Repo
@@ -207,7 +212,7 @@ func (r *run) run(ctx context.Context, start time.Time) (record.Status, error) {
 	defer r.folder.Close()
 	plan := r.o.Plan
 	file := plan.File
-	if abs, err := filepath.Abs(file); err == nil {
+	if abs, err := workdir.Abs(r.o.Dir, file); err == nil {
 		file = abs
 	}
 	sum := sha256.Sum256(r.o.Source)
@@ -366,7 +371,7 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 		// A run that did nothing leaves nothing, and says nothing.
 		return status, runErr
 	}
-	if _, err := notify.Send(plan.Notify, notify.Notification{Process: plan.Process, Status: status, Run: r.folder.Dir, PullRequest: r.pullRequestURL()}, os.Environ(), r.o.Stderr); err != nil {
+	if _, err := notify.Send(plan.Notify, notify.Notification{Process: plan.Process, Status: status, Run: r.folder.Dir, PullRequest: r.pullRequestURL(), Dir: r.o.Dir}, os.Environ(), r.o.Stderr); err != nil {
 		fmt.Fprintf(r.o.Stderr, "cairn: %v\n", err)
 	}
 	return status, runErr

@@ -13,7 +13,7 @@ var promptsDoc = filepath.Join("..", "docs", "prompts.md")
 // TestPromptsDoc fails when docs/prompts.md drifts from the templates;
 // UPDATE_GOLDEN=1 rewrites it.
 func TestPromptsDoc(t *testing.T) {
-	got, err := PromptsMarkdown()
+	got, err := promptsMarkdown()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,14 +4,17 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/cairn-dev/cairn/internal/workdir"
 )
 
 // Rebased is r with every diagnostic's file, and every related place's,
 // relative to root, the top of a repository's working tree, as code scanning
 // and GitHub's annotations map them: cairn names files as they were given,
-// relative to the working directory, which may be a subfolder. A file
-// outside root keeps its absolute path. With no root, r is returned as is.
-func (r *Report) Rebased(root string) *Report {
+// relative to dir, the directory it works in ("" for the process's working
+// directory), which may be a subfolder. A file outside root keeps its
+// absolute path. With no root, r is returned as is.
+func (r *Report) Rebased(root, dir string) *Report {
 	if root == "" {
 		return r
 	}
@@ -19,24 +22,24 @@ func (r *Report) Rebased(root string) *Report {
 	out.Diagnostics = slices.Clone(r.Diagnostics)
 	for i := range out.Diagnostics {
 		d := &out.Diagnostics[i]
-		d.Range.File = rootRelative(root, d.Range.File)
+		d.Range.File = rootRelative(root, dir, d.Range.File)
 		if len(d.Related) > 0 {
 			d.Related = slices.Clone(d.Related)
 			for j := range d.Related {
-				d.Related[j].Range.File = rootRelative(root, d.Related[j].Range.File)
+				d.Related[j].Range.File = rootRelative(root, dir, d.Related[j].Range.File)
 			}
 		}
 	}
 	return &out
 }
 
-// rootRelative is file relative to root when it lies inside it, else file
-// made absolute.
-func rootRelative(root, file string) string {
+// rootRelative is file, named relative to dir, relative to root when it lies
+// inside it, else file made absolute.
+func rootRelative(root, dir, file string) string {
 	if file == "" {
 		return file
 	}
-	abs, err := filepath.Abs(file)
+	abs, err := workdir.Abs(dir, file)
 	if err != nil {
 		return file
 	}

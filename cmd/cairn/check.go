@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 	"os"
 	"slices"
@@ -43,7 +42,7 @@ func (c *checkCmd) Run(a *app) error {
 	if c.RepairCap < 0 {
 		return usageError("--repair-cap %d: want 0 or more", c.RepairCap)
 	}
-	ws := load.Open(".", load.Options{
+	ws := load.Open(a.dir, load.Options{
 		Lint:        c.Lint,
 		NoPreflight: c.NoPreflight,
 		Flags: check.Flags{
@@ -51,12 +50,16 @@ func (c *checkCmd) Run(a *app) error {
 			Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect,
 		},
 	})
-	// An interrupt ends cairn at once (main), preflight included.
-	r := ws.Check(context.Background(), targets, issue)
+	ctx, stop := interrupts()
+	defer stop()
+	r := ws.Check(ctx, targets, issue)
+	if ctx.Err() != nil {
+		return interrupted(a)
+	}
 	if (c.Format == "sarif" || c.Format == "github") && ws.Env.Repo != nil {
 		// Code scanning and annotations map paths from the repository's
 		// root, whichever folder cairn ran in.
-		r = r.Rebased(ws.Env.Repo.Root)
+		r = r.Rebased(ws.Env.Repo.Root, a.dir)
 	}
 	switch c.Format {
 	case "json":

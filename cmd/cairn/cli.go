@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/alecthomas/kong"
 
@@ -29,10 +31,14 @@ type cli struct {
 	Version versionCmd `cmd:"" help:"Print cairn's version."`
 }
 
-// app is what every command writes to.
+// app is what every command writes to, and the directory it works in.
 type app struct {
 	stdout io.Writer
 	stderr io.Writer
+	// dir is -C's directory, made absolute: the paths a user gives are
+	// taken from it, as git -C takes them, and cairn's own working
+	// directory never moves. "" without -C.
+	dir string
 }
 
 // run runs cairn with args and returns its exit code.
@@ -71,12 +77,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := config.ResolveHome(); err != nil {
 		return report(stderr, command, err)
 	}
-	if c.Directory != "" {
-		if err := os.Chdir(c.Directory); err != nil {
-			return report(stderr, command, usageError("-C %s: %s", c.Directory, pathError(err)))
-		}
+	dir, err := workDir(c.Directory)
+	if err != nil {
+		return report(stderr, command, usageError("-C %s: %s", c.Directory, pathError(err)))
 	}
-	return report(stderr, command, ctx.Run(&app{stdout: stdout, stderr: stderr}))
+	return report(stderr, command, ctx.Run(&app{stdout: stdout, stderr: stderr, dir: dir}))
+}
+
+// workDir is the directory -C names, made absolute; "" when it names none.
+func workDir(dir string) (string, error) {
+	if dir == "" {
+		return "", nil
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", &os.PathError{Op: "stat", Path: dir, Err: syscall.ENOTDIR}
+	}
+	return filepath.Abs(dir)
 }
 
 // report shows err once, on one line, and returns the exit code it maps to.

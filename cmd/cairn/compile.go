@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/codegen"
+	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/load"
 	"github.com/cairn-dev/cairn/templates"
@@ -29,7 +30,7 @@ func (c *compileCmd) Run(a *app) error {
 	if !ok {
 		return usageError("--target %q: cairn compiles to %s", c.To, strings.Join(codegen.TargetNames(), ", "))
 	}
-	cp, report, err := load.PrepareCompile(context.Background(), ".", c.Target)
+	cp, report, err := load.PrepareCompile(context.Background(), a.dir, c.Target)
 	style := templates.Style{Color: colorOn(a.stderr)}
 	show := func(ds []ir.Diagnostic) error {
 		for _, d := range ds {
@@ -52,7 +53,7 @@ func (c *compileCmd) Run(a *app) error {
 	}
 	script, diags := target.Compile(cp.Plan, codegen.Inputs{
 		Process: cp.Process, Harnesses: cp.Harnesses,
-		Source: report.Sources[cp.Plan.File], RepoRoot: cp.RepoRoot,
+		Source: report.Sources[cp.Plan.File], RepoRoot: cp.RepoRoot, Dir: a.dir,
 	})
 	ir.SortDiagnostics(diags)
 	if err := show(diags); err != nil {
@@ -65,15 +66,16 @@ func (c *compileCmd) Run(a *app) error {
 		_, err := a.stdout.Write(script)
 		return err
 	}
-	return writeScript(c.Output, script)
+	return writeScript(c.Output, workdir.Path(a.dir, c.Output), script)
 }
 
 // writeScript writes script to path, executable, through a temporary file
-// renamed over it: a reader sees the old script or the new one.
-func writeScript(path string, script []byte) error {
+// renamed over it: a reader sees the old script or the new one. Errors name
+// the file as the user did, name.
+func writeScript(name, path string, script []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
-		return fmt.Errorf("write %s: %s", path, pathError(err))
+		return fmt.Errorf("write %s: %s", name, pathError(err))
 	}
 	_, err = tmp.Write(script)
 	if cerr := tmp.Close(); err == nil {
@@ -87,7 +89,7 @@ func writeScript(path string, script []byte) error {
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %s", path, pathError(err))
+		return fmt.Errorf("write %s: %s", name, pathError(err))
 	}
 	return nil
 }

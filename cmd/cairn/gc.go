@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/internal/git"
+	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/runtime"
 	"github.com/cairn-dev/cairn/worktree"
@@ -25,10 +26,10 @@ type gcCmd struct {
 // cannot be read is left alone, with a warning.
 func (c *gcCmd) Run(a *app) error {
 	root := ""
-	if r, err := git.Discover(context.Background(), ".", os.Environ()); err == nil {
+	if r, err := git.Discover(context.Background(), workdir.Path(a.dir, "."), os.Environ()); err == nil {
 		root = r.Root
 	}
-	report, err := record.GC(config.Home(), root, time.Now(), record.GCOptions{
+	report, err := record.GC(config.Home(a.dir), root, time.Now(), record.GCOptions{
 		DryRun: c.DryRun,
 		EndCrashed: func(dir string) error {
 			_, err := runtime.EndOrphans(dir)

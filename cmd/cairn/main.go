@@ -3,21 +3,25 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"sync"
 	"syscall"
+
+	"github.com/cairn-dev/cairn/internal/proc"
 )
 
-// earlySignals receives SIGINT and SIGTERM until a command that cleans up
-// after itself (run) takes them over.
+// earlySignals receives SIGINT and SIGTERM until a command that stops what
+// it started (check's preflight, a run) takes them over (interrupts).
 var earlySignals = make(chan os.Signal, 1)
 
 func main() {
 	tuneMemory()
-	// check runs harnesses' version commands; an interrupt ends it at once,
-	// with the exit code of an interrupted run.
+	// Until then, an interrupt ends cairn at once, with the exit code of an
+	// interrupted run.
 	signal.Notify(earlySignals, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-earlySignals
@@ -35,4 +39,50 @@ func tuneMemory() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(200)
 	}
+}
+
+// interrupts is a context that SIGINT or SIGTERM ends. It takes those
+// signals over from main's handler, which would exit at once: check's
+// preflight must end the harness commands it started, and a run must stop
+// its steps and clean up first. A second signal cuts the steps' grace
+// short (proc.WithKill): they are killed at once, and the run still ends
+// interrupted and cleans up; later ones change nothing.
+func interrupts() (context.Context, context.CancelFunc) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	// Only now that sigs hears them does main's handler let go, so no
+	// signal falls between the two.
+	signal.Stop(earlySignals)
+	ctx, cancel := context.WithCancel(context.Background())
+	kill, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		for n := 1; ; n++ {
+			select {
+			case <-sigs:
+			case <-done:
+				return
+			}
+			switch n {
+			case 1:
+				cancel()
+			case 2:
+				close(kill)
+			}
+		}
+	}()
+	var once sync.Once
+	return proc.WithKill(ctx, kill), func() {
+		once.Do(func() {
+			signal.Stop(sigs)
+			close(done)
+			cancel()
+		})
+	}
+}
+
+// interrupted ends a command whose context an interrupt cancelled: one line
+// on stderr, exit 130.
+func interrupted(a *app) error {
+	fmt.Fprintln(a.stderr, "cairn: interrupted")
+	return &exitError{code: exitInterrupted}
 }

@@ -12,7 +12,8 @@ import (
 	"github.com/cairn-dev/cairn/catalogue"
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/internal/git"
-	"github.com/cairn-dev/cairn/parse"
+	"github.com/cairn-dev/cairn/internal/source"
+	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/runtime"
 )
@@ -30,7 +31,7 @@ type resumeCmd struct {
 // What a crashed run left running is ended first, whatever follows.
 func (c *resumeCmd) Run(a *app) error {
 	outliveReaders()
-	dir, err := findRun(c.Target)
+	dir, err := findRun(a.dir, c.Target)
 	if err != nil {
 		return err
 	}
@@ -58,24 +59,26 @@ func (c *resumeCmd) Run(a *app) error {
 	if !runtime.Resumable(rec) {
 		return fmt.Errorf("run %s is %s; only failed, interrupted and crashed runs resume", name, rec.Status)
 	}
-	repo, err := git.Discover(context.Background(), ".", os.Environ())
+	repo, err := git.Discover(context.Background(), workdir.Path(a.dir, "."), os.Environ())
 	if err != nil {
 		return err
 	}
 	if rec.Repo != "" && rec.Repo != repo.CommonDir {
 		return fmt.Errorf("run %s ran in the repository at %s; resume it there (cairn -C DIR resume)", name, rec.Repo)
 	}
-	source, err := parse.ReadFile(rec.File, repo.Root)
+	src, err := source.ReadFile(rec.File, repo.Root)
 	if err != nil {
 		return fmt.Errorf("run %s: read its process file: %w", name, err)
 	}
-	if sum := sha256.Sum256(source); hex.EncodeToString(sum[:]) != rec.SHA256 {
+	if sum := sha256.Sum256(src); hex.EncodeToString(sum[:]) != rec.SHA256 {
 		return fmt.Errorf("run %s: its process file %s changed since the run started; nothing was resumed (start a new run with cairn run)", name, rec.File)
 	}
 
 	f := rec.Flags
 	flags := check.Flags{Harness: f.Harness, Model: f.Model, Effort: f.Effort, Merge: f.Merge, RepairCap: f.RepairCap, Protect: f.Protect}
-	rn, err := prepare(a, rec.File, rec.Issue, flags, "nothing was resumed")
+	ctx, stop := interrupts()
+	defer stop()
+	rn, err := prepare(ctx, a, rec.File, rec.Issue, flags, "nothing was resumed")
 	if err != nil {
 		return err
 	}
@@ -101,15 +104,14 @@ func (c *resumeCmd) Run(a *app) error {
 	if c.Directive != nil {
 		directive = *c.Directive
 	}
-	ctx, stop := interrupts()
-	defer stop()
 	fmt.Fprintf(a.stderr, "cairn: resuming run %s\n", name)
 	status, err := runtime.Resume(ctx, dir, runtime.Options{
+		Dir:       a.dir,
 		Home:      home,
 		Repo:      rn.Repo,
 		Harnesses: rn.Harnesses,
 		Plan:      rn.Plan,
-		Source:    source,
+		Source:    src,
 		Directive: directive,
 		Jobs:      f.Jobs,
 		Flags:     f,
@@ -117,7 +119,7 @@ func (c *resumeCmd) Run(a *app) error {
 		Stdout:    a.stdout,
 		Stderr:    a.stderr,
 		Terminal:  terminal(a.stderr),
-		Prepare:   prepareChild(flags),
+		Prepare:   prepareChild(ctx, a.dir, flags),
 	})
 	if errors.Is(err, record.ErrRunning) {
 		return fmt.Errorf("run %s is running; stop it first (cairn stop %s)", name, name)

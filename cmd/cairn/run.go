@@ -8,11 +8,9 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sync"
 	"syscall"
 
 	"github.com/cairn-dev/cairn/check"
-	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/load"
 	"github.com/cairn-dev/cairn/record"
@@ -55,7 +53,9 @@ func (c *runCmd) Run(a *app) error {
 		Harness: c.Harness, Model: c.Model, Effort: c.Effort,
 		Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect,
 	}
-	rn, err := prepare(a, target, issue, flags, "nothing ran")
+	ctx, stop := interrupts()
+	defer stop()
+	rn, err := prepare(ctx, a, target, issue, flags, "nothing ran")
 	if err != nil {
 		return err
 	}
@@ -78,9 +78,8 @@ func (c *runCmd) Run(a *app) error {
 		lock = l
 	}
 
-	ctx, stop := interrupts()
-	defer stop()
 	status, err := runtime.Run(ctx, runtime.Options{
+		Dir:       a.dir,
 		Home:      home,
 		Repo:      rn.Repo,
 		Harnesses: rn.Harnesses,
@@ -96,7 +95,7 @@ func (c *runCmd) Run(a *app) error {
 		Stdout:   a.stdout,
 		Stderr:   a.stderr,
 		Terminal: terminal(a.stderr),
-		Prepare:  prepareChild(flags),
+		Prepare:  prepareChild(ctx, a.dir, flags),
 	})
 	code := exitOf(status)
 	if code == exitInterrupted && err == nil {
@@ -111,9 +110,11 @@ func (c *runCmd) Run(a *app) error {
 // prepareChild is how a run started with flags checks the child process a
 // run-published-issue step starts on an issue (§7.8): as `cairn run NAME
 // issue ISSUE` with the same flags would, its diagnostics written to w.
-func prepareChild(flags check.Flags) func(process, issue string, w io.Writer) (*ir.Plan, []byte, error) {
+// Cancelling ctx, the run's, cancels the check's preflight; dir is the
+// directory cairn works in.
+func prepareChild(ctx context.Context, dir string, flags check.Flags) func(process, issue string, w io.Writer) (*ir.Plan, []byte, error) {
 	return func(process, issue string, w io.Writer) (*ir.Plan, []byte, error) {
-		rn, report, err := load.PrepareRun(context.Background(), ".", process, issue, flags)
+		rn, report, err := load.PrepareRun(ctx, dir, process, issue, flags)
 		if report != nil {
 			for _, d := range report.Diagnostics {
 				if err := templates.WriteDiagnostic(w, d, report.Sources, templates.Style{}); err != nil {
@@ -133,9 +134,13 @@ func prepareChild(flags check.Flags) func(process, issue string, w io.Writer) (*
 
 // prepare checks the process target names for a run on issue, as `cairn
 // check` would, and shows the check's diagnostics on stderr. A refused
-// process is an error that ends with what (not) happened, done.
-func prepare(a *app, target, issue string, flags check.Flags, done string) (*load.Runnable, error) {
-	rn, report, err := load.PrepareRun(context.Background(), ".", target, issue, flags)
+// process is an error that ends with what (not) happened, done. Cancelling
+// ctx cancels the check's preflight, and cairn ends interrupted.
+func prepare(ctx context.Context, a *app, target, issue string, flags check.Flags, done string) (*load.Runnable, error) {
+	rn, report, err := load.PrepareRun(ctx, a.dir, target, issue, flags)
+	if ctx.Err() != nil {
+		return nil, interrupted(a)
+	}
 	if report != nil {
 		style := templates.Style{Color: colorOn(a.stderr)}
 		for _, d := range report.Diagnostics {
@@ -177,44 +182,6 @@ func skipPass(stderr io.Writer, home string, rn *load.Runnable, h *runtime.PassH
 		fmt.Fprintf(stderr, "cairn: warning: %v\n", err)
 	}
 	return nil
-}
-
-// interrupts is a context that SIGINT or SIGTERM ends. It takes those
-// signals over from main's handler, which would exit at once: a run must
-// stop its steps and clean up first. A second signal cuts the steps' grace
-// short (proc.WithKill): they are killed at once, and the run still ends
-// interrupted and cleans up; later ones change nothing.
-func interrupts() (context.Context, context.CancelFunc) {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	// Only now that sigs hears them does main's handler let go, so no
-	// signal falls between the two.
-	signal.Stop(earlySignals)
-	ctx, cancel := context.WithCancel(context.Background())
-	kill, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		for n := 1; ; n++ {
-			select {
-			case <-sigs:
-			case <-done:
-				return
-			}
-			switch n {
-			case 1:
-				cancel()
-			case 2:
-				close(kill)
-			}
-		}
-	}()
-	var once sync.Once
-	return proc.WithKill(ctx, kill), func() {
-		once.Do(func() {
-			signal.Stop(sigs)
-			close(done)
-			cancel()
-		})
-	}
 }
 
 // outliveReaders keeps a closed stdout or stderr (cairn run X | head -1)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/internal/git"
+	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -19,7 +20,7 @@ type showCmd struct {
 // Run shows a run's record: its facts, and each step's log line with its
 // result and trace.
 func (c *showCmd) Run(a *app) error {
-	dir, err := findRun(c.Target)
+	dir, err := findRun(a.dir, c.Target)
 	if err != nil {
 		return err
 	}
@@ -33,22 +34,23 @@ func (c *showCmd) Run(a *app) error {
 	return s.WriteText(a.stdout, templates.Style{Color: colorOn(a.stdout)})
 }
 
-// findRun is the run folder arg names (§7.5); with no arg, the latest run
-// of the repository holding the current directory, or of all outside one.
-func findRun(arg string) (string, error) {
-	repo, more, err := repoRuns()
+// findRun is the run folder arg names (§7.5), a path taken relative to dir,
+// the directory cairn works in; with no arg, the latest run of the
+// repository holding dir, or of all outside one.
+func findRun(dir, arg string) (string, error) {
+	repo, more, err := repoRuns(dir)
 	if err != nil {
 		return "", err
 	}
-	return record.FindRun(config.Home(), repo, arg, more...)
+	return record.FindRun(config.Home(dir), dir, repo, arg, more...)
 }
 
-// repoRuns is the repository holding the current directory (its git
-// common dir), and the folder of its commit-mode runs; nothing outside a
-// repository. A folder of runs the repository links out of its working
+// repoRuns is the repository holding dir, the directory cairn works in (its
+// git common dir), and the folder of its commit-mode runs; nothing outside
+// a repository. A folder of runs the repository links out of its working
 // tree is refused.
-func repoRuns() (string, []string, error) {
-	r, err := git.Discover(context.Background(), ".", os.Environ())
+func repoRuns(dir string) (string, []string, error) {
+	r, err := git.Discover(context.Background(), workdir.Path(dir, "."), os.Environ())
 	if err != nil {
 		return "", nil, nil
 	}

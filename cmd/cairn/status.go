@@ -27,7 +27,7 @@ const (
 // What the crashed runs it lists left running is ended first.
 func (c *statusCmd) Run(a *app) error {
 	o := record.StatusOptions{Limit: statusRuns, Skipped: statusSkipped, Now: time.Now()}
-	repo, more, err := repoRuns()
+	repo, more, err := repoRuns(a.dir)
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func (c *statusCmd) Run(a *app) error {
 	} else {
 		o.Repo = repo
 	}
-	l, err := record.StatusList(config.Home(), o)
+	l, err := record.StatusList(config.Home(a.dir), o)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,175 @@
+// Package source is the text of process files and configs as every
+// front-end reads it: read whole and safely, without a byte order mark,
+// CRLF read as LF; and the places in it positions are counted from, where
+// its lines start and where each stretch of a decoded string came from.
+package source
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// MaxFileSize is the most bytes ReadFile reads: over three times the
+// 10,000-step process of the memory bar (SPEC §12), and far more than a
+// process file or a config needs.
+const MaxFileSize = 16 << 20
+
+// maxFileSizeText is MaxFileSize as errors word it.
+const maxFileSizeText = "16 MiB"
+
+// systemDirs are the folders of kernel and device files, which can stat as
+// regular files yet hold the environment, endless bytes or a terminal.
+var systemDirs = []string{"/proc", "/sys", "/dev"}
+
+// bom is the UTF-8 byte order mark some editors write at a file's start.
+var bom = []byte("\xef\xbb\xbf")
+
+// Text is src as every front-end reads it: without a leading UTF-8 byte
+// order mark, and with CRLF line endings read as LF. A script's line ends at
+// its newline, as bash reads it: a CR left at its end would be part of its
+// last word (`true\r: command not found`). Line and column numbers are
+// those of the file either way. src is returned as is when it has neither.
+//
+// Every CR just before a newline goes, so that reading text twice gives
+// the same bytes (one pass over "\r\r\n" would leave a CRLF).
+func Text(src []byte) []byte {
+	src = bytes.TrimPrefix(src, bom)
+	if !bytes.Contains(src, []byte("\r\n")) {
+		return src
+	}
+	out := make([]byte, 0, len(src))
+	for i, c := range src {
+		if c == '\r' {
+			j := i
+			for j < len(src) && src[j] == '\r' {
+				j++
+			}
+			if j < len(src) && src[j] == '\n' {
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// ReadFile reads a process file, or the config, whole, as Text. It reads only a
+// regular file of at most MaxFileSize bytes, none under /proc, /sys or /dev
+// once its symlinks are resolved, and never waits on a named pipe. When repo
+// is the root of a repository's working tree, a file named inside it must
+// resolve inside it too: a committed symlink cannot make cairn read a file
+// elsewhere. Its errors are *fs.PathError naming file, whose Err says why.
+func ReadFile(file, repo string) ([]byte, error) {
+	refuse := func(format string, args ...any) error {
+		return &fs.PathError{Op: "read", Path: file, Err: fmt.Errorf(format, args...)}
+	}
+	fail := func(err error) error {
+		// The path of an error from a step on the way (lstat of a
+		// folder, open of the resolved file) would not be the one the
+		// user named.
+		var perr *fs.PathError
+		if errors.As(err, &perr) {
+			err = perr.Err
+		}
+		return &fs.PathError{Op: "read", Path: file, Err: err}
+	}
+	real, err := filepath.EvalSymlinks(file)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if real, err = filepath.Abs(real); err != nil {
+		return nil, fail(err)
+	}
+	for _, dir := range systemDirs {
+		if within(dir, real) {
+			return nil, refuse("it resolves to %q, under %s; cairn reads no file under /proc, /sys or /dev", real, dir)
+		}
+	}
+	if repo != "" && namedInside(file, repo) {
+		root, err := filepath.EvalSymlinks(repo)
+		if err != nil {
+			return nil, fail(err)
+		}
+		if !within(root, real) {
+			return nil, refuse("it resolves to %q, outside the repository; a repository's process file must stay inside the repository", real)
+		}
+	}
+	// Not following a last symlink, and not blocking, the file opened is the
+	// one just resolved, or the open fails; the opened file's own mode then
+	// decides, whatever took the name's place meanwhile.
+	f, err := os.OpenFile(real, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		return nil, fail(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fail(err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, refuse("it is %s, not a regular file", kindOf(fi.Mode()))
+	}
+	if fi.Size() > MaxFileSize {
+		return nil, refuse("it is larger than %s, the most cairn reads of a file", maxFileSizeText)
+	}
+	var b bytes.Buffer
+	// One more byte than the cap tells a file that grew past it.
+	b.Grow(int(fi.Size()) + bytes.MinRead)
+	if _, err := b.ReadFrom(io.LimitReader(f, MaxFileSize+1)); err != nil {
+		return nil, fail(err)
+	}
+	if b.Len() > MaxFileSize {
+		return nil, refuse("it is larger than %s, the most cairn reads of a file", maxFileSizeText)
+	}
+	return Text(b.Bytes()), nil
+}
+
+// kindOf words the type of a file that is not a regular file.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}
+
+// within reports whether path is dir or lies under it; both are absolute
+// and clean.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// namedInside reports whether file, as named, lies in the working tree whose
+// root is repo: whether a folder on its way (symlinks followed, as the name
+// is spelt) is repo.
+func namedInside(file, repo string) bool {
+	root, err := os.Stat(repo)
+	if err != nil {
+		return false
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return false
+	}
+	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
+		if fi, err := os.Stat(dir); err == nil && os.SameFile(fi, root) {
+			return true
+		}
+		if dir == filepath.Dir(dir) {
+			return false
+		}
+	}
+}

@@ -1,0 +1,164 @@
+package tomldoc
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// TOMLReader reads the entries of a TOMLDoc into ir fields, collecting the
+// refusals of values of the wrong type and of unknown keys on the way. The
+// process front-end and the config reader share it, so that both refuse alike.
+type TOMLReader struct {
+	Diags []ir.Diagnostic
+}
+
+// Report records an error of rule at r.
+func (r *TOMLReader) Report(rule string, at ir.Range, related []ir.Related, format string, args ...any) {
+	r.Diags = append(r.Diags, ir.Diagnostic{
+		Rule:     rule,
+		Severity: ir.Error,
+		Message:  fmt.Sprintf(format, args...),
+		Range:    at,
+		Related:  related,
+	})
+}
+
+// UnknownKey refuses e's key, which is none of known, at the key: where says
+// where it is ("in step \"test\""), and a known key close to it is
+// suggested.
+func (r *TOMLReader) UnknownKey(e *TOMLEntry, where string, known []string) {
+	r.UnknownKeySuggest(e, where, ir.Suggest(e.Key, known))
+}
+
+// UnknownKeySuggest refuses e's key like UnknownKey, suggesting suggestion
+// unless it is empty.
+func (r *TOMLReader) UnknownKeySuggest(e *TOMLEntry, where, suggestion string) {
+	if suggestion != "" {
+		r.Report(ir.RuleUnknownKey, e.KeyRange, nil, "unknown key %q %s; did you mean %q?", e.Key, where, suggestion)
+		return
+	}
+	r.Report(ir.RuleUnknownKey, e.KeyRange, nil, "unknown key %q %s", e.Key, where)
+}
+
+// TypeError refuses e's value, which is not the want ("a string") its key
+// takes, at the value.
+func (r *TOMLReader) TypeError(e *TOMLEntry, want string) {
+	r.Report(ir.RuleType, e.Value.Range, nil, "%q must be %s, not %s", e.Key, want, Describe(e.Value))
+}
+
+// Describe says what v is the way type refusals do: "a string", "an array
+// of tables".
+func Describe(v *TOMLValue) string {
+	if v.TablesArray {
+		return "an array of tables"
+	}
+	return v.Kind.String()
+}
+
+// bad is the field of a key whose value was refused.
+func bad[T any](e *TOMLEntry) ir.Field[T] {
+	return ir.Field[T]{Set: true, Bad: true, Key: e.KeyRange, Range: e.Value.Range}
+}
+
+// String reads e as a string.
+func (r *TOMLReader) String(e *TOMLEntry) ir.Field[string] {
+	if e.Value.Kind != KindString {
+		r.TypeError(e, "a string")
+		return bad[string](e)
+	}
+	return ir.Field[string]{Value: e.Value.Str, Set: true, Key: e.KeyRange, Range: e.Value.Range, Spans: e.Value.Spans}
+}
+
+// Int reads e as an integer.
+func (r *TOMLReader) Int(e *TOMLEntry) ir.Field[int] {
+	if e.Value.Kind != KindInteger {
+		r.TypeError(e, "an integer")
+		return bad[int](e)
+	}
+	if e.Value.Int < math.MinInt || e.Value.Int > math.MaxInt {
+		r.Report(ir.RuleType, e.Value.Range, nil, "%q is too large", e.Key)
+		return bad[int](e)
+	}
+	return ir.Field[int]{Value: int(e.Value.Int), Set: true, Key: e.KeyRange, Range: e.Value.Range}
+}
+
+// Float reads e as a number: a float, or an integer taken as one.
+func (r *TOMLReader) Float(e *TOMLEntry) ir.Field[float64] {
+	switch e.Value.Kind {
+	case KindFloat:
+		return ir.Field[float64]{Value: e.Value.Float, Set: true, Key: e.KeyRange, Range: e.Value.Range}
+	case KindInteger:
+		return ir.Field[float64]{Value: float64(e.Value.Int), Set: true, Key: e.KeyRange, Range: e.Value.Range}
+	}
+	r.TypeError(e, "a number")
+	return bad[float64](e)
+}
+
+// Bool reads e as a boolean.
+func (r *TOMLReader) Bool(e *TOMLEntry) ir.Field[bool] {
+	if e.Value.Kind != KindBool {
+		r.TypeError(e, "a boolean")
+		return bad[bool](e)
+	}
+	return ir.Field[bool]{Value: e.Value.Bool, Set: true, Key: e.KeyRange, Range: e.Value.Range}
+}
+
+// Strings reads e as an array of strings. Each item that is not a string is
+// refused at the item and kept as a Bad item; the list is then Bad too.
+func (r *TOMLReader) Strings(e *TOMLEntry) ir.Strings {
+	if e.Value.Kind != KindArray || e.Value.TablesArray {
+		r.TypeError(e, "an array of strings")
+		return bad[[]ir.Field[string]](e)
+	}
+	out := ir.Strings{Value: []ir.Field[string]{}, Set: true, Key: e.KeyRange, Range: e.Value.Range}
+	for _, item := range e.Value.Items {
+		if item.Kind != KindString {
+			r.Report(ir.RuleType, item.Range, nil, "items of %q must be strings, not %s", e.Key, Describe(item))
+			out.Bad = true
+			out.Value = append(out.Value, ir.Field[string]{Set: true, Bad: true, Range: item.Range})
+			continue
+		}
+		out.Value = append(out.Value, ir.Field[string]{Value: item.Str, Set: true, Range: item.Range, Spans: item.Spans})
+	}
+	return out
+}
+
+// Table reads e as a table; it returns nil, having refused the value, when e
+// is something else.
+func (r *TOMLReader) Table(e *TOMLEntry) *TOMLTable {
+	if e.Value.Kind != KindTable {
+		r.TypeError(e, "a table")
+		return nil
+	}
+	return e.Value.Table
+}
+
+// StringTable reads e as a table of strings, NAME = "value", in file order.
+// A value that is not a string is refused at the value and left out.
+func (r *TOMLReader) StringTable(e *TOMLEntry) ir.Field[[]ir.Pair] {
+	t := r.Table(e)
+	if t == nil {
+		return bad[[]ir.Pair](e)
+	}
+	out := ir.Field[[]ir.Pair]{Value: []ir.Pair{}, Set: true, Key: e.KeyRange, Range: e.Value.Range}
+	for _, kv := range t.Entries {
+		if kv.Value.Kind != KindString {
+			r.Report(ir.RuleType, kv.Value.Range, nil, "%q in %q must be a string, not %s", kv.Key, e.Key, Describe(kv.Value))
+			out.Bad = true
+			continue
+		}
+		out.Value = append(out.Value, ir.Pair{Name: kv.Key, Field: r.String(kv)})
+	}
+	return out
+}
+
+// HeaderOf returns where rules about the table of e point: its [header]
+// when it has one, else its key.
+func HeaderOf(e *TOMLEntry) ir.Range {
+	if v := e.Value; v.Kind == KindTable && v.Table.Def == TOMLHeader && v.Table.Header.IsValid() {
+		return v.Table.Header
+	}
+	return e.KeyRange
+}

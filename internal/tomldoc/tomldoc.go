@@ -1,0 +1,642 @@
+// Package tomldoc is the positioned TOML reader the process front-end and
+// the config share: a document as a tree of tables and values that know
+// their ranges, and a reader of its entries into ir fields that refuses
+// wrong types and unknown keys alike for both.
+package tomldoc
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn/internal/source"
+	"github.com/cairn-dev/cairn/ir"
+	"github.com/pelletier/go-toml/v2/unstable"
+)
+
+// TOMLDoc is a TOML document as a tree of positioned tables and values: what
+// the process front-end and the config reader both read.
+type TOMLDoc struct {
+	File string
+	Src  []byte
+	Root *TOMLTable
+}
+
+// TOMLKind is the type of a TOML value.
+type TOMLKind int
+
+// The kinds of TOML values. The four date and time kinds of TOML are one
+// kind here: cairn reads none of them.
+const (
+	KindString TOMLKind = iota + 1
+	KindInteger
+	KindFloat
+	KindBool
+	KindDateTime
+	KindArray
+	KindTable
+)
+
+// String names k the way type refusals say it: "a string", "an integer".
+func (k TOMLKind) String() string {
+	switch k {
+	case KindString:
+		return "a string"
+	case KindInteger:
+		return "an integer"
+	case KindFloat:
+		return "a float"
+	case KindBool:
+		return "a boolean"
+	case KindDateTime:
+		return "a date-time"
+	case KindArray:
+		return "an array"
+	case KindTable:
+		return "a table"
+	}
+	return "a value"
+}
+
+// TOMLTableDef says how a table came to be, which decides how it may still
+// grow.
+type TOMLTableDef int
+
+// How a table can be defined.
+const (
+	// TOMLImplicit is a table only named on the way to another in a header:
+	// a in [a.b].
+	TOMLImplicit TOMLTableDef = iota + 1
+	// TOMLHeader is a table defined by its own [header], or an item of an
+	// array of tables defined by [[header]].
+	TOMLHeader
+	// TOMLDotted is a table defined by dotted keys: a in a.b = 1.
+	TOMLDotted
+	// TOMLInline is an inline table, { … }: complete as written.
+	TOMLInline
+)
+
+// TOMLTable is a table: its entries in the order their keys first appear.
+type TOMLTable struct {
+	Def TOMLTableDef
+	// Header is the [header] or [[header]] line's bracketed text of a
+	// TOMLHeader table; invalid otherwise.
+	Header  ir.Range
+	Entries []*TOMLEntry
+	index   map[string]*TOMLEntry
+}
+
+// Get returns the entry of key, or nil.
+func (t *TOMLTable) Get(key string) *TOMLEntry {
+	if t == nil {
+		return nil
+	}
+	if t.index != nil {
+		return t.index[key]
+	}
+	for _, e := range t.Entries {
+		if e.Key == key {
+			return e
+		}
+	}
+	return nil
+}
+
+// indexFrom is the number of entries from which a table keeps an index:
+// below it, looking through the entries is faster.
+const indexFrom = 16
+
+func (t *TOMLTable) add(e *TOMLEntry) {
+	t.Entries = append(t.Entries, e)
+	switch {
+	case t.index != nil:
+		t.index[e.Key] = e
+	case len(t.Entries) >= indexFrom:
+		t.index = make(map[string]*TOMLEntry, 2*len(t.Entries))
+		for _, e := range t.Entries {
+			t.index[e.Key] = e
+		}
+	}
+}
+
+// TOMLEntry is one key of a table with its value. KeyRange is the key as
+// written where it was defined: the last part of a dotted key, or the part
+// of a header that names the table.
+type TOMLEntry struct {
+	Key      string
+	KeyRange ir.Range
+	Value    *TOMLValue
+}
+
+// At returns the range from the key to the end of the value, "key = value".
+func (e *TOMLEntry) At() ir.Range {
+	r := e.KeyRange
+	if v := e.Value.Range; v.IsValid() && v.End.Offset > r.End.Offset {
+		r.End = v.End
+	}
+	return r
+}
+
+// TOMLValue is one value with its range. Which fields mean anything depends
+// on Kind. Range is the value as written; for a table not written as an inline
+// table it is its header (TOMLHeader) or the key that named it first
+// (TOMLImplicit, TOMLDotted), and for an array of tables its first header.
+type TOMLValue struct {
+	Kind  TOMLKind
+	Range ir.Range
+	// Str is a string's decoded value, or a date-time as written.
+	Str string
+	// Spans map Str's bytes back into the file (strings only).
+	Spans []ir.Span
+	Int   int64
+	Float float64
+	Bool  bool
+	Items []*TOMLValue
+	Table *TOMLTable
+	// TablesArray marks an array of tables made by [[header]]s, which
+	// later [[header]]s may extend.
+	TablesArray bool
+}
+
+// keyPart is one part of a dotted key: its decoded name and byte range.
+type keyPart struct {
+	name       string
+	start, end int
+}
+
+// docBuilder builds a TOMLDoc from the expressions of go-toml's parser,
+// checking what that parser leaves to its callers: duplicate keys, tables
+// defined twice or in two ways, numbers and date-times that do not fit.
+type docBuilder struct {
+	file  string
+	src   []byte
+	lines []int // byte offset of each line's start
+	diags []ir.Diagnostic
+	root  *TOMLTable
+	cur   *TOMLTable
+	// failed is set by a syntax error, which ends the document.
+	failed bool
+	// last is the last position pos computed: positions are mostly asked
+	// for in file order, and counting runes from it keeps long lines
+	// linear.
+	last ir.Pos
+}
+
+// errSyntaxFatal stops the walk at a syntax error already reported.
+var errSyntaxFatal = errors.New("syntax error")
+
+// ReadTOMLDoc reads src, the TOML file named file, into a positioned tree.
+// It reports a syntax error (which ends the document: the tree holds what came
+// before it) and every key defined twice, with rules RuleSyntax and
+// RuleDuplicate; a duplicate keeps the first definition.
+func ReadTOMLDoc(file string, src []byte) (*TOMLDoc, []ir.Diagnostic) {
+	src = source.Text(src)
+	b := &docBuilder{file: file, src: src, lines: source.LineStarts(src), root: &TOMLTable{Def: TOMLHeader}}
+	b.cur = b.root
+	doc := &TOMLDoc{File: file, Src: src, Root: b.root}
+	var p unstable.Parser
+	p.Reset(src)
+	for p.NextExpression() {
+		b.expression(p.Expression())
+		if b.failed {
+			return doc, b.diags
+		}
+	}
+	if err := p.Error(); err != nil {
+		b.parserError(err)
+	}
+	return doc, b.diags
+}
+
+// pos returns the position of byte offset off, its column counting runes.
+func (b *docBuilder) pos(off int) ir.Pos {
+	off = max(0, min(off, len(b.src)))
+	line := sort.Search(len(b.lines), func(i int) bool { return b.lines[i] > off }) - 1
+	start, col := b.lines[line], 1
+	// Counting from the last position is only right when it does not cut
+	// a character in two.
+	if b.last.Line == line+1 && b.last.Offset <= off && (b.last.Offset == len(b.src) || utf8.RuneStart(b.src[b.last.Offset])) {
+		start, col = b.last.Offset, b.last.Column
+	}
+	b.last = ir.Pos{Line: line + 1, Column: col + utf8.RuneCount(b.src[start:off]), Offset: off}
+	return b.last
+}
+
+// rng returns the range of bytes start up to end.
+func (b *docBuilder) rng(start, end int) ir.Range {
+	return ir.Range{File: b.file, Start: b.pos(start), End: b.pos(max(start, end))}
+}
+
+func (b *docBuilder) report(rule string, r ir.Range, related []ir.Related, format string, args ...any) {
+	b.diags = append(b.diags, ir.Diagnostic{
+		Rule:     rule,
+		Severity: ir.Error,
+		Message:  fmt.Sprintf(format, args...),
+		Range:    r,
+		Related:  related,
+	})
+}
+
+// syntax reports a syntax error at r and ends the document.
+func (b *docBuilder) syntax(r ir.Range, related []ir.Related, format string, args ...any) error {
+	b.report(ir.RuleSyntax, r, related, format, args...)
+	b.failed = true
+	return errSyntaxFatal
+}
+
+func firstDefined(e *TOMLEntry) []ir.Related {
+	if !e.KeyRange.IsValid() {
+		return nil
+	}
+	return []ir.Related{{Range: e.KeyRange, Message: "first defined here"}}
+}
+
+// parserError reports go-toml's parse error at its own position.
+func (b *docBuilder) parserError(err error) {
+	var perr *unstable.ParserError
+	start, end := len(b.src), len(b.src)
+	msg := err.Error()
+	if errors.As(err, &perr) {
+		msg = perr.Message
+		// The highlight is a slice of src: its distance to the end of
+		// src's backing array gives its offset.
+		if off := cap(b.src) - cap(perr.Highlight); perr.Highlight != nil && off >= 0 && off <= len(b.src) {
+			start = off
+			end = min(off+len(perr.Highlight), len(b.src))
+		}
+	}
+	if start == end && start > 0 && start == len(b.src) {
+		// At the end of the input: point at its last character.
+		_, size := utf8.DecodeLastRune(b.src)
+		start -= size
+	}
+	start = b.runeStart(start)
+	if start < len(b.src) && b.src[start] >= utf8.RuneSelf {
+		// go-toml names the byte at fault as if it were a character: name
+		// the character it starts instead.
+		if r, _ := utf8.DecodeRune(b.src[start:]); r != utf8.RuneError {
+			msg = strings.Replace(msg, fmt.Sprintf("%#U", rune(b.src[start])), fmt.Sprintf("%#U", r), 1)
+		}
+	}
+	if end == start && end < len(b.src) {
+		_, size := utf8.DecodeRune(b.src[start:])
+		end = start + size
+	}
+	// A highlight of a character's first byte ends after the character.
+	for end < len(b.src) && end > start && !utf8.RuneStart(b.src[end]) {
+		end++
+	}
+	b.syntax(b.rng(start, end), nil, "%s", msg)
+}
+
+// runeStart returns the start of the character that byte off is part of.
+func (b *docBuilder) runeStart(off int) int {
+	for s := off - 1; s >= 0 && s >= off-utf8.UTFMax+1; s-- {
+		if r, size := utf8.DecodeRune(b.src[s:]); r != utf8.RuneError && s+size > off {
+			return s
+		}
+	}
+	return off
+}
+
+// expression adds one top-level expression of the parser to the document.
+func (b *docBuilder) expression(n *unstable.Node) {
+	switch n.Kind {
+	case unstable.KeyValue:
+		b.keyValue(n, b.cur)
+	case unstable.Table:
+		b.tableHeader(n)
+	case unstable.ArrayTable:
+		b.arrayTableHeader(n)
+	}
+}
+
+// keyParts returns the parts of n's (possibly dotted) key.
+func keyParts(n *unstable.Node) []keyPart {
+	var parts []keyPart
+	it := n.Key()
+	for it.Next() {
+		k := it.Node()
+		start := int(k.Raw.Offset)
+		parts = append(parts, keyPart{name: string(k.Data), start: start, end: start + int(k.Raw.Length)})
+	}
+	return parts
+}
+
+func dottedName(parts []keyPart) string {
+	names := make([]string, len(parts))
+	for i, p := range parts {
+		names[i] = p.name
+	}
+	return strings.Join(names, ".")
+}
+
+// conflict reports a key that names, as a table, something that is not one
+// a header or dotted key may extend.
+func (b *docBuilder) conflict(part keyPart, path string, e *TOMLEntry, how string) error {
+	r := b.rng(part.start, part.end)
+	v := e.Value
+	switch {
+	case v.TablesArray:
+		return b.syntax(r, firstDefined(e), "%q is an array of tables; %s", path, how)
+	case v.Kind == KindTable && v.Table.Def == TOMLInline:
+		return b.syntax(r, firstDefined(e), "%q is an inline table, complete as written; %s", path, how)
+	case v.Kind == KindTable && v.Table.Def == TOMLDotted:
+		return b.syntax(r, firstDefined(e), "table %q is defined by dotted keys; %s", path, how)
+	case v.Kind == KindTable:
+		return b.syntax(r, firstDefined(e), "table %q is defined by a header; %s", path, how)
+	}
+	return b.syntax(r, firstDefined(e), "%q is already defined as %s, not a table", path, v.Kind)
+}
+
+// keyValue adds key = value to t, creating the tables of a dotted key.
+func (b *docBuilder) keyValue(n *unstable.Node, t *TOMLTable) error {
+	parts := keyParts(n)
+	if len(parts) == 0 {
+		return nil
+	}
+	for i, part := range parts[:len(parts)-1] {
+		e := t.Get(part.name)
+		if e == nil {
+			r := b.rng(part.start, part.end)
+			sub := &TOMLTable{Def: TOMLDotted}
+			t.add(&TOMLEntry{Key: part.name, KeyRange: r, Value: &TOMLValue{Kind: KindTable, Range: r, Table: sub}})
+			t = sub
+			continue
+		}
+		if e.Value.Kind == KindTable && e.Value.Table.Def == TOMLDotted {
+			t = e.Value.Table
+			continue
+		}
+		return b.conflict(part, dottedName(parts[:i+1]), e, "a dotted key cannot add to it")
+	}
+	last := parts[len(parts)-1]
+	keyRange := b.rng(last.start, last.end)
+	value, err := b.value(n.Value(), b.valueStart(last.end))
+	if err != nil {
+		return err
+	}
+	if e := t.Get(last.name); e != nil {
+		if e.Value.Kind == KindTable && e.Value.Table.Def != TOMLInline || e.Value.TablesArray {
+			return b.syntax(keyRange, firstDefined(e), "%q is already defined as a table, not a value", dottedName(parts))
+		}
+		b.report(ir.RuleDuplicate, keyRange, firstDefined(e), "key %q is already defined in this table", last.name)
+		return nil
+	}
+	t.add(&TOMLEntry{Key: last.name, KeyRange: keyRange, Value: value})
+	return nil
+}
+
+// valueStart returns the offset of the value after a key ending at keyEnd:
+// past blanks, the "=" and blanks.
+func (b *docBuilder) valueStart(keyEnd int) int {
+	i := b.skipBlanks(keyEnd)
+	if i < len(b.src) && b.src[i] == '=' {
+		i++
+	}
+	return b.skipBlanks(i)
+}
+
+func (b *docBuilder) skipBlanks(i int) int {
+	for i < len(b.src) && (b.src[i] == ' ' || b.src[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// skipFiller skips what may separate the items of an array or an inline
+// table: blanks, newlines, commas and comments.
+func (b *docBuilder) skipFiller(i int) int {
+	for i < len(b.src) {
+		switch b.src[i] {
+		case ' ', '\t', '\n', '\r', ',':
+			i++
+		case '#':
+			for i < len(b.src) && b.src[i] != '\n' {
+				i++
+			}
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// value builds the value n, which starts at or after byte from.
+func (b *docBuilder) value(n *unstable.Node, from int) (*TOMLValue, error) {
+	switch n.Kind {
+	case unstable.Array:
+		return b.array(n, from)
+	case unstable.InlineTable:
+		return b.inlineTable(n)
+	}
+	start := int(n.Raw.Offset)
+	end := start + int(n.Raw.Length)
+	v := &TOMLValue{Range: b.rng(start, end)}
+	var err error
+	switch n.Kind {
+	case unstable.String:
+		v.Kind = KindString
+		var spans []source.SpanAt
+		v.Str, spans = decodeString(b.src[start:end])
+		if v.Str != string(n.Data) {
+			// Never expected: keep the parser's value, pointing at the
+			// string's start.
+			v.Str = string(n.Data)
+			spans = []source.SpanAt{{}}
+		}
+		for _, s := range spans {
+			v.Spans = append(v.Spans, ir.Span{Offset: s.Value, Start: b.pos(start + s.File)})
+		}
+	case unstable.Bool:
+		v.Kind = KindBool
+		v.Bool = string(n.Data) == "true"
+	case unstable.Integer:
+		v.Kind = KindInteger
+		v.Int, err = parseInteger(string(n.Data))
+	case unstable.Float:
+		v.Kind = KindFloat
+		v.Float, err = parseFloat(string(n.Data))
+	case unstable.LocalDate, unstable.LocalTime, unstable.LocalDateTime, unstable.DateTime:
+		v.Kind = KindDateTime
+		v.Str = string(n.Data)
+		err = checkDateTime(n.Kind, v.Str)
+	default:
+		return nil, b.syntax(v.Range, nil, "unexpected %s value", n.Kind)
+	}
+	if err != nil {
+		return nil, b.syntax(v.Range, nil, "%s", err)
+	}
+	return v, nil
+}
+
+// array builds an array whose "[" is at or after from. go-toml's parser
+// gives arrays no range: the items' own ranges and the filler between them
+// lead to the closing "]".
+func (b *docBuilder) array(n *unstable.Node, from int) (*TOMLValue, error) {
+	start := b.skipFiller(from)
+	v := &TOMLValue{Kind: KindArray}
+	at := start + 1
+	it := n.Children()
+	for it.Next() {
+		item, err := b.value(it.Node(), b.skipFiller(at))
+		if err != nil {
+			return nil, err
+		}
+		v.Items = append(v.Items, item)
+		at = item.Range.End.Offset
+	}
+	end := b.skipFiller(at)
+	if end < len(b.src) && b.src[end] == ']' {
+		end++
+	}
+	v.Range = b.rng(start, end)
+	return v, nil
+}
+
+// inlineTable builds an inline table; go-toml's parser gives it the range of
+// its "{", its key-values lead to the closing "}".
+func (b *docBuilder) inlineTable(n *unstable.Node) (*TOMLValue, error) {
+	start := int(n.Raw.Offset)
+	t := &TOMLTable{Def: TOMLInline}
+	at := start + 1
+	it := n.Children()
+	for it.Next() {
+		kv := it.Node()
+		if kv.Kind != unstable.KeyValue {
+			continue
+		}
+		if err := b.keyValue(kv, t); err != nil {
+			return nil, err
+		}
+		at = int(kv.Raw.Offset + kv.Raw.Length)
+	}
+	end := b.skipFiller(at)
+	if end < len(b.src) && b.src[end] == '}' {
+		end++
+	}
+	return &TOMLValue{Kind: KindTable, Range: b.rng(start, end), Table: t}, nil
+}
+
+// headerRange returns the range of a [header] or [[header]] whose key parts
+// are parts: go-toml's parser gives table expressions no range of their own.
+func (b *docBuilder) headerRange(parts []keyPart, brackets int) ir.Range {
+	start := parts[0].start
+	for start > 0 && (b.src[start-1] == ' ' || b.src[start-1] == '\t') {
+		start--
+	}
+	for i := 0; i < brackets && start > 0 && b.src[start-1] == '['; i++ {
+		start--
+	}
+	end := b.skipBlanks(parts[len(parts)-1].end)
+	for i := 0; i < brackets && end < len(b.src) && b.src[end] == ']'; i++ {
+		end++
+	}
+	return b.rng(start, end)
+}
+
+// parent walks the parts of a header but the last from the root, creating
+// implicit tables, and returns the table the last part belongs to.
+func (b *docBuilder) parent(parts []keyPart, how string) (*TOMLTable, error) {
+	t := b.root
+	for i, part := range parts[:len(parts)-1] {
+		e := t.Get(part.name)
+		if e == nil {
+			r := b.rng(part.start, part.end)
+			sub := &TOMLTable{Def: TOMLImplicit}
+			t.add(&TOMLEntry{Key: part.name, KeyRange: r, Value: &TOMLValue{Kind: KindTable, Range: r, Table: sub}})
+			t = sub
+			continue
+		}
+		v := e.Value
+		switch {
+		case v.TablesArray && len(v.Items) > 0:
+			t = v.Items[len(v.Items)-1].Table
+		case v.Kind == KindTable && v.Table.Def != TOMLInline:
+			t = v.Table
+		default:
+			return nil, b.conflict(part, dottedName(parts[:i+1]), e, how)
+		}
+	}
+	return t, nil
+}
+
+// tableHeader starts the table of a [header].
+func (b *docBuilder) tableHeader(n *unstable.Node) error {
+	parts := keyParts(n)
+	if len(parts) == 0 {
+		return nil
+	}
+	header := b.headerRange(parts, 1)
+	path := dottedName(parts)
+	t, err := b.parent(parts, "a header cannot add a table to it")
+	if err != nil {
+		return err
+	}
+	last := parts[len(parts)-1]
+	keyRange := b.rng(last.start, last.end)
+	e := t.Get(last.name)
+	if e == nil {
+		b.cur = &TOMLTable{Def: TOMLHeader, Header: header}
+		t.add(&TOMLEntry{Key: last.name, KeyRange: keyRange, Value: &TOMLValue{Kind: KindTable, Range: header, Table: b.cur}})
+		return nil
+	}
+	v := e.Value
+	switch {
+	case v.Kind == KindTable && v.Table.Def == TOMLImplicit:
+		v.Table.Def = TOMLHeader
+		v.Table.Header = header
+		v.Range = header
+		e.KeyRange = keyRange
+		b.cur = v.Table
+		return nil
+	case v.Kind == KindTable && v.Table.Def == TOMLHeader:
+		b.report(ir.RuleDuplicate, keyRange, firstDefined(e), "table %q is already defined", path)
+		// The keys of the second definition go nowhere: reporting them
+		// as duplicates of the first would only repeat this.
+		b.cur = &TOMLTable{Def: TOMLHeader, Header: header}
+		return nil
+	case v.TablesArray:
+		return b.syntax(keyRange, firstDefined(e), "%q is an array of tables; its items' header is [[%s]]", path, path)
+	case v.Kind == KindTable:
+		return b.conflict(last, path, e, "it cannot be defined again by a header")
+	}
+	return b.syntax(keyRange, firstDefined(e), "%q is already defined as %s, not a table", path, v.Kind)
+}
+
+// arrayTableHeader starts a new item of the array of tables of a [[header]].
+func (b *docBuilder) arrayTableHeader(n *unstable.Node) error {
+	parts := keyParts(n)
+	if len(parts) == 0 {
+		return nil
+	}
+	header := b.headerRange(parts, 2)
+	path := dottedName(parts)
+	t, err := b.parent(parts, "a header cannot add a table to it")
+	if err != nil {
+		return err
+	}
+	last := parts[len(parts)-1]
+	keyRange := b.rng(last.start, last.end)
+	item := &TOMLTable{Def: TOMLHeader, Header: header}
+	itemValue := &TOMLValue{Kind: KindTable, Range: header, Table: item}
+	e := t.Get(last.name)
+	switch {
+	case e == nil:
+		t.add(&TOMLEntry{Key: last.name, KeyRange: keyRange, Value: &TOMLValue{
+			Kind: KindArray, Range: header, Items: []*TOMLValue{itemValue}, TablesArray: true,
+		}})
+	case e.Value.TablesArray:
+		e.Value.Items = append(e.Value.Items, itemValue)
+	case e.Value.Kind == KindArray:
+		return b.syntax(keyRange, firstDefined(e), "array %q is defined by a value; [[%s]] cannot add to it", path, path)
+	case e.Value.Kind == KindTable:
+		return b.syntax(keyRange, firstDefined(e), "%q is already defined as a table, not an array of tables", path)
+	default:
+		return b.syntax(keyRange, firstDefined(e), "%q is already defined as %s, not an array of tables", path, e.Value.Kind)
+	}
+	b.cur = item
+	return nil
+}

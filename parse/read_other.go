@@ -1,6 +1,0 @@
-//go:build !unix
-
-package parse
-
-// openFlags are none where named pipes and symlinks are not unix's.
-const openFlags = 0

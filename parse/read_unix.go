@@ -1,9 +1,0 @@
-//go:build unix
-
-package parse
-
-import "syscall"
-
-// openFlags open a file without waiting for a writer of a named pipe, and
-// without following a last symlink.
-const openFlags = syscall.O_NONBLOCK | syscall.O_NOFOLLOW
