@@ -26,6 +26,21 @@ packages=(
   @openai/codex@0.171.0
 )
 
+# The CLIs are cached by version: a DIR that already holds exactly these
+# packages (its stamp says so) and their commands is used as it is.
+stamp="$dir/.cairn-agents"
+want=$(printf '%s\n' "${packages[@]}")
+installed() {
+  [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] || return 1
+  for bin in claude gemini opencode codex; do
+    [ -x "$dir/node_modules/.bin/$bin" ] || return 1
+  done
+}
+if installed; then
+  echo "agents: cached in $dir"
+  exit 0
+fi
+
 if ! command -v npm >/dev/null 2>&1; then
   echo "agents: npm not found; skipping the real agent CLIs"
   exit 0
@@ -39,6 +54,7 @@ mkdir -p "$dir"
 # A package.json of its own keeps npm from walking up into a project above DIR.
 [ -f "$dir/package.json" ] || echo '{"private": true}' >"$dir/package.json"
 npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "${packages[@]}"
+printf '%s\n' "$want" >"$stamp"
 for bin in claude gemini opencode codex; do
   printf 'agents: %s %s\n' "$bin" "$("$dir/node_modules/.bin/$bin" --version 2>/dev/null | head -n 1)"
 done
