@@ -24,3 +24,24 @@ func TestTierOf(t *testing.T) {
 		}
 	}
 }
+
+func TestAccessLevel(t *testing.T) {
+	for _, tc := range []struct {
+		access string
+		level  int
+	}{
+		{AccessRead, 0},
+		{AccessWrite, 1},
+		{AccessFull, 2},
+		{"", -1},
+		{"Read", -1},
+		{"rwx", -1},
+	} {
+		if got := AccessLevel(tc.access); got != tc.level {
+			t.Errorf("AccessLevel(%q) = %d; want %d", tc.access, got, tc.level)
+		}
+	}
+	if AccessLevel(JudgeAccess) >= AccessLevel(DefaultAccess) {
+		t.Errorf("a judge's access %q is not below a session's %q", JudgeAccess, DefaultAccess)
+	}
+}

@@ -5,9 +5,11 @@ import "time"
 // Source says where a resolved setting came from (§6.2).
 type Source string
 
-// The sources of a resolved setting, strongest first.
+// The sources of a resolved setting, strongest first. FromProcess is a
+// process file's top-level key, its default for its steps (access).
 const (
 	FromStep    Source = "step"
+	FromProcess Source = "process"
 	FromFlag    Source = "flag"
 	FromConfig  Source = "config"
 	FromFile    Source = "file"
@@ -157,8 +159,8 @@ type PlanEnv struct {
 	Value string `json:"value"`
 }
 
-// PlanAction is one resolved action. Harness, Model, Effort and MaxTurns are
-// set for sessions only.
+// PlanAction is one resolved action. Harness, Model, Effort, Access and
+// MaxTurns are set for sessions only.
 type PlanAction struct {
 	Kind        ActionKind  `json:"kind"`
 	Skill       *PlanSkill  `json:"skill,omitempty"`
@@ -170,6 +172,7 @@ type PlanAction struct {
 	Harness     *Setting    `json:"harness,omitempty"`
 	Model       *Setting    `json:"model,omitempty"`
 	Effort      *Setting    `json:"effort,omitempty"`
+	Access      *Setting    `json:"access,omitempty"`
 	MaxTurns    *IntSetting `json:"max_turns,omitempty"`
 }
 
@@ -190,8 +193,8 @@ type PlanSkill struct {
 }
 
 // PlanPhase is a precheck or validate phase of the plan. Model is its
-// judge's model when it has instructions (or names a model); Harness is
-// the judge's harness when it has instructions.
+// judge's model when it has instructions (or names a model); Harness and
+// Access are the judge's harness and access when it has instructions.
 type PlanPhase struct {
 	Shells       []string `json:"shells"`
 	Instructions []string `json:"instructions"`
@@ -199,6 +202,7 @@ type PlanPhase struct {
 	Severity     string   `json:"severity"`
 	Model        *Setting `json:"model,omitempty"`
 	Harness      *Setting `json:"harness,omitempty"`
+	Access       *Setting `json:"access,omitempty"`
 }
 
 // HarnessStatus is a harness's preflight result. Checked is false when

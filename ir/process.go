@@ -48,6 +48,9 @@ type Process struct {
 	Limits          Limits
 	Worktrees       []Worktree
 	Steps           []Step
+	// Access is the top-level access, the default of the process's
+	// session steps.
+	Access Field[string]
 }
 
 // Limits are the file's own limits; they may only tighten the config's.
@@ -149,7 +152,7 @@ const (
 
 // Action is one thing a step does. Which fields mean anything depends on Kind:
 // a command has Script; a session has Skill or Prompt and its own Harness,
-// Model, Effort and MaxTurns; a catalogue action has Catalogue and, for
+// Model, Effort, Access and MaxTurns; a catalogue action has Catalogue and, for
 // run-published-issue, Process and SpecProcess. The front-ends copy every
 // step-level key onto the action as written, so that rule misplaced-key can
 // refuse, say, a model on a command step.
@@ -166,6 +169,7 @@ type Action struct {
 	Harness  Field[string]
 	Model    Field[string]
 	Effort   Field[string]
+	Access   Field[string]
 	MaxTurns Field[int]
 
 	Catalogue   Field[string]

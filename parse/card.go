@@ -21,10 +21,10 @@ import (
 
 // The keys of a card's front matter (§4.3), in the order suggestions prefer.
 var (
-	cardTopKeys   = []string{"description", "run-expiry", "failed-run-expiry", "steps"}
+	cardTopKeys   = []string{"description", "run-expiry", "failed-run-expiry", "access", "steps"}
 	cardStepKeys  = []string{"id", "description", "precheck", "run", "validate"}
 	cardPhaseKeys = []string{"shells", "agents", "instructions", "whys", "severity", "model"}
-	cardAgentKeys = []string{"prompt", "model", "max-turns"}
+	cardAgentKeys = []string{"prompt", "model", "access", "max-turns"}
 )
 
 // cardFence is the line that opens and closes a card's front matter.
@@ -227,6 +227,8 @@ func (fe *cardProcess) document(f *ast.File) {
 			p.RunExpiry = fe.string(e)
 		case "failed-run-expiry":
 			p.FailedRunExpiry = fe.string(e)
+		case "access":
+			p.Access = fe.string(e)
 		case "steps":
 			fe.steps(e)
 		default:
@@ -601,6 +603,8 @@ func (fe *cardProcess) agents(e cardEntry, step string) []ir.Action {
 				a.Prompt = fe.string(kv)
 			case "model":
 				a.Model = fe.string(kv)
+			case "access":
+				a.Access = fe.string(kv)
 			case "max-turns":
 				a.MaxTurns = fe.int(kv)
 			default:

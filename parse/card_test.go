@@ -95,6 +95,21 @@ func TestCardSeed(t *testing.T) {
 	}
 }
 
+func TestCardAccess(t *testing.T) {
+	src := "---\naccess: read\nsteps:\n  - id: a\n    run:\n      agents:\n        - prompt: x\n          access: full\n---\n"
+	p, diags := Card("c.procedure.card", []byte(src))
+	if len(diags) > 0 {
+		t.Fatalf("diagnostics: %+v", diags)
+	}
+	if p.Access.Value != ir.AccessRead || at(p.Access.Key.Start) != "2:1" || at(p.Access.Range.Start) != "2:9" {
+		t.Errorf("process access %+v", p.Access)
+	}
+	a := p.Steps[0].Actions[0]
+	if a.Access.Value != ir.AccessFull || at(a.Access.Key.Start) != "8:11" || at(a.Access.Range.Start) != "8:19" {
+		t.Errorf("agent access %+v", a.Access)
+	}
+}
+
 func TestCardRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		name, src string
@@ -111,6 +126,9 @@ func TestCardRefusals(t *testing.T) {
 		{"wrong type", "---\ndescription: [a]\n---\n", []string{`2:14 type: "description" must be a string, not a list`}},
 		{"steps not a list", "---\nsteps: 3\n---\n", []string{`2:8 type: "steps" must be a list of steps, not an integer`}},
 		{"shell not a string", "---\nsteps:\n  - id: a\n    run:\n      shells:\n        - {a: b}\n---\n", []string{`6:11 type: items of "shells" must be strings`}},
+		{"unknown agent key near access", "---\nsteps:\n  - id: a\n    run:\n      agents:\n        - prompt: x\n          acess: read\n---\n",
+			[]string{`7:11 unknown-key: did you mean "access"?`}},
+		{"access not a string", "---\naccess: [read]\n---\n", []string{`2:9 type: "access" must be a string, not a list`}},
 		{"max-turns not an integer", "---\nsteps:\n  - id: a\n    run:\n      agents:\n        - prompt: x\n          max-turns: lots\n---\n",
 			[]string{`7:22 type: "max-turns" must be an integer, not a string`}},
 		{"agent without prompt", "---\nsteps:\n  - id: a\n    run:\n      agents:\n        - model: strong\n---\n", []string{`6:9 type: has no "prompt"`}},

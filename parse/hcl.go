@@ -15,11 +15,11 @@ import (
 // The attributes and blocks of an HCL process file (§4.2), in the order
 // suggestions prefer: the keys of §4.1, with a block for each table.
 var (
-	hclTopAttrs      = []string{"version", "description", "default_worktree", "commit", "run_expiry", "failed_run_expiry"}
+	hclTopAttrs      = []string{"version", "description", "default_worktree", "commit", "run_expiry", "failed_run_expiry", "access"}
 	hclTopBlocks     = []string{"limits", "worktree", "step"}
 	hclLimitsAttrs   = tomlLimitsKeys
 	hclWorktreeAttrs = tomlWorktreeKeys
-	hclStepAttrs     = []string{"description", "skill", "prompt", "command", "catalogue", "harness", "model", "effort", "max_turns", "worktree", "parallel", "optional", "timeout", "env", "process", "spec_process"}
+	hclStepAttrs     = []string{"description", "skill", "prompt", "command", "catalogue", "harness", "model", "effort", "access", "max_turns", "worktree", "parallel", "optional", "timeout", "env", "process", "spec_process"}
 	hclStepBlocks    = []string{"precheck", "validate"}
 	hclPhaseAttrs    = tomlPhaseKeys
 )
@@ -219,6 +219,8 @@ func (fe *hclProcess) top(b *hclsyntax.Body) {
 				p.RunExpiry = fe.String(a)
 			case "failed_run_expiry":
 				p.FailedRunExpiry = fe.String(a)
+			case "access":
+				p.Access = fe.String(a)
 			case "limits", "worktree", "step":
 				fe.wantBlock(a)
 			default:
@@ -417,6 +419,8 @@ func (fe *hclProcess) step(bl *hclsyntax.Block) {
 				set.model = fe.String(a)
 			case "effort":
 				set.effort = fe.String(a)
+			case "access":
+				set.access = fe.String(a)
 			case "process":
 				set.process = fe.String(a)
 			case "spec_process":
@@ -476,6 +480,7 @@ func (fe *hclProcess) action(it hclItem, set stepSettings) ir.Action {
 		Harness:     set.harness,
 		Model:       set.model,
 		Effort:      set.effort,
+		Access:      set.access,
 		MaxTurns:    set.maxTurns,
 		Process:     set.process,
 		SpecProcess: set.specProcess,

@@ -20,6 +20,7 @@ default_worktree  = "a"
 commit            = false
 run_expiry        = "30d"
 failed_run_expiry = "90d"
+access            = "write"
 
 limits {
   repair_cap      = 2
@@ -37,6 +38,7 @@ step "hunt-claude" {
   harness     = "claude"
   model       = "opus"
   effort      = "high"
+  access      = "full"
   max_turns   = 30
   worktree    = "a"
   parallel    = "hunt"
@@ -221,6 +223,17 @@ worktrees {}
 				`15:3 unknown-key: unknown attribute "name" in step "test"; a step's name is its block's label: step "NAME" { … }`,
 				`17:1 unknown-key: unknown block "stpe" at the top level; did you mean "step"?`,
 				`18:1 unknown-key: unknown block "worktrees" at the top level; did you mean "worktree"?`,
+			},
+		},
+		{
+			name: "access",
+			src:  "access = 1\nacess = \"read\"\naccess {}\nstep \"a\" {\n  prompt = \"p\"\n  access = [\"read\"]\n  accesss = \"read\"\n}\n",
+			want: []string{
+				`1:10 type: "access" must be a string, not a number`,
+				`2:1 unknown-key: unknown attribute "acess" at the top level; did you mean "access"?`,
+				`3:1 type: "access" must be an attribute, access = …, not a block`,
+				`6:12 type: "access" must be a string, not a list`,
+				`7:3 unknown-key: unknown attribute "accesss" in step "a"; did you mean "access"?`,
 			},
 		},
 		{
@@ -435,6 +448,7 @@ const hclPositionsFile = `# é à ü: columns count characters
 version = 1
 description = "Ünïcode — everywhere"
 default_worktree = "a"
+access = "read"
 
 limits {
   repair_cap = 2
@@ -448,6 +462,7 @@ worktree "a" {
 step "ünï" {
   skill = "bug-hunt"
   model = "opus"
+  access = "write"
   env = { GOFLAGS = "-count=1", "Z" = "z" }
 
   precheck {
@@ -487,6 +502,10 @@ func TestHCLPositions(t *testing.T) {
 		{"skill key", s.Actions[0].Skill.Key, find(t, src, "skill", 1)},
 		{"skill value", s.Actions[0].Skill.Range, find(t, src, `"bug-hunt"`, 1)},
 		{"model", s.Actions[0].Model.Range, find(t, src, `"opus"`, 1)},
+		{"access key", s.Actions[0].Access.Key, findIn(t, src, `access = "write"`, 1, "access")},
+		{"access value", s.Actions[0].Access.Range, find(t, src, `"write"`, 1)},
+		{"process access key", p.Access.Key, findIn(t, src, `access = "read"`, 1, "access")},
+		{"process access value", p.Access.Range, find(t, src, `"read"`, 1)},
 		{"env", s.Env.Range, find(t, src, `{ GOFLAGS = "-count=1", "Z" = "z" }`, 1)},
 		{"env key", s.Env.Value[0].Key, find(t, src, "GOFLAGS", 1)},
 		{"env quoted key", s.Env.Value[1].Key, find(t, src, `"Z"`, 1)},

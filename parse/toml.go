@@ -10,10 +10,10 @@ import (
 
 // The keys of a TOML process file (§4.1), in the order suggestions prefer.
 var (
-	tomlTopKeys      = []string{"version", "description", "default_worktree", "commit", "run_expiry", "failed_run_expiry", "limits", "worktrees", "steps"}
+	tomlTopKeys      = []string{"version", "description", "default_worktree", "commit", "run_expiry", "failed_run_expiry", "access", "limits", "worktrees", "steps"}
 	tomlLimitsKeys   = []string{"repair_cap", "self_merge", "protected_paths"}
 	tomlWorktreeKeys = []string{"kind"}
-	tomlStepKeys     = []string{"name", "description", "skill", "prompt", "command", "catalogue", "harness", "model", "effort", "max_turns", "worktree", "parallel", "optional", "timeout", "env", "process", "spec_process", "precheck", "validate"}
+	tomlStepKeys     = []string{"name", "description", "skill", "prompt", "command", "catalogue", "harness", "model", "effort", "access", "max_turns", "worktree", "parallel", "optional", "timeout", "env", "process", "spec_process", "precheck", "validate"}
 	tomlPhaseKeys    = []string{"shells", "instructions", "whys", "severity", "model"}
 )
 
@@ -62,6 +62,8 @@ func (fe *tomlProcess) top(t *tomldoc.TOMLTable) {
 			p.RunExpiry = r.String(e)
 		case "failed_run_expiry":
 			p.FailedRunExpiry = r.String(e)
+		case "access":
+			p.Access = r.String(e)
 		case "limits":
 			fe.limits(e)
 		case "worktrees":
@@ -143,8 +145,8 @@ func (fe *tomlProcess) steps(e *tomldoc.TOMLEntry) {
 // stepSettings are the session keys of a step, copied onto each of its
 // actions.
 type stepSettings struct {
-	harness, model, effort, process, specProcess ir.Field[string]
-	maxTurns                                     ir.Field[int]
+	harness, model, effort, access, process, specProcess ir.Field[string]
+	maxTurns                                             ir.Field[int]
 }
 
 func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
@@ -187,6 +189,8 @@ func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
 			set.model = r.String(kv)
 		case "effort":
 			set.effort = r.String(kv)
+		case "access":
+			set.access = r.String(kv)
 		case "process":
 			set.process = r.String(kv)
 		case "spec_process":
@@ -219,6 +223,7 @@ func action(kv *tomldoc.TOMLEntry, v ir.Field[string], set stepSettings) ir.Acti
 		Harness:     set.harness,
 		Model:       set.model,
 		Effort:      set.effort,
+		Access:      set.access,
 		MaxTurns:    set.maxTurns,
 		Process:     set.process,
 		SpecProcess: set.specProcess,

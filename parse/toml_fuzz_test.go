@@ -17,6 +17,7 @@ default_worktree = "a"
 commit = false
 run_expiry = "30d"
 failed_run_expiry = "90d"
+access = "write"
 
 [limits]
 repair_cap = 2
@@ -33,6 +34,7 @@ skill = "bug-hunt"
 harness = "claude"
 model = "opus"
 effort = "high"
+access = "full"
 max_turns = 30
 worktree = "a"
 parallel = "hunt"

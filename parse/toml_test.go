@@ -50,6 +50,16 @@ scrpit = "x"
 			},
 		},
 		{
+			name: "access",
+			src:  "access = 1\nacess = \"read\"\n[[steps]]\nname = \"a\"\nprompt = \"p\"\naccess = [\"read\"]\naccesss = \"read\"\n",
+			want: []string{
+				`1:10 type: "access" must be a string, not an integer`,
+				`2:1 unknown-key: unknown key "acess" at the top level; did you mean "access"?`,
+				`6:10 type: "access" must be a string, not an array`,
+				`7:1 unknown-key: unknown key "accesss" in step "a"; did you mean "access"?`,
+			},
+		},
+		{
 			name: "the step's name comes after the unknown key",
 			src:  "[[steps]]\ncomand = \"x\"\nname = \"late\"\n",
 			want: []string{`2:1 unknown-key: unknown key "comand" in step "late"; did you mean "command"?`},
@@ -299,6 +309,7 @@ const positionsFile = `# é à ü: columns count characters
 version = 1
 description = "Ünïcode — everywhere"
 default_worktree = "a"
+access = "read"
 
 [limits]
 repair_cap = 2
@@ -315,6 +326,7 @@ c.kind = "issue-branch"
 name = "hunt"
 skill = "bug-hunt"
 model = "opus"
+access = "write"
 env = { GOFLAGS = "-count=1", "Z" = "z" }
 
 [steps.precheck]
@@ -354,6 +366,8 @@ func TestTOMLPositions(t *testing.T) {
 		{"version value", p.Version.Range, findIn(t, src, "version = 1", 1, "1")},
 		{"description value", p.Description.Range, find(t, src, `"Ünïcode — everywhere"`, 1)},
 		{"default_worktree", p.DefaultWorktree.At(), find(t, src, `default_worktree = "a"`, 1)},
+		{"access key", p.Access.Key, findIn(t, src, `access = "read"`, 1, "access")},
+		{"access value", p.Access.Range, find(t, src, `"read"`, 1)},
 		{"limits header", p.Limits.Header, find(t, src, "[limits]", 1)},
 		{"repair_cap value", p.Limits.RepairCap.Range, findIn(t, src, "repair_cap = 2", 1, "2")},
 		{"protected_paths list", p.Limits.ProtectedPaths.Range, find(t, src, `["migrations/**", ".github/**"]`, 1)},
@@ -369,6 +383,8 @@ func TestTOMLPositions(t *testing.T) {
 		{"step 1 name", s0.Name.Range, find(t, src, `"hunt"`, 1)},
 		{"step 1 action", s0.Actions[0].Range, find(t, src, `skill = "bug-hunt"`, 1)},
 		{"step 1 model", s0.Actions[0].Model.Range, find(t, src, `"opus"`, 1)},
+		{"step 1 access key", s0.Actions[0].Access.Key, findIn(t, src, `access = "write"`, 1, "access")},
+		{"step 1 access value", s0.Actions[0].Access.Range, find(t, src, `"write"`, 1)},
 		{"step 1 env", s0.Env.Range, find(t, src, `{ GOFLAGS = "-count=1", "Z" = "z" }`, 1)},
 		{"step 1 env key Z", s0.Env.Value[1].Key, find(t, src, `"Z"`, 1)},
 		{"step 1 precheck header", s0.Precheck.Header, find(t, src, "[steps.precheck]", 1)},
@@ -542,8 +558,12 @@ shells = [
 // process compare equal.
 func summary(p *ir.Process) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "version=%v description=%q default=%q commit=%v expiry=%q/%q\n",
+	fmt.Fprintf(&b, "version=%v description=%q default=%q commit=%v expiry=%q/%q",
 		p.Version.Value, p.Description.Value, p.DefaultWorktree.Value, p.Commit.Value, p.RunExpiry.Value, p.FailedRunExpiry.Value)
+	if p.Access.Set {
+		fmt.Fprintf(&b, " access=%q", p.Access.Value)
+	}
+	b.WriteString("\n")
 	fmt.Fprintf(&b, "limits: set=%v cap=%v self_merge=%v protected=%q\n",
 		p.Limits.Header.IsValid(), p.Limits.RepairCap.Value, p.Limits.SelfMerge.Value, ir.Values(p.Limits.ProtectedPaths))
 	for _, w := range p.Worktrees {
@@ -556,9 +576,13 @@ func summary(p *ir.Process) string {
 			fmt.Fprintf(&b, "  env %s=%q\n", e.Name, e.Value)
 		}
 		for _, a := range s.Actions {
-			fmt.Fprintf(&b, "  %s skill=%q prompt=%q script=%q catalogue=%q harness=%q model=%q effort=%q turns=%v process=%q spec=%q\n",
+			fmt.Fprintf(&b, "  %s skill=%q prompt=%q script=%q catalogue=%q harness=%q model=%q effort=%q turns=%v process=%q spec=%q",
 				a.Kind, a.Skill.Value, a.Prompt.Value, a.Script.Value, a.Catalogue.Value, a.Harness.Value, a.Model.Value,
 				a.Effort.Value, a.MaxTurns.Value, a.Process.Value, a.SpecProcess.Value)
+			if a.Access.Set {
+				fmt.Fprintf(&b, " access=%q", a.Access.Value)
+			}
+			b.WriteString("\n")
 		}
 		for _, ph := range []*ir.Phase{s.Precheck, s.Validate} {
 			if ph != nil {
@@ -686,9 +710,9 @@ func TestTOMLActions(t *testing.T) {
 	}{
 		{
 			name: "one session",
-			src:  "[[steps]]\nname = \"a\"\nharness = \"codex\"\nskill = \"s\"\nmodel = \"m\"\neffort = \"high\"\nmax_turns = 3\n",
+			src:  "[[steps]]\nname = \"a\"\nharness = \"codex\"\nskill = \"s\"\nmodel = \"m\"\neffort = \"high\"\naccess = \"read\"\nmax_turns = 3\n",
 			want: `step "a" desc="" wt="" par="" opt=false timeout=""
-  session skill="s" prompt="" script="" catalogue="" harness="codex" model="m" effort="high" turns=3 process="" spec=""
+  session skill="s" prompt="" script="" catalogue="" harness="codex" model="m" effort="high" turns=3 process="" spec="" access="read"
 `,
 		},
 		{
@@ -699,12 +723,12 @@ func TestTOMLActions(t *testing.T) {
 		},
 		{
 			name: "several, in file order, each with the step's settings",
-			src:  "[[steps]]\nprompt = \"p\"\nmodel = \"m\"\ncommand = \"c\"\nprocess = \"x\"\nskill = \"s\"\ncatalogue = \"delivery\"\nspec_process = \"y\"\n",
+			src:  "[[steps]]\nprompt = \"p\"\nmodel = \"m\"\ncommand = \"c\"\nprocess = \"x\"\nskill = \"s\"\ncatalogue = \"delivery\"\nspec_process = \"y\"\naccess = \"full\"\n",
 			want: `step "" desc="" wt="" par="" opt=false timeout=""
-  session skill="" prompt="p" script="" catalogue="" harness="" model="m" effort="" turns=0 process="x" spec="y"
-  command skill="" prompt="" script="c" catalogue="" harness="" model="m" effort="" turns=0 process="x" spec="y"
-  session skill="s" prompt="" script="" catalogue="" harness="" model="m" effort="" turns=0 process="x" spec="y"
-  catalogue skill="" prompt="" script="" catalogue="delivery" harness="" model="m" effort="" turns=0 process="x" spec="y"
+  session skill="" prompt="p" script="" catalogue="" harness="" model="m" effort="" turns=0 process="x" spec="y" access="full"
+  command skill="" prompt="" script="c" catalogue="" harness="" model="m" effort="" turns=0 process="x" spec="y" access="full"
+  session skill="s" prompt="" script="" catalogue="" harness="" model="m" effort="" turns=0 process="x" spec="y" access="full"
+  catalogue skill="" prompt="" script="" catalogue="delivery" harness="" model="m" effort="" turns=0 process="x" spec="y" access="full"
 `,
 		},
 		{
