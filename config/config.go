@@ -41,6 +41,7 @@ type Config struct {
 	Models           []Models
 	Resources        Resources
 	Notify           Notify
+	Limits           Limits
 }
 
 // Harness is a custom harness of [harnesses.NAME] (§8): Command is an argv
@@ -59,6 +60,24 @@ type Models struct {
 	Harness string
 	Header  ir.Range
 	Tiers   []ir.Pair
+}
+
+// Limits is the [limits] table: ceilings that a process file, and the
+// command line, may only tighten (§6.3). Access is the most a session may
+// do, "read", "write" or "full".
+type Limits struct {
+	Header ir.Range
+	Access ir.Field[string]
+}
+
+// AccessCeiling is the config's [limits] access, and false when it sets
+// none (or one that is no access level, which Read refused).
+func (c *Config) AccessCeiling() (ir.Field[string], bool) {
+	f := c.Limits.Access
+	if !f.Set || f.Bad || ir.AccessLevel(f.Value) < 0 {
+		return ir.Field[string]{}, false
+	}
+	return f, true
 }
 
 // Resources is the [resources] table, checked before every session step.

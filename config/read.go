@@ -16,11 +16,12 @@ import (
 // The keys of the config (§5), in the order suggestions prefer, and the
 // values its enums allow.
 var (
-	configKeys    = []string{"harness", "model", "effort", "base_branch", "repair_cap", "merge_always", "preflight_timeout", "trusted", "protected_paths", "process_path", "harnesses", "models", "resources", "notify"}
+	configKeys    = []string{"harness", "model", "effort", "base_branch", "repair_cap", "merge_always", "preflight_timeout", "trusted", "protected_paths", "process_path", "harnesses", "models", "resources", "notify", "limits"}
 	harnessKeys   = []string{"command", "preflight"}
 	tierKeys      = append(slices.Clone(ir.Tiers), "default")
 	resourcesKeys = []string{"max_load", "min_free_memory", "wait"}
 	notifyKeys    = []string{"command", "on"}
+	limitsKeys    = []string{"access"}
 	notifyOn      = []string{"failure", "success"}
 )
 
@@ -111,6 +112,8 @@ func (rd *reader) top(t *tomldoc.TOMLTable) {
 			rd.resources(e)
 		case "notify":
 			rd.notify(e)
+		case "limits":
+			rd.limits(e)
 		default:
 			rd.UnknownKey(e, "at the top level of the config", configKeys)
 		}
@@ -243,6 +246,24 @@ func (rd *reader) notify(e *tomldoc.TOMLEntry) {
 			}
 		default:
 			rd.UnknownKey(kv, "in [notify]", notifyKeys)
+		}
+	}
+}
+
+func (rd *reader) limits(e *tomldoc.TOMLEntry) {
+	t := rd.Table(e)
+	if t == nil {
+		return
+	}
+	l := &rd.c.Limits
+	l.Header = tomldoc.HeaderOf(e)
+	for _, kv := range t.Entries {
+		switch kv.Key {
+		case "access":
+			l.Access = rd.String(kv)
+			rd.enum(l.Access, "access", ir.Accesses)
+		default:
+			rd.UnknownKey(kv, "in [limits]", limitsKeys)
 		}
 	}
 }

@@ -20,6 +20,8 @@ func FuzzConfig(f *testing.F) {
 		"[models.claude]\nsonnet = \"x\"\n[models.claude]\n",
 		"[notify]\non = [\"failure\", 'success', \"\"\"x\"\"\"]\ncommand = ['''\nnotify-send''']\n",
 		"resources.max_load = inf\nresources.min_free_memory = \"99999999999999999999GiB\"\n",
+		"[limits]\naccess = \"ful\"\n",
+		"limits = { access = \"read\" }\n",
 	} {
 		f.Add([]byte(s))
 	}

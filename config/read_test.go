@@ -73,6 +73,9 @@ func TestReadExample(t *testing.T) {
 		{"notify header", at(c.Notify.Header), "21:1-21:9"},
 		{"notify command", ir.Values(c.Notify.Command), []string{"notify-send", "cairn"}},
 		{"notify on", ir.Values(c.Notify.On), []string{"failure", "success"}},
+		{"limits header", at(c.Limits.Header), "24:1-24:9"},
+		{"limits access", c.Limits.Access.Value, "write"},
+		{"limits access at", at(c.Limits.Access.Range), "25:10-25:17"},
 	} {
 		if fmt.Sprint(tc.got) != fmt.Sprint(tc.want) {
 			t.Errorf("%s = %v; want %v", tc.what, tc.got, tc.want)
@@ -224,6 +227,25 @@ on = ["failure", "sucess"]
 				`3:22 invalid-value: invalid max_load -2.5; it must be more than 0`,
 				`4:21 invalid-value: invalid preflight_timeout: duration "soon": expected a number at "soon"; write a duration such as "30s"`,
 			},
+		},
+		{
+			name: "limits",
+			src:  "[limits]\naccess = \"ful\"\nacess = \"read\"\nrepair_cap = 2\n",
+			want: []string{
+				`2:10 invalid-value: invalid access "ful"; expected read, write or full (did you mean "full"?)`,
+				`3:1 unknown-key: unknown key "acess" in [limits]; did you mean "access"?`,
+				`4:1 unknown-key: unknown key "repair_cap" in [limits]`,
+			},
+		},
+		{
+			name: "limits types",
+			src:  "limits = 1\n",
+			want: []string{`1:10 type: "limits" must be a table, not an integer`},
+		},
+		{
+			name: "limits access type",
+			src:  "limits.access = 2\n",
+			want: []string{`1:17 type: "access" must be a string, not an integer`},
 		},
 		{
 			name: "duplicates",
