@@ -68,9 +68,12 @@ func (p *Pass) ReportAs(sev ir.Severity, r ir.Range, related []ir.Related, forma
 // Flags are the command-line settings that take part in resolution (§6.2,
 // §6.3).
 type Flags struct {
-	Harness   string
-	Model     string
-	Effort    string
+	Harness string
+	Model   string
+	Effort  string
+	// Access is --access, a ceiling on every session's access: it lowers
+	// any above it and raises none (§6.3). Empty: not given.
+	Access    string
 	Merge     bool
 	RepairCap int // 0: not given
 	Protect   []string

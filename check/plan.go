@@ -78,7 +78,9 @@ func delivers(p *ir.Process) bool {
 
 // repairSession is the session of a delivery's repair rounds: the
 // built-in repair skill, resolved as a session that names no harness,
-// model or effort (§6.2).
+// model, effort or access (§6.2). It is no step of the file, so the
+// process's top-level access is not its: it fixes what delivery found, and
+// asks for ir.DefaultAccess, which the config and --access may lower.
 func repairSession(env *Env) *ir.PlanAction {
 	r := &resolver{env: env, cfg: configOf(env), reg: harnessesOf(env), seen: map[string]bool{}}
 	a := &ir.Action{Kind: ir.Session}
@@ -199,9 +201,9 @@ func planAction(a *ir.Action, sess *SessionResolution) ir.PlanAction {
 			sk := *sess.Skill
 			pa.Skill = &sk
 		}
-		harness, model, effort, turns := sess.Harness.Setting, sess.Model.Setting, sess.Effort.Setting, sess.MaxTurns
+		harness, model, effort, access, turns := sess.Harness.Setting, sess.Model.Setting, sess.Effort.Setting, sess.Access.Setting, sess.MaxTurns
 		passed(&effort, &turns, sess.Adapter)
-		pa.Harness, pa.Model, pa.Effort, pa.MaxTurns = &harness, &model, &effort, &turns
+		pa.Harness, pa.Model, pa.Effort, pa.Access, pa.MaxTurns = &harness, &model, &effort, &access, &turns
 	}
 	return pa
 }
@@ -223,7 +225,7 @@ func passed(effort *ir.Setting, turns *ir.IntSetting, h *harness.Harness) {
 
 // planPhase is a precheck or validate phase of the plan, with its judge's
 // model when instructions are judged or the phase names a model, and its
-// judge's harness when instructions are judged.
+// judge's harness and access when instructions are judged.
 func planPhase(ph *ir.Phase, judge *JudgeResolution) *ir.PlanPhase {
 	pp := &ir.PlanPhase{
 		Shells:       usableValues(ph.Shells),
@@ -236,8 +238,8 @@ func planPhase(ph *ir.Phase, judge *JudgeResolution) *ir.PlanPhase {
 		pp.Model = &m
 	}
 	if judge != nil && judge.Runs {
-		h := judge.Harness.Setting
-		pp.Harness = &h
+		h, a := judge.Harness.Setting, judge.Access.Setting
+		pp.Harness, pp.Access = &h, &a
 	}
 	return pp
 }

@@ -21,4 +21,5 @@ var lintRules = []*Rule{
 	ruleInstructionsOutsideValidate,
 	ruleShellSyntax,
 	ruleUnusedWorktree,
+	ruleFullAccessCheckout,
 }

@@ -10,8 +10,8 @@ import (
 )
 
 // Resolution is a process resolved against its environment (§6.2): each
-// step's worktree and each session's harness, model, effort, turn cap and
-// skill, with where each came from, and the effective limits (§6.3). The
+// step's worktree and each session's harness, model, effort, access, turn
+// cap and skill, with where each came from, and the effective limits (§6.3). The
 // env rules read it; BuildPlan turns it into the plan. It is computed before
 // the rules run, so it tolerates what they refuse (an unknown harness, a
 // skill found nowhere, a field the front-end refused).
@@ -61,7 +61,9 @@ type SessionResolution struct {
 	// kept even when the harness cannot take it: the rule refuses it.
 	Effort        Resolved
 	DroppedEffort *Resolved
-	MaxTurns      ir.IntSetting
+	// Access is what the session's agent may do: see resolver.access.
+	Access   Resolved
+	MaxTurns ir.IntSetting
 	// Skill is the skill file a skill session found; SkillErr is why none
 	// was (it wraps ErrSkillNotFound or ErrSkillEscapes).
 	Skill    *ir.PlanSkill
@@ -69,12 +71,14 @@ type SessionResolution struct {
 }
 
 // JudgeResolution is a validate phase's instruction judge: the process's
-// default harness (flag, config, claude) and the phase's model, default
-// tier "balanced". Runs is true when the phase has instructions to judge.
+// default harness (flag, config, claude), the phase's model, default tier
+// "balanced", and ir.JudgeAccess, read: a judge reads the work and must not
+// change it. Runs is true when the phase has instructions to judge.
 type JudgeResolution struct {
 	Harness Resolved
 	Adapter *harness.Harness
 	Model   Resolved
+	Access  Resolved
 	Runs    bool
 }
 
@@ -125,7 +129,7 @@ func Resolve(p *ir.Process, env *Env) *Resolution {
 	if env == nil {
 		env = &Env{}
 	}
-	r := &resolver{env: env, cfg: configOf(env), reg: harnessesOf(env), seen: map[string]bool{}}
+	r := &resolver{env: env, cfg: configOf(env), reg: harnessesOf(env), proc: p, seen: map[string]bool{}}
 	res := &Resolution{Steps: make([]StepResolution, len(p.Steps)), Limits: r.limits(p), Harnesses: []HarnessUse{}}
 	r.res = res
 	for i := range p.Steps {
@@ -174,11 +178,14 @@ func stepWorktree(p *ir.Process, s *ir.Step) string {
 	return name
 }
 
-// resolver holds what resolving one process needs.
+// resolver holds what resolving one process needs. proc is the process
+// whose sessions it resolves, nil for a session no process file describes
+// (a delivery's repair session).
 type resolver struct {
 	env  *Env
 	cfg  *config.Config
 	reg  *harness.Registry
+	proc *ir.Process
 	res  *Resolution
 	seen map[string]bool
 }
@@ -261,6 +268,8 @@ func (r *resolver) session(a *ir.Action) *SessionResolution {
 		}
 	}
 
+	s.Access = r.access(a.Access)
+
 	if mt := a.MaxTurns; mt.Set && !mt.Bad {
 		s.MaxTurns = ir.IntSetting{Value: mt.Value, Source: ir.FromStep}
 	} else {
@@ -275,6 +284,44 @@ func (r *resolver) session(a *ir.Action) *SessionResolution {
 		}
 	}
 	return s
+}
+
+// knownAccess reports whether f holds an access level; a value that is
+// none is left to rule invalid-value.
+func knownAccess(f ir.Field[string]) bool { return usable(f) && ir.AccessLevel(f.Value) >= 0 }
+
+// access resolves a session's access (§6.3). The session asks for its
+// step's access (source step), else the process's top-level access
+// (process), else ir.DefaultAccess, write (default); limitAccess then
+// lowers it to the ceilings.
+func (r *resolver) access(step ir.Field[string]) Resolved {
+	switch {
+	case knownAccess(step):
+		return r.limitAccess(stepSetting(step))
+	case r.proc != nil && knownAccess(r.proc.Access):
+		return r.limitAccess(Resolved{Setting: ir.Setting{Value: r.proc.Access.Value, Source: ir.FromProcess}, Range: valueRange(r.proc.Access)})
+	}
+	return r.limitAccess(Resolved{Setting: ir.Setting{Value: ir.DefaultAccess, Source: ir.FromDefault}})
+}
+
+// limitAccess lowers a, the access a session asks for, to two ceilings,
+// which never raise it: the config's [limits] access (source config), then
+// --access (flag). The access is the least of the three, and its source is
+// the one that set it: a ceiling at or above the asked-for access lowers
+// nothing and names nothing, so on a tie the request keeps its source; when
+// the config and the flag are both below the request and equal, the config,
+// applied first, sets it, and the flag finds nothing left to lower. An
+// explicit key above the config's ceiling is refused by loosened-limit; it
+// is lowered here all the same, so no resolution holds more than the
+// ceiling.
+func (r *resolver) limitAccess(a Resolved) Resolved {
+	if c, ok := r.cfg.AccessCeiling(); ok && ir.AccessLevel(c.Value) < ir.AccessLevel(a.Value) {
+		a = Resolved{Setting: ir.Setting{Value: c.Value, Source: ir.FromConfig}, Range: valueRange(c)}
+	}
+	if f := r.env.Flags.Access; ir.AccessLevel(f) >= 0 && ir.AccessLevel(f) < ir.AccessLevel(a.Value) {
+		a = Resolved{Setting: ir.Setting{Value: f, Source: ir.FromFlag}}
+	}
+	return a
 }
 
 // harnessDefaultModel is the model of a step on harness h that neither the
@@ -321,6 +368,9 @@ func (r *resolver) judge(ph *ir.Phase) *JudgeResolution {
 		j.Model = Resolved{Setting: ir.Setting{Value: ir.DefaultValidateTier, Source: ir.FromDefault}}
 	}
 	j.Model = r.mapTier(j.Model, j.Harness.Value, j.Adapter)
+	// A judge's access is not the step's nor the process's: no key of the
+	// file sets it.
+	j.Access = r.limitAccess(Resolved{Setting: ir.Setting{Value: ir.JudgeAccess, Source: ir.FromDefault}})
 	return j
 }
 

@@ -313,6 +313,143 @@ prompt = "p"
 	}
 }
 
+// accessSrc has a step asking for read, one asking for full, and one
+// asking for nothing; the process file's own access is added by the test.
+const accessSrc = `
+[[steps]]
+name = "read"
+prompt = "p"
+access = "read"
+
+[[steps]]
+name = "full"
+prompt = "p"
+access = "full"
+
+[[steps]]
+name = "unset"
+prompt = "p"
+`
+
+func TestResolveAccess(t *testing.T) {
+	ceiling := func(v string) *config.Config {
+		return &config.Config{File: cfgFile, Limits: config.Limits{Access: cfgString(v, 9)}}
+	}
+	for _, tc := range []struct {
+		name    string
+		process string // the top-level access, when set
+		cfg     *config.Config
+		flags   Flags
+		// want is, per step, its access, then its judge's and the repair
+		// session's.
+		want []string
+	}{
+		{
+			name: "steps and the default",
+			cfg:  &config.Config{},
+			want: []string{"read/step", "full/step", "write/default", "judge read/default", "repair write/default"},
+		},
+		{
+			name:    "the process's access is its steps' default",
+			process: "full",
+			cfg:     &config.Config{},
+			want:    []string{"read/step", "full/step", "full/process", "judge read/default", "repair write/default"},
+		},
+		{
+			name: "the config's ceiling lowers what is above it",
+			cfg:  ceiling("read"),
+			want: []string{"read/step", "read/config", "read/config", "judge read/default", "repair read/config"},
+		},
+		{
+			name: "a ceiling equal to the access leaves its source",
+			cfg:  ceiling("write"),
+			want: []string{"read/step", "write/config", "write/default", "judge read/default", "repair write/default"},
+		},
+		{
+			name:    "a ceiling lowers the process's access",
+			process: "full",
+			cfg:     ceiling("write"),
+			want:    []string{"read/step", "write/config", "write/config", "judge read/default", "repair write/default"},
+		},
+		{
+			name:  "the flag only tightens",
+			cfg:   &config.Config{},
+			flags: Flags{Access: "write"},
+			want:  []string{"read/step", "write/flag", "write/default", "judge read/default", "repair write/default"},
+		},
+		{
+			name:  "the flag lowers every session above it",
+			cfg:   &config.Config{},
+			flags: Flags{Access: "read"},
+			want:  []string{"read/step", "read/flag", "read/flag", "judge read/default", "repair read/flag"},
+		},
+		{
+			name:  "a flag full raises nothing",
+			cfg:   ceiling("write"),
+			flags: Flags{Access: "full"},
+			want:  []string{"read/step", "write/config", "write/default", "judge read/default", "repair write/default"},
+		},
+		{
+			name:  "a flag below the ceiling wins",
+			cfg:   ceiling("write"),
+			flags: Flags{Access: "read"},
+			want:  []string{"read/step", "read/flag", "read/flag", "judge read/default", "repair read/flag"},
+		},
+		{
+			name:  "when the config and the flag tie, the config set it",
+			cfg:   ceiling("read"),
+			flags: Flags{Access: "read"},
+			want:  []string{"read/step", "read/config", "read/config", "judge read/default", "repair read/config"},
+		},
+		{
+			name:  "a flag that is no level is ignored",
+			cfg:   &config.Config{},
+			flags: Flags{Access: "none"},
+			want:  []string{"read/step", "full/step", "write/default", "judge read/default", "repair write/default"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := "version = 1\n"
+			if tc.process != "" {
+				src += fmt.Sprintf("access = %q\n", tc.process)
+			}
+			src += accessSrc + "[steps.validate]\ninstructions = [\"it works\"]\n"
+			p := mustTOML(t, "p.toml", src)
+			env := &Env{Config: tc.cfg, Flags: tc.flags}
+			res := Resolve(p, env)
+			var got []string
+			for _, sr := range res.Steps {
+				got = append(got, show(sr.Actions[0].Access))
+			}
+			got = append(got, "judge "+show(res.Steps[2].Judge.Access))
+			repair := repairSession(env)
+			got = append(got, "repair "+repair.Access.Value+"/"+string(repair.Access.Source))
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestResolveAccessRanges(t *testing.T) {
+	p := mustTOML(t, "p.toml", "version = 1\naccess = \"full\"\n"+accessSrc)
+	res := Resolve(p, &Env{Config: &config.Config{}})
+	if r := res.Steps[0].Actions[0].Access.Range; r.File != "p.toml" || r.Start.Line != 7 || r.Start.Column != 10 {
+		t.Errorf("step access range = %v; want p.toml:7:10", r)
+	}
+	if r := res.Steps[2].Actions[0].Access.Range; r.File != "p.toml" || r.Start.Line != 2 || r.Start.Column != 10 {
+		t.Errorf("process access range = %v; want p.toml:2:10", r)
+	}
+	res = Resolve(p, &Env{Config: &config.Config{File: cfgFile, Limits: config.Limits{Access: cfgString("read", 9)}}})
+	if r := res.Steps[1].Actions[0].Access.Range; r != cfgAt(9) {
+		t.Errorf("config access range = %v; want %v", r, cfgAt(9))
+	}
+	res = Resolve(p, &Env{Config: &config.Config{}, Flags: Flags{Access: "read"}})
+	if r := res.Steps[1].Actions[0].Access.Range; r.IsValid() {
+		t.Errorf("flag access range = %v; want none", r)
+	}
+}
+
 func TestResolveLimits(t *testing.T) {
 	for _, tc := range []struct {
 		name     string

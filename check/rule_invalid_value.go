@@ -32,6 +32,7 @@ var ruleInvalidValue = &Rule{
 		p := pass.Process
 		v.expiry(p.RunExpiry, keyName(p, "run_expiry"))
 		v.expiry(p.FailedRunExpiry, keyName(p, "failed_run_expiry"))
+		v.enum(p.Access, "access", ir.Accesses)
 		if rc := p.Limits.RepairCap; rc.Set && !rc.Bad && rc.Value < 0 {
 			v.report(valueRange(rc), "invalid repair_cap %d; it cannot be negative", rc.Value)
 		}
@@ -116,6 +117,7 @@ func (v *values) step(s *ir.Step) {
 			v.empty(a.Prompt, "prompt")
 			v.nul(a.Prompt, "prompt")
 			v.enum(a.Effort, "effort", efforts)
+			v.enum(a.Access, "access", ir.Accesses)
 			if mt := a.MaxTurns; mt.Set && !mt.Bad && mt.Value < 1 {
 				v.report(valueRange(mt), "invalid %s %d; a session needs at least 1 turn", keyName(p, "max_turns"), mt.Value)
 			}

@@ -1,17 +1,21 @@
 package check
 
-import "github.com/cairn-dev/cairn/ir"
+import (
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/ir"
+)
 
 // RuleLoosenedLimit is the ID of the rule about file limits looser than the
 // config's.
 const RuleLoosenedLimit = "loosened-limit"
 
 // ruleLoosenedLimit refuses a file limit that loosens what the config sets
-// (§6.3): a repair_cap above the config's effective cap, and self_merge =
-// true, since a file may only forbid a self-merge.
+// (§6.3): a repair_cap above the config's effective cap, self_merge =
+// true, since a file may only forbid a self-merge, and an access (the
+// process's or a session step's) above the config's [limits] access.
 var ruleLoosenedLimit = &Rule{
 	ID:       RuleLoosenedLimit,
-	Doc:      "a file limit looser than the config's (repair_cap above the config's, default 3; self_merge = true)",
+	Doc:      "a file limit looser than the config's (repair_cap above the config's, default 3; self_merge = true; an access above the config's [limits] access)",
 	Severity: ir.Error,
 	Run: func(pass *Pass) {
 		p := pass.Process
@@ -27,5 +31,36 @@ var ruleLoosenedLimit = &Rule{
 		if sm := p.Limits.SelfMerge; sm.Set && !sm.Bad && sm.Value {
 			pass.Report(valueRange(sm), "a process file may only forbid a self-merge: self_merge = false")
 		}
+		loosenedAccess(pass, cfg)
 	},
+}
+
+// loosenedAccess refuses the process's access and each session step's
+// that ask for more than the config's [limits] access. A TOML or HCL step
+// copies its access onto each of its actions: each value is refused once.
+// An access on a command or catalogue step is misplaced-key's.
+func loosenedAccess(pass *Pass, cfg *config.Config) {
+	ceiling, ok := cfg.AccessCeiling()
+	if !ok {
+		return
+	}
+	seen := map[ir.Range]bool{}
+	refuse := func(f ir.Field[string]) {
+		at := valueRange(f)
+		if !knownAccess(f) || ir.AccessLevel(f.Value) <= ir.AccessLevel(ceiling.Value) || seen[at] {
+			return
+		}
+		seen[at] = true
+		pass.ReportRelated(at, []ir.Related{{Range: valueRange(ceiling), Message: "the config's [limits] access"}},
+			"access %q is above the config's [limits] access %q; a process file may only ask for less", f.Value, ceiling.Value)
+	}
+	p := pass.Process
+	refuse(p.Access)
+	for _, s := range p.Steps {
+		for _, a := range s.Actions {
+			if a.Kind == ir.Session {
+				refuse(a.Access)
+			}
+		}
+	}
 }

@@ -76,6 +76,7 @@ func misplacedOnAction(pass *Pass, p *ir.Process, step int, a ir.Action) {
 			{"harness", a.Harness.Set && !a.Harness.Bad, keyRange(a.Harness)},
 			{"model", a.Model.Set && !a.Model.Bad, keyRange(a.Model)},
 			{"effort", a.Effort.Set && !a.Effort.Bad, keyRange(a.Effort)},
+			{"access", a.Access.Set && !a.Access.Bad, keyRange(a.Access)},
 			{keyName(p, "max_turns"), a.MaxTurns.Set && !a.MaxTurns.Bad, keyRange(a.MaxTurns)},
 		} {
 			if k.set {
