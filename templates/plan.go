@@ -236,6 +236,9 @@ func newActionView(a ir.PlanAction) actionView {
 		if a.Effort != nil {
 			v.Settings = append(v.Settings, labelled("effort", setting(a.Effort)))
 		}
+		if a.Access != nil {
+			v.Settings = append(v.Settings, labelled("access", setting(a.Access)))
+		}
 		if a.MaxTurns != nil {
 			turns := fmt.Sprintf("%d (%s)", a.MaxTurns.Value, a.MaxTurns.Source)
 			if a.MaxTurns.Ignored != "" {
@@ -283,6 +286,9 @@ func newPhaseView(name string, ph *ir.PlanPhase) phaseView {
 	}
 	if ph.Model != nil && len(ph.Instructions) > 0 {
 		summary += "; judge model " + setting(ph.Model)
+	}
+	if ph.Access != nil && len(ph.Instructions) > 0 {
+		summary += "; judge access " + setting(ph.Access)
 	}
 	v := phaseView{Head: labelled(name, strings.TrimPrefix(summary, "; "))}
 	for _, s := range ph.Shells {

@@ -1,6 +1,7 @@
 # args: --issue 7
 version     = 1
 description = "Triage the inbox, then fix on the issue's branch"
+access      = "write"
 
 limits {
   repair_cap      = 2

@@ -44,5 +44,6 @@ step "judge" {
   description = "Keep the findings that hold up"
   skill       = "judge"
   model       = "strongest"
+  access      = "read"
   max_turns   = 40
 }
