@@ -350,7 +350,12 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 		return refuse(c.at.harness(st.Name), "step %q: unknown harness %q", st.Name, a.Harness.Value)
 	}
 	sess := &scriptSession{Index: j, Harness: h.Name, Final: h.FinalJQ(), Stdin: h.PromptOnStdin()}
-	argv, err := harnessArgv(h, settingValue(a.Model), settingValue(a.Effort), intSetting(a.MaxTurns))
+	argv, err := harnessArgv(h, harness.Invocation{
+		Model:    settingValue(a.Model),
+		Effort:   settingValue(a.Effort),
+		Access:   settingValue(a.Access),
+		MaxTurns: intSetting(a.MaxTurns),
+	})
 	if err != nil {
 		return refuse(c.at.harness(st.Name), "step %q: the command of harness %q cannot be compiled: %v", st.Name, h.Name, err)
 	}

@@ -92,21 +92,16 @@ func sameWords(a, b []templates.BashWord) bool {
 }
 
 // harnessArgv is the argv of a session on h as script words: h.Argv (the
-// code `cairn run` starts sessions with) given the resolved model, effort
-// and max turns, with the worktree, the prompt and the message file as
-// slots. It is rendered with two sets of markers, and the two must give the
+// code `cairn run` starts sessions with) given inv, the session's resolved
+// model, effort, access and max turns, with the worktree, the prompt and
+// the message file as slots. It is rendered with two sets of markers, and the two must give the
 // same words: a custom harness whose command template does more with a
 // value than insert it cannot be compiled.
-func harnessArgv(h *harness.Harness, model, effort string, maxTurns int) ([]templates.BashWord, error) {
+func harnessArgv(h *harness.Harness, inv harness.Invocation) ([]templates.BashWord, error) {
 	render := func(s slotSet) ([]templates.BashWord, error) {
-		argv, err := h.Argv(harness.Invocation{
-			Prompt:     s.marker(varPrompt),
-			Model:      model,
-			Effort:     effort,
-			MaxTurns:   maxTurns,
-			Worktree:   s.marker(varWorktree),
-			OutputFile: s.marker(varMessage),
-		})
+		inv := inv
+		inv.Prompt, inv.Worktree, inv.OutputFile = s.marker(varPrompt), s.marker(varWorktree), s.marker(varMessage)
+		argv, err := h.Argv(inv)
 		if err != nil {
 			return nil, err
 		}

@@ -45,8 +45,8 @@ type Config struct {
 }
 
 // Harness is a custom harness of [harnesses.NAME] (§8): Command is an argv
-// whose items may hold {{.Model}}, {{.Effort}}, {{.MaxTurns}} and
-// {{.Worktree}}; Preflight is the argv that proves it can start.
+// whose items may hold {{.Model}}, {{.Effort}}, {{.Access}}, {{.MaxTurns}}
+// and {{.Worktree}}; Preflight is the argv that proves it can start.
 type Harness struct {
 	Name      string
 	Header    ir.Range

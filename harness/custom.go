@@ -63,23 +63,26 @@ func (h *custom) Spec() Spec {
 	}
 }
 
-// customData is what a custom harness's command templates may use.
+// customData is what a custom harness's command templates may use. Access
+// is the session's access level ("read", "write" or "full"), for the CLI
+// to map onto its own permissions.
 type customData struct {
 	Model    string
 	Effort   string
+	Access   string
 	MaxTurns int
 	Worktree string
 }
 
 // Argv renders each item of the command, a text/template over .Model,
-// .Effort, .MaxTurns and .Worktree; an item with a template action that
+// .Effort, .Access, .MaxTurns and .Worktree; an item with a template action that
 // renders empty is left out, so `{{if .Model}}--model={{.Model}}{{end}}`
 // passes nothing when the model is the CLI's own choice.
 func (h *custom) Argv(inv Invocation, effort string) ([]string, error) {
 	if h.err != nil {
 		return nil, h.err
 	}
-	data := customData{Model: inv.Model, Effort: effort, MaxTurns: inv.MaxTurns, Worktree: inv.Worktree}
+	data := customData{Model: inv.Model, Effort: effort, Access: inv.Access, MaxTurns: inv.MaxTurns, Worktree: inv.Worktree}
 	argv := make([]string, 0, len(h.command))
 	for i, t := range h.command {
 		var b strings.Builder

@@ -14,13 +14,15 @@ import (
 // resolved model and effort (empty: the CLI's own choice), the turn cap, the
 // worktree the session runs in, and the file a harness that writes its final
 // message to a file (codex) writes it to. Effort is cairn's effort (low to
-// max); Argv maps it onto the CLI's value. Resume is the CLI's id of an
-// earlier session to continue (SessionEnd reads it), for a harness that
-// CanResume; empty starts a fresh session.
+// max); Argv maps it onto the CLI's value. Access is the session's access
+// level, ir.AccessRead, ir.AccessWrite or ir.AccessFull: what the agent may
+// do. Resume is the CLI's id of an earlier session to continue (SessionEnd
+// reads it), for a harness that CanResume; empty starts a fresh session.
 type Invocation struct {
 	Prompt     string
 	Model      string
 	Effort     string
+	Access     string
 	MaxTurns   int
 	Worktree   string
 	OutputFile string
@@ -98,8 +100,8 @@ func (h *Harness) FinalJQ() string {
 // Argv returns the argv that starts a session of inv (§8). The session runs
 // in inv.Worktree; the prompt goes on stdin unless PromptOnStdin says
 // otherwise. An effort h cannot take is left out. For a custom harness each
-// item of its command is a text/template over .Model, .Effort, .MaxTurns and
-// .Worktree; an item with a template action that renders empty is left out,
+// item of its command is a text/template over .Model, .Effort, .Access,
+// .MaxTurns and .Worktree; an item with a template action that renders empty is left out,
 // so `{{if .Model}}--model={{.Model}}{{end}}` passes nothing when the model
 // is the CLI's own choice.
 func (h *Harness) Argv(inv Invocation) ([]string, error) {

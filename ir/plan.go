@@ -111,8 +111,8 @@ type PlanResources struct {
 }
 
 // CustomHarness is a [harnesses.NAME] of the config (§8): Command is an
-// argv whose items may hold {{.Model}}, {{.Effort}}, {{.MaxTurns}} and
-// {{.Worktree}}; Preflight is the argv that proves it can start (Command's
+// argv whose items may hold {{.Model}}, {{.Effort}}, {{.Access}},
+// {{.MaxTurns}} and {{.Worktree}}; Preflight is the argv that proves it can start (Command's
 // first item when empty).
 type CustomHarness struct {
 	Name      string

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/workdir"
@@ -28,13 +29,14 @@ type Compilable struct {
 // PrepareCompile finds and checks the process target names, in dir, the
 // directory cairn works in (as Open takes it), for compiling. It returns the report of the check
 // (its diagnostics and the files' bytes, to show refusals with), and the
-// compilable process, nil with ErrRefused when the check refused it.
+// compilable process, nil with ErrRefused when the check refused it. flags
+// are the command line's settings the script bakes in (--access).
 // Outside a git repository it fails with the reason, and checks nothing.
-func PrepareCompile(ctx context.Context, dir, target string) (*Compilable, *templates.Report, error) {
+func PrepareCompile(ctx context.Context, dir, target string, flags check.Flags) (*Compilable, *templates.Report, error) {
 	if _, err := git.Discover(ctx, workdir.Path(dir, "."), os.Environ()); err != nil {
 		return nil, nil, err
 	}
-	ws := Open(dir, Options{NoPreflight: true})
+	ws := Open(dir, Options{NoPreflight: true, Flags: flags})
 	if ws.Env.Repo == nil {
 		return nil, nil, fmt.Errorf("%s is not inside a git repository; run cairn in one, or give -C DIR", workdir.Path(dir, "."))
 	}

@@ -62,6 +62,7 @@ type RecordFlags struct {
 	Harness   string   `json:"harness"`
 	Model     string   `json:"model"`
 	Effort    string   `json:"effort"`
+	Access    string   `json:"access"`
 	Jobs      int      `json:"jobs"`
 	Merge     bool     `json:"merge"`
 	RepairCap int      `json:"repair_cap"`

@@ -285,9 +285,14 @@ func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateR
 		rec.Judges++
 		js.TraceFile = filepath.Join(sc.RunDir, record.TracesDir, fmt.Sprintf("%s.judge-%d.jsonl", name, rec.Judges))
 		turns := JudgeTurns * attempt
-		inv := harness.Invocation{Prompt: prompt, MaxTurns: turns}
+		// A judge reads the work and must not change it: read, the
+		// plan's judge access, also when a plan names none.
+		inv := harness.Invocation{Prompt: prompt, MaxTurns: turns, Access: ir.JudgeAccess}
 		if v.Model != nil {
 			inv.Model = v.Model.Value
+		}
+		if v.Access != nil {
+			inv.Access = v.Access.Value
 		}
 		// A judge reads the work and must not change it: whatever it
 		// leaves is undone before the step goes on (§7.2).

@@ -45,7 +45,7 @@ func SessionPrompt(sc *Context, a *ir.PlanAction, skillPath string) (string, err
 }
 
 // Invocation is a session of a with prompt: a's resolved model,
-// effort and max turns.
+// effort, access and max turns.
 func Invocation(a *ir.PlanAction, prompt string) harness.Invocation {
 	inv := harness.Invocation{Prompt: prompt}
 	if a.Model != nil {
@@ -53,6 +53,9 @@ func Invocation(a *ir.PlanAction, prompt string) harness.Invocation {
 	}
 	if a.Effort != nil {
 		inv.Effort = a.Effort.Value
+	}
+	if a.Access != nil {
+		inv.Access = a.Access.Value
 	}
 	if a.MaxTurns != nil {
 		inv.MaxTurns = a.MaxTurns.Value

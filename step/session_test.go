@@ -250,3 +250,17 @@ func TestRunSessionCustom(t *testing.T) {
 		t.Errorf("RunSession: %+v", r)
 	}
 }
+
+// TestInvocation holds what a session's invocation takes from its plan
+// action: the resolved model, effort, access and turn cap.
+func TestInvocation(t *testing.T) {
+	a := session("claude", "m1", "high", 7)
+	a.Access = &ir.Setting{Value: ir.AccessRead, Source: ir.FromProcess}
+	inv := Invocation(a, "p")
+	if inv.Prompt != "p" || inv.Model != "m1" || inv.Effort != "high" || inv.Access != ir.AccessRead || inv.MaxTurns != 7 {
+		t.Errorf("Invocation = %+v", inv)
+	}
+	if inv := Invocation(&ir.PlanAction{Kind: ir.Session}, "p"); inv.Access != "" {
+		t.Errorf("an action with no access: Invocation = %+v", inv)
+	}
+}

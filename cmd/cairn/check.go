@@ -21,6 +21,7 @@ type checkCmd struct {
 	Harness     string   `placeholder:"H" help:"Harness for session steps that name none."`
 	Model       string   `placeholder:"M" help:"Model for session steps that name none."`
 	Effort      string   `placeholder:"E" help:"Effort for session steps that name none."`
+	Access      string   `placeholder:"A" help:"Tighten every session's access to at most A: read, write or full. It lowers any above A and raises none."`
 	Merge       bool     `help:"Preview the plan as cairn run --merge would carry it: a self-merge step merges."`
 	RepairCap   int      `placeholder:"N" help:"Preview the plan with the repair cap tightened to N, as cairn run --repair-cap N."`
 	Protect     []string `placeholder:"GLOB" sep:"none" help:"Preview the plan with a path no self-merge may touch (repeatable), as cairn run --protect."`
@@ -42,11 +43,14 @@ func (c *checkCmd) Run(a *app) error {
 	if c.RepairCap < 0 {
 		return usageError("--repair-cap %d: want 0 or more", c.RepairCap)
 	}
+	if err := accessFlag(c.Access); err != nil {
+		return err
+	}
 	ws := load.Open(a.dir, load.Options{
 		Lint:        c.Lint,
 		NoPreflight: c.NoPreflight,
 		Flags: check.Flags{
-			Harness: c.Harness, Model: c.Model, Effort: c.Effort,
+			Harness: c.Harness, Model: c.Model, Effort: c.Effort, Access: c.Access,
 			Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect,
 		},
 	})

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/codegen"
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
@@ -20,6 +21,7 @@ type compileCmd struct {
 	Target string `arg:"" name:"name|file" help:"The process to compile: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path."`
 	To     string `name:"target" default:"bash" placeholder:"TARGET" help:"What to compile to: bash (a standalone bash script)."`
 	Output string `short:"o" placeholder:"FILE" help:"Write the script to FILE (mode 0755) rather than to stdout."`
+	Access string `placeholder:"A" help:"Tighten every session's access in the script to at most A: read, write or full. It lowers any above A and raises none."`
 }
 
 // Run checks the process as `cairn check --no-preflight` does and renders
@@ -30,7 +32,10 @@ func (c *compileCmd) Run(a *app) error {
 	if !ok {
 		return usageError("--target %q: cairn compiles to %s", c.To, strings.Join(codegen.TargetNames(), ", "))
 	}
-	cp, report, err := load.PrepareCompile(context.Background(), a.dir, c.Target)
+	if err := accessFlag(c.Access); err != nil {
+		return err
+	}
+	cp, report, err := load.PrepareCompile(context.Background(), a.dir, c.Target, check.Flags{Access: c.Access})
 	style := templates.Style{Color: colorOn(a.stderr)}
 	show := func(ds []ir.Diagnostic) error {
 		for _, d := range ds {

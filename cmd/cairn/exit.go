@@ -1,6 +1,10 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cairn-dev/cairn/ir"
+)
 
 // The exit codes of cairn (§10), in one place.
 const (
@@ -40,3 +44,11 @@ func usageError(format string, args ...any) error {
 
 // failed ends cairn with exit 1 after its output said why.
 var failed = &exitError{code: exitFailed}
+
+// accessFlag refuses an --access that is no access level; empty is no flag.
+func accessFlag(access string) error {
+	if access == "" || ir.AccessLevel(access) >= 0 {
+		return nil
+	}
+	return usageError("--access %q: want %s", access, ir.OneOf(ir.Accesses))
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/source"
 	"github.com/cairn-dev/cairn/internal/workdir"
+	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/runtime"
 )
@@ -22,15 +23,20 @@ import (
 type resumeCmd struct {
 	Target    string  `arg:"" optional:"" name:"run" help:"The run: its folder's name or a unique prefix of it. Default: the latest run of this repository."`
 	Directive *string `placeholder:"TEXT" help:"Replace the run's directive (default: the one it was started with)."`
+	Access    string  `placeholder:"A" help:"Tighten every session's access to at most A (read, write or full), below the --access the run was started with; it raises none."`
 }
 
 // Run resumes a run (§7.7): a succeeded run has nothing to resume (exit 0);
 // an inconclusive one is done, and nothing judges it again (exit 3); a
 // failed, interrupted or crashed run goes on in its folder with the flags
-// it was started with, once its process file is checked again, unchanged.
+// it was started with, once its process file is checked again, unchanged;
+// --access may tighten the run's, and the record keeps the tighter one.
 // What a crashed run left running is ended first, whatever follows.
 func (c *resumeCmd) Run(a *app) error {
 	outliveReaders()
+	if err := accessFlag(c.Access); err != nil {
+		return err
+	}
 	dir, err := findRun(a.dir, c.Target)
 	if err != nil {
 		return err
@@ -75,7 +81,8 @@ func (c *resumeCmd) Run(a *app) error {
 	}
 
 	f := rec.Flags
-	flags := check.Flags{Harness: f.Harness, Model: f.Model, Effort: f.Effort, Merge: f.Merge, RepairCap: f.RepairCap, Protect: f.Protect}
+	f.Access = tighterAccess(f.Access, c.Access)
+	flags := check.Flags{Harness: f.Harness, Model: f.Model, Effort: f.Effort, Access: f.Access, Merge: f.Merge, RepairCap: f.RepairCap, Protect: f.Protect}
 	ctx, stop := interrupts()
 	defer stop()
 	rn, err := prepare(ctx, a, rec.File, rec.Issue, flags, "nothing was resumed")
@@ -132,6 +139,16 @@ func (c *resumeCmd) Run(a *app) error {
 		return nil
 	}
 	return &exitError{code: code, err: err}
+}
+
+// tighterAccess is the lower of two --access values, either of which may be
+// empty (no flag): a resumed run keeps the ceiling it was started with,
+// and may only lower it.
+func tighterAccess(started, now string) string {
+	if started == "" || now != "" && ir.AccessLevel(now) < ir.AccessLevel(started) {
+		return now
+	}
+	return started
 }
 
 // runName words the run a Pass holder named, for a message: ", run X".

@@ -25,6 +25,7 @@ type runCmd struct {
 	Harness   string   `placeholder:"H" help:"Harness for session steps that name none."`
 	Model     string   `placeholder:"M" help:"Model for session steps that name none."`
 	Effort    string   `placeholder:"E" help:"Effort for session steps that name none."`
+	Access    string   `placeholder:"A" help:"Tighten every session's access to at most A: read, write or full. It lowers any above A and raises none."`
 	Merge     bool     `help:"Let a self-merge step merge."`
 	RepairCap int      `placeholder:"N" help:"Tighten the repair cap to N."`
 	Protect   []string `placeholder:"GLOB" sep:"none" help:"A path no self-merge may touch (repeatable)."`
@@ -49,8 +50,11 @@ func (c *runCmd) Run(a *app) error {
 	if c.RepairCap < 0 {
 		return usageError("--repair-cap %d: want 0 or more", c.RepairCap)
 	}
+	if err := accessFlag(c.Access); err != nil {
+		return err
+	}
 	flags := check.Flags{
-		Harness: c.Harness, Model: c.Model, Effort: c.Effort,
+		Harness: c.Harness, Model: c.Model, Effort: c.Effort, Access: c.Access,
 		Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect,
 	}
 	ctx, stop := interrupts()
@@ -88,7 +92,7 @@ func (c *runCmd) Run(a *app) error {
 		Directive: c.Directive,
 		Jobs:      c.Jobs,
 		Flags: record.RecordFlags{
-			Harness: c.Harness, Model: c.Model, Effort: c.Effort, Jobs: c.Jobs,
+			Harness: c.Harness, Model: c.Model, Effort: c.Effort, Access: c.Access, Jobs: c.Jobs,
 			Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect, TakeOver: c.TakeOver,
 		},
 		Pass:     lock,

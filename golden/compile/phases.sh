@@ -293,7 +293,7 @@ record_begin() {
     --arg sha256 "$process_sha256" --arg repo "$common_dir" --arg directive "$directive" --argjson jobs "$jobs" \
     --arg host "$HOSTNAME" --argjson pid "$$" --arg start "$REPLY" '{
   version: 1, process: $process, file: $file, sha256: $sha256, repo: $repo, issue: "", directive: $directive,
-  flags: {harness: "", model: "", effort: "", jobs: $jobs, merge: false, repair_cap: 0, protect: [], take_over: false},
+  flags: {harness: "", model: "", effort: "", access: "", jobs: $jobs, merge: false, repair_cap: 0, protect: [], take_over: false},
   status: "running", cause: "", host: $host, pid: $pid, start: $start, "end": null, expires: "", worktrees: [], steps: $steps[0]}' ||
     true
   record_begun=1
