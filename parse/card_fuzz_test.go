@@ -26,6 +26,7 @@ var cardFuzzSeeds = []string{
 	"---\n? complex\n: key\n1: x\nnull: y\n---\n",
 	"---\nsteps:\n  - id: a\n    run:\n      shells:\n        - |2-\n            indented\n          by two\n---\n",
 	"description: no fence\n",
+	"---\naccess: read\nsteps:\n  - id: a\n    run:\n      agents:\n        - {prompt: p, access: full}\n        - prompt: q\n          access: [write]\n---\n",
 	"---\nsteps:\n  - id: a\n  - id: a\n  - 3\n  - [x]\n---\nbody\n---\n",
 }
 
