@@ -68,16 +68,16 @@ func (p *Pass) ReportAs(sev ir.Severity, r ir.Range, related []ir.Related, forma
 // Flags are the command-line settings that take part in resolution (§6.2,
 // §6.3).
 type Flags struct {
-	Harness string
-	Model   string
-	Effort  string
-	// Access is --access, a ceiling on every session's access: it lowers
-	// any above it and raises none (§6.3). Empty: not given.
-	Access    string
+	Harness   string
+	Model     string
+	Effort    string
 	Merge     bool
 	RepairCap int // 0: not given
 	Protect   []string
 	Issue     *ir.Issue
+	// Access is --access, a ceiling on every session's access: it lowers
+	// any above it and raises none (§6.3). Empty: not given.
+	Access string
 }
 
 // Env is everything outside the process file that checking may consult.

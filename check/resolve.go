@@ -11,10 +11,10 @@ import (
 
 // Resolution is a process resolved against its environment (§6.2): each
 // step's worktree and each session's harness, model, effort, access, turn
-// cap and skill, with where each came from, and the effective limits (§6.3). The
-// env rules read it; BuildPlan turns it into the plan. It is computed before
-// the rules run, so it tolerates what they refuse (an unknown harness, a
-// skill found nowhere, a field the front-end refused).
+// cap and skill, with where each came from, and the effective limits
+// (§6.3). The env rules read it; BuildPlan turns it into the plan. It is
+// computed before the rules run, so it tolerates what they refuse (an
+// unknown harness, a skill found nowhere, a field the front-end refused).
 type Resolution struct {
 	// Steps is parallel to Process.Steps.
 	Steps  []StepResolution

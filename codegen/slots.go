@@ -94,9 +94,9 @@ func sameWords(a, b []templates.BashWord) bool {
 // harnessArgv is the argv of a session on h as script words: h.Argv (the
 // code `cairn run` starts sessions with) given inv, the session's resolved
 // model, effort, access and max turns, with the worktree, the prompt and
-// the message file as slots. It is rendered with two sets of markers, and the two must give the
-// same words: a custom harness whose command template does more with a
-// value than insert it cannot be compiled.
+// the message file as slots. It is rendered with two sets of markers, and
+// the two must give the same words: a custom harness whose command template
+// does more with a value than insert it cannot be compiled.
 func harnessArgv(h *harness.Harness, inv harness.Invocation) ([]templates.BashWord, error) {
 	render := func(s slotSet) ([]templates.BashWord, error) {
 		inv := inv

@@ -75,8 +75,8 @@ type customData struct {
 }
 
 // Argv renders each item of the command, a text/template over .Model,
-// .Effort, .Access, .MaxTurns and .Worktree; an item with a template action that
-// renders empty is left out, so `{{if .Model}}--model={{.Model}}{{end}}`
+// .Effort, .Access, .MaxTurns and .Worktree; an item with a template action
+// that renders empty is left out, so `{{if .Model}}--model={{.Model}}{{end}}`
 // passes nothing when the model is the CLI's own choice.
 func (h *custom) Argv(inv Invocation, effort string) ([]string, error) {
 	if h.err != nil {
