@@ -70,12 +70,16 @@ func TestRunStageFailureCancelsQueued(t *testing.T) {
 
 func TestRunStageRunningMembersFinish(t *testing.T) {
 	var l stageLog
-	aDone := make(chan struct{})
+	bRunning, aDone := make(chan struct{}), make(chan struct{})
 	failed := runStage(context.Background(), steps("a", "b"), 0, l.start(func(_ context.Context, st *ir.PlanStep) record.Outcome {
 		if st.Name == "a" {
+			// a fails only once b runs: failing sooner, it would
+			// rightly cancel b, still queued.
+			<-bRunning
 			defer close(aDone)
 			return record.Failed
 		}
+		close(bRunning)
 		<-aDone // b is still running when a fails
 		return record.Succeeded
 	}), l.cancel)
