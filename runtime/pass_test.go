@@ -83,6 +83,7 @@ func holdLock(t *testing.T, what ...string) (kill func()) {
 }
 
 func TestAcquirePassTwice(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	l, h, err := AcquirePass(home, "/r/.git")
 	if err != nil || l == nil || h != nil {
@@ -127,6 +128,7 @@ func TestAcquirePassTwice(t *testing.T) {
 // TestPassFreedWhenHolderDies holds that a Pass whose cairn was killed does
 // not block the next.
 func TestPassFreedWhenHolderDies(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	kill := holdLock(t, "pass", home, "/r/.git", "hunt_1")
 	l, h, err := AcquirePass(home, "/r/.git")
@@ -148,6 +150,7 @@ func TestPassFreedWhenHolderDies(t *testing.T) {
 // another process holds its folder's lock, and crashed once that process is
 // killed.
 func TestCrashedDetection(t *testing.T) {
+	t.Parallel()
 	f, err := record.NewFolder(filepath.Join(t.TempDir(), "runs"), "hunt", time.Now())
 	if err != nil {
 		t.Fatal(err)
