@@ -91,6 +91,7 @@ func TestTakeClaimLiveRefusedEvenWithTakeOver(t *testing.T) {
 		t.Error("the live claim was replaced")
 	}
 	lock.Close()
+	eventually(t, "the holder's lock free", lockFree(filepath.Join(folder, record.LockFile)))
 	if _, err := forge.TakeClaim(ctx, f.Root, 9, next, true, claimStaleness); err != nil {
 		t.Errorf("take-over once the holder's lock is free: %v", err)
 	}
