@@ -12,6 +12,7 @@ import (
 )
 
 func TestLintRulesRegistry(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	for _, r := range Rules() {
 		if seen[r.ID] {

@@ -14,22 +14,6 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// lookupGitEnv isolates git from the machine's configuration and gives it an
-// identity.
-func lookupGitEnv(t *testing.T) {
-	t.Helper()
-	for k, v := range map[string]string{
-		"GIT_CONFIG_GLOBAL":   os.DevNull,
-		"GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME":     "Ada",
-		"GIT_AUTHOR_EMAIL":    "ada@example.com",
-		"GIT_COMMITTER_NAME":  "Ada",
-		"GIT_COMMITTER_EMAIL": "ada@example.com",
-	} {
-		t.Setenv(k, v)
-	}
-}
-
 // lookupGit runs git in dir and returns its trimmed output.
 func lookupGit(t *testing.T, dir string, args ...string) string {
 	t.Helper()
@@ -63,7 +47,6 @@ func lookupCommit(t *testing.T, dir, msg string) string {
 // lookupRepo makes a repository on branch main with one commit.
 func lookupRepo(t *testing.T) (string, *git.Repo) {
 	t.Helper()
-	lookupGitEnv(t)
 	dir := t.TempDir()
 	lookupGit(t, dir, "init", "-q", "-b", "main")
 	lookupWrite(t, filepath.Join(dir, "README"), "hello\n")
@@ -103,6 +86,7 @@ func lookupFolders(t *testing.T) (env *Env, home, inRepo, abs string) {
 }
 
 func TestProcessDirs(t *testing.T) {
+	t.Parallel()
 	env, home, inRepo, abs := lookupFolders(t)
 	want := []string{home, inRepo, abs, filepath.Join(env.Repo.Root, "missing")}
 	if got := ProcessDirs(env); !slices.Equal(got, want) {
@@ -115,6 +99,7 @@ func TestProcessDirs(t *testing.T) {
 }
 
 func TestFindByName(t *testing.T) {
+	t.Parallel()
 	env, home, inRepo, abs := lookupFolders(t)
 	for _, f := range []string{
 		filepath.Join(inRepo, "review.toml"),
@@ -149,6 +134,7 @@ func TestFindByName(t *testing.T) {
 }
 
 func TestFindPath(t *testing.T) {
+	t.Parallel()
 	env, _, _, abs := lookupFolders(t)
 	file := filepath.Join(abs, "anything.toml")
 	lookupWrite(t, file, lookupProcessFile)
@@ -164,6 +150,7 @@ func TestFindPath(t *testing.T) {
 }
 
 func TestFindAmbiguous(t *testing.T) {
+	t.Parallel()
 	env, home, inRepo, _ := lookupFolders(t)
 	lookupWrite(t, filepath.Join(inRepo, "review.toml"), lookupProcessFile)
 	lookupWrite(t, filepath.Join(inRepo, "review.hcl"), lookupProcessFile)
@@ -182,6 +169,7 @@ func TestFindAmbiguous(t *testing.T) {
 }
 
 func TestList(t *testing.T) {
+	t.Parallel()
 	env, home, inRepo, abs := lookupFolders(t)
 	for _, f := range []string{
 		filepath.Join(home, "zeta.toml"),

@@ -69,6 +69,7 @@ worktree = "fix"
 `
 
 func TestBuildPlan(t *testing.T) {
+	t.Parallel()
 	p := mustTOML(t, "review.toml", planSrc)
 	issue, _ := ir.ParseIssue("42")
 	env := &Env{Home: t.TempDir(), Config: &config.Config{}, Flags: Flags{Issue: issue}}
@@ -163,6 +164,7 @@ func TestBuildPlan(t *testing.T) {
 }
 
 func TestBuildPlanEmpty(t *testing.T) {
+	t.Parallel()
 	p := mustTOML(t, "empty.toml", "version = 1\n")
 	plan, diags := Check(context.Background(), p, nil, &Env{Home: t.TempDir(), Config: &config.Config{}})
 	if plan == nil {
@@ -180,6 +182,7 @@ func TestBuildPlanEmpty(t *testing.T) {
 }
 
 func TestBuildPlanCard(t *testing.T) {
+	t.Parallel()
 	p := &ir.Process{
 		Name: "intake", File: "intake.procedure.card", Format: ir.Card,
 		Steps: []ir.Step{{
@@ -199,6 +202,7 @@ func TestBuildPlanCard(t *testing.T) {
 }
 
 func TestBuildPlanBase(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}

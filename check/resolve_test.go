@@ -87,6 +87,7 @@ harness = "codex"
 `
 
 func TestResolveProvenance(t *testing.T) {
+	t.Parallel()
 	p := mustTOML(t, "p.toml", provenanceSrc)
 	claudeCfg := &config.Config{
 		File:    cfgFile,
@@ -166,6 +167,7 @@ func TestResolveProvenance(t *testing.T) {
 }
 
 func TestResolveRanges(t *testing.T) {
+	t.Parallel()
 	p := mustTOML(t, "p.toml", provenanceSrc)
 	cfg := &config.Config{File: cfgFile, Harness: cfgString("claude", 1), Model: cfgString("m", 2)}
 	res := Resolve(p, &Env{Config: cfg})
@@ -186,6 +188,7 @@ func TestResolveRanges(t *testing.T) {
 }
 
 func TestResolveTiers(t *testing.T) {
+	t.Parallel()
 	cfg := &config.Config{
 		File: cfgFile,
 		Models: []config.Models{
@@ -229,6 +232,7 @@ func TestResolveTiers(t *testing.T) {
 }
 
 func TestResolveJudge(t *testing.T) {
+	t.Parallel()
 	src := `version = 1
 [[steps]]
 name = "a"
@@ -281,6 +285,7 @@ shells = ["true"]
 }
 
 func TestResolveDroppedEffort(t *testing.T) {
+	t.Parallel()
 	src := `version = 1
 [[steps]]
 name = "g"
@@ -451,6 +456,7 @@ func TestResolveAccessRanges(t *testing.T) {
 }
 
 func TestResolveLimits(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		file     string // the [limits] table's lines
@@ -502,6 +508,7 @@ func TestResolveLimits(t *testing.T) {
 }
 
 func TestResolveWorktrees(t *testing.T) {
+	t.Parallel()
 	src := `version = 1
 default_worktree = "a"
 [worktrees.a]
@@ -535,6 +542,7 @@ worktree = "nope"
 }
 
 func TestResolveSkill(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	writeTestFile(t, home+"/skills/bug-hunt/SKILL.md", "# hunt\n")
 	src := `version = 1

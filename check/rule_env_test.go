@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -71,6 +72,7 @@ func ruleDiags(diags []ir.Diagnostic, rule string) []string {
 }
 
 func TestEnvRulesRegistry(t *testing.T) {
+	t.Parallel()
 	for _, r := range envRules {
 		if r.Lint || r.FrontEnd || r.Run == nil || r.Severity == ir.Note || !isKebab(r.ID) || r.Doc == "" {
 			t.Errorf("env rule %+v: want an error or warning rule with a Run, a kebab-case ID and a doc, not lint", r)
@@ -79,6 +81,7 @@ func TestEnvRulesRegistry(t *testing.T) {
 }
 
 func TestUnknownHarness(t *testing.T) {
+	t.Parallel()
 	two := `version = 1
 [[steps]]
 name = "a"
@@ -139,6 +142,7 @@ prompt = "p"
 }
 
 func TestUnknownEffort(t *testing.T) {
+	t.Parallel()
 	runEnvCases(t, RuleUnknownEffort, []envCase{
 		{
 			name: "on the step",
@@ -165,6 +169,7 @@ func TestUnknownEffort(t *testing.T) {
 }
 
 func TestUnknownEffortDropsFromPlan(t *testing.T) {
+	t.Parallel()
 	p := mustTOML(t, "p.toml", "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"gemini\"\n")
 	cfg := &config.Config{}
 	plan, diags := Check(context.Background(), p, nil, &Env{Home: t.TempDir(), Config: cfg, Flags: Flags{Effort: "high"}})
@@ -177,6 +182,7 @@ func TestUnknownEffortDropsFromPlan(t *testing.T) {
 }
 
 func TestUnmappedTier(t *testing.T) {
+	t.Parallel()
 	hint := func(tier, h string) string {
 		return fmt.Sprintf("add %s = \"MODEL\" under [models.%s] in config.toml", tier, h)
 	}
@@ -223,6 +229,7 @@ func TestUnmappedTier(t *testing.T) {
 }
 
 func TestLoosenedLimit(t *testing.T) {
+	t.Parallel()
 	steps := "[[steps]]\nname = \"a\"\ncommand = \"true\"\n"
 	runEnvCases(t, RuleLoosenedLimit, []envCase{
 		{
@@ -253,20 +260,22 @@ func TestLoosenedLimit(t *testing.T) {
 	})
 }
 
-// fakeHarnesses puts shell scripts on PATH as harness binaries. Each script
-// appends its name and arguments to calls.log in the folder when run.
-func fakeHarnesses(t *testing.T, scripts map[string]string) string {
+// fakeHarnesses writes shell scripts as harness binaries in a folder, and
+// returns it and an environment whose PATH is that folder alone. Each
+// script appends its name and arguments to calls.log in the folder when
+// run.
+func fakeHarnesses(t *testing.T, scripts map[string]string) (dir string, environ []string) {
 	t.Helper()
-	dir := t.TempDir()
+	dir = t.TempDir()
 	for name, body := range scripts {
 		writeTestFile(t, filepath.Join(dir, name), fmt.Sprintf("#!/bin/sh\necho %s \"$*\" >> %q\n%s\n", name, filepath.Join(dir, "calls.log"), body))
 	}
-	t.Setenv("PATH", dir)
-	return dir
+	return dir, proc.MergeEnv(os.Environ(), []string{"PATH=" + dir}, nil)
 }
 
 func TestHarnessCannotStart(t *testing.T) {
-	dir := fakeHarnesses(t, map[string]string{
+	t.Parallel()
+	dir, environ := fakeHarnesses(t, map[string]string{
 		"claude": `echo "2.1.328 (Claude Code)"`,
 		"codex":  `echo "error: config.toml is broken" >&2; exit 1`,
 	})
@@ -290,7 +299,7 @@ prompt = "p"
 harness = "codex"
 `
 	cfg := &config.Config{}
-	env := &Env{Home: t.TempDir(), Config: cfg, Harnesses: harness.NewRegistry(cfg.CustomHarnesses()), Preflight: true}
+	env := &Env{Home: t.TempDir(), Config: cfg, Harnesses: harness.NewRegistry(cfg.CustomHarnesses()), Preflight: true, Environ: environ}
 	for range 3 {
 		_, diags := Check(context.Background(), mustTOML(t, "p.toml", src), nil, env)
 		want := []string{
@@ -313,7 +322,7 @@ harness = "codex"
 
 	// A default harness is reported at the first step that uses it; the
 	// config's at the config.
-	fakeHarnesses(t, nil)
+	_, environ = fakeHarnesses(t, nil)
 	for _, tc := range []struct {
 		cfg  *config.Config
 		want string
@@ -321,7 +330,7 @@ harness = "codex"
 		{&config.Config{}, `p.toml:2:1 error: harness "claude" cannot start: "claude" not found on PATH`},
 		{&config.Config{File: cfgFile, Harness: cfgString("claude", 1)}, cfgFile + `:1:10 error: harness "claude" cannot start: "claude" not found on PATH`},
 	} {
-		env := &Env{Home: t.TempDir(), Config: tc.cfg, Preflight: true}
+		env := &Env{Home: t.TempDir(), Config: tc.cfg, Preflight: true, Environ: environ}
 		_, diags := Check(context.Background(), mustTOML(t, "p.toml", "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\n"), nil, env)
 		if got := ruleDiags(diags, RuleHarnessCannotStart); !slices.Equal(got, []string{tc.want}) {
 			t.Errorf("got %q; want %q", got, tc.want)
@@ -332,11 +341,12 @@ harness = "codex"
 // TestPreflightCancelled checks that Check's context reaches preflight: an
 // interrupted check starts no harness, and says why.
 func TestPreflightCancelled(t *testing.T) {
-	dir := fakeHarnesses(t, map[string]string{"codex": `echo "codex-cli 0.40.0"`})
+	t.Parallel()
+	dir, environ := fakeHarnesses(t, map[string]string{"codex": `echo "codex-cli 0.40.0"`})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	cfg := &config.Config{}
-	env := &Env{Home: t.TempDir(), Config: cfg, Harnesses: harness.NewRegistry(cfg.CustomHarnesses()), Preflight: true}
+	env := &Env{Home: t.TempDir(), Config: cfg, Harnesses: harness.NewRegistry(cfg.CustomHarnesses()), Preflight: true, Environ: environ}
 	p := mustTOML(t, "p.toml", "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"codex\"\n")
 	plan, diags := Check(ctx, p, nil, env)
 	want := []string{`p.toml:5:11 error: harness "codex" cannot start: "codex --version": context canceled`}
@@ -349,9 +359,10 @@ func TestPreflightCancelled(t *testing.T) {
 }
 
 func TestNoPreflight(t *testing.T) {
-	fakeHarnesses(t, nil)
+	t.Parallel()
+	_, environ := fakeHarnesses(t, nil)
 	p := mustTOML(t, "p.toml", "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"codex\"\n")
-	plan, diags := Check(context.Background(), p, nil, &Env{Home: t.TempDir(), Config: &config.Config{}})
+	plan, diags := Check(context.Background(), p, nil, &Env{Home: t.TempDir(), Config: &config.Config{}, Environ: environ})
 	if plan == nil {
 		t.Fatalf("no plan: %v", diags)
 	}
@@ -362,6 +373,7 @@ func TestNoPreflight(t *testing.T) {
 }
 
 func TestEnvRulesPointIntoConfig(t *testing.T) {
+	t.Parallel()
 	const file = "/home/u/.cairn/config.toml"
 	cfg, diags := config.Read(file, []byte(`harness = "gemini"
 model = "balanced"
@@ -402,7 +414,8 @@ harness = "codex"
 }
 
 func TestHarnessNotLoggedIn(t *testing.T) {
-	fakeHarnesses(t, map[string]string{
+	t.Parallel()
+	_, environ := fakeHarnesses(t, map[string]string{
 		"claude": `case "$1" in --version) echo "2.1.332 (Claude Code)";; auth) echo '{"loggedIn": false, "authMethod": "none"}'; exit 1;; esac`,
 		"codex":  `case "$1" in --version) echo "codex-cli 0.171.0";; login) echo "Logged in using ChatGPT" >&2;; esac`,
 		"mybot":  `echo 1.0`,
@@ -428,7 +441,7 @@ harness = "mybot"
 		{false, `p.toml:2:1 warning: harness "claude" is not logged in: claude auth status: not logged in`},
 		{true, `p.toml:2:1 error: harness "claude" is not logged in: claude auth status: not logged in`},
 	} {
-		env := &Env{Home: t.TempDir(), Config: cfg, Harnesses: harness.NewRegistry(cfg.CustomHarnesses()), Preflight: true, Runtime: tc.runtime}
+		env := &Env{Home: t.TempDir(), Config: cfg, Harnesses: harness.NewRegistry(cfg.CustomHarnesses()), Preflight: true, Runtime: tc.runtime, Environ: environ}
 		plan, diags := Check(context.Background(), mustTOML(t, "p.toml", src), nil, env)
 		if got := ruleDiags(diags, RuleHarnessNotLoggedIn); !slices.Equal(got, []string{tc.want}) {
 			t.Errorf("runtime %v: got %q; want %q", tc.runtime, got, tc.want)

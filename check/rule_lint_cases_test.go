@@ -15,6 +15,7 @@ import (
 func src(s string) string { return strings.TrimPrefix(s, "\n") }
 
 func TestLintClean(t *testing.T) {
+	t.Parallel()
 	runLintCases(t, []lintCase{
 		{name: "every key", src: src(`
 version = 1
@@ -96,6 +97,7 @@ done
 }
 
 func TestLintVersion(t *testing.T) {
+	t.Parallel()
 	runLintCases(t, []lintCase{
 		{name: "missing", src: src(`
 description = "x"
@@ -115,6 +117,7 @@ command = "true"
 }
 
 func TestLintNames(t *testing.T) {
+	t.Parallel()
 	runLintCases(t, []lintCase{
 		{name: "reserved", file: "dir/check.toml", src: src(`
 version = 1
@@ -155,6 +158,7 @@ worktree = "Big_One"
 }
 
 func TestLintInvalidValue(t *testing.T) {
+	t.Parallel()
 	runLintCases(t, []lintCase{
 		{name: "every kind of value", src: src(`
 version = 1
@@ -215,6 +219,7 @@ worktree = "b"
 }
 
 func TestLintStepKind(t *testing.T) {
+	t.Parallel()
 	runLintCases(t, []lintCase{
 		{name: "none and several", src: src(`
 version = 1
@@ -236,6 +241,7 @@ catalogue = "delivery"
 }
 
 func TestLintMisplacedKey(t *testing.T) {
+	t.Parallel()
 	runLintCases(t, []lintCase{
 		{name: "session keys, child processes, phase keys", src: src(`
 version = 1
@@ -293,6 +299,7 @@ model = "opus"
 }
 
 func TestLintUnknownCatalogue(t *testing.T) {
+	t.Parallel()
 	runLintCases(t, []lintCase{
 		{name: "two", src: src(`
 version = 1
@@ -312,6 +319,7 @@ catalogue = "teleport"
 }
 
 func TestLintWorktrees(t *testing.T) {
+	t.Parallel()
 	runLintCases(t, []lintCase{
 		{name: "unknown", src: src(`
 version = 1
@@ -385,6 +393,7 @@ worktree = "b"
 }
 
 func TestLintIssueBranchNeedsDelivery(t *testing.T) {
+	t.Parallel()
 	runLintCases(t, []lintCase{
 		{name: "delivery elsewhere, then more edits", src: src(`
 version = 1
@@ -433,6 +442,7 @@ parallel = "g"
 }
 
 func TestLintIssueBranchNeedsIssue(t *testing.T) {
+	t.Parallel()
 	const text = `
 version = 1
 
@@ -484,6 +494,7 @@ worktree = "work"
 }
 
 func TestLintStageOrder(t *testing.T) {
+	t.Parallel()
 	runLintCases(t, []lintCase{
 		{name: "self-merge", src: src(`
 version = 1
@@ -611,6 +622,7 @@ parallel = "g"
 }
 
 func TestLintParallelSharedWorktree(t *testing.T) {
+	t.Parallel()
 	runLintCases(t, []lintCase{
 		{name: "implicit and declared", src: src(`
 version = 1
@@ -657,6 +669,7 @@ parallel = "rest"
 }
 
 func TestLintReviewNeedsOneAgent(t *testing.T) {
+	t.Parallel()
 	runLintCases(t, []lintCase{
 		{name: "command step", src: src(`
 version = 1
@@ -682,6 +695,7 @@ severity = "review"
 }
 
 func TestLintShellSyntax(t *testing.T) {
+	t.Parallel()
 	runLintCases(t, []lintCase{
 		{name: "command, precheck and validate", src: src(`
 version = 1
@@ -710,6 +724,7 @@ shells = ['echo "unterminated']
 // TestLintCard holds what changes for a card: no version, any number of
 // actions, and a run phase that cannot hold instructions.
 func TestLintCard(t *testing.T) {
+	t.Parallel()
 	at := func(line, col int) ir.Range {
 		return ir.Range{File: "c.procedure.card", Start: ir.Pos{Line: line, Column: col}, End: ir.Pos{Line: line, Column: col + 1}}
 	}

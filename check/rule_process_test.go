@@ -51,6 +51,7 @@ func lookupParent(process, spec string) string {
 }
 
 func TestRuleUnknownProcess(t *testing.T) {
+	t.Parallel()
 	env, home, _, _ := lookupFolders(t)
 	lookupWrite(t, filepath.Join(home, "ticket.toml"), lookupProcessFile)
 	lookupWrite(t, filepath.Join(home, "twin.toml"), lookupProcessFile)
@@ -71,6 +72,7 @@ func TestRuleUnknownProcess(t *testing.T) {
 }
 
 func TestRuleProcessCycle(t *testing.T) {
+	t.Parallel()
 	env, home, _, _ := lookupFolders(t)
 	write := func(name, process, spec string) string {
 		t.Helper()
@@ -111,6 +113,7 @@ func TestRuleProcessCycle(t *testing.T) {
 }
 
 func TestRuleAmbiguousProcess(t *testing.T) {
+	t.Parallel()
 	env, home, _, _ := lookupFolders(t)
 	toml := filepath.Join(home, "review.toml")
 	hcl := filepath.Join(home, "review.hcl")
@@ -136,6 +139,7 @@ func TestRuleAmbiguousProcess(t *testing.T) {
 }
 
 func TestRuleSkills(t *testing.T) {
+	t.Parallel()
 	dir, repo := lookupRepo(t)
 	lookupWrite(t, filepath.Join(dir, ".agents/skills/ours/SKILL.md"), "ours\n")
 	if err := os.MkdirAll(filepath.Join(dir, ".claude/skills"), 0o755); err != nil {

@@ -10,6 +10,7 @@ import (
 // script to the file when the front-end split the value into spans (an
 // escape sequence decoded, indentation skipped).
 func TestShellSyntaxSpans(t *testing.T) {
+	t.Parallel()
 	// The file holds, from line 7 column 12:  "echo \"hi\"\nfoo; fi"
 	// decoded to: echo "hi"<newline>if then
 	// Spans start at each decoded escape.

@@ -23,6 +23,7 @@ func lookupEnv(t *testing.T, repo *git.Repo, cfg *config.Config) *Env {
 }
 
 func TestFindSkillOrder(t *testing.T) {
+	t.Parallel()
 	dir, repo := lookupRepo(t)
 	lookupWrite(t, filepath.Join(dir, ".agents/skills/both/SKILL.md"), "agents\n")
 	lookupWrite(t, filepath.Join(dir, ".claude/skills/both/SKILL.md"), "claude\n")
@@ -58,6 +59,7 @@ func TestFindSkillOrder(t *testing.T) {
 }
 
 func TestFindSkillAtBaseCommit(t *testing.T) {
+	t.Parallel()
 	dir, repo := lookupRepo(t)
 	lookupWrite(t, filepath.Join(dir, ".agents/skills/old/SKILL.md"), "old\n")
 	lookupCommit(t, dir, "old skill")
@@ -81,6 +83,7 @@ func TestFindSkillAtBaseCommit(t *testing.T) {
 }
 
 func TestFindSkillNotFound(t *testing.T) {
+	t.Parallel()
 	_, repo := lookupRepo(t)
 	env := lookupEnv(t, repo, nil)
 	_, err := FindSkill(env, "nope")
@@ -118,6 +121,7 @@ func TestFindSkillNotFound(t *testing.T) {
 }
 
 func TestFindSkillNames(t *testing.T) {
+	t.Parallel()
 	dir, repo := lookupRepo(t)
 	env := lookupEnv(t, repo, nil)
 	// A file a bad name would reach if it ever met the filesystem.
@@ -132,6 +136,7 @@ func TestFindSkillNames(t *testing.T) {
 }
 
 func TestFindSkillSymlinks(t *testing.T) {
+	t.Parallel()
 	dir, repo := lookupRepo(t)
 	outside := t.TempDir()
 	lookupWrite(t, filepath.Join(outside, "evil/SKILL.md"), "evil\n")
@@ -188,6 +193,7 @@ func TestFindSkillSymlinks(t *testing.T) {
 }
 
 func TestFindSkillCached(t *testing.T) {
+	t.Parallel()
 	dir, repo := lookupRepo(t)
 	lookupWrite(t, filepath.Join(dir, ".agents/skills/a/SKILL.md"), "a\n")
 	lookupCommit(t, dir, "a")

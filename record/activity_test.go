@@ -11,6 +11,7 @@ import (
 )
 
 func TestLogfmtValue(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"", "-"},
 		{"plain", "plain"},
@@ -35,6 +36,7 @@ func TestLogfmtValue(t *testing.T) {
 }
 
 func TestParseLogfmt(t *testing.T) {
+	t.Parallel()
 	got := parseLogfmt(`step=a kind=command cause="exit status 3" harness=- outcome=failed`)
 	want := map[string]string{"step": "a", "kind": "command", "cause": "exit status 3", "harness": "", "outcome": "failed"}
 	for k, v := range want {
@@ -48,6 +50,7 @@ func TestParseLogfmt(t *testing.T) {
 }
 
 func TestFormatDuration(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		d    time.Duration
 		want string
@@ -67,6 +70,7 @@ func TestFormatDuration(t *testing.T) {
 }
 
 func TestActivity(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	for _, fields := range [][]string{
 		{"event=start", "run=hunt_1", "process=hunt", "repo=/r/.git"},

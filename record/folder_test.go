@@ -9,6 +9,7 @@ import (
 )
 
 func TestNewFolderNames(t *testing.T) {
+	t.Parallel()
 	runs := filepath.Join(t.TempDir(), "runs")
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("CET", 3600))
 	var names []string
@@ -32,6 +33,7 @@ func TestNewFolderNames(t *testing.T) {
 // TestFolderModes holds that a run folder and everything cairn writes in it
 // are its owner's only.
 func TestFolderModes(t *testing.T) {
+	t.Parallel()
 	f := newTestFolder(t)
 	if err := f.LogStep(LogLine{Step: "a", Kind: "command", Outcome: Succeeded}); err != nil {
 		t.Fatal(err)
@@ -76,6 +78,7 @@ func TestFolderModes(t *testing.T) {
 }
 
 func TestLogStep(t *testing.T) {
+	t.Parallel()
 	f := newTestFolder(t)
 	for _, l := range []LogLine{
 		{Step: "a", Kind: "command", Worktree: "a", Duration: 1234 * time.Millisecond, Outcome: Failed, Cause: "exit status 3"},
@@ -98,6 +101,7 @@ step=b kind=session worktree=a harness=claude model=opus effort=high duration=1m
 }
 
 func TestStepLogLine(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	end := start.Add(2500 * time.Millisecond)
 	s := StepRecord{Name: "judge", Worktree: "b", Outcome: Failed, Cause: "Not logged in", Start: &start, End: &end,
@@ -112,6 +116,7 @@ func TestStepLogLine(t *testing.T) {
 // TestFolderErr holds that the first write to a run folder that failed is
 // kept, for the run to end failed with it, whatever succeeds after.
 func TestFolderErr(t *testing.T) {
+	t.Parallel()
 	f := newTestFolder(t)
 	if err := f.Err(); err != nil {
 		t.Fatalf("a fresh folder: Err() = %v", err)

@@ -76,6 +76,7 @@ func reasons(runs []GCRun) map[string]string {
 }
 
 func TestGC(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	past := days(1).Format(time.RFC3339)
 	later := gcNow.Add(time.Hour).Format(time.RFC3339)
@@ -187,6 +188,7 @@ func TestGC(t *testing.T) {
 
 // A run whose lock is taken between the listing and the deletion is kept.
 func TestGCSkipsLockedAtDeletion(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	gcRun(t, home, "hunt_2026-05-20T000000Z", "/r", "hunt", StatusSucceeded, days(12), days(12), "")
 	dir := gcRun(t, home, "hunt_2026-01-01T000000Z", "/r", "hunt", StatusFailed, days(200), days(200), "")
@@ -210,6 +212,7 @@ func TestGCSkipsLockedAtDeletion(t *testing.T) {
 
 // A run held by a live Folder is running and kept.
 func TestGCKeepsOpenFolder(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	f, err := NewFolder(RunsDir(home), "hunt", days(300))
 	if err != nil {
@@ -255,6 +258,7 @@ func gcCheck(t *testing.T, home, repoRoot string, wantDeleted []string, wantKept
 // A start a clock skew put in the future does not make a run the newest:
 // it is kept, and so is the latest run that started by now.
 func TestGCNewestNotFromTheFuture(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	gcRecord(t, RunsDir(home), "hunt_2026-05-31T000000Z", expired("hunt", "/r/hunt.toml", days(1)))
 	gcRecord(t, RunsDir(home), "hunt_2026-05-01T000000Z", expired("hunt", "/r/hunt.toml", gcNow.Add(48*time.Hour)))
@@ -267,6 +271,7 @@ func TestGCNewestNotFromTheFuture(t *testing.T) {
 
 // Two process files of one name are two processes, each with its newest.
 func TestGCNewestPerProcessFile(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	gcRecord(t, RunsDir(home), "review_2026-05-31T000000Z", expired("review", "/r/a/review.toml", days(1)))
 	gcRecord(t, RunsDir(home), "review_2026-05-30T000000Z", expired("review", "/r/b/review.toml", days(2)))
@@ -282,6 +287,7 @@ func TestGCNewestPerProcessFile(t *testing.T) {
 // and a run folder there named as one of $CAIRN_HOME's does not take that
 // run's worktrees with it.
 func TestGCRepoRunsApart(t *testing.T) {
+	t.Parallel()
 	home, root := t.TempDir(), t.TempDir()
 	inRepo := filepath.Join(root, ".cairn", "runs")
 	gcRecord(t, RunsDir(home), "hunt_2026-05-01T000000Z", expired("hunt", "/r/hunt.toml", days(31)))

@@ -81,6 +81,7 @@ func finish(name string, outcome Outcome, cause string) func(*Record) {
 }
 
 func TestBeginWritesRecord(t *testing.T) {
+	t.Parallel()
 	f := newTestFolder(t)
 	r := readRecordFile(t, f.Dir)
 	if r.Version != RecordVersion || r.Process != "hunt" || len(r.Steps) != 3 || r.Status != StatusRunning {
@@ -97,6 +98,7 @@ func TestBeginWritesRecord(t *testing.T) {
 // TestUpdateEvents holds that each change is one event line, and that a
 // change that changes nothing writes none.
 func TestUpdateEvents(t *testing.T) {
+	t.Parallel()
 	f := newTestFolder(t)
 	holdOffSnapshots(f)
 	steps := func(r *Record) { r.Steps[0].Outcome = Running }
@@ -143,6 +145,7 @@ func TestUpdateEvents(t *testing.T) {
 // nothing: Load applies the events to run.json, and calls the run crashed
 // once its lock is free.
 func TestLoadAfterKill(t *testing.T) {
+	t.Parallel()
 	f := newTestFolder(t)
 	holdOffSnapshots(f)
 	for _, fn := range []func(*Record){
@@ -186,6 +189,7 @@ func TestLoadAfterKill(t *testing.T) {
 }
 
 func TestLoadTornLastLine(t *testing.T) {
+	t.Parallel()
 	f := newTestFolder(t)
 	holdOffSnapshots(f)
 	if err := f.Update(finish("a", Succeeded, "")); err != nil {
@@ -220,6 +224,7 @@ func TestLoadTornLastLine(t *testing.T) {
 // rewrites it far faster than a real run does (Load's retries are for the
 // real pace, one snapshot per 200 ms), and that Load reads the last state.
 func TestSnapshotAtomic(t *testing.T) {
+	t.Parallel()
 	f := newTestFolder(t)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -275,6 +280,7 @@ func TestSnapshotAtomic(t *testing.T) {
 // TestUpdateHeaderSnapshots holds that a change no event carries (the
 // directive, say) is written to run.json at once.
 func TestUpdateHeaderSnapshots(t *testing.T) {
+	t.Parallel()
 	f := newTestFolder(t)
 	holdOffSnapshots(f)
 	if err := f.Update(func(r *Record) { r.Directive = "be brief" }); err != nil {
@@ -286,6 +292,7 @@ func TestUpdateHeaderSnapshots(t *testing.T) {
 }
 
 func TestCloseSnapshotsAndUnlocks(t *testing.T) {
+	t.Parallel()
 	f := newTestFolder(t)
 	holdOffSnapshots(f)
 	end := time.Now().UTC()
@@ -316,6 +323,7 @@ func TestCloseSnapshotsAndUnlocks(t *testing.T) {
 }
 
 func TestPlanSteps(t *testing.T) {
+	t.Parallel()
 	p := &ir.Plan{Stages: [][]ir.PlanStep{
 		{{Name: "a", Worktree: "w", Actions: []ir.PlanAction{{Kind: ir.Command}}}},
 		{
@@ -362,6 +370,7 @@ func BenchmarkUpdate500(b *testing.B) {
 // TestUpdateShellsEvent holds that a step whose shells alone changed is an
 // event, and that its record's shells are its own, not the caller's.
 func TestUpdateShellsEvent(t *testing.T) {
+	t.Parallel()
 	f := newTestFolder(t)
 	holdOffSnapshots(f)
 	shell := ShellRecord{Phase: ir.ValidatePhase, Shell: 1, Round: 1, Status: ShellFail, ExitCode: 1, Stdout: "shells/a.validate.1.stdout"}

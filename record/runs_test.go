@@ -32,6 +32,7 @@ func writeRun(t *testing.T, home, name, repo string, start time.Time) string {
 }
 
 func TestListAndFindRuns(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	day := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	writeRun(t, home, "hunt_2026-01-02T030405Z", "/r/.git", day)
@@ -92,6 +93,7 @@ func TestListAndFindRuns(t *testing.T) {
 }
 
 func TestStatusList(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	day := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for i := range 4 {
@@ -110,6 +112,7 @@ func TestStatusList(t *testing.T) {
 // TestListRunsSkipsStarting holds that a folder whose cairn has not written
 // its record yet is not listed as unreadable.
 func TestListRunsSkipsStarting(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	f, err := NewFolder(RunsDir(home), "hunt", time.Now())
 	if err != nil {
@@ -132,6 +135,7 @@ func TestListRunsSkipsStarting(t *testing.T) {
 // A runs folder that is another's under a second name (a link to it, as a
 // repository may commit) lists each run once.
 func TestListRunsOnceThroughALink(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	day := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	writeRun(t, home, "hunt_2026-01-02T030405Z", "/r/.git", day)
@@ -152,6 +156,7 @@ func TestListRunsOnceThroughALink(t *testing.T) {
 // TestFailureOf holds that a failed run's failure is its first failed step
 // that is not optional, else the run's own cause.
 func TestFailureOf(t *testing.T) {
+	t.Parallel()
 	step := func(name string, o Outcome, optional bool, cause string) StepRecord {
 		return StepRecord{Name: name, Outcome: o, Optional: optional, Cause: cause}
 	}
@@ -182,6 +187,7 @@ func TestFailureOf(t *testing.T) {
 }
 
 func TestShownShells(t *testing.T) {
+	t.Parallel()
 	step := &StepRecord{Shells: []ShellRecord{
 		{Phase: ir.PrecheckPhase, Shell: 1, Round: 1, Status: ShellPass, Stdout: "shells/s.precheck.1.stdout"},
 		{Phase: ir.ValidatePhase, Shell: 1, Round: 1, Status: ShellFail, Cause: "exit status 1", Stdout: "shells/s.validate.1.stdout"},

@@ -117,8 +117,10 @@ func writeGroups(t *testing.T, dir string, groups ...proc.Group) {
 // held, nor through a groups file that is a symlink. What proves a group
 // theirs is proc's (TestEndGroups).
 func TestEndOrphans(t *testing.T) {
+	t.Parallel()
 	needProcesses(t)
 	t.Run("crashed", func(t *testing.T) {
+		t.Parallel()
 		dir := t.TempDir()
 		g := orphan(t, newToken(), 3071)
 		writeGroups(t, dir, g)
@@ -136,6 +138,7 @@ func TestEndOrphans(t *testing.T) {
 		}
 	})
 	t.Run("child", func(t *testing.T) {
+		t.Parallel()
 		dir := t.TempDir()
 		child := filepath.Join(dir, catalogue.ChildrenDir, "fix_2026-01-02T030405Z")
 		if err := os.MkdirAll(child, 0o700); err != nil {
@@ -157,6 +160,7 @@ func TestEndOrphans(t *testing.T) {
 		waitGone(t, "sleep", "3080")
 	})
 	t.Run("hostile", func(t *testing.T) {
+		t.Parallel()
 		// A record that names its own folder as its child, and a
 		// groups file that is a symlink to one that holds a live
 		// group: nothing loops, nothing is read through the link.
@@ -182,6 +186,7 @@ func TestEndOrphans(t *testing.T) {
 		}
 	})
 	t.Run("running", func(t *testing.T) {
+		t.Parallel()
 		dir := t.TempDir()
 		writeGroups(t, dir, orphan(t, newToken(), 3077))
 		lock, err := proc.Lock(filepath.Join(dir, record.LockFile), false)

@@ -60,6 +60,7 @@ func asClaimed(t *testing.T, err error) *forge.ClaimedError {
 }
 
 func TestTakeClaimLiveRefusedEvenWithTakeOver(t *testing.T) {
+	t.Parallel()
 	f := ghtest.New(t)
 	ctx := context.Background()
 	host := thisHost(t)
@@ -90,6 +91,7 @@ func TestTakeClaimLiveRefusedEvenWithTakeOver(t *testing.T) {
 		t.Error("the live claim was replaced")
 	}
 	lock.Close()
+	eventually(t, "the holder's lock free", lockFree(filepath.Join(folder, record.LockFile)))
 	if _, err := forge.TakeClaim(ctx, f.Root, 9, next, true, claimStaleness); err != nil {
 		t.Errorf("take-over once the holder's lock is free: %v", err)
 	}
@@ -98,6 +100,7 @@ func TestTakeClaimLiveRefusedEvenWithTakeOver(t *testing.T) {
 // A crashed run resumed holds its own folder's lock, which its claim names:
 // the claim is its own, not a live run's.
 func TestTakeClaimResumedRunHoldsItsLock(t *testing.T) {
+	t.Parallel()
 	f := ghtest.New(t)
 	ctx := context.Background()
 	folder := filepath.Join(t.TempDir(), "fix_2026-03-01T090000Z")
@@ -137,6 +140,7 @@ func TestTakeClaimResumedRunHoldsItsLock(t *testing.T) {
 // TestIssueFileLeavesTreeClean holds that the issue file is excluded from
 // git before it is written, so that it never makes the tree dirty.
 func TestIssueFileLeavesTreeClean(t *testing.T) {
+	t.Parallel()
 	f := ghtest.New(t)
 	f.WriteIssue(t, fakegh.Issue{Number: 42, Title: "Fix the parser", Body: "It crashes.", Author: "alice", CreatedAt: ghtest.At(0)})
 	is, err := forge.OpenIssue(context.Background(), f.Root, "#42", nil, f.Env)

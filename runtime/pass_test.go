@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -35,7 +36,14 @@ func TestHelperHoldLock(t *testing.T) {
 			os.Exit(1)
 		}
 	case "folder":
-		if _, err := proc.Lock(filepath.Join(args[1], record.LockFile), false); err != nil {
+		// A lock the test process probed (Held) a moment ago is held
+		// until a process another test forked then has exec'd.
+		var err error
+		eventually(t, "the folder's lock", func() bool {
+			_, err = proc.Lock(filepath.Join(args[1], record.LockFile), false)
+			return !errors.Is(err, proc.ErrWouldBlock)
+		})
+		if err != nil {
 			fmt.Printf("not locked: %v\n", err)
 			os.Exit(1)
 		}
@@ -43,6 +51,30 @@ func TestHelperHoldLock(t *testing.T) {
 	fmt.Println("locked")
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	os.Exit(0)
+}
+
+// eventually waits until cond holds, asking again every 5ms, failing the
+// test after 10s. A lock file this process let go of stays locked while a
+// process another test is starting has not yet exec'd: it holds a copy of
+// every open file until then.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 10s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// lockFree is a condition for eventually: no open file holds the lock at
+// path.
+func lockFree(path string) func() bool {
+	return func() bool {
+		held, err := proc.Held(path)
+		return err != nil || !held
+	}
 }
 
 // holdLock starts a process holding a lock (TestHelperHoldLock) and waits
@@ -83,6 +115,7 @@ func holdLock(t *testing.T, what ...string) (kill func()) {
 }
 
 func TestAcquirePassTwice(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	l, h, err := AcquirePass(home, "/r/.git")
 	if err != nil || l == nil || h != nil {
@@ -110,7 +143,11 @@ func TestAcquirePassTwice(t *testing.T) {
 	if err := l.Release(); err != nil {
 		t.Fatalf("second release: %v", err)
 	}
-	l3, _, err := AcquirePass(home, "/r/.git")
+	var l3 *PassLock
+	eventually(t, "the pass after its release", func() bool {
+		l3, _, err = AcquirePass(home, "/r/.git")
+		return err != nil || l3 != nil
+	})
 	if err != nil || l3 == nil {
 		t.Fatalf("after release: %v %v", l3, err)
 	}
@@ -127,6 +164,7 @@ func TestAcquirePassTwice(t *testing.T) {
 // TestPassFreedWhenHolderDies holds that a Pass whose cairn was killed does
 // not block the next.
 func TestPassFreedWhenHolderDies(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	kill := holdLock(t, "pass", home, "/r/.git", "hunt_1")
 	l, h, err := AcquirePass(home, "/r/.git")
@@ -148,6 +186,7 @@ func TestPassFreedWhenHolderDies(t *testing.T) {
 // another process holds its folder's lock, and crashed once that process is
 // killed.
 func TestCrashedDetection(t *testing.T) {
+	t.Parallel()
 	f, err := record.NewFolder(filepath.Join(t.TempDir(), "runs"), "hunt", time.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -159,6 +198,7 @@ func TestCrashedDetection(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
+	eventually(t, "the folder's lock free", lockFree(filepath.Join(f.Dir, record.LockFile)))
 	rec, err := record.Load(f.Dir)
 	if err != nil {
 		t.Fatal(err)

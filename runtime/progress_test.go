@@ -14,6 +14,7 @@ type fixedClock struct{ t time.Time }
 func (c *fixedClock) now() time.Time { return c.t }
 
 func TestProgressPlain(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	clock := &fixedClock{time.Date(2026, 1, 1, 12, 0, 1, 0, time.Local)}
 	p := newProgress(&b, false)
@@ -84,6 +85,7 @@ func TestProgressTerminal(t *testing.T) {
 }
 
 func TestProgressPlainUnder(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	clock := &fixedClock{time.Date(2026, 1, 1, 12, 0, 1, 0, time.Local)}
 	p := newProgress(&b, false)

@@ -16,6 +16,7 @@ import (
 // folder is gone, is named in the activity log with its reason, and read
 // back as refused, not skipped.
 func TestRefusedRuns(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	o := Options{Home: home, Plan: &ir.Plan{Process: "fix"}, Repo: &git.Repo{CommonDir: "/r/.git"}}
 	if err := refusedActivity(o, filepath.Join(home, "runs", "fix_1"), errors.New(`issue #42 is claimed by run "fix_0"`)); err != nil {

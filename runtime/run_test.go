@@ -53,6 +53,7 @@ func steps(names ...string) []ir.PlanStep {
 }
 
 func TestRunStageFailureCancelsQueued(t *testing.T) {
+	t.Parallel()
 	var l stageLog
 	failed := runStage(context.Background(), steps("a", "b", "c"), 1, l.start(func(_ context.Context, st *ir.PlanStep) record.Outcome {
 		if st.Name == "a" {
@@ -69,13 +70,18 @@ func TestRunStageFailureCancelsQueued(t *testing.T) {
 }
 
 func TestRunStageRunningMembersFinish(t *testing.T) {
+	t.Parallel()
 	var l stageLog
-	aDone := make(chan struct{})
+	bRunning, aDone := make(chan struct{}), make(chan struct{})
 	failed := runStage(context.Background(), steps("a", "b"), 0, l.start(func(_ context.Context, st *ir.PlanStep) record.Outcome {
 		if st.Name == "a" {
+			// a fails only once b runs: failing sooner, it would
+			// rightly cancel b, still queued.
+			<-bRunning
 			defer close(aDone)
 			return record.Failed
 		}
+		close(bRunning)
 		<-aDone // b is still running when a fails
 		return record.Succeeded
 	}), l.cancel)
@@ -88,6 +94,7 @@ func TestRunStageRunningMembersFinish(t *testing.T) {
 }
 
 func TestRunStageOptionalFailure(t *testing.T) {
+	t.Parallel()
 	var l stageLog
 	stage := steps("a", "b")
 	stage[0].Optional = true
@@ -103,6 +110,7 @@ func TestRunStageOptionalFailure(t *testing.T) {
 }
 
 func TestRunStageInterrupt(t *testing.T) {
+	t.Parallel()
 	var l stageLog
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -120,6 +128,7 @@ func TestRunStageInterrupt(t *testing.T) {
 }
 
 func TestRunStageJobs(t *testing.T) {
+	t.Parallel()
 	var l stageLog
 	var mu sync.Mutex
 	active, most := 0, 0
@@ -160,6 +169,7 @@ func TestRunStageJobs(t *testing.T) {
 }
 
 func TestExpiry(t *testing.T) {
+	t.Parallel()
 	end := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	plan := &ir.Plan{RunExpiry: "30d", FailedRunExpiry: "never"}
 	if got := expiry(plan, record.StatusSucceeded, end); got != "2026-01-31T12:00:00Z" {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseVerdict(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		msg       string
@@ -42,6 +43,7 @@ func TestParseVerdict(t *testing.T) {
 }
 
 func TestJudged(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		res  step.Result

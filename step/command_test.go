@@ -33,6 +33,7 @@ func commandContext(t *testing.T, step, timeout string) *Context {
 }
 
 func TestRunCommand(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, script string
 		want         Result
@@ -48,6 +49,7 @@ func TestRunCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			sc := commandContext(t, "test", "")
 			got := RunCommand(context.Background(), sc, tt.script)
 			if tt.name == "unset variable" {
@@ -61,6 +63,7 @@ func TestRunCommand(t *testing.T) {
 }
 
 func TestRunCommandClearsOldResult(t *testing.T) {
+	t.Parallel()
 	sc := commandContext(t, "test", "")
 	if err := os.WriteFile(sc.ResultFile, []byte("stale"), 0o600); err != nil {
 		t.Fatal(err)
@@ -71,6 +74,7 @@ func TestRunCommandClearsOldResult(t *testing.T) {
 }
 
 func TestRunCommandTimeout(t *testing.T) {
+	t.Parallel()
 	sc := commandContext(t, "slow", "1s")
 	got := RunCommand(context.Background(), sc, "echo started; exec sleep 30")
 	if !got.Failed || got.Cause != "timed out after 1s" || got.Result != "started\n" {
@@ -79,6 +83,7 @@ func TestRunCommandTimeout(t *testing.T) {
 }
 
 func TestRunCommandStopped(t *testing.T) {
+	t.Parallel()
 	sc := commandContext(t, "slow", "")
 	ctx, cancel := context.WithCancel(context.Background())
 	marker := filepath.Join(sc.Worktree, "started")

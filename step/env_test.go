@@ -8,6 +8,7 @@ import (
 )
 
 func TestEnv(t *testing.T) {
+	t.Parallel()
 	sc := &Context{
 		RunDir:     "/h/runs/r",
 		ResultFile: "/h/runs/r/results/test.md",

@@ -20,7 +20,8 @@ import (
 var fakesDir = filepath.Join("..", "cmd", "cairn", "testdata", "fakes")
 
 // sessionFixture is a session step ready to run: a git worktree, a run
-// folder, the fakes on PATH, and their log and answers.
+// folder, the fakes on the PATH of the step's environment, and their log
+// and answers.
 type sessionFixture struct {
 	sc      *Context
 	log     string
@@ -47,11 +48,13 @@ func newSessionFixture(t *testing.T, step string) *sessionFixture {
 	if err := os.MkdirAll(f.answers, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv("FAKE_LOG", f.log)
-	t.Setenv("FAKE_ANSWERS", f.answers)
-	t.Setenv("FAKE_FAIL", "")
-	t.Setenv("FAKE_SLEEP", "")
+	base := proc.MergeEnv(os.Environ(), []string{
+		"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"FAKE_LOG=" + f.log,
+		"FAKE_ANSWERS=" + f.answers,
+		"FAKE_FAIL=",
+		"FAKE_SLEEP=",
+	}, nil)
 
 	wt := filepath.Join(root, "worktree")
 	if out, err := exec.Command("git", "init", "-q", wt).CombinedOutput(); err != nil {
@@ -73,7 +76,7 @@ func newSessionFixture(t *testing.T, step string) *sessionFixture {
 		Earlier:      []Earlier{{Step: "tests-pass", Path: filepath.Join(run, "results", "tests-pass.md")}},
 		Directive:    "Only the parser.",
 	}
-	sc.Env = Env(os.Environ(), sc, filepath.Join(run, "results"), nil)
+	sc.Env = Env(base, sc, filepath.Join(run, "results"), nil)
 	f.sc = sc
 	return f
 }
@@ -105,6 +108,7 @@ func session(harnessName, model, effort string, turns int) *ir.PlanAction {
 }
 
 func TestRunSessionFakes(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		harness, model, effort string
 		// flags are argv items the fake must have been given.
@@ -124,6 +128,7 @@ func TestRunSessionFakes(t *testing.T) {
 			"Unexpected server error. Check server logs for details.", 1},
 	} {
 		t.Run(tc.harness, func(t *testing.T) {
+			t.Parallel()
 			f := newSessionFixture(t, "hunt-"+tc.harness)
 			h, _ := harness.NewRegistry(nil).Lookup(tc.harness)
 			a := session(tc.harness, tc.model, tc.effort, 30)
@@ -192,6 +197,7 @@ func TestRunSessionFakes(t *testing.T) {
 }
 
 func TestRunSessionTraceMarksStderr(t *testing.T) {
+	t.Parallel()
 	f := newSessionFixture(t, "ask")
 	f.setEnv("FAKE_FAIL", "gemini")
 	h, _ := harness.NewRegistry(nil).Lookup("gemini")
@@ -209,6 +215,7 @@ func TestRunSessionTraceMarksStderr(t *testing.T) {
 }
 
 func TestRunSessionTimeout(t *testing.T) {
+	t.Parallel()
 	f := newSessionFixture(t, "slow")
 	f.setEnv("FAKE_SLEEP", "60")
 	f.sc.Timeout = 100 * time.Millisecond
@@ -224,6 +231,7 @@ func TestRunSessionTimeout(t *testing.T) {
 }
 
 func TestRunSessionCannotStart(t *testing.T) {
+	t.Parallel()
 	f := newSessionFixture(t, "ask")
 	f.setEnv("PATH", t.TempDir())
 	h, _ := harness.NewRegistry(nil).Lookup("claude")
@@ -234,6 +242,7 @@ func TestRunSessionCannotStart(t *testing.T) {
 }
 
 func TestRunSessionCustom(t *testing.T) {
+	t.Parallel()
 	f := newSessionFixture(t, "ask")
 	cmd := []string{"bash", "-c", `cat; echo "model {{.Model}}"; [ -z "$BOT_FAIL" ] || { echo "bot: $BOT_FAIL" >&2; exit 3; }`}
 	reg := harness.NewRegistry([]ir.CustomHarness{{Name: "bot", Command: cmd}})

@@ -12,6 +12,7 @@ import (
 )
 
 func TestOutputTail(t *testing.T) {
+	t.Parallel()
 	var twelve strings.Builder
 	for i := 1; i <= 12; i++ {
 		twelve.WriteString("line " + string(rune('a'-1+i)) + "\n")
@@ -59,6 +60,7 @@ func readShellFile(t *testing.T, dir, rel string) string {
 }
 
 func TestRecordShell(t *testing.T) {
+	t.Parallel()
 	sc := commandContext(t, "check", "")
 	run, rec, err := RecordShell(context.Background(), sc, PhaseShell{
 		Phase: ir.ValidatePhase, Shell: 2, Round: 1,
@@ -115,6 +117,7 @@ func TestRecordShell(t *testing.T) {
 }
 
 func TestRecordShellNoFolder(t *testing.T) {
+	t.Parallel()
 	sc := commandContext(t, "check", "")
 	// A file where the shells' folder goes: its files cannot be made.
 	if err := os.WriteFile(filepath.Join(sc.RunDir, ShellsDir), nil, 0o600); err != nil {

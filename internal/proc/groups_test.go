@@ -174,10 +174,22 @@ func TestGroupsRecorded(t *testing.T) {
 	for !strings.Contains(out.String(), "\n") {
 		time.Sleep(5 * time.Millisecond)
 	}
+	// The group is in the file from before its leader starts; its pgid
+	// and start follow once Run has seen it start, which may be after the
+	// leader printed its token.
 	var groups []Group
-	b, err := os.ReadFile(filepath.Join(dir, groupsFile))
-	if err == nil {
-		err = json.Unmarshal(b, &groups)
+	var err error
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		groups = nil
+		var b []byte
+		if b, err = os.ReadFile(filepath.Join(dir, groupsFile)); err == nil {
+			err = json.Unmarshal(b, &groups)
+		}
+		if err != nil || len(groups) != 1 || groups[0].PGID != 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	os.WriteFile(release, nil, 0o600)
 	r := <-done
