@@ -95,13 +95,13 @@ func NewFolder(runsDir, process string, now time.Time) (*Folder, error) {
 	}
 	for _, sub := range []string{ResultsDir, TracesDir, WorktreesDir} {
 		if err := os.Mkdir(filepath.Join(f.Dir, sub), 0o700); err != nil {
-			f.lock.Close()
+			proc.Unlock(f.lock)
 			return nil, fmt.Errorf("create the run folder %q: %w", name, err)
 		}
 	}
 	f.log, err = os.OpenFile(filepath.Join(f.Dir, LogFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
-		f.lock.Close()
+		proc.Unlock(f.lock)
 		return nil, fmt.Errorf("create the run's log: %w", err)
 	}
 	return f, nil
@@ -130,7 +130,7 @@ func OpenFolder(dir string) (*Folder, error) {
 		return nil, fmt.Errorf("lock the run folder %q: %w", f.name, err)
 	}
 	fail := func(err error) (*Folder, error) {
-		f.lock.Close()
+		proc.Unlock(f.lock)
 		return nil, err
 	}
 	rec, err := Load(dir)
@@ -371,7 +371,7 @@ func (f *Folder) Close() error {
 	}
 	errs = append(errs, f.log.Close())
 	// Closing the file releases its flock.
-	errs = append(errs, f.lock.Close())
+	errs = append(errs, proc.Unlock(f.lock))
 	return errors.Join(errs...)
 }
 

@@ -283,7 +283,7 @@ func deleteRun(owned []string, name, dir string) (deleted bool, err error) {
 	}
 	// os.RemoveAll removes a link it meets, never what it points to.
 	err = os.RemoveAll(dir)
-	lock.Close()
+	proc.Unlock(lock)
 	if err != nil {
 		return false, fmt.Errorf("delete run %q: %w", name, err)
 	}

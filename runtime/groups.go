@@ -94,7 +94,7 @@ func endGroupsLocked(dir string, locked bool) (int, error) {
 		if err != nil {
 			return 0, fmt.Errorf("end what run %q left running: %w", filepath.Base(dir), err)
 		}
-		defer lock.Close()
+		defer proc.Unlock(lock)
 	}
 	n, err := proc.EndGroups(filepath.Join(dir, groupsFile))
 	if err != nil {

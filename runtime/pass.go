@@ -60,7 +60,7 @@ func AcquirePass(home, repo string) (*PassLock, *PassHolder, error) {
 	}
 	l := &PassLock{file: f, holder: PassHolder{PID: os.Getpid(), Since: time.Now().UTC(), Repo: repo}}
 	if err := l.write(); err != nil {
-		f.Close()
+		proc.Unlock(f)
 		return nil, nil, err
 	}
 	return l, nil, nil
@@ -120,7 +120,7 @@ func (l *PassLock) Release() error {
 	// The file stays: removing a locked file lets two processes lock two
 	// different files of one name. Emptied, it names nobody.
 	terr := l.file.Truncate(0)
-	cerr := l.file.Close()
+	cerr := proc.Unlock(l.file)
 	l.file = nil
 	if err := errors.Join(terr, cerr); err != nil {
 		return fmt.Errorf("release the pass lock: %w", err)

@@ -474,7 +474,7 @@ func lockWorktrees(path string) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	return func() { f.Close() }, nil
+	return func() { proc.Unlock(f) }, nil
 }
 
 // InstallSkill copies a home or built-in skill into a worktree for a

@@ -29,6 +29,15 @@ func Lock(path string, wait bool) (*os.File, error) {
 	return f, nil
 }
 
+// Unlock gives back the lock f holds, then closes f. Closing alone is not
+// enough: a process this one is starting holds a copy of every open file
+// until it execs, and with it the lock, so a lock released by Close alone
+// may stay held for a moment after.
+func Unlock(f *os.File) error {
+	uerr := flockRetry(f, syscall.LOCK_UN)
+	return errors.Join(uerr, f.Close())
+}
+
 // ErrWouldBlock is the error of a lock another open file holds.
 var ErrWouldBlock = syscall.EWOULDBLOCK
 
@@ -44,12 +53,16 @@ func Held(path string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	defer f.Close()
 	err = flockRetry(f, syscall.LOCK_SH|syscall.LOCK_NB)
 	if errors.Is(err, ErrWouldBlock) {
+		f.Close()
 		return true, nil
 	}
-	return false, err
+	if err != nil {
+		f.Close()
+		return false, err
+	}
+	return false, Unlock(f)
 }
 
 // flockRetry calls flock(2) on f, again when a signal interrupts it.
