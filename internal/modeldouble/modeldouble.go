@@ -219,11 +219,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 type reply func(s *Server, w http.ResponseWriter, req Request, t Turn)
 
 // answer records req, waits out a slow turn, then answers it with the
-// script's turn when it offers tools, else as a side request.
+// script's turn when it offers tools, else as a side request. A slow
+// streamed answer sends its headers first and waits before the first
+// event, as a model slow to its first token does.
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, req Request, offersTools bool, write reply) {
 	req, t := s.record(req, offersTools)
 	if req.Turn < 0 {
 		t = Text("ok")
+	}
+	if t.delay > 0 && req.Stream && t.status == 0 {
+		newSSE(w)
+		w = started{w}
 	}
 	if t.delay > 0 {
 		timer := time.NewTimer(t.delay)
@@ -239,6 +245,18 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, req Request, off
 		return
 	}
 	write(s, w, req, t)
+}
+
+// started is a response whose headers are sent: newSSE on it sends them
+// no second time.
+type started struct{ http.ResponseWriter }
+
+func (started) WriteHeader(int) {}
+
+func (w started) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 // writeStatus answers with an HTTP error in the vendor's error shape.
@@ -286,6 +304,9 @@ func newSSE(w http.ResponseWriter) sse {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
 	return sse{w}
 }
 

@@ -385,6 +385,21 @@ func TestSlow(t *testing.T) {
 	if got := at(decode(t, out), "content", 0, "text"); got != "soon" {
 		t.Errorf("slow reply %v", got)
 	}
+
+	// A slow stream sends its headers at once, its events after the wait.
+	s = newServer(t, Slow(time.Hour, Text("late")))
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	body, _ = json.Marshal(map[string]any{"stream": true, "tools": []any{map[string]any{"name": "Bash"}}})
+	req, _ = http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/v1/messages", bytes.NewReader(body))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		t.Errorf("slow stream: status %d, content type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
 }
 
 func TestToolResults(t *testing.T) {

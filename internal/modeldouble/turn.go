@@ -62,8 +62,9 @@ func Forever(t Turn) Turn {
 	return t
 }
 
-// Slow holds the answer back for d (or until the CLI gives up on the
-// request) before sending anything.
+// Slow holds the answer back for d, or until the CLI gives up on the
+// request: a streamed answer gets its headers at once and its first event
+// after d; any other answer gets nothing before d.
 func Slow(d time.Duration, t Turn) Turn {
 	t.delay = d
 	return t
