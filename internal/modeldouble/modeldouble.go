@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -21,7 +20,7 @@ type API string
 
 // The APIs the double answers.
 const (
-	Anthropic API = "anthropic" // POST /v1/messages (claude; opencode's anthropic provider)
+	Anthropic API = "anthropic" // POST /v1/messages (claude)
 	Responses API = "responses" // POST /v1/responses (codex)
 	Chat      API = "chat"      // POST /v1/chat/completions (OpenAI-compatible providers)
 	Gemini    API = "gemini"    // POST /v1beta/models/M:generateContent (gemini)
@@ -29,8 +28,9 @@ const (
 
 // Server is a running double. Requests to the model endpoints that offer
 // tools are the agent's turns and are answered from the script in order;
-// the CLIs' side requests (titles, quota probes, token counts, model lists)
-// are answered without spending a turn. Every request is recorded.
+// the CLIs' side requests (session titles, claude's auto-mode classifier,
+// token counts, model lists, reachability probes) are answered without
+// spending a turn. Every request is recorded.
 type Server struct {
 	// URL is the base address, http://127.0.0.1:PORT, without a path.
 	URL string
@@ -65,15 +65,7 @@ type Request struct {
 // is answered with the text "done.". Close stops it.
 func New(script ...Turn) *Server {
 	s := &Server{script: script}
-	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
-	// httptest listens on 127.0.0.1 already; say so, for the CLIs that
-	// refuse a base URL without a port or host they can resolve.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(fmt.Sprintf("modeldouble: listen: %v", err))
-	}
-	s.srv.Listener = l
-	s.srv.Start()
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
 	return s
 }
@@ -349,18 +341,13 @@ func modelsAPI(r *http.Request) API {
 	return Responses
 }
 
+// modelList lists the one model the double serves, in the API's shape.
 func modelList(api API) map[string]any {
-	ids := []string{"double-model"}
-	var data []any
-	for _, id := range ids {
-		if api == Anthropic {
-			data = append(data, map[string]any{"type": "model", "id": id, "display_name": id, "created_at": "2025-01-01T00:00:00Z"})
-		} else {
-			data = append(data, map[string]any{"id": id, "object": "model", "created": 1735689600, "owned_by": "modeldouble"})
-		}
-	}
+	const id = "double-model"
 	if api == Anthropic {
-		return map[string]any{"data": data, "has_more": false, "first_id": ids[0], "last_id": ids[len(ids)-1]}
+		model := map[string]any{"type": "model", "id": id, "display_name": id, "created_at": "2025-01-01T00:00:00Z"}
+		return map[string]any{"data": []any{model}, "has_more": false, "first_id": id, "last_id": id}
 	}
-	return map[string]any{"object": "list", "data": data}
+	model := map[string]any{"id": id, "object": "model", "created": 1735689600, "owned_by": "modeldouble"}
+	return map[string]any{"object": "list", "data": []any{model}}
 }

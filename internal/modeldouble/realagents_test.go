@@ -19,8 +19,8 @@ import (
 
 // The real-agent test drives each real CLI against the double, with the
 // argv and environment that give it each access level (read, write,
-// full), and records what the CLI sent back. It is the evidence behind
-// ACCESS-FINDINGS.md; cairn's own end-to-end suite builds on it.
+// full), and logs what the CLI sent back: the evidence for the access
+// mapping of the harnesses (issue 14), checked again with each pinned CLI.
 
 // realAgentsBin is the folder of the real agent CLIs that .ci/agents.sh
 // installed under $CAIRN_REAL_AGENTS; the test skips when it is not set.
@@ -64,7 +64,7 @@ type agent struct {
 	// confined is whether "write" confines commands' writes to the
 	// worktree on this machine (a sandbox), so that a write outside fails.
 	confined func() bool
-	// turnLimit is why the CLI has no turn limit of its own, or "".
+	// noTurnLimit says why the CLI has no turn limit of its own, or is "".
 	noTurnLimit string
 }
 
