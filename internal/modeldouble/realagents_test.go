@@ -301,6 +301,8 @@ func (a agent) run(t *testing.T, bin string, d *Server, s session) ran {
 	env := append([]string{
 		"PATH=" + strings.Join(path, string(os.PathListSeparator)),
 		"HOME=" + s.home,
+		// Gemini CLI leaves an error report there for every failed request.
+		"TMPDIR=" + t.TempDir(),
 		"LANG=C.UTF-8",
 		"NO_COLOR=1",
 	}, a.env(t, d, s)...)
@@ -319,7 +321,7 @@ func (a agent) run(t *testing.T, bin string, d *Server, s session) ran {
 	r := ran{exit: res.ExitCode, stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
 	r.message, r.id = a.result(s, stdout.Bytes())
 	t.Logf("argv %q\nenv %q\nexit %d after %v, message %q, session %q\nstdout:\n%s\nstderr:\n%s",
-		argv, env[4:], r.exit, r.elapsed.Round(100*time.Millisecond), r.message, r.id, clip(r.stdout), clip(r.stderr))
+		argv, env[5:], r.exit, r.elapsed.Round(100*time.Millisecond), r.message, r.id, clip(r.stdout), clip(r.stderr))
 	if res.TimedOut {
 		t.Fatalf("%s did not end within %v", a.name, p.Timeout)
 	}
