@@ -1,0 +1,473 @@
+package modeldouble
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// post sends body as JSON to the double and returns the status, the
+// response's content type and its body.
+func post(t *testing.T, s *Server, path string, body any) (int, string, []byte) {
+	t.Helper()
+	b, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(s.URL+path, "application/json", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header.Get("Content-Type"), out
+}
+
+// event is one server-sent event.
+type event struct {
+	name string
+	data map[string]any
+}
+
+// events parses a stream of server-sent events; "[DONE]" is kept as an
+// event named "[DONE]".
+func events(t *testing.T, body []byte) []event {
+	t.Helper()
+	var evs []event
+	var name string
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			name = strings.TrimPrefix(line, "event: ")
+		case line == "data: [DONE]":
+			evs = append(evs, event{name: "[DONE]"})
+		case strings.HasPrefix(line, "data: "):
+			var data map[string]any
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &data); err != nil {
+				t.Fatalf("event data %q: %v", line, err)
+			}
+			evs = append(evs, event{name: name, data: data})
+			name = ""
+		}
+	}
+	return evs
+}
+
+// decode parses a JSON answer.
+func decode(t *testing.T, body []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatalf("answer %s: %v", body, err)
+	}
+	return m
+}
+
+// at walks m by keys and indexes: at(m, "content", 0, "text").
+func at(m any, path ...any) any {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m = object(m)[k]
+		case int:
+			l := list(m)
+			if k >= len(l) {
+				return nil
+			}
+			m = l[k]
+		}
+	}
+	return m
+}
+
+func newServer(t *testing.T, script ...Turn) *Server {
+	s := New(script...)
+	t.Cleanup(s.Close)
+	return s
+}
+
+var anthropicRequest = map[string]any{
+	"model": "claude-test", "max_tokens": 100, "stream": true,
+	"system":   "Working directory: /work/repo",
+	"tools":    []any{map[string]any{"name": "Read"}, map[string]any{"name": "Bash"}, map[string]any{"name": "Write"}},
+	"messages": []any{map[string]any{"role": "user", "content": "hi"}},
+}
+
+func TestAnthropicStream(t *testing.T) {
+	s := newServer(t, Shell("go version"), WriteFile("hello.txt", "hi\n"), Text("all done"))
+
+	status, ctype, body := post(t, s, "/v1/messages?beta=true", anthropicRequest)
+	if status != http.StatusOK || !strings.HasPrefix(ctype, "text/event-stream") {
+		t.Fatalf("status %d, content type %q", status, ctype)
+	}
+	evs := events(t, body)
+	var names []string
+	for _, e := range evs {
+		names = append(names, e.name)
+		if e.name != e.data["type"] {
+			t.Errorf("event %q carries type %q", e.name, e.data["type"])
+		}
+	}
+	want := "message_start content_block_start content_block_delta content_block_stop message_delta message_stop"
+	if got := strings.Join(names, " "); got != want {
+		t.Fatalf("events %q, want %q", got, want)
+	}
+	block := at(evs[1].data, "content_block")
+	if at(block, "type") != "tool_use" || at(block, "name") != "Bash" {
+		t.Errorf("content block %v, want a tool_use of Bash", block)
+	}
+	var input map[string]any
+	if err := json.Unmarshal([]byte(at(evs[2].data, "delta", "partial_json").(string)), &input); err != nil {
+		t.Fatal(err)
+	}
+	if input["command"] != "go version" {
+		t.Errorf("input %v, want the command go version", input)
+	}
+	if got := at(evs[4].data, "delta", "stop_reason"); got != "tool_use" {
+		t.Errorf("stop_reason %v, want tool_use", got)
+	}
+
+	// The write goes to the working directory the request names.
+	_, _, body = post(t, s, "/v1/messages", anthropicRequest)
+	evs = events(t, body)
+	if err := json.Unmarshal([]byte(at(evs[2].data, "delta", "partial_json").(string)), &input); err != nil {
+		t.Fatal(err)
+	}
+	if at(evs[1].data, "content_block", "name") != "Write" || input["file_path"] != "/work/repo/hello.txt" || input["content"] != "hi\n" {
+		t.Errorf("write call %v %v", at(evs[1].data, "content_block"), input)
+	}
+
+	plain := map[string]any{}
+	for k, v := range anthropicRequest {
+		plain[k] = v
+	}
+	plain["stream"] = false
+	status, ctype, body = post(t, s, "/v1/messages", plain)
+	if status != http.StatusOK || !strings.HasPrefix(ctype, "application/json") {
+		t.Fatalf("status %d, content type %q", status, ctype)
+	}
+	m := decode(t, body)
+	if at(m, "content", 0, "text") != "all done" || m["stop_reason"] != "end_turn" {
+		t.Errorf("answer %s, want the text all done", body)
+	}
+}
+
+func TestSideRequestsSpendNoTurn(t *testing.T) {
+	s := newServer(t, Text("the turn"))
+
+	// A title request offers no tools: it is answered, but not from the
+	// script.
+	_, _, body := post(t, s, "/v1/messages", map[string]any{"model": "haiku", "messages": []any{}})
+	if got := at(decode(t, body), "content", 0, "text"); got != "ok" {
+		t.Errorf("side request answered %v, want ok", got)
+	}
+	_, _, body = post(t, s, "/v1/messages/count_tokens", map[string]any{"messages": []any{}})
+	if decode(t, body)["input_tokens"] == nil {
+		t.Errorf("count_tokens answered %s", body)
+	}
+	_, _, body = post(t, s, "/v1/messages", map[string]any{"tools": []any{map[string]any{"name": "Bash"}}})
+	if got := at(decode(t, body), "content", 0, "text"); got != "the turn" {
+		t.Errorf("turn answered %v, want the script's text", got)
+	}
+	// Past the end of the script every turn is answered "done.".
+	_, _, body = post(t, s, "/v1/messages", map[string]any{"tools": []any{map[string]any{"name": "Bash"}}})
+	if got := at(decode(t, body), "content", 0, "text"); got != "done." {
+		t.Errorf("turn past the script answered %v, want done.", got)
+	}
+
+	if n := len(s.Requests()); n != 4 {
+		t.Errorf("%d requests recorded, want 4", n)
+	}
+	turns := s.Turns()
+	if len(turns) != 2 || turns[0].Turn != 0 || turns[1].Turn != 1 {
+		t.Errorf("turns %+v", turns)
+	}
+
+	resp, err := http.Get(s.URL + "/v1/nowhere")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound || len(s.Unknown()) != 1 || s.Unknown()[0].Path != "/v1/nowhere" {
+		t.Errorf("unknown path: status %d, unknown %v", resp.StatusCode, s.Unknown())
+	}
+}
+
+func TestResponsesStream(t *testing.T) {
+	s := newServer(t, Shell("go version"), WriteFile("hello.txt", "a\nb\n"), Text("all done"))
+	req := map[string]any{
+		"model": "gpt-test", "stream": true,
+		"tools": []any{
+			map[string]any{"type": "function", "name": "exec_command"},
+			map[string]any{"type": "custom", "name": "apply_patch"},
+		},
+		"input": []any{map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": "hi"}}}},
+	}
+	item := func() map[string]any {
+		_, _, body := post(t, s, "/v1/responses", req)
+		evs := events(t, body)
+		last := evs[len(evs)-1]
+		if last.name != "response.completed" || at(last.data, "response", "status") != "completed" {
+			t.Fatalf("last event %v", last)
+		}
+		for _, e := range evs {
+			if e.name == "response.output_item.done" {
+				return object(e.data["item"])
+			}
+		}
+		t.Fatalf("no output item in %s", body)
+		return nil
+	}
+
+	call := item()
+	if call["type"] != "function_call" || call["name"] != "exec_command" || call["arguments"] != `{"cmd":"go version"}` || call["call_id"] == "" {
+		t.Errorf("shell call %v", call)
+	}
+	patch := item()
+	want := "*** Begin Patch\n*** Add File: hello.txt\n+a\n+b\n*** End Patch\n"
+	if patch["type"] != "custom_tool_call" || patch["name"] != "apply_patch" || patch["input"] != want {
+		t.Errorf("write call %v, want a custom apply_patch adding hello.txt", patch)
+	}
+	msg := item()
+	if msg["type"] != "message" || at(msg, "content", 0, "text") != "all done" {
+		t.Errorf("message %v", msg)
+	}
+}
+
+func TestChatStream(t *testing.T) {
+	s := newServer(t, Shell("make -v"), Text("all done"))
+	req := map[string]any{
+		"model": "m", "stream": true, "stream_options": map[string]any{"include_usage": true},
+		"tools":    []any{map[string]any{"type": "function", "function": map[string]any{"name": "bash"}}},
+		"messages": []any{map[string]any{"role": "user", "content": "hi"}},
+	}
+	_, _, body := post(t, s, "/v1/chat/completions", req)
+	evs := events(t, body)
+	if evs[len(evs)-1].name != "[DONE]" {
+		t.Fatalf("stream does not end with [DONE]: %s", body)
+	}
+	var call any
+	var finish any
+	for _, e := range evs {
+		if c := at(e.data, "choices", 0, "delta", "tool_calls", 0); c != nil {
+			call = c
+		}
+		if f := at(e.data, "choices", 0, "finish_reason"); f != nil {
+			finish = f
+		}
+	}
+	if at(call, "function", "name") != "bash" || at(call, "function", "arguments") != `{"command":"make -v","description":"Run make -v"}` {
+		t.Errorf("tool call %v", call)
+	}
+	if finish != "tool_calls" {
+		t.Errorf("finish_reason %v, want tool_calls", finish)
+	}
+	if usage := at(evs[len(evs)-2].data, "usage"); usage == nil {
+		t.Errorf("no usage chunk before [DONE] though include_usage asks for it")
+	}
+
+	req["stream"] = false
+	_, _, body = post(t, s, "/v1/chat/completions", req)
+	m := decode(t, body)
+	if at(m, "choices", 0, "message", "content") != "all done" || at(m, "choices", 0, "finish_reason") != "stop" {
+		t.Errorf("answer %s", body)
+	}
+}
+
+func TestGeminiStream(t *testing.T) {
+	s := newServer(t, Shell("python3 -c 'print(6*7)'"), WriteFile("/abs/hello.txt", "hi"), Text("all done"))
+	req := map[string]any{
+		"contents": []any{map[string]any{"role": "user", "parts": []any{map[string]any{"text": "hi"}}}},
+		"tools": []any{map[string]any{"functionDeclarations": []any{
+			map[string]any{"name": "read_file"}, map[string]any{"name": "run_shell_command"}, map[string]any{"name": "write_file"},
+		}}},
+	}
+	_, ctype, body := post(t, s, "/v1beta/models/gemini-test:streamGenerateContent?alt=sse", req)
+	if !strings.HasPrefix(ctype, "text/event-stream") {
+		t.Fatalf("content type %q", ctype)
+	}
+	evs := events(t, body)
+	call := at(evs[0].data, "candidates", 0, "content", "parts", 0, "functionCall")
+	if at(call, "name") != "run_shell_command" || at(call, "args", "command") != "python3 -c 'print(6*7)'" {
+		t.Errorf("call %v", call)
+	}
+	_, _, body = post(t, s, "/v1beta/models/gemini-test:generateContent", req)
+	call = at(decode(t, body), "candidates", 0, "content", "parts", 0, "functionCall")
+	if at(call, "name") != "write_file" || at(call, "args", "file_path") != "/abs/hello.txt" {
+		t.Errorf("call %v", call)
+	}
+	_, _, body = post(t, s, "/v1beta/models/gemini-test:streamGenerateContent?alt=sse", req)
+	if got := at(events(t, body)[0].data, "candidates", 0, "content", "parts", 0, "text"); got != "all done" {
+		t.Errorf("text %v", got)
+	}
+}
+
+// TestToolNotOffered: a call of a tool the request withholds is made
+// anyway, under the name the CLI would know, so that the CLI answers it.
+func TestToolNotOffered(t *testing.T) {
+	s := newServer(t, WriteFile("x.txt", "x"))
+	req := map[string]any{
+		"contents": []any{},
+		"tools":    []any{map[string]any{"functionDeclarations": []any{map[string]any{"name": "read_file"}}}},
+	}
+	_, _, body := post(t, s, "/v1beta/models/m:generateContent", req)
+	if got := at(decode(t, body), "candidates", 0, "content", "parts", 0, "functionCall", "name"); got != "write_file" {
+		t.Errorf("called %v, want write_file", got)
+	}
+	if got := s.Requests()[0].Offered(); len(got) != 1 || got[0] != "read_file" {
+		t.Errorf("offered %q", got)
+	}
+}
+
+func TestStatus(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		body map[string]any
+		want string // a key path's value in the error body
+	}{
+		{"/v1/messages", map[string]any{"tools": []any{map[string]any{"name": "Bash"}}}, "rate_limit_error"},
+		{"/v1/responses", map[string]any{"tools": []any{map[string]any{"name": "exec_command"}}}, "rate_limit_exceeded"},
+		{"/v1/chat/completions", map[string]any{"tools": []any{map[string]any{"function": map[string]any{"name": "bash"}}}}, "rate_limit_exceeded"},
+		{"/v1beta/models/m:streamGenerateContent", map[string]any{"tools": []any{map[string]any{"functionDeclarations": []any{map[string]any{"name": "x"}}}}}, "RESOURCE_EXHAUSTED"},
+	} {
+		s := newServer(t, Forever(Status(http.StatusTooManyRequests, "slow down")), Text("never"))
+		for range 3 {
+			status, _, body := post(t, s, tc.path, tc.body)
+			if status != http.StatusTooManyRequests || !bytes.Contains(body, []byte(tc.want)) || !bytes.Contains(body, []byte("slow down")) {
+				t.Errorf("%s: status %d, body %s", tc.path, status, body)
+			}
+		}
+		if turns := s.Turns(); len(turns) != 3 || turns[2].Turn != 0 {
+			t.Errorf("%s: a forever turn moved the script on: %+v", tc.path, turns)
+		}
+	}
+
+	s := newServer(t, Status(http.StatusInternalServerError, ""), Text("after"))
+	status, _, body := post(t, s, "/v1/messages", map[string]any{"tools": []any{map[string]any{"name": "Bash"}}})
+	if status != http.StatusInternalServerError || !bytes.Contains(body, []byte("api_error")) {
+		t.Errorf("status %d, body %s", status, body)
+	}
+	_, _, body = post(t, s, "/v1/messages", map[string]any{"tools": []any{map[string]any{"name": "Bash"}}})
+	if got := at(decode(t, body), "content", 0, "text"); got != "after" {
+		t.Errorf("after one 500 the turn answered %v", got)
+	}
+}
+
+func TestSlow(t *testing.T) {
+	s := newServer(t, Slow(time.Hour, Text("late")), Slow(50*time.Millisecond, Text("soon")))
+	body, _ := json.Marshal(map[string]any{"tools": []any{map[string]any{"name": "Bash"}}})
+
+	// The CLI's timeout cuts an hour-long reply short.
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/v1/messages", bytes.NewReader(body))
+	if _, err := http.DefaultClient.Do(req); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("slow reply: %v, want the client's deadline", err)
+	}
+
+	start := time.Now()
+	_, _, out := post(t, s, "/v1/messages", map[string]any{"tools": []any{map[string]any{"name": "Bash"}}})
+	if d := time.Since(start); d < 50*time.Millisecond {
+		t.Errorf("slow reply came after %v, want at least 50ms", d)
+	}
+	if got := at(decode(t, out), "content", 0, "text"); got != "soon" {
+		t.Errorf("slow reply %v", got)
+	}
+
+	// A slow stream sends its headers at once, its events after the wait.
+	s = newServer(t, Slow(time.Hour, Text("late")))
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	body, _ = json.Marshal(map[string]any{"stream": true, "tools": []any{map[string]any{"name": "Bash"}}})
+	req, _ = http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/v1/messages", bytes.NewReader(body))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		t.Errorf("slow stream: status %d, content type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+}
+
+func TestToolResults(t *testing.T) {
+	s := newServer(t)
+	post(t, s, "/v1/messages", map[string]any{"messages": []any{
+		map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": "t1", "name": "Bash"}}},
+		map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": "t1", "is_error": true, "content": "This command requires approval"}}},
+	}})
+	post(t, s, "/v1/responses", map[string]any{"input": []any{
+		map[string]any{"type": "function_call", "call_id": "c1", "name": "exec_command"},
+		map[string]any{"type": "function_call_output", "call_id": "c1", "output": "Process exited with code 0\nOutput:\ngo version go1.26"},
+		map[string]any{"type": "custom_tool_call", "call_id": "c2", "name": "apply_patch"},
+		map[string]any{"type": "custom_tool_call_output", "call_id": "c2", "output": "Success."},
+	}})
+	post(t, s, "/v1/chat/completions", map[string]any{"messages": []any{
+		map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"id": "k1", "function": map[string]any{"name": "bash"}}}},
+		map[string]any{"role": "tool", "tool_call_id": "k1", "content": []any{map[string]any{"type": "text", "text": "42\n"}}},
+	}})
+	contents := []any{map[string]any{"role": "user", "parts": []any{
+		map[string]any{"functionResponse": map[string]any{"id": "g1", "name": "run_shell_command", "response": map[string]any{"output": "ok"}}},
+		map[string]any{"functionResponse": map[string]any{"id": "g2", "name": "write_file", "response": map[string]any{"error": "Tool \"write_file\" not found"}}},
+	}}}
+	post(t, s, "/v1beta/models/m:generateContent", map[string]any{"contents": contents})
+	// A resent conversation adds no result twice.
+	post(t, s, "/v1beta/models/m:generateContent", map[string]any{"contents": contents})
+
+	want := []ToolResult{
+		{Anthropic, "t1", "Bash", "This command requires approval", true},
+		{Responses, "c1", "exec_command", "Process exited with code 0\nOutput:\ngo version go1.26", false},
+		{Responses, "c2", "apply_patch", "Success.", false},
+		{Chat, "k1", "bash", "42\n", false},
+		{Gemini, "g1", "run_shell_command", "ok", false},
+		{Gemini, "g2", "write_file", `Tool "write_file" not found`, true},
+	}
+	got := s.ToolResults()
+	if len(got) != len(want) {
+		t.Fatalf("tool results %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("tool result %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if r := s.Requests()[1]; !r.Contains("go version go1.26") || r.Contains("not sent") {
+		t.Errorf("Contains of %s", r.Raw)
+	}
+}
+
+func TestModels(t *testing.T) {
+	s := newServer(t)
+	req, _ := http.NewRequest(http.MethodGet, s.URL+"/v1/models", nil)
+	req.Header.Set("anthropic-version", "2023-06-01")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if at(decode(t, body), "data", 0, "type") != "model" {
+		t.Errorf("anthropic models %s", body)
+	}
+	resp, err = http.Get(s.URL + "/v1/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if m := decode(t, body); m["object"] != "list" || at(m, "data", 0, "object") != "model" {
+		t.Errorf("openai models %s", body)
+	}
+}

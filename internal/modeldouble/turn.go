@@ -1,0 +1,71 @@
+package modeldouble
+
+import (
+	"net/http"
+	"time"
+)
+
+// Turn is one scripted answer to an agent's turn: a text reply, a tool
+// call, or an HTTP error, possibly slow, possibly repeated forever.
+type Turn struct {
+	kind    turnKind
+	text    string // the reply, or the error's message
+	command string
+	path    string
+	content string
+	status  int
+	delay   time.Duration
+	forever bool
+}
+
+type turnKind int
+
+const (
+	textTurn turnKind = iota
+	shellTurn
+	writeTurn
+	statusTurn
+)
+
+// Text answers with a final text message, which ends the agent's turn.
+func Text(message string) Turn { return Turn{kind: textTurn, text: message} }
+
+// Shell answers with a call of the CLI's shell tool (claude's Bash, codex's
+// shell or exec_command, gemini's run_shell_command, opencode's bash)
+// running command in the agent's working directory.
+func Shell(command string) Turn { return Turn{kind: shellTurn, command: command} }
+
+// WriteFile answers with a call of the CLI's file-writing tool (claude's
+// Write, gemini's write_file, opencode's write, codex's apply_patch) that
+// creates path with content. A relative path is joined to the working
+// directory the CLI names in its request, for the tools that want an
+// absolute one.
+func WriteFile(path, content string) Turn {
+	return Turn{kind: writeTurn, path: path, content: content}
+}
+
+// Status answers with the HTTP status code and an error body in the
+// vendor's shape carrying message: 429 a rate limit, 500 a server error.
+// The CLIs retry these; wrap it in Forever to refuse every retry.
+func Status(code int, message string) Turn {
+	if message == "" {
+		message = http.StatusText(code)
+	}
+	return Turn{kind: statusTurn, status: code, text: message}
+}
+
+// Forever answers this turn and every later one with t: endless tool calls,
+// or an error no retry gets past. The script's later turns are never
+// reached.
+func Forever(t Turn) Turn {
+	t.forever = true
+	return t
+}
+
+// Slow holds the answer back for d, or until the CLI gives up on the
+// request: a streamed answer gets its headers at once and its first event
+// after d; any other answer gets nothing before d.
+func Slow(d time.Duration, t Turn) Turn {
+	t.delay = d
+	return t
+}
