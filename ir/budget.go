@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -44,11 +45,8 @@ func BudgetOf(f Field[Budget]) (float64, bool) {
 // ("4", "2.50"): a finite number above zero.
 func ParseUSD(s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q is no amount of US dollars; write a number such as 4.50", s)
-	}
-	if v <= 0 {
-		return 0, fmt.Errorf("%q: a budget must be more than 0", s)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
+		return 0, errors.New("want a number of US dollars above 0, such as 4.50")
 	}
 	return v, nil
 }

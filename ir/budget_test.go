@@ -56,13 +56,13 @@ func TestParseUSD(t *testing.T) {
 		{"2.50", 2.5, ""},
 		{" 0.125 ", 0.125, ""},
 		{"1e2", 100, ""},
-		{"0", 0, `"0": a budget must be more than 0`},
-		{"-1", 0, `"-1": a budget must be more than 0`},
-		{"abc", 0, `"abc" is no amount of US dollars; write a number such as 4.50`},
-		{"$4", 0, `"$4" is no amount of US dollars; write a number such as 4.50`},
-		{"inf", 0, `"inf" is no amount of US dollars; write a number such as 4.50`},
-		{"NaN", 0, `"NaN" is no amount of US dollars; write a number such as 4.50`},
-		{"", 0, `"" is no amount of US dollars; write a number such as 4.50`},
+		{"0", 0, `want a number of US dollars above 0, such as 4.50`},
+		{"-1", 0, `want a number of US dollars above 0, such as 4.50`},
+		{"abc", 0, `want a number of US dollars above 0, such as 4.50`},
+		{"$4", 0, `want a number of US dollars above 0, such as 4.50`},
+		{"inf", 0, `want a number of US dollars above 0, such as 4.50`},
+		{"NaN", 0, `want a number of US dollars above 0, such as 4.50`},
+		{"", 0, `want a number of US dollars above 0, such as 4.50`},
 	} {
 		usd, err := ParseUSD(tc.in)
 		switch {
