@@ -78,6 +78,10 @@ type Flags struct {
 	// Access is --access, a ceiling on every session's access: it lowers
 	// any above it and raises none (§6.3). Empty: not given.
 	Access string
+	// Budget is --budget, a ceiling on the run's budget in US dollars: it
+	// lowers the config's and the file's and raises neither. 0: not
+	// given.
+	Budget float64
 }
 
 // Env is everything outside the process file that checking may consult.

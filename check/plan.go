@@ -204,6 +204,10 @@ func planAction(a *ir.Action, sess *SessionResolution) ir.PlanAction {
 		harness, model, effort, access, turns := sess.Harness.Setting, sess.Model.Setting, sess.Effort.Setting, sess.Access.Setting, sess.MaxTurns
 		passed(&effort, &turns, sess.Adapter)
 		pa.Harness, pa.Model, pa.Effort, pa.Access, pa.MaxTurns = &harness, &model, &effort, &access, &turns
+		if sess.Budget != nil {
+			b := *sess.Budget
+			pa.BudgetUSD = &b
+		}
 	}
 	return pa
 }

@@ -8,6 +8,7 @@ var envRules = []*Rule{
 	ruleUnknownEffort,
 	ruleUnmappedTier,
 	ruleLoosenedLimit,
+	ruleBudgetUnmeasured,
 	ruleHarnessCannotStart,
 	ruleHarnessNotLoggedIn,
 }

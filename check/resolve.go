@@ -64,6 +64,9 @@ type SessionResolution struct {
 	// Access is what the session's agent may do: see resolver.access.
 	Access   Resolved
 	MaxTurns ir.IntSetting
+	// Budget is the step's budget_usd, the most the step's sessions may
+	// spend (besides the run's budget); nil when the step sets none.
+	Budget *ir.FloatSetting
 	// Skill is the skill file a skill session found; SkillErr is why none
 	// was (it wraps ErrSkillNotFound or ErrSkillEscapes).
 	Skill    *ir.PlanSkill
@@ -269,6 +272,9 @@ func (r *resolver) session(a *ir.Action) *SessionResolution {
 	}
 
 	s.Access = r.access(a.Access)
+	if usd, ok := ir.BudgetOf(a.BudgetUSD); ok {
+		s.Budget = &ir.FloatSetting{Value: usd, Source: ir.FromStep}
+	}
 
 	if mt := a.MaxTurns; mt.Set && !mt.Bad {
 		s.MaxTurns = ir.IntSetting{Value: mt.Value, Source: ir.FromStep}
@@ -322,6 +328,33 @@ func (r *resolver) limitAccess(a Resolved) Resolved {
 		a = Resolved{Setting: ir.Setting{Value: f, Source: ir.FromFlag}}
 	}
 	return a
+}
+
+// budget resolves the run's budget (§6.3), the least of the config's
+// [limits] budget_usd (source config), the file's (file) and --budget
+// (flag): each may only lower the one before, and on a tie the later one
+// names it, as with the repair cap. A file's budget above the config's is
+// refused by loosened-limit; the config's holds all the same. It returns
+// nil when none sets a budget, and where the one that won was written (no
+// range for the flag).
+func (r *resolver) budget(p *ir.Process) (*ir.FloatSetting, ir.Range) {
+	var b *ir.FloatSetting
+	var at ir.Range
+	lower := func(usd float64, src ir.Source, where ir.Range) {
+		if b == nil || usd <= b.Value {
+			b, at = &ir.FloatSetting{Value: usd, Source: src}, where
+		}
+	}
+	if c, ok := r.cfg.BudgetCeiling(); ok {
+		lower(c.Value.USD, ir.FromConfig, c.At())
+	}
+	if usd, ok := ir.BudgetOf(p.Limits.BudgetUSD); ok {
+		lower(usd, ir.FromFile, p.Limits.BudgetUSD.At())
+	}
+	if f := r.env.Flags.Budget; f > 0 {
+		lower(f, ir.FromFlag, ir.Range{})
+	}
+	return b, at
 }
 
 // harnessDefaultModel is the model of a step on harness h that neither the
@@ -404,6 +437,8 @@ func (r *resolver) limits(p *ir.Process) ir.PlanLimits {
 	default:
 		l.Merge = ir.Setting{Value: "false", Source: ir.FromDefault}
 	}
+
+	l.BudgetUSD, l.BudgetAt = r.budget(p)
 
 	l.ProtectedPaths = []string{}
 	add := func(paths ...string) {

@@ -20,11 +20,11 @@ var (
 )
 
 // ruleInvalidValue refuses a value outside its enum, a duration that does not
-// parse, a number out of range, an empty script, prompt or skill, and an env
+// parse, a number out of range (a budget not above 0, or not a number), an empty script, prompt or skill, and an env
 // name a shell cannot export.
 var ruleInvalidValue = &Rule{
 	ID:       RuleInvalidValue,
-	Doc:      "a value outside its enum, or a duration that does not parse",
+	Doc:      "a value outside its enum or its range (a budget_usd not above 0), or a duration that does not parse",
 	Severity: ir.Error,
 	Lint:     true,
 	Run: func(pass *Pass) {
@@ -36,6 +36,7 @@ var ruleInvalidValue = &Rule{
 		if rc := p.Limits.RepairCap; rc.Set && !rc.Bad && rc.Value < 0 {
 			v.report(valueRange(rc), "invalid repair_cap %d; it cannot be negative", rc.Value)
 		}
+		v.budget(p.Limits.BudgetUSD)
 		for _, w := range p.Worktrees {
 			switch k := w.Kind; {
 			case !k.Set:
@@ -72,6 +73,16 @@ func (v *values) enum(f ir.Field[string], what string, allowed []string) {
 		return
 	}
 	v.report(valueRange(f), "invalid %s %q; expected %s%s", what, f.Value, ir.OneOf(allowed), ir.DidYouMean(f.Value, allowed))
+}
+
+// budget refuses a budget_usd that is no number above 0.
+func (v *values) budget(f ir.Field[ir.Budget]) {
+	if !f.Set || f.Bad {
+		return
+	}
+	if err := ir.CheckBudget(keyName(v.pass.Process, "budget_usd"), f.Value); err != nil {
+		v.report(valueRange(f), "%v", err)
+	}
 }
 
 // expiry refuses a run expiry that is neither a duration nor "never".
@@ -118,6 +129,7 @@ func (v *values) step(s *ir.Step) {
 			v.nul(a.Prompt, "prompt")
 			v.enum(a.Effort, "effort", efforts)
 			v.enum(a.Access, "access", ir.Accesses)
+			v.budget(a.BudgetUSD)
 			if mt := a.MaxTurns; mt.Set && !mt.Bad && mt.Value < 1 {
 				v.report(valueRange(mt), "invalid %s %d; a session needs at least 1 turn", keyName(p, "max_turns"), mt.Value)
 			}

@@ -11,11 +11,12 @@ const RuleLoosenedLimit = "loosened-limit"
 
 // ruleLoosenedLimit refuses a file limit that loosens what the config sets
 // (§6.3): a repair_cap above the config's effective cap, self_merge =
-// true, since a file may only forbid a self-merge, and an access (the
-// process's or a session step's) above the config's [limits] access.
+// true, since a file may only forbid a self-merge, an access (the
+// process's or a session step's) above the config's [limits] access, and a
+// budget_usd above the config's.
 var ruleLoosenedLimit = &Rule{
 	ID:       RuleLoosenedLimit,
-	Doc:      "a file limit looser than the config's (repair_cap above the config's, default 3; self_merge = true; an access above the config's [limits] access)",
+	Doc:      "a file limit looser than the config's (repair_cap above the config's, default 3; self_merge = true; an access or a budget_usd above the config's [limits])",
 	Severity: ir.Error,
 	Run: func(pass *Pass) {
 		p := pass.Process
@@ -32,7 +33,25 @@ var ruleLoosenedLimit = &Rule{
 			pass.Report(valueRange(sm), "a process file may only forbid a self-merge: self_merge = false")
 		}
 		loosenedAccess(pass, cfg)
+		loosenedBudget(pass, cfg)
 	},
+}
+
+// loosenedBudget refuses the file's budget_usd when it is above the
+// config's [limits] budget_usd: a file may only lower it. A step's budget
+// is the step's own cap, under the run's, and loosens nothing.
+func loosenedBudget(pass *Pass, cfg *config.Config) {
+	ceiling, ok := cfg.BudgetCeiling()
+	if !ok {
+		return
+	}
+	p := pass.Process
+	f := p.Limits.BudgetUSD
+	if usd, ok := ir.BudgetOf(f); ok && usd > ceiling.Value.USD {
+		key := keyName(p, "budget_usd")
+		pass.ReportRelated(valueRange(f), []ir.Related{{Range: valueRange(ceiling), Message: "the config's [limits] budget_usd"}},
+			"%s %s is above the config's [limits] budget_usd %s; a process file may only lower it", key, ir.FormatUSD(usd), ir.FormatUSD(ceiling.Value.USD))
+	}
 }
 
 // loosenedAccess refuses the process's access and each session step's

@@ -78,6 +78,7 @@ func misplacedOnAction(pass *Pass, p *ir.Process, step int, a ir.Action) {
 			{"effort", a.Effort.Set && !a.Effort.Bad, keyRange(a.Effort)},
 			{"access", a.Access.Set && !a.Access.Bad, keyRange(a.Access)},
 			{keyName(p, "max_turns"), a.MaxTurns.Set && !a.MaxTurns.Bad, keyRange(a.MaxTurns)},
+			{keyName(p, "budget_usd"), a.BudgetUSD.Set && !a.BudgetUSD.Bad, keyRange(a.BudgetUSD)},
 		} {
 			if k.set {
 				pass.Report(k.at, "%q does not apply to %s (%s); only skill and prompt steps run an agent", k.name, what, stepRef(p, step))

@@ -64,10 +64,12 @@ type Models struct {
 
 // Limits is the [limits] table: ceilings that a process file, and the
 // command line, may only tighten (§6.3). Access is the most a session may
-// do, "read", "write" or "full".
+// do, "read", "write" or "full"; BudgetUSD the most a run may spend, in US
+// dollars.
 type Limits struct {
-	Header ir.Range
-	Access ir.Field[string]
+	Header    ir.Range
+	Access    ir.Field[string]
+	BudgetUSD ir.Field[ir.Budget]
 }
 
 // AccessCeiling is the config's [limits] access, and false when it sets
@@ -76,6 +78,16 @@ func (c *Config) AccessCeiling() (ir.Field[string], bool) {
 	f := c.Limits.Access
 	if !f.Set || f.Bad || ir.AccessLevel(f.Value) < 0 {
 		return ir.Field[string]{}, false
+	}
+	return f, true
+}
+
+// BudgetCeiling is the config's [limits] budget_usd, and false when it
+// sets none (or one that is no budget, which Read refused).
+func (c *Config) BudgetCeiling() (ir.Field[ir.Budget], bool) {
+	f := c.Limits.BudgetUSD
+	if _, ok := ir.BudgetOf(f); !ok {
+		return ir.Field[ir.Budget]{}, false
 	}
 	return f, true
 }

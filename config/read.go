@@ -21,7 +21,7 @@ var (
 	tierKeys      = append(slices.Clone(ir.Tiers), "default")
 	resourcesKeys = []string{"max_load", "min_free_memory", "wait"}
 	notifyKeys    = []string{"command", "on"}
-	limitsKeys    = []string{"access"}
+	limitsKeys    = []string{"access", "budget_usd"}
 	notifyOn      = []string{"failure", "success"}
 )
 
@@ -262,6 +262,13 @@ func (rd *reader) limits(e *tomldoc.TOMLEntry) {
 		case "access":
 			l.Access = rd.String(kv)
 			rd.enum(l.Access, "access", ir.Accesses)
+		case "budget_usd":
+			l.BudgetUSD = rd.Budget(kv)
+			if f := l.BudgetUSD; !f.Bad {
+				if err := ir.CheckBudget("budget_usd", f.Value); err != nil {
+					rd.invalid(f.Range, "%v", err)
+				}
+			}
 		default:
 			rd.UnknownKey(kv, "in [limits]", limitsKeys)
 		}

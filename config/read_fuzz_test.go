@@ -22,6 +22,8 @@ func FuzzConfig(f *testing.F) {
 		"resources.max_load = inf\nresources.min_free_memory = \"99999999999999999999GiB\"\n",
 		"[limits]\naccess = \"ful\"\n",
 		"limits = { access = \"read\" }\n",
+		"[limits]\nbudget_usd = 4.50\n",
+		"limits.budget_usd = \"$4\"\nlimits.budget_usd = -0.0\n",
 	} {
 		f.Add([]byte(s))
 	}

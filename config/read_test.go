@@ -76,6 +76,8 @@ func TestReadExample(t *testing.T) {
 		{"limits header", at(c.Limits.Header), "24:1-24:9"},
 		{"limits access", c.Limits.Access.Value, "write"},
 		{"limits access at", at(c.Limits.Access.Range), "25:10-25:17"},
+		{"limits budget_usd", c.Limits.BudgetUSD.Value, ir.Budget{USD: 20}},
+		{"limits budget_usd at", at(c.Limits.BudgetUSD.Range), "26:14-26:19"},
 	} {
 		if fmt.Sprint(tc.got) != fmt.Sprint(tc.want) {
 			t.Errorf("%s = %v; want %v", tc.what, tc.got, tc.want)
@@ -238,6 +240,34 @@ on = ["failure", "sucess"]
 			},
 		},
 		{
+			name: "limits budget_usd",
+			src:  "[limits]\nbudget_usd = -1\n",
+			want: []string{`2:14 invalid-value: invalid budget_usd -1; a budget must be more than 0`},
+		},
+		{
+			name: "limits budget_usd zero",
+			src:  "limits.budget_usd = 0.0\n",
+			want: []string{`1:21 invalid-value: invalid budget_usd 0; a budget must be more than 0`},
+		},
+		{
+			name: "limits budget_usd not a number",
+			src:  "[limits]\nbudget_usd = \"abc\"\n",
+			want: []string{`2:14 invalid-value: invalid budget_usd "abc"; write a number of US dollars, without quotes, such as 4.50`},
+		},
+		{
+			name: "limits budget_usd infinite",
+			src:  "[limits]\nbudget_usd = inf\nbudgt_usd = 1\n",
+			want: []string{
+				`2:14 invalid-value: invalid budget_usd +Inf; write a number of US dollars, such as 4.50`,
+				`3:1 unknown-key: unknown key "budgt_usd" in [limits]; did you mean "budget_usd"?`,
+			},
+		},
+		{
+			name: "limits budget_usd type",
+			src:  "[limits]\nbudget_usd = [4]\n",
+			want: []string{`2:14 type: "budget_usd" must be a number, not an array`},
+		},
+		{
 			name: "limits types",
 			src:  "limits = 1\n",
 			want: []string{`1:10 type: "limits" must be a table, not an integer`},
@@ -383,5 +413,26 @@ func TestPlan(t *testing.T) {
 	}
 	if n := c.PlanNotify(); !n.OnSet || len(n.On) != 0 {
 		t.Errorf("on = []: %+v", n)
+	}
+}
+
+func TestBudgetCeiling(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want string
+	}{
+		{"[limits]\nbudget_usd = 2.5\n", "2.5 true"},
+		{"[limits]\nbudget_usd = 3\n", "3 true"},
+		{"[limits]\naccess = \"read\"\n", "0 false"},
+		{"[limits]\nbudget_usd = 0\n", "0 false"},
+		{"[limits]\nbudget_usd = \"2.5\"\n", "0 false"},
+		{"[limits]\nbudget_usd = true\n", "0 false"},
+		{"", "0 false"},
+	} {
+		c, _ := Read("config.toml", []byte(tc.src))
+		f, ok := c.BudgetCeiling()
+		if got := fmt.Sprintf("%v %v", f.Value.USD, ok); got != tc.want {
+			t.Errorf("%q: BudgetCeiling = %s; want %s", tc.src, got, tc.want)
+		}
 	}
 }

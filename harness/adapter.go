@@ -52,6 +52,11 @@ type Spec struct {
 	// MessageFile is true when the CLI writes its final message to the
 	// Invocation's OutputFile.
 	MessageFile bool
+	// Cost is true when the CLI reports what a session cost, in US
+	// dollars, so that a budget can be kept: claude's total_cost_usd,
+	// opencode's events. Codex and Gemini CLI report tokens only, and a
+	// custom harness nothing cairn reads.
+	Cost bool
 	// Version is the argv whose exit 0 proves the CLI can start; just the
 	// binary when it only has to be on PATH.
 	Version []string

@@ -23,6 +23,7 @@ func (claude) Spec() Spec {
 		Stdin:   true,
 		Resume:  true,
 		Turns:   true,
+		Cost:    true,
 		Version: []string{"claude", "--version"},
 	}
 }

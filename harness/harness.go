@@ -80,6 +80,11 @@ func (h *Harness) PromptOnStdin() bool { return h.spec.Stdin }
 // CLI and opencode have no such flag.
 func (h *Harness) TakesMaxTurns() bool { return h.spec.Turns }
 
+// ReportsCost reports whether h's CLI says what a session cost, so that a
+// budget can count it: claude and opencode do; codex, Gemini CLI and custom
+// harnesses do not.
+func (h *Harness) ReportsCost() bool { return h.spec.Cost }
+
 // CanResume reports whether h's CLI continues an earlier session of its own
 // (Invocation.Resume): claude --resume, codex exec resume, opencode run
 // --session. Gemini CLI and custom harnesses start a fresh one.

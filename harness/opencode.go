@@ -18,6 +18,7 @@ func (opencode) Spec() Spec {
 		// medium is opencode's default variant: no --variant is passed.
 		Efforts: map[string]string{"low": "minimal", "medium": "", "high": "high", "xhigh": "max", "max": "max"},
 		Resume:  true,
+		Cost:    true,
 		Version: []string{"opencode", "--version"},
 	}
 }

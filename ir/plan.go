@@ -38,6 +38,13 @@ type IntSetting struct {
 	Ignored string `json:"ignored,omitempty"`
 }
 
+// FloatSetting is a resolved amount with the source that won: a budget in
+// US dollars.
+type FloatSetting struct {
+	Value  float64 `json:"value"`
+	Source Source  `json:"source"`
+}
+
 // The expiries of a run whose file sets none (§7.7).
 const (
 	DefaultRunExpiry       = "30d"
@@ -120,12 +127,18 @@ type CustomHarness struct {
 	Preflight []string
 }
 
-// PlanLimits are the effective limits of a run (§6.3).
+// PlanLimits are the effective limits of a run (§6.3). BudgetUSD is the
+// most the run may spend, the least of the config's, the file's and
+// --budget; nil when none sets one. BudgetAt is where the budget that won
+// was written, the file's or the config's value (none for --budget), for a
+// refusal of it.
 type PlanLimits struct {
-	RepairCap      IntSetting `json:"repair_cap"`
-	SelfMerge      bool       `json:"self_merge"`
-	Merge          Setting    `json:"merge"`
-	ProtectedPaths []string   `json:"protected_paths"`
+	RepairCap      IntSetting    `json:"repair_cap"`
+	SelfMerge      bool          `json:"self_merge"`
+	Merge          Setting       `json:"merge"`
+	ProtectedPaths []string      `json:"protected_paths"`
+	BudgetUSD      *FloatSetting `json:"budget_usd,omitempty"`
+	BudgetAt       Range         `json:"-"`
 }
 
 // PlanWorktree is a worktree of the plan. Base is the base branch it starts
@@ -160,20 +173,23 @@ type PlanEnv struct {
 }
 
 // PlanAction is one resolved action. Harness, Model, Effort, Access and
-// MaxTurns are set for sessions only.
+// MaxTurns are set for sessions only; BudgetUSD for a session whose step
+// sets budget_usd, the most the step's sessions may spend (besides the
+// run's budget).
 type PlanAction struct {
-	Kind        ActionKind  `json:"kind"`
-	Skill       *PlanSkill  `json:"skill,omitempty"`
-	Prompt      string      `json:"prompt,omitempty"`
-	Command     string      `json:"command,omitempty"`
-	Catalogue   string      `json:"catalogue,omitempty"`
-	Process     string      `json:"process,omitempty"`
-	SpecProcess string      `json:"spec_process,omitempty"`
-	Harness     *Setting    `json:"harness,omitempty"`
-	Model       *Setting    `json:"model,omitempty"`
-	Effort      *Setting    `json:"effort,omitempty"`
-	Access      *Setting    `json:"access,omitempty"`
-	MaxTurns    *IntSetting `json:"max_turns,omitempty"`
+	Kind        ActionKind    `json:"kind"`
+	Skill       *PlanSkill    `json:"skill,omitempty"`
+	Prompt      string        `json:"prompt,omitempty"`
+	Command     string        `json:"command,omitempty"`
+	Catalogue   string        `json:"catalogue,omitempty"`
+	Process     string        `json:"process,omitempty"`
+	SpecProcess string        `json:"spec_process,omitempty"`
+	Harness     *Setting      `json:"harness,omitempty"`
+	Model       *Setting      `json:"model,omitempty"`
+	Effort      *Setting      `json:"effort,omitempty"`
+	Access      *Setting      `json:"access,omitempty"`
+	MaxTurns    *IntSetting   `json:"max_turns,omitempty"`
+	BudgetUSD   *FloatSetting `json:"budget_usd,omitempty"`
 }
 
 // The places a skill can be found, in lookup order (§5).

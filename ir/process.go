@@ -60,6 +60,9 @@ type Limits struct {
 	RepairCap      Field[int]
 	SelfMerge      Field[bool]
 	ProtectedPaths Strings
+	// BudgetUSD is the most the whole run may spend: a TOML or HCL
+	// file's [limits] budget_usd, a card's top-level budget-usd.
+	BudgetUSD Field[Budget]
 }
 
 // The worktree kinds.
@@ -152,7 +155,8 @@ const (
 
 // Action is one thing a step does. Which fields mean anything depends on Kind:
 // a command has Script; a session has Skill or Prompt and its own Harness,
-// Model, Effort, Access and MaxTurns; a catalogue action has Catalogue and, for
+// Model, Effort, Access, MaxTurns and BudgetUSD (the most the step's
+// sessions may spend); a catalogue action has Catalogue and, for
 // run-published-issue, Process and SpecProcess. The front-ends copy every
 // step-level key onto the action as written, so that rule misplaced-key can
 // refuse, say, a model on a command step.
@@ -164,13 +168,14 @@ type Action struct {
 
 	Script Field[string]
 
-	Skill    Field[string]
-	Prompt   Field[string]
-	Harness  Field[string]
-	Model    Field[string]
-	Effort   Field[string]
-	Access   Field[string]
-	MaxTurns Field[int]
+	Skill     Field[string]
+	Prompt    Field[string]
+	Harness   Field[string]
+	Model     Field[string]
+	Effort    Field[string]
+	Access    Field[string]
+	MaxTurns  Field[int]
+	BudgetUSD Field[Budget]
 
 	Catalogue   Field[string]
 	Process     Field[string]

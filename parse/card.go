@@ -21,10 +21,10 @@ import (
 
 // The keys of a card's front matter (§4.3), in the order suggestions prefer.
 var (
-	cardTopKeys   = []string{"description", "run-expiry", "failed-run-expiry", "access", "steps"}
+	cardTopKeys   = []string{"description", "run-expiry", "failed-run-expiry", "access", "budget-usd", "steps"}
 	cardStepKeys  = []string{"id", "description", "precheck", "run", "validate"}
 	cardPhaseKeys = []string{"shells", "agents", "instructions", "whys", "severity", "model"}
-	cardAgentKeys = []string{"prompt", "model", "access", "max-turns"}
+	cardAgentKeys = []string{"prompt", "model", "access", "max-turns", "budget-usd"}
 )
 
 // cardFence is the line that opens and closes a card's front matter.
@@ -229,6 +229,8 @@ func (fe *cardProcess) document(f *ast.File) {
 			p.FailedRunExpiry = fe.string(e)
 		case "access":
 			p.Access = fe.string(e)
+		case "budget-usd":
+			p.Limits.BudgetUSD = fe.budget(e)
 		case "steps":
 			fe.steps(e)
 		default:
@@ -429,6 +431,40 @@ func (fe *cardProcess) int(e cardEntry) ir.Field[int] {
 	return ir.Field[int]{Value: v, Set: true, Key: e.key, Range: fe.nodeRange(n)}
 }
 
+// budget reads e as a budget: a number, or a string ("abc", "$4", a
+// quoted "4"), kept Quoted for rule invalid-value to refuse.
+func (fe *cardProcess) budget(e cardEntry) ir.Field[ir.Budget] {
+	if !fe.plain(e.value) {
+		return cardBad[ir.Budget](fe, e)
+	}
+	f := ir.Field[ir.Budget]{Set: true, Key: e.key, Range: fe.valueRange(e)}
+	switch n := e.value.(type) {
+	case *ast.IntegerNode:
+		switch x := n.Value.(type) {
+		case int64:
+			f.Value.USD = float64(x)
+		case uint64:
+			f.Value.USD = float64(x)
+		}
+		return f
+	case *ast.FloatNode:
+		f.Value.USD = n.Value
+		return f
+	case *ast.InfinityNode:
+		f.Value.USD = n.Value
+		return f
+	case *ast.NanNode:
+		f.Value.USD = math.NaN()
+		return f
+	}
+	if v, rng, _, ok := fe.scalarString(e.value); ok {
+		f.Value, f.Range = ir.Budget{Quoted: true, Text: v}, rng
+		return f
+	}
+	fe.typeError(e, "a number")
+	return cardBad[ir.Budget](fe, e)
+}
+
 // strings reads e as a list of strings. Each item that is not a string is
 // refused at the item and kept as a Bad item; the list is then Bad too.
 func (fe *cardProcess) strings(e cardEntry) ir.Strings {
@@ -607,6 +643,8 @@ func (fe *cardProcess) agents(e cardEntry, step string) []ir.Action {
 				a.Access = fe.string(kv)
 			case "max-turns":
 				a.MaxTurns = fe.int(kv)
+			case "budget-usd":
+				a.BudgetUSD = fe.budget(kv)
 			default:
 				fe.unknownKey(kv, "in "+where, cardAgentKeys)
 			}

@@ -2,6 +2,7 @@ package parse
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -110,6 +111,27 @@ func TestCardAccess(t *testing.T) {
 	}
 }
 
+func TestCardBudget(t *testing.T) {
+	src := "---\nbudget-usd: 4.50\nsteps:\n  - id: a\n    run:\n      agents:\n        - prompt: x\n          budget-usd: 2\n        - prompt: y\n          budget-usd: $1\n        - prompt: z\n          budget-usd: .inf\n---\n"
+	p, diags := Card("c.procedure.card", []byte(src))
+	if len(diags) > 0 {
+		t.Fatalf("diagnostics: %+v", diags)
+	}
+	if b := p.Limits.BudgetUSD; b.Value != (ir.Budget{USD: 4.5}) || at(b.Key.Start) != "2:1" || at(b.Range.Start) != "2:13" || at(b.Range.End) != "2:17" {
+		t.Errorf("process budget %+v", b)
+	}
+	as := p.Steps[0].Actions
+	if b := as[0].BudgetUSD; b.Value != (ir.Budget{USD: 2}) || at(b.Key.Start) != "8:11" || at(b.Range.Start) != "8:23" {
+		t.Errorf("agent 1 budget %+v", b)
+	}
+	if b := as[1].BudgetUSD; b.Value != (ir.Budget{Quoted: true, Text: "$1"}) || at(b.Range.Start) != "10:23" || at(b.Range.End) != "10:25" {
+		t.Errorf("agent 2 budget %+v", b)
+	}
+	if b := as[2].BudgetUSD; !math.IsInf(b.Value.USD, 1) || b.Bad {
+		t.Errorf("agent 3 budget %+v", b)
+	}
+}
+
 func TestCardRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		name, src string
@@ -129,6 +151,8 @@ func TestCardRefusals(t *testing.T) {
 		{"unknown agent key near access", "---\nsteps:\n  - id: a\n    run:\n      agents:\n        - prompt: x\n          acess: read\n---\n",
 			[]string{`7:11 unknown-key: did you mean "access"?`}},
 		{"access not a string", "---\naccess: [read]\n---\n", []string{`2:9 type: "access" must be a string, not a list`}},
+		{"budget not a number", "---\nbudget-usd: [4]\nsteps:\n  - id: a\n    run:\n      agents:\n        - prompt: x\n          budget-usd: true\n          budget_usd: 1\n---\n",
+			[]string{`2:13 type: "budget-usd" must be a number, not a list`, `8:23 type: "budget-usd" must be a number, not a boolean`, `9:11 unknown-key: did you mean "budget-usd"?`}},
 		{"max-turns not an integer", "---\nsteps:\n  - id: a\n    run:\n      agents:\n        - prompt: x\n          max-turns: lots\n---\n",
 			[]string{`7:22 type: "max-turns" must be an integer, not a string`}},
 		{"agent without prompt", "---\nsteps:\n  - id: a\n    run:\n      agents:\n        - model: strong\n---\n", []string{`6:9 type: has no "prompt"`}},

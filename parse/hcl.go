@@ -19,7 +19,7 @@ var (
 	hclTopBlocks     = []string{"limits", "worktree", "step"}
 	hclLimitsAttrs   = tomlLimitsKeys
 	hclWorktreeAttrs = tomlWorktreeKeys
-	hclStepAttrs     = []string{"description", "skill", "prompt", "command", "catalogue", "harness", "model", "effort", "access", "max_turns", "worktree", "parallel", "optional", "timeout", "env", "process", "spec_process"}
+	hclStepAttrs     = []string{"description", "skill", "prompt", "command", "catalogue", "harness", "model", "effort", "access", "max_turns", "budget_usd", "worktree", "parallel", "optional", "timeout", "env", "process", "spec_process"}
 	hclStepBlocks    = []string{"precheck", "validate"}
 	hclPhaseAttrs    = tomlPhaseKeys
 )
@@ -331,6 +331,8 @@ func (fe *hclProcess) limits(bl *hclsyntax.Block) {
 				l.SelfMerge = fe.Bool(a)
 			case "protected_paths":
 				l.ProtectedPaths = fe.Strings(a)
+			case "budget_usd":
+				l.BudgetUSD = fe.Budget(a)
 			default:
 				fe.unknown("attribute", a.Name, a.NameRange, "in limits", hclLimitsAttrs)
 			}
@@ -427,6 +429,8 @@ func (fe *hclProcess) step(bl *hclsyntax.Block) {
 				set.specProcess = fe.String(a)
 			case "max_turns":
 				set.maxTurns = fe.Int(a)
+			case "budget_usd":
+				set.budget = fe.Budget(a)
 			case "precheck", "validate":
 				fe.wantBlock(a)
 			case "name":
@@ -482,6 +486,7 @@ func (fe *hclProcess) action(it hclItem, set stepSettings) ir.Action {
 		Effort:      set.effort,
 		Access:      set.access,
 		MaxTurns:    set.maxTurns,
+		BudgetUSD:   set.budget,
 		Process:     set.process,
 		SpecProcess: set.specProcess,
 	}

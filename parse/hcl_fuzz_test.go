@@ -29,6 +29,7 @@ step "test" {
   }
 }
 `,
+	"limits {\n  budget_usd = 1e400\n}\nstep \"b\" {\n  prompt = \"p\"\n  budget_usd = \"$4\"\n}\nstep \"c\" {\n  command = \"x\"\n  budget_usd = -0.5\n}\n",
 	"version = 1\r\nstep \"crlf\" {\r\n  command = <<EOT\r\necho a\r\necho b\r\nEOT\r\n}\r\n",
 	`step "a" {
   command = "echo ${HOME} ${~ x ~} $${USER} %{ for x in y }${x}%{ endfor }"

@@ -26,6 +26,7 @@ limits {
   repair_cap      = 2
   self_merge      = false
   protected_paths = ["migrations/**", ".github/**"]
+  budget_usd      = 4.50
 }
 
 worktree "a" {
@@ -40,6 +41,7 @@ step "hunt-claude" {
   effort      = "high"
   access      = "full"
   max_turns   = 30
+  budget_usd  = 1
   worktree    = "a"
   parallel    = "hunt"
   optional    = true
@@ -234,6 +236,16 @@ worktrees {}
 				`3:1 type: "access" must be an attribute, access = …, not a block`,
 				`6:12 type: "access" must be a string, not a list`,
 				`7:3 unknown-key: unknown attribute "accesss" in step "a"; did you mean "access"?`,
+			},
+		},
+		{
+			name: "budget",
+			src:  "limits {\n  budget_usd = true\n  budget_us = 1\n}\nstep \"a\" {\n  prompt = \"p\"\n  budget_usd = [1]\n  buget_usd = 1\n}\n",
+			want: []string{
+				`2:16 type: "budget_usd" must be a number, not a boolean`,
+				`3:3 unknown-key: unknown attribute "budget_us" in limits; did you mean "budget_usd"?`,
+				`7:16 type: "budget_usd" must be a number, not a list`,
+				`8:3 unknown-key: unknown attribute "buget_usd" in step "a"; did you mean "budget_usd"?`,
 			},
 		},
 		{
@@ -453,6 +465,7 @@ access = "read"
 limits {
   repair_cap = 2
   protected_paths = ["migrations/**", ".github/**"]
+  budget_usd = 4.5
 }
 
 worktree "a" {
@@ -463,6 +476,7 @@ step "ünï" {
   skill = "bug-hunt"
   model = "opus"
   access = "write"
+  budget_usd = -1
   env = { GOFLAGS = "-count=1", "Z" = "z" }
 
   precheck {
@@ -506,6 +520,10 @@ func TestHCLPositions(t *testing.T) {
 		{"access value", s.Actions[0].Access.Range, find(t, src, `"write"`, 1)},
 		{"process access key", p.Access.Key, findIn(t, src, `access = "read"`, 1, "access")},
 		{"process access value", p.Access.Range, find(t, src, `"read"`, 1)},
+		{"budget_usd key", p.Limits.BudgetUSD.Key, find(t, src, "budget_usd", 1)},
+		{"budget_usd value", p.Limits.BudgetUSD.Range, find(t, src, "4.5", 1)},
+		{"step budget_usd key", s.Actions[0].BudgetUSD.Key, find(t, src, "budget_usd", 2)},
+		{"step budget_usd value", s.Actions[0].BudgetUSD.Range, find(t, src, "-1", 1)},
 		{"env", s.Env.Range, find(t, src, `{ GOFLAGS = "-count=1", "Z" = "z" }`, 1)},
 		{"env key", s.Env.Value[0].Key, find(t, src, "GOFLAGS", 1)},
 		{"env quoted key", s.Env.Value[1].Key, find(t, src, `"Z"`, 1)},

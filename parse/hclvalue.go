@@ -366,6 +366,22 @@ func (fe *hclProcess) Int(a *hclsyntax.Attribute) ir.Field[int] {
 	return ir.Field[int]{Value: int(n), Set: true, Key: fe.rng(a.NameRange), Range: v.rng}
 }
 
+// Budget reads a as a budget: a number, or a string, kept Quoted for rule
+// invalid-value to refuse. A number too large for a float64 is infinite,
+// which that rule refuses too.
+func (fe *hclProcess) Budget(a *hclsyntax.Attribute) ir.Field[ir.Budget] {
+	v := fe.literal(a.Expr)
+	switch v.kind {
+	case hclNumber:
+		usd, _ := v.num.Float64()
+		return ir.Field[ir.Budget]{Value: ir.Budget{USD: usd}, Set: true, Key: fe.rng(a.NameRange), Range: v.rng}
+	case hclString:
+		return ir.Field[ir.Budget]{Value: ir.Budget{Quoted: true, Text: v.str}, Set: true, Key: fe.rng(a.NameRange), Range: v.rng}
+	}
+	fe.typeError(a, v, "a number")
+	return hclBad[ir.Budget](fe, a, v)
+}
+
 // Bool reads a as a boolean.
 func (fe *hclProcess) Bool(a *hclsyntax.Attribute) ir.Field[bool] {
 	v := fe.literal(a.Expr)

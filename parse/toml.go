@@ -11,9 +11,9 @@ import (
 // The keys of a TOML process file (§4.1), in the order suggestions prefer.
 var (
 	tomlTopKeys      = []string{"version", "description", "default_worktree", "commit", "run_expiry", "failed_run_expiry", "access", "limits", "worktrees", "steps"}
-	tomlLimitsKeys   = []string{"repair_cap", "self_merge", "protected_paths"}
+	tomlLimitsKeys   = []string{"repair_cap", "self_merge", "protected_paths", "budget_usd"}
 	tomlWorktreeKeys = []string{"kind"}
-	tomlStepKeys     = []string{"name", "description", "skill", "prompt", "command", "catalogue", "harness", "model", "effort", "access", "max_turns", "worktree", "parallel", "optional", "timeout", "env", "process", "spec_process", "precheck", "validate"}
+	tomlStepKeys     = []string{"name", "description", "skill", "prompt", "command", "catalogue", "harness", "model", "effort", "access", "max_turns", "budget_usd", "worktree", "parallel", "optional", "timeout", "env", "process", "spec_process", "precheck", "validate"}
 	tomlPhaseKeys    = []string{"shells", "instructions", "whys", "severity", "model"}
 )
 
@@ -92,6 +92,8 @@ func (fe *tomlProcess) limits(e *tomldoc.TOMLEntry) {
 			l.SelfMerge = r.Bool(kv)
 		case "protected_paths":
 			l.ProtectedPaths = r.Strings(kv)
+		case "budget_usd":
+			l.BudgetUSD = r.Budget(kv)
 		default:
 			r.UnknownKey(kv, "in [limits]", tomlLimitsKeys)
 		}
@@ -147,6 +149,7 @@ func (fe *tomlProcess) steps(e *tomldoc.TOMLEntry) {
 type stepSettings struct {
 	harness, model, effort, access, process, specProcess ir.Field[string]
 	maxTurns                                             ir.Field[int]
+	budget                                               ir.Field[ir.Budget]
 }
 
 func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
@@ -197,6 +200,8 @@ func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
 			set.specProcess = r.String(kv)
 		case "max_turns":
 			set.maxTurns = r.Int(kv)
+		case "budget_usd":
+			set.budget = r.Budget(kv)
 		case "precheck":
 			s.Precheck = fe.phase(ir.PrecheckPhase, kv, label)
 		case "validate":
@@ -225,6 +230,7 @@ func action(kv *tomldoc.TOMLEntry, v ir.Field[string], set stepSettings) ir.Acti
 		Effort:      set.effort,
 		Access:      set.access,
 		MaxTurns:    set.maxTurns,
+		BudgetUSD:   set.budget,
 		Process:     set.process,
 		SpecProcess: set.specProcess,
 	}

@@ -23,6 +23,7 @@ access = "write"
 repair_cap = 2
 self_merge = false
 protected_paths = ["migrations/**", ".github/**"]
+budget_usd = 4.50
 
 [worktrees.a]
 kind = "throwaway"
@@ -36,6 +37,7 @@ model = "opus"
 effort = "high"
 access = "full"
 max_turns = 30
+budget_usd = 1
 worktree = "a"
 parallel = "hunt"
 optional = true
@@ -81,6 +83,7 @@ precheck.shells = [
 ]
 validate.severity = "warn"
 `,
+	"limits.budget_usd = -inf\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nbudget_usd = \"abc\"\n[[steps]]\ncommand = \"x\"\nbudget_usd = 0x10\n",
 	"version = 1\r\n[[steps]]\r\nname = \"crlf\"\r\ncommand = \"\"\"\r\necho a\r\necho b\r\n\"\"\"\r\n",
 	`[[steps]]
 name = "x"

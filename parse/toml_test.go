@@ -60,6 +60,16 @@ scrpit = "x"
 			},
 		},
 		{
+			name: "budget",
+			src:  "[limits]\nbudget_usd = true\nbudget_us = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nbudget_usd = [1]\nbuget_usd = 1\n",
+			want: []string{
+				`2:14 type: "budget_usd" must be a number, not a boolean`,
+				`3:1 unknown-key: unknown key "budget_us" in [limits]; did you mean "budget_usd"?`,
+				`7:14 type: "budget_usd" must be a number, not an array`,
+				`8:1 unknown-key: unknown key "buget_usd" in step "a"; did you mean "budget_usd"?`,
+			},
+		},
+		{
 			name: "the step's name comes after the unknown key",
 			src:  "[[steps]]\ncomand = \"x\"\nname = \"late\"\n",
 			want: []string{`2:1 unknown-key: unknown key "comand" in step "late"; did you mean "command"?`},
@@ -314,6 +324,7 @@ access = "read"
 [limits]
 repair_cap = 2
 protected_paths = ["migrations/**", ".github/**"]
+budget_usd = 4.5
 
 [worktrees.a]
 kind = "throwaway"
@@ -327,6 +338,7 @@ name = "hunt"
 skill = "bug-hunt"
 model = "opus"
 access = "write"
+budget_usd = 1_000
 env = { GOFLAGS = "-count=1", "Z" = "z" }
 
 [steps.precheck]
@@ -372,6 +384,8 @@ func TestTOMLPositions(t *testing.T) {
 		{"repair_cap value", p.Limits.RepairCap.Range, findIn(t, src, "repair_cap = 2", 1, "2")},
 		{"protected_paths list", p.Limits.ProtectedPaths.Range, find(t, src, `["migrations/**", ".github/**"]`, 1)},
 		{"protected_paths item 2", p.Limits.ProtectedPaths.Value[1].Range, find(t, src, `".github/**"`, 1)},
+		{"budget_usd key", p.Limits.BudgetUSD.Key, find(t, src, "budget_usd", 1)},
+		{"budget_usd value", p.Limits.BudgetUSD.Range, find(t, src, "4.5", 1)},
 		{"worktree a header", wt["a"].Header, find(t, src, "[worktrees.a]", 1)},
 		{"worktree a name", wt["a"].NameRange, findIn(t, src, "[worktrees.a]", 1, "a")},
 		{"worktree a kind", wt["a"].Kind.Range, find(t, src, `"throwaway"`, 1)},
@@ -385,6 +399,8 @@ func TestTOMLPositions(t *testing.T) {
 		{"step 1 model", s0.Actions[0].Model.Range, find(t, src, `"opus"`, 1)},
 		{"step 1 access key", s0.Actions[0].Access.Key, findIn(t, src, `access = "write"`, 1, "access")},
 		{"step 1 access value", s0.Actions[0].Access.Range, find(t, src, `"write"`, 1)},
+		{"step 1 budget_usd key", s0.Actions[0].BudgetUSD.Key, find(t, src, "budget_usd", 2)},
+		{"step 1 budget_usd value", s0.Actions[0].BudgetUSD.Range, find(t, src, "1_000", 1)},
 		{"step 1 env", s0.Env.Range, find(t, src, `{ GOFLAGS = "-count=1", "Z" = "z" }`, 1)},
 		{"step 1 env key Z", s0.Env.Value[1].Key, find(t, src, `"Z"`, 1)},
 		{"step 1 precheck header", s0.Precheck.Header, find(t, src, "[steps.precheck]", 1)},
@@ -564,8 +580,12 @@ func summary(p *ir.Process) string {
 		fmt.Fprintf(&b, " access=%q", p.Access.Value)
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "limits: set=%v cap=%v self_merge=%v protected=%q\n",
+	fmt.Fprintf(&b, "limits: set=%v cap=%v self_merge=%v protected=%q",
 		p.Limits.Header.IsValid(), p.Limits.RepairCap.Value, p.Limits.SelfMerge.Value, ir.Values(p.Limits.ProtectedPaths))
+	if p.Limits.BudgetUSD.Set {
+		fmt.Fprintf(&b, " budget=%+v", p.Limits.BudgetUSD.Value)
+	}
+	b.WriteString("\n")
 	for _, w := range p.Worktrees {
 		fmt.Fprintf(&b, "worktree %s kind=%q\n", w.Name, w.Kind.Value)
 	}
@@ -581,6 +601,9 @@ func summary(p *ir.Process) string {
 				a.Effort.Value, a.MaxTurns.Value, a.Process.Value, a.SpecProcess.Value)
 			if a.Access.Set {
 				fmt.Fprintf(&b, " access=%q", a.Access.Value)
+			}
+			if a.BudgetUSD.Set {
+				fmt.Fprintf(&b, " budget=%+v", a.BudgetUSD.Value)
 			}
 			b.WriteString("\n")
 		}

@@ -68,6 +68,9 @@ type RecordFlags struct {
 	RepairCap int      `json:"repair_cap"`
 	Protect   []string `json:"protect"`
 	TakeOver  bool     `json:"take_over"`
+	// Budget is --budget, in US dollars; 0, and left out, when it was not
+	// given.
+	Budget float64 `json:"budget_usd,omitempty"`
 }
 
 // StepRecord is how one step of a run stands or ended.
@@ -312,7 +315,8 @@ func sameHeader(a, b *Record) bool {
 		a.Directive == b.Directive && a.Host == b.Host && a.PID == b.PID && a.Cause == b.Cause &&
 		a.Start.Equal(b.Start) &&
 		a.Flags.Harness == b.Flags.Harness && a.Flags.Model == b.Flags.Model &&
-		a.Flags.Effort == b.Flags.Effort && a.Flags.Jobs == b.Flags.Jobs &&
+		a.Flags.Effort == b.Flags.Effort && a.Flags.Access == b.Flags.Access &&
+		a.Flags.Budget == b.Flags.Budget && a.Flags.Jobs == b.Flags.Jobs &&
 		a.Flags.Merge == b.Flags.Merge && a.Flags.RepairCap == b.Flags.RepairCap &&
 		a.Flags.TakeOver == b.Flags.TakeOver && slices.Equal(a.Flags.Protect, b.Flags.Protect) &&
 		slices.Equal(a.Worktrees, b.Worktrees)

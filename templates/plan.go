@@ -129,6 +129,9 @@ func planFacts(p *ir.Plan, noRepo bool) []string {
 		add("commit", "yes: each step's work is committed, with the run's record")
 	}
 	add("repair cap", fmt.Sprintf("%d (%s)", p.Limits.RepairCap.Value, p.Limits.RepairCap.Source))
+	if b := p.Limits.BudgetUSD; b != nil {
+		add("budget", budget(b))
+	}
 	if p.Limits.SelfMerge {
 		add("self-merge", "allowed")
 	} else {
@@ -246,6 +249,9 @@ func newActionView(a ir.PlanAction) actionView {
 			}
 			v.Settings = append(v.Settings, labelled("max turns", turns))
 		}
+		if a.BudgetUSD != nil {
+			v.Settings = append(v.Settings, labelled("budget", budget(a.BudgetUSD)))
+		}
 	case ir.Command:
 		v.Head = labelled("command", firstLine(a.Command))
 	case ir.Catalogue:
@@ -314,6 +320,11 @@ func setting(s *ir.Setting) string {
 		return fmt.Sprintf("%s (%s, tier %s)", s.Value, s.Source, s.Tier)
 	}
 	return fmt.Sprintf("%s (%s)", s.Value, s.Source)
+}
+
+// budget is a budget with where it came from: "$4.00 (config)".
+func budget(b *ir.FloatSetting) string {
+	return fmt.Sprintf("%s (%s)", ir.FormatUSD(b.Value), b.Source)
 }
 
 // preflight words a harness's preflight result.

@@ -25,6 +25,7 @@ type checkCmd struct {
 	Merge       bool     `help:"Preview the plan as cairn run --merge would carry it: a self-merge step merges."`
 	RepairCap   int      `placeholder:"N" help:"Preview the plan with the repair cap tightened to N, as cairn run --repair-cap N."`
 	Protect     []string `placeholder:"GLOB" sep:"none" help:"Preview the plan with a path no self-merge may touch (repeatable), as cairn run --protect."`
+	Budget      string   `placeholder:"USD" help:"Preview the plan with the run's budget tightened to USD US dollars, as cairn run --budget USD."`
 }
 
 // issueWord introduces the issue among check's positional arguments; it is a
@@ -46,12 +47,16 @@ func (c *checkCmd) Run(a *app) error {
 	if err := accessFlag(c.Access); err != nil {
 		return err
 	}
+	budget, err := budgetFlag(c.Budget)
+	if err != nil {
+		return err
+	}
 	ws := load.Open(a.dir, load.Options{
 		Lint:        c.Lint,
 		NoPreflight: c.NoPreflight,
 		Flags: check.Flags{
 			Harness: c.Harness, Model: c.Model, Effort: c.Effort, Access: c.Access,
-			Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect,
+			Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect, Budget: budget,
 		},
 	})
 	ctx, stop := interrupts()

@@ -45,6 +45,19 @@ func usageError(format string, args ...any) error {
 // failed ends cairn with exit 1 after its output said why.
 var failed = &exitError{code: exitFailed}
 
+// budgetFlag reads --budget USD: 0 when empty (no flag), and a usage error
+// when it is no amount above 0.
+func budgetFlag(usd string) (float64, error) {
+	if usd == "" {
+		return 0, nil
+	}
+	v, err := ir.ParseUSD(usd)
+	if err != nil {
+		return 0, usageError("--budget %q: %v", usd, err)
+	}
+	return v, nil
+}
+
 // accessFlag refuses an --access that is no access level; empty is no flag.
 func accessFlag(access string) error {
 	if access == "" || ir.AccessLevel(access) >= 0 {

@@ -24,17 +24,23 @@ type resumeCmd struct {
 	Target    string  `arg:"" optional:"" name:"run" help:"The run: its folder's name or a unique prefix of it. Default: the latest run of this repository."`
 	Directive *string `placeholder:"TEXT" help:"Replace the run's directive (default: the one it was started with)."`
 	Access    string  `placeholder:"A" help:"Tighten every session's access to at most A (read, write or full), below the --access the run was started with; it raises none."`
+	Budget    string  `placeholder:"USD" help:"Tighten the run's budget to USD US dollars, below the --budget the run was started with; it raises none."`
 }
 
 // Run resumes a run (§7.7): a succeeded run has nothing to resume (exit 0);
 // an inconclusive one is done, and nothing judges it again (exit 3); a
 // failed, interrupted or crashed run goes on in its folder with the flags
 // it was started with, once its process file is checked again, unchanged;
-// --access may tighten the run's, and the record keeps the tighter one.
+// --access and --budget may tighten the run's, and the record keeps the
+// tighter ones.
 // What a crashed run left running is ended first, whatever follows.
 func (c *resumeCmd) Run(a *app) error {
 	outliveReaders()
 	if err := accessFlag(c.Access); err != nil {
+		return err
+	}
+	budget, err := budgetFlag(c.Budget)
+	if err != nil {
 		return err
 	}
 	dir, err := findRun(a.dir, c.Target)
@@ -82,7 +88,8 @@ func (c *resumeCmd) Run(a *app) error {
 
 	f := rec.Flags
 	f.Access = tighterAccess(f.Access, c.Access)
-	flags := check.Flags{Harness: f.Harness, Model: f.Model, Effort: f.Effort, Access: f.Access, Merge: f.Merge, RepairCap: f.RepairCap, Protect: f.Protect}
+	f.Budget = tighterBudget(f.Budget, budget)
+	flags := check.Flags{Harness: f.Harness, Model: f.Model, Effort: f.Effort, Access: f.Access, Merge: f.Merge, RepairCap: f.RepairCap, Protect: f.Protect, Budget: f.Budget}
 	ctx, stop := interrupts()
 	defer stop()
 	rn, err := prepare(ctx, a, rec.File, rec.Issue, flags, "nothing was resumed")
@@ -146,6 +153,16 @@ func (c *resumeCmd) Run(a *app) error {
 // and may only lower it.
 func tighterAccess(started, now string) string {
 	if started == "" || now != "" && ir.AccessLevel(now) < ir.AccessLevel(started) {
+		return now
+	}
+	return started
+}
+
+// tighterBudget is the lower of two --budget values, either of which may be
+// 0 (no flag): a resumed run keeps the budget it was started with, and may
+// only lower it.
+func tighterBudget(started, now float64) float64 {
+	if started == 0 || now > 0 && now < started {
 		return now
 	}
 	return started

@@ -29,6 +29,7 @@ type runCmd struct {
 	Merge     bool     `help:"Let a self-merge step merge."`
 	RepairCap int      `placeholder:"N" help:"Tighten the repair cap to N."`
 	Protect   []string `placeholder:"GLOB" sep:"none" help:"A path no self-merge may touch (repeatable)."`
+	Budget    string   `placeholder:"USD" help:"Tighten the run's budget to USD US dollars. It lowers the config's and the file's budget_usd and raises neither."`
 	Directive string   `placeholder:"TEXT" help:"A directive every session's prompt carries, and commands see as $CAIRN_DIRECTIVE."`
 	Jobs      int      `placeholder:"N" help:"Run at most N steps of a parallel group at once (default: all)."`
 	TakeOver  bool     `help:"Replace another run's stale claim on the issue."`
@@ -53,9 +54,13 @@ func (c *runCmd) Run(a *app) error {
 	if err := accessFlag(c.Access); err != nil {
 		return err
 	}
+	budget, err := budgetFlag(c.Budget)
+	if err != nil {
+		return err
+	}
 	flags := check.Flags{
 		Harness: c.Harness, Model: c.Model, Effort: c.Effort, Access: c.Access,
-		Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect,
+		Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect, Budget: budget,
 	}
 	ctx, stop := interrupts()
 	defer stop()
@@ -93,7 +98,7 @@ func (c *runCmd) Run(a *app) error {
 		Jobs:      c.Jobs,
 		Flags: record.RecordFlags{
 			Harness: c.Harness, Model: c.Model, Effort: c.Effort, Access: c.Access, Jobs: c.Jobs,
-			Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect, TakeOver: c.TakeOver,
+			Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect, TakeOver: c.TakeOver, Budget: budget,
 		},
 		Pass:     lock,
 		Stdout:   a.stdout,

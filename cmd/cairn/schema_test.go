@@ -155,6 +155,7 @@ description = "Every kind of action"
 [limits]
 repair_cap = 2
 protected_paths = ["migrations/**"]
+budget_usd = 10
 
 [worktrees.fix]
 kind = "issue-branch"
@@ -185,6 +186,7 @@ name = "fix"
 prompt = "Fix the issue."
 worktree = "fix"
 max_turns = 40
+budget_usd = 2.50
 timeout = "1h"
 
 [steps.precheck]

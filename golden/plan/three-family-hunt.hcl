@@ -46,4 +46,5 @@ step "judge" {
   model       = "strongest"
   access      = "read"
   max_turns   = 40
+  budget_usd  = 2.50
 }

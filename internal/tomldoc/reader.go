@@ -96,6 +96,21 @@ func (r *TOMLReader) Float(e *TOMLEntry) ir.Field[float64] {
 	return bad[float64](e)
 }
 
+// Budget reads e as a budget: a number (a float, or an integer taken as
+// one), or a string, kept Quoted for rule invalid-value to refuse.
+func (r *TOMLReader) Budget(e *TOMLEntry) ir.Field[ir.Budget] {
+	switch e.Value.Kind {
+	case KindFloat:
+		return ir.Field[ir.Budget]{Value: ir.Budget{USD: e.Value.Float}, Set: true, Key: e.KeyRange, Range: e.Value.Range}
+	case KindInteger:
+		return ir.Field[ir.Budget]{Value: ir.Budget{USD: float64(e.Value.Int)}, Set: true, Key: e.KeyRange, Range: e.Value.Range}
+	case KindString:
+		return ir.Field[ir.Budget]{Value: ir.Budget{Quoted: true, Text: e.Value.Str}, Set: true, Key: e.KeyRange, Range: e.Value.Range}
+	}
+	r.TypeError(e, "a number")
+	return bad[ir.Budget](e)
+}
+
 // Bool reads e as a boolean.
 func (r *TOMLReader) Bool(e *TOMLEntry) ir.Field[bool] {
 	if e.Value.Kind != KindBool {
