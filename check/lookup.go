@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
@@ -227,4 +228,21 @@ func extOrder(file string) int {
 		}
 	}
 	return len(processExts)
+}
+
+// lookupOnce returns the value cached in env under key, computing it with
+// compute the first time. Concurrent callers of one key wait for the first.
+func lookupOnce[T any](env *Env, key string, compute func() T) T {
+	type entry struct {
+		once  sync.Once
+		value T
+	}
+	v, _ := env.cache.LoadOrStore(key, &entry{})
+	e, ok := v.(*entry)
+	if !ok {
+		// Another kind of value under this key: compute, uncached.
+		return compute()
+	}
+	e.once.Do(func() { e.value = compute() })
+	return e.value
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/skills"
 )
 
 // notPreflighted is the Detail of a harness that was not asked whether it
@@ -64,7 +65,7 @@ func BuildPlan(ctx context.Context, p *ir.Process, res *Resolution, env *Env) *i
 }
 
 // RepairSkill is the built-in skill of a delivery's repair sessions.
-const RepairSkill = BuiltinSkillPrefix + "repair"
+const RepairSkill = skills.BuiltinSkillPrefix + "repair"
 
 // delivers reports whether a step of p is a delivery.
 func delivers(p *ir.Process) bool {
@@ -85,7 +86,7 @@ func repairSession(env *Env) *ir.PlanAction {
 	r := &resolver{env: env, cfg: configOf(env), reg: harnessesOf(env), seen: map[string]bool{}}
 	a := &ir.Action{Kind: ir.Session}
 	sess := r.session(a)
-	sess.Skill = &ir.PlanSkill{Name: RepairSkill, Path: "builtin:" + strings.TrimPrefix(RepairSkill, BuiltinSkillPrefix), Source: ir.SkillBuiltin}
+	sess.Skill = &ir.PlanSkill{Name: RepairSkill, Path: "builtin:" + strings.TrimPrefix(RepairSkill, skills.BuiltinSkillPrefix), Source: ir.SkillBuiltin}
 	pa := planAction(a, sess)
 	return &pa
 }

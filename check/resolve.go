@@ -68,7 +68,7 @@ type SessionResolution struct {
 	// spend (besides the run's budget); nil when the step sets none.
 	Budget *ir.FloatSetting
 	// Skill is the skill file a skill session found; SkillErr is why none
-	// was (it wraps ErrSkillNotFound or ErrSkillEscapes).
+	// was (it wraps skills.ErrSkillNotFound or skills.ErrSkillEscapes).
 	Skill    *ir.PlanSkill
 	SkillErr error
 }

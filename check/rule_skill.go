@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/skills"
 )
 
 // The IDs of the rules about a session step's skill.
@@ -20,7 +21,7 @@ var ruleSkillNotFound = &Rule{
 	Severity: ir.Error,
 	Run: func(pass *Pass) {
 		forEachSkill(pass.Process, func(f ir.Field[string]) {
-			if _, err := FindSkill(pass.Env, f.Value); errors.Is(err, ErrSkillNotFound) {
+			if _, err := FindSkill(pass.Env, f.Value); errors.Is(err, skills.ErrSkillNotFound) {
 				pass.Report(valueRange(f), "%v", err)
 			}
 		})
@@ -35,7 +36,7 @@ var ruleSkillEscapes = &Rule{
 	Severity: ir.Error,
 	Run: func(pass *Pass) {
 		forEachSkill(pass.Process, func(f ir.Field[string]) {
-			if _, err := FindSkill(pass.Env, f.Value); errors.Is(err, ErrSkillEscapes) {
+			if _, err := FindSkill(pass.Env, f.Value); errors.Is(err, skills.ErrSkillEscapes) {
 				pass.Report(valueRange(f), "%v", err)
 			}
 		})

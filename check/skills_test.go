@@ -10,6 +10,7 @@ import (
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/skills"
 )
 
 // lookupEnv is an environment for lookups in repo (nil: none), with a fresh
@@ -73,8 +74,8 @@ func TestFindSkillAtBaseCommit(t *testing.T) {
 		t.Errorf("FindSkill(old) = %v", err)
 	}
 	_, err := FindSkill(env, "new")
-	if !errors.Is(err, ErrSkillNotFound) {
-		t.Fatalf("FindSkill(new) = %v; want ErrSkillNotFound", err)
+	if !errors.Is(err, skills.ErrSkillNotFound) {
+		t.Fatalf("FindSkill(new) = %v; want skills.ErrSkillNotFound", err)
 	}
 	sha := lookupGit(t, dir, "rev-parse", "--short=7", "main")
 	if want := "committed at main (" + sha + ")"; !strings.Contains(err.Error(), want) {
@@ -87,8 +88,8 @@ func TestFindSkillNotFound(t *testing.T) {
 	_, repo := lookupRepo(t)
 	env := lookupEnv(t, repo, nil)
 	_, err := FindSkill(env, "nope")
-	if !errors.Is(err, ErrSkillNotFound) {
-		t.Fatalf("FindSkill(nope) = %v; want ErrSkillNotFound", err)
+	if !errors.Is(err, skills.ErrSkillNotFound) {
+		t.Fatalf("FindSkill(nope) = %v; want skills.ErrSkillNotFound", err)
 	}
 	msg := err.Error()
 	places := []string{
@@ -112,7 +113,7 @@ func TestFindSkillNotFound(t *testing.T) {
 	// Outside a repository only home and the built-ins are searched.
 	noRepo := lookupEnv(t, nil, nil)
 	_, err = FindSkill(noRepo, "nope")
-	if !errors.Is(err, ErrSkillNotFound) || strings.Contains(err.Error(), ".agents/skills/nope") || !strings.Contains(err.Error(), "not in a git repository") {
+	if !errors.Is(err, skills.ErrSkillNotFound) || strings.Contains(err.Error(), ".agents/skills/nope") || !strings.Contains(err.Error(), "not in a git repository") {
 		t.Errorf("FindSkill(nope) outside a repository = %v", err)
 	}
 	if s, err := FindSkill(noRepo, "cairn-repair"); err != nil || s.Source != ir.SkillBuiltin {
@@ -129,8 +130,8 @@ func TestFindSkillNames(t *testing.T) {
 	lookupWrite(t, filepath.Join(dir, ".agents/x/SKILL.md"), "x\n")
 	lookupCommit(t, dir, "x")
 	for _, name := range []string{"../x", "../../x", "X", "", "-x", "a/b", "repair", "cairn-", "cairn-nope"} {
-		if s, err := FindSkill(env, name); !errors.Is(err, ErrSkillNotFound) {
-			t.Errorf("FindSkill(%q) = %+v, %v; want ErrSkillNotFound", name, s, err)
+		if s, err := FindSkill(env, name); !errors.Is(err, skills.ErrSkillNotFound) {
+			t.Errorf("FindSkill(%q) = %+v, %v; want skills.ErrSkillNotFound", name, s, err)
 		}
 	}
 }
@@ -172,8 +173,8 @@ func TestFindSkillSymlinks(t *testing.T) {
 	}
 	// .claude/skills is a link to .agents/skills: a skill in neither is
 	// still simply not found.
-	if _, err := FindSkill(env, "absent"); !errors.Is(err, ErrSkillNotFound) {
-		t.Errorf("FindSkill(absent) = %v; want ErrSkillNotFound", err)
+	if _, err := FindSkill(env, "absent"); !errors.Is(err, skills.ErrSkillNotFound) {
+		t.Errorf("FindSkill(absent) = %v; want skills.ErrSkillNotFound", err)
 	}
 	for _, tc := range []struct{ name, link string }{
 		{"up", ".agents/skills/up"},
@@ -182,8 +183,8 @@ func TestFindSkillSymlinks(t *testing.T) {
 		{"root-parent", ".agents/skills/root-parent"},
 	} {
 		_, err := FindSkill(env, tc.name)
-		if !errors.Is(err, ErrSkillEscapes) {
-			t.Errorf("FindSkill(%q) = %v; want ErrSkillEscapes", tc.name, err)
+		if !errors.Is(err, skills.ErrSkillEscapes) {
+			t.Errorf("FindSkill(%q) = %v; want skills.ErrSkillEscapes", tc.name, err)
 			continue
 		}
 		if !strings.Contains(err.Error(), tc.link+" is a symlink that leads to ") {

@@ -1,5 +1,6 @@
-// Package skills holds the skills built into cairn: the SKILL.md files check
-// looks up, and codegen and the runtime write into a worktree.
+// Package skills holds cairn's skills: the built-in ones, which codegen and
+// the runtime write into a worktree, and finding the skill a session step
+// names in the repository, $CAIRN_HOME or among the built-in ones (§5).
 package skills
 
 import (
