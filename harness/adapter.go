@@ -54,8 +54,8 @@ type Spec struct {
 	MessageFile bool
 	// Cost is true when the CLI reports what a session cost, in US
 	// dollars, so that a budget can be kept: claude's total_cost_usd,
-	// opencode's events. Codex and Gemini CLI report tokens only, and a
-	// custom harness nothing cairn reads.
+	// opencode's events, a custom harness's [harnesses.NAME.usage]
+	// cost_usd. Codex and Gemini CLI report tokens only.
 	Cost bool
 	// Version is the argv whose exit 0 proves the CLI can start; just the
 	// binary when it only has to be on PATH.

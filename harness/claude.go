@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/cairn-dev/cairn/ir"
 )
 
 // claude is Claude Code: `claude -p --output-format json`.
@@ -41,6 +43,9 @@ func (claude) Argv(inv Invocation, effort string) ([]string, error) {
 	}
 	if inv.MaxTurns > 0 {
 		a = append(a, "--max-turns", strconv.Itoa(inv.MaxTurns))
+	}
+	if inv.BudgetUSD > 0 {
+		a = append(a, "--max-budget-usd", strconv.FormatFloat(inv.BudgetUSD, 'f', -1, 64))
 	}
 	return a, nil
 }
@@ -96,22 +101,70 @@ const claudeJQ = `def claude:
         else {m: $msg, c: exitcause, f: true} end
     end;`
 
-// SessionEnd is .session_id; the subtype error_max_turns; it worked unless
-// it failed with a "success" subtype (an API or login error before any
-// turn).
+// claudeTokens are the token counts of claude's .usage.
+type claudeTokens struct {
+	InputTokens   *int64 `json:"input_tokens"`
+	OutputTokens  *int64 `json:"output_tokens"`
+	CacheRead     *int64 `json:"cache_read_input_tokens"`
+	CacheCreation *int64 `json:"cache_creation_input_tokens"`
+}
+
+// claudeModelTokens are one model's token counts in claude's .modelUsage.
+type claudeModelTokens struct {
+	InputTokens   *int64 `json:"inputTokens"`
+	OutputTokens  *int64 `json:"outputTokens"`
+	CacheRead     *int64 `json:"cacheReadInputTokens"`
+	CacheCreation *int64 `json:"cacheCreationInputTokens"`
+}
+
+// claudeUsage is what claude's JSON says a session used.
+type claudeUsage struct {
+	NumTurns     *int64                       `json:"num_turns"`
+	TotalCostUSD *float64                     `json:"total_cost_usd"`
+	Usage        *claudeTokens                `json:"usage"`
+	ModelUsage   map[string]claudeModelTokens `json:"modelUsage"`
+}
+
+// SessionEnd is .session_id; the subtypes error_max_turns and
+// error_max_budget_usd; it worked unless it failed with a "success" subtype
+// (an API or login error before any turn). Its usage: .num_turns, this run's
+// turns; .total_cost_usd, and the tokens of every model in .modelUsage,
+// summed, both counted from the session's first start (a resumed session's
+// include the earlier runs'). .usage counts this run's tokens, but claude
+// stopped at its budget leaves it all zero: it is read only from a result
+// without .modelUsage.
 func (claude) SessionEnd(o Output) SessionEnd {
 	var r struct {
 		claudeResult
+		claudeUsage
 		SessionID string `json:"session_id"`
 	}
 	if !jsonObject(o.Stdout, &r) || r.Type != "result" {
 		return SessionEnd{}
 	}
-	return SessionEnd{
+	end := SessionEnd{
 		ID:       r.SessionID,
 		MaxTurns: r.Subtype == "error_max_turns",
+		Budget:   r.Subtype == "error_max_budget_usd",
 		Worked:   (!r.IsError && o.ExitCode == 0) || strings.HasPrefix(r.Subtype, "error"),
 	}
+	end.Usage.Turns = r.NumTurns
+	end.Total.CostUSD = r.TotalCostUSD
+	switch {
+	case len(r.ModelUsage) > 0:
+		for _, m := range r.ModelUsage {
+			end.Total = end.Total.Plus(ir.Usage{
+				InputTokens:      m.InputTokens,
+				OutputTokens:     m.OutputTokens,
+				CacheReadTokens:  m.CacheRead,
+				CacheWriteTokens: m.CacheCreation,
+			})
+		}
+	case r.Usage != nil:
+		end.Usage.InputTokens, end.Usage.OutputTokens = r.Usage.InputTokens, r.Usage.OutputTokens
+		end.Usage.CacheReadTokens, end.Usage.CacheWriteTokens = r.Usage.CacheRead, r.Usage.CacheCreation
+	}
+	return end
 }
 
 // Login asks `claude auth status`, whose JSON says loggedIn (exit 1 when

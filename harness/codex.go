@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"os"
 	"strings"
+
+	"github.com/cairn-dev/cairn/ir"
 )
 
 // codex is Codex CLI: `codex exec --json`, its final message in the -o
@@ -125,14 +127,30 @@ const codexJQ = `def codex:
     elif $failedturn and $rc == 0 then {m: $msg, c: "codex: the turn failed", f: true}
     else {m: $msg, c: exitcause, f: true} end;`
 
+// codexUsage is the usage of codex's turn.completed event.
+type codexUsage struct {
+	InputTokens  *int64 `json:"input_tokens"`
+	CachedInput  *int64 `json:"cached_input_tokens"`
+	CacheWrite   *int64 `json:"cache_write_input_tokens"`
+	OutputTokens *int64 `json:"output_tokens"`
+}
+
 // SessionEnd is thread.started's thread_id; it worked when an item
-// completed.
+// completed. Its usage: the turn.completed events, this run's turns; the
+// last one's usage, which counts from the thread's first start (a resumed
+// thread's include the earlier runs'). Codex counts the cached input in
+// input_tokens: the input tokens here are those less cached_input_tokens,
+// read from the cache. It reports no cost.
 func (codex) SessionEnd(o Output) SessionEnd {
-	var end SessionEnd
+	var (
+		end   SessionEnd
+		turns int64
+	)
 	for line := range strings.Lines(string(o.Stdout)) {
 		var e struct {
-			Type     string `json:"type"`
-			ThreadID string `json:"thread_id"`
+			Type     string      `json:"type"`
+			ThreadID string      `json:"thread_id"`
+			Usage    *codexUsage `json:"usage"`
 		}
 		if !strings.HasPrefix(strings.TrimSpace(line), "{") || json.Unmarshal([]byte(line), &e) != nil {
 			continue
@@ -140,9 +158,26 @@ func (codex) SessionEnd(o Output) SessionEnd {
 		switch e.Type {
 		case "thread.started":
 			end.ID = e.ThreadID
-		case "item.completed", "turn.completed":
+		case "item.completed":
 			end.Worked = true
+		case "turn.completed":
+			end.Worked = true
+			turns++
+			if u := e.Usage; u != nil {
+				end.Total = ir.Usage{
+					InputTokens:      u.InputTokens,
+					OutputTokens:     u.OutputTokens,
+					CacheReadTokens:  u.CachedInput,
+					CacheWriteTokens: u.CacheWrite,
+				}
+				if u.InputTokens != nil && u.CachedInput != nil {
+					end.Total.InputTokens = ir.Count(max(*u.InputTokens-*u.CachedInput, 0))
+				}
+			}
 		}
+	}
+	if turns > 0 {
+		end.Usage.Turns = ir.Count(turns)
 	}
 	return end
 }

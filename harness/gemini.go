@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/cairn-dev/cairn/ir"
 )
 
 // gemini is Gemini CLI: `gemini -p "" --output-format json`.
@@ -95,16 +97,58 @@ const geminiJQ = `def gemini:
     elif ($parsed | not) then {m: "", c: unreadable("gemini"; "its JSON output"), f: true}
     else {m: $msg, c: "", f: false} end;`
 
-// SessionEnd is .session_id; it worked when it gave a response.
+// geminiModelStats is one model's in gemini's .stats.models.
+type geminiModelStats struct {
+	API struct {
+		TotalRequests *int64 `json:"totalRequests"`
+	} `json:"api"`
+	Tokens struct {
+		Input      *int64 `json:"input"`
+		Prompt     *int64 `json:"prompt"`
+		Candidates *int64 `json:"candidates"`
+		Cached     *int64 `json:"cached"`
+		Thoughts   *int64 `json:"thoughts"`
+	} `json:"tokens"`
+}
+
+// SessionEnd is .session_id; it worked when it gave a response. Its usage,
+// summed over the models of .stats.models: the API requests as turns;
+// tokens.input (the prompt less what was read from the cache, else
+// tokens.prompt less tokens.cached), tokens.candidates and tokens.thoughts
+// as the output, tokens.cached as read from the cache. Gemini CLI reports
+// no cost, and no cache writes.
 func (gemini) SessionEnd(o Output) SessionEnd {
 	var out struct {
 		SessionID string  `json:"session_id"`
 		Response  *string `json:"response"`
+		Stats     *struct {
+			Models map[string]geminiModelStats `json:"models"`
+		} `json:"stats"`
 	}
 	if !jsonObject(o.Stdout, &out) {
 		return SessionEnd{}
 	}
-	return SessionEnd{ID: out.SessionID, Worked: out.Response != nil && strings.TrimSpace(*out.Response) != ""}
+	end := SessionEnd{ID: out.SessionID, Worked: out.Response != nil && strings.TrimSpace(*out.Response) != ""}
+	if out.Stats == nil {
+		return end
+	}
+	for _, m := range out.Stats.Models {
+		t := m.Tokens
+		input := t.Input
+		if input == nil && t.Prompt != nil {
+			input = ir.Count(*t.Prompt)
+			if t.Cached != nil {
+				input = ir.Count(max(*t.Prompt-*t.Cached, 0))
+			}
+		}
+		end.Usage = end.Usage.Plus(ir.Usage{
+			Turns:           m.API.TotalRequests,
+			InputTokens:     input,
+			OutputTokens:    plus(t.Candidates, t.Thoughts),
+			CacheReadTokens: t.Cached,
+		})
+	}
+	return end
 }
 
 // Login reads what Gemini CLI itself reads to choose how it authenticates

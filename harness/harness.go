@@ -18,6 +18,8 @@ import (
 // level, ir.AccessRead, ir.AccessWrite or ir.AccessFull: what the agent may
 // do. Resume is the CLI's id of an earlier session to continue (SessionEnd
 // reads it), for a harness that CanResume; empty starts a fresh session.
+// BudgetUSD is what the session may still spend, in US dollars, for a CLI
+// that takes a budget (claude --max-budget-usd); 0 is no budget.
 type Invocation struct {
 	Prompt     string
 	Model      string
@@ -27,6 +29,7 @@ type Invocation struct {
 	Worktree   string
 	OutputFile string
 	Resume     string
+	BudgetUSD  float64
 }
 
 // Harness is one agent CLI cairn can start: built in (§8's table) or a custom
@@ -81,8 +84,8 @@ func (h *Harness) PromptOnStdin() bool { return h.spec.Stdin }
 func (h *Harness) TakesMaxTurns() bool { return h.spec.Turns }
 
 // ReportsCost reports whether h's CLI says what a session cost, so that a
-// budget can count it: claude and opencode do; codex, Gemini CLI and custom
-// harnesses do not.
+// budget can count it: claude and opencode do, and a custom harness whose
+// [harnesses.NAME.usage] names cost_usd; codex and Gemini CLI do not.
 func (h *Harness) ReportsCost() bool { return h.spec.Cost }
 
 // CanResume reports whether h's CLI continues an earlier session of its own

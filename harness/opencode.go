@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+
+	"github.com/cairn-dev/cairn/ir"
 )
 
 // opencode is opencode: `opencode run --format json`, the prompt in its
@@ -115,14 +117,33 @@ const opencodeJQ = `def opencode:
     elif $errored or $rc != 0 then {m: $msg, c: exitcause, f: true}
     else {m: $msg, c: "", f: false} end;`
 
+// opencodeStep is the part of opencode's step_finish event: one model
+// request's tokens and cost.
+type opencodeStep struct {
+	Tokens *struct {
+		Input     *int64 `json:"input"`
+		Output    *int64 `json:"output"`
+		Reasoning *int64 `json:"reasoning"`
+		Cache     *struct {
+			Read  *int64 `json:"read"`
+			Write *int64 `json:"write"`
+		} `json:"cache"`
+	} `json:"tokens"`
+	Cost *float64 `json:"cost"`
+}
+
 // SessionEnd is the events' sessionID; it worked when a text, tool or step
-// finished.
+// finished. Its usage, summed over the step_finish events, one a model
+// request: the events as turns; part.tokens.input (without the cache's),
+// output and reasoning as the output, cache.read and cache.write; and
+// part.cost, which opencode computes from the model's prices.
 func (opencode) SessionEnd(o Output) SessionEnd {
 	var end SessionEnd
 	for line := range strings.Lines(string(o.Stdout)) {
 		var e struct {
-			Type      string `json:"type"`
-			SessionID string `json:"sessionID"`
+			Type      string        `json:"type"`
+			SessionID string        `json:"sessionID"`
+			Part      *opencodeStep `json:"part"`
 		}
 		if !strings.HasPrefix(strings.TrimSpace(line), "{") || json.Unmarshal([]byte(line), &e) != nil {
 			continue
@@ -131,8 +152,22 @@ func (opencode) SessionEnd(o Output) SessionEnd {
 			end.ID = e.SessionID
 		}
 		switch e.Type {
-		case "text", "tool_use", "step_finish":
+		case "text", "tool_use":
 			end.Worked = true
+		case "step_finish":
+			end.Worked = true
+			u := ir.Usage{Turns: ir.Count(1)}
+			if p := e.Part; p != nil {
+				u.CostUSD = p.Cost
+				if t := p.Tokens; t != nil {
+					u.InputTokens = t.Input
+					u.OutputTokens = plus(t.Output, t.Reasoning)
+					if t.Cache != nil {
+						u.CacheReadTokens, u.CacheWriteTokens = t.Cache.Read, t.Cache.Write
+					}
+				}
+			}
+			end.Usage = end.Usage.Plus(u)
 		}
 	}
 	return end

@@ -120,12 +120,19 @@ type PlanResources struct {
 // CustomHarness is a [harnesses.NAME] of the config (§8): Command is an
 // argv whose items may hold {{.Model}}, {{.Effort}}, {{.Access}},
 // {{.MaxTurns}} and {{.Worktree}}; Preflight is the argv that proves it can start (Command's
-// first item when empty).
+// first item when empty). Usage ([harnesses.NAME.usage]) maps figures of a
+// Usage, by their names in UsageKeys, to the JSON paths in the CLI's output
+// that report them (".total_cost_usd").
 type CustomHarness struct {
 	Name      string
 	Command   []string
 	Preflight []string
+	Usage     map[string]string
 }
+
+// UsageKeys are the names of a Usage's figures, as a record writes them and
+// a custom harness's [harnesses.NAME.usage] names them.
+var UsageKeys = []string{"turns", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd"}
 
 // PlanLimits are the effective limits of a run (§6.3). BudgetUSD is the
 // most the run may spend, the least of the config's, the file's and
