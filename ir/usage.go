@@ -116,3 +116,36 @@ func FormatSpent(spent, budget float64) string {
 	}
 	return FormatUSD(spent)
 }
+
+// Equal reports whether u and o hold the same figures.
+func (u Usage) Equal(o Usage) bool {
+	return sameCount(u.Turns, o.Turns) && sameCount(u.InputTokens, o.InputTokens) &&
+		sameCount(u.OutputTokens, o.OutputTokens) && sameCount(u.CacheReadTokens, o.CacheReadTokens) &&
+		sameCount(u.CacheWriteTokens, o.CacheWriteTokens) &&
+		(u.CostUSD == nil) == (o.CostUSD == nil) && (u.CostUSD == nil || *u.CostUSD == *o.CostUSD)
+}
+
+// sameCount reports whether a and b are both nil or equal.
+func sameCount(a, b *int64) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
+}
+
+// InputAll is every input token u counts, read from the cache or not;
+// nil when it counts none.
+func (u Usage) InputAll() *int64 {
+	var n *int64
+	for _, c := range []*int64{u.InputTokens, u.CacheReadTokens, u.CacheWriteTokens} {
+		if c != nil {
+			n = Count(*c + valueOr(n))
+		}
+	}
+	return n
+}
+
+// valueOr is *n, or 0 when n is nil.
+func valueOr(n *int64) int64 {
+	if n == nil {
+		return 0
+	}
+	return *n
+}
