@@ -20,6 +20,11 @@
 # each, not among the numbered calls. FAKE_SLEEP=SECONDS
 # makes a session work that long first. A flag the real CLI does not take
 # is refused with exit 2, so the fakes cannot drift from what cairn passes.
+# A session reports what it used in its CLI's format, fixed figures for
+# each fake (FAKE_COST=USD sets what a claude or opencode session costs);
+# claude and codex count a resumed session's usage from its first start,
+# as the real ones do (fake_runs). Fake claude given --max-budget-usd below its session's cost stops
+# with error_max_budget_usd, as the real one does.
 
 # The tests' PATH may hold only cairn, git and the fakes.
 PATH=$PATH:/usr/bin:/bin
@@ -150,4 +155,26 @@ one_of() {
   shift
   for c in "$@"; do [ "$v" = "$c" ] && return 0; done
   return 1
+}
+
+# fake_times writes the product of the numbers $1 and $2.
+fake_times() {
+  awk -v a="$1" -v b="$2" 'BEGIN { printf "%.10g", a * b }'
+}
+
+# fake_above reports whether the number $1 is above the number $2.
+fake_above() {
+  awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'
+}
+
+# fake_runs sets fake_runs to how many times the CLI has run its session,
+# this run included: 1 for a fresh session, one more than the last run's
+# for a resumed one (the fakes' sessions all have one id).
+fake_runs() {
+  fake_runs=1
+  [ -n "${FAKE_LOG:-}" ] || return 0
+  local counter=$FAKE_LOG/.sessions/$fake_name.runs
+  mkdir -p "${counter%/*}" || exit 99
+  if [ -n "$1" ] && [ -f "$counter" ]; then fake_runs=$(($(<"$counter") + 1)); fi
+  echo "$fake_runs" >"$counter"
 }
