@@ -75,6 +75,9 @@ type Options struct {
 	// Started, when set, is told the run folder's path as soon as it is
 	// made, before anything runs.
 	Started func(dir string)
+	// parent is the budget of the run a child run is a child of: what the
+	// child's sessions spend counts against it too.
+	parent *purse
 }
 
 // Run carries out a plan (§7): it creates the run folder and its record,
@@ -191,6 +194,9 @@ type run struct {
 	done    map[string]bool
 	// base is the user's environment, under every step's.
 	base []string
+	// purse is the run's budget and what its sessions spent, theirs
+	// before a resume included.
+	purse *purse
 	// initial are the steps' records as they start (PlanSteps), in file
 	// order; index maps a step's name to its place there.
 	initial []record.StepRecord
@@ -264,6 +270,12 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 
 	r.prog = newProgress(r.o.Stderr, r.o.Terminal)
 	r.prog.optional = optionalSteps(plan)
+	budget := 0.0
+	if b := plan.Limits.BudgetUSD; b != nil {
+		budget = b.Value
+	}
+	// A resumed run has spent what its steps' records say they used.
+	r.purse = newPurse("budget", budget, record.StepsUsage(r.initial).Cost(), r.o.parent)
 	failed, runErr := false, error(nil)
 	// A branch an earlier run left checked out is taken over only when
 	// that run's folder is not locked.
@@ -574,7 +586,18 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier,
 			sr.Baseline = sc.Baseline
 		}
 		sc.Env = step.Env(r.base, sc, filepath.Join(r.folder.Dir, record.ResultsDir), st.Env)
+		spending := newStepSpending(st, &sr, r.purse)
+		sc.Meter = spending.meter(false)
 		e = r.execute(ctx, sc, wt, &sr)
+		usage, judges, stopped := spending.result()
+		children, err := childrenUsage(r.folder.Dir, sr.Children)
+		r.warn(err)
+		sr.Usage, sr.JudgeUsage = usage.Plus(children), judges
+		if stopped != nil && e.outcome == record.Failed {
+			// Whatever failed with it (a judge, a review retry, a
+			// repair), the budget stopped the step.
+			e.cause = stopped.Error()
+		}
 	}
 	if ctx.Err() != nil && e.outcome == record.Failed {
 		// The step was stopped, not refuted.

@@ -275,6 +275,10 @@ func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateR
 	if js.Timeout <= 0 {
 		js.Timeout = JudgeTimeout
 	}
+	if m, ok := sc.Meter.(*spendingMeter); ok {
+		// The judge's sessions are also the judges' share.
+		js.Meter = m.s.meter(true)
+	}
 	var j judgement
 	for attempt := 1; attempt <= 2; attempt++ {
 		if err := machine.Wait(ctx, r.o.Plan.Resources, func(msg string) {
@@ -323,6 +327,10 @@ func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateR
 // judged reads how one judge session ended from its result: a verdict, or
 // why there was none.
 func judged(res step.Result, turns int) judgement {
+	if res.Budget {
+		// The run or the step spent its budget: no judge runs again.
+		return judgement{broken: res.Cause}
+	}
 	if !res.Failed {
 		if pass, reasoning, ok := ParseVerdict(res.Result); ok {
 			j := judgement{verdict: record.VerdictFail, reasoning: reasoning}

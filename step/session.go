@@ -76,6 +76,15 @@ func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness
 			return failed("%v", err)
 		}
 	}
+	if sc.Meter != nil {
+		left, err := sc.Meter.Before()
+		if err != nil {
+			r := failed("%v", err)
+			r.Budget = true
+			return r
+		}
+		inv.BudgetUSD = left
+	}
 	prompt := inv.Prompt
 	inv.Worktree, inv.OutputFile = sc.Worktree, lastMessageFile(sc)
 	argv, err := h.Argv(inv)
@@ -129,11 +138,17 @@ func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness
 	}
 	message, cause, bad := h.Final(out)
 	r := Result{ExitCode: res.ExitCode, Result: message, Trace: sc.TraceFile, Session: h.SessionEnd(out), TimedOut: res.TimedOut}
+	var spent error
+	if sc.Meter != nil {
+		spent = sc.Meter.After(inv.Resume, r.Session)
+	}
 	switch {
 	case res.TimedOut:
 		r.Failed, r.Cause = true, timeoutCause(sc)
 	case res.Stopped:
 		r.Failed, r.Cause = true, res.Cause(sc.Timeout)
+	case spent != nil:
+		r.Failed, r.Cause, r.Budget = true, spent.Error(), true
 	case bad:
 		r.Failed, r.Cause = true, cause
 	case traceErr != nil:
