@@ -96,8 +96,11 @@ type script struct {
 	LastStage   []int
 	Skills      []scriptSkill
 	HasSessions bool
-	// FinalJQ is the jq that reads each harness's final message.
-	FinalJQ     string
+	// FinalJQ is the jq that reads each harness's final message and
+	// usage.
+	FinalJQ string
+	// UsageJQ is the jq that sums what sessions used.
+	UsageJQ     string
 	Notify      []string
 	NotifyOn    []string
 	NotifyOnSet bool
@@ -163,13 +166,14 @@ type scriptAction struct {
 }
 
 // scriptSession is a session action: the harness's argv, how its final
-// message is read (Final: the name of its jq function), whether
-// the prompt goes on stdin, the skill it reads, and its prompt with no
-// directive ([0]) and with one ([1]).
+// message is read (Final: the name of its jq function) and its usage
+// (Usage: a jq expression), whether the prompt goes on stdin, the skill it
+// reads, and its prompt with no directive ([0]) and with one ([1]).
 type scriptSession struct {
 	Index         int
 	Harness       string
 	Final         string
+	Usage         string
 	Stdin         bool
 	Argv          []templates.BashWord
 	SkillName     string
@@ -190,6 +194,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		Worktrees:       plan.Worktrees,
 		Excludes:        ir.CairnFiles,
 		FinalJQ:         harness.FinalJQDefs(),
+		UsageJQ:         harness.UsageJQHelpers(),
 		RecordFile:      recordFile(workdir.Path(c.in.Dir, plan.File), c.in.RepoRoot),
 		SHA256:          hex.EncodeToString(sum[:]),
 		RunExpiry:       expiryMicros(plan.RunExpiry, ir.DefaultRunExpiry),
@@ -349,7 +354,7 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 	if !ok {
 		return refuse(c.at.harness(st.Name), "step %q: unknown harness %q", st.Name, a.Harness.Value)
 	}
-	sess := &scriptSession{Index: j, Harness: h.Name, Final: h.FinalJQ(), Stdin: h.PromptOnStdin()}
+	sess := &scriptSession{Index: j, Harness: h.Name, Final: h.FinalJQ(), Usage: h.UsageJQ(), Stdin: h.PromptOnStdin()}
 	argv, err := harnessArgv(h, harness.Invocation{
 		Model:    settingValue(a.Model),
 		Effort:   settingValue(a.Effort),

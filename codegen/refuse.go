@@ -171,13 +171,13 @@ func (c *compiler) refuse() []ir.Diagnostic {
 }
 
 // budgets refuses the process's budgets, the run's and its steps': the
-// script does not count what its sessions spend, and a budget it ignored
-// would let them spend without one. The config's budget, which belongs to
+// script records what its sessions spend but stops none at a budget, and a
+// budget it ignored would let them spend without one. The config's budget, which belongs to
 // the user rather than the process, is only warned about, as [resources]
 // is.
 func (c *compiler) budgets() []ir.Diagnostic {
 	var diags []ir.Diagnostic
-	const why = "the script does not count what its sessions spend; run the process with cairn run"
+	const why = "the script records what its sessions spend but does not stop them at a budget; run the process with cairn run"
 	plan, at := c.plan, c.at
 	key := "budget_usd"
 	if p := at.process; p != nil && p.Format == ir.Card {

@@ -32,6 +32,12 @@ type Adapter interface {
 	// $err, $last (the message file's text) and $rc with the helpers of the
 	// script's jq_final, and yields {m: message, c: cause, f: failed}.
 	FinalJQ() (name, def string)
+	// UsageJQ is what SessionEnd reads of a session's usage, for the bash
+	// target: the jq expression a script evaluates for the adapter's
+	// sessions, and the definition of the function it calls, "def NAME:
+	// …;" (a custom harness's takes its paths), which reads $out with
+	// the helpers of UsageJQDefs.
+	UsageJQ() (expr, def string)
 }
 
 // Spec is what cairn knows of an agent CLI without running it.
@@ -70,14 +76,17 @@ type Spec struct {
 var builtins = []Adapter{claude{}, codex{}, gemini{}, opencode{}}
 
 // FinalJQDefs is the jq a compiled script reads every harness's final
-// message with: the helpers, then each adapter's FinalJQ, the built-in ones
-// in order and the custom one last, each on its own lines.
+// message and usage with: the helpers, then each adapter's FinalJQ and
+// UsageJQ, the built-in ones in order and the custom one last, each on its
+// own lines.
 func FinalJQDefs() string {
 	var b strings.Builder
 	b.WriteString(finalJQHelpers)
+	b.WriteString(usageJQHelpers)
 	for _, a := range append(slices.Clone(builtins), &custom{}) {
 		_, def := a.FinalJQ()
-		b.WriteString(def + "\n")
+		_, usage := a.UsageJQ()
+		b.WriteString(def + "\n" + usage + "\n")
 	}
 	return b.String()
 }

@@ -167,6 +167,23 @@ func (claude) SessionEnd(o Output) SessionEnd {
 	return end
 }
 
+// UsageJQ is SessionEnd's usage in jq.
+func (claude) UsageJQ() (string, string) { return "usage_claude", claudeUsageJQ }
+
+const claudeUsageJQ = `def usage_claude:
+  ($out | object) as $r
+  | if $r == null or $r.type != "result" then {}
+    else [($r.modelUsage // {})[]?] as $m
+      | def sum(f): [$m[] | f | numbers] | if length > 0 then add else null end;
+      {turns: $r.num_turns, cost_usd: $r.total_cost_usd}
+      + (if ($m | length) > 0
+         then {input_tokens: sum(.inputTokens), output_tokens: sum(.outputTokens),
+               cache_read_tokens: sum(.cacheReadInputTokens), cache_write_tokens: sum(.cacheCreationInputTokens)}
+         else ($r.usage // {}) | {input_tokens, output_tokens,
+               cache_read_tokens: .cache_read_input_tokens, cache_write_tokens: .cache_creation_input_tokens} end)
+      | usage_clean
+    end;`
+
 // Login asks `claude auth status`, whose JSON says loggedIn (exit 1 when
 // not): an API key in ANTHROPIC_API_KEY counts, as does a /login.
 func (claude) Login(ctx context.Context, bin string, env []string) (Login, bool) {

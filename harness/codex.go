@@ -182,6 +182,21 @@ func (codex) SessionEnd(o Output) SessionEnd {
 	return end
 }
 
+// UsageJQ is SessionEnd's usage in jq.
+func (codex) UsageJQ() (string, string) { return "usage_codex", codexUsageJQ }
+
+const codexUsageJQ = `def usage_codex:
+  [$out | events[] | select(.type == "turn.completed")] as $t
+  | if ($t | length) == 0 then {}
+    else ([$t[] | select(.usage != null) | .usage] | last // {}) as $u
+      | {turns: ($t | length),
+         input_tokens: (if ($u.input_tokens | type) == "number" and ($u.cached_input_tokens | type) == "number"
+                        then [$u.input_tokens - $u.cached_input_tokens, 0] | max else $u.input_tokens end),
+         output_tokens: $u.output_tokens, cache_read_tokens: $u.cached_input_tokens,
+         cache_write_tokens: $u.cache_write_input_tokens}
+      | usage_clean
+    end;`
+
 // Login takes CODEX_API_KEY, which codex exec reads, else asks `codex login
 // status` (exit 0 when logged in, 1 and "Not logged in" when not).
 func (codex) Login(ctx context.Context, bin string, env []string) (Login, bool) {

@@ -151,6 +151,21 @@ func (gemini) SessionEnd(o Output) SessionEnd {
 	return end
 }
 
+// UsageJQ is SessionEnd's usage in jq.
+func (gemini) UsageJQ() (string, string) { return "usage_gemini", geminiUsageJQ }
+
+const geminiUsageJQ = `def usage_gemini:
+  ($out | object) as $o
+  | if ($o.stats.models? | type) != "object" then {}
+    else usage_sum($o.stats.models[] | (.tokens // {}) as $t
+      | {turns: .api.totalRequests?,
+         input_tokens: (if $t.input != null then $t.input
+                        elif ($t.prompt | type) == "number" and ($t.cached | type) == "number" then [$t.prompt - $t.cached, 0] | max
+                        else $t.prompt end),
+         output_tokens: usage_add($t.candidates; $t.thoughts), cache_read_tokens: $t.cached}
+      | usage_clean)
+    end;`
+
 // Login reads what Gemini CLI itself reads to choose how it authenticates
 // (it has no status command): GEMINI_API_KEY, Vertex AI's variables, Google
 // login (GOOGLE_GENAI_USE_GCA), Compute ADC, then the auth type its

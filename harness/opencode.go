@@ -173,6 +173,15 @@ func (opencode) SessionEnd(o Output) SessionEnd {
 	return end
 }
 
+// UsageJQ is SessionEnd's usage in jq.
+func (opencode) UsageJQ() (string, string) { return "usage_opencode", opencodeUsageJQ }
+
+const opencodeUsageJQ = `def usage_opencode:
+  usage_sum($out | events[] | select(.type == "step_finish") | (.part // {}) as $p | ($p.tokens // {}) as $t
+    | {turns: 1, input_tokens: $t.input, output_tokens: usage_add($t.output; $t.reasoning),
+       cache_read_tokens: $t.cache.read?, cache_write_tokens: $t.cache.write?, cost_usd: $p.cost}
+    | usage_clean);`
+
 // ansi matches the colour codes opencode writes even to a pipe.
 var ansi = regexp.MustCompile(`\x1b\[[0-9;]*m`)
 

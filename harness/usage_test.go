@@ -1,8 +1,13 @@
 package harness
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -176,6 +181,59 @@ func TestArgvBudget(t *testing.T) {
 		argv, _ = h.Argv(inv0)
 		if slices.Contains(argv, "--max-budget-usd") {
 			t.Errorf("%s: %q passes a budget of 0", name, argv)
+		}
+	}
+}
+
+// TestUsageJQ holds each adapter's UsageJQ, which a compiled script reads a
+// session's usage with, to what its SessionEnd reads from the same output
+// (Used, for a session that resumed none).
+func TestUsageJQ(t *testing.T) {
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Skip("jq is not on PATH")
+	}
+	r := NewRegistry([]ir.CustomHarness{{Name: "bot", Command: []string{"bot"}, Usage: map[string]string{
+		"turns": ".turns", "input_tokens": ".usage.in", "output_tokens": ".usage.out[1]", "cost_usd": ".total_cost_usd",
+	}}})
+	cases := []struct{ harness, out string }{
+		{"bot", `{"turns":3,"usage":{"in":100,"out":[1,20]},"total_cost_usd":0.25}`},
+		{"bot", "working…\n{\"turns\":1}\nnot json\n{\"turns\":2,\"total_cost_usd\":0}\n"},
+		{"bot", `{"turns":1.5,"usage":{"in":-1,"out":"20"},"total_cost_usd":-2}`},
+		{"bot", `[1, 2]`},
+		{"bot", `plain text`},
+		{"claude", `{"type":"result","subtype":"success","is_error":false,"result":"ok","num_turns":3,"total_cost_usd":0.0712,"usage":{"input_tokens":1520,"output_tokens":402}}`},
+		{"claude", `{"type":"result","subtype":"success","result":"ok"}`},
+		{"claude", "not json"},
+		{"codex", "{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":24763,\"output_tokens\":122}}\n"},
+		{"codex", "{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n"},
+		{"gemini", "{\"session_id\":\"g\",\"response\":\"ok\"}"},
+		{"gemini", "{\"response\":\"ok\",\"stats\":{\"models\":{\"a\":{\"api\":{\"totalRequests\":2},\"tokens\":{\"prompt\":100,\"cached\":30,\"candidates\":5}},\"b\":{\"tokens\":{\"prompt\":7,\"thoughts\":3}}}}}"},
+		{"opencode", "{\"type\":\"step_finish\",\"part\":{\"tokens\":{\"input\":5}}}\n{\"type\":\"step_finish\",\"part\":{\"cost\":0.1,\"tokens\":{\"output\":1,\"reasoning\":2}}}\n{\"type\":\"step_finish\",\"part\":{\"cost\":0.2}}\n"},
+		{"opencode", "{\"type\":\"text\",\"part\":{\"text\":\"ok\"}}\n"},
+	}
+	for _, name := range []string{"claude", "codex", "gemini", "opencode"} {
+		for _, sample := range []string{"-usage.stdout", "-resumed.stdout"} {
+			cases = append(cases, struct{ harness, out string }{name, string(captured(t, name+sample))})
+		}
+	}
+	cases = append(cases, struct{ harness, out string }{"claude", string(captured(t, "claude-budget.stdout"))})
+	defs := FinalJQDefs()
+	dir := t.TempDir()
+	for i, tc := range cases {
+		h, _ := r.Lookup(tc.harness)
+		out := filepath.Join(dir, strconv.Itoa(i))
+		if err := os.WriteFile(out, []byte(tc.out), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, err := exec.Command("jq", "-n", "-c", "--rawfile", "out", out, "--rawfile", "err", os.DevNull, "--rawfile", "last", os.DevNull,
+			"--argjson", "rc", "0", defs+" "+h.UsageJQ()).Output()
+		if err != nil {
+			t.Errorf("%s %d: jq: %v", tc.harness, i, err)
+			continue
+		}
+		want := usageOf(t, h.SessionEnd(Output{Stdout: []byte(tc.out)}).Used(nil))
+		if string(bytes.TrimSpace(got)) != want {
+			t.Errorf("%s %d: jq\n got %s\nwant %s", tc.harness, i, bytes.TrimSpace(got), want)
 		}
 	}
 }

@@ -250,7 +250,8 @@ jq_step='
          else {} end)]
   | if $vstatus == "" then .
     else .validate = ({status: $vstatus} + (if $verror == "" then {} else {error: $verror} end) + {judges: 0, retries: 0}) end
-  | if $shells == [] then . else .shells = $shells end)}'
+  | if $shells == [] then . else .shells = $shells end
+  | if $usage == {} then . else .usage = $usage end)}'
 
 # step_record INDEX OUTCOME START END EXIT CAUSE TRACE VSTATUS VERROR [EXIT CAUSE]...:
 # the step's record as it stands, as an event: its outcome, start and end
@@ -259,16 +260,18 @@ jq_step='
 # when it did not run) and first failure, the precheck and validate shells
 # it ran, and the exit code and cause of each action that ran.
 step_record() {
-  local i=$1 start=null end=null result='' line shells=$tmp/shells.${step_names[$1]}
+  local i=$1 start=null end=null result='' line shells=$tmp/shells.${step_names[$1]} usage={}
   if [[ -n $3 ]]; then iso_time "$3" && start=\"$REPLY\"; fi
   if [[ -n $4 ]]; then iso_time "$4" && end=\"$REPLY\"; fi
   if [[ -e $tmp/wrote.${step_names[i]} ]]; then result=results/${step_names[i]}.md; fi
   if [[ ! -e $shells ]]; then shells=/dev/null; fi
+  if [[ -s $tmp/usage.${step_names[i]} ]]; then usage=$(<"$tmp/usage.${step_names[i]}"); fi
   now_us
   iso_time "$now"
   if line=$(jq -n -c --slurpfile steps "$tmp/steps.json" --slurpfile shells "$shells" --argjson i "$i" --arg time "$REPLY" \
     --arg outcome "$2" --argjson start "$start" --argjson ended "$end" --argjson exit "$5" --arg cause "$6" \
-    --arg result "$result" --arg trace "$7" --arg vstatus "$8" --arg verror "$9" --args "$jq_step" "${@:10}"); then
+    --arg result "$result" --arg trace "$7" --arg vstatus "$8" --arg verror "$9" --argjson usage "$usage" \
+    --args "$jq_step" "${@:10}"); then
     record_event "$line"
   else
     record_failed "record step \"${step_names[i]}\""
@@ -322,10 +325,12 @@ record_end() {
   if [[ $expires != never ]]; then TZ=UTC printf -v expires '%(%Y-%m-%dT%H:%M:%SZ)T' "$(((now + expires) / 1000000))"; fi
   iso_time "$now"
   if record_write --slurpfile events "$run/events.jsonl" --arg status "$1" --arg ended "$REPLY" --arg expires "$expires" \
-    --arg cause "${2:-}" '
+    --arg cause "${2:-}" "$jq_usage"'
     reduce ($events[] | .step // empty) as $s (.;
       (.steps | map(.name) | index($s.name)) as $j
       | if $j == null then .steps += [$s] else .steps[$j] = $s end)
+    | (reduce (.steps[].usage // empty) as $u ({}; usage_plus($u))) as $total
+    | if $total == {} then del(.usage) else .usage = $total end
     | .status = $status | .cause = $cause | ."end" = $ended | .expires = $expires' <"$run/run.json"; then
     : >"$run/events.jsonl" || rc=1
   else
@@ -336,13 +341,43 @@ record_end() {
   return "$rc"
 }
 
+# What sessions used, summed (harness.UsageJQHelpers): usage_plus($b).
+jq_usage='
+def usage_keys: ["turns", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd"];
+def usage_clean: . as $u | reduce usage_keys[] as $k ({}; if ($u[$k] | type) == "number" then .[$k] = $u[$k] else . end);
+def usage_plus($b): . as $a | reduce usage_keys[] as $k ({};
+  if $a[$k] == null and $b[$k] == null then .
+  elif $a[$k] == null then .[$k] = $b[$k]
+  elif $b[$k] == null then .[$k] = $a[$k]
+  elif $k == "cost_usd" then .[$k] = ((($a[$k] + $b[$k]) * 1e12 | round) / 1e12)
+  else .[$k] = $a[$k] + $b[$k] end);
+def usage_sum(f): reduce f as $u ({}; usage_plus($u));
+def usage_add($a; $b): if $a == null then $b elif $b == null then $a else $a + $b end;
+'
+
+# What a step's sessions used, as its log line words it: turns, tokens_in
+# (every input token, the cache's too), tokens_out and cost (rounded to a
+# hundredth of a cent), each when a session reported it, a line each:
+# name, then value.
+jq_usage_fields='
+(if .turns != null then "turns", .turns else empty end),
+([.input_tokens, .cache_read_tokens, .cache_write_tokens | numbers] | if length > 0 then "tokens_in", add else empty end),
+(if .output_tokens != null then "tokens_out", .output_tokens else empty end),
+(if .cost_usd != null then "cost", (.cost_usd * 10000 | round | "$\(. / 10000 | floor).\(. % 10000 + 10000 | tostring | .[1:])")
+ else empty end)'
+
 # log_step INDEX OUTCOME US CAUSE: the step's line in the run's log.
 log_step() {
-  local i=$1
+  local i=$1 d
+  local -a used=()
   duration "$3"
+  d=$REPLY
+  if [[ -s $tmp/usage.${step_names[i]} ]]; then
+    mapfile -t used < <(jq -r "$jq_usage_fields" <"$tmp/usage.${step_names[i]}")
+  fi
   logfmt step "${step_names[i]}" kind "${step_kinds[i]}" worktree "${step_worktrees[i]}" \
     harness "${step_harnesses[i]}" model "${step_models[i]}" effort "${step_efforts[i]}" \
-    duration "$REPLY" outcome "$2" ${4:+cause "$4"}
+    duration "$d" "${used[@]}" outcome "$2" ${4:+cause "$4"}
   printf '%s\n' "$REPLY" >>"$run/log"
 }
 

@@ -96,3 +96,17 @@ func (p Path) Find(doc any) (any, bool) {
 	}
 	return v, true
 }
+
+// Steps is p as jq's getpath takes it: each key a string, each index a
+// number.
+func (p Path) Steps() []any {
+	out := make([]any, 0, len(p.steps))
+	for _, st := range p.steps {
+		if st.index < 0 {
+			out = append(out, st.key)
+		} else {
+			out = append(out, st.index)
+		}
+	}
+	return out
+}
