@@ -67,7 +67,7 @@ func (c *catalogueRun) SetPullRequest(url string) { c.r.setPullRequest(url) }
 
 func (c *catalogueRun) Note(line string) {
 	if c.r.prog != nil {
-		c.r.prog.note(line)
+		c.r.prog.Note(line)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-dev/cairn/catalogue"
 	"github.com/cairn-dev/cairn/internal/atomicfile"
 	"github.com/cairn-dev/cairn/internal/machine"
+	"github.com/cairn-dev/cairn/internal/progress"
 	"github.com/cairn-dev/cairn/notify"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/step"
@@ -181,7 +182,7 @@ type run struct {
 	// groups are the process groups the run's steps have running.
 	groups *proc.Groups
 	wts    *worktree.Worktrees
-	prog   *progress
+	prog   *progress.Progress
 	// commits makes the commits of a commit-mode run; nil otherwise.
 	commits *committer
 	// issue is the issue the run works on, nil for a Pass; claim is its
@@ -268,8 +269,8 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 	}
 	r.warn(record.Activity(r.o.Home, "event="+event, "run="+r.folder.Name(), "process="+plan.Process, "repo="+r.o.Repo.CommonDir))
 
-	r.prog = newProgress(r.o.Stderr, r.o.Terminal)
-	r.prog.optional = optionalSteps(plan)
+	r.prog = progress.New(r.o.Stderr, r.o.Terminal)
+	r.prog.Optional = progress.OptionalSteps(plan)
 	budget := 0.0
 	if b := plan.Limits.BudgetUSD; b != nil {
 		budget = b.Value
@@ -329,7 +330,7 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 		status, runErr = r.failWith(status, runErr, err)
 	}
 	r.warn(r.groups.Err())
-	r.prog.close()
+	r.prog.Close()
 	for _, k := range r.wts.Kept() {
 		fmt.Fprintf(r.o.Stderr, "cairn: %s\n", k)
 	}
@@ -396,7 +397,7 @@ func (r *run) warn(err error) {
 	case err == nil:
 	case r.prog != nil:
 		// Through the progress, so that live lines stay whole.
-		r.prog.note(fmt.Sprintf("cairn: warning: %v", err))
+		r.prog.Note(fmt.Sprintf("cairn: warning: %v", err))
 	default:
 		fmt.Fprintf(r.o.Stderr, "cairn: warning: %v\n", err)
 	}
@@ -505,7 +506,7 @@ func (r *run) cancel(st *ir.PlanStep) {
 	sr := r.initial[r.index[st.Name]].Clone()
 	sr.Outcome = record.Cancelled
 	r.record(sr)
-	r.prog.end(st.Name, record.Cancelled, 0, "")
+	r.prog.End(st.Name, record.Cancelled, 0, "")
 }
 
 // record writes a step's record and, once it has ended, its log line.
@@ -542,7 +543,7 @@ func (r *run) start(st *ir.PlanStep, earlier []step.Earlier) func(context.Contex
 	start := time.Now().UTC()
 	sr.Outcome, sr.Start = record.Running, &start
 	r.record(sr.Clone())
-	r.prog.start(st.Name, templates.DescribeStep(st))
+	r.prog.Start(st.Name, templates.DescribeStep(st))
 	return func(ctx context.Context) record.Outcome { return r.step(ctx, st, earlier, sr, start) }
 }
 
@@ -632,7 +633,7 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier,
 	sr.Outcome, sr.End, sr.ExitCode, sr.Cause = e.outcome, &end, e.exitCode, e.cause
 	r.record(sr)
 	r.complete(st, &sr)
-	r.prog.end(st.Name, e.outcome, end.Sub(start), e.cause)
+	r.prog.End(st.Name, e.outcome, end.Sub(start), e.cause)
 	return e.outcome
 }
 
@@ -873,7 +874,7 @@ func (r *run) prepareSession(ctx context.Context, sc *step.Context, wt worktree.
 	}
 	name := sc.Step.Name
 	if err := machine.Wait(ctx, r.o.Plan.Resources, func(msg string) {
-		r.prog.note(fmt.Sprintf("%s: %s", name, msg))
+		r.prog.Note(fmt.Sprintf("%s: %s", name, msg))
 	}); err != nil {
 		return nil, "", err
 	}
