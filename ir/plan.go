@@ -159,21 +159,31 @@ type PlanEnv struct {
 	Value string `json:"value"`
 }
 
-// PlanAction is one resolved action. Harness, Model, Effort, Access and
-// MaxTurns are set for sessions only.
+// PlanAction is one resolved action. Harness, Model, Effort, Access,
+// MaxTurns and Sandbox are set for sessions only.
 type PlanAction struct {
-	Kind        ActionKind  `json:"kind"`
-	Skill       *PlanSkill  `json:"skill,omitempty"`
-	Prompt      string      `json:"prompt,omitempty"`
-	Command     string      `json:"command,omitempty"`
-	Catalogue   string      `json:"catalogue,omitempty"`
-	Process     string      `json:"process,omitempty"`
-	SpecProcess string      `json:"spec_process,omitempty"`
-	Harness     *Setting    `json:"harness,omitempty"`
-	Model       *Setting    `json:"model,omitempty"`
-	Effort      *Setting    `json:"effort,omitempty"`
-	Access      *Setting    `json:"access,omitempty"`
-	MaxTurns    *IntSetting `json:"max_turns,omitempty"`
+	Kind        ActionKind   `json:"kind"`
+	Skill       *PlanSkill   `json:"skill,omitempty"`
+	Prompt      string       `json:"prompt,omitempty"`
+	Command     string       `json:"command,omitempty"`
+	Catalogue   string       `json:"catalogue,omitempty"`
+	Process     string       `json:"process,omitempty"`
+	SpecProcess string       `json:"spec_process,omitempty"`
+	Harness     *Setting     `json:"harness,omitempty"`
+	Model       *Setting     `json:"model,omitempty"`
+	Effort      *Setting     `json:"effort,omitempty"`
+	Access      *Setting     `json:"access,omitempty"`
+	MaxTurns    *IntSetting  `json:"max_turns,omitempty"`
+	Sandbox     *PlanSandbox `json:"sandbox,omitempty"`
+}
+
+// PlanSandbox says whether a sandbox confines a session's commands to its
+// worktree (Active), with what confines them or why nothing does
+// ("codex's workspace-write sandbox", "none: gemini has no sandbox for
+// write access").
+type PlanSandbox struct {
+	Active bool   `json:"active"`
+	Detail string `json:"detail"`
 }
 
 // The places a skill can be found, in lookup order (§5).

@@ -124,7 +124,7 @@ func TestRunSessionFakes(t *testing.T) {
 			"unexpected status 401 Unauthorized: Missing bearer or basic authentication in header", 1},
 		{"gemini", "gemini-2.5-pro", "", []string{"-m\ngemini-2.5-pro\n", "--approval-mode\nauto_edit\n"},
 			"Please set an Auth method in your ", 41},
-		{"opencode", "anthropic/claude-sonnet-4-5", "low", []string{"-m\nanthropic/claude-sonnet-4-5\n", "--variant\nminimal\n", "--auto\n"},
+		{"opencode", "anthropic/claude-sonnet-4-5", "low", []string{"-m\nanthropic/claude-sonnet-4-5\n", "--variant\nminimal\n", "--format\njson\n"},
 			"Unexpected server error. Check server logs for details.", 1},
 	} {
 		t.Run(tc.harness, func(t *testing.T) {
