@@ -47,7 +47,7 @@ type Spec struct {
 	Tiers map[string]string
 	// Stdin is true when the prompt goes on the CLI's standard input.
 	Stdin bool
-	// Resume is true when Argv continues an Invocation's Resume session.
+	// Resume is true when Command continues an Invocation's Resume session.
 	Resume bool
 	// Turns is true when the CLI itself enforces the Invocation's
 	// MaxTurns (Command passes it).
