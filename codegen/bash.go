@@ -165,10 +165,14 @@ type scriptAction struct {
 	Session *scriptSession
 }
 
-// scriptSession is a session action: the harness's argv, how its final
-// message is read (Final: the name of its jq function) and its usage
-// (Usage: a jq expression), whether the prompt goes on stdin, the skill it
-// reads, and its prompt with no directive ([0]) and with one ([1]).
+// scriptSession is a session action: the harness's argv, the variables
+// it sets over the step's environment and the files it writes first (Env,
+// Files), how its final message is read (Final: the name of its jq
+// function) and its usage (Usage: a jq expression), whether the prompt goes on stdin, the turn cap the script
+// enforces by counting the CLI's events with the jq filter TurnJQ (0: none)
+// and the cause of a session it stops,
+// the skill it reads, and its prompt with no directive ([0]) and with one
+// ([1]).
 type scriptSession struct {
 	Index         int
 	Harness       string
@@ -176,6 +180,11 @@ type scriptSession struct {
 	Usage         string
 	Stdin         bool
 	Argv          []templates.BashWord
+	Env           []templates.BashWord
+	Files         []harness.File
+	MaxTurns      int
+	TurnJQ        string
+	TurnCause     string
 	SkillName     string
 	SkillVar      string
 	SkillRepoPath string
@@ -355,18 +364,22 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 		return refuse(c.at.harness(st.Name), "step %q: unknown harness %q", st.Name, a.Harness.Value)
 	}
 	sess := &scriptSession{Index: j, Harness: h.Name, Final: h.FinalJQ(), Usage: h.UsageJQ(), Stdin: h.PromptOnStdin()}
-	argv, err := harnessArgv(h, harness.Invocation{
+	inv := harness.Invocation{
 		Model:    settingValue(a.Model),
 		Effort:   settingValue(a.Effort),
 		Access:   settingValue(a.Access),
 		MaxTurns: intSetting(a.MaxTurns),
-	})
+	}
+	cmd, err := harnessCommand(h, inv)
 	if err != nil {
 		return refuse(c.at.harness(st.Name), "step %q: the command of harness %q cannot be compiled: %v", st.Name, h.Name, err)
 	}
-	sess.Argv = argv
+	sess.Argv, sess.Env, sess.Files = cmd.Argv, cmd.Env, cmd.Files
+	if _, jq, ok := h.CountsTurns(); ok && inv.MaxTurns > 0 {
+		sess.MaxTurns, sess.TurnJQ, sess.TurnCause = inv.MaxTurns, jq, harness.TurnCause(inv.MaxTurns)
+	}
 	bin := ""
-	for _, p := range argv[0] {
+	for _, p := range cmd.Argv[0] {
 		if p.Var != "" {
 			return refuse(c.at.harness(st.Name), "step %q: the command of harness %q starts with a value known only at run time", st.Name, h.Name)
 		}

@@ -16,9 +16,11 @@ import (
 type Adapter interface {
 	// Spec is what cairn knows of the CLI without running it.
 	Spec() Spec
-	// Argv is the argv that starts a session of inv; effort is the CLI's
-	// own value for inv.Effort (empty: no flag), from Spec's Efforts.
-	Argv(inv Invocation, effort string) ([]string, error)
+	// Command is how a session of inv starts: its argv, the variables
+	// set over the step's environment and the files the argv names;
+	// effort is the CLI's own value for inv.Effort (empty: no flag), from
+	// Spec's Efforts, and inv.Access is one of ir.Accesses.
+	Command(inv Invocation, effort string) (Command, error)
 	// Final reads a session's final message from its output; when the
 	// session failed, failed is set and cause says why in one line.
 	Final(o Output) (message, cause string, failed bool)
@@ -51,10 +53,18 @@ type Spec struct {
 	Tiers map[string]string
 	// Stdin is true when the prompt goes on the CLI's standard input.
 	Stdin bool
-	// Resume is true when Argv continues an Invocation's Resume session.
+	// Resume is true when Command continues an Invocation's Resume session.
 	Resume bool
-	// Turns is true when Argv passes the Invocation's MaxTurns.
+	// Turns is true when the CLI itself enforces the Invocation's
+	// MaxTurns (Command passes it).
 	Turns bool
+	// TurnEvent, for a CLI with no turn cap of its own, is how cairn
+	// counts a session's turns in the events the CLI prints as it works,
+	// to stop the session past its MaxTurns; nil when cairn cannot.
+	TurnEvent *TurnEvent
+	// Sandboxes are the sandboxes that confine a session's commands to
+	// its worktree, by access level; a level not listed has none.
+	Sandboxes map[string]Sandbox
 	// MessageFile is true when the CLI writes its final message to the
 	// Invocation's OutputFile.
 	MessageFile bool
@@ -69,6 +79,46 @@ type Spec struct {
 	// Err is why the harness cannot be used at all (a custom command that
 	// does not parse); nil when it can.
 	Err error
+}
+
+// Command is how a session starts on its CLI (Adapter.Command): the argv,
+// the variables cairn sets over the step's environment (NAME=VALUE; the
+// session still inherits the rest, §7.1), and the files the argv names,
+// which cairn writes into the Invocation's FilesDir before the session
+// starts and removes after it.
+type Command struct {
+	Argv  []string
+	Env   []string
+	Files []File
+}
+
+// File is a file a session's CLI reads (a policy), named in FilesDir.
+type File struct {
+	Name, Text string
+}
+
+// TurnEvent is how cairn tells, in a CLI's JSON event stream, that a
+// session starts another turn: Go and jq twins, for cairn run and for the
+// bash target.
+type TurnEvent struct {
+	// What is what one turn is in the CLI's events, for the docs.
+	What string
+	// Starts reports whether one line of the CLI's standard output is
+	// an event that starts a turn.
+	Starts func(line []byte) bool
+	// JQ is Starts for the bash target: a jq filter over one event (an
+	// object) that yields true when it starts a turn, false otherwise.
+	JQ string
+}
+
+// Sandbox is a sandbox a CLI confines a session's commands in.
+type Sandbox struct {
+	// Name says what it is, for the plan: "codex's workspace-write
+	// sandbox".
+	Name string
+	// Needs are the programs it needs on PATH; without them the CLI runs
+	// the session unconfined.
+	Needs []string
 }
 
 // builtins are the built-in adapters of §8, in the order the bash target

@@ -22,16 +22,49 @@ func (claude) Spec() Spec {
 			"strong":    "opus",
 			"strongest": "fable",
 		},
-		Stdin:   true,
-		Resume:  true,
-		Turns:   true,
-		Cost:    true,
+		Stdin:  true,
+		Resume: true,
+		Turns:  true,
+		Cost:   true,
+		// Without bubblewrap and socat, Claude Code warns "Sandbox
+		// disabled" and runs the commands unconfined.
+		Sandboxes: map[string]Sandbox{
+			ir.AccessWrite: {Name: "claude's sandbox", Needs: []string{"bwrap", "socat"}},
+		},
 		Version: []string{"claude", "--version"},
 	}
 }
 
-func (claude) Argv(inv Invocation, effort string) ([]string, error) {
-	a := []string{"claude", "-p", "--output-format", "json", "--permission-mode", "acceptEdits"}
+// claudeSandbox turns on Claude Code's sandbox for Bash: bubblewrap
+// confines the commands' writes to the working directory (and cuts their
+// network), and autoAllowBashIfSandboxed runs them without asking.
+const claudeSandbox = `{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}`
+
+// claudeMaxRetries caps Claude Code's retries of a failed model request: by
+// default it retries a 429 for minutes; with 4 a 429 or 500 ends the
+// session in about 10 s.
+const claudeMaxRetries = "4"
+
+// Command maps the access onto Claude Code's permissions. read: dontAsk
+// denies every tool use not pre-approved (read-only commands such as git
+// log still run). write: acceptEdits and every Bash command, in its
+// sandbox where bubblewrap and socat are installed (acceptEdits alone asks
+// for, and so refuses, go version). full: bypassPermissions, which Claude
+// Code refuses as root unless IS_SANDBOX=1 says the machine is disposable.
+func (claude) Command(inv Invocation, effort string) (Command, error) {
+	a := []string{"claude", "-p", "--output-format", "json"}
+	env := []string{"CLAUDE_CODE_MAX_RETRIES=" + claudeMaxRetries}
+	switch inv.Access {
+	case ir.AccessRead:
+		a = append(a, "--permission-mode", "dontAsk")
+	case ir.AccessWrite:
+		// --allowedTools is variadic: the = form keeps it from taking
+		// the next argument.
+		a = append(a, "--permission-mode", "acceptEdits", "--allowedTools=Bash", "--settings", claudeSandbox)
+	case ir.AccessFull:
+		a = append(a, "--permission-mode", "bypassPermissions")
+		env = append(env, "IS_SANDBOX=1")
+	}
 	if inv.Resume != "" {
 		a = append(a, "--resume", inv.Resume)
 	}
@@ -47,7 +80,7 @@ func (claude) Argv(inv Invocation, effort string) ([]string, error) {
 	if inv.BudgetUSD > 0 {
 		a = append(a, "--max-budget-usd", strconv.FormatFloat(inv.BudgetUSD, 'f', -1, 64))
 	}
-	return a, nil
+	return Command{Argv: a, Env: env}, nil
 }
 
 // claudeResult is the JSON object `claude -p --output-format json` prints.

@@ -21,12 +21,33 @@ func (codex) Spec() Spec {
 		Stdin:       true,
 		Resume:      true,
 		MessageFile: true,
-		Version:     []string{"codex", "--version"},
+		TurnEvent:   &codexTurn,
+		Sandboxes: map[string]Sandbox{
+			ir.AccessRead:  {Name: "codex's read-only sandbox"},
+			ir.AccessWrite: {Name: "codex's workspace-write sandbox"},
+		},
+		Version: []string{"codex", "--version"},
 	}
 }
 
-func (codex) Argv(inv Invocation, effort string) ([]string, error) {
-	a := []string{"codex", "exec", "--json", "-o", inv.OutputFile, "--sandbox", "workspace-write"}
+// codexSandbox is codex's sandbox mode for each access level.
+var codexSandbox = map[string]string{
+	ir.AccessRead:  "read-only",
+	ir.AccessWrite: "workspace-write",
+	ir.AccessFull:  "danger-full-access",
+}
+
+// Command maps the access onto codex's own sandbox, which confines the
+// commands' writes to the worktree (and /tmp) in workspace-write and all of
+// them in read-only; codex exec refuses what the sandbox does not allow
+// without asking. allow_login_shell=false runs commands in a plain bash: a
+// login shell's /etc/profile resets PATH, and go version is not found.
+//
+// Its retries are left as they are: -c can cap them only for a provider
+// named in the user's own config, and the built-in ones give up on a 429
+// or 500 within about 25 s.
+func (codex) Command(inv Invocation, effort string) (Command, error) {
+	a := []string{"codex", "exec", "--json", "-o", inv.OutputFile, "--sandbox", codexSandbox[inv.Access], "-c", "allow_login_shell=false"}
 	if inv.Model != "" {
 		a = append(a, "-m", inv.Model)
 	}
@@ -39,7 +60,33 @@ func (codex) Argv(inv Invocation, effort string) ([]string, error) {
 		// session's id, then the prompt ("-": stdin).
 		a = append(a, "resume", inv.Resume)
 	}
-	return append(a, "-"), nil
+	return Command{Argv: append(a, "-")}, nil
+}
+
+// codexTurn is a turn of codex exec: its --json events have none per model
+// request, so a turn is a tool call (a command, a patch, an MCP call, a web
+// search), counted as its item starts. A session that makes max_turns tool
+// calls and answers passes.
+var codexTurn = TurnEvent{
+	What: "a tool call (an item.started event of a command, a patch, an MCP call or a web search)",
+	Starts: func(line []byte) bool {
+		var e struct {
+			Type string `json:"type"`
+			Item *struct {
+				Type string `json:"type"`
+			} `json:"item"`
+		}
+		if !isEvent(line, &e) || e.Type != "item.started" || e.Item == nil {
+			return false
+		}
+		switch e.Item.Type {
+		case "agent_message", "reasoning", "error":
+			return false
+		}
+		return true
+	},
+	JQ: `.type == "item.started" and (.item | type) == "object"
+  and (.item.type as $t | $t != "agent_message" and $t != "reasoning" and $t != "error")`,
 }
 
 // codexEvent is one line of `codex exec --json`.

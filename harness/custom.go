@@ -89,13 +89,14 @@ type customData struct {
 	Worktree string
 }
 
-// Argv renders each item of the command, a text/template over .Model,
+// Command renders each item of the command, a text/template over .Model,
 // .Effort, .Access, .MaxTurns and .Worktree; an item with a template action
 // that renders empty is left out, so `{{if .Model}}--model={{.Model}}{{end}}`
-// passes nothing when the model is the CLI's own choice.
-func (h *custom) Argv(inv Invocation, effort string) ([]string, error) {
+// passes nothing when the model is the CLI's own choice. It sets no
+// variables and writes no files: the CLI maps .Access itself.
+func (h *custom) Command(inv Invocation, effort string) (Command, error) {
 	if h.err != nil {
-		return nil, h.err
+		return Command{}, h.err
 	}
 	data := customData{Model: inv.Model, Effort: effort, Access: inv.Access, MaxTurns: inv.MaxTurns, Worktree: inv.Worktree}
 	argv := make([]string, 0, len(h.command))
@@ -106,14 +107,14 @@ func (h *custom) Argv(inv Invocation, effort string) ([]string, error) {
 			continue
 		}
 		if err := t.Execute(&b, data); err != nil {
-			return nil, fmt.Errorf("harness %q: %w", h.name, err)
+			return Command{}, fmt.Errorf("harness %q: %w", h.name, err)
 		}
 		if b.Len() == 0 && i > 0 {
 			continue
 		}
 		argv = append(argv, b.String())
 	}
-	return argv, nil
+	return Command{Argv: argv}, nil
 }
 
 // hasAction reports whether t is more than plain text.

@@ -72,7 +72,7 @@ func TestSessionEnd(t *testing.T) {
 
 func TestCanResume(t *testing.T) {
 	r := testRegistry()
-	for name, want := range map[string]bool{"claude": true, "codex": true, "opencode": true, "gemini": false, "mybot": false} {
+	for name, want := range map[string]bool{"claude": true, "codex": true, "opencode": true, "gemini": true, "mybot": false} {
 		h, _ := r.Lookup(name)
 		if got := h.CanResume(); got != want {
 			t.Errorf("%s: CanResume() = %v; want %v", name, got, want)

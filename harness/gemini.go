@@ -21,16 +21,69 @@ func (gemini) Spec() Spec {
 		Name:    "gemini",
 		Efforts: map[string]string{},
 		Stdin:   true,
+		Resume:  true,
 		Version: []string{"gemini", "--version"},
 	}
 }
 
-func (gemini) Argv(inv Invocation, _ string) ([]string, error) {
+// geminiPolicy is the policy file (Gemini CLI's policy engine, TOML) of
+// each access level that needs one: read lets in a few read-only commands,
+// which the default approval mode otherwise withholds, and write every
+// shell command, which the headless CLI does not even offer in auto_edit
+// mode without one. A compound command is checked part by part.
+var geminiPolicy = map[string]File{
+	ir.AccessRead: {Name: "gemini-read-policy.toml", Text: `# cairn, access "read": read-only commands run without asking.
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = ["git log", "git diff", "git status", "ls"]
+decision = "allow"
+priority = 100
+`},
+	ir.AccessWrite: {Name: "gemini-write-policy.toml", Text: `# cairn, access "write": every shell command runs without asking.
+[[rule]]
+toolName = "run_shell_command"
+decision = "allow"
+priority = 100
+`},
+}
+
+// Command maps the access onto Gemini CLI's approval mode and a policy
+// file of cairn's, in inv.FilesDir: read is the default mode (only read
+// tools, and the policy's read-only commands), write auto_edit with every
+// shell command allowed, full yolo. Nothing confines the commands: Gemini
+// CLI's sandbox is a container image it pulls.
+//
+// Its turn cap (model.maxSessionTurns) and retries (general.maxAttempts)
+// are settings of its settings.json, which cairn leaves alone: another
+// folder (GEMINI_CLI_HOME) would lose the user's login, and a system
+// settings file must be root's.
+func (gemini) Command(inv Invocation, _ string) (Command, error) {
 	a := []string{"gemini", "-p", ""}
 	if inv.Model != "" {
 		a = append(a, "-m", inv.Model)
 	}
-	return append(a, "--output-format", "json", "--approval-mode", "auto_edit", "--skip-trust"), nil
+	a = append(a, "--output-format", "json")
+	var files []File
+	switch inv.Access {
+	case ir.AccessRead:
+		a = append(a, "--approval-mode", "default")
+	case ir.AccessWrite:
+		a = append(a, "--approval-mode", "auto_edit")
+	case ir.AccessFull:
+		a = append(a, "--approval-mode", "yolo")
+	}
+	if f, ok := geminiPolicy[inv.Access]; ok {
+		if inv.FilesDir == "" {
+			return Command{}, errors.New("harness \"gemini\": no folder for its policy file")
+		}
+		a = append(a, "--policy", filepath.Join(inv.FilesDir, f.Name))
+		files = append(files, f)
+	}
+	a = append(a, "--skip-trust")
+	if inv.Resume != "" {
+		a = append(a, "--resume", inv.Resume)
+	}
+	return Command{Argv: a, Files: files}, nil
 }
 
 // geminiError is the error object Gemini CLI prints, on stdout or stderr,

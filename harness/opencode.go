@@ -18,14 +18,34 @@ func (opencode) Spec() Spec {
 	return Spec{
 		Name: "opencode",
 		// medium is opencode's default variant: no --variant is passed.
-		Efforts: map[string]string{"low": "minimal", "medium": "", "high": "high", "xhigh": "max", "max": "max"},
-		Resume:  true,
-		Cost:    true,
-		Version: []string{"opencode", "--version"},
+		Efforts:   map[string]string{"low": "minimal", "medium": "", "high": "high", "xhigh": "max", "max": "max"},
+		Resume:    true,
+		Cost:      true,
+		TurnEvent: &opencodeTurn,
+		Version:   []string{"opencode", "--version"},
 	}
 }
 
-func (opencode) Argv(inv Invocation, effort string) ([]string, error) {
+// opencodePermission is opencode's permission config (OPENCODE_PERMISSION,
+// which replaces the config files' permission) for each access level.
+// read: no edits, and only read-only commands. write: edits and every
+// command, but none that names a path outside the worktree; "deny" refuses
+// the one call and the session goes on, where "ask" would end it (opencode
+// run rejects what asks). A rule on the paths it can read in a command, not
+// a sandbox. full: everything, with --auto.
+var opencodePermission = map[string]string{
+	ir.AccessRead:  `{"edit":"deny","bash":{"*":"deny","git log*":"allow","git diff*":"allow","git status*":"allow","ls*":"allow"},"external_directory":"deny"}`,
+	ir.AccessWrite: `{"edit":"allow","bash":"allow","external_directory":"deny"}`,
+	ir.AccessFull:  `{"*":"allow"}`,
+}
+
+// Command maps the access onto opencode's permission config, in its
+// environment, and --auto for full.
+//
+// opencode's retries cannot be capped: it retries a 429 or 500 five times,
+// 2 s to 30 s apart, for about 75 s, printing nothing meanwhile; the step's
+// timeout bounds it.
+func (opencode) Command(inv Invocation, effort string) (Command, error) {
 	a := []string{"opencode", "run", inv.Prompt}
 	if inv.Resume != "" {
 		a = append(a, "--session", inv.Resume)
@@ -36,7 +56,25 @@ func (opencode) Argv(inv Invocation, effort string) ([]string, error) {
 	if effort != "" {
 		a = append(a, "--variant", effort)
 	}
-	return append(a, "--format", "json", "--dir", inv.Worktree, "--auto"), nil
+	a = append(a, "--format", "json", "--dir", inv.Worktree)
+	if inv.Access == ir.AccessFull {
+		a = append(a, "--auto")
+	}
+	return Command{Argv: a, Env: []string{"OPENCODE_PERMISSION=" + opencodePermission[inv.Access]}}, nil
+}
+
+// opencodeTurn is a turn of opencode run: a step, one model request, as
+// its step_start event begins it. opencode's own cap (an agent's "steps")
+// only asks the model for a text answer once reached.
+var opencodeTurn = TurnEvent{
+	What: "a step, one model request (a step_start event)",
+	Starts: func(line []byte) bool {
+		var e struct {
+			Type string `json:"type"`
+		}
+		return isEvent(line, &e) && e.Type == "step_start"
+	},
+	JQ: `.type == "step_start"`,
 }
 
 // opencodeEvent is one line of `opencode run --format json`.

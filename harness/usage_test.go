@@ -162,10 +162,11 @@ func TestUsageCustom(t *testing.T) {
 // CLIs have no such flag.
 func TestArgvBudget(t *testing.T) {
 	r := testRegistry()
-	inv := Invocation{Prompt: "p", Worktree: "/w", OutputFile: "o", BudgetUSD: 1.2345}
+	inv := Invocation{Prompt: "p", Worktree: "/w", OutputFile: "o", FilesDir: "/f", BudgetUSD: 1.2345}
 	for _, name := range []string{"claude", "codex", "gemini", "opencode", "mybot"} {
 		h, _ := r.Lookup(name)
-		argv, err := h.Argv(inv)
+		c, err := h.Command(inv)
+		argv := c.Argv
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +179,8 @@ func TestArgvBudget(t *testing.T) {
 		}
 		inv0 := inv
 		inv0.BudgetUSD = 0
-		argv, _ = h.Argv(inv0)
+		c0, _ := h.Command(inv0)
+		argv = c0.Argv
 		if slices.Contains(argv, "--max-budget-usd") {
 			t.Errorf("%s: %q passes a budget of 0", name, argv)
 		}

@@ -179,10 +179,10 @@ type PlanEnv struct {
 	Value string `json:"value"`
 }
 
-// PlanAction is one resolved action. Harness, Model, Effort, Access and
-// MaxTurns are set for sessions only; BudgetUSD for a session whose step
-// sets budget_usd, the most the step's sessions may spend (besides the
-// run's budget).
+// PlanAction is one resolved action. Harness, Model, Effort, Access,
+// MaxTurns and Sandbox are set for sessions only; BudgetUSD for a session
+// whose step sets budget_usd, the most the step's sessions may spend
+// (besides the run's budget).
 type PlanAction struct {
 	Kind        ActionKind    `json:"kind"`
 	Skill       *PlanSkill    `json:"skill,omitempty"`
@@ -196,7 +196,17 @@ type PlanAction struct {
 	Effort      *Setting      `json:"effort,omitempty"`
 	Access      *Setting      `json:"access,omitempty"`
 	MaxTurns    *IntSetting   `json:"max_turns,omitempty"`
+	Sandbox     *PlanSandbox  `json:"sandbox,omitempty"`
 	BudgetUSD   *FloatSetting `json:"budget_usd,omitempty"`
+}
+
+// PlanSandbox says whether a sandbox confines a session's commands to its
+// worktree (Active), with what confines them or why nothing does
+// ("codex's workspace-write sandbox", "none: gemini has no sandbox for
+// write access").
+type PlanSandbox struct {
+	Active bool   `json:"active"`
+	Detail string `json:"detail"`
 }
 
 // The places a skill can be found, in lookup order (§5).

@@ -57,6 +57,10 @@ record_steps='[{"name":"build","worktree":"default","parallel":"","optional":fal
 
 # How long a stopped step has between SIGTERM and SIGKILL, in seconds.
 grace=5
+# A session whose CLI has no turn cap of its own sets these, local to it: the
+# cap the script enforces by counting its turns, the jq filter that finds
+# them, and the cause of a session stopped past the cap.
+turn_max=0 turn_jq=''
 # The exit status with which a precheck shell skips its step.
 check_skip=77
 
@@ -629,17 +633,20 @@ step_going() {
 # environment and the user's umask, in a session of its own (stopping its
 # process group stops all it started), under the step's timeout; stdin from
 # IN, stdout to OUT, stderr to ERR (to OUT when ERR is empty). Whatever it
-# leaves running when it ends is ended with it. Sets proc_rc, proc_timed_out,
-# proc_cause and proc_exit, its exit code as the run record has it: -1 for
-# one its timeout or a stop killed.
+# leaves running when it ends is ended with it. When turn_max is set (a
+# session whose turns the script counts), watch_turns stops it past its
+# turn cap. Sets proc_rc, proc_timed_out, proc_cause and proc_exit, its exit
+# code as the run record has it: -1 for one its timeout or a stop killed.
 run_proc() {
-  local in=$1 out=$2 err=$3 pid t0 rc=0
+  local in=$1 out=$2 err=$3 pid t0 rc=0 watch=''
   shift 3
   local -a timer=()
   if ((step_timeout > 0)); then timer=("$timeout_bin" -k "${grace}s" "${step_timeout}s"); fi
   proc_rc=0 proc_timed_out=0 proc_cause='' proc_exit=0
   now_us
   t0=$now
+  # The watch reads OUT (a file) from its start: nothing an earlier action left.
+  if ((turn_max > 0)); then : >"$out"; fi
   if [[ -n $err ]]; then
     proc_start "$@" <"$in" >"$out" 2>"$err" {pass_fd}>&- {run_lock_fd}>&- &
   else
@@ -649,6 +656,10 @@ run_proc() {
   printf '%s\n' "$pid" >"$tmp/pgid.$step"
   # An interrupt that came as it started finds no group to stop: stop it here.
   if [[ -e $tmp/interrupted ]]; then kill -TERM -- "-$pid" 2>/dev/null || true; fi
+  if ((turn_max > 0)); then
+    watch_turns "$pid" "$out" &
+    watch=$!
+  fi
   # bash would say on stderr that a step it was waiting for was killed: the
   # step's outcome says it.
   { wait "$pid"; } 2>/dev/null || rc=$?
@@ -656,6 +667,8 @@ run_proc() {
   # now, and so do those that left the group (setsid cmd &).
   kill -KILL -- "-$pid" 2>/dev/null || true
   end_strays "$run_token-$step_index"
+  # The watch ends once it has read what the process wrote.
+  if [[ -n $watch ]]; then wait "$watch" || true; fi
   rm -f -- "$tmp/pgid.$step"
   now_us
   proc_rc=$rc proc_exit=$rc
@@ -667,6 +680,30 @@ run_proc() {
   elif ((rc != 0)); then
     proc_cause="exit status $rc"
   fi
+}
+
+# watch_turns PGID OUT: counts the turns of the session whose CLI, in
+# process group PGID, writes its JSON events to OUT, as they come: an event
+# for which the jq filter turn_jq yields true starts one (harness.TurnEvent).
+# When turn turn_max+1 starts, it makes $tmp/turns.$step and stops the
+# group: SIGTERM, then SIGKILL after the grace period. It ends when the
+# process does.
+watch_turns() {
+  local pgid=$1 out=$2 n=0 line i
+  while IFS= read -r line; do
+    [[ $line == true ]] || continue
+    n=$((n + 1))
+    ((n > turn_max)) || continue
+    : >"$tmp/turns.$step"
+    kill -TERM -- "-$pgid" 2>/dev/null || return 0
+    for ((i = 0; i < grace * 10; i++)); do
+      kill -0 -- "-$pgid" 2>/dev/null || return 0
+      sleep 0.1
+    done
+    kill -KILL -- "-$pgid" 2>/dev/null || true
+    return 0
+  done < <(tail -s 0.2 -n +1 -F --pid="$pgid" -- "$out" 2>/dev/null |
+    jq --unbuffered -R -r "fromjson? | select(type == \"object\") | $turn_jq" 2>/dev/null)
 }
 
 # proc_start ARGV...: run_proc's job: ARGV in the step's worktree, with the

@@ -59,6 +59,10 @@ skill_2=$'---\nname: triage\ndescription: Sort the inbox into bugs, questions an
 
 # How long a stopped step has between SIGTERM and SIGKILL, in seconds.
 grace=5
+# A session whose CLI has no turn cap of its own sets these, local to it: the
+# cap the script enforces by counting its turns, the jq filter that finds
+# them, and the cause of a session stopped past the cap.
+turn_max=0 turn_jq='' turn_cause=''
 # The exit status with which a precheck shell skips its step.
 check_skip=77
 
@@ -662,17 +666,20 @@ step_going() {
 # environment and the user's umask, in a session of its own (stopping its
 # process group stops all it started), under the step's timeout; stdin from
 # IN, stdout to OUT, stderr to ERR (to OUT when ERR is empty). Whatever it
-# leaves running when it ends is ended with it. Sets proc_rc, proc_timed_out,
-# proc_cause and proc_exit, its exit code as the run record has it: -1 for
-# one its timeout or a stop killed.
+# leaves running when it ends is ended with it. When turn_max is set (a
+# session whose turns the script counts), watch_turns stops it past its
+# turn cap. Sets proc_rc, proc_timed_out, proc_cause and proc_exit, its exit
+# code as the run record has it: -1 for one its timeout or a stop killed.
 run_proc() {
-  local in=$1 out=$2 err=$3 pid t0 rc=0
+  local in=$1 out=$2 err=$3 pid t0 rc=0 watch=''
   shift 3
   local -a timer=()
   if ((step_timeout > 0)); then timer=("$timeout_bin" -k "${grace}s" "${step_timeout}s"); fi
   proc_rc=0 proc_timed_out=0 proc_cause='' proc_exit=0
   now_us
   t0=$now
+  # The watch reads OUT (a file) from its start: nothing an earlier action left.
+  if ((turn_max > 0)); then : >"$out"; fi
   if [[ -n $err ]]; then
     proc_start "$@" <"$in" >"$out" 2>"$err" {pass_fd}>&- {run_lock_fd}>&- &
   else
@@ -682,6 +689,10 @@ run_proc() {
   printf '%s\n' "$pid" >"$tmp/pgid.$step"
   # An interrupt that came as it started finds no group to stop: stop it here.
   if [[ -e $tmp/interrupted ]]; then kill -TERM -- "-$pid" 2>/dev/null || true; fi
+  if ((turn_max > 0)); then
+    watch_turns "$pid" "$out" &
+    watch=$!
+  fi
   # bash would say on stderr that a step it was waiting for was killed: the
   # step's outcome says it.
   { wait "$pid"; } 2>/dev/null || rc=$?
@@ -689,6 +700,8 @@ run_proc() {
   # now, and so do those that left the group (setsid cmd &).
   kill -KILL -- "-$pid" 2>/dev/null || true
   end_strays "$run_token-$step_index"
+  # The watch ends once it has read what the process wrote.
+  if [[ -n $watch ]]; then wait "$watch" || true; fi
   rm -f -- "$tmp/pgid.$step"
   now_us
   proc_rc=$rc proc_exit=$rc
@@ -700,6 +713,30 @@ run_proc() {
   elif ((rc != 0)); then
     proc_cause="exit status $rc"
   fi
+}
+
+# watch_turns PGID OUT: counts the turns of the session whose CLI, in
+# process group PGID, writes its JSON events to OUT, as they come: an event
+# for which the jq filter turn_jq yields true starts one (harness.TurnEvent).
+# When turn turn_max+1 starts, it makes $tmp/turns.$step and stops the
+# group: SIGTERM, then SIGKILL after the grace period. It ends when the
+# process does.
+watch_turns() {
+  local pgid=$1 out=$2 n=0 line i
+  while IFS= read -r line; do
+    [[ $line == true ]] || continue
+    n=$((n + 1))
+    ((n > turn_max)) || continue
+    : >"$tmp/turns.$step"
+    kill -TERM -- "-$pgid" 2>/dev/null || return 0
+    for ((i = 0; i < grace * 10; i++)); do
+      kill -0 -- "-$pgid" 2>/dev/null || return 0
+      sleep 0.1
+    done
+    kill -KILL -- "-$pgid" 2>/dev/null || true
+    return 0
+  done < <(tail -s 0.2 -n +1 -F --pid="$pgid" -- "$out" 2>/dev/null |
+    jq --unbuffered -R -r "fromjson? | select(type == \"object\") | $turn_jq" 2>/dev/null)
 }
 
 # proc_start ARGV...: run_proc's job: ARGV in the step's worktree, with the
@@ -1139,11 +1176,14 @@ def usage_custom($paths):
 '
 
 # run_session FINAL IN ARGV...: a session action: the harness's CLI in the
-# step's worktree with the prompt on stdin (IN) or in ARGV; its output is
-# kept as the step's trace (stdout as written, each stderr line as
+# step's worktree with the prompt on stdin (IN) or in ARGV (which may start
+# with the NAME=VALUE variables the harness sets, which env applies); its
+# output is kept as the step's trace (stdout as written, each stderr line as
 # {"stderr": LINE}), and its final message, read as harness FINAL reads it,
 # is the step's result. What it used, read by the jq of $session_usage, is
 # added to the step's usage, $tmp/usage.STEP.
+# is the step's result. A session the script stopped past its turn cap
+# (turn_max) fails with turn_cause.
 run_session() {
   local final=$1 in=$2 last=/dev/null step_trace=$run/traces/$step.jsonl prior={} usage
   shift 2
@@ -1173,6 +1213,9 @@ run_session() {
   step_rc=$proc_exit
   if ((proc_timed_out)) || [[ $proc_cause == stopped ]]; then
     step_outcome=failed step_cause=$proc_cause
+  elif [[ -e $tmp/turns.$step ]]; then
+    rm -f -- "$tmp/turns.$step"
+    step_rc=-1 step_outcome=failed step_cause=$turn_cause
   elif [[ $(jq -r '.f' <"$tmp/final.$step") == true ]]; then
     step_outcome=failed step_cause=$(jq -r '.c' <"$tmp/final.$step")
   fi
@@ -1236,7 +1279,7 @@ session_1_0() {
   compose_prompt
   session_usage='usage_claude'
   printf '%s' "$prompt" >"$tmp/prompt.$step"
-  run_session 'claude' "$tmp/prompt.$step" 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--model' 'opus' '--effort' 'high' '--max-turns' '30'
+  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'opus' '--effort' 'high' '--max-turns' '30'
 }
 # step_2: step 'hunt-codex'.
 step_2() {
@@ -1276,8 +1319,10 @@ session_2_0() {
   fi
   compose_prompt
   session_usage='usage_codex'
+  # 'codex' has no turn cap of its own: the script counts its turns.
+  local turn_max=20 turn_jq=$'.type == "item.started" and (.item | type) == "object"\n  and (.item.type as $t | $t != "agent_message" and $t != "reasoning" and $t != "error")' turn_cause='stopped after 20 turns: max_turns is 20'
   printf '%s' "$prompt" >"$tmp/prompt.$step"
-  run_session 'codex' "$tmp/prompt.$step" 'codex' 'exec' '--json' '-o' "${last_message}" '--sandbox' 'workspace-write' '-m' 'gpt-5-codex' '-c' 'model_reasoning_effort=xhigh' '-C' "${step_dir}" '-'
+  run_session 'codex' "$tmp/prompt.$step" 'codex' 'exec' '--json' '-o' "${last_message}" '--sandbox' 'workspace-write' '-c' 'allow_login_shell=false' '-m' 'gpt-5-codex' '-c' 'model_reasoning_effort=xhigh' '-C' "${step_dir}" '-'
 }
 # step_3: step 'hunt-gemini'.
 step_3() {
@@ -1317,8 +1362,14 @@ session_3_0() {
   fi
   compose_prompt
   session_usage='usage_gemini'
+  # The files its command names, beside its trace, as cairn run keeps them.
+  local session_files=$run/traces/$step.files
+  rm -rf -- "$session_files"
+  mkdir -p -- "$session_files"
+  printf '%s' $'# cairn, access "write": every shell command runs without asking.\n[[rule]]\ntoolName = "run_shell_command"\ndecision = "allow"\npriority = 100\n' >"$session_files"/'gemini-write-policy.toml'
   printf '%s' "$prompt" >"$tmp/prompt.$step"
-  run_session 'gemini' "$tmp/prompt.$step" 'gemini' '-p' '' '-m' 'gemini-2.5-pro' '--output-format' 'json' '--approval-mode' 'auto_edit' '--skip-trust'
+  run_session 'gemini' "$tmp/prompt.$step" 'gemini' '-p' '' '-m' 'gemini-2.5-pro' '--output-format' 'json' '--approval-mode' 'auto_edit' '--policy' "${session_files}"'/gemini-write-policy.toml' '--skip-trust'
+  rm -rf -- "$session_files"
 }
 # step_4: step 'hunt-opencode'.
 step_4() {
@@ -1350,7 +1401,9 @@ session_4_0() {
   fi
   compose_prompt
   session_usage='usage_opencode'
-  run_session 'opencode' /dev/null 'opencode' 'run' "${prompt}" '-m' 'anthropic/claude-sonnet-4-5' '--variant' 'minimal' '--format' 'json' '--dir' "${step_dir}" '--auto'
+  # 'opencode' has no turn cap of its own: the script counts its turns.
+  local turn_max=20 turn_jq='.type == "step_start"' turn_cause='stopped after 20 turns: max_turns is 20'
+  run_session 'opencode' /dev/null 'OPENCODE_PERMISSION={"edit":"allow","bash":"allow","external_directory":"deny"}' 'opencode' 'run' "${prompt}" '-m' 'anthropic/claude-sonnet-4-5' '--variant' 'minimal' '--format' 'json' '--dir' "${step_dir}"
 }
 # step_5: step 'judge'.
 step_5() {
@@ -1383,7 +1436,7 @@ session_5_0() {
   compose_prompt
   session_usage='usage_claude'
   printf '%s' "$prompt" >"$tmp/prompt.$step"
-  run_session 'claude' "$tmp/prompt.$step" 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20'
+  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20'
 }
 
 # run_step INDEX: step INDEX, in a job of its own. The job ignores SIGINT

@@ -2,16 +2,20 @@
 #
 # Every call is recorded in $FAKE_LOG/NAME.N/ (N counts the calls of NAME
 # from 1, --version included): argv (one argument a line), stdin (what the
-# CLI read; empty when it reads none), cwd, and env (the CAIRN_* variables but
-# the step token, which differs from process to process).
+# CLI read; empty when it reads none), cwd, pid, and env (the CAIRN_*
+# variables but the step token, which differs from process to process, and
+# the variables cairn sets for an agent's access and retries: IS_SANDBOX,
+# CLAUDE_CODE_MAX_RETRIES, OPENCODE_PERMISSION).
 # The Nth session of NAME in a step (STEP is $CAIRN_STEP; N counts from 1,
 # and is recorded in $FAKE_LOG/NAME.M/session) answers with the text of
 # $FAKE_ANSWERS/NAME.STEP.N, else of $FAKE_ANSWERS/NAME.STEP, else of
 # $FAKE_ANSWERS/NAME, else "NAME: done.", in the real CLI's output format;
 # $FAKE_ANSWERS/NAME.STEP[.N].do, when there is one, is what it does first.
 # An answer that starts with "@max-turns" makes fake claude stop at its
-# --max-turns as the real one does, with no final message (the other fakes,
-# whose CLIs have no turn cap, answer with an empty message). A session
+# --max-turns as the real one does, with no final message; fake codex and
+# opencode, whose CLIs have no turn cap, then call tools forever, printing
+# each call's events, until they are killed, and fake gemini answers with an
+# empty message. A session
 # resumed with an id the fake never gave fails as the real CLI does. FAKE_FAIL (names, separated by blanks or commas) makes
 # NAME fail as the real CLI fails without credentials; FAKE_LOGGED_OUT
 # (names, likewise) makes NAME's login status command (claude auth status,
@@ -44,9 +48,13 @@ fake_record() {
   fake_dir=$FAKE_LOG/$fake_name.$n
   if (($#)); then printf '%s\n' "$@"; fi >"$fake_dir/argv"
   pwd >"$fake_dir/cwd"
+  echo "$$" >"$fake_dir/pid"
   local v
   for v in $(compgen -e); do
-    case $v in CAIRN_STEP_TOKEN) ;; CAIRN_*) printf '%s=%s\n' "$v" "${!v}" ;; esac
+    case $v in
+    CAIRN_STEP_TOKEN) ;;
+    CAIRN_* | IS_SANDBOX | CLAUDE_CODE_MAX_RETRIES | OPENCODE_PERMISSION) printf '%s=%s\n' "$v" "${!v}" ;;
+    esac
   done >"$fake_dir/env"
   : >"$fake_dir/stdin"
 }
@@ -129,6 +137,12 @@ fake_login() {
 # fake_work spends FAKE_SLEEP seconds, as a real session spends minutes.
 fake_work() {
   if [ -n "${FAKE_SLEEP:-}" ]; then sleep "$FAKE_SLEEP"; fi
+}
+
+# fake_tool_pace is how long an endless session's fake model takes to ask
+# for its next tool call.
+fake_tool_pace() {
+  sleep 0.05
 }
 
 # fake_usage refuses the command line as the real CLI would: the message on
