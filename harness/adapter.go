@@ -73,6 +73,12 @@ type Spec struct {
 	// opencode's events, a custom harness's [harnesses.NAME.usage]
 	// cost_usd. Codex and Gemini CLI report tokens only.
 	Cost bool
+	// BudgetJQ, for a CLI that takes a budget (Invocation.BudgetUSD), is
+	// SessionEnd's Budget for the bash target: a jq filter that yields
+	// true when the session's stdout ($out, read with the helpers of the
+	// script's jq_final) says the CLI stopped it at the budget it was
+	// given; empty for a CLI that takes none.
+	BudgetJQ string
 	// Version is the argv whose exit 0 proves the CLI can start; just the
 	// binary when it only has to be on PATH.
 	Version []string

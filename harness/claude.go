@@ -26,6 +26,8 @@ func (claude) Spec() Spec {
 		Resume: true,
 		Turns:  true,
 		Cost:   true,
+		// Stopped at its --max-budget-usd (SessionEnd).
+		BudgetJQ: `$out | object | .type == "result" and .subtype == "error_max_budget_usd"`,
 		// Without bubblewrap and socat, Claude Code warns "Sandbox
 		// disabled" and runs the commands unconfined.
 		Sandboxes: map[string]Sandbox{

@@ -14,6 +14,17 @@ func (h *Harness) UsageJQ() string {
 	return expr
 }
 
+// BudgetJQ is the jq filter a compiled script tells with, from a session's
+// stdout ($out), whether h's CLI stopped the session at the budget it was
+// given, as SessionEnd's Budget does: true or false ("false" for a CLI
+// that takes no budget).
+func (h *Harness) BudgetJQ() string {
+	if h.spec.BudgetJQ == "" {
+		return "false"
+	}
+	return h.spec.BudgetJQ
+}
+
 // UsageJQHelpers is the jq that sums what sessions used in a compiled
 // script, usage_plus($b) (usageJQHelpers), which reads nothing else.
 func UsageJQHelpers() string { return usageJQHelpers }

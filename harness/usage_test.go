@@ -187,9 +187,10 @@ func TestArgvBudget(t *testing.T) {
 	}
 }
 
-// TestUsageJQ holds each adapter's UsageJQ, which a compiled script reads a
-// session's usage with, to what its SessionEnd reads from the same output
-// (Used, for a session that resumed none).
+// TestUsageJQ holds each adapter's UsageJQ and BudgetJQ, which a compiled
+// script reads a session's usage with and whether its CLI stopped it at its
+// budget, to what its SessionEnd reads from the same output (Used, for a
+// session that resumed none, and Budget).
 func TestUsageJQ(t *testing.T) {
 	if _, err := exec.LookPath("jq"); err != nil {
 		t.Skip("jq is not on PATH")
@@ -228,14 +229,15 @@ func TestUsageJQ(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, err := exec.Command("jq", "-n", "-c", "--rawfile", "out", out, "--rawfile", "err", os.DevNull, "--rawfile", "last", os.DevNull,
-			"--argjson", "rc", "0", defs+" "+h.UsageJQ()).Output()
+			"--argjson", "rc", "0", defs+" "+h.UsageJQ()+", ("+h.BudgetJQ()+")").Output()
 		if err != nil {
 			t.Errorf("%s %d: jq: %v", tc.harness, i, err)
 			continue
 		}
-		want := usageOf(t, h.SessionEnd(Output{Stdout: []byte(tc.out)}).Used(nil))
+		end := h.SessionEnd(Output{Stdout: []byte(tc.out)})
+		want := usageOf(t, end.Used(nil)) + "\n" + strconv.FormatBool(end.Budget)
 		if string(bytes.TrimSpace(got)) != want {
-			t.Errorf("%s %d: jq\n got %s\nwant %s", tc.harness, i, bytes.TrimSpace(got), want)
+			t.Errorf("%s %d: jq (usage, then budget)\n got %s\nwant %s", tc.harness, i, bytes.TrimSpace(got), want)
 		}
 	}
 }
