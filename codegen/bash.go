@@ -80,6 +80,10 @@ type compiler struct {
 	plan *ir.Plan
 	in   Inputs
 	at   *places
+	// refusesBudgets is set for a target that cannot keep a budget: the
+	// process's budgets are refused (budgets). The bash script keeps
+	// them as cairn run does.
+	refusesBudgets bool
 }
 
 // script is the model bash.sh.tmpl renders.
@@ -117,6 +121,10 @@ type script struct {
 	// RecordSteps are the steps of the run record as a run begins it, as
 	// JSON.
 	RecordSteps string
+	// Budget is the run's budget in US dollars as the script's jq reads
+	// it, empty for none; BudgetText words it ("$4.00"), and BudgetFrom
+	// says where it came from.
+	Budget, BudgetText, BudgetFrom string
 }
 
 // scriptHarness is a harness the script preflights: its CLI on PATH.
@@ -141,7 +149,10 @@ type scriptStep struct {
 	// Timeout is in seconds, 0 for none; TimeoutText as the file wrote it.
 	Timeout     int64
 	TimeoutText string
-	Env         []string
+	// Budget is the least budget_usd of its sessions in US dollars, the
+	// most they may spend besides the run's budget; empty for none.
+	Budget string
+	Env    []string
 	// Earlier are the steps of earlier stages, in file order: the results
 	// a session may be given.
 	Earlier  []string
@@ -167,21 +178,25 @@ type scriptAction struct {
 
 // scriptSession is a session action: the harness's argv, the variables
 // it sets over the step's environment and the files it writes first (Env,
-// Files), how its final message is read (Final: the name of its jq
-// function) and its usage (Usage: a jq expression), whether the prompt goes on stdin, the turn cap the script
-// enforces by counting the CLI's events with the jq filter TurnJQ (0: none)
-// and the cause of a session it stops,
-// the skill it reads, and its prompt with no directive ([0]) and with one
-// ([1]).
+// Files), and its command given a budget (Budgeted: nil when its CLI takes
+// none), how its final message is read (Final: the name of its jq
+// function), its usage (Usage: a jq expression) and whether its CLI
+// stopped it at its budget (BudgetJQ: a jq filter), whether the prompt
+// goes on stdin, the turn cap the script enforces by counting the CLI's
+// events with the jq filter TurnJQ (0: none) and the cause of a session it
+// stops, the skill it reads, and its prompt with no directive ([0]) and
+// with one ([1]).
 type scriptSession struct {
 	Index         int
 	Harness       string
 	Final         string
 	Usage         string
+	BudgetJQ      string
 	Stdin         bool
 	Argv          []templates.BashWord
 	Env           []templates.BashWord
 	Files         []harness.File
+	Budgeted      *sessionCommand
 	MaxTurns      int
 	TurnJQ        string
 	TurnCause     string
@@ -208,6 +223,9 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		SHA256:          hex.EncodeToString(sum[:]),
 		RunExpiry:       expiryMicros(plan.RunExpiry, ir.DefaultRunExpiry),
 		FailedRunExpiry: expiryMicros(plan.FailedRunExpiry, ir.DefaultFailedRunExpiry),
+	}
+	if b := plan.Limits.BudgetUSD; b != nil && b.Value > 0 {
+		s.Budget, s.BudgetText, s.BudgetFrom = usdNumber(b.Value), ir.FormatUSD(b.Value), c.budgetFrom(b.Source)
 	}
 	var diags []ir.Diagnostic
 	kinds := map[string]string{}
@@ -270,6 +288,30 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 	return s, diags
 }
 
+// usdNumber is an amount of US dollars as the script's jq reads it: a
+// JSON number with no exponent.
+func usdNumber(usd float64) string {
+	return strconv.FormatFloat(usd, 'f', -1, 64)
+}
+
+// budgetFrom says, for the script's comments, where the run's budget of
+// source src was set.
+func (c *compiler) budgetFrom(src ir.Source) string {
+	key := "[limits] budget_usd"
+	if p := c.at.process; p != nil && p.Format == ir.Card {
+		key = "budget-usd"
+	}
+	switch src {
+	case ir.FromConfig:
+		return "the config's [limits] budget_usd when the script was compiled"
+	case ir.FromFile:
+		return "the process file's " + key
+	case ir.FromFlag:
+		return "--budget when the script was compiled"
+	}
+	return string(src)
+}
+
 // recordFile is the process file as a script's run record names it: its
 // path in the repository at root (the script records it in the repository
 // it runs in), or its absolute path when it lies outside, or there is no
@@ -320,6 +362,8 @@ func (c *compiler) step(st *ir.PlanStep, index int, earlier []string) *scriptSte
 		Earlier:     slices.Clone(earlier),
 	}
 	var kinds, hs, models, efforts []string
+	// As cairn run, the step's budget is the least of its sessions'.
+	stepBudget := 0.0
 	for _, a := range st.Actions {
 		kinds = appendDistinct(kinds, string(a.Kind))
 		hs = appendDistinct(hs, settingValue(a.Harness))
@@ -328,6 +372,11 @@ func (c *compiler) step(st *ir.PlanStep, index int, earlier []string) *scriptSte
 	}
 	ss.Kind, ss.Harness = strings.Join(kinds, "+"), strings.Join(hs, "+")
 	ss.Model, ss.Effort = strings.Join(models, "+"), strings.Join(efforts, "+")
+	for _, a := range st.Actions {
+		if b := a.BudgetUSD; b != nil && b.Value > 0 && (ss.Budget == "" || b.Value < stepBudget) {
+			stepBudget, ss.Budget = b.Value, usdNumber(b.Value)
+		}
+	}
 	if st.Timeout != "" {
 		if d, err := ir.ParseDuration(st.Timeout); err == nil {
 			ss.Timeout = int64((d + time.Second - 1) / time.Second)
@@ -363,18 +412,18 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 	if !ok {
 		return refuse(c.at.harness(st.Name), "step %q: unknown harness %q", st.Name, a.Harness.Value)
 	}
-	sess := &scriptSession{Index: j, Harness: h.Name, Final: h.FinalJQ(), Usage: h.UsageJQ(), Stdin: h.PromptOnStdin()}
+	sess := &scriptSession{Index: j, Harness: h.Name, Final: h.FinalJQ(), Usage: h.UsageJQ(), BudgetJQ: h.BudgetJQ(), Stdin: h.PromptOnStdin()}
 	inv := harness.Invocation{
 		Model:    settingValue(a.Model),
 		Effort:   settingValue(a.Effort),
 		Access:   settingValue(a.Access),
 		MaxTurns: intSetting(a.MaxTurns),
 	}
-	cmd, err := harnessCommand(h, inv)
+	cmd, budgeted, err := harnessCommand(h, inv)
 	if err != nil {
 		return refuse(c.at.harness(st.Name), "step %q: the command of harness %q cannot be compiled: %v", st.Name, h.Name, err)
 	}
-	sess.Argv, sess.Env, sess.Files = cmd.Argv, cmd.Env, cmd.Files
+	sess.Argv, sess.Env, sess.Files, sess.Budgeted = cmd.Argv, cmd.Env, cmd.Files, budgeted
 	if _, jq, ok := h.CountsTurns(); ok && inv.MaxTurns > 0 {
 		sess.MaxTurns, sess.TurnJQ, sess.TurnCause = inv.MaxTurns, jq, harness.TurnCause(inv.MaxTurns)
 	}

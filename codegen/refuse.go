@@ -97,9 +97,9 @@ func notCompilable(at ir.Range, format string, args ...any) ir.Diagnostic {
 // refuse reports what of the plan a standalone script cannot carry (§9):
 // commit mode, issue-branch worktrees, a run on an issue, catalogue steps,
 // validate instructions (judged by a model), severity "review" (the
-// agent's retries) and the process's budgets; and, as warnings, the
-// config's [resources], which the script does not wait for, and its
-// budget.
+// agent's retries) and, for a target that keeps no budget, the process's
+// budgets; and, as warnings, the config's [resources], which the script
+// does not wait for, and, for such a target, the config's budget.
 func (c *compiler) refuse() []ir.Diagnostic {
 	var diags []ir.Diagnostic
 	plan, at := c.plan, c.at
@@ -159,7 +159,9 @@ func (c *compiler) refuse() []ir.Diagnostic {
 			}
 		}
 	}
-	diags = append(diags, c.budgets()...)
+	if c.refusesBudgets {
+		diags = append(diags, c.budgets()...)
+	}
 	diags = append(diags, c.nulBytes()...)
 	if res := c.plan.Resources; res.MaxLoad > 0 || res.MinFreeMemory > 0 {
 		diags = append(diags, ir.Diagnostic{
@@ -170,11 +172,11 @@ func (c *compiler) refuse() []ir.Diagnostic {
 	return diags
 }
 
-// budgets refuses the process's budgets, the run's and its steps': the
-// script records what its sessions spend but stops none at a budget, and a
-// budget it ignored would let them spend without one. The config's budget, which belongs to
-// the user rather than the process, is only warned about, as [resources]
-// is.
+// budgets refuses the process's budgets, the run's and its steps', for a
+// target that records what its sessions spend but stops none at a budget
+// (refusesBudgets): a budget it ignored would let them spend without one.
+// The config's budget, which belongs to the user rather than the process,
+// is only warned about, as [resources] is.
 func (c *compiler) budgets() []ir.Diagnostic {
 	var diags []ir.Diagnostic
 	const why = "the script records what its sessions spend but does not stop them at a budget; run the process with cairn run"

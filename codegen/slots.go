@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cairn-dev/cairn/harness"
@@ -31,6 +32,7 @@ const (
 	varPrompt    = "prompt"
 	varMessage   = "last_message"
 	varFiles     = "session_files"
+	varBudget    = "budget_left"
 )
 
 // slotSet is a set of slots, one per variable. Two sets with different
@@ -101,6 +103,12 @@ type sessionCommand struct {
 	Files     []harness.File
 }
 
+// budgetSentinels stand, in a command rendered at compile time, for what a
+// session may still spend, which the script knows only as it starts the
+// session: one for each set of markers, amounts no budget comes near, whose
+// digits name them.
+var budgetSentinels = map[string]float64{"a": 271828.182845904, "bb": 314159.265358979}
+
 // harnessCommand is the command of a session on h as script words:
 // h.Command (the code `cairn run` starts sessions with) given inv, the
 // session's resolved model, effort, access and max turns, with the
@@ -108,11 +116,24 @@ type sessionCommand struct {
 // slots. It is rendered with two sets of markers, and the two must give the
 // same words: a custom harness whose command template does more with a
 // value than insert it cannot be compiled.
-func harnessCommand(h *harness.Harness, inv harness.Invocation) (sessionCommand, error) {
-	vars := []string{varPrompt, varWorktree, varMessage, varFiles}
-	render := func(s slotSet) (sessionCommand, error) {
+//
+// budgeted is the command of the session given what it may still spend,
+// $budget_left, as the script gives it when a budget is over the session;
+// nil when h's CLI takes no budget (its command is the same).
+func harnessCommand(h *harness.Harness, inv harness.Invocation) (cmd sessionCommand, budgeted *sessionCommand, err error) {
+	vars := []string{varPrompt, varWorktree, varMessage, varFiles, varBudget}
+	render := func(tag string, withBudget bool) (sessionCommand, error) {
+		s := newSlots(tag, vars...)
 		inv := inv
 		inv.Prompt, inv.Worktree, inv.OutputFile, inv.FilesDir = s.marker(varPrompt), s.marker(varWorktree), s.marker(varMessage), s.marker(varFiles)
+		inv.BudgetUSD = 0
+		budget := ""
+		if withBudget {
+			inv.BudgetUSD = budgetSentinels[tag]
+			// As claude's --max-budget-usd takes it, and the script
+			// writes $budget_left.
+			budget = strconv.FormatFloat(inv.BudgetUSD, 'f', -1, 64)
+		}
 		cmd, err := h.Command(inv)
 		if err != nil {
 			return sessionCommand{}, err
@@ -126,6 +147,9 @@ func harnessCommand(h *harness.Harness, inv harness.Invocation) (sessionCommand,
 			into *[]templates.BashWord
 		}{{cmd.Argv, &sc.Argv}, {cmd.Env, &sc.Env}} {
 			for _, a := range list.from {
+				if budget != "" {
+					a = strings.ReplaceAll(a, budget, s.marker(varBudget))
+				}
 				w, err := s.word(a)
 				if err != nil {
 					return sessionCommand{}, err
@@ -140,18 +164,41 @@ func harnessCommand(h *harness.Harness, inv harness.Invocation) (sessionCommand,
 		}
 		return sc, nil
 	}
-	a, err := render(newSlots("a", vars...))
+	// twice renders the command with both sets of markers, which must
+	// give the same words.
+	twice := func(withBudget bool) (sessionCommand, error) {
+		a, err := render("a", withBudget)
+		if err != nil {
+			return sessionCommand{}, err
+		}
+		b, err := render("bb", withBudget)
+		if err != nil {
+			return sessionCommand{}, err
+		}
+		if !sameCommand(a, b) {
+			return sessionCommand{}, errStray
+		}
+		return a, nil
+	}
+	if cmd, err = twice(false); err != nil {
+		return sessionCommand{}, nil, err
+	}
+	withBudget, err := twice(true)
 	if err != nil {
-		return sessionCommand{}, err
+		return sessionCommand{}, nil, err
 	}
-	b, err := render(newSlots("bb", vars...))
-	if err != nil {
-		return sessionCommand{}, err
+	if sameCommand(cmd, withBudget) {
+		return cmd, nil, nil
 	}
-	if !sameWords(a.Argv, b.Argv) || !sameWords(a.Env, b.Env) || !slices.Equal(a.Files, b.Files) {
-		return sessionCommand{}, errStray
+	if !slices.Equal(cmd.Files, withBudget.Files) {
+		return sessionCommand{}, nil, fmt.Errorf("harness %q: the files of its session depend on its budget", h.Name)
 	}
-	return a, nil
+	return cmd, &withBudget, nil
+}
+
+// sameCommand reports whether a and b are the same command.
+func sameCommand(a, b sessionCommand) bool {
+	return sameWords(a.Argv, b.Argv) && sameWords(a.Env, b.Env) && slices.Equal(a.Files, b.Files)
 }
 
 // promptWords are a session's prompt as the script composes it: None when

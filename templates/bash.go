@@ -42,7 +42,38 @@ var bashFuncs = template.FuncMap{
 	"qs":    bashQuoteAll,
 	"word":  bashWord,
 	"words": bashWords,
+	"usdJQ": func() string { return BashUSDJQ },
 }
+
+// BashUSDJQ is the jq with which a compiled script words amounts of US
+// dollars as cairn does, and keeps its budgets: plain, a number as
+// strconv.FormatFloat(x, 'f', -1, 64) writes it (claude's --max-budget-usd);
+// usd, ir.FormatUSD; spent_text($budget), ir.FormatSpent; spent_cause, the
+// cause of a budget {what, limit, spent} that was spent; tightest, of such
+// budgets, the one with the least left, the first on a tie. fixed($d) is
+// FormatFloat(x, 'f', $d, 64) for x from 0, but for the rare amount whose
+// digit past the $d-th lies within a rounding error of a 5.
+const BashUSDJQ = `def zeros($n): [range($n)] | map("0") | add // "";
+def plain:
+  (. + 0 | tostring) as $s
+  | ($s | capture("^(?<m>-?)(?<i>[0-9]+)([.](?<f>[0-9]+))?([eE](?<e>[-+]?[0-9]+))?$")) as $c
+  | if $c.e == null then $s
+    else ($c.i + ($c.f // "")) as $d | (($c.i | length) + ($c.e | ltrimstr("+") | tonumber)) as $p
+      | $c.m + (if $p <= 0 then "0." + zeros(-$p) + $d
+                elif $p >= ($d | length) then $d + zeros($p - ($d | length))
+                else $d[:$p] + "." + $d[$p:] end)
+    end;
+def usd:
+  plain | (if test("[.]") then . + zeros([2 - (split(".")[1] | length), 0] | max) else . + ".00" end) | "$" + .;
+def fixed($d):
+  (. * pow(10; $d)) as $x | ($x | floor) as $n | ($x - $n) as $r
+  | (if $r > 0.5 or ($r == 0.5 and $n % 2 == 1) then $n + 1 else $n end | plain) as $t
+  | (zeros($d + 1 - ($t | length)) + $t) as $t
+  | $t[:($t | length) - $d] + "." + $t[($t | length) - $d:];
+def spent_text($budget):
+  . as $s | first((range(2; 12) as $d | $s | fixed($d) | select(tonumber >= $budget) | "$" + .), ($s | usd));
+def spent_cause: . as $q | "\($q.what) spent: \($q.spent | spent_text($q.limit)) of \($q.limit | usd)";
+def tightest: reduce .[] as $q (null; if . == null or $q.limit - $q.spent < .limit - .spent then $q else . end);`
 
 // bashTemplate parses bash.sh.tmpl once, on first use.
 var bashTemplate = sync.OnceValues(func() (*template.Template, error) {

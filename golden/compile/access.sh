@@ -5,9 +5,16 @@
 # The cairn process 'access', compiled by `cairn compile` from 'access.toml'.
 # It does what `cairn run` does; compile the process again rather than edit this file.
 #
-# Usage: SCRIPT [--jobs N] [--directive TEXT]
+# Usage: SCRIPT [--jobs N] [--directive TEXT] [--budget USD]
 #   --jobs N          run at most N steps of a parallel group at once (default: all, or $CAIRN_JOBS)
 #   --directive TEXT  a directive every session's prompt carries, and commands see as $CAIRN_DIRECTIVE
+#   --budget USD      tighten the run's budget to USD US dollars: it lowers the budget below and raises none
+#
+# The run's budget (§6.3): none; --budget may lower it.
+# As cairn run does, the script gives a session whose CLI takes a budget (claude's --max-budget-usd)
+# what is left of the run's budget and its step's budget_usd, checks the others as soon as they end,
+# and starts no session once a budget is spent: the step fails with "budget spent: $SPENT of $BUDGET",
+# and the rest is cancelled as after any failure.
 #
 # It works on the git repository holding the current directory, keeps its run in
 # ${CAIRN_HOME:-~/.cairn}/runs/PROCESS_TIMESTAMP as cairn run does (run.json, events.jsonl, log,
@@ -54,6 +61,10 @@ process_sha256='e1e5717ef185f5c7f7aa10e971513301970ea025305a05997de66e85a3c3f41c
 run_expiry='2592000000000'
 failed_run_expiry='7776000000000'
 record_steps='[{"name":"claude-read","worktree":"default","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"session","harness":"claude","model":"sonnet","effort":"medium","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"claude-write","worktree":"default","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"session","harness":"claude","model":"sonnet","effort":"medium","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"claude-full","worktree":"default","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"session","harness":"claude","model":"sonnet","effort":"medium","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"codex-read","worktree":"default","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"session","harness":"codex","model":"gpt-5-codex","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"codex-full","worktree":"default","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"session","harness":"codex","model":"gpt-5-codex","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"gemini-read","worktree":"default","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"session","harness":"gemini","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"gemini-write","worktree":"default","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"session","harness":"gemini","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"gemini-full","worktree":"default","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"session","harness":"gemini","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"opencode-read","worktree":"default","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"session","harness":"opencode","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"opencode-full","worktree":"default","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"session","harness":"opencode","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"loop-codex","worktree":"default","parallel":"","optional":true,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"session","harness":"codex","model":"gpt-5-codex","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"loop-opencode","worktree":"default","parallel":"","optional":true,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"session","harness":"opencode","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""}]'
+# The run's budget in US dollars (§6.3), as jq reads a number; empty for none.
+run_budget=''
+# Each step's budget_usd, the most its sessions may spend besides the run's budget; empty for none.
+step_budgets=('' '' '' '' '' '' '' '' '' '' '' '' )
 
 # How long a stopped step has between SIGTERM and SIGKILL, in seconds.
 grace=5
@@ -65,7 +76,7 @@ turn_max=0 turn_jq='' turn_cause=''
 check_skip=77
 
 usage() {
-  printf 'usage: %s [--jobs N] [--directive TEXT]\n' "${0##*/}"
+  printf 'usage: %s [--jobs N] [--directive TEXT] [--budget USD]\n' "${0##*/}"
   printf 'runs the cairn process "%s" of %s\n' "$process" "$process_file"
   if [[ -n $process_description ]]; then printf '%s\n' "$process_description"; fi
 }
@@ -85,15 +96,21 @@ usage_error() {
 
 jobs=${CAIRN_JOBS:-0}
 directive=
+budget_flag=
 while (($#)); do
   case $1 in
-  --jobs | --directive)
+  --jobs | --directive | --budget)
     (($# >= 2)) || usage_error "$1 needs a value"
-    if [[ $1 == --jobs ]]; then jobs=$2; else directive=$2; fi
+    case $1 in
+    --jobs) jobs=$2 ;;
+    --directive) directive=$2 ;;
+    *) budget_flag=$2 ;;
+    esac
     shift 2
     ;;
   --jobs=*) jobs=${1#*=} && shift ;;
   --directive=*) directive=${1#*=} && shift ;;
+  --budget=*) budget_flag=${1#*=} && shift ;;
   -h | --help) usage && exit 0 ;;
   *) usage_error "unexpected argument \"$1\"" ;;
   esac
@@ -187,6 +204,17 @@ go_quote() {
     v=$out
   fi
   REPLY=\"$v\"
+}
+
+# read_usd TEXT: sets REPLY to TEXT, an amount of US dollars above 0 as
+# cairn reads --budget (a number, blank space around it), as a JSON number;
+# fails when TEXT is no such amount.
+read_usd() {
+  local v=$1
+  while [[ $v == [$' \t\n\v\f\r']* ]]; do v=${v:1}; done
+  while [[ $v == *[$' \t\n\v\f\r'] ]]; do v=${v::-1}; done
+  [[ $v =~ ^[+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$ ]] || return 1
+  REPLY=$(jq -n -c --arg v "${v#+}" '$v | tonumber | select(. > 0)') && [[ -n $REPLY ]]
 }
 
 # logfmt KEY VALUE...: sets REPLY to the pairs as a logfmt line: "-" for an
@@ -298,9 +326,10 @@ record_begin() {
   iso_time "$run_t0"
   record_write -n --slurpfile steps "$tmp/steps.json" --arg process "$process" --arg file "$record_file" \
     --arg sha256 "$process_sha256" --arg repo "$common_dir" --arg directive "$directive" --argjson jobs "$jobs" \
-    --arg host "$HOSTNAME" --argjson pid "$$" --arg start "$REPLY" '{
+    --argjson budget "${budget_flag_usd:-null}" --arg host "$HOSTNAME" --argjson pid "$$" --arg start "$REPLY" '{
   version: 1, process: $process, file: $file, sha256: $sha256, repo: $repo, issue: "", directive: $directive,
-  flags: {harness: "", model: "", effort: "", access: "", jobs: $jobs, merge: false, repair_cap: 0, protect: [], take_over: false},
+  flags: ({harness: "", model: "", effort: "", access: "", jobs: $jobs, merge: false, repair_cap: 0, protect: [], take_over: false}
+    + if $budget == null then {} else {budget_usd: $budget} end),
   status: "running", cause: "", host: $host, pid: $pid, start: $start, "end": null, expires: "", worktrees: [], steps: $steps[0]}' ||
     true
   record_begun=1
@@ -598,6 +627,9 @@ step_start() {
   step_dir=${worktree_path[${step_worktrees[step_index]}]:-}
   step_result=$run/results/$step.md
   step_outcome='' step_cause='' step_timeout=0 step_timeout_text=''
+  # The cause of the first session of the step a budget stopped: whatever
+  # else failed with it, the budget stopped the step, as cairn run says.
+  step_budget_cause=''
   # What the step's record says besides its outcome: its exit code, its
   # trace, its validate phase, and each action's exit code and cause.
   step_rc=0 record_trace='' validate_status='' validate_error=''
@@ -1142,15 +1174,115 @@ def usage_custom($paths):
   | usage_clean;
 '
 
+# The budgets of §6.3, kept as cairn run keeps them (runtime/budget.go).
+# What the run has spent is what every step's sessions reported they cost
+# ($tmp/usage.*, written whole: a step of a parallel group reads its
+# siblings' as their sessions end), and a step's what its own did. Over a
+# session are its step's budget (when the step sets budget_usd) and the
+# run's; the tightest is the one with the least left, the step's on a tie.
+# With MODE before, it yields "ok" and what the session may still spend, in
+# US dollars floored to a billionth (nothing when no budget is over it), or
+# "spent" and the cause, when the tightest has less than a billionth left.
+# With MODE after, "spent" and the cause of the first budget whose sessions
+# spent more than it (the step's, then the run's), else, when $stopped (its
+# CLI stopped the session at the budget it was given), of the tightest;
+# else "ok". A cause reads "budget spent: $4.02 of $4.00" (ir.FormatSpent,
+# ir.FormatUSD): the amount spent to the cent, or to the first digit that
+# shows it reached the budget.
+jq_budget='
+def zeros($n): [range($n)] | map("0") | add // "";
+def plain:
+  (. + 0 | tostring) as $s
+  | ($s | capture("^(?<m>-?)(?<i>[0-9]+)([.](?<f>[0-9]+))?([eE](?<e>[-+]?[0-9]+))?$")) as $c
+  | if $c.e == null then $s
+    else ($c.i + ($c.f // "")) as $d | (($c.i | length) + ($c.e | ltrimstr("+") | tonumber)) as $p
+      | $c.m + (if $p <= 0 then "0." + zeros(-$p) + $d
+                elif $p >= ($d | length) then $d + zeros($p - ($d | length))
+                else $d[:$p] + "." + $d[$p:] end)
+    end;
+def usd:
+  plain | (if test("[.]") then . + zeros([2 - (split(".")[1] | length), 0] | max) else . + ".00" end) | "$" + .;
+def fixed($d):
+  (. * pow(10; $d)) as $x | ($x | floor) as $n | ($x - $n) as $r
+  | (if $r > 0.5 or ($r == 0.5 and $n % 2 == 1) then $n + 1 else $n end | plain) as $t
+  | (zeros($d + 1 - ($t | length)) + $t) as $t
+  | $t[:($t | length) - $d] + "." + $t[($t | length) - $d:];
+def spent_text($budget):
+  . as $s | first((range(2; 12) as $d | $s | fixed($d) | select(tonumber >= $budget) | "$" + .), ($s | usd));
+def spent_cause: . as $q | "\($q.what) spent: \($q.spent | spent_text($q.limit)) of \($q.limit | usd)";
+def tightest: reduce .[] as $q (null; if . == null or $q.limit - $q.spent < .limit - .spent then $q else . end);
+(reduce inputs as $u ({run: {}, step: {}};
+  .run |= usage_plus($u) | if input_filename == $mine then .step |= usage_plus($u) else . end)) as $s
+| [($step | numbers | {what: "step budget", limit: ., spent: ($s.step.cost_usd // 0)}),
+   ($budget | numbers | {what: "budget", limit: ., spent: ($s.run.cost_usd // 0)})] as $p
+| if $mode == "before" then ($p | tightest) as $t
+    | if $t == null then "ok"
+      elif $t.limit - $t.spent < 1e-9 then "spent", ($t | spent_cause)
+      else "ok", ((($t.limit - $t.spent) * 1e9 | floor) / 1e9 | plain) end
+  else ([$p[] | select(.spent > .limit)][0] // (if $stopped then $p | tightest else null end)) as $q
+    | if $q == null then "ok" else "spent", ($q | spent_cause) end
+  end'
+
+# budget_count MODE [STOPPED]: sets budget_out to what jq_budget yields for
+# the step's next session (MODE before) or the one that just ended (MODE
+# after; STOPPED is true when its CLI stopped it at its budget).
+budget_count() {
+  local f out
+  local -a used=()
+  for f in "$tmp"/usage.*; do
+    if [[ -e $f ]]; then used+=("$f"); fi
+  done
+  if out=$(jq -n -r --arg mode "$1" --argjson stopped "${2:-false}" --argjson budget "${run_budget:-null}" \
+    --argjson step "${step_budgets[step_index]:-null}" --arg mine "$tmp/usage.$step" "$jq_usage$jq_budget" \
+    "${used[@]}" </dev/null); then
+    mapfile -t budget_out <<<"$out"
+  else
+    budget_out=(spent "count what the run spent: jq failed")
+  fi
+}
+
+# budget_before: before a session starts, sets REPLY to what it may still
+# spend (empty when no budget is over it). Once a budget over it is spent,
+# the session does not start: the step fails with the budget's cause, and
+# budget_before fails.
+budget_before() {
+  REPLY=
+  [[ -n $run_budget || -n ${step_budgets[step_index]} ]] || return 0
+  budget_count before
+  if [[ ${budget_out[0]} == ok ]]; then
+    REPLY=${budget_out[1]:-}
+    return 0
+  fi
+  write_result /dev/null
+  step_outcome=failed step_rc=-1 step_cause=${budget_out[1]} step_budget_cause=${budget_out[1]}
+  action_end -1 "$step_cause"
+  return 1
+}
+
+# budget_after STOPPED: once a session's usage is counted, sets
+# budget_cause to the cause of a budget over it that it passed, or that
+# its CLI stopped it at (STOPPED true); empty when none.
+budget_after() {
+  budget_cause=
+  [[ -n $run_budget || -n ${step_budgets[step_index]} ]] || return 0
+  budget_count after "$1"
+  if [[ ${budget_out[0]} == spent ]]; then
+    budget_cause=${budget_out[1]}
+    step_budget_cause=${step_budget_cause:-$budget_cause}
+  fi
+}
+
 # run_session FINAL IN ARGV...: a session action: the harness's CLI in the
 # step's worktree with the prompt on stdin (IN) or in ARGV (which may start
 # with the NAME=VALUE variables the harness sets, which env applies); its
 # output is kept as the step's trace (stdout as written, each stderr line as
 # {"stderr": LINE}), and its final message, read as harness FINAL reads it,
 # is the step's result. What it used, read by the jq of $session_usage, is
-# added to the step's usage, $tmp/usage.STEP.
-# is the step's result. A session the script stopped past its turn cap
-# (turn_max) fails with turn_cause.
+# added to the step's usage, $tmp/usage.STEP, and counted against the
+# budgets over it. A session the script stopped past its turn cap
+# (turn_max) fails with turn_cause; one that passed a budget, or that its
+# CLI stopped at the budget it was given (the jq of $session_budget), with
+# the budget's cause.
 run_session() {
   local final=$1 in=$2 last=/dev/null step_trace=$run/traces/$step.jsonl prior={} usage
   shift 2
@@ -1169,12 +1301,14 @@ run_session() {
   fi
   if [[ -s $tmp/usage.$step ]]; then prior=$(<"$tmp/usage.$step"); fi
   jq -n -c --rawfile out "$tmp/out.$step" --rawfile err "$tmp/err.$step" --rawfile last "$last" \
-    --argjson rc "$proc_rc" --argjson prior "$prior" "$jq_final $final + {u: (\$prior | usage_plus($session_usage))}" \
-    >"$tmp/final.$step" ||
+    --argjson rc "$proc_rc" --argjson prior "$prior" \
+    "$jq_final $final + {u: (\$prior | usage_plus($session_usage)), b: ($session_budget)}" >"$tmp/final.$step" ||
     printf '{"m":"","c":"cannot read the output of %s","f":true}\n' "$final" >"$tmp/final.$step"
   if usage=$(jq -c '.u // empty' <"$tmp/final.$step") && [[ -n $usage ]]; then
-    printf '%s\n' "$usage" >"$tmp/usage.$step"
+    # Whole or not at all: the budgets of a parallel group's steps read it.
+    printf '%s\n' "$usage" >"$tmp/usage-new.$step" && mv -f -- "$tmp/usage-new.$step" "$tmp/usage.$step"
   fi
+  budget_after "$(jq '.b == true' <"$tmp/final.$step")"
   jq -j '.m' <"$tmp/final.$step" >"$tmp/message.$step"
   write_result "$tmp/message.$step"
   step_rc=$proc_exit
@@ -1183,6 +1317,8 @@ run_session() {
   elif [[ -e $tmp/turns.$step ]]; then
     rm -f -- "$tmp/turns.$step"
     step_rc=-1 step_outcome=failed step_cause=$turn_cause
+  elif [[ -n $budget_cause ]]; then
+    step_outcome=failed step_cause=$budget_cause
   elif [[ $(jq -r '.f' <"$tmp/final.$step") == true ]]; then
     step_outcome=failed step_cause=$(jq -r '.c' <"$tmp/final.$step")
   fi
@@ -1197,6 +1333,7 @@ run_session() {
 # log its step twice, nor not at all.
 step_finish() {
   if [[ -z $step_outcome ]]; then step_outcome=succeeded; fi
+  if [[ $step_outcome == failed && -n $step_budget_cause ]]; then step_cause=$step_budget_cause; fi
   if [[ $step_outcome == failed && -e $tmp/interrupted ]]; then step_outcome=interrupted step_cause=; fi
   now_us
   printf '%s' "$step_cause" >"$tmp/cause.$step"
@@ -1235,9 +1372,16 @@ session_0_0() {
     prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
   fi
   compose_prompt
-  session_usage='usage_claude'
+  session_usage='usage_claude' session_budget='$out | object | .type == "result" and .subtype == "error_max_budget_usd"'
+  budget_before || return 0
+  local budget_left=$REPLY
   printf '%s' "$prompt" >"$tmp/prompt.$step"
-  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'dontAsk' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20'
+  if [[ -n $budget_left ]]; then
+    # What the budgets over it have left, which its CLI keeps to.
+    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'dontAsk' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' '--max-budget-usd' "${budget_left}"
+  else
+    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'dontAsk' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20'
+  fi
 }
 # step_1: step 'claude-write'.
 step_1() {
@@ -1268,9 +1412,16 @@ session_1_0() {
     prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
   fi
   compose_prompt
-  session_usage='usage_claude'
+  session_usage='usage_claude' session_budget='$out | object | .type == "result" and .subtype == "error_max_budget_usd"'
+  budget_before || return 0
+  local budget_left=$REPLY
   printf '%s' "$prompt" >"$tmp/prompt.$step"
-  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20'
+  if [[ -n $budget_left ]]; then
+    # What the budgets over it have left, which its CLI keeps to.
+    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' '--max-budget-usd' "${budget_left}"
+  else
+    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20'
+  fi
 }
 # step_2: step 'claude-full'.
 step_2() {
@@ -1301,9 +1452,16 @@ session_2_0() {
     prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
   fi
   compose_prompt
-  session_usage='usage_claude'
+  session_usage='usage_claude' session_budget='$out | object | .type == "result" and .subtype == "error_max_budget_usd"'
+  budget_before || return 0
+  local budget_left=$REPLY
   printf '%s' "$prompt" >"$tmp/prompt.$step"
-  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'IS_SANDBOX=1' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'bypassPermissions' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20'
+  if [[ -n $budget_left ]]; then
+    # What the budgets over it have left, which its CLI keeps to.
+    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'IS_SANDBOX=1' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'bypassPermissions' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' '--max-budget-usd' "${budget_left}"
+  else
+    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'IS_SANDBOX=1' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'bypassPermissions' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20'
+  fi
 }
 # step_3: step 'codex-read'.
 step_3() {
@@ -1334,7 +1492,8 @@ session_3_0() {
     prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
   fi
   compose_prompt
-  session_usage='usage_codex'
+  session_usage='usage_codex' session_budget='false'
+  budget_before || return 0
   # 'codex' has no turn cap of its own: the script counts its turns.
   local turn_max=20 turn_jq=$'.type == "item.started" and (.item | type) == "object"\n  and (.item.type as $t | $t != "agent_message" and $t != "reasoning" and $t != "error")' turn_cause='stopped after 20 turns: max_turns is 20'
   printf '%s' "$prompt" >"$tmp/prompt.$step"
@@ -1369,7 +1528,8 @@ session_4_0() {
     prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
   fi
   compose_prompt
-  session_usage='usage_codex'
+  session_usage='usage_codex' session_budget='false'
+  budget_before || return 0
   # 'codex' has no turn cap of its own: the script counts its turns.
   local turn_max=20 turn_jq=$'.type == "item.started" and (.item | type) == "object"\n  and (.item.type as $t | $t != "agent_message" and $t != "reasoning" and $t != "error")' turn_cause='stopped after 20 turns: max_turns is 20'
   printf '%s' "$prompt" >"$tmp/prompt.$step"
@@ -1404,7 +1564,8 @@ session_5_0() {
     prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
   fi
   compose_prompt
-  session_usage='usage_gemini'
+  session_usage='usage_gemini' session_budget='false'
+  budget_before || return 0
   # The files its command names, beside its trace, as cairn run keeps them.
   local session_files=$run/traces/$step.files
   rm -rf -- "$session_files"
@@ -1443,7 +1604,8 @@ session_6_0() {
     prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
   fi
   compose_prompt
-  session_usage='usage_gemini'
+  session_usage='usage_gemini' session_budget='false'
+  budget_before || return 0
   # The files its command names, beside its trace, as cairn run keeps them.
   local session_files=$run/traces/$step.files
   rm -rf -- "$session_files"
@@ -1482,7 +1644,8 @@ session_7_0() {
     prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
   fi
   compose_prompt
-  session_usage='usage_gemini'
+  session_usage='usage_gemini' session_budget='false'
+  budget_before || return 0
   printf '%s' "$prompt" >"$tmp/prompt.$step"
   run_session 'gemini' "$tmp/prompt.$step" 'gemini' '-p' '' '--output-format' 'json' '--approval-mode' 'yolo' '--skip-trust'
 }
@@ -1515,7 +1678,8 @@ session_8_0() {
     prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
   fi
   compose_prompt
-  session_usage='usage_opencode'
+  session_usage='usage_opencode' session_budget='false'
+  budget_before || return 0
   # 'opencode' has no turn cap of its own: the script counts its turns.
   local turn_max=20 turn_jq='.type == "step_start"' turn_cause='stopped after 20 turns: max_turns is 20'
   run_session 'opencode' /dev/null 'OPENCODE_PERMISSION={"edit":"deny","bash":{"*":"deny","git log*":"allow","git diff*":"allow","git status*":"allow","ls*":"allow"},"external_directory":"deny"}' 'opencode' 'run' "${prompt}" '--format' 'json' '--dir' "${step_dir}"
@@ -1549,7 +1713,8 @@ session_9_0() {
     prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
   fi
   compose_prompt
-  session_usage='usage_opencode'
+  session_usage='usage_opencode' session_budget='false'
+  budget_before || return 0
   # 'opencode' has no turn cap of its own: the script counts its turns.
   local turn_max=20 turn_jq='.type == "step_start"' turn_cause='stopped after 20 turns: max_turns is 20'
   run_session 'opencode' /dev/null 'OPENCODE_PERMISSION={"*":"allow"}' 'opencode' 'run' "${prompt}" '--format' 'json' '--dir' "${step_dir}" '--auto'
@@ -1583,7 +1748,8 @@ session_10_0() {
     prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
   fi
   compose_prompt
-  session_usage='usage_codex'
+  session_usage='usage_codex' session_budget='false'
+  budget_before || return 0
   # 'codex' has no turn cap of its own: the script counts its turns.
   local turn_max=2 turn_jq=$'.type == "item.started" and (.item | type) == "object"\n  and (.item.type as $t | $t != "agent_message" and $t != "reasoning" and $t != "error")' turn_cause='stopped after 2 turns: max_turns is 2'
   printf '%s' "$prompt" >"$tmp/prompt.$step"
@@ -1618,7 +1784,8 @@ session_11_0() {
     prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
   fi
   compose_prompt
-  session_usage='usage_opencode'
+  session_usage='usage_opencode' session_budget='false'
+  budget_before || return 0
   # 'opencode' has no turn cap of its own: the script counts its turns.
   local turn_max=2 turn_jq='.type == "step_start"' turn_cause='stopped after 2 turns: max_turns is 2'
   run_session 'opencode' /dev/null 'OPENCODE_PERMISSION={"edit":"allow","bash":"allow","external_directory":"deny"}' 'opencode' 'run' "${prompt}" '--format' 'json' '--dir' "${step_dir}"
@@ -1815,6 +1982,19 @@ notify() {
     say "cairn: notify: \"${notify_argv[*]}\": exit status $rc"
   fi
 }
+
+# --budget lowers the run's budget and raises none, as cairn run's does.
+budget_flag_usd=
+if [[ -n $budget_flag ]]; then
+  if ! read_usd "$budget_flag"; then
+    go_quote "$budget_flag"
+    usage_error "--budget $REPLY: want a number of US dollars above 0, such as 4.50"
+  fi
+  budget_flag_usd=$REPLY
+  if [[ -z $run_budget ]] || jq -n -e --argjson f "$budget_flag_usd" --argjson b "$run_budget" '$f <= $b' >/dev/null; then
+    run_budget=$budget_flag_usd
+  fi
+fi
 
 # The repository, $CAIRN_HOME and the pass.
 repo_root=$(git rev-parse --path-format=absolute --show-toplevel 2>/dev/null) ||

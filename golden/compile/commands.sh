@@ -5,9 +5,12 @@
 # The cairn process 'commands', compiled by `cairn compile` from 'commands.toml'.
 # It does what `cairn run` does; compile the process again rather than edit this file.
 #
-# Usage: SCRIPT [--jobs N] [--directive TEXT]
+# Usage: SCRIPT [--jobs N] [--directive TEXT] [--budget USD]
 #   --jobs N          run at most N steps of a parallel group at once (default: all, or $CAIRN_JOBS)
 #   --directive TEXT  a directive every session's prompt carries, and commands see as $CAIRN_DIRECTIVE
+#   --budget USD      tighten the run's budget to USD US dollars: it lowers the budget below and raises none
+#
+# The run's budget (§6.3): none; --budget may lower it.
 #
 # It works on the git repository holding the current directory, keeps its run in
 # ${CAIRN_HOME:-~/.cairn}/runs/PROCESS_TIMESTAMP as cairn run does (run.json, events.jsonl, log,
@@ -54,6 +57,8 @@ process_sha256='82f91f7569c2fdbea09c8fd0c3bdfc6e3fc94a206438f7ac72e2b143f6a25f5c
 run_expiry='2592000000000'
 failed_run_expiry='7776000000000'
 record_steps='[{"name":"build","worktree":"default","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"command","harness":"","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"summary","worktree":"default","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"command","harness":"","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"flaky","worktree":"default","parallel":"","optional":true,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"command","harness":"","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"slow","worktree":"default","parallel":"","optional":true,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"command","harness":"","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"report","worktree":"default","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"command","harness":"","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""}]'
+# The run's budget in US dollars (§6.3), as jq reads a number; empty for none.
+run_budget=''
 
 # How long a stopped step has between SIGTERM and SIGKILL, in seconds.
 grace=5
@@ -65,7 +70,7 @@ turn_max=0 turn_jq=''
 check_skip=77
 
 usage() {
-  printf 'usage: %s [--jobs N] [--directive TEXT]\n' "${0##*/}"
+  printf 'usage: %s [--jobs N] [--directive TEXT] [--budget USD]\n' "${0##*/}"
   printf 'runs the cairn process "%s" of %s\n' "$process" "$process_file"
   if [[ -n $process_description ]]; then printf '%s\n' "$process_description"; fi
 }
@@ -85,15 +90,21 @@ usage_error() {
 
 jobs=${CAIRN_JOBS:-0}
 directive=
+budget_flag=
 while (($#)); do
   case $1 in
-  --jobs | --directive)
+  --jobs | --directive | --budget)
     (($# >= 2)) || usage_error "$1 needs a value"
-    if [[ $1 == --jobs ]]; then jobs=$2; else directive=$2; fi
+    case $1 in
+    --jobs) jobs=$2 ;;
+    --directive) directive=$2 ;;
+    *) budget_flag=$2 ;;
+    esac
     shift 2
     ;;
   --jobs=*) jobs=${1#*=} && shift ;;
   --directive=*) directive=${1#*=} && shift ;;
+  --budget=*) budget_flag=${1#*=} && shift ;;
   -h | --help) usage && exit 0 ;;
   *) usage_error "unexpected argument \"$1\"" ;;
   esac
@@ -187,6 +198,17 @@ go_quote() {
     v=$out
   fi
   REPLY=\"$v\"
+}
+
+# read_usd TEXT: sets REPLY to TEXT, an amount of US dollars above 0 as
+# cairn reads --budget (a number, blank space around it), as a JSON number;
+# fails when TEXT is no such amount.
+read_usd() {
+  local v=$1
+  while [[ $v == [$' \t\n\v\f\r']* ]]; do v=${v:1}; done
+  while [[ $v == *[$' \t\n\v\f\r'] ]]; do v=${v::-1}; done
+  [[ $v =~ ^[+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$ ]] || return 1
+  REPLY=$(jq -n -c --arg v "${v#+}" '$v | tonumber | select(. > 0)') && [[ -n $REPLY ]]
 }
 
 # logfmt KEY VALUE...: sets REPLY to the pairs as a logfmt line: "-" for an
@@ -298,9 +320,10 @@ record_begin() {
   iso_time "$run_t0"
   record_write -n --slurpfile steps "$tmp/steps.json" --arg process "$process" --arg file "$record_file" \
     --arg sha256 "$process_sha256" --arg repo "$common_dir" --arg directive "$directive" --argjson jobs "$jobs" \
-    --arg host "$HOSTNAME" --argjson pid "$$" --arg start "$REPLY" '{
+    --argjson budget "${budget_flag_usd:-null}" --arg host "$HOSTNAME" --argjson pid "$$" --arg start "$REPLY" '{
   version: 1, process: $process, file: $file, sha256: $sha256, repo: $repo, issue: "", directive: $directive,
-  flags: {harness: "", model: "", effort: "", access: "", jobs: $jobs, merge: false, repair_cap: 0, protect: [], take_over: false},
+  flags: ({harness: "", model: "", effort: "", access: "", jobs: $jobs, merge: false, repair_cap: 0, protect: [], take_over: false}
+    + if $budget == null then {} else {budget_usd: $budget} end),
   status: "running", cause: "", host: $host, pid: $pid, start: $start, "end": null, expires: "", worktrees: [], steps: $steps[0]}' ||
     true
   record_begun=1
@@ -598,6 +621,9 @@ step_start() {
   step_dir=${worktree_path[${step_worktrees[step_index]}]:-}
   step_result=$run/results/$step.md
   step_outcome='' step_cause='' step_timeout=0 step_timeout_text=''
+  # The cause of the first session of the step a budget stopped: whatever
+  # else failed with it, the budget stopped the step, as cairn run says.
+  step_budget_cause=''
   # What the step's record says besides its outcome: its exit code, its
   # trace, its validate phase, and each action's exit code and cause.
   step_rc=0 record_trace='' validate_status='' validate_error=''
@@ -974,6 +1000,7 @@ run_command() {
 # log its step twice, nor not at all.
 step_finish() {
   if [[ -z $step_outcome ]]; then step_outcome=succeeded; fi
+  if [[ $step_outcome == failed && -n $step_budget_cause ]]; then step_cause=$step_budget_cause; fi
   if [[ $step_outcome == failed && -e $tmp/interrupted ]]; then step_outcome=interrupted step_cause=; fi
   now_us
   printf '%s' "$step_cause" >"$tmp/cause.$step"
@@ -1201,6 +1228,19 @@ notify() {
     say "cairn: notify: \"${notify_argv[*]}\": exit status $rc"
   fi
 }
+
+# --budget lowers the run's budget and raises none, as cairn run's does.
+budget_flag_usd=
+if [[ -n $budget_flag ]]; then
+  if ! read_usd "$budget_flag"; then
+    go_quote "$budget_flag"
+    usage_error "--budget $REPLY: want a number of US dollars above 0, such as 4.50"
+  fi
+  budget_flag_usd=$REPLY
+  if [[ -z $run_budget ]] || jq -n -e --argjson f "$budget_flag_usd" --argjson b "$run_budget" '$f <= $b' >/dev/null; then
+    run_budget=$budget_flag_usd
+  fi
+fi
 
 # The repository, $CAIRN_HOME and the pass.
 repo_root=$(git rev-parse --path-format=absolute --show-toplevel 2>/dev/null) ||
