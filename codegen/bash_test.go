@@ -4,9 +4,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -177,5 +179,84 @@ func TestRecordFile(t *testing.T) {
 		if got := recordFile(tc.file, tc.root); got != tc.want {
 			t.Errorf("recordFile(%q, %q) = %q; want %q", tc.file, tc.root, got, tc.want)
 		}
+	}
+}
+
+// TestHarnessCommandBudget: a session's command given a budget comes from
+// harness.Command like the rest: claude's ends with --max-budget-usd and
+// the script's $budget_left; a CLI that takes no budget has none.
+func TestHarnessCommandBudget(t *testing.T) {
+	reg := harness.NewRegistry([]ir.CustomHarness{{Name: "mybot", Command: []string{"mybot", "--dir={{.Worktree}}"}}})
+	for _, tc := range []struct {
+		harness string
+		want    []templates.BashWord
+	}{
+		{"claude", []templates.BashWord{{{Text: "--max-budget-usd"}}, {{Var: varBudget}}}},
+		{"codex", nil},
+		{"gemini", nil},
+		{"opencode", nil},
+		{"mybot", nil},
+	} {
+		h, _ := reg.Lookup(tc.harness)
+		cmd, budgeted, err := harnessCommand(h, harness.Invocation{Model: "m", MaxTurns: 5})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.harness, err)
+		}
+		if tc.want == nil {
+			if budgeted != nil {
+				t.Errorf("%s: a command given a budget %v; its CLI takes none", tc.harness, budgeted.Argv)
+			}
+			continue
+		}
+		if budgeted == nil {
+			t.Errorf("%s: no command given a budget", tc.harness)
+			continue
+		}
+		want := append(slices.Clone(cmd.Argv), tc.want...)
+		if !sameWords(budgeted.Argv, want) || !sameWords(budgeted.Env, cmd.Env) {
+			t.Errorf("%s: given a budget %v (env %v); want %v (env %v)", tc.harness, budgeted.Argv, budgeted.Env, want, cmd.Env)
+		}
+	}
+}
+
+// TestBudgetsCompile: the bash target keeps the run's and the steps'
+// budgets rather than refusing them, while a target that keeps none
+// (refusesBudgets) refuses them at their keys.
+func TestBudgetsCompile(t *testing.T) {
+	step := ir.Range{Start: ir.Pos{Line: 9, Column: 1}, End: ir.Pos{Line: 9, Column: 11}}
+	plan := &ir.Plan{
+		Process: "p", File: "p.toml",
+		Limits:    ir.PlanLimits{BudgetUSD: &ir.FloatSetting{Value: 4, Source: ir.FromFile}},
+		Worktrees: []ir.PlanWorktree{{Name: "default", Kind: ir.Throwaway, Implicit: true}},
+		Stages: [][]ir.PlanStep{{{
+			Name: "ask", Worktree: "default",
+			Actions: []ir.PlanAction{{Kind: ir.Session, Prompt: "Hi.", Harness: &ir.Setting{Value: "claude"}, BudgetUSD: &ir.FloatSetting{Value: 1.5, Source: ir.FromStep}}},
+		}}},
+	}
+	script, diags := Bash(plan, Inputs{})
+	if len(diags) > 0 {
+		t.Fatalf("Bash: %v", diags)
+	}
+	for _, want := range []string{
+		"# The run's budget (§6.3): $4.00, from the process file's [limits] budget_usd; --budget may lower it.\n",
+		"\nrun_budget='4'\n",
+		"\nstep_budgets=('1.5' )\n",
+		`'--max-budget-usd' "${budget_left}"`,
+	} {
+		if !strings.Contains(string(script), want) {
+			t.Errorf("the script lacks %q", want)
+		}
+	}
+	process := &ir.Process{Steps: []ir.Step{{Name: ir.Field[string]{Value: "ask", Set: true}, Actions: []ir.Action{{}}}}}
+	process.Limits.BudgetUSD = ir.Field[ir.Budget]{Value: ir.Budget{USD: 4}, Set: true}
+	process.Steps[0].Actions[0].BudgetUSD = ir.Field[ir.Budget]{Value: ir.Budget{USD: 1.5}, Set: true}
+	process.Steps[0].Actions[0].BudgetUSD.Range = step
+	c := &compiler{plan: plan, at: newPlaces(plan, process), refusesBudgets: true}
+	var got []string
+	for _, d := range c.refuse() {
+		got = append(got, d.Message)
+	}
+	if len(got) != 2 || !strings.HasPrefix(got[0], "budget_usd $4.00 cannot be compiled") || !strings.HasPrefix(got[1], `step "ask": budget_usd $1.50 cannot be compiled`) {
+		t.Errorf("refusals %q; want the run's budget and the step's", got)
 	}
 }

@@ -57,7 +57,7 @@ const BashUSDJQ = `def zeros($n): [range($n)] | map("0") | add // "";
 def plain:
   (. + 0 | tostring) as $s
   | ($s | capture("^(?<m>-?)(?<i>[0-9]+)([.](?<f>[0-9]+))?([eE](?<e>[-+]?[0-9]+))?$")) as $c
-  | if $c.e == null then $s
+  | if ($c.e // "") == "" then $s
     else ($c.i + ($c.f // "")) as $d | (($c.i | length) + ($c.e | ltrimstr("+") | tonumber)) as $p
       | $c.m + (if $p <= 0 then "0." + zeros(-$p) + $d
                 elif $p >= ($d | length) then $d + zeros($p - ($d | length))

@@ -208,7 +208,8 @@ read_usd() {
   while [[ $v == [$' \t\n\v\f\r']* ]]; do v=${v:1}; done
   while [[ $v == *[$' \t\n\v\f\r'] ]]; do v=${v::-1}; done
   [[ $v =~ ^[+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$ ]] || return 1
-  REPLY=$(jq -n -c --arg v "${v#+}" '$v | tonumber | select(. > 0)') && [[ -n $REPLY ]]
+  # jq reads an amount past the largest double as the largest, which Go refuses: so does the script.
+  REPLY=$(jq -n -c --arg v "${v#+}" '$v | tonumber | select(. > 0 and . < 1.7976931348623157e308)') && [[ -n $REPLY ]]
 }
 
 # logfmt KEY VALUE...: sets REPLY to the pairs as a logfmt line: "-" for an

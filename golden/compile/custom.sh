@@ -214,7 +214,8 @@ read_usd() {
   while [[ $v == [$' \t\n\v\f\r']* ]]; do v=${v:1}; done
   while [[ $v == *[$' \t\n\v\f\r'] ]]; do v=${v::-1}; done
   [[ $v =~ ^[+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$ ]] || return 1
-  REPLY=$(jq -n -c --arg v "${v#+}" '$v | tonumber | select(. > 0)') && [[ -n $REPLY ]]
+  # jq reads an amount past the largest double as the largest, which Go refuses: so does the script.
+  REPLY=$(jq -n -c --arg v "${v#+}" '$v | tonumber | select(. > 0 and . < 1.7976931348623157e308)') && [[ -n $REPLY ]]
 }
 
 # logfmt KEY VALUE...: sets REPLY to the pairs as a logfmt line: "-" for an
@@ -1194,7 +1195,7 @@ def zeros($n): [range($n)] | map("0") | add // "";
 def plain:
   (. + 0 | tostring) as $s
   | ($s | capture("^(?<m>-?)(?<i>[0-9]+)([.](?<f>[0-9]+))?([eE](?<e>[-+]?[0-9]+))?$")) as $c
-  | if $c.e == null then $s
+  | if ($c.e // "") == "" then $s
     else ($c.i + ($c.f // "")) as $d | (($c.i | length) + ($c.e | ltrimstr("+") | tonumber)) as $p
       | $c.m + (if $p <= 0 then "0." + zeros(-$p) + $d
                 elif $p >= ($d | length) then $d + zeros($p - ($d | length))
