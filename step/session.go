@@ -90,6 +90,9 @@ func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness
 		}
 		inv.BudgetUSD = left
 	}
+	if sc.Agent != nil {
+		return answered(sc, inv, sc.Agent.Answer(ctx, inv))
+	}
 	prompt := inv.Prompt
 	inv.Worktree, inv.OutputFile = sc.Worktree, lastMessageFile(sc)
 	files := filesDir(sc)
