@@ -6,6 +6,7 @@ package proctest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -154,10 +155,16 @@ func Run(ctx context.Context, o Options, file string) *Case {
 		if len(c.Failures) > 0 {
 			c.Status = Failed
 		}
+		slices.SortStableFunc(c.Failures, func(a, b Failure) int {
+			x, y := a.Diagnostic.Range, b.Diagnostic.Range
+			return cmp.Or(cmp.Compare(x.File, y.File), cmp.Compare(x.Start.Line, y.Start.Line), cmp.Compare(x.Start.Column, y.Start.Column))
+		})
 	}()
 	t, diags := stubs.LoadTest(file)
 	c.Sources[file] = t.Src
-	if c.refused(diags) {
+	// The process and the stubs are checked whatever else the file got
+	// wrong, so that one pass shows every problem; nothing runs then.
+	if c.refused(diags) && (!t.Process.Set || t.Process.Bad) {
 		return c
 	}
 	c.Process = t.Process.Value
@@ -194,14 +201,13 @@ func Run(ctx context.Context, o Options, file string) *Case {
 		var diags []ir.Diagnostic
 		s, diags = stubs.Load(p)
 		c.Sources[s.File] = s.Src
-		if c.refused(diags) {
-			return c
-		}
+		c.refused(diags)
 	}
 	if s == nil {
 		s = &stubs.Stubs{File: file, Src: t.Src}
 	}
-	if c.refused(append(stubs.Check(s, rn.Plan), stubs.CheckTest(t, rn.Plan)...)) {
+	c.refused(append(stubs.Check(s, rn.Plan), stubs.CheckTest(t, rn.Plan)...))
+	if len(c.Failures) > 0 {
 		return c
 	}
 

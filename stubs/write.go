@@ -113,7 +113,7 @@ func tomlKey(name string) string {
 func Skeleton(plan *ir.Plan) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Stubs of process %q (%s), for a stubbed run that starts no agent:\n", plan.Process, plan.File)
-	fmt.Fprintf(&b, "#   cairn run %s --stubs FILE, or stubs = \"FILE\" in a test file (cairn test).\n", plan.Process)
+	fmt.Fprintf(&b, "#   cairn run %s --stubs FILE, or stubs = \"FILE\" in a test file (cairn test).\n", plan.File)
 	b.WriteString("# A [stubs.STEP] table answers that step's sessions: result (or result_file, relative to\n")
 	b.WriteString("# this file), outcome = \"succeeded\" or \"failed\" (with cause), usage = { turns, cost_usd, … },\n")
 	b.WriteString("# and verdict = \"pass\", \"fail\" or \"none\" for its judge. A step with review retries takes\n")

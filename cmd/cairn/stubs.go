@@ -51,9 +51,8 @@ func (c *stubsCmd) Run(a *app) error {
 // error are refused: what is the end of the error, such as "nothing ran".
 func readStubs(w io.Writer, name, path string, plan *ir.Plan, what string) (*stubs.Stubs, error) {
 	s, diags := stubs.Load(path)
-	if !ir.HasErrors(diags) {
-		diags = append(diags, stubs.Check(s, plan)...)
-	}
+	diags = append(diags, stubs.Check(s, plan)...)
+	ir.SortDiagnostics(diags)
 	style := templates.Style{Color: colorOn(w)}
 	sources := map[string][]byte{s.File: s.Src}
 	for _, d := range diags {
