@@ -13,11 +13,11 @@ import (
 const (
 	// RuleUnknownStep refuses a stub, or a test's expectation, naming a
 	// step its process lacks.
-	RuleUnknownStep = "unknown-step"
+	RuleUnknownStep = ir.RuleUnknownStep
 	// RuleStubMismatch refuses a stub that does not fit its step's kind:
 	// a command step's stub without exit, a session's keys on a command
 	// step, a verdict on a step without a judge.
-	RuleStubMismatch = "stub-mismatch"
+	RuleStubMismatch = ir.RuleStubMismatch
 )
 
 // The outcomes a stub may give, and the verdicts its judge may reach
