@@ -1,7 +1,6 @@
 package stubs
 
 import (
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -102,7 +101,10 @@ func ReadTest(file string, src []byte) (*Test, []ir.Diagnostic) {
 		}
 	}
 	if !t.Process.Set && len(diags) == 0 {
-		rd.invalid(ir.FileStart(file), "test file %q names no process; add process = \"NAME\"", filepath.Base(file))
+		// The file's start, not its first character: there may be none.
+		at := ir.FileStart(file)
+		at.End = at.Start
+		rd.invalid(at, "test file %q names no process; add process = \"NAME\"", filepath.Base(file))
 	}
 	diags = append(diags, rd.Diags...)
 	ir.SortDiagnostics(diags)
@@ -131,8 +133,8 @@ func (rd *reader) expect(x *Expect, e *tomldoc.TOMLEntry) {
 			}
 			for _, se := range st.Entries {
 				f := rd.String(se)
-				rd.enum(f, fmt.Sprintf("outcome of step %q", se.Key), stepEnds)
-				if f.Set && !f.Bad && !slices.Contains(stepEnds, f.Value) {
+				if !f.Bad && !slices.Contains(stepEnds, f.Value) {
+					rd.invalid(f.Range, "invalid outcome %q of step %q; expected %s%s", f.Value, se.Key, ir.OneOf(stepEnds), ir.DidYouMean(f.Value, stepEnds))
 					f.Bad = true
 				}
 				x.Steps = append(x.Steps, ir.Pair{Name: se.Key, Field: f})

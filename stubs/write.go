@@ -22,9 +22,9 @@ func Format(s *Stubs) []byte {
 		fmt.Fprintf(&b, "\n[stubs.%s]\n", tomlKey(st.Step))
 		if st.Exit.Set {
 			fmt.Fprintf(&b, "exit = %d\n", st.Exit.Value)
-			if st.Stdout.Value != "" {
-				fmt.Fprintf(&b, "stdout = %s\n", tomlString(st.Stdout.Value))
-			}
+		}
+		if st.Stdout.Set {
+			fmt.Fprintf(&b, "stdout = %s\n", tomlString(st.Stdout.Value))
 		}
 		if st.AttemptsAt.IsValid() {
 			for _, a := range st.Attempts {
