@@ -179,7 +179,7 @@ func List(env *Env) ([]Found, []ir.Diagnostic) {
 		filesOf := map[string][]string{}
 		var names []string
 		for _, e := range entries {
-			if _, ok := parse.FormatOf(e.Name()); !ok {
+			if _, ok := parse.FormatOf(e.Name()); !ok || parse.NotProcess(e.Name()) {
 				continue
 			}
 			p := filepath.Join(dir, e.Name())

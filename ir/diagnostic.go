@@ -45,6 +45,12 @@ const (
 
 	// RuleNotCompilable is reported by `cairn compile`, not by check.
 	RuleNotCompilable = "not-compilable"
+
+	// RuleUnknownStep and RuleStubMismatch are reported on stubs and
+	// test files (package stubs): a stub or an expectation naming a step
+	// the process lacks, and a stub its step's kind cannot take.
+	RuleUnknownStep  = "unknown-step"
+	RuleStubMismatch = "stub-mismatch"
 )
 
 // HasErrors reports whether any of ds is an error.

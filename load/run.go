@@ -35,10 +35,16 @@ var ErrRefused = errors.New("refused")
 // nil with ErrRefused when the check refused it. Outside a git repository
 // it fails with the reason, and checks nothing.
 func PrepareRun(ctx context.Context, dir, target, issue string, flags check.Flags) (*Runnable, *templates.Report, error) {
+	return PrepareRunWith(ctx, dir, target, issue, Options{Flags: flags})
+}
+
+// PrepareRunWith is PrepareRun with o's options: a stubbed run, whose
+// sessions no agent CLI answers, sets NoPreflight.
+func PrepareRunWith(ctx context.Context, dir, target, issue string, o Options) (*Runnable, *templates.Report, error) {
 	if _, err := git.Discover(ctx, workdir.Path(dir, "."), os.Environ()); err != nil {
 		return nil, nil, err
 	}
-	ws := Open(dir, Options{Flags: flags})
+	ws := Open(dir, o)
 	ws.Env.Runtime = true
 	if ws.Env.Repo == nil {
 		return nil, nil, fmt.Errorf("%s is not inside a git repository; run cairn in one, or give -C DIR", workdir.Path(dir, "."))

@@ -14,6 +14,20 @@ import (
 // CardSuffix is the extension of a card process file.
 const CardSuffix = ".procedure.card"
 
+// The extensions of cairn test's files, which live beside processes and
+// are none: a test file and a stubs file.
+const (
+	TestSuffix  = ".test.toml"
+	StubsSuffix = ".stubs.toml"
+)
+
+// NotProcess reports whether a file's name makes it one of cairn test's
+// files (TestSuffix, StubsSuffix): lookup and listing pass it by.
+func NotProcess(file string) bool {
+	base := filepath.Base(file)
+	return strings.HasSuffix(base, TestSuffix) || strings.HasSuffix(base, StubsSuffix)
+}
+
 // FormatOf returns the format a file's name says it is in, and false when the
 // name has no process file extension.
 func FormatOf(file string) (ir.Format, bool) {

@@ -30,6 +30,9 @@ const (
 	TracesDir    = "traces"
 	WorktreesDir = "worktrees"
 	LockFile     = ".lock"
+	// StubsFile is the stubs a stubbed run was answered from, written
+	// out whole: resume answers from them again.
+	StubsFile = "stubs.toml"
 )
 
 // snapshotEvery is the least time between two rewrites of run.json while a
@@ -400,11 +403,15 @@ type LogLine struct {
 	Usage   ir.Usage
 	Outcome Outcome
 	Cause   string
+	// Stubbed is set for a step of a stubbed run: stubbed=true ends its
+	// line.
+	Stubbed bool
 }
 
 // String is the line in logfmt: `step=NAME kind=command worktree=a
 // harness=- model=- effort=- duration=1.2s outcome=failed cause="exit status
-// 3"`, "-" for an empty value, and cause only when there is one. After the
+// 3"`, "-" for an empty value, and cause only when there is one (and
+// stubbed=true last, in a stubbed run). After the
 // duration come what the step's sessions used, each figure when a CLI
 // reported it: turns=N, tokens_in=N (every input token, read from the
 // prompt cache or not), tokens_out=N, and cost=$0.0123, rounded to a
@@ -430,6 +437,9 @@ func (l LogLine) String() string {
 	fields = append(fields, "outcome", string(l.Outcome))
 	if l.Cause != "" {
 		fields = append(fields, "cause", l.Cause)
+	}
+	if l.Stubbed {
+		fields = append(fields, "stubbed", "true")
 	}
 	return logfmt(fields...)
 }

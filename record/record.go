@@ -25,7 +25,11 @@ type Record struct {
 	Issue     string      `json:"issue"`
 	Directive string      `json:"directive"`
 	Flags     RecordFlags `json:"flags"`
-	Status    Status      `json:"status"`
+	// Stubbed is set for a run whose agent sessions, and catalogue
+	// steps, were answered from stubs (cairn run --stubs, cairn test):
+	// its stubs are StubsFile in its folder. Left out otherwise.
+	Stubbed bool   `json:"stubbed,omitempty"`
+	Status  Status `json:"status"`
 	// Cause is why the run failed when it was refused before its first
 	// step (a worktree that could not be created, an issue it could not
 	// write): no step says why then. Empty otherwise; a failed step's

@@ -356,6 +356,7 @@ func RunLineOf(name, dir string, rec *Record) templates.RunLine {
 		Dir:     dir,
 		Failure: FailureOf(rec),
 		Usage:   rec.Usage,
+		Stubbed: rec.Stubbed,
 	}
 	line.Steps.Total = len(rec.Steps)
 	for i := range rec.Steps {
@@ -439,8 +440,12 @@ func Show(dir string) (*templates.RunShow, error) {
 		Start:     rec.Start,
 		End:       rec.End,
 		Expires:   rec.Expires,
+		Stubbed:   rec.Stubbed,
 		Total:     rec.Usage,
 		Record:    rec,
+	}
+	if rec.Stubbed {
+		s.Stubs = filepath.Join(dir, StubsFile)
 	}
 	for i := range rec.Steps {
 		step := &rec.Steps[i]

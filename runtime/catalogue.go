@@ -11,11 +11,16 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/step"
+	"github.com/cairn-dev/cairn/stubs"
 	"github.com/cairn-dev/cairn/worktree"
 )
 
 // catalogue runs a catalogue action (§7.8) of the step sc in wt.
 func (r *run) catalogue(ctx context.Context, sc *step.Context, wt worktree.Worktree, a *ir.PlanAction) step.Result {
+	if sa, ok := sc.Agent.(*stubs.Step); ok {
+		// A stubbed run never delivers, merges or starts a child run.
+		return sa.Catalogue()
+	}
 	return catalogue.Execute(ctx, &catalogueRun{r: r, wt: wt}, sc, a)
 }
 

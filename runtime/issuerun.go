@@ -46,7 +46,8 @@ func openIssue(ctx context.Context, o Options) (*forge.Issue, *ir.Plan, error) {
 // an issue-branch worktree: a run of another live cairn holding it refuses
 // this one, and says whose it is.
 func (r *run) takeClaim(ctx context.Context) error {
-	if r.issue == nil || !hasIssueBranch(r.o.Plan) {
+	if r.issue == nil || !hasIssueBranch(r.o.Plan) || r.o.Stubs != nil {
+		// A stubbed run claims nothing: it delivers nothing.
 		return nil
 	}
 	host, _ := os.Hostname()

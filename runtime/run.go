@@ -23,6 +23,7 @@ import (
 	"github.com/cairn-dev/cairn/notify"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/step"
+	"github.com/cairn-dev/cairn/stubs"
 	"github.com/cairn-dev/cairn/worktree"
 
 	"github.com/cairn-dev/cairn/forge"
@@ -76,6 +77,12 @@ type Options struct {
 	// Started, when set, is told the run folder's path as soon as it is
 	// made, before anything runs.
 	Started func(dir string)
+	// Stubs, when set, make the run a stubbed one: every agent session
+	// and catalogue step is answered from them, and a command step from
+	// its stub when it has one (package stubs). A stubbed run never
+	// delivers, merges, takes a Claim or starts a child run; its record
+	// says it was stubbed and keeps the stubs.
+	Stubs *stubs.Stubs
 	// parent is the budget of the run a child run is a child of: what the
 	// child's sessions spend counts against it too.
 	parent *purse
@@ -237,6 +244,7 @@ func (r *run) run(ctx context.Context, start time.Time) (record.Status, error) {
 		Issue:     plan.Issue,
 		Directive: r.o.Directive,
 		Flags:     r.o.Flags,
+		Stubbed:   r.o.Stubs != nil,
 		Status:    record.StatusRunning,
 		Host:      host,
 		PID:       os.Getpid(),
@@ -245,6 +253,11 @@ func (r *run) run(ctx context.Context, start time.Time) (record.Status, error) {
 	}
 	if err := r.folder.Begin(&rec); err != nil {
 		return record.StatusFailed, fmt.Errorf("begin the run's record: %w", err)
+	}
+	if r.o.Stubs != nil {
+		if err := atomicfile.Write(filepath.Join(r.folder.Dir, record.StubsFile), stubs.Format(r.o.Stubs)); err != nil {
+			return record.StatusFailed, fmt.Errorf("keep the run's stubs: %w", err)
+		}
 	}
 	if err := r.takeClaim(ctx); err != nil {
 		// Refused before anything ran: the run leaves no folder.
@@ -271,6 +284,9 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 
 	r.prog = progress.New(r.o.Stderr, r.o.Terminal)
 	r.prog.Optional = progress.OptionalSteps(plan)
+	if r.o.Stubs != nil {
+		r.prog.Note(fmt.Sprintf("cairn: stubbed run: agent sessions and catalogue steps answered from %s", r.o.Stubs.File))
+	}
 	budget := 0.0
 	if b := plan.Limits.BudgetUSD; b != nil {
 		budget = b.Value
@@ -518,7 +534,9 @@ func (r *run) record(sr record.StepRecord) {
 		}
 	}))
 	if sr.Ended() {
-		r.warn(r.folder.LogStep(record.StepLogLine(&sr)))
+		l := record.StepLogLine(&sr)
+		l.Stubbed = r.o.Stubs != nil
+		r.warn(r.folder.LogStep(l))
 	}
 }
 
@@ -560,6 +578,9 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier,
 		Directive:  r.o.Directive,
 		Start:      start,
 		Groups:     r.groups,
+	}
+	if r.o.Stubs != nil {
+		sc.Agent = r.o.Stubs.Step(st.Name)
 	}
 	var e stepEnd
 	wt, ok := r.wts.Get(st.Worktree)
@@ -842,6 +863,11 @@ func skipCause(pre *ir.PlanPhase, output []byte) string {
 func (r *run) action(ctx context.Context, sc *step.Context, wt worktree.Worktree, a *ir.PlanAction) step.Result {
 	switch a.Kind {
 	case ir.Command:
+		if sa, ok := sc.Agent.(*stubs.Step); ok {
+			if res, ok := sa.Command(); ok {
+				return res
+			}
+		}
 		return step.RunCommand(ctx, sc, a.Command)
 	case ir.Session:
 		return r.session(ctx, sc, wt, a)

@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/step"
+	"github.com/cairn-dev/cairn/stubs"
 	"github.com/cairn-dev/cairn/templates"
 	"github.com/cairn-dev/cairn/worktree"
 )
@@ -278,6 +279,11 @@ func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateR
 	if m, ok := sc.Meter.(*spendingMeter); ok {
 		// The judge's sessions are also the judges' share.
 		js.Meter = m.s.meter(true)
+	}
+	if sa, ok := sc.Agent.(*stubs.Step); ok {
+		// A stubbed step's judge gives the verdict of the attempt it
+		// judges.
+		js.Agent = sa.Judge()
 	}
 	var j judgement
 	for attempt := 1; attempt <= 2; attempt++ {

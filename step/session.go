@@ -71,7 +71,8 @@ func Invocation(a *ir.PlanAction, prompt string) harness.Invocation {
 // (filesDir) and removed when the session ends. Where cairn counts the
 // CLI's turns itself (codex, opencode), a session that starts a turn past
 // inv.MaxTurns is stopped, its whole process group, and fails with a cause
-// that names the cap.
+// that names the cap. With sc.Agent set (a stubbed run) no CLI starts: the
+// Agent answers, after the guard and the budget, as the CLI would have.
 func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness.Invocation) Result {
 	failed := func(format string, args ...any) Result {
 		return Result{Failed: true, ExitCode: -1, Cause: fmt.Sprintf(format, args...)}
@@ -89,6 +90,9 @@ func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness
 			return r
 		}
 		inv.BudgetUSD = left
+	}
+	if sc.Agent != nil {
+		return answered(sc, inv, sc.Agent.Answer(ctx, inv))
 	}
 	prompt := inv.Prompt
 	inv.Worktree, inv.OutputFile = sc.Worktree, lastMessageFile(sc)

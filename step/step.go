@@ -87,6 +87,9 @@ type Context struct {
 	// step (the judge's, review retries' and repairs' included), told
 	// how each ended.
 	Meter Meter
+	// Agent, when set, answers the step's sessions instead of their
+	// harnesses' CLIs, which never start: a stubbed run's.
+	Agent Agent
 }
 
 // Meter keeps what a step's sessions spend (the runtime's, for the

@@ -39,6 +39,8 @@ type RunLine struct {
 	Failure *RunFailure `json:"failure"`
 	Dir     string      `json:"dir"`
 	Error   string      `json:"error,omitempty"`
+	// Stubbed is set for a stubbed run (its agents answered from stubs).
+	Stubbed bool `json:"stubbed,omitempty"`
 	// Usage is what the run's sessions used (run.json's usage); left out
 	// when they reported nothing.
 	Usage ir.Usage `json:"usage,omitzero"`
@@ -165,7 +167,11 @@ func (l *RunList) row(r RunLine) []string {
 	case r.Status == statusRunning:
 		duration = FormatDuration(l.Now.Sub(r.Start))
 	}
-	row := []string{r.Name, r.Process, r.Status, clock(r.Start), duration, costText(r.Usage),
+	status := r.Status
+	if r.Stubbed {
+		status += " (stubbed)"
+	}
+	row := []string{r.Name, r.Process, status, clock(r.Start), duration, costText(r.Usage),
 		fmt.Sprintf("%d/%d steps", r.Steps.Done(), r.Steps.Total)}
 	if r.Failure != nil {
 		row = append(row, failureText(r.Failure))
@@ -234,7 +240,11 @@ type RunShow struct {
 	Start     time.Time
 	End       *time.Time
 	Expires   string
-	Steps     []ShownStep
+	// Stubbed is set for a stubbed run; Stubs is then the file its
+	// stubs are kept in.
+	Stubbed bool
+	Stubs   string
+	Steps   []ShownStep
 	// Usage is what each step's sessions used, for the steps whose
 	// sessions reported anything, in file order; Total is the run's.
 	Usage []ShownUsage
@@ -329,6 +339,9 @@ func (s *RunShow) WriteText(w io.Writer, st Style) error {
 		{"file", s.File + sha(s.SHA256)},
 		{"repository", orDash(s.Repo)},
 		{"status", s.Status},
+	}
+	if s.Stubbed {
+		facts = append(facts, []string{"stubbed", "yes: agents and catalogue steps answered from " + s.Stubs})
 	}
 	if s.Cause != "" {
 		facts = append(facts, []string{"cause", s.Cause})

@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/cairn-dev/cairn/parse"
 )
 
 // examplesDir holds the example processes the README and docs point at.
@@ -22,7 +26,8 @@ func TestExamplesCheck(t *testing.T) {
 	}
 	n := 0
 	for _, e := range entries {
-		if e.IsDir() {
+		if e.IsDir() || parse.NotProcess(e.Name()) {
+			// cairn test's files: TestExamplesTest runs them.
 			continue
 		}
 		n++
@@ -125,5 +130,43 @@ func TestProcessPagesExample(t *testing.T) {
 	}
 	if st := git("status", "--porcelain"); st != "" {
 		t.Errorf("the failed run left changes uncommitted:\n%s", st)
+	}
+}
+
+func init() {
+	// Scripts reach the examples as $EXAMPLES: the stubbed run of the
+	// hunt example runs the very files the README points at.
+	scriptSetups = append(scriptSetups, func(e *testscript.Env) error {
+		dir, err := filepath.Abs(examplesDir)
+		if err != nil {
+			return err
+		}
+		e.Setenv("EXAMPLES", dir)
+		return nil
+	})
+}
+
+// TestExamplesTest runs `cairn test` on examples/, as CI does: every
+// *.test.toml there (the hunt example with its shipped stubs) passes in a
+// fresh repository, with no agent CLI on PATH, and leaves no run behind.
+func TestExamplesTest(t *testing.T) {
+	dir, err := filepath.Abs(examplesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := t.TempDir()
+	gitRepo(t, repo)
+	stdout, stderr, code := cairnIn(t, repo, "test", dir)
+	if code != 0 {
+		t.Fatalf("cairn test %s exited %d\n%s%s", dir, code, stdout, stderr)
+	}
+	if !strings.Contains(string(stdout), "ok   "+filepath.Join(dir, "hunt.test.toml")) {
+		t.Errorf("no passing line for hunt.test.toml:\n%s", stdout)
+	}
+	if got := strings.TrimSpace(string(stderr)); !strings.HasSuffix(got, "passed, 0 failed") {
+		t.Errorf("summary: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "home", "runs")); !os.IsNotExist(err) {
+		t.Errorf("cairn test left runs in the real CAIRN_HOME: %v", err)
 	}
 }

@@ -15,8 +15,10 @@ import (
 	"github.com/cairn-dev/cairn/internal/source"
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/load"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/runtime"
+	"github.com/cairn-dev/cairn/stubs"
 )
 
 // resumeCmd is `cairn resume`.
@@ -92,9 +94,17 @@ func (c *resumeCmd) Run(a *app) error {
 	flags := check.Flags{Harness: f.Harness, Model: f.Model, Effort: f.Effort, Access: f.Access, Merge: f.Merge, RepairCap: f.RepairCap, Protect: f.Protect, Budget: f.Budget}
 	ctx, stop := interrupts()
 	defer stop()
-	rn, err := prepare(ctx, a, rec.File, rec.Issue, flags, "nothing was resumed")
+	// A stubbed run is answered again from the stubs it kept.
+	rn, err := prepare(ctx, a, rec.File, rec.Issue, load.Options{Flags: flags, NoPreflight: rec.Stubbed}, "nothing was resumed")
 	if err != nil {
 		return err
+	}
+	var answers *stubs.Stubs
+	if rec.Stubbed {
+		kept := filepath.Join(dir, record.StubsFile)
+		if answers, err = readStubs(a.stderr, kept, kept, rn.Plan, "nothing was resumed"); err != nil {
+			return err
+		}
 	}
 	home, err := filepath.Abs(rn.Home)
 	if err != nil {
@@ -134,6 +144,7 @@ func (c *resumeCmd) Run(a *app) error {
 		Stderr:    a.stderr,
 		Terminal:  terminal(a.stderr),
 		Prepare:   prepareChild(ctx, a.dir, flags),
+		Stubs:     answers,
 	})
 	if errors.Is(err, record.ErrRunning) {
 		return fmt.Errorf("run %s is running; stop it first (cairn stop %s)", name, name)

@@ -11,10 +11,12 @@ import (
 	"syscall"
 
 	"github.com/cairn-dev/cairn/check"
+	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/load"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/runtime"
+	"github.com/cairn-dev/cairn/stubs"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -33,6 +35,7 @@ type runCmd struct {
 	Directive string   `placeholder:"TEXT" help:"A directive every session's prompt carries, and commands see as $CAIRN_DIRECTIVE."`
 	Jobs      int      `placeholder:"N" help:"Run at most N steps of a parallel group at once (default: all)."`
 	TakeOver  bool     `help:"Replace another run's stale claim on the issue."`
+	Stubs     string   `placeholder:"FILE" help:"Answer every agent session and catalogue step from the stubs in FILE (a stubbed run: no agent CLI starts, nothing is delivered or merged)."`
 }
 
 // Run checks the process as `cairn check` does, takes the repository's Pass
@@ -62,11 +65,26 @@ func (c *runCmd) Run(a *app) error {
 		Harness: c.Harness, Model: c.Model, Effort: c.Effort, Access: c.Access,
 		Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect, Budget: budget,
 	}
+	stubsPath := ""
+	if c.Stubs != "" {
+		stubsPath = workdir.Path(a.dir, c.Stubs)
+		if err := statFile("--stubs", c.Stubs, stubsPath); err != nil {
+			return err
+		}
+	}
 	ctx, stop := interrupts()
 	defer stop()
-	rn, err := prepare(ctx, a, target, issue, flags, "nothing ran")
+	// A stubbed run starts no agent CLI: no harness is asked whether it
+	// can start.
+	rn, err := prepare(ctx, a, target, issue, load.Options{Flags: flags, NoPreflight: stubsPath != ""}, "nothing ran")
 	if err != nil {
 		return err
+	}
+	var answers *stubs.Stubs
+	if stubsPath != "" {
+		if answers, err = readStubs(a.stderr, c.Stubs, stubsPath, rn.Plan, "nothing ran"); err != nil {
+			return err
+		}
 	}
 	home, err := filepath.Abs(rn.Home)
 	if err != nil {
@@ -105,6 +123,7 @@ func (c *runCmd) Run(a *app) error {
 		Stderr:   a.stderr,
 		Terminal: terminal(a.stderr),
 		Prepare:  prepareChild(ctx, a.dir, flags),
+		Stubs:    answers,
 	})
 	code := exitOf(status)
 	if code == exitInterrupted && err == nil {
@@ -145,8 +164,8 @@ func prepareChild(ctx context.Context, dir string, flags check.Flags) func(proce
 // check` would, and shows the check's diagnostics on stderr. A refused
 // process is an error that ends with what (not) happened, done. Cancelling
 // ctx cancels the check's preflight, and cairn ends interrupted.
-func prepare(ctx context.Context, a *app, target, issue string, flags check.Flags, done string) (*load.Runnable, error) {
-	rn, report, err := load.PrepareRun(ctx, a.dir, target, issue, flags)
+func prepare(ctx context.Context, a *app, target, issue string, o load.Options, done string) (*load.Runnable, error) {
+	rn, report, err := load.PrepareRunWith(ctx, a.dir, target, issue, o)
 	if ctx.Err() != nil {
 		return nil, interrupted(a)
 	}
