@@ -99,6 +99,7 @@ func sameWords(a, b []templates.BashWord) bool {
 type sessionCommand struct {
 	Argv, Env []templates.BashWord
 	Files     []harness.File
+	Settings  *harness.Settings
 }
 
 // harnessCommand is the command of a session on h as script words:
@@ -120,7 +121,7 @@ func harnessCommand(h *harness.Harness, inv harness.Invocation) (sessionCommand,
 		if len(cmd.Argv) == 0 || cmd.Argv[0] == "" {
 			return sessionCommand{}, fmt.Errorf("harness %q has no command", h.Name)
 		}
-		sc := sessionCommand{Files: cmd.Files}
+		sc := sessionCommand{Files: cmd.Files, Settings: cmd.Settings}
 		for _, list := range []struct {
 			from []string
 			into *[]templates.BashWord
@@ -138,6 +139,16 @@ func harnessCommand(h *harness.Harness, inv harness.Invocation) (sessionCommand,
 				return sessionCommand{}, fmt.Errorf("harness %q: a file of its session is named %q", h.Name, f.Name)
 			}
 		}
+		if st := cmd.Settings; st != nil {
+			if strings.ContainsRune(st.Var+st.Dir+st.Set, 0) {
+				return sessionCommand{}, fmt.Errorf("harness %q: its settings hold a NUL", h.Name)
+			}
+			for _, name := range append([]string{st.File}, append(st.Links, st.Keep...)...) {
+				if name == "" || strings.ContainsAny(name, "/\x00") {
+					return sessionCommand{}, fmt.Errorf("harness %q: an entry of its settings folder is named %q", h.Name, name)
+				}
+			}
+		}
 		return sc, nil
 	}
 	a, err := render(newSlots("a", vars...))
@@ -148,10 +159,16 @@ func harnessCommand(h *harness.Harness, inv harness.Invocation) (sessionCommand,
 	if err != nil {
 		return sessionCommand{}, err
 	}
-	if !sameWords(a.Argv, b.Argv) || !sameWords(a.Env, b.Env) || !slices.Equal(a.Files, b.Files) {
+	if !sameWords(a.Argv, b.Argv) || !sameWords(a.Env, b.Env) || !slices.Equal(a.Files, b.Files) || !sameSettings(a.Settings, b.Settings) {
 		return sessionCommand{}, errStray
 	}
 	return a, nil
+}
+
+// sameSettings reports whether a and b are the same settings, or both none.
+func sameSettings(a, b *harness.Settings) bool {
+	return a == nil && b == nil || a != nil && b != nil && a.Var == b.Var && a.Dir == b.Dir && a.File == b.File &&
+		a.Set == b.Set && slices.Equal(a.Links, b.Links) && slices.Equal(a.Keep, b.Keep)
 }
 
 // promptWords are a session's prompt as the script composes it: None when
