@@ -100,6 +100,9 @@ type script struct {
 	LastStage   []int
 	Skills      []scriptSkill
 	HasSessions bool
+	// HasSettings is true when a session's CLI gets settings of cairn's
+	// (harness.Settings): the script defines settings_overlay.
+	HasSettings bool
 	// FinalJQ is the jq that reads each harness's final message and
 	// usage.
 	FinalJQ string
@@ -197,6 +200,7 @@ type scriptSession struct {
 	Env           []templates.BashWord
 	Files         []harness.File
 	Budgeted      *sessionCommand
+	Settings      *harness.Settings
 	MaxTurns      int
 	TurnJQ        string
 	TurnCause     string
@@ -253,6 +257,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 				}
 				ss.Actions = append(ss.Actions, scriptAction{Index: j, Session: sess})
 				s.HasSessions = true
+				s.HasSettings = s.HasSettings || sess.Settings != nil
 				if !harnesses[sess.Harness] {
 					harnesses[sess.Harness] = true
 					s.Harnesses = append(s.Harnesses, scriptHarness{Name: sess.Harness, Bin: bin})
@@ -423,7 +428,7 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 	if err != nil {
 		return refuse(c.at.harness(st.Name), "step %q: the command of harness %q cannot be compiled: %v", st.Name, h.Name, err)
 	}
-	sess.Argv, sess.Env, sess.Files, sess.Budgeted = cmd.Argv, cmd.Env, cmd.Files, budgeted
+	sess.Argv, sess.Env, sess.Files, sess.Budgeted, sess.Settings = cmd.Argv, cmd.Env, cmd.Files, budgeted, cmd.Settings
 	if _, jq, ok := h.CountsTurns(); ok && inv.MaxTurns > 0 {
 		sess.MaxTurns, sess.TurnJQ, sess.TurnCause = inv.MaxTurns, jq, harness.TurnCause(inv.MaxTurns)
 	}

@@ -101,6 +101,7 @@ func sameWords(a, b []templates.BashWord) bool {
 type sessionCommand struct {
 	Argv, Env []templates.BashWord
 	Files     []harness.File
+	Settings  *harness.Settings
 }
 
 // budgetSentinels stand, in a command rendered at compile time, for what a
@@ -141,7 +142,7 @@ func harnessCommand(h *harness.Harness, inv harness.Invocation) (cmd sessionComm
 		if len(cmd.Argv) == 0 || cmd.Argv[0] == "" {
 			return sessionCommand{}, fmt.Errorf("harness %q has no command", h.Name)
 		}
-		sc := sessionCommand{Files: cmd.Files}
+		sc := sessionCommand{Files: cmd.Files, Settings: cmd.Settings}
 		for _, list := range []struct {
 			from []string
 			into *[]templates.BashWord
@@ -160,6 +161,16 @@ func harnessCommand(h *harness.Harness, inv harness.Invocation) (cmd sessionComm
 		for _, f := range cmd.Files {
 			if strings.ContainsRune(f.Name+f.Text, 0) || strings.ContainsRune(f.Name, '/') {
 				return sessionCommand{}, fmt.Errorf("harness %q: a file of its session is named %q", h.Name, f.Name)
+			}
+		}
+		if st := cmd.Settings; st != nil {
+			if strings.ContainsRune(st.Var+st.Dir+st.Set, 0) {
+				return sessionCommand{}, fmt.Errorf("harness %q: its settings hold a NUL", h.Name)
+			}
+			for _, name := range append([]string{st.File}, append(st.Links, st.Keep...)...) {
+				if name == "" || strings.ContainsAny(name, "/\x00") {
+					return sessionCommand{}, fmt.Errorf("harness %q: an entry of its settings folder is named %q", h.Name, name)
+				}
 			}
 		}
 		return sc, nil
@@ -190,7 +201,7 @@ func harnessCommand(h *harness.Harness, inv harness.Invocation) (cmd sessionComm
 	if sameCommand(cmd, withBudget) {
 		return cmd, nil, nil
 	}
-	if !slices.Equal(cmd.Files, withBudget.Files) {
+	if !slices.Equal(cmd.Files, withBudget.Files) || !sameSettings(cmd.Settings, withBudget.Settings) {
 		return sessionCommand{}, nil, fmt.Errorf("harness %q: the files of its session depend on its budget", h.Name)
 	}
 	return cmd, &withBudget, nil
@@ -198,7 +209,13 @@ func harnessCommand(h *harness.Harness, inv harness.Invocation) (cmd sessionComm
 
 // sameCommand reports whether a and b are the same command.
 func sameCommand(a, b sessionCommand) bool {
-	return sameWords(a.Argv, b.Argv) && sameWords(a.Env, b.Env) && slices.Equal(a.Files, b.Files)
+	return sameWords(a.Argv, b.Argv) && sameWords(a.Env, b.Env) && slices.Equal(a.Files, b.Files) && sameSettings(a.Settings, b.Settings)
+}
+
+// sameSettings reports whether a and b are the same settings, or both none.
+func sameSettings(a, b *harness.Settings) bool {
+	return a == nil && b == nil || a != nil && b != nil && a.Var == b.Var && a.Dir == b.Dir && a.File == b.File &&
+		a.Set == b.Set && slices.Equal(a.Links, b.Links) && slices.Equal(a.Keep, b.Keep)
 }
 
 // promptWords are a session's prompt as the script composes it: None when

@@ -96,6 +96,26 @@ type Command struct {
 	Argv  []string
 	Env   []string
 	Files []File
+	// Settings, when not nil, are settings cairn lays over the user's
+	// for this session alone (see Settings).
+	Settings *Settings
+}
+
+// Settings are a CLI's settings for one session: the user's settings
+// folder Dir (under the folder Var names in the step's environment, else
+// under HOME) as the session sees it, made in FilesDir/home: a link to each
+// of the user's entries but File, which is the user's File (JSON; comments
+// and trailing commas allowed) with Set, a JSON object, merged over it as
+// jq's `*` merges objects. Var names FilesDir/home to the CLI, which reads
+// more than Dir there: each of Links, entries of the user's home beside Dir,
+// is linked too. The user's own files stay as they are; what the CLI writes
+// through a link (a login refreshed, a session kept for --resume) reaches
+// them, and Keep are the folders of Dir it keeps such things in, made in the
+// user's Dir first when missing, as the CLI would make them there: what it
+// writes anywhere else in FilesDir/home goes with the session.
+type Settings struct {
+	Var, Dir, File, Set string
+	Links, Keep         []string
 }
 
 // File is a file a session's CLI reads (a policy), named in FilesDir.

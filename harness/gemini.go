@@ -22,6 +22,7 @@ func (gemini) Spec() Spec {
 		Efforts: map[string]string{},
 		Stdin:   true,
 		Resume:  true,
+		Turns:   true,
 		Version: []string{"gemini", "--version"},
 	}
 }
@@ -54,9 +55,10 @@ priority = 100
 // CLI's sandbox is a container image it pulls.
 //
 // Its turn cap (model.maxSessionTurns) and retries (general.maxAttempts)
-// are settings of its settings.json, which cairn leaves alone: another
-// folder (GEMINI_CLI_HOME) would lose the user's login, and a system
-// settings file must be root's.
+// are settings of its settings.json only, not flags: the session gets the
+// user's settings folder with them merged over the user's settings
+// (Settings, through GEMINI_CLI_HOME). A workspace's .gemini/settings.json
+// is not read headless, and a system settings file must be root's.
 func (gemini) Command(inv Invocation, _ string) (Command, error) {
 	a := []string{"gemini", "-p", ""}
 	if inv.Model != "" {
@@ -83,8 +85,27 @@ func (gemini) Command(inv Invocation, _ string) (Command, error) {
 	if inv.Resume != "" {
 		a = append(a, "--resume", inv.Resume)
 	}
-	return Command{Argv: a, Files: files}, nil
+	set := fmt.Sprintf(`{"general":{"maxAttempts":%d}}`, geminiAttempts)
+	if inv.MaxTurns > 0 {
+		set = fmt.Sprintf(`{"general":{"maxAttempts":%d},"model":{"maxSessionTurns":%d}}`, geminiAttempts, inv.MaxTurns)
+	}
+	return Command{Argv: a, Files: files, Settings: &Settings{
+		Var: "GEMINI_CLI_HOME", Dir: ".gemini", File: "settings.json", Set: set,
+		// Its skills folder; its chats (which --resume reads) and shell
+		// history.
+		Links: []string{".agents"}, Keep: []string{"tmp", "history"},
+	}}, nil
 }
+
+// geminiAttempts is how many times Gemini CLI asks the model before a 429
+// or a 500 fails the session: 5 s, then 10 s apart (its own default of 10
+// keeps a session failing for minutes).
+const geminiAttempts = 3
+
+// geminiTurnLimited is the type of the error Gemini CLI ends a session with
+// at its maxSessionTurns (exit 53), whose message tells the user to change
+// a setting cairn makes.
+const geminiTurnLimited = "FatalTurnLimitedError"
 
 // geminiError is the error object Gemini CLI prints, on stdout or stderr,
 // when a session fails.
@@ -116,6 +137,8 @@ func (gemini) Final(o Output) (string, string, bool) {
 	}
 	if e := out.Error; e != nil {
 		switch {
+		case e.Type == geminiTurnLimited:
+			return msg, "reached its max turns (" + geminiTurnLimited + ")", true
 		case strings.TrimSpace(e.Message) != "":
 			return msg, oneLine(e.Message), true
 		case e.Type != "":
@@ -143,7 +166,8 @@ const geminiJQ = `def gemini:
      else $o.error end) as $error
   | (if $o.response? != null then ($o.response | trimend) else "" end) as $msg
   | if $error != null then
-      if (($error.message // "") | blank | not) then {m: $msg, c: ($error.message | oneline), f: true}
+      if $error.type? == "` + geminiTurnLimited + `" then {m: $msg, c: "reached its max turns (` + geminiTurnLimited + `)", f: true}
+      elif (($error.message // "") | blank | not) then {m: $msg, c: ($error.message | oneline), f: true}
       elif ($error.type // "") != "" then {m: $msg, c: "gemini: \($error.type) (code \($error.code | tojson))", f: true}
       else {m: $msg, c: exitcause, f: true} end
     elif $rc != 0 then {m: $msg, c: exitcause, f: true}
@@ -169,19 +193,24 @@ type geminiModelStats struct {
 // tokens.input (the prompt less what was read from the cache, else
 // tokens.prompt less tokens.cached), tokens.candidates and tokens.thoughts
 // as the output, tokens.cached as read from the cache. Gemini CLI reports
-// no cost, and no cache writes.
+// no cost, and no cache writes. Its error, on stdout or stderr, says
+// whether it stopped at its turn cap.
 func (gemini) SessionEnd(o Output) SessionEnd {
 	var out struct {
-		SessionID string  `json:"session_id"`
-		Response  *string `json:"response"`
+		SessionID string       `json:"session_id"`
+		Response  *string      `json:"response"`
+		Error     *geminiError `json:"error"`
 		Stats     *struct {
 			Models map[string]geminiModelStats `json:"models"`
 		} `json:"stats"`
 	}
+	var errOut geminiOutput
+	turnLimited := jsonObject(o.Stderr, &errOut) && errOut.Error != nil && errOut.Error.Type == geminiTurnLimited
 	if !jsonObject(o.Stdout, &out) {
-		return SessionEnd{}
+		return SessionEnd{MaxTurns: turnLimited}
 	}
-	end := SessionEnd{ID: out.SessionID, Worked: out.Response != nil && strings.TrimSpace(*out.Response) != ""}
+	turnLimited = turnLimited || out.Error != nil && out.Error.Type == geminiTurnLimited
+	end := SessionEnd{ID: out.SessionID, MaxTurns: turnLimited, Worked: out.Response != nil && strings.TrimSpace(*out.Response) != ""}
 	if out.Stats == nil {
 		return end
 	}

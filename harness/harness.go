@@ -85,10 +85,10 @@ func (h *Harness) TierModel(tier string) (string, bool) {
 func (h *Harness) PromptOnStdin() bool { return h.spec.Stdin }
 
 // TakesMaxTurns reports whether a session's turn cap holds on h: its CLI
-// enforces it (claude's --max-turns, a custom harness's {{.MaxTurns}}), or
-// cairn counts the turns in its events and stops it (codex, opencode:
-// CountsTurns). Gemini CLI's cap is a setting of its settings.json, which
-// cairn does not write.
+// enforces it (claude's --max-turns, gemini's maxSessionTurns in the
+// settings cairn lays over the user's, a custom harness's {{.MaxTurns}}),
+// or cairn counts the turns in its events and stops it (codex, opencode:
+// CountsTurns).
 func (h *Harness) TakesMaxTurns() bool { return h.spec.Turns || h.spec.TurnEvent != nil }
 
 // CountsTurns reports whether cairn itself enforces a session's turn cap on

@@ -201,7 +201,7 @@ func finalCases(t *testing.T) []finalCase {
 			name:    "gemini error on stdout",
 			harness: "gemini",
 			out:     Output{Stdout: []byte(`{"session_id":"s","error":{"type":"FatalTurnLimitedError","message":"Reached max session turns for this session.","code":53}}`), ExitCode: 53},
-			cause:   "Reached max session turns for this session.",
+			cause:   "reached its max turns (FatalTurnLimitedError)",
 			failed:  true,
 		},
 		{

@@ -67,7 +67,7 @@ func TestTurnStarts(t *testing.T) {
 
 // TestTurnsCounted: cairn counts the turns of the CLIs with no cap of their
 // own; claude enforces its --max-turns, a custom harness its {{.MaxTurns}},
-// and gemini's cap is a setting cairn does not write.
+// and gemini takes its cap in the settings cairn lays over the user's.
 func TestTurnsCounted(t *testing.T) {
 	r := testRegistry()
 	for _, tc := range []struct {
@@ -76,7 +76,7 @@ func TestTurnsCounted(t *testing.T) {
 	}{
 		{"claude", true, false},
 		{"codex", true, true},
-		{"gemini", false, false},
+		{"gemini", true, false},
 		{"opencode", true, true},
 		{"mybot", true, false},
 	} {

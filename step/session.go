@@ -112,11 +112,18 @@ func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness
 		return failed("harness %q cannot start: %v", h.Name, err)
 	}
 	argv[0] = bin
-	if len(cmd.Files) > 0 {
+	if len(cmd.Files) > 0 || cmd.Settings != nil {
 		defer os.RemoveAll(files)
 		if err := writeFiles(files, cmd.Files); err != nil {
 			return failed("write the session's files: %v", err)
 		}
+	}
+	if cmd.Settings != nil {
+		v, err := writeSettings(files, env, cmd.Settings)
+		if err != nil {
+			return failed("harness %q: its settings for the session: %v", h.Name, err)
+		}
+		env = proc.MergeEnv(env, []string{v}, nil)
 	}
 	if err := clearMessageFile(inv.OutputFile, h.WritesMessageFile()); err != nil {
 		return failed("clear %s: %v", inv.OutputFile, err)

@@ -284,13 +284,15 @@ func (w *compileWork) record(t *testing.T, code int, stdout string) *runRecord {
 		cwd, _ := os.ReadFile(filepath.Join(c, "cwd"))
 		// The policy files fake gemini was given, as it read them.
 		policy, _ := os.ReadFile(filepath.Join(c, "policy"))
+		// The settings fake gemini read, which cairn laid over the user's.
+		settings, _ := os.ReadFile(filepath.Join(c, "settings"))
 		name, _, _ := strings.Cut(filepath.Base(c), ".")
 		step := regexp.MustCompile(`(?m)^CAIRN_STEP=(.*)$`).FindStringSubmatch(string(env))
 		key := name
 		if step != nil {
 			key += "." + step[1]
 		}
-		r.sessions[key] = norm(fmt.Sprintf("argv:\n%s\ncwd: %s\nenv:\n%s\nstdin:\n%s\npolicy:\n%s", argv, cwd, env, stdin, policy))
+		r.sessions[key] = norm(fmt.Sprintf("argv:\n%s\ncwd: %s\nenv:\n%s\nstdin:\n%s\npolicy:\n%s\nsettings:\n%s", argv, cwd, env, stdin, policy, settings))
 	}
 	return r
 }

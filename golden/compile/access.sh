@@ -1025,6 +1025,62 @@ compose_prompt() {
   prompt+=$prompt_tail
 }
 
+# settings_overlay FOLDER VAR DIR FILE SET: a CLI's settings for one session
+# (harness.Settings): the user's settings folder DIR (under $VAR in the
+# step's environment, else under HOME) made again in FOLDER/home, with a link
+# to each of its entries but FILE, which is the user's FILE with SET merged
+# over it as jq's * merges; the folders settings_keep of DIR made in the
+# user's DIR first when missing; the entries settings_links of the user's
+# home linked beside it. Sets session_settings to VAR=FOLDER/home. A FILE
+# jq cannot read (cairn run reads one with comments too) leaves
+# session_settings empty, with a warning: the session runs with the user's
+# settings alone.
+settings_overlay() {
+  local into=$1/home/$3 var=$2 base=${!2-} user_home=${HOME-} kv f
+  session_settings=()
+  for kv in "${step_env[@]}"; do
+    case $kv in
+    "$var="*) base=${kv#*=} ;;
+    HOME=*) user_home=${kv#*=} ;;
+    esac
+  done
+  if [[ -z $base ]]; then base=$user_home; fi
+  local from=${base:+$base/$3} user=/dev/null
+  if [[ -n $from && -f $from/$4 ]]; then user=$from/$4; fi
+  if ! mkdir -p -- "$into"; then
+    warn "step \"$step\": cannot make $into: the session runs with the user's settings alone, without cairn's $5"
+    return 0
+  fi
+  if [[ -n $base ]]; then
+    for f in "${settings_keep[@]}"; do
+      if ! mkdir -p -- "$from/$f"; then
+        warn "step \"$step\": cannot make $from/$f: the session runs with the user's settings alone, without cairn's $5"
+        return 0
+      fi
+    done
+    for f in "${settings_links[@]}"; do
+      if [[ -e $base/$f || -L $base/$f ]] && ! ln -s -- "$base/$f" "$1/home/$f"; then
+        warn "step \"$step\": cannot link $base/$f into $1/home: the session runs with the user's settings alone, without cairn's $5"
+        return 0
+      fi
+    done
+  fi
+  if [[ -n $from && -d $from ]]; then
+    for f in "$from"/* "$from"/.[!.]* "$from"/..?*; do
+      if [[ ! -e $f && ! -L $f ]] || [[ ${f##*/} == "$4" ]]; then continue; fi
+      if ! ln -s -- "$f" "$into/${f##*/}"; then
+        warn "step \"$step\": cannot link $f into $into: the session runs with the user's settings alone, without cairn's $5"
+        return 0
+      fi
+    done
+  fi
+  if ! jq -S -n --argjson set "$5" '([inputs] | .[0] // {}) * $set' <"$user" >"$into/$4" 2>/dev/null; then
+    warn "step \"$step\": $user is not JSON jq reads: the session runs with the user's settings alone, without cairn's $5"
+    return 0
+  fi
+  session_settings=("$var=$1/home")
+}
+
 # The final message of a session as each harness writes it (harness.Final):
 # {m: message, c: cause, f: failed}; and what it used (SessionEnd), by the
 # usage_* functions.
@@ -1124,7 +1180,8 @@ def gemini:
      else $o.error end) as $error
   | (if $o.response? != null then ($o.response | trimend) else "" end) as $msg
   | if $error != null then
-      if (($error.message // "") | blank | not) then {m: $msg, c: ($error.message | oneline), f: true}
+      if $error.type? == "FatalTurnLimitedError" then {m: $msg, c: "reached its max turns (FatalTurnLimitedError)", f: true}
+      elif (($error.message // "") | blank | not) then {m: $msg, c: ($error.message | oneline), f: true}
       elif ($error.type // "") != "" then {m: $msg, c: "gemini: \($error.type) (code \($error.code | tojson))", f: true}
       else {m: $msg, c: exitcause, f: true} end
     elif $rc != 0 then {m: $msg, c: exitcause, f: true}
@@ -1572,8 +1629,10 @@ session_5_0() {
   rm -rf -- "$session_files"
   mkdir -p -- "$session_files"
   printf '%s' $'# cairn, access "read": read-only commands run without asking.\n[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = ["git log", "git diff", "git status", "ls"]\ndecision = "allow"\npriority = 100\n' >"$session_files"/'gemini-read-policy.toml'
+  local -a session_settings=() settings_keep=('tmp' 'history') settings_links=('.agents')
+  settings_overlay "$session_files" 'GEMINI_CLI_HOME' '.gemini' 'settings.json' '{"general":{"maxAttempts":3},"model":{"maxSessionTurns":20}}'
   printf '%s' "$prompt" >"$tmp/prompt.$step"
-  run_session 'gemini' "$tmp/prompt.$step" 'gemini' '-p' '' '--output-format' 'json' '--approval-mode' 'default' '--policy' "${session_files}"'/gemini-read-policy.toml' '--skip-trust'
+  run_session 'gemini' "$tmp/prompt.$step" "${session_settings[@]}" 'gemini' '-p' '' '--output-format' 'json' '--approval-mode' 'default' '--policy' "${session_files}"'/gemini-read-policy.toml' '--skip-trust'
   rm -rf -- "$session_files"
 }
 # step_6: step 'gemini-write'.
@@ -1612,8 +1671,10 @@ session_6_0() {
   rm -rf -- "$session_files"
   mkdir -p -- "$session_files"
   printf '%s' $'# cairn, access "write": every shell command runs without asking.\n[[rule]]\ntoolName = "run_shell_command"\ndecision = "allow"\npriority = 100\n' >"$session_files"/'gemini-write-policy.toml'
+  local -a session_settings=() settings_keep=('tmp' 'history') settings_links=('.agents')
+  settings_overlay "$session_files" 'GEMINI_CLI_HOME' '.gemini' 'settings.json' '{"general":{"maxAttempts":3},"model":{"maxSessionTurns":20}}'
   printf '%s' "$prompt" >"$tmp/prompt.$step"
-  run_session 'gemini' "$tmp/prompt.$step" 'gemini' '-p' '' '--output-format' 'json' '--approval-mode' 'auto_edit' '--policy' "${session_files}"'/gemini-write-policy.toml' '--skip-trust'
+  run_session 'gemini' "$tmp/prompt.$step" "${session_settings[@]}" 'gemini' '-p' '' '--output-format' 'json' '--approval-mode' 'auto_edit' '--policy' "${session_files}"'/gemini-write-policy.toml' '--skip-trust'
   rm -rf -- "$session_files"
 }
 # step_7: step 'gemini-full'.
@@ -1647,8 +1708,15 @@ session_7_0() {
   compose_prompt
   session_usage='usage_gemini' session_budget='false'
   budget_before || return 0
+  # The files its command names, beside its trace, as cairn run keeps them.
+  local session_files=$run/traces/$step.files
+  rm -rf -- "$session_files"
+  mkdir -p -- "$session_files"
+  local -a session_settings=() settings_keep=('tmp' 'history') settings_links=('.agents')
+  settings_overlay "$session_files" 'GEMINI_CLI_HOME' '.gemini' 'settings.json' '{"general":{"maxAttempts":3},"model":{"maxSessionTurns":20}}'
   printf '%s' "$prompt" >"$tmp/prompt.$step"
-  run_session 'gemini' "$tmp/prompt.$step" 'gemini' '-p' '' '--output-format' 'json' '--approval-mode' 'yolo' '--skip-trust'
+  run_session 'gemini' "$tmp/prompt.$step" "${session_settings[@]}" 'gemini' '-p' '' '--output-format' 'json' '--approval-mode' 'yolo' '--skip-trust'
+  rm -rf -- "$session_files"
 }
 # step_8: step 'opencode-read'.
 step_8() {

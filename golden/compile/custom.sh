@@ -1124,7 +1124,8 @@ def gemini:
      else $o.error end) as $error
   | (if $o.response? != null then ($o.response | trimend) else "" end) as $msg
   | if $error != null then
-      if (($error.message // "") | blank | not) then {m: $msg, c: ($error.message | oneline), f: true}
+      if $error.type? == "FatalTurnLimitedError" then {m: $msg, c: "reached its max turns (FatalTurnLimitedError)", f: true}
+      elif (($error.message // "") | blank | not) then {m: $msg, c: ($error.message | oneline), f: true}
       elif ($error.type // "") != "" then {m: $msg, c: "gemini: \($error.type) (code \($error.code | tojson))", f: true}
       else {m: $msg, c: exitcause, f: true} end
     elif $rc != 0 then {m: $msg, c: exitcause, f: true}

@@ -33,3 +33,14 @@ func MergeEnv(base, set, drop []string) []string {
 	}
 	return out
 }
+
+// Getenv is the value of the last NAME=VALUE in env named name, as the
+// process started with env reads it; empty when env has none.
+func Getenv(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
