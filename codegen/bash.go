@@ -38,6 +38,9 @@ type Inputs struct {
 	// Dir is the directory cairn works in (-C), which the plan's file is
 	// named relative to; "" for cairn's working directory.
 	Dir string
+	// Jobs is how many steps of a parallel group a script runs at once
+	// unless its --jobs or $CAIRN_JOBS says otherwise; 0 for all.
+	Jobs int
 }
 
 // Bash compiles plan into one standalone bash script (§9) that does what
@@ -55,7 +58,7 @@ func Bash(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
 	if in.ReadFile == nil {
 		in.ReadFile = os.ReadFile
 	}
-	c := &compiler{plan: plan, in: in, at: newPlaces(plan, in.Process)}
+	c := &compiler{plan: plan, in: in, at: newPlaces(plan, in.Process), target: bashInfo}
 	diags := c.refuse()
 	if ir.HasErrors(diags) {
 		return nil, diags
@@ -77,9 +80,25 @@ func Bash(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
 
 // compiler is one compilation of a plan.
 type compiler struct {
-	plan *ir.Plan
-	in   Inputs
-	at   *places
+	plan   *ir.Plan
+	in     Inputs
+	at     *places
+	target targetInfo
+}
+
+// targetInfo is how a target's refusals name it and what it writes.
+type targetInfo struct {
+	// name is what --target calls it; artifact what it writes ("script").
+	name, artifact string
+	// budgetWhy is why a budget cannot be compiled to it.
+	budgetWhy string
+}
+
+// bashInfo names the bash target.
+var bashInfo = targetInfo{
+	name:      "bash",
+	artifact:  "script",
+	budgetWhy: "the script does not count what its sessions spend; run the process with cairn run",
 }
 
 // script is the model bash.sh.tmpl renders.
@@ -114,6 +133,10 @@ type script struct {
 	// RecordSteps are the steps of the run record as a run begins it, as
 	// JSON.
 	RecordSteps string
+	// Jobs is the default of the script's --jobs.
+	Jobs int
+	// Job is set when the script is one job of a workflow (jobScript).
+	Job *scriptJob
 }
 
 // scriptHarness is a harness the script preflights: its CLI on PATH.
@@ -194,6 +217,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		SHA256:          hex.EncodeToString(sum[:]),
 		RunExpiry:       expiryMicros(plan.RunExpiry, ir.DefaultRunExpiry),
 		FailedRunExpiry: expiryMicros(plan.FailedRunExpiry, ir.DefaultFailedRunExpiry),
+		Jobs:            max(c.in.Jobs, 0),
 	}
 	var diags []ir.Diagnostic
 	kinds := map[string]string{}

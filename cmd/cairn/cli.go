@@ -22,7 +22,7 @@ type cli struct {
 	Check   checkCmd   `cmd:"" help:"Check process files and print the plan each resolves to."`
 	List    listCmd    `cmd:"" help:"List the processes cairn can find, with their descriptions."`
 	Run     runCmd     `cmd:"" help:"Run a process: check it, then carry out its plan in worktrees."`
-	Compile compileCmd `cmd:"" help:"Compile a process into a standalone bash script that does what cairn run does."`
+	Compile compileCmd `cmd:"" help:"Compile a process into a standalone bash script, or a GitHub Actions workflow, that does what cairn run does."`
 	Status  statusCmd  `cmd:"" help:"List the runs of this repository: running, crashed, ended and skipped."`
 	Show    showCmd    `cmd:"" help:"Show a run's record: each step's log line, result and trace."`
 	Resume  resumeCmd  `cmd:"" help:"Resume a failed, interrupted or crashed run from its first step that neither succeeded nor skipped."`

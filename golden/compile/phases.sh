@@ -1153,8 +1153,9 @@ home=$(cd -- "$home" && pwd)
 repo_hash=$(printf '%s' "$common_dir" | sha256sum)
 repo_hash=${repo_hash:0:16}
 pass_lock=$home/locks/pass-$repo_hash.lock
+pass_fd='' finished=0 interrupted=0 kill_now=0 stopped=0 running=0 status=''
 worktree_lock=$home/locks/worktrees-$repo_hash.lock
-pass_fd='' worktree_fd='' worktree_root='' finished=0 interrupted=0 kill_now=0 stopped=0 running=0 status=''
+worktree_fd='' worktree_root=''
 run_lock_fd='' record_begun=0 record_ended=0
 # run_token marks the environment of every process a step starts (as
 # CAIRN_STEP_TOKEN=RUN_TOKEN-STEP_INDEX), so that those a step leaves
