@@ -75,7 +75,7 @@ func Bash(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
 			Message: fmt.Sprintf("cannot render the script: %v", err),
 		})
 	}
-	return out, diags
+	return afterShebang(out, c.header(s)), diags
 }
 
 // compiler is one compilation of a plan.

@@ -1,8 +1,10 @@
 package codegen
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"path/filepath"
 	"strconv"
 	"unicode"
 
@@ -10,11 +12,18 @@ import (
 )
 
 // header is the first lines of what every target writes, as comments
-// without their "# ": where it was compiled from, that it is not to be
-// edited, and the source's hash. It names no cairn version, so that a new
+// without their "# ": the process file it was compiled from, that it is not
+// to be edited, and the source's hash. It names no cairn version, so that a new
 // cairn makes a compiled file stale only when what it writes changes.
 func (c *compiler) header(s *script) []string {
-	file := recordFile(workdir.Path(c.in.Dir, c.plan.File), c.in.RepoRoot)
+	// In the repository, its path there, the same on every clone; else the
+	// file as it was named.
+	file := c.plan.File
+	if c.in.RepoRoot != "" {
+		if rel := recordFile(workdir.Path(c.in.Dir, c.plan.File), c.in.RepoRoot); !filepath.IsAbs(rel) {
+			file = rel
+		}
+	}
 	for _, r := range file {
 		if !unicode.IsPrint(r) {
 			file = strconv.Quote(file)
@@ -38,4 +47,17 @@ func (c *compiler) sourceSum(s *script) string {
 		h.Write([]byte(sk.Body))
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// afterShebang is script with the header's lines, as comments, after its
+// first line (the #! line, which must stay first).
+func afterShebang(script []byte, header []string) []byte {
+	i := bytes.IndexByte(script, '\n') + 1
+	var b bytes.Buffer
+	b.Write(script[:i])
+	for _, h := range header {
+		b.WriteString("# " + h + "\n")
+	}
+	b.Write(script[i:])
+	return b.Bytes()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/load"
 	"github.com/cairn-dev/cairn/templates"
+	"github.com/rogpeppe/go-internal/diff"
 )
 
 // compileCmd is `cairn compile`.
@@ -23,6 +25,7 @@ type compileCmd struct {
 	Output string `short:"o" placeholder:"FILE" help:"Write to FILE (a script with mode 0755, a workflow 0644) rather than to stdout."`
 	Access string `placeholder:"A" help:"Tighten every session's access in the script to at most A: read, write or full. It lowers any above A and raises none."`
 	Jobs   *int   `placeholder:"N" help:"The script runs at most N steps of a parallel group at once unless its own --jobs says otherwise (bash only: a workflow runs each on its own runner)."`
+	Check  bool   `help:"Write nothing: exit 0 when the -o FILE is what compile writes now, else 1 with a unified diff (a CI guard against a stale compiled file)."`
 }
 
 // Run checks the process as `cairn check --no-preflight` does and renders
@@ -35,6 +38,9 @@ func (c *compileCmd) Run(a *app) error {
 	}
 	if err := accessFlag(c.Access); err != nil {
 		return err
+	}
+	if c.Check && c.Output == "" {
+		return usageError("--check needs -o FILE: the compiled file to compare")
 	}
 	jobs := 0
 	if c.Jobs != nil {
@@ -82,6 +88,9 @@ func (c *compileCmd) Run(a *app) error {
 		_, err := a.stdout.Write(script)
 		return err
 	}
+	if c.Check {
+		return c.checkFresh(a, script)
+	}
 	mode := os.FileMode(0o644)
 	if target.Executable() {
 		mode = 0o755
@@ -89,10 +98,38 @@ func (c *compileCmd) Run(a *app) error {
 	return writeScript(c.Output, workdir.Path(a.dir, c.Output), script, mode)
 }
 
+// checkFresh compares the -o file with script, what compile writes now:
+// nil when they are the same, else a failure, with a unified diff from the
+// file to script on stdout. A file that does not exist is stale, its diff
+// all of script.
+func (c *compileCmd) checkFresh(a *app, script []byte) error {
+	old, err := os.ReadFile(workdir.Path(a.dir, c.Output))
+	missing := errors.Is(err, fs.ErrNotExist)
+	if err != nil && !missing {
+		return fmt.Errorf("read %s: %s", c.Output, pathError(err))
+	}
+	d := diff.Diff(c.Output, old, c.Output+" (compiled now)", script)
+	if d == nil {
+		return nil
+	}
+	if _, err := a.stdout.Write(d); err != nil {
+		return err
+	}
+	why := "is stale"
+	if missing {
+		why = "does not exist"
+	}
+	return &exitError{code: exitFailed, err: fmt.Errorf("%q %s: compile %q again with -o %q", c.Output, why, c.Target, c.Output)}
+}
+
 // writeScript writes script to path with mode, through a temporary file
-// renamed over it: a reader sees the old script or the new one. Errors name
-// the file as the user did, name.
+// renamed over it: a reader sees the old script or the new one. A folder on
+// the way that does not exist is made (.github/workflows in a repository
+// that has none). Errors name the file as the user did, name.
 func writeScript(name, path string, script []byte, mode os.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write %s: %s", name, pathError(err))
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return fmt.Errorf("write %s: %s", name, pathError(err))
