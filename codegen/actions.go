@@ -193,6 +193,16 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		Concurrency: "cairn-" + c.plan.Process,
 		Checkout:    checkoutAction, Upload: uploadAction, Download: downloadAction,
 	}
+	if p := c.in.Process; p != nil {
+		g := p.GitHub
+		if g.RunsOn.Set && !g.RunsOn.Bad {
+			wf.RunsOn = g.RunsOn.Value
+		}
+		wf.Schedule = ir.Values(g.Schedule)
+		if g.TimeoutMinutes.Set && !g.TimeoutMinutes.Bad {
+			wf.TimeoutMinutes = g.TimeoutMinutes.Value
+		}
+	}
 	kinds := map[string]string{}
 	for _, w := range c.plan.Worktrees {
 		kinds[w.Name] = w.Kind
