@@ -279,6 +279,9 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	script, err := templates.ActionsResults(rs)
 	if err != nil {
 		diags = append(diags, notCompilable(c.at.file(), "cannot render the script of the last job: %v", err))
+	} else if strings.Contains(script, "${{") {
+		// Its log lines hold the steps' harnesses and models.
+		diags = append(diags, notCompilable(c.at.file(), "the script of the last job would hold \"${{\", which GitHub Actions reads as an expression"))
 	}
 	final.Script = script
 	wf.Final = final
