@@ -144,12 +144,20 @@ type patchUpload struct {
 }
 
 // resultsJob is the workflow's last job: it takes the run folders the
-// steps' jobs kept (Parts, a pattern), gathers them and shows the last
-// stage's results with Script, and keeps the run's folder as RunArtifact.
+// steps' jobs kept (Parts, each into a folder of its own: download-artifact
+// puts a pattern's one match straight into its path), gathers them and
+// shows the last stage's results with Script, and keeps the run's folder as
+// RunArtifact.
 type resultsJob struct {
-	ID                         string
-	Needs                      []string
-	Parts, RunArtifact, Script string
+	ID                  string
+	Needs               []string
+	Parts               []runPart
+	RunArtifact, Script string
+}
+
+// runPart is the run folder step Step's job kept, as Artifact.
+type runPart struct {
+	Step, Artifact string
 }
 
 // resultsScript is the model actions_results.sh.tmpl renders: for each
@@ -170,7 +178,7 @@ func resultArtifact(step string) string  { return "cairn-result-" + step }
 func patchArtifact(step string) string   { return "cairn-worktree-" + step }
 func runPartArtifact(step string) string { return "cairn-run-" + step }
 
-const runArtifact, runPartsPattern = "cairn-run", "cairn-run-*"
+const runArtifact = "cairn-run"
 
 // jobID is the id of step's job: its name, behind an underscore when it
 // starts with a digit (a job id cannot; no step name starts with "_").
@@ -269,12 +277,13 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		}
 		prev = ids
 	}
-	final := &resultsJob{ID: "results", Parts: runPartsPattern, RunArtifact: runArtifact}
+	final := &resultsJob{ID: "results", RunArtifact: runArtifact}
 	if _, taken := byStep["results"]; taken {
 		final.ID = "_results"
 	}
 	for _, j := range wf.Jobs {
 		final.Needs = append(final.Needs, j.ID)
+		final.Parts = append(final.Parts, runPart{Step: j.Step, Artifact: j.RunArtifact})
 	}
 	script, err := templates.ActionsResults(rs)
 	if err != nil {

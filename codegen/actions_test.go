@@ -50,7 +50,7 @@ func TestWorkflowGraph(t *testing.T) {
 		"left":    {[]string{"_1st"}, []string{"cairn-result-1st"}, []string{"cairn-result-left", "cairn-run-left"}},
 		"right":   {[]string{"_1st"}, []string{"cairn-result-1st"}, []string{"cairn-result-right", "cairn-run-right"}},
 		"last":    {[]string{"left", "right"}, []string{"cairn-result-1st", "cairn-result-left", "cairn-result-right", "cairn-worktree-1st"}, []string{"cairn-result-last", "cairn-run-last"}},
-		"results": {[]string{"_1st", "left", "right", "last"}, []string{"cairn-run-*"}, []string{"cairn-run"}},
+		"results": {[]string{"_1st", "left", "right", "last"}, []string{"cairn-run-1st", "cairn-run-left", "cairn-run-right", "cairn-run-last"}, []string{"cairn-run"}},
 	}
 	if len(wf.Jobs) != len(want) {
 		t.Errorf("jobs %v; want %d", slices.Collect(func(yield func(string) bool) {
