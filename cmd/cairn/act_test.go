@@ -120,6 +120,9 @@ func TestActDifferential(t *testing.T) {
 				t.Fatalf("act left no run folder; its stderr:\n%s\nits output:\n%s", errOut.String(), out.String())
 			}
 			compareAct(t, want, got)
+			if t.Failed() {
+				t.Logf("act's log:\n%s", out.String())
+			}
 		})
 	}
 }
@@ -242,10 +245,10 @@ func compareAct(t *testing.T, want, got *actRecord) {
 		}
 	}
 	if want.printed != got.printed {
-		t.Errorf("the run's end printed:\n--- cairn run\n%s--- act\n%s", want.printed, got.printed)
+		t.Errorf("the run's end printed:\n--- cairn run\n%q\n--- act\n%q", want.printed, got.printed)
 	}
 	if want.summary != got.summary {
-		t.Errorf("the run's summary:\n--- cairn run's results\n%s--- act's summary\n%s", want.summary, got.summary)
+		t.Errorf("the run's summary:\n--- cairn run's results\n%q\n--- act's summary\n%q", want.summary, got.summary)
 	}
 	t.Logf("compared %d log lines, %d results, %d patches, %s of final output", len(want.log), len(want.results), len(want.patches), fmt.Sprint(len(want.printed), " bytes"))
 }
