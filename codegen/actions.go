@@ -173,7 +173,9 @@ type resultsScript struct {
 	LastStage                       []int
 }
 
-// The artifacts of a workflow run.
+// The artifacts of a workflow run: what a step's job keeps (its result, the
+// changes it left in its worktree, its run folder), and the run's folder the
+// last job gathers from the steps'.
 func resultArtifact(step string) string  { return "cairn-result-" + step }
 func patchArtifact(step string) string   { return "cairn-worktree-" + step }
 func runPartArtifact(step string) string { return "cairn-run-" + step }

@@ -29,8 +29,10 @@ type compileCmd struct {
 }
 
 // Run checks the process as `cairn check --no-preflight` does and renders
-// its plan as a standalone script; what a script cannot carry is refused
-// with rule not-compilable at its place in the file.
+// its plan through the target (a standalone script, a workflow); what the
+// target cannot carry is refused with rule not-compilable at its place in
+// the file. With --check it writes nothing and compares the -o file with
+// what it would write.
 func (c *compileCmd) Run(a *app) error {
 	target, ok := codegen.LookupTarget(c.To)
 	if !ok {
