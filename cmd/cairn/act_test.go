@@ -77,7 +77,7 @@ func TestActDifferential(t *testing.T) {
 			stdout, stderr, code := a.run(t, nil, "cairn", "run", filepath.Base(file))
 			want := &actRecord{code: code, duration: time.Since(start)}
 			want.readRun(t, a.onlyRun(t))
-			want.printed = stdout + lastFailure(stderr)
+			want.printed = endLines(stdout + lastFailure(stderr))
 			want.summary = stdout
 
 			b := newCompileWork(t, file)
@@ -214,7 +214,18 @@ func actOutput(t *testing.T, log []byte, step string) (printed, summary string) 
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return printed, summary
+	return endLines(printed), summary
+}
+
+// endLines is out with its blank lines at the end dropped: act runs a step
+// in a terminal, and ends its output with a newline of its own when the
+// terminal's last read (its keep-alive EOT, a second apart) did not follow
+// one.
+func endLines(out string) string {
+	if out = strings.TrimRight(out, "\n"); out != "" {
+		out += "\n"
+	}
+	return out
 }
 
 // compareAct reports every way the workflow's run got differs from cairn
