@@ -57,7 +57,7 @@ func BuildPlan(ctx context.Context, p *ir.Process, res *Resolution, env *Env) *i
 	for _, st := range stages {
 		steps := make([]ir.PlanStep, 0, st.last-st.first+1)
 		for i := st.first; i <= st.last; i++ {
-			steps = append(steps, planStep(&p.Steps[i], &res.Steps[i]))
+			steps = append(steps, planStep(&p.Steps[i], &res.Steps[i], env))
 		}
 		plan.Stages = append(plan.Stages, steps)
 	}
@@ -87,7 +87,7 @@ func repairSession(env *Env) *ir.PlanAction {
 	a := &ir.Action{Kind: ir.Session}
 	sess := r.session(a)
 	sess.Skill = &ir.PlanSkill{Name: RepairSkill, Path: "builtin:" + strings.TrimPrefix(RepairSkill, skills.BuiltinSkillPrefix), Source: ir.SkillBuiltin}
-	pa := planAction(a, sess)
+	pa := planAction(a, sess, env)
 	return &pa
 }
 
@@ -147,7 +147,7 @@ func baseBranch(env *Env) string {
 }
 
 // planStep is one step of the plan.
-func planStep(s *ir.Step, sr *StepResolution) ir.PlanStep {
+func planStep(s *ir.Step, sr *StepResolution, env *Env) ir.PlanStep {
 	ps := ir.PlanStep{
 		Name:        stringOr(s.Name, ""),
 		Description: stringOr(s.Description, ""),
@@ -168,7 +168,7 @@ func planStep(s *ir.Step, sr *StepResolution) ir.PlanStep {
 		if j < len(sr.Actions) {
 			sess = sr.Actions[j]
 		}
-		ps.Actions = append(ps.Actions, planAction(&s.Actions[j], sess))
+		ps.Actions = append(ps.Actions, planAction(&s.Actions[j], sess, env))
 	}
 	if s.Precheck != nil {
 		ps.Precheck = planPhase(s.Precheck, nil)
@@ -183,8 +183,10 @@ func planStep(s *ir.Step, sr *StepResolution) ir.PlanStep {
 }
 
 // planAction is one action of the plan; settings are given for sessions
-// only.
-func planAction(a *ir.Action, sess *SessionResolution) ir.PlanAction {
+// only, with whether a sandbox confines the session on this machine (the
+// programs a sandbox needs are looked for on env's PATH only with
+// preflight).
+func planAction(a *ir.Action, sess *SessionResolution, env *Env) ir.PlanAction {
 	pa := ir.PlanAction{Kind: a.Kind}
 	switch a.Kind {
 	case ir.Command:
@@ -208,6 +210,10 @@ func planAction(a *ir.Action, sess *SessionResolution) ir.PlanAction {
 		if sess.Budget != nil {
 			b := *sess.Budget
 			pa.BudgetUSD = &b
+		}
+		if sess.Adapter != nil {
+			sb := sess.Adapter.Sandbox(access.Value, env.Environ, env.Preflight)
+			pa.Sandbox = &sb
 		}
 	}
 	return pa

@@ -16,14 +16,15 @@ const RuleBudgetUnmeasured = "budget-unmeasured"
 // ruleBudgetUnmeasured warns about a budget that cannot count all it
 // covers: the run's budget (the file's, the config's or --budget) over
 // steps whose sessions run on a harness that reports no cost (codex,
-// Gemini CLI, a custom harness), and a step's budget_usd over such a
+// Gemini CLI, a custom harness whose [harnesses.NAME.usage] names no
+// cost_usd), and a step's budget_usd over such a
 // step. A step's sessions are its agents, its instruction judge and, for a
 // delivery, its repair sessions: each spends. It points at the budget's
 // key (no position for --budget), naming the steps; a harness no one
 // knows is unknown-harness's.
 var ruleBudgetUnmeasured = &Rule{
 	ID:       RuleBudgetUnmeasured,
-	Doc:      "a budget over session steps on a harness that reports no cost (codex, gemini, a custom harness): it cannot count what they spend",
+	Doc:      "a budget over session steps on a harness that reports no cost (codex, gemini, a custom harness without a usage cost_usd): it cannot count what they spend",
 	Severity: ir.Warning,
 	Run: func(pass *Pass) {
 		res := pass.Resolution

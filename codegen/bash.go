@@ -98,7 +98,7 @@ type targetInfo struct {
 var bashInfo = targetInfo{
 	name:      "bash",
 	artifact:  "script",
-	budgetWhy: "the script does not count what its sessions spend; run the process with cairn run",
+	budgetWhy: "the script records what its sessions spend but does not stop them at a budget; run the process with cairn run",
 }
 
 // script is the model bash.sh.tmpl renders.
@@ -115,8 +115,11 @@ type script struct {
 	LastStage   []int
 	Skills      []scriptSkill
 	HasSessions bool
-	// FinalJQ is the jq that reads each harness's final message.
-	FinalJQ     string
+	// FinalJQ is the jq that reads each harness's final message and
+	// usage.
+	FinalJQ string
+	// UsageJQ is the jq that sums what sessions used.
+	UsageJQ     string
 	Notify      []string
 	NotifyOn    []string
 	NotifyOnSet bool
@@ -185,16 +188,26 @@ type scriptAction struct {
 	Session *scriptSession
 }
 
-// scriptSession is a session action: the harness's argv, how its final
-// message is read (Final: the name of its jq function), whether
-// the prompt goes on stdin, the skill it reads, and its prompt with no
-// directive ([0]) and with one ([1]).
+// scriptSession is a session action: the harness's argv, the variables
+// it sets over the step's environment and the files it writes first (Env,
+// Files), how its final message is read (Final: the name of its jq
+// function) and its usage (Usage: a jq expression), whether the prompt goes on stdin, the turn cap the script
+// enforces by counting the CLI's events with the jq filter TurnJQ (0: none)
+// and the cause of a session it stops,
+// the skill it reads, and its prompt with no directive ([0]) and with one
+// ([1]).
 type scriptSession struct {
 	Index         int
 	Harness       string
 	Final         string
+	Usage         string
 	Stdin         bool
 	Argv          []templates.BashWord
+	Env           []templates.BashWord
+	Files         []harness.File
+	MaxTurns      int
+	TurnJQ        string
+	TurnCause     string
 	SkillName     string
 	SkillVar      string
 	SkillRepoPath string
@@ -213,6 +226,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		Worktrees:       plan.Worktrees,
 		Excludes:        ir.CairnFiles,
 		FinalJQ:         harness.FinalJQDefs(),
+		UsageJQ:         harness.UsageJQHelpers(),
 		RecordFile:      recordFile(workdir.Path(c.in.Dir, plan.File), c.in.RepoRoot),
 		SHA256:          hex.EncodeToString(sum[:]),
 		RunExpiry:       expiryMicros(plan.RunExpiry, ir.DefaultRunExpiry),
@@ -373,19 +387,23 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 	if !ok {
 		return refuse(c.at.harness(st.Name), "step %q: unknown harness %q", st.Name, a.Harness.Value)
 	}
-	sess := &scriptSession{Index: j, Harness: h.Name, Final: h.FinalJQ(), Stdin: h.PromptOnStdin()}
-	argv, err := harnessArgv(h, harness.Invocation{
+	sess := &scriptSession{Index: j, Harness: h.Name, Final: h.FinalJQ(), Usage: h.UsageJQ(), Stdin: h.PromptOnStdin()}
+	inv := harness.Invocation{
 		Model:    settingValue(a.Model),
 		Effort:   settingValue(a.Effort),
 		Access:   settingValue(a.Access),
 		MaxTurns: intSetting(a.MaxTurns),
-	})
+	}
+	cmd, err := harnessCommand(h, inv)
 	if err != nil {
 		return refuse(c.at.harness(st.Name), "step %q: the command of harness %q cannot be compiled: %v", st.Name, h.Name, err)
 	}
-	sess.Argv = argv
+	sess.Argv, sess.Env, sess.Files = cmd.Argv, cmd.Env, cmd.Files
+	if _, jq, ok := h.CountsTurns(); ok && inv.MaxTurns > 0 {
+		sess.MaxTurns, sess.TurnJQ, sess.TurnCause = inv.MaxTurns, jq, harness.TurnCause(inv.MaxTurns)
+	}
 	bin := ""
-	for _, p := range argv[0] {
+	for _, p := range cmd.Argv[0] {
 		if p.Var != "" {
 			return refuse(c.at.harness(st.Name), "step %q: the command of harness %q starts with a value known only at run time", st.Name, h.Name)
 		}

@@ -219,8 +219,8 @@ func (c *compiler) refuse() []ir.Diagnostic {
 }
 
 // budgets refuses the process's budgets, the run's and its steps': the
-// script does not count what its sessions spend, and a budget it ignored
-// would let them spend without one. The config's budget, which belongs to
+// script records what its sessions spend but stops none at a budget, and a
+// budget it ignored would let them spend without one. The config's budget, which belongs to
 // the user rather than the process, is only warned about, as [resources]
 // is.
 func (c *compiler) budgets() []ir.Diagnostic {

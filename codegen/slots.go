@@ -30,6 +30,7 @@ const (
 	varDate      = "today"
 	varPrompt    = "prompt"
 	varMessage   = "last_message"
+	varFiles     = "session_files"
 )
 
 // slotSet is a set of slots, one per variable. Two sets with different
@@ -91,43 +92,64 @@ func sameWords(a, b []templates.BashWord) bool {
 	return slices.EqualFunc(a, b, func(x, y templates.BashWord) bool { return slices.Equal(x, y) })
 }
 
-// harnessArgv is the argv of a session on h as script words: h.Argv (the
-// code `cairn run` starts sessions with) given inv, the session's resolved
-// model, effort, access and max turns, with the worktree, the prompt and
-// the message file as slots. It is rendered with two sets of markers, and
-// the two must give the same words: a custom harness whose command template
-// does more with a value than insert it cannot be compiled.
-func harnessArgv(h *harness.Harness, inv harness.Invocation) ([]templates.BashWord, error) {
-	render := func(s slotSet) ([]templates.BashWord, error) {
+// sessionCommand is a session's command as script words: its argv, the
+// variables set over the step's environment (NAME=VALUE words, which env
+// applies before it starts the argv), and the files written first into the
+// session's folder.
+type sessionCommand struct {
+	Argv, Env []templates.BashWord
+	Files     []harness.File
+}
+
+// harnessCommand is the command of a session on h as script words:
+// h.Command (the code `cairn run` starts sessions with) given inv, the
+// session's resolved model, effort, access and max turns, with the
+// worktree, the prompt, the message file and the session's folder as
+// slots. It is rendered with two sets of markers, and the two must give the
+// same words: a custom harness whose command template does more with a
+// value than insert it cannot be compiled.
+func harnessCommand(h *harness.Harness, inv harness.Invocation) (sessionCommand, error) {
+	vars := []string{varPrompt, varWorktree, varMessage, varFiles}
+	render := func(s slotSet) (sessionCommand, error) {
 		inv := inv
-		inv.Prompt, inv.Worktree, inv.OutputFile = s.marker(varPrompt), s.marker(varWorktree), s.marker(varMessage)
-		argv, err := h.Argv(inv)
+		inv.Prompt, inv.Worktree, inv.OutputFile, inv.FilesDir = s.marker(varPrompt), s.marker(varWorktree), s.marker(varMessage), s.marker(varFiles)
+		cmd, err := h.Command(inv)
 		if err != nil {
-			return nil, err
+			return sessionCommand{}, err
 		}
-		if len(argv) == 0 || argv[0] == "" {
-			return nil, fmt.Errorf("harness %q has no command", h.Name)
+		if len(cmd.Argv) == 0 || cmd.Argv[0] == "" {
+			return sessionCommand{}, fmt.Errorf("harness %q has no command", h.Name)
 		}
-		words := make([]templates.BashWord, 0, len(argv))
-		for _, a := range argv {
-			w, err := s.word(a)
-			if err != nil {
-				return nil, err
+		sc := sessionCommand{Files: cmd.Files}
+		for _, list := range []struct {
+			from []string
+			into *[]templates.BashWord
+		}{{cmd.Argv, &sc.Argv}, {cmd.Env, &sc.Env}} {
+			for _, a := range list.from {
+				w, err := s.word(a)
+				if err != nil {
+					return sessionCommand{}, err
+				}
+				*list.into = append(*list.into, w)
 			}
-			words = append(words, w)
 		}
-		return words, nil
+		for _, f := range cmd.Files {
+			if strings.ContainsRune(f.Name+f.Text, 0) || strings.ContainsRune(f.Name, '/') {
+				return sessionCommand{}, fmt.Errorf("harness %q: a file of its session is named %q", h.Name, f.Name)
+			}
+		}
+		return sc, nil
 	}
-	a, err := render(newSlots("a", varPrompt, varWorktree, varMessage))
+	a, err := render(newSlots("a", vars...))
 	if err != nil {
-		return nil, err
+		return sessionCommand{}, err
 	}
-	b, err := render(newSlots("bb", varPrompt, varWorktree, varMessage))
+	b, err := render(newSlots("bb", vars...))
 	if err != nil {
-		return nil, err
+		return sessionCommand{}, err
 	}
-	if !sameWords(a, b) {
-		return nil, errStray
+	if !sameWords(a.Argv, b.Argv) || !sameWords(a.Env, b.Env) || !slices.Equal(a.Files, b.Files) {
+		return sessionCommand{}, errStray
 	}
 	return a, nil
 }

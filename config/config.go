@@ -52,6 +52,10 @@ type Harness struct {
 	Header    ir.Range
 	Command   ir.Strings
 	Preflight ir.Strings
+	// Usage is its [harnesses.NAME.usage] table: a figure's name
+	// (ir.UsageKeys) and the JSON path that reads it from the CLI's
+	// output.
+	Usage []ir.Pair
 }
 
 // Models is a [models.HARNESS] table: model tiers (efficient, balanced,
@@ -188,7 +192,17 @@ func (c *Config) EffectiveRepairCap() int {
 func (c *Config) CustomHarnesses() []ir.CustomHarness {
 	var out []ir.CustomHarness
 	for _, h := range c.Harnesses {
-		out = append(out, ir.CustomHarness{Name: h.Name, Command: ir.Values(h.Command), Preflight: ir.Values(h.Preflight)})
+		ch := ir.CustomHarness{Name: h.Name, Command: ir.Values(h.Command), Preflight: ir.Values(h.Preflight)}
+		for _, u := range h.Usage {
+			if u.Bad {
+				continue
+			}
+			if ch.Usage == nil {
+				ch.Usage = map[string]string{}
+			}
+			ch.Usage[u.Name] = u.Value
+		}
+		out = append(out, ch)
 	}
 	return out
 }

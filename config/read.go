@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cairn-dev/cairn/internal/jsonpath"
 	"github.com/cairn-dev/cairn/internal/source"
 	"github.com/cairn-dev/cairn/internal/tomldoc"
 	"github.com/cairn-dev/cairn/ir"
@@ -17,7 +18,7 @@ import (
 // values its enums allow.
 var (
 	configKeys    = []string{"harness", "model", "effort", "base_branch", "repair_cap", "merge_always", "preflight_timeout", "trusted", "protected_paths", "process_path", "harnesses", "models", "resources", "notify", "limits"}
-	harnessKeys   = []string{"command", "preflight"}
+	harnessKeys   = []string{"command", "preflight", "usage"}
 	tierKeys      = append(slices.Clone(ir.Tiers), "default")
 	resourcesKeys = []string{"max_load", "min_free_memory", "wait"}
 	notifyKeys    = []string{"command", "on"}
@@ -162,6 +163,8 @@ func (rd *reader) harnesses(e *tomldoc.TOMLEntry) {
 				}
 			case "preflight":
 				h.Preflight = rd.Strings(kv)
+			case "usage":
+				h.Usage = rd.usage(kv, h.Name)
 			default:
 				rd.UnknownKey(kv, where, harnessKeys)
 			}
@@ -171,6 +174,33 @@ func (rd *reader) harnesses(e *tomldoc.TOMLEntry) {
 		}
 		rd.c.Harnesses = append(rd.c.Harnesses, h)
 	}
+}
+
+// usage reads a custom harness's [harnesses.NAME.usage]: each figure of
+// ir.UsageKeys it names, with the JSON path that reads it. A path that
+// does not parse is refused (invalid-value) and kept Bad.
+func (rd *reader) usage(e *tomldoc.TOMLEntry, harness string) []ir.Pair {
+	t := rd.Table(e)
+	if t == nil {
+		return nil
+	}
+	where := fmt.Sprintf("in [harnesses.%s.usage]", harness)
+	var out []ir.Pair
+	for _, kv := range t.Entries {
+		if !slices.Contains(ir.UsageKeys, kv.Key) {
+			rd.UnknownKey(kv, where, ir.UsageKeys)
+			continue
+		}
+		f := rd.String(kv)
+		if !f.Bad {
+			if _, err := jsonpath.Parse(f.Value); err != nil {
+				rd.invalid(f.Range, "invalid %s path %q of harness %q: %v", kv.Key, f.Value, harness, err)
+				f.Bad = true
+			}
+		}
+		out = append(out, ir.Pair{Name: kv.Key, Field: f})
+	}
+	return out
 }
 
 func (rd *reader) models(e *tomldoc.TOMLEntry) {

@@ -231,6 +231,27 @@ on = ["failure", "sucess"]
 			},
 		},
 		{
+			name: "harness usage",
+			src: `[harnesses.bot]
+command = ["bot"]
+[harnesses.bot.usage]
+cost_usd = ".total_cost_usd"
+turns = ".stats.models[0].turns"
+input_tokens = "usage.input"
+output_tokens = ".usage..out"
+cache_read_tokens = ".a[x]"
+cost = ".c"
+cache_write_tokens = 3
+`,
+			want: []string{
+				`6:16 invalid-value: invalid input_tokens path "usage.input" of harness "bot": a path starts with ".", such as ".usage.input_tokens"`,
+				`7:17 invalid-value: invalid output_tokens path ".usage..out" of harness "bot": no key after the "." at 7; keys are letters, digits, _ and -`,
+				`8:21 invalid-value: invalid cache_read_tokens path ".a[x]" of harness "bot": index "x" at 4 is not a number from 0`,
+				`9:1 unknown-key: unknown key "cost" in [harnesses.bot.usage]`,
+				`10:22 type: "cache_write_tokens" must be a string, not an integer`,
+			},
+		},
+		{
 			name: "limits",
 			src:  "[limits]\naccess = \"ful\"\nacess = \"read\"\nrepair_cap = 2\n",
 			want: []string{
@@ -434,5 +455,15 @@ func TestBudgetCeiling(t *testing.T) {
 		if got := fmt.Sprintf("%v %v", f.Value.USD, ok); got != tc.want {
 			t.Errorf("%q: BudgetCeiling = %s; want %s", tc.src, got, tc.want)
 		}
+	}
+}
+
+// TestCustomHarnessUsage: a custom harness carries the usage paths of its
+// [harnesses.NAME.usage], but those refused.
+func TestCustomHarnessUsage(t *testing.T) {
+	c, _ := Read("config.toml", []byte("[harnesses.bot]\ncommand = [\"bot\"]\n[harnesses.bot.usage]\ncost_usd = \".total_cost_usd\"\nturns = \"turns\"\n"))
+	h := c.CustomHarnesses()
+	if len(h) != 1 || len(h[0].Usage) != 1 || h[0].Usage["cost_usd"] != ".total_cost_usd" {
+		t.Errorf("custom harnesses %+v; want bot with its cost_usd path only", h)
 	}
 }

@@ -16,9 +16,11 @@ import (
 type Adapter interface {
 	// Spec is what cairn knows of the CLI without running it.
 	Spec() Spec
-	// Argv is the argv that starts a session of inv; effort is the CLI's
-	// own value for inv.Effort (empty: no flag), from Spec's Efforts.
-	Argv(inv Invocation, effort string) ([]string, error)
+	// Command is how a session of inv starts: its argv, the variables
+	// set over the step's environment and the files the argv names;
+	// effort is the CLI's own value for inv.Effort (empty: no flag), from
+	// Spec's Efforts, and inv.Access is one of ir.Accesses.
+	Command(inv Invocation, effort string) (Command, error)
 	// Final reads a session's final message from its output; when the
 	// session failed, failed is set and cause says why in one line.
 	Final(o Output) (message, cause string, failed bool)
@@ -32,6 +34,12 @@ type Adapter interface {
 	// $err, $last (the message file's text) and $rc with the helpers of the
 	// script's jq_final, and yields {m: message, c: cause, f: failed}.
 	FinalJQ() (name, def string)
+	// UsageJQ is what SessionEnd reads of a session's usage, for the bash
+	// target: the jq expression a script evaluates for the adapter's
+	// sessions, and the definition of the function it calls, "def NAME:
+	// …;" (a custom harness's takes its paths), which reads $out with
+	// the helpers of UsageJQDefs.
+	UsageJQ() (expr, def string)
 }
 
 // Spec is what cairn knows of an agent CLI without running it.
@@ -45,17 +53,25 @@ type Spec struct {
 	Tiers map[string]string
 	// Stdin is true when the prompt goes on the CLI's standard input.
 	Stdin bool
-	// Resume is true when Argv continues an Invocation's Resume session.
+	// Resume is true when Command continues an Invocation's Resume session.
 	Resume bool
-	// Turns is true when Argv passes the Invocation's MaxTurns.
+	// Turns is true when the CLI itself enforces the Invocation's
+	// MaxTurns (Command passes it).
 	Turns bool
+	// TurnEvent, for a CLI with no turn cap of its own, is how cairn
+	// counts a session's turns in the events the CLI prints as it works,
+	// to stop the session past its MaxTurns; nil when cairn cannot.
+	TurnEvent *TurnEvent
+	// Sandboxes are the sandboxes that confine a session's commands to
+	// its worktree, by access level; a level not listed has none.
+	Sandboxes map[string]Sandbox
 	// MessageFile is true when the CLI writes its final message to the
 	// Invocation's OutputFile.
 	MessageFile bool
 	// Cost is true when the CLI reports what a session cost, in US
 	// dollars, so that a budget can be kept: claude's total_cost_usd,
-	// opencode's events. Codex and Gemini CLI report tokens only, and a
-	// custom harness nothing cairn reads.
+	// opencode's events, a custom harness's [harnesses.NAME.usage]
+	// cost_usd. Codex and Gemini CLI report tokens only.
 	Cost bool
 	// Version is the argv whose exit 0 proves the CLI can start; just the
 	// binary when it only has to be on PATH.
@@ -65,19 +81,62 @@ type Spec struct {
 	Err error
 }
 
+// Command is how a session starts on its CLI (Adapter.Command): the argv,
+// the variables cairn sets over the step's environment (NAME=VALUE; the
+// session still inherits the rest, §7.1), and the files the argv names,
+// which cairn writes into the Invocation's FilesDir before the session
+// starts and removes after it.
+type Command struct {
+	Argv  []string
+	Env   []string
+	Files []File
+}
+
+// File is a file a session's CLI reads (a policy), named in FilesDir.
+type File struct {
+	Name, Text string
+}
+
+// TurnEvent is how cairn tells, in a CLI's JSON event stream, that a
+// session starts another turn: Go and jq twins, for cairn run and for the
+// bash target.
+type TurnEvent struct {
+	// What is what one turn is in the CLI's events, for the docs.
+	What string
+	// Starts reports whether one line of the CLI's standard output is
+	// an event that starts a turn.
+	Starts func(line []byte) bool
+	// JQ is Starts for the bash target: a jq filter over one event (an
+	// object) that yields true when it starts a turn, false otherwise.
+	JQ string
+}
+
+// Sandbox is a sandbox a CLI confines a session's commands in.
+type Sandbox struct {
+	// Name says what it is, for the plan: "codex's workspace-write
+	// sandbox".
+	Name string
+	// Needs are the programs it needs on PATH; without them the CLI runs
+	// the session unconfined.
+	Needs []string
+}
+
 // builtins are the built-in adapters of §8, in the order the bash target
 // defines their jq functions.
 var builtins = []Adapter{claude{}, codex{}, gemini{}, opencode{}}
 
 // FinalJQDefs is the jq a compiled script reads every harness's final
-// message with: the helpers, then each adapter's FinalJQ, the built-in ones
-// in order and the custom one last, each on its own lines.
+// message and usage with: the helpers, then each adapter's FinalJQ and
+// UsageJQ, the built-in ones in order and the custom one last, each on its
+// own lines.
 func FinalJQDefs() string {
 	var b strings.Builder
 	b.WriteString(finalJQHelpers)
+	b.WriteString(usageJQHelpers)
 	for _, a := range append(slices.Clone(builtins), &custom{}) {
 		_, def := a.FinalJQ()
-		b.WriteString(def + "\n")
+		_, usage := a.UsageJQ()
+		b.WriteString(def + "\n" + usage + "\n")
 	}
 	return b.String()
 }

@@ -31,6 +31,15 @@ func TestAdapters(t *testing.T) {
 		if strings.ContainsRune(def, '\'') {
 			t.Errorf("%s: FinalJQ holds a single quote, which ends the script's jq_final", spec.Name)
 		}
+		expr, usage := a.UsageJQ()
+		fn, _, _ := strings.Cut(expr, "(")
+		if seen[fn] || !strings.HasPrefix(usage, "def "+fn+":") && !strings.HasPrefix(usage, "def "+fn+"($paths):") || !strings.HasSuffix(usage, ";") {
+			t.Errorf("%s: UsageJQ %q does not define its function once:\n%s", spec.Name, expr, usage)
+		}
+		seen[fn] = true
+		if strings.ContainsRune(usage, '\'') {
+			t.Errorf("%s: UsageJQ holds a single quote, which ends the script's jq_final", spec.Name)
+		}
 		if _, ok := a.(*custom); ok {
 			continue
 		}

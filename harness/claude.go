@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/cairn-dev/cairn/ir"
 )
 
 // claude is Claude Code: `claude -p --output-format json`.
@@ -20,16 +22,49 @@ func (claude) Spec() Spec {
 			"strong":    "opus",
 			"strongest": "fable",
 		},
-		Stdin:   true,
-		Resume:  true,
-		Turns:   true,
-		Cost:    true,
+		Stdin:  true,
+		Resume: true,
+		Turns:  true,
+		Cost:   true,
+		// Without bubblewrap and socat, Claude Code warns "Sandbox
+		// disabled" and runs the commands unconfined.
+		Sandboxes: map[string]Sandbox{
+			ir.AccessWrite: {Name: "claude's sandbox", Needs: []string{"bwrap", "socat"}},
+		},
 		Version: []string{"claude", "--version"},
 	}
 }
 
-func (claude) Argv(inv Invocation, effort string) ([]string, error) {
-	a := []string{"claude", "-p", "--output-format", "json", "--permission-mode", "acceptEdits"}
+// claudeSandbox turns on Claude Code's sandbox for Bash: bubblewrap
+// confines the commands' writes to the working directory (and cuts their
+// network), and autoAllowBashIfSandboxed runs them without asking.
+const claudeSandbox = `{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}`
+
+// claudeMaxRetries caps Claude Code's retries of a failed model request: by
+// default it retries a 429 for minutes; with 4 a 429 or 500 ends the
+// session in about 10 s.
+const claudeMaxRetries = "4"
+
+// Command maps the access onto Claude Code's permissions. read: dontAsk
+// denies every tool use not pre-approved (read-only commands such as git
+// log still run). write: acceptEdits and every Bash command, in its
+// sandbox where bubblewrap and socat are installed (acceptEdits alone asks
+// for, and so refuses, go version). full: bypassPermissions, which Claude
+// Code refuses as root unless IS_SANDBOX=1 says the machine is disposable.
+func (claude) Command(inv Invocation, effort string) (Command, error) {
+	a := []string{"claude", "-p", "--output-format", "json"}
+	env := []string{"CLAUDE_CODE_MAX_RETRIES=" + claudeMaxRetries}
+	switch inv.Access {
+	case ir.AccessRead:
+		a = append(a, "--permission-mode", "dontAsk")
+	case ir.AccessWrite:
+		// --allowedTools is variadic: the = form keeps it from taking
+		// the next argument.
+		a = append(a, "--permission-mode", "acceptEdits", "--allowedTools=Bash", "--settings", claudeSandbox)
+	case ir.AccessFull:
+		a = append(a, "--permission-mode", "bypassPermissions")
+		env = append(env, "IS_SANDBOX=1")
+	}
 	if inv.Resume != "" {
 		a = append(a, "--resume", inv.Resume)
 	}
@@ -42,7 +77,10 @@ func (claude) Argv(inv Invocation, effort string) ([]string, error) {
 	if inv.MaxTurns > 0 {
 		a = append(a, "--max-turns", strconv.Itoa(inv.MaxTurns))
 	}
-	return a, nil
+	if inv.BudgetUSD > 0 {
+		a = append(a, "--max-budget-usd", strconv.FormatFloat(inv.BudgetUSD, 'f', -1, 64))
+	}
+	return Command{Argv: a, Env: env}, nil
 }
 
 // claudeResult is the JSON object `claude -p --output-format json` prints.
@@ -96,23 +134,88 @@ const claudeJQ = `def claude:
         else {m: $msg, c: exitcause, f: true} end
     end;`
 
-// SessionEnd is .session_id; the subtype error_max_turns; it worked unless
-// it failed with a "success" subtype (an API or login error before any
-// turn).
+// claudeTokens are the token counts of claude's .usage.
+type claudeTokens struct {
+	InputTokens   *int64 `json:"input_tokens"`
+	OutputTokens  *int64 `json:"output_tokens"`
+	CacheRead     *int64 `json:"cache_read_input_tokens"`
+	CacheCreation *int64 `json:"cache_creation_input_tokens"`
+}
+
+// claudeModelTokens are one model's token counts in claude's .modelUsage.
+type claudeModelTokens struct {
+	InputTokens   *int64 `json:"inputTokens"`
+	OutputTokens  *int64 `json:"outputTokens"`
+	CacheRead     *int64 `json:"cacheReadInputTokens"`
+	CacheCreation *int64 `json:"cacheCreationInputTokens"`
+}
+
+// claudeUsage is what claude's JSON says a session used.
+type claudeUsage struct {
+	NumTurns     *int64                       `json:"num_turns"`
+	TotalCostUSD *float64                     `json:"total_cost_usd"`
+	Usage        *claudeTokens                `json:"usage"`
+	ModelUsage   map[string]claudeModelTokens `json:"modelUsage"`
+}
+
+// SessionEnd is .session_id; the subtypes error_max_turns and
+// error_max_budget_usd; it worked unless it failed with a "success" subtype
+// (an API or login error before any turn). Its usage: .num_turns, this run's
+// turns; .total_cost_usd, and the tokens of every model in .modelUsage,
+// summed, both counted from the session's first start (a resumed session's
+// include the earlier runs'). .usage counts this run's tokens, but claude
+// stopped at its budget leaves it all zero: it is read only from a result
+// without .modelUsage.
 func (claude) SessionEnd(o Output) SessionEnd {
 	var r struct {
 		claudeResult
+		claudeUsage
 		SessionID string `json:"session_id"`
 	}
 	if !jsonObject(o.Stdout, &r) || r.Type != "result" {
 		return SessionEnd{}
 	}
-	return SessionEnd{
+	end := SessionEnd{
 		ID:       r.SessionID,
 		MaxTurns: r.Subtype == "error_max_turns",
+		Budget:   r.Subtype == "error_max_budget_usd",
 		Worked:   (!r.IsError && o.ExitCode == 0) || strings.HasPrefix(r.Subtype, "error"),
 	}
+	end.Usage.Turns = r.NumTurns
+	end.Total.CostUSD = r.TotalCostUSD
+	switch {
+	case len(r.ModelUsage) > 0:
+		for _, m := range r.ModelUsage {
+			end.Total = end.Total.Plus(ir.Usage{
+				InputTokens:      m.InputTokens,
+				OutputTokens:     m.OutputTokens,
+				CacheReadTokens:  m.CacheRead,
+				CacheWriteTokens: m.CacheCreation,
+			})
+		}
+	case r.Usage != nil:
+		end.Usage.InputTokens, end.Usage.OutputTokens = r.Usage.InputTokens, r.Usage.OutputTokens
+		end.Usage.CacheReadTokens, end.Usage.CacheWriteTokens = r.Usage.CacheRead, r.Usage.CacheCreation
+	}
+	return end
 }
+
+// UsageJQ is SessionEnd's usage in jq.
+func (claude) UsageJQ() (string, string) { return "usage_claude", claudeUsageJQ }
+
+const claudeUsageJQ = `def usage_claude:
+  ($out | object) as $r
+  | if $r == null or $r.type != "result" then {}
+    else [($r.modelUsage // {})[]?] as $m
+      | def sum(f): [$m[] | f | numbers] | if length > 0 then add else null end;
+      {turns: $r.num_turns, cost_usd: $r.total_cost_usd}
+      + (if ($m | length) > 0
+         then {input_tokens: sum(.inputTokens), output_tokens: sum(.outputTokens),
+               cache_read_tokens: sum(.cacheReadInputTokens), cache_write_tokens: sum(.cacheCreationInputTokens)}
+         else ($r.usage // {}) | {input_tokens, output_tokens,
+               cache_read_tokens: .cache_read_input_tokens, cache_write_tokens: .cache_creation_input_tokens} end)
+      | usage_clean
+    end;`
 
 // Login asks `claude auth status`, whose JSON says loggedIn (exit 1 when
 // not): an API key in ANTHROPIC_API_KEY counts, as does a /login.

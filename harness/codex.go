@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"os"
 	"strings"
+
+	"github.com/cairn-dev/cairn/ir"
 )
 
 // codex is Codex CLI: `codex exec --json`, its final message in the -o
@@ -19,12 +21,33 @@ func (codex) Spec() Spec {
 		Stdin:       true,
 		Resume:      true,
 		MessageFile: true,
-		Version:     []string{"codex", "--version"},
+		TurnEvent:   &codexTurn,
+		Sandboxes: map[string]Sandbox{
+			ir.AccessRead:  {Name: "codex's read-only sandbox"},
+			ir.AccessWrite: {Name: "codex's workspace-write sandbox"},
+		},
+		Version: []string{"codex", "--version"},
 	}
 }
 
-func (codex) Argv(inv Invocation, effort string) ([]string, error) {
-	a := []string{"codex", "exec", "--json", "-o", inv.OutputFile, "--sandbox", "workspace-write"}
+// codexSandbox is codex's sandbox mode for each access level.
+var codexSandbox = map[string]string{
+	ir.AccessRead:  "read-only",
+	ir.AccessWrite: "workspace-write",
+	ir.AccessFull:  "danger-full-access",
+}
+
+// Command maps the access onto codex's own sandbox, which confines the
+// commands' writes to the worktree (and /tmp) in workspace-write and all of
+// them in read-only; codex exec refuses what the sandbox does not allow
+// without asking. allow_login_shell=false runs commands in a plain bash: a
+// login shell's /etc/profile resets PATH, and go version is not found.
+//
+// Its retries are left as they are: -c can cap them only for a provider
+// named in the user's own config, and the built-in ones give up on a 429
+// or 500 within about 25 s.
+func (codex) Command(inv Invocation, effort string) (Command, error) {
+	a := []string{"codex", "exec", "--json", "-o", inv.OutputFile, "--sandbox", codexSandbox[inv.Access], "-c", "allow_login_shell=false"}
 	if inv.Model != "" {
 		a = append(a, "-m", inv.Model)
 	}
@@ -37,7 +60,33 @@ func (codex) Argv(inv Invocation, effort string) ([]string, error) {
 		// session's id, then the prompt ("-": stdin).
 		a = append(a, "resume", inv.Resume)
 	}
-	return append(a, "-"), nil
+	return Command{Argv: append(a, "-")}, nil
+}
+
+// codexTurn is a turn of codex exec: its --json events have none per model
+// request, so a turn is a tool call (a command, a patch, an MCP call, a web
+// search), counted as its item starts. A session that makes max_turns tool
+// calls and answers passes.
+var codexTurn = TurnEvent{
+	What: "a tool call (an item.started event of a command, a patch, an MCP call or a web search)",
+	Starts: func(line []byte) bool {
+		var e struct {
+			Type string `json:"type"`
+			Item *struct {
+				Type string `json:"type"`
+			} `json:"item"`
+		}
+		if !isEvent(line, &e) || e.Type != "item.started" || e.Item == nil {
+			return false
+		}
+		switch e.Item.Type {
+		case "agent_message", "reasoning", "error":
+			return false
+		}
+		return true
+	},
+	JQ: `.type == "item.started" and (.item | type) == "object"
+  and (.item.type as $t | $t != "agent_message" and $t != "reasoning" and $t != "error")`,
 }
 
 // codexEvent is one line of `codex exec --json`.
@@ -125,14 +174,30 @@ const codexJQ = `def codex:
     elif $failedturn and $rc == 0 then {m: $msg, c: "codex: the turn failed", f: true}
     else {m: $msg, c: exitcause, f: true} end;`
 
+// codexUsage is the usage of codex's turn.completed event.
+type codexUsage struct {
+	InputTokens  *int64 `json:"input_tokens"`
+	CachedInput  *int64 `json:"cached_input_tokens"`
+	CacheWrite   *int64 `json:"cache_write_input_tokens"`
+	OutputTokens *int64 `json:"output_tokens"`
+}
+
 // SessionEnd is thread.started's thread_id; it worked when an item
-// completed.
+// completed. Its usage: the turn.completed events, this run's turns; the
+// last one's usage, which counts from the thread's first start (a resumed
+// thread's include the earlier runs'). Codex counts the cached input in
+// input_tokens: the input tokens here are those less cached_input_tokens,
+// read from the cache. It reports no cost.
 func (codex) SessionEnd(o Output) SessionEnd {
-	var end SessionEnd
+	var (
+		end   SessionEnd
+		turns int64
+	)
 	for line := range strings.Lines(string(o.Stdout)) {
 		var e struct {
-			Type     string `json:"type"`
-			ThreadID string `json:"thread_id"`
+			Type     string      `json:"type"`
+			ThreadID string      `json:"thread_id"`
+			Usage    *codexUsage `json:"usage"`
 		}
 		if !strings.HasPrefix(strings.TrimSpace(line), "{") || json.Unmarshal([]byte(line), &e) != nil {
 			continue
@@ -140,12 +205,44 @@ func (codex) SessionEnd(o Output) SessionEnd {
 		switch e.Type {
 		case "thread.started":
 			end.ID = e.ThreadID
-		case "item.completed", "turn.completed":
+		case "item.completed":
 			end.Worked = true
+		case "turn.completed":
+			end.Worked = true
+			turns++
+			if u := e.Usage; u != nil {
+				end.Total = ir.Usage{
+					InputTokens:      u.InputTokens,
+					OutputTokens:     u.OutputTokens,
+					CacheReadTokens:  u.CachedInput,
+					CacheWriteTokens: u.CacheWrite,
+				}
+				if u.InputTokens != nil && u.CachedInput != nil {
+					end.Total.InputTokens = ir.Count(max(*u.InputTokens-*u.CachedInput, 0))
+				}
+			}
 		}
+	}
+	if turns > 0 {
+		end.Usage.Turns = ir.Count(turns)
 	}
 	return end
 }
+
+// UsageJQ is SessionEnd's usage in jq.
+func (codex) UsageJQ() (string, string) { return "usage_codex", codexUsageJQ }
+
+const codexUsageJQ = `def usage_codex:
+  [$out | events[] | select(.type == "turn.completed")] as $t
+  | if ($t | length) == 0 then {}
+    else ([$t[] | select(.usage != null) | .usage] | last // {}) as $u
+      | {turns: ($t | length),
+         input_tokens: (if ($u.input_tokens | type) == "number" and ($u.cached_input_tokens | type) == "number"
+                        then [$u.input_tokens - $u.cached_input_tokens, 0] | max else $u.input_tokens end),
+         output_tokens: $u.output_tokens, cache_read_tokens: $u.cached_input_tokens,
+         cache_write_tokens: $u.cache_write_input_tokens}
+      | usage_clean
+    end;`
 
 // Login takes CODEX_API_KEY, which codex exec reads, else asks `codex login
 // status` (exit 0 when logged in, 1 and "Not logged in" when not).

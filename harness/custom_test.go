@@ -20,12 +20,16 @@ func TestCustomAccess(t *testing.T) {
 		{ir.AccessRead, "guarded|--access=read|--read-only|--dir|/w"},
 		{ir.AccessWrite, "guarded|--access=write|--dir|/w"},
 		{ir.AccessFull, "guarded|--access=full|--dir|/w"},
+		{"", "guarded|--access=write|--dir|/w"},
 	} {
-		argv, err := h.Argv(Invocation{Prompt: "p", Access: tc.access, Worktree: "/w"})
+		c, err := h.Command(Invocation{Prompt: "p", Access: tc.access, Worktree: "/w"})
 		if err != nil {
-			t.Fatalf("Argv(access %s): %v", tc.access, err)
+			t.Fatalf("Command(access %s): %v", tc.access, err)
 		}
-		if got := strings.Join(argv, "|"); got != tc.want {
+		if len(c.Env) > 0 || len(c.Files) > 0 {
+			t.Errorf("access %s: a custom harness got env %q and files %v; want none", tc.access, c.Env, c.Files)
+		}
+		if got := strings.Join(c.Argv, "|"); got != tc.want {
 			t.Errorf("access %s: argv %s; want %s", tc.access, got, tc.want)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/cairn-dev/cairn/ir"
 )
 
 // gemini is Gemini CLI: `gemini -p "" --output-format json`.
@@ -19,16 +21,69 @@ func (gemini) Spec() Spec {
 		Name:    "gemini",
 		Efforts: map[string]string{},
 		Stdin:   true,
+		Resume:  true,
 		Version: []string{"gemini", "--version"},
 	}
 }
 
-func (gemini) Argv(inv Invocation, _ string) ([]string, error) {
+// geminiPolicy is the policy file (Gemini CLI's policy engine, TOML) of
+// each access level that needs one: read lets in a few read-only commands,
+// which the default approval mode otherwise withholds, and write every
+// shell command, which the headless CLI does not even offer in auto_edit
+// mode without one. A compound command is checked part by part.
+var geminiPolicy = map[string]File{
+	ir.AccessRead: {Name: "gemini-read-policy.toml", Text: `# cairn, access "read": read-only commands run without asking.
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = ["git log", "git diff", "git status", "ls"]
+decision = "allow"
+priority = 100
+`},
+	ir.AccessWrite: {Name: "gemini-write-policy.toml", Text: `# cairn, access "write": every shell command runs without asking.
+[[rule]]
+toolName = "run_shell_command"
+decision = "allow"
+priority = 100
+`},
+}
+
+// Command maps the access onto Gemini CLI's approval mode and a policy
+// file of cairn's, in inv.FilesDir: read is the default mode (only read
+// tools, and the policy's read-only commands), write auto_edit with every
+// shell command allowed, full yolo. Nothing confines the commands: Gemini
+// CLI's sandbox is a container image it pulls.
+//
+// Its turn cap (model.maxSessionTurns) and retries (general.maxAttempts)
+// are settings of its settings.json, which cairn leaves alone: another
+// folder (GEMINI_CLI_HOME) would lose the user's login, and a system
+// settings file must be root's.
+func (gemini) Command(inv Invocation, _ string) (Command, error) {
 	a := []string{"gemini", "-p", ""}
 	if inv.Model != "" {
 		a = append(a, "-m", inv.Model)
 	}
-	return append(a, "--output-format", "json", "--approval-mode", "auto_edit", "--skip-trust"), nil
+	a = append(a, "--output-format", "json")
+	var files []File
+	switch inv.Access {
+	case ir.AccessRead:
+		a = append(a, "--approval-mode", "default")
+	case ir.AccessWrite:
+		a = append(a, "--approval-mode", "auto_edit")
+	case ir.AccessFull:
+		a = append(a, "--approval-mode", "yolo")
+	}
+	if f, ok := geminiPolicy[inv.Access]; ok {
+		if inv.FilesDir == "" {
+			return Command{}, errors.New("harness \"gemini\": no folder for its policy file")
+		}
+		a = append(a, "--policy", filepath.Join(inv.FilesDir, f.Name))
+		files = append(files, f)
+	}
+	a = append(a, "--skip-trust")
+	if inv.Resume != "" {
+		a = append(a, "--resume", inv.Resume)
+	}
+	return Command{Argv: a, Files: files}, nil
 }
 
 // geminiError is the error object Gemini CLI prints, on stdout or stderr,
@@ -95,17 +150,74 @@ const geminiJQ = `def gemini:
     elif ($parsed | not) then {m: "", c: unreadable("gemini"; "its JSON output"), f: true}
     else {m: $msg, c: "", f: false} end;`
 
-// SessionEnd is .session_id; it worked when it gave a response.
+// geminiModelStats is one model's in gemini's .stats.models.
+type geminiModelStats struct {
+	API struct {
+		TotalRequests *int64 `json:"totalRequests"`
+	} `json:"api"`
+	Tokens struct {
+		Input      *int64 `json:"input"`
+		Prompt     *int64 `json:"prompt"`
+		Candidates *int64 `json:"candidates"`
+		Cached     *int64 `json:"cached"`
+		Thoughts   *int64 `json:"thoughts"`
+	} `json:"tokens"`
+}
+
+// SessionEnd is .session_id; it worked when it gave a response. Its usage,
+// summed over the models of .stats.models: the API requests as turns;
+// tokens.input (the prompt less what was read from the cache, else
+// tokens.prompt less tokens.cached), tokens.candidates and tokens.thoughts
+// as the output, tokens.cached as read from the cache. Gemini CLI reports
+// no cost, and no cache writes.
 func (gemini) SessionEnd(o Output) SessionEnd {
 	var out struct {
 		SessionID string  `json:"session_id"`
 		Response  *string `json:"response"`
+		Stats     *struct {
+			Models map[string]geminiModelStats `json:"models"`
+		} `json:"stats"`
 	}
 	if !jsonObject(o.Stdout, &out) {
 		return SessionEnd{}
 	}
-	return SessionEnd{ID: out.SessionID, Worked: out.Response != nil && strings.TrimSpace(*out.Response) != ""}
+	end := SessionEnd{ID: out.SessionID, Worked: out.Response != nil && strings.TrimSpace(*out.Response) != ""}
+	if out.Stats == nil {
+		return end
+	}
+	for _, m := range out.Stats.Models {
+		t := m.Tokens
+		input := t.Input
+		if input == nil && t.Prompt != nil {
+			input = ir.Count(*t.Prompt)
+			if t.Cached != nil {
+				input = ir.Count(max(*t.Prompt-*t.Cached, 0))
+			}
+		}
+		end.Usage = end.Usage.Plus(ir.Usage{
+			Turns:           m.API.TotalRequests,
+			InputTokens:     input,
+			OutputTokens:    plus(t.Candidates, t.Thoughts),
+			CacheReadTokens: t.Cached,
+		})
+	}
+	return end
 }
+
+// UsageJQ is SessionEnd's usage in jq.
+func (gemini) UsageJQ() (string, string) { return "usage_gemini", geminiUsageJQ }
+
+const geminiUsageJQ = `def usage_gemini:
+  ($out | object) as $o
+  | if ($o.stats.models? | type) != "object" then {}
+    else usage_sum($o.stats.models[] | (.tokens // {}) as $t
+      | {turns: .api.totalRequests?,
+         input_tokens: (if $t.input != null then $t.input
+                        elif ($t.prompt | type) == "number" and ($t.cached | type) == "number" then [$t.prompt - $t.cached, 0] | max
+                        else $t.prompt end),
+         output_tokens: usage_add($t.candidates; $t.thoughts), cache_read_tokens: $t.cached}
+      | usage_clean)
+    end;`
 
 // Login reads what Gemini CLI itself reads to choose how it authenticates
 // (it has no status command): GEMINI_API_KEY, Vertex AI's variables, Google

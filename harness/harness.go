@@ -5,7 +5,9 @@
 package harness
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/cairn-dev/cairn/ir"
 )
@@ -14,10 +16,15 @@ import (
 // resolved model and effort (empty: the CLI's own choice), the turn cap, the
 // worktree the session runs in, and the file a harness that writes its final
 // message to a file (codex) writes it to. Effort is cairn's effort (low to
-// max); Argv maps it onto the CLI's value. Access is the session's access
-// level, ir.AccessRead, ir.AccessWrite or ir.AccessFull: what the agent may
-// do. Resume is the CLI's id of an earlier session to continue (SessionEnd
-// reads it), for a harness that CanResume; empty starts a fresh session.
+// max); Command maps it onto the CLI's value. Access is the session's access
+// level, ir.AccessRead, ir.AccessWrite or ir.AccessFull (empty: the default,
+// write): what the agent may do. Resume is the CLI's id of an earlier
+// session to continue (SessionEnd reads it), for a harness that CanResume;
+// empty starts a fresh session. FilesDir is a private folder of the
+// session's, outside the worktree and the user's home, where cairn writes
+// the Command's Files.
+// BudgetUSD is what the session may still spend, in US dollars, for a CLI
+// that takes a budget (claude --max-budget-usd); 0 is no budget.
 type Invocation struct {
 	Prompt     string
 	Model      string
@@ -27,6 +34,8 @@ type Invocation struct {
 	Worktree   string
 	OutputFile string
 	Resume     string
+	BudgetUSD  float64
+	FilesDir   string
 }
 
 // Harness is one agent CLI cairn can start: built in (§8's table) or a custom
@@ -75,19 +84,32 @@ func (h *Harness) TierModel(tier string) (string, bool) {
 // input rather than in its argv.
 func (h *Harness) PromptOnStdin() bool { return h.spec.Stdin }
 
-// TakesMaxTurns reports whether h's CLI is given a session's turn cap:
-// claude's --max-turns, or a custom harness's {{.MaxTurns}}. Codex, Gemini
-// CLI and opencode have no such flag.
-func (h *Harness) TakesMaxTurns() bool { return h.spec.Turns }
+// TakesMaxTurns reports whether a session's turn cap holds on h: its CLI
+// enforces it (claude's --max-turns, a custom harness's {{.MaxTurns}}), or
+// cairn counts the turns in its events and stops it (codex, opencode:
+// CountsTurns). Gemini CLI's cap is a setting of its settings.json, which
+// cairn does not write.
+func (h *Harness) TakesMaxTurns() bool { return h.spec.Turns || h.spec.TurnEvent != nil }
+
+// CountsTurns reports whether cairn itself enforces a session's turn cap on
+// h, by counting the turns in its CLI's events (WatchTurns), what one turn
+// is there, and the jq filter the bash target counts them with (see
+// TurnEvent).
+func (h *Harness) CountsTurns() (what, jq string, ok bool) {
+	if h.spec.Turns || h.spec.TurnEvent == nil {
+		return "", "", false
+	}
+	return h.spec.TurnEvent.What, h.spec.TurnEvent.JQ, true
+}
 
 // ReportsCost reports whether h's CLI says what a session cost, so that a
-// budget can count it: claude and opencode do; codex, Gemini CLI and custom
-// harnesses do not.
+// budget can count it: claude and opencode do, and a custom harness whose
+// [harnesses.NAME.usage] names cost_usd; codex and Gemini CLI do not.
 func (h *Harness) ReportsCost() bool { return h.spec.Cost }
 
 // CanResume reports whether h's CLI continues an earlier session of its own
-// (Invocation.Resume): claude --resume, codex exec resume, opencode run
-// --session. Gemini CLI and custom harnesses start a fresh one.
+// (Invocation.Resume): claude --resume, codex exec resume, gemini --resume,
+// opencode run --session. Custom harnesses start a fresh one.
 func (h *Harness) CanResume() bool { return h.spec.Resume }
 
 // WritesMessageFile reports whether h's CLI writes its final message to the
@@ -102,21 +124,30 @@ func (h *Harness) FinalJQ() string {
 	return name
 }
 
-// Argv returns the argv that starts a session of inv (§8). The session runs
-// in inv.Worktree; the prompt goes on stdin unless PromptOnStdin says
-// otherwise. An effort h cannot take is left out. For a custom harness each
-// item of its command is a text/template over .Model, .Effort, .Access,
-// .MaxTurns and .Worktree; an item with a template action that renders empty is left out,
-// so `{{if .Model}}--model={{.Model}}{{end}}` passes nothing when the model
-// is the CLI's own choice.
-func (h *Harness) Argv(inv Invocation) ([]string, error) {
+// Command returns how a session of inv starts on h (§8): its argv, the
+// variables cairn sets over the step's environment, and the files it
+// writes into inv.FilesDir first. The session runs in inv.Worktree; the
+// prompt goes on stdin unless PromptOnStdin says otherwise. An effort h
+// cannot take is left out; an empty access is the default, write, and one
+// that is no access level is an error. For a custom harness each item of
+// its command is a text/template over .Model, .Effort, .Access, .MaxTurns
+// and .Worktree; an item with a template action that renders empty is left
+// out, so `{{if .Model}}--model={{.Model}}{{end}}` passes nothing when the
+// model is the CLI's own choice.
+func (h *Harness) Command(inv Invocation) (Command, error) {
 	effort := ""
 	if inv.Effort != "" {
 		if v, ok := h.spec.Efforts[inv.Effort]; ok {
 			effort = v
 		}
 	}
-	return h.adapter.Argv(inv, effort)
+	if inv.Access == "" {
+		inv.Access = ir.DefaultAccess
+	}
+	if ir.AccessLevel(inv.Access) < 0 {
+		return Command{}, fmt.Errorf("harness %q: unknown access %q; want one of %s", h.Name, inv.Access, strings.Join(ir.Accesses, ", "))
+	}
+	return h.adapter.Command(inv, effort)
 }
 
 // Registry is every harness a process may name: the built-in ones and the

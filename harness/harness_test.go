@@ -15,47 +15,55 @@ func testRegistry() *Registry {
 	})
 }
 
-func TestArgv(t *testing.T) {
+// TestCommand holds each harness's command, at the default access: argv,
+// the variables cairn sets and where the prompt goes.
+func TestCommand(t *testing.T) {
 	r := testRegistry()
-	full := Invocation{Prompt: "do it", Model: "M", Effort: "high", MaxTurns: 30, Worktree: "/w", OutputFile: "/r/out.md"}
-	bare := Invocation{Prompt: "do it", MaxTurns: 20, Worktree: "/w", OutputFile: "/r/out.md"}
+	full := Invocation{Prompt: "do it", Model: "M", Effort: "high", MaxTurns: 30, Worktree: "/w", OutputFile: "/r/out.md", FilesDir: "/f"}
+	bare := Invocation{Prompt: "do it", MaxTurns: 20, Worktree: "/w", OutputFile: "/r/out.md", FilesDir: "/f"}
+	const (
+		claudeWrite = `claude|-p|--output-format|json|--permission-mode|acceptEdits|--allowedTools=Bash|--settings|{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}`
+		codexWrite  = `codex|exec|--json|-o|/r/out.md|--sandbox|workspace-write|-c|allow_login_shell=false`
+		geminiWrite = `--output-format|json|--approval-mode|auto_edit|--policy|/f/gemini-write-policy.toml|--skip-trust`
+	)
 	for _, tc := range []struct {
 		harness string
 		inv     Invocation
 		want    string
 		stdin   bool
 	}{
-		{"claude", full, `claude|-p|--output-format|json|--permission-mode|acceptEdits|--model|M|--effort|high|--max-turns|30`, true},
-		{"claude", bare, `claude|-p|--output-format|json|--permission-mode|acceptEdits|--max-turns|20`, true},
-		{"claude", Invocation{Effort: "max", MaxTurns: 5}, `claude|-p|--output-format|json|--permission-mode|acceptEdits|--effort|max|--max-turns|5`, true},
-		{"codex", full, `codex|exec|--json|-o|/r/out.md|--sandbox|workspace-write|-m|M|-c|model_reasoning_effort=high|-C|/w|-`, true},
-		{"codex", bare, `codex|exec|--json|-o|/r/out.md|--sandbox|workspace-write|-C|/w|-`, true},
-		{"codex", Invocation{Effort: "max", Worktree: "/w", OutputFile: "o"}, `codex|exec|--json|-o|o|--sandbox|workspace-write|-c|model_reasoning_effort=xhigh|-C|/w|-`, true},
-		{"gemini", full, `gemini|-p||-m|M|--output-format|json|--approval-mode|auto_edit|--skip-trust`, true},
-		{"gemini", bare, `gemini|-p||--output-format|json|--approval-mode|auto_edit|--skip-trust`, true},
-		{"opencode", full, `opencode|run|do it|-m|M|--variant|high|--format|json|--dir|/w|--auto`, false},
-		{"opencode", bare, `opencode|run|do it|--format|json|--dir|/w|--auto`, false},
-		{"opencode", Invocation{Prompt: "p", Effort: "low", Worktree: "/w"}, `opencode|run|p|--variant|minimal|--format|json|--dir|/w|--auto`, false},
-		{"opencode", Invocation{Prompt: "p", Effort: "medium", Worktree: "/w"}, `opencode|run|p|--format|json|--dir|/w|--auto`, false},
-		{"opencode", Invocation{Prompt: "p", Effort: "xhigh", Worktree: "/w"}, `opencode|run|p|--variant|max|--format|json|--dir|/w|--auto`, false},
+		{"claude", full, claudeWrite + `|--model|M|--effort|high|--max-turns|30`, true},
+		{"claude", bare, claudeWrite + `|--max-turns|20`, true},
+		{"claude", Invocation{Effort: "max", MaxTurns: 5}, claudeWrite + `|--effort|max|--max-turns|5`, true},
+		{"codex", full, codexWrite + `|-m|M|-c|model_reasoning_effort=high|-C|/w|-`, true},
+		{"codex", bare, codexWrite + `|-C|/w|-`, true},
+		{"codex", Invocation{Effort: "max", Worktree: "/w", OutputFile: "/r/out.md"}, codexWrite + `|-c|model_reasoning_effort=xhigh|-C|/w|-`, true},
+		{"gemini", full, `gemini|-p||-m|M|` + geminiWrite, true},
+		{"gemini", bare, `gemini|-p||` + geminiWrite, true},
+		{"opencode", full, `opencode|run|do it|-m|M|--variant|high|--format|json|--dir|/w`, false},
+		{"opencode", bare, `opencode|run|do it|--format|json|--dir|/w`, false},
+		{"opencode", Invocation{Prompt: "p", Effort: "low", Worktree: "/w"}, `opencode|run|p|--variant|minimal|--format|json|--dir|/w`, false},
+		{"opencode", Invocation{Prompt: "p", Effort: "medium", Worktree: "/w"}, `opencode|run|p|--format|json|--dir|/w`, false},
+		{"opencode", Invocation{Prompt: "p", Effort: "xhigh", Worktree: "/w"}, `opencode|run|p|--variant|max|--format|json|--dir|/w`, false},
 		{"mybot", full, `mybot|--model|M|--effort=high|--turns=30|--dir|/w`, true},
 		{"mybot", bare, `mybot|--model|--turns=20|--dir|/w`, true},
-		{"claude", Invocation{Effort: "bogus"}, `claude|-p|--output-format|json|--permission-mode|acceptEdits`, true},
-		{"claude", Invocation{Resume: "s-1", MaxTurns: 20}, `claude|-p|--output-format|json|--permission-mode|acceptEdits|--resume|s-1|--max-turns|20`, true},
-		{"codex", Invocation{Resume: "t-1", Worktree: "/w", OutputFile: "o"}, `codex|exec|--json|-o|o|--sandbox|workspace-write|-C|/w|resume|t-1|-`, true},
-		{"opencode", Invocation{Prompt: "p", Resume: "ses_1", Worktree: "/w"}, `opencode|run|p|--session|ses_1|--format|json|--dir|/w|--auto`, false},
+		{"claude", Invocation{Effort: "bogus"}, claudeWrite, true},
+		{"claude", Invocation{Resume: "s-1", MaxTurns: 20}, claudeWrite + `|--resume|s-1|--max-turns|20`, true},
+		{"codex", Invocation{Resume: "t-1", Worktree: "/w", OutputFile: "/r/out.md"}, codexWrite + `|-C|/w|resume|t-1|-`, true},
+		{"gemini", Invocation{Resume: "611e63cb", FilesDir: "/f"}, `gemini|-p||` + geminiWrite + `|--resume|611e63cb`, true},
+		{"opencode", Invocation{Prompt: "p", Resume: "ses_1", Worktree: "/w"}, `opencode|run|p|--session|ses_1|--format|json|--dir|/w`, false},
 	} {
 		h, ok := r.Lookup(tc.harness)
 		if !ok {
 			t.Fatalf("Lookup(%q) found nothing", tc.harness)
 		}
-		argv, err := h.Argv(tc.inv)
+		c, err := h.Command(tc.inv)
 		if err != nil {
-			t.Errorf("%s: Argv(%+v): %v", tc.harness, tc.inv, err)
+			t.Errorf("%s: Command(%+v): %v", tc.harness, tc.inv, err)
 			continue
 		}
-		if got := strings.Join(argv, "|"); got != tc.want {
-			t.Errorf("%s: Argv(%+v)\n got %s\nwant %s", tc.harness, tc.inv, got, tc.want)
+		if got := strings.Join(c.Argv, "|"); got != tc.want {
+			t.Errorf("%s: Command(%+v)\n got %s\nwant %s", tc.harness, tc.inv, got, tc.want)
 		}
 		if h.PromptOnStdin() != tc.stdin {
 			t.Errorf("%s: PromptOnStdin() = %v; want %v", tc.harness, h.PromptOnStdin(), tc.stdin)
@@ -63,7 +71,60 @@ func TestArgv(t *testing.T) {
 	}
 }
 
-func TestArgvCustomErrors(t *testing.T) {
+// TestCommandAccess holds each built-in harness's mapping of the access
+// levels onto its CLI's own mechanism, as verified against the real CLIs
+// (ACCESS-FINDINGS of issue 14): the argv after the CLI's fixed start, the
+// variables set, and the files written.
+func TestCommandAccess(t *testing.T) {
+	r := NewRegistry(nil)
+	const sandbox = `{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}`
+	for _, tc := range []struct {
+		harness, access string
+		argv            string
+		env             string
+		files           string
+	}{
+		{"claude", "read", `claude|-p|--output-format|json|--permission-mode|dontAsk`, `CLAUDE_CODE_MAX_RETRIES=4`, ""},
+		{"claude", "write", `claude|-p|--output-format|json|--permission-mode|acceptEdits|--allowedTools=Bash|--settings|` + sandbox, `CLAUDE_CODE_MAX_RETRIES=4`, ""},
+		{"claude", "full", `claude|-p|--output-format|json|--permission-mode|bypassPermissions`, `CLAUDE_CODE_MAX_RETRIES=4|IS_SANDBOX=1`, ""},
+		{"codex", "read", `codex|exec|--json|-o|/o|--sandbox|read-only|-c|allow_login_shell=false|-C|/w|-`, "", ""},
+		{"codex", "write", `codex|exec|--json|-o|/o|--sandbox|workspace-write|-c|allow_login_shell=false|-C|/w|-`, "", ""},
+		{"codex", "full", `codex|exec|--json|-o|/o|--sandbox|danger-full-access|-c|allow_login_shell=false|-C|/w|-`, "", ""},
+		{"gemini", "read", `gemini|-p||--output-format|json|--approval-mode|default|--policy|/f/gemini-read-policy.toml|--skip-trust`, "",
+			`gemini-read-policy.toml: commandPrefix = ["git log", "git diff", "git status", "ls"]`},
+		{"gemini", "write", `gemini|-p||--output-format|json|--approval-mode|auto_edit|--policy|/f/gemini-write-policy.toml|--skip-trust`, "",
+			`gemini-write-policy.toml: toolName = "run_shell_command"`},
+		{"gemini", "full", `gemini|-p||--output-format|json|--approval-mode|yolo|--skip-trust`, "", ""},
+		{"opencode", "read", `opencode|run|p|--format|json|--dir|/w`,
+			`OPENCODE_PERMISSION={"edit":"deny","bash":{"*":"deny","git log*":"allow","git diff*":"allow","git status*":"allow","ls*":"allow"},"external_directory":"deny"}`, ""},
+		{"opencode", "write", `opencode|run|p|--format|json|--dir|/w`, `OPENCODE_PERMISSION={"edit":"allow","bash":"allow","external_directory":"deny"}`, ""},
+		{"opencode", "full", `opencode|run|p|--format|json|--dir|/w|--auto`, `OPENCODE_PERMISSION={"*":"allow"}`, ""},
+	} {
+		h, _ := r.Lookup(tc.harness)
+		c, err := h.Command(Invocation{Prompt: "p", Access: tc.access, Worktree: "/w", OutputFile: "/o", FilesDir: "/f"})
+		if err != nil {
+			t.Errorf("%s %s: %v", tc.harness, tc.access, err)
+			continue
+		}
+		if got := strings.Join(c.Argv, "|"); got != tc.argv {
+			t.Errorf("%s %s: argv\n got %s\nwant %s", tc.harness, tc.access, got, tc.argv)
+		}
+		if got := strings.Join(c.Env, "|"); got != tc.env {
+			t.Errorf("%s %s: env\n got %s\nwant %s", tc.harness, tc.access, got, tc.env)
+		}
+		switch {
+		case tc.files == "" && len(c.Files) > 0:
+			t.Errorf("%s %s: files %v; want none", tc.harness, tc.access, c.Files)
+		case tc.files != "":
+			name, text, _ := strings.Cut(tc.files, ": ")
+			if len(c.Files) != 1 || c.Files[0].Name != name || !strings.Contains(c.Files[0].Text, text) {
+				t.Errorf("%s %s: files %v; want %s holding %q", tc.harness, tc.access, c.Files, name, text)
+			}
+		}
+	}
+}
+
+func TestCommandErrors(t *testing.T) {
 	r := NewRegistry([]ir.CustomHarness{
 		{Name: "broken", Command: []string{"bot", "{{.Model"}},
 		{Name: "unknown-field", Command: []string{"bot", "{{.Prompt}}"}},
@@ -71,9 +132,17 @@ func TestArgvCustomErrors(t *testing.T) {
 	})
 	for _, name := range []string{"broken", "unknown-field", "empty"} {
 		h, _ := r.Lookup(name)
-		if argv, err := h.Argv(Invocation{}); err == nil {
-			t.Errorf("%s: Argv = %q; want an error", name, argv)
+		if c, err := h.Command(Invocation{}); err == nil {
+			t.Errorf("%s: Command = %q; want an error", name, c.Argv)
 		}
+	}
+	claude, _ := r.Lookup("claude")
+	if _, err := claude.Command(Invocation{Access: "root"}); err == nil || !strings.Contains(err.Error(), `unknown access "root"`) {
+		t.Errorf("claude at access \"root\": %v; want an unknown access", err)
+	}
+	gemini, _ := r.Lookup("gemini")
+	if _, err := gemini.Command(Invocation{Access: "write"}); err == nil {
+		t.Error("gemini with no FilesDir for its policy: no error")
 	}
 }
 

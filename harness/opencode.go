@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+
+	"github.com/cairn-dev/cairn/ir"
 )
 
 // opencode is opencode: `opencode run --format json`, the prompt in its
@@ -16,14 +18,34 @@ func (opencode) Spec() Spec {
 	return Spec{
 		Name: "opencode",
 		// medium is opencode's default variant: no --variant is passed.
-		Efforts: map[string]string{"low": "minimal", "medium": "", "high": "high", "xhigh": "max", "max": "max"},
-		Resume:  true,
-		Cost:    true,
-		Version: []string{"opencode", "--version"},
+		Efforts:   map[string]string{"low": "minimal", "medium": "", "high": "high", "xhigh": "max", "max": "max"},
+		Resume:    true,
+		Cost:      true,
+		TurnEvent: &opencodeTurn,
+		Version:   []string{"opencode", "--version"},
 	}
 }
 
-func (opencode) Argv(inv Invocation, effort string) ([]string, error) {
+// opencodePermission is opencode's permission config (OPENCODE_PERMISSION,
+// which replaces the config files' permission) for each access level.
+// read: no edits, and only read-only commands. write: edits and every
+// command, but none that names a path outside the worktree; "deny" refuses
+// the one call and the session goes on, where "ask" would end it (opencode
+// run rejects what asks). A rule on the paths it can read in a command, not
+// a sandbox. full: everything, with --auto.
+var opencodePermission = map[string]string{
+	ir.AccessRead:  `{"edit":"deny","bash":{"*":"deny","git log*":"allow","git diff*":"allow","git status*":"allow","ls*":"allow"},"external_directory":"deny"}`,
+	ir.AccessWrite: `{"edit":"allow","bash":"allow","external_directory":"deny"}`,
+	ir.AccessFull:  `{"*":"allow"}`,
+}
+
+// Command maps the access onto opencode's permission config, in its
+// environment, and --auto for full.
+//
+// opencode's retries cannot be capped: it retries a 429 or 500 five times,
+// 2 s to 30 s apart, for about 75 s, printing nothing meanwhile; the step's
+// timeout bounds it.
+func (opencode) Command(inv Invocation, effort string) (Command, error) {
 	a := []string{"opencode", "run", inv.Prompt}
 	if inv.Resume != "" {
 		a = append(a, "--session", inv.Resume)
@@ -34,7 +56,25 @@ func (opencode) Argv(inv Invocation, effort string) ([]string, error) {
 	if effort != "" {
 		a = append(a, "--variant", effort)
 	}
-	return append(a, "--format", "json", "--dir", inv.Worktree, "--auto"), nil
+	a = append(a, "--format", "json", "--dir", inv.Worktree)
+	if inv.Access == ir.AccessFull {
+		a = append(a, "--auto")
+	}
+	return Command{Argv: a, Env: []string{"OPENCODE_PERMISSION=" + opencodePermission[inv.Access]}}, nil
+}
+
+// opencodeTurn is a turn of opencode run: a step, one model request, as
+// its step_start event begins it. opencode's own cap (an agent's "steps")
+// only asks the model for a text answer once reached.
+var opencodeTurn = TurnEvent{
+	What: "a step, one model request (a step_start event)",
+	Starts: func(line []byte) bool {
+		var e struct {
+			Type string `json:"type"`
+		}
+		return isEvent(line, &e) && e.Type == "step_start"
+	},
+	JQ: `.type == "step_start"`,
 }
 
 // opencodeEvent is one line of `opencode run --format json`.
@@ -115,14 +155,33 @@ const opencodeJQ = `def opencode:
     elif $errored or $rc != 0 then {m: $msg, c: exitcause, f: true}
     else {m: $msg, c: "", f: false} end;`
 
+// opencodeStep is the part of opencode's step_finish event: one model
+// request's tokens and cost.
+type opencodeStep struct {
+	Tokens *struct {
+		Input     *int64 `json:"input"`
+		Output    *int64 `json:"output"`
+		Reasoning *int64 `json:"reasoning"`
+		Cache     *struct {
+			Read  *int64 `json:"read"`
+			Write *int64 `json:"write"`
+		} `json:"cache"`
+	} `json:"tokens"`
+	Cost *float64 `json:"cost"`
+}
+
 // SessionEnd is the events' sessionID; it worked when a text, tool or step
-// finished.
+// finished. Its usage, summed over the step_finish events, one a model
+// request: the events as turns; part.tokens.input (without the cache's),
+// output and reasoning as the output, cache.read and cache.write; and
+// part.cost, which opencode computes from the model's prices.
 func (opencode) SessionEnd(o Output) SessionEnd {
 	var end SessionEnd
 	for line := range strings.Lines(string(o.Stdout)) {
 		var e struct {
-			Type      string `json:"type"`
-			SessionID string `json:"sessionID"`
+			Type      string        `json:"type"`
+			SessionID string        `json:"sessionID"`
+			Part      *opencodeStep `json:"part"`
 		}
 		if !strings.HasPrefix(strings.TrimSpace(line), "{") || json.Unmarshal([]byte(line), &e) != nil {
 			continue
@@ -131,12 +190,35 @@ func (opencode) SessionEnd(o Output) SessionEnd {
 			end.ID = e.SessionID
 		}
 		switch e.Type {
-		case "text", "tool_use", "step_finish":
+		case "text", "tool_use":
 			end.Worked = true
+		case "step_finish":
+			end.Worked = true
+			u := ir.Usage{Turns: ir.Count(1)}
+			if p := e.Part; p != nil {
+				u.CostUSD = p.Cost
+				if t := p.Tokens; t != nil {
+					u.InputTokens = t.Input
+					u.OutputTokens = plus(t.Output, t.Reasoning)
+					if t.Cache != nil {
+						u.CacheReadTokens, u.CacheWriteTokens = t.Cache.Read, t.Cache.Write
+					}
+				}
+			}
+			end.Usage = end.Usage.Plus(u)
 		}
 	}
 	return end
 }
+
+// UsageJQ is SessionEnd's usage in jq.
+func (opencode) UsageJQ() (string, string) { return "usage_opencode", opencodeUsageJQ }
+
+const opencodeUsageJQ = `def usage_opencode:
+  usage_sum($out | events[] | select(.type == "step_finish") | (.part // {}) as $p | ($p.tokens // {}) as $t
+    | {turns: 1, input_tokens: $t.input, output_tokens: usage_add($t.output; $t.reasoning),
+       cache_read_tokens: $t.cache.read?, cache_write_tokens: $t.cache.write?, cost_usd: $p.cost}
+    | usage_clean);`
 
 // ansi matches the colour codes opencode writes even to a pipe.
 var ansi = regexp.MustCompile(`\x1b\[[0-9;]*m`)

@@ -120,12 +120,19 @@ type PlanResources struct {
 // CustomHarness is a [harnesses.NAME] of the config (§8): Command is an
 // argv whose items may hold {{.Model}}, {{.Effort}}, {{.Access}},
 // {{.MaxTurns}} and {{.Worktree}}; Preflight is the argv that proves it can start (Command's
-// first item when empty).
+// first item when empty). Usage ([harnesses.NAME.usage]) maps figures of a
+// Usage, by their names in UsageKeys, to the JSON paths in the CLI's output
+// that report them (".total_cost_usd").
 type CustomHarness struct {
 	Name      string
 	Command   []string
 	Preflight []string
+	Usage     map[string]string
 }
+
+// UsageKeys are the names of a Usage's figures, as a record writes them and
+// a custom harness's [harnesses.NAME.usage] names them.
+var UsageKeys = []string{"turns", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd"}
 
 // PlanLimits are the effective limits of a run (§6.3). BudgetUSD is the
 // most the run may spend, the least of the config's, the file's and
@@ -172,10 +179,10 @@ type PlanEnv struct {
 	Value string `json:"value"`
 }
 
-// PlanAction is one resolved action. Harness, Model, Effort, Access and
-// MaxTurns are set for sessions only; BudgetUSD for a session whose step
-// sets budget_usd, the most the step's sessions may spend (besides the
-// run's budget).
+// PlanAction is one resolved action. Harness, Model, Effort, Access,
+// MaxTurns and Sandbox are set for sessions only; BudgetUSD for a session
+// whose step sets budget_usd, the most the step's sessions may spend
+// (besides the run's budget).
 type PlanAction struct {
 	Kind        ActionKind    `json:"kind"`
 	Skill       *PlanSkill    `json:"skill,omitempty"`
@@ -189,7 +196,17 @@ type PlanAction struct {
 	Effort      *Setting      `json:"effort,omitempty"`
 	Access      *Setting      `json:"access,omitempty"`
 	MaxTurns    *IntSetting   `json:"max_turns,omitempty"`
+	Sandbox     *PlanSandbox  `json:"sandbox,omitempty"`
 	BudgetUSD   *FloatSetting `json:"budget_usd,omitempty"`
+}
+
+// PlanSandbox says whether a sandbox confines a session's commands to its
+// worktree (Active), with what confines them or why nothing does
+// ("codex's workspace-write sandbox", "none: gemini has no sandbox for
+// write access").
+type PlanSandbox struct {
+	Active bool   `json:"active"`
+	Detail string `json:"detail"`
 }
 
 // The places a skill can be found, in lookup order (§5).

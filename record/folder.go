@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/atomicfile"
 
 	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -203,6 +205,8 @@ func (f *Folder) Update(fn func(*Record)) error {
 		return err
 	}
 	fn(&f.rec)
+	// Events carry steps: the run's usage follows from theirs.
+	f.rec.Usage = StepsUsage(f.rec.Steps)
 	now := time.Now().UTC()
 	var lines bytes.Buffer
 	enc := json.NewEncoder(&lines)
@@ -392,19 +396,38 @@ type LogLine struct {
 	Step, Kind, Worktree   string
 	Harness, Model, Effort string
 	Duration               time.Duration
-	Outcome                Outcome
-	Cause                  string
+	// Usage is what the step's sessions used.
+	Usage   ir.Usage
+	Outcome Outcome
+	Cause   string
 }
 
 // String is the line in logfmt: `step=NAME kind=command worktree=a
 // harness=- model=- effort=- duration=1.2s outcome=failed cause="exit status
-// 3"`, "-" for an empty value, and cause only when there is one.
+// 3"`, "-" for an empty value, and cause only when there is one. After the
+// duration come what the step's sessions used, each figure when a CLI
+// reported it: turns=N, tokens_in=N (every input token, read from the
+// prompt cache or not), tokens_out=N, and cost=$0.0123, rounded to a
+// hundredth of a cent (run.json keeps it whole).
 func (l LogLine) String() string {
 	fields := []string{
 		"step", l.Step, "kind", l.Kind, "worktree", l.Worktree,
 		"harness", l.Harness, "model", l.Model, "effort", l.Effort,
-		"duration", templates.FormatDuration(l.Duration), "outcome", string(l.Outcome),
+		"duration", templates.FormatDuration(l.Duration),
 	}
+	u := l.Usage
+	for _, f := range []struct {
+		key string
+		n   *int64
+	}{{"turns", u.Turns}, {"tokens_in", u.InputAll()}, {"tokens_out", u.OutputTokens}} {
+		if f.n != nil {
+			fields = append(fields, f.key, strconv.FormatInt(*f.n, 10))
+		}
+	}
+	if u.CostUSD != nil {
+		fields = append(fields, "cost", ir.FormatCost(*u.CostUSD))
+	}
+	fields = append(fields, "outcome", string(l.Outcome))
 	if l.Cause != "" {
 		fields = append(fields, "cause", l.Cause)
 	}
@@ -416,7 +439,7 @@ func (l LogLine) String() string {
 // kind and harness, model and effort are those of its actions, joined by "+"
 // when they differ.
 func StepLogLine(s *StepRecord) LogLine {
-	l := LogLine{Step: s.Name, Worktree: s.Worktree, Outcome: s.Outcome, Cause: s.Cause}
+	l := LogLine{Step: s.Name, Worktree: s.Worktree, Usage: s.Usage, Outcome: s.Outcome, Cause: s.Cause}
 	var kinds, harnesses, models, efforts []string
 	for _, a := range s.Actions {
 		kinds = appendDistinct(kinds, string(a.Kind))

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/ir"
 )
 
 func TestNewFolderNames(t *testing.T) {
@@ -83,6 +85,10 @@ func TestLogStep(t *testing.T) {
 	for _, l := range []LogLine{
 		{Step: "a", Kind: "command", Worktree: "a", Duration: 1234 * time.Millisecond, Outcome: Failed, Cause: "exit status 3"},
 		{Step: "b", Kind: "session", Worktree: "a", Harness: "claude", Model: "opus", Effort: "high", Duration: 90 * time.Second, Outcome: Succeeded},
+		{Step: "c", Kind: "session", Worktree: "a", Harness: "claude", Duration: time.Second, Outcome: Failed, Cause: "budget spent: $4.02 of $4.00",
+			Usage: ir.Usage{Turns: ir.Count(3), InputTokens: ir.Count(1520), CacheReadTokens: ir.Count(8), CacheWriteTokens: ir.Count(2), OutputTokens: ir.Count(402), CostUSD: ir.Dollars(0.07125001)}},
+		{Step: "d", Kind: "session", Worktree: "a", Harness: "codex", Duration: time.Second, Outcome: Succeeded,
+			Usage: ir.Usage{OutputTokens: ir.Count(20)}},
 	} {
 		if err := f.LogStep(l); err != nil {
 			t.Fatal(err)
@@ -94,6 +100,8 @@ func TestLogStep(t *testing.T) {
 	}
 	want := `step=a kind=command worktree=a harness=- model=- effort=- duration=1.2s outcome=failed cause="exit status 3"
 step=b kind=session worktree=a harness=claude model=opus effort=high duration=1m30s outcome=succeeded
+step=c kind=session worktree=a harness=claude model=- effort=- duration=1s turns=3 tokens_in=1530 tokens_out=402 cost=$0.0713 outcome=failed cause="budget spent: $4.02 of $4.00"
+step=d kind=session worktree=a harness=codex model=- effort=- duration=1s tokens_out=20 outcome=succeeded
 `
 	if string(b) != want {
 		t.Fatalf("got\n%s\nwant\n%s", b, want)

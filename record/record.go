@@ -39,6 +39,10 @@ type Record struct {
 	// Expires is stamped at the run's end: an RFC 3339 date, or "never"
 	// once a user pins the run; empty while it runs.
 	Expires string `json:"expires"`
+	// Usage is what the run's agent sessions used, its steps' usage
+	// summed (StepsUsage), kept by every change of a step; empty, and left
+	// out, when no session reported anything.
+	Usage ir.Usage `json:"usage,omitzero"`
 	// Worktrees are the run's worktrees as they were opened, with the
 	// commit each started from, which resume starts them from again.
 	Worktrees []WorktreeRecord `json:"worktrees"`
@@ -108,6 +112,22 @@ type StepRecord struct {
 	// folder (children/NAME), absolute for a commit-mode child's, which
 	// lives in its repository.
 	Children []string `json:"children,omitempty"`
+	// Usage is what every agent session the step started used, as their
+	// CLIs reported it (§8): its run sessions, review retries, judges and
+	// repair sessions, the child runs of a run-published-issue step, and
+	// those of its earlier attempts, when the run was resumed. JudgeUsage
+	// is the judges' share. Both are left out when empty.
+	Usage      ir.Usage `json:"usage,omitzero"`
+	JudgeUsage ir.Usage `json:"judge_usage,omitzero"`
+}
+
+// StepsUsage is what the steps' sessions used, summed: a run's Usage.
+func StepsUsage(steps []StepRecord) ir.Usage {
+	var u ir.Usage
+	for i := range steps {
+		u = u.Plus(steps[i].Usage)
+	}
+	return u
 }
 
 // The statuses of a validate phase.
@@ -237,6 +257,7 @@ func (r *Record) Clone() Record {
 	c.Flags.Protect = slices.Clone(r.Flags.Protect)
 	c.End = copyTime(r.End)
 	c.Worktrees = slices.Clone(r.Worktrees)
+	c.Usage = r.Usage.Plus(ir.Usage{})
 	if r.Steps != nil {
 		c.Steps = make([]StepRecord, len(r.Steps))
 		for i := range r.Steps {
@@ -253,6 +274,7 @@ func (s *StepRecord) Clone() StepRecord {
 	c.Actions = slices.Clone(s.Actions)
 	c.Children = slices.Clone(s.Children)
 	c.Shells = slices.Clone(s.Shells)
+	c.Usage, c.JudgeUsage = s.Usage.Plus(ir.Usage{}), s.JudgeUsage.Plus(ir.Usage{})
 	if s.Validate != nil {
 		v := *s.Validate
 		c.Validate = &v
@@ -296,7 +318,7 @@ func sameStep(a, b *StepRecord) bool {
 		a.ExitCode == b.ExitCode && a.Cause == b.Cause &&
 		a.Result == b.Result && a.Trace == b.Trace && a.GitRef == b.GitRef && a.Baseline == b.Baseline &&
 		sameValidate(a.Validate, b.Validate) && slices.Equal(a.Children, b.Children) &&
-		slices.Equal(a.Shells, b.Shells)
+		slices.Equal(a.Shells, b.Shells) && a.Usage.Equal(b.Usage) && a.JudgeUsage.Equal(b.JudgeUsage)
 }
 
 // sameValidate reports whether a and b are both nil or equal.
@@ -335,6 +357,7 @@ func sameTime(a, b *time.Time) bool {
 // status, end and expiry.
 func (r *Record) apply(ev *Event) {
 	if ev.Step != nil {
+		defer func() { r.Usage = StepsUsage(r.Steps) }()
 		for i := range r.Steps {
 			if r.Steps[i].Name == ev.Step.Name {
 				r.Steps[i] = *ev.Step

@@ -394,3 +394,54 @@ func TestUpdateShellsEvent(t *testing.T) {
 		t.Errorf("a copy of the record shares its shells: tail %q", got)
 	}
 }
+
+// TestUsageRecorded: a step's usage is an event like any change of it, the
+// run's usage the steps' summed, in run.json and in a record loaded from
+// its events; a record whose sessions reported nothing has no usage keys.
+func TestUsageRecorded(t *testing.T) {
+	t.Parallel()
+	f := newTestFolder(t)
+	if b, _ := os.ReadFile(filepath.Join(f.Dir, RecordFile)); strings.Contains(string(b), "usage") {
+		t.Fatalf("run.json of a run that used nothing names usage:\n%s", b)
+	}
+	holdOffSnapshots(f)
+	if err := f.Update(func(r *Record) {
+		r.Steps[0].Usage = ir.Usage{Turns: ir.Count(2), CostUSD: ir.Dollars(0.1004776)}
+		r.Steps[2].Usage = ir.Usage{Turns: ir.Count(1), OutputTokens: ir.Count(10), CostUSD: ir.Dollars(0.0501228)}
+		r.Steps[2].JudgeUsage = ir.Usage{CostUSD: ir.Dollars(0.0501228)}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Update(func(r *Record) { r.Steps[2].Usage = r.Steps[2].Usage.Plus(ir.Usage{Turns: ir.Count(1)}) }); err != nil {
+		t.Fatal(err)
+	}
+	const total = `{"turns":4,"output_tokens":10,"cost_usd":0.1506004}`
+	check := func(what string, r *Record) {
+		t.Helper()
+		b, err := json.Marshal(r.Usage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != total {
+			t.Errorf("%s: usage %s; want %s", what, b, total)
+		}
+		if r.Steps[2].JudgeUsage.Cost() != 0.0501228 {
+			t.Errorf("%s: judge usage %+v", what, r.Steps[2].JudgeUsage)
+		}
+	}
+	rec := f.Record()
+	check("the folder's record", &rec)
+	loaded, err := Load(f.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("a record loaded from run.json and its events", loaded)
+	if r := readRecordFile(t, f.Dir); !r.Usage.IsZero() {
+		t.Fatalf("run.json was rewritten before its time; the test proves nothing")
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := readRecordFile(t, f.Dir)
+	check("run.json", &r)
+}

@@ -355,6 +355,7 @@ func RunLineOf(name, dir string, rec *Record) templates.RunLine {
 		End:     rec.End,
 		Dir:     dir,
 		Failure: FailureOf(rec),
+		Usage:   rec.Usage,
 	}
 	line.Steps.Total = len(rec.Steps)
 	for i := range rec.Steps {
@@ -438,6 +439,7 @@ func Show(dir string) (*templates.RunShow, error) {
 		Start:     rec.Start,
 		End:       rec.End,
 		Expires:   rec.Expires,
+		Total:     rec.Usage,
 		Record:    rec,
 	}
 	for i := range rec.Steps {
@@ -455,6 +457,9 @@ func Show(dir string) (*templates.RunShow, error) {
 		for _, c := range step.Children {
 			last := &s.Steps[len(s.Steps)-1]
 			last.Children = append(last.Children, InRunFolder(dir, c))
+		}
+		if !step.Usage.IsZero() {
+			s.Usage = append(s.Usage, templates.ShownUsage{Step: step.Name, Usage: step.Usage, Judges: step.JudgeUsage})
 		}
 	}
 	return s, nil

@@ -67,7 +67,7 @@ func (c *catalogueRun) SetPullRequest(url string) { c.r.setPullRequest(url) }
 
 func (c *catalogueRun) Note(line string) {
 	if c.r.prog != nil {
-		c.r.prog.note(line)
+		c.r.prog.Note(line)
 	}
 }
 
@@ -133,6 +133,8 @@ func (k children) Jobs() int { return k.r.o.Jobs }
 // Run runs a child run with the run's home, repository, harnesses,
 // directive, flags and Jobs. It holds no Pass (a run on an issue never
 // does), and sends no notification: the run's own says how it all ended.
+// What its sessions spend counts against the run's budget as well as its
+// own: a child's session starts only while both have some left.
 func (k children) Run(ctx context.Context, plan *ir.Plan, source []byte, stdout, stderr io.Writer, started func(dir string)) (record.Status, error) {
 	r := k.r
 	child := *plan
@@ -152,5 +154,6 @@ func (k children) Run(ctx context.Context, plan *ir.Plan, source []byte, stdout,
 		Prepare:   r.o.Prepare,
 		RunsDir:   filepath.Join(r.folder.Dir, catalogue.ChildrenDir),
 		Started:   started,
+		parent:    r.purse,
 	})
 }

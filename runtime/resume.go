@@ -27,12 +27,13 @@ func Resumable(rec *record.Record) bool {
 
 // Resume carries on the run whose folder is dir (§7.7) with o's plan, made
 // again from the same process file: in the same folder, its steps that
-// succeeded, were inconclusive or skipped are kept and not run again, and every other step
-// runs, from the first. Throwaway worktrees start again from the commits
-// they started from, with the changes saved in their patches; a commit-mode
-// run goes on committing in the repository. It refuses a run another cairn
-// holds (ErrRunning), one that may not be resumed, and a plan whose steps
-// are not the run's.
+// succeeded, were inconclusive or skipped are kept and not run again, and
+// every other step runs, from the first, keeping what its sessions used
+// before: the run's budget counts what it spent before the resume.
+// Throwaway worktrees start again from the commits they started from, with
+// the changes saved in their patches; a commit-mode run goes on committing
+// in the repository. It refuses a run another cairn holds (ErrRunning), one
+// that may not be resumed, and a plan whose steps are not the run's.
 func Resume(ctx context.Context, dir string, o Options) (record.Status, error) {
 	if err := o.complete(); err != nil {
 		return record.StatusFailed, err
@@ -148,6 +149,9 @@ func (r *run) merge(found *record.Record) error {
 		}
 		r.initial[i] = fresh[i]
 		r.initial[i].Baseline = old.Baseline
+		// What its earlier attempts spent stays spent: the step's
+		// usage, the run's, and its budgets go on from there.
+		r.initial[i].Usage, r.initial[i].JudgeUsage = old.Usage, old.JudgeUsage
 	}
 	// The results of the steps kept are the later steps' earlier results,
 	// in file order, as they were when those steps ran.

@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-dev/cairn/catalogue"
 	"github.com/cairn-dev/cairn/internal/atomicfile"
 	"github.com/cairn-dev/cairn/internal/machine"
+	"github.com/cairn-dev/cairn/internal/progress"
 	"github.com/cairn-dev/cairn/notify"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/step"
@@ -75,6 +76,9 @@ type Options struct {
 	// Started, when set, is told the run folder's path as soon as it is
 	// made, before anything runs.
 	Started func(dir string)
+	// parent is the budget of the run a child run is a child of: what the
+	// child's sessions spend counts against it too.
+	parent *purse
 }
 
 // Run carries out a plan (§7): it creates the run folder and its record,
@@ -178,7 +182,7 @@ type run struct {
 	// groups are the process groups the run's steps have running.
 	groups *proc.Groups
 	wts    *worktree.Worktrees
-	prog   *progress
+	prog   *progress.Progress
 	// commits makes the commits of a commit-mode run; nil otherwise.
 	commits *committer
 	// issue is the issue the run works on, nil for a Pass; claim is its
@@ -191,6 +195,9 @@ type run struct {
 	done    map[string]bool
 	// base is the user's environment, under every step's.
 	base []string
+	// purse is the run's budget and what its sessions spent, theirs
+	// before a resume included.
+	purse *purse
 	// initial are the steps' records as they start (PlanSteps), in file
 	// order; index maps a step's name to its place there.
 	initial []record.StepRecord
@@ -262,8 +269,14 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 	}
 	r.warn(record.Activity(r.o.Home, "event="+event, "run="+r.folder.Name(), "process="+plan.Process, "repo="+r.o.Repo.CommonDir))
 
-	r.prog = newProgress(r.o.Stderr, r.o.Terminal)
-	r.prog.optional = optionalSteps(plan)
+	r.prog = progress.New(r.o.Stderr, r.o.Terminal)
+	r.prog.Optional = progress.OptionalSteps(plan)
+	budget := 0.0
+	if b := plan.Limits.BudgetUSD; b != nil {
+		budget = b.Value
+	}
+	// A resumed run has spent what its steps' records say they used.
+	r.purse = newPurse("budget", budget, record.StepsUsage(r.initial).Cost(), r.o.parent)
 	failed, runErr := false, error(nil)
 	// A branch an earlier run left checked out is taken over only when
 	// that run's folder is not locked.
@@ -317,7 +330,7 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 		status, runErr = r.failWith(status, runErr, err)
 	}
 	r.warn(r.groups.Err())
-	r.prog.close()
+	r.prog.Close()
 	for _, k := range r.wts.Kept() {
 		fmt.Fprintf(r.o.Stderr, "cairn: %s\n", k)
 	}
@@ -384,7 +397,7 @@ func (r *run) warn(err error) {
 	case err == nil:
 	case r.prog != nil:
 		// Through the progress, so that live lines stay whole.
-		r.prog.note(fmt.Sprintf("cairn: warning: %v", err))
+		r.prog.Note(fmt.Sprintf("cairn: warning: %v", err))
 	default:
 		fmt.Fprintf(r.o.Stderr, "cairn: warning: %v\n", err)
 	}
@@ -493,7 +506,7 @@ func (r *run) cancel(st *ir.PlanStep) {
 	sr := r.initial[r.index[st.Name]].Clone()
 	sr.Outcome = record.Cancelled
 	r.record(sr)
-	r.prog.end(st.Name, record.Cancelled, 0, "")
+	r.prog.End(st.Name, record.Cancelled, 0, "")
 }
 
 // record writes a step's record and, once it has ended, its log line.
@@ -530,7 +543,7 @@ func (r *run) start(st *ir.PlanStep, earlier []step.Earlier) func(context.Contex
 	start := time.Now().UTC()
 	sr.Outcome, sr.Start = record.Running, &start
 	r.record(sr.Clone())
-	r.prog.start(st.Name, templates.DescribeStep(st))
+	r.prog.Start(st.Name, templates.DescribeStep(st))
 	return func(ctx context.Context) record.Outcome { return r.step(ctx, st, earlier, sr, start) }
 }
 
@@ -574,7 +587,18 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier,
 			sr.Baseline = sc.Baseline
 		}
 		sc.Env = step.Env(r.base, sc, filepath.Join(r.folder.Dir, record.ResultsDir), st.Env)
+		spending := newStepSpending(st, &sr, r.purse)
+		sc.Meter = spending.meter(false)
 		e = r.execute(ctx, sc, wt, &sr)
+		usage, judges, stopped := spending.result()
+		children, err := childrenUsage(r.folder.Dir, sr.Children)
+		r.warn(err)
+		sr.Usage, sr.JudgeUsage = usage.Plus(children), judges
+		if stopped != nil && e.outcome == record.Failed {
+			// Whatever failed with it (a judge, a review retry, a
+			// repair), the budget stopped the step.
+			e.cause = stopped.Error()
+		}
 	}
 	if ctx.Err() != nil && e.outcome == record.Failed {
 		// The step was stopped, not refuted.
@@ -609,7 +633,7 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier,
 	sr.Outcome, sr.End, sr.ExitCode, sr.Cause = e.outcome, &end, e.exitCode, e.cause
 	r.record(sr)
 	r.complete(st, &sr)
-	r.prog.end(st.Name, e.outcome, end.Sub(start), e.cause)
+	r.prog.End(st.Name, e.outcome, end.Sub(start), e.cause)
 	return e.outcome
 }
 
@@ -850,7 +874,7 @@ func (r *run) prepareSession(ctx context.Context, sc *step.Context, wt worktree.
 	}
 	name := sc.Step.Name
 	if err := machine.Wait(ctx, r.o.Plan.Resources, func(msg string) {
-		r.prog.note(fmt.Sprintf("%s: %s", name, msg))
+		r.prog.Note(fmt.Sprintf("%s: %s", name, msg))
 	}); err != nil {
 		return nil, "", err
 	}

@@ -101,7 +101,7 @@ func (r *run) precheck(ctx context.Context, sc *step.Context, sr *record.StepRec
 // reasoning is in the step's cause), nor has a stopped step.
 func (r *run) showShell(ctx context.Context, sc *step.Context, s *record.ShellRecord) {
 	if s != nil && ctx.Err() == nil {
-		r.prog.attach(sc.Step.Name, templates.ShellLines(record.ShownShell(sc.RunDir, s)))
+		r.prog.Attach(sc.Step.Name, templates.ShellLines(record.ShownShell(sc.RunDir, s)))
 	}
 }
 
@@ -142,7 +142,7 @@ func (r *run) validate(ctx context.Context, sc *step.Context, wt worktree.Worktr
 				// Shells that failed before the judge, with severity warn.
 				r.warnFailed(sc, f)
 			}
-			r.prog.note(fmt.Sprintf("%s: the judge reached no verdict again (%s: %s): the step is inconclusive", name, rd.reason, rd.err))
+			r.prog.Note(fmt.Sprintf("%s: the judge reached no verdict again (%s: %s): the step is inconclusive", name, rd.reason, rd.err))
 			e.outcome, e.cause = record.Inconclusive, fmt.Sprintf("validate: the judge reached no verdict (%s: %s)", rd.reason, rd.err)
 			return e
 		case len(rd.failures) == 0:
@@ -165,7 +165,7 @@ func (r *run) validate(ctx context.Context, sc *step.Context, wt worktree.Worktr
 				return failed(first.exitCode, fmt.Sprintf("validate: still failing after %d review retries: %s", ReviewRetries, first.cause))
 			}
 			rec.Retries++
-			r.prog.note(fmt.Sprintf("%s: review retry %d of %d: validate: %s", name, rec.Retries, ReviewRetries, first.cause))
+			r.prog.Note(fmt.Sprintf("%s: review retry %d of %d: validate: %s", name, rec.Retries, ReviewRetries, first.cause))
 			if cause := r.review(ctx, sc, wt, sr, &e, first, rec.Retries); cause != "" {
 				return failed(e.exitCode, cause)
 			}
@@ -181,10 +181,10 @@ func (r *run) validate(ctx context.Context, sc *step.Context, wt worktree.Worktr
 func (r *run) warnFailed(sc *step.Context, f failure) {
 	msg := fmt.Sprintf("warning: step %s: validate: %s", sc.Step.Name, f.cause)
 	if f.record == nil {
-		r.prog.note(msg)
+		r.prog.Note(msg)
 		return
 	}
-	r.prog.noteLines(msg, templates.ShellLines(record.ShownShell(sc.RunDir, f.record)))
+	r.prog.NoteLines(msg, templates.ShellLines(record.ShownShell(sc.RunDir, f.record)))
 }
 
 // check runs one round of a validate phase: its shells in order (all of
@@ -275,10 +275,14 @@ func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateR
 	if js.Timeout <= 0 {
 		js.Timeout = JudgeTimeout
 	}
+	if m, ok := sc.Meter.(*spendingMeter); ok {
+		// The judge's sessions are also the judges' share.
+		js.Meter = m.s.meter(true)
+	}
 	var j judgement
 	for attempt := 1; attempt <= 2; attempt++ {
 		if err := machine.Wait(ctx, r.o.Plan.Resources, func(msg string) {
-			r.prog.note(fmt.Sprintf("%s: %s", name, msg))
+			r.prog.Note(fmt.Sprintf("%s: %s", name, msg))
 		}); err != nil {
 			return judgement{broken: err.Error()}
 		}
@@ -304,7 +308,7 @@ func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateR
 		if what, err := before.Restore(); err != nil {
 			return judgement{broken: fmt.Sprintf("undo what the judge changed in the worktree: %v", err)}
 		} else if what != "" {
-			r.prog.note(fmt.Sprintf("warning: step %s: the judge changed the work (%s); cairn undid it", name, what))
+			r.prog.Note(fmt.Sprintf("warning: step %s: the judge changed the work (%s); cairn undid it", name, what))
 		}
 		if ctx.Err() != nil {
 			return judgement{}
@@ -314,7 +318,7 @@ func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateR
 			return j
 		}
 		if attempt == 1 {
-			r.prog.note(fmt.Sprintf("%s: the judge reached no verdict (%s: %s); retrying once in a fresh session with %d turns", name, j.reason, j.err, 2*turns))
+			r.prog.Note(fmt.Sprintf("%s: the judge reached no verdict (%s: %s); retrying once in a fresh session with %d turns", name, j.reason, j.err, 2*turns))
 		}
 	}
 	return j
@@ -323,6 +327,10 @@ func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateR
 // judged reads how one judge session ended from its result: a verdict, or
 // why there was none.
 func judged(res step.Result, turns int) judgement {
+	if res.Budget {
+		// The run or the step spent its budget: no judge runs again.
+		return judgement{broken: res.Cause}
+	}
 	if !res.Failed {
 		if pass, reasoning, ok := ParseVerdict(res.Result); ok {
 			j := judgement{verdict: record.VerdictFail, reasoning: reasoning}
@@ -502,7 +510,7 @@ func (r *run) review(ctx context.Context, sc *step.Context, wt worktree.Worktree
 		return fmt.Sprintf("validate: review retry %d: %v", retry, err)
 	}
 	if err := machine.Wait(ctx, r.o.Plan.Resources, func(msg string) {
-		r.prog.note(fmt.Sprintf("%s: %s", sc.Step.Name, msg))
+		r.prog.Note(fmt.Sprintf("%s: %s", sc.Step.Name, msg))
 	}); err != nil {
 		return fmt.Sprintf("validate: review retry %d: %v", retry, err)
 	}

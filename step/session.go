@@ -66,7 +66,12 @@ func Invocation(a *ir.PlanAction, prompt string) harness.Invocation {
 // RunPrompt starts h's CLI for the session inv in sc's worktree, with sc's
 // environment and timeout, keeps its output in sc's trace file, and reads
 // its final message and how it ended. inv's worktree and message file are
-// sc's.
+// sc's. The harness's command may set variables over sc's environment (its
+// access, its retries) and name files, which are written beside the trace
+// (filesDir) and removed when the session ends. Where cairn counts the
+// CLI's turns itself (codex, opencode), a session that starts a turn past
+// inv.MaxTurns is stopped, its whole process group, and fails with a cause
+// that names the cap.
 func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness.Invocation) Result {
 	failed := func(format string, args ...any) Result {
 		return Result{Failed: true, ExitCode: -1, Cause: fmt.Sprintf(format, args...)}
@@ -76,20 +81,39 @@ func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness
 			return failed("%v", err)
 		}
 	}
+	if sc.Meter != nil {
+		left, err := sc.Meter.Before()
+		if err != nil {
+			r := failed("%v", err)
+			r.Budget = true
+			return r
+		}
+		inv.BudgetUSD = left
+	}
 	prompt := inv.Prompt
 	inv.Worktree, inv.OutputFile = sc.Worktree, lastMessageFile(sc)
-	argv, err := h.Argv(inv)
+	files := filesDir(sc)
+	inv.FilesDir = files
+	cmd, err := h.Command(inv)
 	if err != nil {
 		return failed("%v", err)
 	}
+	argv := cmd.Argv
 	if len(argv) == 0 || argv[0] == "" {
 		return failed("harness %q has no command", h.Name)
 	}
-	bin, err := lookpath.In(sc.Env, sc.Worktree, argv[0])
+	env := proc.MergeEnv(sc.Env, cmd.Env, nil)
+	bin, err := lookpath.In(env, sc.Worktree, argv[0])
 	if err != nil {
 		return failed("harness %q cannot start: %v", h.Name, err)
 	}
 	argv[0] = bin
+	if len(cmd.Files) > 0 {
+		defer os.RemoveAll(files)
+		if err := writeFiles(files, cmd.Files); err != nil {
+			return failed("write the session's files: %v", err)
+		}
+	}
 	if err := clearMessageFile(inv.OutputFile, h.WritesMessageFile()); err != nil {
 		return failed("clear %s: %v", inv.OutputFile, err)
 	}
@@ -100,11 +124,18 @@ func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness
 	}
 	stdout := &traceStream{trace: trace}
 	stderr := &traceStream{trace: trace, stderr: true}
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var out io.Writer = stdout
+	turns := h.WatchTurns(inv.MaxTurns, stop)
+	if turns != nil {
+		out = io.MultiWriter(stdout, turns)
+	}
 	p := &proc.Proc{
 		Argv:    argv,
 		Dir:     sc.Worktree,
-		Env:     sc.Env,
-		Stdout:  stdout,
+		Env:     env,
+		Stdout:  out,
 		Stderr:  stderr,
 		Timeout: sc.Timeout,
 		Groups:  sc.Groups,
@@ -112,7 +143,7 @@ func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness
 	if h.PromptOnStdin() {
 		p.Stdin = strings.NewReader(prompt)
 	}
-	res, runErr := p.Run(ctx)
+	res, runErr := p.Run(runCtx)
 	stdout.flush()
 	stderr.flush()
 	traceErr := trace.close()
@@ -121,19 +152,31 @@ func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness
 		return failed("harness %q cannot start: %v", h.Name, runErr)
 	}
 
-	out := harness.Output{
+	output := harness.Output{
 		Stdout:     stdout.all.Bytes(),
 		Stderr:     stderr.all.Bytes(),
 		ExitCode:   res.ExitCode,
 		OutputFile: inv.OutputFile,
 	}
-	message, cause, bad := h.Final(out)
-	r := Result{ExitCode: res.ExitCode, Result: message, Trace: sc.TraceFile, Session: h.SessionEnd(out), TimedOut: res.TimedOut}
+	message, cause, bad := h.Final(output)
+	r := Result{ExitCode: res.ExitCode, Result: message, Trace: sc.TraceFile, Session: h.SessionEnd(output), TimedOut: res.TimedOut}
+	// A stop of the run itself is the run's, even when the session had
+	// passed its cap meanwhile.
+	passed := turns.Passed() && ctx.Err() == nil
+	var spent error
+	if sc.Meter != nil {
+		spent = sc.Meter.After(inv.Resume, r.Session)
+	}
 	switch {
 	case res.TimedOut:
 		r.Failed, r.Cause = true, timeoutCause(sc)
+	case passed:
+		r.Failed, r.Cause = true, harness.TurnCause(inv.MaxTurns)
+		r.Session.MaxTurns = true
 	case res.Stopped:
 		r.Failed, r.Cause = true, res.Cause(sc.Timeout)
+	case spent != nil:
+		r.Failed, r.Cause, r.Budget = true, spent.Error(), true
 	case bad:
 		r.Failed, r.Cause = true, cause
 	case traceErr != nil:
@@ -175,6 +218,29 @@ func lastMessageFile(sc *Context) string {
 		return strings.TrimSuffix(sc.TraceFile, filepath.Ext(sc.TraceFile)) + ".last-message.md"
 	}
 	return filepath.Join(sc.RunDir, "traces", stepName(sc)+".last-message.md")
+}
+
+// filesDir is the folder of the files a session's command names (a
+// policy), beside the step's trace: traces/STEP.files, made when the
+// session starts and removed when it ends.
+func filesDir(sc *Context) string {
+	return strings.TrimSuffix(lastMessageFile(sc), ".last-message.md") + ".files"
+}
+
+// writeFiles writes files into dir, made afresh, both their owner's only.
+func writeFiles(dir string, files []harness.File) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(dir, f.Name), []byte(f.Text), 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // CommitLeft commits what an agent left uncommitted in the worktree at dir,

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -124,7 +125,7 @@ func TestRunSessionFakes(t *testing.T) {
 			"unexpected status 401 Unauthorized: Missing bearer or basic authentication in header", 1},
 		{"gemini", "gemini-2.5-pro", "", []string{"-m\ngemini-2.5-pro\n", "--approval-mode\nauto_edit\n"},
 			"Please set an Auth method in your ", 41},
-		{"opencode", "anthropic/claude-sonnet-4-5", "low", []string{"-m\nanthropic/claude-sonnet-4-5\n", "--variant\nminimal\n", "--auto\n"},
+		{"opencode", "anthropic/claude-sonnet-4-5", "low", []string{"-m\nanthropic/claude-sonnet-4-5\n", "--variant\nminimal\n", "--format\njson\n"},
 			"Unexpected server error. Check server logs for details.", 1},
 	} {
 		t.Run(tc.harness, func(t *testing.T) {
@@ -271,5 +272,145 @@ func TestInvocation(t *testing.T) {
 	}
 	if inv := Invocation(&ir.PlanAction{Kind: ir.Session}, "p"); inv.Access != "" {
 		t.Errorf("an action with no access: Invocation = %+v", inv)
+	}
+}
+
+// TestRunSessionAccess holds what each CLI is given at each access level:
+// the argv and variables cairn sets over the step's environment, and the
+// policy file gemini reads, written beside the trace and gone once the
+// session ends.
+func TestRunSessionAccess(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		harness, access string
+		// flags are argv items the fake must have been given, env lines
+		// of its recorded environment, lacks what neither may hold.
+		flags, env, lacks []string
+		policy            string
+	}{
+		{"claude", "read", []string{"--permission-mode\ndontAsk\n"}, []string{"CLAUDE_CODE_MAX_RETRIES=4\n"}, []string{"IS_SANDBOX", "--allowedTools"}, ""},
+		{"claude", "write", []string{"--permission-mode\nacceptEdits\n--allowedTools=Bash\n--settings\n{\"sandbox\":{\"enabled\":true,\"autoAllowBashIfSandboxed\":true}}\n"}, []string{"CLAUDE_CODE_MAX_RETRIES=4\n"}, []string{"IS_SANDBOX"}, ""},
+		{"claude", "full", []string{"--permission-mode\nbypassPermissions\n"}, []string{"CLAUDE_CODE_MAX_RETRIES=4\n", "IS_SANDBOX=1\n"}, nil, ""},
+		{"codex", "read", []string{"--sandbox\nread-only\n-c\nallow_login_shell=false\n"}, nil, []string{"IS_SANDBOX"}, ""},
+		{"codex", "full", []string{"--sandbox\ndanger-full-access\n"}, nil, nil, ""},
+		{"gemini", "read", []string{"--approval-mode\ndefault\n--policy\n"}, nil, nil, `commandPrefix = ["git log", "git diff", "git status", "ls"]`},
+		{"gemini", "write", []string{"--approval-mode\nauto_edit\n--policy\n"}, nil, nil, `toolName = "run_shell_command"`},
+		{"gemini", "full", []string{"--approval-mode\nyolo\n"}, nil, []string{"--policy"}, ""},
+		{"opencode", "read", nil, []string{`OPENCODE_PERMISSION={"edit":"deny","bash":{"*":"deny","git log*":"allow","git diff*":"allow","git status*":"allow","ls*":"allow"},"external_directory":"deny"}` + "\n"}, []string{"--auto"}, ""},
+		{"opencode", "write", nil, []string{`OPENCODE_PERMISSION={"edit":"allow","bash":"allow","external_directory":"deny"}` + "\n"}, []string{"--auto"}, ""},
+		{"opencode", "full", []string{"--auto\n"}, []string{`OPENCODE_PERMISSION={"*":"allow"}` + "\n"}, nil, ""},
+	} {
+		t.Run(tc.harness+"/"+tc.access, func(t *testing.T) {
+			t.Parallel()
+			f := newSessionFixture(t, "edit")
+			// The user's own value is overridden, the rest inherited.
+			f.setEnv("CLAUDE_CODE_MAX_RETRIES", "99")
+			f.setEnv("IS_SANDBOX", "")
+			h, _ := harness.NewRegistry(nil).Lookup(tc.harness)
+			a := session(tc.harness, "", "", 20)
+			a.Access = &ir.Setting{Value: tc.access, Source: ir.FromStep}
+			if r := RunSession(context.Background(), f.sc, a, h, ""); r.Failed {
+				t.Fatalf("RunSession: %+v", r)
+			}
+			argv, env := f.read(t, tc.harness, 1, "argv"), f.read(t, tc.harness, 1, "env")
+			for _, flag := range tc.flags {
+				if !strings.Contains(argv, flag) {
+					t.Errorf("argv lacks %q:\n%s", flag, argv)
+				}
+			}
+			for _, e := range tc.env {
+				if !strings.Contains(env, e) {
+					t.Errorf("env lacks %q:\n%s", e, env)
+				}
+			}
+			for _, s := range tc.lacks {
+				if strings.Contains(argv, s) || strings.Contains(env, s+"=1") {
+					t.Errorf("the session was given %q:\nargv:\n%s\nenv:\n%s", s, argv, env)
+				}
+			}
+			if tc.harness == "claude" && tc.access != "full" && strings.Contains(env, "IS_SANDBOX=1") {
+				t.Errorf("IS_SANDBOX=1 set at access %s", tc.access)
+			}
+			if !strings.Contains(env, "CAIRN_STEP=edit\n") {
+				t.Errorf("the session did not inherit the step's environment:\n%s", env)
+			}
+			policy, err := os.ReadFile(filepath.Join(f.log, tc.harness+".1", "policy"))
+			switch {
+			case tc.policy == "" && err == nil:
+				t.Errorf("gemini read a policy at access %s:\n%s", tc.access, policy)
+			case tc.policy != "" && !strings.Contains(string(policy), tc.policy):
+				t.Errorf("policy %v:\n%s\nwant it to hold %s", err, policy, tc.policy)
+			}
+			if tc.policy != "" {
+				dir := strings.TrimSuffix(f.sc.TraceFile, ".jsonl") + ".files"
+				if !strings.Contains(argv, "--policy\n"+dir+"/gemini-") {
+					t.Errorf("the policy is not beside the trace (%s):\n%s", dir, argv)
+				}
+				if _, err := os.Stat(dir); err == nil {
+					t.Errorf("%s is left after the session", dir)
+				}
+			}
+		})
+	}
+}
+
+// TestRunSessionTurnCap: codex and opencode have no turn cap of their own;
+// cairn counts their turns as their events arrive and stops an endless
+// session, its whole process group, once it starts a turn past max_turns.
+func TestRunSessionTurnCap(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"codex", "opencode"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newSessionFixture(t, "loop")
+			if err := os.WriteFile(filepath.Join(f.answers, name+".loop"), []byte("@max-turns\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			// Long enough that only the cap can end the session in time.
+			f.sc.Timeout = 5 * time.Minute
+			h, _ := harness.NewRegistry(nil).Lookup(name)
+			start := time.Now()
+			r := RunSession(context.Background(), f.sc, session(name, "", "", 3), h, "")
+			if !r.Failed || r.Cause != "stopped after 3 turns: max_turns is 3" || !r.Session.MaxTurns || r.TimedOut {
+				t.Errorf("RunSession: %+v; want it stopped at its turn cap", r)
+			}
+			if d := time.Since(start); d > time.Minute {
+				t.Errorf("the endless session took %s to stop", d)
+			}
+			trace, err := os.ReadFile(f.sc.TraceFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			turns := 0
+			for line := range strings.Lines(string(trace)) {
+				if strings.Contains(line, `"type":"item.started"`) || strings.Contains(line, `"type":"step_start"`) {
+					turns++
+				}
+			}
+			if turns < 4 {
+				t.Errorf("the trace holds %d turns; want the 4th, which passed the cap, among them:\n%s", turns, trace)
+			}
+			pid, err := strconv.Atoi(strings.TrimSpace(f.read(t, name, 1, "pid")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Kill(pid, 0); err == nil {
+				t.Errorf("the fake %s (pid %d) still runs after its session ended", name, pid)
+			}
+		})
+	}
+}
+
+// TestRunSessionTurnCapNotReached: a session that answers within its cap
+// is not stopped, and a CLI that enforces its own cap (claude) is not
+// watched.
+func TestRunSessionTurnCapNotReached(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"codex", "opencode", "claude"} {
+		f := newSessionFixture(t, "ask")
+		h, _ := harness.NewRegistry(nil).Lookup(name)
+		if r := RunSession(context.Background(), f.sc, session(name, "", "", 1), h, ""); r.Failed || r.Session.MaxTurns {
+			t.Errorf("%s: RunSession: %+v; want it to succeed", name, r)
+		}
 	}
 }

@@ -33,6 +33,9 @@ type Result struct {
 	Session harness.SessionEnd
 	// TimedOut is set when the action ran past its timeout.
 	TimedOut bool
+	// Budget is set when a budget stopped the session (Context.Meter):
+	// before it started, or as it ended.
+	Budget bool
 }
 
 // Earlier is an earlier step's result file, named in later sessions' prompts
@@ -79,6 +82,24 @@ type Context struct {
 	// Groups records the process groups of the step's shells and
 	// sessions while they run.
 	Groups *proc.Groups
+	// Meter, when set, keeps what the step's sessions spend against the
+	// run's and the step's budgets: asked before every session of the
+	// step (the judge's, review retries' and repairs' included), told
+	// how each ended.
+	Meter Meter
+}
+
+// Meter keeps what a step's sessions spend (the runtime's, for the
+// budgets of §6.3). Before is asked before a session starts: it returns
+// what the session may still spend in US dollars (0: no budget), or the
+// error, "budget spent: $4.02 of $4.00", that fails it before it starts.
+// After is told how the session ended, with what it used, and the id of
+// the CLI session it resumed ("" for a fresh one), whose earlier runs a CLI
+// may count again; its error fails the session when it spent the budget,
+// or its CLI stopped it at the budget it was given.
+type Meter interface {
+	Before() (float64, error)
+	After(resumed string, end harness.SessionEnd) error
 }
 
 // Failed is an action that failed before it ran anything, for the cause

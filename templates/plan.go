@@ -242,6 +242,9 @@ func newActionView(a ir.PlanAction) actionView {
 		if a.Access != nil {
 			v.Settings = append(v.Settings, labelled("access", setting(a.Access)))
 		}
+		if a.Sandbox != nil {
+			v.Settings = append(v.Settings, labelled("sandbox", a.Sandbox.Detail))
+		}
 		if a.MaxTurns != nil {
 			turns := fmt.Sprintf("%d (%s)", a.MaxTurns.Value, a.MaxTurns.Source)
 			if a.MaxTurns.Ignored != "" {

@@ -166,6 +166,6 @@ func judgeAndReviewMarkdown(b *strings.Builder) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintf(b, "\n## A review retry in a fresh session\n\nA harness that cannot resume a session (Gemini CLI, a custom harness) gets the step's original prompt first. Here a validate shell of the `hunt-claude` step above failed, on its second and last retry.\n\n````markdown\n%s````\n", freshPrompt)
+	fmt.Fprintf(b, "\n## A review retry in a fresh session\n\nA harness that cannot resume a session (a custom harness) gets the step's original prompt first. Here a validate shell of the `hunt-claude` step above failed, on its second and last retry.\n\n````markdown\n%s````\n", freshPrompt)
 	return repairMarkdown(b)
 }

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cairn-dev/cairn/ir"
 )
 
 // RunList is what `cairn status` shows: runs, newest first, and the runs
@@ -36,6 +39,9 @@ type RunLine struct {
 	Failure *RunFailure `json:"failure"`
 	Dir     string      `json:"dir"`
 	Error   string      `json:"error,omitempty"`
+	// Usage is what the run's sessions used (run.json's usage); left out
+	// when they reported nothing.
+	Usage ir.Usage `json:"usage,omitzero"`
 }
 
 // StepCounts counts a run's steps by outcome; Total counts them all,
@@ -84,8 +90,9 @@ const (
 
 // WriteText writes the list for a human: the running runs, the crashed
 // ones, then the others, each under its heading, one aligned line per run
-// (name, process, status, start, duration, steps done of all, why it
-// failed); then the refused runs, then the skipped ones.
+// (name, process, status, start, duration, what its sessions cost or "-",
+// steps done of all, why it failed); then the refused runs, then the
+// skipped ones.
 func (l *RunList) WriteText(w io.Writer, st Style) error {
 	var b strings.Builder
 	if len(l.Runs) == 0 && len(l.Refused) == 0 && len(l.Skipped) == 0 {
@@ -149,7 +156,7 @@ func writeSection(b *strings.Builder, st Style, title string, lines []string) {
 // row is the columns of one run's line.
 func (l *RunList) row(r RunLine) []string {
 	if r.Error != "" {
-		return []string{r.Name, "-", statusUnreadable, "-", "-", "-", r.Error}
+		return []string{r.Name, "-", statusUnreadable, "-", "-", "-", "-", r.Error}
 	}
 	duration := "-"
 	switch {
@@ -158,12 +165,21 @@ func (l *RunList) row(r RunLine) []string {
 	case r.Status == statusRunning:
 		duration = FormatDuration(l.Now.Sub(r.Start))
 	}
-	row := []string{r.Name, r.Process, r.Status, clock(r.Start), duration,
+	row := []string{r.Name, r.Process, r.Status, clock(r.Start), duration, costText(r.Usage),
 		fmt.Sprintf("%d/%d steps", r.Steps.Done(), r.Steps.Total)}
 	if r.Failure != nil {
 		row = append(row, failureText(r.Failure))
 	}
 	return row
+}
+
+// costText is what u cost, as a log line words it, or "-" when no session
+// reported a cost.
+func costText(u ir.Usage) string {
+	if u.CostUSD == nil {
+		return "-"
+	}
+	return ir.FormatCost(*u.CostUSD)
 }
 
 // failureText is "STEP: CAUSE", the step alone when no cause was given, the
@@ -219,6 +235,10 @@ type RunShow struct {
 	End       *time.Time
 	Expires   string
 	Steps     []ShownStep
+	// Usage is what each step's sessions used, for the steps whose
+	// sessions reported anything, in file order; Total is the run's.
+	Usage []ShownUsage
+	Total ir.Usage
 	// Record is the run's record as it is written in run.json, which
 	// --json prints with "dir" added.
 	Record any
@@ -236,6 +256,14 @@ type ShownStep struct {
 	// Shells are the precheck and validate shells of the step that failed
 	// in the last round of their phase, with the end of what they wrote.
 	Shells []ShownShell
+}
+
+// ShownUsage is what one step's sessions used, as `cairn show` tables it:
+// all of them, and the judges' share.
+type ShownUsage struct {
+	Step   string
+	Usage  ir.Usage
+	Judges ir.Usage
 }
 
 // ShownShell is a precheck or validate shell that failed, as a run's
@@ -289,7 +317,9 @@ func ShellLines(s ShownShell) []string {
 }
 
 // WriteText writes the run for a human: its facts, then each step's log
-// line with its result and trace paths, and the shells that failed it.
+// line with its result and trace paths, and the shells that failed it;
+// then, when a session reported what it used, a table of what each step's
+// sessions used (usageTable) with the run's total.
 func (s *RunShow) WriteText(w io.Writer, st Style) error {
 	var b strings.Builder
 	facts := [][]string{
@@ -337,8 +367,41 @@ func (s *RunShow) WriteText(w io.Writer, st Style) error {
 			}
 		}
 	}
+	if len(s.Usage) > 0 {
+		b.WriteString("\n" + st.paint(ansiBold, "usage") + "\n")
+		for _, line := range usageTable(s.Usage, s.Total) {
+			b.WriteString("  " + line + "\n")
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// usageTable is the aligned lines of `cairn show`'s usage table: a heading,
+// a line per step, then the run's total. A figure no session reported is
+// "-"; the judges column is the judges' cost within the step's; costs are
+// rounded as a log line rounds them (run.json keeps them whole).
+func usageTable(steps []ShownUsage, total ir.Usage) []string {
+	rows := [][]string{{"step", "turns", "input", "cache read", "cache write", "output", "cost", "judges"}}
+	row := func(name string, u, judges ir.Usage) []string {
+		return []string{name, countText(u.Turns), countText(u.InputTokens), countText(u.CacheReadTokens),
+			countText(u.CacheWriteTokens), countText(u.OutputTokens), costText(u), costText(judges)}
+	}
+	var judges ir.Usage
+	for _, s := range steps {
+		rows = append(rows, row(s.Step, s.Usage, s.Judges))
+		judges = judges.Plus(s.Judges)
+	}
+	rows = append(rows, row("total", total, judges))
+	return columns(rows)
+}
+
+// countText is n, or "-" when it is nil.
+func countText(n *int64) string {
+	if n == nil {
+		return "-"
+	}
+	return strconv.FormatInt(*n, 10)
 }
 
 // sha is " (sha256 PREFIX)" for a file's digest, "" when there is none.

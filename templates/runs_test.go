@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/ir"
 )
 
 // TestRunShowJSON holds that show --json is the record with "dir" first,
@@ -49,14 +51,14 @@ func TestRunListText(t *testing.T) {
 	}
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	l := &RunList{Now: start.Add(90 * time.Second), Runs: []RunLine{
-		{Name: "a_1", Process: "a", Status: "running", Start: start, Steps: StepCounts{Total: 2, Succeeded: 1}},
+		{Name: "a_1", Process: "a", Status: "running", Start: start, Steps: StepCounts{Total: 2, Succeeded: 1}, Usage: ir.Usage{CostUSD: ir.Dollars(0.0712)}},
 		{Name: "b_1", Error: "b_1 has no run record (run.json)"},
 	}}
 	b.Reset()
 	if err := l.WriteText(&b, Style{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"running\n  a_1  a  running  ", "  1m30s  1/2 steps\n", "\nrecent\n  b_1  -  unreadable  -                    -      -          b_1 has no run record"} {
+	for _, want := range []string{"running\n  a_1  a  running  ", "  1m30s  $0.0712  1/2 steps\n", "\nrecent\n  b_1  -  unreadable  -                    -      -        -          b_1 has no run record"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("no %q in\n%s", want, b.String())
 		}
@@ -133,5 +135,41 @@ func TestShellLines(t *testing.T) {
 				t.Errorf("ShellLines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
 		})
+	}
+}
+
+// TestRunShowUsage: show's usage table, a line per step that reported
+// anything and the run's total, "-" for what no session reported.
+func TestRunShowUsage(t *testing.T) {
+	s := &RunShow{
+		Name: "hunt_1",
+		Usage: []ShownUsage{
+			{Step: "hunt-claude", Usage: ir.Usage{Turns: ir.Count(3), InputTokens: ir.Count(1520), OutputTokens: ir.Count(402), CacheReadTokens: ir.Count(8), CacheWriteTokens: ir.Count(4), CostUSD: ir.Dollars(0.0712)},
+				Judges: ir.Usage{CostUSD: ir.Dollars(0.01)}},
+			{Step: "hunt-codex", Usage: ir.Usage{Turns: ir.Count(1), InputTokens: ir.Count(19621), OutputTokens: ir.Count(20), CacheReadTokens: ir.Count(8)}},
+		},
+		Total: ir.Usage{Turns: ir.Count(4), InputTokens: ir.Count(21141), OutputTokens: ir.Count(422), CacheReadTokens: ir.Count(16), CacheWriteTokens: ir.Count(4), CostUSD: ir.Dollars(0.0712)},
+	}
+	var b bytes.Buffer
+	if err := s.WriteText(&b, Style{}); err != nil {
+		t.Fatal(err)
+	}
+	want := `
+usage
+  step         turns  input  cache read  cache write  output  cost     judges
+  hunt-claude  3      1520   8           4            402     $0.0712  $0.0100
+  hunt-codex   1      19621  8           -            20      -        -
+  total        4      21141  16          4            422     $0.0712  $0.0100
+`
+	if got := b.String(); !strings.HasSuffix(got, want) {
+		t.Errorf("got\n%s\nwant it to end with\n%s", got, want)
+	}
+	b.Reset()
+	s.Usage = nil
+	if err := s.WriteText(&b, Style{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "usage") {
+		t.Errorf("a usage table for a run whose sessions reported nothing:\n%s", b.String())
 	}
 }

@@ -99,6 +99,9 @@ printf 'mybot %s answers %d bytes of prompt\n' "$*" "${#prompt}"
 		"answers/claude.review":      "Looks fine.",
 		"answers/opencode":           "opencode: main.go:1",
 		"answers/claude.hunt-claude": "claude: an off-by-one in main.go:3.",
+		// golden/compile/access.toml: sessions that call tools forever.
+		"answers/codex.loop-codex":       "@max-turns",
+		"answers/opencode.loop-opencode": "@max-turns",
 	})
 	for k, v := range testEnv(t, w.work) {
 		switch k {
@@ -279,13 +282,15 @@ func (w *compileWork) record(t *testing.T, code int, stdout string) *runRecord {
 		env = stepTokenLine.ReplaceAll(env, nil)
 		stdin, _ := os.ReadFile(filepath.Join(c, "stdin"))
 		cwd, _ := os.ReadFile(filepath.Join(c, "cwd"))
+		// The policy files fake gemini was given, as it read them.
+		policy, _ := os.ReadFile(filepath.Join(c, "policy"))
 		name, _, _ := strings.Cut(filepath.Base(c), ".")
 		step := regexp.MustCompile(`(?m)^CAIRN_STEP=(.*)$`).FindStringSubmatch(string(env))
 		key := name
 		if step != nil {
 			key += "." + step[1]
 		}
-		r.sessions[key] = norm(fmt.Sprintf("argv:\n%s\ncwd: %s\nenv:\n%s\nstdin:\n%s", argv, cwd, env, stdin))
+		r.sessions[key] = norm(fmt.Sprintf("argv:\n%s\ncwd: %s\nenv:\n%s\nstdin:\n%s\npolicy:\n%s", argv, cwd, env, stdin, policy))
 	}
 	return r
 }

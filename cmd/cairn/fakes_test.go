@@ -68,10 +68,11 @@ func copyFake(src, dst string, mode os.FileMode) error {
 	return os.Chmod(dst, mode)
 }
 
-// TestFakesTakeCairnsArgv runs each fake with the argv cairn builds for it,
-// at every effort, and with a flag its real CLI does not know: the fakes
-// must take the one and refuse the other, or they have drifted from cairn
-// (or cairn from the real CLIs, whose flags the fakes list).
+// TestFakesTakeCairnsArgv runs each fake with the command cairn builds for
+// it (argv, variables and files), at every effort and access level, and
+// with a flag its real CLI does not know: the fakes must take the one and
+// refuse the other, or they have drifted from cairn (or cairn from the real
+// CLIs, whose flags the fakes list).
 func TestFakesTakeCairnsArgv(t *testing.T) {
 	repo := t.TempDir()
 	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
@@ -82,34 +83,65 @@ func TestFakesTakeCairnsArgv(t *testing.T) {
 	for _, name := range fakeNames {
 		h, _ := reg.Lookup(name)
 		for _, effort := range append([]string{""}, ir.Efforts...) {
-			inv := harness.Invocation{
-				Prompt: "Say hello.", Model: models[name], Effort: effort, MaxTurns: 20,
-				Worktree: repo, OutputFile: filepath.Join(t.TempDir(), "last.md"),
-			}
-			argv, err := h.Argv(inv)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if code, stderr := runFake(t, h, argv, inv.Prompt, repo); code != 0 {
-				t.Errorf("%s refused cairn's argv %q: exit %d: %s", name, argv, code, stderr)
-			}
-			bad := append(slices.Clone(argv), "--no-such-flag")
-			if code, _ := runFake(t, h, bad, inv.Prompt, repo); code != 2 {
-				t.Errorf("%s took an unknown flag: exit %d; want 2", name, code)
-			}
-			if !h.CanResume() {
-				continue
-			}
-			inv.Resume = fakeSessions[name]
-			argv, err = h.Argv(inv)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if code, stderr := runFake(t, h, argv, inv.Prompt, repo); code != 0 {
-				t.Errorf("%s refused cairn's argv resuming its session %q: exit %d: %s", name, argv, code, stderr)
+			for _, access := range ir.Accesses {
+				inv := harness.Invocation{
+					Prompt: "Say hello.", Model: models[name], Effort: effort, Access: access, MaxTurns: 20,
+					Worktree: repo, OutputFile: filepath.Join(t.TempDir(), "last.md"), FilesDir: t.TempDir(),
+				}
+				cmd := fakeCommand(t, h, inv)
+				if code, stderr := runFake(t, h, cmd, inv.Prompt, repo); code != 0 {
+					t.Errorf("%s refused cairn's command %q (env %q): exit %d: %s", name, cmd.Argv, cmd.Env, code, stderr)
+				}
+				bad := cmd
+				bad.Argv = append(slices.Clone(cmd.Argv), "--no-such-flag")
+				if code, _ := runFake(t, h, bad, inv.Prompt, repo); code != 2 {
+					t.Errorf("%s took an unknown flag: exit %d; want 2", name, code)
+				}
+				if !h.CanResume() {
+					continue
+				}
+				inv.Resume = fakeSessions[name]
+				cmd = fakeCommand(t, h, inv)
+				if code, stderr := runFake(t, h, cmd, inv.Prompt, repo); code != 0 {
+					t.Errorf("%s refused cairn's argv resuming its session %q: exit %d: %s", name, cmd.Argv, code, stderr)
+				}
 			}
 		}
 	}
+}
+
+// TestFakeClaudeAsRoot: as root, fake claude refuses bypassPermissions
+// without IS_SANDBOX=1, as the real one does, and takes it with.
+func TestFakeClaudeAsRoot(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("not root: Claude Code refuses bypassPermissions as root only")
+	}
+	repo := t.TempDir()
+	h, _ := harness.NewRegistry(nil).Lookup("claude")
+	cmd := fakeCommand(t, h, harness.Invocation{Prompt: "Say hello.", Access: ir.AccessFull, Worktree: repo})
+	if code, stderr := runFake(t, h, cmd, "Say hello.", repo); code != 0 {
+		t.Errorf("fake claude refused full access with %q: exit %d: %s", cmd.Env, code, stderr)
+	}
+	cmd.Env = slices.DeleteFunc(slices.Clone(cmd.Env), func(e string) bool { return strings.HasPrefix(e, "IS_SANDBOX=") })
+	code, stderr := runFake(t, h, cmd, "Say hello.", repo)
+	if want := "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons"; code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("fake claude as root without IS_SANDBOX=1: exit %d: %s; want exit 1: %s", code, stderr, want)
+	}
+}
+
+// fakeCommand is h's command for inv, with the files it names written.
+func fakeCommand(t *testing.T, h *harness.Harness, inv harness.Invocation) harness.Command {
+	t.Helper()
+	cmd, err := h.Command(inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range cmd.Files {
+		if err := os.WriteFile(filepath.Join(inv.FilesDir, f.Name), []byte(f.Text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cmd
 }
 
 // fakeSessions are the session ids the fakes print, which a resumed
@@ -117,19 +149,22 @@ func TestFakesTakeCairnsArgv(t *testing.T) {
 var fakeSessions = map[string]string{
 	"claude":   "5ce51378-5456-4068-a083-5c62d20aebc2",
 	"codex":    "01a22aa1-6da0-7af1-a00d-343d69711c63",
+	"gemini":   "611e63cb-13f1-4783-846d-5abb9eb9d130",
 	"opencode": "ses_dd55fbcc3ffeKBcZXhQxX5eBIg",
 }
 
-// runFake runs the fake of argv[0] with the rest of argv, as a session.
-func runFake(t *testing.T, h *harness.Harness, argv []string, prompt, dir string) (int, string) {
+// runFake runs the fake of the command's argv[0] with the rest of its argv
+// and its variables, as a session.
+func runFake(t *testing.T, h *harness.Harness, c harness.Command, prompt, dir string) (int, string) {
 	t.Helper()
+	argv := c.Argv
 	fake, err := filepath.Abs(filepath.Join(fakesDir, argv[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("bash", append([]string{fake}, argv[1:]...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "FAKE_LOG=", "FAKE_ANSWERS=", "FAKE_FAIL=", "FAKE_LOGGED_OUT=", "FAKE_SLEEP=")
+	cmd.Env = append(append(os.Environ(), "FAKE_LOG=", "FAKE_ANSWERS=", "FAKE_FAIL=", "FAKE_LOGGED_OUT=", "FAKE_SLEEP=", "IS_SANDBOX="), c.Env...)
 	if h.PromptOnStdin() {
 		cmd.Stdin = strings.NewReader(prompt)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/ir"
 )
 
 // realAgentsBin is the folder of the real agent CLIs that .ci/agents.sh
@@ -98,6 +99,7 @@ func TestRealAgents(t *testing.T) {
 		{"claude", "sonnet", "high", ""},
 		{"claude", "sonnet", "high", "5ce51378-5456-4068-a083-5c62d20aebc2"},
 		{"gemini", "gemini-2.5-pro", "", ""},
+		{"gemini", "gemini-2.5-pro", "", "611e63cb-13f1-4783-846d-5abb9eb9d130"},
 		{"opencode", "anthropic/claude-sonnet-4-5", "high", ""},
 		{"opencode", "anthropic/claude-sonnet-4-5", "high", "ses_0123456789abcdefABCDEFGHIJ"},
 	} {
@@ -105,59 +107,76 @@ func TestRealAgents(t *testing.T) {
 		if tc.resume != "" {
 			name += "-resume"
 		}
-		t.Run(name, func(t *testing.T) {
-			repo := t.TempDir()
-			if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
-				t.Fatalf("git init: %v\n%s", err, out)
-			}
-			h, _ := reg.Lookup(tc.harness)
-			inv := harness.Invocation{
-				Prompt:     "Say hello in one word.",
-				Model:      tc.model,
-				Effort:     tc.effort,
-				MaxTurns:   3,
-				Resume:     tc.resume,
-				Worktree:   repo,
-				OutputFile: filepath.Join(t.TempDir(), "last-message.md"),
-			}
-			argv, err := h.Argv(inv)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var stdout, stderr bytes.Buffer
-			p := &proc.Proc{
-				Argv:    argv,
-				Dir:     repo,
-				Env:     env,
-				Stdout:  &stdout,
-				Stderr:  &stderr,
-				Timeout: 60 * time.Second,
-				Grace:   time.Second,
-			}
-			if h.PromptOnStdin() {
-				p.Stdin = strings.NewReader(inv.Prompt)
-			}
-			res, err := p.Run(context.Background())
-			if err != nil {
-				t.Fatalf("start %q: %v", argv, err)
-			}
-			message, cause, failed := h.Final(harness.Output{
-				Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), ExitCode: res.ExitCode, OutputFile: inv.OutputFile,
+		for _, access := range ir.Accesses {
+			t.Run(name+"/"+access, func(t *testing.T) {
+				repo := t.TempDir()
+				if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+					t.Fatalf("git init: %v\n%s", err, out)
+				}
+				h, _ := reg.Lookup(tc.harness)
+				inv := harness.Invocation{
+					Prompt:     "Say hello in one word.",
+					Model:      tc.model,
+					Effort:     tc.effort,
+					Access:     access,
+					MaxTurns:   3,
+					Resume:     tc.resume,
+					Worktree:   repo,
+					OutputFile: filepath.Join(t.TempDir(), "last-message.md"),
+				}
+				inv.FilesDir = t.TempDir()
+				c, err := h.Command(inv)
+				if err != nil {
+					t.Fatal(err)
+				}
+				argv := c.Argv
+				for _, f := range c.Files {
+					if err := os.WriteFile(filepath.Join(inv.FilesDir, f.Name), []byte(f.Text), 0o600); err != nil {
+						t.Fatal(err)
+					}
+				}
+				var stdout, stderr bytes.Buffer
+				p := &proc.Proc{
+					Argv:    argv,
+					Dir:     repo,
+					Env:     append(slices.Clone(env), c.Env...),
+					Stdout:  &stdout,
+					Stderr:  &stderr,
+					Timeout: 60 * time.Second,
+					Grace:   time.Second,
+				}
+				if h.PromptOnStdin() {
+					p.Stdin = strings.NewReader(inv.Prompt)
+				}
+				res, err := p.Run(context.Background())
+				if err != nil {
+					t.Fatalf("start %q: %v", argv, err)
+				}
+				message, cause, failed := h.Final(harness.Output{
+					Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), ExitCode: res.ExitCode, OutputFile: inv.OutputFile,
+				})
+				t.Logf("argv %q\nexit %d\nstdout:\n%s\nstderr:\n%s\nfinal: message %q, cause %q, failed %v",
+					argv, res.ExitCode, clipOutput(stdout.String()), clipOutput(stderr.String()), message, cause, failed)
+				if res.TimedOut {
+					t.Fatalf("%s did not fail within 60s without credentials", tc.harness)
+				}
+				if m := cliRefusal.FindString(stdout.String() + stderr.String()); m != "" {
+					t.Errorf("%s refused cairn's argv (%q)", tc.harness, m)
+				}
+				if m := rootRefusal.FindString(stdout.String() + stderr.String()); m != "" {
+					t.Errorf("%s refused cairn's access %s as root (%q)", tc.harness, access, m)
+				}
+				if res.ExitCode == 0 || !failed || cause == "" {
+					t.Errorf("%s without credentials: exit %d, failed %v, cause %q; want a failure with a cause", tc.harness, res.ExitCode, failed, cause)
+				}
 			})
-			t.Logf("argv %q\nexit %d\nstdout:\n%s\nstderr:\n%s\nfinal: message %q, cause %q, failed %v",
-				argv, res.ExitCode, clipOutput(stdout.String()), clipOutput(stderr.String()), message, cause, failed)
-			if res.TimedOut {
-				t.Fatalf("%s did not fail within 60s without credentials", tc.harness)
-			}
-			if m := cliRefusal.FindString(stdout.String() + stderr.String()); m != "" {
-				t.Errorf("%s refused cairn's argv (%q)", tc.harness, m)
-			}
-			if res.ExitCode == 0 || !failed || cause == "" {
-				t.Errorf("%s without credentials: exit %d, failed %v, cause %q; want a failure with a cause", tc.harness, res.ExitCode, failed, cause)
-			}
-		})
+		}
 	}
 }
+
+// rootRefusal matches what Claude Code prints when it refuses
+// bypassPermissions as root without IS_SANDBOX=1.
+var rootRefusal = regexp.MustCompile(`cannot be used with root/sudo privileges`)
 
 // clipOutput keeps a test log readable: the first 40 lines of s.
 func clipOutput(s string) string {

@@ -59,6 +59,10 @@ record_steps='[{"name":"ask","worktree":"default","parallel":"","optional":false
 
 # How long a stopped step has between SIGTERM and SIGKILL, in seconds.
 grace=5
+# A session whose CLI has no turn cap of its own sets these, local to it: the
+# cap the script enforces by counting its turns, the jq filter that finds
+# them, and the cause of a session stopped past the cap.
+turn_max=0 turn_jq='' turn_cause=''
 # The exit status with which a precheck shell skips its step.
 check_skip=77
 
@@ -252,7 +256,8 @@ jq_step='
          else {} end)]
   | if $vstatus == "" then .
     else .validate = ({status: $vstatus} + (if $verror == "" then {} else {error: $verror} end) + {judges: 0, retries: 0}) end
-  | if $shells == [] then . else .shells = $shells end)}'
+  | if $shells == [] then . else .shells = $shells end
+  | if $usage == {} then . else .usage = $usage end)}'
 
 # step_record INDEX OUTCOME START END EXIT CAUSE TRACE VSTATUS VERROR [EXIT CAUSE]...:
 # the step's record as it stands, as an event: its outcome, start and end
@@ -261,16 +266,18 @@ jq_step='
 # when it did not run) and first failure, the precheck and validate shells
 # it ran, and the exit code and cause of each action that ran.
 step_record() {
-  local i=$1 start=null end=null result='' line shells=$tmp/shells.${step_names[$1]}
+  local i=$1 start=null end=null result='' line shells=$tmp/shells.${step_names[$1]} usage={}
   if [[ -n $3 ]]; then iso_time "$3" && start=\"$REPLY\"; fi
   if [[ -n $4 ]]; then iso_time "$4" && end=\"$REPLY\"; fi
   if [[ -e $tmp/wrote.${step_names[i]} ]]; then result=results/${step_names[i]}.md; fi
   if [[ ! -e $shells ]]; then shells=/dev/null; fi
+  if [[ -s $tmp/usage.${step_names[i]} ]]; then usage=$(<"$tmp/usage.${step_names[i]}"); fi
   now_us
   iso_time "$now"
   if line=$(jq -n -c --slurpfile steps "$tmp/steps.json" --slurpfile shells "$shells" --argjson i "$i" --arg time "$REPLY" \
     --arg outcome "$2" --argjson start "$start" --argjson ended "$end" --argjson exit "$5" --arg cause "$6" \
-    --arg result "$result" --arg trace "$7" --arg vstatus "$8" --arg verror "$9" --args "$jq_step" "${@:10}"); then
+    --arg result "$result" --arg trace "$7" --arg vstatus "$8" --arg verror "$9" --argjson usage "$usage" \
+    --args "$jq_step" "${@:10}"); then
     record_event "$line"
   else
     record_failed "record step \"${step_names[i]}\""
@@ -324,10 +331,12 @@ record_end() {
   if [[ $expires != never ]]; then TZ=UTC printf -v expires '%(%Y-%m-%dT%H:%M:%SZ)T' "$(((now + expires) / 1000000))"; fi
   iso_time "$now"
   if record_write --slurpfile events "$run/events.jsonl" --arg status "$1" --arg ended "$REPLY" --arg expires "$expires" \
-    --arg cause "${2:-}" '
+    --arg cause "${2:-}" "$jq_usage"'
     reduce ($events[] | .step // empty) as $s (.;
       (.steps | map(.name) | index($s.name)) as $j
       | if $j == null then .steps += [$s] else .steps[$j] = $s end)
+    | (reduce (.steps[].usage // empty) as $u ({}; usage_plus($u))) as $total
+    | if $total == {} then del(.usage) else .usage = $total end
     | .status = $status | .cause = $cause | ."end" = $ended | .expires = $expires' <"$run/run.json"; then
     : >"$run/events.jsonl" || rc=1
   else
@@ -338,13 +347,43 @@ record_end() {
   return "$rc"
 }
 
+# What sessions used, summed (harness.UsageJQHelpers): usage_plus($b).
+jq_usage='
+def usage_keys: ["turns", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd"];
+def usage_clean: . as $u | reduce usage_keys[] as $k ({}; if ($u[$k] | type) == "number" then .[$k] = $u[$k] else . end);
+def usage_plus($b): . as $a | reduce usage_keys[] as $k ({};
+  if $a[$k] == null and $b[$k] == null then .
+  elif $a[$k] == null then .[$k] = $b[$k]
+  elif $b[$k] == null then .[$k] = $a[$k]
+  elif $k == "cost_usd" then .[$k] = ((($a[$k] + $b[$k]) * 1e12 | round) / 1e12)
+  else .[$k] = $a[$k] + $b[$k] end);
+def usage_sum(f): reduce f as $u ({}; usage_plus($u));
+def usage_add($a; $b): if $a == null then $b elif $b == null then $a else $a + $b end;
+'
+
+# What a step's sessions used, as its log line words it: turns, tokens_in
+# (every input token, the cache's too), tokens_out and cost (rounded to a
+# hundredth of a cent), each when a session reported it, a line each:
+# name, then value.
+jq_usage_fields='
+(if .turns != null then "turns", .turns else empty end),
+([.input_tokens, .cache_read_tokens, .cache_write_tokens | numbers] | if length > 0 then "tokens_in", add else empty end),
+(if .output_tokens != null then "tokens_out", .output_tokens else empty end),
+(if .cost_usd != null then "cost", (.cost_usd * 10000 | round | "$\(. / 10000 | floor).\(. % 10000 + 10000 | tostring | .[1:])")
+ else empty end)'
+
 # log_step INDEX OUTCOME US CAUSE: the step's line in the run's log.
 log_step() {
-  local i=$1
+  local i=$1 d
+  local -a used=()
   duration "$3"
+  d=$REPLY
+  if [[ -s $tmp/usage.${step_names[i]} ]]; then
+    mapfile -t used < <(jq -r "$jq_usage_fields" <"$tmp/usage.${step_names[i]}")
+  fi
   logfmt step "${step_names[i]}" kind "${step_kinds[i]}" worktree "${step_worktrees[i]}" \
     harness "${step_harnesses[i]}" model "${step_models[i]}" effort "${step_efforts[i]}" \
-    duration "$REPLY" outcome "$2" ${4:+cause "$4"}
+    duration "$d" "${used[@]}" outcome "$2" ${4:+cause "$4"}
   printf '%s\n' "$REPLY" >>"$run/log"
 }
 
@@ -596,17 +635,20 @@ step_going() {
 # environment and the user's umask, in a session of its own (stopping its
 # process group stops all it started), under the step's timeout; stdin from
 # IN, stdout to OUT, stderr to ERR (to OUT when ERR is empty). Whatever it
-# leaves running when it ends is ended with it. Sets proc_rc, proc_timed_out,
-# proc_cause and proc_exit, its exit code as the run record has it: -1 for
-# one its timeout or a stop killed.
+# leaves running when it ends is ended with it. When turn_max is set (a
+# session whose turns the script counts), watch_turns stops it past its
+# turn cap. Sets proc_rc, proc_timed_out, proc_cause and proc_exit, its exit
+# code as the run record has it: -1 for one its timeout or a stop killed.
 run_proc() {
-  local in=$1 out=$2 err=$3 pid t0 rc=0
+  local in=$1 out=$2 err=$3 pid t0 rc=0 watch=''
   shift 3
   local -a timer=()
   if ((step_timeout > 0)); then timer=("$timeout_bin" -k "${grace}s" "${step_timeout}s"); fi
   proc_rc=0 proc_timed_out=0 proc_cause='' proc_exit=0
   now_us
   t0=$now
+  # The watch reads OUT (a file) from its start: nothing an earlier action left.
+  if ((turn_max > 0)); then : >"$out"; fi
   if [[ -n $err ]]; then
     proc_start "$@" <"$in" >"$out" 2>"$err" {pass_fd}>&- {run_lock_fd}>&- &
   else
@@ -616,6 +658,10 @@ run_proc() {
   printf '%s\n' "$pid" >"$tmp/pgid.$step"
   # An interrupt that came as it started finds no group to stop: stop it here.
   if [[ -e $tmp/interrupted ]]; then kill -TERM -- "-$pid" 2>/dev/null || true; fi
+  if ((turn_max > 0)); then
+    watch_turns "$pid" "$out" &
+    watch=$!
+  fi
   # bash would say on stderr that a step it was waiting for was killed: the
   # step's outcome says it.
   { wait "$pid"; } 2>/dev/null || rc=$?
@@ -623,6 +669,8 @@ run_proc() {
   # now, and so do those that left the group (setsid cmd &).
   kill -KILL -- "-$pid" 2>/dev/null || true
   end_strays "$run_token-$step_index"
+  # The watch ends once it has read what the process wrote.
+  if [[ -n $watch ]]; then wait "$watch" || true; fi
   rm -f -- "$tmp/pgid.$step"
   now_us
   proc_rc=$rc proc_exit=$rc
@@ -634,6 +682,30 @@ run_proc() {
   elif ((rc != 0)); then
     proc_cause="exit status $rc"
   fi
+}
+
+# watch_turns PGID OUT: counts the turns of the session whose CLI, in
+# process group PGID, writes its JSON events to OUT, as they come: an event
+# for which the jq filter turn_jq yields true starts one (harness.TurnEvent).
+# When turn turn_max+1 starts, it makes $tmp/turns.$step and stops the
+# group: SIGTERM, then SIGKILL after the grace period. It ends when the
+# process does.
+watch_turns() {
+  local pgid=$1 out=$2 n=0 line i
+  while IFS= read -r line; do
+    [[ $line == true ]] || continue
+    n=$((n + 1))
+    ((n > turn_max)) || continue
+    : >"$tmp/turns.$step"
+    kill -TERM -- "-$pgid" 2>/dev/null || return 0
+    for ((i = 0; i < grace * 10; i++)); do
+      kill -0 -- "-$pgid" 2>/dev/null || return 0
+      sleep 0.1
+    done
+    kill -KILL -- "-$pgid" 2>/dev/null || true
+    return 0
+  done < <(tail -s 0.2 -n +1 -F --pid="$pgid" -- "$out" 2>/dev/null |
+    jq --unbuffered -R -r "fromjson? | select(type == \"object\") | $turn_jq" 2>/dev/null)
 }
 
 # proc_start ARGV...: run_proc's job: ARGV in the step's worktree, with the
@@ -923,7 +995,8 @@ compose_prompt() {
 }
 
 # The final message of a session as each harness writes it (harness.Final):
-# {m: message, c: cause, f: failed}.
+# {m: message, c: cause, f: failed}; and what it used (SessionEnd), by the
+# usage_* functions.
 jq_final='
 def trimend: sub("[ \t\r\n]+\\z"; "");
 def trim: sub("^\\s+"; "") | sub("\\s+\\z"; "");
@@ -953,6 +1026,16 @@ def object:
 def events:
   [split("\n")[] | select(trim | startswith("{")) | try fromjson catch empty
    | select(type == "object" and (.type | type) == "string" and .type != "")];
+def usage_keys: ["turns", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd"];
+def usage_clean: . as $u | reduce usage_keys[] as $k ({}; if ($u[$k] | type) == "number" then .[$k] = $u[$k] else . end);
+def usage_plus($b): . as $a | reduce usage_keys[] as $k ({};
+  if $a[$k] == null and $b[$k] == null then .
+  elif $a[$k] == null then .[$k] = $b[$k]
+  elif $b[$k] == null then .[$k] = $a[$k]
+  elif $k == "cost_usd" then .[$k] = ((($a[$k] + $b[$k]) * 1e12 | round) / 1e12)
+  else .[$k] = $a[$k] + $b[$k] end);
+def usage_sum(f): reduce f as $u ({}; usage_plus($u));
+def usage_add($a; $b): if $a == null then $b elif $b == null then $a else $a + $b end;
 def claude:
   ($out | object) as $r
   | if $r == null or $r.type != "result" then {m: "", c: unreadable("claude"; "its JSON result"), f: true}
@@ -964,6 +1047,19 @@ def claude:
         elif $r.subtype == "error_max_turns" then {m: $msg, c: "reached its max turns (error_max_turns)", f: true}
         elif $es then {m: $msg, c: "claude ended with \($r.subtype)", f: true}
         else {m: $msg, c: exitcause, f: true} end
+    end;
+def usage_claude:
+  ($out | object) as $r
+  | if $r == null or $r.type != "result" then {}
+    else [($r.modelUsage // {})[]?] as $m
+      | def sum(f): [$m[] | f | numbers] | if length > 0 then add else null end;
+      {turns: $r.num_turns, cost_usd: $r.total_cost_usd}
+      + (if ($m | length) > 0
+         then {input_tokens: sum(.inputTokens), output_tokens: sum(.outputTokens),
+               cache_read_tokens: sum(.cacheReadInputTokens), cache_write_tokens: sum(.cacheCreationInputTokens)}
+         else ($r.usage // {}) | {input_tokens, output_tokens,
+               cache_read_tokens: .cache_read_input_tokens, cache_write_tokens: .cache_creation_input_tokens} end)
+      | usage_clean
     end;
 def codex:
   ($out | events) as $ev
@@ -978,6 +1074,17 @@ def codex:
     elif ($lasterror | blank | not) then {m: $msg, c: ($lasterror | oneline), f: true}
     elif $failedturn and $rc == 0 then {m: $msg, c: "codex: the turn failed", f: true}
     else {m: $msg, c: exitcause, f: true} end;
+def usage_codex:
+  [$out | events[] | select(.type == "turn.completed")] as $t
+  | if ($t | length) == 0 then {}
+    else ([$t[] | select(.usage != null) | .usage] | last // {}) as $u
+      | {turns: ($t | length),
+         input_tokens: (if ($u.input_tokens | type) == "number" and ($u.cached_input_tokens | type) == "number"
+                        then [$u.input_tokens - $u.cached_input_tokens, 0] | max else $u.input_tokens end),
+         output_tokens: $u.output_tokens, cache_read_tokens: $u.cached_input_tokens,
+         cache_write_tokens: $u.cache_write_input_tokens}
+      | usage_clean
+    end;
 def gemini:
   ($out | object) as $o
   | ($o != null and ($o.response != null or $o.error != null)) as $parsed
@@ -992,6 +1099,17 @@ def gemini:
     elif $rc != 0 then {m: $msg, c: exitcause, f: true}
     elif ($parsed | not) then {m: "", c: unreadable("gemini"; "its JSON output"), f: true}
     else {m: $msg, c: "", f: false} end;
+def usage_gemini:
+  ($out | object) as $o
+  | if ($o.stats.models? | type) != "object" then {}
+    else usage_sum($o.stats.models[] | (.tokens // {}) as $t
+      | {turns: .api.totalRequests?,
+         input_tokens: (if $t.input != null then $t.input
+                        elif ($t.prompt | type) == "number" and ($t.cached | type) == "number" then [$t.prompt - $t.cached, 0] | max
+                        else $t.prompt end),
+         output_tokens: usage_add($t.candidates; $t.thoughts), cache_read_tokens: $t.cached}
+      | usage_clean)
+    end;
 def opencode:
   ($out | events) as $ev
   | ([$ev[] | select(.type == "text" and .part != null) | .part.text // ""] | last // "" | trimend) as $msg
@@ -1004,20 +1122,39 @@ def opencode:
     elif $errored and ($cause | blank | not) then {m: $msg, c: ($cause | oneline), f: true}
     elif $errored or $rc != 0 then {m: $msg, c: exitcause, f: true}
     else {m: $msg, c: "", f: false} end;
+def usage_opencode:
+  usage_sum($out | events[] | select(.type == "step_finish") | (.part // {}) as $p | ($p.tokens // {}) as $t
+    | {turns: 1, input_tokens: $t.input, output_tokens: usage_add($t.output; $t.reasoning),
+       cache_read_tokens: $t.cache.read?, cache_write_tokens: $t.cache.write?, cost_usd: $p.cost}
+    | usage_clean);
 def custom:
   ($out | trimend) as $msg
   | if $rc == 0 then {m: $msg, c: "", f: false}
     elif ($err | lastline) != "" then {m: $msg, c: ($err | lastline | oneline), f: true}
     else {m: $msg, c: exitcause, f: true} end;
+def usage_custom($paths):
+  ((try ($out | fromjson) catch null)
+   // ([$out | split("\n")[] | select(test("^\\s*\\{")) | try fromjson catch empty | select(type == "object")] | last)) as $d
+  | reduce ($paths | to_entries[]) as $p ({};
+      (try ($d | getpath($p.value)) catch null) as $v
+      | if ($v | type) != "number" or $v < 0 then .
+        elif $p.key == "cost_usd" then .[$p.key] = $v
+        elif $v == ($v | floor) and $v <= 4611686018427387903 then .[$p.key] = $v
+        else . end)
+  | usage_clean;
 '
 
 # run_session FINAL IN ARGV...: a session action: the harness's CLI in the
-# step's worktree with the prompt on stdin (IN) or in ARGV; its output is
-# kept as the step's trace (stdout as written, each stderr line as
+# step's worktree with the prompt on stdin (IN) or in ARGV (which may start
+# with the NAME=VALUE variables the harness sets, which env applies); its
+# output is kept as the step's trace (stdout as written, each stderr line as
 # {"stderr": LINE}), and its final message, read as harness FINAL reads it,
-# is the step's result.
+# is the step's result. What it used, read by the jq of $session_usage, is
+# added to the step's usage, $tmp/usage.STEP.
+# is the step's result. A session the script stopped past its turn cap
+# (turn_max) fails with turn_cause.
 run_session() {
-  local final=$1 in=$2 last=/dev/null step_trace=$run/traces/$step.jsonl
+  local final=$1 in=$2 last=/dev/null step_trace=$run/traces/$step.jsonl prior={} usage
   shift 2
   rm -f -- "$last_message"
   run_proc "$in" "$tmp/out.$step" "$tmp/err.$step" "$@"
@@ -1032,14 +1169,22 @@ run_session() {
     chmod 600 -- "$last_message"
     last=$last_message
   fi
+  if [[ -s $tmp/usage.$step ]]; then prior=$(<"$tmp/usage.$step"); fi
   jq -n -c --rawfile out "$tmp/out.$step" --rawfile err "$tmp/err.$step" --rawfile last "$last" \
-    --argjson rc "$proc_rc" "$jq_final $final" >"$tmp/final.$step" ||
+    --argjson rc "$proc_rc" --argjson prior "$prior" "$jq_final $final + {u: (\$prior | usage_plus($session_usage))}" \
+    >"$tmp/final.$step" ||
     printf '{"m":"","c":"cannot read the output of %s","f":true}\n' "$final" >"$tmp/final.$step"
+  if usage=$(jq -c '.u // empty' <"$tmp/final.$step") && [[ -n $usage ]]; then
+    printf '%s\n' "$usage" >"$tmp/usage.$step"
+  fi
   jq -j '.m' <"$tmp/final.$step" >"$tmp/message.$step"
   write_result "$tmp/message.$step"
   step_rc=$proc_exit
   if ((proc_timed_out)) || [[ $proc_cause == stopped ]]; then
     step_outcome=failed step_cause=$proc_cause
+  elif [[ -e $tmp/turns.$step ]]; then
+    rm -f -- "$tmp/turns.$step"
+    step_rc=-1 step_outcome=failed step_cause=$turn_cause
   elif [[ $(jq -r '.f' <"$tmp/final.$step") == true ]]; then
     step_outcome=failed step_cause=$(jq -r '.c' <"$tmp/final.$step")
   fi
@@ -1092,6 +1237,7 @@ session_0_0() {
     prompt_tail=$'`\n\n## Your task\n\nSay hello.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
   fi
   compose_prompt
+  session_usage='usage_custom({})'
   printf '%s' "$prompt" >"$tmp/prompt.$step"
   run_session 'custom' "$tmp/prompt.$step" 'mybot' '--model=big' '--effort=high' '--turns' '20' '--access=write' '--dir' "${step_dir}"
 }

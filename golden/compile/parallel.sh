@@ -59,6 +59,10 @@ record_steps='[{"name":"a","worktree":"a","parallel":"g","optional":false,"outco
 
 # How long a stopped step has between SIGTERM and SIGKILL, in seconds.
 grace=5
+# A session whose CLI has no turn cap of its own sets these, local to it: the
+# cap the script enforces by counting its turns, the jq filter that finds
+# them, and the cause of a session stopped past the cap.
+turn_max=0 turn_jq=''
 # The exit status with which a precheck shell skips its step.
 check_skip=77
 
@@ -252,7 +256,8 @@ jq_step='
          else {} end)]
   | if $vstatus == "" then .
     else .validate = ({status: $vstatus} + (if $verror == "" then {} else {error: $verror} end) + {judges: 0, retries: 0}) end
-  | if $shells == [] then . else .shells = $shells end)}'
+  | if $shells == [] then . else .shells = $shells end
+  | if $usage == {} then . else .usage = $usage end)}'
 
 # step_record INDEX OUTCOME START END EXIT CAUSE TRACE VSTATUS VERROR [EXIT CAUSE]...:
 # the step's record as it stands, as an event: its outcome, start and end
@@ -261,16 +266,18 @@ jq_step='
 # when it did not run) and first failure, the precheck and validate shells
 # it ran, and the exit code and cause of each action that ran.
 step_record() {
-  local i=$1 start=null end=null result='' line shells=$tmp/shells.${step_names[$1]}
+  local i=$1 start=null end=null result='' line shells=$tmp/shells.${step_names[$1]} usage={}
   if [[ -n $3 ]]; then iso_time "$3" && start=\"$REPLY\"; fi
   if [[ -n $4 ]]; then iso_time "$4" && end=\"$REPLY\"; fi
   if [[ -e $tmp/wrote.${step_names[i]} ]]; then result=results/${step_names[i]}.md; fi
   if [[ ! -e $shells ]]; then shells=/dev/null; fi
+  if [[ -s $tmp/usage.${step_names[i]} ]]; then usage=$(<"$tmp/usage.${step_names[i]}"); fi
   now_us
   iso_time "$now"
   if line=$(jq -n -c --slurpfile steps "$tmp/steps.json" --slurpfile shells "$shells" --argjson i "$i" --arg time "$REPLY" \
     --arg outcome "$2" --argjson start "$start" --argjson ended "$end" --argjson exit "$5" --arg cause "$6" \
-    --arg result "$result" --arg trace "$7" --arg vstatus "$8" --arg verror "$9" --args "$jq_step" "${@:10}"); then
+    --arg result "$result" --arg trace "$7" --arg vstatus "$8" --arg verror "$9" --argjson usage "$usage" \
+    --args "$jq_step" "${@:10}"); then
     record_event "$line"
   else
     record_failed "record step \"${step_names[i]}\""
@@ -324,10 +331,12 @@ record_end() {
   if [[ $expires != never ]]; then TZ=UTC printf -v expires '%(%Y-%m-%dT%H:%M:%SZ)T' "$(((now + expires) / 1000000))"; fi
   iso_time "$now"
   if record_write --slurpfile events "$run/events.jsonl" --arg status "$1" --arg ended "$REPLY" --arg expires "$expires" \
-    --arg cause "${2:-}" '
+    --arg cause "${2:-}" "$jq_usage"'
     reduce ($events[] | .step // empty) as $s (.;
       (.steps | map(.name) | index($s.name)) as $j
       | if $j == null then .steps += [$s] else .steps[$j] = $s end)
+    | (reduce (.steps[].usage // empty) as $u ({}; usage_plus($u))) as $total
+    | if $total == {} then del(.usage) else .usage = $total end
     | .status = $status | .cause = $cause | ."end" = $ended | .expires = $expires' <"$run/run.json"; then
     : >"$run/events.jsonl" || rc=1
   else
@@ -338,13 +347,43 @@ record_end() {
   return "$rc"
 }
 
+# What sessions used, summed (harness.UsageJQHelpers): usage_plus($b).
+jq_usage='
+def usage_keys: ["turns", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd"];
+def usage_clean: . as $u | reduce usage_keys[] as $k ({}; if ($u[$k] | type) == "number" then .[$k] = $u[$k] else . end);
+def usage_plus($b): . as $a | reduce usage_keys[] as $k ({};
+  if $a[$k] == null and $b[$k] == null then .
+  elif $a[$k] == null then .[$k] = $b[$k]
+  elif $b[$k] == null then .[$k] = $a[$k]
+  elif $k == "cost_usd" then .[$k] = ((($a[$k] + $b[$k]) * 1e12 | round) / 1e12)
+  else .[$k] = $a[$k] + $b[$k] end);
+def usage_sum(f): reduce f as $u ({}; usage_plus($u));
+def usage_add($a; $b): if $a == null then $b elif $b == null then $a else $a + $b end;
+'
+
+# What a step's sessions used, as its log line words it: turns, tokens_in
+# (every input token, the cache's too), tokens_out and cost (rounded to a
+# hundredth of a cent), each when a session reported it, a line each:
+# name, then value.
+jq_usage_fields='
+(if .turns != null then "turns", .turns else empty end),
+([.input_tokens, .cache_read_tokens, .cache_write_tokens | numbers] | if length > 0 then "tokens_in", add else empty end),
+(if .output_tokens != null then "tokens_out", .output_tokens else empty end),
+(if .cost_usd != null then "cost", (.cost_usd * 10000 | round | "$\(. / 10000 | floor).\(. % 10000 + 10000 | tostring | .[1:])")
+ else empty end)'
+
 # log_step INDEX OUTCOME US CAUSE: the step's line in the run's log.
 log_step() {
-  local i=$1
+  local i=$1 d
+  local -a used=()
   duration "$3"
+  d=$REPLY
+  if [[ -s $tmp/usage.${step_names[i]} ]]; then
+    mapfile -t used < <(jq -r "$jq_usage_fields" <"$tmp/usage.${step_names[i]}")
+  fi
   logfmt step "${step_names[i]}" kind "${step_kinds[i]}" worktree "${step_worktrees[i]}" \
     harness "${step_harnesses[i]}" model "${step_models[i]}" effort "${step_efforts[i]}" \
-    duration "$REPLY" outcome "$2" ${4:+cause "$4"}
+    duration "$d" "${used[@]}" outcome "$2" ${4:+cause "$4"}
   printf '%s\n' "$REPLY" >>"$run/log"
 }
 
@@ -596,17 +635,20 @@ step_going() {
 # environment and the user's umask, in a session of its own (stopping its
 # process group stops all it started), under the step's timeout; stdin from
 # IN, stdout to OUT, stderr to ERR (to OUT when ERR is empty). Whatever it
-# leaves running when it ends is ended with it. Sets proc_rc, proc_timed_out,
-# proc_cause and proc_exit, its exit code as the run record has it: -1 for
-# one its timeout or a stop killed.
+# leaves running when it ends is ended with it. When turn_max is set (a
+# session whose turns the script counts), watch_turns stops it past its
+# turn cap. Sets proc_rc, proc_timed_out, proc_cause and proc_exit, its exit
+# code as the run record has it: -1 for one its timeout or a stop killed.
 run_proc() {
-  local in=$1 out=$2 err=$3 pid t0 rc=0
+  local in=$1 out=$2 err=$3 pid t0 rc=0 watch=''
   shift 3
   local -a timer=()
   if ((step_timeout > 0)); then timer=("$timeout_bin" -k "${grace}s" "${step_timeout}s"); fi
   proc_rc=0 proc_timed_out=0 proc_cause='' proc_exit=0
   now_us
   t0=$now
+  # The watch reads OUT (a file) from its start: nothing an earlier action left.
+  if ((turn_max > 0)); then : >"$out"; fi
   if [[ -n $err ]]; then
     proc_start "$@" <"$in" >"$out" 2>"$err" {pass_fd}>&- {run_lock_fd}>&- &
   else
@@ -616,6 +658,10 @@ run_proc() {
   printf '%s\n' "$pid" >"$tmp/pgid.$step"
   # An interrupt that came as it started finds no group to stop: stop it here.
   if [[ -e $tmp/interrupted ]]; then kill -TERM -- "-$pid" 2>/dev/null || true; fi
+  if ((turn_max > 0)); then
+    watch_turns "$pid" "$out" &
+    watch=$!
+  fi
   # bash would say on stderr that a step it was waiting for was killed: the
   # step's outcome says it.
   { wait "$pid"; } 2>/dev/null || rc=$?
@@ -623,6 +669,8 @@ run_proc() {
   # now, and so do those that left the group (setsid cmd &).
   kill -KILL -- "-$pid" 2>/dev/null || true
   end_strays "$run_token-$step_index"
+  # The watch ends once it has read what the process wrote.
+  if [[ -n $watch ]]; then wait "$watch" || true; fi
   rm -f -- "$tmp/pgid.$step"
   now_us
   proc_rc=$rc proc_exit=$rc
@@ -634,6 +682,30 @@ run_proc() {
   elif ((rc != 0)); then
     proc_cause="exit status $rc"
   fi
+}
+
+# watch_turns PGID OUT: counts the turns of the session whose CLI, in
+# process group PGID, writes its JSON events to OUT, as they come: an event
+# for which the jq filter turn_jq yields true starts one (harness.TurnEvent).
+# When turn turn_max+1 starts, it makes $tmp/turns.$step and stops the
+# group: SIGTERM, then SIGKILL after the grace period. It ends when the
+# process does.
+watch_turns() {
+  local pgid=$1 out=$2 n=0 line i
+  while IFS= read -r line; do
+    [[ $line == true ]] || continue
+    n=$((n + 1))
+    ((n > turn_max)) || continue
+    : >"$tmp/turns.$step"
+    kill -TERM -- "-$pgid" 2>/dev/null || return 0
+    for ((i = 0; i < grace * 10; i++)); do
+      kill -0 -- "-$pgid" 2>/dev/null || return 0
+      sleep 0.1
+    done
+    kill -KILL -- "-$pgid" 2>/dev/null || true
+    return 0
+  done < <(tail -s 0.2 -n +1 -F --pid="$pgid" -- "$out" 2>/dev/null |
+    jq --unbuffered -R -r "fromjson? | select(type == \"object\") | $turn_jq" 2>/dev/null)
 }
 
 # proc_start ARGV...: run_proc's job: ARGV in the step's worktree, with the

@@ -28,7 +28,7 @@ func anthropicReply(s *Server, w http.ResponseWriter, req Request, t Turn) {
 		stop = "tool_use"
 	}
 	id := s.callID("msg_double")
-	usage := map[string]any{"input_tokens": approxTokens(req.Raw), "output_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+	usage := map[string]any{"input_tokens": approxTokens(req.Raw), "output_tokens": OutputTokens, "cache_creation_input_tokens": CacheWriteTokens, "cache_read_input_tokens": CacheReadTokens}
 	if !req.Stream {
 		writeJSON(w, http.StatusOK, map[string]any{
 			"id": id, "type": "message", "role": "assistant", "model": model,
@@ -40,7 +40,7 @@ func anthropicReply(s *Server, w http.ResponseWriter, req Request, t Turn) {
 	e.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": model,
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": usage["input_tokens"], "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+		"usage": map[string]any{"input_tokens": usage["input_tokens"], "output_tokens": 1, "cache_creation_input_tokens": CacheWriteTokens, "cache_read_input_tokens": CacheReadTokens},
 	}})
 	switch block["type"] {
 	case "text":
@@ -52,7 +52,7 @@ func anthropicReply(s *Server, w http.ResponseWriter, req Request, t Turn) {
 		e.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "input_json_delta", "partial_json": call.arguments()}})
 	}
 	e.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
-	e.event("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 10}})
+	e.event("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": OutputTokens}})
 	e.event("message_stop", map[string]any{"type": "message_stop"})
 }
 

@@ -32,8 +32,11 @@ func chatReply(s *Server, w http.ResponseWriter, req Request, t Turn) {
 	id := s.callID("chatcmpl-double")
 	created := time.Now().Unix()
 	model := str(req.Body["model"])
-	input := approxTokens(req.Raw)
-	usage := map[string]any{"prompt_tokens": input, "completion_tokens": 10, "total_tokens": input + 10}
+	input := approxTokens(req.Raw) + CacheReadTokens
+	usage := map[string]any{
+		"prompt_tokens": input, "prompt_tokens_details": map[string]any{"cached_tokens": CacheReadTokens},
+		"completion_tokens": OutputTokens, "total_tokens": input + OutputTokens,
+	}
 	if !req.Stream {
 		msg := map[string]any{"role": "assistant", "content": message}
 		if calls != nil {

@@ -27,14 +27,17 @@ func geminiReply(s *Server, w http.ResponseWriter, req Request, t Turn) {
 		call := callFor(t, req, geminiTools(req.Body))
 		part = map[string]any{"functionCall": map[string]any{"id": s.callID("gemini_double"), "name": call.name, "args": call.args}}
 	}
-	input := approxTokens(req.Raw)
+	input := approxTokens(req.Raw) + CacheReadTokens
 	response := map[string]any{
 		"candidates": []any{map[string]any{
 			"content": map[string]any{"role": "model", "parts": []any{part}}, "finishReason": "STOP", "index": 0,
 		}},
-		"usageMetadata": map[string]any{"promptTokenCount": input, "candidatesTokenCount": 10, "totalTokenCount": input + 10},
-		"modelVersion":  "double-model",
-		"responseId":    s.callID("gemini_response_"),
+		"usageMetadata": map[string]any{
+			"promptTokenCount": input, "cachedContentTokenCount": CacheReadTokens,
+			"candidatesTokenCount": OutputTokens, "totalTokenCount": input + OutputTokens,
+		},
+		"modelVersion": "double-model",
+		"responseId":   s.callID("gemini_response_"),
 	}
 	if !req.Stream {
 		writeJSON(w, http.StatusOK, response)

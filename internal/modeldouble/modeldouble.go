@@ -327,6 +327,22 @@ func (e sse) done() {
 // approxTokens is a token count good enough for the CLIs' context meters.
 func approxTokens(raw []byte) int { return len(raw)/4 + 1 }
 
+// The usage every answer reports besides its input tokens (approxTokens of
+// the request): fixed and above zero, in each API's own fields, so that a
+// CLI's sums of what a session used, and the cost it computes from them,
+// are figures a test can see arrive.
+const (
+	// OutputTokens is every answer's output tokens.
+	OutputTokens = 10
+	// CacheReadTokens is every answer's input tokens read from the
+	// prompt cache (within its input tokens, or beside them for
+	// Anthropic's API, which counts them apart).
+	CacheReadTokens = 4
+	// CacheWriteTokens is every Anthropic answer's input tokens written
+	// to the prompt cache; the other APIs report none.
+	CacheWriteTokens = 2
+)
+
 func truthy(v any) bool {
 	b, _ := v.(bool)
 	return b

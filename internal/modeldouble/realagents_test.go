@@ -229,7 +229,10 @@ var agents = []agent{
 				"npm":     "@ai-sdk/openai-compatible",
 				"name":    "double",
 				"options": map[string]any{"baseURL": d.URL + "/v1", "apiKey": "sk-modeldouble"},
-				"models":  map[string]any{"double-model": map[string]any{"name": "double-model", "tool_call": true}},
+				// A price per million tokens, from which opencode
+				// computes what a session cost.
+				"models": map[string]any{"double-model": map[string]any{"name": "double-model", "tool_call": true,
+					"cost": map[string]any{"input": 3, "output": 15, "cache_read": 0.3, "cache_write": 3.75}}},
 			}}}
 			b, _ := json.Marshal(config)
 			return []string{

@@ -39,11 +39,11 @@ func responsesReply(s *Server, w http.ResponseWriter, req Request, t Turn) {
 		}
 	}
 	id := s.callID("resp_double")
-	input := approxTokens(req.Raw)
+	input := approxTokens(req.Raw) + CacheReadTokens
 	usage := map[string]any{
-		"input_tokens": input, "input_tokens_details": map[string]any{"cached_tokens": 0},
-		"output_tokens": 10, "output_tokens_details": map[string]any{"reasoning_tokens": 0},
-		"total_tokens": input + 10,
+		"input_tokens": input, "input_tokens_details": map[string]any{"cached_tokens": CacheReadTokens},
+		"output_tokens": OutputTokens, "output_tokens_details": map[string]any{"reasoning_tokens": 0},
+		"total_tokens": input + OutputTokens,
 	}
 	response := map[string]any{
 		"id": id, "object": "response", "created_at": time.Now().Unix(), "status": "completed",

@@ -2,16 +2,20 @@
 #
 # Every call is recorded in $FAKE_LOG/NAME.N/ (N counts the calls of NAME
 # from 1, --version included): argv (one argument a line), stdin (what the
-# CLI read; empty when it reads none), cwd, and env (the CAIRN_* variables but
-# the step token, which differs from process to process).
+# CLI read; empty when it reads none), cwd, pid, and env (the CAIRN_*
+# variables but the step token, which differs from process to process, and
+# the variables cairn sets for an agent's access and retries: IS_SANDBOX,
+# CLAUDE_CODE_MAX_RETRIES, OPENCODE_PERMISSION).
 # The Nth session of NAME in a step (STEP is $CAIRN_STEP; N counts from 1,
 # and is recorded in $FAKE_LOG/NAME.M/session) answers with the text of
 # $FAKE_ANSWERS/NAME.STEP.N, else of $FAKE_ANSWERS/NAME.STEP, else of
 # $FAKE_ANSWERS/NAME, else "NAME: done.", in the real CLI's output format;
 # $FAKE_ANSWERS/NAME.STEP[.N].do, when there is one, is what it does first.
 # An answer that starts with "@max-turns" makes fake claude stop at its
-# --max-turns as the real one does, with no final message (the other fakes,
-# whose CLIs have no turn cap, answer with an empty message). A session
+# --max-turns as the real one does, with no final message; fake codex and
+# opencode, whose CLIs have no turn cap, then call tools forever, printing
+# each call's events, until they are killed, and fake gemini answers with an
+# empty message. A session
 # resumed with an id the fake never gave fails as the real CLI does. FAKE_FAIL (names, separated by blanks or commas) makes
 # NAME fail as the real CLI fails without credentials; FAKE_LOGGED_OUT
 # (names, likewise) makes NAME's login status command (claude auth status,
@@ -20,6 +24,11 @@
 # each, not among the numbered calls. FAKE_SLEEP=SECONDS
 # makes a session work that long first. A flag the real CLI does not take
 # is refused with exit 2, so the fakes cannot drift from what cairn passes.
+# A session reports what it used in its CLI's format, fixed figures for
+# each fake (FAKE_COST=USD sets what a claude or opencode session costs);
+# claude and codex count a resumed session's usage from its first start,
+# as the real ones do (fake_runs). Fake claude given --max-budget-usd below its session's cost stops
+# with error_max_budget_usd, as the real one does.
 
 # The tests' PATH may hold only cairn, git and the fakes.
 PATH=$PATH:/usr/bin:/bin
@@ -39,9 +48,13 @@ fake_record() {
   fake_dir=$FAKE_LOG/$fake_name.$n
   if (($#)); then printf '%s\n' "$@"; fi >"$fake_dir/argv"
   pwd >"$fake_dir/cwd"
+  echo "$$" >"$fake_dir/pid"
   local v
   for v in $(compgen -e); do
-    case $v in CAIRN_STEP_TOKEN) ;; CAIRN_*) printf '%s=%s\n' "$v" "${!v}" ;; esac
+    case $v in
+    CAIRN_STEP_TOKEN) ;;
+    CAIRN_* | IS_SANDBOX | CLAUDE_CODE_MAX_RETRIES | OPENCODE_PERMISSION) printf '%s=%s\n' "$v" "${!v}" ;;
+    esac
   done >"$fake_dir/env"
   : >"$fake_dir/stdin"
 }
@@ -126,6 +139,12 @@ fake_work() {
   if [ -n "${FAKE_SLEEP:-}" ]; then sleep "$FAKE_SLEEP"; fi
 }
 
+# fake_tool_pace is how long an endless session's fake model takes to ask
+# for its next tool call.
+fake_tool_pace() {
+  sleep 0.05
+}
+
 # fake_usage refuses the command line as the real CLI would: the message on
 # stderr, exit 2.
 fake_usage() {
@@ -150,4 +169,26 @@ one_of() {
   shift
   for c in "$@"; do [ "$v" = "$c" ] && return 0; done
   return 1
+}
+
+# fake_times writes the product of the numbers $1 and $2.
+fake_times() {
+  awk -v a="$1" -v b="$2" 'BEGIN { printf "%.10g", a * b }'
+}
+
+# fake_above reports whether the number $1 is above the number $2.
+fake_above() {
+  awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'
+}
+
+# fake_runs sets fake_runs to how many times the CLI has run its session,
+# this run included: 1 for a fresh session, one more than the last run's
+# for a resumed one (the fakes' sessions all have one id).
+fake_runs() {
+  fake_runs=1
+  [ -n "${FAKE_LOG:-}" ] || return 0
+  local counter=$FAKE_LOG/.sessions/$fake_name.runs
+  mkdir -p "${counter%/*}" || exit 99
+  if [ -n "$1" ] && [ -f "$counter" ]; then fake_runs=$(($(<"$counter") + 1)); fi
+  echo "$fake_runs" >"$counter"
 }

@@ -1,4 +1,4 @@
-package runtime
+package progress
 
 import (
 	"strings"
@@ -17,20 +17,20 @@ func TestProgressPlain(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
 	clock := &fixedClock{time.Date(2026, 1, 1, 12, 0, 1, 0, time.Local)}
-	p := newProgress(&b, false)
+	p := New(&b, false)
 	p.now = clock.now
-	p.start("hunt-claude", "session, claude opus, worktree claude")
+	p.Start("hunt-claude", "session, claude opus, worktree claude")
 	clock.t = clock.t.Add(8 * time.Second)
-	p.end("hunt-claude", record.Succeeded, 8100*time.Millisecond, "")
-	p.end("test", record.Failed, time.Second, "exit status 1")
-	p.end("later", record.Cancelled, 0, "")
-	p.end("lint", record.Skipped, 0, "no Go files")
-	p.note("hunt-codex: waiting for resources")
-	p.optional = map[string]bool{"vet": true}
-	p.end("vet", record.Failed, time.Second, "exit status 2")
-	p.end("vet", record.Cancelled, 0, "")
-	p.end("docs", record.Inconclusive, 2*time.Second, "validate: the judge reached no verdict (max-turns: reached its turn cap (32))")
-	p.close()
+	p.End("hunt-claude", record.Succeeded, 8100*time.Millisecond, "")
+	p.End("test", record.Failed, time.Second, "exit status 1")
+	p.End("later", record.Cancelled, 0, "")
+	p.End("lint", record.Skipped, 0, "no Go files")
+	p.Note("hunt-codex: waiting for resources")
+	p.Optional = map[string]bool{"vet": true}
+	p.End("vet", record.Failed, time.Second, "exit status 2")
+	p.End("vet", record.Cancelled, 0, "")
+	p.End("docs", record.Inconclusive, 2*time.Second, "validate: the judge reached no verdict (max-turns: reached its turn cap (32))")
+	p.Close()
 	want := `12:00:01 start hunt-claude (session, claude opus, worktree claude)
 12:00:09 done hunt-claude 8.1s
 12:00:09 failed test: exit status 1
@@ -51,16 +51,16 @@ func TestProgressTerminal(t *testing.T) {
 	t.Setenv("COLUMNS", "40")
 	var b strings.Builder
 	clock := &fixedClock{time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
-	p := newProgress(&b, true)
-	defer p.close()
+	p := New(&b, true)
+	defer p.Close()
 	p.now = clock.now
 
-	p.start("a", "command, worktree a")
-	p.start("b", "session, claude opus, worktree a-very-long-name")
+	p.Start("a", "command, worktree a")
+	p.Start("b", "session, claude opus, worktree a-very-long-name")
 	clock.t = clock.t.Add(3 * time.Second)
-	p.end("a", record.Succeeded, 3*time.Second, "")
-	p.optional = map[string]bool{"b": true}
-	p.end("b", record.Failed, 3*time.Second, "exit status 1")
+	p.End("a", record.Succeeded, 3*time.Second, "")
+	p.Optional = map[string]bool{"b": true}
+	p.End("b", record.Failed, 3*time.Second, "exit status 1")
 
 	out := b.String()
 	// The last redraw moves up over both lines and rewrites them.
@@ -78,7 +78,7 @@ func TestProgressTerminal(t *testing.T) {
 		}
 	}
 	// Nothing runs: the next step starts a new block below.
-	p.start("c", "command, worktree a")
+	p.Start("c", "command, worktree a")
 	if rest := b.String()[len(out):]; strings.Contains(rest, "\x1b[2A") || !strings.Contains(rest, "c  0s") {
 		t.Errorf("after the block ended: %q; want a new line for c, nothing rewritten", rest)
 	}
@@ -88,13 +88,13 @@ func TestProgressPlainUnder(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
 	clock := &fixedClock{time.Date(2026, 1, 1, 12, 0, 1, 0, time.Local)}
-	p := newProgress(&b, false)
+	p := New(&b, false)
 	p.now = clock.now
-	p.noteLines("warning: step lint: validate: exit status 1", []string{"validate shell 1: exit status 1; it wrote nothing"})
-	p.attach("test", []string{"validate shell 1: exit status 1; its output:", "| boom"})
-	p.end("other", record.Failed, time.Second, "exit status 2")
-	p.end("test", record.Failed, time.Second, "validate: exit status 1")
-	p.close()
+	p.NoteLines("warning: step lint: validate: exit status 1", []string{"validate shell 1: exit status 1; it wrote nothing"})
+	p.Attach("test", []string{"validate shell 1: exit status 1; its output:", "| boom"})
+	p.End("other", record.Failed, time.Second, "exit status 2")
+	p.End("test", record.Failed, time.Second, "validate: exit status 1")
+	p.Close()
 	want := `12:00:01 warning: step lint: validate: exit status 1
            validate shell 1: exit status 1; it wrote nothing
 12:00:01 failed other: exit status 2
@@ -112,17 +112,17 @@ func TestProgressTerminalUnder(t *testing.T) {
 	t.Setenv("COLUMNS", "30")
 	var b strings.Builder
 	clock := &fixedClock{time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
-	p := newProgress(&b, true)
-	defer p.close()
+	p := New(&b, true)
+	defer p.Close()
 	p.now = clock.now
 
-	p.start("a", "command")
-	p.start("b", "command")
-	p.attach("a", []string{"| boom", "| " + strings.Repeat("x", 40)})
-	p.end("a", record.Failed, time.Second, "exit status 1")
+	p.Start("a", "command")
+	p.Start("b", "command")
+	p.Attach("a", []string{"| boom", "| " + strings.Repeat("x", 40)})
+	p.End("a", record.Failed, time.Second, "exit status 1")
 	// a's lines stay under it while b runs, and the redraw moves up over
 	// all four.
-	p.end("b", record.Succeeded, time.Second, "")
+	p.End("b", record.Succeeded, time.Second, "")
 	out := b.String()
 	last := out[strings.LastIndex(out, "\x1b[4A"):]
 	want := "\x1b[4A\r\x1b[2K✗ a  failed: exit status 1\n\r\x1b[2K    | boom\n\r\x1b[2K    | " + strings.Repeat("x", 23) + "…\n\r\x1b[2K✓ b  1s\n"

@@ -1,4 +1,6 @@
-package runtime
+// Package progress shows a run's steps as they start and end: live lines on a
+// terminal, one plain line per event elsewhere.
+package progress
 
 import (
 	"fmt"
@@ -17,7 +19,7 @@ import (
 	"github.com/cairn-dev/cairn/templates"
 )
 
-// progress shows a run's steps on stderr as they start and end. On a
+// Progress shows a run's steps on stderr as they start and end. On a
 // terminal it keeps one live line per step of the running stage, rewritten
 // in place (a running step's line counts its time); elsewhere (CI, cron) it
 // writes one plain line per event:
@@ -26,14 +28,14 @@ import (
 //	12:00:09 done hunt-claude 8.1s
 //	12:00:09 failed lint (optional): exit status 2
 //	12:00:09 failed test: exit status 1
-type progress struct {
+type Progress struct {
 	w        io.Writer
 	terminal bool
 	color    bool
 	now      func() time.Time
 	// optional are the steps whose failure fails no run: their lines say
 	// so, lest a reader take the run for failed.
-	optional map[string]bool
+	Optional map[string]bool
 
 	mu sync.Mutex
 	// block holds the live lines of a terminal: the steps shown since the
@@ -68,11 +70,11 @@ type progressLine struct {
 	under []string
 }
 
-// newProgress returns the progress writer of a run. On a terminal it
+// New returns the progress writer of a run. On a terminal it
 // redraws the running steps' lines every second, from the first start until
-// close.
-func newProgress(w io.Writer, terminal bool) *progress {
-	p := &progress{
+// Close.
+func New(w io.Writer, terminal bool) *Progress {
+	p := &Progress{
 		w:        w,
 		terminal: terminal,
 		color:    terminal && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb",
@@ -86,7 +88,7 @@ func newProgress(w io.Writer, terminal bool) *progress {
 
 // tick redraws the live lines every second, so that running steps' times
 // move, until stop is closed; then it closes done.
-func (p *progress) tick(stop <-chan struct{}, done chan<- struct{}) {
+func (p *Progress) tick(stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
@@ -104,8 +106,8 @@ func (p *progress) tick(stop <-chan struct{}, done chan<- struct{}) {
 	}
 }
 
-// close stops the redrawing; the lines on the screen stay.
-func (p *progress) close() {
+// Close stops the redrawing; the lines on the screen stay.
+func (p *Progress) Close() {
 	p.mu.Lock()
 	stop, done := p.stop, p.done
 	p.stop, p.closed = nil, true
@@ -116,9 +118,9 @@ func (p *progress) close() {
 	}
 }
 
-// start shows that step started; detail says what it runs and where
+// Start shows that step started; detail says what it runs and where
 // ("session, claude opus, worktree claude").
-func (p *progress) start(step, detail string) {
+func (p *Progress) Start(step, detail string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
@@ -134,9 +136,9 @@ func (p *progress) start(step, detail string) {
 	}
 }
 
-// end shows that step ended with outcome after took; cause says why it did
+// End shows that step ended with outcome after took; cause says why it did
 // not succeed.
-func (p *progress) end(step string, outcome record.Outcome, took time.Duration, cause string) {
+func (p *Progress) End(step string, outcome record.Outcome, took time.Duration, cause string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
@@ -159,7 +161,7 @@ func (p *progress) end(step string, outcome record.Outcome, took time.Duration, 
 		p.block = append(p.block, line)
 	}
 	line.ended, line.outcome, line.took, line.cause = true, outcome, took, cause
-	line.optional = p.optional[step]
+	line.optional = p.Optional[step]
 	line.under = under
 	p.redraw()
 	if !p.running() {
@@ -168,9 +170,9 @@ func (p *progress) end(step string, outcome record.Outcome, took time.Duration, 
 	}
 }
 
-// note shows a message about a step or the run that is not a step's start or
+// Note shows a message about a step or the run that is not a step's start or
 // end (a wait for resources, a validate warning).
-func (p *progress) note(msg string) {
+func (p *Progress) Note(msg string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
@@ -183,9 +185,9 @@ func (p *progress) note(msg string) {
 	p.redraw()
 }
 
-// attach has lines shown under step's line when it ends: the end of what
+// Attach has lines shown under step's line when it ends: the end of what
 // the shell that failed it wrote.
-func (p *progress) attach(step string, lines []string) {
+func (p *Progress) Attach(step string, lines []string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.under == nil {
@@ -194,8 +196,8 @@ func (p *progress) attach(step string, lines []string) {
 	p.under[step] = lines
 }
 
-// noteLines is note with lines shown under msg.
-func (p *progress) noteLines(msg string, lines []string) {
+// NoteLines is Note with lines shown under msg.
+func (p *Progress) NoteLines(msg string, lines []string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
@@ -213,7 +215,7 @@ func (p *progress) noteLines(msg string, lines []string) {
 }
 
 // plainUnder writes lines under a plain line, indented past its time.
-func (p *progress) plainUnder(lines []string) {
+func (p *Progress) plainUnder(lines []string) {
 	for _, l := range lines {
 		fmt.Fprintf(p.w, "           %s\n", l)
 	}
@@ -221,21 +223,21 @@ func (p *progress) plainUnder(lines []string) {
 
 // underLine is a line shown under a step's line on a terminal: indented
 // past its mark, cut to the width.
-func (p *progress) underLine(l string) string {
+func (p *Progress) underLine(l string) string {
 	return "  " + p.fit("  "+l)
 }
 
 // named is how a step's end names it: "lint (optional)" for an optional
 // step that failed, the name alone otherwise.
-func (p *progress) named(step string, outcome record.Outcome) string {
-	if outcome == record.Failed && p.optional[step] {
+func (p *Progress) named(step string, outcome record.Outcome) string {
+	if outcome == record.Failed && p.Optional[step] {
 		return step + " (optional)"
 	}
 	return step
 }
 
-// optionalSteps are the names of plan's optional steps.
-func optionalSteps(plan *ir.Plan) map[string]bool {
+// OptionalSteps are the names of plan's optional steps.
+func OptionalSteps(plan *ir.Plan) map[string]bool {
 	out := map[string]bool{}
 	for _, stage := range plan.Stages {
 		for _, st := range stage {
@@ -264,12 +266,12 @@ func plainEnd(step string, outcome record.Outcome, took time.Duration, cause str
 }
 
 // plain writes one timestamped line.
-func (p *progress) plain(now time.Time, msg string) {
+func (p *Progress) plain(now time.Time, msg string) {
 	fmt.Fprintf(p.w, "%s %s\n", now.Format("15:04:05"), msg)
 }
 
 // running reports whether a live line is of a running step.
-func (p *progress) running() bool {
+func (p *Progress) running() bool {
 	for _, l := range p.block {
 		if !l.ended {
 			return true
@@ -279,7 +281,7 @@ func (p *progress) running() bool {
 }
 
 // clearBlock moves the cursor up over the drawn lines and clears them.
-func (p *progress) clearBlock() {
+func (p *Progress) clearBlock() {
 	if p.drawn == 0 {
 		return
 	}
@@ -288,7 +290,7 @@ func (p *progress) clearBlock() {
 }
 
 // redraw rewrites the live lines in place.
-func (p *progress) redraw() {
+func (p *Progress) redraw() {
 	var b strings.Builder
 	if p.drawn > 0 {
 		fmt.Fprintf(&b, "\x1b[%dA", p.drawn)
@@ -315,7 +317,7 @@ func (p *progress) redraw() {
 
 // render is one live line: a mark, the step, its time and what it runs or
 // why it ended.
-func (p *progress) render(l *progressLine, now time.Time) string {
+func (p *Progress) render(l *progressLine, now time.Time) string {
 	if !l.ended {
 		return p.paint("36", "…") + " " + p.fit(fmt.Sprintf("%s  %s  (%s)", l.step, templates.FormatDuration(now.Sub(l.start).Truncate(time.Second)), l.detail))
 	}
@@ -344,7 +346,7 @@ func (p *progress) render(l *progressLine, now time.Time) string {
 
 // fit cuts s to the terminal's width less the mark, so that a line never
 // wraps (a wrapped line would throw the redraw's count off).
-func (p *progress) fit(s string) string {
+func (p *Progress) fit(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
@@ -360,7 +362,7 @@ func (p *progress) fit(s string) string {
 }
 
 // paint colours s with an ANSI SGR code unless colour is off.
-func (p *progress) paint(code, s string) string {
+func (p *Progress) paint(code, s string) string {
 	if !p.color {
 		return s
 	}

@@ -1,0 +1,223 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"sync"
+
+	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/step"
+)
+
+// purse is a budget (§6.3) and what has been spent against it, in US
+// dollars, as the sessions' CLIs reported their cost: the run's, whose
+// parent is its parent run's for a child run of run-published-issue, or
+// one step's, whose parent is its run's. A session's cost is charged to its
+// purse and every purse above it.
+type purse struct {
+	// what names the budget in a cause: "budget" for the run's, "step
+	// budget", "budget of run NAME" for a parent run's.
+	what   string
+	limit  float64 // 0: no budget
+	parent *purse
+
+	mu    sync.Mutex
+	spent float64
+}
+
+// newPurse is a purse of limit (0: none) that has spent spent already,
+// under parent (nil for none).
+func newPurse(what string, limit, spent float64, parent *purse) *purse {
+	return &purse{what: what, limit: limit, spent: spent, parent: parent}
+}
+
+// minBudgetLeft is the least a session may be given to spend: below it a
+// budget counts as spent, whatever a sum of costs left over.
+const minBudgetLeft = 1e-9
+
+// charge adds usd to p and every purse above it.
+func (p *purse) charge(usd float64) {
+	for q := p; q != nil; q = q.parent {
+		q.mu.Lock()
+		q.spent = ir.Usage{CostUSD: ir.Dollars(q.spent)}.Plus(ir.Usage{CostUSD: ir.Dollars(usd)}).Cost()
+		q.mu.Unlock()
+	}
+}
+
+// state is what p has spent and its limit, read under its lock.
+func (p *purse) state() (spent, limit float64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.spent, p.limit
+}
+
+// spentErr is the cause of a session stopped by p's budget: "budget spent:
+// $4.02 of $4.00".
+func (p *purse) spentErr() error {
+	spent, limit := p.state()
+	return fmt.Errorf("%s spent: %s of %s", p.what, ir.FormatSpent(spent, limit), ir.FormatUSD(limit))
+}
+
+// left is what a session under p may still spend: the least any budget of
+// p and those above it has left, floored to a billionth of a dollar, and
+// 0 when none has a budget. The purse with the least left is tightest;
+// err is its cause when it has less than minBudgetLeft left.
+func (p *purse) left() (usd float64, tightest *purse, err error) {
+	usd = math.Inf(1)
+	for q := p; q != nil; q = q.parent {
+		spent, limit := q.state()
+		if limit <= 0 {
+			continue
+		}
+		if l := limit - spent; l < usd {
+			usd, tightest = l, q
+		}
+	}
+	switch {
+	case tightest == nil:
+		return 0, nil, nil
+	case usd < minBudgetLeft:
+		return 0, tightest, tightest.spentErr()
+	}
+	return math.Floor(usd*1e9) / 1e9, tightest, nil
+}
+
+// passed is the cause of the first budget of p and those above it that its
+// sessions spent more than; nil when none.
+func (p *purse) passed() error {
+	for q := p; q != nil; q = q.parent {
+		if spent, limit := q.state(); limit > 0 && spent > limit {
+			return q.spentErr()
+		}
+	}
+	return nil
+}
+
+// stepSpending is what one step's sessions used and spent (step.Meter): it
+// charges their cost to the step's purse, keeps the step's usage and its
+// judges' share, and the cause of the first session a budget stopped.
+type stepSpending struct {
+	purse *purse
+
+	mu     sync.Mutex
+	usage  ir.Usage
+	judges ir.Usage
+	// ends are the last end of each CLI session by its id: the CLI of a
+	// session that resumes one may count its usage from the session's
+	// first start.
+	ends    map[string]harness.SessionEnd
+	stopped error
+}
+
+// newStepSpending starts counting the sessions of the step st, whose
+// record sr holds what its earlier attempts used, under the run's purse.
+// Its own budget is the least budget_usd of its session actions.
+func newStepSpending(st *ir.PlanStep, sr *record.StepRecord, run *purse) *stepSpending {
+	limit := 0.0
+	for _, a := range st.Actions {
+		if b := a.BudgetUSD; b != nil && b.Value > 0 && (limit == 0 || b.Value < limit) {
+			limit = b.Value
+		}
+	}
+	p := run
+	if limit > 0 {
+		p = newPurse("step budget", limit, sr.Usage.Cost(), run)
+	}
+	return &stepSpending{purse: p, usage: sr.Usage, judges: sr.JudgeUsage, ends: map[string]harness.SessionEnd{}}
+}
+
+// meter is the step.Meter of a step's sessions; judges is set for its
+// judge's, whose usage is also the judges' share.
+func (s *stepSpending) meter(judges bool) step.Meter {
+	return &spendingMeter{s: s, judges: judges}
+}
+
+// spendingMeter is a step.Meter on a stepSpending.
+type spendingMeter struct {
+	s      *stepSpending
+	judges bool
+}
+
+// Before refuses a session once a budget over it is spent, and otherwise
+// gives it what the tightest budget has left.
+func (m *spendingMeter) Before() (float64, error) {
+	left, _, err := m.s.purse.left()
+	if err != nil {
+		m.s.stop(err)
+		return 0, err
+	}
+	return left, nil
+}
+
+// After counts what the session used, charging its cost; it fails the
+// session when its CLI stopped it at its budget, or it spent more than a
+// budget over it.
+func (m *spendingMeter) After(resumed string, end harness.SessionEnd) error {
+	s := m.s
+	s.mu.Lock()
+	var prior *harness.SessionEnd
+	if e, ok := s.ends[resumed]; ok && resumed != "" {
+		prior = &e
+	}
+	if end.ID != "" {
+		s.ends[end.ID] = end
+	}
+	used := end.Used(prior)
+	s.usage = s.usage.Plus(used)
+	if m.judges {
+		s.judges = s.judges.Plus(used)
+	}
+	s.mu.Unlock()
+	s.purse.charge(used.Cost())
+	err := s.purse.passed()
+	if err == nil && end.Budget {
+		// The CLI stopped at the budget it was given: the tightest's.
+		if _, tightest, _ := s.purse.left(); tightest != nil {
+			err = tightest.spentErr()
+		}
+	}
+	if err != nil {
+		s.stop(err)
+	}
+	return err
+}
+
+// stop keeps err as the cause of the first session a budget stopped.
+func (s *stepSpending) stop(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped == nil {
+		s.stopped = err
+	}
+}
+
+// result is what the step's sessions used, its judges' share, and the
+// cause of the first session a budget stopped (nil when none was).
+func (s *stepSpending) result() (usage, judges ir.Usage, stopped error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.usage, s.judges, s.stopped
+}
+
+// childrenUsage is what the child runs in dirs (a step's record's
+// Children, of the run folder runDir) used, by their records; a record
+// that cannot be read adds nothing, and its error is returned.
+func childrenUsage(runDir string, dirs []string) (ir.Usage, error) {
+	var (
+		u    ir.Usage
+		errs []error
+	)
+	for _, d := range dirs {
+		rec, err := record.Load(record.InRunFolder(runDir, d))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("count what child run %s used: %w", filepath.Base(d), err))
+			continue
+		}
+		u = u.Plus(rec.Usage)
+	}
+	return u, errors.Join(errs...)
+}
