@@ -10,6 +10,7 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/templates"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // pinnedAction is an action a workflow uses, pinned by the commit of a
@@ -110,8 +111,11 @@ type workflow struct {
 	TimeoutMinutes             int
 	Concurrency                string
 	Checkout, Upload, Download pinnedAction
-	Jobs                       []*workflowJob
-	Final                      *resultsJob
+	// Functions is the script of the step every step's job runs first:
+	// it defines the functions the jobs' scripts share.
+	Functions string
+	Jobs      []*workflowJob
+	Final     *resultsJob
 }
 
 // workflowJob is the job of one step: the results it is given (and the
@@ -221,6 +225,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	// stage: the job whose patch the next step there starts from.
 	lastIn := map[string]string{}
 	var earlier, prev []string
+	var files []*syntax.File
 	byStep := map[string]*workflowJob{}
 	rs := resultsScript{Process: c.plan.Process, LastStage: s.LastStage}
 	for _, stage := range c.plan.Stages {
@@ -242,16 +247,18 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 			}
 			diags = append(diags, c.agents(st, j)...)
 			js, err := c.jobScript(s, []string{st.Name})
+			var f *syntax.File
 			if err == nil {
 				var b []byte
 				if b, err = templates.BashScript(js); err == nil {
-					j.Script, err = compactScript(st.Name, b)
+					f, j.Script, err = compactScript(st.Name, b)
 				}
 			}
 			if err != nil {
 				diags = append(diags, notCompilable(c.at.step(st.Name), "step %q: cannot render the script of its job: %v", st.Name, err))
 			}
 			diags = append(diags, c.carriable(st.Name, j.Script)...)
+			files = append(files, f)
 			byStep[st.Name] = j
 			wf.Jobs = append(wf.Jobs, j)
 			ids = append(ids, j.ID)
@@ -279,6 +286,12 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		}
 		prev = ids
 	}
+	if ir.HasErrors(diags) {
+		return wf, diags
+	}
+	if err := wf.shareFunctions(files); err != nil {
+		return wf, append(diags, notCompilable(c.at.file(), "cannot render the scripts of the jobs: %v", err))
+	}
 	final := &resultsJob{ID: "results", RunArtifact: runArtifact}
 	if _, taken := byStep["results"]; taken {
 		final.ID = "_results"
@@ -297,6 +310,26 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	final.Script = script
 	wf.Final = final
 	return wf, diags
+}
+
+// shareFunctions sets the scripts of wf's jobs from their compacted
+// scripts (files, in job order): the functions they share, which each job
+// defines in the step wf.Functions runs (one step, which the first job
+// anchors and every other aliases), and the rest of each job's.
+func (wf *workflow) shareFunctions(files []*syntax.File) error {
+	shared, rest, err := sharedFunctions(files)
+	if err != nil {
+		return err
+	}
+	if wf.Functions, err = functionsScript(shared); err != nil {
+		return err
+	}
+	for i, j := range wf.Jobs {
+		if j.Script, err = jobRunScript(j.Step, rest[i]); err != nil {
+			return fmt.Errorf("step %q: %w", j.Step, err)
+		}
+	}
+	return nil
 }
 
 // agents adds to j the agent CLIs the sessions of step st need, and their

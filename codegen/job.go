@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/cairn-dev/cairn/record"
 	"mvdan.cc/sh/v3/syntax"
@@ -86,26 +87,184 @@ func (c *compiler) jobScript(s *script, names []string) (*script, error) {
 	return &j, nil
 }
 
-// compactScript is a job's script without its comments, reprinted by
-// mvdan.cc/sh (the same program, as shfmt would print it): a workflow holds
-// one per step and GitHub runs none over 500 KB. Its first lines say which
-// step it runs and where its comments are. The script is one group command
-// under the one shellcheck directive it needs (its values are data in single
-// quotes): a directive covers the command after it, and actionlint checks a
-// run step with a command of its own before the script's first.
-func compactScript(step string, script []byte) (string, error) {
+// compactScript is a job's script without its comments, parsed and
+// reprinted by mvdan.cc/sh (the same program, as shfmt would print it): a
+// workflow holds one per step and GitHub runs none over 500 KB.
+func compactScript(step string, script []byte) (*syntax.File, string, error) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(script), step+".sh")
+	if err != nil {
+		return nil, "", err
+	}
+	text, err := printShell(f)
+	return f, text, err
+}
+
+// printShell is node as mvdan.cc/sh prints it.
+func printShell(node syntax.Node) (string, error) {
+	var b bytes.Buffer
+	if err := syntax.NewPrinter(syntax.Indent(2)).Print(&b, node); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// functionsFile is where each job keeps the functions its steps' scripts
+// share, for its step's script to read.
+const functionsFile = `"$RUNNER_TEMP/cairn-functions.sh"`
+
+// sharedFunctions splits the jobs' scripts (files, one per job, compacted)
+// into the functions they share, defined once for the whole workflow, and
+// what is left of each: its data, its own functions and its main, in order.
+// A function is shared when it is defined at the top level of the scripts
+// that define it, once each, with the same text everywhere, and no script
+// defines it elsewhere or calls a command of its name without defining it
+// (where the shared one would shadow that command). Bash looks a function
+// up when it is called, so a job that defines the shared functions before
+// its own script runs the same program.
+func sharedFunctions(files []*syntax.File) (shared []*syntax.Stmt, rest []*syntax.File, err error) {
+	type definition struct {
+		stmt *syntax.Stmt
+		text string
+		bad  bool // defined otherwise somewhere: not shared
+	}
+	defs := map[string]*definition{}
+	var order []string
+	defined := make([]map[string]int, len(files))
+	called := make([]map[string]bool, len(files))
+	for i, f := range files {
+		defined[i], called[i] = map[string]int{}, map[string]bool{}
+		top := map[*syntax.FuncDecl]bool{}
+		for _, st := range f.Stmts {
+			fd, ok := st.Cmd.(*syntax.FuncDecl)
+			if !ok {
+				continue
+			}
+			top[fd] = true
+			name := fd.Name.Value
+			defined[i][name]++
+			text, err := printShell(st)
+			if err != nil {
+				return nil, nil, err
+			}
+			switch d, seen := defs[name]; {
+			case !seen:
+				defs[name] = &definition{stmt: st, text: text}
+				order = append(order, name)
+			case d.text != text:
+				d.bad = true
+			}
+		}
+		var nested []string
+		syntax.Walk(f, func(n syntax.Node) bool {
+			switch n := n.(type) {
+			case *syntax.FuncDecl:
+				if !top[n] {
+					nested = append(nested, n.Name.Value)
+				}
+			case *syntax.CallExpr:
+				if len(n.Args) > 0 {
+					if lit := n.Args[0].Lit(); lit != "" {
+						called[i][lit] = true
+					}
+				}
+			}
+			return true
+		})
+		for _, name := range nested {
+			if d, ok := defs[name]; ok {
+				d.bad = true
+			} else {
+				defs[name] = &definition{bad: true}
+			}
+		}
+	}
+	share := map[string]bool{}
+	for _, name := range order {
+		d := defs[name]
+		if d.bad {
+			continue
+		}
+		ok := true
+		for i := range files {
+			if n := defined[i][name]; n > 1 || n == 0 && called[i][name] {
+				ok = false
+			}
+		}
+		if ok {
+			share[name] = true
+			shared = append(shared, d.stmt)
+		}
+	}
+	for _, f := range files {
+		r := *f
+		r.Stmts = nil
+		for _, st := range f.Stmts {
+			if fd, ok := st.Cmd.(*syntax.FuncDecl); ok && share[fd.Name.Value] {
+				continue
+			}
+			r.Stmts = append(r.Stmts, st)
+		}
+		rest = append(rest, &r)
+	}
+	return shared, rest, nil
+}
+
+// jobRunScript is the run step of step's job: what is left of its script
+// once the shared functions are out (rest), reading them first. It is one
+// group command under the shellcheck directives it needs: a directive
+// covers the command after it, and actionlint checks a run step with a
+// command of its own before the script's first.
+func jobRunScript(step string, rest *syntax.File) (string, error) {
+	text, err := printShell(rest)
 	if err != nil {
 		return "", err
 	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "#!/usr/bin/env bash\n")
-	fmt.Fprintf(&b, "# Step %q as `cairn compile --target bash` writes it, restricted to this job; compile\n", step)
-	b.WriteString("# the process to bash to read the script with its comments.\n")
-	b.WriteString("# shellcheck disable=SC2016\n{\n")
-	if err := syntax.NewPrinter(syntax.Indent(2)).Print(&b, f); err != nil {
-		return "", err
-	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Step %q as `cairn compile --target bash` writes it, restricted to this job, without its\n", step)
+	b.WriteString("# comments and the functions every job shares (the step before defines them); compile the\n")
+	b.WriteString("# process to bash to read the script whole.\n")
+	b.WriteString("# The values the process file gives are data here, in single quotes: their $ and backticks\n")
+	b.WriteString("# expand only in the shell that runs them (SC2016). It sets variables that only the shared\n")
+	b.WriteString("# functions read (SC2034).\n")
+	b.WriteString("# shellcheck disable=SC2016,SC2034\n{\n")
+	b.WriteString("# The file's name is known only on the runner.\n")
+	b.WriteString("# shellcheck source=/dev/null\n")
+	fmt.Fprintf(&b, "source %s\n", functionsFile)
+	b.WriteString(text)
 	b.WriteString("}\n")
+	return b.String(), nil
+}
+
+// functionsScript is the run step that defines the shared functions and
+// keeps them in functionsFile: written as code, so that actionlint's
+// shellcheck reads them, and kept by bash's declare -f, which prints each
+// function's definition.
+func functionsScript(shared []*syntax.Stmt) (string, error) {
+	var b strings.Builder
+	b.WriteString("# The functions the scripts of every job share, as `cairn compile --target bash` writes them\n")
+	b.WriteString("# (without their comments), kept in $RUNNER_TEMP/cairn-functions.sh for the job's step to read.\n")
+	b.WriteString("# Their jq programs are in single quotes, their $ jq's (SC2016); they set variables that only\n")
+	b.WriteString("# the job's script reads (SC2034).\n")
+	b.WriteString("# shellcheck disable=SC2016,SC2034\n{\n")
+	var names []string
+	for _, st := range shared {
+		text, err := printShell(st)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(text + "\n\n")
+		names = append(names, st.Cmd.(*syntax.FuncDecl).Name.Value)
+	}
+	b.WriteString("declare -f")
+	width := len("declare -f")
+	for _, name := range names {
+		if width+1+len(name) > 100 {
+			b.WriteString(" \\\n ")
+			width = 1
+		}
+		b.WriteString(" " + name)
+		width += 1 + len(name)
+	}
+	fmt.Fprintf(&b, " >%s\n}\n", functionsFile)
 	return b.String(), nil
 }
