@@ -317,11 +317,11 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 // defines in the step wf.Functions runs (one step, which the first job
 // anchors and every other aliases), and the rest of each job's.
 func (wf *workflow) shareFunctions(files []*syntax.File) error {
-	shared, rest, err := sharedFunctions(files)
+	sh, rest, err := sharedScripts(files)
 	if err != nil {
 		return err
 	}
-	if wf.Functions, err = functionsScript(shared); err != nil {
+	if wf.Functions, err = sharedScript(sh); err != nil {
 		return err
 	}
 	for i, j := range wf.Jobs {

@@ -108,110 +108,202 @@ func printShell(node syntax.Node) (string, error) {
 	return b.String(), nil
 }
 
-// functionsFile is where each job keeps the functions its steps' scripts
-// share, for its step's script to read.
+// functionsFile is where each job keeps what its steps' scripts share,
+// for its step's script to read.
 const functionsFile = `"$RUNNER_TEMP/cairn-functions.sh"`
 
-// sharedFunctions splits the jobs' scripts (files, one per job, compacted)
-// into the functions they share, defined once for the whole workflow, and
-// what is left of each: its data, its own functions and its main, in order.
-// A function is shared when it is defined at the top level of the scripts
-// that define it, once each, with the same text everywhere, and no script
-// defines it elsewhere or calls a command of its name without defining it
-// (where the shared one would shadow that command). Bash looks a function
-// up when it is called, so a job that defines the shared functions before
-// its own script runs the same program.
-func sharedFunctions(files []*syntax.File) (shared []*syntax.Stmt, rest []*syntax.File, err error) {
-	type definition struct {
+// shared is what the scripts of a workflow's jobs share, defined once for
+// the whole workflow: functions, and variables given a constant (the jq
+// programs), in the order of the first script that defines each.
+type shared struct {
+	stmts       []*syntax.Stmt
+	funcs, vars []string
+}
+
+// definition is the name a top-level statement of a script defines that
+// could be shared, with its kind ("function" or "variable"), or "" when
+// it defines none: a function, or one variable given a constant, a value
+// of quoted text that expands nothing.
+func definition(st *syntax.Stmt) (kind, name string) {
+	if st.Negated || st.Background || st.Coprocess || len(st.Redirs) > 0 {
+		return "", ""
+	}
+	switch cmd := st.Cmd.(type) {
+	case *syntax.FuncDecl:
+		return "function", cmd.Name.Value
+	case *syntax.CallExpr:
+		if len(cmd.Args) > 0 || len(cmd.Assigns) != 1 {
+			return "", ""
+		}
+		a := cmd.Assigns[0]
+		if a.Append || a.Naked || a.Index != nil || a.Array != nil || a.Value == nil {
+			return "", ""
+		}
+		for _, part := range a.Value.Parts {
+			if _, ok := part.(*syntax.SglQuoted); !ok {
+				return "", ""
+			}
+		}
+		return "variable", a.Name.Value
+	}
+	return "", ""
+}
+
+// sharedScripts splits the jobs' scripts (files, one per job, compacted)
+// into what they share and what is left of each: its data, its own
+// functions and its main, in order. A definition is shared when the
+// scripts that make it make it once each, at the top level, with the same
+// text, and no script could tell it was made earlier: a function no script
+// defines elsewhere, or calls as a command without defining it (where the
+// shared one would shadow the command); a variable no script sets
+// otherwise, or names but as $NAME, or reads without defining it or before
+// it does. Bash looks a function up when it is called, and a constant
+// read only after its definition reads the same whenever it was made, so a
+// job that makes the shared definitions before its script runs the same
+// program.
+func sharedScripts(files []*syntax.File) (*shared, []*syntax.File, error) {
+	type def struct {
 		stmt *syntax.Stmt
 		text string
-		bad  bool // defined otherwise somewhere: not shared
+		bad  bool // made otherwise somewhere, or seen before it is made
 	}
-	defs := map[string]*definition{}
+	defs := map[string]*def{}
 	var order []string
+	bad := func(key string) {
+		if d, ok := defs[key]; ok {
+			d.bad = true
+		} else {
+			defs[key] = &def{bad: true}
+		}
+	}
 	defined := make([]map[string]int, len(files))
-	called := make([]map[string]bool, len(files))
 	for i, f := range files {
-		defined[i], called[i] = map[string]int{}, map[string]bool{}
-		top := map[*syntax.FuncDecl]bool{}
+		defined[i] = map[string]int{}
+		top := map[syntax.Node]bool{}
 		for _, st := range f.Stmts {
-			fd, ok := st.Cmd.(*syntax.FuncDecl)
-			if !ok {
+			kind, name := definition(st)
+			if kind == "" {
 				continue
 			}
-			top[fd] = true
-			name := fd.Name.Value
-			defined[i][name]++
+			key := kind + " " + name
+			if fd, ok := st.Cmd.(*syntax.FuncDecl); ok {
+				top[fd] = true
+			} else {
+				top[st.Cmd.(*syntax.CallExpr).Assigns[0]] = true
+			}
+			defined[i][key]++
 			text, err := printShell(st)
 			if err != nil {
 				return nil, nil, err
 			}
-			switch d, seen := defs[name]; {
+			switch d, seen := defs[key]; {
 			case !seen:
-				defs[name] = &definition{stmt: st, text: text}
-				order = append(order, name)
+				defs[key] = &def{stmt: st, text: text}
+				order = append(order, key)
 			case d.text != text:
 				d.bad = true
 			}
 		}
-		var nested []string
-		syntax.Walk(f, func(n syntax.Node) bool {
-			switch n := n.(type) {
-			case *syntax.FuncDecl:
-				if !top[n] {
-					nested = append(nested, n.Name.Value)
-				}
-			case *syntax.CallExpr:
-				if len(n.Args) > 0 {
-					if lit := n.Args[0].Lit(); lit != "" {
-						called[i][lit] = true
+		// What each script does with the names: a definition it makes
+		// elsewhere, a command it calls, a variable it names otherwise
+		// than as $NAME, and the variables its top-level statements read
+		// before they are made.
+		called, read := map[string]bool{}, map[string]bool{}
+		made := map[string]bool{}
+		// names are the Lits that name what a definition, an
+		// assignment or a $NAME is of, which the checks above see whole.
+		names := map[*syntax.Lit]bool{}
+		for _, st := range f.Stmts {
+			if kind, name := definition(st); kind == "variable" {
+				made[name] = true
+			}
+			_, isFunc := st.Cmd.(*syntax.FuncDecl)
+			syntax.Walk(st, func(n syntax.Node) bool {
+				switch n := n.(type) {
+				case *syntax.FuncDecl:
+					names[n.Name] = true
+					if !top[n] {
+						bad("function " + n.Name.Value)
+					}
+				case *syntax.CallExpr:
+					if len(n.Args) > 0 {
+						if lit := n.Args[0].Lit(); lit != "" {
+							called[lit] = true
+						}
+					}
+				case *syntax.Assign:
+					if n.Name != nil {
+						names[n.Name] = true
+						if !top[n] {
+							bad("variable " + n.Name.Value)
+						}
+					}
+				case *syntax.ParamExp:
+					if n.Param == nil {
+						break
+					}
+					names[n.Param] = true
+					name := n.Param.Value
+					if n.Excl || n.Names != 0 || n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
+						bad("variable " + name)
+					}
+					if !isFunc && !made[name] {
+						read[name] = true
+					}
+				case *syntax.Lit:
+					if !names[n] {
+						bad("variable " + n.Value)
 					}
 				}
-			}
-			return true
-		})
-		for _, name := range nested {
-			if d, ok := defs[name]; ok {
+				return true
+			})
+		}
+		for key, d := range defs {
+			kind, name, _ := strings.Cut(key, " ")
+			switch {
+			case defined[i][key] > 1:
 				d.bad = true
-			} else {
-				defs[name] = &definition{bad: true}
+			case kind == "function" && defined[i][key] == 0 && called[name]:
+				d.bad = true
+			case kind == "variable" && read[name]:
+				d.bad = true
 			}
 		}
 	}
+	sh := &shared{}
 	share := map[string]bool{}
-	for _, name := range order {
-		d := defs[name]
+	for _, key := range order {
+		d := defs[key]
 		if d.bad {
 			continue
 		}
-		ok := true
-		for i := range files {
-			if n := defined[i][name]; n > 1 || n == 0 && called[i][name] {
-				ok = false
-			}
-		}
-		if ok {
-			share[name] = true
-			shared = append(shared, d.stmt)
+		share[key] = true
+		sh.stmts = append(sh.stmts, d.stmt)
+		kind, name, _ := strings.Cut(key, " ")
+		if kind == "function" {
+			sh.funcs = append(sh.funcs, name)
+		} else {
+			sh.vars = append(sh.vars, name)
 		}
 	}
+	var rest []*syntax.File
 	for _, f := range files {
 		r := *f
 		r.Stmts = nil
 		for _, st := range f.Stmts {
-			if fd, ok := st.Cmd.(*syntax.FuncDecl); ok && share[fd.Name.Value] {
+			if kind, name := definition(st); kind != "" && share[kind+" "+name] {
 				continue
 			}
 			r.Stmts = append(r.Stmts, st)
 		}
 		rest = append(rest, &r)
 	}
-	return shared, rest, nil
+	return sh, rest, nil
 }
 
 // jobRunScript is the run step of step's job: what is left of its script
-// once the shared functions are out (rest), reading them first. It is one
-// group command under the shellcheck directives it needs: a directive
+// once the shared definitions are out (rest), reading them first. It is
+// one group command under the shellcheck directives it needs: a directive
 // covers the command after it, and actionlint checks a run step with a
 // command of its own before the script's first.
 func jobRunScript(step string, rest *syntax.File) (string, error) {
@@ -221,8 +313,8 @@ func jobRunScript(step string, rest *syntax.File) (string, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Step %q as `cairn compile --target bash` writes it, restricted to this job, without its\n", step)
-	b.WriteString("# comments and the functions every job shares (the step before defines them); compile the\n")
-	b.WriteString("# process to bash to read the script whole.\n")
+	b.WriteString("# comments and what every job shares (the step before defines it); compile the process to\n")
+	b.WriteString("# bash to read the script whole.\n")
 	b.WriteString("# The values the process file gives are data here, in single quotes: their $ and backticks\n")
 	b.WriteString("# expand only in the shell that runs them (SC2016). It sets variables that only the shared\n")
 	b.WriteString("# functions read (SC2034).\n")
@@ -235,36 +327,51 @@ func jobRunScript(step string, rest *syntax.File) (string, error) {
 	return b.String(), nil
 }
 
-// functionsScript is the run step that defines the shared functions and
+// sharedScript is the run step that makes the shared definitions and
 // keeps them in functionsFile: written as code, so that actionlint's
-// shellcheck reads them, and kept by bash's declare -f, which prints each
-// function's definition.
-func functionsScript(shared []*syntax.Stmt) (string, error) {
+// shellcheck reads them, and kept as bash prints them back (declare -f
+// and -p), which reads as the same definitions.
+func sharedScript(sh *shared) (string, error) {
 	var b strings.Builder
-	b.WriteString("# The functions the scripts of every job share, as `cairn compile --target bash` writes them\n")
-	b.WriteString("# (without their comments), kept in $RUNNER_TEMP/cairn-functions.sh for the job's step to read.\n")
-	b.WriteString("# Their jq programs are in single quotes, their $ jq's (SC2016); they set variables that only\n")
-	b.WriteString("# the job's script reads (SC2034).\n")
+	b.WriteString("# The functions the scripts of every job share, and their jq programs, as `cairn compile\n")
+	b.WriteString("# --target bash` writes them (without their comments), kept in $RUNNER_TEMP/cairn-functions.sh\n")
+	b.WriteString("# for the job's step to read. The jq programs are in single quotes, their $ jq's (SC2016); the\n")
+	b.WriteString("# functions set variables that only the job's script reads (SC2034).\n")
 	b.WriteString("# shellcheck disable=SC2016,SC2034\n{\n")
-	var names []string
-	for _, st := range shared {
+	for _, st := range sh.stmts {
 		text, err := printShell(st)
 		if err != nil {
 			return "", err
 		}
 		b.WriteString(text + "\n\n")
-		names = append(names, st.Cmd.(*syntax.FuncDecl).Name.Value)
 	}
-	b.WriteString("declare -f")
-	width := len("declare -f")
-	for _, name := range names {
-		if width+1+len(name) > 100 {
-			b.WriteString(" \\\n ")
-			width = 1
+	words := func(line string, names []string, end string) {
+		b.WriteString(line)
+		width := len(line)
+		for i, name := range names {
+			sep := " "
+			if i == 0 && strings.HasSuffix(line, "(") {
+				sep = ""
+			}
+			if width+len(sep)+len(name) > 100 {
+				b.WriteString(" \\\n ")
+				width, sep = 1, " "
+			}
+			b.WriteString(sep + name)
+			width += len(sep) + len(name)
 		}
-		b.WriteString(" " + name)
-		width += 1 + len(name)
+		b.WriteString(end + "\n")
 	}
-	fmt.Fprintf(&b, " >%s\n}\n", functionsFile)
+	fmt.Fprintf(&b, ": >%s\n", functionsFile)
+	if len(sh.funcs) > 0 {
+		words("declare -f", sh.funcs, " >>"+functionsFile)
+	}
+	if len(sh.vars) > 0 {
+		// shellcheck takes the names declare -p is given for unquoted
+		// expansions of the variables (SC2090): they go through an array.
+		words("cairn_shared_variables=(", sh.vars, ")")
+		fmt.Fprintf(&b, "declare -p \"${cairn_shared_variables[@]}\" >>%s\n", functionsFile)
+	}
+	b.WriteString("}\n")
 	return b.String(), nil
 }
