@@ -123,7 +123,7 @@ type shared struct {
 // definition is the name a top-level statement of a script defines that
 // could be shared, with its kind ("function" or "variable"), or "" when
 // it defines none: a function, or one variable given a constant, a value
-// of quoted text that expands nothing.
+// that expands nothing.
 func definition(st *syntax.Stmt) (kind, name string) {
 	if st.Negated || st.Background || st.Coprocess || len(st.Redirs) > 0 {
 		return "", ""
@@ -139,14 +139,36 @@ func definition(st *syntax.Stmt) (kind, name string) {
 		if a.Append || a.Naked || a.Index != nil || a.Array != nil || a.Value == nil {
 			return "", ""
 		}
-		for _, part := range a.Value.Parts {
-			if _, ok := part.(*syntax.SglQuoted); !ok {
-				return "", ""
-			}
+		if !constant(a.Value.Parts) {
+			return "", ""
 		}
 		return "variable", a.Name.Value
 	}
 	return "", ""
+}
+
+// constant reports whether the parts of a word in an assignment's value
+// expand nothing: quoted text, and unquoted text without a tilde (an
+// assignment's value neither globs nor splits).
+func constant(parts []syntax.WordPart) bool {
+	for _, part := range parts {
+		switch p := part.(type) {
+		case *syntax.SglQuoted:
+		case *syntax.Lit:
+			if strings.Contains(p.Value, "~") {
+				return false
+			}
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if _, ok := q.(*syntax.Lit); !ok {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // sharedScripts splits the jobs' scripts (files, one per job, compacted)

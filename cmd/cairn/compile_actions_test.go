@@ -79,6 +79,10 @@ func TestCompileWorkflowGolden(t *testing.T) {
 			if len(wf.Jobs) == 0 {
 				t.Fatalf("%s.yml has no jobs", name)
 			}
+			if len(out) > maxWorkflowBytes {
+				t.Errorf("%s.yml is %d bytes: GitHub runs no workflow over %d", name, len(out), maxWorkflowBytes)
+			}
+			checkSharedOnce(t, out, wf)
 			for id, job := range wf.Jobs {
 				for _, st := range job.Steps {
 					if st.Uses != "" && !pinnedUses.MatchString(st.Uses) {
@@ -105,4 +109,78 @@ func TestCompileWorkflowGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// maxWorkflowBytes is the largest workflow file GitHub starts runs of.
+const maxWorkflowBytes = 500 * 1000
+
+// sharedStep is the name of the step that defines what the jobs' scripts
+// share.
+const sharedStep = "Define the functions every job's script shares"
+
+// checkSharedOnce holds a workflow to defining what its jobs' scripts share
+// once: the text of the shared step is in the file once, every job but the
+// last runs it (an alias of the first job's) before its step's script,
+// which reads what it keeps, and each function it defines is defined
+// nowhere else in the file.
+func checkSharedOnce(t *testing.T, out []byte, wf ghWorkflow) {
+	t.Helper()
+	var lib string
+	for id, job := range wf.Jobs {
+		if id == "results" {
+			continue
+		}
+		at, run := -1, -1
+		for i, st := range job.Steps {
+			switch {
+			case st.Name == sharedStep:
+				at = i
+				if lib == "" {
+					lib = st.Run
+				} else if st.Run != lib {
+					t.Errorf("job %s: its shared step differs from another job's", id)
+				}
+			case strings.HasPrefix(st.Name, "Run step "):
+				run = i
+				if !strings.Contains(st.Run, "\nsource \"$RUNNER_TEMP/cairn-functions.sh\"\n") {
+					t.Errorf("job %s: its script does not read the shared definitions", id)
+				}
+			}
+		}
+		if at < 0 || run < at {
+			t.Errorf("job %s: the shared step at %d, its step's script at %d; want the shared step first", id, at, run)
+		}
+	}
+	if lib == "" {
+		t.Fatal("no shared step")
+	}
+	text := string(out)
+	if n := strings.Count(text, "\n      - &cairn-functions\n"); n != 1 {
+		t.Errorf("the shared step is anchored %d times; want once", n)
+	}
+	// The text of the shared step, as the file holds it, indented.
+	block := yamlIndent(lib, "          ")
+	if n := strings.Count(text, block); n != 1 {
+		t.Errorf("the shared step's text is in the file %d times; want once", n)
+	}
+	for _, m := range funcDefinition.FindAllStringSubmatch(lib, -1) {
+		if n := strings.Count(text, "\n          "+m[1]+"() {\n"); n != 1 {
+			t.Errorf("function %s is defined %d times in the file; want once", m[1], n)
+		}
+	}
+}
+
+// funcDefinition finds the functions a script defines at its top level.
+var funcDefinition = regexp.MustCompile(`(?m)^([a-z_][a-z0-9_]*)\(\) \{$`)
+
+// yamlIndent is text as a literal block holds it, each line indented.
+func yamlIndent(text, pad string) string {
+	var b strings.Builder
+	for line := range strings.Lines(text) {
+		if line != "\n" {
+			b.WriteString(pad)
+		}
+		b.WriteString(line)
+	}
+	return b.String()
 }
