@@ -56,8 +56,9 @@ func (actionsTarget) Compile(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic)
 // run` does with it, on GitHub's runners and without cairn: a job per step,
 // the members of a parallel group sibling jobs with the same needs, each
 // running the bash target's script for its step given the earlier steps'
-// results (artifacts), and a last job that gathers the run's folder and
-// shows the last stage's results. What the workflow cannot carry is refused
+// results (artifacts), what their scripts share defined once, by a step
+// every job runs before its own (a YAML anchor and its aliases), and a last
+// job that gathers the run's folder and shows the last stage's results. What the workflow cannot carry is refused
 // with rule not-compilable at its place in the process file: all a script
 // cannot, and what only one machine could.
 func Actions(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
