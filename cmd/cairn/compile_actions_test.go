@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -163,11 +164,53 @@ func checkSharedOnce(t *testing.T, out []byte, wf ghWorkflow) {
 	if n := strings.Count(text, block); n != 1 {
 		t.Errorf("the shared step's text is in the file %d times; want once", n)
 	}
+	checkSharedKept(t, lib)
 	for _, m := range funcDefinition.FindAllStringSubmatch(lib, -1) {
 		if n := strings.Count(text, "\n          "+m[1]+"() {\n"); n != 1 {
 			t.Errorf("function %s is defined %d times in the file; want once", m[1], n)
 		}
 	}
+}
+
+// checkSharedKept runs the shared step lib and holds what it keeps to what
+// it defines: a shell that reads the file has the same functions, as bash
+// prints them, and the same variables, with the same values.
+func checkSharedKept(t *testing.T, lib string) {
+	t.Helper()
+	runner := t.TempDir()
+	const show = `declare -f
+for v in ${cairn_shared_variables[@]+"${cairn_shared_variables[@]}"}; do printf '%s=%s\0' "$v" "${!v}"; done
+`
+	bash := func(script string) string {
+		t.Helper()
+		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script)
+		cmd.Env = []string{"RUNNER_TEMP=" + runner, "PATH=" + os.Getenv("PATH")}
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("bash: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	defined := bash(lib + show)
+	vars := regexp.MustCompile(`(?s)cairn_shared_variables=\((.*?)\)`).FindStringSubmatch(lib)
+	read := `source "$RUNNER_TEMP/cairn-functions.sh"` + "\n"
+	if vars != nil {
+		read += "cairn_shared_variables=(" + vars[1] + ")\n"
+	}
+	if kept := bash(read + show); kept != defined {
+		t.Errorf("the shared step keeps other definitions than it makes:\n%s", diffLines(defined, kept))
+	}
+}
+
+// diffLines is the first line where a and b differ, with its number.
+func diffLines(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d: %q, kept as %q", i+1, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("%d lines, kept as %d", len(al), len(bl))
 }
 
 // funcDefinition finds the functions a script defines at its top level.
