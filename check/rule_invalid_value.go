@@ -20,11 +20,12 @@ var (
 )
 
 // ruleInvalidValue refuses a value outside its enum, a duration that does not
-// parse, a number out of range (a budget not above 0, or not a number), an empty script, prompt or skill, and an env
-// name a shell cannot export.
+// parse, a number out of range (a budget not above 0, or not a number), an empty script, prompt or skill, an env
+// name a shell cannot export, and a [github] table no workflow could hold
+// (a cron that does not parse).
 var ruleInvalidValue = &Rule{
 	ID:       RuleInvalidValue,
-	Doc:      "a value outside its enum or its range (a budget_usd not above 0), or a duration that does not parse",
+	Doc:      "a value outside its enum or its range (a budget_usd not above 0), a duration that does not parse, or a [github] schedule that is no cron",
 	Severity: ir.Error,
 	Lint:     true,
 	Run: func(pass *Pass) {
@@ -37,6 +38,7 @@ var ruleInvalidValue = &Rule{
 			v.report(valueRange(rc), "invalid repair_cap %d; it cannot be negative", rc.Value)
 		}
 		v.budget(p.Limits.BudgetUSD)
+		v.github(&p.GitHub)
 		for _, w := range p.Worktrees {
 			switch k := w.Kind; {
 			case !k.Set:
@@ -82,6 +84,29 @@ func (v *values) budget(f ir.Field[ir.Budget]) {
 	}
 	if err := ir.CheckBudget(keyName(v.pass.Process, "budget_usd"), f.Value); err != nil {
 		v.report(valueRange(f), "%v", err)
+	}
+}
+
+// github refuses what a [github] table holds that no workflow could: an
+// empty runner, a schedule that is no cron GitHub Actions reads (at the
+// schedule), a job timeout under a minute.
+func (v *values) github(g *ir.GitHub) {
+	p := v.pass.Process
+	if r := g.RunsOn; r.Set && !r.Bad && strings.TrimSpace(r.Value) == "" {
+		v.report(valueRange(r), "invalid %s %q; name the runner, such as \"ubuntu-latest\"", keyName(p, "runs_on"), r.Value)
+	}
+	if g.Schedule.Set {
+		for _, c := range g.Schedule.Value {
+			if c.Bad {
+				continue
+			}
+			if err := checkCron(c.Value); err != nil {
+				v.report(valueRange(c), "invalid cron %q in schedule: %v", c.Value, err)
+			}
+		}
+	}
+	if tm := g.TimeoutMinutes; tm.Set && !tm.Bad && tm.Value < 1 {
+		v.report(valueRange(tm), "invalid %s %d; a job needs at least 1 minute", keyName(p, "timeout_minutes"), tm.Value)
 	}
 }
 

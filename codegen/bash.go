@@ -38,6 +38,9 @@ type Inputs struct {
 	// Dir is the directory cairn works in (-C), which the plan's file is
 	// named relative to; "" for cairn's working directory.
 	Dir string
+	// Jobs is how many steps of a parallel group a script runs at once
+	// unless its --jobs or $CAIRN_JOBS says otherwise; 0 for all.
+	Jobs int
 }
 
 // Bash compiles plan into one standalone bash script (§9) that does what
@@ -55,7 +58,7 @@ func Bash(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
 	if in.ReadFile == nil {
 		in.ReadFile = os.ReadFile
 	}
-	c := &compiler{plan: plan, in: in, at: newPlaces(plan, in.Process)}
+	c := &compiler{plan: plan, in: in, at: newPlaces(plan, in.Process), target: bashInfo}
 	diags := c.refuse()
 	if ir.HasErrors(diags) {
 		return nil, diags
@@ -72,18 +75,31 @@ func Bash(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
 			Message: fmt.Sprintf("cannot render the script: %v", err),
 		})
 	}
-	return out, diags
+	return afterShebang(out, c.header(s)), diags
 }
 
 // compiler is one compilation of a plan.
 type compiler struct {
-	plan *ir.Plan
-	in   Inputs
-	at   *places
-	// refusesBudgets is set for a target that cannot keep a budget: the
-	// process's budgets are refused (budgets). The bash script keeps
-	// them as cairn run does.
-	refusesBudgets bool
+	plan   *ir.Plan
+	in     Inputs
+	at     *places
+	target targetInfo
+}
+
+// targetInfo is how a target's refusals name it and what it writes.
+type targetInfo struct {
+	// name is what --target calls it; artifact what it writes ("script").
+	name, artifact string
+	// budgetWhy, for a target that cannot keep a budget, is why: the
+	// process's budgets are refused (budgets). Empty for the bash script,
+	// which keeps them as cairn run does.
+	budgetWhy string
+}
+
+// bashInfo names the bash target.
+var bashInfo = targetInfo{
+	name:     "bash",
+	artifact: "script",
 }
 
 // script is the model bash.sh.tmpl renders.
@@ -128,6 +144,10 @@ type script struct {
 	// it, empty for none; BudgetText words it ("$4.00"), and BudgetFrom
 	// says where it came from.
 	Budget, BudgetText, BudgetFrom string
+	// Jobs is the default of the script's --jobs.
+	Jobs int
+	// Job is set when the script is one job of a workflow (jobScript).
+	Job *scriptJob
 }
 
 // scriptHarness is a harness the script preflights: its CLI on PATH.
@@ -227,8 +247,11 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		SHA256:          hex.EncodeToString(sum[:]),
 		RunExpiry:       expiryMicros(plan.RunExpiry, ir.DefaultRunExpiry),
 		FailedRunExpiry: expiryMicros(plan.FailedRunExpiry, ir.DefaultFailedRunExpiry),
+		Jobs:            max(c.in.Jobs, 0),
 	}
-	if b := plan.Limits.BudgetUSD; b != nil && b.Value > 0 {
+	// A target that cannot keep a budget refuses the process's, and warns
+	// that the config's is not compiled.
+	if b := plan.Limits.BudgetUSD; b != nil && b.Value > 0 && c.target.budgetWhy == "" {
 		s.Budget, s.BudgetText, s.BudgetFrom = usdNumber(b.Value), ir.FormatUSD(b.Value), c.budgetFrom(b.Source)
 	}
 	var diags []ir.Diagnostic

@@ -221,7 +221,7 @@ func TestHarnessCommandBudget(t *testing.T) {
 
 // TestBudgetsCompile: the bash target keeps the run's and the steps'
 // budgets rather than refusing them, while a target that keeps none
-// (refusesBudgets) refuses them at their keys.
+// (targetInfo.budgetWhy) refuses them at their keys.
 func TestBudgetsCompile(t *testing.T) {
 	step := ir.Range{Start: ir.Pos{Line: 9, Column: 1}, End: ir.Pos{Line: 9, Column: 11}}
 	plan := &ir.Plan{
@@ -251,7 +251,7 @@ func TestBudgetsCompile(t *testing.T) {
 	process.Limits.BudgetUSD = ir.Field[ir.Budget]{Value: ir.Budget{USD: 4}, Set: true}
 	process.Steps[0].Actions[0].BudgetUSD = ir.Field[ir.Budget]{Value: ir.Budget{USD: 1.5}, Set: true}
 	process.Steps[0].Actions[0].BudgetUSD.Range = step
-	c := &compiler{plan: plan, at: newPlaces(plan, process), refusesBudgets: true}
+	c := &compiler{plan: plan, at: newPlaces(plan, process), target: actionsInfo}
 	var got []string
 	for _, d := range c.refuse() {
 		got = append(got, d.Message)

@@ -77,6 +77,54 @@ func (at *places) harness(name string) ir.Range {
 	return at.step(name)
 }
 
+// model is where step name's model was written, else its harness.
+func (at *places) model(name string) ir.Range {
+	if s := at.steps[name]; s != nil {
+		for _, a := range s.Actions {
+			if a.Model.Set {
+				return or(a.Model.At(), at.harness(name))
+			}
+		}
+	}
+	return at.harness(name)
+}
+
+// holding is where text first stands in a value of step name, as written:
+// its script or prompt, an env value, a precheck or validate shell or why
+// (the value's whole range when its characters cannot be placed); else the
+// step's header.
+func (at *places) holding(name, text string) ir.Range {
+	s := at.steps[name]
+	if s == nil {
+		return at.step(name)
+	}
+	var fields []ir.Field[string]
+	for _, a := range s.Actions {
+		fields = append(fields, a.Script, a.Prompt)
+	}
+	for _, p := range s.Env.Value {
+		fields = append(fields, p.Field)
+	}
+	for _, ph := range []*ir.Phase{s.Precheck, s.Validate} {
+		if ph != nil {
+			fields = append(fields, ph.Shells.Value...)
+			fields = append(fields, ph.Whys.Value...)
+		}
+	}
+	for _, f := range fields {
+		i := strings.Index(f.Value, text)
+		if i < 0 {
+			continue
+		}
+		r := or(f.Range, or(f.At(), at.step(name)))
+		if start := ir.PosAt(f.Value, f.Spans, i); start.Line > 0 {
+			r.Start, r.End = start, ir.PosAt(f.Value, f.Spans, i+len(text))
+		}
+		return r
+	}
+	return at.step(name)
+}
+
 // skill is where step name's skill was written, else its header.
 func (at *places) skill(name string) ir.Range {
 	if s := at.steps[name]; s != nil {
@@ -108,10 +156,10 @@ func (c *compiler) refuse() []ir.Diagnostic {
 		if p := at.process; p != nil && p.Commit.Set {
 			r = or(p.Commit.At(), r)
 		}
-		diags = append(diags, notCompilable(r, "commit = true cannot be compiled: a commit per step (procedure semantics) needs cairn; run the process with cairn run"))
+		diags = append(diags, notCompilable(r, "commit = true cannot be compiled to %s: a commit per step (procedure semantics) needs cairn; run the process with cairn run", c.target.name))
 	}
 	if plan.Issue != "" {
-		diags = append(diags, notCompilable(at.file(), "a run on an issue cannot be compiled: the claim, the trust checks and the delivery need cairn"))
+		diags = append(diags, notCompilable(at.file(), "a run on an issue cannot be compiled to %s: the claim, the trust checks and the delivery need cairn", c.target.name))
 	}
 	for _, w := range plan.Worktrees {
 		if w.Kind != ir.IssueBranch {
@@ -121,7 +169,7 @@ func (c *compiler) refuse() []ir.Diagnostic {
 		if iw := at.worktrees[w.Name]; iw != nil {
 			r = or(iw.Kind.At(), or(iw.Header, r))
 		}
-		diags = append(diags, notCompilable(r, "worktree %q: issue-branch worktrees cannot be compiled: the issue, its claim and its delivery need cairn", w.Name))
+		diags = append(diags, notCompilable(r, "worktree %q: issue-branch worktrees cannot be compiled to %s: the issue, its claim and its delivery need cairn", w.Name, c.target.name))
 	}
 	for _, stage := range plan.Stages {
 		for _, st := range stage {
@@ -133,7 +181,7 @@ func (c *compiler) refuse() []ir.Diagnostic {
 				if ia := at.action(st.Name, j); ia != nil {
 					r = or(ia.Catalogue.At(), or(ia.Range, r))
 				}
-				diags = append(diags, notCompilable(r, "step %q: catalogue step %q cannot be compiled: its rules live inside cairn", st.Name, a.Catalogue))
+				diags = append(diags, notCompilable(r, "step %q: catalogue step %q cannot be compiled to %s: its rules live inside cairn", st.Name, a.Catalogue, c.target.name))
 			}
 			v := st.Validate
 			if v == nil {
@@ -148,25 +196,25 @@ func (c *compiler) refuse() []ir.Diagnostic {
 				if iv != nil {
 					r = or(iv.Instructions.At(), or(iv.Header, r))
 				}
-				diags = append(diags, notCompilable(r, "step %q: validate instructions cannot be compiled: a model judges them through cairn", st.Name))
+				diags = append(diags, notCompilable(r, "step %q: validate instructions cannot be compiled to %s: a model judges them through cairn", st.Name, c.target.name))
 			}
 			if v.Severity == ir.SeverityReview {
 				r := at.step(st.Name)
 				if iv != nil {
 					r = or(iv.Severity.At(), or(iv.Header, r))
 				}
-				diags = append(diags, notCompilable(r, "step %q: validate severity %q cannot be compiled: the agent's retries need cairn", st.Name, ir.SeverityReview))
+				diags = append(diags, notCompilable(r, "step %q: validate severity %q cannot be compiled to %s: the agent's retries need cairn", st.Name, ir.SeverityReview, c.target.name))
 			}
 		}
 	}
-	if c.refusesBudgets {
+	if c.target.budgetWhy != "" {
 		diags = append(diags, c.budgets()...)
 	}
 	diags = append(diags, c.nulBytes()...)
 	if res := c.plan.Resources; res.MaxLoad > 0 || res.MinFreeMemory > 0 {
 		diags = append(diags, ir.Diagnostic{
 			Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: res.Header,
-			Message: "the config's [resources] is not compiled: the script's sessions do not wait for the machine's load or free memory",
+			Message: fmt.Sprintf("the config's [resources] is not compiled: the %s's sessions do not wait for the machine's load or free memory", c.target.artifact),
 		})
 	}
 	return diags
@@ -174,12 +222,12 @@ func (c *compiler) refuse() []ir.Diagnostic {
 
 // budgets refuses the process's budgets, the run's and its steps', for a
 // target that records what its sessions spend but stops none at a budget
-// (refusesBudgets): a budget it ignored would let them spend without one.
+// (targetInfo.budgetWhy): a budget it ignored would let them spend without one.
 // The config's budget, which belongs to the user rather than the process,
 // is only warned about, as [resources] is.
 func (c *compiler) budgets() []ir.Diagnostic {
 	var diags []ir.Diagnostic
-	const why = "the script records what its sessions spend but does not stop them at a budget; run the process with cairn run"
+	why := c.target.budgetWhy
 	plan, at := c.plan, c.at
 	key := "budget_usd"
 	if p := at.process; p != nil && p.Format == ir.Card {
@@ -188,14 +236,14 @@ func (c *compiler) budgets() []ir.Diagnostic {
 	switch b := plan.Limits.BudgetUSD; {
 	case at.process != nil && at.process.Limits.BudgetUSD.Set:
 		f := at.process.Limits.BudgetUSD
-		diags = append(diags, notCompilable(or(f.At(), at.file()), "%s %s cannot be compiled: %s", key, ir.FormatUSD(f.Value.USD), why))
+		diags = append(diags, notCompilable(or(f.At(), at.file()), "%s %s cannot be compiled to %s: %s", key, ir.FormatUSD(f.Value.USD), c.target.name, why))
 	case b != nil && b.Source == ir.FromConfig:
 		diags = append(diags, ir.Diagnostic{
 			Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: plan.Limits.BudgetAt,
-			Message: fmt.Sprintf("the config's [limits] budget_usd %s is not compiled: the script's sessions spend without a budget", ir.FormatUSD(b.Value)),
+			Message: fmt.Sprintf("the config's [limits] budget_usd %s is not compiled: the %s's sessions spend without a budget", ir.FormatUSD(b.Value), c.target.artifact),
 		})
 	case b != nil:
-		diags = append(diags, notCompilable(or(plan.Limits.BudgetAt, at.file()), "a budget of %s cannot be compiled: %s", ir.FormatUSD(b.Value), why))
+		diags = append(diags, notCompilable(or(plan.Limits.BudgetAt, at.file()), "a budget of %s cannot be compiled to %s: %s", ir.FormatUSD(b.Value), c.target.name, why))
 	}
 	for _, stage := range plan.Stages {
 		for _, st := range stage {
@@ -207,7 +255,7 @@ func (c *compiler) budgets() []ir.Diagnostic {
 				if ia := at.action(st.Name, j); ia != nil {
 					r = or(ia.BudgetUSD.At(), r)
 				}
-				diags = append(diags, notCompilable(r, "step %q: %s %s cannot be compiled: %s", st.Name, key, ir.FormatUSD(a.BudgetUSD.Value), why))
+				diags = append(diags, notCompilable(r, "step %q: %s %s cannot be compiled to %s: %s", st.Name, key, ir.FormatUSD(a.BudgetUSD.Value), c.target.name, why))
 			}
 		}
 	}

@@ -13,12 +13,18 @@ import (
 type Target interface {
 	// Name is what --target calls it.
 	Name() string
+	// Executable reports whether the artifact is a program, which -o
+	// writes with mode 0755 rather than 0644.
+	Executable() bool
+	// TakesJobs reports whether the artifact bounds how many steps of a
+	// parallel group run at once, so that compile's --jobs applies.
+	TakesJobs() bool
 	// Compile renders plan, with what the target needs besides it.
 	Compile(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic)
 }
 
 // targets are the compile targets; bash is --target's default.
-var targets = []Target{bashTarget{}}
+var targets = []Target{bashTarget{}, actionsTarget{}}
 
 // LookupTarget returns the compile target called name.
 func LookupTarget(name string) (Target, bool) {
@@ -42,7 +48,9 @@ func TargetNames() []string {
 // bashTarget is a standalone bash script (Bash).
 type bashTarget struct{}
 
-func (bashTarget) Name() string { return "bash" }
+func (bashTarget) Name() string     { return bashInfo.name }
+func (bashTarget) Executable() bool { return true }
+func (bashTarget) TakesJobs() bool  { return true }
 
 func (bashTarget) Compile(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
 	return Bash(plan, in)

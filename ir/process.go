@@ -51,6 +51,20 @@ type Process struct {
 	// Access is the top-level access, the default of the process's
 	// session steps.
 	Access Field[string]
+	// GitHub is how the process runs when compiled to a GitHub Actions
+	// workflow; cairn run and the bash target read none of it.
+	GitHub GitHub
+}
+
+// GitHub is a process file's [github] table: the runner its workflow's jobs
+// run on (RunsOn, ubuntu-latest when unset), the cron schedules that start
+// it besides workflow_dispatch, and each job's timeout in minutes.
+type GitHub struct {
+	// Header is the [github] table or github block; invalid when absent.
+	Header         Range
+	RunsOn         Field[string]
+	Schedule       Strings
+	TimeoutMinutes Field[int]
 }
 
 // Limits are the file's own limits; they may only tighten the config's.

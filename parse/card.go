@@ -21,10 +21,11 @@ import (
 
 // The keys of a card's front matter (§4.3), in the order suggestions prefer.
 var (
-	cardTopKeys   = []string{"description", "run-expiry", "failed-run-expiry", "access", "budget-usd", "steps"}
-	cardStepKeys  = []string{"id", "description", "precheck", "run", "validate"}
-	cardPhaseKeys = []string{"shells", "agents", "instructions", "whys", "severity", "model"}
-	cardAgentKeys = []string{"prompt", "model", "access", "max-turns", "budget-usd"}
+	cardTopKeys    = []string{"description", "run-expiry", "failed-run-expiry", "access", "budget-usd", "github", "steps"}
+	cardGitHubKeys = []string{"runs-on", "schedule", "timeout-minutes"}
+	cardStepKeys   = []string{"id", "description", "precheck", "run", "validate"}
+	cardPhaseKeys  = []string{"shells", "agents", "instructions", "whys", "severity", "model"}
+	cardAgentKeys  = []string{"prompt", "model", "access", "max-turns", "budget-usd"}
 )
 
 // cardFence is the line that opens and closes a card's front matter.
@@ -231,10 +232,34 @@ func (fe *cardProcess) document(f *ast.File) {
 			p.Access = fe.string(e)
 		case "budget-usd":
 			p.Limits.BudgetUSD = fe.budget(e)
+		case "github":
+			fe.github(e)
 		case "steps":
 			fe.steps(e)
 		default:
 			fe.unknownKey(e, "at the top level", cardTopKeys)
+		}
+	}
+}
+
+// github reads the github: mapping, a card's [github].
+func (fe *cardProcess) github(e cardEntry) {
+	entries, ok := fe.mapping(e.value, `"github"`)
+	if !ok {
+		return
+	}
+	g := &fe.p.GitHub
+	g.Header = e.key
+	for _, ge := range entries {
+		switch ge.name {
+		case "runs-on":
+			g.RunsOn = fe.string(ge)
+		case "schedule":
+			g.Schedule = fe.strings(ge)
+		case "timeout-minutes":
+			g.TimeoutMinutes = fe.int(ge)
+		default:
+			fe.unknownKey(ge, `in "github"`, cardGitHubKeys)
 		}
 	}
 }

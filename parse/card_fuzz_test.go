@@ -27,6 +27,7 @@ var cardFuzzSeeds = []string{
 	"---\nsteps:\n  - id: a\n    run:\n      shells:\n        - |2-\n            indented\n          by two\n---\n",
 	"description: no fence\n",
 	"---\naccess: read\nsteps:\n  - id: a\n    run:\n      agents:\n        - {prompt: p, access: full}\n        - prompt: q\n          access: [write]\n---\n",
+	"---\ngithub:\n  runs-on: self-hosted\n  schedule: [\"0 3 * * *\", 5]\n  timeout-minutes: 30\n  runs_on: x\n---\n",
 	"---\nbudget-usd: 4.50\nsteps:\n  - id: a\n    run:\n      agents:\n        - {prompt: p, budget-usd: 1}\n        - prompt: q\n          budget-usd: abc\n        - prompt: r\n          budget-usd: [.nan]\n---\n",
 	"---\nsteps:\n  - id: a\n  - id: a\n  - 3\n  - [x]\n---\nbody\n---\n",
 }

@@ -16,8 +16,9 @@ import (
 // suggestions prefer: the keys of §4.1, with a block for each table.
 var (
 	hclTopAttrs      = []string{"version", "description", "default_worktree", "commit", "run_expiry", "failed_run_expiry", "access"}
-	hclTopBlocks     = []string{"limits", "worktree", "step"}
+	hclTopBlocks     = []string{"limits", "github", "worktree", "step"}
 	hclLimitsAttrs   = tomlLimitsKeys
+	hclGitHubAttrs   = tomlGitHubKeys
 	hclWorktreeAttrs = tomlWorktreeKeys
 	hclStepAttrs     = []string{"description", "skill", "prompt", "command", "catalogue", "harness", "model", "effort", "access", "max_turns", "budget_usd", "worktree", "parallel", "optional", "timeout", "env", "process", "spec_process"}
 	hclStepBlocks    = []string{"precheck", "validate"}
@@ -203,7 +204,7 @@ func hclItems(b *hclsyntax.Body) []hclItem {
 
 func (fe *hclProcess) top(b *hclsyntax.Body) {
 	p := fe.p
-	var limits *hclsyntax.Block
+	var limits, github *hclsyntax.Block
 	for _, it := range hclItems(b) {
 		if a := it.attr; a != nil {
 			switch a.Name {
@@ -221,7 +222,7 @@ func (fe *hclProcess) top(b *hclsyntax.Body) {
 				p.FailedRunExpiry = fe.String(a)
 			case "access":
 				p.Access = fe.String(a)
-			case "limits", "worktree", "step":
+			case "limits", "github", "worktree", "step":
 				fe.wantBlock(a)
 			default:
 				fe.unknown("attribute", a.Name, a.NameRange, "at the top level", hclTopAttrs, hclTopBlocks)
@@ -233,6 +234,10 @@ func (fe *hclProcess) top(b *hclsyntax.Body) {
 		case "limits":
 			if fe.once(&limits, bl) {
 				fe.limits(bl)
+			}
+		case "github":
+			if fe.once(&github, bl) {
+				fe.github(bl)
 			}
 		case "worktree":
 			fe.worktree(bl)
@@ -339,6 +344,28 @@ func (fe *hclProcess) limits(bl *hclsyntax.Block) {
 			continue
 		}
 		fe.blockInside(it.block, "in limits", hclLimitsAttrs)
+	}
+}
+
+func (fe *hclProcess) github(bl *hclsyntax.Block) {
+	fe.labels(bl, 0)
+	g := &fe.p.GitHub
+	g.Header = fe.rng(bl.DefRange())
+	for _, it := range hclItems(bl.Body) {
+		if a := it.attr; a != nil {
+			switch a.Name {
+			case "runs_on":
+				g.RunsOn = fe.String(a)
+			case "schedule":
+				g.Schedule = fe.Strings(a)
+			case "timeout_minutes":
+				g.TimeoutMinutes = fe.Int(a)
+			default:
+				fe.unknown("attribute", a.Name, a.NameRange, "in github", hclGitHubAttrs)
+			}
+			continue
+		}
+		fe.blockInside(it.block, "in github", hclGitHubAttrs)
 	}
 }
 

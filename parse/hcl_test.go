@@ -29,6 +29,12 @@ limits {
   budget_usd      = 4.50
 }
 
+github {
+  runs_on         = "ubuntu-latest"
+  schedule        = ["0 3 * * 1-5", "*/30 9-17 * * mon-fri"]
+  timeout_minutes = 60
+}
+
 worktree "a" {
   kind = "throwaway"
 }

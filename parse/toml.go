@@ -10,8 +10,9 @@ import (
 
 // The keys of a TOML process file (§4.1), in the order suggestions prefer.
 var (
-	tomlTopKeys      = []string{"version", "description", "default_worktree", "commit", "run_expiry", "failed_run_expiry", "access", "limits", "worktrees", "steps"}
+	tomlTopKeys      = []string{"version", "description", "default_worktree", "commit", "run_expiry", "failed_run_expiry", "access", "limits", "github", "worktrees", "steps"}
 	tomlLimitsKeys   = []string{"repair_cap", "self_merge", "protected_paths", "budget_usd"}
+	tomlGitHubKeys   = []string{"runs_on", "schedule", "timeout_minutes"}
 	tomlWorktreeKeys = []string{"kind"}
 	tomlStepKeys     = []string{"name", "description", "skill", "prompt", "command", "catalogue", "harness", "model", "effort", "access", "max_turns", "budget_usd", "worktree", "parallel", "optional", "timeout", "env", "process", "spec_process", "precheck", "validate"}
 	tomlPhaseKeys    = []string{"shells", "instructions", "whys", "severity", "model"}
@@ -66,6 +67,8 @@ func (fe *tomlProcess) top(t *tomldoc.TOMLTable) {
 			p.Access = r.String(e)
 		case "limits":
 			fe.limits(e)
+		case "github":
+			fe.github(e)
 		case "worktrees":
 			fe.worktrees(e)
 		case "steps":
@@ -96,6 +99,28 @@ func (fe *tomlProcess) limits(e *tomldoc.TOMLEntry) {
 			l.BudgetUSD = r.Budget(kv)
 		default:
 			r.UnknownKey(kv, "in [limits]", tomlLimitsKeys)
+		}
+	}
+}
+
+func (fe *tomlProcess) github(e *tomldoc.TOMLEntry) {
+	r := &fe.r
+	t := r.Table(e)
+	if t == nil {
+		return
+	}
+	g := &fe.p.GitHub
+	g.Header = tomldoc.HeaderOf(e)
+	for _, kv := range t.Entries {
+		switch kv.Key {
+		case "runs_on":
+			g.RunsOn = r.String(kv)
+		case "schedule":
+			g.Schedule = r.Strings(kv)
+		case "timeout_minutes":
+			g.TimeoutMinutes = r.Int(kv)
+		default:
+			r.UnknownKey(kv, "in [github]", tomlGitHubKeys)
 		}
 	}
 }

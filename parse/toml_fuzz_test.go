@@ -25,6 +25,11 @@ self_merge = false
 protected_paths = ["migrations/**", ".github/**"]
 budget_usd = 4.50
 
+[github]
+runs_on = "ubuntu-latest"
+schedule = ["0 3 * * 1-5", "*/30 9-17 * * mon-fri"]
+timeout_minutes = 60
+
 [worktrees.a]
 kind = "throwaway"
 

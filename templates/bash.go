@@ -14,9 +14,10 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// bashFiles are the embedded templates of compiled scripts (§9).
+// bashFiles are the embedded templates of compiled scripts (§9): the
+// script, and the parts of it that differ in a workflow's job.
 //
-//go:embed bash.sh.tmpl
+//go:embed bash.sh.tmpl bash_job.sh.tmpl
 var bashFiles embed.FS
 
 // BashPiece is a stretch of one word of a compiled script: literal text,
@@ -77,7 +78,7 @@ def tightest: reduce .[] as $q (null; if . == null or $q.limit - $q.spent < .lim
 
 // bashTemplate parses bash.sh.tmpl once, on first use.
 var bashTemplate = sync.OnceValues(func() (*template.Template, error) {
-	return template.New("bash.sh.tmpl").Option("missingkey=error").Funcs(bashFuncs).ParseFS(bashFiles, "bash.sh.tmpl")
+	return template.New("bash.sh.tmpl").Option("missingkey=error").Funcs(bashFuncs).ParseFS(bashFiles, "bash.sh.tmpl", "bash_job.sh.tmpl")
 })
 
 // BashQuote quotes s as one bash word that expands to exactly s

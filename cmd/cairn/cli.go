@@ -22,7 +22,7 @@ type cli struct {
 	Check   checkCmd   `cmd:"" help:"Check process files and print the plan each resolves to."`
 	List    listCmd    `cmd:"" help:"List the processes cairn can find, with their descriptions."`
 	Run     runCmd     `cmd:"" help:"Run a process: check it, then carry out its plan in worktrees."`
-	Compile compileCmd `cmd:"" help:"Compile a process into a standalone bash script that does what cairn run does."`
+	Compile compileCmd `cmd:"" help:"Compile a process into a standalone bash script, or a GitHub Actions workflow, that does what cairn run does."`
 	Test    testCmd    `cmd:"" help:"Run test files: each runs a process with stubs instead of agents and checks how the run ended."`
 	Stubs   stubsCmd   `cmd:"" help:"Write a stubs skeleton for a process: a stub for every session step, for cairn run --stubs and cairn test."`
 	Status  statusCmd  `cmd:"" help:"List the runs of this repository: running, crashed, ended and skipped."`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,19 +15,24 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/load"
 	"github.com/cairn-dev/cairn/templates"
+	"github.com/rogpeppe/go-internal/diff"
 )
 
 // compileCmd is `cairn compile`.
 type compileCmd struct {
 	Target string `arg:"" name:"name|file" help:"The process to compile: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path."`
-	To     string `name:"target" default:"bash" placeholder:"TARGET" help:"What to compile to: bash (a standalone bash script)."`
-	Output string `short:"o" placeholder:"FILE" help:"Write the script to FILE (mode 0755) rather than to stdout."`
+	To     string `name:"target" default:"bash" placeholder:"TARGET" help:"What to compile to: bash (a standalone bash script) or github-actions (a GitHub Actions workflow)."`
+	Output string `short:"o" placeholder:"FILE" help:"Write to FILE (a script with mode 0755, a workflow 0644) rather than to stdout."`
 	Access string `placeholder:"A" help:"Tighten every session's access in the script to at most A: read, write or full. It lowers any above A and raises none."`
+	Jobs   *int   `placeholder:"N" help:"The script runs at most N steps of a parallel group at once unless its own --jobs says otherwise (bash only: a workflow runs each on its own runner)."`
+	Check  bool   `help:"Write nothing: exit 0 when the -o FILE is what compile writes now, else 1 with a unified diff (a CI guard against a stale compiled file)."`
 }
 
 // Run checks the process as `cairn check --no-preflight` does and renders
-// its plan as a standalone script; what a script cannot carry is refused
-// with rule not-compilable at its place in the file.
+// its plan through the target (a standalone script, a workflow); what the
+// target cannot carry is refused with rule not-compilable at its place in
+// the file. With --check it writes nothing and compares the -o file with
+// what it would write.
 func (c *compileCmd) Run(a *app) error {
 	target, ok := codegen.LookupTarget(c.To)
 	if !ok {
@@ -34,6 +40,19 @@ func (c *compileCmd) Run(a *app) error {
 	}
 	if err := accessFlag(c.Access); err != nil {
 		return err
+	}
+	if c.Check && c.Output == "" {
+		return usageError("--check needs -o FILE: the compiled file to compare")
+	}
+	jobs := 0
+	if c.Jobs != nil {
+		if !target.TakesJobs() {
+			return usageError("--jobs: the %s target runs each step of a parallel group on its own runner; it takes no --jobs", target.Name())
+		}
+		if *c.Jobs < 0 {
+			return usageError("--jobs %d: want 0 (all at once) or more", *c.Jobs)
+		}
+		jobs = *c.Jobs
 	}
 	cp, report, err := load.PrepareCompile(context.Background(), a.dir, c.Target, check.Flags{Access: c.Access})
 	style := templates.Style{Color: colorOn(a.stderr)}
@@ -58,7 +77,7 @@ func (c *compileCmd) Run(a *app) error {
 	}
 	script, diags := target.Compile(cp.Plan, codegen.Inputs{
 		Process: cp.Process, Harnesses: cp.Harnesses,
-		Source: report.Sources[cp.Plan.File], RepoRoot: cp.RepoRoot, Dir: a.dir,
+		Source: report.Sources[cp.Plan.File], RepoRoot: cp.RepoRoot, Dir: a.dir, Jobs: jobs,
 	})
 	ir.SortDiagnostics(diags)
 	if err := show(diags); err != nil {
@@ -71,13 +90,48 @@ func (c *compileCmd) Run(a *app) error {
 		_, err := a.stdout.Write(script)
 		return err
 	}
-	return writeScript(c.Output, workdir.Path(a.dir, c.Output), script)
+	if c.Check {
+		return c.checkFresh(a, script)
+	}
+	mode := os.FileMode(0o644)
+	if target.Executable() {
+		mode = 0o755
+	}
+	return writeScript(c.Output, workdir.Path(a.dir, c.Output), script, mode)
 }
 
-// writeScript writes script to path, executable, through a temporary file
-// renamed over it: a reader sees the old script or the new one. Errors name
-// the file as the user did, name.
-func writeScript(name, path string, script []byte) error {
+// checkFresh compares the -o file with script, what compile writes now:
+// nil when they are the same, else a failure, with a unified diff from the
+// file to script on stdout. A file that does not exist is stale, its diff
+// all of script.
+func (c *compileCmd) checkFresh(a *app, script []byte) error {
+	old, err := os.ReadFile(workdir.Path(a.dir, c.Output))
+	missing := errors.Is(err, fs.ErrNotExist)
+	if err != nil && !missing {
+		return fmt.Errorf("read %s: %s", c.Output, pathError(err))
+	}
+	d := diff.Diff(c.Output, old, c.Output+" (compiled now)", script)
+	if d == nil {
+		return nil
+	}
+	if _, err := a.stdout.Write(d); err != nil {
+		return err
+	}
+	why := "is stale"
+	if missing {
+		why = "does not exist"
+	}
+	return &exitError{code: exitFailed, err: fmt.Errorf("%q %s: compile %q again with -o %q", c.Output, why, c.Target, c.Output)}
+}
+
+// writeScript writes script to path with mode, through a temporary file
+// renamed over it: a reader sees the old script or the new one. A folder on
+// the way that does not exist is made (.github/workflows in a repository
+// that has none). Errors name the file as the user did, name.
+func writeScript(name, path string, script []byte, mode os.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write %s: %s", name, pathError(err))
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return fmt.Errorf("write %s: %s", name, pathError(err))
@@ -87,7 +141,7 @@ func writeScript(name, path string, script []byte) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o755)
+		err = os.Chmod(tmp.Name(), mode)
 	}
 	if err == nil {
 		err = os.Rename(tmp.Name(), path)

@@ -1,0 +1,265 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// actCases are the golden compile cases the act suite runs: a parallel
+// group whose required member fails (its siblings finish, the next stage is
+// cancelled, each worktree's patch kept), prechecks and validate shells
+// that skip, warn and fail, and a session on each harness in parallel with a
+// judge given their results.
+var actCases = []string{"parallel", "phases", "sessions"}
+
+// actStandIns are the offline stand-ins of the artifact actions
+// (testdata/act/README.md).
+var actStandIns = filepath.Join("testdata", "act")
+
+// artifactUses finds the artifact actions a workflow uses, with the commit
+// act must map to a stand-in.
+var artifactUses = regexp.MustCompile(`uses: (actions/(upload|download)-artifact@[0-9a-f]{40})`)
+
+// actRecord is what a run shows a user, compared between `cairn run` and
+// the compiled workflow under act: the exit code, each step's log line
+// (sorted, without its duration), the results, the throwaway worktrees'
+// patches, and what the run printed at its end (the last stage's results,
+// then the line of the step that failed it).
+type actRecord struct {
+	code     int
+	log      []string
+	results  map[string]string
+	patches  map[string]string
+	printed  string
+	summary  string
+	duration time.Duration
+}
+
+// TestActDifferential runs a few golden workflows under nektos/act in
+// self-hosted mode (no containers), with the stand-ins of the artifact
+// actions and the fake agent CLIs on PATH, and holds each to `cairn run` of
+// the same process in a twin repository: the same exit code, step outcomes
+// (log lines), results, patches and final results, which the workflow also
+// writes to the run's summary. It needs act on PATH (.ci/run installs it);
+// CAIRN_ACT=off skips it.
+func TestActDifferential(t *testing.T) {
+	if os.Getenv("CAIRN_ACT") == "off" {
+		t.Skip("CAIRN_ACT=off")
+	}
+	act, err := exec.LookPath("act")
+	if err != nil {
+		t.Skipf("act is not on PATH (.ci/run installs it): %v", err)
+	}
+	standIns, err := filepath.Abs(actStandIns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range actCases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			file := filepath.Join(compileGoldenDir, name+".toml")
+
+			a := newCompileWork(t, file)
+			start := time.Now()
+			stdout, stderr, code := a.run(t, nil, "cairn", "run", filepath.Base(file))
+			want := &actRecord{code: code, duration: time.Since(start)}
+			want.readRun(t, a.onlyRun(t))
+			want.printed = endLines(stdout + lastFailure(stderr))
+			want.summary = stdout
+
+			b := newCompileWork(t, file)
+			wf := b.compileWorkflow(t, file)
+			writeFiles(t, b.repo, map[string]string{".github/workflows/" + name + ".yml": string(wf)})
+			for _, argv := range [][]string{{"git", "add", "-A"}, {"git", "commit", "-q", "-m", "workflow"}} {
+				if out, errOut, code := b.run(t, nil, argv...); code != 0 {
+					t.Fatalf("%v: exit %d\n%s%s", argv, code, out, errOut)
+				}
+			}
+			art := filepath.Join(b.work, "artifacts")
+			args := []string{"workflow_dispatch", "-W", ".github/workflows/" + name + ".yml",
+				"-P", "ubuntu-latest=-self-hosted", "--no-cache-server", "--json", "--env", "ACT_STUB_ART=" + art}
+			for _, m := range artifactUses.FindAllStringSubmatch(string(wf), -1) {
+				arg := m[1] + "=" + filepath.Join(standIns, m[2])
+				if !slices.Contains(args, arg) {
+					args = append(args, "--local-repository", arg)
+				}
+			}
+			cmd := exec.Command(act, args...)
+			cmd.Dir = b.repo
+			cmd.Env = append(slices.Clone(b.env), "PATH="+actPath(b.env, act))
+			var out, errOut bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			start = time.Now()
+			err := cmd.Run()
+			got := &actRecord{duration: time.Since(start)}
+			var exit *exec.ExitError
+			switch {
+			case err == nil:
+			case errors.As(err, &exit):
+				got.code = exit.ExitCode()
+			default:
+				t.Fatalf("act: %v", err)
+			}
+			got.readRun(t, filepath.Join(art, "cairn-run"))
+			got.printed, got.summary = actOutput(t, out.Bytes(), "The results of the last stage")
+			t.Logf("cairn run: exit %d in %v; act: exit %d in %v", want.code, want.duration.Round(time.Millisecond), got.code, got.duration.Round(time.Millisecond))
+			if t.Failed() || len(got.log) == 0 {
+				t.Fatalf("act left no run folder; its stderr:\n%s\nits output:\n%s", errOut.String(), out.String())
+			}
+			compareAct(t, want, got)
+			if t.Failed() {
+				t.Logf("act's log:\n%s", out.String())
+			}
+		})
+	}
+}
+
+// onlyRun is the folder of the one run in the twin's home.
+func (w *compileWork) onlyRun(t *testing.T) string {
+	t.Helper()
+	runs, err := filepath.Glob(filepath.Join(w.home, "runs", "*"))
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("want one run folder in %s, have %v (%v)", w.home, runs, err)
+	}
+	return runs[0]
+}
+
+// readRun reads the log, results and patches of the run folder dir.
+func (r *actRecord) readRun(t *testing.T, dir string) {
+	t.Helper()
+	r.results, r.patches = map[string]string{}, map[string]string{}
+	b, err := os.ReadFile(filepath.Join(dir, "log"))
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	for line := range strings.Lines(string(b)) {
+		r.log = append(r.log, durationField.ReplaceAllString(strings.TrimSuffix(line, "\n"), ""))
+	}
+	sort.Strings(r.log)
+	for sub, m := range map[string]map[string]string{"results": r.results, "worktrees": r.patches} {
+		files, _ := filepath.Glob(filepath.Join(dir, sub, "*"))
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m[filepath.Base(f)] = string(b)
+		}
+	}
+}
+
+// lastFailure is the line of stderr that says which step failed the run,
+// with its newline; "" when there is none.
+func lastFailure(stderr string) string {
+	for line := range strings.Lines(stderr) {
+		if strings.HasPrefix(line, "cairn: failed at step ") {
+			return line
+		}
+	}
+	return ""
+}
+
+// actPath is the PATH act runs with: the twin's (the fakes first), then
+// act's own folder and the system's, where the jobs find bash and jq.
+func actPath(env []string, act string) string {
+	path := ""
+	for _, e := range env {
+		if v, ok := strings.CutPrefix(e, "PATH="); ok {
+			path = v
+		}
+	}
+	return strings.Join([]string{path, filepath.Dir(act), "/usr/local/bin", "/usr/bin", "/bin"}, string(os.PathListSeparator))
+}
+
+// actOutput reads act's JSON log: what the last job's step called step
+// printed, and what it wrote to the run's summary.
+func actOutput(t *testing.T, log []byte, step string) (printed, summary string) {
+	t.Helper()
+	sc := bufio.NewScanner(bytes.NewReader(log))
+	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
+	for sc.Scan() {
+		var e struct {
+			JobID     string `json:"jobID"`
+			Step      string `json:"step"`
+			Stage     string `json:"stage"`
+			Msg       string `json:"msg"`
+			RawOutput bool   `json:"raw_output"`
+			Command   string `json:"command"`
+			Content   string `json:"content"`
+		}
+		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Step != step || e.Stage != "Main" {
+			continue
+		}
+		switch {
+		case e.RawOutput:
+			printed += e.Msg
+		case e.Command == "summary":
+			summary += e.Content
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return endLines(printed), summary
+}
+
+// endLines is out with its blank lines at the end dropped: act runs a step
+// in a terminal, and ends its output with a newline of its own when the
+// terminal's last read (its keep-alive EOT, a second apart) did not follow
+// one.
+func endLines(out string) string {
+	if out = strings.TrimRight(out, "\n"); out != "" {
+		out += "\n"
+	}
+	return out
+}
+
+// compareAct reports every way the workflow's run got differs from cairn
+// run's, want.
+func compareAct(t *testing.T, want, got *actRecord) {
+	t.Helper()
+	if want.code != got.code {
+		t.Errorf("exit code: cairn run %d, act %d", want.code, got.code)
+	}
+	if !slices.Equal(want.log, got.log) {
+		t.Errorf("log lines differ:\n--- cairn run\n%s\n--- act\n%s", strings.Join(want.log, "\n"), strings.Join(got.log, "\n"))
+	}
+	for _, m := range []struct {
+		what string
+		a, b map[string]string
+	}{{"result", want.results, got.results}, {"patch", want.patches, got.patches}} {
+		for _, k := range slices.Sorted(maps.Keys(m.a)) {
+			if v, ok := m.b[k]; !ok {
+				t.Errorf("%s %s: the workflow left none; cairn run left:\n%s", m.what, k, m.a[k])
+			} else if v != m.a[k] {
+				t.Errorf("%s %s differs:\n--- cairn run\n%s\n--- act\n%s", m.what, k, m.a[k], v)
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(m.b)) {
+			if _, ok := m.a[k]; !ok {
+				t.Errorf("%s %s: cairn run left none; the workflow left:\n%s", m.what, k, m.b[k])
+			}
+		}
+	}
+	if want.printed != got.printed {
+		t.Errorf("the run's end printed:\n--- cairn run\n%q\n--- act\n%q", want.printed, got.printed)
+	}
+	if want.summary != got.summary {
+		t.Errorf("the run's summary:\n--- cairn run's results\n%q\n--- act's summary\n%q", want.summary, got.summary)
+	}
+	t.Logf("compared %d log lines, %d results, %d patches, %s of final output", len(want.log), len(want.results), len(want.patches), fmt.Sprint(len(want.printed), " bytes"))
+}

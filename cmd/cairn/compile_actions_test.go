@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/goccy/go-yaml"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// compileWorkflow compiles the case's process in the twin to
+// work/NAME.yml with --target github-actions and returns the workflow.
+func (w *compileWork) compileWorkflow(t *testing.T, file string) []byte {
+	t.Helper()
+	base := filepath.Base(file)
+	out := filepath.Join(w.work, strings.TrimSuffix(base, ".toml")+".yml")
+	stdout, stderr, code := w.run(t, nil, "cairn", "compile", "--target", "github-actions", base, "-o", out)
+	if code != 0 || stdout != "" {
+		t.Fatalf("cairn compile --target github-actions %s: exit %d\nstdout: %s\nstderr: %s", base, code, stdout, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o644 {
+		t.Errorf("-o wrote %s with mode %v; want 0644", out, fi.Mode().Perm())
+	}
+	return b
+}
+
+// pinnedUses is the only `uses:` a compiled workflow may hold: the three
+// actions it needs, each pinned by a full commit SHA.
+var pinnedUses = regexp.MustCompile(`^actions/(checkout|upload-artifact|download-artifact)@[0-9a-f]{40}$`)
+
+// ghWorkflow is what the tests read of a compiled workflow.
+type ghWorkflow struct {
+	Jobs map[string]struct {
+		Name  string   `yaml:"name"`
+		Needs []string `yaml:"needs"`
+		Steps []struct {
+			Name string            `yaml:"name"`
+			Uses string            `yaml:"uses"`
+			Run  string            `yaml:"run"`
+			If   string            `yaml:"if"`
+			Env  map[string]string `yaml:"env"`
+		} `yaml:"steps"`
+	} `yaml:"jobs"`
+}
+
+// workflowRefuses are the golden compile cases the github-actions target
+// refuses, with what its refusal says.
+var workflowRefuses = map[string]string{
+	"budget": "budget_usd $0.15 cannot be compiled to github-actions: its jobs run on separate runners and share no state",
+}
+
+// TestCompileWorkflowGolden compiles every golden/compile/NAME.toml with
+// --target github-actions and compares the workflow with NAME.yml
+// (UPDATE_GOLDEN=1 rewrites it). The workflow must read as YAML, use no
+// action but the three pinned ones, hold in each run step a script that
+// parses as bash and has no "${{", and draw no finding from actionlint,
+// which checks every run step with shellcheck.
+func TestCompileWorkflowGolden(t *testing.T) {
+	actionlint, lookErr := exec.LookPath("actionlint")
+	shellcheck, shErr := exec.LookPath("shellcheck")
+	for _, file := range compileCases(t) {
+		name := strings.TrimSuffix(filepath.Base(file), ".toml")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			w := newCompileWork(t, file)
+			if why, ok := workflowRefuses[name]; ok {
+				base := filepath.Base(file)
+				_, stderr, code := w.run(t, nil, "cairn", "compile", "--target", "github-actions", base, "-o", name+".yml")
+				if code != 1 || !strings.Contains(stderr, why) || !strings.Contains(stderr, "[not-compilable]") {
+					t.Errorf("cairn compile --target github-actions %s: exit %d\nstderr: %s\nwant exit 1 and a refusal: %s", base, code, stderr, why)
+				}
+				if _, err := os.Stat(filepath.Join(w.repo, name+".yml")); err == nil {
+					t.Errorf("a refused compile wrote %s.yml", name)
+				}
+				return
+			}
+			out := w.compileWorkflow(t, file)
+			compareGolden(t, filepath.Join(compileGoldenDir, name+".yml"), out)
+			var wf ghWorkflow
+			if err := yaml.Unmarshal(out, &wf); err != nil {
+				t.Fatalf("%s.yml does not read as YAML: %v", name, err)
+			}
+			if len(wf.Jobs) == 0 {
+				t.Fatalf("%s.yml has no jobs", name)
+			}
+			if len(out) > maxWorkflowBytes {
+				t.Errorf("%s.yml is %d bytes: GitHub runs no workflow over %d", name, len(out), maxWorkflowBytes)
+			}
+			checkSharedOnce(t, out, wf)
+			for id, job := range wf.Jobs {
+				for _, st := range job.Steps {
+					if st.Uses != "" && !pinnedUses.MatchString(st.Uses) {
+						t.Errorf("job %s uses %q: only actions/checkout, upload-artifact and download-artifact, pinned by commit", id, st.Uses)
+					}
+					if st.Run == "" {
+						continue
+					}
+					if strings.Contains(st.Run, "${{") {
+						t.Errorf("job %s, step %q: its run script holds \"${{\"", id, st.Name)
+					}
+					if _, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(st.Run), id+".sh"); err != nil {
+						t.Errorf("job %s, step %q: its script does not parse as bash: %v", id, st.Name, err)
+					}
+				}
+			}
+			if lookErr != nil || shErr != nil {
+				t.Skipf("actionlint or shellcheck is not on PATH (.ci/run installs them): %v %v", lookErr, shErr)
+			}
+			cmd := exec.Command(actionlint, "-no-color", "-shellcheck="+shellcheck, "-")
+			cmd.Stdin = bytes.NewReader(out)
+			if b, err := cmd.CombinedOutput(); err != nil || len(b) > 0 {
+				t.Errorf("actionlint finds problems in %s.yml (%v):\n%s", name, err, b)
+			}
+		})
+	}
+}
+
+// maxWorkflowBytes is the largest workflow file GitHub starts runs of.
+const maxWorkflowBytes = 500 * 1000
+
+// sharedStep is the name of the step that defines what the jobs' scripts
+// share.
+const sharedStep = "Define the functions every job's script shares"
+
+// checkSharedOnce holds a workflow to defining what its jobs' scripts share
+// once: the text of the shared step is in the file once, every job but the
+// last runs it (an alias of the first job's) before its step's script,
+// which reads what it keeps, and each function it defines is defined
+// nowhere else in the file.
+func checkSharedOnce(t *testing.T, out []byte, wf ghWorkflow) {
+	t.Helper()
+	var lib string
+	for id, job := range wf.Jobs {
+		if id == "results" {
+			continue
+		}
+		at, run := -1, -1
+		for i, st := range job.Steps {
+			switch {
+			case st.Name == sharedStep:
+				at = i
+				if lib == "" {
+					lib = st.Run
+				} else if st.Run != lib {
+					t.Errorf("job %s: its shared step differs from another job's", id)
+				}
+			case strings.HasPrefix(st.Name, "Run step "):
+				run = i
+				if !strings.Contains(st.Run, "\nsource \"$RUNNER_TEMP/cairn-functions.sh\"\n") {
+					t.Errorf("job %s: its script does not read the shared definitions", id)
+				}
+			}
+		}
+		if at < 0 || run < at {
+			t.Errorf("job %s: the shared step at %d, its step's script at %d; want the shared step first", id, at, run)
+		}
+	}
+	if lib == "" {
+		t.Fatal("no shared step")
+	}
+	text := string(out)
+	if n := strings.Count(text, "\n      - &cairn-functions\n"); n != 1 {
+		t.Errorf("the shared step is anchored %d times; want once", n)
+	}
+	// The text of the shared step, as the file holds it, indented.
+	block := yamlIndent(lib, "          ")
+	if n := strings.Count(text, block); n != 1 {
+		t.Errorf("the shared step's text is in the file %d times; want once", n)
+	}
+	checkSharedKept(t, lib)
+	for _, m := range funcDefinition.FindAllStringSubmatch(lib, -1) {
+		if n := strings.Count(text, "\n          "+m[1]+"() {\n"); n != 1 {
+			t.Errorf("function %s is defined %d times in the file; want once", m[1], n)
+		}
+	}
+}
+
+// checkSharedKept runs the shared step lib and holds what it keeps to what
+// it defines: a shell that reads the file has the same functions, as bash
+// prints them, and the same variables, with the same values.
+func checkSharedKept(t *testing.T, lib string) {
+	t.Helper()
+	runner := t.TempDir()
+	const show = `declare -f
+for v in ${cairn_shared_variables[@]+"${cairn_shared_variables[@]}"}; do printf '%s=%s\0' "$v" "${!v}"; done
+`
+	bash := func(script string) string {
+		t.Helper()
+		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script)
+		cmd.Env = []string{"RUNNER_TEMP=" + runner, "PATH=" + os.Getenv("PATH")}
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("bash: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	defined := bash(lib + show)
+	vars := regexp.MustCompile(`(?s)cairn_shared_variables=\((.*?)\)`).FindStringSubmatch(lib)
+	read := `source "$RUNNER_TEMP/cairn-functions.sh"` + "\n"
+	if vars != nil {
+		read += "cairn_shared_variables=(" + vars[1] + ")\n"
+	}
+	if kept := bash(read + show); kept != defined {
+		t.Errorf("the shared step keeps other definitions than it makes:\n%s", diffLines(defined, kept))
+	}
+}
+
+// diffLines is the first line where a and b differ, with its number.
+func diffLines(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d: %q, kept as %q", i+1, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("%d lines, kept as %d", len(al), len(bl))
+}
+
+// funcDefinition finds the functions a script defines at its top level.
+var funcDefinition = regexp.MustCompile(`(?m)^([a-z_][a-z0-9_]*)\(\) \{$`)
+
+// yamlIndent is text as a literal block holds it, each line indented.
+func yamlIndent(text, pad string) string {
+	var b strings.Builder
+	for line := range strings.Lines(text) {
+		if line != "\n" {
+			b.WriteString(pad)
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}

@@ -1,0 +1,387 @@
+package codegen
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/templates"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// pinnedAction is an action a workflow uses, pinned by the commit of a
+// release (Version, written beside it).
+type pinnedAction struct {
+	Uses, Version string
+}
+
+// The only actions a compiled workflow uses: act (and GitHub) fetch every
+// `uses:` of a job when it is set up, even one whose `if:` is false, so a
+// workflow that needs nothing else runs wherever these can be had.
+var (
+	checkoutAction = pinnedAction{Uses: "actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1", Version: "v7.0.1"}
+	uploadAction   = pinnedAction{Uses: "actions/upload-artifact@bbbca2ddaa5d8feaa63e36b76fdaad77386f024f", Version: "v7.0.0"}
+	downloadAction = pinnedAction{Uses: "actions/download-artifact@3e5f45b2cfb9172054b4087a40e8e0b5a5461e7c", Version: "v8.0.1"}
+)
+
+// maxWorkflowBytes is the largest workflow file GitHub starts runs of.
+const maxWorkflowBytes = 500 * 1000
+
+// defaultRunsOn is the runner of a process whose [github] names none.
+const defaultRunsOn = "ubuntu-latest"
+
+// actionsInfo names the github-actions target.
+var actionsInfo = targetInfo{
+	name:      "github-actions",
+	artifact:  "workflow",
+	budgetWhy: "its jobs run on separate runners and share no state, so none could count what the others spend; run the process with cairn run",
+}
+
+// actionsTarget is a GitHub Actions workflow (Actions).
+type actionsTarget struct{}
+
+func (actionsTarget) Name() string     { return actionsInfo.name }
+func (actionsTarget) Executable() bool { return false }
+func (actionsTarget) TakesJobs() bool  { return false }
+
+func (actionsTarget) Compile(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
+	return Actions(plan, in)
+}
+
+// Actions compiles plan into a GitHub Actions workflow that does what `cairn
+// run` does with it, on GitHub's runners and without cairn: a job per step,
+// the members of a parallel group sibling jobs with the same needs, each
+// running the bash target's script for its step given the earlier steps'
+// results (artifacts), what their scripts share defined once, by a step
+// every job runs before its own (a YAML anchor and its aliases), and a last
+// job that gathers the run's folder and shows the last stage's results. What the workflow cannot carry is refused
+// with rule not-compilable at its place in the process file: all a script
+// cannot, and what only one machine could.
+func Actions(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
+	if plan == nil {
+		return nil, []ir.Diagnostic{{Rule: ir.RuleNotCompilable, Severity: ir.Error, Message: "no plan to compile"}}
+	}
+	if in.Harnesses == nil {
+		in.Harnesses = harness.NewRegistry(plan.CustomHarnesses)
+	}
+	if in.ReadFile == nil {
+		in.ReadFile = os.ReadFile
+	}
+	c := &compiler{plan: plan, in: in, at: newPlaces(plan, in.Process), target: actionsInfo}
+	diags := c.refuse()
+	if len(plan.Notify.Command) > 0 {
+		diags = append(diags, ir.Diagnostic{
+			Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: plan.Notify.Header,
+			Message: "the config's [notify] is not compiled: GitHub notifies of a workflow's end",
+		})
+	}
+	if ir.HasErrors(diags) {
+		return nil, diags
+	}
+	s, more := c.script()
+	diags = append(diags, more...)
+	if ir.HasErrors(diags) {
+		return nil, diags
+	}
+	wf, more := c.workflow(s)
+	diags = append(diags, more...)
+	if ir.HasErrors(diags) {
+		return nil, diags
+	}
+	out, err := templates.ActionsWorkflow(wf)
+	if err != nil {
+		return nil, append(diags, notCompilable(c.at.file(), "cannot render the workflow: %v", err))
+	}
+	if len(out) > maxWorkflowBytes {
+		return nil, append(diags, notCompilable(c.at.file(),
+			"the workflow would be %d KB: GitHub starts no run of a workflow file over %d KB; split the process", len(out)/1000, maxWorkflowBytes/1000))
+	}
+	return out, diags
+}
+
+// workflow is the model actions.yml.tmpl renders.
+type workflow struct {
+	Header                     []string
+	Process, Description       string
+	Schedule                   []string
+	RunsOn                     string
+	TimeoutMinutes             int
+	Concurrency                string
+	Checkout, Upload, Download pinnedAction
+	// Functions is the script of the step every step's job runs first:
+	// it defines the functions the jobs' scripts share.
+	Functions string
+	Jobs      []*workflowJob
+	Final     *resultsJob
+}
+
+// workflowJob is the job of one step: the results it is given (and the
+// changes an earlier job left in its worktree), the agent CLIs it installs
+// and the keys they read, its script, and what it keeps for the jobs after
+// it.
+type workflowJob struct {
+	ID, Step  string
+	Needs     []string
+	Downloads []artifactDownload
+	Installs  []harness.Install
+	Keys      []harness.Key
+	Script    string
+	// Result is the artifact of the step's result, RunArtifact of its
+	// run folder; Patch is set when a later job works in its worktree.
+	Result, RunArtifact string
+	Patch               *patchUpload
+}
+
+// artifactDownload is an artifact a job takes (What says which), into
+// $RUNNER_TEMP/cairn-given/INTO.
+type artifactDownload struct {
+	What, Artifact, Into string
+}
+
+// patchUpload is the changes a job leaves in worktree Worktree, kept as
+// Artifact.
+type patchUpload struct {
+	Worktree, Artifact string
+}
+
+// resultsJob is the workflow's last job: it takes the run folders the
+// steps' jobs kept (Parts, each into a folder of its own: download-artifact
+// puts a pattern's one match straight into its path), gathers them and
+// shows the last stage's results with Script, and keeps the run's folder as
+// RunArtifact.
+type resultsJob struct {
+	ID                  string
+	Needs               []string
+	Parts               []runPart
+	RunArtifact, Script string
+}
+
+// runPart is the run folder step Step's job kept, as Artifact.
+type runPart struct {
+	Step, Artifact string
+}
+
+// resultsScript is the model actions_results.sh.tmpl renders: for each
+// step, in file order, its name, the artifact of its run folder, its job,
+// whether it is optional, its throwaway worktree (whose patch the run
+// folder keeps), and its log line should its job never run or fail before
+// the step ended.
+type resultsScript struct {
+	Process                         string
+	Steps, Artifacts, Jobs, Patches []string
+	Optional                        []bool
+	Cancelled, Lost                 []string
+	LastStage                       []int
+}
+
+// The artifacts of a workflow run: what a step's job keeps (its result, the
+// changes it left in its worktree, its run folder), and the run's folder the
+// last job gathers from the steps'.
+func resultArtifact(step string) string  { return "cairn-result-" + step }
+func patchArtifact(step string) string   { return "cairn-worktree-" + step }
+func runPartArtifact(step string) string { return "cairn-run-" + step }
+
+const runArtifact = "cairn-run"
+
+// jobID is the id of step's job: its name, behind an underscore when it
+// starts with a digit (a job id cannot; no step name starts with "_").
+func jobID(step string) string {
+	if step != "" && step[0] >= '0' && step[0] <= '9' {
+		return "_" + step
+	}
+	return step
+}
+
+// workflow builds the model of the workflow from s, the model of the whole
+// process's script, with the refusals of what a job cannot carry.
+func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
+	var diags []ir.Diagnostic
+	wf := &workflow{
+		Header:      c.header(s),
+		Process:     c.plan.Process,
+		Description: c.plan.Description,
+		RunsOn:      defaultRunsOn,
+		Concurrency: "cairn-" + c.plan.Process,
+		Checkout:    checkoutAction, Upload: uploadAction, Download: downloadAction,
+	}
+	if p := c.in.Process; p != nil {
+		g := p.GitHub
+		if g.RunsOn.Set && !g.RunsOn.Bad {
+			wf.RunsOn = g.RunsOn.Value
+		}
+		wf.Schedule = ir.Values(g.Schedule)
+		if g.TimeoutMinutes.Set && !g.TimeoutMinutes.Bad {
+			wf.TimeoutMinutes = g.TimeoutMinutes.Value
+		}
+	}
+	kinds := map[string]string{}
+	for _, w := range c.plan.Worktrees {
+		kinds[w.Name] = w.Kind
+	}
+	// lastIn is the step that last worked in each worktree, in an earlier
+	// stage: the job whose patch the next step there starts from.
+	lastIn := map[string]string{}
+	var earlier, prev []string
+	var files []*syntax.File
+	byStep := map[string]*workflowJob{}
+	rs := resultsScript{Process: c.plan.Process, LastStage: s.LastStage}
+	for _, stage := range c.plan.Stages {
+		var ids []string
+		for i := range stage {
+			st := &stage[i]
+			j := &workflowJob{
+				ID: jobID(st.Name), Step: st.Name, Needs: prev,
+				Result: resultArtifact(st.Name), RunArtifact: runPartArtifact(st.Name),
+			}
+			for _, e := range earlier {
+				j.Downloads = append(j.Downloads, artifactDownload{What: "Take the result of step " + e, Artifact: resultArtifact(e), Into: "results"})
+			}
+			if p, ok := lastIn[st.Worktree]; ok {
+				j.Downloads = append(j.Downloads, artifactDownload{
+					What: fmt.Sprintf("Take the changes step %s left in worktree %s", p, st.Worktree), Artifact: patchArtifact(p), Into: "worktrees",
+				})
+				byStep[p].Patch = &patchUpload{Worktree: st.Worktree, Artifact: patchArtifact(p)}
+			}
+			diags = append(diags, c.agents(st, j)...)
+			js, err := c.jobScript(s, []string{st.Name})
+			var f *syntax.File
+			if err == nil {
+				var b []byte
+				if b, err = templates.BashScript(js); err == nil {
+					f, j.Script, err = compactScript(st.Name, b)
+				}
+			}
+			if err != nil {
+				diags = append(diags, notCompilable(c.at.step(st.Name), "step %q: cannot render the script of its job: %v", st.Name, err))
+			}
+			diags = append(diags, c.carriable(st.Name, j.Script)...)
+			files = append(files, f)
+			byStep[st.Name] = j
+			wf.Jobs = append(wf.Jobs, j)
+			ids = append(ids, j.ID)
+
+			line := record.LogLine{Step: st.Name, Worktree: st.Worktree}
+			ss := s.Steps[slices.IndexFunc(s.Steps, func(x *scriptStep) bool { return x.Name == st.Name })]
+			line.Kind, line.Harness, line.Model, line.Effort = ss.Kind, ss.Harness, ss.Model, ss.Effort
+			line.Outcome = record.Cancelled
+			rs.Cancelled = append(rs.Cancelled, line.String())
+			line.Outcome, line.Cause = record.Failed, "its job failed before the step ended"
+			rs.Lost = append(rs.Lost, line.String())
+			rs.Steps = append(rs.Steps, st.Name)
+			rs.Artifacts = append(rs.Artifacts, j.RunArtifact)
+			rs.Jobs = append(rs.Jobs, j.ID)
+			rs.Optional = append(rs.Optional, st.Optional)
+			patch := ""
+			if kinds[st.Worktree] == ir.Throwaway {
+				patch = st.Worktree
+			}
+			rs.Patches = append(rs.Patches, patch)
+		}
+		for _, st := range stage {
+			earlier = append(earlier, st.Name)
+			lastIn[st.Worktree] = st.Name
+		}
+		prev = ids
+	}
+	if ir.HasErrors(diags) {
+		return wf, diags
+	}
+	if err := wf.shareFunctions(files); err != nil {
+		return wf, append(diags, notCompilable(c.at.file(), "cannot render the scripts of the jobs: %v", err))
+	}
+	final := &resultsJob{ID: "results", RunArtifact: runArtifact}
+	if _, taken := byStep["results"]; taken {
+		final.ID = "_results"
+	}
+	for _, j := range wf.Jobs {
+		final.Needs = append(final.Needs, j.ID)
+		final.Parts = append(final.Parts, runPart{Step: j.Step, Artifact: j.RunArtifact})
+	}
+	script, err := templates.ActionsResults(rs)
+	if err != nil {
+		diags = append(diags, notCompilable(c.at.file(), "cannot render the script of the last job: %v", err))
+	} else if strings.Contains(script, "${{") {
+		// Its log lines hold the steps' harnesses and models.
+		diags = append(diags, notCompilable(c.at.file(), "the script of the last job would hold \"${{\", which GitHub Actions reads as an expression"))
+	}
+	final.Script = script
+	wf.Final = final
+	return wf, diags
+}
+
+// shareFunctions sets the scripts of wf's jobs from their compacted
+// scripts (files, in job order): the functions they share, which each job
+// defines in the step wf.Functions runs (one step, which the first job
+// anchors and every other aliases), and the rest of each job's.
+func (wf *workflow) shareFunctions(files []*syntax.File) error {
+	sh, rest, err := sharedScripts(files)
+	if err != nil {
+		return err
+	}
+	if wf.Functions, err = sharedScript(sh); err != nil {
+		return err
+	}
+	for i, j := range wf.Jobs {
+		if j.Script, err = jobRunScript(j.Step, rest[i]); err != nil {
+			return fmt.Errorf("step %q: %w", j.Step, err)
+		}
+	}
+	return nil
+}
+
+// agents adds to j the agent CLIs the sessions of step st need, and their
+// keys. A custom harness's CLI, which cairn cannot install, must be on the
+// runner already; a key cairn cannot name is the user's to add.
+func (c *compiler) agents(st *ir.PlanStep, j *workflowJob) []ir.Diagnostic {
+	var diags []ir.Diagnostic
+	for _, a := range st.Actions {
+		if a.Kind != ir.Session || a.Harness == nil {
+			continue
+		}
+		h, ok := c.in.Harnesses.Lookup(a.Harness.Value)
+		if !ok {
+			continue
+		}
+		if in, ok := h.Install(); ok {
+			if !slices.Contains(j.Installs, in) {
+				j.Installs = append(j.Installs, in)
+			}
+		} else {
+			diags = append(diags, ir.Diagnostic{
+				Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: c.at.harness(st.Name),
+				Message: fmt.Sprintf("step %q: the workflow does not install the CLI of custom harness %q: it must be on the runner (runs_on)", st.Name, h.Name),
+			})
+		}
+		model := settingValue(a.Model)
+		if k, ok := h.Key(model); ok {
+			if !slices.Contains(j.Keys, k) {
+				j.Keys = append(j.Keys, k)
+			}
+		} else if h.Builtin {
+			diags = append(diags, ir.Diagnostic{
+				Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: c.at.model(st.Name),
+				Message: fmt.Sprintf("step %q: the workflow gives harness %q no key: cairn knows none for model %q", st.Name, h.Name, model),
+			})
+		}
+	}
+	return diags
+}
+
+// carriable refuses a job's script that a workflow cannot hold as its run
+// step: one where GitHub would read "${{" as an expression (a run step
+// holding one is also limited to 21,000 characters), or one with a
+// character a YAML block cannot carry.
+func (c *compiler) carriable(step, script string) []ir.Diagnostic {
+	if strings.Contains(script, "${{") {
+		return []ir.Diagnostic{notCompilable(c.at.holding(step, "${{"),
+			"step %q: its script would hold \"${{\", which GitHub Actions reads as an expression; write it otherwise (\"$ {{\", \"${ {\")", step)}
+	}
+	if r, bad := templates.YAMLBlockSafe(script); bad {
+		return []ir.Diagnostic{notCompilable(c.at.step(step), "step %q: its script would hold the character %U, which a workflow file cannot carry", step, r)}
+	}
+	return nil
+}

@@ -1,0 +1,159 @@
+package codegen
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/ir"
+	"github.com/goccy/go-yaml"
+)
+
+// TestWorkflowGraph compiles a plan of a step, a parallel group and a last
+// step to a workflow: one job per step, the group's members siblings with
+// the same needs, each later job taking every earlier step's result, a
+// worktree's changes travelling from the job that last worked in it, and a
+// last job that needs them all.
+func TestWorkflowGraph(t *testing.T) {
+	cmd := func(name, wt, group string) ir.PlanStep {
+		return ir.PlanStep{Name: name, Worktree: wt, Parallel: group, Actions: []ir.PlanAction{{Kind: ir.Command, Command: "echo " + name}}}
+	}
+	plan := &ir.Plan{
+		Process: "p", File: "p.toml",
+		Worktrees: []ir.PlanWorktree{{Name: "a", Kind: ir.Throwaway}, {Name: "b", Kind: ir.Throwaway}, {Name: "c", Kind: ir.Checkout}},
+		Stages: [][]ir.PlanStep{
+			{cmd("1st", "a", "")},
+			{cmd("left", "b", "g"), cmd("right", "c", "g")},
+			{cmd("last", "a", "")},
+		},
+	}
+	out, diags := Actions(plan, Inputs{})
+	if ir.HasErrors(diags) || len(diags) > 0 {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			Needs []string `yaml:"needs"`
+			Steps []struct {
+				Uses string            `yaml:"uses"`
+				With map[string]string `yaml:"with"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(out, &wf); err != nil {
+		t.Fatal(err)
+	}
+	type job struct{ needs, takes, keeps []string }
+	want := map[string]job{
+		"_1st":    {nil, nil, []string{"cairn-result-1st", "cairn-worktree-1st", "cairn-run-1st"}},
+		"left":    {[]string{"_1st"}, []string{"cairn-result-1st"}, []string{"cairn-result-left", "cairn-run-left"}},
+		"right":   {[]string{"_1st"}, []string{"cairn-result-1st"}, []string{"cairn-result-right", "cairn-run-right"}},
+		"last":    {[]string{"left", "right"}, []string{"cairn-result-1st", "cairn-result-left", "cairn-result-right", "cairn-worktree-1st"}, []string{"cairn-result-last", "cairn-run-last"}},
+		"results": {[]string{"_1st", "left", "right", "last"}, []string{"cairn-run-1st", "cairn-run-left", "cairn-run-right", "cairn-run-last"}, []string{"cairn-run"}},
+	}
+	if len(wf.Jobs) != len(want) {
+		t.Errorf("jobs %v; want %d", slices.Collect(func(yield func(string) bool) {
+			for id := range wf.Jobs {
+				yield(id)
+			}
+		}), len(want))
+	}
+	for id, w := range want {
+		j, ok := wf.Jobs[id]
+		if !ok {
+			t.Errorf("no job %q", id)
+			continue
+		}
+		var takes, keeps []string
+		for _, st := range j.Steps {
+			switch {
+			case strings.HasPrefix(st.Uses, "actions/download-artifact@"):
+				takes = append(takes, st.With["pattern"])
+			case strings.HasPrefix(st.Uses, "actions/upload-artifact@"):
+				keeps = append(keeps, st.With["name"])
+			}
+		}
+		if !slices.Equal(j.Needs, w.needs) || !slices.Equal(takes, w.takes) || !slices.Equal(keeps, w.keeps) {
+			t.Errorf("job %s: needs %v, takes %v, keeps %v; want %v, %v, %v", id, j.Needs, takes, keeps, w.needs, w.takes, w.keeps)
+		}
+	}
+}
+
+// TestJobScript restricts a script to one step's job: its step alone,
+// renumbered, the earlier steps given, its worktree alone, and no [notify].
+func TestJobScript(t *testing.T) {
+	plan := &ir.Plan{
+		Process: "p", File: "p.toml",
+		Worktrees: []ir.PlanWorktree{{Name: "a", Kind: ir.Throwaway}, {Name: "b", Kind: ir.Throwaway}},
+		Stages: [][]ir.PlanStep{
+			{{Name: "one", Worktree: "a", Actions: []ir.PlanAction{{Kind: ir.Command, Command: "true"}}}},
+			{{Name: "two", Worktree: "b", Actions: []ir.PlanAction{{Kind: ir.Session, Prompt: "Hi.", Harness: &ir.Setting{Value: "claude"}}}}},
+		},
+		Notify: ir.PlanNotify{Command: []string{"true"}},
+	}
+	out, diags := Actions(plan, Inputs{})
+	if ir.HasErrors(diags) {
+		t.Fatal(diags)
+	}
+	if !strings.Contains(string(out), "  two:\n") {
+		t.Fatalf("no job two:\n%s", out)
+	}
+	c := &compiler{plan: plan, in: Inputs{Harnesses: harness.NewRegistry(nil)}, at: newPlaces(plan, nil), target: actionsInfo}
+	s, diags := c.script()
+	if ir.HasErrors(diags) {
+		t.Fatal(diags)
+	}
+	j, err := c.jobScript(s, []string{"two"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(j.Steps) != 1 || j.Steps[0].Name != "two" || j.Steps[0].Index != 0 {
+		t.Errorf("steps %+v; want two, renumbered 0", j.Steps)
+	}
+	if !slices.Equal(j.Job.Given, []string{"one"}) {
+		t.Errorf("given %v; want [one]", j.Job.Given)
+	}
+	if len(j.Worktrees) != 1 || j.Worktrees[0].Name != "b" {
+		t.Errorf("worktrees %v; want b alone", j.Worktrees)
+	}
+	if len(j.Harnesses) != 1 || !j.HasSessions || j.Notify != nil {
+		t.Errorf("harnesses %v, sessions %v, notify %v", j.Harnesses, j.HasSessions, j.Notify)
+	}
+	if !strings.Contains(j.RecordSteps, `"name":"two"`) || strings.Contains(j.RecordSteps, `"name":"one"`) {
+		t.Errorf("record steps %s; want two's alone", j.RecordSteps)
+	}
+}
+
+// TestHeaderHashesSkills names the process file in the header of every
+// target, and hashes the file with the skills the artifact embeds: a skill
+// that changes makes the artifact stale, a cairn that changes does not
+// show in it.
+func TestHeaderHashesSkills(t *testing.T) {
+	plan := &ir.Plan{
+		Process: "p", File: "p.toml",
+		Worktrees: []ir.PlanWorktree{{Name: "default", Kind: ir.Throwaway, Implicit: true}},
+		Stages: [][]ir.PlanStep{{{Name: "ask", Worktree: "default", Actions: []ir.PlanAction{{
+			Kind: ir.Session, Harness: &ir.Setting{Value: "claude"},
+			Skill: &ir.PlanSkill{Name: "triage", Path: "/home/skills/triage/SKILL.md", Source: ir.SkillHome},
+		}}}}},
+	}
+	headers := map[string]bool{}
+	for _, body := range []string{"Triage it.", "Triage it twice."} {
+		for _, target := range []func(*ir.Plan, Inputs) ([]byte, []ir.Diagnostic){Bash, Actions} {
+			out, diags := target(plan, Inputs{Source: []byte("version = 1\n"), ReadFile: func(string) ([]byte, error) { return []byte(body), nil }})
+			if ir.HasErrors(diags) {
+				t.Fatal(diags)
+			}
+			text := strings.TrimPrefix(string(out), "#!/usr/bin/env bash\n")
+			lines := strings.SplitN(text, "\n", 3)
+			if lines[0] != "# Generated by cairn compile from p.toml; do not edit." || !strings.HasPrefix(lines[1], "# source sha256:") {
+				t.Fatalf("header %q", lines[:2])
+			}
+			headers[body+lines[1]] = true
+		}
+	}
+	if len(headers) != 2 {
+		t.Errorf("headers %v: want one per skill text, the same for both targets", headers)
+	}
+}

@@ -1,0 +1,11 @@
+version = 1
+
+github {
+  runs_on         = ""
+  schedule        = ["0 3 * * 7", "61 * * * *"]
+  timeout_minutes = -5
+}
+
+step "hello" {
+  command = "echo hello"
+}

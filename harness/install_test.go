@@ -1,0 +1,67 @@
+package harness
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// TestInstallsAreVerified holds every built-in harness's package to the
+// version .ci/agents.sh installs for the real-agent suite: a compiled
+// workflow installs what that suite verified, and nothing else.
+func TestInstallsAreVerified(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", ".ci", "agents.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinned := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^\s+(@?[a-z0-9-]+(?:/[a-z0-9-]+)?)@([0-9][^\s]*)$`).FindAllStringSubmatch(string(b), -1) {
+		pinned[m[1]] = m[2]
+	}
+	r := NewRegistry(nil)
+	for _, name := range r.Names() {
+		h, _ := r.Lookup(name)
+		in, ok := h.Install()
+		if !ok {
+			t.Errorf("built-in harness %q has no package to install", name)
+			continue
+		}
+		if v, ok := pinned[in.Package]; !ok || v != in.Version {
+			t.Errorf("harness %q installs %s@%s; .ci/agents.sh verifies %q", name, in.Package, in.Version, v)
+		}
+	}
+	custom := NewRegistry([]ir.CustomHarness{{Name: "mybot", Command: []string{"mybot"}}})
+	h, _ := custom.Lookup("mybot")
+	if in, ok := h.Install(); ok {
+		t.Errorf("a custom harness installs %+v", in)
+	}
+}
+
+// TestKey names the key each harness reads by its documented name, and none
+// for what cairn cannot know.
+func TestKey(t *testing.T) {
+	r := NewRegistry([]ir.CustomHarness{{Name: "mybot", Command: []string{"mybot"}}})
+	for _, tc := range []struct {
+		harness, model string
+		want           Key
+		ok             bool
+	}{
+		{"claude", "opus", Key{"ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"}, true},
+		{"codex", "", Key{"CODEX_API_KEY", "OPENAI_API_KEY"}, true},
+		{"gemini", "gemini-2.5-pro", Key{"GEMINI_API_KEY", "GEMINI_API_KEY"}, true},
+		{"opencode", "anthropic/claude-sonnet-4-5", Key{"ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"}, true},
+		{"opencode", "google/gemini-2.5-pro", Key{"GOOGLE_GENERATIVE_AI_API_KEY", "GEMINI_API_KEY"}, true},
+		{"opencode", "acme/model", Key{}, false},
+		{"opencode", "", Key{}, false},
+		{"mybot", "big", Key{}, false},
+	} {
+		h, _ := r.Lookup(tc.harness)
+		got, ok := h.Key(tc.model)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%s with model %q: Key = %+v, %v; want %+v, %v", tc.harness, tc.model, got, ok, tc.want, tc.ok)
+		}
+	}
+}
