@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/cairn-dev/cairn/ir"
@@ -146,6 +147,10 @@ var cardPhaseKeyTable = []ir.Key{
 	keyInstructions, keyWhys, keySeverity, keyJudgeModel,
 }
 
+// cardCheckKeyTable are the keys of a card's precheck and validate: a
+// run's but agents.
+var cardCheckKeyTable = slices.DeleteFunc(slices.Clone(cardPhaseKeyTable), func(k ir.Key) bool { return k.Name == "agents" })
+
 // CardKeys are the keys of a card's front matter (§4.3), in the order
 // suggestions prefer: the TOML keys a card has, spelt with hyphens.
 var CardKeys = hyphenated([]ir.Key{
@@ -161,11 +166,11 @@ var CardKeys = hyphenated([]ir.Key{
 			{Name: "id", Type: ir.KeyString, Pattern: ir.NamePattern, MaxLength: ir.MaxNameLength,
 				Doc: "The step's name: `[a-z0-9][a-z0-9-]*`, unique in the card."},
 			keyDescription,
-			{Name: "precheck", Type: ir.KeyTable, Keys: cardPhaseKeyTable,
+			{Name: "precheck", Type: ir.KeyTable, Keys: cardCheckKeyTable,
 				Doc: "The phase that runs first: its shells may skip the step (`exit $CHECK_SKIP`)."},
 			{Name: "run", Type: ir.KeyTable, Keys: cardPhaseKeyTable,
 				Doc: "The phase that does the work: shells, then agents."},
-			{Name: "validate", Type: ir.KeyTable, Keys: cardPhaseKeyTable,
+			{Name: "validate", Type: ir.KeyTable, Keys: cardCheckKeyTable,
 				Doc: "The phase that runs last: shells, then instructions judged by a model, with a severity."},
 		}},
 })
