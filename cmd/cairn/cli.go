@@ -31,6 +31,7 @@ type cli struct {
 	Stop    stopCmd    `cmd:"" help:"Stop a running run, as Ctrl-C would."`
 	Gc      gcCmd      `cmd:"" help:"Delete expired runs, keeping the newest of each process and any still running."`
 	Schema  schemaCmd  `cmd:"" help:"Print the JSON Schema of a file cairn reads, for editors: process, card, config, stubs or test."`
+	Lsp     lspCmd     `cmd:"" help:"Run the language server of process files on stdin and stdout, for editors."`
 	Version versionCmd `cmd:"" help:"Print cairn's version."`
 }
 
