@@ -52,12 +52,31 @@ func (k docKind) keys() []ir.Key {
 }
 
 // A .toml or .hcl file that is not in cairn's folders is a process file when
-// it looks like one: other tools' files of those formats (Cargo.toml,
-// terragrunt.hcl) get nothing from this server.
+// it looks like one (a version or steps at its top level): other tools'
+// files of those formats (Cargo.toml, terragrunt.hcl) get nothing from this
+// server.
 var (
-	tomlProcess = regexp.MustCompile(`(?m)^[ \t]*(version[ \t]*=|\[\[[ \t]*steps[ \t]*\]\]|steps[ \t]*=)`)
-	hclProcess  = regexp.MustCompile(`(?m)^[ \t]*(version[ \t]*=|step[ \t]+")`)
+	tomlTopKey = regexp.MustCompile(`^(version|steps)[ \t]*=`)
+	tomlSteps  = regexp.MustCompile(`^\[\[[ \t]*steps[ \t]*\]\]`)
+	hclProcess = regexp.MustCompile(`(?m)^(version[ \t]*=|step[ \t]+")`)
 )
+
+// tomlProcess reports whether a TOML text looks like a process file.
+func tomlProcess(text string) bool {
+	top := true
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case tomlSteps.MatchString(line):
+			return true
+		case strings.HasPrefix(line, "["):
+			top = false
+		case top && tomlTopKey.MatchString(line):
+			return true
+		}
+	}
+	return false
+}
 
 // kindOf says which front-end reads the file path holding text; home is
 // $CAIRN_HOME as the file's folder sees it.
@@ -73,7 +92,7 @@ func kindOf(path, text, home string) docKind {
 		return kindTest
 	case strings.HasSuffix(base, parse.CardSuffix):
 		return kindCard
-	case strings.HasSuffix(base, ".toml") && (inProcesses || tomlProcess.MatchString(text)):
+	case strings.HasSuffix(base, ".toml") && (inProcesses || tomlProcess(text)):
 		return kindTOML
 	case strings.HasSuffix(base, ".hcl") && (inProcesses || hclProcess.MatchString(text)):
 		return kindHCL

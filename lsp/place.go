@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
@@ -72,6 +73,10 @@ func descend(keys []ir.Key, names []string, items, hcl bool) ([]ir.Key, bool) {
 			i++
 		}
 		keys = k.Keys
+		if hcl && k.Type == ir.KeyTables {
+			// A step block's label is its name.
+			keys = slices.DeleteFunc(slices.Clone(keys), func(k ir.Key) bool { return k.Name == "name" })
+		}
 	}
 	return keys, true
 }

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -168,11 +169,12 @@ func applyChange(d *document, c protocol.TextDocumentContentChangeEvent) string 
 // offset is the byte offset in d's text of an LSP position.
 func (d *document) offset(p protocol.Position) int {
 	off := 0
-	for i := 0; i < int(p.Line) && i < len(d.lines); i++ {
-		off += len(d.lines[i]) + 1
-		if off <= len(d.text) && off >= 2 && d.text[off-2] == '\r' {
-			off++
+	for i := 0; i < int(p.Line); i++ {
+		j := strings.IndexByte(d.text[off:], '\n')
+		if j < 0 {
+			return len(d.text)
 		}
+		off += j + 1
 	}
 	return min(off+d.byteCol(p), len(d.text))
 }
