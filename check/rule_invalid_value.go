@@ -14,9 +14,9 @@ const RuleInvalidValue = ir.RuleInvalidValue
 
 // The enums invalid-value knows, in the order messages list them.
 var (
-	worktreeKinds = []string{ir.Throwaway, ir.IssueBranch, ir.Checkout}
-	efforts       = []string{"low", "medium", "high", "xhigh", "max"}
-	severities    = []string{ir.SeverityWarn, ir.SeverityAbort, ir.SeverityReview}
+	worktreeKinds = ir.WorktreeKinds
+	efforts       = ir.Efforts
+	severities    = ir.Severities
 )
 
 // ruleInvalidValue refuses a value outside its enum, a duration that does not

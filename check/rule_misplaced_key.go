@@ -11,7 +11,7 @@ import (
 const RuleMisplacedKey = "misplaced-key"
 
 // catalogues are the catalogue steps cairn knows.
-var catalogues = []string{ir.Delivery, ir.SelfMerge, ir.RunPublishedIssue}
+var catalogues = ir.Catalogues
 
 // ruleMisplacedKey refuses a key on a step kind that cannot use it: session
 // settings on a command or catalogue step, a child process off

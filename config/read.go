@@ -14,17 +14,8 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// The keys of the config (§5), in the order suggestions prefer, and the
-// values its enums allow.
-var (
-	configKeys    = []string{"harness", "model", "effort", "base_branch", "repair_cap", "merge_always", "preflight_timeout", "trusted", "protected_paths", "process_path", "harnesses", "models", "resources", "notify", "limits"}
-	harnessKeys   = []string{"command", "preflight", "usage"}
-	tierKeys      = append(slices.Clone(ir.Tiers), "default")
-	resourcesKeys = []string{"max_load", "min_free_memory", "wait"}
-	notifyKeys    = []string{"command", "on"}
-	limitsKeys    = []string{"access", "budget_usd"}
-	notifyOn      = []string{"failure", "success"}
-)
+// notifyOn are the run ends [notify] on may name.
+var notifyOn = []string{"failure", "success"}
 
 // Load reads the config of home, config.toml under it, as source.ReadFile
 // reads a file (a regular file, capped). No file is the empty config with no

@@ -236,17 +236,33 @@ func (ws *Workspace) read(file string) ([]byte, *ir.Process, []ir.Diagnostic) {
 			Range:    ir.Range{File: file},
 		}}
 	}
+	p, diags := parseAs(format, file, src)
+	return src, p, diags
+}
+
+// parseAs parses src, the process file file, as format.
+func parseAs(format ir.Format, file string, src []byte) (*ir.Process, []ir.Diagnostic) {
 	switch format {
 	case ir.TOML:
-		p, diags := parse.TOML(file, src)
-		return src, p, diags
+		return parse.TOML(file, src)
 	case ir.HCL:
-		p, diags := parse.HCL(file, src)
-		return src, p, diags
+		return parse.HCL(file, src)
 	default:
-		p, diags := parse.Card(file, src)
-		return src, p, diags
+		return parse.Card(file, src)
 	}
+}
+
+// CheckSource checks src, the text of the process file file (an editor's,
+// which may not be saved), as Check checks a file, and returns its
+// diagnostics with the config's.
+func (ws *Workspace) CheckSource(ctx context.Context, file string, src []byte) []ir.Diagnostic {
+	format, ok := parse.FormatOf(file)
+	if !ok {
+		format = ir.TOML
+	}
+	p, diags := parseAs(format, file, src)
+	_, diags = check.Check(ctx, p, diags, ws.Env)
+	return unique(slices.Concat(ws.Diagnostics, diags))
 }
 
 // readError words why a file could not be read, without Go's "open …:"

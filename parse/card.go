@@ -19,13 +19,14 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// The keys of a card's front matter (§4.3), in the order suggestions prefer.
+// The keys of a card's front matter, from CardKeys, in the order
+// suggestions prefer.
 var (
-	cardTopKeys    = []string{"description", "run-expiry", "failed-run-expiry", "access", "budget-usd", "github", "steps"}
-	cardGitHubKeys = []string{"runs-on", "schedule", "timeout-minutes"}
-	cardStepKeys   = []string{"id", "description", "precheck", "run", "validate"}
-	cardPhaseKeys  = []string{"shells", "agents", "instructions", "whys", "severity", "model"}
-	cardAgentKeys  = []string{"prompt", "model", "access", "max-turns", "budget-usd"}
+	cardTopKeys    = ir.KeyNames(CardKeys)
+	cardGitHubKeys = ir.KeyNames(ir.SubKeys(CardKeys, "github"))
+	cardStepKeys   = ir.KeyNames(ir.SubKeys(CardKeys, "steps"))
+	cardPhaseKeys  = ir.KeyNames(ir.SubKeys(ir.SubKeys(CardKeys, "steps"), "run"))
+	cardAgentKeys  = ir.KeyNames(ir.SubKeys(ir.SubKeys(ir.SubKeys(CardKeys, "steps"), "run"), "agents"))
 )
 
 // cardFence is the line that opens and closes a card's front matter.

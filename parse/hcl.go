@@ -13,17 +13,41 @@ import (
 )
 
 // The attributes and blocks of an HCL process file (§4.2), in the order
-// suggestions prefer: the keys of §4.1, with a block for each table.
+// suggestions prefer: the keys of TOMLKeys, a table written as a block
+// (HCLBlock) and a step's name as its label.
 var (
-	hclTopAttrs      = []string{"version", "description", "default_worktree", "commit", "run_expiry", "failed_run_expiry", "access"}
-	hclTopBlocks     = []string{"limits", "github", "worktree", "step"}
+	hclTopAttrs      = hclAttrs(TOMLKeys)
+	hclTopBlocks     = hclBlocks(TOMLKeys)
 	hclLimitsAttrs   = tomlLimitsKeys
 	hclGitHubAttrs   = tomlGitHubKeys
 	hclWorktreeAttrs = tomlWorktreeKeys
-	hclStepAttrs     = []string{"description", "skill", "prompt", "command", "catalogue", "harness", "model", "effort", "access", "max_turns", "budget_usd", "worktree", "parallel", "optional", "timeout", "env", "process", "spec_process"}
-	hclStepBlocks    = []string{"precheck", "validate"}
+	hclStepAttrs     = slices.DeleteFunc(hclAttrs(ir.SubKeys(TOMLKeys, "steps")), func(k string) bool { return k == "name" })
+	hclStepBlocks    = hclBlocks(ir.SubKeys(TOMLKeys, "steps"))
 	hclPhaseAttrs    = tomlPhaseKeys
 )
+
+// hclAttrs are the names of the keys that are no tables: an HCL body's
+// attributes.
+func hclAttrs(keys []ir.Key) []string {
+	var out []string
+	for _, k := range keys {
+		if !k.Type.HasKeys() {
+			out = append(out, k.Name)
+		}
+	}
+	return out
+}
+
+// hclBlocks are the block types of the keys that are tables.
+func hclBlocks(keys []ir.Key) []string {
+	var out []string
+	for _, k := range keys {
+		if k.Type.HasKeys() {
+			out = append(out, HCLBlock(k))
+		}
+	}
+	return out
+}
 
 // hclRedefined is the summary hclsyntax gives an attribute set twice in one
 // body, which cairn reports as a duplicate rather than a syntax error.

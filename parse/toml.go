@@ -8,14 +8,15 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// The keys of a TOML process file (§4.1), in the order suggestions prefer.
+// The keys of a TOML process file, from TOMLKeys, in the order suggestions
+// prefer.
 var (
-	tomlTopKeys      = []string{"version", "description", "default_worktree", "commit", "run_expiry", "failed_run_expiry", "access", "limits", "github", "worktrees", "steps"}
-	tomlLimitsKeys   = []string{"repair_cap", "self_merge", "protected_paths", "budget_usd"}
-	tomlGitHubKeys   = []string{"runs_on", "schedule", "timeout_minutes"}
-	tomlWorktreeKeys = []string{"kind"}
-	tomlStepKeys     = []string{"name", "description", "skill", "prompt", "command", "catalogue", "harness", "model", "effort", "access", "max_turns", "budget_usd", "worktree", "parallel", "optional", "timeout", "env", "process", "spec_process", "precheck", "validate"}
-	tomlPhaseKeys    = []string{"shells", "instructions", "whys", "severity", "model"}
+	tomlTopKeys      = ir.KeyNames(TOMLKeys)
+	tomlLimitsKeys   = ir.KeyNames(ir.SubKeys(TOMLKeys, "limits"))
+	tomlGitHubKeys   = ir.KeyNames(ir.SubKeys(TOMLKeys, "github"))
+	tomlWorktreeKeys = ir.KeyNames(ir.SubKeys(TOMLKeys, "worktrees"))
+	tomlStepKeys     = ir.KeyNames(ir.SubKeys(TOMLKeys, "steps"))
+	tomlPhaseKeys    = ir.KeyNames(tomlPhaseKeyTable)
 )
 
 // TOML reads src, the TOML process file named file, into a process. It reads

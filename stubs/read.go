@@ -11,13 +11,6 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// The keys of the files, in the order suggestions prefer.
-var (
-	stubsFileKeys = []string{"stubs"}
-	stubKeys      = []string{"result", "result_file", "outcome", "cause", "usage", "verdict", "attempts", "exit", "stdout"}
-	attemptKeys   = []string{"result", "result_file", "outcome", "cause", "usage", "verdict"}
-)
-
 // Load reads the stubs file at file (a regular file, capped, as a process
 // file is read). A file that cannot be read is one diagnostic.
 func Load(file string) (*Stubs, []ir.Diagnostic) {

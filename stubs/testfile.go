@@ -14,13 +14,10 @@ import (
 // TestSuffix ends the name of a test file: hunt.test.toml.
 const TestSuffix = parse.TestSuffix
 
-// The keys of a test file, in the order suggestions prefer, and the
-// statuses and step outcomes its expectations may name.
+// The statuses and step outcomes a test file's expectations may name.
 var (
-	testKeys   = []string{"process", "directive", "jobs", "budget_usd", "stubs", "expect"}
-	expectKeys = []string{"status", "exit", "output_contains", "steps"}
-	statuses   = []string{"succeeded", "failed", "inconclusive", "interrupted"}
-	stepEnds   = []string{"succeeded", "failed", "inconclusive", "skipped", "cancelled", "interrupted"}
+	statuses = []string{"succeeded", "failed", "inconclusive", "interrupted"}
+	stepEnds = []string{"succeeded", "failed", "inconclusive", "skipped", "cancelled", "interrupted"}
 )
 
 // Test is one test file (`cairn test`): the process it runs, how, with

@@ -30,6 +30,8 @@ type cli struct {
 	Resume  resumeCmd  `cmd:"" help:"Resume a failed, interrupted or crashed run from its first step that neither succeeded nor skipped."`
 	Stop    stopCmd    `cmd:"" help:"Stop a running run, as Ctrl-C would."`
 	Gc      gcCmd      `cmd:"" help:"Delete expired runs, keeping the newest of each process and any still running."`
+	Schema  schemaCmd  `cmd:"" help:"Print the JSON Schema of a file cairn reads, for editors: process, card, config, stubs or test."`
+	Lsp     lspCmd     `cmd:"" help:"Run the language server of process files on stdin and stdout, for editors."`
 	Version versionCmd `cmd:"" help:"Print cairn's version."`
 }
 

@@ -1,0 +1,102 @@
+package lsp
+
+import (
+	"path/filepath"
+
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/load"
+	"github.com/cairn-dev/cairn/stubs"
+)
+
+// check checks a document and publishes its diagnostics, unless a later
+// check was asked for meanwhile (gen is no longer the latest).
+func (s *server) check(uri protocol.DocumentUri, gen int, full bool) {
+	s.mu.Lock()
+	d := s.docs[uri]
+	s.mu.Unlock()
+	if d == nil {
+		return
+	}
+	diags := s.diagnose(d, full)
+	s.publishing.Lock()
+	defer s.publishing.Unlock()
+	s.mu.Lock()
+	conn := s.conn
+	current := s.gen[uri] == gen && s.docs[uri] != nil
+	if current {
+		s.published[uri] = diags
+	}
+	s.mu.Unlock()
+	if !current || conn == nil {
+		return
+	}
+	out := make([]protocol.Diagnostic, 0, len(diags))
+	for _, x := range diags {
+		out = append(out, d.diagnostic(x))
+	}
+	version := protocol.UInteger(d.version)
+	_ = conn.Notify(s.ctx, protocol.ServerTextDocumentPublishDiagnostics, protocol.PublishDiagnosticsParams{
+		URI: uri, Version: &version, Diagnostics: out,
+	})
+}
+
+// diagnose is what cairn says of a document: a process file's check (the
+// rules that depend on the file alone, or, when full, every rule without
+// preflight), another file's front-end; only what points into the document,
+// or nowhere.
+func (s *server) diagnose(d *document, full bool) []ir.Diagnostic {
+	src := []byte(d.text)
+	var diags []ir.Diagnostic
+	switch d.kind {
+	case kindTOML, kindHCL, kindCard:
+		ws := load.Open(filepath.Dir(d.path), load.Options{Lint: !full, NoPreflight: true})
+		diags = ws.CheckSource(s.ctx, d.path, src)
+	case kindConfig:
+		_, diags = config.Read(d.path, src)
+	case kindStubs:
+		_, diags = stubs.Read(d.path, src)
+	case kindTest:
+		_, diags = stubs.ReadTest(d.path, src)
+	}
+	out := diags[:0:0]
+	for _, x := range diags {
+		if x.Range.File == d.path || x.Range.File == "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// diagnostic is x as LSP publishes it: its rule as its code, its related
+// ranges in this document as related information.
+func (d *document) diagnostic(x ir.Diagnostic) protocol.Diagnostic {
+	sev := protocol.DiagnosticSeverityInformation
+	switch x.Severity {
+	case ir.Error:
+		sev = protocol.DiagnosticSeverityError
+	case ir.Warning:
+		sev = protocol.DiagnosticSeverityWarning
+	}
+	source := "cairn"
+	out := protocol.Diagnostic{
+		Range:    d.rng(x.Range),
+		Severity: &sev,
+		Source:   &source,
+		Message:  x.Message,
+	}
+	if x.Rule != "" {
+		out.Code = &protocol.IntegerOrString{Value: x.Rule}
+	}
+	for _, r := range x.Related {
+		if r.Range.File == d.path {
+			out.RelatedInformation = append(out.RelatedInformation, protocol.DiagnosticRelatedInformation{
+				Location: protocol.Location{URI: d.uri, Range: d.rng(r.Range)},
+				Message:  r.Message,
+			})
+		}
+	}
+	return out
+}

@@ -1,0 +1,427 @@
+package lsp
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tliron/glsp"
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/cairn-dev/cairn/check"
+	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/load"
+	"github.com/cairn-dev/cairn/parse"
+	"github.com/cairn-dev/cairn/skills"
+)
+
+// doc returns the open document uri, nil when it is not open.
+func (s *server) doc(uri protocol.DocumentUri) *document {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.docs[uri]
+}
+
+// env is the check environment of a document's folder, for the names
+// lookup finds (skills, processes, harnesses).
+func env(d *document) *check.Env {
+	return load.Open(filepath.Dir(d.path), load.Options{Lint: true, NoPreflight: true}).Env
+}
+
+// process is a process file's process as its front-end reads it, nil for
+// another document.
+func (d *document) process() *ir.Process {
+	var p *ir.Process
+	switch d.kind {
+	case kindTOML:
+		p, _ = parse.TOML(d.path, []byte(d.text))
+	case kindHCL:
+		p, _ = parse.HCL(d.path, []byte(d.text))
+	case kindCard:
+		p, _ = parse.Card(d.path, []byte(d.text))
+	}
+	return p
+}
+
+// typeWords name a key's type in a hover.
+var typeWords = map[ir.KeyType]string{
+	ir.KeyString:    "string",
+	ir.KeyInt:       "integer",
+	ir.KeyNumber:    "number",
+	ir.KeyBool:      "boolean",
+	ir.KeyStrings:   "array of strings",
+	ir.KeyStringMap: "table of strings",
+	ir.KeyTable:     "table",
+	ir.KeyTables:    "array of tables",
+	ir.KeyTableMap:  "table of named tables",
+}
+
+// keyDoc is a key's hover: its name, type, doc and closed values.
+func keyDoc(k ir.Key) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**`%s`** · %s", k.Name, typeWords[k.Type])
+	if k.Or != "" {
+		fmt.Fprintf(&b, " or %s", typeWords[k.Or])
+	}
+	if k.Required {
+		b.WriteString(" · required")
+	}
+	fmt.Fprintf(&b, "\n\n%s", k.Doc)
+	if len(k.Values) > 0 {
+		quoted := make([]string, len(k.Values))
+		for i, v := range k.Values {
+			quoted[i] = "`" + v + "`"
+		}
+		word := "One of"
+		if k.Names != "" {
+			word = "Among others"
+		}
+		fmt.Fprintf(&b, "\n\n%s: %s.", word, strings.Join(quoted, ", "))
+	}
+	return b.String()
+}
+
+// ruleDoc is a rule's hover, nil when id names no rule.
+func ruleDoc(id string) (string, bool) {
+	for _, r := range load.Rules() {
+		if r.ID == id {
+			lint := "not kept by `--lint`"
+			if r.Lint {
+				lint = "kept by `--lint`"
+			}
+			return fmt.Sprintf("**`%s`** · %s · %s\n\nRefuses %s.", r.ID, r.Severity, lint, r.Doc), true
+		}
+	}
+	return "", false
+}
+
+func (s *server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
+	d := s.doc(p.TextDocument.URI)
+	if d == nil {
+		return nil, nil
+	}
+	var parts []string
+	var rng *protocol.Range
+	if pl := d.placeAt(p.Position); pl.key != nil {
+		parts = append(parts, keyDoc(*pl.key))
+		if !pl.inValue {
+			rng = &pl.keyRange
+		}
+	}
+	pos := d.pos(p.Position)
+	s.mu.Lock()
+	published := s.published[d.uri]
+	s.mu.Unlock()
+	seen := map[string]bool{}
+	for _, x := range published {
+		if seen[x.Rule] || !contains(x.Range, pos) {
+			continue
+		}
+		seen[x.Rule] = true
+		if doc, ok := ruleDoc(x.Rule); ok {
+			parts = append(parts, doc)
+		}
+	}
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	return &protocol.Hover{
+		Contents: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: strings.Join(parts, "\n\n---\n\n")},
+		Range:    rng,
+	}, nil
+}
+
+func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any, error) {
+	d := s.doc(p.TextDocument.URI)
+	if d == nil || d.kind == kindNone {
+		return []protocol.CompletionItem{}, nil
+	}
+	pl := d.placeAt(p.Position)
+	items := []protocol.CompletionItem{}
+	switch {
+	case pl.inValue && pl.key != nil:
+		kind := protocol.CompletionItemKindValue
+		if len(pl.key.Values) > 0 {
+			kind = protocol.CompletionItemKindEnumMember
+		}
+		for _, v := range valuesOf(d, *pl.key) {
+			item := protocol.CompletionItem{Label: v, Kind: &kind}
+			if quote := d.kind != kindCard && !pl.quoted && stringy(*pl.key) && v != "true" && v != "false"; quote {
+				text := strconv.Quote(v)
+				item.InsertText = &text
+			}
+			items = append(items, item)
+		}
+	case pl.wantKey:
+		for _, k := range pl.keys {
+			if pl.tablesOnly && !k.Type.HasKeys() {
+				continue
+			}
+			label, kind := k.Name, protocol.CompletionItemKindProperty
+			if k.Type.HasKeys() {
+				kind = protocol.CompletionItemKindModule
+				if pl.blocks {
+					label = parse.HCLBlock(k)
+				}
+			}
+			detail := typeWords[k.Type]
+			items = append(items, protocol.CompletionItem{
+				Label:         label,
+				Kind:          &kind,
+				Detail:        &detail,
+				Documentation: protocol.MarkupContent{Kind: protocol.MarkupKindMarkdown, Value: k.Doc},
+			})
+		}
+	}
+	return items, nil
+}
+
+// stringy reports whether k's values are written as strings.
+func stringy(k ir.Key) bool {
+	switch k.Type {
+	case ir.KeyString, ir.KeyStrings, ir.KeyStringMap:
+		return true
+	}
+	return false
+}
+
+// valuesOf are the values offered for k in d: its closed values, the
+// names its open set holds (the file's worktrees, the harnesses, skills
+// and processes lookup finds), true and false for a boolean.
+func valuesOf(d *document, k ir.Key) []string {
+	vals := slices.Clone(k.Values)
+	if k.Type == ir.KeyBool {
+		vals = []string{"true", "false"}
+	}
+	switch k.Names {
+	case ir.NamesWorktree:
+		if p := d.process(); p != nil {
+			for _, w := range p.Worktrees {
+				vals = append(vals, w.Name)
+			}
+		}
+	case ir.NamesHarness:
+		vals = append(vals, env(d).Harnesses.Names()...)
+	case ir.NamesSkill:
+		vals = append(vals, skillNames(env(d))...)
+	case ir.NamesProcess:
+		found, _ := check.List(env(d))
+		for _, f := range found {
+			vals = append(vals, f.Name)
+		}
+	}
+	out := vals[:0]
+	seen := map[string]bool{}
+	for _, v := range vals {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// skillNames are the skills lookup finds: the folders of the places it
+// looks in (the repository's skill folders, $CAIRN_HOME/skills) that
+// check.FindSkill finds, and the built-in ones.
+func skillNames(env *check.Env) []string {
+	var dirs []string
+	if env.Repo != nil {
+		dirs = append(dirs, filepath.Join(env.Repo.Root, ".agents", "skills"), filepath.Join(env.Repo.Root, ".claude", "skills"))
+	}
+	if env.Home != "" {
+		dirs = append(dirs, filepath.Join(env.Home, "skills"))
+	}
+	var names []string
+	for _, dir := range dirs {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if _, err := check.FindSkill(env, e.Name()); err == nil {
+				names = append(names, e.Name())
+			}
+		}
+	}
+	slices.Sort(names)
+	for _, b := range skills.Names() {
+		names = append(names, skills.BuiltinSkillPrefix+b)
+	}
+	return names
+}
+
+func (s *server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any, error) {
+	d := s.doc(p.TextDocument.URI)
+	if d == nil {
+		return nil, nil
+	}
+	proc := d.process()
+	if proc == nil {
+		return nil, nil
+	}
+	pos := d.pos(p.Position)
+	worktree := func(name string) any {
+		for _, w := range proc.Worktrees {
+			if w.Name == name {
+				r := w.NameRange
+				if !r.IsValid() {
+					r = w.Header
+				}
+				return protocol.Location{URI: d.uri, Range: d.rng(r)}
+			}
+		}
+		return nil
+	}
+	if f := proc.DefaultWorktree; f.Set && contains(f.Range, pos) {
+		return worktree(f.Value), nil
+	}
+	for _, st := range proc.Steps {
+		if f := st.Worktree; f.Set && contains(f.Range, pos) {
+			return worktree(f.Value), nil
+		}
+		for _, a := range st.Actions {
+			switch {
+			case a.Skill.Set && contains(a.Skill.Range, pos):
+				return skillLocation(env(d), a.Skill.Value), nil
+			case a.Process.Set && contains(a.Process.Range, pos):
+				return processLocation(env(d), a.Process.Value), nil
+			case a.SpecProcess.Set && contains(a.SpecProcess.Range, pos):
+				return processLocation(env(d), a.SpecProcess.Value), nil
+			}
+		}
+	}
+	return nil, nil
+}
+
+// skillLocation is the SKILL.md a skill's lookup finds, nil for a
+// built-in skill or one not found.
+func skillLocation(env *check.Env, name string) any {
+	sk, err := check.FindSkill(env, name)
+	if err != nil || sk.Source == ir.SkillBuiltin || sk.Path == "" {
+		return nil
+	}
+	path := sk.Path
+	if !filepath.IsAbs(path) && env.Repo != nil {
+		path = filepath.Join(env.Repo.Root, filepath.FromSlash(path))
+	}
+	return protocol.Location{URI: uriOf(path)}
+}
+
+// processLocation is the file a process name's lookup finds.
+func processLocation(env *check.Env, name string) any {
+	file, diags := check.Find(env, name)
+	if file == "" || ir.HasErrors(diags) {
+		return nil
+	}
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(env.Dir, file)
+	}
+	return protocol.Location{URI: uriOf(file)}
+}
+
+func (s *server) documentSymbol(_ *glsp.Context, p *protocol.DocumentSymbolParams) (any, error) {
+	d := s.doc(p.TextDocument.URI)
+	out := []protocol.DocumentSymbol{}
+	if d == nil {
+		return out, nil
+	}
+	proc := d.process()
+	if proc == nil {
+		return out, nil
+	}
+	for _, w := range proc.Worktrees {
+		detail := "worktree"
+		if w.Kind.Set {
+			detail = w.Kind.Value + " worktree"
+		}
+		out = append(out, d.symbol(w.Name, detail, protocol.SymbolKindNamespace, w.Header, w.NameRange))
+	}
+	for i, st := range proc.Steps {
+		name := fmt.Sprintf("step %d", i+1)
+		if st.Name.Set && st.Name.Value != "" {
+			name = st.Name.Value
+		}
+		out = append(out, d.symbol(name, "step", protocol.SymbolKindFunction, st.Header, st.Name.Range))
+	}
+	return out, nil
+}
+
+// symbol is a document symbol over whole and the name's range sel (whole
+// is widened to hold it).
+func (d *document) symbol(name, detail string, kind protocol.SymbolKind, whole, sel ir.Range) protocol.DocumentSymbol {
+	if !sel.IsValid() {
+		sel = whole
+	}
+	if !whole.IsValid() {
+		whole = sel
+	}
+	r, s := d.rng(whole), d.rng(sel)
+	if before(s.Start, r.Start) {
+		r.Start = s.Start
+	}
+	if before(r.End, s.End) {
+		r.End = s.End
+	}
+	return protocol.DocumentSymbol{Name: name, Detail: &detail, Kind: kind, Range: r, SelectionRange: s}
+}
+
+func before(a, b protocol.Position) bool {
+	return a.Line < b.Line || a.Line == b.Line && a.Character < b.Character
+}
+
+// didYouMean finds the suggestion of a refusal: `did you mean "x"?`.
+var didYouMean = regexp.MustCompile(`did you mean ("(?:[^"\\]|\\.)*")\?`)
+
+func (s *server) codeAction(_ *glsp.Context, p *protocol.CodeActionParams) (any, error) {
+	d := s.doc(p.TextDocument.URI)
+	out := []protocol.CodeAction{}
+	if d == nil {
+		return out, nil
+	}
+	quickfix := protocol.CodeActionKindQuickFix
+	for _, x := range p.Context.Diagnostics {
+		m := didYouMean.FindStringSubmatch(x.Message)
+		if m == nil {
+			continue
+		}
+		want, err := strconv.Unquote(m[1])
+		if err != nil {
+			continue
+		}
+		text := d.replacement(x.Range, want)
+		preferred := true
+		out = append(out, protocol.CodeAction{
+			Title:       fmt.Sprintf("Change to %q", want),
+			Kind:        &quickfix,
+			Diagnostics: []protocol.Diagnostic{x},
+			IsPreferred: &preferred,
+			Edit: &protocol.WorkspaceEdit{Changes: map[protocol.DocumentUri][]protocol.TextEdit{
+				d.uri: {{Range: x.Range, NewText: text}},
+			}},
+		})
+	}
+	return out, nil
+}
+
+// replacement is want written where r is: in the quotes r's text has, if
+// any.
+func (d *document) replacement(r protocol.Range, want string) string {
+	if r.Start.Line != r.End.Line {
+		return want
+	}
+	line := d.line(int(r.Start.Line))
+	start, end := d.byteCol(r.Start), d.byteCol(r.End)
+	if end <= start || end > len(line) {
+		return want
+	}
+	old := line[start:end]
+	if len(old) >= 2 && (old[0] == '"' || old[0] == '\'') && old[len(old)-1] == old[0] {
+		if old[0] == '"' {
+			return strconv.Quote(want)
+		}
+		return "'" + want + "'"
+	}
+	return want
+}

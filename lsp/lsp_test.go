@@ -1,0 +1,221 @@
+package lsp
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// at finds the position of the "|" in text and returns text without it.
+func at(t *testing.T, text string) (string, protocol.Position) {
+	t.Helper()
+	i := strings.Index(text, "|")
+	if i < 0 {
+		t.Fatalf("no | in %q", text)
+	}
+	before := text[:i]
+	line := strings.Count(before, "\n")
+	col := utf16Len(before[strings.LastIndex(before, "\n")+1:])
+	return text[:i] + text[i+1:], protocol.Position{Line: protocol.UInteger(line), Character: protocol.UInteger(col)}
+}
+
+func TestPositions(t *testing.T) {
+	d := newDocument("file:///p/x.toml", 1, "a = 1\r\nb = \"😀é\" x\n", "/home")
+	// Column 6 (characters from 1) is after 😀 and é: 😀 is two UTF-16
+	// units, é one.
+	if got := d.position(ir.Pos{Line: 2, Column: 8}); got != (protocol.Position{Line: 1, Character: 8}) {
+		t.Errorf("position: %+v", got)
+	}
+	p := protocol.Position{Line: 1, Character: 8}
+	if got := d.pos(p); got.Line != 2 || got.Column != 8 {
+		t.Errorf("pos: %+v", got)
+	}
+	if got := d.byteCol(p); got != len(`b = "😀é`) {
+		t.Errorf("byteCol: %d", got)
+	}
+	if got := d.offset(protocol.Position{Line: 1, Character: 0}); got != len("a = 1\r\n") {
+		t.Errorf("offset after CRLF: %d", got)
+	}
+	if got := d.position(ir.Pos{Line: 9, Column: 1}); got != (protocol.Position{Line: 2, Character: 0}) {
+		t.Errorf("position past the end: %+v", got)
+	}
+	if got := pathOf(uriOf("/a b/c.toml")); got != "/a b/c.toml" {
+		t.Errorf("uri round trip: %q", got)
+	}
+}
+
+func TestKindOf(t *testing.T) {
+	for _, tc := range []struct {
+		path, text string
+		want       docKind
+	}{
+		{"/r/hunt.toml", "version = 1\n", kindTOML},
+		{"/r/hunt.toml", "steps = [{ name = \"a\" }]\n", kindTOML},
+		{"/r/Cargo.toml", "[package]\nversion = \"1\"\n", kindNone},
+		{"/h/processes/new.toml", "", kindTOML},
+		{"/r/hunt.hcl", "version = 1\n", kindHCL},
+		{"/r/terragrunt.hcl", "include \"root\" {}\n", kindNone},
+		{"/r/a.procedure.card", "", kindCard},
+		{"/r/hunt.stubs.toml", "version = 1\n", kindStubs},
+		{"/r/hunt.test.toml", "", kindTest},
+		{"/h/config.toml", "", kindConfig},
+	} {
+		if got := kindOf(tc.path, tc.text, "/h"); got != tc.want {
+			t.Errorf("kindOf(%q, %q) = %d; want %d", tc.path, tc.text, got, tc.want)
+		}
+	}
+}
+
+// completions are the labels the server offers at the | of text, in a
+// document at path.
+func completions(t *testing.T, path, text string) []string {
+	t.Helper()
+	text, p := at(t, text)
+	s := newServer(context.Background(), Options{})
+	uri := uriOf(path)
+	s.docs[uri] = newDocument(uri, 1, text, "/nonexistent")
+	res, err := s.completion(nil, &protocol.CompletionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: p,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, it := range res.([]protocol.CompletionItem) {
+		out = append(out, it.Label)
+	}
+	return out
+}
+
+func TestCompletion(t *testing.T) {
+	toml := "version = 1\n[worktrees.a]\nkind = \"throwaway\"\n[worktrees.b]\nkind = \"checkout\"\n"
+	for _, tc := range []struct {
+		name, path, text string
+		want             []string
+	}{
+		{"toml top keys", "/r/x.toml", "version = 1\nde|", []string{"version", "description", "default_worktree", "commit", "run_expiry", "failed_run_expiry", "access", "limits", "github", "worktrees", "steps"}},
+		{"toml limits keys", "/r/x.toml", "version = 1\n[limits]\n|", []string{"repair_cap", "self_merge", "protected_paths", "budget_usd"}},
+		{"toml phase keys", "/r/x.toml", "version = 1\n[[steps]]\nname = \"a\"\n[steps.validate]\n|", []string{"shells", "instructions", "whys", "severity", "model"}},
+		{"toml header tables", "/r/x.toml", "version = 1\n[[steps]]\n[steps.|", []string{"precheck", "validate"}},
+		{"toml severity", "/r/x.toml", "version = 1\n[[steps]]\nvalidate.severity = |", []string{"warn", "abort", "review"}},
+		{"toml kind", "/r/x.toml", "version = 1\n[worktrees.a]\nkind = \"|\"", []string{"throwaway", "issue-branch", "checkout"}},
+		{"toml worktrees", "/r/x.toml", toml + "[[steps]]\nworktree = \"|", []string{"a", "b"}},
+		{"toml harness", "/r/x.toml", "version = 1\n[[steps]]\nharness = |", []string{"claude", "codex", "gemini", "opencode"}},
+		{"toml access", "/r/x.toml", "version = 1\naccess = |", []string{"read", "write", "full"}},
+		{"toml catalogue", "/r/x.toml", "version = 1\n[[steps]]\ncatalogue = \"d|\"", []string{"delivery", "self-merge", "run-published-issue"}},
+		{"toml in a multi-line string", "/r/x.toml", "version = 1\n[[steps]]\ncommand = '''\n|", nil},
+		{"toml map level", "/r/x.toml", "version = 1\n[worktrees]\n|", nil},
+		{"hcl step attrs", "/r/x.hcl", "version = 1\nstep \"a\" {\n  eff|\n}\n", []string{"description", "skill", "prompt", "command", "catalogue", "harness", "model", "effort", "access", "max_turns", "budget_usd", "worktree", "parallel", "optional", "timeout", "env", "process", "spec_process", "precheck", "validate"}},
+		{"hcl top blocks", "/r/x.hcl", "version = 1\n|", []string{"version", "description", "default_worktree", "commit", "run_expiry", "failed_run_expiry", "access", "limits", "github", "worktree", "step"}},
+		{"hcl effort", "/r/x.hcl", "version = 1\nstep \"a\" {\n  prompt = <<EOT\n  }\nEOT\n  effort = \"|\"\n}\n", []string{"low", "medium", "high", "xhigh", "max"}},
+		{"hcl phase", "/r/x.hcl", "version = 1\nstep \"a\" {\n  env = { A = \"b\" }\n  validate {\n    severity = |\n  }\n}\n", []string{"warn", "abort", "review"}},
+		{"card top", "/r/x.procedure.card", "---\n|\n---\n", []string{"description", "run-expiry", "failed-run-expiry", "access", "budget-usd", "github", "steps"}},
+		{"card step", "/r/x.procedure.card", "---\nsteps:\n  - id: a\n    |\n---\n", []string{"id", "description", "precheck", "run", "validate"}},
+		{"card agent", "/r/x.procedure.card", "---\nsteps:\n  - id: a\n    run:\n      agents:\n        - prompt: x\n          m|\n---\n", []string{"prompt", "model", "access", "max-turns", "budget-usd"}},
+		{"card agent model", "/r/x.procedure.card", "---\nsteps:\n  - id: a\n    run:\n      agents:\n        - model: |\n---\n", []string{"efficient", "balanced", "strong", "strongest"}},
+		{"card body", "/r/x.procedure.card", "---\n---\n|", nil},
+		{"stubs verdict", "/r/x.stubs.toml", "[stubs.a]\nverdict = |", []string{"pass", "fail", "none"}},
+		{"test expect", "/r/x.test.toml", "process = \"a\"\n[expect]\nstatus = |", []string{"succeeded", "failed", "inconclusive", "interrupted"}},
+		{"config notify", "/nonexistent/config.toml", "[notify]\n|", []string{"command", "on"}},
+		{"not cairn's", "/r/Cargo.toml", "[package]\n|", nil},
+	} {
+		got := completions(t, tc.path, tc.text)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %q; want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestCompletionQuotes(t *testing.T) {
+	text, p := at(t, "version = 1\naccess = |")
+	s := newServer(context.Background(), Options{})
+	uri := uriOf("/r/x.toml")
+	s.docs[uri] = newDocument(uri, 1, text, "/nonexistent")
+	res, _ := s.completion(nil, &protocol.CompletionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: p,
+	}})
+	items := res.([]protocol.CompletionItem)
+	if items[0].Label != "read" || items[0].InsertText == nil || *items[0].InsertText != `"read"` {
+		t.Errorf("a value with no quote typed: %+v", items[0])
+	}
+}
+
+// hoverAt is the hover the server gives at the | of text.
+func hoverAt(t *testing.T, path, text string) string {
+	t.Helper()
+	text, p := at(t, text)
+	s := newServer(context.Background(), Options{})
+	uri := uriOf(path)
+	d := newDocument(uri, 1, text, "/nonexistent")
+	s.docs[uri] = d
+	s.published[uri] = s.diagnose(d, false)
+	h, err := s.hover(nil, &protocol.HoverParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: p,
+	}})
+	if err != nil || h == nil {
+		return ""
+	}
+	return h.Contents.(protocol.MarkupContent).Value
+}
+
+func TestHover(t *testing.T) {
+	for _, tc := range []struct{ name, path, text, want string }{
+		{"toml key", "/r/x.toml", "version = 1\n[[steps]]\ntim|eout = \"5m\"\n", "**`timeout`** · string"},
+		{"toml header", "/r/x.toml", "version = 1\n[[steps]]\n[steps.vali|date]\n", "**`validate`** · table"},
+		{"toml worktree kind", "/r/x.toml", "version = 1\n[worktrees.a]\nkind = \"thr|owaway\"\n", "One of: `throwaway`, `issue-branch`, `checkout`."},
+		{"toml rule", "/r/x.toml", "version = 1\ncomm|nd = 1\n", "**`unknown-key`** · error · kept by `--lint`"},
+		{"hcl block", "/r/x.hcl", "version = 1\nste|p \"a\" {\n}\n", "**`steps`** · array of tables"},
+		{"card key", "/r/x.procedure.card", "---\nsteps:\n  - id: a\n    validate:\n      sever|ity: warn\n---\n", "**`severity`**"},
+		{"test process", "/r/x.test.toml", "pro|cess = \"a\"\n", "required"},
+	} {
+		if got := hoverAt(t, tc.path, tc.text); !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q; want it to hold %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestReplacement(t *testing.T) {
+	d := newDocument("file:///r/x.toml", 1, "effort = \"hgh\"\ncommnd = 'x'\n", "/h")
+	r := func(line, a, b int) protocol.Range {
+		return protocol.Range{Start: protocol.Position{Line: protocol.UInteger(line), Character: protocol.UInteger(a)}, End: protocol.Position{Line: protocol.UInteger(line), Character: protocol.UInteger(b)}}
+	}
+	if got := d.replacement(r(0, 9, 14), "high"); got != `"high"` {
+		t.Errorf("quoted value: %s", got)
+	}
+	if got := d.replacement(r(1, 0, 6), "command"); got != "command" {
+		t.Errorf("key: %s", got)
+	}
+	if got := didYouMean.FindStringSubmatch(`invalid effort "hgh"; expected low (did you mean "high"?)`); got == nil || got[1] != `"high"` {
+		t.Errorf("did you mean: %q", got)
+	}
+}
+
+func TestSymbolsAndDefinition(t *testing.T) {
+	text := "version = 1\n[worktrees.judge]\nkind = \"throwaway\"\n\n[[steps]]\nname = \"hunt\"\nprompt = \"x\"\nworktree = \"judge\"\n\n[[steps]]\ncommand = \"true\"\n"
+	s := newServer(context.Background(), Options{})
+	uri := uriOf("/r/x.toml")
+	s.docs[uri] = newDocument(uri, 1, text, "/nonexistent")
+	res, _ := s.documentSymbol(nil, &protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}})
+	var names []string
+	for _, sym := range res.([]protocol.DocumentSymbol) {
+		names = append(names, sym.Name)
+		if before(sym.SelectionRange.Start, sym.Range.Start) || before(sym.Range.End, sym.SelectionRange.End) {
+			t.Errorf("symbol %q: selection %+v outside %+v", sym.Name, sym.SelectionRange, sym.Range)
+		}
+	}
+	if !slices.Equal(names, []string{"judge", "hunt", "step 2"}) {
+		t.Errorf("symbols: %q", names)
+	}
+	def, _ := s.definition(nil, &protocol.DefinitionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: protocol.Position{Line: 7, Character: 13},
+	}})
+	loc, ok := def.(protocol.Location)
+	if !ok || loc.Range.Start != (protocol.Position{Line: 1, Character: 11}) {
+		t.Errorf("definition: %+v", def)
+	}
+}
