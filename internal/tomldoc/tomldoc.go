@@ -7,7 +7,6 @@ package tomldoc
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -170,8 +169,11 @@ type keyPart struct {
 // checking what that parser leaves to its callers: duplicate keys, tables
 // defined twice or in two ways, numbers and date-times that do not fit.
 type docBuilder struct {
-	file  string
-	src   []byte
+	file string
+	src  []byte
+	// text is src as one string: the names and the verbatim values of the
+	// document are slices of it rather than copies of their own.
+	text  string
 	lines []int // byte offset of each line's start
 	diags []ir.Diagnostic
 	root  *TOMLTable
@@ -193,7 +195,7 @@ var errSyntaxFatal = errors.New("syntax error")
 // RuleDuplicate; a duplicate keeps the first definition.
 func ReadTOMLDoc(file string, src []byte) (*TOMLDoc, []ir.Diagnostic) {
 	src = source.Text(src)
-	b := &docBuilder{file: file, src: src, lines: source.LineStarts(src), root: &TOMLTable{Def: TOMLHeader}}
+	b := &docBuilder{file: file, src: src, text: string(src), lines: source.LineStarts(src), root: &TOMLTable{Def: TOMLHeader}}
 	b.cur = b.root
 	doc := &TOMLDoc{File: file, Src: src, Root: b.root}
 	var p unstable.Parser
@@ -213,7 +215,17 @@ func ReadTOMLDoc(file string, src []byte) (*TOMLDoc, []ir.Diagnostic) {
 // pos returns the position of byte offset off, its column counting runes.
 func (b *docBuilder) pos(off int) ir.Pos {
 	off = max(0, min(off, len(b.src)))
-	line := sort.Search(len(b.lines), func(i int) bool { return b.lines[i] > off }) - 1
+	// The line is the last whose start is at or before off.
+	lo, hi := 0, len(b.lines)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if b.lines[mid] > off {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	line := lo - 1
 	start, col := b.lines[line], 1
 	// Counting from the last position is only right when it does not cut
 	// a character in two.
@@ -313,14 +325,19 @@ func (b *docBuilder) expression(n *unstable.Node) {
 	}
 }
 
-// keyParts returns the parts of n's (possibly dotted) key.
-func keyParts(n *unstable.Node) []keyPart {
-	var parts []keyPart
+// keyParts appends the parts of n's (possibly dotted) key to parts.
+func (b *docBuilder) keyParts(n *unstable.Node, parts []keyPart) []keyPart {
 	it := n.Key()
 	for it.Next() {
 		k := it.Node()
 		start := int(k.Raw.Offset)
-		parts = append(parts, keyPart{name: string(k.Data), start: start, end: start + int(k.Raw.Length)})
+		end := start + int(k.Raw.Length)
+		name := b.text[start:end]
+		if name != string(k.Data) {
+			// A quoted key: its name is decoded.
+			name = string(k.Data)
+		}
+		parts = append(parts, keyPart{name: name, start: start, end: end})
 	}
 	return parts
 }
@@ -353,7 +370,8 @@ func (b *docBuilder) conflict(part keyPart, path string, e *TOMLEntry, how strin
 
 // keyValue adds key = value to t, creating the tables of a dotted key.
 func (b *docBuilder) keyValue(n *unstable.Node, t *TOMLTable) error {
-	parts := keyParts(n)
+	var buf [4]keyPart
+	parts := b.keyParts(n, buf[:0])
 	if len(parts) == 0 {
 		return nil
 	}
@@ -439,13 +457,23 @@ func (b *docBuilder) value(n *unstable.Node, from int) (*TOMLValue, error) {
 	switch n.Kind {
 	case unstable.String:
 		v.Kind = KindString
+		// A string copied verbatim from the file, as most are, is a
+		// slice of its text with one span.
+		from, to, ok := verbatim(b.src[start:end])
 		var spans []source.SpanAt
-		v.Str, spans = decodeString(b.src[start:end])
+		if ok {
+			v.Str = b.text[start+from : start+to]
+		} else {
+			v.Str, spans = decodeString(b.src[start:end])
+		}
 		if v.Str != string(n.Data) {
 			// Never expected: keep the parser's value, pointing at the
 			// string's start.
 			v.Str = string(n.Data)
-			spans = []source.SpanAt{{}}
+			ok, spans = false, []source.SpanAt{{}}
+		}
+		if ok {
+			v.Spans = []ir.Span{{Offset: 0, Start: b.pos(start + from)}}
 		}
 		for _, s := range spans {
 			v.Spans = append(v.Spans, ir.Span{Offset: s.Value, Start: b.pos(start + s.File)})
@@ -565,7 +593,8 @@ func (b *docBuilder) parent(parts []keyPart, how string) (*TOMLTable, error) {
 
 // tableHeader starts the table of a [header].
 func (b *docBuilder) tableHeader(n *unstable.Node) error {
-	parts := keyParts(n)
+	var buf [4]keyPart
+	parts := b.keyParts(n, buf[:0])
 	if len(parts) == 0 {
 		return nil
 	}
@@ -608,7 +637,8 @@ func (b *docBuilder) tableHeader(n *unstable.Node) error {
 
 // arrayTableHeader starts a new item of the array of tables of a [[header]].
 func (b *docBuilder) arrayTableHeader(n *unstable.Node) error {
-	parts := keyParts(n)
+	var buf [4]keyPart
+	parts := b.keyParts(n, buf[:0])
 	if len(parts) == 0 {
 		return nil
 	}
