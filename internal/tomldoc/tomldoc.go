@@ -179,11 +179,29 @@ type docBuilder struct {
 	root  *TOMLTable
 	cur   *TOMLTable
 	// failed is set by a syntax error, which ends the document.
-	failed bool
+	failed  bool
+	entries slab[TOMLEntry]
+	values  slab[TOMLValue]
+	tables  slab[TOMLTable]
 	// last is the last position pos computed: positions are mostly asked
 	// for in file order, and counting runes from it keeps long lines
 	// linear.
 	last ir.Pos
+}
+
+// slab hands out Ts from chunks: a document has many small entries, values
+// and tables, and one allocation per chunk costs less than one each.
+type slab[T any] struct{ free []T }
+
+// new returns a *T set to v.
+func (s *slab[T]) new(v T) *T {
+	if len(s.free) == 0 {
+		s.free = make([]T, 32)
+	}
+	p := &s.free[0]
+	s.free = s.free[1:]
+	*p = v
+	return p
 }
 
 // errSyntaxFatal stops the walk at a syntax error already reported.
@@ -379,8 +397,8 @@ func (b *docBuilder) keyValue(n *unstable.Node, t *TOMLTable) error {
 		e := t.Get(part.name)
 		if e == nil {
 			r := b.rng(part.start, part.end)
-			sub := &TOMLTable{Def: TOMLDotted}
-			t.add(&TOMLEntry{Key: part.name, KeyRange: r, Value: &TOMLValue{Kind: KindTable, Range: r, Table: sub}})
+			sub := b.tables.new(TOMLTable{Def: TOMLDotted})
+			t.add(b.entries.new(TOMLEntry{Key: part.name, KeyRange: r, Value: b.values.new(TOMLValue{Kind: KindTable, Range: r, Table: sub})}))
 			t = sub
 			continue
 		}
@@ -403,7 +421,7 @@ func (b *docBuilder) keyValue(n *unstable.Node, t *TOMLTable) error {
 		b.report(ir.RuleDuplicate, keyRange, firstDefined(e), "key %q is already defined in this table", last.name)
 		return nil
 	}
-	t.add(&TOMLEntry{Key: last.name, KeyRange: keyRange, Value: value})
+	t.add(b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: value}))
 	return nil
 }
 
@@ -452,7 +470,7 @@ func (b *docBuilder) value(n *unstable.Node, from int) (*TOMLValue, error) {
 	}
 	start := int(n.Raw.Offset)
 	end := start + int(n.Raw.Length)
-	v := &TOMLValue{Range: b.rng(start, end)}
+	v := b.values.new(TOMLValue{Range: b.rng(start, end)})
 	var err error
 	switch n.Kind {
 	case unstable.String:
@@ -505,7 +523,7 @@ func (b *docBuilder) value(n *unstable.Node, from int) (*TOMLValue, error) {
 // lead to the closing "]".
 func (b *docBuilder) array(n *unstable.Node, from int) (*TOMLValue, error) {
 	start := b.skipFiller(from)
-	v := &TOMLValue{Kind: KindArray}
+	v := b.values.new(TOMLValue{Kind: KindArray})
 	at := start + 1
 	it := n.Children()
 	for it.Next() {
@@ -528,7 +546,7 @@ func (b *docBuilder) array(n *unstable.Node, from int) (*TOMLValue, error) {
 // its "{", its key-values lead to the closing "}".
 func (b *docBuilder) inlineTable(n *unstable.Node) (*TOMLValue, error) {
 	start := int(n.Raw.Offset)
-	t := &TOMLTable{Def: TOMLInline}
+	t := b.tables.new(TOMLTable{Def: TOMLInline})
 	at := start + 1
 	it := n.Children()
 	for it.Next() {
@@ -545,7 +563,7 @@ func (b *docBuilder) inlineTable(n *unstable.Node) (*TOMLValue, error) {
 	if end < len(b.src) && b.src[end] == '}' {
 		end++
 	}
-	return &TOMLValue{Kind: KindTable, Range: b.rng(start, end), Table: t}, nil
+	return b.values.new(TOMLValue{Kind: KindTable, Range: b.rng(start, end), Table: t}), nil
 }
 
 // headerRange returns the range of a [header] or [[header]] whose key parts
@@ -573,8 +591,8 @@ func (b *docBuilder) parent(parts []keyPart, how string) (*TOMLTable, error) {
 		e := t.Get(part.name)
 		if e == nil {
 			r := b.rng(part.start, part.end)
-			sub := &TOMLTable{Def: TOMLImplicit}
-			t.add(&TOMLEntry{Key: part.name, KeyRange: r, Value: &TOMLValue{Kind: KindTable, Range: r, Table: sub}})
+			sub := b.tables.new(TOMLTable{Def: TOMLImplicit})
+			t.add(b.entries.new(TOMLEntry{Key: part.name, KeyRange: r, Value: b.values.new(TOMLValue{Kind: KindTable, Range: r, Table: sub})}))
 			t = sub
 			continue
 		}
@@ -608,8 +626,8 @@ func (b *docBuilder) tableHeader(n *unstable.Node) error {
 	keyRange := b.rng(last.start, last.end)
 	e := t.Get(last.name)
 	if e == nil {
-		b.cur = &TOMLTable{Def: TOMLHeader, Header: header}
-		t.add(&TOMLEntry{Key: last.name, KeyRange: keyRange, Value: &TOMLValue{Kind: KindTable, Range: header, Table: b.cur}})
+		b.cur = b.tables.new(TOMLTable{Def: TOMLHeader, Header: header})
+		t.add(b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: b.values.new(TOMLValue{Kind: KindTable, Range: header, Table: b.cur})}))
 		return nil
 	}
 	v := e.Value
@@ -625,7 +643,7 @@ func (b *docBuilder) tableHeader(n *unstable.Node) error {
 		b.report(ir.RuleDuplicate, keyRange, firstDefined(e), "table %q is already defined", path)
 		// The keys of the second definition go nowhere: reporting them
 		// as duplicates of the first would only repeat this.
-		b.cur = &TOMLTable{Def: TOMLHeader, Header: header}
+		b.cur = b.tables.new(TOMLTable{Def: TOMLHeader, Header: header})
 		return nil
 	case v.TablesArray:
 		return b.syntax(keyRange, firstDefined(e), "%q is an array of tables; its items' header is [[%s]]", path, path)
@@ -650,14 +668,14 @@ func (b *docBuilder) arrayTableHeader(n *unstable.Node) error {
 	}
 	last := parts[len(parts)-1]
 	keyRange := b.rng(last.start, last.end)
-	item := &TOMLTable{Def: TOMLHeader, Header: header}
-	itemValue := &TOMLValue{Kind: KindTable, Range: header, Table: item}
+	item := b.tables.new(TOMLTable{Def: TOMLHeader, Header: header})
+	itemValue := b.values.new(TOMLValue{Kind: KindTable, Range: header, Table: item})
 	e := t.Get(last.name)
 	switch {
 	case e == nil:
-		t.add(&TOMLEntry{Key: last.name, KeyRange: keyRange, Value: &TOMLValue{
+		t.add(b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: b.values.new(TOMLValue{
 			Kind: KindArray, Range: header, Items: []*TOMLValue{itemValue}, TablesArray: true,
-		}})
+		})}))
 	case e.Value.TablesArray:
 		e.Value.Items = append(e.Value.Items, itemValue)
 	case e.Value.Kind == KindArray:
