@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
-# bench/check.sh: measures cairn against SPEC §12's check bars.
+# bench/check.sh: cairn check against actionlint, side by side (SPEC §12).
 #
-#   1. `cairn check --no-preflight --format json` of 200 process files x 50
-#      command steps, against `actionlint -shellcheck= -pyflakes=` of 200
-#      GitHub workflow files x 50 run steps of the same scripts: medians of
-#      K alternating runs each, and the ratio cairn/actionlint (bar: <= 1.0).
-#   2. Peak RSS of `cairn check --no-preflight` of one 10,000-step process
-#      (bar: < 100 MiB).
+# Corpora (bench/corpus; the same scripts in both tools' files):
+#   short    200 files x 50 steps of short one-line commands (uniform);
+#   scripts  200 files x 50 steps of distinct multi-line scripts, 5-40 lines;
+#   one      1 file x 50 steps of the scripts corpus;
+#   big      1 file x 10,000 steps of the scripts corpus (memory).
+# Each run is `cairn check --no-preflight --format json FILES` against
+# `actionlint -no-color -shellcheck= -pyflakes= FILES`, timed by bench/measure
+# (wall, CPU = user + system, peak RSS from getrusage). Rounds alternate the
+# tools and their order; the table gives medians and cairn/actionlint ratios.
+# Last, `go test -bench Pipeline ./bench/` gives cairn's allocations per step.
 #
-# It prints whether each bar is met and exits 0; it exits non-zero only when
+# It prints whether each goal is met and exits 0; it exits non-zero only when
 # something broke (a build, the corpus, a tool that refuses the corpus).
-# Environment: K (runs per tool, default 11), BENCH_NO_HYPERFINE=1 to time
-# with a plain loop even when hyperfine is installed.
+# Environment: K (rounds, default 11; the big file gets (K+1)/2),
+# BENCH_NO_GO_BENCH=1 to skip the Go benchmark.
 set -euo pipefail
 
 ACTIONLINT_VERSION=v1.7.12
@@ -27,138 +31,146 @@ die() { echo "bench/check.sh: $*" >&2; exit 1; }
 say() { echo "== $*"; }
 
 # --- tools -----------------------------------------------------------------
-if ! [ -x "$bin/actionlint" ] || [ "$("$bin/actionlint" -version | head -n 1)" != "$ACTIONLINT_VERSION" ]; then
+actionlint=
+for c in "$bin/actionlint" "$(command -v actionlint || true)" "$(go env GOPATH)/bin/actionlint"; do
+	if [ -n "$c" ] && [ -x "$c" ] && [ "$("$c" -version | head -n 1)" = "$ACTIONLINT_VERSION" ]; then
+		actionlint=$c
+		break
+	fi
+done
+if [ -z "$actionlint" ]; then
 	say "installing actionlint $ACTIONLINT_VERSION into $bin"
 	GOBIN=$bin GOFLAGS= go install "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
+	actionlint=$bin/actionlint
 fi
-say "building cairn and the corpus generator"
+say "building cairn, the corpus generator and the timer"
 go build -o "$bin/cairn" ./cmd/cairn
 go build -o "$bin/gen" ./bench/gen
+go build -o "$bin/measure" ./bench/measure
 
-if ! [ -x /usr/bin/time ] || ! /usr/bin/time -v true >/dev/null 2>&1; then
-	say "installing GNU time"
-	if [ "$(id -u)" = 0 ]; then
-		apt-get install -y -qq time >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq time >/dev/null; }
-	else
-		sudo apt-get install -y -qq time >/dev/null
-	fi
-fi
-
-# --- corpus, in a git repository made for it --------------------------------
-corpus=$out/corpus
-rm -rf "$corpus"
-say "generating the corpus into $corpus"
-"$bin/gen" -out "$corpus" -files 200 -steps 50
-"$bin/gen" -out "$corpus/big" -files 1 -steps 10000
-(
-	cd "$corpus"
-	export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
-	export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
-	git -c init.defaultBranch=main init -q .
-	git add -A
-	git commit -q -m "benchmark corpus"
-)
+# --- corpora, each in a git repository made for it --------------------------
+corpus() { # NAME KIND FILES STEPS
+	local dir=$out/corpus/$1
+	rm -rf "$dir"
+	"$bin/gen" -kind "$2" -out "$dir" -files "$3" -steps "$4"
+	(
+		cd "$dir"
+		export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
+		export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
+		git -c init.defaultBranch=main init -q .
+		git add -A
+		git commit -q -m "benchmark corpus"
+	)
+}
+say "generating the corpora into $out/corpus"
+corpus short short 200 50
+corpus scripts scripts 200 50
+corpus one scripts 1 50
+corpus big scripts 1 10000
 
 CAIRN_HOME=$(mktemp -d "${TMPDIR:-/tmp}/cairn-bench-home.XXXXXX")
 export CAIRN_HOME
 trap 'rm -rf "$CAIRN_HOME"' EXIT
-unset CAIRN_CONFIG NO_COLOR || true
+unset CAIRN_CONFIG NO_COLOR GOGC GOMEMLIMIT GOMAXPROCS || true
 
-cd "$corpus"
-procs=(processes/*.toml)
-wfs=(.github/workflows/*.yml)
-[ "${#procs[@]}" = 200 ] && [ "${#wfs[@]}" = 200 ] || die "expected 200 + 200 corpus files, got ${#procs[@]} + ${#wfs[@]}"
-cairn_cmd=("$bin/cairn" check --no-preflight --format json "${procs[@]}")
-lint_cmd=("$bin/actionlint" -no-color -shellcheck= -pyflakes= "${wfs[@]}")
+names=(short scripts one big)
+declare -A steps=([short]=10000 [scripts]=10000 [one]=50 [big]=10000)
 
-# --- both tools must accept the corpus --------------------------------------
-say "checking that both tools accept the corpus"
-rc=0
-"${cairn_cmd[@]}" >"$out/cairn.json" 2>"$out/cairn.stderr" || rc=$?
-if [ "$rc" != 0 ]; then
-	head -c 4000 "$out/cairn.json" >&2 || true
-	head -n 40 "$out/cairn.stderr" >&2 || true
-	die "cairn check exited $rc on the corpus (output in $out/cairn.json, $out/cairn.stderr)"
-fi
-plans=$(grep -o '"process": *"p-[0-9]*"' "$out/cairn.json" | sort -u | wc -l || true)
-echo "cairn: exit 0, $plans distinct plans in $(wc -c <"$out/cairn.json") bytes of JSON"
-rc=0
-"${lint_cmd[@]}" >"$out/actionlint.out" 2>&1 || rc=$?
-if [ "$rc" != 0 ] || [ -s "$out/actionlint.out" ]; then
-	head -n 40 "$out/actionlint.out" >&2
-	die "actionlint exited $rc or reported errors on the corpus"
-fi
-echo "actionlint: exit 0, no errors"
+# run TOOL NAME: one timed run of TOOL on corpus NAME, from its folder,
+# appending "wall cpu rss" to its times file.
+run() {
+	local tool=$1 name=$2
+	(
+		cd "$out/corpus/$name"
+		if [ "$tool" = cairn ]; then
+			exec "$bin/measure" "$bin/cairn" check --no-preflight --format json processes/*.toml
+		fi
+		exec "$bin/measure" "$actionlint" -no-color -shellcheck= -pyflakes= .github/workflows/*.yml
+	) >>"$out/times-$name-$tool.txt" || die "$tool exited non-zero on corpus $name"
+}
 
-# --- timing -----------------------------------------------------------------
-# time_one NAME CMD... prints the wall time and the CPU time (user + system)
-# of one run of CMD, in nanoseconds. CPU time is printed too because this
-# machine may be shared: it moves less than wall time when other work runs.
-cpu_file=$(mktemp)
-if command -v hyperfine >/dev/null && [ -z "${BENCH_NO_HYPERFINE:-}" ]; then
-	timer="hyperfine (-N, one run per call, so the two tools alternate)"
-	time_one() {
-		local name=$1 cmd
-		shift
-		printf -v cmd '%q ' "$@"
-		hyperfine -N --runs 1 --style none -n "$name" --export-csv "$cpu_file" -- "$cmd" >/dev/null
-		awk -F, 'NR == 2 { printf "%.0f %.0f\n", $2 * 1e9, ($5 + $6) * 1e9 }' "$cpu_file"
-	}
-else
-	timer="a plain loop with date +%s%N (CPU time from GNU time)"
-	time_one() {
-		shift
-		local t0 t1
-		t0=$(date +%s%N)
-		/usr/bin/time -f '%U %S' -o "$cpu_file" "$@" >/dev/null 2>&1 || die "command failed while timing: $*"
-		t1=$(date +%s%N)
-		awk -v wall=$((t1 - t0)) '{ printf "%.0f %.0f\n", wall, ($1 + $2) * 1e9 }' "$cpu_file"
-	}
-fi
+# --- both tools must accept every corpus -------------------------------------
+say "checking that both tools accept every corpus"
+for name in "${names[@]}"; do
+	dir=$out/corpus/$name
+	rc=0
+	(cd "$dir" && "$bin/cairn" check --no-preflight --format json processes/*.toml) >"$out/$name.json" 2>"$out/$name.stderr" || rc=$?
+	[ "$rc" = 0 ] || { head -n 40 "$out/$name.stderr" >&2; die "cairn check exited $rc on corpus $name"; }
+	rc=0
+	(cd "$dir" && "$actionlint" -no-color -shellcheck= -pyflakes= .github/workflows/*.yml) >"$out/$name.actionlint" 2>&1 || rc=$?
+	if [ "$rc" != 0 ] || [ -s "$out/$name.actionlint" ]; then
+		head -n 40 "$out/$name.actionlint" >&2
+		die "actionlint exited $rc or reported errors on corpus $name"
+	fi
+	echo "$name: both exit 0; cairn's JSON is $(wc -c <"$out/$name.json") bytes, actionlint's output empty"
+done
+
+# --- timing ------------------------------------------------------------------
+say "$K rounds, alternating the tools, after one warm-up each"
+say "load average before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+for name in "${names[@]}"; do
+	rm -f "$out/times-$name-cairn.txt" "$out/times-$name-actionlint.txt"
+	run cairn "$name"
+	run actionlint "$name"
+	: >"$out/times-$name-cairn.txt"
+	: >"$out/times-$name-actionlint.txt"
+done
+for ((i = 1; i <= K; i++)); do
+	for name in "${names[@]}"; do
+		[ "$name" = big ] && ((i > (K + 1) / 2)) && continue
+		if ((i % 2)); then
+			run cairn "$name"
+			run actionlint "$name"
+		else
+			run actionlint "$name"
+			run cairn "$name"
+		fi
+	done
+done
+say "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # median COLUMN FILE prints the median of a column of numbers.
 median() { awk -v c="$1" '{ print $c }' "$2" | sort -n | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else printf "%.0f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-ms() { awk -v ns="$1" 'BEGIN { printf "%.1f ms", ns / 1e6 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
-say "timing $K alternating runs each with $timer, after one warm-up each"
-say "load average before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
-time_one cairn "${cairn_cmd[@]}" >/dev/null
-time_one actionlint "${lint_cmd[@]}" >/dev/null
-: >"$out/times-cairn.txt"
-: >"$out/times-actionlint.txt"
-for ((i = 1; i <= K; i++)); do
-	time_one cairn "${cairn_cmd[@]}" >>"$out/times-cairn.txt"
-	time_one actionlint "${lint_cmd[@]}" >>"$out/times-actionlint.txt"
-done
-say "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-rm -f "$cpu_file"
-cairn_med=$(median 1 "$out/times-cairn.txt")
-lint_med=$(median 1 "$out/times-actionlint.txt")
-cairn_cpu=$(median 2 "$out/times-cairn.txt")
-lint_cpu=$(median 2 "$out/times-actionlint.txt")
-wall_ratio=$(ratio "$cairn_med" "$lint_med")
-cpu_ratio=$(ratio "$cairn_cpu" "$lint_cpu")
-check_ok=$(awk -v a="$cairn_med" -v b="$lint_med" 'BEGIN { print (a <= b) ? "MET" : "MISSED" }')
-
-# --- memory -----------------------------------------------------------------
-say "peak RSS of cairn check --no-preflight on the 10,000-step process"
-big=big/processes/p-0000.toml
-rc=0
-/usr/bin/time -v "$bin/cairn" check --no-preflight "$big" >"$out/big.out" 2>"$out/big.time" || rc=$?
-if [ "$rc" != 0 ]; then
-	grep -v '^\s' "$out/big.time" | head -n 20 >&2 || true
-	head -n 20 "$out/big.out" >&2
-	die "cairn check exited $rc on $big"
-fi
-rss_kb=$(awk -F: '/Maximum resident set size/ { gsub(/ /, "", $2); print $2 }' "$out/big.time")
-big_wall=$(awk '/Elapsed \(wall clock\)/ { print $NF }' "$out/big.time")
-rss_ok=$(awk -v kb="$rss_kb" 'BEGIN { print (kb < 100 * 1024) ? "MET" : "MISSED" }')
-
-# --- report -----------------------------------------------------------------
+# --- report -------------------------------------------------------------------
 echo
-echo "cairn check, 200 files x 50 steps:     median wall $(ms "$cairn_med"), CPU $(ms "$cairn_cpu") of $K runs"
-echo "actionlint, 200 files x 50 run steps:  median wall $(ms "$lint_med"), CPU $(ms "$lint_cpu") of $K runs"
-echo "ratio cairn/actionlint: wall $wall_ratio (CPU $cpu_ratio)   bar (wall <= 1.0): $check_ok"
-echo "cairn check, 1 file x 10,000 steps: peak RSS $(awk -v kb="$rss_kb" 'BEGIN { printf "%.1f MiB", kb / 1024 }') (wall $big_wall)   bar (< 100 MiB): $rss_ok"
-echo "raw times (wall and CPU, ns): $out/times-cairn.txt, $out/times-actionlint.txt; time -v: $out/big.time"
+printf '%-8s %-10s %10s %10s %10s %7s %7s %7s\n' corpus tool "wall ms" "CPU ms" "RSS MiB" "wall x" "CPU x" "RSS x"
+declare -A wall cpu rss
+for name in "${names[@]}"; do
+	for tool in cairn actionlint; do
+		f=$out/times-$name-$tool.txt
+		wall[$name-$tool]=$(median 1 "$f")
+		cpu[$name-$tool]=$(median 2 "$f")
+		rss[$name-$tool]=$(median 3 "$f")
+	done
+	for tool in cairn actionlint; do
+		awk -v n="$name" -v t="$tool" -v w="${wall[$name-$tool]}" -v c="${cpu[$name-$tool]}" -v r="${rss[$name-$tool]}" \
+			-v lw="${wall[$name-actionlint]}" -v lc="${cpu[$name-actionlint]}" -v lr="${rss[$name-actionlint]}" 'BEGIN {
+			if (t == "cairn") printf "%-8s %-10s %10.1f %10.1f %10.1f %7.2f %7.2f %7.2f\n", n, t, w / 1e6, c / 1e6, r / 1024, w / lw, c / lc, r / lr
+			else printf "%-8s %-10s %10.1f %10.1f %10.1f\n", n, t, w / 1e6, c / 1e6, r / 1024
+		}'
+	done
+done
+echo
+goal() { # LABEL VALUE BAR AIM
+	awk -v l="$1" -v v="$2" -v bar="$3" -v aim="$4" 'BEGIN {
+		printf "%-44s %6.2f  goal <= %.2f (aim %.2f): %s\n", l, v, bar, aim, (v <= bar) ? "MET" : "MISSED"
+	}'
+}
+for name in short scripts; do
+	goal "$name: cairn/actionlint wall" "$(awk -v a="${wall[$name-cairn]}" -v b="${wall[$name-actionlint]}" 'BEGIN { print a / b }')" 1.0 0.85
+	goal "$name: cairn/actionlint CPU" "$(awk -v a="${cpu[$name-cairn]}" -v b="${cpu[$name-actionlint]}" 'BEGIN { print a / b }')" 1.0 0.85
+done
+goal "one: cairn/actionlint wall" "$(awk -v a="${wall[one-cairn]}" -v b="${wall[one-actionlint]}" 'BEGIN { print a / b }')" 1.5 1.3
+awk -v kb="${rss[big-cairn]}" 'BEGIN { printf "%-44s %6.1f  goal < 50 MiB: %s\n", "big (10,000 steps): cairn peak RSS, MiB", kb / 1024, (kb < 50 * 1024) ? "MET" : "MISSED" }'
+echo "raw figures (wall ns, CPU ns, RSS KiB per run): $out/times-*.txt"
+
+# --- allocations per step -------------------------------------------------------
+if [ -z "${BENCH_NO_GO_BENCH:-}" ]; then
+	echo
+	say "cairn's allocations per step (go test -bench Pipeline ./bench/)"
+	go test -run '^$' -bench 'Pipeline/' -benchtime 3x ./bench/ |
+		awk '/^BenchmarkPipeline/ { name = $1; sub(/^BenchmarkPipeline\//, "", name); sub(/-[0-9]+$/, "", name)
+			for (i = 2; i < NF; i++) { if ($(i + 1) == "B/step") b = $i; if ($(i + 1) == "allocs/step") a = $i }
+			printf "%-8s %10.0f B/step %8.1f allocs/step\n", name, b, a }'
+fi

@@ -13,22 +13,19 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/bench/corpus"
-	"github.com/cairn-dev/cairn/check"
-	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/load"
-	"github.com/cairn-dev/cairn/parse"
 	"github.com/cairn-dev/cairn/templates"
 )
 
-// setup writes n process files of steps command steps into a new git
-// repository, points CAIRN_HOME at an empty folder, and returns the
+// setup writes n process files of corpus k of steps command steps into a
+// new git repository, points CAIRN_HOME at an empty folder, and returns the
 // repository and the files' paths.
-func setup(b testing.TB, n, steps int) (string, []string) {
+func setup(b testing.TB, k corpus.Kind, n, steps int) (string, []string) {
 	dir := b.TempDir()
 	var files []string
 	for i := range n {
 		f := filepath.Join(dir, corpus.ProcessName(i)+".toml")
-		if err := os.WriteFile(f, corpus.Process(i, steps), 0o644); err != nil {
+		if err := os.WriteFile(f, corpus.Process(k, i, steps), 0o644); err != nil {
 			b.Fatal(err)
 		}
 		files = append(files, f)
@@ -51,11 +48,6 @@ func commit(b testing.TB, dir string) {
 	}
 }
 
-// newEnv is the check environment `cairn check --no-preflight` has in dir.
-func newEnv(dir string) *check.Env {
-	return load.Open(dir, load.Options{NoPreflight: true}).Env
-}
-
 // pipeline checks files as `cairn check --no-preflight --format json` does
 // in dir (load's pipeline, GOMAXPROCS files at a time), then renders the JSON
 // report.
@@ -70,59 +62,41 @@ func pipeline(b testing.TB, dir string, files []string, w io.Writer) *templates.
 	return r
 }
 
-// BenchmarkPipeline200Files is the body of `cairn check --no-preflight
-// --format json` on bench/check.sh's 200 files x 50 steps: opening the
-// workspace, checking, rendering. With -cpu 1 it checks file after file.
-func BenchmarkPipeline200Files(b *testing.B) {
-	dir, files := setup(b, 200, 50)
-	b.ReportAllocs()
-	for b.Loop() {
-		pipeline(b, dir, files, io.Discard)
+// BenchmarkPipeline is the body of `cairn check --no-preflight --format
+// json` on bench/check.sh's corpora of 200 files x 50 steps, and on one file
+// of 50 steps: opening the workspace, checking, rendering. With -cpu 1 it
+// checks file after file. Besides ns/op, B/op and allocs/op it reports what
+// one step costs: B/step and allocs/step.
+func BenchmarkPipeline(b *testing.B) {
+	for _, c := range []struct {
+		name         string
+		kind         corpus.Kind
+		files, steps int
+	}{
+		{"short", corpus.Short, 200, 50},
+		{"scripts", corpus.Scripts, 200, 50},
+		{"one", corpus.Scripts, 1, 50},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			dir, files := setup(b, c.kind, c.files, c.steps)
+			b.ReportAllocs()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			for b.Loop() {
+				pipeline(b, dir, files, io.Discard)
+			}
+			runtime.ReadMemStats(&after)
+			steps := float64(b.N * c.files * c.steps)
+			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/steps, "B/step")
+			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/steps, "allocs/step")
+		})
 	}
-}
-
-// BenchmarkPipelineStages splits the pipeline of 200 files into its parts.
-func BenchmarkPipelineStages(b *testing.B) {
-	dir, files := setup(b, 200, 50)
-	srcs := make([][]byte, len(files))
-	for i, f := range files {
-		srcs[i], _ = os.ReadFile(f)
-	}
-	procs := make([]*ir.Process, len(files))
-	b.Run("parse", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			for i, f := range files {
-				procs[i], _ = parse.TOML(f, srcs[i])
-			}
-		}
-	})
-	r := &templates.Report{Sources: map[string][]byte{}, Plans: []*ir.Plan{}}
-	b.Run("check", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			env := newEnv(dir)
-			r.Plans = r.Plans[:0]
-			for _, p := range procs {
-				plan, _ := check.Check(context.Background(), p, nil, env)
-				r.Plans = append(r.Plans, plan)
-			}
-		}
-	})
-	b.Run("json", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if err := r.WriteJSON(io.Discard, false); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 }
 
 // TestPipelineConcurrent checks files four at a time on one Env, however
 // many CPUs there are: run it with -race.
 func TestPipelineConcurrent(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	dir, files := setup(t, 8, 20)
+	dir, files := setup(t, corpus.Scripts, 8, 20)
 	pipeline(t, dir, files, io.Discard)
 }

@@ -35,7 +35,7 @@ func parseCheck(file string, src []byte, env *check.Env) (*ir.Plan, []ir.Diagnos
 }
 
 func benchCheck(b *testing.B, steps int, newEnv func(home string) *check.Env) {
-	src := corpus.Process(0, steps)
+	src := corpus.Process(corpus.Scripts, 0, steps)
 	file := corpus.ProcessName(0) + ".toml"
 	home := b.TempDir()
 	env := newEnv(home)

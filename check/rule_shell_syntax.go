@@ -3,6 +3,7 @@ package check
 import (
 	"errors"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -20,7 +21,8 @@ var ruleShellSyntax = &Rule{
 	Severity: ir.Error,
 	Lint:     true,
 	Run: func(pass *Pass) {
-		parser := syntax.NewParser(syntax.Variant(syntax.LangBash))
+		parser := shellParsers.Get().(*shellParser)
+		defer shellParsers.Put(parser)
 		for _, s := range pass.Process.Steps {
 			if s.Precheck != nil {
 				shellsSyntax(pass, parser, s.Precheck.Shells)
@@ -37,7 +39,18 @@ var ruleShellSyntax = &Rule{
 	},
 }
 
-func shellsSyntax(pass *Pass, parser *syntax.Parser, shells ir.Strings) {
+// shellParser is a bash parser and the reader it parses from, kept between
+// files: files are checked on one worker per CPU, and each worker takes one.
+type shellParser struct {
+	*syntax.Parser
+	src strings.Reader
+}
+
+var shellParsers = sync.Pool{New: func() any {
+	return &shellParser{Parser: syntax.NewParser(syntax.Variant(syntax.LangBash))}
+}}
+
+func shellsSyntax(pass *Pass, parser *shellParser, shells ir.Strings) {
 	if !shells.Set || shells.Bad {
 		return
 	}
@@ -48,11 +61,12 @@ func shellsSyntax(pass *Pass, parser *syntax.Parser, shells ir.Strings) {
 
 // scriptSyntax parses one script and reports its first error, if any, at the
 // character the parser names.
-func scriptSyntax(pass *Pass, parser *syntax.Parser, f ir.Field[string]) {
+func scriptSyntax(pass *Pass, parser *shellParser, f ir.Field[string]) {
 	if !f.Set || f.Bad {
 		return
 	}
-	_, err := parser.Parse(strings.NewReader(f.Value), "")
+	parser.src.Reset(f.Value)
+	_, err := parser.Parse(&parser.src, "")
 	if err == nil {
 		return
 	}

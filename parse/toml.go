@@ -185,11 +185,9 @@ func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
 	if t.Def == tomldoc.TOMLHeader && t.Header.IsValid() {
 		s.Header = t.Header
 	}
-	label := fmt.Sprintf("step %d", n)
 	if e := t.Get("name"); e != nil {
 		s.Name = r.String(e)
 		if !s.Name.Bad {
-			label = fmt.Sprintf("step %q", s.Name.Value)
 			fe.uniqueName(s.Name)
 		}
 	}
@@ -229,11 +227,11 @@ func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
 		case "budget_usd":
 			set.budget = r.Budget(kv)
 		case "precheck":
-			s.Precheck = fe.phase(ir.PrecheckPhase, kv, label)
+			s.Precheck = fe.phase(ir.PrecheckPhase, kv, n, s.Name)
 		case "validate":
-			s.Validate = fe.phase(ir.ValidatePhase, kv, label)
+			s.Validate = fe.phase(ir.ValidatePhase, kv, n, s.Name)
 		default:
-			r.UnknownKey(kv, "in "+label, tomlStepKeys)
+			r.UnknownKey(kv, "in "+stepLabel(n, s.Name), tomlStepKeys)
 			s.UnknownKeys = true
 		}
 	}
@@ -244,6 +242,15 @@ func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
 		s.Actions = append(s.Actions, action(kv, r.String(kv), set))
 	}
 	fe.p.Steps = append(fe.p.Steps, s)
+}
+
+// stepLabel names the n-th step in messages: by its name when it has one
+// that was not refused, else by its number. Only a refusal needs it.
+func stepLabel(n int, name ir.Field[string]) string {
+	if name.Set && !name.Bad {
+		return fmt.Sprintf("step %q", name.Value)
+	}
+	return fmt.Sprintf("step %d", n)
 }
 
 // action is the action a kind key (skill, prompt, command, catalogue) makes,
@@ -277,14 +284,13 @@ func (fe *tomlProcess) uniqueName(name ir.Field[string]) {
 	fe.names[name.Value] = name
 }
 
-func (fe *tomlProcess) phase(kind ir.PhaseKind, e *tomldoc.TOMLEntry, step string) *ir.Phase {
+func (fe *tomlProcess) phase(kind ir.PhaseKind, e *tomldoc.TOMLEntry, n int, name ir.Field[string]) *ir.Phase {
 	r := &fe.r
 	t := r.Table(e)
 	if t == nil {
 		return nil
 	}
 	ph := &ir.Phase{Kind: kind, Header: tomldoc.HeaderOf(e)}
-	where := fmt.Sprintf("in the %s of %s", kind, step)
 	for _, kv := range t.Entries {
 		switch kv.Key {
 		case "shells":
@@ -298,7 +304,7 @@ func (fe *tomlProcess) phase(kind ir.PhaseKind, e *tomldoc.TOMLEntry, step strin
 		case "model":
 			ph.Model = r.String(kv)
 		default:
-			r.UnknownKey(kv, where, tomlPhaseKeys)
+			r.UnknownKey(kv, fmt.Sprintf("in the %s of %s", kind, stepLabel(n, name)), tomlPhaseKeys)
 		}
 	}
 	return ph

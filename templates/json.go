@@ -1,7 +1,10 @@
 package templates
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"slices"
 
@@ -86,6 +89,9 @@ func positions(r ir.Range) (line, col, endLine, endCol int) {
 // WriteJSON writes the report as the JSON document of §10, with every array
 // present; indented for a person at a terminal, compact for a program.
 func (r *Report) WriteJSON(w io.Writer, indent bool) error {
+	if !indent {
+		return r.streamJSON(w)
+	}
 	doc := jsonReport{
 		Version:     ReportVersion,
 		Diagnostics: JSONDiagnostics(r.Diagnostics),
@@ -95,6 +101,41 @@ func (r *Report) WriteJSON(w io.Writer, indent bool) error {
 		doc.Plans = append(doc.Plans, withArrays(p))
 	}
 	return writeJSON(w, doc, indent)
+}
+
+// streamJSON writes the compact document plan by plan, the bytes
+// json.Encoder makes of the whole: a program may ask for the plans of
+// hundreds of files, and the document need not be held whole.
+func (r *Report) streamJSON(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	// value writes v as Encode does, without the newline Encode ends it
+	// with.
+	value := func(v any) error {
+		buf.Reset()
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		_, err := bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		return err
+	}
+	fmt.Fprintf(bw, `{"version":%d,"diagnostics":`, ReportVersion)
+	if err := value(JSONDiagnostics(r.Diagnostics)); err != nil {
+		return err
+	}
+	bw.WriteString(`,"plans":[`)
+	for i, p := range r.Plans {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		if err := value(withArrays(p)); err != nil {
+			return err
+		}
+	}
+	bw.WriteString("]}\n")
+	return bw.Flush()
 }
 
 // writeJSON writes v as JSON, indented when asked, leaving <, > and & as

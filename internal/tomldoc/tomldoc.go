@@ -7,7 +7,6 @@ package tomldoc
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -170,18 +169,39 @@ type keyPart struct {
 // checking what that parser leaves to its callers: duplicate keys, tables
 // defined twice or in two ways, numbers and date-times that do not fit.
 type docBuilder struct {
-	file  string
-	src   []byte
+	file string
+	src  []byte
+	// text is src as one string: the names and the verbatim values of the
+	// document are slices of it rather than copies of their own.
+	text  string
 	lines []int // byte offset of each line's start
 	diags []ir.Diagnostic
 	root  *TOMLTable
 	cur   *TOMLTable
 	// failed is set by a syntax error, which ends the document.
-	failed bool
+	failed  bool
+	entries slab[TOMLEntry]
+	values  slab[TOMLValue]
+	tables  slab[TOMLTable]
 	// last is the last position pos computed: positions are mostly asked
 	// for in file order, and counting runes from it keeps long lines
 	// linear.
 	last ir.Pos
+}
+
+// slab hands out Ts from chunks: a document has many small entries, values
+// and tables, and one allocation per chunk costs less than one each.
+type slab[T any] struct{ free []T }
+
+// new returns a *T set to v.
+func (s *slab[T]) new(v T) *T {
+	if len(s.free) == 0 {
+		s.free = make([]T, 32)
+	}
+	p := &s.free[0]
+	s.free = s.free[1:]
+	*p = v
+	return p
 }
 
 // errSyntaxFatal stops the walk at a syntax error already reported.
@@ -193,7 +213,7 @@ var errSyntaxFatal = errors.New("syntax error")
 // RuleDuplicate; a duplicate keeps the first definition.
 func ReadTOMLDoc(file string, src []byte) (*TOMLDoc, []ir.Diagnostic) {
 	src = source.Text(src)
-	b := &docBuilder{file: file, src: src, lines: source.LineStarts(src), root: &TOMLTable{Def: TOMLHeader}}
+	b := &docBuilder{file: file, src: src, text: string(src), lines: source.LineStarts(src), root: &TOMLTable{Def: TOMLHeader}}
 	b.cur = b.root
 	doc := &TOMLDoc{File: file, Src: src, Root: b.root}
 	var p unstable.Parser
@@ -213,7 +233,17 @@ func ReadTOMLDoc(file string, src []byte) (*TOMLDoc, []ir.Diagnostic) {
 // pos returns the position of byte offset off, its column counting runes.
 func (b *docBuilder) pos(off int) ir.Pos {
 	off = max(0, min(off, len(b.src)))
-	line := sort.Search(len(b.lines), func(i int) bool { return b.lines[i] > off }) - 1
+	// The line is the last whose start is at or before off.
+	lo, hi := 0, len(b.lines)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if b.lines[mid] > off {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	line := lo - 1
 	start, col := b.lines[line], 1
 	// Counting from the last position is only right when it does not cut
 	// a character in two.
@@ -313,14 +343,19 @@ func (b *docBuilder) expression(n *unstable.Node) {
 	}
 }
 
-// keyParts returns the parts of n's (possibly dotted) key.
-func keyParts(n *unstable.Node) []keyPart {
-	var parts []keyPart
+// keyParts appends the parts of n's (possibly dotted) key to parts.
+func (b *docBuilder) keyParts(n *unstable.Node, parts []keyPart) []keyPart {
 	it := n.Key()
 	for it.Next() {
 		k := it.Node()
 		start := int(k.Raw.Offset)
-		parts = append(parts, keyPart{name: string(k.Data), start: start, end: start + int(k.Raw.Length)})
+		end := start + int(k.Raw.Length)
+		name := b.text[start:end]
+		if name != string(k.Data) {
+			// A quoted key: its name is decoded.
+			name = string(k.Data)
+		}
+		parts = append(parts, keyPart{name: name, start: start, end: end})
 	}
 	return parts
 }
@@ -353,7 +388,8 @@ func (b *docBuilder) conflict(part keyPart, path string, e *TOMLEntry, how strin
 
 // keyValue adds key = value to t, creating the tables of a dotted key.
 func (b *docBuilder) keyValue(n *unstable.Node, t *TOMLTable) error {
-	parts := keyParts(n)
+	var buf [4]keyPart
+	parts := b.keyParts(n, buf[:0])
 	if len(parts) == 0 {
 		return nil
 	}
@@ -361,8 +397,8 @@ func (b *docBuilder) keyValue(n *unstable.Node, t *TOMLTable) error {
 		e := t.Get(part.name)
 		if e == nil {
 			r := b.rng(part.start, part.end)
-			sub := &TOMLTable{Def: TOMLDotted}
-			t.add(&TOMLEntry{Key: part.name, KeyRange: r, Value: &TOMLValue{Kind: KindTable, Range: r, Table: sub}})
+			sub := b.tables.new(TOMLTable{Def: TOMLDotted})
+			t.add(b.entries.new(TOMLEntry{Key: part.name, KeyRange: r, Value: b.values.new(TOMLValue{Kind: KindTable, Range: r, Table: sub})}))
 			t = sub
 			continue
 		}
@@ -385,7 +421,7 @@ func (b *docBuilder) keyValue(n *unstable.Node, t *TOMLTable) error {
 		b.report(ir.RuleDuplicate, keyRange, firstDefined(e), "key %q is already defined in this table", last.name)
 		return nil
 	}
-	t.add(&TOMLEntry{Key: last.name, KeyRange: keyRange, Value: value})
+	t.add(b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: value}))
 	return nil
 }
 
@@ -434,18 +470,28 @@ func (b *docBuilder) value(n *unstable.Node, from int) (*TOMLValue, error) {
 	}
 	start := int(n.Raw.Offset)
 	end := start + int(n.Raw.Length)
-	v := &TOMLValue{Range: b.rng(start, end)}
+	v := b.values.new(TOMLValue{Range: b.rng(start, end)})
 	var err error
 	switch n.Kind {
 	case unstable.String:
 		v.Kind = KindString
+		// A string copied verbatim from the file, as most are, is a
+		// slice of its text with one span.
+		from, to, ok := verbatim(b.src[start:end])
 		var spans []source.SpanAt
-		v.Str, spans = decodeString(b.src[start:end])
+		if ok {
+			v.Str = b.text[start+from : start+to]
+		} else {
+			v.Str, spans = decodeString(b.src[start:end])
+		}
 		if v.Str != string(n.Data) {
 			// Never expected: keep the parser's value, pointing at the
 			// string's start.
 			v.Str = string(n.Data)
-			spans = []source.SpanAt{{}}
+			ok, spans = false, []source.SpanAt{{}}
+		}
+		if ok {
+			v.Spans = []ir.Span{{Offset: 0, Start: b.pos(start + from)}}
 		}
 		for _, s := range spans {
 			v.Spans = append(v.Spans, ir.Span{Offset: s.Value, Start: b.pos(start + s.File)})
@@ -477,7 +523,7 @@ func (b *docBuilder) value(n *unstable.Node, from int) (*TOMLValue, error) {
 // lead to the closing "]".
 func (b *docBuilder) array(n *unstable.Node, from int) (*TOMLValue, error) {
 	start := b.skipFiller(from)
-	v := &TOMLValue{Kind: KindArray}
+	v := b.values.new(TOMLValue{Kind: KindArray})
 	at := start + 1
 	it := n.Children()
 	for it.Next() {
@@ -500,7 +546,7 @@ func (b *docBuilder) array(n *unstable.Node, from int) (*TOMLValue, error) {
 // its "{", its key-values lead to the closing "}".
 func (b *docBuilder) inlineTable(n *unstable.Node) (*TOMLValue, error) {
 	start := int(n.Raw.Offset)
-	t := &TOMLTable{Def: TOMLInline}
+	t := b.tables.new(TOMLTable{Def: TOMLInline})
 	at := start + 1
 	it := n.Children()
 	for it.Next() {
@@ -517,7 +563,7 @@ func (b *docBuilder) inlineTable(n *unstable.Node) (*TOMLValue, error) {
 	if end < len(b.src) && b.src[end] == '}' {
 		end++
 	}
-	return &TOMLValue{Kind: KindTable, Range: b.rng(start, end), Table: t}, nil
+	return b.values.new(TOMLValue{Kind: KindTable, Range: b.rng(start, end), Table: t}), nil
 }
 
 // headerRange returns the range of a [header] or [[header]] whose key parts
@@ -545,8 +591,8 @@ func (b *docBuilder) parent(parts []keyPart, how string) (*TOMLTable, error) {
 		e := t.Get(part.name)
 		if e == nil {
 			r := b.rng(part.start, part.end)
-			sub := &TOMLTable{Def: TOMLImplicit}
-			t.add(&TOMLEntry{Key: part.name, KeyRange: r, Value: &TOMLValue{Kind: KindTable, Range: r, Table: sub}})
+			sub := b.tables.new(TOMLTable{Def: TOMLImplicit})
+			t.add(b.entries.new(TOMLEntry{Key: part.name, KeyRange: r, Value: b.values.new(TOMLValue{Kind: KindTable, Range: r, Table: sub})}))
 			t = sub
 			continue
 		}
@@ -565,7 +611,8 @@ func (b *docBuilder) parent(parts []keyPart, how string) (*TOMLTable, error) {
 
 // tableHeader starts the table of a [header].
 func (b *docBuilder) tableHeader(n *unstable.Node) error {
-	parts := keyParts(n)
+	var buf [4]keyPart
+	parts := b.keyParts(n, buf[:0])
 	if len(parts) == 0 {
 		return nil
 	}
@@ -579,8 +626,8 @@ func (b *docBuilder) tableHeader(n *unstable.Node) error {
 	keyRange := b.rng(last.start, last.end)
 	e := t.Get(last.name)
 	if e == nil {
-		b.cur = &TOMLTable{Def: TOMLHeader, Header: header}
-		t.add(&TOMLEntry{Key: last.name, KeyRange: keyRange, Value: &TOMLValue{Kind: KindTable, Range: header, Table: b.cur}})
+		b.cur = b.tables.new(TOMLTable{Def: TOMLHeader, Header: header})
+		t.add(b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: b.values.new(TOMLValue{Kind: KindTable, Range: header, Table: b.cur})}))
 		return nil
 	}
 	v := e.Value
@@ -596,7 +643,7 @@ func (b *docBuilder) tableHeader(n *unstable.Node) error {
 		b.report(ir.RuleDuplicate, keyRange, firstDefined(e), "table %q is already defined", path)
 		// The keys of the second definition go nowhere: reporting them
 		// as duplicates of the first would only repeat this.
-		b.cur = &TOMLTable{Def: TOMLHeader, Header: header}
+		b.cur = b.tables.new(TOMLTable{Def: TOMLHeader, Header: header})
 		return nil
 	case v.TablesArray:
 		return b.syntax(keyRange, firstDefined(e), "%q is an array of tables; its items' header is [[%s]]", path, path)
@@ -608,7 +655,8 @@ func (b *docBuilder) tableHeader(n *unstable.Node) error {
 
 // arrayTableHeader starts a new item of the array of tables of a [[header]].
 func (b *docBuilder) arrayTableHeader(n *unstable.Node) error {
-	parts := keyParts(n)
+	var buf [4]keyPart
+	parts := b.keyParts(n, buf[:0])
 	if len(parts) == 0 {
 		return nil
 	}
@@ -620,14 +668,14 @@ func (b *docBuilder) arrayTableHeader(n *unstable.Node) error {
 	}
 	last := parts[len(parts)-1]
 	keyRange := b.rng(last.start, last.end)
-	item := &TOMLTable{Def: TOMLHeader, Header: header}
-	itemValue := &TOMLValue{Kind: KindTable, Range: header, Table: item}
+	item := b.tables.new(TOMLTable{Def: TOMLHeader, Header: header})
+	itemValue := b.values.new(TOMLValue{Kind: KindTable, Range: header, Table: item})
 	e := t.Get(last.name)
 	switch {
 	case e == nil:
-		t.add(&TOMLEntry{Key: last.name, KeyRange: keyRange, Value: &TOMLValue{
+		t.add(b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: b.values.new(TOMLValue{
 			Kind: KindArray, Range: header, Items: []*TOMLValue{itemValue}, TablesArray: true,
-		}})
+		})}))
 	case e.Value.TablesArray:
 		e.Value.Items = append(e.Value.Items, itemValue)
 	case e.Value.Kind == KindArray:
