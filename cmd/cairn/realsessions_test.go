@@ -403,12 +403,19 @@ type sessionCase struct {
 	run  func(t *testing.T, cli realCLI, bin, home string)
 }
 
-// TestRealSessions runs, for each real CLI in turn (one CLI at a time: on
-// a small machine they compete for the CPU), a write session, a read
-// session, an endless session with a turn limit, a review retry and a
-// judge, each through `cairn run` against a model double.
+// realSlots lets two CLIs run their sessions at once: a CLI spends most of
+// a session starting up and waiting, and on a small machine two keep its
+// cores busy where four would have them compete (the turn cap and retry
+// cases keep to deadlines).
+var realSlots = make(chan struct{}, 2)
+
+// TestRealSessions runs, for each real CLI (two at a time: realSlots), a
+// write session, a read session, an endless session with a turn limit, a
+// review retry and a judge, each through `cairn run` against a model
+// double. The model-error cases, which mostly wait, run beside it.
 func TestRealSessions(t *testing.T) {
 	bin := realSessionsBin(t)
+	t.Parallel()
 	cases := []sessionCase{
 		{"write", realWrite},
 		{"read", realRead},
@@ -418,6 +425,9 @@ func TestRealSessions(t *testing.T) {
 	}
 	for _, cli := range realCLIs {
 		t.Run(cli.name, func(t *testing.T) {
+			t.Parallel()
+			realSlots <- struct{}{}
+			defer func() { <-realSlots }()
 			home := realHome(t)
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) { c.run(t, cli, bin, home) })
@@ -630,6 +640,7 @@ func realJudge(t *testing.T, cli realCLI, bin, home string) {
 // all of them run at once.
 func TestRealSessionsModelErrors(t *testing.T) {
 	bin := realSessionsBin(t)
+	t.Parallel()
 	var wg sync.WaitGroup
 	for _, cli := range realCLIs {
 		for _, status := range []int{http.StatusTooManyRequests, http.StatusInternalServerError} {
