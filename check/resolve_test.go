@@ -15,27 +15,27 @@ import (
 const cfgFile = "/home/u/.cairn/config.toml"
 
 // cfgAt is the range of a config value on line n, from column 10.
-func cfgAt(n int) ir.Range {
+func cfgAt(n int32) ir.Range {
 	return ir.Range{File: cfgFile, Start: ir.Pos{Line: n, Column: 10}, End: ir.Pos{Line: n, Column: 20}}
 }
 
 // cfgString is a config string value on line n.
-func cfgString(v string, n int) ir.Field[string] {
+func cfgString(v string, n int32) ir.Field[string] {
 	return ir.Field[string]{Value: v, Set: true, Key: ir.Range{File: cfgFile, Start: ir.Pos{Line: n, Column: 1}}, Range: cfgAt(n)}
 }
 
 // cfgModels is a [models.HARNESS] table of key, value pairs, each on its own
 // line from line n.
-func cfgModels(harness string, n int, kv ...string) config.Models {
+func cfgModels(harness string, n int32, kv ...string) config.Models {
 	m := config.Models{Harness: harness}
 	for i := 0; i+1 < len(kv); i += 2 {
-		m.Tiers = append(m.Tiers, ir.Pair{Name: kv[i], Field: cfgString(kv[i+1], n+i/2)})
+		m.Tiers = append(m.Tiers, ir.Pair{Name: kv[i], Field: cfgString(kv[i+1], n+int32(i/2))})
 	}
 	return m
 }
 
 // cfgList is a config list of strings on line n.
-func cfgList(n int, items ...string) ir.Strings {
+func cfgList(n int32, items ...string) ir.Strings {
 	s := ir.Strings{Set: true, Range: cfgAt(n)}
 	for _, it := range items {
 		s.Value = append(s.Value, ir.Field[string]{Value: it, Set: true, Range: cfgAt(n)})

@@ -11,7 +11,7 @@ import (
 )
 
 // cfgBudget is the config's [limits] budget_usd, usd, on line n.
-func cfgBudget(usd float64, n int) *config.Config {
+func cfgBudget(usd float64, n int32) *config.Config {
 	f := ir.Field[ir.Budget]{Value: ir.Budget{USD: usd}, Set: true, Key: ir.Range{File: cfgFile, Start: ir.Pos{Line: n, Column: 1}}, Range: cfgAt(n)}
 	return &config.Config{File: cfgFile, Limits: config.Limits{BudgetUSD: f}}
 }

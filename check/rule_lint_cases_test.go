@@ -725,7 +725,7 @@ shells = ['echo "unterminated']
 // actions, and a run phase that cannot hold instructions.
 func TestLintCard(t *testing.T) {
 	t.Parallel()
-	at := func(line, col int) ir.Range {
+	at := func(line, col int32) ir.Range {
 		return ir.Range{File: "c.procedure.card", Start: ir.Pos{Line: line, Column: col}, End: ir.Pos{Line: line, Column: col + 1}}
 	}
 	str := func(v string, key, val ir.Range) ir.Field[string] {

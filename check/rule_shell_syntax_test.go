@@ -15,7 +15,7 @@ func TestShellSyntaxSpans(t *testing.T) {
 	// decoded to: echo "hi"<newline>if then
 	// Spans start at each decoded escape.
 	value := "echo \"hi\"\nfoo; fi"
-	at := func(line, col, off int) ir.Pos { return ir.Pos{Line: line, Column: col, Offset: off} }
+	at := func(line, col, off int32) ir.Pos { return ir.Pos{Line: line, Column: col, Offset: off} }
 	spans := []ir.Span{
 		{Offset: 0, Start: at(7, 12, 100)},  // echo
 		{Offset: 5, Start: at(7, 17, 105)},  // \"  → "

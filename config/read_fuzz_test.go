@@ -47,7 +47,7 @@ func checkDiagnostics(t *testing.T, file string, src []byte, diags []ir.Diagnost
 		}
 		for _, r := range append([]ir.Range{d.Range}, relatedRanges(d)...) {
 			for _, p := range []ir.Pos{r.Start, r.End} {
-				if p.Line < 1 || p.Line > lines+1 || p.Column < 1 || p.Offset < 0 || p.Offset > len(src) {
+				if p.Line < 1 || int(p.Line) > lines+1 || p.Column < 1 || p.Offset < 0 || int(p.Offset) > len(src) {
 					t.Errorf("%s: position %+v outside the file (%d lines, %d bytes)", d.Message, p, lines, len(src))
 				}
 			}

@@ -155,14 +155,14 @@ func (d *document) position(p ir.Pos) protocol.Position {
 	if !p.IsValid() {
 		return protocol.Position{}
 	}
-	line := p.Line - 1
+	line := int(p.Line) - 1
 	if line >= len(d.lines) {
 		line = len(d.lines) - 1
 		return protocol.Position{Line: protocol.UInteger(line), Character: protocol.UInteger(utf16Len(d.lines[line]))}
 	}
 	col, n := 0, 0
 	for _, r := range d.lines[line] {
-		if n >= p.Column-1 {
+		if n >= int(p.Column)-1 {
 			break
 		}
 		col += utf16.RuneLen(r)
@@ -193,7 +193,7 @@ func (d *document) byteCol(p protocol.Position) int {
 // LSP position.
 func (d *document) pos(p protocol.Position) ir.Pos {
 	line := d.line(int(p.Line))
-	return ir.Pos{Line: int(p.Line) + 1, Column: 1 + utf8.RuneCountInString(line[:d.byteCol(p)])}
+	return ir.Pos{Line: int32(p.Line) + 1, Column: 1 + int32(utf8.RuneCountInString(line[:d.byteCol(p)]))}
 }
 
 // lspPos is the LSP position of byte offset col of line.

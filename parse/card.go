@@ -536,8 +536,8 @@ func (fe *cardProcess) steps(e cardEntry) {
 		header := fe.nodeRange(item)
 		if i < len(seq.Entries) && seq.Entries[i] != nil && seq.Entries[i].Start != nil {
 			dash := fe.offset(seq.Entries[i].Start.Position)
-			header = fe.span(dash, max(dash+1, header.End.Offset))
-			header.End = fe.pos(min(header.End.Offset, fe.lineEnd(dash)))
+			header = fe.span(dash, max(dash+1, int(header.End.Offset)))
+			header.End = fe.pos(min(int(header.End.Offset), fe.lineEnd(dash)))
 		}
 		fe.step(i+1, item, header)
 	}
@@ -657,7 +657,7 @@ func (fe *cardProcess) agents(e cardEntry, step string) []ir.Action {
 		a := ir.Action{Kind: ir.Session, Range: fe.nodeRange(item)}
 		if i < len(seq.Entries) && seq.Entries[i] != nil && seq.Entries[i].Start != nil {
 			dash := fe.offset(seq.Entries[i].Start.Position)
-			a.Range = fe.span(dash, max(dash+1, a.Range.End.Offset))
+			a.Range = fe.span(dash, max(dash+1, int(a.Range.End.Offset)))
 		}
 		for _, kv := range entries {
 			switch kv.name {

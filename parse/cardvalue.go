@@ -204,7 +204,8 @@ func (fe *cardProcess) blockSpans(n *ast.LiteralNode) ([]ir.Span, int) {
 			next = spans[i+1].Offset
 		}
 		seg := value[s.Offset:next]
-		if s.Start.Offset+len(seg) > len(fe.src) || string(fe.src[s.Start.Offset:s.Start.Offset+len(seg)]) != seg {
+		at := int(s.Start.Offset)
+		if at+len(seg) > len(fe.src) || string(fe.src[at:at+len(seg)]) != seg {
 			return nil, end
 		}
 	}

@@ -43,7 +43,7 @@ func (f *hclFile) text(r hcl.Range) []byte {
 func (f *hclFile) pos(off int) ir.Pos {
 	off = clampOffset(off, f.src)
 	line := sort.Search(len(f.lines), func(i int) bool { return f.lines[i] > off }) - 1
-	return ir.Pos{Line: line + 1, Column: 1 + utf8.RuneCount(f.src[f.lines[line]:off]), Offset: off}
+	return ir.Pos{Line: int32(line + 1), Column: int32(1 + utf8.RuneCount(f.src[f.lines[line]:off])), Offset: int32(off)}
 }
 
 // rng converts an hclsyntax range.

@@ -16,7 +16,7 @@ var deepMessage = fmt.Sprintf("nested more than %d levels deep", MaxNesting)
 func checkDeep(t *testing.T, what string, diags []ir.Diagnostic, line, col int) {
 	t.Helper()
 	if len(diags) != 1 || diags[0].Rule != ir.RuleSyntax || !strings.Contains(diags[0].Message, deepMessage) ||
-		diags[0].Range.Start.Line != line || diags[0].Range.Start.Column != col {
+		int(diags[0].Range.Start.Line) != line || int(diags[0].Range.Start.Column) != col {
 		t.Errorf("%s: %v; want one syntax error %q at %d:%d", what, diags, deepMessage, line, col)
 	}
 }
@@ -53,7 +53,7 @@ func TestHCLNesting(t *testing.T) {
 		col := tc.col
 		if col == 0 {
 			// Counted by the tokens, which do not all open a level.
-			col = diags[0].Range.Start.Column
+			col = int(diags[0].Range.Start.Column)
 		}
 		checkDeep(t, tc.name, diags, 1, col)
 	}
@@ -115,10 +115,10 @@ func TestCardNesting(t *testing.T) {
 		}
 		line, col := tc.line, tc.col
 		if len(diags) > 0 && line == 0 {
-			line = diags[0].Range.Start.Line
+			line = int(diags[0].Range.Start.Line)
 		}
 		if len(diags) > 0 && col == 0 {
-			col = diags[0].Range.Start.Column
+			col = int(diags[0].Range.Start.Column)
 		}
 		checkDeep(t, tc.name, diags, line, col)
 	}

@@ -111,7 +111,7 @@ func (r *Report) WriteJSON(w io.Writer, keep, indent bool) error {
 			d := f.Diagnostic
 			jc.Failures = append(jc.Failures, jsonFailure{
 				Expectation: f.Expectation, Step: f.Step, File: d.Range.File,
-				Line: d.Range.Start.Line, Column: d.Range.Start.Column, Message: d.Message, Rule: d.Rule,
+				Line: int(d.Range.Start.Line), Column: int(d.Range.Start.Column), Message: d.Message, Rule: d.Rule,
 			})
 		}
 		if c.Status == Failed {

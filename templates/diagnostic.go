@@ -85,18 +85,18 @@ func writeExcerpt(b *strings.Builder, src []byte, r ir.Range, st Style, color st
 	if !r.Start.IsValid() {
 		return
 	}
-	line, ok := sourceLine(src, r.Start.Line)
+	line, ok := sourceLine(src, int(r.Start.Line))
 	if !ok {
 		return
 	}
 	runes := []rune(line)
-	start := r.Start.Column - 1
+	start := int(r.Start.Column) - 1
 	if start < 0 || start > len(runes) {
 		return
 	}
 	end := len(runes)
-	if r.End.Line == r.Start.Line && r.End.Column-1 > start {
-		end = min(r.End.Column-1, len(runes))
+	if r.End.Line == r.Start.Line && int(r.End.Column)-1 > start {
+		end = min(int(r.End.Column)-1, len(runes))
 	}
 	width := max(len(fmt.Sprint(r.Start.Line)), 4)
 	var pad strings.Builder

@@ -83,7 +83,7 @@ func positions(r ir.Range) (line, col, endLine, endCol int) {
 	if !end.IsValid() {
 		end = r.Start
 	}
-	return r.Start.Line, r.Start.Column, end.Line, end.Column
+	return int(r.Start.Line), int(r.Start.Column), int(end.Line), int(end.Column)
 }
 
 // WriteJSON writes the report as the JSON document of §10, with every array

@@ -9,7 +9,7 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-func rng(file string, line, col, endLine, endCol int) ir.Range {
+func rng(file string, line, col, endLine, endCol int32) ir.Range {
 	return ir.Range{File: file, Start: ir.Pos{Line: line, Column: col}, End: ir.Pos{Line: endLine, Column: endCol}}
 }
 

@@ -247,10 +247,10 @@ func (b *docBuilder) pos(off int) ir.Pos {
 	start, col := b.lines[line], 1
 	// Counting from the last position is only right when it does not cut
 	// a character in two.
-	if b.last.Line == line+1 && b.last.Offset <= off && (b.last.Offset == len(b.src) || utf8.RuneStart(b.src[b.last.Offset])) {
-		start, col = b.last.Offset, b.last.Column
+	if last := int(b.last.Offset); int(b.last.Line) == line+1 && last <= off && (last == len(b.src) || utf8.RuneStart(b.src[last])) {
+		start, col = last, int(b.last.Column)
 	}
-	b.last = ir.Pos{Line: line + 1, Column: col + utf8.RuneCount(b.src[start:off]), Offset: off}
+	b.last = ir.Pos{Line: int32(line + 1), Column: int32(col + utf8.RuneCount(b.src[start:off])), Offset: int32(off)}
 	return b.last
 }
 
@@ -532,7 +532,7 @@ func (b *docBuilder) array(n *unstable.Node, from int) (*TOMLValue, error) {
 			return nil, err
 		}
 		v.Items = append(v.Items, item)
-		at = item.Range.End.Offset
+		at = int(item.Range.End.Offset)
 	}
 	end := b.skipFiller(at)
 	if end < len(b.src) && b.src[end] == ']' {

@@ -57,11 +57,11 @@ func CheckRange(t testing.TB, src []byte, r ir.Range, what string) {
 	t.Helper()
 	lines := bytes.Count(src, []byte("\n")) + 1
 	for _, p := range []ir.Pos{r.Start, r.End} {
-		if p.Line < 1 || p.Line > lines+1 || p.Column < 1 || p.Offset < 0 || p.Offset > len(src) {
+		if p.Line < 1 || int(p.Line) > lines+1 || p.Column < 1 || p.Offset < 0 || int(p.Offset) > len(src) {
 			t.Errorf("%s: position %+v outside the file (%d lines, %d bytes)", what, p, lines, len(src))
 			return
 		}
-		if want := PosOf(src, p.Offset); want != p {
+		if want := PosOf(src, int(p.Offset)); want != p {
 			t.Errorf("%s: position %+v; its offset is at %+v", what, p, want)
 		}
 	}
@@ -72,7 +72,7 @@ func CheckRange(t testing.TB, src []byte, r ir.Range, what string) {
 
 // PosOf is the position of byte off of src, computed the slow way.
 func PosOf(src []byte, off int) ir.Pos {
-	p := ir.Pos{Line: 1, Column: 1, Offset: off}
+	p := ir.Pos{Line: 1, Column: 1, Offset: int32(off)}
 	lineStart := 0
 	for i := 0; i < off; i++ {
 		if src[i] == '\n' {
@@ -80,7 +80,7 @@ func PosOf(src []byte, off int) ir.Pos {
 			lineStart = i + 1
 		}
 	}
-	p.Column = 1 + len([]rune(string(src[lineStart:off])))
+	p.Column = 1 + int32(len([]rune(string(src[lineStart:off]))))
 	return p
 }
 
@@ -98,23 +98,24 @@ func CheckSpans(t testing.TB, src []byte, value string, spans []ir.Span) {
 		if i+1 < len(spans) {
 			end = spans[i+1].Offset
 		}
-		if s.Offset > end || s.Start.Offset > len(src) {
+		at := int(s.Start.Offset)
+		if s.Offset > end || at > len(src) {
 			t.Errorf("string %q: bad span %+v", value, s)
 			return
 		}
-		if want := PosOf(src, s.Start.Offset); want != s.Start {
+		if want := PosOf(src, at); want != s.Start {
 			t.Errorf("string %q: span starts at %+v; its offset is at %+v", value, s.Start, want)
 		}
 		seg := value[s.Offset:end]
-		if s.Start.Offset < len(src) && src[s.Start.Offset] == '\\' && !strings.HasPrefix(seg, "\\") {
+		if at < len(src) && src[at] == '\\' && !strings.HasPrefix(seg, "\\") {
 			continue // an escape sequence
 		}
-		if s.Start.Offset+len(seg) > len(src) || string(src[s.Start.Offset:s.Start.Offset+len(seg)]) != seg {
+		if at+len(seg) > len(src) || string(src[at:at+len(seg)]) != seg {
 			t.Errorf("string %q: span %d (%q) is not in the file at %d", value, i, seg, s.Start.Offset)
 			continue
 		}
 		for off := s.Offset; off < end; off++ {
-			if got, want := ir.PosAt(value, spans, off), PosOf(src, s.Start.Offset+off-s.Offset); got != want {
+			if got, want := ir.PosAt(value, spans, off), PosOf(src, at+off-s.Offset); got != want {
 				t.Errorf("string %q: PosAt(%d) = %+v; want %+v", value, off, got, want)
 				break
 			}
