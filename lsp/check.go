@@ -1,11 +1,13 @@
 package lsp
 
 import (
+	"fmt"
 	"path/filepath"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/internal/source"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/load"
 	"github.com/cairn-dev/cairn/stubs"
@@ -48,6 +50,15 @@ func (s *server) check(uri protocol.DocumentUri, gen int, full bool) {
 // preflight), another file's front-end; only what points into the document,
 // or nowhere.
 func (s *server) diagnose(d *document, full bool) []ir.Diagnostic {
+	if len(d.text) > source.MaxFileSize {
+		// As cairn check refuses such a file; positions past it would
+		// not fit ir.Pos either.
+		return []ir.Diagnostic{{
+			Rule: ir.RuleSyntax, Severity: ir.Error,
+			Range:   ir.Range{File: d.path, Start: ir.Pos{Line: 1, Column: 1}, End: ir.Pos{Line: 1, Column: 1}},
+			Message: fmt.Sprintf("the document is larger than %d MiB, the most cairn reads of a file", source.MaxFileSize>>20),
+		}}
+	}
 	src := []byte(d.text)
 	var diags []ir.Diagnostic
 	switch d.kind {

@@ -219,3 +219,16 @@ func TestSymbolsAndDefinition(t *testing.T) {
 		t.Errorf("definition: %+v", def)
 	}
 }
+
+// TestDiagnoseTooLarge: a document larger than cairn reads of a file gets
+// the refusal cairn check gives such a file, at its start, and no parse.
+func TestDiagnoseTooLarge(t *testing.T) {
+	s := newServer(context.Background(), Options{})
+	text := "version = 1\n" + strings.Repeat("# padding\n", 2<<20)
+	d := newDocument("file:///p/big.toml", 1, text, "/nonexistent")
+	diags := s.diagnose(d, false)
+	if len(diags) != 1 || diags[0].Rule != ir.RuleSyntax || diags[0].Range.Start.Line != 1 ||
+		!strings.Contains(diags[0].Message, "larger than 16 MiB") {
+		t.Errorf("diagnostics %+v; want the one refusal of a file over 16 MiB", diags)
+	}
+}
