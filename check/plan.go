@@ -131,6 +131,23 @@ func planWorktrees(p *ir.Process, res *Resolution, env *Env) []ir.PlanWorktree {
 	return ws
 }
 
+// Prefetch starts, in the background, the lookups every plan of env shares
+// (the repository's base branch, a run of git), so that they overlap reading
+// and checking the files instead of holding up the first plan. It returns a
+// function that waits for them. Under --lint it starts nothing: no plan is
+// built.
+func Prefetch(env *Env) (wait func()) {
+	if env.Lint || env.Repo == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		baseBranch(env)
+	}()
+	return func() { <-done }
+}
+
 // baseBranch is the repository's base branch, looked up once per Env; ""
 // outside a repository or when it cannot be told.
 func baseBranch(env *Env) string {

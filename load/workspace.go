@@ -120,6 +120,9 @@ func (ws *Workspace) Check(ctx context.Context, targets []string, issue string) 
 	}
 	files = uniqueOrder(files)
 	r.Files = len(files)
+	if len(files) > 0 {
+		defer check.Prefetch(ws.Env)()
+	}
 	for i, c := range ws.checkFiles(ctx, files) {
 		if c.src != nil {
 			r.Sources[files[i]] = c.src
