@@ -2,7 +2,6 @@ package codegen
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -58,21 +57,15 @@ func (actionsTarget) Compile(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic)
 // running the bash target's script for its step given the earlier steps'
 // results (artifacts), what their scripts share defined once, by a step
 // every job runs before its own (a YAML anchor and its aliases), and a last
-// job that gathers the run's folder and shows the last stage's results. What the workflow cannot carry is refused
-// with rule not-compilable at its place in the process file: all a script
-// cannot, and what only one machine could.
+// job that gathers the run's folder and shows the last stage's results.
+// What the workflow cannot carry is refused with rule not-compilable at its
+// place in the process file: all a script cannot, and what only one machine
+// could.
 func Actions(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
-	if plan == nil {
-		return nil, []ir.Diagnostic{{Rule: ir.RuleNotCompilable, Severity: ir.Error, Message: "no plan to compile"}}
+	c, diags := newCompiler(plan, in, actionsInfo)
+	if c == nil {
+		return nil, diags
 	}
-	if in.Harnesses == nil {
-		in.Harnesses = harness.NewRegistry(plan.CustomHarnesses)
-	}
-	if in.ReadFile == nil {
-		in.ReadFile = os.ReadFile
-	}
-	c := &compiler{plan: plan, in: in, at: newPlaces(plan, in.Process), target: actionsInfo}
-	diags := c.refuse()
 	if len(plan.Notify.Command) > 0 {
 		diags = append(diags, ir.Diagnostic{
 			Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: plan.Notify.Header,

@@ -43,12 +43,9 @@ type Inputs struct {
 	Jobs int
 }
 
-// Bash compiles plan into one standalone bash script (§9) that does what
-// `cairn run` does with it, rendered through templates/bash.sh.tmpl. What a
-// script cannot carry is refused with rule not-compilable at its place in
-// the process file; nothing is rendered then. A warning says what of the
-// config the script leaves out.
-func Bash(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
+// newCompiler is the compiler of plan for target, its inputs' defaults
+// filled in, and what target refuses of plan (compiler.refuse).
+func newCompiler(plan *ir.Plan, in Inputs, target targetInfo) (*compiler, []ir.Diagnostic) {
 	if plan == nil {
 		return nil, []ir.Diagnostic{{Rule: ir.RuleNotCompilable, Severity: ir.Error, Message: "no plan to compile"}}
 	}
@@ -58,8 +55,17 @@ func Bash(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
 	if in.ReadFile == nil {
 		in.ReadFile = os.ReadFile
 	}
-	c := &compiler{plan: plan, in: in, at: newPlaces(plan, in.Process), target: bashInfo}
-	diags := c.refuse()
+	c := &compiler{plan: plan, in: in, at: newPlaces(plan, in.Process), target: target}
+	return c, c.refuse()
+}
+
+// Bash compiles plan into one standalone bash script (§9) that does what
+// `cairn run` does with it, rendered through templates/bash.sh.tmpl. What a
+// script cannot carry is refused with rule not-compilable at its place in
+// the process file; nothing is rendered then. A warning says what of the
+// config the script leaves out.
+func Bash(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
+	c, diags := newCompiler(plan, in, bashInfo)
 	if ir.HasErrors(diags) {
 		return nil, diags
 	}
