@@ -19,6 +19,9 @@ type Repo struct {
 	// Env is the environment git runs in for this repository: the one
 	// Discover was given.
 	Env []string
+	// gitDir is the real path of the worktree's git dir when Find read
+	// the repository from its files: BaseBranch then reads them too.
+	gitDir string
 }
 
 // Discover finds the git repository holding dir, running git in env. It
