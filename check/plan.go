@@ -132,10 +132,10 @@ func planWorktrees(p *ir.Process, res *Resolution, env *Env) []ir.PlanWorktree {
 }
 
 // Prefetch starts, in the background, the lookups every plan of env shares
-// (the repository's base branch, a run of git), so that they overlap reading
-// and checking the files instead of holding up the first plan. It returns a
-// function that waits for them. Under --lint it starts nothing: no plan is
-// built.
+// (the repository's base branch, a run of git unless its files answer), so
+// that they overlap reading and checking the files instead of holding up the
+// first plan. It returns a function that waits for them. Under --lint it
+// starts nothing: no plan is built.
 func Prefetch(env *Env) (wait func()) {
 	if env.Lint || env.Repo == nil {
 		return func() {}
@@ -155,7 +155,7 @@ func baseBranch(env *Env) string {
 		return ""
 	}
 	return lookupOnce(env, "base-branch", func() string {
-		branch, _, err := env.Repo.Base(context.Background(), wantedBase(configOf(env)))
+		branch, err := env.Repo.BaseBranch(context.Background(), wantedBase(configOf(env)))
 		if err != nil {
 			return ""
 		}

@@ -2,7 +2,6 @@ package load
 
 import (
 	"context"
-	"fmt"
 	"os"
 
 	"github.com/cairn-dev/cairn/check"
@@ -33,13 +32,13 @@ type Compilable struct {
 // are the command line's settings the script bakes in (--access).
 // Outside a git repository it fails with the reason, and checks nothing.
 func PrepareCompile(ctx context.Context, dir, target string, flags check.Flags) (*Compilable, *templates.Report, error) {
-	if _, err := git.Discover(ctx, workdir.Path(dir, "."), os.Environ()); err != nil {
+	// As a run does, compiling asks git itself: the script it writes
+	// records the repository's root.
+	repo, err := git.Discover(ctx, workdir.Path(dir, "."), os.Environ())
+	if err != nil {
 		return nil, nil, err
 	}
-	ws := Open(dir, Options{NoPreflight: true, Flags: flags})
-	if ws.Env.Repo == nil {
-		return nil, nil, fmt.Errorf("%s is not inside a git repository; run cairn in one, or give -C DIR", workdir.Path(dir, "."))
-	}
+	ws := open(dir, Options{NoPreflight: true, Flags: flags}, repo)
 	r := ws.Check(ctx, []string{target}, "")
 	if r.Failed() || len(r.Plans) != 1 {
 		return nil, r, ErrRefused

@@ -3,7 +3,6 @@ package load
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 
 	"github.com/cairn-dev/cairn/check"
@@ -41,14 +40,15 @@ func PrepareRun(ctx context.Context, dir, target, issue string, flags check.Flag
 // PrepareRunWith is PrepareRun with o's options: a stubbed run, whose
 // sessions no agent CLI answers, sets NoPreflight.
 func PrepareRunWith(ctx context.Context, dir, target, issue string, o Options) (*Runnable, *templates.Report, error) {
-	if _, err := git.Discover(ctx, workdir.Path(dir, "."), os.Environ()); err != nil {
+	// A run asks git itself where the repository is and what its base
+	// branch is: its worktrees, records and locks stand on the answer,
+	// and it runs git anyway.
+	repo, err := git.Discover(ctx, workdir.Path(dir, "."), os.Environ())
+	if err != nil {
 		return nil, nil, err
 	}
-	ws := Open(dir, o)
+	ws := open(dir, o, repo)
 	ws.Env.Runtime = true
-	if ws.Env.Repo == nil {
-		return nil, nil, fmt.Errorf("%s is not inside a git repository; run cairn in one, or give -C DIR", workdir.Path(dir, "."))
-	}
 	r := ws.Check(ctx, []string{target}, issue)
 	if r.Failed() || len(r.Plans) != 1 {
 		return nil, r, ErrRefused

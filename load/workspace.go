@@ -55,6 +55,17 @@ type Workspace struct {
 // dir. A config that is refused refuses every file: the rules then run as
 // under --lint, and no file gets a plan.
 func Open(dir string, o Options) *Workspace {
+	// Checking reads the repository from its files where they answer as
+	// git would: a linter runs no git process it can do without.
+	repo, err := git.Find(context.Background(), workdir.Path(dir, "."), os.Environ())
+	if err != nil {
+		repo = nil
+	}
+	return open(dir, o, repo)
+}
+
+// open is Open on repo, the repository holding dir, nil when there is none.
+func open(dir string, o Options, repo *git.Repo) *Workspace {
 	home := config.Home(dir)
 	cfg, diags := config.Load(home)
 	if cfg == nil {
@@ -63,13 +74,10 @@ func Open(dir string, o Options) *Workspace {
 	ws := &Workspace{
 		Diagnostics: diags,
 		Sources:     map[string][]byte{},
+		NoRepo:      repo == nil,
 	}
 	if cfg.File != "" && cfg.Source != nil {
 		ws.Sources[cfg.File] = cfg.Source
-	}
-	repo, err := git.Discover(context.Background(), workdir.Path(dir, "."), os.Environ())
-	if err != nil {
-		repo, ws.NoRepo = nil, true
 	}
 	lint := o.Lint || ir.HasErrors(diags)
 	ws.Env = &check.Env{

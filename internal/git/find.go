@@ -101,32 +101,30 @@ func missing(path string) bool {
 	return errors.Is(err, fs.ErrNotExist)
 }
 
-// harmlessEnv are the GIT_* variables that change nothing about where git
-// finds a repository or what its refs say.
-var harmlessEnv = map[string]bool{
-	"GIT_AUTHOR_NAME": true, "GIT_AUTHOR_EMAIL": true, "GIT_AUTHOR_DATE": true,
-	"GIT_COMMITTER_NAME": true, "GIT_COMMITTER_EMAIL": true, "GIT_COMMITTER_DATE": true,
-	// Global and system config are read for safe.directory only, and
-	// only for a repository another user owns, which Find leaves to git.
-	"GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true, "GIT_CONFIG_NOSYSTEM": true,
-	"GIT_TERMINAL_PROMPT": true, "GIT_ASKPASS": true, "GIT_EDITOR": true, "GIT_SEQUENCE_EDITOR": true,
-	"GIT_PAGER": true, "GIT_SSH": true, "GIT_SSH_COMMAND": true, "GIT_SSH_VARIANT": true,
-	"GIT_EXEC_PATH": true, "GIT_INDEX_FILE": true, "GIT_PREFIX": true,
-	"GIT_MERGE_AUTOEDIT": true, "GIT_MERGE_VERBOSITY": true, "GIT_OPTIONAL_LOCKS": true,
-	"GIT_FLUSH": true, "GIT_PROTOCOL": true, "GIT_HTTP_USER_AGENT": true,
+// steeringEnv are the GIT_* variables that change where git finds a
+// repository, how it reads the repository's config and refs, or whether it
+// trusts it. Others (identity, transport, pager, trace, global and system
+// config, which git reads only to trust a repository another user owns)
+// change none of that.
+var steeringEnv = map[string]bool{
+	"GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_COMMON_DIR": true, "GIT_IMPLICIT_WORK_TREE": true,
+	"GIT_CEILING_DIRECTORIES": true, "GIT_DISCOVERY_ACROSS_FILESYSTEM": true,
+	"GIT_OBJECT_DIRECTORY": true, "GIT_ALTERNATE_OBJECT_DIRECTORIES": true,
+	"GIT_NAMESPACE": true, "GIT_REF_PARANOIA": true, "GIT_REPLACE_REF_BASE": true,
+	"GIT_CONFIG": true, "GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true,
+	"GIT_INTERNAL_SUPER_PREFIX": true,
 }
 
-// plainEnv reports whether env sets no GIT_* variable but harmless ones:
-// GIT_DIR, GIT_WORK_TREE, GIT_CEILING_DIRECTORIES, GIT_COMMON_DIR,
-// GIT_NAMESPACE, GIT_CONFIG_PARAMETERS and every one not known to be
-// harmless send Find to git.
+// plainEnv reports whether env sets none of the steering variables, nor a
+// config entry (GIT_CONFIG_KEY_n) or a test knob (GIT_TEST_*, which can
+// make git distrust a repository's owner).
 func plainEnv(env []string) bool {
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, "GIT_") || harmlessEnv[name] || strings.HasPrefix(name, "GIT_TRACE") {
-			continue
+		if steeringEnv[name] || strings.HasPrefix(name, "GIT_CONFIG_KEY_") ||
+			strings.HasPrefix(name, "GIT_CONFIG_VALUE_") || strings.HasPrefix(name, "GIT_TEST_") {
+			return false
 		}
-		return false
 	}
 	return true
 }

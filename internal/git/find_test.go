@@ -254,6 +254,15 @@ var layouts = []layout{
 		write(t, filepath.Join(dir, "sub", "f"), "")
 		return filepath.Join(dir, "sub"), []string{"GIT_CEILING_DIRECTORIES=" + dir}, ""
 	}},
+	{name: "GIT_CONFIG_COUNT set", fast: false, base: false, make: func(t *testing.T, tmp string) (string, []string, string) {
+		return committed(t, tmp, "r"), []string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.bare", "GIT_CONFIG_VALUE_0=true"}, ""
+	}},
+	{name: "GIT_TEST_ASSUME_DIFFERENT_OWNER set", fast: false, base: false, make: func(t *testing.T, tmp string) (string, []string, string) {
+		return committed(t, tmp, "r"), []string{"GIT_TEST_ASSUME_DIFFERENT_OWNER=1"}, ""
+	}},
+	{name: "other GIT_* variables set", fast: true, base: true, make: func(t *testing.T, tmp string) (string, []string, string) {
+		return committed(t, tmp, "r"), []string{"GIT_SSL_CAINFO=/dev/null", "GIT_TRACE=0", "GIT_INDEX_FILE=index.other"}, ""
+	}},
 	{name: "GIT_NAMESPACE set", fast: false, base: false, make: func(t *testing.T, tmp string) (string, []string, string) {
 		return committed(t, tmp, "r"), []string{"GIT_NAMESPACE=ns"}, ""
 	}},
