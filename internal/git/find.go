@@ -260,10 +260,11 @@ type repoConfig struct {
 var safeExtensions = map[string]bool{"partialclone": true, "preciousobjects": true, "noop": true}
 
 // readRepoConfig reads the config file at path for core.bare,
-// core.worktree, core.repositoryformatversion and extensions; ok is false
-// when it cannot be sure of them: a line it does not understand, a value
-// quoted or continued, an include, a format version or extension that is
-// not plain.
+// core.worktree, core.repositoryformatversion and extensions, parsing every
+// line as git does; ok is false when it cannot be sure of them: a line git
+// would refuse or it does not follow (a continued value, a key on a
+// header's line), an include, a format version or extension that is not
+// plain.
 func readRepoConfig(path string) (repoConfig, bool) {
 	var cfg repoConfig
 	b, err := os.ReadFile(path)
@@ -272,7 +273,7 @@ func readRepoConfig(path string) (repoConfig, bool) {
 	}
 	section := ""
 	for _, line := range strings.Split(string(b), "\n") {
-		line = strings.TrimSpace(strings.TrimSuffix(line, "\r"))
+		line = strings.TrimLeft(strings.TrimSuffix(line, "\r"), " \t\v\f\r")
 		if strings.HasSuffix(line, "\\") {
 			return cfg, false
 		}
@@ -281,25 +282,14 @@ func readRepoConfig(path string) (repoConfig, bool) {
 		}
 		if line[0] == '[' {
 			name, ok := configSection(line)
-			if !ok {
+			if !ok || name == "include" || strings.HasPrefix(name, "includeif.") {
 				return cfg, false
 			}
 			section = name
-			if section == "include" || strings.HasPrefix(section, "includeif") {
-				return cfg, false
-			}
 			continue
 		}
 		key, value, hasValue, ok := configEntry(line)
 		if !ok {
-			return cfg, false
-		}
-		relevant := section == "extensions" ||
-			section == "core" && (key == "bare" || key == "worktree" || key == "repositoryformatversion")
-		if !relevant {
-			continue
-		}
-		if strings.ContainsAny(value, "\"\\") {
 			return cfg, false
 		}
 		switch {
@@ -307,6 +297,7 @@ func readRepoConfig(path string) (repoConfig, bool) {
 			if !safeExtensions[key] && !(key == "objectformat" && strings.EqualFold(value, "sha1")) {
 				return cfg, false
 			}
+		case section != "core":
 		case key == "repositoryformatversion":
 			if value != "0" && value != "1" {
 				return cfg, false
@@ -327,56 +318,140 @@ func readRepoConfig(path string) (repoConfig, bool) {
 	return cfg, true
 }
 
-// configSection is the lowercased name of the section a header line opens,
-// with its subsection after a space: `[core]` is "core", `[remote "o"]`
-// "remote o" (so no section with a subsection is taken for "core").
+// isConfigSpace is C's isspace, which git's config parser uses.
+func isConfigSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+// isKeyChar is a character of a config key or section name.
+func isKeyChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-'
+}
+
+// configSection is the section a header line opens, lowercased, with its
+// subsection after a dot: `[core]` is "core", `[remote "o"]` "remote.o".
+// As in git, a subsection is quoted after a space and closed by "]" at
+// once.
 func configSection(line string) (string, bool) {
-	end := strings.LastIndexByte(line, ']')
-	if end < 0 {
+	i := 1
+	for i < len(line) && (isKeyChar(line[i]) || line[i] == '.') {
+		i++
+	}
+	name := strings.ToLower(line[1:i])
+	if name == "" || i == len(line) {
 		return "", false
 	}
-	if rest := strings.TrimSpace(line[end+1:]); rest != "" && rest[0] != '#' && rest[0] != ';' {
-		// `[core] bare = true` is one line to git; not to Find.
-		return "", false
-	}
-	inner := line[1:end]
-	name, sub, hasSub := strings.Cut(inner, " ")
-	if name == "" {
-		return "", false
-	}
-	for _, c := range name {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
+	switch {
+	case line[i] == ']':
+		i++
+	case isConfigSpace(line[i]):
+		for i < len(line) && isConfigSpace(line[i]) {
+			i++
+		}
+		if i == len(line) || line[i] != '"' {
 			return "", false
 		}
-	}
-	name = strings.ToLower(name)
-	if hasSub {
-		sub = strings.TrimSpace(sub)
-		if len(sub) < 2 || sub[0] != '"' || sub[len(sub)-1] != '"' {
+		var sub strings.Builder
+		for i++; ; i++ {
+			if i == len(line) {
+				return "", false
+			}
+			c := line[i]
+			if c == '"' {
+				break
+			}
+			if c == '\\' {
+				if i++; i == len(line) {
+					return "", false
+				}
+				c = line[i]
+			}
+			sub.WriteByte(c)
+		}
+		if i++; i == len(line) || line[i] != ']' {
 			return "", false
 		}
-		return name + " " + sub, true
+		i++
+		name += "." + sub.String()
+	default:
+		return "", false
+	}
+	// `[core] bare = true` is one line to git; Find does not follow it.
+	if rest := strings.TrimLeft(line[i:], " \t\v\f\r"); rest != "" && rest[0] != '#' && rest[0] != ';' {
+		return "", false
 	}
 	return name, true
 }
 
-// configEntry splits a `key = value` line, the key lowercased and the value
-// without a trailing comment; hasValue is false for a bare `key`.
+// configEntry splits a `key = value` line as git does, the key lowercased
+// and the value unquoted and unescaped; hasValue is false for a bare `key`.
 func configEntry(line string) (key, value string, hasValue, ok bool) {
-	key, value, hasValue = strings.Cut(line, "=")
-	key = strings.TrimSpace(key)
-	if key == "" || !(key[0] >= 'a' && key[0] <= 'z' || key[0] >= 'A' && key[0] <= 'Z') {
+	if !(line[0] >= 'a' && line[0] <= 'z' || line[0] >= 'A' && line[0] <= 'Z') {
 		return "", "", false, false
 	}
-	for _, c := range key {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
-			return "", "", false, false
+	i := 0
+	for i < len(line) && isKeyChar(line[i]) {
+		i++
+	}
+	key = strings.ToLower(line[:i])
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	if i == len(line) {
+		return key, "", false, true
+	}
+	if line[i] != '=' {
+		return "", "", false, false
+	}
+	value, ok = configValue(line[i+1:])
+	return key, value, true, ok
+}
+
+// configValue is git's reading of a value: comments cut, outer spaces
+// dropped, quotes removed, the escapes \\, \", \n, \t and \b read; any
+// other escape or an open quote is an error.
+func configValue(raw string) (string, bool) {
+	var b strings.Builder
+	quote := false
+	space := 0
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if !quote && (c == ';' || c == '#') {
+			break
 		}
+		if !quote && isConfigSpace(c) {
+			if b.Len() > 0 {
+				space++
+			}
+			continue
+		}
+		for ; space > 0; space-- {
+			b.WriteByte(' ')
+		}
+		switch c {
+		case '"':
+			quote = !quote
+			continue
+		case '\\':
+			if i++; i == len(raw) {
+				return "", false
+			}
+			switch raw[i] {
+			case '\\', '"':
+				c = raw[i]
+			case 'n':
+				c = '\n'
+			case 't':
+				c = '\t'
+			case 'b':
+				c = '\b'
+			default:
+				return "", false
+			}
+		}
+		b.WriteByte(c)
 	}
-	if i := strings.IndexAny(value, "#;"); i >= 0 {
-		value = value[:i]
-	}
-	return strings.ToLower(key), strings.TrimSpace(value), hasValue, true
+	return b.String(), !quote
 }
 
 // configBool is git's reading of a boolean: a bare key is true.

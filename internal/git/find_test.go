@@ -286,6 +286,46 @@ var layouts = []layout{
 		repoGit(t, dir, "config", "core.worktree", other)
 		return dir, nil, ""
 	}},
+	{name: "core.worktree naming its own working tree", fast: true, base: true, make: func(t *testing.T, tmp string) (string, []string, string) {
+		dir := committed(t, tmp, "r")
+		repoGit(t, dir, "config", "core.worktree", "..")
+		write(t, filepath.Join(dir, "sub", "f"), "")
+		return filepath.Join(dir, "sub"), nil, ""
+	}},
+	{name: "core.worktree naming a subdirectory", fast: false, base: false, make: func(t *testing.T, tmp string) (string, []string, string) {
+		dir := committed(t, tmp, "r")
+		write(t, filepath.Join(dir, "sub", "f"), "")
+		repoGit(t, dir, "config", "core.worktree", "../sub")
+		return filepath.Join(dir, "sub"), nil, ""
+	}},
+	{name: "a header and a key on one line", fast: false, base: false, make: func(t *testing.T, tmp string) (string, []string, string) {
+		dir := committed(t, tmp, "r")
+		f, err := os.OpenFile(filepath.Join(dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString("[core] bare = true\n"); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return dir, nil, ""
+	}},
+	{name: "a config git refuses", fast: false, base: false, make: func(t *testing.T, tmp string) (string, []string, string) {
+		dir := committed(t, tmp, "r")
+		f, err := os.OpenFile(filepath.Join(dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString("[user]\n\tname = \"open\n"); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return dir, nil, ""
+	}},
 	{name: "reftable extension", fast: false, base: false, make: func(t *testing.T, tmp string) (string, []string, string) {
 		dir := committed(t, tmp, "r")
 		repoGit(t, dir, "config", "core.repositoryformatversion", "1")
@@ -416,4 +456,80 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+func TestReadRepoConfig(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		src      string
+		ok, bare bool
+		worktree string
+	}{
+		{"[core]\n\trepositoryformatversion = 0\n\tbare = false\n", true, false, ""},
+		{"[core]\n\tbare\n", true, true, ""},
+		{"[core]\n\tbare =\n", true, false, ""},
+		{"[Core]\n\tBare = Yes ; a comment\n", true, true, ""},
+		{"[core]\n\tbare = 0\n", true, false, ""},
+		{"[core]\n\tbare = maybe\n", false, false, ""},
+		{"[core]\n\tbare = \"tr\"ue\n", true, true, ""},
+		{"[core]\n\tbare = \"true\n", false, false, ""},
+		{"[core \"x\"]\n\tbare = true\n[core.y]\n\tbare = true\n", true, false, ""},
+		{"[remote \"a\\\"b\"]\n\turl = x\n", true, false, ""},
+		{"[remote \"a\"b\"]\n", false, false, ""},
+		{"[core] bare = true\n", false, false, ""},
+		{"[core] # a comment\n\tbare = on\n", true, true, ""},
+		{"[user]\n\tname = \"abc\n", false, false, ""},
+		{"[user]\n\tname = a \\q\n", false, false, ""},
+		{"[user]\n\tname = a \\n \"b\" ; c\n", true, false, ""},
+		{"[user]\n\tname # a comment\n", false, false, ""},
+		{"[core]\n\tworktree = \" ../w \"\n", true, false, " ../w "},
+		{"[core]\n\tworktree = ../w # there\n", true, false, "../w"},
+		{"[core]\n\trepositoryformatversion = 2\n", false, false, ""},
+		{"[extensions]\n\tpartialClone = origin\n\tobjectFormat = sha1\n", true, false, ""},
+		{"[extensions]\n\tobjectFormat = sha256\n", false, false, ""},
+		{"[extensions]\n\trefStorage = reftable\n", false, false, ""},
+		{"[includeIf \"gitdir:x\"]\n\tpath = y\n", false, false, ""},
+		{"[user]\n\tname = a \\\n  b\n", false, false, ""},
+		{"[user]\n\tname = \"a # ; [b]\"\n[core]\n\tbare = false\n", true, false, ""},
+		{"key = outside\n", true, false, ""},
+		{"[core\n", false, false, ""},
+		{"[core]\n\t1key = x\n", false, false, ""},
+	} {
+		path := filepath.Join(t.TempDir(), "config")
+		write(t, path, tc.src)
+		cfg, ok := readRepoConfig(path)
+		worktree := ""
+		if cfg.worktree != nil {
+			worktree = *cfg.worktree
+		}
+		if ok != tc.ok || ok && (cfg.bare != tc.bare || worktree != tc.worktree) {
+			t.Errorf("readRepoConfig(%q) = bare %v, worktree %q, ok %v; want %v, %q, %v", tc.src, cfg.bare, worktree, ok, tc.bare, tc.worktree, tc.ok)
+		}
+	}
+}
+
+func TestReadPackedRefs(t *testing.T) {
+	t.Parallel()
+	a, b := strings.Repeat("a", 40), strings.Repeat("b", 40)
+	for _, tc := range []struct {
+		src  string
+		ok   bool
+		refs int
+	}{
+		{"", true, 0},
+		{"# pack-refs with: peeled fully-peeled sorted \n" + a + " refs/heads/main\n" + a + " refs/tags/v1\n^" + b + "\n", true, 2},
+		{a + " refs/heads/main", false, 0},
+		{"^" + b + "\n", false, 0},
+		{a + " refs/heads/main\n" + a + " refs/heads/main\n", false, 0},
+		{a + " refs/heads/main\r\n", false, 0},
+		{a + "  refs/heads/main\n", false, 0},
+		{"# pack-refs with: peeled\n# again\n", false, 0},
+	} {
+		path := filepath.Join(t.TempDir(), "packed-refs")
+		write(t, path, tc.src)
+		refs, ok := readPackedRefs(path)
+		if ok != tc.ok || ok && len(refs) != tc.refs {
+			t.Errorf("readPackedRefs(%q) = %v, %v; want %d refs, %v", tc.src, refs, ok, tc.refs, tc.ok)
+		}
+	}
 }
