@@ -1,7 +1,6 @@
 package git
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -36,7 +35,7 @@ func notInside(dir string) error {
 // findFiles is Find's reading of the files; ok is false when git must be
 // asked instead.
 func findFiles(dir string, env []string) (repo *Repo, err error, ok bool) {
-	if !plainEnv(env) {
+	if !plainEnv(env) || !configFilesParse(env) {
 		return nil, nil, false
 	}
 	path := dir
@@ -155,7 +154,8 @@ func openDotGit(d, dotgit string, fi fs.FileInfo, env []string) (*Repo, bool) {
 	if !ok || !isGitDir(gitDir, commonDir) {
 		return nil, false
 	}
-	cfg, ok := readRepoConfig(filepath.Join(commonDir, "config"))
+	home, _ := lookupEnv(env, "HOME")
+	cfg, ok := readRepoConfig(filepath.Join(commonDir, "config"), home)
 	if !ok || cfg.bare {
 		return nil, false
 	}
@@ -259,199 +259,47 @@ type repoConfig struct {
 // where the repository is or how its refs are stored.
 var safeExtensions = map[string]bool{"partialclone": true, "preciousobjects": true, "noop": true}
 
-// readRepoConfig reads the config file at path for core.bare,
-// core.worktree, core.repositoryformatversion and extensions, parsing every
-// line as git does; ok is false when it cannot be sure of them: a line git
-// would refuse or it does not follow (a continued value, a key on a
-// header's line), an include, a format version or extension that is not
-// plain.
-func readRepoConfig(path string) (repoConfig, bool) {
+// readRepoConfig reads the repository's config file at path for
+// core.bare, core.worktree, core.repositoryformatversion and extensions, as
+// git reads them to open the repository (from that file alone), and checks
+// that it and every file it includes parse; home expands "~/" in an
+// include. ok is false when git would refuse a file, or a format version
+// or extension is not plain.
+func readRepoConfig(path, home string) (repoConfig, bool) {
 	var cfg repoConfig
-	b, err := os.ReadFile(path)
-	if err != nil || bytes.IndexByte(b, 0) >= 0 {
+	if _, err := os.Stat(path); err != nil {
 		return cfg, false
 	}
-	section := ""
-	for _, line := range strings.Split(string(b), "\n") {
-		line = strings.TrimLeft(strings.TrimSuffix(line, "\r"), " \t\v\f\r")
-		if strings.HasSuffix(line, "\\") {
-			return cfg, false
-		}
-		if line == "" || line[0] == '#' || line[0] == ';' {
-			continue
-		}
-		if line[0] == '[' {
-			name, ok := configSection(line)
-			if !ok || name == "include" || strings.HasPrefix(name, "includeif.") {
-				return cfg, false
-			}
-			section = name
-			continue
-		}
-		key, value, hasValue, ok := configEntry(line)
-		if !ok {
-			return cfg, false
-		}
+	entries, ok := readConfigFile(path, home, 0)
+	if !ok {
+		return cfg, false
+	}
+	for _, e := range entries {
+		section, key, _ := strings.Cut(e.name, ".")
 		switch {
 		case section == "extensions":
-			if !safeExtensions[key] && !(key == "objectformat" && strings.EqualFold(value, "sha1")) {
+			if !safeExtensions[key] && !(key == "objectformat" && strings.EqualFold(e.value, "sha1")) {
 				return cfg, false
 			}
 		case section != "core":
 		case key == "repositoryformatversion":
-			if value != "0" && value != "1" {
+			if e.value != "0" && e.value != "1" {
 				return cfg, false
 			}
 		case key == "bare":
-			bare, ok := configBool(value, hasValue)
+			bare, ok := configBool(e.value, e.hasValue)
 			if !ok {
 				return cfg, false
 			}
 			cfg.bare = bare
 		case key == "worktree":
-			if !hasValue || value == "" {
+			if !e.hasValue || e.value == "" {
 				return cfg, false
 			}
-			cfg.worktree = &value
+			cfg.worktree = &e.value
 		}
 	}
 	return cfg, true
-}
-
-// isConfigSpace is C's isspace, which git's config parser uses.
-func isConfigSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
-}
-
-// isKeyChar is a character of a config key or section name.
-func isKeyChar(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-'
-}
-
-// configSection is the section a header line opens, lowercased, with its
-// subsection after a dot: `[core]` is "core", `[remote "o"]` "remote.o".
-// As in git, a subsection is quoted after a space and closed by "]" at
-// once.
-func configSection(line string) (string, bool) {
-	i := 1
-	for i < len(line) && (isKeyChar(line[i]) || line[i] == '.') {
-		i++
-	}
-	name := strings.ToLower(line[1:i])
-	if name == "" || i == len(line) {
-		return "", false
-	}
-	switch {
-	case line[i] == ']':
-		i++
-	case isConfigSpace(line[i]):
-		for i < len(line) && isConfigSpace(line[i]) {
-			i++
-		}
-		if i == len(line) || line[i] != '"' {
-			return "", false
-		}
-		var sub strings.Builder
-		for i++; ; i++ {
-			if i == len(line) {
-				return "", false
-			}
-			c := line[i]
-			if c == '"' {
-				break
-			}
-			if c == '\\' {
-				if i++; i == len(line) {
-					return "", false
-				}
-				c = line[i]
-			}
-			sub.WriteByte(c)
-		}
-		if i++; i == len(line) || line[i] != ']' {
-			return "", false
-		}
-		i++
-		name += "." + sub.String()
-	default:
-		return "", false
-	}
-	// `[core] bare = true` is one line to git; Find does not follow it.
-	if rest := strings.TrimLeft(line[i:], " \t\v\f\r"); rest != "" && rest[0] != '#' && rest[0] != ';' {
-		return "", false
-	}
-	return name, true
-}
-
-// configEntry splits a `key = value` line as git does, the key lowercased
-// and the value unquoted and unescaped; hasValue is false for a bare `key`.
-func configEntry(line string) (key, value string, hasValue, ok bool) {
-	if !(line[0] >= 'a' && line[0] <= 'z' || line[0] >= 'A' && line[0] <= 'Z') {
-		return "", "", false, false
-	}
-	i := 0
-	for i < len(line) && isKeyChar(line[i]) {
-		i++
-	}
-	key = strings.ToLower(line[:i])
-	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
-		i++
-	}
-	if i == len(line) {
-		return key, "", false, true
-	}
-	if line[i] != '=' {
-		return "", "", false, false
-	}
-	value, ok = configValue(line[i+1:])
-	return key, value, true, ok
-}
-
-// configValue is git's reading of a value: comments cut, outer spaces
-// dropped, quotes removed, the escapes \\, \", \n, \t and \b read; any
-// other escape or an open quote is an error.
-func configValue(raw string) (string, bool) {
-	var b strings.Builder
-	quote := false
-	space := 0
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if !quote && (c == ';' || c == '#') {
-			break
-		}
-		if !quote && isConfigSpace(c) {
-			if b.Len() > 0 {
-				space++
-			}
-			continue
-		}
-		for ; space > 0; space-- {
-			b.WriteByte(' ')
-		}
-		switch c {
-		case '"':
-			quote = !quote
-			continue
-		case '\\':
-			if i++; i == len(raw) {
-				return "", false
-			}
-			switch raw[i] {
-			case '\\', '"':
-				c = raw[i]
-			case 'n':
-				c = '\n'
-			case 't':
-				c = '\t'
-			case 'b':
-				c = '\b'
-			default:
-				return "", false
-			}
-		}
-		b.WriteByte(c)
-	}
-	return b.String(), !quote
 }
 
 // configBool is git's reading of a boolean: a bare key is true.

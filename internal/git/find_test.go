@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,8 @@ import (
 type layout struct {
 	name string
 	// make builds the layout under tmp and returns the directory to open
-	// from, the extra environment and the base branch wanted.
+	// from, the extra environment (a name without "=" unsets one of
+	// testEnv's) and the base branch wanted.
 	make func(t *testing.T, tmp string) (dir string, env []string, want string)
 	// fast is whether Find answers from the files; base whether
 	// BaseBranch does too.
@@ -338,10 +340,47 @@ var layouts = []layout{
 		repoGit(t, dir, "config", "extensions.worktreeConfig", "true")
 		return dir, nil, ""
 	}},
-	{name: "config include", fast: false, base: false, make: func(t *testing.T, tmp string) (string, []string, string) {
+	{name: "config including a missing file", fast: true, base: true, make: func(t *testing.T, tmp string) (string, []string, string) {
 		dir := committed(t, tmp, "r")
 		repoGit(t, dir, "config", "include.path", "extra")
 		return dir, nil, ""
+	}},
+	{name: "config including a file git refuses", fast: false, base: false, make: func(t *testing.T, tmp string) (string, []string, string) {
+		dir := committed(t, tmp, "r")
+		repoGit(t, dir, "config", "includeIf.gitdir:/elsewhere/.path", "extra")
+		write(t, filepath.Join(dir, ".git", "extra"), "[user\n")
+		return dir, nil, ""
+	}},
+	{name: "a global config git refuses", fast: false, base: false, make: func(t *testing.T, tmp string) (string, []string, string) {
+		dir := committed(t, tmp, "r")
+		write(t, filepath.Join(tmp, "global"), "[user]\n\tname = \"open\n")
+		return dir, []string{"GIT_CONFIG_GLOBAL=" + filepath.Join(tmp, "global")}, ""
+	}},
+	{name: "a user config including another", fast: true, base: true, make: func(t *testing.T, tmp string) (string, []string, string) {
+		dir := committed(t, tmp, "r")
+		home := filepath.Join(tmp, "home")
+		write(t, filepath.Join(home, ".gitconfig"), "[include]\n\tpath = ~/.more\n[core]\n\tbare = true\n")
+		write(t, filepath.Join(home, ".more"), "[alias]\n\tst = \"status \\\n  --short\"\n")
+		// GIT_CONFIG_GLOBAL unset: HOME's files are read.
+		return dir, []string{"GIT_CONFIG_GLOBAL", "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, "xdg")}, ""
+	}},
+	{name: "a user config including one git refuses", fast: false, base: false, make: func(t *testing.T, tmp string) (string, []string, string) {
+		dir := committed(t, tmp, "r")
+		home := filepath.Join(tmp, "home")
+		write(t, filepath.Join(home, ".config", "git", "config"), "[include]\n\tpath = more\n")
+		write(t, filepath.Join(home, ".config", "git", "more"), "[user]\n\tname = \\q\n")
+		return dir, []string{"GIT_CONFIG_GLOBAL", "HOME=" + home}, ""
+	}},
+	{name: "an empty GIT_CONFIG_GLOBAL", fast: true, base: true, make: func(t *testing.T, tmp string) (string, []string, string) {
+		dir := committed(t, tmp, "r")
+		home := filepath.Join(tmp, "home")
+		write(t, filepath.Join(home, ".gitconfig"), "[user\n")
+		return dir, []string{"GIT_CONFIG_GLOBAL=", "HOME=" + home}, ""
+	}},
+	{name: "a system config git refuses", fast: false, base: false, make: func(t *testing.T, tmp string) (string, []string, string) {
+		dir := committed(t, tmp, "r")
+		write(t, filepath.Join(tmp, "system"), "[]\n")
+		return dir, []string{"GIT_CONFIG_NOSYSTEM=0", "GIT_CONFIG_SYSTEM=" + filepath.Join(tmp, "system")}, ""
 	}},
 	{name: "config with quoted values and comments", fast: true, base: true, make: func(t *testing.T, tmp string) (string, []string, string) {
 		dir := committed(t, tmp, "r")
@@ -408,7 +447,14 @@ func TestFindAsGit(t *testing.T) {
 				t.Fatal(err)
 			}
 			dir, extra, want := l.make(t, tmp)
-			env := testEnv(extra...)
+			env := testEnv()
+			for _, kv := range extra {
+				if name, _, set := strings.Cut(kv, "="); set {
+					env = append(env, kv)
+				} else {
+					env = slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") })
+				}
+			}
 			fast, fastErr, ok := findFiles(dir, env)
 			if ok != l.fast {
 				t.Errorf("findFiles answered from the files: %v, want %v (repo %+v, err %v)", ok, l.fast, fast, fastErr)
@@ -466,6 +512,8 @@ func TestReadRepoConfig(t *testing.T) {
 		worktree string
 	}{
 		{"[core]\n\trepositoryformatversion = 0\n\tbare = false\n", true, false, ""},
+		{"\xef\xbb\xbf[core]\r\n\tbare = true\r\n", true, true, ""},
+		{"\xef\xbb[core]\n", false, false, ""},
 		{"[core]\n\tbare\n", true, true, ""},
 		{"[core]\n\tbare =\n", true, false, ""},
 		{"[Core]\n\tBare = Yes ; a comment\n", true, true, ""},
@@ -473,31 +521,42 @@ func TestReadRepoConfig(t *testing.T) {
 		{"[core]\n\tbare = maybe\n", false, false, ""},
 		{"[core]\n\tbare = \"tr\"ue\n", true, true, ""},
 		{"[core]\n\tbare = \"true\n", false, false, ""},
+		{"[core]\n\tbare = tr\\\n  ue\n", false, false, ""},
+		{"[core]\n\tbare = tr\\\nue\n", true, true, ""},
 		{"[core \"x\"]\n\tbare = true\n[core.y]\n\tbare = true\n", true, false, ""},
-		{"[remote \"a\\\"b\"]\n\turl = x\n", true, false, ""},
-		{"[remote \"a\"b\"]\n", false, false, ""},
-		{"[core] bare = true\n", false, false, ""},
+		{"[core] bare = true\n", true, true, ""},
 		{"[core] # a comment\n\tbare = on\n", true, true, ""},
-		{"[user]\n\tname = \"abc\n", false, false, ""},
-		{"[user]\n\tname = a \\q\n", false, false, ""},
-		{"[user]\n\tname = a \\n \"b\" ; c\n", true, false, ""},
-		{"[user]\n\tname # a comment\n", false, false, ""},
-		{"[core]\n\tworktree = \" ../w \"\n", true, false, " ../w "},
 		{"[core]\n\tworktree = ../w # there\n", true, false, "../w"},
+		{"[core]\n\tworktree = \" ../w \"\n", true, false, " ../w "},
 		{"[core]\n\trepositoryformatversion = 2\n", false, false, ""},
 		{"[extensions]\n\tpartialClone = origin\n\tobjectFormat = sha1\n", true, false, ""},
 		{"[extensions]\n\tobjectFormat = sha256\n", false, false, ""},
 		{"[extensions]\n\trefStorage = reftable\n", false, false, ""},
-		{"[includeIf \"gitdir:x\"]\n\tpath = y\n", false, false, ""},
-		{"[user]\n\tname = a \\\n  b\n", false, false, ""},
-		{"[user]\n\tname = \"a # ; [b]\"\n[core]\n\tbare = false\n", true, false, ""},
-		{"key = outside\n", true, false, ""},
+		{"[remote \"a\\\"b\"]\n\turl = x\n", true, false, ""},
+		{"[remote \"a\"b\"]\n", false, false, ""},
+		{"[remote \"a]\n", false, false, ""},
+		{"[]\n", false, false, ""},
 		{"[core\n", false, false, ""},
 		{"[core]\n\t1key = x\n", false, false, ""},
+		{"[user]\n\tname = \"abc\n", false, false, ""},
+		{"[user]\n\tname = a \\q\n", false, false, ""},
+		{"[user]\n\tname = a \\n \"b\" ; c\n", true, false, ""},
+		{"[user]\n\tname # a comment\n", false, false, ""},
+		{"[user]\n\tname = \"a # ; [b]\"\n", true, false, ""},
+		{"key = outside\n", true, false, ""},
+		{"[include]\n\tpath = missing\n", true, false, ""},
+		{"[include]\n\tpath\n", false, false, ""},
+		{"[include]\n\tpath = broken\n", false, false, ""},
+		{"[includeIf \"gitdir:/nowhere/\"]\n\tpath = broken\n", false, false, ""},
+		{"[include]\n\tpath = config\n", false, false, ""},
+		{"[include]\n\tpath = fine\n[core]\n\tbare = false\n", true, false, ""},
 	} {
-		path := filepath.Join(t.TempDir(), "config")
+		dir := t.TempDir()
+		write(t, filepath.Join(dir, "broken"), "[user\n")
+		write(t, filepath.Join(dir, "fine"), "[core]\n\tbare = true\n")
+		path := filepath.Join(dir, "config")
 		write(t, path, tc.src)
-		cfg, ok := readRepoConfig(path)
+		cfg, ok := readRepoConfig(path, "")
 		worktree := ""
 		if cfg.worktree != nil {
 			worktree = *cfg.worktree
