@@ -240,11 +240,17 @@ const maxIncludeDepth = 10
 // configFilesParse reports whether every config file git reads besides the
 // repository's own (the system's, the user's, and each they include)
 // parses, as git checks them before it answers anything: a broken one
-// makes every git command fail, and then Find must too. home and the rest
-// come from env, as git takes them.
+// makes every git command fail, and then Find must too. HOME and the rest
+// come from env, as git takes them. The system's file is looked for at
+// /etc/gitconfig (or $GIT_CONFIG_SYSTEM): a git built for another prefix
+// keeps it elsewhere, unread here.
 func configFilesParse(env []string) bool {
 	get := func(name string) (string, bool) { return lookupEnv(env, name) }
-	home, _ := get("HOME")
+	home, ok := get("HOME")
+	if ok && home == "" {
+		// git would look for "/.gitconfig"; Find leaves that to it.
+		return false
+	}
 	var files []string
 	if v, ok := get("GIT_CONFIG_NOSYSTEM"); ok {
 		nosystem, ok := configBool(v, true)

@@ -17,8 +17,9 @@ import (
 // current user owns, with an environment and a config that change nothing
 // about where git looks. Anything else (a GIT_* variable that steers
 // discovery, a bare repository, another user's, core.worktree elsewhere, a
-// repository extension, a file it cannot read or parse) goes to Discover, so
-// the answer is always git's. A Repo found this way also answers BaseBranch
+// repository extension, a mount point crossed, a file it cannot read, a
+// config file git would refuse) goes to Discover, so the answer is always
+// git's. A Repo found this way also answers BaseBranch
 // from its files.
 func Find(ctx context.Context, dir string, env []string) (*Repo, error) {
 	if repo, err, ok := findFiles(dir, env); ok {
@@ -102,9 +103,9 @@ func missing(path string) bool {
 
 // steeringEnv are the GIT_* variables that change where git finds a
 // repository, how it reads the repository's config and refs, or whether it
-// trusts it. Others (identity, transport, pager, trace, global and system
-// config, which git reads only to trust a repository another user owns)
-// change none of that.
+// trusts it. Others (identity, transport, pager, trace, and the paths of
+// the global and system config, which Find reads as git does) change none
+// of that.
 var steeringEnv = map[string]bool{
 	"GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_COMMON_DIR": true, "GIT_IMPLICIT_WORK_TREE": true,
 	"GIT_CEILING_DIRECTORIES": true, "GIT_DISCOVERY_ACROSS_FILESYSTEM": true,
