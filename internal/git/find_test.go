@@ -592,3 +592,31 @@ func TestReadPackedRefs(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkOpen compares opening a plain repository and naming its base
+// branch from the files with asking git, as check does once per run.
+func BenchmarkOpen(b *testing.B) {
+	dir := b.TempDir()
+	if _, err := Run(context.Background(), dir, testEnv(), "init", "-q", "-b", "main"); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := Run(context.Background(), dir, testEnv(), "commit", "-q", "--allow-empty", "-m", "start"); err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		open func(context.Context, string, []string) (*Repo, error)
+	}{{"files", Find}, {"git", Discover}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				repo, err := bc.open(context.Background(), dir, testEnv())
+				if err != nil {
+					b.Fatal(err)
+				}
+				if branch, err := repo.BaseBranch(context.Background(), ""); err != nil || branch != "main" {
+					b.Fatal(branch, err)
+				}
+			}
+		})
+	}
+}
