@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/cairn-dev/cairn/internal/source"
 	"github.com/cairn-dev/cairn/ir"
@@ -171,8 +172,8 @@ type keyPart struct {
 type docBuilder struct {
 	file string
 	src  []byte
-	// text is src as one string: the names and the verbatim values of the
-	// document are slices of it rather than copies of their own.
+	// text is src seen as a string, not a copy of it: the names and the
+	// verbatim values of the document are slices of it.
 	text  string
 	lines []int // byte offset of each line's start
 	diags []ir.Diagnostic
@@ -208,12 +209,14 @@ func (s *slab[T]) new(v T) *T {
 var errSyntaxFatal = errors.New("syntax error")
 
 // ReadTOMLDoc reads src, the TOML file named file, into a positioned tree.
-// It reports a syntax error (which ends the document: the tree holds what came
+// The tree's names and verbatim strings share src's bytes rather than copy
+// them (a 10 MB file would be held twice), so src must not change once it
+// is read: the front-ends keep it whole as the file's text anyway. It reports a syntax error (which ends the document: the tree holds what came
 // before it) and every key defined twice, with rules RuleSyntax and
 // RuleDuplicate; a duplicate keeps the first definition.
 func ReadTOMLDoc(file string, src []byte) (*TOMLDoc, []ir.Diagnostic) {
 	src = source.Text(src)
-	b := &docBuilder{file: file, src: src, text: string(src), lines: source.LineStarts(src), root: &TOMLTable{Def: TOMLHeader}}
+	b := &docBuilder{file: file, src: src, text: unsafe.String(unsafe.SliceData(src), len(src)), lines: source.LineStarts(src), root: &TOMLTable{Def: TOMLHeader}}
 	b.cur = b.root
 	doc := &TOMLDoc{File: file, Src: src, Root: b.root}
 	var p unstable.Parser
