@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/cairn-dev/cairn/internal/source"
@@ -28,8 +29,15 @@ var (
 func TOML(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
 	src = source.Text(src)
 	p := &ir.Process{Name: NameOf(file), File: file, Format: ir.TOML, Source: src}
-	doc, diags := tomldoc.ReadTOMLDoc(file, src)
 	fe := &tomlProcess{p: p, names: map[string]ir.Field[string]{}}
+	// Each [[steps]] goes into the process as soon as it is complete, and
+	// its part of the document goes: a long process is never held twice.
+	doc, diags := tomldoc.ReadTOMLDocItems(file, src, "steps", func(i int, item *tomldoc.TOMLValue) {
+		if p.Steps == nil {
+			p.Steps = make([]ir.Step, 0, bytes.Count(src, []byte("[[steps]]")))
+		}
+		fe.step(i+1, item)
+	})
 	fe.top(doc.Root)
 	// After a syntax error the document is cut short where the parser
 	// stopped: what it holds fills the process, but its refusals would be
@@ -157,6 +165,10 @@ func (fe *tomlProcess) steps(e *tomldoc.TOMLEntry) {
 		r.TypeError(e, "an array of tables ([[steps]])")
 		return
 	}
+	if e.Value.TablesArray {
+		// Its items went into the process as the document was read.
+		return
+	}
 	fe.p.Steps = make([]ir.Step, 0, len(e.Value.Items))
 	for i, item := range e.Value.Items {
 		if item.Kind != tomldoc.KindTable {
@@ -164,9 +176,6 @@ func (fe *tomlProcess) steps(e *tomldoc.TOMLEntry) {
 			continue
 		}
 		fe.step(i+1, item)
-		// The step is in the IR now: let its part of the document go, so
-		// a long process does not hold both at once.
-		e.Value.Items[i] = nil
 	}
 }
 

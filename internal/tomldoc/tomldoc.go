@@ -188,6 +188,10 @@ type docBuilder struct {
 	// for in file order, and counting runes from it keeps long lines
 	// linear.
 	last ir.Pos
+	// itemsOf and done are ReadTOMLDocItems': the top-level array of tables
+	// whose items go to done once complete.
+	itemsOf string
+	done    func(i int, item *TOMLValue)
 }
 
 // slab hands out Ts from chunks: a document has many small entries, values
@@ -215,22 +219,51 @@ var errSyntaxFatal = errors.New("syntax error")
 // before it) and every key defined twice, with rules RuleSyntax and
 // RuleDuplicate; a duplicate keeps the first definition.
 func ReadTOMLDoc(file string, src []byte) (*TOMLDoc, []ir.Diagnostic) {
+	return ReadTOMLDocItems(file, src, "", nil)
+}
+
+// ReadTOMLDocItems reads src like ReadTOMLDoc, and hands each item of the
+// top-level array of tables called array ([[steps]]) to done, with its
+// index, as soon as nothing later in the file can add to it: when the next
+// [[array]] header starts another item, and at the end of the document
+// (where a syntax error ends it too). The document then lets go of the
+// item, leaving nil in its place, so that a long file's tree is never held
+// whole: done takes from it what it needs.
+func ReadTOMLDocItems(file string, src []byte, array string, done func(i int, item *TOMLValue)) (*TOMLDoc, []ir.Diagnostic) {
 	src = source.Text(src)
 	b := &docBuilder{file: file, src: src, text: unsafe.String(unsafe.SliceData(src), len(src)), lines: source.LineStarts(src), root: &TOMLTable{Def: TOMLHeader}}
 	b.cur = b.root
+	if done != nil {
+		b.itemsOf, b.done = array, done
+	}
 	doc := &TOMLDoc{File: file, Src: src, Root: b.root}
 	var p unstable.Parser
 	p.Reset(src)
 	for p.NextExpression() {
 		b.expression(p.Expression())
 		if b.failed {
-			return doc, b.diags
+			break
 		}
 	}
-	if err := p.Error(); err != nil {
+	if err := p.Error(); err != nil && !b.failed {
 		b.parserError(err)
 	}
+	if b.done != nil {
+		if e := b.root.Get(b.itemsOf); e != nil && e.Value.TablesArray {
+			b.itemDone(e.Value, len(e.Value.Items)-1)
+		}
+	}
 	return doc, b.diags
+}
+
+// itemDone hands item i of the array of tables v to done, and lets go of
+// it.
+func (b *docBuilder) itemDone(v *TOMLValue, i int) {
+	if i < 0 || v.Items[i] == nil {
+		return
+	}
+	b.done(i, v.Items[i])
+	v.Items[i] = nil
 }
 
 // pos returns the position of byte offset off, its column counting runes.
@@ -680,6 +713,9 @@ func (b *docBuilder) arrayTableHeader(n *unstable.Node) error {
 			Kind: KindArray, Range: header, Items: []*TOMLValue{itemValue}, TablesArray: true,
 		})}))
 	case e.Value.TablesArray:
+		if b.done != nil && t == b.root && last.name == b.itemsOf {
+			b.itemDone(e.Value, len(e.Value.Items)-1)
+		}
 		e.Value.Items = append(e.Value.Items, itemValue)
 	case e.Value.Kind == KindArray:
 		return b.syntax(keyRange, firstDefined(e), "array %q is defined by a value; [[%s]] cannot add to it", path, path)
