@@ -5,6 +5,7 @@
 package tomldoc
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -175,7 +176,6 @@ type docBuilder struct {
 	// text is src seen as a string, not a copy of it: the names and the
 	// verbatim values of the document are slices of it.
 	text  string
-	lines []int // byte offset of each line's start
 	diags []ir.Diagnostic
 	root  *TOMLTable
 	cur   *TOMLTable
@@ -231,7 +231,7 @@ func ReadTOMLDoc(file string, src []byte) (*TOMLDoc, []ir.Diagnostic) {
 // whole: done takes from it what it needs.
 func ReadTOMLDocItems(file string, src []byte, array string, done func(i int, item *TOMLValue)) (*TOMLDoc, []ir.Diagnostic) {
 	src = source.Text(src)
-	b := &docBuilder{file: file, src: src, text: unsafe.String(unsafe.SliceData(src), len(src)), lines: source.LineStarts(src), root: &TOMLTable{Def: TOMLHeader}}
+	b := &docBuilder{file: file, src: src, text: unsafe.String(unsafe.SliceData(src), len(src)), last: ir.Pos{Line: 1, Column: 1}, root: &TOMLTable{Def: TOMLHeader}}
 	b.cur = b.root
 	if done != nil {
 		b.itemsOf, b.done = array, done
@@ -267,28 +267,36 @@ func (b *docBuilder) itemDone(v *TOMLValue, i int) {
 }
 
 // pos returns the position of byte offset off, its column counting runes.
+// It counts from the last position asked for, since positions are mostly
+// asked for in file order: the newlines in between give the line, and the
+// characters since the last of them, or since the last position when there
+// is none, the column.
 func (b *docBuilder) pos(off int) ir.Pos {
 	off = max(0, min(off, len(b.src)))
-	// The line is the last whose start is at or before off.
-	lo, hi := 0, len(b.lines)
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if b.lines[mid] > off {
-			hi = mid
+	last := int(b.last.Offset)
+	var line, start, col int
+	switch {
+	case off >= last:
+		seg := b.src[last:off]
+		line = int(b.last.Line) + bytes.Count(seg, newline)
+		if i := bytes.LastIndexByte(seg, '\n'); i >= 0 {
+			start, col = last+i+1, 1
+		} else if last == len(b.src) || utf8.RuneStart(b.src[last]) {
+			// Counting on from the last position is only right when it
+			// does not cut a character in two.
+			start, col = last, int(b.last.Column)
 		} else {
-			lo = mid + 1
+			start, col = bytes.LastIndexByte(b.src[:off], '\n')+1, 1
 		}
+	default:
+		line = int(b.last.Line) - bytes.Count(b.src[off:last], newline)
+		start, col = bytes.LastIndexByte(b.src[:off], '\n')+1, 1
 	}
-	line := lo - 1
-	start, col := b.lines[line], 1
-	// Counting from the last position is only right when it does not cut
-	// a character in two.
-	if last := int(b.last.Offset); int(b.last.Line) == line+1 && last <= off && (last == len(b.src) || utf8.RuneStart(b.src[last])) {
-		start, col = last, int(b.last.Column)
-	}
-	b.last = ir.Pos{Line: int32(line + 1), Column: int32(col + utf8.RuneCount(b.src[start:off])), Offset: int32(off)}
+	b.last = ir.Pos{Line: int32(line), Column: int32(col + utf8.RuneCount(b.src[start:off])), Offset: int32(off)}
 	return b.last
 }
+
+var newline = []byte{'\n'}
 
 // rng returns the range of bytes start up to end.
 func (b *docBuilder) rng(start, end int) ir.Range {
