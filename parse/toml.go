@@ -29,12 +29,15 @@ var (
 func TOML(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
 	src = source.Text(src)
 	p := &ir.Process{Name: NameOf(file), File: file, Format: ir.TOML, Source: src}
-	fe := &tomlProcess{p: p, names: map[string]ir.Field[string]{}}
+	// The steps' headers as usually written: how many steps to make room
+	// for.
+	steps := bytes.Count(src, []byte("[[steps]]"))
+	fe := &tomlProcess{p: p, names: make(map[string]ir.Range, steps)}
 	// Each [[steps]] goes into the process as soon as it is complete, and
 	// its part of the document goes: a long process is never held twice.
 	doc, diags := tomldoc.ReadTOMLDocItems(file, src, "steps", func(i int, item *tomldoc.TOMLValue) {
 		if p.Steps == nil {
-			p.Steps = make([]ir.Step, 0, bytes.Count(src, []byte("[[steps]]")))
+			p.Steps = make([]ir.Step, 0, steps)
 		}
 		fe.step(i+1, item)
 	})
@@ -53,7 +56,7 @@ func TOML(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
 type tomlProcess struct {
 	p     *ir.Process
 	r     tomldoc.TOMLReader
-	names map[string]ir.Field[string] // step names seen, for duplicates
+	names map[string]ir.Range // the steps' names seen, where, for duplicates
 }
 
 func (fe *tomlProcess) top(t *tomldoc.TOMLTable) {
@@ -201,7 +204,8 @@ func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
 		}
 	}
 	var set stepSettings
-	var kinds []*tomldoc.TOMLEntry
+	var kindsRoom [1]*tomldoc.TOMLEntry
+	kinds := kindsRoom[:0]
 	for _, kv := range t.Entries {
 		switch kv.Key {
 		case "name":
@@ -286,11 +290,11 @@ func (fe *tomlProcess) uniqueName(name ir.Field[string]) {
 		return
 	}
 	if first, ok := fe.names[name.Value]; ok {
-		fe.r.Report(ir.RuleDuplicate, name.Range, []ir.Related{{Range: first.Range, Message: "first defined here"}},
+		fe.r.Report(ir.RuleDuplicate, name.Range, []ir.Related{{Range: first, Message: "first defined here"}},
 			"step %q is already defined", name.Value)
 		return
 	}
-	fe.names[name.Value] = name
+	fe.names[name.Value] = name.Range
 }
 
 func (fe *tomlProcess) phase(kind ir.PhaseKind, e *tomldoc.TOMLEntry, n int, name ir.Field[string]) *ir.Phase {

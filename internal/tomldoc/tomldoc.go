@@ -109,7 +109,14 @@ func (t *TOMLTable) Get(key string) *TOMLEntry {
 // below it, looking through the entries is faster.
 const indexFrom = 16
 
-func (t *TOMLTable) add(e *TOMLEntry) {
+// add appends e to t's entries, whose room comes from the builder's chunks
+// of entry pointers: most tables have a handful of entries, and growing
+// each table's own slice from nothing costs an allocation at each doubling.
+func (b *docBuilder) add(t *TOMLTable, e *TOMLEntry) {
+	if len(t.Entries) == cap(t.Entries) {
+		grown := b.entryRoom.take(max(4, 2*cap(t.Entries)))
+		t.Entries = append(grown, t.Entries...)
+	}
 	t.Entries = append(t.Entries, e)
 	switch {
 	case t.index != nil:
@@ -184,6 +191,10 @@ type docBuilder struct {
 	entries slab[TOMLEntry]
 	values  slab[TOMLValue]
 	tables  slab[TOMLTable]
+	// entryRoom and spans are chunks the tables' entries and the strings'
+	// spans are cut from.
+	entryRoom chunks[*TOMLEntry]
+	spans     chunks[ir.Span]
 	// last is the last position pos computed: positions are mostly asked
 	// for in file order, and counting runes from it keeps long lines
 	// linear.
@@ -207,6 +218,23 @@ func (s *slab[T]) new(v T) *T {
 	s.free = s.free[1:]
 	*p = v
 	return p
+}
+
+// chunks hands out empty slices of a given capacity cut from larger
+// chunks, one allocation for many small slices.
+type chunks[T any] struct{ free []T }
+
+// take returns an empty slice with room for n Ts.
+func (c *chunks[T]) take(n int) []T {
+	if n > 64 {
+		return make([]T, 0, n)
+	}
+	if len(c.free) < n {
+		c.free = make([]T, 256)
+	}
+	s := c.free[:0:n]
+	c.free = c.free[n:]
+	return s
 }
 
 // errSyntaxFatal stops the walk at a syntax error already reported.
@@ -442,7 +470,7 @@ func (b *docBuilder) keyValue(n *unstable.Node, t *TOMLTable) error {
 		if e == nil {
 			r := b.rng(part.start, part.end)
 			sub := b.tables.new(TOMLTable{Def: TOMLDotted})
-			t.add(b.entries.new(TOMLEntry{Key: part.name, KeyRange: r, Value: b.values.new(TOMLValue{Kind: KindTable, Range: r, Table: sub})}))
+			b.add(t, b.entries.new(TOMLEntry{Key: part.name, KeyRange: r, Value: b.values.new(TOMLValue{Kind: KindTable, Range: r, Table: sub})}))
 			t = sub
 			continue
 		}
@@ -465,7 +493,7 @@ func (b *docBuilder) keyValue(n *unstable.Node, t *TOMLTable) error {
 		b.report(ir.RuleDuplicate, keyRange, firstDefined(e), "key %q is already defined in this table", last.name)
 		return nil
 	}
-	t.add(b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: value}))
+	b.add(t, b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: value}))
 	return nil
 }
 
@@ -535,7 +563,7 @@ func (b *docBuilder) value(n *unstable.Node, from int) (*TOMLValue, error) {
 			ok, spans = false, []source.SpanAt{{}}
 		}
 		if ok {
-			v.Spans = []ir.Span{{Offset: 0, Start: b.pos(start + from)}}
+			v.Spans = append(b.spans.take(1), ir.Span{Offset: 0, Start: b.pos(start + from)})
 		}
 		for _, s := range spans {
 			v.Spans = append(v.Spans, ir.Span{Offset: s.Value, Start: b.pos(start + s.File)})
@@ -636,7 +664,7 @@ func (b *docBuilder) parent(parts []keyPart, how string) (*TOMLTable, error) {
 		if e == nil {
 			r := b.rng(part.start, part.end)
 			sub := b.tables.new(TOMLTable{Def: TOMLImplicit})
-			t.add(b.entries.new(TOMLEntry{Key: part.name, KeyRange: r, Value: b.values.new(TOMLValue{Kind: KindTable, Range: r, Table: sub})}))
+			b.add(t, b.entries.new(TOMLEntry{Key: part.name, KeyRange: r, Value: b.values.new(TOMLValue{Kind: KindTable, Range: r, Table: sub})}))
 			t = sub
 			continue
 		}
@@ -671,7 +699,7 @@ func (b *docBuilder) tableHeader(n *unstable.Node) error {
 	e := t.Get(last.name)
 	if e == nil {
 		b.cur = b.tables.new(TOMLTable{Def: TOMLHeader, Header: header})
-		t.add(b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: b.values.new(TOMLValue{Kind: KindTable, Range: header, Table: b.cur})}))
+		b.add(t, b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: b.values.new(TOMLValue{Kind: KindTable, Range: header, Table: b.cur})}))
 		return nil
 	}
 	v := e.Value
@@ -717,7 +745,7 @@ func (b *docBuilder) arrayTableHeader(n *unstable.Node) error {
 	e := t.Get(last.name)
 	switch {
 	case e == nil:
-		t.add(b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: b.values.new(TOMLValue{
+		b.add(t, b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: b.values.new(TOMLValue{
 			Kind: KindArray, Range: header, Items: []*TOMLValue{itemValue}, TablesArray: true,
 		})}))
 	case e.Value.TablesArray:
