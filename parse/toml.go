@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/cairn-dev/cairn/internal/source"
@@ -28,8 +29,18 @@ var (
 func TOML(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
 	src = source.Text(src)
 	p := &ir.Process{Name: NameOf(file), File: file, Format: ir.TOML, Source: src}
-	doc, diags := tomldoc.ReadTOMLDoc(file, src)
-	fe := &tomlProcess{p: p, names: map[string]ir.Field[string]{}}
+	// The steps' headers as usually written: how many steps to make room
+	// for.
+	steps := bytes.Count(src, []byte("[[steps]]"))
+	fe := &tomlProcess{p: p, names: make(map[string]ir.Range, steps)}
+	// Each [[steps]] goes into the process as soon as it is complete, and
+	// its part of the document goes: a long process is never held twice.
+	doc, diags := tomldoc.ReadTOMLDocItems(file, src, "steps", func(i int, item *tomldoc.TOMLValue) {
+		if p.Steps == nil {
+			p.Steps = make([]ir.Step, 0, steps)
+		}
+		fe.step(i+1, item)
+	})
 	fe.top(doc.Root)
 	// After a syntax error the document is cut short where the parser
 	// stopped: what it holds fills the process, but its refusals would be
@@ -45,7 +56,7 @@ func TOML(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
 type tomlProcess struct {
 	p     *ir.Process
 	r     tomldoc.TOMLReader
-	names map[string]ir.Field[string] // step names seen, for duplicates
+	names map[string]ir.Range // the steps' names seen, where, for duplicates
 }
 
 func (fe *tomlProcess) top(t *tomldoc.TOMLTable) {
@@ -157,6 +168,10 @@ func (fe *tomlProcess) steps(e *tomldoc.TOMLEntry) {
 		r.TypeError(e, "an array of tables ([[steps]])")
 		return
 	}
+	if e.Value.TablesArray {
+		// Its items went into the process as the document was read.
+		return
+	}
 	fe.p.Steps = make([]ir.Step, 0, len(e.Value.Items))
 	for i, item := range e.Value.Items {
 		if item.Kind != tomldoc.KindTable {
@@ -164,9 +179,6 @@ func (fe *tomlProcess) steps(e *tomldoc.TOMLEntry) {
 			continue
 		}
 		fe.step(i+1, item)
-		// The step is in the IR now: let its part of the document go, so
-		// a long process does not hold both at once.
-		e.Value.Items[i] = nil
 	}
 }
 
@@ -192,7 +204,8 @@ func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
 		}
 	}
 	var set stepSettings
-	var kinds []*tomldoc.TOMLEntry
+	var kindsRoom [1]*tomldoc.TOMLEntry
+	kinds := kindsRoom[:0]
 	for _, kv := range t.Entries {
 		switch kv.Key {
 		case "name":
@@ -277,11 +290,11 @@ func (fe *tomlProcess) uniqueName(name ir.Field[string]) {
 		return
 	}
 	if first, ok := fe.names[name.Value]; ok {
-		fe.r.Report(ir.RuleDuplicate, name.Range, []ir.Related{{Range: first.Range, Message: "first defined here"}},
+		fe.r.Report(ir.RuleDuplicate, name.Range, []ir.Related{{Range: first, Message: "first defined here"}},
 			"step %q is already defined", name.Value)
 		return
 	}
-	fe.names[name.Value] = name
+	fe.names[name.Value] = name.Range
 }
 
 func (fe *tomlProcess) phase(kind ir.PhaseKind, e *tomldoc.TOMLEntry, n int, name ir.Field[string]) *ir.Phase {

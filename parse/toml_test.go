@@ -811,3 +811,21 @@ func TestTOMLProcess(t *testing.T) {
 		t.Errorf("absent tables: %+v", p)
 	}
 }
+
+// TestTOMLStepsInterleaved: a step's tables may follow another table's, and
+// steps may be written inline; each is read whole, in file order.
+func TestTOMLStepsInterleaved(t *testing.T) {
+	src := "[[steps]]\nname = \"a\"\ncommand = \"true\"\n[[steps]]\nname = \"b\"\ncommand = \"false\"\n[limits]\nrepair_cap = 1\n[steps.validate]\nshells = [\"true\"]\n[steps.env]\nX = \"1\"\n"
+	p, diags := TOML("x.toml", []byte(src))
+	if len(diags) > 0 {
+		t.Fatal(sourcetest.DiagLines(diags))
+	}
+	if len(p.Steps) != 2 || p.Steps[0].Name.Value != "a" || p.Steps[0].Validate != nil || p.Steps[1].Name.Value != "b" ||
+		p.Steps[1].Validate == nil || len(p.Steps[1].Validate.Shells.Value) != 1 || len(p.Steps[1].Env.Value) != 1 || p.Limits.RepairCap.Value != 1 {
+		t.Errorf("steps: %+v", p.Steps)
+	}
+	p, diags = TOML("x.toml", []byte("steps = [{name = \"a\", command = \"true\"}, {name = \"a\", command = \"x\"}, 1]\n"))
+	if want := []string{`1:50 duplicate: step "a" is already defined (related 1:18: first defined here)`, `1:71 type: step 3 must be a table, not an integer`}; !slices.Equal(sourcetest.DiagLines(diags), want) || len(p.Steps) != 2 {
+		t.Errorf("inline steps: %d steps, %q", len(p.Steps), sourcetest.DiagLines(diags))
+	}
+}

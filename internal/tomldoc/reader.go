@@ -127,7 +127,7 @@ func (r *TOMLReader) Strings(e *TOMLEntry) ir.Strings {
 		r.TypeError(e, "an array of strings")
 		return bad[[]ir.Field[string]](e)
 	}
-	out := ir.Strings{Value: []ir.Field[string]{}, Set: true, Key: e.KeyRange, Range: e.Value.Range}
+	out := ir.Strings{Value: make([]ir.Field[string], 0, len(e.Value.Items)), Set: true, Key: e.KeyRange, Range: e.Value.Range}
 	for _, item := range e.Value.Items {
 		if item.Kind != KindString {
 			r.Report(ir.RuleType, item.Range, nil, "items of %q must be strings, not %s", e.Key, Describe(item))
@@ -157,7 +157,7 @@ func (r *TOMLReader) StringTable(e *TOMLEntry) ir.Field[[]ir.Pair] {
 	if t == nil {
 		return bad[[]ir.Pair](e)
 	}
-	out := ir.Field[[]ir.Pair]{Value: []ir.Pair{}, Set: true, Key: e.KeyRange, Range: e.Value.Range}
+	out := ir.Field[[]ir.Pair]{Value: make([]ir.Pair, 0, len(t.Entries)), Set: true, Key: e.KeyRange, Range: e.Value.Range}
 	for _, kv := range t.Entries {
 		if kv.Value.Kind != KindString {
 			r.Report(ir.RuleType, kv.Value.Range, nil, "%q in %q must be a string, not %s", kv.Key, e.Key, Describe(kv.Value))

@@ -5,10 +5,12 @@
 package tomldoc
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/cairn-dev/cairn/internal/source"
 	"github.com/cairn-dev/cairn/ir"
@@ -107,7 +109,14 @@ func (t *TOMLTable) Get(key string) *TOMLEntry {
 // below it, looking through the entries is faster.
 const indexFrom = 16
 
-func (t *TOMLTable) add(e *TOMLEntry) {
+// add appends e to t's entries, whose room comes from the builder's chunks
+// of entry pointers: most tables have a handful of entries, and growing
+// each table's own slice from nothing costs an allocation at each doubling.
+func (b *docBuilder) add(t *TOMLTable, e *TOMLEntry) {
+	if len(t.Entries) == cap(t.Entries) {
+		grown := b.entryRoom.take(max(4, 2*cap(t.Entries)))
+		t.Entries = append(grown, t.Entries...)
+	}
 	t.Entries = append(t.Entries, e)
 	switch {
 	case t.index != nil:
@@ -171,10 +180,9 @@ type keyPart struct {
 type docBuilder struct {
 	file string
 	src  []byte
-	// text is src as one string: the names and the verbatim values of the
-	// document are slices of it rather than copies of their own.
+	// text is src seen as a string, not a copy of it: the names and the
+	// verbatim values of the document are slices of it.
 	text  string
-	lines []int // byte offset of each line's start
 	diags []ir.Diagnostic
 	root  *TOMLTable
 	cur   *TOMLTable
@@ -183,10 +191,18 @@ type docBuilder struct {
 	entries slab[TOMLEntry]
 	values  slab[TOMLValue]
 	tables  slab[TOMLTable]
+	// entryRoom and spans are chunks the tables' entries and the strings'
+	// spans are cut from.
+	entryRoom chunks[*TOMLEntry]
+	spans     chunks[ir.Span]
 	// last is the last position pos computed: positions are mostly asked
 	// for in file order, and counting runes from it keeps long lines
 	// linear.
 	last ir.Pos
+	// itemsOf and done are ReadTOMLDocItems': the top-level array of tables
+	// whose items go to done once complete.
+	itemsOf string
+	done    func(i int, item *TOMLValue)
 }
 
 // slab hands out Ts from chunks: a document has many small entries, values
@@ -204,55 +220,111 @@ func (s *slab[T]) new(v T) *T {
 	return p
 }
 
+// chunks hands out empty slices of a given capacity cut from larger
+// chunks, one allocation for many small slices.
+type chunks[T any] struct{ free []T }
+
+// take returns an empty slice with room for n Ts.
+func (c *chunks[T]) take(n int) []T {
+	if n > 64 {
+		return make([]T, 0, n)
+	}
+	if len(c.free) < n {
+		c.free = make([]T, 256)
+	}
+	s := c.free[:0:n]
+	c.free = c.free[n:]
+	return s
+}
+
 // errSyntaxFatal stops the walk at a syntax error already reported.
 var errSyntaxFatal = errors.New("syntax error")
 
 // ReadTOMLDoc reads src, the TOML file named file, into a positioned tree.
-// It reports a syntax error (which ends the document: the tree holds what came
+// The tree's names and verbatim strings share src's bytes rather than copy
+// them (a 10 MB file would be held twice), so src must not change once it
+// is read: the front-ends keep it whole as the file's text anyway. It reports a syntax error (which ends the document: the tree holds what came
 // before it) and every key defined twice, with rules RuleSyntax and
 // RuleDuplicate; a duplicate keeps the first definition.
 func ReadTOMLDoc(file string, src []byte) (*TOMLDoc, []ir.Diagnostic) {
+	return ReadTOMLDocItems(file, src, "", nil)
+}
+
+// ReadTOMLDocItems reads src like ReadTOMLDoc, and hands each item of the
+// top-level array of tables called array ([[steps]]) to done, with its
+// index, as soon as nothing later in the file can add to it: when the next
+// [[array]] header starts another item, and at the end of the document
+// (where a syntax error ends it too). The document then lets go of the
+// item, leaving nil in its place, so that a long file's tree is never held
+// whole: done takes from it what it needs.
+func ReadTOMLDocItems(file string, src []byte, array string, done func(i int, item *TOMLValue)) (*TOMLDoc, []ir.Diagnostic) {
 	src = source.Text(src)
-	b := &docBuilder{file: file, src: src, text: string(src), lines: source.LineStarts(src), root: &TOMLTable{Def: TOMLHeader}}
+	b := &docBuilder{file: file, src: src, text: unsafe.String(unsafe.SliceData(src), len(src)), last: ir.Pos{Line: 1, Column: 1}, root: &TOMLTable{Def: TOMLHeader}}
 	b.cur = b.root
+	if done != nil {
+		b.itemsOf, b.done = array, done
+	}
 	doc := &TOMLDoc{File: file, Src: src, Root: b.root}
 	var p unstable.Parser
 	p.Reset(src)
 	for p.NextExpression() {
 		b.expression(p.Expression())
 		if b.failed {
-			return doc, b.diags
+			break
 		}
 	}
-	if err := p.Error(); err != nil {
+	if err := p.Error(); err != nil && !b.failed {
 		b.parserError(err)
+	}
+	if b.done != nil {
+		if e := b.root.Get(b.itemsOf); e != nil && e.Value.TablesArray {
+			b.itemDone(e.Value, len(e.Value.Items)-1)
+		}
 	}
 	return doc, b.diags
 }
 
+// itemDone hands item i of the array of tables v to done, and lets go of
+// it.
+func (b *docBuilder) itemDone(v *TOMLValue, i int) {
+	if i < 0 || v.Items[i] == nil {
+		return
+	}
+	b.done(i, v.Items[i])
+	v.Items[i] = nil
+}
+
 // pos returns the position of byte offset off, its column counting runes.
+// It counts from the last position asked for, since positions are mostly
+// asked for in file order: the newlines in between give the line, and the
+// characters since the last of them, or since the last position when there
+// is none, the column.
 func (b *docBuilder) pos(off int) ir.Pos {
 	off = max(0, min(off, len(b.src)))
-	// The line is the last whose start is at or before off.
-	lo, hi := 0, len(b.lines)
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if b.lines[mid] > off {
-			hi = mid
+	last := int(b.last.Offset)
+	var line, start, col int
+	switch {
+	case off >= last:
+		seg := b.src[last:off]
+		line = int(b.last.Line) + bytes.Count(seg, newline)
+		if i := bytes.LastIndexByte(seg, '\n'); i >= 0 {
+			start, col = last+i+1, 1
+		} else if last == len(b.src) || utf8.RuneStart(b.src[last]) {
+			// Counting on from the last position is only right when it
+			// does not cut a character in two.
+			start, col = last, int(b.last.Column)
 		} else {
-			lo = mid + 1
+			start, col = bytes.LastIndexByte(b.src[:off], '\n')+1, 1
 		}
+	default:
+		line = int(b.last.Line) - bytes.Count(b.src[off:last], newline)
+		start, col = bytes.LastIndexByte(b.src[:off], '\n')+1, 1
 	}
-	line := lo - 1
-	start, col := b.lines[line], 1
-	// Counting from the last position is only right when it does not cut
-	// a character in two.
-	if last := int(b.last.Offset); int(b.last.Line) == line+1 && last <= off && (last == len(b.src) || utf8.RuneStart(b.src[last])) {
-		start, col = last, int(b.last.Column)
-	}
-	b.last = ir.Pos{Line: int32(line + 1), Column: int32(col + utf8.RuneCount(b.src[start:off])), Offset: int32(off)}
+	b.last = ir.Pos{Line: int32(line), Column: int32(col + utf8.RuneCount(b.src[start:off])), Offset: int32(off)}
 	return b.last
 }
+
+var newline = []byte{'\n'}
 
 // rng returns the range of bytes start up to end.
 func (b *docBuilder) rng(start, end int) ir.Range {
@@ -398,7 +470,7 @@ func (b *docBuilder) keyValue(n *unstable.Node, t *TOMLTable) error {
 		if e == nil {
 			r := b.rng(part.start, part.end)
 			sub := b.tables.new(TOMLTable{Def: TOMLDotted})
-			t.add(b.entries.new(TOMLEntry{Key: part.name, KeyRange: r, Value: b.values.new(TOMLValue{Kind: KindTable, Range: r, Table: sub})}))
+			b.add(t, b.entries.new(TOMLEntry{Key: part.name, KeyRange: r, Value: b.values.new(TOMLValue{Kind: KindTable, Range: r, Table: sub})}))
 			t = sub
 			continue
 		}
@@ -421,7 +493,7 @@ func (b *docBuilder) keyValue(n *unstable.Node, t *TOMLTable) error {
 		b.report(ir.RuleDuplicate, keyRange, firstDefined(e), "key %q is already defined in this table", last.name)
 		return nil
 	}
-	t.add(b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: value}))
+	b.add(t, b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: value}))
 	return nil
 }
 
@@ -491,7 +563,7 @@ func (b *docBuilder) value(n *unstable.Node, from int) (*TOMLValue, error) {
 			ok, spans = false, []source.SpanAt{{}}
 		}
 		if ok {
-			v.Spans = []ir.Span{{Offset: 0, Start: b.pos(start + from)}}
+			v.Spans = append(b.spans.take(1), ir.Span{Offset: 0, Start: b.pos(start + from)})
 		}
 		for _, s := range spans {
 			v.Spans = append(v.Spans, ir.Span{Offset: s.Value, Start: b.pos(start + s.File)})
@@ -592,7 +664,7 @@ func (b *docBuilder) parent(parts []keyPart, how string) (*TOMLTable, error) {
 		if e == nil {
 			r := b.rng(part.start, part.end)
 			sub := b.tables.new(TOMLTable{Def: TOMLImplicit})
-			t.add(b.entries.new(TOMLEntry{Key: part.name, KeyRange: r, Value: b.values.new(TOMLValue{Kind: KindTable, Range: r, Table: sub})}))
+			b.add(t, b.entries.new(TOMLEntry{Key: part.name, KeyRange: r, Value: b.values.new(TOMLValue{Kind: KindTable, Range: r, Table: sub})}))
 			t = sub
 			continue
 		}
@@ -627,7 +699,7 @@ func (b *docBuilder) tableHeader(n *unstable.Node) error {
 	e := t.Get(last.name)
 	if e == nil {
 		b.cur = b.tables.new(TOMLTable{Def: TOMLHeader, Header: header})
-		t.add(b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: b.values.new(TOMLValue{Kind: KindTable, Range: header, Table: b.cur})}))
+		b.add(t, b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: b.values.new(TOMLValue{Kind: KindTable, Range: header, Table: b.cur})}))
 		return nil
 	}
 	v := e.Value
@@ -673,10 +745,13 @@ func (b *docBuilder) arrayTableHeader(n *unstable.Node) error {
 	e := t.Get(last.name)
 	switch {
 	case e == nil:
-		t.add(b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: b.values.new(TOMLValue{
+		b.add(t, b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: b.values.new(TOMLValue{
 			Kind: KindArray, Range: header, Items: []*TOMLValue{itemValue}, TablesArray: true,
 		})}))
 	case e.Value.TablesArray:
+		if b.done != nil && t == b.root && last.name == b.itemsOf {
+			b.itemDone(e.Value, len(e.Value.Items)-1)
+		}
 		e.Value.Items = append(e.Value.Items, itemValue)
 	case e.Value.Kind == KindArray:
 		return b.syntax(keyRange, firstDefined(e), "array %q is defined by a value; [[%s]] cannot add to it", path, path)

@@ -1,6 +1,7 @@
 package tomldoc
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -117,5 +118,42 @@ func TestReadTOMLDocTree(t *testing.T) {
 	}
 	if root.Get("missing") != nil || (*TOMLTable)(nil).Get("x") != nil {
 		t.Error("Get of a missing key")
+	}
+}
+
+// TestReadTOMLDocItems: each item of the array is handed over once complete,
+// with what later headers (after another table's) added to it, and the
+// document keeps nil in its place; other arrays of tables stay.
+func TestReadTOMLDocItems(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want []string
+	}{
+		{"[[s]]\nk = 1\n[[s]]\nk = 2\n[other]\n[s.sub]\nx = 3\n[[o]]\n", []string{"0: k", "1: k sub"}},
+		{"[[s]]\nk = 1\n[[s]]\nk = 2\n[[s]]\nk = ", []string{"0: k", "1: k", "2: "}},
+		{"[a]\n[[a.s]]\n[[s]]\n", []string{"0: "}},
+		{"s = [{k = 1}]\n", nil},
+	} {
+		var got []string
+		doc, _ := ReadTOMLDocItems("x.toml", []byte(tc.src), "s", func(i int, item *TOMLValue) {
+			var keys []string
+			for _, e := range item.Table.Entries {
+				keys = append(keys, e.Key)
+			}
+			got = append(got, fmt.Sprintf("%d: %s", i, strings.Join(keys, " ")))
+		})
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q: items %q; want %q", tc.src, got, tc.want)
+		}
+		if s := doc.Root.Get("s"); s != nil && s.Value.TablesArray {
+			for i, item := range s.Value.Items {
+				if item != nil {
+					t.Errorf("%q: the document holds item %d still", tc.src, i)
+				}
+			}
+		}
+		if a := doc.Root.Get("a"); a != nil && a.Value.Table.Get("s").Value.Items[0] == nil {
+			t.Errorf("%q: a.s's item went", tc.src)
+		}
 	}
 }
