@@ -103,22 +103,31 @@ func (r *Report) WriteJSON(w io.Writer, indent bool) error {
 	return writeJSON(w, doc, indent)
 }
 
-// streamJSON writes the compact document plan by plan, the bytes
-// json.Encoder makes of the whole: a program may ask for the plans of
-// hundreds of files, and the document need not be held whole.
+// streamJSON writes the compact document plan by plan and, within a plan,
+// stage by stage and step by step, the bytes json.Encoder makes of the
+// whole: a program may ask for the plans of hundreds of files, or of one
+// file of thousands of steps, and neither the document nor a plan's JSON
+// need be held whole.
 func (r *Report) streamJSON(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	// value writes v as Encode does, without the newline Encode ends it
-	// with.
-	value := func(v any) error {
+	// encode encodes v into buf as Encode does, without the newline Encode
+	// ends it with.
+	encode := func(v any) ([]byte, error) {
 		buf.Reset()
 		if err := enc.Encode(v); err != nil {
+			return nil, err
+		}
+		return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	}
+	value := func(v any) error {
+		b, err := encode(v)
+		if err != nil {
 			return err
 		}
-		_, err := bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		_, err = bw.Write(b)
 		return err
 	}
 	fmt.Fprintf(bw, `{"version":%d,"diagnostics":`, ReportVersion)
@@ -130,12 +139,60 @@ func (r *Report) streamJSON(w io.Writer) error {
 		if i > 0 {
 			bw.WriteByte(',')
 		}
-		if err := value(withArrays(p)); err != nil {
+		if err := streamPlan(bw, p, encode); err != nil {
 			return err
 		}
 	}
 	bw.WriteString("]}\n")
 	return bw.Flush()
+}
+
+// stagesKey is where a plan's JSON holds its stages, encoded as null; the
+// harnesses follow. No other object of a plan has these two keys, and a
+// string's quotes are escaped, so the sequence is found only there.
+const stagesKey = `"stages":null,"harnesses":`
+
+// streamPlan writes p's JSON: the plan without its stages through encode,
+// then each step of each stage in its place.
+func streamPlan(bw *bufio.Writer, p *ir.Plan, encode func(any) ([]byte, error)) error {
+	stages := p.Stages
+	c := *p
+	c.Limits.ProtectedPaths = nonNil(c.Limits.ProtectedPaths)
+	c.Worktrees = nonNil(c.Worktrees)
+	c.Harnesses = nonNil(c.Harnesses)
+	c.Stages = nil
+	b, err := encode(&c)
+	if err != nil {
+		return err
+	}
+	cut := bytes.LastIndex(b, []byte(stagesKey))
+	if cut < 0 {
+		return fmt.Errorf("encode the plan of %q: no stages in its JSON", p.File)
+	}
+	bw.Write(b[:cut])
+	rest := string(b[cut+len(stagesKey):])
+	bw.WriteString(`"stages":[`)
+	for i, stage := range stages {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteByte('[')
+		for j := range stage {
+			if j > 0 {
+				bw.WriteByte(',')
+			}
+			s := stepWithArrays(stage[j])
+			b, err := encode(&s)
+			if err != nil {
+				return err
+			}
+			bw.Write(b)
+		}
+		bw.WriteByte(']')
+	}
+	bw.WriteString(`],"harnesses":`)
+	_, err = bw.WriteString(rest)
+	return err
 }
 
 // writeJSON writes v as JSON, indented when asked, leaving <, > and & as
@@ -160,15 +217,20 @@ func withArrays(p *ir.Plan) *ir.Plan {
 	for _, stage := range p.Stages {
 		steps := make([]ir.PlanStep, 0, len(stage))
 		for _, s := range stage {
-			s.Env = nonNil(s.Env)
-			s.Actions = nonNil(s.Actions)
-			s.Precheck = phaseWithArrays(s.Precheck)
-			s.Validate = phaseWithArrays(s.Validate)
-			steps = append(steps, s)
+			steps = append(steps, stepWithArrays(s))
 		}
 		c.Stages = append(c.Stages, steps)
 	}
 	return &c
+}
+
+// stepWithArrays is withArrays for a step.
+func stepWithArrays(s ir.PlanStep) ir.PlanStep {
+	s.Env = nonNil(s.Env)
+	s.Actions = nonNil(s.Actions)
+	s.Precheck = phaseWithArrays(s.Precheck)
+	s.Validate = phaseWithArrays(s.Validate)
+	return s
 }
 
 // phaseWithArrays is withArrays for a phase; a missing phase stays nil.

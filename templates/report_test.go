@@ -218,6 +218,42 @@ func TestWriteJSONArrays(t *testing.T) {
 	}
 }
 
+// TestWriteJSONStreamed holds the compact document, written plan by plan and
+// step by step, to the bytes the encoder makes of the whole, with strings
+// that look like the place the stages are cut into.
+func TestWriteJSONStreamed(t *testing.T) {
+	tricky := `"stages":null,"harnesses":[]} <&>`
+	step := func(name string) ir.PlanStep {
+		return ir.PlanStep{Name: name, Description: tricky, Actions: []ir.PlanAction{{Kind: ir.Command, Command: tricky + "\n\x01é"}},
+			Validate: &ir.PlanPhase{Shells: []string{tricky}}}
+	}
+	r := &Report{
+		Diagnostics: []ir.Diagnostic{{Range: rng("a.toml", 1, 2, 1, 3), Severity: ir.Error, Rule: "r", Message: tricky}},
+		Plans: []*ir.Plan{
+			{Process: "empty", File: "e.toml"},
+			{Process: tricky, File: "p.toml", Description: tricky, Repair: &ir.PlanAction{Kind: ir.Session, Prompt: tricky},
+				Worktrees: []ir.PlanWorktree{{Name: "w"}},
+				Stages:    [][]ir.PlanStep{{step("a"), step("b")}, {step("c")}, {}},
+				Harnesses: []ir.HarnessStatus{{Name: tricky, OK: true, Detail: tricky}}},
+		},
+	}
+	var got bytes.Buffer
+	if err := r.WriteJSON(&got, false); err != nil {
+		t.Fatal(err)
+	}
+	doc := jsonReport{Version: ReportVersion, Diagnostics: JSONDiagnostics(r.Diagnostics)}
+	for _, p := range r.Plans {
+		doc.Plans = append(doc.Plans, withArrays(p))
+	}
+	var want bytes.Buffer
+	if err := writeJSON(&want, doc, false); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Errorf("streamed:\n%s\nwhole:\n%s", got.String(), want.String())
+	}
+}
+
 func TestWritePlan(t *testing.T) {
 	p := &ir.Plan{
 		Process: "hunt", File: "hunt.toml", Format: ir.TOML, Description: "Hunt, then judge",
