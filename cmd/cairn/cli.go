@@ -68,8 +68,42 @@ type invocation struct {
 // run runs cairn with args and returns its exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	inv := &invocation{stdout: stdout, stderr: stderr}
-	err := inv.root().Run(context.Background(), append([]string{"cairn"}, args...))
+	root := inv.root()
+	err := root.Run(context.Background(), append([]string{"cairn"}, attachedValues(root, args)...))
 	return report(stderr, inv.chosen, err)
+}
+
+// attachedValues splits the value a short flag has attached off it, as
+// "-oFILE" into "-o" "FILE", which the library does not read; a word that is
+// some flag's value, and every word after "--", are left as they are.
+func attachedValues(root *cli.Command, args []string) []string {
+	takesValue := map[string]bool{}
+	for _, c := range append([]*cli.Command{root}, root.Commands...) {
+		for _, f := range c.Flags {
+			d, ok := f.(cli.DocGenerationFlag)
+			for _, n := range f.Names() {
+				takesValue[n] = ok && d.TakesValue()
+			}
+		}
+	}
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(out, args[i:]...)
+		case !strings.HasPrefix(a, "-") || strings.Contains(a, "="):
+		case takesValue[strings.TrimLeft(a, "-")] && i+1 < len(args):
+			out = append(out, a)
+			i++
+			a = args[i]
+		case len(a) > 2 && a[1] != '-' && takesValue[a[1:2]]:
+			out = append(out, a[:2])
+			a = a[2:]
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // root is cairn's command line: the flags every command takes, and the

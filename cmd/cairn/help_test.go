@@ -75,3 +75,20 @@ func TestInvalidValue(t *testing.T) {
 		}
 	}
 }
+
+func TestAttachedValues(t *testing.T) {
+	t.Parallel()
+	root := (&invocation{}).root()
+	for _, tc := range []struct{ args, want []string }{
+		{[]string{"compile", "a.toml", "-oout.sh"}, []string{"compile", "a.toml", "-o", "out.sh"}},
+		{[]string{"-Crepo", "check"}, []string{"-C", "repo", "check"}},
+		{[]string{"-o=out.sh", "-C", "-orepo"}, []string{"-o=out.sh", "-C", "-orepo"}},
+		{[]string{"run", "x", "--directive", "-ofoo", "-ofoo"}, []string{"run", "x", "--directive", "-ofoo", "-o", "foo"}},
+		{[]string{"-hC", "--", "-oout.sh"}, []string{"-hC", "--", "-oout.sh"}},
+		{[]string{"-o"}, []string{"-o"}},
+	} {
+		if got := attachedValues(root, tc.args); !slices.Equal(got, tc.want) {
+			t.Errorf("attachedValues(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
