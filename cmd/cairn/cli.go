@@ -383,8 +383,9 @@ func workDir(dir string) (string, error) {
 }
 
 // report shows err once, on one line, and returns the exit code it maps to.
-// A usage error adds a hint to the command's --help.
-func report(stderr io.Writer, command string, err error) int {
+// A usage error adds a hint to the --help of the command chosen ("" for
+// none).
+func report(stderr io.Writer, chosen string, err error) int {
 	if err == nil {
 		return exitOK
 	}
@@ -399,8 +400,8 @@ func report(stderr io.Writer, command string, err error) int {
 	fmt.Fprintf(stderr, "cairn: error: %s\n", err)
 	if code == exitUsage {
 		help := "cairn --help"
-		if command != "" {
-			help = "cairn " + command + " --help"
+		if chosen != "" {
+			help = "cairn " + chosen + " --help"
 		}
 		fmt.Fprintf(stderr, "run %q for usage\n", help)
 	}
