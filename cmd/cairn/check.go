@@ -5,6 +5,8 @@ import (
 	"os"
 	"slices"
 
+	"github.com/urfave/cli/v3"
+
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/load"
 	"github.com/cairn-dev/cairn/templates"
@@ -12,20 +14,58 @@ import (
 
 // checkCmd is `cairn check`.
 type checkCmd struct {
-	Targets     []string `arg:"" optional:"" name:"name|file" help:"Processes to check: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path. None: every process cairn list finds. End with \"issue ISSUE\" to check against an issue."`
-	Issue       string   `placeholder:"ISSUE" help:"The issue to check against: a number or an issue URL (also written as \"issue ISSUE\" after the targets)."`
-	Format      string   `enum:"text,json,sarif,github" default:"text" help:"Output format: text, json, sarif or github."`
-	NoPreflight bool     `help:"Do not ask each harness whether it can start."`
-	Lint        bool     `help:"Only the rules that depend on the file alone: no config, skills, processes or harnesses."`
-	Rules       bool     `help:"Print every rule and exit."`
-	Harness     string   `placeholder:"H" help:"Harness for session steps that name none."`
-	Model       string   `placeholder:"M" help:"Model for session steps that name none."`
-	Effort      string   `placeholder:"E" help:"Effort for session steps that name none."`
-	Access      string   `placeholder:"A" help:"Tighten every session's access to at most A: read, write or full. It lowers any above A and raises none."`
-	Merge       bool     `help:"Preview the plan as cairn run --merge would carry it: a self-merge step merges."`
-	RepairCap   int      `placeholder:"N" help:"Preview the plan with the repair cap tightened to N, as cairn run --repair-cap N."`
-	Protect     []string `placeholder:"GLOB" sep:"none" help:"Preview the plan with a path no self-merge may touch (repeatable), as cairn run --protect."`
-	Budget      string   `placeholder:"USD" help:"Preview the plan with the run's budget tightened to USD US dollars, as cairn run --budget USD."`
+	Targets     []string
+	Issue       string
+	Format      string
+	NoPreflight bool
+	Lint        bool
+	Rules       bool
+	Harness     string
+	Model       string
+	Effort      string
+	Access      string
+	Merge       bool
+	RepairCap   int
+	Protect     []string
+	Budget      string
+}
+
+// command is the command line of `cairn check`.
+func (c *checkCmd) command() *cli.Command {
+	return &cli.Command{
+		Name:  "check",
+		Usage: "Check process files and print the plan each resolves to.",
+		Arguments: []cli.Argument{&positional{name: "name|file", optional: true, words: &c.Targets,
+			help: "Processes to check: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path. None: every process cairn list finds. End with \"issue ISSUE\" to check against an issue."}},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "issue", Destination: &c.Issue,
+				Usage: "The issue to check against: a number or an issue URL (also written as \"issue ISSUE\" after the targets)."},
+			&cli.StringFlag{Name: "format", Value: "text", Destination: &c.Format, Validator: oneOf("text", "json", "sarif", "github"),
+				Usage: "Output format: text, json, sarif or github."},
+			&cli.BoolFlag{Name: "no-preflight", Destination: &c.NoPreflight,
+				Usage: "Do not ask each harness whether it can start."},
+			&cli.BoolFlag{Name: "lint", Destination: &c.Lint,
+				Usage: "Only the rules that depend on the file alone: no config, skills, processes or harnesses."},
+			&cli.BoolFlag{Name: "rules", Destination: &c.Rules,
+				Usage: "Print every rule and exit."},
+			&cli.StringFlag{Name: "harness", Destination: &c.Harness,
+				Usage: "Harness `H` for the session steps that name none."},
+			&cli.StringFlag{Name: "model", Destination: &c.Model,
+				Usage: "Model `M` for the session steps that name none."},
+			&cli.StringFlag{Name: "effort", Destination: &c.Effort,
+				Usage: "Effort `E` for the session steps that name none."},
+			&cli.StringFlag{Name: "access", Destination: &c.Access,
+				Usage: "Tighten every session's access to at most `A`: read, write or full. It lowers any above A and raises none."},
+			&cli.BoolFlag{Name: "merge", Destination: &c.Merge,
+				Usage: "Preview the plan as cairn run --merge would carry it: a self-merge step merges."},
+			&cli.IntFlag{Name: "repair-cap", Destination: &c.RepairCap,
+				Usage: "Preview the plan with the repair cap tightened to `N`, as cairn run --repair-cap N."},
+			&cli.StringSliceFlag{Name: "protect", Destination: &c.Protect,
+				Usage: "Preview the plan with the paths `GLOB` matches kept from every self-merge (repeatable), as cairn run --protect."},
+			&cli.StringFlag{Name: "budget", Destination: &c.Budget,
+				Usage: "Preview the plan with the run's budget tightened to `USD` US dollars, as cairn run --budget USD."},
+		},
+	}
 }
 
 // issueWord introduces the issue among check's positional arguments; it is a

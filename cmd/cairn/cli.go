@@ -1,39 +1,49 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 
-	"github.com/alecthomas/kong"
+	"github.com/urfave/cli/v3"
 
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/ir"
 )
 
-// cli is cairn's command line (§10).
-type cli struct {
-	Directory   string           `short:"C" placeholder:"DIR" help:"Work in DIR, on the git repository holding it, as if cairn were started there."`
-	VersionFlag kong.VersionFlag `name:"version" help:"Print cairn's version and exit."`
-
-	Check   checkCmd   `cmd:"" help:"Check process files and print the plan each resolves to."`
-	List    listCmd    `cmd:"" help:"List the processes cairn can find, with their descriptions."`
-	Run     runCmd     `cmd:"" help:"Run a process: check it, then carry out its plan in worktrees."`
-	Compile compileCmd `cmd:"" help:"Compile a process into a standalone bash script, or a GitHub Actions workflow, that does what cairn run does."`
-	Test    testCmd    `cmd:"" help:"Run test files: each runs a process with stubs instead of agents and checks how the run ended."`
-	Stubs   stubsCmd   `cmd:"" help:"Write a stubs skeleton for a process: a stub for every session step, for cairn run --stubs and cairn test."`
-	Status  statusCmd  `cmd:"" help:"List the runs of this repository: running, crashed, ended and skipped."`
-	Show    showCmd    `cmd:"" help:"Show a run's record: each step's log line, result and trace."`
-	Resume  resumeCmd  `cmd:"" help:"Resume a failed, interrupted or crashed run from its first step that neither succeeded nor skipped."`
-	Stop    stopCmd    `cmd:"" help:"Stop a running run, as Ctrl-C would."`
-	Gc      gcCmd      `cmd:"" help:"Delete expired runs, keeping the newest of each process and any still running."`
-	Schema  schemaCmd  `cmd:"" help:"Print the JSON Schema of a file cairn reads, for editors: process, card, config, stubs or test."`
-	Lsp     lspCmd     `cmd:"" help:"Run the language server of process files on stdin and stdout, for editors."`
-	Version versionCmd `cmd:"" help:"Print cairn's version."`
+// command is one of cairn's commands (§10): its command line, with its
+// flags and positional arguments bound to its fields, and what it does
+// with them.
+type command interface {
+	command() *cli.Command
+	Run(a *app) error
 }
+
+// commands are cairn's commands, in the order its help lists them.
+func commands() []command {
+	return []command{
+		&checkCmd{}, &listCmd{}, &runCmd{}, &compileCmd{}, &testCmd{}, &stubsCmd{},
+		&statusCmd{}, &showCmd{}, &resumeCmd{}, &stopCmd{}, &gcCmd{}, &schemaCmd{},
+		&lspCmd{}, versionCmd{},
+	}
+}
+
+func init() {
+	// cairn's -h and --help are its own flags, answered with writeHelp: the
+	// library must not take a flag called help for its own and print its
+	// help instead.
+	cli.HelpFlag = nil
+}
+
+// description is cairn's one-line description, atop its help.
+const description = "cairn turns a declarative process file into a checked plan, and runs it."
 
 // app is what every command writes to, and the directory it works in.
 type app struct {
@@ -45,47 +55,316 @@ type app struct {
 	dir string
 }
 
+// invocation is one reading of cairn's command line: the flags every
+// command takes, and the command the arguments chose.
+type invocation struct {
+	stdout, stderr io.Writer
+	directory      string
+	help, version  bool
+	// chosen is the command the arguments named, "" before one is.
+	chosen string
+}
+
 // run runs cairn with args and returns its exit code.
 func run(args []string, stdout, stderr io.Writer) int {
-	var c cli
-	exit := -1
-	parser, err := kong.New(&c,
-		kong.Name("cairn"),
-		kong.Description("cairn turns a declarative process file into a checked plan, and runs it."),
-		kong.Writers(stdout, stderr),
-		kong.Exit(func(code int) {
-			if exit < 0 {
-				exit = code
+	inv := &invocation{stdout: stdout, stderr: stderr}
+	root := inv.root()
+	err := root.Run(context.Background(), append([]string{"cairn"}, attachedValues(root, args)...))
+	return report(stderr, inv.chosen, err)
+}
+
+// attachedValues splits the value a short flag has attached off it, as
+// "-oFILE" into "-o" "FILE", which the library does not read; a word that is
+// some flag's value, and every word after "--", are left as they are.
+func attachedValues(root *cli.Command, args []string) []string {
+	takesValue := map[string]bool{}
+	for _, c := range append([]*cli.Command{root}, root.Commands...) {
+		for _, f := range c.Flags {
+			d, ok := f.(cli.DocGenerationFlag)
+			for _, n := range f.Names() {
+				takesValue[n] = ok && d.TakesValue()
 			}
-		}),
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.Vars{"version": "cairn " + version()},
-	)
+		}
+	}
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(out, args[i:]...)
+		case !strings.HasPrefix(a, "-") || strings.Contains(a, "="):
+		case takesValue[strings.TrimLeft(a, "-")] && i+1 < len(args):
+			out = append(out, a)
+			i++
+			a = args[i]
+		case len(a) > 2 && a[1] != '-' && takesValue[a[1:2]]:
+			out = append(out, a[:2])
+			a = a[2:]
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// root is cairn's command line: the flags every command takes, and the
+// commands.
+func (inv *invocation) root() *cli.Command {
+	root := &cli.Command{
+		Name:  "cairn",
+		Usage: description,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "help", Aliases: []string{"h"}, Destination: &inv.help,
+				Usage: "Show context-sensitive help."},
+			&cli.StringFlag{Name: "directory", Aliases: []string{"C"}, Destination: &inv.directory,
+				Usage: "Work in `DIR`, on the git repository holding it, as if cairn were started there."},
+			&cli.BoolFlag{Name: "version", Destination: &inv.version,
+				Usage: "Print cairn's version and exit."},
+		},
+		// No command is called help: cairn's --help shows help.
+		HideHelp: true,
+		Action:   inv.bare,
+		// cairn maps errors to exit codes itself (report): the library
+		// must never exit.
+		ExitErrHandler: func(context.Context, *cli.Command, error) {},
+		OnUsageError:   inv.usage,
+	}
+	for _, c := range commands() {
+		cmd := c.command()
+		cmd.Before = inv.before
+		cmd.Action = inv.action(c)
+		cmd.OnUsageError = inv.usage
+		// A repeated flag's values are taken whole: a glob may hold a
+		// comma.
+		cmd.DisableSliceFlagSeparator = true
+		root.Commands = append(root.Commands, cmd)
+	}
+	return root
+}
+
+// bare is cairn without a command: --version prints the version, a word
+// that names no command is a usage error, and anything else, a bare cairn
+// included, is a question the help answers.
+func (inv *invocation) bare(_ context.Context, cmd *cli.Command) error {
+	if inv.version && !inv.help {
+		return writeVersion(inv.stdout)
+	}
+	if cmd.Args().Present() {
+		return unknownCommand(cmd)
+	}
+	return writeHelp(inv.stdout, cmd)
+}
+
+// before runs ahead of a command: --help and --version answer at once,
+// whatever else the command line holds.
+func (inv *invocation) before(ctx context.Context, cmd *cli.Command) (context.Context, error) {
+	inv.chosen = cmd.Name
+	switch {
+	case inv.help:
+		return ctx, shown(writeHelp(inv.stdout, cmd))
+	case inv.version:
+		return ctx, shown(writeVersion(inv.stdout))
+	}
+	return ctx, nil
+}
+
+// shown ends cairn with exit 0 once help or a version is written.
+func shown(err error) error {
 	if err != nil {
-		fmt.Fprintf(stderr, "cairn: error: %v\n", err)
-		return exitFailed
+		return err
 	}
-	if len(args) == 0 {
-		// A bare cairn is a question: the help answers it.
-		args = []string{"--help"}
+	return &exitError{code: exitOK}
+}
+
+// action runs c once its flags and arguments are read: in -C's directory,
+// with cairn's home resolved.
+func (inv *invocation) action(c command) cli.ActionFunc {
+	return func(_ context.Context, cmd *cli.Command) error {
+		if cmd.Args().Present() {
+			return usageError("unexpected argument %q", cmd.Args().First())
+		}
+		if err := config.ResolveHome(); err != nil {
+			return err
+		}
+		dir, err := workDir(inv.directory)
+		if err != nil {
+			return usageError("-C %s: %s", inv.directory, pathError(err))
+		}
+		return c.Run(&app{stdout: inv.stdout, stderr: inv.stderr, dir: dir})
 	}
-	ctx, err := parser.Parse(args)
-	if exit >= 0 {
-		// --help printed the help and asked to stop.
-		return exit
+}
+
+// usage words a command line the library could not read as a usage error
+// that names the flag or the command at fault.
+func (inv *invocation) usage(_ context.Context, cmd *cli.Command, err error, _ bool) error {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return err
 	}
+	if cmd.Root() == cmd {
+		if cmd.Args().Present() {
+			// A word that names no command stops cairn before its flags.
+			return unknownCommand(cmd)
+		}
+	} else {
+		inv.chosen = cmd.Name
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		hint := ""
+		if s := ir.Suggest(name, flagNames(cmd)); s != "" {
+			hint = fmt.Sprintf("; did you mean %q?", dashed(s))
+		}
+		return usageError("unknown flag %q%s", dashed(name), hint)
+	}
+	if flag, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		return usageError("%s needs a value", flag)
+	}
+	if name, value, reason, ok := invalidValue(msg); ok {
+		if f, ok := lookupFlag(cmd, name).(cli.DocGenerationFlag); ok && f.TypeName() == "int" {
+			reason = "want a whole number"
+		}
+		return usageError("%s %q: %s", dashed(name), value, reason)
+	}
+	return usageError("%s", msg)
+}
+
+// invalidValue reads the library's refusal of a flag's value, `invalid
+// value "VALUE" for flag -NAME: REASON`.
+func invalidValue(msg string) (name, value, reason string, ok bool) {
+	rest, ok := strings.CutPrefix(msg, "invalid value ")
+	if !ok {
+		return "", "", "", false
+	}
+	quoted, err := strconv.QuotedPrefix(rest)
 	if err != nil {
-		return report(stderr, commandOf(err), usageError("%s", err.Error()))
+		return "", "", "", false
 	}
-	command := firstWord(ctx.Command())
-	if err := config.ResolveHome(); err != nil {
-		return report(stderr, command, err)
+	if value, err = strconv.Unquote(quoted); err != nil {
+		return "", "", "", false
 	}
-	dir, err := workDir(c.Directory)
-	if err != nil {
-		return report(stderr, command, usageError("-C %s: %s", c.Directory, pathError(err)))
+	rest, ok = strings.CutPrefix(rest[len(quoted):], " for flag -")
+	if !ok {
+		return "", "", "", false
 	}
-	return report(stderr, command, ctx.Run(&app{stdout: stdout, stderr: stderr, dir: dir}))
+	name, reason, ok = strings.Cut(rest, ": ")
+	return name, value, reason, ok
+}
+
+// unknownCommand refuses the word cmd, the root, took for a command.
+func unknownCommand(cmd *cli.Command) error {
+	word := cmd.Args().First()
+	var names []string
+	for _, c := range cmd.Commands {
+		names = append(names, c.Name)
+	}
+	hint := ""
+	if s := ir.Suggest(word, names); s != "" {
+		hint = fmt.Sprintf("; did you mean %q?", s)
+	}
+	return usageError("unknown command %q%s", word, hint)
+}
+
+// dashed is a flag's name as written on the command line: -C, --format.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// flagNames are the names of every flag cmd takes.
+func flagNames(cmd *cli.Command) []string {
+	var names []string
+	for c := cmd; c != nil; c = parent(c) {
+		for _, f := range c.Flags {
+			for _, n := range f.Names() {
+				names = append(names, n)
+			}
+		}
+	}
+	return names
+}
+
+// lookupFlag is the flag of cmd, or of a command above it, called name.
+func lookupFlag(cmd *cli.Command, name string) cli.Flag {
+	for c := cmd; c != nil; c = parent(c) {
+		for _, f := range c.Flags {
+			if slices.Contains(f.Names(), name) {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+// parent is the command above cmd, nil for the root.
+func parent(cmd *cli.Command) *cli.Command {
+	lineage := cmd.Lineage()
+	if len(lineage) < 2 {
+		return nil
+	}
+	return lineage[1]
+}
+
+// oneOf is the Validator of a flag that takes only values: its refusal
+// names them.
+func oneOf(values ...string) func(string) error {
+	return func(v string) error {
+		if slices.Contains(values, v) {
+			return nil
+		}
+		return fmt.Errorf("want %s", ir.OneOf(values))
+	}
+}
+
+// positional is a command's positional argument: how its help shows it,
+// and the field its words go to: words when it takes every word left,
+// else word.
+type positional struct {
+	name     string
+	help     string
+	optional bool
+	words    *[]string
+	word     *string
+}
+
+// HasName reports whether the argument is called name.
+func (p *positional) HasName(name string) bool { return name == p.name }
+
+// Usage is the argument as the usage line shows it: <name>, [<name>],
+// <name> ... or [<name> ...].
+func (p *positional) Usage() string {
+	s := "<" + p.name + ">"
+	if p.words != nil {
+		s += " ..."
+	}
+	if p.optional {
+		s = "[" + s + "]"
+	}
+	return s
+}
+
+// Parse takes the argument's words from args and returns the rest.
+func (p *positional) Parse(args []string) ([]string, error) {
+	if len(args) == 0 && !p.optional {
+		return nil, usageError("missing argument %q", "<"+p.name+">")
+	}
+	if p.words != nil {
+		*p.words = args
+		return nil, nil
+	}
+	if len(args) > 0 {
+		*p.word, args = args[0], args[1:]
+	}
+	return args, nil
+}
+
+// Get is the argument's value: its words, or its word.
+func (p *positional) Get() any {
+	if p.words != nil {
+		return *p.words
+	}
+	return *p.word
 }
 
 // workDir is the directory -C names, made absolute; "" when it names none.
@@ -104,8 +383,9 @@ func workDir(dir string) (string, error) {
 }
 
 // report shows err once, on one line, and returns the exit code it maps to.
-// A usage error adds a hint to the command's --help.
-func report(stderr io.Writer, command string, err error) int {
+// A usage error adds a hint to the --help of the command chosen ("" for
+// none).
+func report(stderr io.Writer, chosen string, err error) int {
 	if err == nil {
 		return exitOK
 	}
@@ -120,24 +400,12 @@ func report(stderr io.Writer, command string, err error) int {
 	fmt.Fprintf(stderr, "cairn: error: %s\n", err)
 	if code == exitUsage {
 		help := "cairn --help"
-		if command != "" {
-			help = "cairn " + command + " --help"
+		if chosen != "" {
+			help = "cairn " + chosen + " --help"
 		}
 		fmt.Fprintf(stderr, "run %q for usage\n", help)
 	}
 	return code
-}
-
-// commandOf is the command a parse error happened in, "" when none was
-// selected.
-func commandOf(err error) string {
-	var pe *kong.ParseError
-	if errors.As(err, &pe) && pe.Context != nil {
-		if node := pe.Context.Selected(); node != nil {
-			return firstWord(node.Path())
-		}
-	}
-	return ""
 }
 
 // pathError is err without the path an *os.PathError repeats.
@@ -147,10 +415,4 @@ func pathError(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
-}
-
-// firstWord is a command path's first word: "check" of "check <name|file>".
-func firstWord(s string) string {
-	word, _, _ := strings.Cut(strings.TrimSpace(s), " ")
-	return word
 }

@@ -9,23 +9,48 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rogpeppe/go-internal/diff"
+	"github.com/urfave/cli/v3"
+
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/codegen"
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/load"
 	"github.com/cairn-dev/cairn/templates"
-	"github.com/rogpeppe/go-internal/diff"
 )
 
 // compileCmd is `cairn compile`.
 type compileCmd struct {
-	Target string `arg:"" name:"name|file" help:"The process to compile: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path."`
-	To     string `name:"target" default:"bash" placeholder:"TARGET" help:"What to compile to: bash (a standalone bash script) or github-actions (a GitHub Actions workflow)."`
-	Output string `short:"o" placeholder:"FILE" help:"Write to FILE (a script with mode 0755, a workflow 0644) rather than to stdout."`
-	Access string `placeholder:"A" help:"Tighten every session's access in the script to at most A: read, write or full. It lowers any above A and raises none."`
-	Jobs   *int   `placeholder:"N" help:"The script runs at most N steps of a parallel group at once unless its own --jobs says otherwise (bash only: a workflow runs each on its own runner)."`
-	Check  bool   `help:"Write nothing: exit 0 when the -o FILE is what compile writes now, else 1 with a unified diff (a CI guard against a stale compiled file)."`
+	Target string
+	To     string
+	Output string
+	Access string
+	// Jobs is nil without --jobs.
+	Jobs  *int
+	Check bool
+}
+
+// command is the command line of `cairn compile`.
+func (c *compileCmd) command() *cli.Command {
+	return &cli.Command{
+		Name:  "compile",
+		Usage: "Compile a process into a standalone bash script, or a GitHub Actions workflow, that does what cairn run does.",
+		Arguments: []cli.Argument{&positional{name: "name|file", word: &c.Target,
+			help: "The process to compile: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path."}},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "target", Value: "bash", Destination: &c.To,
+				Usage: "What to compile to: bash (a standalone bash script) or github-actions (a GitHub Actions workflow)."},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &c.Output,
+				Usage: "Write to `FILE` (a script with mode 0755, a workflow 0644) rather than to stdout."},
+			&cli.StringFlag{Name: "access", Destination: &c.Access,
+				Usage: "Tighten every session's access in the script to at most `A`: read, write or full. It lowers any above A and raises none."},
+			&cli.IntFlag{Name: "jobs", Action: func(_ context.Context, _ *cli.Command, n int) error { c.Jobs = &n; return nil },
+				Usage: "The script runs at most `N` steps of a parallel group at once unless its own --jobs says otherwise (bash only: a workflow runs each on its own runner)."},
+			&cli.BoolFlag{Name: "check", Destination: &c.Check,
+				Usage: "Write nothing: exit 0 when the -o FILE is what compile writes now, else 1 with a unified diff (a CI guard against a stale compiled file)."},
+		},
+	}
 }
 
 // Run checks the process as `cairn check --no-preflight` does and renders

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/urfave/cli/v3"
+
 	"github.com/cairn-dev/cairn/catalogue"
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/internal/git"
@@ -23,10 +25,28 @@ import (
 
 // resumeCmd is `cairn resume`.
 type resumeCmd struct {
-	Target    string  `arg:"" optional:"" name:"run" help:"The run: its folder's name or a unique prefix of it. Default: the latest run of this repository."`
-	Directive *string `placeholder:"TEXT" help:"Replace the run's directive (default: the one it was started with)."`
-	Access    string  `placeholder:"A" help:"Tighten every session's access to at most A (read, write or full), below the --access the run was started with; it raises none."`
-	Budget    string  `placeholder:"USD" help:"Tighten the run's budget to USD US dollars, below the --budget the run was started with; it raises none."`
+	Target string
+	// Directive is nil without --directive.
+	Directive *string
+	Access    string
+	Budget    string
+}
+
+// command is the command line of `cairn resume`.
+func (c *resumeCmd) command() *cli.Command {
+	return &cli.Command{
+		Name:      "resume",
+		Usage:     "Resume a failed, interrupted or crashed run from its first step that neither succeeded nor skipped.",
+		Arguments: []cli.Argument{runArgument(&c.Target)},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "directive", Action: func(_ context.Context, _ *cli.Command, s string) error { c.Directive = &s; return nil },
+				Usage: "Replace the run's directive with `TEXT` (default: the one it was started with)."},
+			&cli.StringFlag{Name: "access", Destination: &c.Access,
+				Usage: "Tighten every session's access to at most `A` (read, write or full), below the --access the run was started with; it raises none."},
+			&cli.StringFlag{Name: "budget", Destination: &c.Budget,
+				Usage: "Tighten the run's budget to `USD` US dollars, below the --budget the run was started with; it raises none."},
+		},
+	}
 }
 
 // Run resumes a run (§7.7): a succeeded run has nothing to resume (exit 0);

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/urfave/cli/v3"
+
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
@@ -22,20 +24,58 @@ import (
 
 // runCmd is `cairn run`.
 type runCmd struct {
-	Args      []string `arg:"" name:"name|file" help:"The process to run: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path. End with \"issue ISSUE\" to run it on an issue."`
-	Issue     string   `placeholder:"ISSUE" help:"The issue to run on: a number or an issue URL (also written as \"issue ISSUE\" after the process)."`
-	Harness   string   `placeholder:"H" help:"Harness for session steps that name none."`
-	Model     string   `placeholder:"M" help:"Model for session steps that name none."`
-	Effort    string   `placeholder:"E" help:"Effort for session steps that name none."`
-	Access    string   `placeholder:"A" help:"Tighten every session's access to at most A: read, write or full. It lowers any above A and raises none."`
-	Merge     bool     `help:"Let a self-merge step merge."`
-	RepairCap int      `placeholder:"N" help:"Tighten the repair cap to N."`
-	Protect   []string `placeholder:"GLOB" sep:"none" help:"A path no self-merge may touch (repeatable)."`
-	Budget    string   `placeholder:"USD" help:"Tighten the run's budget to USD US dollars. It lowers the config's and the file's budget_usd and raises neither."`
-	Directive string   `placeholder:"TEXT" help:"A directive every session's prompt carries, and commands see as $CAIRN_DIRECTIVE."`
-	Jobs      int      `placeholder:"N" help:"Run at most N steps of a parallel group at once (default: all)."`
-	TakeOver  bool     `help:"Replace another run's stale claim on the issue."`
-	Stubs     string   `placeholder:"FILE" help:"Answer every agent session and catalogue step from the stubs in FILE (a stubbed run: no agent CLI starts, nothing is delivered or merged)."`
+	Args      []string
+	Issue     string
+	Harness   string
+	Model     string
+	Effort    string
+	Access    string
+	Merge     bool
+	RepairCap int
+	Protect   []string
+	Budget    string
+	Directive string
+	Jobs      int
+	TakeOver  bool
+	Stubs     string
+}
+
+// command is the command line of `cairn run`.
+func (c *runCmd) command() *cli.Command {
+	return &cli.Command{
+		Name:  "run",
+		Usage: "Run a process: check it, then carry out its plan in worktrees.",
+		Arguments: []cli.Argument{&positional{name: "name|file", words: &c.Args,
+			help: "The process to run: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path. End with \"issue ISSUE\" to run it on an issue."}},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "issue", Destination: &c.Issue,
+				Usage: "The issue to run on: a number or an issue URL (also written as \"issue ISSUE\" after the process)."},
+			&cli.StringFlag{Name: "harness", Destination: &c.Harness,
+				Usage: "Harness `H` for the session steps that name none."},
+			&cli.StringFlag{Name: "model", Destination: &c.Model,
+				Usage: "Model `M` for the session steps that name none."},
+			&cli.StringFlag{Name: "effort", Destination: &c.Effort,
+				Usage: "Effort `E` for the session steps that name none."},
+			&cli.StringFlag{Name: "access", Destination: &c.Access,
+				Usage: "Tighten every session's access to at most `A`: read, write or full. It lowers any above A and raises none."},
+			&cli.BoolFlag{Name: "merge", Destination: &c.Merge,
+				Usage: "Let a self-merge step merge."},
+			&cli.IntFlag{Name: "repair-cap", Destination: &c.RepairCap,
+				Usage: "Tighten the repair cap to `N`."},
+			&cli.StringSliceFlag{Name: "protect", Destination: &c.Protect,
+				Usage: "Keep the paths `GLOB` matches from every self-merge (repeatable)."},
+			&cli.StringFlag{Name: "budget", Destination: &c.Budget,
+				Usage: "Tighten the run's budget to `USD` US dollars. It lowers the config's and the file's budget_usd and raises neither."},
+			&cli.StringFlag{Name: "directive", Destination: &c.Directive,
+				Usage: "Give every session's prompt the directive `TEXT`, which commands see as $CAIRN_DIRECTIVE."},
+			&cli.IntFlag{Name: "jobs", Destination: &c.Jobs,
+				Usage: "Run at most `N` steps of a parallel group at once (default: all)."},
+			&cli.BoolFlag{Name: "take-over", Destination: &c.TakeOver,
+				Usage: "Replace another run's stale claim on the issue."},
+			&cli.StringFlag{Name: "stubs", Destination: &c.Stubs,
+				Usage: "Answer every agent session and catalogue step from the stubs in `FILE` (a stubbed run: no agent CLI starts, nothing is delivered or merged)."},
+		},
+	}
 }
 
 // Run checks the process as `cairn check` does, takes the repository's Pass

@@ -25,7 +25,7 @@ func TestSchemaDocs(t *testing.T) {
 // schema of, naming those it has.
 func TestSchemaUnknown(t *testing.T) {
 	_, stderr, code := cairnIn(t, t.TempDir(), "schema", "workflow")
-	if code != exitUsage || !strings.Contains(string(stderr), `"process","card","config","stubs","test"`) {
+	if code != exitUsage || !strings.Contains(string(stderr), `no schema "workflow"; want process, card, config, stubs or test`) {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
 }

@@ -2,15 +2,28 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"runtime/debug"
+
+	"github.com/urfave/cli/v3"
 )
 
 // versionCmd is `cairn version`.
 type versionCmd struct{}
 
+// command is the command line of `cairn version`.
+func (versionCmd) command() *cli.Command {
+	return &cli.Command{Name: "version", Usage: "Print cairn's version."}
+}
+
 // Run prints "cairn VERSION".
 func (versionCmd) Run(a *app) error {
-	_, err := fmt.Fprintf(a.stdout, "cairn %s\n", version())
+	return writeVersion(a.stdout)
+}
+
+// writeVersion writes "cairn VERSION", for cairn version and --version.
+func writeVersion(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "cairn %s\n", version())
 	return err
 }
 
