@@ -34,29 +34,8 @@ func Parses(src string) bool {
 // drops or rewrites as it reads), and a run of two or more backslashes before
 // a newline, where mvdan/sh's line continuations differ from bash's.
 func plain(src string) bool {
-	for i := 0; i < len(src); i++ {
-		switch c := src[i]; {
-		case c == 0 || c == '\r':
-			return false
-		case c == '\n' && i >= 2 && src[i-1] == '\\' && src[i-2] == '\\':
-			return false
-		case c >= utf8.RuneSelf:
-			return utf8.ValidString(src[i:]) && plainASCII(src[i:])
-		}
-	}
-	return true
-}
-
-func plainASCII(src string) bool {
-	for i := 0; i < len(src); i++ {
-		switch c := src[i]; {
-		case c == 0 || c == '\r':
-			return false
-		case c == '\n' && i >= 2 && src[i-1] == '\\' && src[i-2] == '\\':
-			return false
-		}
-	}
-	return true
+	return strings.IndexByte(src, 0) < 0 && strings.IndexByte(src, '\r') < 0 &&
+		!strings.Contains(src, "\\\\\n") && utf8.ValidString(src)
 }
 
 // token is a token of the statement grammar; words are scanned when the
@@ -140,6 +119,16 @@ type scanner struct {
 	nh    int
 
 	lastArray bool // the last assignment was an array or indexed one
+
+	// litRun's last literal: its first '=' and whether it held a line
+	// continuation.
+	runEql int
+	runEsc bool
+	// lit's last answer, for the word at litAt-1 in context litCtx.
+	litAt  int
+	litCtx ctx
+	litBq  int
+	litLI  litInfo
 
 	// arithmetic lexer
 	actx int
@@ -1288,23 +1277,23 @@ type litInfo struct {
 // lit reads the literal at i, failing when it holds a line continuation
 // (mvdan/sh drops it from the literal's value).
 func (s *scanner) lit(i int) litInfo {
+	if s.litAt == i+1 && s.litCtx == s.ctx && s.litBq == s.bq {
+		return s.litLI
+	}
 	li := litInfo{end: i, eql: -1}
-	switch c := s.src[i]; c {
-	case '\'', '"', '$', '`':
-		return li
-	case '<', '>':
-		return li
+	switch s.src[i] {
+	case '\'', '"', '$', '`', '<', '>':
+	default:
+		li.lit = true
+		end, cont := s.litRun(i)
+		li.end, li.word = end, !cont
+		li.split = cont && s.at(end) == '['
+		li.eql = s.runEql
+		if s.runEsc {
+			s.fail()
+		}
 	}
-	li.lit = true
-	end, cont := s.litRun(i)
-	li.end, li.word = end, !cont
-	li.split = cont && s.at(end) == '['
-	if j := strings.IndexByte(s.src[i:end], '='); j >= 0 {
-		li.eql = j
-	}
-	if strings.Contains(s.src[i:end], "\\\n") {
-		s.fail()
-	}
+	s.litAt, s.litCtx, s.litBq, s.litLI = i+1, s.ctx, s.bq, li
 	return li
 }
 
@@ -1477,13 +1466,21 @@ func (s *scanner) heredocWord(dash bool) {
 func (s *scanner) litRun(i int) (end int, cont bool) {
 	src := s.src
 	start := i
+	s.runEql, s.runEsc = -1, false
 	for i < len(src) {
 		switch c := src[i]; c {
 		case ' ', '\t', '\n', '&', '|', ';', '(', ')':
 			return i, false
 		case '\\':
+			if s.at(i+1) == '\n' {
+				s.runEsc = true
+			}
 			i += 2
 			continue
+		case '=':
+			if s.runEql < 0 {
+				s.runEql = i - start
+			}
 		case '<', '>':
 			if s.at(i+1) == '(' {
 				return i, true

@@ -253,3 +253,24 @@ func FuzzParses(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkParses runs the recognizer over the scripts of bench/check.sh's
+// corpora, 10,000 steps each, and reports the bytes it reads per second.
+func BenchmarkParses(b *testing.B) {
+	for _, k := range corpus.Kinds {
+		scripts := benchScripts(k, 200, 50)
+		n := 0
+		for _, src := range scripts {
+			n += len(src)
+		}
+		b.Run(string(k), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(n))
+			for b.Loop() {
+				for _, src := range scripts {
+					Parses(src)
+				}
+			}
+		})
+	}
+}
