@@ -118,8 +118,6 @@ type scanner struct {
 	hdocs [maxHdocs]hdoc
 	nh    int
 
-	lastArray bool // the last assignment was an array or indexed one
-
 	// litRun's last literal: its first '=' and whether it held a line
 	// continuation.
 	runEql int
@@ -618,8 +616,7 @@ func (s *scanner) pipeline(binCmd bool) bool {
 		}
 		cmd, plainCall = true, true
 		if s.validIdent(li) {
-			s.assign(li, true)
-			s.callExpr(0, s.lastArray)
+			s.callExpr(0, s.assign(li))
 			break
 		}
 		s.take()
@@ -1209,7 +1206,7 @@ func (s *scanner) declClause() {
 		li := s.lit(s.tpos)
 		switch {
 		case s.validIdent(li):
-			s.assign(li, false)
+			s.assign(li)
 		case li.lit && li.eql > 0:
 			name := s.src[s.tpos : s.tpos+li.eql]
 			if !strings.Contains(name, "{") {
@@ -1239,8 +1236,9 @@ func (s *scanner) callExpr(args int, arrays bool) {
 			if args == 0 {
 				li := s.lit(s.tpos)
 				if s.validIdent(li) {
-					s.assign(li, true)
-					arrays = arrays || s.lastArray
+					if s.assign(li) {
+						arrays = true
+					}
 					continue
 				}
 			}
@@ -1322,29 +1320,26 @@ func (s *scanner) validIdent(li litInfo) bool {
 	return li.split
 }
 
-// assign reads an assignment and notes in s.lastArray whether it was an
-// array or an indexed one, which a command's inline variables cannot be.
-func (s *scanner) assign(li litInfo, needEqual bool) {
-	s.lastArray = false
+// assign reads an assignment and reports whether it was an array or an
+// indexed one, which a command's inline variables cannot be.
+func (s *scanner) assign(li litInfo) (array bool) {
 	if li.eql > 0 {
 		i := s.tpos + li.eql + 1
 		if s.at(i) == '(' {
 			if s.at(i+1) == '(' {
 				s.fail()
-				return
+				return true
 			}
-			s.lastArray = true
 			s.array(i + 1)
-			return
+			return true
 		}
 		s.take()
-		return
+		return false
 	}
 	// name[index]=value
-	s.lastArray = true
 	i := s.index(li.end + 1)
 	if s.bad {
-		return
+		return true
 	}
 	v := i
 	switch {
@@ -1354,14 +1349,15 @@ func (s *scanner) assign(li litInfo, needEqual bool) {
 		i += 2
 	default:
 		s.fail() // a[i] alone, or not followed by =
-		return
+		return true
 	}
 	if s.at(i) == '(' {
 		s.fail()
-		return
+		return true
 	}
 	s.pos = s.scanWord(v)
 	s.next()
+	return true
 }
 
 // array reads the elements of a=( ) from i, after the (.
@@ -1742,6 +1738,11 @@ func validName(s string) bool {
 
 // paramExp returns the end of ${...} whose content starts at i.
 func (s *scanner) paramExp(i int) int {
+	s.depth++
+	if s.depth > maxDepth {
+		s.fail()
+	}
+	defer func() { s.depth-- }()
 	src := s.src
 	length, excl := false, false
 	switch s.at(i) {

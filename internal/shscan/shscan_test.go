@@ -236,6 +236,9 @@ func FuzzParses(f *testing.F) {
 	for _, src := range notSure {
 		f.Add(src)
 	}
+	for _, src := range grammarScripts(2, 300) {
+		f.Add(src)
+	}
 	seen := map[string]bool{}
 	for _, k := range corpus.Kinds {
 		for _, src := range benchScripts(k, 20, 50) {
