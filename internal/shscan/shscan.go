@@ -122,11 +122,9 @@ type scanner struct {
 	// continuation.
 	runEql int
 	runEsc bool
-	// lit's last answer, for the word at litAt-1 in context litCtx.
-	litAt  int
-	litCtx ctx
-	litBq  int
-	litLI  litInfo
+	// lit's answer for the current token, once asked.
+	litDone bool
+	litLI   litInfo
 
 	// arithmetic lexer
 	actx int
@@ -156,6 +154,7 @@ func (s *scanner) next() {
 	prevNL := s.tok == tNewl
 	s.spaced = false
 	s.rop = 0
+	s.litDone = false
 	i := s.pos
 	src := s.src
 	for {
@@ -187,6 +186,7 @@ func (s *scanner) next() {
 			s.pos = i
 			if s.nh > 0 {
 				s.heredocs(i)
+				s.litDone = false
 			}
 			s.tok, s.tpos, s.spaced = tNewl, i, true
 			if s.bad {
@@ -216,6 +216,10 @@ func (s *scanner) next() {
 	}
 	s.tpos = i
 	c := src[i]
+	if plainWordStart[c] {
+		s.tok, s.pos = tWord, i
+		return
+	}
 	n1, n2 := s.at(i+1), s.at(i+2)
 	switch c {
 	case ';':
@@ -314,6 +318,16 @@ func (s *scanner) next() {
 	}
 }
 
+// plainWordStart holds the bytes that start a word with nothing more to
+// check: not an operator, a comment, a file descriptor, an extended glob or
+// a backquote.
+var plainWordStart = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 0x80 || isAlpha(byte(c)) || strings.ContainsRune("-./~%^:,{}]\"'$", rune(c))
+	}
+	return t
+}()
+
 func (s *scanner) op(t token, end int) {
 	s.tok, s.pos = t, end
 }
@@ -368,7 +382,11 @@ func (s *scanner) extglob(i int) bool {
 
 // take scans the word the current token starts and reads the next token.
 func (s *scanner) take() {
-	s.pos = s.scanWord(s.tpos)
+	if s.litDone && s.litLI.word {
+		s.pos = s.litLI.end // lit read the whole word already
+	} else {
+		s.pos = s.scanWord(s.tpos)
+	}
 	s.next()
 }
 
@@ -601,7 +619,7 @@ func (s *scanner) pipeline(binCmd bool) bool {
 	plainCall := false
 	switch s.tok {
 	case tWord:
-		li := s.lit(s.tpos)
+		li := s.lit()
 		if s.bad {
 			return false
 		}
@@ -699,7 +717,7 @@ func (s *scanner) keyword() uint16 {
 	if c != '}' && (c < 'a' || c > 't') {
 		return 0
 	}
-	li := s.lit(s.tpos)
+	li := s.lit()
 	if !li.word {
 		return 0
 	}
@@ -726,10 +744,10 @@ func (s *scanner) keyword() uint16 {
 
 // isWord reports whether the current token is the lone literal w.
 func (s *scanner) isWord(w string) bool {
-	if s.tok != tWord || !strings.HasPrefix(s.src[s.tpos:], w) {
+	if s.tok != tWord || s.src[s.tpos] != w[0] || !strings.HasPrefix(s.src[s.tpos:], w) {
 		return false
 	}
-	li := s.lit(s.tpos)
+	li := s.lit()
 	return li.word && li.end-s.tpos == len(w)
 }
 
@@ -799,7 +817,7 @@ func (s *scanner) compound(w string, redirs bool) bool {
 			s.fail()
 			return true
 		}
-		li := s.lit(s.tpos)
+		li := s.lit()
 		name := s.src[s.tpos:li.end]
 		if !li.word || name == "{" || !validFuncName(name) {
 			s.fail()
@@ -888,7 +906,7 @@ func (s *scanner) forClause() {
 			s.fail()
 			return
 		}
-		li := s.lit(s.tpos)
+		li := s.lit()
 		if !li.word || !validName(s.src[s.tpos:li.end]) {
 			s.fail()
 			return
@@ -1059,7 +1077,7 @@ func (s *scanner) testBinary(pastAndOr bool) (present, word bool) {
 		}
 		return true, false
 	case tWord:
-		li := s.lit(s.tpos)
+		li := s.lit()
 		if !li.word {
 			s.fail()
 			return false, false
@@ -1108,7 +1126,7 @@ func (s *scanner) testBinary(pastAndOr bool) (present, word bool) {
 func (s *scanner) testUnary() (present, word bool) {
 	switch s.tok {
 	case tWord:
-		li := s.lit(s.tpos)
+		li := s.lit()
 		if li.word {
 			switch op := s.src[s.tpos:li.end]; op {
 			case "!":
@@ -1203,7 +1221,7 @@ func (s *scanner) declClause() {
 			s.fail()
 			return
 		}
-		li := s.lit(s.tpos)
+		li := s.lit()
 		switch {
 		case s.validIdent(li):
 			s.assign(li)
@@ -1234,7 +1252,7 @@ func (s *scanner) callExpr(args int, arrays bool) {
 			return
 		case tWord:
 			if args == 0 {
-				li := s.lit(s.tpos)
+				li := s.lit()
 				if s.validIdent(li) {
 					if s.assign(li) {
 						arrays = true
@@ -1272,12 +1290,13 @@ type litInfo struct {
 	eql   int  // offset of the first '=', or -1
 }
 
-// lit reads the literal at i, failing when it holds a line continuation
-// (mvdan/sh drops it from the literal's value).
-func (s *scanner) lit(i int) litInfo {
-	if s.litAt == i+1 && s.litCtx == s.ctx && s.litBq == s.bq {
+// lit reads the literal the current word starts with, failing when it
+// holds a line continuation (mvdan/sh drops it from the literal's value).
+func (s *scanner) lit() litInfo {
+	if s.litDone {
 		return s.litLI
 	}
+	i := s.tpos
 	li := litInfo{end: i, eql: -1}
 	switch s.src[i] {
 	case '\'', '"', '$', '`', '<', '>':
@@ -1291,7 +1310,7 @@ func (s *scanner) lit(i int) litInfo {
 			s.fail()
 		}
 	}
-	s.litAt, s.litCtx, s.litBq, s.litLI = i+1, s.ctx, s.bq, li
+	s.litDone, s.litLI = true, li
 	return li
 }
 
@@ -1464,6 +1483,10 @@ func (s *scanner) litRun(i int) (end int, cont bool) {
 	start := i
 	s.runEql, s.runEsc = -1, false
 	for i < len(src) {
+		if plainLit[src[i]] {
+			i++
+			continue
+		}
 		switch c := src[i]; c {
 		case ' ', '\t', '\n', '&', '|', ';', '(', ')':
 			return i, false
@@ -1506,6 +1529,16 @@ func (s *scanner) litRun(i int) (end int, cont bool) {
 	}
 	return len(src), false
 }
+
+// plainLit holds the bytes that go on an unquoted literal with nothing
+// more to check.
+var plainLit = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 0x80 || c > ' ' && !strings.ContainsRune("&|;()\\=<>`\"'$?*+@![", rune(c))
+	}
+	t['\x0b'], t['\f'] = true, true
+	return t
+}()
 
 // scanWord scans the word at i in a statement context and returns its end.
 func (s *scanner) scanWord(i int) int {
@@ -1608,6 +1641,10 @@ func (s *scanner) dsquote(i int) int {
 func (s *scanner) dquote(i int) int {
 	src := s.src
 	for i < len(src) && !s.bad {
+		if plainDq[src[i]] {
+			i++
+			continue
+		}
 		switch src[i] {
 		case '"':
 			return i + 1
@@ -1628,6 +1665,14 @@ func (s *scanner) dquote(i int) int {
 	s.fail()
 	return len(src)
 }
+
+// plainDq holds the bytes that go on a double-quoted literal.
+var plainDq = func() (t [256]bool) {
+	for c := range t {
+		t[c] = !strings.ContainsRune("\"\\$`", rune(c))
+	}
+	return t
+}()
 
 // bquote returns the end of `...` whose content starts at i. Only plain
 // contents pass: no backslashes (mvdan/sh unescapes them), quotes,
