@@ -623,6 +623,7 @@ func (s *scanner) pipeline(binCmd bool) bool {
 		if s.bad {
 			return false
 		}
+		litWord := li.word
 		if li.word {
 			cmd = s.compound(s.src[s.tpos:li.end], redirs > 0)
 			if s.bad {
@@ -639,7 +640,7 @@ func (s *scanner) pipeline(binCmd bool) bool {
 		}
 		s.take()
 		if s.tok == tLParen {
-			if !li.word || redirs > 0 {
+			if !litWord || redirs > 0 {
 				s.fail()
 				return false
 			}
@@ -764,6 +765,9 @@ func (s *scanner) expect(w string) {
 // compound reads the command a reserved word starts and reports whether
 // there was one; a reserved word it does not read fails.
 func (s *scanner) compound(w string, redirs bool) bool {
+	if len(w) > 8 || !reservedStart[w[0]] {
+		return false
+	}
 	switch w {
 	case "{", "if", "while", "until", "for", "case", "[[", "function",
 		"declare", "local", "export", "readonly", "typeset", "time":
@@ -846,6 +850,15 @@ func (s *scanner) compound(w string, redirs bool) bool {
 	}
 	return true
 }
+
+// reservedStart holds the first bytes of the words compound reads or
+// refuses.
+var reservedStart = func() (t [256]bool) {
+	for _, c := range "{}iwufc[dlertns!]@" {
+		t[c] = true
+	}
+	return t
+}()
 
 // validFuncName keeps function names to plain ones.
 func validFuncName(name string) bool {
@@ -1292,31 +1305,31 @@ type litInfo struct {
 
 // lit reads the literal the current word starts with, failing when it
 // holds a line continuation (mvdan/sh drops it from the literal's value).
-func (s *scanner) lit() litInfo {
+// The answer lasts until the next token.
+func (s *scanner) lit() *litInfo {
+	li := &s.litLI
 	if s.litDone {
-		return s.litLI
+		return li
 	}
+	s.litDone = true
 	i := s.tpos
-	li := litInfo{end: i, eql: -1}
+	*li = litInfo{end: i, eql: -1}
 	switch s.src[i] {
 	case '\'', '"', '$', '`', '<', '>':
-	default:
-		li.lit = true
-		end, cont := s.litRun(i)
-		li.end, li.word = end, !cont
-		li.split = cont && s.at(end) == '['
-		li.eql = s.runEql
-		if s.runEsc {
-			s.fail()
-		}
+		return li
 	}
-	s.litDone, s.litLI = true, li
+	end, cont := s.litRun(i)
+	li.lit, li.end, li.word, li.eql = true, end, !cont, s.runEql
+	li.split = cont && s.at(end) == '['
+	if s.runEsc {
+		s.fail()
+	}
 	return li
 }
 
 // validIdent is mvdan/sh's hasValidIdent: the word starts an assignment.
-func (s *scanner) validIdent(li litInfo) bool {
-	if !li.lit {
+func (s *scanner) validIdent(li *litInfo) bool {
+	if !li.lit || (li.eql < 0 && !li.split) {
 		return false
 	}
 	val := s.src[s.tpos:li.end]
@@ -1341,7 +1354,7 @@ func (s *scanner) validIdent(li litInfo) bool {
 
 // assign reads an assignment and reports whether it was an array or an
 // indexed one, which a command's inline variables cannot be.
-func (s *scanner) assign(li litInfo) (array bool) {
+func (s *scanner) assign(li *litInfo) (array bool) {
 	if li.eql > 0 {
 		i := s.tpos + li.eql + 1
 		if s.at(i) == '(' {
