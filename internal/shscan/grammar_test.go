@@ -212,7 +212,19 @@ func (g *gen) command() {
 		}
 		g.b.WriteString(" ]]")
 	case 8:
-		g.b.WriteString(g.pick("(( x++ ))", "((a = b + 1))", "(( a < b ))", "((i--))", "(( $x ))"))
+		g.b.WriteString(g.pick("(( x++ ))", "((a = b + 1))", "(( a < b ))", "((i--))", "(( $x ))", "((a[1]+=2, b=c?d:e))", "(( (a) ))"))
+	case 9:
+		g.b.WriteString(g.pick("declare -a arr=(", "local -A m=(", "export v=(", "arr+=(", "readonly r=("))
+		for j := g.r.IntN(3); j > 0; j-- {
+			g.word()
+			g.b.WriteString(g.pick(" ", "\n", " # c\n", "\t"))
+		}
+		g.b.WriteString(")")
+	case 10:
+		g.b.WriteString(g.pick("[[ $v =~ ^(a|b)+$ ]]", "[[ $v =~ [0-9]+ ]]", "[[ $v =~ $re ]]", "[[ x =~ \"q\"(a) ]]", "[[ (a == b) ]]", "[[ ! ( -n $x ) ]]"))
+	case 11:
+		g.b.WriteString(g.pick("time -p ", "time ", "! ", "2>/dev/null "))
+		g.simple()
 	default:
 		g.simple()
 	}
@@ -239,13 +251,16 @@ func grammarScripts(seed uint64, n int) []string {
 		src := g.b.String()
 		if r.IntN(3) == 0 && len(src) > 0 {
 			i := r.IntN(len(src))
-			switch r.IntN(3) {
+			switch r.IntN(4) {
 			case 0:
 				src = src[:i] + src[i+1:]
 			case 1:
 				src = src[:i] + string(src[r.IntN(len(src))]) + src[i:]
-			default:
+			case 2:
 				src = src[:i] + src[r.IntN(len(src)):]
+			default:
+				specials := []string{"\\\n", "#", ")", "(", "}", "{", "`", "'", "\"", "$", "\\", "\n", ";", "&", "|", "<", ">", "[", "]", "=", "!", "*(", "$(", "${", "$((", " ", "\t"}
+				src = src[:i] + specials[r.IntN(len(specials))] + src[i:]
 			}
 		}
 		out = append(out, src)
@@ -253,14 +268,17 @@ func grammarScripts(seed uint64, n int) []string {
 	return out
 }
 
-var grammarN = flag.Int("shscan.scripts", 3000, "how many generated scripts TestGrammarDifferential checks")
+var (
+	grammarN    = flag.Int("shscan.scripts", 3000, "how many generated scripts TestGrammarDifferential checks")
+	grammarSeed = flag.Uint64("shscan.seed", 1, "the seed of TestGrammarDifferential's scripts")
+)
 
 // TestGrammarDifferential checks the recognizer's guarantee on scripts
 // generated from a grammar: whatever it says parses, mvdan/sh parses.
 func TestGrammarDifferential(t *testing.T) {
 	t.Parallel()
 	valid, fastN := 0, 0
-	for _, src := range grammarScripts(1, *grammarN) {
+	for _, src := range grammarScripts(*grammarSeed, *grammarN) {
 		err := mvdanErr(src)
 		if err == nil {
 			valid++
