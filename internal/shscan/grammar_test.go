@@ -111,7 +111,7 @@ func (g *gen) simple() {
 		}
 		g.b.WriteString(g.pick("\n", " | cat\n", "; echo\n"))
 		for j := g.r.IntN(3); j > 0; j-- {
-			g.b.WriteString(g.pick("body", "$x", "${y}", "$(date)", "\ta", "'q'", "\"d\"", "\\$x", "`c`", "a"+d, d+" ", "$((1))"))
+			g.b.WriteString(g.pick("body", "$x", "${y}", "$(date)", "\ta", "'q'", "\"d\"", "\\$x", "`c`", "a"+d, d+" ", "$((1))", "a \\", "\\", "\t\\", d+"\\"))
 			g.b.WriteString("\n")
 		}
 		g.b.WriteString(g.pick("", "\t") + d + "\n")

@@ -84,11 +84,14 @@ func (s *scanner) heredocs(nl int) {
 				i = end
 				break
 			}
-			if line != "" && line[len(line)-1] == '\\' {
-				s.fail() // a line continuation inside the body
-				return
-			}
 			if !h.quoted {
+				// A line continuation joins lines in an expanding body,
+				// which mvdan/sh and bash do not agree on in every case;
+				// a quoted body keeps its backslashes as they are.
+				if line != "" && line[len(line)-1] == '\\' {
+					s.fail()
+					return
+				}
 				// mvdan/sh compares the text after an expansion with the
 				// delimiter as if it were a whole line.
 				if strings.HasSuffix(line, h.delim) {

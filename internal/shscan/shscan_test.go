@@ -33,6 +33,7 @@ var fast = []string{
 	"cat > f <<EOF\nhello $x ${y:-z} $(date) $((1+2))\n  indented\nEOF\necho done\n",
 	"cat <<'EOF'\nliteral $x `y` \\ $(z\nEOF\n",
 	"cat <<\"EOF\"\n$x\nEOF\n",
+	"cat > run.sh <<'EOF'\ndocker run \\\n  --rm img\nEOF\ncat <<-'X'\n\ta \\\n\tX\n",
 	"cat <<-EOF\n\tbody\n\tEOF\n",
 	"cat <<A; cat <<B\na\nA\nb\nB\n",
 	"cat <<EOF | sed s/a/b/ > out\nx\nEOF\n",
