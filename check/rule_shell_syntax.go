@@ -7,6 +7,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/cairn-dev/cairn/internal/shscan"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -21,22 +22,39 @@ var ruleShellSyntax = &Rule{
 	Severity: ir.Error,
 	Lint:     true,
 	Run: func(pass *Pass) {
-		parser := shellParsers.Get().(*shellParser)
-		defer shellParsers.Put(parser)
+		var parser lazyParser
+		defer parser.put()
 		for _, s := range pass.Process.Steps {
 			if s.Precheck != nil {
-				shellsSyntax(pass, parser, s.Precheck.Shells)
+				shellsSyntax(pass, &parser, s.Precheck.Shells)
 			}
 			for _, a := range s.Actions {
 				if a.Kind == ir.Command {
-					scriptSyntax(pass, parser, a.Script)
+					scriptSyntax(pass, &parser, a.Script)
 				}
 			}
 			if s.Validate != nil {
-				shellsSyntax(pass, parser, s.Validate.Shells)
+				shellsSyntax(pass, &parser, s.Validate.Shells)
 			}
 		}
 	},
+}
+
+// lazyParser takes a bash parser from the pool at the first script the
+// recognizer is not sure of: most files have none.
+type lazyParser struct{ p *shellParser }
+
+func (l *lazyParser) get() *shellParser {
+	if l.p == nil {
+		l.p = shellParsers.Get().(*shellParser)
+	}
+	return l.p
+}
+
+func (l *lazyParser) put() {
+	if l.p != nil {
+		shellParsers.Put(l.p)
+	}
 }
 
 // shellParser is a bash parser and the reader it parses from, kept between
@@ -50,7 +68,7 @@ var shellParsers = sync.Pool{New: func() any {
 	return &shellParser{Parser: syntax.NewParser(syntax.Variant(syntax.LangBash))}
 }}
 
-func shellsSyntax(pass *Pass, parser *shellParser, shells ir.Strings) {
+func shellsSyntax(pass *Pass, parser *lazyParser, shells ir.Strings) {
 	if !shells.Set || shells.Bad {
 		return
 	}
@@ -60,11 +78,13 @@ func shellsSyntax(pass *Pass, parser *shellParser, shells ir.Strings) {
 }
 
 // scriptSyntax parses one script and reports its first error, if any, at the
-// character the parser names.
-func scriptSyntax(pass *Pass, parser *shellParser, f ir.Field[string]) {
-	if !f.Set || f.Bad {
+// character the parser names. A script the recognizer (shscan) says
+// certainly parses skips the parser and its syntax tree.
+func scriptSyntax(pass *Pass, lazy *lazyParser, f ir.Field[string]) {
+	if !f.Set || f.Bad || shscan.Parses(f.Value) {
 		return
 	}
+	parser := lazy.get()
 	parser.src.Reset(f.Value)
 	_, err := parser.Parse(&parser.src, "")
 	if err == nil {

@@ -3,7 +3,9 @@ package check
 import (
 	"testing"
 
+	"github.com/cairn-dev/cairn/bench/corpus"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/parse"
 )
 
 // TestShellSyntaxSpans holds the mapping from a parser's position inside a
@@ -43,5 +45,25 @@ func TestShellSyntaxSpans(t *testing.T) {
 	}
 	if want := "bash cannot parse this script: `fi` can only be used to end an `if`"; d.Message != want {
 		t.Errorf("message %q; want %q", d.Message, want)
+	}
+}
+
+// TestShellSyntaxFastPath holds that checking the scripts of bench/check.sh's
+// corpora allocates nothing: every script is one the recognizer (shscan)
+// knows parses, so no bash parser and no syntax tree is made.
+func TestShellSyntaxFastPath(t *testing.T) {
+	for _, k := range corpus.Kinds {
+		p, diags := parse.TOML("p.toml", corpus.Process(k, 7, 50))
+		if len(diags) > 0 {
+			t.Fatalf("%s: %v", k, diags)
+		}
+		var got []ir.Diagnostic
+		pass := &Pass{Process: p, Env: &Env{Lint: true}, rule: ruleShellSyntax, diags: &got}
+		if n := testing.AllocsPerRun(5, func() { ruleShellSyntax.Run(pass) }); n != 0 {
+			t.Errorf("%s: %v allocations per file; want 0", k, n)
+		}
+		if len(got) > 0 {
+			t.Errorf("%s: %d diagnostics; want none: %+v", k, len(got), got[0])
+		}
 	}
 }
