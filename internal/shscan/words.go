@@ -249,7 +249,12 @@ func (s *scanner) paramExp(i int) int {
 	if s.depth > maxDepth {
 		s.fail()
 	}
-	defer func() { s.depth-- }()
+	i = s.paramExpBody(i)
+	s.depth--
+	return i
+}
+
+func (s *scanner) paramExpBody(i int) int {
 	src := s.src
 	length, excl := false, false
 	switch s.at(i) {
