@@ -83,7 +83,7 @@ func (s *scanner) stopToken() bool {
 // terminator when readEnd. It reports whether a terminator (; or &) ended
 // it, and false for ok when there was no statement.
 func (s *scanner) getStmt(readEnd, binCmd bool) (end, ok bool) {
-	if s.isWord("!") {
+	if s.tok == tWord && s.src[s.tpos] == '!' && s.isWord("!") {
 		s.expect("!")
 		if s.stopToken() || s.isWord("!") {
 			s.fail()
