@@ -5,10 +5,7 @@ import "strings"
 // stmtList reads statements up to one of the stop words (a set of kw
 // bits), a closing token of the context, or EOF, and returns how many.
 func (s *scanner) stmtList(stops uint16) int {
-	s.depth++
-	if s.depth > maxDepth {
-		s.fail()
-	}
+	s.descend()
 	n := 0
 	gotEnd := true
 loop:
@@ -54,7 +51,7 @@ loop:
 		gotEnd = end
 		n++
 	}
-	s.depth--
+	s.ascend()
 	return n
 }
 
@@ -117,6 +114,13 @@ func (s *scanner) getStmt(readEnd, binCmd bool) (end, ok bool) {
 // redirections, and, unless binCmd, the rest of the pipeline. It reports
 // whether there was a statement.
 func (s *scanner) pipeline(binCmd bool) bool {
+	s.descend()
+	ok := s.pipelineBody(binCmd)
+	s.ascend()
+	return ok
+}
+
+func (s *scanner) pipelineBody(binCmd bool) bool {
 	redirs := 0
 	for s.tok == tRedir || s.tok == tHdoc {
 		s.redirect()
@@ -573,6 +577,13 @@ func (s *scanner) testClause() {
 }
 
 func (s *scanner) testBinary(pastAndOr bool) (present, word bool) {
+	s.descend()
+	present, word = s.testBinaryBody(pastAndOr)
+	s.ascend()
+	return present, word
+}
+
+func (s *scanner) testBinaryBody(pastAndOr bool) (present, word bool) {
 	if s.tok == tNewl {
 		s.fail()
 		return false, false

@@ -279,3 +279,27 @@ func BenchmarkParses(b *testing.B) {
 		})
 	}
 }
+
+// TestDeep holds that nesting past the recognizer's bound is left to
+// mvdan/sh, quickly and without exhausting the stack.
+func TestDeep(t *testing.T) {
+	t.Parallel()
+	const n = 100000
+	for _, src := range []string{
+		strings.Repeat("(", n) + "a" + strings.Repeat(")", n),
+		strings.Repeat("{ ", n) + "a" + strings.Repeat("; }", n),
+		strings.Repeat("$(", n) + "a" + strings.Repeat(")", n),
+		strings.Repeat("\"${a:-", n) + "a" + strings.Repeat("}\"", n),
+		"[[ " + strings.Repeat("! ", n) + "a ]]",
+		"[[ " + strings.Repeat("( ", n) + "a" + strings.Repeat(" )", n) + " ]]",
+		"echo $((" + strings.Repeat("- ", n) + "1))",
+		"echo $((" + strings.Repeat("(", n) + "1" + strings.Repeat(")", n) + "))",
+		strings.Repeat("f() ", n) + "a",
+		strings.Repeat("time ", n) + "a",
+		strings.Repeat("if a; then ", n) + "a" + strings.Repeat("; fi", n),
+	} {
+		if Parses(src) {
+			t.Errorf("Parses(%.40q...) = true; want false past the nesting bound", src)
+		}
+	}
+}

@@ -245,12 +245,9 @@ func validName(s string) bool {
 
 // paramExp returns the end of ${...} whose content starts at i.
 func (s *scanner) paramExp(i int) int {
-	s.depth++
-	if s.depth > maxDepth {
-		s.fail()
-	}
+	s.descend()
 	i = s.paramExpBody(i)
-	s.depth--
+	s.ascend()
 	return i
 }
 
