@@ -211,6 +211,9 @@ func (s *scanner) aComma() bool {
 	return ok && !s.bad
 }
 
+// aAssign, aTernary, aBinary, aUnary and aValue are the levels of
+// mvdan/sh's arithmetic grammar. Each reports whether an expression was
+// there and, below aAssign, whether it was a name, which = and ++ need.
 func (s *scanner) aAssign() bool {
 	present, name := s.aTernary()
 	if s.a == aAssign {

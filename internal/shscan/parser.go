@@ -382,6 +382,7 @@ func validFuncName(name string) bool {
 	return name != ""
 }
 
+// funcBody reads the statement a function declaration takes as its body.
 func (s *scanner) funcBody() {
 	if s.tok == tNewl {
 		s.next()
@@ -391,6 +392,8 @@ func (s *scanner) funcBody() {
 	}
 }
 
+// forClause reads a for loop after the for: a C-style (( )) header or a
+// name with its words, then do ... done or { ... }.
 func (s *scanner) forClause() {
 	if s.tok == tDLParen {
 		s.enter()
@@ -478,6 +481,7 @@ func (s *scanner) forClause() {
 	s.expect("done")
 }
 
+// caseClause reads a case statement after the case.
 func (s *scanner) caseClause() {
 	if s.tok != tWord {
 		s.fail()
@@ -530,6 +534,7 @@ func (s *scanner) caseClause() {
 	s.expect("esac")
 }
 
+// subshell reads ( ... ) from the statement after the (.
 func (s *scanner) subshell() {
 	saved := s.ctx
 	s.enter()
@@ -545,6 +550,7 @@ func (s *scanner) subshell() {
 	s.next()
 }
 
+// arithCmd reads (( ... )) from the expression after the ((.
 func (s *scanner) arithCmd() {
 	s.enter()
 	saved := s.actx
@@ -576,6 +582,8 @@ func (s *scanner) testClause() {
 	s.leave()
 }
 
+// testBinary is mvdan/sh's testExprBinary: an expression of [[ ]], and
+// whether there was one and it was a lone word.
 func (s *scanner) testBinary(pastAndOr bool) (present, word bool) {
 	s.descend()
 	present, word = s.testBinaryBody(pastAndOr)
@@ -654,6 +662,7 @@ func (s *scanner) testBinaryBody(pastAndOr bool) (present, word bool) {
 	return true, false
 }
 
+// testUnary is mvdan/sh's testExprUnary: an operand of [[ ]].
 func (s *scanner) testUnary() (present, word bool) {
 	switch s.tok {
 	case tWord:
@@ -746,6 +755,8 @@ func (s *scanner) regexWord(i int) int {
 	return min(i, len(src))
 }
 
+// declClause reads the names and assignments of declare, local, export,
+// readonly or typeset.
 func (s *scanner) declClause() {
 	for !s.stopToken() && s.tok != tRedir && s.tok != tHdoc && !s.bad {
 		if s.tok != tWord {

@@ -231,6 +231,7 @@ func isAlnum(c byte) bool {
 	return isAlpha(c) || c >= '0' && c <= '9'
 }
 
+// validName is mvdan/sh's ValidName: a name a variable may have.
 func validName(s string) bool {
 	if s == "" || !isAlpha(s[0]) {
 		return false
