@@ -24,17 +24,20 @@ var ruleShellSyntax = &Rule{
 	Run: func(pass *Pass) {
 		var parser lazyParser
 		defer parser.put()
-		for _, s := range pass.Process.Steps {
+		// By index: a step and an action are large to copy.
+		steps := pass.Process.Steps
+		for i := range steps {
+			s := &steps[i]
 			if s.Precheck != nil {
-				shellsSyntax(pass, &parser, s.Precheck.Shells)
+				shellsSyntax(pass, &parser, &s.Precheck.Shells)
 			}
-			for _, a := range s.Actions {
-				if a.Kind == ir.Command {
-					scriptSyntax(pass, &parser, a.Script)
+			for j := range s.Actions {
+				if a := &s.Actions[j]; a.Kind == ir.Command {
+					scriptSyntax(pass, &parser, &a.Script)
 				}
 			}
 			if s.Validate != nil {
-				shellsSyntax(pass, &parser, s.Validate.Shells)
+				shellsSyntax(pass, &parser, &s.Validate.Shells)
 			}
 		}
 	},
@@ -68,19 +71,19 @@ var shellParsers = sync.Pool{New: func() any {
 	return &shellParser{Parser: syntax.NewParser(syntax.Variant(syntax.LangBash))}
 }}
 
-func shellsSyntax(pass *Pass, parser *lazyParser, shells ir.Strings) {
+func shellsSyntax(pass *Pass, parser *lazyParser, shells *ir.Strings) {
 	if !shells.Set || shells.Bad {
 		return
 	}
-	for _, f := range shells.Value {
-		scriptSyntax(pass, parser, f)
+	for i := range shells.Value {
+		scriptSyntax(pass, parser, &shells.Value[i])
 	}
 }
 
 // scriptSyntax parses one script and reports its first error, if any, at the
 // character the parser names. A script the recognizer (shscan) says
 // certainly parses skips the parser and its syntax tree.
-func scriptSyntax(pass *Pass, lazy *lazyParser, f ir.Field[string]) {
+func scriptSyntax(pass *Pass, lazy *lazyParser, f *ir.Field[string]) {
 	if !f.Set || f.Bad || shscan.Parses(f.Value) {
 		return
 	}
@@ -101,7 +104,7 @@ func scriptSyntax(pass *Pass, lazy *lazyParser, f ir.Field[string]) {
 		pos = le.Pos
 		text = strings.TrimPrefix(err.Error(), le.Pos.String()+": ")
 	}
-	pass.Report(scriptRange(f, pos), "bash cannot parse this script: %s", text)
+	pass.Report(scriptRange(*f, pos), "bash cannot parse this script: %s", text)
 }
 
 // scriptRange maps a parser position inside f's value to a one-character

@@ -196,10 +196,7 @@ func (s *scanner) aWordEnd(i int) int {
 // aComma reads a comma-separated expression and reports whether there was
 // one.
 func (s *scanner) aComma() bool {
-	s.depth++
-	if s.depth > maxDepth {
-		s.fail()
-	}
+	s.descend()
 	ok := s.aAssign()
 	for s.a == aComma && !s.bad {
 		if !ok {
@@ -210,10 +207,13 @@ func (s *scanner) aComma() bool {
 			s.fail()
 		}
 	}
-	s.depth--
+	s.ascend()
 	return ok && !s.bad
 }
 
+// aAssign, aTernary, aBinary, aUnary and aValue are the levels of
+// mvdan/sh's arithmetic grammar. Each reports whether an expression was
+// there and, below aAssign, whether it was a name, which = and ++ need.
 func (s *scanner) aAssign() bool {
 	present, name := s.aTernary()
 	if s.a == aAssign {
@@ -268,9 +268,11 @@ func (s *scanner) aUnary() (present, name bool) {
 	switch s.a {
 	case aNot, aTilde, aPlus, aMinus:
 		s.aNext()
+		s.descend()
 		if p, _ := s.aUnary(); !p {
 			s.fail()
 		}
+		s.ascend()
 		return true, false
 	}
 	return s.aValue()

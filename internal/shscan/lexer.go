@@ -23,6 +23,9 @@ func (s *scanner) next() {
 			return
 		}
 		c := src[i]
+		if c > '#' && c != '\\' {
+			break // the common case: no blank, newline or comment
+		}
 		switch c {
 		case ' ', '\t':
 			s.spaced = true

@@ -5,10 +5,7 @@ import "strings"
 // stmtList reads statements up to one of the stop words (a set of kw
 // bits), a closing token of the context, or EOF, and returns how many.
 func (s *scanner) stmtList(stops uint16) int {
-	s.depth++
-	if s.depth > maxDepth {
-		s.fail()
-	}
+	s.descend()
 	n := 0
 	gotEnd := true
 loop:
@@ -54,7 +51,7 @@ loop:
 		gotEnd = end
 		n++
 	}
-	s.depth--
+	s.ascend()
 	return n
 }
 
@@ -83,7 +80,7 @@ func (s *scanner) stopToken() bool {
 // terminator when readEnd. It reports whether a terminator (; or &) ended
 // it, and false for ok when there was no statement.
 func (s *scanner) getStmt(readEnd, binCmd bool) (end, ok bool) {
-	if s.isWord("!") {
+	if s.tok == tWord && s.src[s.tpos] == '!' && s.isWord("!") {
 		s.expect("!")
 		if s.stopToken() || s.isWord("!") {
 			s.fail()
@@ -117,6 +114,13 @@ func (s *scanner) getStmt(readEnd, binCmd bool) (end, ok bool) {
 // redirections, and, unless binCmd, the rest of the pipeline. It reports
 // whether there was a statement.
 func (s *scanner) pipeline(binCmd bool) bool {
+	s.descend()
+	ok := s.pipelineBody(binCmd)
+	s.ascend()
+	return ok
+}
+
+func (s *scanner) pipelineBody(binCmd bool) bool {
 	redirs := 0
 	for s.tok == tRedir || s.tok == tHdoc {
 		s.redirect()
@@ -378,6 +382,7 @@ func validFuncName(name string) bool {
 	return name != ""
 }
 
+// funcBody reads the statement a function declaration takes as its body.
 func (s *scanner) funcBody() {
 	if s.tok == tNewl {
 		s.next()
@@ -387,6 +392,8 @@ func (s *scanner) funcBody() {
 	}
 }
 
+// forClause reads a for loop after the for: a C-style (( )) header or a
+// name with its words, then do ... done or { ... }.
 func (s *scanner) forClause() {
 	if s.tok == tDLParen {
 		s.enter()
@@ -474,6 +481,7 @@ func (s *scanner) forClause() {
 	s.expect("done")
 }
 
+// caseClause reads a case statement after the case.
 func (s *scanner) caseClause() {
 	if s.tok != tWord {
 		s.fail()
@@ -526,6 +534,7 @@ func (s *scanner) caseClause() {
 	s.expect("esac")
 }
 
+// subshell reads ( ... ) from the statement after the (.
 func (s *scanner) subshell() {
 	saved := s.ctx
 	s.enter()
@@ -541,6 +550,7 @@ func (s *scanner) subshell() {
 	s.next()
 }
 
+// arithCmd reads (( ... )) from the expression after the ((.
 func (s *scanner) arithCmd() {
 	s.enter()
 	saved := s.actx
@@ -572,7 +582,16 @@ func (s *scanner) testClause() {
 	s.leave()
 }
 
+// testBinary is mvdan/sh's testExprBinary: an expression of [[ ]], and
+// whether there was one and it was a lone word.
 func (s *scanner) testBinary(pastAndOr bool) (present, word bool) {
+	s.descend()
+	present, word = s.testBinaryBody(pastAndOr)
+	s.ascend()
+	return present, word
+}
+
+func (s *scanner) testBinaryBody(pastAndOr bool) (present, word bool) {
 	if s.tok == tNewl {
 		s.fail()
 		return false, false
@@ -643,6 +662,7 @@ func (s *scanner) testBinary(pastAndOr bool) (present, word bool) {
 	return true, false
 }
 
+// testUnary is mvdan/sh's testExprUnary: an operand of [[ ]].
 func (s *scanner) testUnary() (present, word bool) {
 	switch s.tok {
 	case tWord:
@@ -735,6 +755,8 @@ func (s *scanner) regexWord(i int) int {
 	return min(i, len(src))
 }
 
+// declClause reads the names and assignments of declare, local, export,
+// readonly or typeset.
 func (s *scanner) declClause() {
 	for !s.stopToken() && s.tok != tRedir && s.tok != tHdoc && !s.bad {
 		if s.tok != tWord {

@@ -147,11 +147,18 @@ func (s *scanner) at(i int) byte {
 // inside it, and ones started inside it must be read before it ends.
 func (s *scanner) enter() {
 	s.level++
+	s.descend()
+}
+
+// descend and ascend bracket every recursion, which maxDepth bounds.
+func (s *scanner) descend() {
 	s.depth++
 	if s.depth > maxDepth {
 		s.fail()
 	}
 }
+
+func (s *scanner) ascend() { s.depth-- }
 
 func (s *scanner) leave() {
 	for i := 0; i < s.nh; i++ {
@@ -160,5 +167,5 @@ func (s *scanner) leave() {
 		}
 	}
 	s.level--
-	s.depth--
+	s.ascend()
 }

@@ -166,7 +166,8 @@ var notSure = []string{
 
 func TestFastPath(t *testing.T) {
 	t.Parallel()
-	for _, src := range fast {
+	// All of them in one script too: longer than mvdan/sh's 1 KiB buffer.
+	for _, src := range append(fast, strings.Join(fast, "")) {
 		if err := mvdanErr(src); err != nil {
 			t.Errorf("mvdan/sh refuses %q: %v", src, err)
 		}
@@ -276,5 +277,29 @@ func BenchmarkParses(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestDeep holds that nesting past the recognizer's bound is left to
+// mvdan/sh, quickly and without exhausting the stack.
+func TestDeep(t *testing.T) {
+	t.Parallel()
+	const n = 100000
+	for _, src := range []string{
+		strings.Repeat("(", n) + "a" + strings.Repeat(")", n),
+		strings.Repeat("{ ", n) + "a" + strings.Repeat("; }", n),
+		strings.Repeat("$(", n) + "a" + strings.Repeat(")", n),
+		strings.Repeat("\"${a:-", n) + "a" + strings.Repeat("}\"", n),
+		"[[ " + strings.Repeat("! ", n) + "a ]]",
+		"[[ " + strings.Repeat("( ", n) + "a" + strings.Repeat(" )", n) + " ]]",
+		"echo $((" + strings.Repeat("- ", n) + "1))",
+		"echo $((" + strings.Repeat("(", n) + "1" + strings.Repeat(")", n) + "))",
+		strings.Repeat("f() ", n) + "a",
+		strings.Repeat("time ", n) + "a",
+		strings.Repeat("if a; then ", n) + "a" + strings.Repeat("; fi", n),
+	} {
+		if Parses(src) {
+			t.Errorf("Parses(%.40q...) = true; want false past the nesting bound", src)
+		}
 	}
 }

@@ -231,6 +231,7 @@ func isAlnum(c byte) bool {
 	return isAlpha(c) || c >= '0' && c <= '9'
 }
 
+// validName is mvdan/sh's ValidName: a name a variable may have.
 func validName(s string) bool {
 	if s == "" || !isAlpha(s[0]) {
 		return false
@@ -245,11 +246,13 @@ func validName(s string) bool {
 
 // paramExp returns the end of ${...} whose content starts at i.
 func (s *scanner) paramExp(i int) int {
-	s.depth++
-	if s.depth > maxDepth {
-		s.fail()
-	}
-	defer func() { s.depth-- }()
+	s.descend()
+	i = s.paramExpBody(i)
+	s.ascend()
+	return i
+}
+
+func (s *scanner) paramExpBody(i int) int {
 	src := s.src
 	length, excl := false, false
 	switch s.at(i) {
