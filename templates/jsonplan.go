@@ -98,6 +98,7 @@ func appendPlan(b []byte, p *ir.Plan, spill func([]byte) []byte) ([]byte, error)
 	return appendPlanTail(b, p), nil
 }
 
+// appendLimits appends l's JSON, its protected paths an array even when nil.
 func appendLimits(b []byte, l *ir.PlanLimits) ([]byte, error) {
 	b = append(b, `{"repair_cap":`...)
 	b = appendIntSetting(b, &l.RepairCap)
@@ -117,6 +118,7 @@ func appendLimits(b []byte, l *ir.PlanLimits) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// appendWorktree appends w's JSON.
 func appendWorktree(b []byte, w *ir.PlanWorktree) []byte {
 	b = append(b, `{"name":`...)
 	b = appendString(b, w.Name)
@@ -174,6 +176,7 @@ func appendStep(b []byte, s *ir.PlanStep) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// appendAction appends a's JSON: its kind, then only what the action sets.
 func appendAction(b []byte, a *ir.PlanAction) ([]byte, error) {
 	b = append(b, `{"kind":`...)
 	b = appendString(b, string(a.Kind))
@@ -235,6 +238,7 @@ func appendPhase(b []byte, ph *ir.PlanPhase) []byte {
 	return append(b, '}')
 }
 
+// appendHarness appends h's JSON, logged_in null when unknown.
 func appendHarness(b []byte, h *ir.HarnessStatus) []byte {
 	b = append(b, `{"name":`...)
 	b = appendString(b, h.Name)
@@ -254,6 +258,7 @@ func appendHarness(b []byte, h *ir.HarnessStatus) []byte {
 	return append(b, '}')
 }
 
+// appendSetting appends s's JSON.
 func appendSetting(b []byte, s *ir.Setting) []byte {
 	b = append(b, `{"value":`...)
 	b = appendString(b, s.Value)
@@ -272,6 +277,7 @@ func appendOptSetting(b []byte, key string, s *ir.Setting) []byte {
 	return appendSetting(append(b, key...), s)
 }
 
+// appendIntSetting appends s's JSON.
 func appendIntSetting(b []byte, s *ir.IntSetting) []byte {
 	b = append(b, `{"value":`...)
 	b = strconv.AppendInt(b, int64(s.Value), 10)
@@ -281,6 +287,7 @@ func appendIntSetting(b []byte, s *ir.IntSetting) []byte {
 	return append(b, '}')
 }
 
+// appendFloatSetting appends s's JSON, refusing a value JSON cannot hold.
 func appendFloatSetting(b []byte, s *ir.FloatSetting) ([]byte, error) {
 	b = append(b, `{"value":`...)
 	b, err := appendFloat(b, s.Value)
