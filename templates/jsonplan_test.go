@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/bench/corpus"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -338,13 +339,21 @@ func docKeys(v any, path string, keys map[string]bool) {
 }
 
 // TestAppendString holds appendString to the encoder on each string of
-// trickyStrings, and on every one- and two-byte string.
+// trickyStrings, on every one- and two-byte string, and on every byte at
+// every place of longer plain strings.
 func TestAppendString(t *testing.T) {
 	strs := slices.Clone(trickyStrings)
 	for a := range 256 {
 		strs = append(strs, string([]byte{byte(a)}))
 		for c := range 256 {
 			strs = append(strs, string([]byte{byte(a), byte(c)}))
+		}
+		for n := 8; n <= 25; n++ {
+			for i := range n {
+				plain := []byte(strings.Repeat("a~ <\x7f", 5)[:n])
+				plain[i] = byte(a)
+				strs = append(strs, string(plain))
+			}
 		}
 	}
 	var b bytes.Buffer
@@ -376,5 +385,84 @@ func TestAppendFloat(t *testing.T) {
 		if (werr == nil) != (gerr == nil) || werr == nil && !bytes.Equal(got, want) {
 			t.Errorf("appendFloat(%v) = %s, %v; the encoder writes %s, %v", f, got, gerr, want, werr)
 		}
+	}
+}
+
+// BenchmarkAppendString quotes the text of bench/check.sh's corpora,
+// scripts and their names, as the report's plans hold them.
+func BenchmarkAppendString(b *testing.B) {
+	for _, k := range corpus.Kinds {
+		var lines []string
+		for i := range 20 {
+			lines = append(lines, strings.Split(string(corpus.Process(k, i, 50)), "\n")...)
+		}
+		b.Run(string(k), func(b *testing.B) {
+			n := 0
+			for _, l := range lines {
+				n += len(l)
+			}
+			b.SetBytes(int64(n))
+			buf := make([]byte, 0, 2*n)
+			for b.Loop() {
+				buf = buf[:0]
+				for _, l := range lines {
+					buf = appendString(buf, l)
+				}
+			}
+		})
+	}
+}
+
+// chunkWriter records the size of each write, and fails from the failAt'th
+// on when failAt is set.
+type chunkWriter struct {
+	bytes.Buffer
+	sizes  []int
+	failAt int
+}
+
+func (w *chunkWriter) Write(p []byte) (int, error) {
+	w.sizes = append(w.sizes, len(p))
+	if w.failAt > 0 && len(w.sizes) >= w.failAt {
+		return 0, fmt.Errorf("disk full")
+	}
+	return w.Buffer.Write(p)
+}
+
+// TestWriteJSONChunks holds a report of thousands of steps, written out in
+// chunks, to the encoder's bytes of the whole, and a failed write to an
+// error.
+func TestWriteJSONChunks(t *testing.T) {
+	r := &Report{Diagnostics: []ir.Diagnostic{{Severity: ir.Warning, Rule: "r", Message: "m"}}}
+	for i := range 3 {
+		p := randomPlan(uint64(i), trickyStrings, []float64{1.5})
+		p.Limits.BudgetUSD, p.Repair = nil, nil
+		var stage []ir.PlanStep
+		for j := range 3000 {
+			stage = append(stage, ir.PlanStep{Name: fmt.Sprint("s", j), Actions: []ir.PlanAction{{Kind: ir.Command, Command: "echo \"$x\"\n<ok>"}}})
+		}
+		p.Stages = [][]ir.PlanStep{stage, nil, stage[:1]}
+		r.Plans = append(r.Plans, p)
+	}
+	var w chunkWriter
+	if err := r.WriteJSON(&w, false); err != nil {
+		t.Fatal(err)
+	}
+	want, err := EncodedJSON(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(w.Bytes(), want) {
+		t.Errorf("the report written in %d chunks differs from the encoder's", len(w.sizes))
+	}
+	if len(w.sizes) < 5 || slices.Max(w.sizes) > 70<<10 {
+		t.Errorf("written in chunks of %v bytes; want several of about 64 KiB", w.sizes)
+	}
+	failing := &chunkWriter{failAt: 2}
+	if err := r.WriteJSON(failing, false); err == nil || err.Error() != "disk full" {
+		t.Errorf("a failed write: error %v", err)
+	}
+	if len(failing.sizes) != 2 {
+		t.Errorf("%d writes after a failed one", len(failing.sizes)-2)
 	}
 }
