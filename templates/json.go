@@ -1,7 +1,6 @@
 package templates
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -103,95 +102,46 @@ func (r *Report) WriteJSON(w io.Writer, indent bool) error {
 	return writeJSON(w, doc, indent)
 }
 
-// streamJSON writes the compact document plan by plan and, within a plan,
-// stage by stage and step by step, the bytes json.Encoder makes of the
-// whole: a program may ask for the plans of hundreds of files, or of one
-// file of thousands of steps, and neither the document nor a plan's JSON
-// need be held whole.
+// streamJSON writes the compact document, its plans by the appenders of
+// jsonplan.go, through a buffer written out whenever it holds a chunk: a
+// program may ask for the plans of hundreds of files, or of one file of
+// thousands of steps, and neither the document nor a plan's JSON need be
+// held whole.
 func (r *Report) streamJSON(w io.Writer) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	const chunk = 64 << 10
+	var err error
+	spill := func(b []byte) []byte {
+		if err != nil || len(b) < chunk {
+			return b
+		}
+		_, err = w.Write(b)
+		return b[:0]
+	}
+	var diags bytes.Buffer
+	enc := json.NewEncoder(&diags)
 	enc.SetEscapeHTML(false)
-	// encode encodes v into buf as Encode does, without the newline Encode
-	// ends it with.
-	encode := func(v any) ([]byte, error) {
-		buf.Reset()
-		if err := enc.Encode(v); err != nil {
-			return nil, err
-		}
-		return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-	}
-	value := func(v any) error {
-		b, err := encode(v)
-		if err != nil {
-			return err
-		}
-		_, err = bw.Write(b)
+	if err := enc.Encode(JSONDiagnostics(r.Diagnostics)); err != nil {
 		return err
 	}
-	fmt.Fprintf(bw, `{"version":%d,"diagnostics":`, ReportVersion)
-	if err := value(JSONDiagnostics(r.Diagnostics)); err != nil {
-		return err
-	}
-	bw.WriteString(`,"plans":[`)
+	b := make([]byte, 0, chunk+chunk/4)
+	b = fmt.Appendf(b, `{"version":%d,"diagnostics":`, ReportVersion)
+	b = append(b, bytes.TrimSuffix(diags.Bytes(), []byte("\n"))...)
+	b = append(b, `,"plans":[`...)
 	for i, p := range r.Plans {
 		if i > 0 {
-			bw.WriteByte(',')
+			b = append(b, ',')
 		}
-		if err := streamPlan(bw, p, encode); err != nil {
-			return err
+		var perr error
+		if b, perr = appendPlan(b, p, spill); perr != nil {
+			return fmt.Errorf("encode the plan of %q: %w", p.File, perr)
 		}
+		b = spill(b)
 	}
-	bw.WriteString("]}\n")
-	return bw.Flush()
-}
-
-// stagesKey is where a plan's JSON holds its stages, encoded as null; the
-// harnesses follow. No other object of a plan has these two keys, and a
-// string's quotes are escaped, so the sequence is found only there.
-const stagesKey = `"stages":null,"harnesses":`
-
-// streamPlan writes p's JSON: the plan without its stages through encode,
-// then each step of each stage in its place.
-func streamPlan(bw *bufio.Writer, p *ir.Plan, encode func(any) ([]byte, error)) error {
-	stages := p.Stages
-	c := *p
-	c.Limits.ProtectedPaths = nonNil(c.Limits.ProtectedPaths)
-	c.Worktrees = nonNil(c.Worktrees)
-	c.Harnesses = nonNil(c.Harnesses)
-	c.Stages = nil
-	b, err := encode(&c)
+	b = append(b, "]}\n"...)
 	if err != nil {
 		return err
 	}
-	cut := bytes.LastIndex(b, []byte(stagesKey))
-	if cut < 0 {
-		return fmt.Errorf("encode the plan of %q: no stages in its JSON", p.File)
-	}
-	bw.Write(b[:cut])
-	rest := string(b[cut+len(stagesKey):])
-	bw.WriteString(`"stages":[`)
-	for i, stage := range stages {
-		if i > 0 {
-			bw.WriteByte(',')
-		}
-		bw.WriteByte('[')
-		for j := range stage {
-			if j > 0 {
-				bw.WriteByte(',')
-			}
-			s := stepWithArrays(stage[j])
-			b, err := encode(&s)
-			if err != nil {
-				return err
-			}
-			bw.Write(b)
-		}
-		bw.WriteByte(']')
-	}
-	bw.WriteString(`],"harnesses":`)
-	_, err = bw.WriteString(rest)
+	_, err = w.Write(b)
 	return err
 }
 
