@@ -38,6 +38,7 @@ func TOML(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
 	doc, diags := tomldoc.ReadTOMLDocItems(file, src, "steps", func(i int, item *tomldoc.TOMLValue) {
 		if p.Steps == nil {
 			p.Steps = make([]ir.Step, 0, steps)
+			fe.actionRoom = make([]ir.Action, steps)
 		}
 		fe.step(i+1, item)
 	})
@@ -57,6 +58,20 @@ type tomlProcess struct {
 	p     *ir.Process
 	r     tomldoc.TOMLReader
 	names map[string]ir.Range // the steps' names seen, where, for duplicates
+	// actionRoom is where the steps' actions are cut from: a step has one
+	// action, and one allocation of an ir.Action (1.6 KB) per step costs
+	// more than one for the file.
+	actionRoom []ir.Action
+}
+
+// actions returns an empty slice with room for n actions.
+func (fe *tomlProcess) actions(n int) []ir.Action {
+	if n > len(fe.actionRoom) {
+		return make([]ir.Action, 0, n)
+	}
+	a := fe.actionRoom[:0:n]
+	fe.actionRoom = fe.actionRoom[n:]
+	return a
 }
 
 func (fe *tomlProcess) top(t *tomldoc.TOMLTable) {
@@ -193,7 +208,10 @@ type stepSettings struct {
 func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
 	r := &fe.r
 	t := item.Table
-	s := ir.Step{Header: item.Range}
+	// The step is filled where it stays: an ir.Step is 1 KB, and building
+	// it aside would copy it.
+	fe.p.Steps = append(fe.p.Steps, ir.Step{Header: item.Range})
+	s := &fe.p.Steps[len(fe.p.Steps)-1]
 	if t.Def == tomldoc.TOMLHeader && t.Header.IsValid() {
 		s.Header = t.Header
 	}
@@ -249,12 +267,12 @@ func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
 		}
 	}
 	if len(kinds) > 0 {
-		s.Actions = make([]ir.Action, 0, len(kinds))
+		s.Actions = fe.actions(len(kinds))
 	}
 	for _, kv := range kinds {
-		s.Actions = append(s.Actions, action(kv, r.String(kv), set))
+		s.Actions = s.Actions[:len(s.Actions)+1]
+		setAction(&s.Actions[len(s.Actions)-1], kv, r.String(kv), &set)
 	}
-	fe.p.Steps = append(fe.p.Steps, s)
 }
 
 // stepLabel names the n-th step in messages: by its name when it has one
@@ -266,22 +284,19 @@ func stepLabel(n int, name ir.Field[string]) string {
 	return fmt.Sprintf("step %d", n)
 }
 
-// action is the action a kind key (skill, prompt, command, catalogue) makes,
-// with the step's session keys as written.
-func action(kv *tomldoc.TOMLEntry, v ir.Field[string], set stepSettings) ir.Action {
-	a := ir.Action{
-		Range:       kv.At(),
-		Harness:     set.harness,
-		Model:       set.model,
-		Effort:      set.effort,
-		Access:      set.access,
-		MaxTurns:    set.maxTurns,
-		BudgetUSD:   set.budget,
-		Process:     set.process,
-		SpecProcess: set.specProcess,
-	}
-	setKind(&a, kv.Key, v)
-	return a
+// setAction makes a, a zero action, the action a kind key (skill, prompt,
+// command, catalogue) makes, with the step's session keys as written.
+func setAction(a *ir.Action, kv *tomldoc.TOMLEntry, v ir.Field[string], set *stepSettings) {
+	a.Range = kv.At()
+	a.Harness = set.harness
+	a.Model = set.model
+	a.Effort = set.effort
+	a.Access = set.access
+	a.MaxTurns = set.maxTurns
+	a.BudgetUSD = set.budget
+	a.Process = set.process
+	a.SpecProcess = set.specProcess
+	setKind(a, kv.Key, v)
 }
 
 // uniqueName refuses a step name a previous step already has.
