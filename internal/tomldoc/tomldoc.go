@@ -114,7 +114,7 @@ const indexFrom = 16
 // each table's own slice from nothing costs an allocation at each doubling.
 func (b *docBuilder) add(t *TOMLTable, e *TOMLEntry) {
 	if len(t.Entries) == cap(t.Entries) {
-		grown := b.entryRoom.take(max(4, 2*cap(t.Entries)))
+		grown := b.a.entryRoom.take(max(4, 2*cap(t.Entries)))
 		t.Entries = append(grown, t.Entries...)
 	}
 	t.Entries = append(t.Entries, e)
@@ -187,14 +187,16 @@ type docBuilder struct {
 	root  *TOMLTable
 	cur   *TOMLTable
 	// failed is set by a syntax error, which ends the document.
-	failed  bool
-	entries slab[TOMLEntry]
-	values  slab[TOMLValue]
-	tables  slab[TOMLTable]
-	// entryRoom and spans are chunks the tables' entries and the strings'
-	// spans are cut from.
-	entryRoom chunks[*TOMLEntry]
-	spans     chunks[ir.Span]
+	failed bool
+	// a is the arena new nodes come from: docArena, or itemArena while
+	// the nodes made belong to the current item of the array of tables
+	// whose items go to done.
+	a         *arena
+	docArena  arena
+	itemArena arena
+	// spans is where the strings' spans are cut from: the reader's fields
+	// keep them, so they are never reused.
+	spans chunks[ir.Span]
 	// last is the last position pos computed: positions are mostly asked
 	// for in file order, and counting runes from it keeps long lines
 	// linear.
@@ -205,14 +207,48 @@ type docBuilder struct {
 	done    func(i int, item *TOMLValue)
 }
 
+// arena is where the nodes of a document, or of one item of it, come from.
+// The items handed to done are done with once it returns: their arena is
+// reused for the next item, so that a file of many [[steps]] makes the
+// nodes of one.
+type arena struct {
+	entries slab[TOMLEntry]
+	values  slab[TOMLValue]
+	tables  slab[TOMLTable]
+	// entryRoom and itemRoom are chunks the tables' entries and the
+	// arrays' items are cut from.
+	entryRoom chunks[*TOMLEntry]
+	itemRoom  chunks[*TOMLValue]
+}
+
+// reset makes all of a's room free again: nothing may use its nodes any
+// more.
+func (a *arena) reset() {
+	a.entries.reset()
+	a.values.reset()
+	a.tables.reset()
+	a.entryRoom.reset()
+	a.itemRoom.reset()
+}
+
 // slab hands out Ts from chunks: a document has many small entries, values
 // and tables, and one allocation per chunk costs less than one each.
-type slab[T any] struct{ free []T }
+type slab[T any] struct {
+	free []T
+	// made are the chunks made so far, of which used are in use: reset
+	// hands them out again.
+	made [][]T
+	used int
+}
 
 // new returns a *T set to v.
 func (s *slab[T]) new(v T) *T {
 	if len(s.free) == 0 {
-		s.free = make([]T, 32)
+		if s.used == len(s.made) {
+			s.made = append(s.made, make([]T, 32))
+		}
+		s.free = s.made[s.used]
+		s.used++
 	}
 	p := &s.free[0]
 	s.free = s.free[1:]
@@ -220,9 +256,17 @@ func (s *slab[T]) new(v T) *T {
 	return p
 }
 
+func (s *slab[T]) reset() { s.free, s.used = nil, 0 }
+
 // chunks hands out empty slices of a given capacity cut from larger
 // chunks, one allocation for many small slices.
-type chunks[T any] struct{ free []T }
+type chunks[T any] struct {
+	free []T
+	// made are the chunks made so far, of which used are in use: reset
+	// hands them out again.
+	made [][]T
+	used int
+}
 
 // take returns an empty slice with room for n Ts.
 func (c *chunks[T]) take(n int) []T {
@@ -230,12 +274,18 @@ func (c *chunks[T]) take(n int) []T {
 		return make([]T, 0, n)
 	}
 	if len(c.free) < n {
-		c.free = make([]T, 256)
+		if c.used == len(c.made) {
+			c.made = append(c.made, make([]T, 256))
+		}
+		c.free = c.made[c.used]
+		c.used++
 	}
 	s := c.free[:0:n]
 	c.free = c.free[n:]
 	return s
 }
+
+func (c *chunks[T]) reset() { c.free, c.used = nil, 0 }
 
 // errSyntaxFatal stops the walk at a syntax error already reported.
 var errSyntaxFatal = errors.New("syntax error")
@@ -256,11 +306,14 @@ func ReadTOMLDoc(file string, src []byte) (*TOMLDoc, []ir.Diagnostic) {
 // [[array]] header starts another item, and at the end of the document
 // (where a syntax error ends it too). The document then lets go of the
 // item, leaving nil in its place, so that a long file's tree is never held
-// whole: done takes from it what it needs.
+// whole: done copies from it what it needs, and keeps no pointer into it,
+// since its nodes are reused for the next item once done returns (the
+// strings and spans they hold are not).
 func ReadTOMLDocItems(file string, src []byte, array string, done func(i int, item *TOMLValue)) (*TOMLDoc, []ir.Diagnostic) {
 	src = source.Text(src)
 	b := &docBuilder{file: file, src: src, text: unsafe.String(unsafe.SliceData(src), len(src)), last: ir.Pos{Line: 1, Column: 1}, root: &TOMLTable{Def: TOMLHeader}}
 	b.cur = b.root
+	b.a = &b.docArena
 	if done != nil {
 		b.itemsOf, b.done = array, done
 	}
@@ -469,8 +522,8 @@ func (b *docBuilder) keyValue(n *unstable.Node, t *TOMLTable) error {
 		e := t.Get(part.name)
 		if e == nil {
 			r := b.rng(part.start, part.end)
-			sub := b.tables.new(TOMLTable{Def: TOMLDotted})
-			b.add(t, b.entries.new(TOMLEntry{Key: part.name, KeyRange: r, Value: b.values.new(TOMLValue{Kind: KindTable, Range: r, Table: sub})}))
+			sub := b.a.tables.new(TOMLTable{Def: TOMLDotted})
+			b.add(t, b.a.entries.new(TOMLEntry{Key: part.name, KeyRange: r, Value: b.a.values.new(TOMLValue{Kind: KindTable, Range: r, Table: sub})}))
 			t = sub
 			continue
 		}
@@ -493,7 +546,7 @@ func (b *docBuilder) keyValue(n *unstable.Node, t *TOMLTable) error {
 		b.report(ir.RuleDuplicate, keyRange, firstDefined(e), "key %q is already defined in this table", last.name)
 		return nil
 	}
-	b.add(t, b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: value}))
+	b.add(t, b.a.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: value}))
 	return nil
 }
 
@@ -542,7 +595,7 @@ func (b *docBuilder) value(n *unstable.Node, from int) (*TOMLValue, error) {
 	}
 	start := int(n.Raw.Offset)
 	end := start + int(n.Raw.Length)
-	v := b.values.new(TOMLValue{Range: b.rng(start, end)})
+	v := b.a.values.new(TOMLValue{Range: b.rng(start, end)})
 	var err error
 	switch n.Kind {
 	case unstable.String:
@@ -595,13 +648,16 @@ func (b *docBuilder) value(n *unstable.Node, from int) (*TOMLValue, error) {
 // lead to the closing "]".
 func (b *docBuilder) array(n *unstable.Node, from int) (*TOMLValue, error) {
 	start := b.skipFiller(from)
-	v := b.values.new(TOMLValue{Kind: KindArray})
+	v := b.a.values.new(TOMLValue{Kind: KindArray})
 	at := start + 1
 	it := n.Children()
 	for it.Next() {
 		item, err := b.value(it.Node(), b.skipFiller(at))
 		if err != nil {
 			return nil, err
+		}
+		if len(v.Items) == cap(v.Items) {
+			v.Items = append(b.a.itemRoom.take(max(4, 2*cap(v.Items))), v.Items...)
 		}
 		v.Items = append(v.Items, item)
 		at = int(item.Range.End.Offset)
@@ -618,7 +674,7 @@ func (b *docBuilder) array(n *unstable.Node, from int) (*TOMLValue, error) {
 // its "{", its key-values lead to the closing "}".
 func (b *docBuilder) inlineTable(n *unstable.Node) (*TOMLValue, error) {
 	start := int(n.Raw.Offset)
-	t := b.tables.new(TOMLTable{Def: TOMLInline})
+	t := b.a.tables.new(TOMLTable{Def: TOMLInline})
 	at := start + 1
 	it := n.Children()
 	for it.Next() {
@@ -635,7 +691,7 @@ func (b *docBuilder) inlineTable(n *unstable.Node) (*TOMLValue, error) {
 	if end < len(b.src) && b.src[end] == '}' {
 		end++
 	}
-	return b.values.new(TOMLValue{Kind: KindTable, Range: b.rng(start, end), Table: t}), nil
+	return b.a.values.new(TOMLValue{Kind: KindTable, Range: b.rng(start, end), Table: t}), nil
 }
 
 // headerRange returns the range of a [header] or [[header]] whose key parts
@@ -663,8 +719,8 @@ func (b *docBuilder) parent(parts []keyPart, how string) (*TOMLTable, error) {
 		e := t.Get(part.name)
 		if e == nil {
 			r := b.rng(part.start, part.end)
-			sub := b.tables.new(TOMLTable{Def: TOMLImplicit})
-			b.add(t, b.entries.new(TOMLEntry{Key: part.name, KeyRange: r, Value: b.values.new(TOMLValue{Kind: KindTable, Range: r, Table: sub})}))
+			sub := b.a.tables.new(TOMLTable{Def: TOMLImplicit})
+			b.add(t, b.a.entries.new(TOMLEntry{Key: part.name, KeyRange: r, Value: b.a.values.new(TOMLValue{Kind: KindTable, Range: r, Table: sub})}))
 			t = sub
 			continue
 		}
@@ -681,6 +737,15 @@ func (b *docBuilder) parent(parts []keyPart, how string) (*TOMLTable, error) {
 	return t, nil
 }
 
+// leaveItem makes the nodes of a header that names no table of the current
+// item (parts) come from the document's arena: only an item's own nodes may
+// go with it.
+func (b *docBuilder) leaveItem(parts []keyPart) {
+	if parts[0].name != b.itemsOf || b.done == nil {
+		b.a = &b.docArena
+	}
+}
+
 // tableHeader starts the table of a [header].
 func (b *docBuilder) tableHeader(n *unstable.Node) error {
 	var buf [4]keyPart
@@ -688,6 +753,7 @@ func (b *docBuilder) tableHeader(n *unstable.Node) error {
 	if len(parts) == 0 {
 		return nil
 	}
+	b.leaveItem(parts)
 	header := b.headerRange(parts, 1)
 	path := dottedName(parts)
 	t, err := b.parent(parts, "a header cannot add a table to it")
@@ -698,8 +764,8 @@ func (b *docBuilder) tableHeader(n *unstable.Node) error {
 	keyRange := b.rng(last.start, last.end)
 	e := t.Get(last.name)
 	if e == nil {
-		b.cur = b.tables.new(TOMLTable{Def: TOMLHeader, Header: header})
-		b.add(t, b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: b.values.new(TOMLValue{Kind: KindTable, Range: header, Table: b.cur})}))
+		b.cur = b.a.tables.new(TOMLTable{Def: TOMLHeader, Header: header})
+		b.add(t, b.a.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: b.a.values.new(TOMLValue{Kind: KindTable, Range: header, Table: b.cur})}))
 		return nil
 	}
 	v := e.Value
@@ -715,7 +781,7 @@ func (b *docBuilder) tableHeader(n *unstable.Node) error {
 		b.report(ir.RuleDuplicate, keyRange, firstDefined(e), "table %q is already defined", path)
 		// The keys of the second definition go nowhere: reporting them
 		// as duplicates of the first would only repeat this.
-		b.cur = b.tables.new(TOMLTable{Def: TOMLHeader, Header: header})
+		b.cur = b.a.tables.new(TOMLTable{Def: TOMLHeader, Header: header})
 		return nil
 	case v.TablesArray:
 		return b.syntax(keyRange, firstDefined(e), "%q is an array of tables; its items' header is [[%s]]", path, path)
@@ -732,6 +798,7 @@ func (b *docBuilder) arrayTableHeader(n *unstable.Node) error {
 	if len(parts) == 0 {
 		return nil
 	}
+	b.leaveItem(parts)
 	header := b.headerRange(parts, 2)
 	path := dottedName(parts)
 	t, err := b.parent(parts, "a header cannot add a table to it")
@@ -740,19 +807,26 @@ func (b *docBuilder) arrayTableHeader(n *unstable.Node) error {
 	}
 	last := parts[len(parts)-1]
 	keyRange := b.rng(last.start, last.end)
-	item := b.tables.new(TOMLTable{Def: TOMLHeader, Header: header})
-	itemValue := b.values.new(TOMLValue{Kind: KindTable, Range: header, Table: item})
 	e := t.Get(last.name)
+	// streamed is an item of the array whose items go to done: its nodes
+	// come from the item arena, which the item before it, handed to done,
+	// no longer needs.
+	streamed := b.done != nil && t == b.root && last.name == b.itemsOf
 	switch {
 	case e == nil:
-		b.add(t, b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: b.values.new(TOMLValue{
-			Kind: KindArray, Range: header, Items: []*TOMLValue{itemValue}, TablesArray: true,
-		})}))
-	case e.Value.TablesArray:
-		if b.done != nil && t == b.root && last.name == b.itemsOf {
-			b.itemDone(e.Value, len(e.Value.Items)-1)
+		array := b.a.values.new(TOMLValue{Kind: KindArray, Range: header, TablesArray: true})
+		b.add(t, b.a.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: array}))
+		if streamed {
+			b.a = &b.itemArena
 		}
-		e.Value.Items = append(e.Value.Items, itemValue)
+		array.Items = []*TOMLValue{b.newItem(header)}
+	case e.Value.TablesArray:
+		if streamed {
+			b.itemDone(e.Value, len(e.Value.Items)-1)
+			b.itemArena.reset()
+			b.a = &b.itemArena
+		}
+		e.Value.Items = append(e.Value.Items, b.newItem(header))
 	case e.Value.Kind == KindArray:
 		return b.syntax(keyRange, firstDefined(e), "array %q is defined by a value; [[%s]] cannot add to it", path, path)
 	case e.Value.Kind == KindTable:
@@ -760,6 +834,12 @@ func (b *docBuilder) arrayTableHeader(n *unstable.Node) error {
 	default:
 		return b.syntax(keyRange, firstDefined(e), "%q is already defined as %s, not an array of tables", path, e.Value.Kind)
 	}
-	b.cur = item
 	return nil
+}
+
+// newItem makes the current table a new item of an array of tables, whose
+// [[header]] is header, and returns it.
+func (b *docBuilder) newItem(header ir.Range) *TOMLValue {
+	b.cur = b.a.tables.new(TOMLTable{Def: TOMLHeader, Header: header})
+	return b.a.values.new(TOMLValue{Kind: KindTable, Range: header, Table: b.cur})
 }
