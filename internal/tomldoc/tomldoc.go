@@ -355,6 +355,12 @@ func (b *docBuilder) itemDone(v *TOMLValue, i int) {
 func (b *docBuilder) pos(off int) ir.Pos {
 	off = max(0, min(off, len(b.src)))
 	last := int(b.last.Offset)
+	if off >= last && off-last <= shortStretch {
+		if p, ok := b.posASCII(off); ok {
+			b.last = p
+			return p
+		}
+	}
 	var line, start, col int
 	switch {
 	case off >= last:
@@ -378,6 +384,34 @@ func (b *docBuilder) pos(off int) ir.Pos {
 }
 
 var newline = []byte{'\n'}
+
+// shortStretch is the longest stretch from the last position that posASCII
+// reads byte by byte: most positions asked for are a few bytes on from the
+// last (a key's end, its value's start), where calls to bytes.Count and
+// utf8.RuneCount cost more than the loop.
+const shortStretch = 64
+
+// posASCII returns the position of byte off, at or after the last
+// position, counting on byte by byte; it fails when a byte on the way is
+// not ASCII or the last position cuts a character in two.
+func (b *docBuilder) posASCII(off int) (ir.Pos, bool) {
+	last := int(b.last.Offset)
+	if last < len(b.src) && !utf8.RuneStart(b.src[last]) {
+		return ir.Pos{}, false
+	}
+	line, col := b.last.Line, b.last.Column
+	for _, c := range b.src[last:off] {
+		switch {
+		case c == '\n':
+			line, col = line+1, 1
+		case c >= utf8.RuneSelf:
+			return ir.Pos{}, false
+		default:
+			col++
+		}
+	}
+	return ir.Pos{Line: line, Column: col, Offset: int32(off)}, true
+}
 
 // rng returns the range of bytes start up to end.
 func (b *docBuilder) rng(start, end int) ir.Range {
@@ -595,7 +629,9 @@ func (b *docBuilder) value(n *unstable.Node, from int) (*TOMLValue, error) {
 	}
 	start := int(n.Raw.Offset)
 	end := start + int(n.Raw.Length)
-	v := b.a.values.new(TOMLValue{Range: b.rng(start, end)})
+	// Positions are counted on from the last one, so they are asked for in
+	// file order: the value's start, its spans, its end.
+	v := b.a.values.new(TOMLValue{Range: ir.Range{File: b.file, Start: b.pos(start)}})
 	var err error
 	switch n.Kind {
 	case unstable.String:
@@ -635,8 +671,10 @@ func (b *docBuilder) value(n *unstable.Node, from int) (*TOMLValue, error) {
 		v.Str = string(n.Data)
 		err = checkDateTime(n.Kind, v.Str)
 	default:
+		v.Range.End = b.pos(end)
 		return nil, b.syntax(v.Range, nil, "unexpected %s value", n.Kind)
 	}
+	v.Range.End = b.pos(end)
 	if err != nil {
 		return nil, b.syntax(v.Range, nil, "%s", err)
 	}
@@ -648,7 +686,7 @@ func (b *docBuilder) value(n *unstable.Node, from int) (*TOMLValue, error) {
 // lead to the closing "]".
 func (b *docBuilder) array(n *unstable.Node, from int) (*TOMLValue, error) {
 	start := b.skipFiller(from)
-	v := b.a.values.new(TOMLValue{Kind: KindArray})
+	v := b.a.values.new(TOMLValue{Kind: KindArray, Range: ir.Range{File: b.file, Start: b.pos(start)}})
 	at := start + 1
 	it := n.Children()
 	for it.Next() {
@@ -666,7 +704,7 @@ func (b *docBuilder) array(n *unstable.Node, from int) (*TOMLValue, error) {
 	if end < len(b.src) && b.src[end] == ']' {
 		end++
 	}
-	v.Range = b.rng(start, end)
+	v.Range.End = b.pos(end)
 	return v, nil
 }
 
@@ -674,6 +712,7 @@ func (b *docBuilder) array(n *unstable.Node, from int) (*TOMLValue, error) {
 // its "{", its key-values lead to the closing "}".
 func (b *docBuilder) inlineTable(n *unstable.Node) (*TOMLValue, error) {
 	start := int(n.Raw.Offset)
+	startPos := b.pos(start)
 	t := b.a.tables.new(TOMLTable{Def: TOMLInline})
 	at := start + 1
 	it := n.Children()
@@ -691,7 +730,7 @@ func (b *docBuilder) inlineTable(n *unstable.Node) (*TOMLValue, error) {
 	if end < len(b.src) && b.src[end] == '}' {
 		end++
 	}
-	return b.a.values.new(TOMLValue{Kind: KindTable, Range: b.rng(start, end), Table: t}), nil
+	return b.a.values.new(TOMLValue{Kind: KindTable, Range: ir.Range{File: b.file, Start: startPos, End: b.pos(end)}, Table: t}), nil
 }
 
 // headerRange returns the range of a [header] or [[header]] whose key parts
@@ -755,7 +794,6 @@ func (b *docBuilder) tableHeader(n *unstable.Node) error {
 	}
 	b.leaveItem(parts)
 	header := b.headerRange(parts, 1)
-	path := dottedName(parts)
 	t, err := b.parent(parts, "a header cannot add a table to it")
 	if err != nil {
 		return err
@@ -778,17 +816,17 @@ func (b *docBuilder) tableHeader(n *unstable.Node) error {
 		b.cur = v.Table
 		return nil
 	case v.Kind == KindTable && v.Table.Def == TOMLHeader:
-		b.report(ir.RuleDuplicate, keyRange, firstDefined(e), "table %q is already defined", path)
+		b.report(ir.RuleDuplicate, keyRange, firstDefined(e), "table %q is already defined", dottedName(parts))
 		// The keys of the second definition go nowhere: reporting them
 		// as duplicates of the first would only repeat this.
 		b.cur = b.a.tables.new(TOMLTable{Def: TOMLHeader, Header: header})
 		return nil
 	case v.TablesArray:
-		return b.syntax(keyRange, firstDefined(e), "%q is an array of tables; its items' header is [[%s]]", path, path)
+		return b.syntax(keyRange, firstDefined(e), "%q is an array of tables; its items' header is [[%s]]", dottedName(parts), dottedName(parts))
 	case v.Kind == KindTable:
-		return b.conflict(last, path, e, "it cannot be defined again by a header")
+		return b.conflict(last, dottedName(parts), e, "it cannot be defined again by a header")
 	}
-	return b.syntax(keyRange, firstDefined(e), "%q is already defined as %s, not a table", path, v.Kind)
+	return b.syntax(keyRange, firstDefined(e), "%q is already defined as %s, not a table", dottedName(parts), v.Kind)
 }
 
 // arrayTableHeader starts a new item of the array of tables of a [[header]].
@@ -800,7 +838,6 @@ func (b *docBuilder) arrayTableHeader(n *unstable.Node) error {
 	}
 	b.leaveItem(parts)
 	header := b.headerRange(parts, 2)
-	path := dottedName(parts)
 	t, err := b.parent(parts, "a header cannot add a table to it")
 	if err != nil {
 		return err
@@ -828,11 +865,11 @@ func (b *docBuilder) arrayTableHeader(n *unstable.Node) error {
 		}
 		e.Value.Items = append(e.Value.Items, b.newItem(header))
 	case e.Value.Kind == KindArray:
-		return b.syntax(keyRange, firstDefined(e), "array %q is defined by a value; [[%s]] cannot add to it", path, path)
+		return b.syntax(keyRange, firstDefined(e), "array %q is defined by a value; [[%s]] cannot add to it", dottedName(parts), dottedName(parts))
 	case e.Value.Kind == KindTable:
-		return b.syntax(keyRange, firstDefined(e), "%q is already defined as a table, not an array of tables", path)
+		return b.syntax(keyRange, firstDefined(e), "%q is already defined as a table, not an array of tables", dottedName(parts))
 	default:
-		return b.syntax(keyRange, firstDefined(e), "%q is already defined as %s, not an array of tables", path, e.Value.Kind)
+		return b.syntax(keyRange, firstDefined(e), "%q is already defined as %s, not an array of tables", dottedName(parts), e.Value.Kind)
 	}
 	return nil
 }
