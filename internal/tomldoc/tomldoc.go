@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -193,7 +194,7 @@ type docBuilder struct {
 	// whose items go to done.
 	a         *arena
 	docArena  arena
-	itemArena arena
+	itemArena *arena
 	// spans is where the strings' spans are cut from: the reader's fields
 	// keep them, so they are never reused.
 	spans chunks[ir.Span]
@@ -287,6 +288,25 @@ func (c *chunks[T]) take(n int) []T {
 
 func (c *chunks[T]) reset() { c.free, c.used = nil, 0 }
 
+// scratch is what reading a document needs only while it reads: go-toml's
+// parser (its nodes) and the arena of the items handed to done. Each
+// document would make its own, some 20 KB; one is kept for the next.
+type scratch struct {
+	parser unstable.Parser
+	items  arena
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// release puts sc back in the pool. Its nodes may still point into the
+// source last read, until they are reused or the pool is dropped at a
+// garbage collection; the process read from it holds it anyway.
+func (sc *scratch) release() {
+	sc.parser.Reset(nil)
+	sc.items.reset()
+	scratchPool.Put(sc)
+}
+
 // errSyntaxFatal stops the walk at a syntax error already reported.
 var errSyntaxFatal = errors.New("syntax error")
 
@@ -318,7 +338,10 @@ func ReadTOMLDocItems(file string, src []byte, array string, done func(i int, it
 		b.itemsOf, b.done = array, done
 	}
 	doc := &TOMLDoc{File: file, Src: src, Root: b.root}
-	var p unstable.Parser
+	sc := scratchPool.Get().(*scratch)
+	defer sc.release()
+	b.itemArena = &sc.items
+	p := &sc.parser
 	p.Reset(src)
 	for p.NextExpression() {
 		b.expression(p.Expression())
@@ -854,14 +877,14 @@ func (b *docBuilder) arrayTableHeader(n *unstable.Node) error {
 		array := b.a.values.new(TOMLValue{Kind: KindArray, Range: header, TablesArray: true})
 		b.add(t, b.a.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: array}))
 		if streamed {
-			b.a = &b.itemArena
+			b.a = b.itemArena
 		}
 		array.Items = []*TOMLValue{b.newItem(header)}
 	case e.Value.TablesArray:
 		if streamed {
 			b.itemDone(e.Value, len(e.Value.Items)-1)
 			b.itemArena.reset()
-			b.a = &b.itemArena
+			b.a = b.itemArena
 		}
 		e.Value.Items = append(e.Value.Items, b.newItem(header))
 	case e.Value.Kind == KindArray:
