@@ -435,6 +435,14 @@ func (fe *hclProcess) worktree(bl *hclsyntax.Block) {
 	fe.p.Worktrees = append(fe.p.Worktrees, w)
 }
 
+// stepSettings are the session keys of a step, copied onto each of its
+// actions.
+type stepSettings struct {
+	harness, model, effort, access, process, specProcess ir.Field[string]
+	maxTurns                                             ir.Field[int]
+	budget                                               ir.Field[ir.Budget]
+}
+
 func (fe *hclProcess) step(bl *hclsyntax.Block) {
 	s := ir.Step{Header: fe.rng(bl.DefRange())}
 	label := fmt.Sprintf("step %d", len(fe.p.Steps)+1)

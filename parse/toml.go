@@ -38,6 +38,7 @@ func TOML(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
 	doc, diags := tomldoc.ReadTOMLDocItems(file, src, "steps", func(i int, item *tomldoc.TOMLValue) {
 		if p.Steps == nil {
 			p.Steps = make([]ir.Step, 0, steps)
+			fe.actionRoom = make([]ir.Action, steps)
 		}
 		fe.step(i+1, item)
 	})
@@ -57,6 +58,10 @@ type tomlProcess struct {
 	p     *ir.Process
 	r     tomldoc.TOMLReader
 	names map[string]ir.Range // the steps' names seen, where, for duplicates
+	// actionRoom is zero actions the steps' actions are cut from: a step
+	// has one action, and one allocation of an ir.Action (1.6 KB) per
+	// step costs more than one for the file.
+	actionRoom []ir.Action
 }
 
 func (fe *tomlProcess) top(t *tomldoc.TOMLTable) {
@@ -182,18 +187,23 @@ func (fe *tomlProcess) steps(e *tomldoc.TOMLEntry) {
 	}
 }
 
-// stepSettings are the session keys of a step, copied onto each of its
-// actions.
-type stepSettings struct {
-	harness, model, effort, access, process, specProcess ir.Field[string]
-	maxTurns                                             ir.Field[int]
-	budget                                               ir.Field[ir.Budget]
+// newStep returns a zero step added to the process's steps, filled where it
+// stays: an ir.Step is 1 KB, and building it aside would copy it.
+func (fe *tomlProcess) newStep() *ir.Step {
+	if steps := fe.p.Steps; len(steps) < cap(steps) {
+		// The room past the steps is zero: nothing is written there.
+		fe.p.Steps = steps[:len(steps)+1]
+	} else {
+		fe.p.Steps = append(steps, ir.Step{})
+	}
+	return &fe.p.Steps[len(fe.p.Steps)-1]
 }
 
 func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
 	r := &fe.r
 	t := item.Table
-	s := ir.Step{Header: item.Range}
+	s := fe.newStep()
+	s.Header = item.Range
 	if t.Def == tomldoc.TOMLHeader && t.Header.IsValid() {
 		s.Header = t.Header
 	}
@@ -203,7 +213,9 @@ func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
 			fe.uniqueName(s.Name)
 		}
 	}
-	var set stepSettings
+	// The session keys are read straight into the step's first action,
+	// where they stay when the step has one kind key, as it should.
+	a := fe.nextAction()
 	var kindsRoom [1]*tomldoc.TOMLEntry
 	kinds := kindsRoom[:0]
 	for _, kv := range t.Entries {
@@ -224,21 +236,21 @@ func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
 		case "skill", "prompt", "command", "catalogue":
 			kinds = append(kinds, kv)
 		case "harness":
-			set.harness = r.String(kv)
+			a.Harness = r.String(kv)
 		case "model":
-			set.model = r.String(kv)
+			a.Model = r.String(kv)
 		case "effort":
-			set.effort = r.String(kv)
+			a.Effort = r.String(kv)
 		case "access":
-			set.access = r.String(kv)
+			a.Access = r.String(kv)
 		case "process":
-			set.process = r.String(kv)
+			a.Process = r.String(kv)
 		case "spec_process":
-			set.specProcess = r.String(kv)
+			a.SpecProcess = r.String(kv)
 		case "max_turns":
-			set.maxTurns = r.Int(kv)
+			a.MaxTurns = r.Int(kv)
 		case "budget_usd":
-			set.budget = r.Budget(kv)
+			a.BudgetUSD = r.Budget(kv)
 		case "precheck":
 			s.Precheck = fe.phase(ir.PrecheckPhase, kv, n, s.Name)
 		case "validate":
@@ -248,13 +260,55 @@ func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
 			s.UnknownKeys = true
 		}
 	}
-	if len(kinds) > 0 {
-		s.Actions = make([]ir.Action, 0, len(kinds))
+	if len(kinds) == 0 {
+		// No action: the room goes to the next step as it was.
+		*a = ir.Action{}
+		return
 	}
-	for _, kv := range kinds {
-		s.Actions = append(s.Actions, action(kv, r.String(kv), set))
+	s.Actions = fe.takeActions(len(kinds))
+	for i, kv := range kinds {
+		b := &s.Actions[i]
+		if i > 0 {
+			copySettings(b, &s.Actions[0])
+		}
+		b.Range = kv.At()
+		setKind(b, kv.Key, r.String(kv))
 	}
-	fe.p.Steps = append(fe.p.Steps, s)
+}
+
+// nextAction returns the zero action the next step's first action is read
+// into: the first of the room left.
+func (fe *tomlProcess) nextAction() *ir.Action {
+	if len(fe.actionRoom) == 0 {
+		fe.actionRoom = make([]ir.Action, 8)
+	}
+	return &fe.actionRoom[0]
+}
+
+// takeActions returns the room's first n actions, the first of which
+// nextAction returned, for a step.
+func (fe *tomlProcess) takeActions(n int) []ir.Action {
+	if n > len(fe.actionRoom) {
+		a := make([]ir.Action, n)
+		a[0], fe.actionRoom[0] = fe.actionRoom[0], ir.Action{}
+		return a
+	}
+	a := fe.actionRoom[:n:n]
+	fe.actionRoom = fe.actionRoom[n:]
+	return a
+}
+
+// copySettings sets the session keys of dst, a zero action, to src's, as
+// each action of a step has them.
+func copySettings(dst, src *ir.Action) {
+	dst.Harness = src.Harness
+	dst.Model = src.Model
+	dst.Effort = src.Effort
+	dst.Access = src.Access
+	dst.MaxTurns = src.MaxTurns
+	dst.BudgetUSD = src.BudgetUSD
+	dst.Process = src.Process
+	dst.SpecProcess = src.SpecProcess
 }
 
 // stepLabel names the n-th step in messages: by its name when it has one
@@ -264,24 +318,6 @@ func stepLabel(n int, name ir.Field[string]) string {
 		return fmt.Sprintf("step %q", name.Value)
 	}
 	return fmt.Sprintf("step %d", n)
-}
-
-// action is the action a kind key (skill, prompt, command, catalogue) makes,
-// with the step's session keys as written.
-func action(kv *tomldoc.TOMLEntry, v ir.Field[string], set stepSettings) ir.Action {
-	a := ir.Action{
-		Range:       kv.At(),
-		Harness:     set.harness,
-		Model:       set.model,
-		Effort:      set.effort,
-		Access:      set.access,
-		MaxTurns:    set.maxTurns,
-		BudgetUSD:   set.budget,
-		Process:     set.process,
-		SpecProcess: set.specProcess,
-	}
-	setKind(&a, kv.Key, v)
-	return a
 }
 
 // uniqueName refuses a step name a previous step already has.

@@ -755,6 +755,28 @@ func TestTOMLActions(t *testing.T) {
 `,
 		},
 		{
+			name: "a step's settings stay with it when it has no action",
+			src:  "[[steps]]\nname = \"a\"\nmodel = \"m\"\n[[steps]]\nname = \"b\"\ncommand = \"c\"\n",
+			want: `step "a" desc="" wt="" par="" opt=false timeout=""
+step "b" desc="" wt="" par="" opt=false timeout=""
+  command skill="" prompt="" script="c" catalogue="" harness="" model="" effort="" turns=0 process="" spec=""
+`,
+		},
+		{
+			name: "more actions than the room made for them",
+			src: "steps = [" + strings.Repeat("{command = \"c\"}, ", 6) +
+				"{prompt = \"p\", command = \"d\", skill = \"s\", model = \"m\"}, {command = \"e\"}]\n",
+			want: strings.Repeat(`step "" desc="" wt="" par="" opt=false timeout=""
+  command skill="" prompt="" script="c" catalogue="" harness="" model="" effort="" turns=0 process="" spec=""
+`, 6) + `step "" desc="" wt="" par="" opt=false timeout=""
+  session skill="" prompt="p" script="" catalogue="" harness="" model="m" effort="" turns=0 process="" spec=""
+  command skill="" prompt="" script="d" catalogue="" harness="" model="m" effort="" turns=0 process="" spec=""
+  session skill="s" prompt="" script="" catalogue="" harness="" model="m" effort="" turns=0 process="" spec=""
+step "" desc="" wt="" par="" opt=false timeout=""
+  command skill="" prompt="" script="e" catalogue="" harness="" model="" effort="" turns=0 process="" spec=""
+`,
+		},
+		{
 			name: "env in file order",
 			src:  "[[steps]]\ncommand = \"c\"\nenv.Z = \"1\"\nenv.A = \"2\"\nenv.M = \"3\"\n",
 			want: `step "" desc="" wt="" par="" opt=false timeout=""

@@ -1,6 +1,9 @@
 package tomldoc
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pelletier/go-toml/v2"
@@ -36,6 +39,25 @@ a.b = 2`,
 	`d = 2021-02-30`,
 	`"quoted key" = 'literal'
 'lit.key'.x = """"two quotes"""""`,
+	`[[s]]
+k = [1, [2, "x"]]
+t = {a.b = 1}
+[s.sub]
+[[s.sub.arr]]
+x = 1
+[[s]]
+k = 2
+[other]
+o = 1
+[s.v]
+w = ["a\tb", 'c']
+[[s]]
+a.b.c = 1
+[[s.arr]]
+[[o]]
+p = 1
+[[s]]
+[s]`,
 }
 
 func FuzzReadTOMLDoc(f *testing.F) {
@@ -51,6 +73,11 @@ func FuzzReadTOMLDoc(f *testing.F) {
 		sourcetest.CheckDiagnostics(t, file, src, diags)
 		checkTable(t, src, doc.Root)
 		checkStringsDecode(t, src)
+		for _, e := range doc.Root.Entries {
+			if e.Value.TablesArray {
+				checkItems(t, file, src, e.Key, doc, diags)
+			}
+		}
 
 		// go-toml's decoder is the reference for what TOML accepts.
 		var v any
@@ -114,4 +141,61 @@ func walkStrings(n *unstable.Node, f func(*unstable.Node)) {
 	for it.Next() {
 		walkStrings(it.Node(), f)
 	}
+}
+
+// checkItems asserts that reading src with its top-level array of tables
+// array handed over item by item gives what ReadTOMLDoc gave (doc, diags):
+// the same items, each as done sees it, though their nodes are reused.
+func checkItems(t *testing.T, file string, src []byte, array string, doc *TOMLDoc, diags []ir.Diagnostic) {
+	t.Helper()
+	items := doc.Root.Get(array).Value.Items
+	n := 0
+	rest, got := ReadTOMLDocItems(file, src, array, func(i int, item *TOMLValue) {
+		if i != n || i >= len(items) {
+			t.Fatalf("item %d handed over after %d of %d", i, n, len(items))
+		}
+		n++
+		if g, w := dumpValue(item), dumpValue(items[i]); g != w {
+			t.Errorf("item %d of %q:\n%s\nwant\n%s", i, array, g, w)
+		}
+	})
+	// What the document keeps besides the items.
+	root := &TOMLValue{Kind: KindTable, Table: doc.Root}
+	if g, w := dumpValue(&TOMLValue{Kind: KindTable, Table: rest.Root}), dumpValue(root); g != w {
+		t.Errorf("document read by items of %q:\n%s\nwant\n%s", array, g, w)
+	}
+	if n != len(items) {
+		t.Errorf("%d items of %q handed over; want %d", n, array, len(items))
+	}
+	if g, w := sourcetest.DiagLines(got), sourcetest.DiagLines(diags); !slices.Equal(g, w) {
+		t.Errorf("diagnostics reading %q by items:\n%q\nwant\n%q", array, g, w)
+	}
+}
+
+// dumpValue writes v out whole, ranges and spans included.
+func dumpValue(v *TOMLValue) string {
+	var b strings.Builder
+	var dump func(v *TOMLValue, indent string)
+	dump = func(v *TOMLValue, indent string) {
+		fmt.Fprintf(&b, "%s%v %v %q %v %v %v %v %v", indent, v.Kind, v.Range, v.Str, v.Spans, v.Int, v.Float, v.Bool, v.TablesArray)
+		if t := v.Table; t != nil {
+			fmt.Fprintf(&b, " table %v %v", t.Def, t.Header)
+			for _, e := range t.Entries {
+				fmt.Fprintf(&b, "\n%s%q %v =\n", indent+" ", e.Key, e.KeyRange)
+				dump(e.Value, indent+"  ")
+			}
+		}
+		for _, item := range v.Items {
+			b.WriteString("\n")
+			if item == nil || v.TablesArray && indent == "  " {
+				// An item of a top-level array of tables, which
+				// goes to done.
+				b.WriteString(indent + " item")
+				continue
+			}
+			dump(item, indent+" ")
+		}
+	}
+	dump(v, "")
+	return b.String()
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 
@@ -114,7 +115,7 @@ const indexFrom = 16
 // each table's own slice from nothing costs an allocation at each doubling.
 func (b *docBuilder) add(t *TOMLTable, e *TOMLEntry) {
 	if len(t.Entries) == cap(t.Entries) {
-		grown := b.entryRoom.take(max(4, 2*cap(t.Entries)))
+		grown := b.a.entryRoom.take(max(4, 2*cap(t.Entries)))
 		t.Entries = append(grown, t.Entries...)
 	}
 	t.Entries = append(t.Entries, e)
@@ -187,14 +188,16 @@ type docBuilder struct {
 	root  *TOMLTable
 	cur   *TOMLTable
 	// failed is set by a syntax error, which ends the document.
-	failed  bool
-	entries slab[TOMLEntry]
-	values  slab[TOMLValue]
-	tables  slab[TOMLTable]
-	// entryRoom and spans are chunks the tables' entries and the strings'
-	// spans are cut from.
-	entryRoom chunks[*TOMLEntry]
-	spans     chunks[ir.Span]
+	failed bool
+	// a is the arena new nodes come from: docArena, or itemArena while
+	// the nodes made belong to the current item of the array of tables
+	// whose items go to done.
+	a         *arena
+	docArena  arena
+	itemArena *arena
+	// spans is where the strings' spans are cut from: the reader's fields
+	// keep them, so they are never reused.
+	spans chunks[ir.Span]
 	// last is the last position pos computed: positions are mostly asked
 	// for in file order, and counting runes from it keeps long lines
 	// linear.
@@ -205,14 +208,48 @@ type docBuilder struct {
 	done    func(i int, item *TOMLValue)
 }
 
+// arena is where the nodes of a document, or of one item of it, come from.
+// The items handed to done are done with once it returns: their arena is
+// reused for the next item, so that a file of many [[steps]] makes the
+// nodes of one.
+type arena struct {
+	entries slab[TOMLEntry]
+	values  slab[TOMLValue]
+	tables  slab[TOMLTable]
+	// entryRoom and itemRoom are chunks the tables' entries and the
+	// arrays' items are cut from.
+	entryRoom chunks[*TOMLEntry]
+	itemRoom  chunks[*TOMLValue]
+}
+
+// reset makes all of a's room free again: nothing may use its nodes any
+// more.
+func (a *arena) reset() {
+	a.entries.reset()
+	a.values.reset()
+	a.tables.reset()
+	a.entryRoom.reset()
+	a.itemRoom.reset()
+}
+
 // slab hands out Ts from chunks: a document has many small entries, values
 // and tables, and one allocation per chunk costs less than one each.
-type slab[T any] struct{ free []T }
+type slab[T any] struct {
+	free []T
+	// made are the chunks made so far, of which used are in use: reset
+	// hands them out again.
+	made [][]T
+	used int
+}
 
 // new returns a *T set to v.
 func (s *slab[T]) new(v T) *T {
 	if len(s.free) == 0 {
-		s.free = make([]T, 32)
+		if s.used == len(s.made) {
+			s.made = append(s.made, make([]T, 32))
+		}
+		s.free = s.made[s.used]
+		s.used++
 	}
 	p := &s.free[0]
 	s.free = s.free[1:]
@@ -220,9 +257,17 @@ func (s *slab[T]) new(v T) *T {
 	return p
 }
 
+func (s *slab[T]) reset() { s.free, s.used = nil, 0 }
+
 // chunks hands out empty slices of a given capacity cut from larger
 // chunks, one allocation for many small slices.
-type chunks[T any] struct{ free []T }
+type chunks[T any] struct {
+	free []T
+	// made are the chunks made so far, of which used are in use: reset
+	// hands them out again.
+	made [][]T
+	used int
+}
 
 // take returns an empty slice with room for n Ts.
 func (c *chunks[T]) take(n int) []T {
@@ -230,11 +275,36 @@ func (c *chunks[T]) take(n int) []T {
 		return make([]T, 0, n)
 	}
 	if len(c.free) < n {
-		c.free = make([]T, 256)
+		if c.used == len(c.made) {
+			c.made = append(c.made, make([]T, 256))
+		}
+		c.free = c.made[c.used]
+		c.used++
 	}
 	s := c.free[:0:n]
 	c.free = c.free[n:]
 	return s
+}
+
+func (c *chunks[T]) reset() { c.free, c.used = nil, 0 }
+
+// scratch is what reading a document needs only while it reads: go-toml's
+// parser (its nodes) and the arena of the items handed to done. Each
+// document would make its own, some 20 KB; one is kept for the next.
+type scratch struct {
+	parser unstable.Parser
+	items  arena
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// release puts sc back in the pool. Its nodes may still point into the
+// source last read, until they are reused or the pool is dropped at a
+// garbage collection; the process read from it holds it anyway.
+func (sc *scratch) release() {
+	sc.parser.Reset(nil)
+	sc.items.reset()
+	scratchPool.Put(sc)
 }
 
 // errSyntaxFatal stops the walk at a syntax error already reported.
@@ -256,16 +326,22 @@ func ReadTOMLDoc(file string, src []byte) (*TOMLDoc, []ir.Diagnostic) {
 // [[array]] header starts another item, and at the end of the document
 // (where a syntax error ends it too). The document then lets go of the
 // item, leaving nil in its place, so that a long file's tree is never held
-// whole: done takes from it what it needs.
+// whole: done copies from it what it needs, and keeps no pointer into it,
+// since its nodes are reused for the next item once done returns (the
+// strings and spans they hold are not).
 func ReadTOMLDocItems(file string, src []byte, array string, done func(i int, item *TOMLValue)) (*TOMLDoc, []ir.Diagnostic) {
 	src = source.Text(src)
 	b := &docBuilder{file: file, src: src, text: unsafe.String(unsafe.SliceData(src), len(src)), last: ir.Pos{Line: 1, Column: 1}, root: &TOMLTable{Def: TOMLHeader}}
 	b.cur = b.root
+	b.a = &b.docArena
 	if done != nil {
 		b.itemsOf, b.done = array, done
 	}
 	doc := &TOMLDoc{File: file, Src: src, Root: b.root}
-	var p unstable.Parser
+	sc := scratchPool.Get().(*scratch)
+	defer sc.release()
+	b.itemArena = &sc.items
+	p := &sc.parser
 	p.Reset(src)
 	for p.NextExpression() {
 		b.expression(p.Expression())
@@ -302,6 +378,12 @@ func (b *docBuilder) itemDone(v *TOMLValue, i int) {
 func (b *docBuilder) pos(off int) ir.Pos {
 	off = max(0, min(off, len(b.src)))
 	last := int(b.last.Offset)
+	if off >= last && off-last <= shortStretch {
+		if p, ok := b.posASCII(off); ok {
+			b.last = p
+			return p
+		}
+	}
 	var line, start, col int
 	switch {
 	case off >= last:
@@ -325,6 +407,34 @@ func (b *docBuilder) pos(off int) ir.Pos {
 }
 
 var newline = []byte{'\n'}
+
+// shortStretch is the longest stretch from the last position that posASCII
+// reads byte by byte: most positions asked for are a few bytes on from the
+// last (a key's end, its value's start), where calls to bytes.Count and
+// utf8.RuneCount cost more than the loop.
+const shortStretch = 64
+
+// posASCII returns the position of byte off, at or after the last
+// position, counting on byte by byte; it fails when a byte on the way is
+// not ASCII or the last position cuts a character in two.
+func (b *docBuilder) posASCII(off int) (ir.Pos, bool) {
+	last := int(b.last.Offset)
+	if last < len(b.src) && !utf8.RuneStart(b.src[last]) {
+		return ir.Pos{}, false
+	}
+	line, col := b.last.Line, b.last.Column
+	for _, c := range b.src[last:off] {
+		switch {
+		case c == '\n':
+			line, col = line+1, 1
+		case c >= utf8.RuneSelf:
+			return ir.Pos{}, false
+		default:
+			col++
+		}
+	}
+	return ir.Pos{Line: line, Column: col, Offset: int32(off)}, true
+}
 
 // rng returns the range of bytes start up to end.
 func (b *docBuilder) rng(start, end int) ir.Range {
@@ -469,8 +579,8 @@ func (b *docBuilder) keyValue(n *unstable.Node, t *TOMLTable) error {
 		e := t.Get(part.name)
 		if e == nil {
 			r := b.rng(part.start, part.end)
-			sub := b.tables.new(TOMLTable{Def: TOMLDotted})
-			b.add(t, b.entries.new(TOMLEntry{Key: part.name, KeyRange: r, Value: b.values.new(TOMLValue{Kind: KindTable, Range: r, Table: sub})}))
+			sub := b.a.tables.new(TOMLTable{Def: TOMLDotted})
+			b.add(t, b.a.entries.new(TOMLEntry{Key: part.name, KeyRange: r, Value: b.a.values.new(TOMLValue{Kind: KindTable, Range: r, Table: sub})}))
 			t = sub
 			continue
 		}
@@ -493,7 +603,7 @@ func (b *docBuilder) keyValue(n *unstable.Node, t *TOMLTable) error {
 		b.report(ir.RuleDuplicate, keyRange, firstDefined(e), "key %q is already defined in this table", last.name)
 		return nil
 	}
-	b.add(t, b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: value}))
+	b.add(t, b.a.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: value}))
 	return nil
 }
 
@@ -542,7 +652,9 @@ func (b *docBuilder) value(n *unstable.Node, from int) (*TOMLValue, error) {
 	}
 	start := int(n.Raw.Offset)
 	end := start + int(n.Raw.Length)
-	v := b.values.new(TOMLValue{Range: b.rng(start, end)})
+	// Positions are counted on from the last one, so they are asked for in
+	// file order: the value's start, its spans, its end.
+	v := b.a.values.new(TOMLValue{Range: ir.Range{File: b.file, Start: b.pos(start)}})
 	var err error
 	switch n.Kind {
 	case unstable.String:
@@ -582,8 +694,10 @@ func (b *docBuilder) value(n *unstable.Node, from int) (*TOMLValue, error) {
 		v.Str = string(n.Data)
 		err = checkDateTime(n.Kind, v.Str)
 	default:
+		v.Range.End = b.pos(end)
 		return nil, b.syntax(v.Range, nil, "unexpected %s value", n.Kind)
 	}
+	v.Range.End = b.pos(end)
 	if err != nil {
 		return nil, b.syntax(v.Range, nil, "%s", err)
 	}
@@ -595,13 +709,16 @@ func (b *docBuilder) value(n *unstable.Node, from int) (*TOMLValue, error) {
 // lead to the closing "]".
 func (b *docBuilder) array(n *unstable.Node, from int) (*TOMLValue, error) {
 	start := b.skipFiller(from)
-	v := b.values.new(TOMLValue{Kind: KindArray})
+	v := b.a.values.new(TOMLValue{Kind: KindArray, Range: ir.Range{File: b.file, Start: b.pos(start)}})
 	at := start + 1
 	it := n.Children()
 	for it.Next() {
 		item, err := b.value(it.Node(), b.skipFiller(at))
 		if err != nil {
 			return nil, err
+		}
+		if len(v.Items) == cap(v.Items) {
+			v.Items = append(b.a.itemRoom.take(max(4, 2*cap(v.Items))), v.Items...)
 		}
 		v.Items = append(v.Items, item)
 		at = int(item.Range.End.Offset)
@@ -610,7 +727,7 @@ func (b *docBuilder) array(n *unstable.Node, from int) (*TOMLValue, error) {
 	if end < len(b.src) && b.src[end] == ']' {
 		end++
 	}
-	v.Range = b.rng(start, end)
+	v.Range.End = b.pos(end)
 	return v, nil
 }
 
@@ -618,7 +735,8 @@ func (b *docBuilder) array(n *unstable.Node, from int) (*TOMLValue, error) {
 // its "{", its key-values lead to the closing "}".
 func (b *docBuilder) inlineTable(n *unstable.Node) (*TOMLValue, error) {
 	start := int(n.Raw.Offset)
-	t := b.tables.new(TOMLTable{Def: TOMLInline})
+	startPos := b.pos(start)
+	t := b.a.tables.new(TOMLTable{Def: TOMLInline})
 	at := start + 1
 	it := n.Children()
 	for it.Next() {
@@ -635,7 +753,7 @@ func (b *docBuilder) inlineTable(n *unstable.Node) (*TOMLValue, error) {
 	if end < len(b.src) && b.src[end] == '}' {
 		end++
 	}
-	return b.values.new(TOMLValue{Kind: KindTable, Range: b.rng(start, end), Table: t}), nil
+	return b.a.values.new(TOMLValue{Kind: KindTable, Range: ir.Range{File: b.file, Start: startPos, End: b.pos(end)}, Table: t}), nil
 }
 
 // headerRange returns the range of a [header] or [[header]] whose key parts
@@ -663,8 +781,8 @@ func (b *docBuilder) parent(parts []keyPart, how string) (*TOMLTable, error) {
 		e := t.Get(part.name)
 		if e == nil {
 			r := b.rng(part.start, part.end)
-			sub := b.tables.new(TOMLTable{Def: TOMLImplicit})
-			b.add(t, b.entries.new(TOMLEntry{Key: part.name, KeyRange: r, Value: b.values.new(TOMLValue{Kind: KindTable, Range: r, Table: sub})}))
+			sub := b.a.tables.new(TOMLTable{Def: TOMLImplicit})
+			b.add(t, b.a.entries.new(TOMLEntry{Key: part.name, KeyRange: r, Value: b.a.values.new(TOMLValue{Kind: KindTable, Range: r, Table: sub})}))
 			t = sub
 			continue
 		}
@@ -681,6 +799,15 @@ func (b *docBuilder) parent(parts []keyPart, how string) (*TOMLTable, error) {
 	return t, nil
 }
 
+// leaveItem makes the nodes of a header that names no table of the current
+// item (parts) come from the document's arena: only an item's own nodes may
+// go with it.
+func (b *docBuilder) leaveItem(parts []keyPart) {
+	if parts[0].name != b.itemsOf || b.done == nil {
+		b.a = &b.docArena
+	}
+}
+
 // tableHeader starts the table of a [header].
 func (b *docBuilder) tableHeader(n *unstable.Node) error {
 	var buf [4]keyPart
@@ -688,8 +815,8 @@ func (b *docBuilder) tableHeader(n *unstable.Node) error {
 	if len(parts) == 0 {
 		return nil
 	}
+	b.leaveItem(parts)
 	header := b.headerRange(parts, 1)
-	path := dottedName(parts)
 	t, err := b.parent(parts, "a header cannot add a table to it")
 	if err != nil {
 		return err
@@ -698,8 +825,8 @@ func (b *docBuilder) tableHeader(n *unstable.Node) error {
 	keyRange := b.rng(last.start, last.end)
 	e := t.Get(last.name)
 	if e == nil {
-		b.cur = b.tables.new(TOMLTable{Def: TOMLHeader, Header: header})
-		b.add(t, b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: b.values.new(TOMLValue{Kind: KindTable, Range: header, Table: b.cur})}))
+		b.cur = b.a.tables.new(TOMLTable{Def: TOMLHeader, Header: header})
+		b.add(t, b.a.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: b.a.values.new(TOMLValue{Kind: KindTable, Range: header, Table: b.cur})}))
 		return nil
 	}
 	v := e.Value
@@ -712,17 +839,17 @@ func (b *docBuilder) tableHeader(n *unstable.Node) error {
 		b.cur = v.Table
 		return nil
 	case v.Kind == KindTable && v.Table.Def == TOMLHeader:
-		b.report(ir.RuleDuplicate, keyRange, firstDefined(e), "table %q is already defined", path)
+		b.report(ir.RuleDuplicate, keyRange, firstDefined(e), "table %q is already defined", dottedName(parts))
 		// The keys of the second definition go nowhere: reporting them
 		// as duplicates of the first would only repeat this.
-		b.cur = b.tables.new(TOMLTable{Def: TOMLHeader, Header: header})
+		b.cur = b.a.tables.new(TOMLTable{Def: TOMLHeader, Header: header})
 		return nil
 	case v.TablesArray:
-		return b.syntax(keyRange, firstDefined(e), "%q is an array of tables; its items' header is [[%s]]", path, path)
+		return b.syntax(keyRange, firstDefined(e), "%q is an array of tables; its items' header is [[%s]]", dottedName(parts), dottedName(parts))
 	case v.Kind == KindTable:
-		return b.conflict(last, path, e, "it cannot be defined again by a header")
+		return b.conflict(last, dottedName(parts), e, "it cannot be defined again by a header")
 	}
-	return b.syntax(keyRange, firstDefined(e), "%q is already defined as %s, not a table", path, v.Kind)
+	return b.syntax(keyRange, firstDefined(e), "%q is already defined as %s, not a table", dottedName(parts), v.Kind)
 }
 
 // arrayTableHeader starts a new item of the array of tables of a [[header]].
@@ -732,34 +859,47 @@ func (b *docBuilder) arrayTableHeader(n *unstable.Node) error {
 	if len(parts) == 0 {
 		return nil
 	}
+	b.leaveItem(parts)
 	header := b.headerRange(parts, 2)
-	path := dottedName(parts)
 	t, err := b.parent(parts, "a header cannot add a table to it")
 	if err != nil {
 		return err
 	}
 	last := parts[len(parts)-1]
 	keyRange := b.rng(last.start, last.end)
-	item := b.tables.new(TOMLTable{Def: TOMLHeader, Header: header})
-	itemValue := b.values.new(TOMLValue{Kind: KindTable, Range: header, Table: item})
 	e := t.Get(last.name)
+	// streamed is an item of the array whose items go to done: its nodes
+	// come from the item arena, which the item before it, handed to done,
+	// no longer needs.
+	streamed := b.done != nil && t == b.root && last.name == b.itemsOf
 	switch {
 	case e == nil:
-		b.add(t, b.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: b.values.new(TOMLValue{
-			Kind: KindArray, Range: header, Items: []*TOMLValue{itemValue}, TablesArray: true,
-		})}))
-	case e.Value.TablesArray:
-		if b.done != nil && t == b.root && last.name == b.itemsOf {
-			b.itemDone(e.Value, len(e.Value.Items)-1)
+		array := b.a.values.new(TOMLValue{Kind: KindArray, Range: header, TablesArray: true})
+		b.add(t, b.a.entries.new(TOMLEntry{Key: last.name, KeyRange: keyRange, Value: array}))
+		if streamed {
+			b.a = b.itemArena
 		}
-		e.Value.Items = append(e.Value.Items, itemValue)
+		array.Items = []*TOMLValue{b.newItem(header)}
+	case e.Value.TablesArray:
+		if streamed {
+			b.itemDone(e.Value, len(e.Value.Items)-1)
+			b.itemArena.reset()
+			b.a = b.itemArena
+		}
+		e.Value.Items = append(e.Value.Items, b.newItem(header))
 	case e.Value.Kind == KindArray:
-		return b.syntax(keyRange, firstDefined(e), "array %q is defined by a value; [[%s]] cannot add to it", path, path)
+		return b.syntax(keyRange, firstDefined(e), "array %q is defined by a value; [[%s]] cannot add to it", dottedName(parts), dottedName(parts))
 	case e.Value.Kind == KindTable:
-		return b.syntax(keyRange, firstDefined(e), "%q is already defined as a table, not an array of tables", path)
+		return b.syntax(keyRange, firstDefined(e), "%q is already defined as a table, not an array of tables", dottedName(parts))
 	default:
-		return b.syntax(keyRange, firstDefined(e), "%q is already defined as %s, not an array of tables", path, e.Value.Kind)
+		return b.syntax(keyRange, firstDefined(e), "%q is already defined as %s, not an array of tables", dottedName(parts), e.Value.Kind)
 	}
-	b.cur = item
 	return nil
+}
+
+// newItem makes the current table a new item of an array of tables, whose
+// [[header]] is header, and returns it.
+func (b *docBuilder) newItem(header ir.Range) *TOMLValue {
+	b.cur = b.a.tables.new(TOMLTable{Def: TOMLHeader, Header: header})
+	return b.a.values.new(TOMLValue{Kind: KindTable, Range: header, Table: b.cur})
 }

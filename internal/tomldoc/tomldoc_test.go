@@ -133,6 +133,7 @@ func TestReadTOMLDocItems(t *testing.T) {
 		{"[[s]]\nk = 1\n[[s]]\nk = 2\n[[s]]\nk = ", []string{"0: k", "1: k", "2: "}},
 		{"[a]\n[[a.s]]\n[[s]]\n", []string{"0: "}},
 		{"s = [{k = 1}]\n", nil},
+		{"[[s]]\nk = [1, 2]\n[s.t]\na.b = 1\n[[s]]\nk = [3]\nx = {y = 1}\n[o]\n[s.t]\n[[s]]\n[[s.u]]\n", []string{"0: k t", "1: k x t", "2: u"}},
 	} {
 		var got []string
 		doc, _ := ReadTOMLDocItems("x.toml", []byte(tc.src), "s", func(i int, item *TOMLValue) {
@@ -144,6 +145,9 @@ func TestReadTOMLDocItems(t *testing.T) {
 		})
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%q: items %q; want %q", tc.src, got, tc.want)
+		}
+		if whole, diags := ReadTOMLDoc("x.toml", []byte(tc.src)); whole.Root.Get("s").Value.TablesArray {
+			checkItems(t, "x.toml", []byte(tc.src), "s", whole, diags)
 		}
 		if s := doc.Root.Get("s"); s != nil && s.Value.TablesArray {
 			for i, item := range s.Value.Items {
