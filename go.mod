@@ -13,6 +13,7 @@ require (
 	github.com/tliron/glsp v0.2.2
 	github.com/urfave/cli/v3 v3.14.0
 	github.com/zclconf/go-cty v1.20.0
+	golang.org/x/term v0.45.0
 	mvdan.cc/sh/v3 v3.14.1
 )
 

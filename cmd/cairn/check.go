@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/urfave/cli/v3"
+	"golang.org/x/term"
 
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/load"
@@ -161,12 +162,9 @@ func colorOn(w io.Writer) bool {
 }
 
 // terminal reports whether w is a terminal: JSON is indented for a person
-// there, and compact for the program reading a pipe.
+// there, and compact for the program reading a pipe. It asks the terminal
+// driver, as a character device such as /dev/null is no terminal.
 func terminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }

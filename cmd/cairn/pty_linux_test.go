@@ -111,6 +111,42 @@ while :; do wait || :; done`,
 	}
 }
 
+// TestColorOnTerminal: a terminal gets colour unless NO_COLOR is set or
+// TERM is dumb, and `cairn check --format json` indents its document there;
+// /dev/null, a character device too, gets the compact document a pipe gets.
+func TestColorOnTerminal(t *testing.T) {
+	master, tty := openPty(t)
+	defer master.Close()
+	defer tty.Close()
+	for _, tc := range []struct {
+		name, noColor, term string
+		want                bool
+	}{
+		{"a terminal", "", "xterm", true},
+		{"NO_COLOR", "1", "xterm", false},
+		{"a dumb terminal", "", "dumb", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("NO_COLOR", tc.noColor)
+			t.Setenv("TERM", tc.term)
+			if got := colorOn(tty); got != tc.want {
+				t.Errorf("colorOn = %v; want %v", got, tc.want)
+			}
+		})
+	}
+	if !terminal(tty) {
+		t.Error("a pseudo-terminal is not taken for a terminal")
+	}
+	dev, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer dev.Close()
+	if terminal(dev) {
+		t.Errorf("%s is taken for a terminal", os.DevNull)
+	}
+}
+
 // openPty opens a new pseudo-terminal: its master, and its terminal.
 func openPty(t *testing.T) (master, tty *os.File) {
 	t.Helper()
