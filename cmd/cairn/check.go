@@ -38,7 +38,7 @@ func (c *checkCmd) command() *cli.Command {
 		Usage: "Check process files and print the plan each resolves to.",
 		Arguments: []cli.Argument{&positional{name: "name|file", optional: true, words: &c.Targets,
 			help: "Processes to check: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path. None: every process cairn list finds. End with \"issue ISSUE\" to check against an issue."}},
-		Flags: []cli.Flag{
+		Flags: slices.Concat([]cli.Flag{
 			&cli.StringFlag{Name: "issue", Destination: &c.Issue,
 				Usage: "The issue to check against: a number or an issue URL (also written as \"issue ISSUE\" after the targets)."},
 			&cli.StringFlag{Name: "format", Value: "text", Destination: &c.Format, Validator: oneOf("text", "json", "sarif", "github"),
@@ -49,14 +49,7 @@ func (c *checkCmd) command() *cli.Command {
 				Usage: "Only the rules that depend on the file alone: no config, skills, processes or harnesses."},
 			&cli.BoolFlag{Name: "rules", Destination: &c.Rules,
 				Usage: "Print every rule and exit."},
-			&cli.StringFlag{Name: "harness", Destination: &c.Harness,
-				Usage: "Harness `H` for the session steps that name none."},
-			&cli.StringFlag{Name: "model", Destination: &c.Model,
-				Usage: "Model `M` for the session steps that name none."},
-			&cli.StringFlag{Name: "effort", Destination: &c.Effort,
-				Usage: "Effort `E` for the session steps that name none."},
-			&cli.StringFlag{Name: "access", Destination: &c.Access,
-				Usage: "Tighten every session's access to at most `A`: read, write or full. It lowers any above A and raises none."},
+		}, sessionFlags(&c.Harness, &c.Model, &c.Effort, &c.Access), []cli.Flag{
 			&cli.BoolFlag{Name: "merge", Destination: &c.Merge,
 				Usage: "Preview the plan as cairn run --merge would carry it: a self-merge step merges."},
 			&cli.IntFlag{Name: "repair-cap", Destination: &c.RepairCap,
@@ -65,7 +58,7 @@ func (c *checkCmd) command() *cli.Command {
 				Usage: "Preview the plan with the paths `GLOB` matches kept from every self-merge (repeatable), as cairn run --protect."},
 			&cli.StringFlag{Name: "budget", Destination: &c.Budget,
 				Usage: "Preview the plan with the run's budget tightened to `USD` US dollars, as cairn run --budget USD."},
-		},
+		}),
 	}
 }
 

@@ -416,3 +416,19 @@ func pathError(err error) string {
 	}
 	return err.Error()
 }
+
+// sessionFlags are --harness, --model, --effort and --access, which check and
+// run share: what a session step that names none takes, and the cap on every
+// session's access.
+func sessionFlags(harness, model, effort, access *string) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "harness", Destination: harness,
+			Usage: "Harness `H` for the session steps that name none."},
+		&cli.StringFlag{Name: "model", Destination: model,
+			Usage: "Model `M` for the session steps that name none."},
+		&cli.StringFlag{Name: "effort", Destination: effort,
+			Usage: "Effort `E` for the session steps that name none."},
+		&cli.StringFlag{Name: "access", Destination: access,
+			Usage: "Tighten every session's access to at most `A`: read, write or full. It lowers any above A and raises none."},
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"github.com/urfave/cli/v3"
@@ -47,17 +48,10 @@ func (c *runCmd) command() *cli.Command {
 		Usage: "Run a process: check it, then carry out its plan in worktrees.",
 		Arguments: []cli.Argument{&positional{name: "name|file", words: &c.Args,
 			help: "The process to run: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path. End with \"issue ISSUE\" to run it on an issue."}},
-		Flags: []cli.Flag{
+		Flags: slices.Concat([]cli.Flag{
 			&cli.StringFlag{Name: "issue", Destination: &c.Issue,
 				Usage: "The issue to run on: a number or an issue URL (also written as \"issue ISSUE\" after the process)."},
-			&cli.StringFlag{Name: "harness", Destination: &c.Harness,
-				Usage: "Harness `H` for the session steps that name none."},
-			&cli.StringFlag{Name: "model", Destination: &c.Model,
-				Usage: "Model `M` for the session steps that name none."},
-			&cli.StringFlag{Name: "effort", Destination: &c.Effort,
-				Usage: "Effort `E` for the session steps that name none."},
-			&cli.StringFlag{Name: "access", Destination: &c.Access,
-				Usage: "Tighten every session's access to at most `A`: read, write or full. It lowers any above A and raises none."},
+		}, sessionFlags(&c.Harness, &c.Model, &c.Effort, &c.Access), []cli.Flag{
 			&cli.BoolFlag{Name: "merge", Destination: &c.Merge,
 				Usage: "Let a self-merge step merge."},
 			&cli.IntFlag{Name: "repair-cap", Destination: &c.RepairCap,
@@ -74,7 +68,7 @@ func (c *runCmd) command() *cli.Command {
 				Usage: "Replace another run's stale claim on the issue."},
 			&cli.StringFlag{Name: "stubs", Destination: &c.Stubs,
 				Usage: "Answer every agent session and catalogue step from the stubs in `FILE` (a stubbed run: no agent CLI starts, nothing is delivered or merged)."},
-		},
+		}),
 	}
 }
 
