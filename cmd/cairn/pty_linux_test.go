@@ -112,8 +112,8 @@ while :; do wait || :; done`,
 }
 
 // TestColorOnTerminal: a terminal gets colour unless NO_COLOR is set or
-// TERM is dumb, and `cairn check --format json` indents its document there;
-// /dev/null, a character device too, gets the compact document a pipe gets.
+// TERM is dumb; terminal, which also decides whether JSON is indented, says
+// yes for a pseudo-terminal and no for /dev/null, a character device too.
 func TestColorOnTerminal(t *testing.T) {
 	master, tty := openPty(t)
 	defer master.Close()
