@@ -209,11 +209,11 @@ func planAction(a *ir.Action, sess *SessionResolution, env *Env) ir.PlanAction {
 	case ir.Command:
 		pa.Command = stringOr(a.Script, "")
 	case ir.Catalogue:
-		pa.Catalogue = stringOr(a.Catalogue, "")
-		pa.Process = stringOr(a.Process, "")
-		pa.SpecProcess = stringOr(a.SpecProcess, "")
+		pa.Catalogue = stringOr(a.Keys().Catalogue, "")
+		pa.Process = stringOr(a.Keys().Process, "")
+		pa.SpecProcess = stringOr(a.Keys().SpecProcess, "")
 	case ir.Session:
-		pa.Prompt = stringOr(a.Prompt, "")
+		pa.Prompt = stringOr(a.Keys().Prompt, "")
 		if sess == nil {
 			break
 		}

@@ -142,7 +142,7 @@ func Resolve(p *ir.Process, env *Env) *Resolution {
 		sr.Actions = make([]*SessionResolution, len(s.Actions))
 		for j := range s.Actions {
 			a := &s.Actions[j]
-			if a.Kind == ir.Catalogue && a.Catalogue.Value == ir.Delivery {
+			if a.Kind == ir.Catalogue && a.Keys().Catalogue.Value == ir.Delivery {
 				// A delivery's repair sessions run on the default
 				// harness, which must start too.
 				h := r.defaultHarness()
@@ -233,8 +233,8 @@ func stepSetting(f ir.Field[string]) Resolved {
 // session resolves one session action.
 func (r *resolver) session(a *ir.Action) *SessionResolution {
 	s := &SessionResolution{}
-	if usable(a.Harness) {
-		s.Harness = stepSetting(a.Harness)
+	if usable(a.Keys().Harness) {
+		s.Harness = stepSetting(a.Keys().Harness)
 	} else {
 		s.Harness = r.defaultHarness()
 	}
@@ -242,8 +242,8 @@ func (r *resolver) session(a *ir.Action) *SessionResolution {
 	onConfigHarness := s.Harness.Value == r.configHarness()
 
 	switch {
-	case usable(a.Model):
-		s.Model = stepSetting(a.Model)
+	case usable(a.Keys().Model):
+		s.Model = stepSetting(a.Keys().Model)
 	case r.env.Flags.Model != "":
 		s.Model = Resolved{Setting: ir.Setting{Value: r.env.Flags.Model, Source: ir.FromFlag}}
 	case onConfigHarness && usable(r.cfg.Model):
@@ -254,8 +254,8 @@ func (r *resolver) session(a *ir.Action) *SessionResolution {
 	s.Model = r.mapTier(s.Model, s.Harness.Value, s.Adapter)
 
 	switch {
-	case usable(a.Effort):
-		s.Effort = stepSetting(a.Effort)
+	case usable(a.Keys().Effort):
+		s.Effort = stepSetting(a.Keys().Effort)
 	case r.env.Flags.Effort != "":
 		s.Effort = Resolved{Setting: ir.Setting{Value: r.env.Flags.Effort, Source: ir.FromFlag}}
 	case onConfigHarness && usable(r.cfg.Effort):
@@ -271,19 +271,19 @@ func (r *resolver) session(a *ir.Action) *SessionResolution {
 		}
 	}
 
-	s.Access = r.access(a.Access)
-	if usd, ok := ir.BudgetOf(a.BudgetUSD); ok {
+	s.Access = r.access(a.Keys().Access)
+	if usd, ok := ir.BudgetOf(a.Keys().BudgetUSD); ok {
 		s.Budget = &ir.FloatSetting{Value: usd, Source: ir.FromStep}
 	}
 
-	if mt := a.MaxTurns; mt.Set && !mt.Bad {
+	if mt := a.Keys().MaxTurns; mt.Set && !mt.Bad {
 		s.MaxTurns = ir.IntSetting{Value: mt.Value, Source: ir.FromStep}
 	} else {
 		s.MaxTurns = ir.IntSetting{Value: ir.DefaultMaxTurns, Source: ir.FromDefault}
 	}
 
-	if usable(a.Skill) {
-		if sk, err := FindSkill(r.env, a.Skill.Value); err != nil {
+	if usable(a.Keys().Skill) {
+		if sk, err := FindSkill(r.env, a.Keys().Skill.Value); err != nil {
 			s.SkillErr = err
 		} else {
 			s.Skill = &sk

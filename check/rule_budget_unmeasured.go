@@ -62,8 +62,8 @@ var ruleBudgetUnmeasured = &Rule{
 		for i := range p.Steps {
 			s := &p.Steps[i]
 			for _, a := range s.Actions {
-				usd, ok := ir.BudgetOf(a.BudgetUSD)
-				at := a.BudgetUSD.At()
+				usd, ok := ir.BudgetOf(a.Keys().BudgetUSD)
+				at := a.Keys().BudgetUSD.At()
 				if !ok || a.Kind != ir.Session || seen[at] {
 					continue
 				}
@@ -98,7 +98,7 @@ func unmeasured(s *ir.Step, sr *StepResolution, repair *harness.Harness) []strin
 		if j < len(sr.Actions) && sr.Actions[j] != nil {
 			add(sr.Actions[j].Adapter)
 		}
-		if a.Kind == ir.Catalogue && a.Catalogue.Value == ir.Delivery {
+		if a.Kind == ir.Catalogue && a.Keys().Catalogue.Value == ir.Delivery {
 			add(repair)
 		}
 	}

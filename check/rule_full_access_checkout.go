@@ -84,8 +84,8 @@ type fullAccess struct {
 // step's, else the process's; unset when neither names an access level.
 func askedAccess(p *ir.Process, a ir.Action) ir.Field[string] {
 	switch {
-	case knownAccess(a.Access):
-		return a.Access
+	case knownAccess(a.Keys().Access):
+		return a.Keys().Access
 	case knownAccess(p.Access):
 		return p.Access
 	}

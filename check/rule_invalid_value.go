@@ -149,13 +149,13 @@ func (v *values) step(s *ir.Step) {
 			v.empty(a.Script, scriptKey(p))
 			v.nul(a.Script, scriptKey(p))
 		case ir.Session:
-			v.empty(a.Skill, "skill")
-			v.empty(a.Prompt, "prompt")
-			v.nul(a.Prompt, "prompt")
-			v.enum(a.Effort, "effort", efforts)
-			v.enum(a.Access, "access", ir.Accesses)
-			v.budget(a.BudgetUSD)
-			if mt := a.MaxTurns; mt.Set && !mt.Bad && mt.Value < 1 {
+			v.empty(a.Keys().Skill, "skill")
+			v.empty(a.Keys().Prompt, "prompt")
+			v.nul(a.Keys().Prompt, "prompt")
+			v.enum(a.Keys().Effort, "effort", efforts)
+			v.enum(a.Keys().Access, "access", ir.Accesses)
+			v.budget(a.Keys().BudgetUSD)
+			if mt := a.Keys().MaxTurns; mt.Set && !mt.Bad && mt.Value < 1 {
 				v.report(valueRange(mt), "invalid %s %d; a session needs at least 1 turn", keyName(p, "max_turns"), mt.Value)
 			}
 		}

@@ -78,7 +78,7 @@ func loosenedAccess(pass *Pass, cfg *config.Config) {
 	for _, s := range p.Steps {
 		for _, a := range s.Actions {
 			if a.Kind == ir.Session {
-				refuse(a.Access)
+				refuse(a.Keys().Access)
 			}
 		}
 	}

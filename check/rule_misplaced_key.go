@@ -73,12 +73,12 @@ func misplacedOnAction(pass *Pass, p *ir.Process, step int, a ir.Action) {
 			set  bool
 			at   ir.Range
 		}{
-			{"harness", a.Harness.Set && !a.Harness.Bad, keyRange(a.Harness)},
-			{"model", a.Model.Set && !a.Model.Bad, keyRange(a.Model)},
-			{"effort", a.Effort.Set && !a.Effort.Bad, keyRange(a.Effort)},
-			{"access", a.Access.Set && !a.Access.Bad, keyRange(a.Access)},
-			{keyName(p, "max_turns"), a.MaxTurns.Set && !a.MaxTurns.Bad, keyRange(a.MaxTurns)},
-			{keyName(p, "budget_usd"), a.BudgetUSD.Set && !a.BudgetUSD.Bad, keyRange(a.BudgetUSD)},
+			{"harness", a.Keys().Harness.Set && !a.Keys().Harness.Bad, keyRange(a.Keys().Harness)},
+			{"model", a.Keys().Model.Set && !a.Keys().Model.Bad, keyRange(a.Keys().Model)},
+			{"effort", a.Keys().Effort.Set && !a.Keys().Effort.Bad, keyRange(a.Keys().Effort)},
+			{"access", a.Keys().Access.Set && !a.Keys().Access.Bad, keyRange(a.Keys().Access)},
+			{keyName(p, "max_turns"), a.Keys().MaxTurns.Set && !a.Keys().MaxTurns.Bad, keyRange(a.Keys().MaxTurns)},
+			{keyName(p, "budget_usd"), a.Keys().BudgetUSD.Set && !a.Keys().BudgetUSD.Bad, keyRange(a.Keys().BudgetUSD)},
 		} {
 			if k.set {
 				pass.Report(k.at, "%q does not apply to %s (%s); only skill and prompt steps run an agent", k.name, what, stepRef(p, step))
@@ -86,7 +86,7 @@ func misplacedOnAction(pass *Pass, p *ir.Process, step int, a ir.Action) {
 		}
 	}
 	if a.Kind == ir.Catalogue {
-		c := a.Catalogue
+		c := a.Keys().Catalogue
 		if !c.Set || c.Bad || c.Value == ir.RunPublishedIssue || !slices.Contains(catalogues, c.Value) {
 			// An unknown catalogue is refused by unknown-catalogue; the
 			// user may have meant run-published-issue.
@@ -96,7 +96,7 @@ func misplacedOnAction(pass *Pass, p *ir.Process, step int, a ir.Action) {
 	for _, k := range []struct {
 		name string
 		f    ir.Field[string]
-	}{{"process", a.Process}, {"spec_process", a.SpecProcess}} {
+	}{{"process", a.Keys().Process}, {"spec_process", a.Keys().SpecProcess}} {
 		if k.f.Set && !k.f.Bad {
 			pass.Report(keyRange(k.f), "%q only applies to catalogue = %q (%s)", keyName(p, k.name), ir.RunPublishedIssue, stepRef(p, step))
 		}

@@ -133,10 +133,10 @@ func childFields(p *ir.Process) []ir.Field[string] {
 	var out []ir.Field[string]
 	for i := range p.Steps {
 		for _, a := range p.Steps[i].Actions {
-			if a.Kind != ir.Catalogue || a.Catalogue.Value != ir.RunPublishedIssue {
+			if a.Kind != ir.Catalogue || a.Keys().Catalogue.Value != ir.RunPublishedIssue {
 				continue
 			}
-			for _, f := range []ir.Field[string]{a.Process, a.SpecProcess} {
+			for _, f := range []ir.Field[string]{a.Keys().Process, a.Keys().SpecProcess} {
 				if f.Set && !f.Bad && f.Value != "" {
 					out = append(out, f)
 				}

@@ -48,8 +48,8 @@ var ruleSkillEscapes = &Rule{
 func forEachSkill(p *ir.Process, fn func(ir.Field[string])) {
 	for i := range p.Steps {
 		for _, a := range p.Steps[i].Actions {
-			if a.Kind == ir.Session && a.Skill.Set && !a.Skill.Bad {
-				fn(a.Skill)
+			if a.Kind == ir.Session && a.Keys().Skill.Set && !a.Keys().Skill.Bad {
+				fn(a.Keys().Skill)
 			}
 		}
 	}

@@ -58,7 +58,7 @@ func catalogueOf(s *ir.Step) string {
 	if len(s.Actions) != 1 || s.Actions[0].Kind != ir.Catalogue {
 		return ""
 	}
-	c := s.Actions[0].Catalogue
+	c := s.Actions[0].Keys().Catalogue
 	if !c.Set || c.Bad {
 		return ""
 	}

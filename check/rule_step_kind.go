@@ -44,7 +44,7 @@ var ruleStepKind = &Rule{
 func actionKey(a ir.Action) string {
 	switch a.Kind {
 	case ir.Session:
-		if a.Prompt.Set && !a.Skill.Set {
+		if a.Keys().Prompt.Set && !a.Keys().Skill.Set {
 			return "prompt"
 		}
 		return "skill"

@@ -20,7 +20,7 @@ var ruleUnknownCatalogue = &Rule{
 	Run: func(pass *Pass) {
 		for _, s := range pass.Process.Steps {
 			for _, a := range s.Actions {
-				c := a.Catalogue
+				c := a.Keys().Catalogue
 				if a.Kind != ir.Catalogue || !c.Set || c.Bad || slices.Contains(catalogues, c.Value) {
 					continue
 				}

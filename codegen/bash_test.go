@@ -249,8 +249,8 @@ func TestBudgetsCompile(t *testing.T) {
 	}
 	process := &ir.Process{Steps: []ir.Step{{Name: ir.Field[string]{Value: "ask", Set: true}, Actions: []ir.Action{{}}}}}
 	process.Limits.BudgetUSD = ir.Field[ir.Budget]{Value: ir.Budget{USD: 4}, Set: true}
-	process.Steps[0].Actions[0].BudgetUSD = ir.Field[ir.Budget]{Value: ir.Budget{USD: 1.5}, Set: true}
-	process.Steps[0].Actions[0].BudgetUSD.Range = step
+	process.Steps[0].Actions[0].Fill().BudgetUSD = ir.Field[ir.Budget]{Value: ir.Budget{USD: 1.5}, Set: true}
+	process.Steps[0].Actions[0].Fill().BudgetUSD.Range = step
 	c := &compiler{plan: plan, at: newPlaces(plan, process), target: actionsInfo}
 	var got []string
 	for _, d := range c.refuse() {

@@ -69,8 +69,8 @@ func (at *places) action(name string, j int) *ir.Action {
 func (at *places) harness(name string) ir.Range {
 	if s := at.steps[name]; s != nil {
 		for _, a := range s.Actions {
-			if a.Harness.Set {
-				return or(a.Harness.At(), at.step(name))
+			if a.Keys().Harness.Set {
+				return or(a.Keys().Harness.At(), at.step(name))
 			}
 		}
 	}
@@ -81,8 +81,8 @@ func (at *places) harness(name string) ir.Range {
 func (at *places) model(name string) ir.Range {
 	if s := at.steps[name]; s != nil {
 		for _, a := range s.Actions {
-			if a.Model.Set {
-				return or(a.Model.At(), at.harness(name))
+			if a.Keys().Model.Set {
+				return or(a.Keys().Model.At(), at.harness(name))
 			}
 		}
 	}
@@ -100,7 +100,7 @@ func (at *places) holding(name, text string) ir.Range {
 	}
 	var fields []ir.Field[string]
 	for _, a := range s.Actions {
-		fields = append(fields, a.Script, a.Prompt)
+		fields = append(fields, a.Script, a.Keys().Prompt)
 	}
 	for _, p := range s.Env.Value {
 		fields = append(fields, p.Field)
@@ -129,8 +129,8 @@ func (at *places) holding(name, text string) ir.Range {
 func (at *places) skill(name string) ir.Range {
 	if s := at.steps[name]; s != nil {
 		for _, a := range s.Actions {
-			if a.Skill.Set {
-				return or(a.Skill.At(), at.step(name))
+			if a.Keys().Skill.Set {
+				return or(a.Keys().Skill.At(), at.step(name))
 			}
 		}
 	}
@@ -179,7 +179,7 @@ func (c *compiler) refuse() []ir.Diagnostic {
 				}
 				r := at.step(st.Name)
 				if ia := at.action(st.Name, j); ia != nil {
-					r = or(ia.Catalogue.At(), or(ia.Range, r))
+					r = or(ia.Keys().Catalogue.At(), or(ia.Range, r))
 				}
 				diags = append(diags, notCompilable(r, "step %q: catalogue step %q cannot be compiled to %s: its rules live inside cairn", st.Name, a.Catalogue, c.target.name))
 			}
@@ -253,7 +253,7 @@ func (c *compiler) budgets() []ir.Diagnostic {
 				}
 				r := at.step(st.Name)
 				if ia := at.action(st.Name, j); ia != nil {
-					r = or(ia.BudgetUSD.At(), r)
+					r = or(ia.Keys().BudgetUSD.At(), r)
 				}
 				diags = append(diags, notCompilable(r, "step %q: %s %s cannot be compiled to %s: %s", st.Name, key, ir.FormatUSD(a.BudgetUSD.Value), c.target.name, why))
 			}
@@ -307,7 +307,7 @@ func (c *compiler) nulBytes() []ir.Diagnostic {
 				case bad(a.Prompt):
 					r := at.step(st.Name)
 					if ia != nil {
-						r = or(ia.Prompt.At(), r)
+						r = or(ia.Keys().Prompt.At(), r)
 					}
 					report(r, fmt.Sprintf("step %q: the prompt", st.Name))
 				}

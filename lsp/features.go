@@ -283,12 +283,12 @@ func (s *server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any,
 		}
 		for _, a := range st.Actions {
 			switch {
-			case a.Skill.Set && contains(a.Skill.Range, pos):
-				return skillLocation(env(d), a.Skill.Value), nil
-			case a.Process.Set && contains(a.Process.Range, pos):
-				return processLocation(env(d), a.Process.Value), nil
-			case a.SpecProcess.Set && contains(a.SpecProcess.Range, pos):
-				return processLocation(env(d), a.SpecProcess.Value), nil
+			case a.Keys().Skill.Set && contains(a.Keys().Skill.Range, pos):
+				return skillLocation(env(d), a.Keys().Skill.Value), nil
+			case a.Keys().Process.Set && contains(a.Keys().Process.Range, pos):
+				return processLocation(env(d), a.Keys().Process.Value), nil
+			case a.Keys().SpecProcess.Set && contains(a.Keys().SpecProcess.Range, pos):
+				return processLocation(env(d), a.Keys().SpecProcess.Value), nil
 			}
 		}
 	}

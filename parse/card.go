@@ -662,22 +662,22 @@ func (fe *cardProcess) agents(e cardEntry, step string) []ir.Action {
 		for _, kv := range entries {
 			switch kv.name {
 			case "prompt":
-				a.Prompt = fe.string(kv)
+				a.Fill().Prompt = fe.string(kv)
 			case "model":
-				a.Model = fe.string(kv)
+				a.Fill().Model = fe.string(kv)
 			case "access":
-				a.Access = fe.string(kv)
+				a.Fill().Access = fe.string(kv)
 			case "max-turns":
-				a.MaxTurns = fe.int(kv)
+				a.Fill().MaxTurns = fe.int(kv)
 			case "budget-usd":
-				a.BudgetUSD = fe.budget(kv)
+				a.Fill().BudgetUSD = fe.budget(kv)
 			default:
 				fe.unknownKey(kv, "in "+where, cardAgentKeys)
 			}
 		}
-		if !a.Prompt.Set {
+		if !a.Keys().Prompt.Set {
 			fe.report(ir.RuleType, a.Range, nil, "%s has no \"prompt\"; an agent needs one", where)
-			a.Prompt = ir.Field[string]{Set: true, Bad: true, Range: a.Range}
+			a.Fill().Prompt = ir.Field[string]{Set: true, Bad: true, Range: a.Range}
 		}
 		out = append(out, a)
 	}

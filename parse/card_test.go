@@ -78,8 +78,8 @@ func TestCardSeed(t *testing.T) {
 	if sh.Kind != ir.Command || sh.Script.Value != "make prepare" || at(sh.Script.Range.Start) != "17:11" {
 		t.Errorf("shell action %+v", sh)
 	}
-	if ag.Kind != ir.Session || ag.Prompt.Value != "Classify each page and route it." || at(ag.Range.Start) != "19:9" ||
-		ag.Model.Value != "balanced" || ag.MaxTurns.Value != 30 || at(ag.MaxTurns.Range.Start) != "23:22" {
+	if ag.Kind != ir.Session || ag.Keys().Prompt.Value != "Classify each page and route it." || at(ag.Range.Start) != "19:9" ||
+		ag.Keys().Model.Value != "balanced" || ag.Keys().MaxTurns.Value != 30 || at(ag.Keys().MaxTurns.Range.Start) != "23:22" {
 		t.Errorf("agent action %+v", ag)
 	}
 	if s.Run == nil || s.Run.Shells.Set || len(s.Run.Whys.Value) != 1 || at(s.Run.Header.Start) != "15:5" {
@@ -106,8 +106,8 @@ func TestCardAccess(t *testing.T) {
 		t.Errorf("process access %+v", p.Access)
 	}
 	a := p.Steps[0].Actions[0]
-	if a.Access.Value != ir.AccessFull || at(a.Access.Key.Start) != "8:11" || at(a.Access.Range.Start) != "8:19" {
-		t.Errorf("agent access %+v", a.Access)
+	if a.Keys().Access.Value != ir.AccessFull || at(a.Keys().Access.Key.Start) != "8:11" || at(a.Keys().Access.Range.Start) != "8:19" {
+		t.Errorf("agent access %+v", a.Keys().Access)
 	}
 }
 
@@ -121,13 +121,13 @@ func TestCardBudget(t *testing.T) {
 		t.Errorf("process budget %+v", b)
 	}
 	as := p.Steps[0].Actions
-	if b := as[0].BudgetUSD; b.Value != (ir.Budget{USD: 2}) || at(b.Key.Start) != "8:11" || at(b.Range.Start) != "8:23" {
+	if b := as[0].Keys().BudgetUSD; b.Value != (ir.Budget{USD: 2}) || at(b.Key.Start) != "8:11" || at(b.Range.Start) != "8:23" {
 		t.Errorf("agent 1 budget %+v", b)
 	}
-	if b := as[1].BudgetUSD; b.Value != (ir.Budget{Quoted: true, Text: "$1"}) || at(b.Range.Start) != "10:23" || at(b.Range.End) != "10:25" {
+	if b := as[1].Keys().BudgetUSD; b.Value != (ir.Budget{Quoted: true, Text: "$1"}) || at(b.Range.Start) != "10:23" || at(b.Range.End) != "10:25" {
 		t.Errorf("agent 2 budget %+v", b)
 	}
-	if b := as[2].BudgetUSD; !math.IsInf(b.Value.USD, 1) || b.Bad {
+	if b := as[2].Keys().BudgetUSD; !math.IsInf(b.Value.USD, 1) || b.Bad {
 		t.Errorf("agent 3 budget %+v", b)
 	}
 }

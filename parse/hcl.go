@@ -435,14 +435,6 @@ func (fe *hclProcess) worktree(bl *hclsyntax.Block) {
 	fe.p.Worktrees = append(fe.p.Worktrees, w)
 }
 
-// stepSettings are the session keys of a step, copied onto each of its
-// actions.
-type stepSettings struct {
-	harness, model, effort, access, process, specProcess ir.Field[string]
-	maxTurns                                             ir.Field[int]
-	budget                                               ir.Field[ir.Budget]
-}
-
 func (fe *hclProcess) step(bl *hclsyntax.Block) {
 	s := ir.Step{Header: fe.rng(bl.DefRange())}
 	label := fmt.Sprintf("step %d", len(fe.p.Steps)+1)
@@ -454,7 +446,8 @@ func (fe *hclProcess) step(bl *hclsyntax.Block) {
 		// Refused already: no rule should also call the step nameless.
 		s.Name = ir.Field[string]{Set: true, Bad: true, Range: fe.rng(bl.TypeRange)}
 	}
-	var set stepSettings
+	// set holds the step's session keys, copied onto each action.
+	var set ir.ActionKeys
 	var kinds []hclItem
 	var precheck, validate *hclsyntax.Block
 	for _, it := range hclItems(bl.Body) {
@@ -475,21 +468,21 @@ func (fe *hclProcess) step(bl *hclsyntax.Block) {
 			case "skill", "prompt", "command", "catalogue":
 				kinds = append(kinds, it)
 			case "harness":
-				set.harness = fe.String(a)
+				set.Harness = fe.String(a)
 			case "model":
-				set.model = fe.String(a)
+				set.Model = fe.String(a)
 			case "effort":
-				set.effort = fe.String(a)
+				set.Effort = fe.String(a)
 			case "access":
-				set.access = fe.String(a)
+				set.Access = fe.String(a)
 			case "process":
-				set.process = fe.String(a)
+				set.Process = fe.String(a)
 			case "spec_process":
-				set.specProcess = fe.String(a)
+				set.SpecProcess = fe.String(a)
 			case "max_turns":
-				set.maxTurns = fe.Int(a)
+				set.MaxTurns = fe.Int(a)
 			case "budget_usd":
-				set.budget = fe.Budget(a)
+				set.BudgetUSD = fe.Budget(a)
 			case "precheck", "validate":
 				fe.wantBlock(a)
 			case "name":
@@ -538,16 +531,10 @@ func (fe *hclProcess) step(bl *hclsyntax.Block) {
 // action is the action a kind attribute (skill, prompt, command, catalogue)
 // makes, with the step's session keys as written; a kind written as a block
 // makes an action whose value is refused.
-func (fe *hclProcess) action(it hclItem, set stepSettings) ir.Action {
-	a := ir.Action{
-		Harness:     set.harness,
-		Model:       set.model,
-		Effort:      set.effort,
-		Access:      set.access,
-		MaxTurns:    set.maxTurns,
-		BudgetUSD:   set.budget,
-		Process:     set.process,
-		SpecProcess: set.specProcess,
+func (fe *hclProcess) action(it hclItem, set ir.ActionKeys) ir.Action {
+	var a ir.Action
+	if anySessionKey(&set) {
+		a.Written = &set
 	}
 	var key string
 	var v ir.Field[string]

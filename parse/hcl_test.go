@@ -519,17 +519,17 @@ func TestHCLPositions(t *testing.T) {
 		{"step header", s.Header, find(t, src, `step "ünï"`, 1)},
 		{"step name", s.Name.Range, find(t, src, `"ünï"`, 1)},
 		{"action", s.Actions[0].Range, find(t, src, `skill = "bug-hunt"`, 1)},
-		{"skill key", s.Actions[0].Skill.Key, find(t, src, "skill", 1)},
-		{"skill value", s.Actions[0].Skill.Range, find(t, src, `"bug-hunt"`, 1)},
-		{"model", s.Actions[0].Model.Range, find(t, src, `"opus"`, 1)},
-		{"access key", s.Actions[0].Access.Key, findIn(t, src, `access = "write"`, 1, "access")},
-		{"access value", s.Actions[0].Access.Range, find(t, src, `"write"`, 1)},
+		{"skill key", s.Actions[0].Keys().Skill.Key, find(t, src, "skill", 1)},
+		{"skill value", s.Actions[0].Keys().Skill.Range, find(t, src, `"bug-hunt"`, 1)},
+		{"model", s.Actions[0].Keys().Model.Range, find(t, src, `"opus"`, 1)},
+		{"access key", s.Actions[0].Keys().Access.Key, findIn(t, src, `access = "write"`, 1, "access")},
+		{"access value", s.Actions[0].Keys().Access.Range, find(t, src, `"write"`, 1)},
 		{"process access key", p.Access.Key, findIn(t, src, `access = "read"`, 1, "access")},
 		{"process access value", p.Access.Range, find(t, src, `"read"`, 1)},
 		{"budget_usd key", p.Limits.BudgetUSD.Key, find(t, src, "budget_usd", 1)},
 		{"budget_usd value", p.Limits.BudgetUSD.Range, find(t, src, "4.5", 1)},
-		{"step budget_usd key", s.Actions[0].BudgetUSD.Key, find(t, src, "budget_usd", 2)},
-		{"step budget_usd value", s.Actions[0].BudgetUSD.Range, find(t, src, "-1", 1)},
+		{"step budget_usd key", s.Actions[0].Keys().BudgetUSD.Key, find(t, src, "budget_usd", 2)},
+		{"step budget_usd value", s.Actions[0].Keys().BudgetUSD.Range, find(t, src, "-1", 1)},
 		{"env", s.Env.Range, find(t, src, `{ GOFLAGS = "-count=1", "Z" = "z" }`, 1)},
 		{"env key", s.Env.Value[0].Key, find(t, src, "GOFLAGS", 1)},
 		{"env quoted key", s.Env.Value[1].Key, find(t, src, `"Z"`, 1)},
@@ -652,7 +652,7 @@ func TestHCLBadFields(t *testing.T) {
 		t.Errorf("a step without a label: %+v", n)
 	}
 	a := s.Actions[0]
-	if mt := a.MaxTurns; !mt.Set || !mt.Bad || mt.Value != 0 {
+	if mt := a.Keys().MaxTurns; !mt.Set || !mt.Bad || mt.Value != 0 {
 		t.Errorf("max_turns: %+v", mt)
 	}
 	if a.Kind != ir.Command || !a.Script.Set || !a.Script.Bad || sourcetest.Span(a.Range) != "4:3-4:13" {

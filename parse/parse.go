@@ -54,16 +54,23 @@ func NameOf(file string) string {
 }
 
 // setKind makes a the action that the kind key key (skill, prompt, command
+// anySessionKey reports whether k holds a session key of a step (harness,
+// model, …, spec_process): what each of the step's actions has.
+func anySessionKey(k *ir.ActionKeys) bool {
+	return k.Harness.Set || k.Model.Set || k.Effort.Set || k.Access.Set || k.MaxTurns.Set ||
+		k.BudgetUSD.Set || k.Process.Set || k.SpecProcess.Set
+}
+
 // or catalogue) with value v says, as the TOML and HCL front-ends read it.
 func setKind(a *ir.Action, key string, v ir.Field[string]) {
 	switch key {
 	case "skill":
-		a.Kind, a.Skill = ir.Session, v
+		a.Kind, a.Fill().Skill = ir.Session, v
 	case "prompt":
-		a.Kind, a.Prompt = ir.Session, v
+		a.Kind, a.Fill().Prompt = ir.Session, v
 	case "command":
 		a.Kind, a.Script = ir.Command, v
 	case "catalogue":
-		a.Kind, a.Catalogue = ir.Catalogue, v
+		a.Kind, a.Fill().Catalogue = ir.Catalogue, v
 	}
 }

@@ -236,21 +236,21 @@ func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
 		case "skill", "prompt", "command", "catalogue":
 			kinds = append(kinds, kv)
 		case "harness":
-			a.Harness = r.String(kv)
+			a.Fill().Harness = r.String(kv)
 		case "model":
-			a.Model = r.String(kv)
+			a.Fill().Model = r.String(kv)
 		case "effort":
-			a.Effort = r.String(kv)
+			a.Fill().Effort = r.String(kv)
 		case "access":
-			a.Access = r.String(kv)
+			a.Fill().Access = r.String(kv)
 		case "process":
-			a.Process = r.String(kv)
+			a.Fill().Process = r.String(kv)
 		case "spec_process":
-			a.SpecProcess = r.String(kv)
+			a.Fill().SpecProcess = r.String(kv)
 		case "max_turns":
-			a.MaxTurns = r.Int(kv)
+			a.Fill().MaxTurns = r.Int(kv)
 		case "budget_usd":
-			a.BudgetUSD = r.Budget(kv)
+			a.Fill().BudgetUSD = r.Budget(kv)
 		case "precheck":
 			s.Precheck = fe.phase(ir.PrecheckPhase, kv, n, s.Name)
 		case "validate":
@@ -299,16 +299,13 @@ func (fe *tomlProcess) takeActions(n int) []ir.Action {
 }
 
 // copySettings sets the session keys of dst, a zero action, to src's, as
-// each action of a step has them.
+// each action of a step has them: all but src's kind key.
 func copySettings(dst, src *ir.Action) {
-	dst.Harness = src.Harness
-	dst.Model = src.Model
-	dst.Effort = src.Effort
-	dst.Access = src.Access
-	dst.MaxTurns = src.MaxTurns
-	dst.BudgetUSD = src.BudgetUSD
-	dst.Process = src.Process
-	dst.SpecProcess = src.SpecProcess
+	if src.Written != nil && anySessionKey(src.Written) {
+		k := *src.Written
+		k.Skill, k.Prompt, k.Catalogue = ir.Field[string]{}, ir.Field[string]{}, ir.Field[string]{}
+		dst.Written = &k
+	}
 }
 
 // stepLabel names the n-th step in messages: by its name when it has one

@@ -396,11 +396,11 @@ func TestTOMLPositions(t *testing.T) {
 		{"step 1 header", s0.Header, find(t, src, "[[steps]]", 1)},
 		{"step 1 name", s0.Name.Range, find(t, src, `"hunt"`, 1)},
 		{"step 1 action", s0.Actions[0].Range, find(t, src, `skill = "bug-hunt"`, 1)},
-		{"step 1 model", s0.Actions[0].Model.Range, find(t, src, `"opus"`, 1)},
-		{"step 1 access key", s0.Actions[0].Access.Key, findIn(t, src, `access = "write"`, 1, "access")},
-		{"step 1 access value", s0.Actions[0].Access.Range, find(t, src, `"write"`, 1)},
-		{"step 1 budget_usd key", s0.Actions[0].BudgetUSD.Key, find(t, src, "budget_usd", 2)},
-		{"step 1 budget_usd value", s0.Actions[0].BudgetUSD.Range, find(t, src, "1_000", 1)},
+		{"step 1 model", s0.Actions[0].Keys().Model.Range, find(t, src, `"opus"`, 1)},
+		{"step 1 access key", s0.Actions[0].Keys().Access.Key, findIn(t, src, `access = "write"`, 1, "access")},
+		{"step 1 access value", s0.Actions[0].Keys().Access.Range, find(t, src, `"write"`, 1)},
+		{"step 1 budget_usd key", s0.Actions[0].Keys().BudgetUSD.Key, find(t, src, "budget_usd", 2)},
+		{"step 1 budget_usd value", s0.Actions[0].Keys().BudgetUSD.Range, find(t, src, "1_000", 1)},
 		{"step 1 env", s0.Env.Range, find(t, src, `{ GOFLAGS = "-count=1", "Z" = "z" }`, 1)},
 		{"step 1 env key Z", s0.Env.Value[1].Key, find(t, src, `"Z"`, 1)},
 		{"step 1 precheck header", s0.Precheck.Header, find(t, src, "[steps.precheck]", 1)},
@@ -597,13 +597,13 @@ func summary(p *ir.Process) string {
 		}
 		for _, a := range s.Actions {
 			fmt.Fprintf(&b, "  %s skill=%q prompt=%q script=%q catalogue=%q harness=%q model=%q effort=%q turns=%v process=%q spec=%q",
-				a.Kind, a.Skill.Value, a.Prompt.Value, a.Script.Value, a.Catalogue.Value, a.Harness.Value, a.Model.Value,
-				a.Effort.Value, a.MaxTurns.Value, a.Process.Value, a.SpecProcess.Value)
-			if a.Access.Set {
-				fmt.Fprintf(&b, " access=%q", a.Access.Value)
+				a.Kind, a.Keys().Skill.Value, a.Keys().Prompt.Value, a.Script.Value, a.Keys().Catalogue.Value, a.Keys().Harness.Value, a.Keys().Model.Value,
+				a.Keys().Effort.Value, a.Keys().MaxTurns.Value, a.Keys().Process.Value, a.Keys().SpecProcess.Value)
+			if a.Keys().Access.Set {
+				fmt.Fprintf(&b, " access=%q", a.Keys().Access.Value)
 			}
-			if a.BudgetUSD.Set {
-				fmt.Fprintf(&b, " budget=%+v", a.BudgetUSD.Value)
+			if a.Keys().BudgetUSD.Set {
+				fmt.Fprintf(&b, " budget=%+v", a.Keys().BudgetUSD.Value)
 			}
 			b.WriteString("\n")
 		}
@@ -811,7 +811,7 @@ func TestTOMLBadFields(t *testing.T) {
 		t.Errorf("version: %+v", v)
 	}
 	a := p.Steps[0].Actions[0]
-	if mt := a.MaxTurns; !mt.Set || !mt.Bad || mt.Value != 0 {
+	if mt := a.Keys().MaxTurns; !mt.Set || !mt.Bad || mt.Value != 0 {
 		t.Errorf("max_turns: %+v", mt)
 	}
 	if a.Kind != ir.Command || !a.Script.Set || !a.Script.Bad {

@@ -4,11 +4,15 @@
 package testrepo
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/ir"
 )
 
 // Env is the git identity and configuration of every test's git: the
@@ -24,11 +28,18 @@ var Env = map[string]string{
 
 // Main is a test binary's TestMain: it sets Env in the process's
 // environment, once, before any test runs, then runs the tests and exits.
+// The run fails if a test wrote to the keys every ir.Action without any
+// shares (ir.Action.Keys): they are for reading only.
 func Main(m *testing.M) {
 	for k, v := range Env {
 		os.Setenv(k, v)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if !reflect.ValueOf(*new(ir.Action).Keys()).IsZero() {
+		fmt.Fprintln(os.Stderr, "testrepo: a test wrote to the shared keys of actions without any (ir.Action.Keys); fill them with Fill")
+		code = 1
+	}
+	os.Exit(code)
 }
 
 // Binary is a file git treats as binary: it holds NUL bytes.
