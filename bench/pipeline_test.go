@@ -76,6 +76,7 @@ func BenchmarkPipeline(b *testing.B) {
 		{"short", corpus.Short, 200, 50},
 		{"scripts", corpus.Scripts, 200, 50},
 		{"one", corpus.Scripts, 1, 50},
+		{"big", corpus.Scripts, 1, 10000},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			dir, files := setup(b, c.kind, c.files, c.steps)

@@ -170,13 +170,13 @@ func planStep(s *ir.Step, sr *StepResolution, env *Env) ir.PlanStep {
 		Description: stringOr(s.Description, ""),
 		Worktree:    sr.Worktree,
 		Parallel:    group(s),
-		Optional:    s.Optional.Set && !s.Optional.Bad && s.Optional.Value,
-		Timeout:     stringOr(s.Timeout, ""),
+		Optional:    s.Keys().Optional.Set && !s.Keys().Optional.Bad && s.Keys().Optional.Value,
+		Timeout:     stringOr(s.Keys().Timeout, ""),
 		Env:         []ir.PlanEnv{},
 		Actions:     make([]ir.PlanAction, 0, len(s.Actions)),
 	}
-	if s.Env.Set && !s.Env.Bad {
-		for _, e := range s.Env.Value {
+	if s.Keys().Env.Set && !s.Keys().Env.Bad {
+		for _, e := range s.Keys().Env.Value {
 			ps.Env = append(ps.Env, ir.PlanEnv{Name: e.Name, Value: e.Value})
 		}
 	}

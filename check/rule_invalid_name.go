@@ -53,7 +53,7 @@ var ruleInvalidName = &Rule{
 			case !ir.ValidName(n.Value):
 				pass.Report(valueRange(n), "invalid step name %q; names match [a-z0-9][a-z0-9-]*%s", n.Value, nameHint(n.Value))
 			}
-			switch g := s.Parallel; {
+			switch g := s.Keys().Parallel; {
 			case !g.Set || g.Bad:
 			case tooLong(g.Value):
 				pass.Report(valueRange(g), "parallel group name %s is %d characters long; names are at most %d", shortName(g.Value), len(g.Value), ir.MaxNameLength)

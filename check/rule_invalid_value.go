@@ -122,7 +122,7 @@ func (v *values) expiry(f ir.Field[string], key string) {
 
 func (v *values) step(s *ir.Step) {
 	p := v.pass.Process
-	if t := s.Timeout; t.Set && !t.Bad {
+	if t := s.Keys().Timeout; t.Set && !t.Bad {
 		d, err := ir.ParseDuration(t.Value)
 		switch {
 		case err != nil:
@@ -131,8 +131,8 @@ func (v *values) step(s *ir.Step) {
 			v.report(valueRange(t), "invalid timeout %q; a timeout must be longer than 0s", t.Value)
 		}
 	}
-	if s.Env.Set && !s.Env.Bad {
-		for _, e := range s.Env.Value {
+	if s.Keys().Env.Set && !s.Keys().Env.Bad {
+		for _, e := range s.Keys().Env.Value {
 			if !validEnvName(e.Name) {
 				r := e.Key
 				if !r.IsValid() {

@@ -50,8 +50,8 @@ var ruleParallelSharedWorktree = &Rule{
 // sharedAt is where a step says which worktree it runs in: its worktree
 // value, or its header when it names none.
 func sharedAt(s *ir.Step) ir.Range {
-	if s.Worktree.Set {
-		return valueRange(s.Worktree)
+	if s.Keys().Worktree.Set {
+		return valueRange(s.Keys().Worktree)
 	}
 	return s.Header
 }

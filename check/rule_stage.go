@@ -18,20 +18,28 @@ type stage struct {
 
 // group returns the parallel group a step belongs to, or "" for none.
 func group(s *ir.Step) string {
-	if !s.Parallel.Set || s.Parallel.Bad {
+	if !s.Keys().Parallel.Set || s.Keys().Parallel.Bad {
 		return ""
 	}
-	return s.Parallel.Value
+	return s.Keys().Parallel.Value
 }
 
 // stagesOf splits p's steps into stages and returns, for each step, the index
 // of its stage.
 func stagesOf(p *ir.Process) ([]stage, []int) {
-	var stages []stage
+	// Five rules and the plan ask, so the stages are counted first and
+	// allocated once, not grown: a long process would make garbage five
+	// times.
+	n := 0
+	for i := range p.Steps {
+		if !joinsPrevious(p, i) {
+			n++
+		}
+	}
+	stages := make([]stage, 0, n)
 	of := make([]int, len(p.Steps))
 	for i := range p.Steps {
-		g := group(&p.Steps[i])
-		if i > 0 && g != "" && g == group(&p.Steps[i-1]) {
+		if joinsPrevious(p, i) {
 			stages[len(stages)-1].last = i
 		} else {
 			stages = append(stages, stage{first: i, last: i})
@@ -39,6 +47,16 @@ func stagesOf(p *ir.Process) ([]stage, []int) {
 		of[i] = len(stages) - 1
 	}
 	return stages, of
+}
+
+// joinsPrevious reports whether step i runs in the parallel group of the
+// step before it.
+func joinsPrevious(p *ir.Process, i int) bool {
+	if i == 0 {
+		return false
+	}
+	g := group(&p.Steps[i])
+	return g != "" && g == group(&p.Steps[i-1])
 }
 
 // edits reports whether a step changes its worktree: session and command
@@ -106,8 +124,8 @@ func implicitAvailable(p *ir.Process) bool {
 // worktree, else default_worktree, else the implicit "default". It returns
 // false when the name cannot be known (a field the front-end refused).
 func worktreeOf(p *ir.Process, s *ir.Step) (string, bool) {
-	if s.Worktree.Set {
-		return s.Worktree.Value, !s.Worktree.Bad
+	if s.Keys().Worktree.Set {
+		return s.Keys().Worktree.Value, !s.Keys().Worktree.Bad
 	}
 	if p.DefaultWorktree.Set {
 		return p.DefaultWorktree.Value, !p.DefaultWorktree.Bad

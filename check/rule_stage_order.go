@@ -96,7 +96,7 @@ var ruleParallelGroupSplit = &Rule{
 				continue
 			}
 			if last, seen := lastOf[g]; seen && last != i-1 {
-				pass.ReportRelated(valueRange(p.Steps[i].Parallel), []ir.Related{{Range: valueRange(p.Steps[last].Parallel), Message: "the group's earlier step"}},
+				pass.ReportRelated(valueRange(p.Steps[i].Keys().Parallel), []ir.Related{{Range: valueRange(p.Steps[last].Keys().Parallel), Message: "the group's earlier step"}},
 					"parallel group %q is split: %s is not next to the group's earlier steps; move the group's steps together or rename one group", g, stepRef(p, i))
 			}
 			lastOf[g] = i

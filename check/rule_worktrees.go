@@ -35,7 +35,7 @@ var ruleUnknownWorktree = &Rule{
 			names = append(names, ir.ImplicitWorktree)
 		}
 		for _, s := range p.Steps {
-			w := s.Worktree
+			w := s.Keys().Worktree
 			if !w.Set || w.Bad || slices.Contains(names, w.Value) {
 				continue
 			}

@@ -102,7 +102,7 @@ func (at *places) holding(name, text string) ir.Range {
 	for _, a := range s.Actions {
 		fields = append(fields, a.Script, a.Keys().Prompt)
 	}
-	for _, p := range s.Env.Value {
+	for _, p := range s.Keys().Env.Value {
 		fields = append(fields, p.Field)
 	}
 	for _, ph := range []*ir.Phase{s.Precheck, s.Validate} {
@@ -284,9 +284,9 @@ func (c *compiler) nulBytes() []ir.Diagnostic {
 			for i, e := range st.Env {
 				if bad(e.Name) || bad(e.Value) {
 					r := at.step(st.Name)
-					if s != nil && s.Env.Set {
-						r = or(s.Env.At(), r)
-						for _, p := range s.Env.Value {
+					if s != nil && s.Keys().Env.Set {
+						r = or(s.Keys().Env.At(), r)
+						for _, p := range s.Keys().Env.Value {
 							if p.Name == e.Name {
 								r = or(p.At(), r)
 							}

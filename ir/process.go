@@ -124,27 +124,61 @@ type Worktree struct {
 // Step is one step of a process. A TOML or HCL step has exactly one action
 // (rule step-kind); a card step has what its run phase lists, shells first,
 // then agents, in file order.
+//
+// The keys a step may leave out (worktree, parallel, optional, timeout,
+// env) live in Written, nil when the step wrote none of them, as an
+// action's do: read them with Keys, fill them with Fill.
 type Step struct {
 	// Header is the [[steps]] header, the HCL step block, or the card's
 	// "- id:" line: where rules about the whole step point.
 	Header      Range
 	Name        Field[string]
 	Description Field[string]
-	Worktree    Field[string]
-	Parallel    Field[string]
-	Optional    Field[bool]
-	Timeout     Field[string]
-	Env         Field[[]Pair]
 	Actions     []Action
 	Precheck    *Phase
 	// Run is a card step's run phase as written (its instructions, whys and
 	// severity; its shells and agents are the step's Actions). Nil elsewhere.
 	Run      *Phase
 	Validate *Phase
+	// Written holds the step's other keys, or is nil when none was written.
+	Written *StepKeys
 	// UnknownKeys is set when the front-end refused a key of this step as
 	// unknown: a misspelt "comand" is one mistake, so rule step-kind does not
 	// also call the step empty.
 	UnknownKeys bool
+}
+
+// StepKeys are the keys of a step besides its name, description, actions
+// and phases.
+type StepKeys struct {
+	Worktree Field[string]
+	Parallel Field[string]
+	Optional Field[bool]
+	Timeout  Field[string]
+	Env      Field[[]Pair]
+}
+
+// noStepKeys is what Step.Keys returns for a step that wrote none: all
+// unset, and never written to (internal/testrepo.Main checks).
+var noStepKeys StepKeys
+
+// Keys returns the step's keys besides its name, description, actions and
+// phases, all unset when none was written. The result is for reading
+// only: it may be shared.
+func (s *Step) Keys() *StepKeys {
+	if s.Written == nil {
+		return &noStepKeys
+	}
+	return s.Written
+}
+
+// Fill returns the step's keys for a front-end to fill, making room for
+// them on first use.
+func (s *Step) Fill() *StepKeys {
+	if s.Written == nil {
+		s.Written = new(StepKeys)
+	}
+	return s.Written
 }
 
 // ActionKind says what an action does.
@@ -207,8 +241,8 @@ type ActionKeys struct {
 	SpecProcess Field[string]
 }
 
-// noKeys is what Keys returns for an action that wrote none: all unset. It
-// is never written to (TestNoKeysStaysZero).
+// noKeys is what Action.Keys returns for an action that wrote none: all
+// unset, and never written to (internal/testrepo.Main checks).
 var noKeys ActionKeys
 
 // Keys returns the action's keys besides Script, all unset when none was

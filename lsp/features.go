@@ -278,7 +278,7 @@ func (s *server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any,
 		return worktree(f.Value), nil
 	}
 	for _, st := range proc.Steps {
-		if f := st.Worktree; f.Set && contains(f.Range, pos) {
+		if f := st.Keys().Worktree; f.Set && contains(f.Range, pos) {
 			return worktree(f.Value), nil
 		}
 		for _, a := range st.Actions {

@@ -456,15 +456,15 @@ func (fe *hclProcess) step(bl *hclsyntax.Block) {
 			case "description":
 				s.Description = fe.String(a)
 			case "worktree":
-				s.Worktree = fe.String(a)
+				s.Fill().Worktree = fe.String(a)
 			case "parallel":
-				s.Parallel = fe.String(a)
+				s.Fill().Parallel = fe.String(a)
 			case "optional":
-				s.Optional = fe.Bool(a)
+				s.Fill().Optional = fe.Bool(a)
 			case "timeout":
-				s.Timeout = fe.String(a)
+				s.Fill().Timeout = fe.String(a)
 			case "env":
-				s.Env = fe.StringMap(a)
+				s.Fill().Env = fe.StringMap(a)
 			case "skill", "prompt", "command", "catalogue":
 				kinds = append(kinds, it)
 			case "harness":

@@ -530,10 +530,10 @@ func TestHCLPositions(t *testing.T) {
 		{"budget_usd value", p.Limits.BudgetUSD.Range, find(t, src, "4.5", 1)},
 		{"step budget_usd key", s.Actions[0].Keys().BudgetUSD.Key, find(t, src, "budget_usd", 2)},
 		{"step budget_usd value", s.Actions[0].Keys().BudgetUSD.Range, find(t, src, "-1", 1)},
-		{"env", s.Env.Range, find(t, src, `{ GOFLAGS = "-count=1", "Z" = "z" }`, 1)},
-		{"env key", s.Env.Value[0].Key, find(t, src, "GOFLAGS", 1)},
-		{"env quoted key", s.Env.Value[1].Key, find(t, src, `"Z"`, 1)},
-		{"env value", s.Env.Value[1].Range, find(t, src, `"z"`, 1)},
+		{"env", s.Keys().Env.Range, find(t, src, `{ GOFLAGS = "-count=1", "Z" = "z" }`, 1)},
+		{"env key", s.Keys().Env.Value[0].Key, find(t, src, "GOFLAGS", 1)},
+		{"env quoted key", s.Keys().Env.Value[1].Key, find(t, src, `"Z"`, 1)},
+		{"env value", s.Keys().Env.Value[1].Range, find(t, src, `"z"`, 1)},
 		{"precheck header", s.Precheck.Header, find(t, src, "precheck", 1)},
 		{"validate header", s.Validate.Header, find(t, src, "validate", 1)},
 		{"severity", s.Validate.Severity.Range, find(t, src, `"review"`, 1)},
@@ -662,7 +662,7 @@ func TestHCLBadFields(t *testing.T) {
 	if !shells.Set || !shells.Bad || len(shells.Value) != 2 || shells.Value[0].Bad || !shells.Value[1].Bad {
 		t.Errorf("shells: %+v", shells)
 	}
-	if env := s.Env; !env.Set || !env.Bad || len(env.Value) != 1 || env.Value[0].Name != "A" {
+	if env := s.Keys().Env; !env.Set || !env.Bad || len(env.Value) != 1 || env.Value[0].Name != "A" {
 		t.Errorf("env: %+v", env)
 	}
 }

@@ -32,7 +32,7 @@ func TOML(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
 	// The steps' headers as usually written: how many steps to make room
 	// for.
 	steps := bytes.Count(src, []byte("[[steps]]"))
-	fe := &tomlProcess{p: p, names: make(map[string]ir.Range, steps)}
+	fe := &tomlProcess{p: p, names: make(map[string]int32, steps)}
 	// Each [[steps]] goes into the process as soon as it is complete, and
 	// its part of the document goes: a long process is never held twice.
 	doc, diags := tomldoc.ReadTOMLDocItems(file, src, "steps", func(i int, item *tomldoc.TOMLValue) {
@@ -57,7 +57,7 @@ func TOML(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
 type tomlProcess struct {
 	p     *ir.Process
 	r     tomldoc.TOMLReader
-	names map[string]ir.Range // the steps' names seen, where, for duplicates
+	names map[string]int32 // the steps' names seen, by index, for duplicates
 	// actionRoom is zero actions the steps' actions are cut from: a step
 	// has one action, and one allocation of an ir.Action (1.6 KB) per
 	// step costs more than one for the file.
@@ -224,15 +224,15 @@ func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
 		case "description":
 			s.Description = r.String(kv)
 		case "worktree":
-			s.Worktree = r.String(kv)
+			s.Fill().Worktree = r.String(kv)
 		case "parallel":
-			s.Parallel = r.String(kv)
+			s.Fill().Parallel = r.String(kv)
 		case "optional":
-			s.Optional = r.Bool(kv)
+			s.Fill().Optional = r.Bool(kv)
 		case "timeout":
-			s.Timeout = r.String(kv)
+			s.Fill().Timeout = r.String(kv)
 		case "env":
-			s.Env = r.StringTable(kv)
+			s.Fill().Env = r.StringTable(kv)
 		case "skill", "prompt", "command", "catalogue":
 			kinds = append(kinds, kv)
 		case "harness":
@@ -317,17 +317,18 @@ func stepLabel(n int, name ir.Field[string]) string {
 	return fmt.Sprintf("step %d", n)
 }
 
-// uniqueName refuses a step name a previous step already has.
+// uniqueName refuses the name of the last step read when a previous step
+// already has it.
 func (fe *tomlProcess) uniqueName(name ir.Field[string]) {
 	if name.Value == "" {
 		return
 	}
 	if first, ok := fe.names[name.Value]; ok {
-		fe.r.Report(ir.RuleDuplicate, name.Range, []ir.Related{{Range: first, Message: "first defined here"}},
+		fe.r.Report(ir.RuleDuplicate, name.Range, []ir.Related{{Range: fe.p.Steps[first].Name.Range, Message: "first defined here"}},
 			"step %q is already defined", name.Value)
 		return
 	}
-	fe.names[name.Value] = name.Range
+	fe.names[name.Value] = int32(len(fe.p.Steps) - 1)
 }
 
 func (fe *tomlProcess) phase(kind ir.PhaseKind, e *tomldoc.TOMLEntry, n int, name ir.Field[string]) *ir.Phase {

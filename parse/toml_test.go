@@ -401,8 +401,8 @@ func TestTOMLPositions(t *testing.T) {
 		{"step 1 access value", s0.Actions[0].Keys().Access.Range, find(t, src, `"write"`, 1)},
 		{"step 1 budget_usd key", s0.Actions[0].Keys().BudgetUSD.Key, find(t, src, "budget_usd", 2)},
 		{"step 1 budget_usd value", s0.Actions[0].Keys().BudgetUSD.Range, find(t, src, "1_000", 1)},
-		{"step 1 env", s0.Env.Range, find(t, src, `{ GOFLAGS = "-count=1", "Z" = "z" }`, 1)},
-		{"step 1 env key Z", s0.Env.Value[1].Key, find(t, src, `"Z"`, 1)},
+		{"step 1 env", s0.Keys().Env.Range, find(t, src, `{ GOFLAGS = "-count=1", "Z" = "z" }`, 1)},
+		{"step 1 env key Z", s0.Keys().Env.Value[1].Key, find(t, src, `"Z"`, 1)},
 		{"step 1 precheck header", s0.Precheck.Header, find(t, src, "[steps.precheck]", 1)},
 		{"step 1 precheck shell", s0.Precheck.Shells.Value[0].Range, find(t, src, `'[ -n "$(ls inbox)" ] || exit $CHECK_SKIP'`, 1)},
 		{"step 1 validate header", s0.Validate.Header, find(t, src, "[ steps . validate ]", 1)},
@@ -591,8 +591,8 @@ func summary(p *ir.Process) string {
 	}
 	for _, s := range p.Steps {
 		fmt.Fprintf(&b, "step %q desc=%q wt=%q par=%q opt=%v timeout=%q\n",
-			s.Name.Value, s.Description.Value, s.Worktree.Value, s.Parallel.Value, s.Optional.Value, s.Timeout.Value)
-		for _, e := range s.Env.Value {
+			s.Name.Value, s.Description.Value, s.Keys().Worktree.Value, s.Keys().Parallel.Value, s.Keys().Optional.Value, s.Keys().Timeout.Value)
+		for _, e := range s.Keys().Env.Value {
 			fmt.Fprintf(&b, "  env %s=%q\n", e.Name, e.Value)
 		}
 		for _, a := range s.Actions {
@@ -843,7 +843,7 @@ func TestTOMLStepsInterleaved(t *testing.T) {
 		t.Fatal(sourcetest.DiagLines(diags))
 	}
 	if len(p.Steps) != 2 || p.Steps[0].Name.Value != "a" || p.Steps[0].Validate != nil || p.Steps[1].Name.Value != "b" ||
-		p.Steps[1].Validate == nil || len(p.Steps[1].Validate.Shells.Value) != 1 || len(p.Steps[1].Env.Value) != 1 || p.Limits.RepairCap.Value != 1 {
+		p.Steps[1].Validate == nil || len(p.Steps[1].Validate.Shells.Value) != 1 || len(p.Steps[1].Keys().Env.Value) != 1 || p.Limits.RepairCap.Value != 1 {
 		t.Errorf("steps: %+v", p.Steps)
 	}
 	p, diags = TOML("x.toml", []byte("steps = [{name = \"a\", command = \"true\"}, {name = \"a\", command = \"x\"}, 1]\n"))
