@@ -165,18 +165,19 @@ func baseBranch(env *Env) string {
 
 // planStep is one step of the plan.
 func planStep(s *ir.Step, sr *StepResolution, env *Env) ir.PlanStep {
+	k := s.Keys()
 	ps := ir.PlanStep{
 		Name:        stringOr(s.Name, ""),
 		Description: stringOr(s.Description, ""),
 		Worktree:    sr.Worktree,
 		Parallel:    group(s),
-		Optional:    s.Keys().Optional.Set && !s.Keys().Optional.Bad && s.Keys().Optional.Value,
-		Timeout:     stringOr(s.Keys().Timeout, ""),
+		Optional:    k.Optional.Set && !k.Optional.Bad && k.Optional.Value,
+		Timeout:     stringOr(k.Timeout, ""),
 		Env:         []ir.PlanEnv{},
 		Actions:     make([]ir.PlanAction, 0, len(s.Actions)),
 	}
-	if s.Keys().Env.Set && !s.Keys().Env.Bad {
-		for _, e := range s.Keys().Env.Value {
+	if k.Env.Set && !k.Env.Bad {
+		for _, e := range k.Env.Value {
 			ps.Env = append(ps.Env, ir.PlanEnv{Name: e.Name, Value: e.Value})
 		}
 	}
@@ -209,9 +210,10 @@ func planAction(a *ir.Action, sess *SessionResolution, env *Env) ir.PlanAction {
 	case ir.Command:
 		pa.Command = stringOr(a.Script, "")
 	case ir.Catalogue:
-		pa.Catalogue = stringOr(a.Keys().Catalogue, "")
-		pa.Process = stringOr(a.Keys().Process, "")
-		pa.SpecProcess = stringOr(a.Keys().SpecProcess, "")
+		k := a.Keys()
+		pa.Catalogue = stringOr(k.Catalogue, "")
+		pa.Process = stringOr(k.Process, "")
+		pa.SpecProcess = stringOr(k.SpecProcess, "")
 	case ir.Session:
 		pa.Prompt = stringOr(a.Keys().Prompt, "")
 		if sess == nil {
@@ -257,7 +259,7 @@ func passed(effort *ir.Setting, turns *ir.IntSetting, h *harness.Harness) {
 func planPhase(ph *ir.Phase, judge *JudgeResolution) *ir.PlanPhase {
 	pp := &ir.PlanPhase{
 		Shells:       usableValues(ph.Shells),
-		Instructions: usableValues(ph.Instructions),
+		Instructions: usableValues(ph.Keys().Instructions),
 		Whys:         usableValues(ph.Whys),
 		Severity:     stringOr(ph.Severity, ""),
 	}

@@ -233,8 +233,9 @@ func stepSetting(f ir.Field[string]) Resolved {
 // session resolves one session action.
 func (r *resolver) session(a *ir.Action) *SessionResolution {
 	s := &SessionResolution{}
-	if usable(a.Keys().Harness) {
-		s.Harness = stepSetting(a.Keys().Harness)
+	k := a.Keys()
+	if usable(k.Harness) {
+		s.Harness = stepSetting(k.Harness)
 	} else {
 		s.Harness = r.defaultHarness()
 	}
@@ -242,8 +243,8 @@ func (r *resolver) session(a *ir.Action) *SessionResolution {
 	onConfigHarness := s.Harness.Value == r.configHarness()
 
 	switch {
-	case usable(a.Keys().Model):
-		s.Model = stepSetting(a.Keys().Model)
+	case usable(k.Model):
+		s.Model = stepSetting(k.Model)
 	case r.env.Flags.Model != "":
 		s.Model = Resolved{Setting: ir.Setting{Value: r.env.Flags.Model, Source: ir.FromFlag}}
 	case onConfigHarness && usable(r.cfg.Model):
@@ -254,8 +255,8 @@ func (r *resolver) session(a *ir.Action) *SessionResolution {
 	s.Model = r.mapTier(s.Model, s.Harness.Value, s.Adapter)
 
 	switch {
-	case usable(a.Keys().Effort):
-		s.Effort = stepSetting(a.Keys().Effort)
+	case usable(k.Effort):
+		s.Effort = stepSetting(k.Effort)
 	case r.env.Flags.Effort != "":
 		s.Effort = Resolved{Setting: ir.Setting{Value: r.env.Flags.Effort, Source: ir.FromFlag}}
 	case onConfigHarness && usable(r.cfg.Effort):
@@ -271,19 +272,19 @@ func (r *resolver) session(a *ir.Action) *SessionResolution {
 		}
 	}
 
-	s.Access = r.access(a.Keys().Access)
-	if usd, ok := ir.BudgetOf(a.Keys().BudgetUSD); ok {
+	s.Access = r.access(k.Access)
+	if usd, ok := ir.BudgetOf(k.BudgetUSD); ok {
 		s.Budget = &ir.FloatSetting{Value: usd, Source: ir.FromStep}
 	}
 
-	if mt := a.Keys().MaxTurns; mt.Set && !mt.Bad {
+	if mt := k.MaxTurns; mt.Set && !mt.Bad {
 		s.MaxTurns = ir.IntSetting{Value: mt.Value, Source: ir.FromStep}
 	} else {
 		s.MaxTurns = ir.IntSetting{Value: ir.DefaultMaxTurns, Source: ir.FromDefault}
 	}
 
-	if usable(a.Keys().Skill) {
-		if sk, err := FindSkill(r.env, a.Keys().Skill.Value); err != nil {
+	if usable(k.Skill) {
+		if sk, err := FindSkill(r.env, k.Skill.Value); err != nil {
 			s.SkillErr = err
 		} else {
 			s.Skill = &sk
@@ -393,10 +394,11 @@ func (r *resolver) mapTier(m Resolved, h string, adapter *harness.Harness) Resol
 
 // judge resolves a validate phase's instruction judge.
 func (r *resolver) judge(ph *ir.Phase) *JudgeResolution {
-	j := &JudgeResolution{Harness: r.defaultHarness(), Runs: len(ph.Instructions.Value) > 0}
+	k := ph.Keys()
+	j := &JudgeResolution{Harness: r.defaultHarness(), Runs: len(k.Instructions.Value) > 0}
 	j.Adapter, _ = r.reg.Lookup(j.Harness.Value)
-	if usable(ph.Model) {
-		j.Model = stepSetting(ph.Model)
+	if usable(k.Model) {
+		j.Model = stepSetting(k.Model)
 	} else {
 		j.Model = Resolved{Setting: ir.Setting{Value: ir.DefaultValidateTier, Source: ir.FromDefault}}
 	}

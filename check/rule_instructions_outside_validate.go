@@ -21,10 +21,14 @@ var ruleInstructionsOutsideValidate = &Rule{
 				kind ir.PhaseKind
 				*ir.Phase
 			}{{ir.PrecheckPhase, s.Precheck}, {ir.RunPhase, s.Run}} {
-				if ph.Phase == nil || !ph.Instructions.Set || ph.Instructions.Bad {
+				if ph.Phase == nil {
 					continue
 				}
-				pass.Report(keyRange(ph.Instructions), "\"instructions\" in the %s phase of %s are never judged; move them to the validate phase", ph.kind, stepRef(p, i))
+				in := ph.Keys().Instructions
+				if !in.Set || in.Bad {
+					continue
+				}
+				pass.Report(keyRange(in), "\"instructions\" in the %s phase of %s are never judged; move them to the validate phase", ph.kind, stepRef(p, i))
 			}
 		}
 	},

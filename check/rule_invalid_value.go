@@ -131,8 +131,8 @@ func (v *values) step(s *ir.Step) {
 			v.report(valueRange(t), "invalid timeout %q; a timeout must be longer than 0s", t.Value)
 		}
 	}
-	if s.Keys().Env.Set && !s.Keys().Env.Bad {
-		for _, e := range s.Keys().Env.Value {
+	if env := s.Keys().Env; env.Set && !env.Bad {
+		for _, e := range env.Value {
 			if !validEnvName(e.Name) {
 				r := e.Key
 				if !r.IsValid() {
@@ -149,13 +149,14 @@ func (v *values) step(s *ir.Step) {
 			v.empty(a.Script, scriptKey(p))
 			v.nul(a.Script, scriptKey(p))
 		case ir.Session:
-			v.empty(a.Keys().Skill, "skill")
-			v.empty(a.Keys().Prompt, "prompt")
-			v.nul(a.Keys().Prompt, "prompt")
-			v.enum(a.Keys().Effort, "effort", efforts)
-			v.enum(a.Keys().Access, "access", ir.Accesses)
-			v.budget(a.Keys().BudgetUSD)
-			if mt := a.Keys().MaxTurns; mt.Set && !mt.Bad && mt.Value < 1 {
+			k := a.Keys()
+			v.empty(k.Skill, "skill")
+			v.empty(k.Prompt, "prompt")
+			v.nul(k.Prompt, "prompt")
+			v.enum(k.Effort, "effort", efforts)
+			v.enum(k.Access, "access", ir.Accesses)
+			v.budget(k.BudgetUSD)
+			if mt := k.MaxTurns; mt.Set && !mt.Bad && mt.Value < 1 {
 				v.report(valueRange(mt), "invalid %s %d; a session needs at least 1 turn", keyName(p, "max_turns"), mt.Value)
 			}
 		}

@@ -738,7 +738,8 @@ func TestLintCard(t *testing.T) {
 			{Kind: ir.Command, Range: at(6, 9), Script: str("true", ir.Range{}, at(6, 11))},
 			{Kind: ir.Command, Range: at(7, 9), Script: str("echo (", ir.Range{}, at(7, 11))},
 		},
-		Run: &ir.Phase{Kind: ir.RunPhase, Header: at(4, 5), Instructions: ir.Strings{Set: true, Key: at(8, 7)}},
+		Run: &ir.Phase{Kind: ir.RunPhase, Header: at(4, 5),
+			Written: &ir.PhaseKeys{Instructions: ir.Strings{Set: true, Key: at(8, 7)}}},
 		Validate: &ir.Phase{Kind: ir.ValidatePhase, Header: at(9, 5),
 			Severity: str("review", at(10, 7), at(10, 17))},
 	}}}

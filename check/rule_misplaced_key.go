@@ -47,15 +47,17 @@ var ruleMisplacedKey = &Rule{
 				for _, k := range []struct {
 					name string
 					f    ir.Field[string]
-				}{{"severity", ph.phase.Severity}, {"model", ph.phase.Model}} {
+				}{{"severity", ph.phase.Severity}, {"model", ph.phase.Keys().Model}} {
 					if k.f.Set && !k.f.Bad {
 						pass.Report(keyRange(k.f), "%q does not apply to "+ph.why, k.name, stepRef(p, i))
 					}
 				}
 			}
-			if ph := s.Validate; ph != nil && ph.Model.Set && !ph.Model.Bad && len(ph.Instructions.Value) == 0 {
-				pass.ReportAs(ir.Warning, keyRange(ph.Model), nil,
-					"\"model\" in the validate phase of %s has no instructions to judge; add instructions or remove it", stepRef(p, i))
+			if ph := s.Validate; ph != nil {
+				if k := ph.Keys(); k.Model.Set && !k.Model.Bad && len(k.Instructions.Value) == 0 {
+					pass.ReportAs(ir.Warning, keyRange(k.Model), nil,
+						"\"model\" in the validate phase of %s has no instructions to judge; add instructions or remove it", stepRef(p, i))
+				}
 			}
 		}
 	},
@@ -63,6 +65,7 @@ var ruleMisplacedKey = &Rule{
 
 // misplacedOnAction reports the keys of action a that its kind cannot use.
 func misplacedOnAction(pass *Pass, p *ir.Process, step int, a ir.Action) {
+	ak := a.Keys()
 	if a.Kind != ir.Session {
 		what := "a command step"
 		if a.Kind == ir.Catalogue {
@@ -73,12 +76,12 @@ func misplacedOnAction(pass *Pass, p *ir.Process, step int, a ir.Action) {
 			set  bool
 			at   ir.Range
 		}{
-			{"harness", a.Keys().Harness.Set && !a.Keys().Harness.Bad, keyRange(a.Keys().Harness)},
-			{"model", a.Keys().Model.Set && !a.Keys().Model.Bad, keyRange(a.Keys().Model)},
-			{"effort", a.Keys().Effort.Set && !a.Keys().Effort.Bad, keyRange(a.Keys().Effort)},
-			{"access", a.Keys().Access.Set && !a.Keys().Access.Bad, keyRange(a.Keys().Access)},
-			{keyName(p, "max_turns"), a.Keys().MaxTurns.Set && !a.Keys().MaxTurns.Bad, keyRange(a.Keys().MaxTurns)},
-			{keyName(p, "budget_usd"), a.Keys().BudgetUSD.Set && !a.Keys().BudgetUSD.Bad, keyRange(a.Keys().BudgetUSD)},
+			{"harness", ak.Harness.Set && !ak.Harness.Bad, keyRange(ak.Harness)},
+			{"model", ak.Model.Set && !ak.Model.Bad, keyRange(ak.Model)},
+			{"effort", ak.Effort.Set && !ak.Effort.Bad, keyRange(ak.Effort)},
+			{"access", ak.Access.Set && !ak.Access.Bad, keyRange(ak.Access)},
+			{keyName(p, "max_turns"), ak.MaxTurns.Set && !ak.MaxTurns.Bad, keyRange(ak.MaxTurns)},
+			{keyName(p, "budget_usd"), ak.BudgetUSD.Set && !ak.BudgetUSD.Bad, keyRange(ak.BudgetUSD)},
 		} {
 			if k.set {
 				pass.Report(k.at, "%q does not apply to %s (%s); only skill and prompt steps run an agent", k.name, what, stepRef(p, step))
@@ -86,7 +89,7 @@ func misplacedOnAction(pass *Pass, p *ir.Process, step int, a ir.Action) {
 		}
 	}
 	if a.Kind == ir.Catalogue {
-		c := a.Keys().Catalogue
+		c := ak.Catalogue
 		if !c.Set || c.Bad || c.Value == ir.RunPublishedIssue || !slices.Contains(catalogues, c.Value) {
 			// An unknown catalogue is refused by unknown-catalogue; the
 			// user may have meant run-published-issue.
@@ -96,7 +99,7 @@ func misplacedOnAction(pass *Pass, p *ir.Process, step int, a ir.Action) {
 	for _, k := range []struct {
 		name string
 		f    ir.Field[string]
-	}{{"process", a.Keys().Process}, {"spec_process", a.Keys().SpecProcess}} {
+	}{{"process", ak.Process}, {"spec_process", ak.SpecProcess}} {
 		if k.f.Set && !k.f.Bad {
 			pass.Report(keyRange(k.f), "%q only applies to catalogue = %q (%s)", keyName(p, k.name), ir.RunPublishedIssue, stepRef(p, step))
 		}

@@ -18,10 +18,10 @@ type stage struct {
 
 // group returns the parallel group a step belongs to, or "" for none.
 func group(s *ir.Step) string {
-	if !s.Keys().Parallel.Set || s.Keys().Parallel.Bad {
-		return ""
+	if f := s.Keys().Parallel; f.Set && !f.Bad {
+		return f.Value
 	}
-	return s.Keys().Parallel.Value
+	return ""
 }
 
 // stagesOf splits p's steps into stages and returns, for each step, the index
@@ -124,8 +124,8 @@ func implicitAvailable(p *ir.Process) bool {
 // worktree, else default_worktree, else the implicit "default". It returns
 // false when the name cannot be known (a field the front-end refused).
 func worktreeOf(p *ir.Process, s *ir.Step) (string, bool) {
-	if s.Keys().Worktree.Set {
-		return s.Keys().Worktree.Value, !s.Keys().Worktree.Bad
+	if f := s.Keys().Worktree; f.Set {
+		return f.Value, !f.Bad
 	}
 	if p.DefaultWorktree.Set {
 		return p.DefaultWorktree.Value, !p.DefaultWorktree.Bad

@@ -194,7 +194,7 @@ func (c *compiler) refuse() []ir.Diagnostic {
 			if len(v.Instructions) > 0 {
 				r := at.step(st.Name)
 				if iv != nil {
-					r = or(iv.Instructions.At(), or(iv.Header, r))
+					r = or(iv.Keys().Instructions.At(), or(iv.Header, r))
 				}
 				diags = append(diags, notCompilable(r, "step %q: validate instructions cannot be compiled to %s: a model judges them through cairn", st.Name, c.target.name))
 			}
@@ -285,8 +285,9 @@ func (c *compiler) nulBytes() []ir.Diagnostic {
 				if bad(e.Name) || bad(e.Value) {
 					r := at.step(st.Name)
 					if s != nil && s.Keys().Env.Set {
-						r = or(s.Keys().Env.At(), r)
-						for _, p := range s.Keys().Env.Value {
+						env := s.Keys().Env
+						r = or(env.At(), r)
+						for _, p := range env.Value {
 							if p.Name == e.Name {
 								r = or(p.At(), r)
 							}

@@ -273,17 +273,50 @@ const (
 	ValidatePhase PhaseKind = "validate"
 )
 
-// Phase is a step's precheck, run (cards only) or validate phase.
+// Phase is a step's precheck, run (cards only) or validate phase. Its
+// instructions and judge model, which only an agent-judged validate phase
+// or a card's run phase has, live in Written, nil when neither was
+// written, as a step's other keys do: read them with Keys, fill them with
+// Fill.
 type Phase struct {
 	Kind PhaseKind
 	// Header is the [steps.precheck] table, the HCL block, or the card key.
-	Header       Range
-	Shells       Strings
+	Header   Range
+	Shells   Strings
+	Whys     Strings
+	Severity Field[string]
+	// Written holds the phase's instructions and model, or is nil when
+	// neither was written.
+	Written *PhaseKeys
+}
+
+// PhaseKeys are the keys of a phase that only some phases have.
+type PhaseKeys struct {
 	Instructions Strings
-	Whys         Strings
-	Severity     Field[string]
 	// Model is the judge's model tier or name (validate only).
 	Model Field[string]
+}
+
+// noPhaseKeys is what Phase.Keys returns for a phase that wrote none: all
+// unset, and never written to (internal/testrepo.Main checks).
+var noPhaseKeys PhaseKeys
+
+// Keys returns the phase's instructions and model, unset when not
+// written. The result is for reading only: it may be shared.
+func (ph *Phase) Keys() *PhaseKeys {
+	if ph.Written == nil {
+		return &noPhaseKeys
+	}
+	return ph.Written
+}
+
+// Fill returns the phase's instructions and model for a front-end to fill,
+// making room for them on first use.
+func (ph *Phase) Fill() *PhaseKeys {
+	if ph.Written == nil {
+		ph.Written = new(PhaseKeys)
+	}
+	return ph.Written
 }
 
 // The validate severities.

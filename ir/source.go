@@ -51,7 +51,7 @@ func FileStart(file string) Range {
 // Span starts wherever the front-end decoded an escape sequence or skipped
 // indentation, so positions inside scripts land on the file's own characters.
 type Span struct {
-	Offset int
+	Offset int32
 	Start  Pos
 }
 
@@ -89,7 +89,7 @@ func PosAt(value string, spans []Span, offset int) Pos {
 		return Pos{}
 	}
 	i := 0
-	for i+1 < len(spans) && spans[i+1].Offset <= offset {
+	for i+1 < len(spans) && int(spans[i+1].Offset) <= offset {
 		i++
 	}
 	s := spans[i]
@@ -105,6 +105,6 @@ func PosAt(value string, spans []Span, offset int) Pos {
 			p.Column++
 		}
 	}
-	p.Offset = s.Start.Offset + int32(offset-s.Offset)
+	p.Offset = s.Start.Offset + int32(offset) - s.Offset
 	return p
 }

@@ -282,13 +282,14 @@ func (s *server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any,
 			return worktree(f.Value), nil
 		}
 		for _, a := range st.Actions {
+			k := a.Keys()
 			switch {
-			case a.Keys().Skill.Set && contains(a.Keys().Skill.Range, pos):
-				return skillLocation(env(d), a.Keys().Skill.Value), nil
-			case a.Keys().Process.Set && contains(a.Keys().Process.Range, pos):
-				return processLocation(env(d), a.Keys().Process.Value), nil
-			case a.Keys().SpecProcess.Set && contains(a.Keys().SpecProcess.Range, pos):
-				return processLocation(env(d), a.Keys().SpecProcess.Value), nil
+			case k.Skill.Set && contains(k.Skill.Range, pos):
+				return skillLocation(env(d), k.Skill.Value), nil
+			case k.Process.Set && contains(k.Process.Range, pos):
+				return processLocation(env(d), k.Process.Value), nil
+			case k.SpecProcess.Set && contains(k.SpecProcess.Range, pos):
+				return processLocation(env(d), k.SpecProcess.Value), nil
 			}
 		}
 	}

@@ -614,13 +614,13 @@ func (fe *cardProcess) phase(kind ir.PhaseKind, e cardEntry, step string, action
 			}
 			agents = fe.agents(kv, step)
 		case "instructions":
-			ph.Instructions = fe.strings(kv)
+			ph.Fill().Instructions = fe.strings(kv)
 		case "whys":
 			ph.Whys = fe.strings(kv)
 		case "severity":
 			ph.Severity = fe.string(kv)
 		case "model":
-			ph.Model = fe.string(kv)
+			ph.Fill().Model = fe.string(kv)
 		default:
 			fe.unknownKey(kv, "in "+where, cardPhaseKeys)
 		}

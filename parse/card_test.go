@@ -91,7 +91,7 @@ func TestCardSeed(t *testing.T) {
 	}
 	v := s.Validate
 	if v.Severity.Value != "review" || at(v.Severity.Range.Start) != "31:17" || v.Shells.Value[0].Value != `[ -z "$(ls inbox)" ]` ||
-		at(ir.PosAt(v.Shells.Value[0].Value, v.Shells.Value[0].Spans, 0)) != "27:12" || v.Instructions.Value[0].Value != "Every page is routed.\n" {
+		at(ir.PosAt(v.Shells.Value[0].Value, v.Shells.Value[0].Spans, 0)) != "27:12" || v.Keys().Instructions.Value[0].Value != "Every page is routed.\n" {
 		t.Errorf("validate phase %+v", v)
 	}
 }

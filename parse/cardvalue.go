@@ -189,7 +189,7 @@ func (fe *cardProcess) blockSpans(n *ast.LiteralNode) ([]ir.Span, int) {
 			return nil, end
 		}
 		lineStart := fe.lines[line-1]
-		spans = append(spans, ir.Span{Offset: j, Start: fe.pos(lineStart + indent)})
+		spans = append(spans, ir.Span{Offset: int32(j), Start: fe.pos(lineStart + indent)})
 		v = j + len(body)
 		end = lineStart + indent + len(body)
 	}
@@ -201,7 +201,7 @@ func (fe *cardProcess) blockSpans(n *ast.LiteralNode) ([]ir.Span, int) {
 	for i, s := range spans {
 		next := len(value)
 		if i+1 < len(spans) {
-			next = spans[i+1].Offset
+			next = int(spans[i+1].Offset)
 		}
 		seg := value[s.Offset:next]
 		at := int(s.Start.Offset)

@@ -575,13 +575,13 @@ func (fe *hclProcess) phase(kind ir.PhaseKind, bl *hclsyntax.Block, step string)
 			case "shells":
 				ph.Shells = fe.Strings(a)
 			case "instructions":
-				ph.Instructions = fe.Strings(a)
+				ph.Fill().Instructions = fe.Strings(a)
 			case "whys":
 				ph.Whys = fe.Strings(a)
 			case "severity":
 				ph.Severity = fe.String(a)
 			case "model":
-				ph.Model = fe.String(a)
+				ph.Fill().Model = fe.String(a)
 			default:
 				fe.unknown("attribute", a.Name, a.NameRange, where, hclPhaseAttrs)
 			}

@@ -72,7 +72,7 @@ type stringDecoder struct {
 func (fe *hclProcess) spans(base int, spans []source.SpanAt) []ir.Span {
 	out := make([]ir.Span, len(spans))
 	for i, s := range spans {
-		out[i] = ir.Span{Offset: s.Value, Start: fe.pos(base + s.File)}
+		out[i] = ir.Span{Offset: int32(s.Value), Start: fe.pos(base + s.File)}
 	}
 	return out
 }

@@ -343,13 +343,13 @@ func (fe *tomlProcess) phase(kind ir.PhaseKind, e *tomldoc.TOMLEntry, n int, nam
 		case "shells":
 			ph.Shells = r.Strings(kv)
 		case "instructions":
-			ph.Instructions = r.Strings(kv)
+			ph.Fill().Instructions = r.Strings(kv)
 		case "whys":
 			ph.Whys = r.Strings(kv)
 		case "severity":
 			ph.Severity = r.String(kv)
 		case "model":
-			ph.Model = r.String(kv)
+			ph.Fill().Model = r.String(kv)
 		default:
 			r.UnknownKey(kv, fmt.Sprintf("in the %s of %s", kind, stepLabel(n, name)), tomlPhaseKeys)
 		}

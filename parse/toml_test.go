@@ -610,7 +610,7 @@ func summary(p *ir.Process) string {
 		for _, ph := range []*ir.Phase{s.Precheck, s.Validate} {
 			if ph != nil {
 				fmt.Fprintf(&b, "  %s shells=%q instructions=%q whys=%q severity=%q model=%q\n", ph.Kind,
-					ir.Values(ph.Shells), ir.Values(ph.Instructions), ir.Values(ph.Whys), ph.Severity.Value, ph.Model.Value)
+					ir.Values(ph.Shells), ir.Values(ph.Keys().Instructions), ir.Values(ph.Whys), ph.Severity.Value, ph.Keys().Model.Value)
 			}
 		}
 	}

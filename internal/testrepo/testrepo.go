@@ -28,16 +28,17 @@ var Env = map[string]string{
 
 // Main is a test binary's TestMain: it sets Env in the process's
 // environment, once, before any test runs, then runs the tests and exits.
-// The run fails if a test wrote to the keys every ir.Action or ir.Step
-// without any shares (ir.Action.Keys, ir.Step.Keys): they are for reading
+// The run fails if a test wrote to the unset keys that every ir.Action,
+// ir.Step or ir.Phase without any shares (their Keys): they are for reading
 // only.
 func Main(m *testing.M) {
 	for k, v := range Env {
 		os.Setenv(k, v)
 	}
 	code := m.Run()
-	if !reflect.ValueOf(*new(ir.Action).Keys()).IsZero() || !reflect.ValueOf(*new(ir.Step).Keys()).IsZero() {
-		fmt.Fprintln(os.Stderr, "testrepo: a test wrote to the shared keys of actions or steps without any (ir.Action.Keys, ir.Step.Keys); fill them with Fill")
+	if !reflect.ValueOf(*new(ir.Action).Keys()).IsZero() || !reflect.ValueOf(*new(ir.Step).Keys()).IsZero() ||
+		!reflect.ValueOf(*new(ir.Phase).Keys()).IsZero() {
+		fmt.Fprintln(os.Stderr, "testrepo: a test wrote to the shared unset keys of actions, steps or phases (ir.Action.Keys, ir.Step.Keys, ir.Phase.Keys); fill them with Fill")
 		code = 1
 	}
 	os.Exit(code)

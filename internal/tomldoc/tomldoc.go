@@ -678,7 +678,7 @@ func (b *docBuilder) value(n *unstable.Node, from int) (*TOMLValue, error) {
 			v.Spans = append(b.spans.take(1), ir.Span{Offset: 0, Start: b.pos(start + from)})
 		}
 		for _, s := range spans {
-			v.Spans = append(v.Spans, ir.Span{Offset: s.Value, Start: b.pos(start + s.File)})
+			v.Spans = append(v.Spans, ir.Span{Offset: int32(s.Value), Start: b.pos(start + s.File)})
 		}
 	case unstable.Bool:
 		v.Kind = KindBool

@@ -96,17 +96,17 @@ func CheckSpans(t testing.TB, src []byte, value string, spans []ir.Span) {
 	for i, s := range spans {
 		end := len(value)
 		if i+1 < len(spans) {
-			end = spans[i+1].Offset
+			end = int(spans[i+1].Offset)
 		}
-		at := int(s.Start.Offset)
-		if s.Offset > end || at > len(src) {
+		at, from := int(s.Start.Offset), int(s.Offset)
+		if from > end || at > len(src) {
 			t.Errorf("string %q: bad span %+v", value, s)
 			return
 		}
 		if want := PosOf(src, at); want != s.Start {
 			t.Errorf("string %q: span starts at %+v; its offset is at %+v", value, s.Start, want)
 		}
-		seg := value[s.Offset:end]
+		seg := value[from:end]
 		if at < len(src) && src[at] == '\\' && !strings.HasPrefix(seg, "\\") {
 			continue // an escape sequence
 		}
@@ -114,8 +114,8 @@ func CheckSpans(t testing.TB, src []byte, value string, spans []ir.Span) {
 			t.Errorf("string %q: span %d (%q) is not in the file at %d", value, i, seg, s.Start.Offset)
 			continue
 		}
-		for off := s.Offset; off < end; off++ {
-			if got, want := ir.PosAt(value, spans, off), PosOf(src, at+off-s.Offset); got != want {
+		for off := from; off < end; off++ {
+			if got, want := ir.PosAt(value, spans, off), PosOf(src, at+off-from); got != want {
 				t.Errorf("string %q: PosAt(%d) = %+v; want %+v", value, off, got, want)
 				break
 			}
