@@ -34,7 +34,8 @@ type StepResolution struct {
 	// other actions.
 	Actions []*SessionResolution
 	// Judge is the validate phase's instruction judge; nil without a
-	// validate phase.
+	// validate phase, or when the phase has no instructions to judge and
+	// names no model for a judge: then there is nothing to say about one.
 	Judge *JudgeResolution
 }
 
@@ -160,7 +161,7 @@ func Resolve(p *ir.Process, env *Env) *Resolution {
 			}
 			r.use(sess.Harness, sess.Adapter, i, at)
 		}
-		if s.Validate != nil {
+		if s.Validate != nil && judged(s.Validate) {
 			sr.Judge = r.judge(s.Validate)
 			if sr.Judge.Runs {
 				at := sr.Judge.Harness.Range
@@ -390,6 +391,14 @@ func (r *resolver) mapTier(m Resolved, h string, adapter *harness.Harness) Resol
 		m.Unmapped = true
 	}
 	return m
+}
+
+// judged reports whether a validate phase has a judge to resolve: it has
+// instructions, or it names the judge's model (which rules still check and
+// the plan shows).
+func judged(ph *ir.Phase) bool {
+	k := ph.Keys()
+	return len(k.Instructions.Value) > 0 || usable(k.Model)
 }
 
 // judge resolves a validate phase's instruction judge.

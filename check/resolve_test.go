@@ -258,13 +258,17 @@ shells = ["true"]
 		flags Flags
 		want  []string
 	}{
-		{Flags{}, []string{"claude/default sonnet/default~balanced run", "claude/default opus/step~strong run", "claude/default sonnet/default~balanced"}},
-		{Flags{Harness: "codex", Model: "o3"}, []string{"codex/flag balanced/default~balanced! run", "codex/flag strong/step~strong! run", "codex/flag balanced/default~balanced!"}},
+		{Flags{}, []string{"claude/default sonnet/default~balanced run", "claude/default opus/step~strong run", "no judge"}},
+		{Flags{Harness: "codex", Model: "o3"}, []string{"codex/flag balanced/default~balanced! run", "codex/flag strong/step~strong! run", "no judge"}},
 	} {
 		res := Resolve(p, &Env{Config: &config.Config{}, Flags: tc.flags})
 		var got []string
 		for _, sr := range res.Steps {
 			j := sr.Judge
+			if j == nil {
+				got = append(got, "no judge")
+				continue
+			}
 			s := show(j.Harness) + " " + show(j.Model)
 			if j.Runs {
 				s += " run"
