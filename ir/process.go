@@ -165,21 +165,11 @@ var noStepKeys StepKeys
 // Keys returns the step's keys besides its name, description, actions and
 // phases, all unset when none was written. The result is for reading
 // only: it may be shared.
-func (s *Step) Keys() *StepKeys {
-	if s.Written == nil {
-		return &noStepKeys
-	}
-	return s.Written
-}
+func (s *Step) Keys() *StepKeys { return written(s.Written, &noStepKeys) }
 
 // Fill returns the step's keys for a front-end to fill, making room for
 // them on first use.
-func (s *Step) Fill() *StepKeys {
-	if s.Written == nil {
-		s.Written = new(StepKeys)
-	}
-	return s.Written
-}
+func (s *Step) Fill() *StepKeys { return fill(&s.Written) }
 
 // ActionKind says what an action does.
 type ActionKind string
@@ -247,21 +237,11 @@ var noKeys ActionKeys
 
 // Keys returns the action's keys besides Script, all unset when none was
 // written. The result is for reading only: it may be shared.
-func (a *Action) Keys() *ActionKeys {
-	if a.Written == nil {
-		return &noKeys
-	}
-	return a.Written
-}
+func (a *Action) Keys() *ActionKeys { return written(a.Written, &noKeys) }
 
 // Fill returns the action's keys for a front-end to fill, making room for
 // them on first use.
-func (a *Action) Fill() *ActionKeys {
-	if a.Written == nil {
-		a.Written = new(ActionKeys)
-	}
-	return a.Written
-}
+func (a *Action) Fill() *ActionKeys { return fill(&a.Written) }
 
 // PhaseKind names a phase of a step.
 type PhaseKind string
@@ -303,21 +283,11 @@ var noPhaseKeys PhaseKeys
 
 // Keys returns the phase's instructions and model, unset when not
 // written. The result is for reading only: it may be shared.
-func (ph *Phase) Keys() *PhaseKeys {
-	if ph.Written == nil {
-		return &noPhaseKeys
-	}
-	return ph.Written
-}
+func (ph *Phase) Keys() *PhaseKeys { return written(ph.Written, &noPhaseKeys) }
 
 // Fill returns the phase's instructions and model for a front-end to fill,
 // making room for them on first use.
-func (ph *Phase) Fill() *PhaseKeys {
-	if ph.Written == nil {
-		ph.Written = new(PhaseKeys)
-	}
-	return ph.Written
-}
+func (ph *Phase) Fill() *PhaseKeys { return fill(&ph.Written) }
 
 // The validate severities.
 const (
@@ -325,3 +295,21 @@ const (
 	SeverityAbort  = "abort"
 	SeverityReview = "review"
 )
+
+// written returns the keys w points to, or unset when w is nil: what the
+// Keys methods of Step, Action and Phase share.
+func written[K any](w, unset *K) *K {
+	if w == nil {
+		return unset
+	}
+	return w
+}
+
+// fill returns the keys *w points to, pointing it at new ones first when
+// it is nil: what the Fill methods of Step, Action and Phase share.
+func fill[K any](w **K) *K {
+	if *w == nil {
+		*w = new(K)
+	}
+	return *w
+}
