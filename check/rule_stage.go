@@ -27,9 +27,9 @@ func group(s *ir.Step) string {
 // stagesOf splits p's steps into stages and returns, for each step, the index
 // of its stage.
 func stagesOf(p *ir.Process) ([]stage, []int) {
-	// Five rules and the plan ask, so the stages are counted first and
-	// allocated once, not grown: a long process would make garbage five
-	// times.
+	// Rules ask four times and the plan once, so the stages are counted
+	// first and allocated once, not grown: growing them made a long
+	// process's garbage five times over.
 	n := 0
 	for i := range p.Steps {
 		if !joinsPrevious(p, i) {
