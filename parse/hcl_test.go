@@ -600,6 +600,19 @@ func TestHCLSpans(t *testing.T) {
 			},
 		},
 		{
+			// hclsyntax composes its strings (normal form C); a script
+			// keeps the bytes written: the decomposed é of a file name, the
+			// em quad that would become an em space.
+			name:  "not in normal form C",
+			src:   "step \"a\" {\n  command = \"cat cafe\u0301.txt\u2001|\"\n}\n",
+			value: "cat cafe\u0301.txt\u2001|",
+			at: map[string]string{
+				"e\u0301": "e\u0301.txt",
+				".txt":    ".txt",
+				"|":       "|\"",
+			},
+		},
+		{
 			// Read as LF, as a script must be: positions are the file's
 			// lines and columns, offsets those of the text read (Text).
 			name:  "CRLF",

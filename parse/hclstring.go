@@ -7,16 +7,21 @@ import (
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/cairn-dev/cairn/internal/source"
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// templateSpans returns the spans of a literal quoted string or heredoc
-// whose range is r and whose value hclsyntax says is want, or nil when
-// decoding the file anew disagrees with hclsyntax (a script then points at
-// its whole value rather than at a wrong character).
-func (fe *hclProcess) templateSpans(r hcl.Range, want string) []ir.Span {
+// templateText returns the value and spans of a literal quoted string or
+// heredoc whose range is r and whose value hclsyntax says is want. The
+// value is the text as written: hclsyntax's strings are in Unicode normal
+// form C, and a script keeps the bytes its author wrote (a file name in
+// decomposed form names another file once composed). Spans are nil, and
+// the value hclsyntax's, when decoding the file anew disagrees with
+// hclsyntax in more than that form (a script then points at its whole
+// value rather than at a wrong character).
+func (fe *hclProcess) templateText(r hcl.Range, want string) (string, []ir.Span) {
 	start := clampOffset(r.Start.Byte, fe.src)
 	raw := fe.text(r)
 	var got string
@@ -32,17 +37,17 @@ func (fe *hclProcess) templateSpans(r hcl.Range, want string) []ir.Span {
 		first := bytes.IndexByte(raw, '\n')
 		last := bytes.LastIndexByte(raw, '\n')
 		if first < 0 {
-			return nil
+			return want, nil
 		}
 		base = start + first + 1
 		got, spans = decodeHCLHeredoc(raw[first+1:last+1], raw[2] == '-')
 	default:
-		return nil
+		return want, nil
 	}
-	if got != want {
-		return nil
+	if got != want && norm.NFC.String(got) != norm.NFC.String(want) {
+		return want, nil
 	}
-	return fe.spans(base, spans)
+	return got, fe.spans(base, spans)
 }
 
 // labelSpans returns the spans of a block label at r whose value is want:

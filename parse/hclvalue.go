@@ -259,8 +259,8 @@ func describeExpr(e hclsyntax.Expression) string {
 }
 
 // template reads a quoted string or heredoc, which is a literal when it
-// holds no interpolation or directive; its spans come from decoding the file
-// anew, and are dropped should that disagree with hclsyntax.
+// holds no interpolation or directive; its text and spans come from
+// decoding the file anew (see templateText).
 func (fe *hclProcess) template(v *hclValue, e *hclsyntax.TemplateExpr) {
 	var b strings.Builder
 	literal := true
@@ -282,8 +282,8 @@ func (fe *hclProcess) template(v *hclValue, e *hclsyntax.TemplateExpr) {
 	if !literal {
 		return
 	}
-	v.kind, v.str = hclString, b.String()
-	v.spans = fe.templateSpans(e.SrcRange, v.str)
+	v.kind = hclString
+	v.str, v.spans = fe.templateText(e.SrcRange, b.String())
 }
 
 // templatePart refuses an interpolation or directive of a template. An
