@@ -110,17 +110,19 @@ func (r *Report) WriteJSON(w io.Writer, indent bool) error {
 func (r *Report) streamJSON(w io.Writer) error {
 	const chunk = 64 << 10
 	var err error
+	// After a failed write, what is appended is dropped: the plan being
+	// appended ends, and no other is begun.
 	spill := func(b []byte) []byte {
-		if err != nil || len(b) < chunk {
+		if err == nil && len(b) < chunk {
 			return b
 		}
-		_, err = w.Write(b)
+		if err == nil {
+			_, err = w.Write(b)
+		}
 		return b[:0]
 	}
 	var diags bytes.Buffer
-	enc := json.NewEncoder(&diags)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(JSONDiagnostics(r.Diagnostics)); err != nil {
+	if err := writeJSON(&diags, JSONDiagnostics(r.Diagnostics), false); err != nil {
 		return err
 	}
 	b := make([]byte, 0, chunk+chunk/4)
@@ -135,7 +137,9 @@ func (r *Report) streamJSON(w io.Writer) error {
 		if b, perr = appendPlan(b, p, spill); perr != nil {
 			return fmt.Errorf("encode the plan of %q: %w", p.File, perr)
 		}
-		b = spill(b)
+		if b = spill(b); err != nil {
+			return err
+		}
 	}
 	b = append(b, "]}\n"...)
 	if err != nil {

@@ -458,6 +458,10 @@ func TestWriteJSONChunks(t *testing.T) {
 	if len(w.sizes) < 5 || slices.Max(w.sizes) > 70<<10 {
 		t.Errorf("written in chunks of %v bytes; want several of about 64 KiB", w.sizes)
 	}
+	// A plan that cannot be encoded, after the failed write: the writing
+	// stopped there, and says why.
+	bad := randomPlan(9, trickyStrings, []float64{math.NaN()})
+	r.Plans = append(r.Plans, bad)
 	failing := &chunkWriter{failAt: 2}
 	if err := r.WriteJSON(failing, false); err == nil || err.Error() != "disk full" {
 		t.Errorf("a failed write: error %v", err)
