@@ -217,9 +217,10 @@ func (p *configParser) value() (string, bool) {
 	}
 }
 
-// isConfigSpace is C's isspace, which git's config parser uses.
+// isConfigSpace is git's isspace, which its config parser uses: unlike
+// C's, it leaves out vertical tab and form feed.
 func isConfigSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r'
 }
 
 func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

@@ -172,7 +172,11 @@ func openDotGit(d, dotgit string, fi fs.FileInfo, env []string) (*Repo, bool) {
 			return nil, false
 		}
 	}
-	return &Repo{Root: d, CommonDir: commonDir, Env: env, gitDir: gitDir}, true
+	repo := &Repo{Root: d, CommonDir: commonDir, Env: env, gitDir: gitDir}
+	if cfg.ignoreCase {
+		repo.gitDir = "" // BaseBranch asks git, which names refs exactly
+	}
+	return repo, true
 }
 
 // readGitFile reads the path a .git file names, as git's read_gitfile does:
@@ -254,11 +258,11 @@ type repoConfig struct {
 	bare bool
 	// worktree is core.worktree, nil when unset.
 	worktree *string
+	// ignoreCase is core.ignorecase, which git sets on a disk that does
+	// not tell refs/heads/Main from refs/heads/main: a ref file found
+	// there may not be the ref asked for.
+	ignoreCase bool
 }
-
-// safeExtensions are the repository extensions that change nothing about
-// where the repository is or how its refs are stored.
-var safeExtensions = map[string]bool{"partialclone": true, "preciousobjects": true, "noop": true}
 
 // readRepoConfig reads the repository's config file at path for
 // core.bare, core.worktree, core.repositoryformatversion and extensions, as
@@ -275,11 +279,29 @@ func readRepoConfig(path, home string) (repoConfig, bool) {
 	if !ok {
 		return cfg, false
 	}
+	version, v1Only := "", false
 	for _, e := range entries {
 		section, key, _ := strings.Cut(e.name, ".")
 		switch {
 		case section == "extensions":
-			if !safeExtensions[key] && !(key == "objectformat" && strings.EqualFold(e.value, "sha1")) {
+			// Those that change nothing about where the repository is or
+			// how its refs are stored, with values git accepts.
+			switch key {
+			case "noop":
+			case "preciousobjects":
+				if _, ok := configBool(e.value, e.hasValue); !ok {
+					return cfg, false
+				}
+			case "partialclone":
+				if !e.hasValue {
+					return cfg, false
+				}
+			case "objectformat":
+				if e.value != "sha1" {
+					return cfg, false
+				}
+				v1Only = true
+			default:
 				return cfg, false
 			}
 		case section != "core":
@@ -287,6 +309,13 @@ func readRepoConfig(path, home string) (repoConfig, bool) {
 			if e.value != "0" && e.value != "1" {
 				return cfg, false
 			}
+			version = e.value
+		case key == "ignorecase":
+			ignoreCase, ok := configBool(e.value, e.hasValue)
+			if !ok {
+				return cfg, false
+			}
+			cfg.ignoreCase = ignoreCase
 		case key == "bare":
 			bare, ok := configBool(e.value, e.hasValue)
 			if !ok {
@@ -299,6 +328,11 @@ func readRepoConfig(path, home string) (repoConfig, bool) {
 			}
 			cfg.worktree = &e.value
 		}
+	}
+	// git refuses a format 0 repository that names an extension of
+	// format 1.
+	if v1Only && version != "1" {
+		return cfg, false
 	}
 	return cfg, true
 }

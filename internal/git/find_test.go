@@ -340,6 +340,13 @@ var layouts = []layout{
 		repoGit(t, dir, "config", "extensions.worktreeConfig", "true")
 		return dir, nil, ""
 	}},
+	{name: "core.ignorecase set", fast: true, base: false, make: func(t *testing.T, tmp string) (string, []string, string) {
+		// As on a disk that does not tell refs/heads/Main from
+		// refs/heads/main: the ref files cannot say which was asked for.
+		dir := committed(t, tmp, "r")
+		repoGit(t, dir, "config", "core.ignorecase", "true")
+		return dir, nil, "main"
+	}},
 	{name: "config including a missing file", fast: true, base: true, make: func(t *testing.T, tmp string) (string, []string, string) {
 		dir := committed(t, tmp, "r")
 		repoGit(t, dir, "config", "include.path", "extra")
@@ -529,7 +536,15 @@ func TestReadRepoConfig(t *testing.T) {
 		{"[core]\n\tworktree = ../w # there\n", true, false, "../w"},
 		{"[core]\n\tworktree = \" ../w \"\n", true, false, " ../w "},
 		{"[core]\n\trepositoryformatversion = 2\n", false, false, ""},
-		{"[extensions]\n\tpartialClone = origin\n\tobjectFormat = sha1\n", true, false, ""},
+		{"[core]\n\trepositoryformatversion = 1\n[extensions]\n\tpartialClone = origin\n\tobjectFormat = sha1\n", true, false, ""},
+		{"[extensions]\n\tobjectFormat = sha1\n", false, false, ""},
+		{"[core]\n\trepositoryformatversion = 1\n[extensions]\n\tobjectFormat = SHA1\n", false, false, ""},
+		{"[extensions]\n\tpreciousObjects = true\n\tnoop = x\n", true, false, ""},
+		{"[extensions]\n\tpreciousObjects = maybe\n", false, false, ""},
+		{"[extensions]\n\tpartialClone\n", false, false, ""},
+		{"[core]\n\fbare = false\n", false, false, ""},
+		{"[core]\n\tworktree = ..\f\n", true, false, "..\f"},
+		{"[core]\n\tignorecase = maybe\n", false, false, ""},
 		{"[extensions]\n\tobjectFormat = sha256\n", false, false, ""},
 		{"[extensions]\n\trefStorage = reftable\n", false, false, ""},
 		{"[remote \"a\\\"b\"]\n\turl = x\n", true, false, ""},

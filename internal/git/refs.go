@@ -18,19 +18,21 @@ import (
 // loose refs, packed-refs) when they answer plainly; anything else, and
 // every error, is Base's, so the name and the message are git's.
 func (r *Repo) BaseBranch(ctx context.Context, want string) (string, error) {
-	if r.gitDir != "" {
-		if branch, ok := r.baseFromFiles(want); ok {
-			return branch, nil
-		}
+	if branch, ok := r.baseFromFiles(want); ok {
+		return branch, nil
 	}
 	branch, _, err := r.Base(ctx, want)
 	return branch, err
 }
 
 // baseFromFiles is Base's choice of branch made from the files; ok is false
-// when git must be asked (and whenever Base would fail).
+// when git must be asked (and whenever Base would fail), as for a Repo that
+// Find did not read from its files.
 func (r *Repo) baseFromFiles(want string) (string, bool) {
-	s := &refStore{gitDir: r.gitDir, commonDir: r.CommonDir}
+	if r.gitDir == "" {
+		return "", false
+	}
+	s := &refStore{commonDir: r.CommonDir}
 	if want != "" {
 		// for-each-ref refs/heads/WANT refs/remotes/origin/WANT: a
 		// pattern, so nothing a glob or a bad name could widen.
@@ -100,14 +102,14 @@ const (
 	refFound
 )
 
-// refStore reads the refs of a repository in git's files format: HEAD in
-// the worktree's git dir, every other ref loose in the common dir, else in
-// its packed-refs.
+// refStore reads the refs of a repository in git's files format, loose in
+// the common dir, else in its packed-refs; HEAD, in the worktree's git
+// dir, readHead reads.
 type refStore struct {
-	gitDir, commonDir string
-	packed            map[string]string
-	packedRead        bool
-	packedOK          bool
+	commonDir  string
+	packed     map[string]string
+	packedRead bool
+	packedOK   bool
 }
 
 // maxSymrefDepth is git's limit on a chain of symbolic refs.

@@ -20,7 +20,8 @@ type Repo struct {
 	// Discover was given.
 	Env []string
 	// gitDir is the real path of the worktree's git dir when Find read
-	// the repository from its files: BaseBranch then reads them too.
+	// the repository from its files: BaseBranch then reads them too
+	// (unless core.ignorecase is set).
 	gitDir string
 }
 
@@ -34,7 +35,7 @@ func Discover(ctx context.Context, dir string, env []string) (*Repo, error) {
 		if errors.As(err, &gerr) {
 			switch {
 			case strings.Contains(gerr.stderr, "not a git repository"):
-				return nil, fmt.Errorf("%s is not inside a git repository; run cairn in one, or give -C DIR", dir)
+				return nil, notInside(dir)
 			case strings.Contains(gerr.stderr, "must be run in a work tree"):
 				return nil, fmt.Errorf("%s is inside a bare git repository; cairn needs a working tree", dir)
 			}
