@@ -141,15 +141,16 @@ func (inv *invocation) root() *cli.Command {
 	return root
 }
 
-// bare is cairn without a command: --version prints the version, a word
-// that names no command is a usage error, and anything else, a bare cairn
-// included, is a question the help answers.
+// bare is cairn without a command: a word that names no command is a
+// usage error, with --help or --version as without; --version prints the
+// version, and anything else, a bare cairn included, is a question the help
+// answers.
 func (inv *invocation) bare(_ context.Context, cmd *cli.Command) error {
-	if inv.version && !inv.help {
-		return writeVersion(inv.stdout)
-	}
-	if cmd.Args().Present() {
+	switch {
+	case cmd.Args().Present():
 		return unknownCommand(cmd)
+	case inv.version && !inv.help:
+		return writeVersion(inv.stdout)
 	}
 	return writeHelp(inv.stdout, cmd)
 }
