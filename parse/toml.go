@@ -29,9 +29,7 @@ var (
 func TOML(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
 	src = source.Text(src)
 	p := &ir.Process{Name: NameOf(file), File: file, Format: ir.TOML, Source: src}
-	// The steps' headers as usually written: how many steps to make room
-	// for.
-	steps := bytes.Count(src, []byte("[[steps]]"))
+	steps := stepHeaders(src)
 	fe := &tomlProcess{p: p, names: make(map[string]int32, steps)}
 	// Each [[steps]] goes into the process as soon as it is complete, and
 	// its part of the document goes: a long process is never held twice.
@@ -355,6 +353,19 @@ func (fe *tomlProcess) phase(kind ir.PhaseKind, e *tomldoc.TOMLEntry, n int, nam
 		}
 	}
 	return ph
+}
+
+// stepHeaders counts the steps' headers as usually written, each at the
+// start of a line: how many steps to make room for. One in a comment or
+// after other text on its line is not counted, so that a file cannot make
+// room for more steps than it holds by repeating the header along a line.
+func stepHeaders(src []byte) int {
+	const header = "[[steps]]"
+	n := bytes.Count(src, []byte("\n"+header))
+	if bytes.HasPrefix(src, []byte(header)) {
+		n++
+	}
+	return n
 }
 
 func hasSyntaxError(ds []ir.Diagnostic) bool {

@@ -851,3 +851,18 @@ func TestTOMLStepsInterleaved(t *testing.T) {
 		t.Errorf("inline steps: %d steps, %q", len(p.Steps), sourcetest.DiagLines(diags))
 	}
 }
+
+// TestTOMLStepRoom holds the room made for steps to the headers that start
+// a line: a header repeated in a comment or a string makes none, or a small
+// file would have a large process held for it.
+func TestTOMLStepRoom(t *testing.T) {
+	t.Parallel()
+	src := "version = 1\n[[steps]]\ncommand = \"echo '[[steps]]'\"\n# " + strings.Repeat("[[steps]]", 10000) + "\n[[steps]]\ncommand = \"true\"\n"
+	p, diags := TOML("p.toml", []byte(src))
+	if len(diags) != 0 {
+		t.Fatalf("diagnostics: %v", sourcetest.DiagLines(diags))
+	}
+	if len(p.Steps) != 2 || cap(p.Steps) != 2 {
+		t.Errorf("%d steps in room for %d; want 2 in room for 2", len(p.Steps), cap(p.Steps))
+	}
+}
