@@ -53,7 +53,6 @@ func NameOf(file string) string {
 	return strings.TrimSuffix(base, filepath.Ext(base))
 }
 
-// setKind makes a the action that the kind key key (skill, prompt, command
 // anySessionKey reports whether k holds a session key of a step (harness,
 // model, …, spec_process): what each of the step's actions has.
 func anySessionKey(k *ir.ActionKeys) bool {
@@ -61,6 +60,7 @@ func anySessionKey(k *ir.ActionKeys) bool {
 		k.BudgetUSD.Set || k.Process.Set || k.SpecProcess.Set
 }
 
+// setKind makes a the action that the kind key key (skill, prompt, command
 // or catalogue) with value v says, as the TOML and HCL front-ends read it.
 func setKind(a *ir.Action, key string, v ir.Field[string]) {
 	switch key {
