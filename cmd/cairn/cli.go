@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v3"
 
@@ -74,8 +76,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // attachedValues splits the value a short flag has attached off it, as
-// "-oFILE" into "-o" "FILE", which the library does not read; a word that is
-// some flag's value, and every word after "--", are left as they are.
+// "-oFILE" into "-o" "FILE", which the library does not read, and makes a
+// dash before a character no flag starts with a flag's; a word that is some
+// flag's value, and every word after "--", are left as they are.
 func attachedValues(root *cli.Command, args []string) []string {
 	takesValue := map[string]bool{}
 	for _, c := range append([]*cli.Command{root}, root.Commands...) {
@@ -92,6 +95,11 @@ func attachedValues(root *cli.Command, args []string) []string {
 		switch {
 		case a == "--":
 			return append(out, args[i:]...)
+		case len(a) > 1 && a[0] == '-' && a[1] != '-' && !startsLetter(a[1:]):
+			// The library takes "-1" or "-." for an argument and reads
+			// no flag after it; cairn has no such argument, and refuses it
+			// as the unknown flag it looks like.
+			a = "-" + a
 		case !strings.HasPrefix(a, "-") || strings.Contains(a, "="):
 		case takesValue[strings.TrimLeft(a, "-")] && i+1 < len(args):
 			out = append(out, a)
@@ -104,6 +112,13 @@ func attachedValues(root *cli.Command, args []string) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// startsLetter reports whether s starts with a letter, as a flag's name
+// does.
+func startsLetter(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLetter(r)
 }
 
 // root is cairn's command line: the flags every command takes, and the
