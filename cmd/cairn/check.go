@@ -78,9 +78,6 @@ func (c *checkCmd) Run(a *app) error {
 	if c.RepairCap < 0 {
 		return usageError("--repair-cap %d: want 0 or more", c.RepairCap)
 	}
-	if err := accessFlag(c.Access); err != nil {
-		return err
-	}
 	budget, err := budgetFlag(c.Budget)
 	if err != nil {
 		return err

@@ -444,7 +444,7 @@ func sessionFlags(harness, model, effort, access *string) []cli.Flag {
 			Usage: "Model `M` for the session steps that name none."},
 		&cli.StringFlag{Name: "effort", Destination: effort,
 			Usage: "Effort `E` for the session steps that name none."},
-		&cli.StringFlag{Name: "access", Destination: access,
+		&cli.StringFlag{Name: "access", Destination: access, Validator: oneOf(ir.Accesses...),
 			Usage: "Tighten every session's access to at most `A`: read, write or full. It lowers any above A and raises none."},
 	}
 }

@@ -43,7 +43,7 @@ func (c *compileCmd) command() *cli.Command {
 				Usage: "What to compile to: bash (a standalone bash script) or github-actions (a GitHub Actions workflow)."},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &c.Output,
 				Usage: "Write to `FILE` (a script with mode 0755, a workflow 0644) rather than to stdout."},
-			&cli.StringFlag{Name: "access", Destination: &c.Access,
+			&cli.StringFlag{Name: "access", Destination: &c.Access, Validator: oneOf(ir.Accesses...),
 				Usage: "Tighten every session's access in the script to at most `A`: read, write or full. It lowers any above A and raises none."},
 			&cli.IntFlag{Name: "jobs", Action: func(_ context.Context, _ *cli.Command, n int) error { c.Jobs = &n; return nil },
 				Usage: "The script runs at most `N` steps of a parallel group at once unless its own --jobs says otherwise (bash only: a workflow runs each on its own runner)."},
@@ -62,9 +62,6 @@ func (c *compileCmd) Run(a *app) error {
 	target, ok := codegen.LookupTarget(c.To)
 	if !ok {
 		return usageError("--target %q: cairn compiles to %s", c.To, strings.Join(codegen.TargetNames(), ", "))
-	}
-	if err := accessFlag(c.Access); err != nil {
-		return err
 	}
 	if c.Check && c.Output == "" {
 		return usageError("--check needs -o FILE: the compiled file to compare")

@@ -57,11 +57,3 @@ func budgetFlag(usd string) (float64, error) {
 	}
 	return v, nil
 }
-
-// accessFlag refuses an --access that is no access level; empty is no flag.
-func accessFlag(access string) error {
-	if access == "" || ir.AccessLevel(access) >= 0 {
-		return nil
-	}
-	return usageError("--access %q: want %s", access, ir.OneOf(ir.Accesses))
-}

@@ -41,7 +41,7 @@ func (c *resumeCmd) command() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "directive", Action: func(_ context.Context, _ *cli.Command, s string) error { c.Directive = &s; return nil },
 				Usage: "Replace the run's directive with `TEXT` (default: the one it was started with)."},
-			&cli.StringFlag{Name: "access", Destination: &c.Access,
+			&cli.StringFlag{Name: "access", Destination: &c.Access, Validator: oneOf(ir.Accesses...),
 				Usage: "Tighten every session's access to at most `A` (read, write or full), below the --access the run was started with; it raises none."},
 			&cli.StringFlag{Name: "budget", Destination: &c.Budget,
 				Usage: "Tighten the run's budget to `USD` US dollars, below the --budget the run was started with; it raises none."},
@@ -58,9 +58,6 @@ func (c *resumeCmd) command() *cli.Command {
 // What a crashed run left running is ended first, whatever follows.
 func (c *resumeCmd) Run(a *app) error {
 	outliveReaders()
-	if err := accessFlag(c.Access); err != nil {
-		return err
-	}
 	budget, err := budgetFlag(c.Budget)
 	if err != nil {
 		return err
