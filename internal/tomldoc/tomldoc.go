@@ -114,11 +114,7 @@ const indexFrom = 16
 // of entry pointers: most tables have a handful of entries, and growing
 // each table's own slice from nothing costs an allocation at each doubling.
 func (b *docBuilder) add(t *TOMLTable, e *TOMLEntry) {
-	if len(t.Entries) == cap(t.Entries) {
-		grown := b.a.entryRoom.take(max(4, 2*cap(t.Entries)))
-		t.Entries = append(grown, t.Entries...)
-	}
-	t.Entries = append(t.Entries, e)
+	t.Entries = append(b.a.entryRoom.grow(t.Entries), e)
 	switch {
 	case t.index != nil:
 		t.index[e.Key] = e
@@ -213,9 +209,9 @@ type docBuilder struct {
 // reused for the next item, so that a file of many [[steps]] makes the
 // nodes of one.
 type arena struct {
-	entries slab[TOMLEntry]
-	values  slab[TOMLValue]
-	tables  slab[TOMLTable]
+	entries chunks[TOMLEntry]
+	values  chunks[TOMLValue]
+	tables  chunks[TOMLTable]
 	// entryRoom and itemRoom are chunks the tables' entries and the
 	// arrays' items are cut from.
 	entryRoom chunks[*TOMLEntry]
@@ -232,35 +228,9 @@ func (a *arena) reset() {
 	a.itemRoom.reset()
 }
 
-// slab hands out Ts from chunks: a document has many small entries, values
-// and tables, and one allocation per chunk costs less than one each.
-type slab[T any] struct {
-	free []T
-	// made are the chunks made so far, of which used are in use: reset
-	// hands them out again.
-	made [][]T
-	used int
-}
-
-// new returns a *T set to v.
-func (s *slab[T]) new(v T) *T {
-	if len(s.free) == 0 {
-		if s.used == len(s.made) {
-			s.made = append(s.made, make([]T, 32))
-		}
-		s.free = s.made[s.used]
-		s.used++
-	}
-	p := &s.free[0]
-	s.free = s.free[1:]
-	*p = v
-	return p
-}
-
-func (s *slab[T]) reset() { s.free, s.used = nil, 0 }
-
-// chunks hands out empty slices of a given capacity cut from larger
-// chunks, one allocation for many small slices.
+// chunks hands out Ts cut from larger chunks, one allocation for many: a
+// document has many small entries, values and tables (new), and many small
+// slices of them (take).
 type chunks[T any] struct {
 	free []T
 	// made are the chunks made so far, of which used are in use: reset
@@ -269,14 +239,37 @@ type chunks[T any] struct {
 	used int
 }
 
-// take returns an empty slice with room for n Ts.
+// new returns a *T set to v, from chunks of 32.
+func (c *chunks[T]) new(v T) *T {
+	s := c.room(1, 32)[:1]
+	s[0] = v
+	return &s[0]
+}
+
+// take returns an empty slice with room for n Ts, from chunks of 256; a
+// larger one is made on its own.
 func (c *chunks[T]) take(n int) []T {
 	if n > 64 {
 		return make([]T, 0, n)
 	}
+	return c.room(n, 256)
+}
+
+// grow returns s with room for one more T: s itself, or a copy in twice
+// its room taken from c.
+func (c *chunks[T]) grow(s []T) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	return append(c.take(max(4, 2*cap(s))), s...)
+}
+
+// room returns an empty slice with room for n Ts cut from the chunk in
+// use, or from the next one, made size Ts long when none is left.
+func (c *chunks[T]) room(n, size int) []T {
 	if len(c.free) < n {
 		if c.used == len(c.made) {
-			c.made = append(c.made, make([]T, 256))
+			c.made = append(c.made, make([]T, size))
 		}
 		c.free = c.made[c.used]
 		c.used++
@@ -717,10 +710,7 @@ func (b *docBuilder) array(n *unstable.Node, from int) (*TOMLValue, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(v.Items) == cap(v.Items) {
-			v.Items = append(b.a.itemRoom.take(max(4, 2*cap(v.Items))), v.Items...)
-		}
-		v.Items = append(v.Items, item)
+		v.Items = append(b.a.itemRoom.grow(v.Items), item)
 		at = int(item.Range.End.Offset)
 	}
 	end := b.skipFiller(at)
@@ -845,7 +835,7 @@ func (b *docBuilder) tableHeader(n *unstable.Node) error {
 		b.cur = b.a.tables.new(TOMLTable{Def: TOMLHeader, Header: header})
 		return nil
 	case v.TablesArray:
-		return b.syntax(keyRange, firstDefined(e), "%q is an array of tables; its items' header is [[%s]]", dottedName(parts), dottedName(parts))
+		return b.syntax(keyRange, firstDefined(e), "%[1]q is an array of tables; its items' header is [[%[1]s]]", dottedName(parts))
 	case v.Kind == KindTable:
 		return b.conflict(last, dottedName(parts), e, "it cannot be defined again by a header")
 	}
@@ -888,7 +878,7 @@ func (b *docBuilder) arrayTableHeader(n *unstable.Node) error {
 		}
 		e.Value.Items = append(e.Value.Items, b.newItem(header))
 	case e.Value.Kind == KindArray:
-		return b.syntax(keyRange, firstDefined(e), "array %q is defined by a value; [[%s]] cannot add to it", dottedName(parts), dottedName(parts))
+		return b.syntax(keyRange, firstDefined(e), "array %[1]q is defined by a value; [[%[1]s]] cannot add to it", dottedName(parts))
 	case e.Value.Kind == KindTable:
 		return b.syntax(keyRange, firstDefined(e), "%q is already defined as a table, not an array of tables", dottedName(parts))
 	default:
