@@ -39,7 +39,8 @@ func Load(home string) (*Config, []ir.Diagnostic) {
 
 // Read reads src, the config file named file. It returns every syntax error,
 // duplicate, wrong type, unknown key and invalid value it finds, sorted, with
-// the config as complete as the file allows.
+// the config as complete as the file allows. Its strings share src's bytes
+// (see tomldoc.ReadTOMLDoc): src must not change once it is read.
 func Read(file string, src []byte) (*Config, []ir.Diagnostic) {
 	src = source.Text(src)
 	c := &Config{File: file, Source: src}

@@ -25,7 +25,8 @@ var (
 // finds, sorted, with a process as complete as the file allows; a syntax error
 // ends the file, and is then reported with the duplicates before it only.
 // It checks structure only: enums, durations, names and the version's value
-// are for the rules of package check.
+// are for the rules of package check. The process keeps src as its text,
+// and its strings share src's bytes: src must not change once it is read.
 func TOML(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
 	src = source.Text(src)
 	p := &ir.Process{Name: NameOf(file), File: file, Format: ir.TOML, Source: src}

@@ -28,7 +28,9 @@ func cannotRead(file, what string, err error) ir.Diagnostic {
 
 // Read reads src, the stubs file named file: its [stubs.STEP] tables, with
 // every syntax error, wrong type, unknown key and invalid value it finds,
-// sorted. A result_file is read relative to file's folder.
+// sorted. A result_file is read relative to file's folder. Its strings
+// share src's bytes (see tomldoc.ReadTOMLDoc): src must not change once it
+// is read.
 func Read(file string, src []byte) (*Stubs, []ir.Diagnostic) {
 	src = source.Text(src)
 	doc, diags := tomldoc.ReadTOMLDoc(file, src)

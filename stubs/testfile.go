@@ -57,7 +57,8 @@ func LoadTest(file string) (*Test, []ir.Diagnostic) {
 
 // ReadTest reads src, the test file named file, with every syntax error,
 // wrong type, unknown key and invalid value it finds, sorted. process is
-// required; inline stubs read as a stubs file's do.
+// required; inline stubs read as a stubs file's do. Its strings share src's
+// bytes (see tomldoc.ReadTOMLDoc): src must not change once it is read.
 func ReadTest(file string, src []byte) (*Test, []ir.Diagnostic) {
 	src = source.Text(src)
 	doc, diags := tomldoc.ReadTOMLDoc(file, src)

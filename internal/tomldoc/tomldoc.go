@@ -306,8 +306,9 @@ var errSyntaxFatal = errors.New("syntax error")
 // ReadTOMLDoc reads src, the TOML file named file, into a positioned tree.
 // The tree's names and verbatim strings share src's bytes rather than copy
 // them (a 10 MB file would be held twice), so src must not change once it
-// is read: the front-ends keep it whole as the file's text anyway. It reports a syntax error (which ends the document: the tree holds what came
-// before it) and every key defined twice, with rules RuleSyntax and
+// is read: the front-ends keep it whole as the file's text anyway. It
+// reports a syntax error (which ends the document: the tree holds what
+// came before it) and every key defined twice, with rules RuleSyntax and
 // RuleDuplicate; a duplicate keeps the first definition.
 func ReadTOMLDoc(file string, src []byte) (*TOMLDoc, []ir.Diagnostic) {
 	return ReadTOMLDocItems(file, src, "", nil)
