@@ -338,14 +338,16 @@ func readConfigFile(path, home string, depth int) ([]configEntry, bool) {
 		if !e.hasValue {
 			return nil, false
 		}
+		// Joined as strings, as git joins them: a ".." after a symlink
+		// goes up from where the symlink leads.
 		inc := e.value
 		switch {
 		case strings.HasPrefix(inc, "~/") && home != "":
-			inc = filepath.Join(home, inc[2:])
+			inc = home + inc[1:]
 		case strings.HasPrefix(inc, "~"):
 			return nil, false
-		case !filepath.IsAbs(inc):
-			inc = filepath.Join(filepath.Dir(path), inc)
+		default:
+			inc = resolveFrom(filepath.Dir(path), inc)
 		}
 		if _, ok := readConfigFile(inc, home, depth+1); !ok {
 			return nil, false

@@ -565,10 +565,19 @@ func TestReadRepoConfig(t *testing.T) {
 		{"[includeIf \"gitdir:/nowhere/\"]\n\tpath = broken\n", false, false, ""},
 		{"[include]\n\tpath = config\n", false, false, ""},
 		{"[include]\n\tpath = fine\n[core]\n\tbare = false\n", true, false, ""},
+		{"[include]\n\tpath = link/../bad\n", false, false, ""},
 	} {
 		dir := t.TempDir()
 		write(t, filepath.Join(dir, "broken"), "[user\n")
 		write(t, filepath.Join(dir, "fine"), "[core]\n\tbare = true\n")
+		// link/.. is deep, where git finds bad; dir has none.
+		write(t, filepath.Join(dir, "deep", "bad"), "[user\n")
+		if err := os.MkdirAll(filepath.Join(dir, "deep", "er"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join("deep", "er"), filepath.Join(dir, "link")); err != nil {
+			t.Fatal(err)
+		}
 		path := filepath.Join(dir, "config")
 		write(t, path, tc.src)
 		cfg, ok := readRepoConfig(path, "")
