@@ -18,9 +18,11 @@ import (
 // about where git looks. Anything else (a GIT_* variable that steers
 // discovery, a bare repository, another user's, core.worktree elsewhere, a
 // repository extension, a mount point crossed, a file it cannot read, a
-// config file git would refuse) goes to Discover, so the answer is always
-// git's. A Repo found this way also answers BaseBranch
-// from its files.
+// config file git would not parse) goes to Discover, so the answer is
+// git's. A config that parses but gives a key a value git refuses when it
+// reads that key (core.filemode = maybe) is not looked into: Find answers,
+// and the git commands a run starts later fail on it. A Repo found this
+// way also answers BaseBranch from its files.
 func Find(ctx context.Context, dir string, env []string) (*Repo, error) {
 	if repo, err, ok := findFiles(dir, env); ok {
 		return repo, err
