@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
 
-	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/load"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -21,14 +20,7 @@ type checkCmd struct {
 	NoPreflight bool
 	Lint        bool
 	Rules       bool
-	Harness     string
-	Model       string
-	Effort      string
-	Access      string
-	Merge       bool
-	RepairCap   int
-	Protect     []string
-	Budget      string
+	planFlags
 }
 
 // command is the command line of `cairn check`.
@@ -49,16 +41,7 @@ func (c *checkCmd) command() *cli.Command {
 				Usage: "Only the rules that depend on the file alone: no config, skills, processes or harnesses."},
 			&cli.BoolFlag{Name: "rules", Destination: &c.Rules,
 				Usage: "Print every rule and exit."},
-		}, sessionFlags(&c.Harness, &c.Model, &c.Effort, &c.Access), []cli.Flag{
-			&cli.BoolFlag{Name: "merge", Destination: &c.Merge,
-				Usage: "Preview the plan as cairn run --merge would carry it: a self-merge step merges."},
-			&cli.IntFlag{Name: "repair-cap", Destination: &c.RepairCap,
-				Usage: "Preview the plan with the repair cap tightened to `N`, as cairn run --repair-cap N."},
-			&cli.StringSliceFlag{Name: "protect", Destination: &c.Protect,
-				Usage: "Preview the plan with the paths `GLOB` matches kept from every self-merge (repeatable), as cairn run --protect."},
-			&cli.StringFlag{Name: "budget", Destination: &c.Budget,
-				Usage: "Preview the plan with the run's budget tightened to `USD` US dollars, as cairn run --budget USD."},
-		}),
+		}, c.flags(true)),
 	}
 }
 
@@ -75,21 +58,11 @@ func (c *checkCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	if c.RepairCap < 0 {
-		return usageError("--repair-cap %d: want 0 or more", c.RepairCap)
-	}
-	budget, err := budgetFlag(c.Budget)
+	flags, err := c.checkFlags()
 	if err != nil {
 		return err
 	}
-	ws := load.Open(a.dir, load.Options{
-		Lint:        c.Lint,
-		NoPreflight: c.NoPreflight,
-		Flags: check.Flags{
-			Harness: c.Harness, Model: c.Model, Effort: c.Effort, Access: c.Access,
-			Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect, Budget: budget,
-		},
-	})
+	ws := load.Open(a.dir, load.Options{Lint: c.Lint, NoPreflight: c.NoPreflight, Flags: flags})
 	ctx, stop := interrupts()
 	defer stop()
 	r := ws.Check(ctx, targets, issue)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/ir"
 )
@@ -433,18 +434,63 @@ func pathError(err error) string {
 	return err.Error()
 }
 
-// sessionFlags are --harness, --model, --effort and --access, which check and
-// run share: what a session step that names none takes, and the cap on every
-// session's access.
-func sessionFlags(harness, model, effort, access *string) []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "harness", Destination: harness,
-			Usage: "Harness `H` for the session steps that name none."},
-		&cli.StringFlag{Name: "model", Destination: model,
-			Usage: "Model `M` for the session steps that name none."},
-		&cli.StringFlag{Name: "effort", Destination: effort,
-			Usage: "Effort `E` for the session steps that name none."},
-		&cli.StringFlag{Name: "access", Destination: access, Validator: oneOf(ir.Accesses...),
-			Usage: "Tighten every session's access to at most `A`: read, write or full. It lowers any above A and raises none."},
+// planFlags are the flags check and run share, which become the
+// check.Flags a plan is resolved with: what a session step that names none
+// takes and the cap on every session's access (--harness, --model,
+// --effort, --access), and the limits a run is carried out under (--merge,
+// --repair-cap, --protect, --budget), which check previews as run would
+// carry them.
+type planFlags struct {
+	Harness   string
+	Model     string
+	Effort    string
+	Access    string
+	Merge     bool
+	RepairCap int
+	Protect   []string
+	Budget    string
+}
+
+// flags declares the flags; preview words the limits' help as check's.
+func (f *planFlags) flags(preview bool) []cli.Flag {
+	merge, repairCap, protect, budget := "Let a self-merge step merge.",
+		"Tighten the repair cap to `N`.",
+		"Keep the paths `GLOB` matches from every self-merge (repeatable).",
+		"Tighten the run's budget to `USD` US dollars. It lowers the config's and the file's budget_usd and raises neither."
+	if preview {
+		merge, repairCap, protect, budget = "Preview the plan as cairn run --merge would carry it: a self-merge step merges.",
+			"Preview the plan with the repair cap tightened to `N`, as cairn run --repair-cap N.",
+			"Preview the plan with the paths `GLOB` matches kept from every self-merge (repeatable), as cairn run --protect.",
+			"Preview the plan with the run's budget tightened to `USD` US dollars, as cairn run --budget USD."
 	}
+	return []cli.Flag{
+		&cli.StringFlag{Name: "harness", Destination: &f.Harness,
+			Usage: "Harness `H` for the session steps that name none."},
+		&cli.StringFlag{Name: "model", Destination: &f.Model,
+			Usage: "Model `M` for the session steps that name none."},
+		&cli.StringFlag{Name: "effort", Destination: &f.Effort,
+			Usage: "Effort `E` for the session steps that name none."},
+		&cli.StringFlag{Name: "access", Destination: &f.Access, Validator: oneOf(ir.Accesses...),
+			Usage: "Tighten every session's access to at most `A`: read, write or full. It lowers any above A and raises none."},
+		&cli.BoolFlag{Name: "merge", Destination: &f.Merge, Usage: merge},
+		&cli.IntFlag{Name: "repair-cap", Destination: &f.RepairCap, Usage: repairCap},
+		&cli.StringSliceFlag{Name: "protect", Destination: &f.Protect, Usage: protect},
+		&cli.StringFlag{Name: "budget", Destination: &f.Budget, Usage: budget},
+	}
+}
+
+// checkFlags are the flags as check.Flags, or the usage error of one whose
+// value is out of range.
+func (f *planFlags) checkFlags() (check.Flags, error) {
+	if f.RepairCap < 0 {
+		return check.Flags{}, usageError("--repair-cap %d: want 0 or more", f.RepairCap)
+	}
+	budget, err := budgetFlag(f.Budget)
+	if err != nil {
+		return check.Flags{}, err
+	}
+	return check.Flags{
+		Harness: f.Harness, Model: f.Model, Effort: f.Effort, Access: f.Access,
+		Merge: f.Merge, RepairCap: f.RepairCap, Protect: f.Protect, Budget: budget,
+	}, nil
 }

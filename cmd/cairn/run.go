@@ -25,16 +25,9 @@ import (
 
 // runCmd is `cairn run`.
 type runCmd struct {
-	Args      []string
-	Issue     string
-	Harness   string
-	Model     string
-	Effort    string
-	Access    string
-	Merge     bool
-	RepairCap int
-	Protect   []string
-	Budget    string
+	Args  []string
+	Issue string
+	planFlags
 	Directive string
 	Jobs      int
 	TakeOver  bool
@@ -51,15 +44,7 @@ func (c *runCmd) command() *cli.Command {
 		Flags: slices.Concat([]cli.Flag{
 			&cli.StringFlag{Name: "issue", Destination: &c.Issue,
 				Usage: "The issue to run on: a number or an issue URL (also written as \"issue ISSUE\" after the process)."},
-		}, sessionFlags(&c.Harness, &c.Model, &c.Effort, &c.Access), []cli.Flag{
-			&cli.BoolFlag{Name: "merge", Destination: &c.Merge,
-				Usage: "Let a self-merge step merge."},
-			&cli.IntFlag{Name: "repair-cap", Destination: &c.RepairCap,
-				Usage: "Tighten the repair cap to `N`."},
-			&cli.StringSliceFlag{Name: "protect", Destination: &c.Protect,
-				Usage: "Keep the paths `GLOB` matches from every self-merge (repeatable)."},
-			&cli.StringFlag{Name: "budget", Destination: &c.Budget,
-				Usage: "Tighten the run's budget to `USD` US dollars. It lowers the config's and the file's budget_usd and raises neither."},
+		}, c.flags(false), []cli.Flag{
 			&cli.StringFlag{Name: "directive", Destination: &c.Directive,
 				Usage: "Give every session's prompt the directive `TEXT`, which commands see as $CAIRN_DIRECTIVE."},
 			&cli.IntFlag{Name: "jobs", Destination: &c.Jobs,
@@ -85,16 +70,9 @@ func (c *runCmd) Run(a *app) error {
 	if c.Jobs < 0 {
 		return usageError("--jobs %d: want 0 (all at once) or more", c.Jobs)
 	}
-	if c.RepairCap < 0 {
-		return usageError("--repair-cap %d: want 0 or more", c.RepairCap)
-	}
-	budget, err := budgetFlag(c.Budget)
+	flags, err := c.checkFlags()
 	if err != nil {
 		return err
-	}
-	flags := check.Flags{
-		Harness: c.Harness, Model: c.Model, Effort: c.Effort, Access: c.Access,
-		Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect, Budget: budget,
 	}
 	stubsPath := ""
 	if c.Stubs != "" {
@@ -147,7 +125,7 @@ func (c *runCmd) Run(a *app) error {
 		Jobs:      c.Jobs,
 		Flags: record.RecordFlags{
 			Harness: c.Harness, Model: c.Model, Effort: c.Effort, Access: c.Access, Jobs: c.Jobs,
-			Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect, TakeOver: c.TakeOver, Budget: budget,
+			Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect, TakeOver: c.TakeOver, Budget: flags.Budget,
 		},
 		Pass:     lock,
 		Stdout:   a.stdout,
