@@ -536,18 +536,12 @@ func (s *scanner) caseClause() {
 
 // subshell reads ( ... ) from the statement after the (.
 func (s *scanner) subshell() {
-	saved := s.ctx
-	s.enter()
-	s.ctx = cSub
+	saved := s.enterParens(cSub)
 	s.next()
 	s.followStmts(0)
-	s.ctx = saved
-	s.leave()
-	if s.tok != tRParen {
-		s.fail()
-		return
+	if s.closeParen(saved) {
+		s.next()
 	}
-	s.next()
 }
 
 // arithCmd reads (( ... )) from the expression after the ((.
@@ -889,9 +883,7 @@ func (s *scanner) assign(li *litInfo) (array bool) {
 
 // array reads the elements of a=( ) from i, after the (.
 func (s *scanner) array(i int) {
-	saved := s.ctx
-	s.enter()
-	s.ctx = cArray
+	saved := s.enterParens(cArray)
 	s.pos = i
 	s.tok = tStart
 	s.next()
@@ -911,13 +903,9 @@ func (s *scanner) array(i int) {
 			s.next()
 		}
 	}
-	s.ctx = saved
-	s.leave()
-	if s.tok != tRParen {
-		s.fail()
-		return
+	if s.closeParen(saved) {
+		s.next()
 	}
-	s.next()
 }
 
 // redirect reads a redirection: its operator is the current token.

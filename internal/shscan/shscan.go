@@ -150,6 +150,28 @@ func (s *scanner) enter() {
 	s.descend()
 }
 
+// enterParens enters the nested construct of a "(" read in context c, and
+// returns the context to restore when closeParen leaves it.
+func (s *scanner) enterParens(c ctx) (saved ctx) {
+	saved = s.ctx
+	s.enter()
+	s.ctx = c
+	return saved
+}
+
+// closeParen leaves the construct enterParens entered, restoring saved, and
+// reports whether the current token is the ")" that closes it; when it is
+// not, the script is not sure to parse.
+func (s *scanner) closeParen(saved ctx) bool {
+	s.ctx = saved
+	s.leave()
+	if s.tok != tRParen {
+		s.fail()
+		return false
+	}
+	return true
+}
+
 // descend and ascend bracket every recursion, which maxDepth bounds.
 func (s *scanner) descend() {
 	s.depth++

@@ -165,17 +165,12 @@ func (s *scanner) bquote(i int) int {
 
 // cmdSubst returns the end of $( ), <( ) or >( ) whose content starts at i.
 func (s *scanner) cmdSubst(i int) int {
-	saved := s.ctx
-	s.enter()
-	s.ctx = cSub
+	saved := s.enterParens(cSub)
 	s.pos = i
 	s.tok = tStart
 	s.next()
 	s.stmtList(0)
-	s.ctx = saved
-	s.leave()
-	if s.tok != tRParen {
-		s.fail()
+	if !s.closeParen(saved) {
 		return len(s.src)
 	}
 	return s.tpos + 1
