@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -123,7 +124,53 @@ func (f *Finder) find(name string) (ir.PlanSkill, error) {
 		builtins = append(builtins, BuiltinSkillPrefix+b)
 	}
 	looked = append(looked, fmt.Sprintf("cairn's built-in skills (%s)", strings.Join(builtins, ", ")))
+	if s := f.suggest(name); s != "" {
+		note += fmt.Sprintf("; did you mean %q?", s)
+	}
 	return ir.PlanSkill{}, &skillError{ErrSkillNotFound, fmt.Sprintf("skill %q not found; looked in %s%s", name, strings.Join(looked, ", then "), note)}
+}
+
+// suggest returns the name of a skill Find would find that is close to
+// name, or "": the repository's committed skills, then $CAIRN_HOME's, then
+// the built-in ones, which are also matched without their "cairn-" prefix
+// (a step naming "bug-hunt" is told of "cairn-bug-hunt").
+func (f *Finder) suggest(name string) string {
+	var names []string
+	if f.Repo != nil {
+		if t := f.skillTree(); t.err == nil {
+			for path := range t.modes {
+				for _, dir := range repoSkillDirs {
+					if rest, ok := strings.CutPrefix(path, dir+"/"); ok {
+						if skill, ok := strings.CutSuffix(rest, "/SKILL.md"); ok && !strings.Contains(skill, "/") {
+							names = append(names, skill)
+						}
+					}
+				}
+			}
+			slices.Sort(names)
+		}
+	}
+	if f.Home != "" {
+		dir := filepath.Join(f.Home, "skills")
+		if abs, err := workdir.Abs(f.Dir, dir); err == nil {
+			dir = abs
+		}
+		if entries, err := os.ReadDir(dir); err == nil {
+			for _, e := range entries {
+				if fi, err := os.Stat(filepath.Join(dir, e.Name(), "SKILL.md")); err == nil && fi.Mode().IsRegular() {
+					names = append(names, e.Name())
+				}
+			}
+		}
+	}
+	if s := ir.Suggest(name, names); s != "" {
+		return s
+	}
+	builtins := Names()
+	if s := ir.Suggest(strings.TrimPrefix(name, BuiltinSkillPrefix), builtins); s != "" {
+		return BuiltinSkillPrefix + s
+	}
+	return ""
 }
 
 // skillTree is what the repository's committed skill folders hold at the
