@@ -83,7 +83,7 @@ func (rd *reader) top(t *tomldoc.TOMLTable) {
 		case "merge_always":
 			c.MergeAlways = rd.Bool(e)
 		case "preflight_timeout":
-			c.PreflightTimeout = rd.String(e)
+			c.PreflightTimeout = rd.Duration(e, "s")
 			if f := c.PreflightTimeout; !f.Bad {
 				if d, err := ir.ParseDuration(f.Value); err != nil {
 					rd.invalid(f.Range, "invalid preflight_timeout: %v; write a duration such as \"30s\"", err)
@@ -238,7 +238,7 @@ func (rd *reader) resources(e *tomldoc.TOMLEntry) {
 				}
 			}
 		case "wait":
-			res.Wait = rd.String(kv)
+			res.Wait = rd.Duration(kv, "m")
 			if f := res.Wait; !f.Bad {
 				if _, err := ir.ParseDuration(f.Value); err != nil {
 					rd.invalid(f.Range, "invalid wait: %v; write a duration such as \"30m\"", err)

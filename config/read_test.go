@@ -173,7 +173,7 @@ command = "notify-send"
 				`11:9 type: models of harness "codex" must be a table, not a string`,
 				`13:12 type: "max_load" must be a number, not a string`,
 				`14:19 type: "min_free_memory" must be a string, not an integer`,
-				`15:8 type: "wait" must be a string, not an integer`,
+				`15:8 type: "wait" must be a string, not an integer; write a duration as a string with its unit: "30m"`,
 				`17:11 type: "command" must be an array of strings, not a string`,
 			},
 		},

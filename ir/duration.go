@@ -2,6 +2,7 @@ package ir
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -64,4 +65,14 @@ func ParseDuration(s string) (time.Duration, error) {
 		i = j + 1
 	}
 	return total, nil
+}
+
+// DurationHint is what the refusal of a duration written as a number adds:
+// the string it was likely meant to be, the number with unit, when number
+// is a whole number ("30" and "s" → "30s"), else an example in that unit.
+func DurationHint(number, unit string) string {
+	if number != "" && len(number) <= 9 && strings.Trim(number, "0123456789") == "" {
+		return fmt.Sprintf("; write a duration as a string with its unit: %q", number+unit)
+	}
+	return fmt.Sprintf("; write a duration as a string with its unit, such as %q", "30"+unit)
 }

@@ -226,9 +226,9 @@ func (fe *cardProcess) document(f *ast.File) {
 		case "description":
 			p.Description = fe.string(e)
 		case "run-expiry":
-			p.RunExpiry = fe.string(e)
+			p.RunExpiry = fe.duration(e, "d")
 		case "failed-run-expiry":
-			p.FailedRunExpiry = fe.string(e)
+			p.FailedRunExpiry = fe.duration(e, "d")
 		case "access":
 			p.Access = fe.string(e)
 		case "budget-usd":
@@ -237,6 +237,10 @@ func (fe *cardProcess) document(f *ast.File) {
 			fe.github(e)
 		case "steps":
 			fe.steps(e)
+		case "version":
+			// TOML and HCL files say their version; a card is read as the
+			// one version cards have.
+			fe.report(ir.RuleUnknownKey, e.key, nil, "unknown key %q at the top level; a card carries no version", e.name)
 		default:
 			fe.unknownKey(e, "at the top level", cardTopKeys)
 		}
@@ -373,6 +377,24 @@ func describeNode(n ast.Node) string {
 		return "a list"
 	}
 	return "a value"
+}
+
+// duration reads e as a string that holds a duration, refusing a number
+// with the string it was likely meant to be in unit (30 and "d" give "30d"),
+// rather than the number quoted.
+func (fe *cardProcess) duration(e cardEntry, unit string) ir.Field[string] {
+	switch e.value.(type) {
+	case *ast.IntegerNode, *ast.FloatNode, *ast.InfinityNode, *ast.NanNode:
+		number := ""
+		if _, ok := e.value.(*ast.IntegerNode); ok {
+			if tk := e.value.GetToken(); tk != nil {
+				number = tk.Value
+			}
+		}
+		fe.report(ir.RuleType, fe.valueRange(e), nil, "%q must be a string, not %s%s", e.name, describeNode(e.value), ir.DurationHint(number, unit))
+		return cardBad[string](fe, e)
+	}
+	return fe.string(e)
 }
 
 // typeError refuses e's value, which is not the want its key takes.
@@ -571,6 +593,10 @@ func (fe *cardProcess) step(n int, item ast.Node, header ir.Range) {
 			s.Run = fe.phase(ir.RunPhase, e, label, &s.Actions)
 		case "validate":
 			s.Validate = fe.phase(ir.ValidatePhase, e, label, nil)
+		case "name":
+			// TOML and HCL steps have a name; a card's step has an id.
+			fe.report(ir.RuleUnknownKey, e.key, nil, "unknown key %q in %s; a card names a step with \"id\"", e.name, label)
+			s.UnknownKeys = true
 		default:
 			fe.unknownKey(e, "in "+label, cardStepKeys)
 			s.UnknownKeys = true

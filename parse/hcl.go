@@ -241,9 +241,9 @@ func (fe *hclProcess) top(b *hclsyntax.Body) {
 			case "commit":
 				p.Commit = fe.Bool(a)
 			case "run_expiry":
-				p.RunExpiry = fe.String(a)
+				p.RunExpiry = fe.Duration(a, "d")
 			case "failed_run_expiry":
-				p.FailedRunExpiry = fe.String(a)
+				p.FailedRunExpiry = fe.Duration(a, "d")
 			case "access":
 				p.Access = fe.String(a)
 			case "limits", "github", "worktree", "step":
@@ -462,7 +462,7 @@ func (fe *hclProcess) step(bl *hclsyntax.Block) {
 			case "optional":
 				s.Fill().Optional = fe.Bool(a)
 			case "timeout":
-				s.Fill().Timeout = fe.String(a)
+				s.Fill().Timeout = fe.Duration(a, "s")
 			case "env":
 				s.Fill().Env = fe.StringMap(a)
 			case "skill", "prompt", "command", "catalogue":

@@ -339,11 +339,30 @@ func shortText(b []byte) bool {
 
 // String reads a as a string.
 func (fe *hclProcess) String(a *hclsyntax.Attribute) ir.Field[string] {
-	v := fe.literal(a.Expr)
+	return fe.stringOf(a, fe.literal(a.Expr))
+}
+
+// stringOf reads v, the value of a, as a string.
+func (fe *hclProcess) stringOf(a *hclsyntax.Attribute, v *hclValue) ir.Field[string] {
 	if v.kind == hclString {
 		return ir.Field[string]{Value: v.str, Set: true, Key: fe.rng(a.NameRange), Range: v.rng, Spans: v.spans}
 	}
 	fe.typeError(a, v, "a string")
+	return hclBad[string](fe, a, v)
+}
+
+// Duration reads a as a string that holds a duration, refusing a number
+// with the string it was likely meant to be in unit (30 and "s" give "30s").
+func (fe *hclProcess) Duration(a *hclsyntax.Attribute, unit string) ir.Field[string] {
+	v := fe.literal(a.Expr)
+	if v.kind != hclNumber {
+		return fe.stringOf(a, v)
+	}
+	number := ""
+	if v.num.IsInt() {
+		number = v.num.Text('f', 0)
+	}
+	fe.report(ir.RuleType, v.rng, nil, "%q must be a string, not %s%s", a.Name, v.kind, ir.DurationHint(number, unit))
 	return hclBad[string](fe, a, v)
 }
 

@@ -76,9 +76,9 @@ func (fe *tomlProcess) top(t *tomldoc.TOMLTable) {
 		case "commit":
 			p.Commit = r.Bool(e)
 		case "run_expiry":
-			p.RunExpiry = r.String(e)
+			p.RunExpiry = r.Duration(e, "d")
 		case "failed_run_expiry":
-			p.FailedRunExpiry = r.String(e)
+			p.FailedRunExpiry = r.Duration(e, "d")
 		case "access":
 			p.Access = r.String(e)
 		case "limits":
@@ -229,7 +229,7 @@ func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
 		case "optional":
 			s.Fill().Optional = r.Bool(kv)
 		case "timeout":
-			s.Fill().Timeout = r.String(kv)
+			s.Fill().Timeout = r.Duration(kv, "s")
 		case "env":
 			s.Fill().Env = r.StringTable(kv)
 		case "skill", "prompt", "command", "catalogue":
@@ -254,6 +254,10 @@ func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
 			s.Precheck = fe.phase(ir.PrecheckPhase, kv, n, s.Name)
 		case "validate":
 			s.Validate = fe.phase(ir.ValidatePhase, kv, n, s.Name)
+		case "id":
+			// A card's step has an id; a TOML step has a name.
+			r.UnknownKeySuggest(kv, "in "+stepLabel(n, s.Name), "name")
+			s.UnknownKeys = true
 		default:
 			r.UnknownKey(kv, "in "+stepLabel(n, s.Name), tomlStepKeys)
 			s.UnknownKeys = true

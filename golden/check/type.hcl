@@ -8,6 +8,7 @@ step "review" {
   prompt    = "Review the change."
   max_turns = "thirty"
   optional  = "yes"
+  timeout   = 90
 
   env {
     GOFLAGS = "-count=1"

@@ -3,6 +3,7 @@ package tomldoc
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/cairn-dev/cairn/ir"
 )
@@ -69,6 +70,20 @@ func (r *TOMLReader) String(e *TOMLEntry) ir.Field[string] {
 		return bad[string](e)
 	}
 	return ir.Field[string]{Value: e.Value.Str, Set: true, Key: e.KeyRange, Range: e.Value.Range, Spans: e.Value.Spans}
+}
+
+// Duration reads e as a string that holds a duration, refusing a number
+// with the string it was likely meant to be in unit (30 and "s" give "30s").
+func (r *TOMLReader) Duration(e *TOMLEntry, unit string) ir.Field[string] {
+	switch e.Value.Kind {
+	case KindInteger:
+		r.Report(ir.RuleType, e.Value.Range, nil, "%q must be a string, not %s%s", e.Key, Describe(e.Value), ir.DurationHint(strconv.FormatInt(e.Value.Int, 10), unit))
+		return bad[string](e)
+	case KindFloat:
+		r.Report(ir.RuleType, e.Value.Range, nil, "%q must be a string, not %s%s", e.Key, Describe(e.Value), ir.DurationHint("", unit))
+		return bad[string](e)
+	}
+	return r.String(e)
 }
 
 // Int reads e as an integer.
