@@ -8,6 +8,7 @@ var envRules = []*Rule{
 	ruleUnknownEffort,
 	ruleUnmappedTier,
 	ruleLoosenedLimit,
+	ruleFlagAboveLimit,
 	ruleBudgetUnmeasured,
 	ruleHarnessCannotStart,
 	ruleHarnessNotLoggedIn,

@@ -74,8 +74,8 @@ func ruleDiags(diags []ir.Diagnostic, rule string) []string {
 func TestEnvRulesRegistry(t *testing.T) {
 	t.Parallel()
 	for _, r := range envRules {
-		if r.Lint || r.FrontEnd || r.Run == nil || r.Severity == ir.Note || !isKebab(r.ID) || r.Doc == "" {
-			t.Errorf("env rule %+v: want an error or warning rule with a Run, a kebab-case ID and a doc, not lint", r)
+		if r.Lint || r.FrontEnd || r.Run == nil || r.Severity == "" || !isKebab(r.ID) || r.Doc == "" {
+			t.Errorf("env rule %+v: want a rule with a severity, a Run, a kebab-case ID and a doc, not lint", r)
 		}
 	}
 }
