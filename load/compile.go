@@ -38,6 +38,9 @@ func PrepareCompile(ctx context.Context, dir, target string, flags check.Flags) 
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := notTestFile(target); err != nil {
+		return nil, nil, err
+	}
 	ws := open(dir, Options{NoPreflight: true, Flags: flags}, repo)
 	r := ws.Check(ctx, []string{target}, "")
 	if r.Failed() || len(r.Plans) != 1 {

@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 
 	"github.com/cairn-dev/cairn/check"
@@ -10,6 +11,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/parse"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -47,6 +49,9 @@ func PrepareRunWith(ctx context.Context, dir, target, issue string, o Options) (
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := notTestFile(target); err != nil {
+		return nil, nil, err
+	}
 	ws := open(dir, o, repo)
 	ws.Env.Runtime = true
 	r := ws.Check(ctx, []string{target}, issue)
@@ -61,4 +66,13 @@ func PrepareRunWith(ctx context.Context, dir, target, issue string, o Options) (
 		Repo:      ws.Env.Repo,
 		Harnesses: ws.Env.Harnesses,
 	}, r, nil
+}
+
+// notTestFile refuses a target that names one of cairn test's files, which
+// check passes by with a note: it is no process to run or compile.
+func notTestFile(target string) error {
+	if parse.NotProcess(target) {
+		return fmt.Errorf("%q is a file of cairn test (*%s, *%s), not a process; cairn test runs the test files", target, parse.TestSuffix, parse.StubsSuffix)
+	}
+	return nil
 }

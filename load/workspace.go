@@ -146,7 +146,8 @@ func (ws *Workspace) Check(ctx context.Context, targets []string, issue string) 
 
 // files are the process files targets name, in order, with the diagnostics
 // of finding them (check.Find: a target with a '/' or an extension is a path,
-// any other a name to look up).
+// any other a name to look up); a test or stubs file is passed by, with a
+// note.
 func (ws *Workspace) files(targets []string) ([]string, []ir.Diagnostic) {
 	if len(targets) == 0 {
 		found, diags := check.List(ws.Env)
@@ -159,6 +160,18 @@ func (ws *Workspace) files(targets []string) ([]string, []ir.Diagnostic) {
 	var files []string
 	var diags []ir.Diagnostic
 	for _, t := range targets {
+		if parse.NotProcess(t) {
+			// A shell's glob (processes/*.toml) takes in the test and stubs
+			// files cairn test keeps beside the processes: they are passed
+			// by, as listing passes them by, and said so.
+			diags = append(diags, ir.Diagnostic{
+				Rule:     check.RuleUnknownProcess,
+				Severity: ir.Note,
+				Message:  fmt.Sprintf("%q is passed by: a file of cairn test (*%s, *%s), not a process", t, parse.TestSuffix, parse.StubsSuffix),
+				Range:    ir.Range{File: t},
+			})
+			continue
+		}
 		file, ds := check.Find(ws.Env, t)
 		diags = append(diags, ds...)
 		if file != "" && !ir.HasErrors(ds) {
