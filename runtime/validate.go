@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/atomicfile"
 	"github.com/cairn-dev/cairn/internal/machine"
 	"github.com/cairn-dev/cairn/internal/text"
 	"github.com/cairn-dev/cairn/ir"
@@ -35,6 +36,11 @@ const (
 	maxShellOutput = 16 << 10
 	// shellOutputLimit words maxShellOutput for that prompt.
 	shellOutputLimit = "16 KiB"
+	// maxJudgedResult is how much of a step's result, its start, a judge's
+	// prompt holds; the judge reads the result file for the rest.
+	maxJudgedResult = 64 << 10
+	// judgedResultLimit words maxJudgedResult for that prompt.
+	judgedResultLimit = "64 KiB"
 )
 
 // failure is what failed a round of validation: a validate shell (its
@@ -124,7 +130,7 @@ func (r *run) validate(ctx context.Context, sc *step.Context, wt worktree.Worktr
 		return e
 	}
 	for {
-		rd := r.check(ctx, sc, sr, rec)
+		rd := r.check(ctx, sc, sr, rec, e.result)
 		rec.Reasoning = rd.reasoning
 		switch {
 		case ctx.Err() != nil:
@@ -192,7 +198,7 @@ func (r *run) warnFailed(sc *step.Context, f failure) {
 // them with severity warn; else up to the first that fails), each one's
 // stdout and stderr kept in the run folder and listed in sr.Shells, then,
 // when none failed or the severity is warn, its judge.
-func (r *run) check(ctx context.Context, sc *step.Context, sr *record.StepRecord, rec *record.ValidateRecord) round {
+func (r *run) check(ctx context.Context, sc *step.Context, sr *record.StepRecord, rec *record.ValidateRecord, result string) round {
 	v := sc.Step.Validate
 	var rd round
 	for i, shell := range v.Shells {
@@ -213,7 +219,7 @@ func (r *run) check(ctx context.Context, sc *step.Context, sr *record.StepRecord
 	if len(v.Instructions) == 0 || ctx.Err() != nil {
 		return rd
 	}
-	j := r.judge(ctx, sc, rec)
+	j := r.judge(ctx, sc, rec, result)
 	rd.inconclusive, rd.reason, rd.err, rd.broken = j.inconclusive, j.reason, j.err, j.broken
 	rd.reasoning = j.reasoning
 	if j.verdict == record.VerdictFail {
@@ -240,11 +246,12 @@ type judgement struct {
 
 // judge has a validate phase's instructions judged (§7.2): a session of the
 // plan's judge harness and model, with JudgeTurns turns, in the step's
-// worktree, reads the instructions, the whys and the step's whole diff, and
+// worktree, reads the instructions, the whys, the step's result (its start,
+// and the file that holds all of it) and its whole diff, and
 // ends its final message with a JSON verdict. A judge that reaches none is
 // retried once in a fresh session with twice the turns. Each session keeps
 // its own trace, traces/STEP.judge-N.jsonl, and counts in rec.Judges.
-func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateRecord) judgement {
+func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateRecord, result string) judgement {
 	v := sc.Step.Validate
 	name := sc.Step.Name
 	if v.Harness == nil {
@@ -258,6 +265,12 @@ func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateR
 	if err != nil {
 		return judgement{broken: fmt.Sprintf("read the step's diff: %v", err)}
 	}
+	// The judge may read the whole result: the file holds it already, as
+	// it will when the step ends.
+	if err := atomicfile.Write(sc.ResultFile, []byte(result)); err != nil {
+		return judgement{broken: fmt.Sprintf("write the step's result for it: %v", err)}
+	}
+	shown, resultCut := text.Head(result, maxJudgedResult)
 	prompt, err := templates.JudgePrompt(templates.JudgeData{
 		Process:      sc.Process(),
 		Step:         name,
@@ -268,6 +281,10 @@ func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateR
 		Diff:         diff,
 		Cut:          cut,
 		Limit:        worktree.DiffLimit,
+		Result:       shown,
+		ResultFile:   sc.ResultFile,
+		ResultCut:    resultCut,
+		ResultLimit:  judgedResultLimit,
 	})
 	if err != nil {
 		return judgement{broken: err.Error()}

@@ -82,9 +82,11 @@ func SessionPrompt(d SessionData) (string, error) {
 
 // JudgeData is what the prompt of a validate phase's judge is rendered
 // from (§7.2): the step, the worktree it worked in, the phase's
-// instructions and whys, and the step's diff since Baseline (the commit the
-// step started from, "" when the repository had none). Cut says the diff
-// was cut at Limit (such as "200 KiB").
+// instructions and whys, the step's diff since Baseline (the commit the
+// step started from, "" when the repository had none), and its result (its
+// agent's final message or its command's output) with the file that holds
+// it. Cut says the diff was cut at Limit (such as "200 KiB"); ResultCut
+// that the result was cut at ResultLimit.
 type JudgeData struct {
 	Process      string
 	Step         string
@@ -95,11 +97,15 @@ type JudgeData struct {
 	Diff         string
 	Cut          bool
 	Limit        string
+	Result       string
+	ResultFile   string
+	ResultCut    bool
+	ResultLimit  string
 }
 
 // JudgePrompt renders the prompt of a validate phase's judge from
-// judge.md.tmpl: the criteria, why they matter, the step's whole diff, and
-// the JSON verdict its final message must end with.
+// judge.md.tmpl: the criteria, why they matter, the step's result and its
+// whole diff, and the JSON verdict its final message must end with.
 func JudgePrompt(d JudgeData) (string, error) {
 	if len(d.Instructions) == 0 {
 		return "", fmt.Errorf("the validate phase of step %q has no instructions to judge", d.Step)
@@ -109,11 +115,12 @@ func JudgePrompt(d JudgeData) (string, error) {
 		return "", err
 	}
 	d.Diff = strings.TrimRight(d.Diff, "\n")
+	d.Result = strings.TrimRight(d.Result, "\n")
 	var b strings.Builder
 	if err := t.Execute(&b, struct {
 		JudgeData
-		Fence string
-	}{d, fence(d.Diff)}); err != nil {
+		Fence, ResultFence string
+	}{d, fence(d.Diff), fence(d.Result)}); err != nil {
 		return "", fmt.Errorf("render the judge prompt of step %q: %w", d.Step, err)
 	}
 	return b.String(), nil

@@ -86,8 +86,10 @@ var exampleJudge = JudgeData{
 		"The fix addresses the cause of the crash, not only its symptom.",
 		"A test reproduces the crash and passes with the fix.",
 	},
-	Whys:     []string{"Issue #42: the parser crashes on an empty file."},
-	Baseline: "3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39",
+	Whys:       []string{"Issue #42: the parser crashes on an empty file."},
+	Result:     "Parse now returns an empty File for empty input (parse/parse.go:41), and TestParseEmpty covers it.\n",
+	ResultFile: "/home/ada/.cairn/runs/fix-issue_2026-01-01T090000Z/results/fix.md",
+	Baseline:   "3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39",
 	Diff: `diff --git a/parse/parse.go b/parse/parse.go
 index 1b2c3d4..5e6f7a8 100644
 --- a/parse/parse.go

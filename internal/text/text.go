@@ -33,3 +33,20 @@ func Tail(out []byte, limit int) (string, bool) {
 	}
 	return strings.ToValidUTF8(string(b), "\uFFFD"), true
 }
+
+// Head is the start of s, at most limit bytes ending at a line's end when
+// one falls in the second half, never inside a character, and whether it
+// was cut.
+func Head(s string, limit int) (string, bool) {
+	if len(s) <= limit {
+		return strings.ToValidUTF8(s, "\uFFFD"), false
+	}
+	b := s[:limit]
+	if i := strings.LastIndexByte(b, '\n'); i >= limit/2 {
+		b = b[:i+1]
+	}
+	for len(b) > 0 && !utf8.RuneStart(s[len(b)]) {
+		b = b[:len(b)-1]
+	}
+	return strings.ToValidUTF8(b, "\uFFFD"), true
+}

@@ -32,3 +32,24 @@ func TestTail(t *testing.T) {
 		t.Errorf("Tail cut inside a character: %q", got)
 	}
 }
+
+func TestHead(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in    string
+		limit int
+		want  string
+		cut   bool
+	}{
+		{"short", 10, "short", false},
+		{"one\ntwo\nthree\n", 10, "one\ntwo\n", true},
+		{"abcdefghij", 4, "abcd", true},
+		{"a\nbcdefghij", 8, "a\nbcdefg", true}, // the line's end is too early to cut at
+		{"ab€cd", 4, "ab", true},               // never inside a character
+	} {
+		got, cut := Head(tc.in, tc.limit)
+		if got != tc.want || cut != tc.cut {
+			t.Errorf("Head(%q, %d) = %q, %v; want %q, %v", tc.in, tc.limit, got, cut, tc.want, tc.cut)
+		}
+	}
+}
