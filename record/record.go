@@ -193,7 +193,11 @@ type ShellRecord struct {
 }
 
 // ActionRecord is one action of a step: its kind, the harness, model and
-// effort a session ran with, and how it ended.
+// effort a session ran with, and how it ended. A command that failed also
+// keeps, as a failed shell's record does, the count of the lines it wrote
+// (stdout and stderr together) and Tail, the last of them, made safe for a
+// terminal; Output says its result file holds that output (it wrote no
+// $CAIRN_RESULT).
 type ActionRecord struct {
 	Kind     ir.ActionKind `json:"kind"`
 	Harness  string        `json:"harness"`
@@ -201,6 +205,9 @@ type ActionRecord struct {
 	Effort   string        `json:"effort"`
 	ExitCode int           `json:"exit_code"`
 	Cause    string        `json:"cause"`
+	Lines    int           `json:"lines,omitempty"`
+	Tail     string        `json:"tail,omitempty"`
+	Output   bool          `json:"output_in_result,omitempty"`
 }
 
 // Event is one line of events.jsonl: either a step's whole new record, or

@@ -385,7 +385,7 @@ func RunLineOf(name, dir string, rec *Record) templates.RunLine {
 func FailureOf(rec *Record) *templates.RunFailure {
 	for i := range rec.Steps {
 		if s := &rec.Steps[i]; s.Outcome == Failed && !s.Optional {
-			return &templates.RunFailure{Step: s.Name, Cause: s.Cause}
+			return &templates.RunFailure{Step: s.Name, Cause: s.Cause, Output: lastOutput(s)}
 		}
 	}
 	if rec.Cause != "" {
@@ -394,18 +394,35 @@ func FailureOf(rec *Record) *templates.RunFailure {
 	return nil
 }
 
+// maxOutputShown is how much of a failed command's last line of output a
+// run's failure shows, in runes.
+const maxOutputShown = 100
+
+// lastOutput is the last line of output of step's failed command, cut to
+// maxOutputShown runes; "" when it has none.
+func lastOutput(step *StepRecord) string {
+	for _, a := range step.Actions {
+		if a.Kind != ir.Command || a.Cause == "" || a.Tail == "" {
+			continue
+		}
+		line := a.Tail[strings.LastIndexByte(a.Tail, '\n')+1:]
+		if r := []rune(line); len(r) > maxOutputShown {
+			line = string(r[:maxOutputShown-1]) + "…"
+		}
+		return line
+	}
+	return ""
+}
+
 // FailedLine is the one stderr line a run that failed at a step ends with:
-// "cairn: failed at step X: CAUSE"; "" when no step of steps failed that is
-// not optional.
+// "cairn: failed at step X: CAUSE (LAST LINE OF ITS OUTPUT)"; "" when no
+// step of steps failed that is not optional.
 func FailedLine(steps []StepRecord) string {
 	f := FailureOf(&Record{Steps: steps})
-	switch {
-	case f == nil:
+	if f == nil {
 		return ""
-	case f.Cause == "":
-		return fmt.Sprintf("cairn: failed at step %s", f.Step)
 	}
-	return fmt.Sprintf("cairn: failed at step %s: %s", f.Step, f.Cause)
+	return "cairn: failed at step " + templates.FailureText(f)
 }
 
 // Show gathers what `cairn show` shows of the run folder dir: its record,
@@ -538,8 +555,26 @@ func ShownShell(dir string, s *ShellRecord) templates.ShownShell {
 	}
 }
 
+// ShownAction is a failed command of step's run phase as its progress and
+// `cairn show` show it: its output's end, and its result file (of the run
+// folder dir) when that holds all of it and it is not empty. The only command of a step is
+// "command"; one of several, a card's run shells, "run shell N".
+func ShownAction(dir string, step *StepRecord, i int) templates.ShownShell {
+	a := &step.Actions[i]
+	what := "command"
+	if len(step.Actions) > 1 {
+		what = fmt.Sprintf("%s shell %d", ir.RunPhase, i+1)
+	}
+	s := templates.ShownShell{What: what, Cause: a.Cause, Lines: a.Lines, Tail: a.Tail}
+	if a.Output && a.Lines > 0 {
+		s.Output = InRunFolder(dir, filepath.Join(ResultsDir, step.Name+".md"))
+	}
+	return s
+}
+
 // ShownShells are the shells `cairn show` shows under step, of the run
-// folder dir: those that failed in the last round of their phase.
+// folder dir: those that failed in the last round of their phase, and a
+// failed command of its run phase.
 func ShownShells(dir string, step *StepRecord) []templates.ShownShell {
 	last := map[ir.PhaseKind]int{}
 	for _, s := range step.Shells {
@@ -550,6 +585,11 @@ func ShownShells(dir string, step *StepRecord) []templates.ShownShell {
 		s := &step.Shells[i]
 		if s.Status == ShellFail && s.Round == last[s.Phase] {
 			out = append(out, ShownShell(dir, s))
+		}
+	}
+	for i, a := range step.Actions {
+		if a.Kind == ir.Command && a.Cause != "" {
+			out = append(out, ShownAction(dir, step, i))
 		}
 	}
 	return out

@@ -733,6 +733,12 @@ func (r *run) work(ctx context.Context, sc *step.Context, wt worktree.Worktree, 
 		res := r.action(ctx, sc, wt, a)
 		if j < len(sr.Actions) {
 			sr.Actions[j].ExitCode, sr.Actions[j].Cause = res.ExitCode, res.Cause
+			if a.Kind == ir.Command && res.Failed {
+				sr.Actions[j].Lines, sr.Actions[j].Tail, sr.Actions[j].Output = res.Lines, res.Tail, res.OutputIsResult
+				if ctx.Err() == nil {
+					r.prog.Attach(sc.Step.Name, templates.ShellLines(record.ShownAction(sc.RunDir, sr, j)))
+				}
+			}
 		}
 		e.result, e.wrote, e.exitCode = res.Result, true, res.ExitCode
 		if res.Cause != "" {

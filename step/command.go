@@ -68,7 +68,8 @@ func timeoutCause(sc *Context) string {
 
 // RunCommand runs a command action (§7.1). Its result is what the script
 // wrote to $CAIRN_RESULT when that is not empty, else its stdout and stderr
-// together; a non-zero exit fails it.
+// together; a non-zero exit fails it, and the result then also has the
+// count and the last lines of that output, for the failure to show.
 func RunCommand(ctx context.Context, sc *Context, script string) Result {
 	// A result file left by an earlier action of the step must not pass
 	// for one this script wrote.
@@ -76,12 +77,22 @@ func RunCommand(ctx context.Context, sc *Context, script string) Result {
 		return Result{Failed: true, ExitCode: -1, Cause: fmt.Sprintf("clear the result file: %v", err)}
 	}
 	run := runShell(ctx, sc, script)
-	r := Result{ExitCode: run.Proc.ExitCode, Result: string(run.Output)}
+	r := Result{ExitCode: run.Proc.ExitCode, Result: string(run.Output), OutputIsResult: true}
 	if !run.OK() {
 		r.Failed, r.Cause = true, run.Cause
+		r.Lines, r.Tail = countLines(run.Output), outputTail(run.Output)
 	}
 	if written, err := os.ReadFile(sc.ResultFile); err == nil && len(written) > 0 {
-		r.Result = string(written)
+		r.Result, r.OutputIsResult = string(written), false
 	}
 	return r
+}
+
+// countLines counts the lines of out, a last one without a newline too.
+func countLines(out []byte) int {
+	n := bytes.Count(out, []byte{'\n'})
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		n++
+	}
+	return n
 }

@@ -38,14 +38,16 @@ func TestRunCommand(t *testing.T) {
 		name, script string
 		want         Result
 	}{
-		{"output", "echo out; echo err >&2; echo again", Result{Result: "out\nerr\nagain\n"}},
-		{"exit", "echo before; exit 3", Result{Failed: true, ExitCode: 3, Cause: "exit status 3", Result: "before\n"}},
-		{"unset variable", "echo $NOPE_NOT_SET", Result{Failed: true, ExitCode: 1, Cause: "exit status 1"}},
-		{"pipefail", "false | true", Result{Failed: true, ExitCode: 1, Cause: "exit status 1"}},
+		{"output", "echo out; echo err >&2; echo again", Result{Result: "out\nerr\nagain\n", OutputIsResult: true}},
+		{"exit", "echo before; exit 3", Result{Failed: true, ExitCode: 3, Cause: "exit status 3", Result: "before\n", Lines: 1, Tail: "before", OutputIsResult: true}},
+		{"unset variable", "echo $NOPE_NOT_SET", Result{Failed: true, ExitCode: 1, Cause: "exit status 1", Lines: 1, OutputIsResult: true}},
+		{"pipefail", "false | true", Result{Failed: true, ExitCode: 1, Cause: "exit status 1", OutputIsResult: true}},
 		{"result file wins", `echo noise; printf 'the result' > "$CAIRN_RESULT"`, Result{Result: "the result"}},
-		{"empty result file", `echo noise; : > "$CAIRN_RESULT"`, Result{Result: "noise\n"}},
-		{"skip code", "exit $CHECK_SKIP", Result{Failed: true, ExitCode: 77, Cause: "exit status 77"}},
-		{"in the worktree", `[ "$PWD" = "$CAIRN_WORKTREE" ] && echo here`, Result{Result: "here\n"}},
+		{"result file of a failure", `seq 1 12; printf 'the result' > "$CAIRN_RESULT"; echo "no such file" >&2; exit 2`,
+			Result{Failed: true, ExitCode: 2, Cause: "exit status 2", Result: "the result", Lines: 13, Tail: "4\n5\n6\n7\n8\n9\n10\n11\n12\nno such file"}},
+		{"empty result file", `echo noise; : > "$CAIRN_RESULT"`, Result{Result: "noise\n", OutputIsResult: true}},
+		{"skip code", "exit $CHECK_SKIP", Result{Failed: true, ExitCode: 77, Cause: "exit status 77", OutputIsResult: true}},
+		{"in the worktree", `[ "$PWD" = "$CAIRN_WORKTREE" ] && echo here`, Result{Result: "here\n", OutputIsResult: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,7 +55,7 @@ func TestRunCommand(t *testing.T) {
 			sc := commandContext(t, "test", "")
 			got := RunCommand(context.Background(), sc, tt.script)
 			if tt.name == "unset variable" {
-				got.Result = "" // bash's wording varies
+				got.Result, got.Tail = "", "" // bash's wording varies
 			}
 			if got != tt.want {
 				t.Errorf("RunCommand(%q) = %+v; want %+v", tt.script, got, tt.want)

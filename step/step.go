@@ -26,6 +26,13 @@ type Result struct {
 	// Result is the action's result: a command's output (or what it wrote
 	// to $CAIRN_RESULT), a session's final message.
 	Result string
+	// Lines counts the lines a failed command wrote (stdout and stderr
+	// together), and Tail is the last of them, safe to print, as a failed
+	// shell's record keeps them; OutputIsResult says Result holds that
+	// output (the script wrote no $CAIRN_RESULT).
+	Lines          int
+	Tail           string
+	OutputIsResult bool
 	// Trace is the path of the session's full output, when there is one.
 	Trace string
 	// Session is how a session's CLI ended: its session's id, whether it

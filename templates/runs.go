@@ -68,10 +68,31 @@ func (c StepCounts) Done() int {
 
 // RunFailure is why a failed run failed: its first failed step that is not
 // optional and that step's cause, or, when no such step failed (the run was
-// refused before its first step), no step and the run's own cause.
+// refused before its first step), no step and the run's own cause. Output
+// is the last line a failed command of that step wrote, cut to a width that
+// fits a line (often the error itself: "exit status 2" says little).
 type RunFailure struct {
-	Step  string `json:"step"`
-	Cause string `json:"cause"`
+	Step   string `json:"step"`
+	Cause  string `json:"cause"`
+	Output string `json:"output,omitempty"`
+}
+
+// FailureText is "STEP: CAUSE (OUTPUT)", the step alone when no cause was
+// given, the cause alone when no step failed.
+func FailureText(f *RunFailure) string {
+	var s string
+	switch {
+	case f.Cause == "":
+		s = f.Step
+	case f.Step == "":
+		s = f.Cause
+	default:
+		s = f.Step + ": " + f.Cause
+	}
+	if f.Output != "" {
+		s += " (" + f.Output + ")"
+	}
+	return s
 }
 
 // ActivityLine is a run the activity log names, which left no run folder: a
@@ -174,7 +195,7 @@ func (l *RunList) row(r RunLine) []string {
 	row := []string{r.Name, r.Process, status, clock(r.Start), duration, costText(r.Usage),
 		fmt.Sprintf("%d/%d steps", r.Steps.Done(), r.Steps.Total)}
 	if r.Failure != nil {
-		row = append(row, failureText(r.Failure))
+		row = append(row, FailureText(r.Failure))
 	}
 	return row
 }
@@ -186,18 +207,6 @@ func costText(u ir.Usage) string {
 		return "-"
 	}
 	return ir.FormatCost(*u.CostUSD)
-}
-
-// failureText is "STEP: CAUSE", the step alone when no cause was given, the
-// cause alone when no step failed.
-func failureText(f *RunFailure) string {
-	switch {
-	case f.Cause == "":
-		return f.Step
-	case f.Step == "":
-		return f.Cause
-	}
-	return f.Step + ": " + f.Cause
 }
 
 type jsonRunList struct {
@@ -280,6 +289,11 @@ type ShownUsage struct {
 // progress and `cairn show` show it under its step: which shell it was,
 // why it failed, the last lines it wrote (stdout and stderr together) out
 // of how many, and the absolute paths of the files holding its streams.
+//
+// A failed command of a step's run phase shows the same way: What names it
+// ("command", "run shell 2") in place of its phase and place, and Output is
+// the absolute path of its result file when that holds its output, in place
+// of the files of its streams.
 type ShownShell struct {
 	Phase  string
 	Shell  int
@@ -289,6 +303,8 @@ type ShownShell struct {
 	Tail   string
 	Stdout string
 	Stderr string
+	What   string
+	Output string
 }
 
 // ShellLines are the lines that show a failed shell under its step, in
@@ -300,7 +316,10 @@ type ShownShell struct {
 //	stdout  /home/me/.cairn/runs/x/shells/test.validate.2.stdout
 //	stderr  /home/me/.cairn/runs/x/shells/test.validate.2.stderr
 func ShellLines(s ShownShell) []string {
-	what := fmt.Sprintf("%s shell %d", s.Phase, s.Shell)
+	what := s.What
+	if what == "" {
+		what = fmt.Sprintf("%s shell %d", s.Phase, s.Shell)
+	}
 	if s.Round > 1 {
 		what += fmt.Sprintf(" (round %d)", s.Round)
 	}
@@ -322,6 +341,12 @@ func ShellLines(s ShownShell) []string {
 	}
 	for _, t := range tail {
 		lines = append(lines, "| "+t)
+	}
+	switch {
+	case s.Output != "":
+		return append(lines, "output  "+s.Output)
+	case s.Stdout == "" && s.Stderr == "":
+		return lines
 	}
 	return append(lines, "stdout  "+s.Stdout, "stderr  "+s.Stderr)
 }
