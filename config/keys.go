@@ -45,7 +45,7 @@ var Keys = []ir.Key{
 		Doc:  "Model tiers mapped to a harness's models, each `[models.HARNESS]`.",
 		Keys: tierKeyTable()},
 	{Name: "resources", Type: ir.KeyTable,
-		Doc: "What a run waits for before it starts sessions.",
+		Doc: "What a run waits for before it starts a session; when `wait` runs out, the session starts anyway, with a warning.",
 		Keys: []ir.Key{
 			{Name: "max_load", Type: ir.KeyNumber, Min: ir.Above(0),
 				Doc: "The load average the machine must be under, such as `8.0`."},

@@ -904,10 +904,7 @@ func (r *run) prepareSession(ctx context.Context, sc *step.Context, wt worktree.
 	if !ok {
 		return nil, "", fmt.Errorf("unknown harness %q", a.Harness.Value)
 	}
-	name := sc.Step.Name
-	if err := machine.Wait(ctx, r.o.Plan.Resources, func(msg string) {
-		r.prog.Note(fmt.Sprintf("%s: %s", name, msg))
-	}); err != nil {
+	if err := r.waitMachine(ctx, sc.Step.Name); err != nil {
 		return nil, "", err
 	}
 	skill, err := skillPath(r.o.Home, wt, a.Skill)
@@ -981,4 +978,13 @@ func expiry(plan *ir.Plan, status record.Status, end time.Time) string {
 		d, _ = ir.ParseDuration(def)
 	}
 	return end.Add(d).Format(time.RFC3339)
+}
+
+// waitMachine holds a session of step back while the machine is busy
+// (machine.Wait): the progress says what it waits for, and warns when it
+// starts the session anyway. It fails only when ctx ends.
+func (r *run) waitMachine(ctx context.Context, step string) error {
+	return machine.Wait(ctx, r.o.Plan.Resources,
+		func(msg string) { r.prog.Note(fmt.Sprintf("%s: %s", step, msg)) },
+		func(msg string) { r.prog.Note(fmt.Sprintf("warning: step %s: %s", step, msg)) })
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/atomicfile"
-	"github.com/cairn-dev/cairn/internal/machine"
 	"github.com/cairn-dev/cairn/internal/text"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
@@ -304,9 +303,7 @@ func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateR
 	}
 	var j judgement
 	for attempt := 1; attempt <= 2; attempt++ {
-		if err := machine.Wait(ctx, r.o.Plan.Resources, func(msg string) {
-			r.prog.Note(fmt.Sprintf("%s: %s", name, msg))
-		}); err != nil {
+		if err := r.waitMachine(ctx, name); err != nil {
 			return judgement{broken: err.Error()}
 		}
 		rec.Judges++
@@ -532,9 +529,7 @@ func (r *run) review(ctx context.Context, sc *step.Context, wt worktree.Worktree
 	if err != nil {
 		return fmt.Sprintf("validate: review retry %d: %v", retry, err)
 	}
-	if err := machine.Wait(ctx, r.o.Plan.Resources, func(msg string) {
-		r.prog.Note(fmt.Sprintf("%s: %s", sc.Step.Name, msg))
-	}); err != nil {
+	if err := r.waitMachine(ctx, sc.Step.Name); err != nil {
 		return fmt.Sprintf("validate: review retry %d: %v", retry, err)
 	}
 	inv := step.Invocation(a, prompt)

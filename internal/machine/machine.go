@@ -50,15 +50,15 @@ var thisMachine = machine{
 // Wait holds a session step back while the machine is busy (§7.9): while
 // the 1-minute load average exceeds r's MaxLoad or the memory available is
 // below its MinFreeMemory, it reads them again every few seconds, telling
-// progress once what it waits for. It returns nil when they allow the step
-// (at once when r sets neither), an error whose text is the step's cause
-// when r's Wait runs out or a reading fails, and ctx's error when ctx ends
-// first.
-func Wait(ctx context.Context, r ir.PlanResources, progress func(string)) error {
-	return thisMachine.wait(ctx, r, progress)
+// progress once what it waits for. It returns when they allow the step (at
+// once when r sets neither), or when r's Wait has run out or a reading
+// fails: the step then starts anyway, and warn says why. It returns ctx's
+// error when ctx ends first, and nil otherwise.
+func Wait(ctx context.Context, r ir.PlanResources, progress, warn func(string)) error {
+	return thisMachine.wait(ctx, r, progress, warn)
 }
 
-func (m machine) wait(ctx context.Context, r ir.PlanResources, progress func(string)) error {
+func (m machine) wait(ctx context.Context, r ir.PlanResources, progress, warn func(string)) error {
 	if r.MaxLoad <= 0 && r.MinFreeMemory <= 0 {
 		return nil
 	}
@@ -67,20 +67,22 @@ func (m machine) wait(ctx context.Context, r ir.PlanResources, progress func(str
 	for {
 		short, what, err := m.shortOf(r)
 		if err != nil {
-			return err
+			warn(fmt.Sprintf("%v; starting anyway", err))
+			return nil
 		}
 		if short == "" {
 			return nil
 		}
 		// Tell once what the step waits for, again only when that changes,
 		// not at every new reading.
-		if what != told && progress != nil {
+		if what != told {
 			progress("waiting " + short)
 			told = what
 		}
 		left := deadline.Sub(m.now())
 		if left <= 0 {
-			return fmt.Errorf("waited %s %s", r.WaitText, short)
+			warn(fmt.Sprintf("waited %s %s; starting anyway", r.WaitText, short))
+			return nil
 		}
 		if err := m.sleep(ctx, min(resourcePoll, left)); err != nil {
 			return err
