@@ -117,7 +117,7 @@ func TestBuildPlan(t *testing.T) {
 	}
 	a := hunt.Actions[0]
 	if a.Kind != ir.Session || a.Prompt != "hunt" || *a.Harness != (ir.Setting{Value: "claude", Source: ir.FromDefault}) ||
-		*a.Model != (ir.Setting{Value: "opus", Source: ir.FromStep, Tier: "strong"}) || *a.Effort != (ir.Setting{Value: "high", Source: ir.FromStep}) ||
+		*a.Model != (ir.Setting{Value: "opus", Source: ir.FromStep, Tier: "strong", TierMap: ir.TierBuiltin}) || *a.Effort != (ir.Setting{Value: "high", Source: ir.FromStep}) ||
 		*a.MaxTurns != (ir.IntSetting{Value: 20, Source: ir.FromDefault}) {
 		t.Errorf("session action %+v", a)
 	}
@@ -132,7 +132,7 @@ func TestBuildPlan(t *testing.T) {
 		t.Errorf("precheck %+v", judge.Precheck)
 	}
 	if v := judge.Validate; v == nil || v.Severity != ir.SeverityAbort || v.Model == nil ||
-		*v.Model != (ir.Setting{Value: "sonnet", Source: ir.FromDefault, Tier: "balanced"}) {
+		*v.Model != (ir.Setting{Value: "sonnet", Source: ir.FromDefault, Tier: "balanced", TierMap: ir.TierBuiltin}) {
 		t.Errorf("validate %+v", judge.Validate)
 	}
 	if a := deliver.Actions[0]; a.Kind != ir.Catalogue || a.Catalogue != ir.Delivery || a.Harness != nil {

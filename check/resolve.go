@@ -380,12 +380,12 @@ func (r *resolver) mapTier(m Resolved, h string, adapter *harness.Harness) Resol
 	}
 	m.Tier = tier
 	if pair, ok := r.cfg.ModelFor(h, tier); ok && pair.Set && !pair.Bad {
-		m.Value = pair.Value
+		m.Value, m.TierMap = pair.Value, ir.TierFromConfig
 		return m
 	}
 	if adapter != nil {
 		if model, ok := adapter.TierModel(tier); ok {
-			m.Value = model
+			m.Value, m.TierMap = model, ir.TierBuiltin
 			return m
 		}
 		m.Unmapped = true

@@ -209,10 +209,11 @@ func TestResolveTiers(t *testing.T) {
 		{"claude", "claude-3-7-sonnet", "claude-3-7-sonnet/step"},
 		{"codex", "balanced", "gpt-5/step~balanced"},
 		{"codex", "sonnet", "gpt-5/step~balanced"},
-		{"codex", "efficient", "efficient/step~efficient!"},
-		{"codex", "opus", "opus/step~strong!"},
-		{"codex", "", "strong/config~strong!"},
-		{"gemini", "strong", "strong/step~strong!"},
+		{"codex", "efficient", "gpt-6.1-terra/step~efficient"},
+		{"codex", "opus", "gpt-6.2-astra/step~strong"},
+		{"codex", "", "gpt-6.2-astra/config~strong"},
+		{"gemini", "strong", "pro/step~strong"},
+		{"opencode", "balanced", "anthropic/claude-sonnet-5/step~balanced"},
 		{"opencode", "anthropic/claude-sonnet-4-5", "anthropic/claude-sonnet-4-5/step"},
 		{"mybot", "balanced", "balanced/step~balanced!"},
 		// An unknown harness is unknown-harness's to report, not also
@@ -259,7 +260,7 @@ shells = ["true"]
 		want  []string
 	}{
 		{Flags{}, []string{"claude/default sonnet/default~balanced run", "claude/default opus/step~strong run", "no judge"}},
-		{Flags{Harness: "codex", Model: "o3"}, []string{"codex/flag balanced/default~balanced! run", "codex/flag strong/step~strong! run", "no judge"}},
+		{Flags{Harness: "codex", Model: "o3"}, []string{"codex/flag gpt-6.2-sol/default~balanced run", "codex/flag gpt-6.2-astra/step~strong run", "no judge"}},
 	} {
 		res := Resolve(p, &Env{Config: &config.Config{}, Flags: tc.flags})
 		var got []string

@@ -186,43 +186,53 @@ func TestUnmappedTier(t *testing.T) {
 	hint := func(tier, h string) string {
 		return fmt.Sprintf("add %s = \"MODEL\" under [models.%s] in config.toml", tier, h)
 	}
+	// Every built-in harness maps every tier; a custom one maps none of
+	// its own.
+	mybot := []config.Harness{{Name: "mybot", Command: cfgList(1, "mybot")}}
 	runEnvCases(t, RuleUnmappedTier, []envCase{
 		{
+			name:  "built-in harnesses map every tier",
+			src:   "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"codex\"\nmodel = \"balanced\"\n[[steps]]\nname = \"b\"\nprompt = \"p\"\nharness = \"gemini\"\nmodel = \"opus\"\n[[steps]]\nname = \"c\"\nprompt = \"p\"\nharness = \"opencode\"\nmodel = \"strongest\"\n[[steps]]\nname = \"d\"\ncommand = \"true\"\n[steps.validate]\ninstructions = [\"ok\"]\n",
+			flags: Flags{Harness: "codex"},
+		},
+		{
 			name: "on the step",
-			src:  "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"codex\"\nmodel = \"balanced\"\n[[steps]]\nname = \"b\"\nprompt = \"p\"\nharness = \"gemini\"\nmodel = \"opus\"\n[[steps]]\nname = \"c\"\nprompt = \"p\"\nmodel = \"opus\"\n",
+			src:  "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"mybot\"\nmodel = \"balanced\"\n[[steps]]\nname = \"b\"\nprompt = \"p\"\nharness = \"mybot\"\nmodel = \"opus\"\n[[steps]]\nname = \"c\"\nprompt = \"p\"\nmodel = \"opus\"\n",
+			cfg:  &config.Config{Harnesses: mybot},
 			want: []string{
-				`p.toml:6:9 error: model tier "balanced" has no mapping for harness "codex"; ` + hint("balanced", "codex"),
-				`p.toml:11:9 error: model "opus" (tier "strong") has no mapping for harness "gemini"; ` + hint("strong", "gemini"),
+				`p.toml:6:9 error: model tier "balanced" has no mapping for harness "mybot"; ` + hint("balanced", "mybot"),
+				`p.toml:11:9 error: model "opus" (tier "strong") has no mapping for harness "mybot"; ` + hint("strong", "mybot"),
 			},
 		},
 		{
 			name: "mapped by the config",
-			src:  "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"codex\"\nmodel = \"balanced\"\n",
-			cfg:  &config.Config{Models: []config.Models{cfgModels("codex", 1, "balanced", "gpt-5")}},
+			src:  "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"mybot\"\nmodel = \"balanced\"\n",
+			cfg:  &config.Config{Harnesses: mybot, Models: []config.Models{cfgModels("mybot", 1, "balanced", "gpt-5")}},
 		},
 		{
 			name: "from the config",
 			src:  "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\n[[steps]]\nname = \"b\"\nprompt = \"p\"\nharness = \"opencode\"\n",
-			cfg: &config.Config{File: cfgFile, Harness: cfgString("codex", 1), Model: cfgString("strongest", 2),
+			cfg: &config.Config{File: cfgFile, Harnesses: mybot, Harness: cfgString("mybot", 1), Model: cfgString("strongest", 2),
 				Models: []config.Models{cfgModels("opencode", 5, "default", "efficient")}},
 			want: []string{
-				cfgFile + `:2:10 error: model tier "strongest" in config.toml has no mapping for harness "codex"; ` + hint("strongest", "codex"),
-				cfgFile + `:5:10 error: model tier "efficient" in config.toml has no mapping for harness "opencode"; ` + hint("efficient", "opencode"),
+				cfgFile + `:2:10 error: model tier "strongest" in config.toml has no mapping for harness "mybot"; ` + hint("strongest", "mybot"),
 			},
 		},
 		{
 			name:  "from the flag",
-			src:   "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"codex\"\n[[steps]]\nname = \"b\"\nprompt = \"p\"\nharness = \"codex\"\n",
+			src:   "version = 1\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"mybot\"\n[[steps]]\nname = \"b\"\nprompt = \"p\"\nharness = \"mybot\"\n",
+			cfg:   &config.Config{Harnesses: mybot},
 			flags: Flags{Model: "sonnet"},
-			want:  []string{`:0:0 error: model "sonnet" (tier "balanced") given by --model has no mapping for harness "codex"; ` + hint("balanced", "codex")},
+			want:  []string{`:0:0 error: model "sonnet" (tier "balanced") given by --model has no mapping for harness "mybot"; ` + hint("balanced", "mybot")},
 		},
 		{
 			name:  "a judge's model",
 			src:   "version = 1\n[[steps]]\nname = \"a\"\ncommand = \"true\"\n[steps.validate]\ninstructions = [\"ok\"]\nmodel = \"strong\"\n[[steps]]\nname = \"b\"\ncommand = \"true\"\n[steps.validate]\ninstructions = [\"ok\"]\n[[steps]]\nname = \"c\"\ncommand = \"true\"\n[steps.validate]\nshells = [\"true\"]\n",
-			flags: Flags{Harness: "gemini"},
+			cfg:   &config.Config{Harnesses: mybot},
+			flags: Flags{Harness: "mybot"},
 			want: []string{
-				`p.toml:7:9 error: model tier "strong" has no mapping for harness "gemini"; ` + hint("strong", "gemini"),
-				`p.toml:11:1 error: the instruction judge's default model tier "balanced" has no mapping for harness "gemini"; ` + hint("balanced", "gemini"),
+				`p.toml:7:9 error: model tier "strong" has no mapping for harness "mybot"; ` + hint("strong", "mybot"),
+				`p.toml:11:1 error: the instruction judge's default model tier "balanced" has no mapping for harness "mybot"; ` + hint("balanced", "mybot"),
 			},
 		},
 	})
@@ -380,8 +390,11 @@ model = "balanced"
 effort = "high"
 repair_cap = 2
 
-[models.codex]
+[models.mybot]
 default = "strong"
+
+[harnesses.mybot]
+command = ["mybot"]
 `))
 	for _, d := range diags {
 		t.Fatalf("config refused: %s: %s [%s]", d.Range, d.Message, d.Rule)
@@ -395,9 +408,9 @@ prompt = "p"
 [[steps]]
 name = "b"
 prompt = "p"
-harness = "codex"
+harness = "mybot"
 `
-	_, got := Check(context.Background(), mustTOML(t, "p.toml", src), nil, &Env{Home: t.TempDir(), Config: cfg})
+	_, got := Check(context.Background(), mustTOML(t, "p.toml", src), nil, &Env{Home: t.TempDir(), Config: cfg, Harnesses: harness.NewRegistry(cfg.CustomHarnesses())})
 	var lines []string
 	for _, rule := range []string{RuleLoosenedLimit, RuleUnknownEffort, RuleUnmappedTier} {
 		lines = append(lines, ruleDiags(got, rule)...)
@@ -405,8 +418,7 @@ harness = "codex"
 	want := []string{
 		`p.toml:3:14 error: repair_cap 3 is above the config's repair_cap 2; a process file may only lower it (the config's repair_cap ` + file + `:4:14)`,
 		file + `:3:10 note: effort "high" set in config.toml is not passed to harness "gemini", which takes no effort`,
-		file + `:2:9 error: model tier "balanced" in config.toml has no mapping for harness "gemini"; add balanced = "MODEL" under [models.gemini] in config.toml`,
-		file + `:7:11 error: model tier "strong" in config.toml has no mapping for harness "codex"; add strong = "MODEL" under [models.codex] in config.toml`,
+		file + `:7:11 error: model tier "strong" in config.toml has no mapping for harness "mybot"; add strong = "MODEL" under [models.mybot] in config.toml`,
 	}
 	if !slices.Equal(lines, want) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))

@@ -16,8 +16,16 @@ type codex struct{}
 
 func (codex) Spec() Spec {
 	return Spec{
-		Name:        "codex",
-		Efforts:     map[string]string{"low": "low", "medium": "medium", "high": "high", "xhigh": "xhigh", "max": "xhigh"},
+		Name:    "codex",
+		Efforts: map[string]string{"low": "low", "medium": "medium", "high": "high", "xhigh": "xhigh", "max": "xhigh"},
+		// The models codex 0.171.0 lists (its built-in catalogue): Terra
+		// "efficient", Sol "fast, go-to", Astra "most capable".
+		Tiers: map[string]string{
+			"efficient": "gpt-6.1-terra",
+			"balanced":  "gpt-6.2-sol",
+			"strong":    "gpt-6.2-astra",
+			"strongest": "gpt-6.2-astra",
+		},
 		Stdin:       true,
 		Resume:      true,
 		MessageFile: true,

@@ -20,6 +20,16 @@ func (gemini) Spec() Spec {
 	return Spec{
 		Name:    "gemini",
 		Efforts: map[string]string{},
+		// Gemini CLI 0.61.0's own aliases, which follow its current
+		// models (flash-lite, flash and pro: gemini-3.5-flash-lite,
+		// gemini-3-flash-preview and gemini-3-pro-preview), and its newest
+		// pro model.
+		Tiers: map[string]string{
+			"efficient": "flash-lite",
+			"balanced":  "flash",
+			"strong":    "pro",
+			"strongest": "gemini-3.1-pro-preview",
+		},
 		Stdin:   true,
 		Resume:  true,
 		Turns:   true,

@@ -74,7 +74,8 @@ func (h *Harness) Effort(e string) (string, bool) {
 }
 
 // TierModel returns h's built-in model for a tier: Claude's own aliases for
-// claude, none for the others (they map tiers through [models.HARNESS]).
+// claude, the current models of each other built-in CLI, none for a custom
+// harness (it maps tiers through [models.HARNESS], which overrides these).
 func (h *Harness) TierModel(tier string) (string, bool) {
 	m, ok := h.spec.Tiers[tier]
 	return m, ok

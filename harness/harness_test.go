@@ -182,18 +182,23 @@ func TestEfforts(t *testing.T) {
 
 func TestTiers(t *testing.T) {
 	r := testRegistry()
-	claude, _ := r.Lookup("claude")
-	for tier, want := range map[string]string{"efficient": "haiku", "balanced": "sonnet", "strong": "opus", "strongest": "fable"} {
-		if got, ok := claude.TierModel(tier); !ok || got != want {
-			t.Errorf("claude.TierModel(%q) = %q, %v; want %q", tier, got, ok, want)
+	for name, want := range map[string][4]string{
+		"claude":   {"haiku", "sonnet", "opus", "fable"},
+		"codex":    {"gpt-6.1-terra", "gpt-6.2-sol", "gpt-6.2-astra", "gpt-6.2-astra"},
+		"gemini":   {"flash-lite", "flash", "pro", "gemini-3.1-pro-preview"},
+		"opencode": {"anthropic/claude-haiku-4-5", "anthropic/claude-sonnet-5", "anthropic/claude-opus-5", "anthropic/claude-fable-5"},
+	} {
+		h, _ := r.Lookup(name)
+		for i, tier := range ir.Tiers {
+			if got, ok := h.TierModel(tier); !ok || got != want[i] {
+				t.Errorf("%s.TierModel(%q) = %q, %v; want %q", name, tier, got, ok, want[i])
+			}
 		}
 	}
-	for _, name := range []string{"codex", "gemini", "opencode", "mybot"} {
-		h, _ := r.Lookup(name)
-		for _, tier := range ir.Tiers {
-			if m, ok := h.TierModel(tier); ok {
-				t.Errorf("%s.TierModel(%q) = %q; want no built-in mapping", name, tier, m)
-			}
+	mybot, _ := r.Lookup("mybot")
+	for _, tier := range ir.Tiers {
+		if m, ok := mybot.TierModel(tier); ok {
+			t.Errorf("mybot.TierModel(%q) = %q; want no built-in mapping", tier, m)
 		}
 	}
 }

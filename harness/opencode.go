@@ -18,7 +18,16 @@ func (opencode) Spec() Spec {
 	return Spec{
 		Name: "opencode",
 		// medium is opencode's default variant: no --variant is passed.
-		Efforts:   map[string]string{"low": "minimal", "medium": "", "high": "high", "xhigh": "max", "max": "max"},
+		Efforts: map[string]string{"low": "minimal", "medium": "", "high": "high", "xhigh": "max", "max": "max"},
+		// opencode names a model PROVIDER/MODEL: Anthropic's, as
+		// opencode 1.18.33's catalogue names them; [models.opencode]
+		// maps the tiers onto another provider's.
+		Tiers: map[string]string{
+			"efficient": "anthropic/claude-haiku-4-5",
+			"balanced":  "anthropic/claude-sonnet-5",
+			"strong":    "anthropic/claude-opus-5",
+			"strongest": "anthropic/claude-fable-5",
+		},
 		Resume:    true,
 		Cost:      true,
 		TurnEvent: &opencodeTurn,

@@ -23,11 +23,20 @@ type Setting struct {
 	Value  string `json:"value"`
 	Source Source `json:"source"`
 	Tier   string `json:"tier,omitempty"`
+	// TierMap says where Tier was mapped to Value: TierFromConfig or
+	// TierBuiltin; empty for a value that names no tier.
+	TierMap string `json:"tier_map,omitempty"`
 	// Passed is what the harness's CLI is given for Value when that is
 	// another value (codex's effort for max is xhigh); empty when it is
 	// Value itself, or nothing.
 	Passed string `json:"passed,omitempty"`
 }
+
+// The places a model tier is mapped to a harness's model.
+const (
+	TierFromConfig = "config" // [models.HARNESS] TIER in config.toml
+	TierBuiltin    = "built-in"
+)
 
 // IntSetting is a resolved number with the source that won.
 type IntSetting struct {

@@ -265,6 +265,7 @@ func appendSetting(b []byte, s *ir.Setting) []byte {
 	b = append(b, `,"source":`...)
 	b = appendString(b, string(s.Source))
 	b = appendOptString(b, `,"tier":`, s.Tier)
+	b = appendOptString(b, `,"tier_map":`, s.TierMap)
 	b = appendOptString(b, `,"passed":`, s.Passed)
 	return append(b, '}')
 }

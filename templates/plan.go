@@ -310,7 +310,8 @@ func newPhaseView(name string, ph *ir.PlanPhase) phaseView {
 }
 
 // setting is a resolved value with where it came from: "opus (step, tier
-// strong)", or "(harness default)" when the harness's CLI chooses.
+// strong, built-in)" (or "config" for a tier [models.HARNESS] maps), or
+// "(harness default)" when the harness's CLI chooses.
 func setting(s *ir.Setting) string {
 	if s.Value == "" {
 		return "(harness default)"
@@ -320,6 +321,9 @@ func setting(s *ir.Setting) string {
 		return fmt.Sprintf("%s (%s from %s)", s.Passed, s.Value, s.Source)
 	}
 	if s.Tier != "" && s.Tier != s.Value {
+		if s.TierMap != "" {
+			return fmt.Sprintf("%s (%s, tier %s, %s)", s.Value, s.Source, s.Tier, s.TierMap)
+		}
 		return fmt.Sprintf("%s (%s, tier %s)", s.Value, s.Source, s.Tier)
 	}
 	return fmt.Sprintf("%s (%s)", s.Value, s.Source)
