@@ -301,7 +301,16 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 		return err != nil || held
 	}
 	patches := filepath.Join(r.folder.Dir, record.WorktreesDir)
-	wts, err := worktree.Open(ctx, r.o.Repo, r.o.Home, r.folder.Name(), plan.Worktrees, running)
+	var wts *worktree.Worktrees
+	var err error
+	if r.resumed != nil {
+		// Recorded before the worktrees exist: a resume killed before
+		// their changes are back leaves a worktree no save trusts.
+		err = worktree.BeginReopen(patches, plan.Worktrees)
+	}
+	if err == nil {
+		wts, err = worktree.Open(ctx, r.o.Repo, r.o.Home, r.folder.Name(), plan.Worktrees, running)
+	}
 	if err == nil && r.resumed != nil {
 		if err = wts.Reopen(recordedWorktrees(r.resumed), patches); err != nil {
 			r.warn(wts.Close(patches))
@@ -608,6 +617,7 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier,
 			sr.Baseline = sc.Baseline
 		}
 		sc.Env = step.Env(r.base, sc, filepath.Join(r.folder.Dir, record.ResultsDir), st.Env)
+		r.wts.Worked(st.Worktree)
 		spending := newStepSpending(st, &sr, r.purse)
 		sc.Meter = spending.meter(false)
 		e = r.execute(ctx, sc, wt, &sr)

@@ -15,14 +15,17 @@ import (
 	"syscall"
 
 	"github.com/cairn-dev/cairn/internal/git"
+	"github.com/cairn-dev/cairn/ir"
 )
 
 // saveAll saves the changes of the worktrees open (savePatch) in patchDir and
-// returns each one's error. Saving touches only each worktree's own files
-// and temporary ones, so worktrees are saved side by side, but a few at a
-// time: each save holds files and git processes open, and a run with
-// hundreds of worktrees must not run out of file descriptors.
-func saveAll(open []Worktree, patchDir string) []error {
+// returns each one's error; ran reports, by name, whether a step ran in a
+// worktree since its saved changes were applied to it. Saving touches only
+// each worktree's own files and temporary ones, so worktrees are saved side
+// by side, but a few at a time: each save holds files and git processes
+// open, and a run with hundreds of worktrees must not run out of file
+// descriptors.
+func saveAll(open []Worktree, patchDir string, ran func(name string) bool) []error {
 	errs := make([]error, len(open))
 	slots := make(chan struct{}, min(len(open), max(2, goruntime.GOMAXPROCS(0))))
 	var wg sync.WaitGroup
@@ -30,7 +33,7 @@ func saveAll(open []Worktree, patchDir string) []error {
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			errs[i] = savePatch(wt, patchDir)
+			errs[i] = savePatch(wt, patchDir, ran(wt.Name))
 		})
 	}
 	wg.Wait()
@@ -41,6 +44,87 @@ func saveAll(open []Worktree, patchDir string) []error {
 // patches of the submodules initialised in it (NAME.submodules): PATH.patch
 // for the submodule at PATH.
 const submodulesSuffix = ".submodules"
+
+// applyingSuffix names the marker, beside a worktree's NAME.patch, that
+// BeginReopen writes before a resumed run makes the worktree again and
+// Reopen removes once every saved patch of it is applied: while it is
+// there, the worktree holds a part of its saved changes at most (none, or a
+// patch half applied, when a resume was killed), so no save takes what the
+// worktree holds for its changes.
+const applyingSuffix = ".applying"
+
+// applyingNote is what an applying marker says to whoever opens it.
+const applyingNote = "cairn is applying this worktree's saved changes to a worktree made again from its base; until it removes this file, the saved changes are kept whatever that worktree holds\n"
+
+// BeginReopen records in patchDir, a run folder's worktrees/, that the
+// resumed run is about to make its throwaway worktrees in plan again from
+// their bases and apply their saved changes (Reopen): each one with saved
+// changes gets its applying marker. It is called before Open, so that a
+// resume killed at any point before Reopen is done leaves the marker beside
+// the worktree it made.
+func BeginReopen(patchDir string, plan []ir.PlanWorktree) error {
+	for _, p := range plan {
+		if p.Kind != ir.Throwaway || !hasSaved(patchDir, p.Name) {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(patchDir, p.Name+applyingSuffix), []byte(applyingNote), 0o600); err != nil {
+			return fmt.Errorf("worktree %q: record that its saved changes are being applied: %w", p.Name, err)
+		}
+	}
+	return nil
+}
+
+// hasSaved reports whether patchDir holds saved changes of the worktree
+// name: its NAME.patch or NAME.submodules.
+func hasSaved(patchDir, name string) bool {
+	for _, p := range []string{name + ".patch", name + submodulesSuffix} {
+		if _, err := os.Lstat(filepath.Join(patchDir, p)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// applying reports whether the worktree name is being started again from
+// its saved changes in patchDir: its applying marker is there.
+func applying(patchDir, name string) bool {
+	if patchDir == "" {
+		return false
+	}
+	_, err := os.Lstat(filepath.Join(patchDir, name+applyingSuffix))
+	return err == nil
+}
+
+// savedSize is the size of the changes of the worktree name saved in
+// patchDir: its NAME.patch and every submodule patch, 0 for none.
+func savedSize(patchDir, name string) int64 {
+	if patchDir == "" {
+		return 0
+	}
+	var size int64
+	if fi, err := os.Lstat(filepath.Join(patchDir, name+".patch")); err == nil && fi.Mode().IsRegular() {
+		size += fi.Size()
+	}
+	_ = filepath.WalkDir(filepath.Join(patchDir, name+submodulesSuffix), func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				size += fi.Size()
+			}
+		}
+		return nil
+	})
+	return size
+}
+
+// replacesSaved is the rule of a save over changes saved before: what a
+// worktree holds now (fresh bytes of patches) replaces what was saved of it
+// (saved bytes) unless it is smaller and no step ran in the worktree since
+// the saved changes were applied to it. Only a step's work can undo work;
+// anything else that leaves less (a patch not applied in full) would lose
+// it.
+func replacesSaved(saved, fresh int64, ran bool) bool {
+	return ran || fresh >= saved
+}
 
 // savePatch saves wt's changes since its base in patchDir (§7.4), a run
 // folder's worktrees/; "" when the run has no folder.
@@ -54,8 +138,16 @@ const submodulesSuffix = ".submodules"
 // folder is already gone. A submodule the base does not have cannot be
 // started again from a patch: its worktree is left in place (the error says
 // so).
-func savePatch(wt Worktree, patchDir string) error {
+// What was saved before stays, and wt is not saved, while wt's applying
+// marker is there (BeginReopen), and when wt's changes are smaller than
+// those saved and ran is false (replacesSaved): ran reports whether a step
+// ran in wt since its saved changes were applied to it, true for a worktree
+// never started again from them.
+func savePatch(wt Worktree, patchDir string, ran bool) error {
 	if _, err := os.Lstat(wt.Path); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if applying(patchDir, wt.Name) {
 		return nil
 	}
 	tmp, err := os.MkdirTemp("", "cairn-patch-")
@@ -100,6 +192,16 @@ func savePatch(wt Worktree, patchDir string) error {
 				keep[p.path] = true
 			}
 		}
+	}
+
+	fresh := size
+	for _, s := range subs {
+		if keep[s.path] {
+			fresh += s.size
+		}
+	}
+	if !replacesSaved(savedSize(patchDir, wt.Name), fresh, ran) {
+		return nil
 	}
 
 	patch := filepath.Join(patchDir, wt.Name+".patch")

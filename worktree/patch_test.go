@@ -38,7 +38,7 @@ func TestSavePatchSubmodules(t *testing.T) {
 	testrepo.Write(t, filepath.Join(wt.Path, "vendor", "lib", "lib.txt"), "a library\nchanged\n")
 	testrepo.Write(t, filepath.Join(wt.Path, "vendor", "lib", "new.bin"), "\x00binary\x00")
 	patches := filepath.Join(t.TempDir(), "worktrees")
-	if err := savePatch(wt, patches); err != nil {
+	if err := savePatch(wt, patches, true); err != nil {
 		t.Fatal(err)
 	}
 	patch := filepath.Join(patches, "a.submodules", "vendor", "lib.patch")
@@ -69,7 +69,7 @@ func TestSavePatchSubmodules(t *testing.T) {
 	if err := os.Remove(filepath.Join(wt.Path, "vendor", "lib", "new.bin")); err != nil {
 		t.Fatal(err)
 	}
-	if err := savePatch(wt, patches); err != nil {
+	if err := savePatch(wt, patches, true); err != nil {
 		t.Fatal(err)
 	}
 	if entries, _ := os.ReadDir(patches); len(entries) != 0 {
@@ -78,7 +78,7 @@ func TestSavePatchSubmodules(t *testing.T) {
 
 	// A submodule the base does not have cannot start again from a patch.
 	testrepo.Git(t, wt.Path, "submodule", "add", "-q", lib, "other")
-	err = savePatch(wt, patches)
+	err = savePatch(wt, patches, true)
 	if err == nil || !strings.Contains(err.Error(), `submodule "other" is not in the worktree's base`) {
 		t.Fatalf("savePatch with a new submodule: %v", err)
 	}
@@ -89,4 +89,83 @@ func TestSavePatchSubmodules(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(wt.Path, "other", "lib.txt")); err != nil {
 		t.Errorf("the worktree was not kept: %v", err)
 	}
+}
+
+// TestSavePatchKeepsSaved holds the rule of a save over an earlier one: a
+// worktree whose saved changes are being applied (its applying marker is
+// there) saves nothing, and one no step ran in since they were applied
+// never replaces them with less; after a step ran, what it holds is saved,
+// less or nothing too.
+func TestSavePatchKeepsSaved(t *testing.T) {
+	t.Parallel()
+	root, common := testrepo.New(t)
+	w, err := openIn(context.Background(), root, common, t.TempDir(), "run1", throwaways("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, _ := w.Get("a")
+	work := filepath.Join(wt.Path, "work.txt")
+	const saved = "the work\nof a step\nthat ran before\n"
+	for _, c := range []struct {
+		name     string
+		holds    string // work.txt's content; "" for none
+		applying bool
+		ran      bool
+		want     string // what a.patch adds; "" for no patch
+	}{
+		{"applying, clean", "", true, true, saved},
+		{"applying, half applied", "the work\n", true, false, saved},
+		{"applying, more", saved + "and more\n", true, true, saved},
+		{"no step, clean", "", false, false, saved},
+		{"no step, less", "the work\n", false, false, saved},
+		{"no step, the same", saved, false, false, saved},
+		{"no step, more", saved + "and more\n", false, false, saved + "and more\n"},
+		{"a step, less", "the work\n", false, true, "the work\n"},
+		{"a step, clean", "", false, true, ""},
+	} {
+		patches := filepath.Join(t.TempDir(), "worktrees")
+		testrepo.Write(t, work, saved)
+		if err := savePatch(wt, patches, true); err != nil {
+			t.Fatal(err)
+		}
+		if c.applying {
+			if err := BeginReopen(patches, throwaways("a")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Remove(work); err != nil {
+			t.Fatal(err)
+		}
+		if c.holds != "" {
+			testrepo.Write(t, work, c.holds)
+		}
+		if err := savePatch(wt, patches, c.ran); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		body, err := os.ReadFile(filepath.Join(patches, "a.patch"))
+		if c.want == "" {
+			if !os.IsNotExist(err) {
+				t.Errorf("%s: a.patch is still there (%v)", c.name, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if added := addedLines(body); added != c.want {
+			t.Errorf("%s: a.patch adds %q; want %q", c.name, added, c.want)
+		}
+	}
+}
+
+// addedLines are the lines a patch of one new file adds, joined.
+func addedLines(patch []byte) string {
+	var b strings.Builder
+	for line := range strings.Lines(string(patch)) {
+		if strings.HasPrefix(line, "+") && !strings.HasPrefix(line, "+++") {
+			b.WriteString(line[1:])
+		}
+	}
+	return b.String()
 }

@@ -65,7 +65,10 @@ func Salvage(home string, repo *git.Repo, run, patchDir string, recorded []Workt
 		if wt.Base == "" {
 			wt.Base = git.Head(context.Background(), wt.Path, os.Environ())
 		}
-		if err := savePatch(wt, patchDir); err != nil {
+		// A worktree whose saved changes were being applied when the run
+		// crashed is left out by savePatch; any other one had them all
+		// applied, and holds less only by its steps' doing.
+		if err := savePatch(wt, patchDir, true); err != nil {
 			return fmt.Errorf("save the changes of worktree %q, left by the crashed run: %w; it is left at %s", wt.Name, err, wt.Path)
 		}
 		if err := removeWorktree(repo.Root, wt.Path); err != nil {
@@ -95,7 +98,9 @@ func isBranchWorktree(path, kind string) bool {
 // Reopen brings a resumed run's throwaway worktrees back to where the run
 // left them: each starts again from the commit it started from the first
 // time, as recorded has it, and the patches of what was done in it, saved
-// in patchDir, are applied.
+// in patchDir, are applied. Once they all are, the worktree's applying
+// marker (BeginReopen) goes; until a step runs in it (Worked), Close keeps
+// its saved changes rather than save less.
 func (w *Worktrees) Reopen(recorded []Worktree, patchDir string) error {
 	bases := map[string]string{}
 	for _, r := range recorded {
@@ -117,6 +122,23 @@ func (w *Worktrees) Reopen(recorded []Worktree, patchDir string) error {
 		if err := applyPatches(*wt, patchDir); err != nil {
 			return err
 		}
+		// A marker left would keep what the steps do from being saved.
+		if err := os.Remove(filepath.Join(patchDir, wt.Name+applyingSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("worktree %q: its saved changes are applied, but: %w", wt.Name, err)
+		}
+		w.reopened[wt.Name] = true
 	}
 	return nil
+}
+
+// Worked records that a step runs in the worktree name: what it holds from
+// then on is the step's work, which Close saves even when it is less than
+// the changes the worktree was reopened with.
+func (w *Worktrees) Worked(name string) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.reopened, name)
 }

@@ -49,6 +49,9 @@ type Worktrees struct {
 	// removed holds the worktrees already gone, so a second Close only
 	// retries what the first could not do.
 	removed map[string]bool
+	// reopened holds the throwaways Reopen applied their saved changes to
+	// and no step has run in since (Worked).
+	reopened map[string]bool
 	// succeeded is set by MarkSucceeded; kept lists the issue-branch
 	// worktrees Close left in place (issue.go).
 	succeeded bool
@@ -119,6 +122,7 @@ func Open(ctx context.Context, repo *git.Repo, home, run string, plan []ir.PlanW
 		runDir:   filepath.Join(home, "worktrees", run),
 		lock:     worktreeLockPath(home, repo.CommonDir),
 		removed:  map[string]bool{},
+		reopened: map[string]bool{},
 		env:      repo.Env,
 		running:  running,
 	}
@@ -388,9 +392,10 @@ func (w *Worktrees) All() []Worktree {
 
 // Close ends the run's throwaway worktrees, whatever happened in the run:
 // each one's changes since its base are saved in patchDir, the run
-// folder's worktrees/ (savePatch:
-// NAME.patch, and a patch per initialised submodule with changes), then it
-// is removed, and home/worktrees/RUN with it. Every worktree is tried; the
+// folder's worktrees/ (savePatch: NAME.patch, and a patch per initialised
+// submodule with changes; a reopened worktree no step ran in never saves
+// less than it was reopened with), then it is removed, and
+// home/worktrees/RUN with it. Every worktree is tried; the
 // errors are joined. A worktree whose changes could not be saved is left in
 // place, and the error names its path, so no work is lost. Checkout
 // worktrees are left alone. Issue-branch worktrees are removed only after
@@ -413,7 +418,7 @@ func (w *Worktrees) Close(patchDir string) error {
 	if len(open) == 0 && len(branches) == 0 {
 		return w.removeRunDirUnlessKept()
 	}
-	saveErrs := saveAll(open, patchDir)
+	saveErrs := saveAll(open, patchDir, func(name string) bool { return !w.reopened[name] })
 
 	var errs []error
 	unlock, err := lockWorktrees(w.lock)
