@@ -101,7 +101,15 @@ func Resume(ctx context.Context, dir string, o Options) (record.Status, error) {
 		return record.StatusFailed, fmt.Errorf("resume the run's record: %w", err)
 	}
 	defer r.folder.Close()
-	if err := worktree.Salvage(o.Home, o.Repo, folder.Name(), filepath.Join(folder.Dir, record.WorktreesDir), recordedWorktrees(&found)); err != nil {
+	// The plan names the worktrees a run that crashed while it made them
+	// did not record.
+	own := recordedWorktrees(&found)
+	for _, p := range o.Plan.Worktrees {
+		own = append(own, worktree.Worktree{Name: p.Name, Kind: p.Kind})
+	}
+	left, err := worktree.Salvage(o.Home, o.Repo, folder.Name(), filepath.Join(folder.Dir, record.WorktreesDir), own)
+	r.warnLeft(left)
+	if err != nil {
 		r.warn(folder.Update(func(rec *record.Record) {
 			end := time.Now().UTC()
 			rec.Status, rec.End, rec.Expires, rec.Cause = record.StatusFailed, &end, expiry(o.Plan, record.StatusFailed, end), err.Error()

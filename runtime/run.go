@@ -314,6 +314,7 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 	if err == nil && r.resumed != nil {
 		if err = wts.Reopen(recordedWorktrees(r.resumed), patches); err != nil {
 			r.warn(wts.Close(patches))
+			r.warnLeft(wts.Left())
 		}
 	}
 	if err != nil {
@@ -354,6 +355,7 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 	if err := r.wts.Close(patches); err != nil {
 		status, runErr = r.failWith(status, runErr, err)
 	}
+	r.warnLeft(r.wts.Left())
 	r.warn(r.groups.Err())
 	r.prog.Close()
 	for _, k := range r.wts.Kept() {
@@ -413,6 +415,15 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 		fmt.Fprintf(r.o.Stderr, "cairn: %v\n", err)
 	}
 	return status, runErr
+}
+
+// warnLeft names, each in a warning, what the cleanup of the run's
+// worktrees left because cairn did not make it (a file a step wrote in
+// ../): it is not cairn's to delete, and the run ends as its steps did.
+func (r *run) warnLeft(paths []string) {
+	for _, p := range paths {
+		r.warn(fmt.Errorf("left %s where it is: cairn did not make it", p))
+	}
 }
 
 // warn shows an error that does not change how the run ends (a record that

@@ -240,12 +240,3 @@ func (w *Worktrees) keepReason(wt Worktree) string {
 	}
 	return ""
 }
-
-// removeRunDirUnlessKept removes home/worktrees/RUN unless Close kept a
-// worktree in it. The caller holds w.mu.
-func (w *Worktrees) removeRunDirUnlessKept() error {
-	if len(w.kept) > 0 {
-		return nil
-	}
-	return w.removeRunDir()
-}

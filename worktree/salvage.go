@@ -16,43 +16,56 @@ import (
 // throwaway worktrees under home/worktrees/RUN: each one's changes become
 // its patch in patchDir, the run folder's (as its run would have saved
 // them), so that a resumed run starts it again from its base with them.
-// recorded are the worktrees the run's record names, for their kinds and
-// bases. A symbolic link there, where cairn makes none, is removed itself:
-// neither git nor a removal goes through it.
-func Salvage(home string, repo *git.Repo, run, patchDir string, recorded []Worktree) error {
+// recorded are the run's worktrees, as its record names them (for their
+// kinds and bases) and as its plan does: only those are cairn's. A
+// symbolic link where one of them would be, as cairn makes none, is
+// removed itself: neither git nor a removal goes through it. Anything else
+// there cairn did not make (a step wrote it beside its worktree, in ../):
+// it stays, with the folder, and left names it by path.
+func Salvage(home string, repo *git.Repo, run, patchDir string, recorded []Worktree) (left []string, err error) {
 	runDir := filepath.Join(home, "worktrees", run)
 	info, err := os.Lstat(runDir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
+		return nil, fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
 	}
 	if !info.IsDir() {
 		if err := os.Remove(runDir); err != nil {
-			return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
+			return nil, fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
 		}
-		return nil
+		return nil, nil
 	}
 	entries, err := os.ReadDir(runDir)
 	if err != nil {
-		return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
+		return nil, fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
 	}
-	bases, kinds := map[string]string{}, map[string]string{}
+	bases, kinds, own := map[string]string{}, map[string]string{}, map[string]bool{}
 	for _, w := range recorded {
-		bases[w.Name], kinds[w.Name] = w.Base, w.Kind
+		own[w.Name] = true
+		if w.Base != "" {
+			bases[w.Name] = w.Base
+		}
+		if w.Kind != "" {
+			kinds[w.Name] = w.Kind
+		}
 	}
 	unlock, err := lockWorktrees(worktreeLockPath(home, repo.CommonDir))
 	if err != nil {
-		return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
+		return nil, fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
 	}
 	defer unlock()
 	kept := false
 	for _, e := range entries {
 		wt := Worktree{Name: e.Name(), Kind: ir.Throwaway, Path: filepath.Join(runDir, e.Name()), Base: bases[e.Name()]}
+		if !own[wt.Name] {
+			left = append(left, wt.Path)
+			continue
+		}
 		if !e.IsDir() {
 			if err := os.Remove(wt.Path); err != nil {
-				return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
+				return left, fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
 			}
 			continue
 		}
@@ -69,19 +82,19 @@ func Salvage(home string, repo *git.Repo, run, patchDir string, recorded []Workt
 		// crashed is left out by savePatch; any other one had them all
 		// applied, and holds less only by its steps' doing.
 		if err := savePatch(wt, patchDir, true); err != nil {
-			return fmt.Errorf("save the changes of worktree %q, left by the crashed run: %w; it is left at %s", wt.Name, err, wt.Path)
+			return left, fmt.Errorf("save the changes of worktree %q, left by the crashed run: %w; it is left at %s", wt.Name, err, wt.Path)
 		}
 		if err := removeWorktree(repo.Root, wt.Path); err != nil {
-			return fmt.Errorf("remove worktree %q, left by the crashed run: %w", wt.Name, err)
+			return left, fmt.Errorf("remove worktree %q, left by the crashed run: %w", wt.Name, err)
 		}
 	}
 	if _, err := git.Run(context.Background(), repo.Root, os.Environ(), "worktree", "prune"); err != nil {
-		return fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
+		return left, fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
 	}
-	if kept {
-		return nil
+	if kept || len(left) > 0 {
+		return left, nil
 	}
-	return os.Remove(runDir)
+	return nil, os.Remove(runDir)
 }
 
 // isBranchWorktree reports whether the worktree at path is an issue

@@ -2,6 +2,7 @@ package worktree
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -43,7 +44,7 @@ func TestSalvageRemovesLinksOnly(t *testing.T) {
 		// The run's record says its worktree "a" is a throwaway, whose
 		// changes salvage saves before it removes it.
 		recorded := []Worktree{{Name: "a", Kind: ir.Throwaway}}
-		if err := Salvage(home, repo, c.name, filepath.Join(dir, "worktrees"), recorded); err != nil {
+		if _, err := Salvage(home, repo, c.name, filepath.Join(dir, "worktrees"), recorded); err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}
 		if _, err := os.Stat(filepath.Join(outside, "a", "keep.txt")); err != nil {
@@ -90,7 +91,7 @@ func TestSalvageHalfApplied(t *testing.T) {
 	testrepo.Write(t, filepath.Join(wt.Path, "one.txt"), work["one.txt"])
 
 	recorded := []Worktree{{Name: "a", Kind: ir.Throwaway, Base: wt.Base}}
-	if err := Salvage(home, repo, run, patches, recorded); err != nil {
+	if _, err := Salvage(home, repo, run, patches, recorded); err != nil {
 		t.Fatal(err)
 	}
 	if err := BeginReopen(patches, plan); err != nil {
@@ -120,5 +121,52 @@ func TestSalvageHalfApplied(t *testing.T) {
 	}
 	if added := addedLines(body); added != "done by one\ndone by two\n" {
 		t.Errorf("a.patch adds %q; want both steps' work", added)
+	}
+}
+
+// TestSalvageLeavesStrays holds that what a crashed run's step wrote beside
+// its worktree, in ../, stays where it is, named, while the worktree's
+// changes are saved and the worktree removed.
+func TestSalvageLeavesStrays(t *testing.T) {
+	t.Parallel()
+	root, common := testrepo.New(t)
+	repo := &git.Repo{Root: root, CommonDir: common, Env: os.Environ()}
+	home, run := t.TempDir(), "hunt_2026-01-01T000000Z"
+	patches := filepath.Join(t.TempDir(), "worktrees")
+	w, err := openIn(context.Background(), root, common, home, run, throwaways("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt, _ := w.Get("a")
+	testrepo.Write(t, filepath.Join(wt.Path, "work.txt"), "the work\n")
+	runDir := filepath.Dir(wt.Path)
+	strays := map[string]string{"stray.txt": "beside\n", "strays/inner.txt": "deeper\n"}
+	for name, body := range strays {
+		testrepo.Write(t, filepath.Join(runDir, filepath.FromSlash(name)), body)
+	}
+	// A repository's worktree a step added there is the user's too.
+	testrepo.Git(t, root, "worktree", "add", "-q", "--detach", filepath.Join(runDir, "mine"))
+
+	left, err := Salvage(home, repo, run, patches, []Worktree{{Name: "a", Kind: ir.Throwaway}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(runDir, "mine"), filepath.Join(runDir, "stray.txt"), filepath.Join(runDir, "strays")}
+	if fmt.Sprint(left) != fmt.Sprint(want) {
+		t.Errorf("Salvage left %v; want %v", left, want)
+	}
+	for name, body := range strays {
+		if got, err := os.ReadFile(filepath.Join(runDir, filepath.FromSlash(name))); err != nil || string(got) != body {
+			t.Errorf("%s after Salvage: %q, %v; want %q", name, got, err, body)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(runDir, "mine", ".git")); err != nil {
+		t.Errorf("the user's worktree is gone: %v", err)
+	}
+	if _, err := os.Lstat(wt.Path); !os.IsNotExist(err) {
+		t.Errorf("worktree a is still there (%v)", err)
+	}
+	if body, err := os.ReadFile(filepath.Join(patches, "a.patch")); err != nil || addedLines(body) != "the work\n" {
+		t.Errorf("a.patch: %q, %v; want the work", body, err)
 	}
 }

@@ -56,6 +56,9 @@ type Worktrees struct {
 	// worktrees Close left in place (issue.go).
 	succeeded bool
 	kept      []KeptBranch
+	// left lists what removeRunDir found in the run's folder of worktrees
+	// that cairn did not make, and left there.
+	left []string
 	// running reports whether a run, by name, may still be running: the
 	// branch it has checked out is never taken from it.
 	running func(run string) bool
@@ -354,19 +357,52 @@ func (w *Worktrees) removeAdded() {
 			_, _ = git.Run(context.Background(), w.repoRoot, w.env, "worktree", "remove", wt.Path)
 		}
 	}
-	w.list = nil
 	_, _ = git.Run(context.Background(), w.repoRoot, w.env, "worktree", "prune")
 	_ = w.removeRunDir()
+	w.list = nil
 }
 
-// removeRunDir removes home/worktrees/RUN when it is empty: whatever else is
-// left there is not this run's to delete.
+// removeRunDir removes home/worktrees/RUN once the run's worktrees in it
+// are gone but for those Close kept. What else is there, cairn did not make
+// (a step wrote it beside its worktree, in ../): it is not the run's to
+// delete, so it stays, with the folder, and Left names it. The caller
+// holds w.mu, or is the only one to use w.
 func (w *Worktrees) removeRunDir() error {
 	err := os.Remove(w.runDir)
 	if err == nil || errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	return fmt.Errorf("remove %s: %w", w.runDir, err)
+	entries, rerr := os.ReadDir(w.runDir)
+	if rerr != nil {
+		return fmt.Errorf("remove %s: %w", w.runDir, err)
+	}
+	own := map[string]bool{}
+	for _, wt := range w.list {
+		own[wt.Name] = wt.Kind != ir.Checkout
+	}
+	var left []string
+	for _, e := range entries {
+		switch {
+		case !own[e.Name()]:
+			left = append(left, filepath.Join(w.runDir, e.Name()))
+		case !w.isKept(e.Name()):
+			// A worktree of the run that should be gone by now.
+			return fmt.Errorf("remove %s: %w", w.runDir, err)
+		}
+	}
+	w.left = left
+	return nil
+}
+
+// Left lists what Close left in home/worktrees/RUN because cairn did not
+// make it, by path.
+func (w *Worktrees) Left() []string {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.left...)
 }
 
 // Get returns the worktree named name.
@@ -395,7 +431,8 @@ func (w *Worktrees) All() []Worktree {
 // folder's worktrees/ (savePatch: NAME.patch, and a patch per initialised
 // submodule with changes; a reopened worktree no step ran in never saves
 // less than it was reopened with), then it is removed, and
-// home/worktrees/RUN with it. Every worktree is tried; the
+// home/worktrees/RUN with it, but for what cairn did not make there
+// (removeRunDir, Left). Every worktree is tried; the
 // errors are joined. A worktree whose changes could not be saved is left in
 // place, and the error names its path, so no work is lost. Checkout
 // worktrees are left alone. Issue-branch worktrees are removed only after
@@ -416,7 +453,7 @@ func (w *Worktrees) Close(patchDir string) error {
 	}
 	branches := w.openIssueBranches()
 	if len(open) == 0 && len(branches) == 0 {
-		return w.removeRunDirUnlessKept()
+		return w.removeRunDir()
 	}
 	saveErrs := saveAll(open, patchDir, func(name string) bool { return !w.reopened[name] })
 
@@ -442,7 +479,7 @@ func (w *Worktrees) Close(patchDir string) error {
 	}
 	unlock()
 	if len(errs) == 0 {
-		errs = append(errs, w.removeRunDirUnlessKept())
+		errs = append(errs, w.removeRunDir())
 	}
 	return errors.Join(errs...)
 }
