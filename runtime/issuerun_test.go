@@ -38,17 +38,6 @@ func deadPID(t *testing.T) int {
 	return cmd.Process.Pid
 }
 
-// claimOnOrigin is the commit message of the claim on issue n on origin, ""
-// when there is none.
-func claimOnOrigin(t *testing.T, f *ghtest.Fixture, n int) string {
-	t.Helper()
-	out := testrepo.Git(t, f.Origin, "for-each-ref", "--format=%(objectname)", forge.ClaimRef(n))
-	if out == "" {
-		return ""
-	}
-	return testrepo.Git(t, f.Origin, "log", "-1", "--format=%B", out)
-}
-
 // asClaimed is err as a *forge.ClaimedError, failing the test when it is not one.
 func asClaimed(t *testing.T, err error) *forge.ClaimedError {
 	t.Helper()

@@ -195,7 +195,7 @@ func TestIssueBranchWorktreeAfterAKeptOne(t *testing.T) {
 	home := t.TempDir()
 	const branch = "cairn/42-fix"
 	first, old := openIssueBranch(t, f, home, "fix_2026-03-01T090000Z", branch)
-	tip := commitIn(t, old.Path, "fix.go")
+	commitIn(t, old.Path, "fix.go")
 	if err := first.Close(t.TempDir()); err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestIssueBranchWorktreeAfterAKeptOne(t *testing.T) {
 	// All committed: the next run moves the branch into its own worktree.
 	testrepo.Git(t, old.Path, "add", "draft.go")
 	testrepo.Git(t, old.Path, "commit", "-q", "-m", "draft")
-	tip = testrepo.Git(t, old.Path, "rev-parse", "HEAD")
+	tip := testrepo.Git(t, old.Path, "rev-parse", "HEAD")
 	_, wt := openIssueBranch(t, f, home, "fix_2026-03-01T100000Z", branch)
 	if got := testrepo.Git(t, wt.Path, "rev-parse", "HEAD"); got != tip {
 		t.Errorf("HEAD is %s, want the kept work's %s", got, tip)

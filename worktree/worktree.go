@@ -562,12 +562,6 @@ func InstallSkill(wt Worktree, name string, body []byte) (string, error) {
 	return path, nil
 }
 
-// fileExists reports whether path is a regular file.
-func fileExists(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode().IsRegular()
-}
-
 // mkdirNoLink makes sure dir is a real folder, creating it when missing and
 // refusing a symlink or a file.
 func mkdirNoLink(dir string) error {
