@@ -732,7 +732,7 @@ func (r *run) execute(ctx context.Context, sc *step.Context, wt worktree.Worktre
 		}
 	}
 	e := r.work(ctx, sc, wt, sr)
-	if err := r.settle(ctx, sc, wt, sr); err != nil && e.outcome != record.Failed {
+	if err := r.settle(ctx, sc, wt, sr, e.outcome != record.Failed); err != nil && e.outcome != record.Failed {
 		e.outcome, e.exitCode, e.cause = record.Failed, -1, err.Error()
 	}
 	if e.outcome == record.Failed {
@@ -788,9 +788,12 @@ func (r *run) work(ctx context.Context, sc *step.Context, wt worktree.Worktree, 
 // (and after each review retry): in commit mode, what the step left
 // uncommitted is committed and sr.GitRef is the commit its work ended at
 // (§7.6). Outside commit mode, what an agent left on an issue branch is
-// committed there, for delivery to push: headless agents seldom commit.
-func (r *run) settle(ctx context.Context, sc *step.Context, wt worktree.Worktree, sr *record.StepRecord) error {
-	if r.commits == nil && wt.Kind == ir.IssueBranch && hasSession(sc.Step) {
+// committed there, for delivery to push: headless agents seldom commit; so
+// is what a command left when its run phase ended well (ok): scripts (a
+// formatter, a code generator) rarely commit, and a failed one's leftovers
+// stay uncommitted for a resume to run it again over them.
+func (r *run) settle(ctx context.Context, sc *step.Context, wt worktree.Worktree, sr *record.StepRecord, ok bool) error {
+	if r.commits == nil && wt.Kind == ir.IssueBranch && (hasSession(sc.Step) || ok && edits(sc.Step)) {
 		if _, err := step.CommitLeft(ctx, wt.Path, "[cairn] Save work of step: "+sc.Step.Name, r.folder.Name(), sc.Step.Name); err != nil {
 			return fmt.Errorf("commit the work of step %q on its branch: %w", sc.Step.Name, err)
 		}
@@ -819,6 +822,17 @@ func hasJudge(st *ir.PlanStep) bool {
 // wt (§7.6): the repository's own tree, and issue branches.
 func (r *run) commitsIn(wt worktree.Worktree) bool {
 	return wt.Path == r.commits.tree || wt.Kind == ir.IssueBranch
+}
+
+// edits reports whether st may leave work in its worktree: it runs an agent
+// session or a command (a catalogue step does its own git).
+func edits(st *ir.PlanStep) bool {
+	for _, a := range st.Actions {
+		if a.Kind == ir.Session || a.Kind == ir.Command {
+			return true
+		}
+	}
+	return false
 }
 
 // hasSession reports whether st runs an agent session.

@@ -549,7 +549,7 @@ func (r *run) review(ctx context.Context, sc *step.Context, wt worktree.Worktree
 		return fmt.Sprintf("validate: review retry %d: %s", retry, res.Cause)
 	}
 	e.result, e.wrote = res.Result, true
-	if err := r.settle(ctx, sc, wt, sr); err != nil {
+	if err := r.settle(ctx, sc, wt, sr, true); err != nil {
 		return err.Error()
 	}
 	return ""
