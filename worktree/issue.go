@@ -142,10 +142,16 @@ type KeptBranch struct {
 	Branch   string
 	Path     string
 	Reason   string
+	// Empty says the worktree holds no work: no uncommitted change, and
+	// no commit of its branch beyond its base. It is kept for a resume.
+	Empty bool
 }
 
 // String says what was kept and where, for the run's failure.
 func (k KeptBranch) String() string {
+	if k.Empty {
+		return fmt.Sprintf("worktree %q is kept on branch %q at %s for a resume (%s); no work was done there", k.Worktree, k.Branch, k.Path, k.Reason)
+	}
 	return fmt.Sprintf("the work of worktree %q is kept on branch %q at %s (%s)", k.Worktree, k.Branch, k.Path, k.Reason)
 }
 
@@ -213,7 +219,7 @@ func (w *Worktrees) closeIssueBranches(open []Worktree) {
 				continue
 			}
 		}
-		w.kept = append(w.kept, KeptBranch{Worktree: wt.Name, Branch: wt.Branch, Path: wt.Path, Reason: reason})
+		w.kept = append(w.kept, KeptBranch{Worktree: wt.Name, Branch: wt.Branch, Path: wt.Path, Reason: reason, Empty: w.holdsNoWork(wt)})
 	}
 }
 
@@ -239,4 +245,16 @@ func (w *Worktrees) keepReason(wt Worktree) string {
 		return "its branch has commits that are neither on the base nor pushed to origin"
 	}
 	return ""
+}
+
+// holdsNoWork reports whether wt has neither an uncommitted change nor a
+// commit (at HEAD or on its branch) that its base lacks; false when git
+// cannot tell.
+func (w *Worktrees) holdsNoWork(wt Worktree) bool {
+	status, err := git.Run(context.Background(), wt.Path, w.env, "status", "--porcelain")
+	if err != nil || strings.TrimSpace(status) != "" {
+		return false
+	}
+	out, err := git.Run(context.Background(), wt.Path, w.env, "rev-list", "-n", "1", "HEAD", "refs/heads/"+wt.Branch, "--not", wt.Base, "--")
+	return err == nil && strings.TrimSpace(out) == ""
 }

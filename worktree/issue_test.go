@@ -189,6 +189,38 @@ func TestIssueBranchWorktreeClose(t *testing.T) {
 	}
 }
 
+// TestIssueBranchWorktreeKeptForResume: a failed run keeps its issue
+// branch's worktree, and says its work is kept only when it holds some.
+func TestIssueBranchWorktreeKeptForResume(t *testing.T) {
+	t.Parallel()
+	f := newOriginRepo(t)
+	for i, c := range []struct {
+		name string
+		work func(t *testing.T, dir string)
+		want string
+	}{
+		{"nothing done", func(*testing.T, string) {},
+			`worktree "work" is kept on branch "cairn/%d-fix" at %s for a resume (the run did not succeed); no work was done there`},
+		{"committed", func(t *testing.T, dir string) { commitIn(t, dir, "fix.go") },
+			`the work of worktree "work" is kept on branch "cairn/%d-fix" at %s (the run did not succeed)`},
+		{"uncommitted", func(t *testing.T, dir string) { testrepo.Write(t, filepath.Join(dir, "draft.go"), "package draft\n") },
+			`the work of worktree "work" is kept on branch "cairn/%d-fix" at %s (the run did not succeed)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			branch := fmt.Sprintf("cairn/%d-fix", i+1)
+			w, wt := openIssueBranch(t, f, t.TempDir(), "fix_2026-03-01T090000Z", branch)
+			c.work(t, wt.Path)
+			if err := w.Close(t.TempDir()); err != nil {
+				t.Fatal(err)
+			}
+			kept := w.Kept()
+			if want := fmt.Sprintf(c.want, i+1, wt.Path); len(kept) != 1 || kept[0].String() != want {
+				t.Errorf("kept = %v, want %q", kept, want)
+			}
+		})
+	}
+}
+
 func TestIssueBranchWorktreeAfterAKeptOne(t *testing.T) {
 	t.Parallel()
 	f := newOriginRepo(t)
