@@ -79,13 +79,17 @@ func (c *resumeCmd) Run(a *app) error {
 		fmt.Fprintf(a.stderr, "cairn: run %s succeeded; nothing to resume\n", name)
 		return nil
 	case record.StatusInconclusive:
+		// Not an error: the run's own lines say why it is inconclusive,
+		// under one saying that resume does nothing, as for a succeeded
+		// run; the exit code stays the run's.
+		fmt.Fprintf(a.stderr, "cairn: run %s is inconclusive; nothing to resume: its work is done, and resume judges nothing again\n", name)
 		for _, s := range runtime.InconclusiveSteps(rec.Steps) {
 			fmt.Fprintln(a.stderr, runtime.InconclusiveLine(rec.Process, s))
 		}
 		for _, l := range catalogue.InconclusiveChildren(rec.Process, dir, rec.Steps) {
 			fmt.Fprintln(a.stderr, l)
 		}
-		return &exitError{code: exitInconclusive, err: fmt.Errorf("run %s is inconclusive: its work is done, and resume judges nothing again", name)}
+		return &exitError{code: exitInconclusive}
 	}
 	if !runtime.Resumable(rec) {
 		return fmt.Errorf("run %s is %s; only failed, interrupted and crashed runs resume", name, rec.Status)
