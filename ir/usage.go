@@ -105,12 +105,15 @@ func FormatCost(usd float64) string {
 }
 
 // FormatSpent words spent, an amount that reached budget, beside the budget
-// as FormatUSD words it: to the cent, or finer when the cents would show
-// less than the budget ("$4.02" of "$4.00", "$0.0013" of "$0.001").
+// as FormatUSD words it: to the cent, or finer when the cents would not
+// show it past the budget ("$4.02" of "$4.00", "$0.0013" of "$0.001",
+// "$0.015" of "$0.01"). An amount within a billionth of a dollar of the
+// budget, which counts as spent, may show as the budget itself.
 func FormatSpent(spent, budget float64) string {
+	over := spent-budget > 1e-9
 	for d := 2; d < 12; d++ {
 		s := strconv.FormatFloat(spent, 'f', d, 64)
-		if v, _ := strconv.ParseFloat(s, 64); v >= budget {
+		if v, _ := strconv.ParseFloat(s, 64); v > budget || !over && v >= budget {
 			return "$" + s
 		}
 	}

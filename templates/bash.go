@@ -72,7 +72,8 @@ def fixed($d):
   | (zeros($d + 1 - ($t | length)) + $t) as $t
   | $t[:($t | length) - $d] + "." + $t[($t | length) - $d:];
 def spent_text($budget):
-  . as $s | first((range(2; 12) as $d | $s | fixed($d) | select(tonumber >= $budget) | "$" + .), ($s | usd));
+  . as $s | ($s - $budget > 1e-9) as $over
+  | first((range(2; 12) as $d | $s | fixed($d) | select(tonumber > $budget or ($over | not) and tonumber >= $budget) | "$" + .), ($s | usd));
 def spent_cause: . as $q | "\($q.what) spent: \($q.spent | spent_text($q.limit)) of \($q.limit | usd)";
 def tightest: reduce .[] as $q (null; if . == null or $q.limit - $q.spent < .limit - .spent then $q else . end);`
 
