@@ -43,3 +43,32 @@ func TestWrite(t *testing.T) {
 		t.Errorf("%d files in the folder; want the one written", len(entries))
 	}
 }
+
+// TestReplace holds that a file that exists keeps its mode, and a new one
+// gets the mode asked for whatever the umask.
+func TestReplace(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	kept := filepath.Join(dir, "kept.sh")
+	if err := os.WriteFile(kept, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(kept, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path string
+		want os.FileMode
+	}{{kept, 0o640}, {filepath.Join(dir, "new.sh"), 0o755}} {
+		if err := Replace(tc.path, []byte("new"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(tc.path)
+		if err != nil || fi.Mode().Perm() != tc.want {
+			t.Errorf("%s: mode %v, %v; want %v", tc.path, fi.Mode().Perm(), err, tc.want)
+		}
+		if b, _ := os.ReadFile(tc.path); string(b) != "new" {
+			t.Errorf("%s holds %q; want \"new\"", tc.path, b)
+		}
+	}
+}
