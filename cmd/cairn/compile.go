@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/diff"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/codegen"
+	"github.com/cairn-dev/cairn/internal/outfile"
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/load"
@@ -42,7 +42,7 @@ func (c *compileCmd) command() *cli.Command {
 			&cli.StringFlag{Name: "target", Value: "bash", Destination: &c.To,
 				Usage: "What to compile to: bash (a standalone bash script) or github-actions (a GitHub Actions workflow)."},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &c.Output,
-				Usage: "Write to `FILE` (a script with mode 0755, a workflow 0644) rather than to stdout."},
+				Usage: "Write to `FILE` rather than to stdout: a new script gets mode 0755, a new workflow 0644, and a file that exists keeps its own."},
 			&cli.StringFlag{Name: "access", Destination: &c.Access, Validator: oneOf(ir.Accesses...),
 				Usage: "Tighten every session's access in the script to at most `A`: read, write or full. It lowers any above A and raises none."},
 			&cli.IntFlag{Name: "jobs", Action: func(_ context.Context, _ *cli.Command, n int) error { c.Jobs = &n; return nil },
@@ -119,7 +119,10 @@ func (c *compileCmd) Run(a *app) error {
 	if target.Executable() {
 		mode = 0o755
 	}
-	return writeScript(c.Output, workdir.Path(a.dir, c.Output), script, mode)
+	if err := outfile.Write(workdir.Path(a.dir, c.Output), script, mode); err != nil {
+		return fmt.Errorf("write %s: %s", c.Output, pathError(err))
+	}
+	return nil
 }
 
 // checkFresh compares the -o file with script, what compile writes now:
@@ -144,33 +147,4 @@ func (c *compileCmd) checkFresh(a *app, script []byte) error {
 		why = "does not exist"
 	}
 	return &exitError{code: exitFailed, err: fmt.Errorf("%q %s: compile %q again with -o %q", c.Output, why, c.Target, c.Output)}
-}
-
-// writeScript writes script to path with mode, through a temporary file
-// renamed over it: a reader sees the old script or the new one. A folder on
-// the way that does not exist is made (.github/workflows in a repository
-// that has none). Errors name the file as the user did, name.
-func writeScript(name, path string, script []byte, mode os.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("write %s: %s", name, pathError(err))
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %s", name, pathError(err))
-	}
-	_, err = tmp.Write(script)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), mode)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %s", name, pathError(err))
-	}
-	return nil
 }

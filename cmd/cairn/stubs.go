@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/cairn-dev/cairn/internal/outfile"
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/load"
@@ -56,7 +57,7 @@ func (c *stubsCmd) Run(a *app) error {
 		_, err := a.stdout.Write(skeleton)
 		return err
 	}
-	if err := os.WriteFile(workdir.Path(a.dir, c.Output), skeleton, 0o644); err != nil {
+	if err := outfile.Write(workdir.Path(a.dir, c.Output), skeleton, 0o644); err != nil {
 		return fmt.Errorf("write %s: %s", c.Output, pathError(err))
 	}
 	return nil
