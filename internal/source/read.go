@@ -66,19 +66,8 @@ func Text(src []byte) []byte {
 // resolve inside it too: a committed symlink cannot make cairn read a file
 // elsewhere. Its errors are *fs.PathError naming file, whose Err says why.
 func ReadFile(file, repo string) ([]byte, error) {
-	refuse := func(format string, args ...any) error {
-		return &fs.PathError{Op: "read", Path: file, Err: fmt.Errorf(format, args...)}
-	}
-	fail := func(err error) error {
-		// The path of an error from a step on the way (lstat of a
-		// folder, open of the resolved file) would not be the one the
-		// user named.
-		var perr *fs.PathError
-		if errors.As(err, &perr) {
-			err = perr.Err
-		}
-		return &fs.PathError{Op: "read", Path: file, Err: err}
-	}
+	e := readError(file)
+	refuse, fail := e.refuse, e.fail
 	real, err := filepath.EvalSymlinks(file)
 	if err != nil {
 		return nil, fail(err)
@@ -108,6 +97,84 @@ func ReadFile(file, repo string) ([]byte, error) {
 		return nil, fail(err)
 	}
 	defer f.Close()
+	return readOpened(f, e)
+}
+
+// ErrOutside is why ReadFileInside refuses a file: it lies outside the
+// repository, as named or through a symbolic link.
+var ErrOutside = errors.New("outside the repository")
+
+// ReadFileInside reads file as ReadFile does, when it lies inside repo, the
+// root of a repository's working tree, both as named and once its symlinks
+// are resolved: a file a repository's own file names (a stub's
+// result_file) can show nothing of the machine outside it. The open itself
+// resolves every folder and link inside repo (os.Root), so a link changed
+// after the check cannot lead out either.
+func ReadFileInside(file, repo string) ([]byte, error) {
+	e := readError(file)
+	refuse, fail := e.refuse, e.fail
+	if !namedInside(file, repo) {
+		return nil, refuse("it lies %w", ErrOutside)
+	}
+	root, err := filepath.EvalSymlinks(repo)
+	if err != nil {
+		return nil, fail(err)
+	}
+	real, err := filepath.EvalSymlinks(file)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if real, err = filepath.Abs(real); err != nil {
+		return nil, fail(err)
+	}
+	if root, err = filepath.Abs(root); err != nil {
+		return nil, fail(err)
+	}
+	if !within(root, real) {
+		return nil, refuse("it resolves to %q, %w", real, ErrOutside)
+	}
+	rel, err := filepath.Rel(root, real)
+	if err != nil {
+		return nil, fail(err)
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fail(err)
+	}
+	defer r.Close()
+	f, err := r.OpenFile(rel, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		return nil, fail(err)
+	}
+	defer f.Close()
+	return readOpened(f, e)
+}
+
+// readError makes the errors of reading the file it names: *fs.PathError
+// naming it.
+type readError string
+
+// refuse is the error of a file cairn will not read, for the reason
+// format says.
+func (file readError) refuse(format string, args ...any) error {
+	return &fs.PathError{Op: "read", Path: string(file), Err: fmt.Errorf(format, args...)}
+}
+
+// fail is err, from reading the file, as its error.
+func (file readError) fail(err error) error {
+	// The path of an error from a step on the way (lstat of a folder,
+	// open of the resolved file) would not be the one the user named.
+	var perr *fs.PathError
+	if errors.As(err, &perr) {
+		err = perr.Err
+	}
+	return &fs.PathError{Op: "read", Path: string(file), Err: err}
+}
+
+// readOpened reads the file f whole, as Text, when it is a regular file of
+// at most MaxFileSize bytes; e makes its errors.
+func readOpened(f *os.File, e readError) ([]byte, error) {
+	refuse, fail := e.refuse, e.fail
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, fail(err)

@@ -112,3 +112,58 @@ func TestText(t *testing.T) {
 		}
 	}
 }
+
+// TestReadFileInside holds that only a file inside the repository is read,
+// as named and through its links: ../, an absolute path out of it, a link
+// or a linked folder that leads out, are refused; a link inside it is
+// followed.
+func TestReadFileInside(t *testing.T) {
+	work := t.TempDir()
+	repo := filepath.Join(work, "repo")
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(repo, "fixtures"), 0o755))
+	must(os.WriteFile(filepath.Join(repo, "fixtures", "ok.md"), []byte("ok\r\n"), 0o644))
+	must(os.WriteFile(filepath.Join(work, "secret.md"), []byte("secret"), 0o644))
+	must(os.Symlink("fixtures/ok.md", filepath.Join(repo, "inside.md")))
+	must(os.Symlink("/etc/passwd", filepath.Join(repo, "passwd.md")))
+	must(os.Symlink("..", filepath.Join(repo, "up")))
+	must(syscall.Mkfifo(filepath.Join(repo, "fifo.md"), 0o644))
+	realWork, err := filepath.EvalSymlinks(work)
+	must(err)
+
+	for _, tc := range []struct {
+		file string
+		want string // the content, or "error: " and what the error says
+	}{
+		{"fixtures/ok.md", "ok\n"},
+		{"inside.md", "ok\n"},
+		{"fixtures/../inside.md", "ok\n"},
+		{"../secret.md", "error: it lies outside the repository"},
+		{"/etc/passwd", "error: it lies outside the repository"},
+		{"passwd.md", `error: it resolves to "/etc/passwd", outside the repository`},
+		{"up/secret.md", `error: it resolves to "` + filepath.Join(realWork, "secret.md") + `", outside the repository`},
+		{"fifo.md", "error: it is a named pipe, not a regular file"},
+		{"missing.md", "error: no such file or directory"},
+	} {
+		file := tc.file
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(repo, file)
+		}
+		got, err := ReadFileInside(file, repo)
+		if want, ok := strings.CutPrefix(tc.want, "error: "); ok {
+			var perr *fs.PathError
+			if !errors.As(err, &perr) || perr.Path != file || !strings.Contains(perr.Err.Error(), want) {
+				t.Errorf("ReadFileInside(%q) = %q, %v; want an error naming the file that says %q", tc.file, got, err, want)
+			}
+			continue
+		}
+		if err != nil || string(got) != tc.want {
+			t.Errorf("ReadFileInside(%q) = %q, %v; want %q", tc.file, got, err, tc.want)
+		}
+	}
+}
