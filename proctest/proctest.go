@@ -206,7 +206,7 @@ func Run(ctx context.Context, o Options, file string) *Case {
 	if s == nil {
 		s = &stubs.Stubs{File: file, Src: t.Src}
 	}
-	c.refused(append(stubs.Check(s, rn.Plan), stubs.CheckTest(t, rn.Plan)...))
+	c.refused(slices.Concat(stubs.Check(s, rn.Plan), stubs.CheckTest(t, rn.Plan), s.ReadResults(rn.Repo.Root)))
 	if len(c.Failures) > 0 {
 		return c
 	}

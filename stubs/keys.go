@@ -12,7 +12,7 @@ var attemptKeyTable = []ir.Key{
 	{Name: "result", Type: ir.KeyString,
 		Doc: "The session's final message (or, for a catalogue step, its result)."},
 	{Name: "result_file", Type: ir.KeyString,
-		Doc: "A file holding the final message, relative to this file; instead of `result`."},
+		Doc: "A file holding the final message, relative to this file and inside the repository; instead of `result`."},
 	{Name: "outcome", Type: ir.KeyString, Values: outcomes,
 		Doc: "How the session ends: `succeeded` (the default) or `failed`, which takes a `cause`."},
 	{Name: "cause", Type: ir.KeyString,

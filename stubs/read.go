@@ -28,13 +28,13 @@ func cannotRead(file, what string, err error) ir.Diagnostic {
 
 // Read reads src, the stubs file named file: its [stubs.STEP] tables, with
 // every syntax error, wrong type, unknown key and invalid value it finds,
-// sorted. A result_file is read relative to file's folder. Its strings
+// sorted. A result_file is only named here: ReadResults reads it. Its strings
 // share src's bytes (see tomldoc.ReadTOMLDoc): src must not change once it
 // is read.
 func Read(file string, src []byte) (*Stubs, []ir.Diagnostic) {
 	src = source.Text(src)
 	doc, diags := tomldoc.ReadTOMLDoc(file, src)
-	rd := &reader{dir: filepath.Dir(file)}
+	rd := &reader{}
 	s := &Stubs{File: file, Src: src}
 	for _, e := range doc.Root.Entries {
 		if e.Key == "stubs" {
@@ -48,11 +48,9 @@ func Read(file string, src []byte) (*Stubs, []ir.Diagnostic) {
 	return s, diags
 }
 
-// reader reads stubs from a TOML document; dir is the folder result_file
-// paths are taken from.
+// reader reads stubs from a TOML document.
 type reader struct {
 	tomldoc.TOMLReader
-	dir string
 }
 
 func (rd *reader) invalid(at ir.Range, format string, args ...any) {
@@ -151,24 +149,16 @@ func (rd *reader) attemptKey(a *Attempt, kv *tomldoc.TOMLEntry) {
 		f := rd.String(kv)
 		a.Result, a.ResultAt = f.Value, kv.KeyRange
 	case "result_file":
+		// Its text is read once the repository is known (ReadResults).
 		a.ResultFile = rd.String(kv)
-		if f := a.ResultFile; !f.Bad {
-			if f.Value == "" {
-				rd.invalid(f.Range, "empty result_file; name a file, relative to this one")
-				a.ResultFile.Bad = true
-				break
-			}
-			p := f.Value
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(rd.dir, filepath.FromSlash(p))
-			}
-			b, err := source.ReadFile(p, "")
-			if err != nil {
-				rd.invalid(f.Range, "cannot read result_file %q: %v", f.Value, err)
-				a.ResultFile.Bad = true
-				break
-			}
-			a.Result = string(b)
+		switch f := a.ResultFile; {
+		case f.Bad:
+		case f.Value == "":
+			rd.invalid(f.Range, "empty result_file; name a file, relative to this one")
+			a.ResultFile.Bad = true
+		case filepath.IsAbs(filepath.FromSlash(f.Value)):
+			rd.invalid(f.Range, "result_file %q is an absolute path; name a file inside the repository, relative to this one", f.Value)
+			a.ResultFile.Bad = true
 		}
 	case "outcome":
 		a.Outcome = rd.String(kv)

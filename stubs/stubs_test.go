@@ -25,7 +25,9 @@ func TestReadRefusals(t *testing.T) {
 		{"cause without failure", "[stubs.fix]\ncause = \"x\"\n", []string{`2:1 invalid-value: cause in stub "fix", whose outcome is "succeeded"; a cause goes with outcome = "failed"`}},
 		{"result twice", "[stubs.fix]\nresult = \"a\"\nresult_file = \"missing.md\"\n", []string{
 			`3:1 invalid-value: stub "fix" has both result and result_file; keep one`,
-			`3:15 invalid-value: cannot read result_file "missing.md": read testdata/missing.md: no such file or directory`,
+		}},
+		{"absolute result_file", "[stubs.fix]\nresult_file = \"/etc/passwd\"\n", []string{
+			`2:15 invalid-value: result_file "/etc/passwd" is an absolute path; name a file inside the repository, relative to this one`,
 		}},
 		{"attempts beside keys", "[stubs.fix]\nresult = \"a\"\n[[stubs.fix.attempts]]\nresult = \"b\"\n", []string{`2:1 invalid-value: stub "fix" has attempts: write "result" in each attempt, not beside them`}},
 		{"attempt key", "[[stubs.fix.attempts]]\nexit = 1\n", []string{`2:1 unknown-key: unknown key "exit" in an attempt of stub "fix"`}},
@@ -165,8 +167,12 @@ cause = "c"
 verdict = "none"
 `
 	s, diags := Read(filepath.Join(dir, "a.stubs.toml"), []byte(src))
+	diags = append(diags, s.ReadResults(dir)...)
 	if len(diags) > 0 {
 		t.Fatal(sourcetest.DiagLines(diags))
+	}
+	if r := s.Get("odd.name").Attempts[0].Result; !strings.HasPrefix(r, "line 1\n") {
+		t.Fatalf("the result_file read as %q", r)
 	}
 	out := Format(s)
 	back, diags := Read(filepath.Join(dir, "copy.toml"), out)
@@ -234,5 +240,75 @@ fix = "done"
 	_, diags = ReadTest("y.test.toml", []byte("[expect]\n"))
 	if got := sourcetest.DiagLines(diags); !slices.Equal(got, []string{`1:1 invalid-value: test file "y.test.toml" names no process; add process = "NAME"`}) {
 		t.Errorf("no process: %q", got)
+	}
+}
+
+// TestReadResults holds that a result_file is read from the stubs file's
+// folder when it lies inside the repository, and refused at its value
+// otherwise: ../ out of it, a symbolic link out of it, a linked folder that
+// leads out; a file that is not there is an error too.
+func TestReadResults(t *testing.T) {
+	work := t.TempDir()
+	repo := filepath.Join(work, "repo")
+	for name, text := range map[string]string{"repo/fixtures/ok.md": "found two bugs\r\n", "secret.md": "secret"} {
+		p := filepath.Join(work, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, dest := range map[string]string{"repo/tests/passwd.md": "/etc/passwd", "repo/tests/up": "../.."} {
+		if err := os.MkdirAll(filepath.Join(work, "repo", "tests"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(dest, filepath.Join(work, filepath.FromSlash(name))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := `[stubs.ok]
+result_file = "../fixtures/ok.md"
+[stubs.up]
+result_file = "../../secret.md"
+[stubs.link]
+result_file = "passwd.md"
+[[stubs.folder.attempts]]
+result = "first"
+[[stubs.folder.attempts]]
+result_file = "up/secret.md"
+[stubs.missing]
+result_file = "missing.md"
+`
+	file := filepath.Join(repo, "tests", "s.stubs.toml")
+	s, diags := Read(file, []byte(src))
+	if len(diags) > 0 {
+		t.Fatal(sourcetest.DiagLines(diags))
+	}
+	diags = s.ReadResults(repo)
+	sourcetest.CheckDiagnostics(t, file, []byte(src), diags)
+	realWork, err := filepath.EvalSymlinks(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`4:15 invalid-value: cannot read result_file "../../secret.md": it lies outside the repository; name a file inside the repository`,
+		`6:15 invalid-value: cannot read result_file "passwd.md": it resolves to "/etc/passwd", outside the repository; name a file inside the repository`,
+		`10:15 invalid-value: cannot read result_file "up/secret.md": it resolves to "` + filepath.Join(realWork, "secret.md") + `", outside the repository; name a file inside the repository`,
+		`12:15 invalid-value: cannot read result_file "missing.md": no such file or directory`,
+	}
+	if got := sourcetest.DiagLines(diags); !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if r := s.Get("ok").Attempts[0].Result; r != "found two bugs\n" {
+		t.Errorf("stub ok: result %q; want the file's text", r)
+	}
+	for _, name := range []string{"up", "link", "missing"} {
+		if r := s.Get(name).Attempts[0].Result; r != "" {
+			t.Errorf("stub %s: result %q; want nothing read", name, r)
+		}
+	}
+	if r := s.Get("folder").Attempts[1].Result; r != "" {
+		t.Errorf("stub folder: second attempt's result %q; want nothing read", r)
 	}
 }

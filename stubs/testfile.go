@@ -62,7 +62,7 @@ func LoadTest(file string) (*Test, []ir.Diagnostic) {
 func ReadTest(file string, src []byte) (*Test, []ir.Diagnostic) {
 	src = source.Text(src)
 	doc, diags := tomldoc.ReadTOMLDoc(file, src)
-	rd := &reader{dir: filepath.Dir(file)}
+	rd := &reader{}
 	t := &Test{File: file, Src: src}
 	for _, e := range doc.Root.Entries {
 		switch e.Key {

@@ -123,7 +123,7 @@ func (c *resumeCmd) Run(a *app) error {
 	var answers *stubs.Stubs
 	if rec.Stubbed {
 		kept := filepath.Join(dir, record.StubsFile)
-		if answers, err = readStubs(a.stderr, kept, kept, rn.Plan, "nothing was resumed"); err != nil {
+		if answers, err = readStubs(a.stderr, kept, kept, rn.Plan, rn.Repo.Root, "nothing was resumed"); err != nil {
 			return err
 		}
 	}

@@ -91,7 +91,7 @@ func (c *runCmd) Run(a *app) error {
 	}
 	var answers *stubs.Stubs
 	if stubsPath != "" {
-		if answers, err = readStubs(a.stderr, c.Stubs, stubsPath, rn.Plan, "nothing ran"); err != nil {
+		if answers, err = readStubs(a.stderr, c.Stubs, stubsPath, rn.Plan, rn.Repo.Root, "nothing ran"); err != nil {
 			return err
 		}
 	}

@@ -63,12 +63,14 @@ func (c *stubsCmd) Run(a *app) error {
 	return nil
 }
 
-// readStubs reads the stubs file at path (named as the user did, name)
-// and checks it against plan, writing its diagnostics to w. Stubs with an
-// error are refused: what is the end of the error, such as "nothing ran".
-func readStubs(w io.Writer, name, path string, plan *ir.Plan, what string) (*stubs.Stubs, error) {
+// readStubs reads the stubs file at path (named as the user did, name),
+// checks it against plan and reads its result files, those inside repo
+// alone, writing its diagnostics to w. Stubs with an error are refused:
+// what is the end of the error, such as "nothing ran".
+func readStubs(w io.Writer, name, path string, plan *ir.Plan, repo, what string) (*stubs.Stubs, error) {
 	s, diags := stubs.Load(path)
 	diags = append(diags, stubs.Check(s, plan)...)
+	diags = append(diags, s.ReadResults(repo)...)
 	ir.SortDiagnostics(diags)
 	style := templates.Style{Color: colorOn(w)}
 	sources := map[string][]byte{s.File: s.Src}
