@@ -562,7 +562,7 @@ func quoteAll(names []string) string {
 // commitLeft commits what the repair session left uncommitted, with the
 // run's trailers.
 func (d *delivery) commitLeft(ctx context.Context, subject string) error {
-	_, err := step.CommitLeft(ctx, d.dir, subject, d.r.Name(), d.sc.Step.Name)
+	_, err := step.CommitLeft(ctx, d.dir, subject, d.r.Name(), d.sc.Step.Name, d.sc.Agent != nil)
 	return err
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/step"
 	"github.com/cairn-dev/cairn/worktree"
 )
 
@@ -20,7 +21,8 @@ import (
 // something other than skip, what an agent step left uncommitted, `[cairn]
 // Complete step: Y` after each step that did not skip, and `Complete
 // process: X` at the end. Every commit carries the Cairn-Run trailer, a
-// step's the Cairn-Step trailer too. Commits are made one at a time.
+// step's the Cairn-Step trailer too, a stubbed run's Cairn-Stubbed: true
+// (step.Trailers). Commits are made one at a time.
 type committer struct {
 	// tree is the root of the working tree the run folder is in; folder is
 	// the run folder relative to it, in git's slash form.
@@ -28,6 +30,7 @@ type committer struct {
 	folder  string
 	run     string
 	process string
+	stubbed bool
 
 	mu sync.Mutex
 	// started is set once `Start process` is committed.
@@ -77,8 +80,8 @@ func CheckIdentity(root string) error {
 }
 
 // newCommitter is the committer of the run folder dir, which lies in the
-// working tree at tree.
-func newCommitter(tree, dir, process string) (*committer, error) {
+// working tree at tree; stubbed is whether the run is.
+func newCommitter(tree, dir, process string, stubbed bool) (*committer, error) {
 	rel, err := filepath.Rel(tree, dir)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		return nil, fmt.Errorf("the run folder %s is not inside %s", dir, tree)
@@ -86,16 +89,12 @@ func newCommitter(tree, dir, process string) (*committer, error) {
 	if err := worktree.ExcludeCairnFiles(tree); err != nil {
 		return nil, err
 	}
-	return &committer{tree: tree, folder: filepath.ToSlash(rel), run: filepath.Base(dir), process: process}, nil
+	return &committer{tree: tree, folder: filepath.ToSlash(rel), run: filepath.Base(dir), process: process, stubbed: stubbed}, nil
 }
 
 // trailers is the trailer paragraph of a commit of step (none: the run's).
-func (c *committer) trailers(step string) string {
-	t := "Cairn-Run: " + c.run
-	if step != "" {
-		t += "\nCairn-Step: " + step
-	}
-	return t
+func (c *committer) trailers(name string) string {
+	return step.Trailers(c.run, name, c.stubbed)
 }
 
 // start commits `Start process: X` with the run folder as it stands, once:

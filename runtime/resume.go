@@ -77,7 +77,7 @@ func Resume(ctx context.Context, dir string, o Options) (record.Status, error) {
 		return record.StatusFailed, err
 	}
 	if o.Plan.Commit {
-		if r.commits, err = newCommitter(o.Repo.Root, folder.Dir, o.Plan.Process); err != nil {
+		if r.commits, err = newCommitter(o.Repo.Root, folder.Dir, o.Plan.Process, o.Stubs != nil); err != nil {
 			folder.Close()
 			return record.StatusFailed, err
 		}

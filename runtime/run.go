@@ -155,7 +155,7 @@ func begin(ctx context.Context, o Options) (record.Status, error) {
 	}
 	r := &run{o: o, folder: folder, groups: newGroups(folder.Dir), base: os.Environ(), index: map[string]int{}, wrote: map[string]bool{}, issue: is}
 	if o.Plan.Commit {
-		if r.commits, err = newCommitter(o.Repo.Root, folder.Dir, o.Plan.Process); err != nil {
+		if r.commits, err = newCommitter(o.Repo.Root, folder.Dir, o.Plan.Process, o.Stubs != nil); err != nil {
 			folder.Close()
 			_ = removeRunFolder(o.Repo.Root, folder.Dir)
 			return record.StatusFailed, err
@@ -794,7 +794,7 @@ func (r *run) work(ctx context.Context, sc *step.Context, wt worktree.Worktree, 
 // stay uncommitted for a resume to run it again over them.
 func (r *run) settle(ctx context.Context, sc *step.Context, wt worktree.Worktree, sr *record.StepRecord, ok bool) error {
 	if r.commits == nil && wt.Kind == ir.IssueBranch && (hasSession(sc.Step) || ok && edits(sc.Step)) {
-		if _, err := step.CommitLeft(ctx, wt.Path, "[cairn] Save work of step: "+sc.Step.Name, r.folder.Name(), sc.Step.Name); err != nil {
+		if _, err := step.CommitLeft(ctx, wt.Path, "[cairn] Save work of step: "+sc.Step.Name, r.folder.Name(), sc.Step.Name, r.o.Stubs != nil); err != nil {
 			return fmt.Errorf("commit the work of step %q on its branch: %w", sc.Step.Name, err)
 		}
 		sr.GitRef = git.Head(context.Background(), wt.Path, os.Environ())

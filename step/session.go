@@ -255,11 +255,11 @@ func writeFiles(dir string, files []harness.File) error {
 }
 
 // CommitLeft commits what an agent left uncommitted in the worktree at dir,
-// as subject with the Cairn-Run and Cairn-Step trailers, and reports
-// whether there was anything. cairn's own files (the issue file, copied
-// skills) are excluded from the worktree, and run folders are left out, so
-// neither is swept in; hooks are not run (the commit is made unattended).
-func CommitLeft(ctx context.Context, dir, subject, run, step string) (bool, error) {
+// as subject with the trailers of step (Trailers), and reports whether
+// there was anything. cairn's own files (the issue file, copied skills)
+// are excluded from the worktree, and run folders are left out, so neither
+// is swept in; hooks are not run (the commit is made unattended).
+func CommitLeft(ctx context.Context, dir, subject, run, step string, stubbed bool) (bool, error) {
 	if _, err := git.Run(ctx, dir, os.Environ(), "add", "--all", "--", ".", ":(exclude)"+ir.RunsInRepo); err != nil {
 		return false, err
 	}
@@ -269,9 +269,23 @@ func CommitLeft(ctx context.Context, dir, subject, run, step string) (bool, erro
 	} else if git.ExitCode(err) != 1 {
 		return false, err
 	}
-	trailers := fmt.Sprintf("Cairn-Run: %s\nCairn-Step: %s", run, step)
-	_, err := git.Run(ctx, dir, os.Environ(), "commit", "--quiet", "--no-verify", "-m", subject, "-m", trailers)
+	_, err := git.Run(ctx, dir, os.Environ(), "commit", "--quiet", "--no-verify", "-m", subject, "-m", Trailers(run, step, stubbed))
 	return err == nil, err
+}
+
+// Trailers is the trailer paragraph, the last of its message, of a commit
+// cairn makes in run: Cairn-Run, Cairn-Step when the commit is step's (""
+// for the run's own), and Cairn-Stubbed: true in a stubbed run, whose
+// agents' work is stubs' answers, no model's.
+func Trailers(run, step string, stubbed bool) string {
+	t := "Cairn-Run: " + run
+	if step != "" {
+		t += "\nCairn-Step: " + step
+	}
+	if stubbed {
+		t += "\nCairn-Stubbed: true"
+	}
+	return t
 }
 
 // IssueFile is the path of the issue's text in the step's worktree (§7.8),
