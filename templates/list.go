@@ -34,8 +34,8 @@ func (l *Listing) Failed() bool { return ir.HasErrors(l.Diagnostics) }
 
 // WriteText writes one process per line in aligned columns: its name, its
 // file, and its description or its first refusal ("file:line:col: message
-// [rule]"). The listing's own diagnostics, or that it found nothing, are
-// written to diags.
+// [rule]"). The listing's own diagnostics, or that it found nothing and
+// where a first process goes, are written to diags.
 func (l *Listing) WriteText(w, diags io.Writer, st Style) error {
 	rows := make([][]string, 0, len(l.Processes))
 	for _, p := range l.Processes {
@@ -50,7 +50,7 @@ func (l *Listing) WriteText(w, diags io.Writer, st Style) error {
 		if _, err := io.WriteString(w, strings.Join(columns(rows), "\n")+"\n"); err != nil {
 			return err
 		}
-	} else if _, err := io.WriteString(diags, noProcesses(l.Searched)+"\n"); err != nil {
+	} else if _, err := io.WriteString(diags, noProcesses(l.Searched)+"\n"+howToStart(l.Searched)+"\n"); err != nil {
 		return err
 	}
 	for _, d := range l.Diagnostics {
@@ -59,6 +59,20 @@ func (l *Listing) WriteText(w, diags io.Writer, st Style) error {
 		}
 	}
 	return nil
+}
+
+// firstProcessURL is the README's walk through a first process, which `cairn
+// list` points at when it finds none.
+const firstProcessURL = "https://github.com/cairn-dev/cairn#your-first-process"
+
+// howToStart says where a first process file goes: the first folder
+// processes are looked up in, the home's.
+func howToStart(dirs []string) string {
+	dir := "$CAIRN_HOME/processes"
+	if len(dirs) > 0 {
+		dir = dirs[0]
+	}
+	return fmt.Sprintf("to start, write a process file in %s: see \"Your first process\" in the README, %s", dir, firstProcessURL)
 }
 
 type jsonListing struct {
