@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,9 +20,22 @@ var examplesDir = filepath.Join("..", "..", "examples")
 
 // TestExamplesCheck holds every file in examples/ to `cairn check
 // --no-preflight`: no errors, no warnings, one plan each. An example that
-// stops checking clean is a broken promise of the docs.
+// stops checking clean is a broken promise of the docs. The examples are
+// checked as the user they were written for would check them: with
+// examples/ in the config's process_path, as if copied to the home's
+// processes, so that a run-published-issue step finds the processes it
+// names; and an example that works on an issue, whose only complaint
+// without one is that it needs one, is checked again on an issue.
 func TestExamplesCheck(t *testing.T) {
 	entries, err := os.ReadDir(examplesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	examples, err := filepath.Abs(examplesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config, err := json.Marshal(examples)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,19 +51,38 @@ func TestExamplesCheck(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			stdout, stderr, code := cairnIn(t, t.TempDir(), "check", "--no-preflight", "--format", "json", file)
-			if code != 0 {
-				t.Fatalf("cairn check --no-preflight %s exited %d\n%s%s", e.Name(), code, stdout, stderr)
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"home/config.toml": "process_path = [" + string(config) + "]\n"})
+			check := func(args ...string) (diagnostics []string, out []byte) {
+				args = append([]string{"check", "--no-preflight", "--format", "json", file}, args...)
+				stdout, stderr, code := cairnIn(t, dir, args...)
+				if code != 0 {
+					t.Fatalf("cairn %s exited %d\n%s%s", strings.Join(args, " "), code, stdout, stderr)
+				}
+				var doc struct {
+					Diagnostics []struct {
+						Severity string `json:"severity"`
+						Rule     string `json:"rule"`
+					} `json:"diagnostics"`
+					Plans []json.RawMessage `json:"plans"`
+				}
+				if err := json.Unmarshal(stdout, &doc); err != nil {
+					t.Fatalf("check's JSON: %v\n%s", err, stdout)
+				}
+				if len(doc.Plans) != 1 {
+					t.Errorf("cairn %s: want one plan, got %d:\n%s", strings.Join(args, " "), len(doc.Plans), stdout)
+				}
+				for _, d := range doc.Diagnostics {
+					diagnostics = append(diagnostics, d.Severity+" "+d.Rule)
+				}
+				return diagnostics, stdout
 			}
-			var doc struct {
-				Diagnostics []json.RawMessage `json:"diagnostics"`
-				Plans       []json.RawMessage `json:"plans"`
+			got, out := check()
+			if len(got) > 0 && !slices.ContainsFunc(got, func(d string) bool { return d != "warning issue-branch-needs-issue" }) {
+				got, out = check("issue", "1")
 			}
-			if err := json.Unmarshal(stdout, &doc); err != nil {
-				t.Fatalf("check's JSON: %v\n%s", err, stdout)
-			}
-			if len(doc.Diagnostics) != 0 || len(doc.Plans) != 1 {
-				t.Errorf("want no diagnostics and one plan, got %d diagnostics and %d plans:\n%s", len(doc.Diagnostics), len(doc.Plans), stdout)
+			if len(got) != 0 {
+				t.Errorf("want no diagnostics, got %v:\n%s", got, out)
 			}
 		})
 	}
@@ -171,4 +205,108 @@ func TestExamplesTest(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(repo, "home", "runs")); !os.IsNotExist(err) {
 		t.Errorf("cairn test left runs in the real CAIRN_HOME: %v", err)
 	}
+}
+
+// TestFixTestsExample runs examples/fix-tests.hcl, the HCL example, on a Go
+// module whose test fails, with a fake claude whose session fixes the code:
+// the fix is left in the working tree, and the validate shells (go vet, go
+// test) pass it. Once the tests pass, the fix step skips with its why.
+func TestFixTestsExample(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go on PATH to run the example's tests with: %v", err)
+	}
+	example, err := os.ReadFile(filepath.Join(examplesDir, "fix-tests.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	repo := filepath.Join(work, "repo")
+	writeFiles(t, repo, map[string]string{
+		"go.mod": "module example.com/add\n\ngo 1.22\n",
+		"add.go": "package add\n\n// Add returns a plus b.\nfunc Add(a, b int) int { return a - b }\n",
+		"add_test.go": "package add\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n" +
+			"\tif got := Add(2, 2); got != 4 {\n\t\tt.Fatalf(\"Add(2, 2) = %d, want 4\", got)\n\t}\n}\n",
+	})
+	gitRepo(t, repo)
+	writeFiles(t, work, map[string]string{
+		"fix-tests.hcl":         string(example),
+		"answers/claude.fix":    "Add subtracted; it adds now.\n",
+		"answers/claude.fix.do": "sed -i 's/a - b/a + b/' add.go\n",
+	})
+	bin := filepath.Join(work, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, mode := range map[string]os.FileMode{"fake.bash": 0o644, "claude": 0o755} {
+		if err := copyFake(filepath.Join(fakesDir, name), filepath.Join(bin, name), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cache, err := exec.Command(goBin, "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{
+		"FAKE_LOG=" + filepath.Join(work, "fakelog"),
+		"FAKE_ANSWERS=" + filepath.Join(work, "answers"),
+		"GOCACHE=" + strings.TrimSpace(string(cache)),
+		"GOTOOLCHAIN=local",
+	}
+	for k, v := range testEnv(t, work) {
+		switch k {
+		case "PATH":
+			v = filepath.Dir(goBin) + string(os.PathListSeparator) + v
+		case "CAIRN_HOME":
+			// Out of the checkout, which must stay clean.
+			v = filepath.Join(work, v)
+		}
+		env = append(env, k+"="+v)
+	}
+	run := func() (string, string, int) {
+		t.Helper()
+		cmd := exec.Command("cairn", "run", filepath.Join(work, "fix-tests.hcl"))
+		cmd.Dir, cmd.Env = repo, env
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		code := 0
+		if errors.As(err, &exit) {
+			code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return stdout.String(), stderr.String(), code
+	}
+
+	stdout, stderr, code := run()
+	if code != 0 || stdout != "Add subtracted; it adds now.\n" {
+		t.Fatalf("run on a failing test exited %d, printed %q\n%s", code, stdout, stderr)
+	}
+	if diff := runGit(t, repo, "diff"); !strings.Contains(diff, "+func Add(a, b int) int { return a + b }") {
+		t.Errorf("the fix is not in the working tree:\n%s", diff)
+	}
+
+	runGit(t, repo, "commit", "-q", "-a", "-m", "Fix Add")
+	stdout, stderr, code = run()
+	if code != 0 || stdout != "" {
+		t.Fatalf("run on passing tests exited %d, printed %q\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "skipped fix: Every test passes: there is nothing to fix") {
+		t.Errorf("the fix step did not skip:\n%s", stderr)
+	}
+}
+
+// runGit runs git with args in dir and returns its output.
+func runGit(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = environ(t, dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
 }
