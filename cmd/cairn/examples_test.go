@@ -95,17 +95,19 @@ func TestExamplesCheck(t *testing.T) {
 // example of docs/procedures.md, with a fake agent that does nothing: with
 // an empty inbox the run skips every step and leaves nothing behind; with a
 // page in the inbox, the checklist gate keeps the step from passing, the
-// agent is sent back twice, and the failed run is committed.
+// agent is sent back twice, and the failed run is committed. Its shipped
+// stubs take the same way, with no agent CLI: a stub edits nothing.
 func TestProcessPagesExample(t *testing.T) {
-	card, err := os.ReadFile(filepath.Join(examplesDir, "process-pages.procedure.card"))
-	if err != nil {
-		t.Fatal(err)
+	files := map[string]string{".gitignore": "/home/\n/bin/\n"}
+	for _, name := range []string{"process-pages.procedure.card", "process-pages.stubs.toml"} {
+		b, err := os.ReadFile(filepath.Join(examplesDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = string(b)
 	}
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"process-pages.procedure.card": string(card),
-		".gitignore":                   "/home/\n/bin/\n",
-	})
+	writeFiles(t, dir, files)
 	bin := filepath.Join(dir, "bin")
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
@@ -165,6 +167,27 @@ func TestProcessPagesExample(t *testing.T) {
 	if st := git("status", "--porcelain"); st != "" {
 		t.Errorf("the failed run left changes uncommitted:\n%s", st)
 	}
+
+	// The same page, run stubbed: no agent starts, the gate holds alike.
+	if err := os.RemoveAll(bin); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = cairnIn(t, dir, "run", "process-pages.procedure.card", "--stubs", "process-pages.stubs.toml")
+	if code != 1 {
+		t.Fatalf("stubbed run with a page to file exited %d, want 1\n%s", code, stderr)
+	}
+	for _, want := range []string{"stubbed run", "intake: review retry 2 of 2: validate: exit status 1", "failed intake: validate: still failing after 2 review retries", "cancelled index"} {
+		if !strings.Contains(string(stderr), want) {
+			t.Errorf("stubbed run's stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	want = "Complete process: process-pages (failed)\n[cairn] Complete step: intake (failed)\nStart process: process-pages\n" + want
+	if log := git("log", "--format=%s"); log != want {
+		t.Errorf("git log after the stubbed run:\n%s\nwant:\n%s", log, want)
+	}
+	if st := git("status", "--porcelain"); st != "" {
+		t.Errorf("the failed stubbed run left changes uncommitted:\n%s", st)
+	}
 }
 
 func init() {
@@ -181,10 +204,11 @@ func init() {
 }
 
 // TestExamplesTest runs `cairn test` on examples/, as CI does: every
-// *.test.toml there (the hunt example with its shipped stubs) passes in a
-// fresh repository they are copied into, as they pass in this one (a stub
-// reads a result_file only inside the repository the run is in), with no
-// agent CLI on PATH, and leaves no run behind.
+// *.test.toml there (the hunt example and the card with their shipped
+// stubs) passes in a fresh repository they are copied into, as they pass in
+// this one (a stub reads a result_file only inside the repository the run
+// is in), with no agent CLI on PATH, and leaves no run behind, nor a commit
+// of the card's in the repository.
 func TestExamplesTest(t *testing.T) {
 	repo := t.TempDir()
 	dir := filepath.Join(repo, "examples")
@@ -196,14 +220,22 @@ func TestExamplesTest(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("cairn test %s exited %d\n%s%s", dir, code, stdout, stderr)
 	}
-	if !strings.Contains(string(stdout), "ok   "+filepath.Join(dir, "hunt.test.toml")) {
-		t.Errorf("no passing line for hunt.test.toml:\n%s", stdout)
+	for _, test := range []string{"hunt.test.toml", "hunt-inconclusive.test.toml", "process-pages.test.toml"} {
+		if !strings.Contains(string(stdout), "ok   "+filepath.Join(dir, test)) {
+			t.Errorf("no passing line for %s:\n%s", test, stdout)
+		}
 	}
 	if got := strings.TrimSpace(string(stderr)); !strings.HasSuffix(got, "passed, 0 failed") {
 		t.Errorf("summary: %q", got)
 	}
 	if _, err := os.Stat(filepath.Join(repo, "home", "runs")); !os.IsNotExist(err) {
 		t.Errorf("cairn test left runs in the real CAIRN_HOME: %v", err)
+	}
+	if log := runGit(t, repo, "log", "--format=%s"); log != "init\n" {
+		t.Errorf("cairn test committed in the repository:\n%s", log)
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".cairn")); !os.IsNotExist(err) {
+		t.Errorf("the card's case, whose steps all skip, left .cairn behind (%v)", err)
 	}
 }
 
