@@ -120,7 +120,8 @@ type PlanResources struct {
 	// MinFreeMemory is the bytes of available memory a step waits for.
 	MinFreeMemory     int64
 	MinFreeMemoryText string
-	// Wait is how long a step waits before it fails.
+	// Wait is how long a session waits for the machine before it starts
+	// anyway, with a warning.
 	Wait     time.Duration
 	WaitText string
 	Header   Range

@@ -98,7 +98,7 @@ type Options struct {
 // ends interrupted.
 //
 // The status is how the run ended: interrupted, else failed, else
-// succeeded. The error says what kept the run from running its steps (a
+// inconclusive, else succeeded. The error says what kept the run from running its steps (a
 // run folder that cannot be made, a worktree that cannot be created); the
 // run is recorded failed then, with that cause, when it could be recorded
 // at all; a run refused so that it leaves no run folder (a Claim another
@@ -197,7 +197,8 @@ type run struct {
 	issue *forge.Issue
 	claim *forge.Claim
 	// resumed is the record of a resumed run as it was found; done holds
-	// its steps that succeeded or skipped, which are not run again.
+	// its steps that succeeded, were inconclusive or skipped, which are not
+	// run again.
 	resumed *record.Record
 	done    map[string]bool
 	// base is the user's environment, under every step's.
