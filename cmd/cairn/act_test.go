@@ -21,9 +21,10 @@ import (
 // actCases are the golden compile cases the act suite runs: a parallel
 // group whose required member fails (its siblings finish, the next stage is
 // cancelled, each worktree's patch kept), prechecks and validate shells
-// that skip, warn and fail, and a session on each harness in parallel with a
-// judge given their results.
-var actCases = []string{"parallel", "phases", "sessions"}
+// that skip, warn and fail, a session on each harness in parallel with a
+// judge given their results, and a process of one step (one job, whose
+// shared step no other aliases).
+var actCases = []string{"parallel", "phases", "sessions", "single"}
 
 // actStandIns are the offline stand-ins of the artifact actions
 // (testdata/act/README.md).

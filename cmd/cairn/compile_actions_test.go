@@ -138,7 +138,8 @@ const sharedStep = "Define the functions every job's script shares"
 
 // checkSharedOnce holds a workflow to defining what its jobs' scripts share
 // once: the text of the shared step is in the file once, every job but the
-// last runs it (an alias of the first job's) before its step's script,
+// last runs it (an alias of the first job's, anchored when another job
+// aliases it) before its step's script,
 // which reads what it keeps, and each function it defines is defined
 // nowhere else in the file.
 func checkSharedOnce(t *testing.T, out []byte, wf ghWorkflow) {
@@ -173,8 +174,14 @@ func checkSharedOnce(t *testing.T, out []byte, wf ghWorkflow) {
 		t.Fatal("no shared step")
 	}
 	text := string(out)
-	if n := strings.Count(text, "\n      - &cairn-functions\n"); n != 1 {
-		t.Errorf("the shared step is anchored %d times; want once", n)
+	// A step's job and the last: one step's job has no alias of the
+	// shared step, and an anchor no alias uses is an error to actionlint.
+	anchors := 1
+	if len(wf.Jobs) == 2 {
+		anchors = 0
+	}
+	if n := strings.Count(text, "\n      - &cairn-functions\n"); n != anchors {
+		t.Errorf("the shared step is anchored %d times; want %d", n, anchors)
 	}
 	// The text of the shared step, as the file holds it, indented.
 	block := yamlIndent(lib, "          ")
