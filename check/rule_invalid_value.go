@@ -22,10 +22,10 @@ var (
 // ruleInvalidValue refuses a value outside its enum, a duration that does not
 // parse, a number out of range (a budget not above 0, or not a number), an empty script, prompt or skill, an env
 // name a shell cannot export, and a [github] table no workflow could hold
-// (a cron that does not parse).
+// (a cron that does not parse, a value GitHub would read as an expression).
 var ruleInvalidValue = &Rule{
 	ID:       RuleInvalidValue,
-	Doc:      "a value outside its enum or its range (a budget_usd not above 0), a duration that does not parse, or a [github] schedule that is no cron",
+	Doc:      "a value outside its enum or its range (a budget_usd not above 0), a duration that does not parse, a [github] schedule that is no cron, or a [github] value holding \"${{\"",
 	Severity: ir.Error,
 	Lint:     true,
 	Run: func(pass *Pass) {
@@ -88,16 +88,24 @@ func (v *values) budget(f ir.Field[ir.Budget]) {
 }
 
 // github refuses what a [github] table holds that no workflow could: an
-// empty runner, a schedule that is no cron GitHub Actions reads (at the
-// schedule), a job timeout under a minute.
+// empty runner, a value holding "${{" (at the "${{"), a schedule that is no
+// cron GitHub Actions reads (at the schedule), a job timeout under a minute.
 func (v *values) github(g *ir.GitHub) {
 	p := v.pass.Process
-	if r := g.RunsOn; r.Set && !r.Bad && strings.TrimSpace(r.Value) == "" {
+	switch r := g.RunsOn; {
+	case !r.Set || r.Bad:
+	case strings.TrimSpace(r.Value) == "":
 		v.report(valueRange(r), "invalid %s %q; name the runner, such as \"ubuntu-latest\"", keyName(p, "runs_on"), r.Value)
+	case strings.Contains(r.Value, ghExpression):
+		v.report(expressionRange(r), "invalid %s %q: GitHub Actions would read %q as an expression; name the runner, such as \"ubuntu-latest\"", keyName(p, "runs_on"), r.Value, ghExpression)
 	}
 	if g.Schedule.Set {
 		for _, c := range g.Schedule.Value {
 			if c.Bad {
+				continue
+			}
+			if strings.Contains(c.Value, ghExpression) {
+				v.report(expressionRange(c), "invalid cron %q in schedule: GitHub Actions would read %q as an expression; write five fields", c.Value, ghExpression)
 				continue
 			}
 			if err := checkCron(c.Value); err != nil {
@@ -108,6 +116,25 @@ func (v *values) github(g *ir.GitHub) {
 	if tm := g.TimeoutMinutes; tm.Set && !tm.Bad && tm.Value < 1 {
 		v.report(valueRange(tm), "invalid %s %d; a job needs at least 1 minute", keyName(p, "timeout_minutes"), tm.Value)
 	}
+}
+
+// ghExpression opens an expression wherever GitHub Actions reads a
+// workflow's value, quoted or not: a [github] value holding it would be
+// evaluated, not taken as written.
+const ghExpression = "${{"
+
+// expressionRange is where f's value first holds ghExpression, as written;
+// the value's whole range when its characters cannot be placed.
+func expressionRange(f ir.Field[string]) ir.Range {
+	r := valueRange(f)
+	i := strings.Index(f.Value, ghExpression)
+	if i < 0 {
+		return r
+	}
+	if start := ir.PosAt(f.Value, f.Spans, i); start.IsValid() {
+		r.Start, r.End = start, ir.PosAt(f.Value, f.Spans, i+len(ghExpression))
+	}
+	return r
 }
 
 // expiry refuses a run expiry that is neither a duration nor "never".
