@@ -23,7 +23,8 @@ type ShellRun struct {
 func (s ShellRun) OK() bool { return s.Cause == "" }
 
 // runShell runs script as `bash -euo pipefail -c SCRIPT` in the step's
-// worktree with the step's environment, stopping it (its whole process
+// worktree with the step's environment less the agents' keys (ShellEnv),
+// stopping it (its whole process
 // group) when ctx is done or the step's timeout passes.
 func runShell(ctx context.Context, sc *Context, script string) ShellRun {
 	var out bytes.Buffer
@@ -38,7 +39,7 @@ func runShellTo(ctx context.Context, sc *Context, script string, stdout, stderr 
 	p := &proc.Proc{
 		Argv:    []string{"bash", "-euo", "pipefail", "-c", script},
 		Dir:     sc.Worktree,
-		Env:     sc.Env,
+		Env:     ShellEnv(sc.Env, stepEnv(sc)),
 		Stdout:  stdout,
 		Stderr:  stderr,
 		Timeout: sc.Timeout,

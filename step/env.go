@@ -1,6 +1,7 @@
 package step
 
 import (
+	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 )
@@ -52,10 +53,31 @@ func Env(base []string, sc *Context, resultsDir string, stepEnv []ir.PlanEnv) []
 	return proc.MergeEnv(base, set, drop)
 }
 
+// stepEnv is the env of sc's step, none when it has no step.
+func stepEnv(sc *Context) []ir.PlanEnv {
+	if sc.Step == nil {
+		return nil
+	}
+	return sc.Step.Env
+}
+
 // stepName is the name of sc's step, "" when it has none.
 func stepName(sc *Context) string {
 	if sc.Step == nil {
 		return ""
 	}
 	return sc.Step.Name
+}
+
+// ShellEnv is the environment of a step's shells (its commands, precheck
+// and validate) from env, the step's Env: without the agent CLIs' keys
+// (harness.KeyVariables), which reach a session's CLI alone, so that what a
+// shell prints, which the run folder keeps, cannot show one; but those the
+// step's own env (stepEnv) sets, as written.
+func ShellEnv(env []string, stepEnv []ir.PlanEnv) []string {
+	set := make([]string, len(stepEnv))
+	for i, e := range stepEnv {
+		set[i] = e.Name + "=" + e.Value
+	}
+	return proc.MergeEnv(env, set, harness.KeyVariables)
 }

@@ -40,3 +40,15 @@ func TestEnv(t *testing.T) {
 		t.Errorf("Env with an issue = %q; want its CAIRN_ISSUE_URL", got)
 	}
 }
+
+// TestShellEnv: a step's shells get its environment less the agents' keys
+// the user's environment holds, but with those its own env sets.
+func TestShellEnv(t *testing.T) {
+	t.Parallel()
+	env := []string{"PATH=/bin", "ANTHROPIC_API_KEY=user", "GEMINI_API_KEY=user", "CODEX_API_KEY=", "CAIRN_STEP=s", "OPENROUTER_API_KEY=step", "NOTE=x"}
+	got := ShellEnv(env, []ir.PlanEnv{{Name: "OPENROUTER_API_KEY", Value: "step"}, {Name: "NOTE", Value: "x"}})
+	want := []string{"PATH=/bin", "CAIRN_STEP=s", "NOTE=x", "OPENROUTER_API_KEY=step"}
+	if !slices.Equal(got, want) {
+		t.Errorf("ShellEnv =\n%q\nwant\n%q", got, want)
+	}
+}

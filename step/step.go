@@ -73,8 +73,9 @@ type Context struct {
 	// Start is when the step started, by the run's clock: its session's
 	// prompt tells the agent the date.
 	Start time.Time
-	// Env is the whole environment of the step's shells and sessions: the
-	// user's own, then §7.1's CAIRN_* and CHECK_SKIP, then the step's env.
+	// Env is the whole environment of the step's sessions: the user's
+	// own, then §7.1's CAIRN_* and CHECK_SKIP, then the step's env. Its
+	// shells get it less the agents' keys (ShellEnv).
 	Env []string
 	// Timeout is the step's timeout; zero means none.
 	Timeout time.Duration
