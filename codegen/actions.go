@@ -114,7 +114,9 @@ type workflow struct {
 
 // workflowJob is the job of one step: the results it is given (and the
 // changes an earlier job left in its worktree), the agent CLIs it installs
-// and the keys they read, its script, and what it keeps for the jobs after
+// and the keys they read (from the secrets, in the environment of a step of
+// their own, which keeps them in files for the script to give to the
+// sessions' CLIs alone), its script, and what it keeps for the jobs after
 // it.
 type workflowJob struct {
 	ID, Step  string

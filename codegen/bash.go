@@ -134,6 +134,10 @@ type script struct {
 	NotifyOn    []string
 	NotifyOnSet bool
 	Excludes    []string
+	// Keys are the variables of the agent CLIs' keys
+	// (harness.KeyVariables): the script takes them out of its
+	// environment and gives them to each session's CLI alone.
+	Keys []string
 	// RecordFile is the process file as the run record names it: relative
 	// to the repository's root when it lies in it, else absolute. SHA256
 	// is the file's hash.
@@ -247,6 +251,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		Description:     plan.Description,
 		Worktrees:       plan.Worktrees,
 		Excludes:        ir.CairnFiles,
+		Keys:            harness.KeyVariables,
 		FinalJQ:         harness.FinalJQDefs(),
 		UsageJQ:         harness.UsageJQHelpers(),
 		RecordFile:      recordFile(workdir.Path(c.in.Dir, plan.File), c.in.RepoRoot),

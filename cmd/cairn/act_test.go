@@ -57,17 +57,7 @@ type actRecord struct {
 // writes to the run's summary. It needs act on PATH (.ci/run installs it);
 // CAIRN_ACT=off skips it.
 func TestActDifferential(t *testing.T) {
-	if os.Getenv("CAIRN_ACT") == "off" {
-		t.Skip("CAIRN_ACT=off")
-	}
-	act, err := exec.LookPath("act")
-	if err != nil {
-		t.Skipf("act is not on PATH (.ci/run installs it): %v", err)
-	}
-	standIns, err := filepath.Abs(actStandIns)
-	if err != nil {
-		t.Fatal(err)
-	}
+	act, standIns := lookAct(t)
 	for _, name := range actCases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -82,38 +72,9 @@ func TestActDifferential(t *testing.T) {
 			want.summary = stdout
 
 			b := newCompileWork(t, file)
-			wf := b.compileWorkflow(t, file)
-			writeFiles(t, b.repo, map[string]string{".github/workflows/" + name + ".yml": string(wf)})
-			for _, argv := range [][]string{{"git", "add", "-A"}, {"git", "commit", "-q", "-m", "workflow"}} {
-				if out, errOut, code := b.run(t, nil, argv...); code != 0 {
-					t.Fatalf("%v: exit %d\n%s%s", argv, code, out, errOut)
-				}
-			}
-			art := filepath.Join(b.work, "artifacts")
-			args := []string{"workflow_dispatch", "-W", ".github/workflows/" + name + ".yml",
-				"-P", "ubuntu-latest=-self-hosted", "--no-cache-server", "--json", "--env", "ACT_STUB_ART=" + art}
-			for _, m := range artifactUses.FindAllStringSubmatch(string(wf), -1) {
-				arg := m[1] + "=" + filepath.Join(standIns, m[2])
-				if !slices.Contains(args, arg) {
-					args = append(args, "--local-repository", arg)
-				}
-			}
-			cmd := exec.Command(act, args...)
-			cmd.Dir = b.repo
-			cmd.Env = append(slices.Clone(b.env), "PATH="+actPath(b.env, act))
-			var out, errOut bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errOut
 			start = time.Now()
-			err := cmd.Run()
-			got := &actRecord{duration: time.Since(start)}
-			var exit *exec.ExitError
-			switch {
-			case err == nil:
-			case errors.As(err, &exit):
-				got.code = exit.ExitCode()
-			default:
-				t.Fatalf("act: %v", err)
-			}
+			art, out, errOut, code := b.act(t, act, standIns, file)
+			got := &actRecord{code: code, duration: time.Since(start)}
 			got.readRun(t, filepath.Join(art, "cairn-run"))
 			got.printed, got.summary = actOutput(t, out.Bytes(), "The results of the last stage")
 			t.Logf("cairn run: exit %d in %v; act: exit %d in %v", want.code, want.duration.Round(time.Millisecond), got.code, got.duration.Round(time.Millisecond))
@@ -126,6 +87,66 @@ func TestActDifferential(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lookAct finds act on PATH and the stand-ins of the artifact actions, or
+// skips the test: where act is not installed, or CAIRN_ACT=off.
+func lookAct(t *testing.T) (act, standIns string) {
+	t.Helper()
+	if os.Getenv("CAIRN_ACT") == "off" {
+		t.Skip("CAIRN_ACT=off")
+	}
+	act, err := exec.LookPath("act")
+	if err != nil {
+		t.Skipf("act is not on PATH (.ci/run installs it): %v", err)
+	}
+	standIns, err = filepath.Abs(actStandIns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return act, standIns
+}
+
+// act compiles the case's process in file to a workflow, commits it in the
+// twin and runs it under act (at path act) in self-hosted mode, with the
+// offline stand-ins of the artifact actions (in folder standIns), the twin's
+// environment, its fakes first on PATH, and args (secrets, say). It
+// returns the folder of the artifacts the workflow kept, act's stdout (its
+// JSON log) and stderr, and its exit code.
+func (w *compileWork) act(t *testing.T, act, standIns, file string, args ...string) (art string, stdout, stderr *bytes.Buffer, code int) {
+	t.Helper()
+	name := strings.TrimSuffix(filepath.Base(file), ".toml")
+	wf := w.compileWorkflow(t, file)
+	writeFiles(t, w.repo, map[string]string{".github/workflows/" + name + ".yml": string(wf)})
+	for _, argv := range [][]string{{"git", "add", "-A"}, {"git", "commit", "-q", "-m", "workflow"}} {
+		if out, errOut, code := w.run(t, nil, argv...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", argv, code, out, errOut)
+		}
+	}
+	art = filepath.Join(w.work, "artifacts")
+	args = append([]string{"workflow_dispatch", "-W", ".github/workflows/" + name + ".yml",
+		"-P", "ubuntu-latest=-self-hosted", "--no-cache-server", "--json", "--env", "ACT_STUB_ART=" + art}, args...)
+	for _, m := range artifactUses.FindAllStringSubmatch(string(wf), -1) {
+		arg := m[1] + "=" + filepath.Join(standIns, m[2])
+		if !slices.Contains(args, arg) {
+			args = append(args, "--local-repository", arg)
+		}
+	}
+	cmd := exec.Command(act, args...)
+	cmd.Dir = w.repo
+	cmd.Env = append(slices.Clone(w.env), "PATH="+actPath(w.env, act))
+	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	default:
+		t.Fatalf("act: %v", err)
+	}
+	return art, stdout, stderr, code
 }
 
 // onlyRun is the folder of the one run in the twin's home.

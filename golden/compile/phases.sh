@@ -51,6 +51,8 @@ notify_argv=()
 notify_on=()
 notify_on_set=0
 cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
+# The variables of the agent CLIs' keys, which reach a session's CLI alone (take_keys).
+agent_key_names=('ANTHROPIC_API_KEY' 'ANTHROPIC_AUTH_TOKEN' 'CLAUDE_CODE_OAUTH_TOKEN' 'CODEX_API_KEY' 'OPENAI_API_KEY' 'GEMINI_API_KEY' 'GOOGLE_API_KEY' 'GOOGLE_GENERATIVE_AI_API_KEY' 'OPENROUTER_API_KEY')
 # The run record (run.json) as cairn run keeps it: the process file (in the repository when its path is
 # relative) and its hash, the steps as a run begins them, and how long after its end a run that
 # succeeded, or ended otherwise, expires (in microseconds, or never).
@@ -68,6 +70,8 @@ grace=5
 # cap the script enforces by counting its turns, the jq filter that finds
 # them, and the cause of a session stopped past the cap.
 turn_max=0 turn_jq=''
+# A session sets this to 1, local to it: its CLI is given the agents' keys.
+session_keys=0
 # The exit status with which a precheck shell skips its step.
 check_skip=77
 
@@ -90,9 +94,31 @@ usage_error() {
   exit 2
 }
 
+# take_keys DIR: sets agent_keys to the agent CLIs' keys, by variable, taken
+# out of the script's environment before it starts anything: no step's
+# shell, nor anything else the script starts, sees them, and proc_start
+# gives them to a session's CLI alone. In a workflow's job (DIR not empty),
+# also out of the files under DIR that the step before it kept from the
+# workflow's secrets, which it removes.
+take_keys() {
+  local key
+  declare -gA agent_keys=()
+  for key in "${agent_key_names[@]}"; do
+    if [[ -v $key ]]; then
+      agent_keys[$key]=${!key}
+      unset -v "$key"
+    fi
+    if [[ -n $1 && -f $1/$key ]]; then
+      agent_keys[$key]=$(<"$1/$key")
+      rm -f -- "$1/$key"
+    fi
+  done
+}
+
 jobs=${CAIRN_JOBS:-0}
 directive=
 budget_flag=
+take_keys ''
 while (($#)); do
   case $1 in
   --jobs | --directive | --budget)
@@ -736,11 +762,18 @@ watch_turns() {
 }
 
 # proc_start ARGV...: run_proc's job: ARGV in the step's worktree, with the
-# signals the step's job ignores back to their defaults.
+# signals the step's job ignores back to their defaults; a session's CLI
+# (session_keys set) with the agents' keys the script was given, in its
+# environment (not its argv, which any process can read), under the step's
+# env.
 proc_start() {
+  local key
   trap - INT TERM
   umask "$user_umask"
   cd -- "$step_dir" || exit 1
+  if ((session_keys)); then
+    for key in "${!agent_keys[@]}"; do export "$key=${agent_keys[$key]}"; done
+  fi
   exec "$setsid_bin" -w "${timer[@]}" "$env_bin" -u CAIRN_ISSUE_URL "${step_env[@]}" "$@"
 }
 
