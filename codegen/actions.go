@@ -213,6 +213,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 			wf.TimeoutMinutes = g.TimeoutMinutes.Value
 		}
 	}
+	diags = append(diags, c.describedExpression()...)
 	kinds := map[string]string{}
 	for _, w := range c.plan.Worktrees {
 		kinds[w.Name] = w.Kind
@@ -308,6 +309,23 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	return wf, diags
 }
 
+// describedExpression refuses a description holding "${{", at the "${{":
+// the jobs' scripts hold the description (their usage says it), where
+// GitHub would read it as an expression.
+func (c *compiler) describedExpression() []ir.Diagnostic {
+	if !strings.Contains(c.plan.Description, "${{") {
+		return nil
+	}
+	r := c.at.file()
+	if p := c.at.process; p != nil {
+		if at, ok := within(p.Description, "${{", or(p.Description.At(), r)); ok {
+			r = at
+		}
+	}
+	return []ir.Diagnostic{notCompilable(r,
+		"the description would be in the workflow's scripts, where GitHub Actions reads \"${{\" as an expression; write it otherwise (\"$ {{\", \"${ {\")")}
+}
+
 // shareFunctions sets the scripts of wf's jobs from their compacted
 // scripts (files, in job order): the functions they share, which each job
 // defines in the step wf.Functions runs (one step, which the first job
@@ -369,11 +387,15 @@ func (c *compiler) agents(st *ir.PlanStep, j *workflowJob) []ir.Diagnostic {
 // carriable refuses a job's script that a workflow cannot hold as its run
 // step: one where GitHub would read "${{" as an expression (a run step
 // holding one is also limited to 21,000 characters), or one with a
-// character a YAML block cannot carry.
+// character a YAML block cannot carry. A "${{" of the description, which
+// every job's script holds, is refused once, by describedExpression.
 func (c *compiler) carriable(step, script string) []ir.Diagnostic {
 	if strings.Contains(script, "${{") {
-		return []ir.Diagnostic{notCompilable(c.at.holding(step, "${{"),
-			"step %q: its script would hold \"${{\", which GitHub Actions reads as an expression; write it otherwise (\"$ {{\", \"${ {\")", step)}
+		r, ok := c.at.holding(step, "${{")
+		if ok || !strings.Contains(c.plan.Description, "${{") {
+			return []ir.Diagnostic{notCompilable(r,
+				"step %q: its script would hold \"${{\", which GitHub Actions reads as an expression; write it otherwise (\"$ {{\", \"${ {\")", step)}
+		}
 	}
 	if r, bad := templates.YAMLBlockSafe(script); bad {
 		return []ir.Diagnostic{notCompilable(c.at.step(step), "step %q: its script would hold the character %U, which a workflow file cannot carry", step, r)}

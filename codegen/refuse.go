@@ -92,11 +92,11 @@ func (at *places) model(name string) ir.Range {
 // holding is where text first stands in a value of step name, as written:
 // its script or prompt, an env value, a precheck or validate shell or why
 // (the value's whole range when its characters cannot be placed); else the
-// step's header.
-func (at *places) holding(name, text string) ir.Range {
+// step's header, and false.
+func (at *places) holding(name, text string) (ir.Range, bool) {
 	s := at.steps[name]
 	if s == nil {
-		return at.step(name)
+		return at.step(name), false
 	}
 	var fields []ir.Field[string]
 	for _, a := range s.Actions {
@@ -112,17 +112,26 @@ func (at *places) holding(name, text string) ir.Range {
 		}
 	}
 	for _, f := range fields {
-		i := strings.Index(f.Value, text)
-		if i < 0 {
-			continue
+		if r, ok := within(f, text, at.step(name)); ok {
+			return r, true
 		}
-		r := or(f.Range, or(f.At(), at.step(name)))
-		if start := ir.PosAt(f.Value, f.Spans, i); start.Line > 0 {
-			r.Start, r.End = start, ir.PosAt(f.Value, f.Spans, i+len(text))
-		}
-		return r
 	}
-	return at.step(name)
+	return at.step(name), false
+}
+
+// within is where text first stands in f's value, as written (the value's
+// whole range when its characters cannot be placed, else fallback); false
+// when the value does not hold it.
+func within(f ir.Field[string], text string, fallback ir.Range) (ir.Range, bool) {
+	i := strings.Index(f.Value, text)
+	if i < 0 {
+		return ir.Range{}, false
+	}
+	r := or(f.Range, or(f.At(), fallback))
+	if start := ir.PosAt(f.Value, f.Spans, i); start.Line > 0 {
+		r.Start, r.End = start, ir.PosAt(f.Value, f.Spans, i+len(text))
+	}
+	return r, true
 }
 
 // skill is where step name's skill was written, else its header.
