@@ -13,6 +13,7 @@ require (
 	github.com/tliron/glsp v0.2.2
 	github.com/urfave/cli/v3 v3.14.0
 	github.com/zclconf/go-cty v1.20.0
+	golang.org/x/sys v0.47.0
 	golang.org/x/term v0.45.0
 	golang.org/x/text v0.31.0
 	mvdan.cc/sh/v3 v3.14.1
@@ -25,6 +26,5 @@ require (
 	github.com/mitchellh/go-wordwrap v1.0.1 // indirect
 	golang.org/x/mod v0.29.0 // indirect
 	golang.org/x/sync v0.18.0 // indirect
-	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/tools v0.38.0 // indirect
 )

@@ -20,7 +20,9 @@ const ActivityFile = "activity.log"
 // Activity appends one line to $CAIRN_HOME/activity.log (§7.5): the time in
 // UTC, then fields, each "key=value", in logfmt (a value is quoted when it
 // holds a space, a quote or an "=", "-" when empty). cairn writes one line
-// when a run starts (event=start run=NAME process=P repo=REPO), one when it
+// when a run starts or is resumed (event=start run=NAME process=P repo=REPO
+// containment=M, event=resume likewise: M says how the run's steps'
+// processes are found to be ended, "cgroup" or "token"), one when it
 // ends (event=end run=NAME process=P repo=REPO status=S), one for a
 // skipped run (event=skipped process=P repo=REPO reason="another pass is
 // running (run NAME)"), and one for a run refused before its first step

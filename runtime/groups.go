@@ -23,8 +23,9 @@ func newGroups(dir string) *proc.Groups {
 // EndOrphans ends what the crashed run whose folder is dir left running,
 // and what its child runs left: each process group its record holds that is
 // still the same group (its leader has the recorded start time, or one of
-// its processes carries the group's token), and every process carrying a
-// recorded token, with SIGTERM, then SIGKILL after proc.DefaultGrace. It
+// its processes carries the group's token), every process carrying a
+// recorded token, and every process in a recorded cgroup (which goes too),
+// with SIGTERM, then SIGKILL after proc.DefaultGrace. It
 // holds the run folder's lock meanwhile, so that it never ends the steps of
 // a run that is running (or being resumed): such a run is left alone. It
 // returns how many processes it ended.

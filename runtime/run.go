@@ -281,7 +281,8 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 	if r.o.Pass != nil {
 		r.warn(r.o.Pass.SetRun(r.folder.Name()))
 	}
-	r.warn(record.Activity(r.o.Home, "event="+event, "run="+r.folder.Name(), "process="+plan.Process, "repo="+r.o.Repo.CommonDir))
+	r.warn(record.Activity(r.o.Home, "event="+event, "run="+r.folder.Name(), "process="+plan.Process, "repo="+r.o.Repo.CommonDir,
+		"containment="+r.groups.Method()))
 
 	r.prog = progress.New(r.o.Stderr, r.o.Terminal)
 	r.prog.Optional = progress.OptionalSteps(plan)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -80,37 +81,78 @@ type procInfo struct {
 // process of the group inherits (EnvStepToken), which also finds those that
 // left the group (setsid); PGID and Start (the leader's start time, clock
 // ticks after boot) are zero until the group has started; Boot is the boot
-// id of the machine it runs on (BootID).
+// id of the machine it runs on (BootID). Cgroup is the cgroup v2 folder the
+// group runs in, which holds every process it starts, those that dropped
+// the token too; "" when it runs in none (MethodToken).
 type Group struct {
-	Token string `json:"token"`
-	PGID  int    `json:"pgid"`
-	Start uint64 `json:"start"`
-	Boot  string `json:"boot"`
+	Token  string `json:"token"`
+	PGID   int    `json:"pgid"`
+	Start  uint64 `json:"start"`
+	Boot   string `json:"boot"`
+	Cgroup string `json:"cgroup,omitempty"`
 }
+
+// How a run's groups are found to be ended (Groups.Method).
+const (
+	// MethodCgroup: each group runs in a cgroup of its own, which holds
+	// every process it starts, wherever it goes and whatever its
+	// environment.
+	MethodCgroup = "cgroup"
+	// MethodToken: a group's processes are found by their process group
+	// and their step token (EnvStepToken) alone; one that left the group
+	// and dropped the token escapes.
+	MethodToken = "token"
+)
+
+// cgroupPrefix starts the name of the cgroup of a group, cgroupPrefix and
+// its token.
+const cgroupPrefix = "cairn-"
 
 // Groups are the process groups a run's steps have running, kept in a file
 // as they start and end, so that a later cairn finds what a crashed run
-// left running (EndGroups). A nil *Groups keeps nothing.
+// left running (EndGroups). A nil *Groups keeps nothing, and its groups run
+// in no cgroup.
 type Groups struct {
 	path string
+	// cgroups is the cgroup v2 folder in which each group gets a cgroup
+	// of its own, "" where the machine offers none (MethodToken).
+	cgroups string
 
 	mu   sync.Mutex
 	live []*Group
 	err  error
 }
 
-// NewGroups is the process groups kept in the file at path, none yet.
+// NewGroups is the process groups kept in the file at path, none yet. It
+// looks once whether the machine offers a cgroup v2 in which each group may
+// run in a cgroup of its own: cairn's own cgroup, when this user may make
+// cgroups in it and move processes out of it (Linux 5.7 or later).
 func NewGroups(path string) *Groups {
-	return &Groups{path: path}
+	return &Groups{path: path, cgroups: findCgroups()}
+}
+
+// Method is how the groups' processes are found to be ended: MethodCgroup
+// when each group runs in a cgroup of its own, else MethodToken. A group
+// whose cgroup could not be made runs in none (its Cgroup is "").
+func (g *Groups) Method() string {
+	if g == nil || g.cgroups == "" {
+		return MethodToken
+	}
+	return MethodCgroup
 }
 
 // add records a group about to start, whose processes carry token, before
-// it starts: a cairn killed at once after still finds its processes.
+// it starts: a cairn killed at once after still finds its processes. The
+// group's cgroup, where the groups have them, is recorded before it is
+// made.
 func (g *Groups) add(token string) *Group {
 	if g == nil {
 		return nil
 	}
 	e := &Group{Token: token, Boot: bootID()}
+	if g.cgroups != "" {
+		e.Cgroup = filepath.Join(g.cgroups, cgroupPrefix+token)
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.live = append(g.live, e)
@@ -118,15 +160,26 @@ func (g *Groups) add(token string) *Group {
 	return e
 }
 
-// started records that e's group started, led by the process pid.
-func (g *Groups) started(e *Group, pid int) {
+// cgroup is the cgroup e's group is to run in, "" for none.
+func (g *Groups) cgroup(e *Group) string {
+	if g == nil {
+		return ""
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return e.Cgroup
+}
+
+// started records that e's group started, led by the process pid, in
+// the cgroup cgroup ("" for none).
+func (g *Groups) started(e *Group, pid int, cgroup string) {
 	if g == nil {
 		return
 	}
 	start, _ := procStart(pid)
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	e.PGID, e.Start = pid, start
+	e.PGID, e.Start, e.Cgroup = pid, start, cgroup
 	g.write()
 }
 
@@ -180,8 +233,9 @@ const maxGroupsFile = 1 << 20
 // EndGroups ends what is left on this machine of the groups the Groups file
 // at path holds, and removes the file: each group that is still the same
 // group (its leader has the recorded start time, or one of its processes
-// carries the group's token), and every process carrying a recorded token,
-// with SIGTERM, then SIGKILL after DefaultGrace. It returns how many
+// carries the group's token), every process carrying a recorded token, and
+// every process in a recorded cgroup, with SIGTERM, then SIGKILL after
+// DefaultGrace; the recorded cgroups are removed. It returns how many
 // processes it ended. The caller makes sure that the run that wrote the
 // file is not running.
 func EndGroups(path string) (int, error) {
@@ -221,10 +275,10 @@ func EndGroups(path string) (int, error) {
 
 // endRecorded ends what is left of the recorded groups on this machine
 // (see EndGroups): SIGTERM, then SIGKILL to what is still there after
-// grace. It returns how many processes it found.
+// grace, and removes their cgroups. It returns how many processes it found.
 func endRecorded(recorded []Group, grace time.Duration) int {
 	boot := bootID()
-	var tokens []string
+	var tokens, cgroups []string
 	var leaders []Group
 	for _, e := range recorded {
 		if e.Token == "" || e.Boot != boot {
@@ -236,10 +290,20 @@ func endRecorded(recorded []Group, grace time.Duration) int {
 		if e.PGID > 0 {
 			leaders = append(leaders, e)
 		}
+		if e.Cgroup != "" && recordedCgroup(e.Cgroup, e.Token) {
+			cgroups = append(cgroups, e.Cgroup)
+		}
 	}
 	if len(tokens) == 0 {
 		return 0
 	}
+	defer func() {
+		// What the kill left of the cgroups (they held nothing, or
+		// SIGTERM ended all they held) goes.
+		for _, cg := range cgroups {
+			_ = removeCgroup(cg)
+		}
+	}()
 	carries := func(p procInfo) bool {
 		return slices.ContainsFunc(tokens, func(t string) bool { return hasToken(p.tokens, t) })
 	}
@@ -256,28 +320,34 @@ func endRecorded(recorded []Group, grace time.Duration) int {
 			}
 		}
 	}
-	left := func(ps []procInfo) []procInfo {
-		var out []procInfo
+	// left lists the processes of the groups, those carrying a token and
+	// those in a cgroup.
+	left := func(ps []procInfo) []int {
+		var out []int
 		for _, p := range ps {
 			if groups[p.pgid] || carries(p) {
-				out = append(out, p)
+				out = append(out, p.pid)
 			}
 		}
-		return out
+		for _, cg := range cgroups {
+			out = append(out, cgroupProcs(cg)...)
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
 	}
 	found := left(ps)
 	if len(found) == 0 {
 		return 0
 	}
-	signal := func(ps []procInfo, sig syscall.Signal) {
+	signal := func(pids []int, sig syscall.Signal) {
 		for pgid := range groups {
 			_ = syscall.Kill(-pgid, sig)
 		}
-		for _, p := range ps {
-			_ = syscall.Kill(p.pid, sig)
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, sig)
 		}
 	}
-	gone := func(d time.Duration) []procInfo {
+	gone := func(d time.Duration) []int {
 		deadline := time.Now().Add(d)
 		for {
 			l := left(processes(true))
@@ -289,6 +359,9 @@ func endRecorded(recorded []Group, grace time.Duration) int {
 	}
 	signal(found, syscall.SIGTERM)
 	if l := gone(grace); len(l) > 0 {
+		for _, cg := range cgroups {
+			_ = killCgroup(cg)
+		}
 		signal(l, syscall.SIGKILL)
 		gone(killWait)
 	}
@@ -305,11 +378,15 @@ func signalCarriers(token string, sig syscall.Signal) bool {
 	return len(pids) > 0
 }
 
-// killLeft kills what a step's process left when it ended: its process
+// killLeft kills what a step's process left when it ended: all its cgroup
+// holds (then removed), when it ran in one (cgroup is not ""), its process
 // group, and every process carrying its token (those that left the group),
 // until none is left or killWait has passed. The caller has not yet reaped
 // the group's leader, so that the group id is still the group's.
-func killLeft(pgid int, token string) {
+func killLeft(pgid int, token, cgroup string) {
+	if cgroup != "" {
+		_ = killCgroup(cgroup)
+	}
 	_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	deadline := time.Now().Add(killWait)
 	for signalCarriers(token, syscall.SIGKILL) && time.Now().Before(deadline) {
