@@ -71,6 +71,27 @@ func TestRunEndsWhatDroppedItsToken(t *testing.T) {
 	cgroupGone(t, dir)
 }
 
+// TestCompiledEndsWhatDroppedItsToken holds the same of a compiled
+// script's step.
+func TestCompiledEndsWhatDroppedItsToken(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"escape.toml": escapeSteps, ".gitignore": "/home/\n/pid.*\n/cgroup\n/escape.sh\n"})
+	gitRepo(t, dir)
+	escapeSleepers.killAtEnd(t, dir)
+	if _, stderr, code := cairnIn(t, dir, "compile", "-o", "escape.sh", "escape.toml"); code != 0 {
+		t.Fatalf("cairn compile exited %d\n%s", code, stderr)
+	}
+	cmd := exec.Command("bash", "escape.sh")
+	cmd.Dir, cmd.Env = dir, environ(t, dir)
+	if out, err := cmd.CombinedOutput(); err != nil || !bytes.Contains(out, []byte("escaped")) {
+		t.Fatalf("bash escape.sh: %v\n%s", err, out)
+	}
+	needCgroup(t, dir, "event=start")
+	escapeSleepers.await(t, dir)
+	cgroupGone(t, dir)
+}
+
 // TestEndCgroupOfCrashedRun holds that cairn stop, gc and resume end what
 // a crashed run's step left in its cgroup, a process that dropped its token
 // and left its group included, and remove the cgroup.
