@@ -7,7 +7,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // setDeathSignal has the kernel SIGKILL the process when the thread that
@@ -20,12 +21,11 @@ func setDeathSignal(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKILL }
 // process, so that the group may still be signalled safely. It reports
 // whether it could wait so.
 func awaitExit(pid int) bool {
-	const pPID = 1
-	var info [16]uint64
+	var info unix.Siginfo
 	for {
-		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid), uintptr(unsafe.Pointer(&info[0])), syscall.WEXITED|syscall.WNOWAIT, 0, 0)
-		if errno != syscall.EINTR {
-			return errno == 0
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			return err == nil
 		}
 	}
 }
