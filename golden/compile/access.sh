@@ -2060,7 +2060,7 @@ on_signal() {
 # on_exit: whatever ends the script, running steps are stopped, throwaway
 # worktrees saved and removed, the pass given back.
 on_exit() {
-  local rc=$?
+  local rc=$? d
   set +e
   trap '' INT TERM
   if ((!finished)); then
@@ -2071,6 +2071,12 @@ on_exit() {
   fi
   if ((record_begun && !record_ended)); then
     if ((interrupted)); then record_end interrupted; else record_end failed; fi
+  fi
+  # A step's job killed outright left its cgroup, and what is in it.
+  if [[ -n ${cgroup_dir:-} ]]; then
+    for d in "$cgroup_dir/cairn-$run_token-"*/; do
+      [[ ! -d $d ]] || end_cgroup "${d%/}"
+    done
   fi
   end_strays "$run_token-[0-9]+"
   if [[ -n $pass_fd ]]; then

@@ -20,7 +20,9 @@
 # prints the last stage's results, and exits 0 (succeeded, or skipped: another pass is running),
 # 1 (failed) or 130 (interrupted). Ctrl-C or SIGTERM stops the running steps (SIGTERM, then SIGKILL
 # after a grace period, or at once on a second signal). What a step leaves running ends with it,
-# even in a session of its own: it carries $CAIRN_STEP_TOKEN, which the script looks for in /proc.
+# even in a session of its own: it carries $CAIRN_STEP_TOKEN, which the script looks for in /proc,
+# and where the script may make cgroups in its own cgroup v2, the step runs in a cgroup of its own,
+# which holds even what dropped the variable.
 # It needs bash 5.1 or later, git, coreutils, util-linux (flock, setsid) and jq.
 set -euo pipefail
 # What the script keeps (its run folder, the activity log, locks, scratch files) is its owner's alone
@@ -693,7 +695,7 @@ step_going() {
 # turn cap. Sets proc_rc, proc_timed_out, proc_cause and proc_exit, its exit
 # code as the run record has it: -1 for one its timeout or a stop killed.
 run_proc() {
-  local in=$1 out=$2 err=$3 pid t0 rc=0 watch=''
+  local in=$1 out=$2 err=$3 pid t0 rc=0 watch='' cgroup=''
   shift 3
   local -a timer=()
   if ((step_timeout > 0)); then timer=("$timeout_bin" -k "${grace}s" "${step_timeout}s"); fi
@@ -702,6 +704,9 @@ run_proc() {
   t0=$now
   # The watch reads OUT (a file) from its start: nothing an earlier action left.
   if ((turn_max > 0)); then : >"$out"; fi
+  if [[ -n $cgroup_dir ]] && mkdir -- "$cgroup_dir/cairn-$run_token-$step_index" 2>/dev/null; then
+    cgroup=$cgroup_dir/cairn-$run_token-$step_index
+  fi
   if [[ -n $err ]]; then
     proc_start "$@" <"$in" >"$out" 2>"$err" {pass_fd}>&- {run_lock_fd}>&- &
   else
@@ -721,6 +726,7 @@ run_proc() {
   # Its group outlives it when it left children behind (cmd &): they end
   # now, and so do those that left the group (setsid cmd &).
   kill -KILL -- "-$pid" 2>/dev/null || true
+  end_cgroup "$cgroup"
   end_strays "$run_token-$step_index"
   # The watch ends once it has read what the process wrote.
   if [[ -n $watch ]]; then wait "$watch" || true; fi
@@ -769,12 +775,102 @@ watch_turns() {
 proc_start() {
   local key
   trap - INT TERM
+  # Into the step's cgroup before anything starts: all it starts is there.
+  if [[ -n $cgroup ]]; then printf '%s\n' "$BASHPID" 2>/dev/null >"$cgroup/cgroup.procs" || true; fi
   umask "$user_umask"
   cd -- "$step_dir" || exit 1
   if ((session_keys)); then
     for key in "${!agent_keys[@]}"; do export "$key=${agent_keys[$key]}"; done
   fi
   exec "$setsid_bin" -w "${timer[@]}" "$env_bin" -u CAIRN_ISSUE_URL "${step_env[@]}" "$@"
+}
+
+# find_cgroup sets cgroup_dir to the cgroup v2 folder in which each
+# process a step starts runs in a cgroup of its own
+# (cairn-RUN_TOKEN-STEP_INDEX), which holds all it starts, even what drops
+# CAIRN_STEP_TOKEN: the script's own cgroup, when a cgroup can be made in
+# it, this user may move processes out of it (its cgroup.procs is
+# writable: it is delegated to the user, or the script runs as root) and
+# the kernel can kill a cgroup's processes (cgroup.freeze, Linux 5.2);
+# else to "". containment says which: cgroup or token.
+find_cgroup() {
+  local line path='' root mount probe
+  cgroup_dir='' containment=token
+  { while IFS= read -r line; do
+    if [[ $line == 0::/* ]]; then path=${line#0::}; fi
+  done </proc/self/cgroup; } 2>/dev/null || return 0
+  [[ -n $path ]] || return 0
+  { while IFS= read -r line; do
+    [[ $line == *' - cgroup2 '* ]] || continue
+    read -r _ _ _ root mount _ <<<"${line%% - *}"
+    # mountinfo writes a space as \040: such a path is not looked into.
+    [[ $root$mount != *\\* ]] || continue
+    if [[ $root == / ]]; then
+      cgroup_dir=$mount$path
+    elif [[ $path == "$root" || $path == "$root"/* ]]; then
+      cgroup_dir=$mount${path#"$root"}
+    else
+      continue
+    fi
+    break
+  done </proc/self/mountinfo; } 2>/dev/null || true
+  cgroup_dir=${cgroup_dir%/}
+  probe=$cgroup_dir/cairn-$run_token-probe
+  if [[ -z $cgroup_dir || ! -w $cgroup_dir/cgroup.procs ]] || ! mkdir -- "$probe" 2>/dev/null; then
+    cgroup_dir=''
+    return 0
+  fi
+  if [[ ! -e $probe/cgroup.freeze ]]; then cgroup_dir=''; fi
+  rmdir -- "$probe" 2>/dev/null || true
+  if [[ -n $cgroup_dir ]]; then containment=cgroup; fi
+}
+
+# end_cgroup DIR: every process in the cgroup DIR (and those under it) is
+# killed, with cgroup.kill, or where the kernel has none by freezing it and
+# SIGKILLing each until none is left; DIR is removed once empty. Nothing is
+# done when DIR is empty.
+end_cgroup() {
+  local dir=$1 events i
+  local -a procs=()
+  [[ -n $dir && -d $dir ]] || return 0
+  if [[ -e $dir/cgroup.kill ]]; then
+    printf '1\n' 2>/dev/null >"$dir/cgroup.kill" || true
+  else
+    printf '1\n' 2>/dev/null >"$dir/cgroup.freeze" || true
+    for ((i = 0; i < 200; i++)); do
+      mapfile -t procs < <(cgroup_procs "$dir")
+      ((${#procs[@]})) || break
+      kill -KILL "${procs[@]}" 2>/dev/null || true
+      sleep 0.01
+    done
+    printf '0\n' 2>/dev/null >"$dir/cgroup.freeze" || true
+  fi
+  for ((i = 0; i < 200; i++)); do
+    events=$(cat -- "$dir/cgroup.events" 2>/dev/null) || break
+    [[ $events != *'populated 0'* ]] || break
+    sleep 0.01
+  done
+  remove_cgroup "$dir" || warn "cannot remove the cgroup $dir: it still holds processes"
+}
+
+# cgroup_procs DIR: the pids of the processes in the cgroup DIR and those
+# under it, one a line.
+cgroup_procs() {
+  local d
+  for d in "$1"/*/; do
+    [[ -d $d ]] && cgroup_procs "${d%/}"
+  done
+  cat -- "$1/cgroup.procs" 2>/dev/null || true
+}
+
+# remove_cgroup DIR: removes the cgroup DIR and those under it (a cairn a
+# step ran makes its own there).
+remove_cgroup() {
+  local d
+  for d in "$1"/*/; do
+    [[ -d $d ]] && remove_cgroup "${d%/}"
+  done
+  rmdir -- "$1" 2>/dev/null || [[ ! -e $1 ]]
 }
 
 # end_strays TOKEN: every process that carries CAIRN_STEP_TOKEN=TOKEN (an
@@ -1111,7 +1207,7 @@ on_signal() {
 # on_exit: whatever ends the script, running steps are stopped, throwaway
 # worktrees saved and removed, the pass given back.
 on_exit() {
-  local rc=$?
+  local rc=$? d
   set +e
   trap '' INT TERM
   if ((!finished)); then
@@ -1122,6 +1218,12 @@ on_exit() {
   fi
   if ((record_begun && !record_ended)); then
     if ((interrupted)); then record_end interrupted; else record_end failed; fi
+  fi
+  # A step's job killed outright left its cgroup, and what is in it.
+  if [[ -n ${cgroup_dir:-} ]]; then
+    for d in "$cgroup_dir/cairn-$run_token-"*/; do
+      [[ ! -d $d ]] || end_cgroup "${d%/}"
+    done
   fi
   end_strays "$run_token-[0-9]+"
   if [[ -n $pass_fd ]]; then
@@ -1267,6 +1369,7 @@ run_lock_fd='' record_begun=0 record_ended=0
 # CAIRN_STEP_TOKEN=RUN_TOKEN-STEP_INDEX), so that those a step leaves
 # running can be found and ended, even in a session of their own.
 printf -v run_token '%08x%08x' "$SRANDOM" "$SRANDOM"
+find_cgroup
 throwaways=()
 exec {pass_fd}<>"$pass_lock"
 if ! flock -n "$pass_fd"; then
@@ -1300,7 +1403,7 @@ mkdir -m 700 -- "$run/results" "$run/traces" "$run/worktrees"
 record_begin
 TZ=UTC printf '{"pid":%d,"run":"%s","since":"%(%Y-%m-%dT%H:%M:%SZ)T","repo":%s}\n' "$$" "$run_name" -1 \
   "$(jq -n --arg r "$common_dir" '$r')" >"$pass_lock"
-activity event=start "run=$run_name" "process=$process" "repo=$common_dir"
+activity event=start "run=$run_name" "process=$process" "repo=$common_dir" "containment=$containment"
 
 # The worktrees, then the stages in order.
 open_error=
