@@ -13,11 +13,16 @@ import "github.com/cairn-dev/cairn/ir"
 // those it reports for the CLI's whole session, from its first start, which
 // a resumed session counts again (claude's cost and per-model tokens,
 // codex's tokens). Used is what this run of the CLI used.
+//
+// Unpriced says that a CLI which reports cost did not know this session's:
+// it spent tokens on a model the CLI has no prices for (opencode reports a
+// cost of 0 then), and Usage holds no cost.
 type SessionEnd struct {
 	ID       string
 	MaxTurns bool
 	Budget   bool
 	Worked   bool
+	Unpriced bool
 	Usage    ir.Usage
 	Total    ir.Usage
 }

@@ -183,7 +183,10 @@ type opencodeStep struct {
 // finished. Its usage, summed over the step_finish events, one a model
 // request: the events as turns; part.tokens.input (without the cache's),
 // output and reasoning as the output, cache.read and cache.write; and
-// part.cost, which opencode computes from the model's prices.
+// part.cost, which opencode computes from the model's prices. A request
+// that spent tokens at a cost of 0 (or none) is one whose model opencode
+// has no prices for, a free one among them: it reports 0 for both, so the
+// session's cost is unknown, and absent (Unpriced).
 func (opencode) SessionEnd(o Output) SessionEnd {
 	var end SessionEnd
 	for line := range strings.Lines(string(o.Stdout)) {
@@ -214,20 +217,42 @@ func (opencode) SessionEnd(o Output) SessionEnd {
 					}
 				}
 			}
+			if unpriced(u) {
+				end.Unpriced = true
+			}
 			end.Usage = end.Usage.Plus(u)
 		}
 	}
+	if end.Unpriced {
+		end.Usage.CostUSD = nil
+	}
 	return end
+}
+
+// unpriced reports whether u, one model request's usage, spent tokens at a
+// cost of 0 or none.
+func unpriced(u ir.Usage) bool {
+	var tokens int64
+	for _, n := range []*int64{u.InputTokens, u.OutputTokens, u.CacheReadTokens, u.CacheWriteTokens} {
+		if n != nil {
+			tokens += *n
+		}
+	}
+	return tokens > 0 && u.Cost() == 0
 }
 
 // UsageJQ is SessionEnd's usage in jq.
 func (opencode) UsageJQ() (string, string) { return "usage_opencode", opencodeUsageJQ }
 
 const opencodeUsageJQ = `def usage_opencode:
-  usage_sum($out | events[] | select(.type == "step_finish") | (.part // {}) as $p | ($p.tokens // {}) as $t
+  [$out | events[] | select(.type == "step_finish") | (.part // {}) as $p | ($p.tokens // {}) as $t
     | {turns: 1, input_tokens: $t.input, output_tokens: usage_add($t.output; $t.reasoning),
        cache_read_tokens: $t.cache.read?, cache_write_tokens: $t.cache.write?, cost_usd: $p.cost}
-    | usage_clean);`
+    | usage_clean] as $requests
+  | usage_sum($requests[])
+  | if any($requests[]; ([.input_tokens, .output_tokens, .cache_read_tokens, .cache_write_tokens] | map(numbers) | add // 0) > 0
+        and (.cost_usd // 0) == 0)
+    then del(.cost_usd) else . end;`
 
 // ansi matches the colour codes opencode writes even to a pipe.
 var ansi = regexp.MustCompile(`\x1b\[[0-9;]*m`)

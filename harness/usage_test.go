@@ -86,6 +86,23 @@ func TestUsage(t *testing.T) {
 	}
 }
 
+// TestUsageUnpriced: opencode run on a model its config gives no prices
+// (real output, testdata/output/opencode-unpriced.stdout, which
+// internal/modeldouble's TestRealAgentsUnpriced captured with opencode
+// 1.18.33) reports its tokens and a cost of 0 for each request: the
+// session's cost is unknown, so it is absent, never a measured 0.
+func TestUsageUnpriced(t *testing.T) {
+	h, _ := testRegistry().Lookup("opencode")
+	end := h.SessionEnd(Output{Stdout: captured(t, "opencode-unpriced.stdout")})
+	want := `{"turns":2,"input_tokens":15483,"output_tokens":20,"cache_read_tokens":8,"cache_write_tokens":0}`
+	if got := usageOf(t, end.Used(nil)); got != want || !end.Unpriced || !end.Worked {
+		t.Errorf("Used %s, Unpriced %v, Worked %v; want %s, unpriced and worked", got, end.Unpriced, end.Worked, want)
+	}
+	if end := h.SessionEnd(Output{Stdout: captured(t, "opencode-usage.stdout")}); end.Unpriced || end.Usage.CostUSD == nil {
+		t.Errorf("a priced session: Unpriced %v, cost %v", end.Unpriced, end.Usage.CostUSD)
+	}
+}
+
 // TestUsageBudget: claude stopped at its --max-budget-usd (real output)
 // ended for its budget, its usage all zero and its models' not.
 func TestUsageBudget(t *testing.T) {
@@ -118,6 +135,12 @@ func TestUsageAbsent(t *testing.T) {
 		{"gemini", "{\"session_id\":\"g\",\"response\":\"ok\"}", `{}`},
 		{"opencode", "{\"type\":\"step_finish\",\"part\":{\"tokens\":{\"input\":5}}}\n", `{"turns":1,"input_tokens":5}`},
 		{"opencode", "{\"type\":\"text\",\"part\":{\"text\":\"ok\"}}\n", `{}`},
+		// A request that spent tokens at a cost of 0 or none: a model
+		// opencode has no prices for, whatever the others cost.
+		{"opencode", "{\"type\":\"step_finish\",\"part\":{\"cost\":0,\"tokens\":{\"input\":5}}}\n", `{"turns":1,"input_tokens":5}`},
+		{"opencode", "{\"type\":\"step_finish\",\"part\":{\"cost\":0.1,\"tokens\":{\"input\":5}}}\n{\"type\":\"step_finish\",\"part\":{\"cost\":0,\"tokens\":{\"cache\":{\"read\":3}}}}\n", `{"turns":2,"input_tokens":5,"cache_read_tokens":3}`},
+		// Nothing spent, nothing to price.
+		{"opencode", "{\"type\":\"step_finish\",\"part\":{\"cost\":0,\"tokens\":{\"input\":0,\"output\":0}}}\n", `{"turns":1,"input_tokens":0,"output_tokens":0,"cost_usd":0}`},
 		{"mybot", `{"cost":1}`, `{}`},
 	} {
 		h, _ := r.Lookup(tc.harness)
@@ -213,6 +236,9 @@ func TestUsageJQ(t *testing.T) {
 		{"gemini", "{\"response\":\"ok\",\"stats\":{\"models\":{\"a\":{\"api\":{\"totalRequests\":2},\"tokens\":{\"prompt\":100,\"cached\":30,\"candidates\":5}},\"b\":{\"tokens\":{\"prompt\":7,\"thoughts\":3}}}}}"},
 		{"opencode", "{\"type\":\"step_finish\",\"part\":{\"tokens\":{\"input\":5}}}\n{\"type\":\"step_finish\",\"part\":{\"cost\":0.1,\"tokens\":{\"output\":1,\"reasoning\":2}}}\n{\"type\":\"step_finish\",\"part\":{\"cost\":0.2}}\n"},
 		{"opencode", "{\"type\":\"text\",\"part\":{\"text\":\"ok\"}}\n"},
+		{"opencode", "{\"type\":\"step_finish\",\"part\":{\"cost\":0.1,\"tokens\":{\"input\":5}}}\n{\"type\":\"step_finish\",\"part\":{\"cost\":0,\"tokens\":{\"cache\":{\"read\":3}}}}\n"},
+		{"opencode", "{\"type\":\"step_finish\",\"part\":{\"cost\":0,\"tokens\":{\"input\":0,\"output\":0}}}\n"},
+		{"opencode", string(captured(t, "opencode-unpriced.stdout"))},
 	}
 	for _, name := range []string{"claude", "codex", "gemini", "opencode"} {
 		for _, sample := range []string{"-usage.stdout", "-resumed.stdout"} {

@@ -1286,10 +1286,14 @@ def opencode:
     elif $errored or $rc != 0 then {m: $msg, c: exitcause, f: true}
     else {m: $msg, c: "", f: false} end;
 def usage_opencode:
-  usage_sum($out | events[] | select(.type == "step_finish") | (.part // {}) as $p | ($p.tokens // {}) as $t
+  [$out | events[] | select(.type == "step_finish") | (.part // {}) as $p | ($p.tokens // {}) as $t
     | {turns: 1, input_tokens: $t.input, output_tokens: usage_add($t.output; $t.reasoning),
        cache_read_tokens: $t.cache.read?, cache_write_tokens: $t.cache.write?, cost_usd: $p.cost}
-    | usage_clean);
+    | usage_clean] as $requests
+  | usage_sum($requests[])
+  | if any($requests[]; ([.input_tokens, .output_tokens, .cache_read_tokens, .cache_write_tokens] | map(numbers) | add // 0) > 0
+        and (.cost_usd // 0) == 0)
+    then del(.cost_usd) else . end;
 def custom:
   ($out | trimend) as $msg
   | if $rc == 0 then {m: $msg, c: "", f: false}

@@ -1,8 +1,10 @@
 package modeldouble
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -62,4 +64,44 @@ func save(t *testing.T, name, out string) {
 	if err := os.WriteFile(filepath.Join(dir, name), []byte(out), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestRealAgentsUnpriced runs opencode with a model its config gives no
+// prices: it reports the session's tokens and a cost of 0, which is no
+// measurement (opencode-unpriced.stdout, with CAIRN_USAGE_SAMPLES=DIR).
+func TestRealAgentsUnpriced(t *testing.T) {
+	bin := realAgentsBin(t)
+	var a agent
+	for _, x := range agents {
+		if x.name == "opencode" {
+			a = x
+		}
+	}
+	env := a.env
+	a.env = func(t *testing.T, d *Server, s session) []string {
+		config, _ := json.Marshal(map[string]any{"provider": map[string]any{"double": map[string]any{
+			"npm":     "@ai-sdk/openai-compatible",
+			"name":    "double",
+			"options": map[string]any{"baseURL": d.URL + "/v1", "apiKey": "sk-modeldouble"},
+			"models":  map[string]any{"double-model": map[string]any{"name": "double-model", "tool_call": true}},
+		}}})
+		out := env(t, d, s)
+		for i, v := range out {
+			if strings.HasPrefix(v, "OPENCODE_CONFIG_CONTENT=") {
+				out[i] = "OPENCODE_CONFIG_CONTENT=" + string(config)
+			}
+		}
+		return out
+	}
+	d := New(Shell("echo used"), Text("all done"))
+	defer d.Close()
+	s := newSession(t, "write", "Run echo used, then say all done.")
+	r := a.run(t, bin, d, s)
+	if r.exit != 0 || r.message != "all done" {
+		t.Errorf("exit %d, message %q; want 0 and the script's last text", r.exit, r.message)
+	}
+	if !strings.Contains(r.stdout, `"cost":0}`) {
+		t.Errorf("opencode reported a cost for a model without prices:\n%s", r.stdout)
+	}
+	save(t, "opencode-unpriced.stdout", r.stdout)
 }
