@@ -101,7 +101,11 @@ func (p *purse) passed() error {
 // charges their cost to the step's purse, keeps the step's usage and its
 // judges' share, and the cause of the first session a budget stopped.
 type stepSpending struct {
+	step  string
 	purse *purse
+	// warn, when set, shows a warning: that a budget cannot count a
+	// session whose CLI knew no prices for its model (unpricedWarning).
+	warn func(error)
 
 	mu     sync.Mutex
 	usage  ir.Usage
@@ -109,8 +113,9 @@ type stepSpending struct {
 	// ends are the last end of each CLI session by its id: the CLI of a
 	// session that resumes one may count its usage from the session's
 	// first start.
-	ends    map[string]harness.SessionEnd
-	stopped error
+	ends     map[string]harness.SessionEnd
+	stopped  error
+	unpriced bool
 }
 
 // newStepSpending starts counting the sessions of the step st, whose
@@ -127,7 +132,7 @@ func newStepSpending(st *ir.PlanStep, sr *record.StepRecord, run *purse) *stepSp
 	if limit > 0 {
 		p = newPurse("step budget", limit, sr.Usage.Cost(), run)
 	}
-	return &stepSpending{purse: p, usage: sr.Usage, judges: sr.JudgeUsage, ends: map[string]harness.SessionEnd{}}
+	return &stepSpending{step: st.Name, purse: p, usage: sr.Usage, judges: sr.JudgeUsage, ends: map[string]harness.SessionEnd{}}
 }
 
 // meter is the step.Meter of a step's sessions; judges is set for its
@@ -171,7 +176,15 @@ func (m *spendingMeter) After(resumed string, end harness.SessionEnd) error {
 	if m.judges {
 		s.judges = s.judges.Plus(used)
 	}
+	_, tightest, _ := s.purse.left()
+	warn := end.Unpriced && tightest != nil && !s.unpriced && s.warn != nil
+	if warn {
+		s.unpriced = true
+	}
 	s.mu.Unlock()
+	if warn {
+		s.warn(unpricedWarning(s.step))
+	}
 	s.purse.charge(used.Cost())
 	err := s.purse.passed()
 	if err == nil && end.Budget {
@@ -184,6 +197,14 @@ func (m *spendingMeter) After(resumed string, end harness.SessionEnd) error {
 		s.stop(err)
 	}
 	return err
+}
+
+// unpricedWarning is the warning, once a step, that a budget cannot count
+// a session of the step whose CLI reports cost but knew no prices for its
+// model (harness.SessionEnd's Unpriced): check's budget-unmeasured, which
+// cannot know it before the run.
+func unpricedWarning(step string) error {
+	return fmt.Errorf("step %q: a session's CLI has no prices for its model and reported no cost, so no budget can count what it spent [budget-unmeasured]", step)
 }
 
 // stop keeps err as the cause of the first session a budget stopped.

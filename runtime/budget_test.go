@@ -68,3 +68,26 @@ func TestStepSpending(t *testing.T) {
 		t.Errorf("result() = %+v, %+v, %v", usage, judges, stopped)
 	}
 }
+
+// TestUnpricedWarning: a session whose CLI knew no prices for its model is
+// warned about once a step, when a budget is over it.
+func TestUnpricedWarning(t *testing.T) {
+	st := &ir.PlanStep{Name: "ask", Actions: []ir.PlanAction{{Kind: ir.Session}}}
+	unpriced := harness.SessionEnd{ID: "s", Worked: true, Unpriced: true, Usage: ir.Usage{Turns: ir.Count(1), InputTokens: ir.Count(7)}}
+	for _, tc := range []struct {
+		budget float64
+		want   int
+	}{{1, 1}, {0, 0}} {
+		var warned []string
+		s := newStepSpending(st, &record.StepRecord{}, newPurse("budget", tc.budget, 0, nil))
+		s.warn = func(err error) { warned = append(warned, err.Error()) }
+		for range 2 {
+			if err := s.meter(false).After("", unpriced); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(warned) != tc.want || tc.want > 0 && warned[0] != `step "ask": a session's CLI has no prices for its model and reported no cost, so no budget can count what it spent [budget-unmeasured]` {
+			t.Errorf("budget %v: warned %q", tc.budget, warned)
+		}
+	}
+}

@@ -632,6 +632,7 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier,
 		sc.Env = step.Env(r.base, sc, filepath.Join(r.folder.Dir, record.ResultsDir), st.Env)
 		r.wts.Worked(st.Worktree)
 		spending := newStepSpending(st, &sr, r.purse)
+		spending.warn = r.warn
 		sc.Meter = spending.meter(false)
 		e = r.execute(ctx, sc, wt, &sr)
 		usage, judges, stopped := spending.result()
