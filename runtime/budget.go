@@ -15,15 +15,21 @@ import (
 
 // purse is a budget (§6.3) and what has been spent against it, in US
 // dollars, as the sessions' CLIs reported their cost: the run's, whose
-// parent is its parent run's for a child run of run-published-issue, or
-// one step's, whose parent is its run's. A session's cost is charged to its
-// purse and every purse above it.
+// parent is its parent run's for a child run of run-published-issue; a
+// parallel group's member's share of it (split), whose parent is the run's;
+// or one step's, whose parent is its share or its run's. A session's cost
+// is charged to its purse and every purse above it.
 type purse struct {
 	// what names the budget in a cause: "budget" for the run's, "step
-	// budget", "budget of run NAME" for a parent run's.
+	// budget", "budget of run NAME" for a parent run's, "share of the
+	// budget" for a member's share.
 	what   string
-	limit  float64 // 0: no budget
+	limit  float64 // 0: no budget, but for a share
 	parent *purse
+	// share marks a member's share of the budget over a parallel group:
+	// a limit even at 0, and on a tie, or when a budget above it was
+	// passed too, that budget is the cause rather than the share.
+	share bool
 
 	mu    sync.Mutex
 	spent float64
@@ -43,7 +49,7 @@ const minBudgetLeft = 1e-9
 func (p *purse) charge(usd float64) {
 	for q := p; q != nil; q = q.parent {
 		q.mu.Lock()
-		q.spent = ir.Usage{CostUSD: ir.Dollars(q.spent)}.Plus(ir.Usage{CostUSD: ir.Dollars(usd)}).Cost()
+		q.spent = sumUSD(q.spent, usd)
 		q.mu.Unlock()
 	}
 }
@@ -55,25 +61,36 @@ func (p *purse) state() (spent, limit float64) {
 	return p.spent, p.limit
 }
 
+// budgeted reports whether p has a budget: a limit above 0, or a share.
+func (p *purse) budgeted(limit float64) bool {
+	return limit > 0 || p.share
+}
+
 // spentErr is the cause of a session stopped by p's budget: "budget spent:
-// $4.02 of $4.00".
+// $4.02 of $4.00"; for a share given nothing, because the members running
+// beside it hold what was left, "no share of the budget left: …".
 func (p *purse) spentErr() error {
 	spent, limit := p.state()
+	if p.share && limit < minBudgetLeft {
+		return fmt.Errorf("no %s left: the steps running beside it hold the rest", p.what)
+	}
 	return fmt.Errorf("%s spent: %s of %s", p.what, ir.FormatSpent(spent, limit), ir.FormatUSD(limit))
 }
 
 // left is what a session under p may still spend: the least any budget of
-// p and those above it has left, floored to a billionth of a dollar, and
-// 0 when none has a budget. The purse with the least left is tightest;
-// err is its cause when it has less than minBudgetLeft left.
+// p and those above it has left, floored to a billionth of a dollar
+// (floorUSD), and
+// 0 when none has a budget. The purse with the least left is tightest (the
+// nearer on a tie, but for a share, which gives way to the budget above
+// it); err is its cause when it has less than minBudgetLeft left.
 func (p *purse) left() (usd float64, tightest *purse, err error) {
 	usd = math.Inf(1)
 	for q := p; q != nil; q = q.parent {
 		spent, limit := q.state()
-		if limit <= 0 {
+		if !q.budgeted(limit) {
 			continue
 		}
-		if l := limit - spent; l < usd {
+		if l := limit - spent; l < usd || l == usd && tightest != nil && tightest.share {
 			usd, tightest = l, q
 		}
 	}
@@ -83,18 +100,123 @@ func (p *purse) left() (usd float64, tightest *purse, err error) {
 	case usd < minBudgetLeft:
 		return 0, tightest, tightest.spentErr()
 	}
-	return math.Floor(usd*1e9) / 1e9, tightest, nil
+	return floorUSD(usd), tightest, nil
+}
+
+// floorUSD is usd kept to a trillionth of a dollar, as sums of costs are,
+// then floored to a billionth: $1.00 less $0.55 is $0.45, never the
+// $0.449999999 that flooring 0.44999999999999996 would give. A compiled
+// script's jq_budget computes it the same.
+func floorUSD(usd float64) float64 {
+	return math.Floor(math.Round(usd*1e12)/1000) / 1e9
 }
 
 // passed is the cause of the first budget of p and those above it that its
-// sessions spent more than; nil when none.
+// sessions spent more than, a share's only when they passed no other; nil
+// when none.
 func (p *purse) passed() error {
+	var share *purse
 	for q := p; q != nil; q = q.parent {
-		if spent, limit := q.state(); limit > 0 && spent > limit {
+		if spent, limit := q.state(); q.budgeted(limit) && spent > limit {
+			if !q.share {
+				return q.spentErr()
+			}
+			if share == nil {
+				share = q
+			}
+		}
+	}
+	if share != nil {
+		return share.spentErr()
+	}
+	return nil
+}
+
+// spentOver is the cause of the first budget of p and those above it that
+// is spent (less than minBudgetLeft left), with what its sessions really
+// spent by now; nil when none is. A run that a budget stopped ends with it.
+func (p *purse) spentOver() error {
+	for q := p; q != nil; q = q.parent {
+		if spent, limit := q.state(); q.budgeted(limit) && limit-spent < minBudgetLeft {
 			return q.spentErr()
 		}
 	}
 	return nil
+}
+
+// split is the budget over a parallel group (§6.3) shared among its
+// members, so that together they are given no more than it has left (claude
+// is given its member's share as --max-budget-usd). A member is given its
+// share as it starts: what the budget has left, less what the shares of the
+// members running still hold, divided by the members still to be given a
+// share (shareOf). A member that ends gives back what it left of its share,
+// to the members that start after it (--jobs). A budget that is spent, or
+// no budget at all, gives no share: the member's sessions meet the budget
+// itself.
+type split struct {
+	over *purse
+
+	mu      sync.Mutex
+	waiting int      // members still to be given a share
+	running []*purse // the shares of the members running, in start order
+}
+
+// newSplit shares what over has left among a parallel group of members.
+func newSplit(over *purse, members int) *split {
+	return &split{over: over, waiting: members}
+}
+
+// share is the purse of the next member to start: its share, under over,
+// or over itself when it has no budget or has spent it.
+func (s *split) share() *purse {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	waiting := s.waiting
+	if s.waiting > 1 {
+		s.waiting--
+	}
+	left, tightest, err := s.over.left()
+	if tightest == nil || err != nil {
+		return s.over
+	}
+	held := 0.0
+	for _, p := range s.running {
+		if spent, limit := p.state(); limit > spent {
+			held = sumUSD(held, limit-spent)
+		}
+	}
+	p := &purse{what: "share of the " + tightest.what, limit: shareOf(left, held, waiting), parent: s.over, share: true}
+	s.running = append(s.running, p)
+	return p
+}
+
+// end is told that the member with the purse p (share's) ended: what it
+// left of its share is no longer held.
+func (s *split) end(p *purse) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, q := range s.running {
+		if q == p {
+			s.running = append(s.running[:i], s.running[i+1:]...)
+			return
+		}
+	}
+}
+
+// shareOf is a member's share of a budget over a parallel group that has
+// left, when the shares of the members running hold held of it and waiting
+// members, this one among them, are still to be given one: (left - held) /
+// waiting, floored to a billionth of a dollar (floorUSD), and 0 when the
+// running members hold it all. A compiled script's jq_budget computes it
+// the same.
+func shareOf(left, held float64, waiting int) float64 {
+	return max(floorUSD((left-held)/float64(max(waiting, 1))), 0)
+}
+
+// sumUSD is a + b kept to a trillionth of a dollar, as sums of costs are
+// (ir.Usage.Plus).
+func sumUSD(a, b float64) float64 {
+	return ir.Usage{CostUSD: ir.Dollars(a)}.Plus(ir.Usage{CostUSD: ir.Dollars(b)}).Cost()
 }
 
 // stepSpending is what one step's sessions used and spent (step.Meter): it
@@ -119,8 +241,9 @@ type stepSpending struct {
 }
 
 // newStepSpending starts counting the sessions of the step st, whose
-// record sr holds what its earlier attempts used, under the run's purse.
-// Its own budget is the least budget_usd of its session actions.
+// record sr holds what its earlier attempts used, under run: the run's
+// purse, or the step's share of it in a parallel group. Its own budget is
+// the least budget_usd of its session actions.
 func newStepSpending(st *ir.PlanStep, sr *record.StepRecord, run *purse) *stepSpending {
 	limit := 0.0
 	for _, a := range st.Actions {

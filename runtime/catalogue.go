@@ -21,7 +21,11 @@ func (r *run) catalogue(ctx context.Context, sc *step.Context, wt worktree.Workt
 		// A stubbed run never delivers, merges or starts a child run.
 		return sa.Catalogue()
 	}
-	return catalogue.Execute(ctx, &catalogueRun{r: r, wt: wt}, sc, a)
+	budget := r.purse
+	if m, ok := sc.Meter.(*spendingMeter); ok {
+		budget = m.s.purse
+	}
+	return catalogue.Execute(ctx, &catalogueRun{r: r, wt: wt, budget: budget}, sc, a)
 }
 
 // setPullRequest records the URL of the run's pull request, which the
@@ -53,10 +57,12 @@ func (r *run) keepChildren(sr *record.StepRecord) {
 }
 
 // catalogueRun is the run r as its catalogue step in the worktree wt sees
-// it (catalogue.Run).
+// it (catalogue.Run); budget is the purse the step spends under, the run's
+// or the step's share of it, which its child runs spend from too.
 type catalogueRun struct {
-	r  *run
-	wt worktree.Worktree
+	r      *run
+	wt     worktree.Worktree
+	budget *purse
 }
 
 var _ catalogue.Run = (*catalogueRun)(nil)
@@ -120,13 +126,14 @@ func (c *catalogueRun) Children() catalogue.Children {
 	if c.r.o.Prepare == nil {
 		return nil
 	}
-	return children{r: c.r}
+	return children{r: c.r, budget: c.budget}
 }
 
 // children starts the child runs of the run r's run-published-issue steps
-// (catalogue.Children).
+// (catalogue.Children), under the step's budget.
 type children struct {
-	r *run
+	r      *run
+	budget *purse
 }
 
 func (k children) Prepare(process, issue string, w io.Writer) (*ir.Plan, []byte, error) {
@@ -138,8 +145,9 @@ func (k children) Jobs() int { return k.r.o.Jobs }
 // Run runs a child run with the run's home, repository, harnesses,
 // directive, flags and Jobs. It holds no Pass (a run on an issue never
 // does), and sends no notification: the run's own says how it all ended.
-// What its sessions spend counts against the run's budget as well as its
-// own: a child's session starts only while both have some left.
+// What its sessions spend counts against the run's budget (the step's share
+// of it, in a parallel group) as well as its own: a child's session starts
+// only while both have some left.
 func (k children) Run(ctx context.Context, plan *ir.Plan, source []byte, stdout, stderr io.Writer, started func(dir string)) (record.Status, error) {
 	r := k.r
 	child := *plan
@@ -159,6 +167,6 @@ func (k children) Run(ctx context.Context, plan *ir.Plan, source []byte, stdout,
 		Prepare:   r.o.Prepare,
 		RunsDir:   filepath.Join(r.folder.Dir, catalogue.ChildrenDir),
 		Started:   started,
-		parent:    r.purse,
+		parent:    k.budget,
 	})
 }

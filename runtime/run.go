@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -216,6 +217,9 @@ type run struct {
 	// them as Earlier, in file order, once their stage has ended.
 	wrote   map[string]bool
 	results []step.Earlier
+	// budgetStopped holds the steps a budget stopped: a run that failed
+	// at one ends saying what it really spent (failedLine).
+	budgetStopped map[string]bool
 	// pullRequest is the URL of the run's pull request, once a delivery
 	// or self-merge step found it (catalogue.go): the notification names
 	// it (§7.9).
@@ -374,7 +378,7 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 		}
 	}
 	if status == record.StatusFailed && runErr == nil {
-		if l := record.FailedLine(steps); l != "" {
+		if l := r.failedLine(steps); l != "" {
 			fmt.Fprintln(r.o.Stderr, l)
 		}
 	}
@@ -428,6 +432,30 @@ func (r *run) warnLeft(paths []string) {
 	}
 }
 
+// failedLine is the one stderr line of a run that failed at a step
+// (record.FailedLine). When a budget stopped that step and the run's budget
+// (or a parent run's) is spent, its cause is that budget's with what the
+// run really spent by its end: the steps of a parallel group that ran past
+// it, each stopped with what was spent when it ended, spent more.
+func (r *run) failedLine(steps []record.StepRecord) string {
+	f := record.FailureOf(&record.Record{Steps: steps})
+	r.mu.Lock()
+	stopped := f != nil && r.budgetStopped[f.Step]
+	r.mu.Unlock()
+	if !stopped {
+		return record.FailedLine(steps)
+	}
+	if err := r.purse.spentOver(); err != nil {
+		steps = slices.Clone(steps)
+		for i := range steps {
+			if steps[i].Name == f.Step {
+				steps[i].Cause = err.Error()
+			}
+		}
+	}
+	return record.FailedLine(steps)
+}
+
 // warn shows an error that does not change how the run ends (a record that
 // could not be written, a worktree that could not be removed) on stderr.
 func (r *run) warn(err error) {
@@ -460,8 +488,13 @@ func (r *run) walk(ctx context.Context) bool {
 				todo = append(todo, st)
 			}
 		}
+		// The members of a parallel group that run share the budget.
+		var shares *split
+		if len(todo) > 1 {
+			shares = newSplit(r.purse, len(todo))
+		}
 		if len(todo) > 0 && runStage(ctx, todo, r.o.Jobs, func(st *ir.PlanStep) func(context.Context) record.Outcome {
-			return r.start(st, earlier)
+			return r.start(st, earlier, shares)
 		}, r.cancel) {
 			stopped = true
 		}
@@ -578,18 +611,29 @@ type stepEnd struct {
 }
 
 // start records a step as running and shows it, and returns what runs it.
-func (r *run) start(st *ir.PlanStep, earlier []step.Earlier) func(context.Context) record.Outcome {
+// A member of a parallel group is given its share of the budget (shares,
+// nil for a step that runs alone) as it starts, and gives back what it
+// left of it as it ends.
+func (r *run) start(st *ir.PlanStep, earlier []step.Earlier, shares *split) func(context.Context) record.Outcome {
 	sr := r.initial[r.index[st.Name]].Clone()
 	start := time.Now().UTC()
 	sr.Outcome, sr.Start = record.Running, &start
 	r.record(sr.Clone())
 	r.prog.Start(st.Name, templates.DescribeStep(st))
-	return func(ctx context.Context) record.Outcome { return r.step(ctx, st, earlier, sr, start) }
+	if shares == nil {
+		return func(ctx context.Context) record.Outcome { return r.step(ctx, st, earlier, sr, start, r.purse) }
+	}
+	share := shares.share()
+	return func(ctx context.Context) record.Outcome {
+		defer shares.end(share)
+		return r.step(ctx, st, earlier, sr, start, share)
+	}
 }
 
 // step runs one started step in its worktree, records it (its record, its
-// log line, its result file), shows its end, and returns its outcome.
-func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier, sr record.StepRecord, start time.Time) record.Outcome {
+// log line, its result file), shows its end, and returns its outcome. Its
+// sessions spend under budget: the run's purse, or the step's share of it.
+func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier, sr record.StepRecord, start time.Time, budget *purse) record.Outcome {
 
 	sc := &step.Context{
 		RunDir:     r.folder.Dir,
@@ -631,7 +675,7 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier,
 		}
 		sc.Env = step.Env(r.base, sc, filepath.Join(r.folder.Dir, record.ResultsDir), st.Env)
 		r.wts.Worked(st.Worktree)
-		spending := newStepSpending(st, &sr, r.purse)
+		spending := newStepSpending(st, &sr, budget)
 		spending.warn = r.warn
 		sc.Meter = spending.meter(false)
 		e = r.execute(ctx, sc, wt, &sr)
@@ -643,6 +687,12 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier,
 			// Whatever failed with it (a judge, a review retry, a
 			// repair), the budget stopped the step.
 			e.cause = stopped.Error()
+			r.mu.Lock()
+			if r.budgetStopped == nil {
+				r.budgetStopped = map[string]bool{}
+			}
+			r.budgetStopped[st.Name] = true
+			r.mu.Unlock()
 		}
 	}
 	if ctx.Err() != nil && e.outcome == record.Failed {

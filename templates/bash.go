@@ -47,13 +47,20 @@ var bashFuncs = template.FuncMap{
 }
 
 // BashUSDJQ is the jq with which a compiled script words amounts of US
-// dollars as cairn does, and keeps its budgets: plain, a number as
-// strconv.FormatFloat(x, 'f', -1, 64) writes it (claude's --max-budget-usd);
-// usd, ir.FormatUSD; spent_text($budget), ir.FormatSpent; spent_cause, the
-// cause of a budget {what, limit, spent} that was spent; tightest, of such
-// budgets, the one with the least left, the first on a tie. fixed($d) is
-// FormatFloat(x, 'f', $d, 64) for x from 0, but for the rare amount whose
-// digit past the $d-th lies within a rounding error of a 5.
+// dollars as cairn does, and keeps its budgets (runtime/budget.go): plain, a
+// number as strconv.FormatFloat(x, 'f', -1, 64) writes it (claude's
+// --max-budget-usd); usd, ir.FormatUSD; spent_text($budget),
+// ir.FormatSpent; floor_usd, an amount kept to a trillionth of a dollar
+// then floored to a billionth; sum_usd($a; $b), a sum of costs, kept to a
+// trillionth; share_of($left; $held; $waiting), a parallel group's
+// member's share of what its budget has left; spent_cause, the cause of a
+// budget {what, limit, spent, share} that was spent (share marks a member's
+// share of the run's); tightest, of such budgets, the one with the least
+// left, the first on a tie but for a share, which gives way to the budget
+// after it; passed, the first that was spent past, a share only when no
+// other was. fixed($d) is FormatFloat(x, 'f', $d, 64) for x from 0, but for
+// the rare amount whose digit past the $d-th lies within a rounding error
+// of a 5.
 const BashUSDJQ = `def zeros($n): [range($n)] | map("0") | add // "";
 def plain:
   (. + 0 | tostring) as $s
@@ -74,8 +81,16 @@ def fixed($d):
 def spent_text($budget):
   . as $s | ($s - $budget > 1e-9) as $over
   | first((range(2; 12) as $d | $s | fixed($d) | select(tonumber > $budget or ($over | not) and tonumber >= $budget) | "$" + .), ($s | usd));
-def spent_cause: . as $q | "\($q.what) spent: \($q.spent | spent_text($q.limit)) of \($q.limit | usd)";
-def tightest: reduce .[] as $q (null; if . == null or $q.limit - $q.spent < .limit - .spent then $q else . end);`
+def floor_usd: ((. * 1e12 | round) / 1000 | floor) / 1e9;
+def sum_usd($a; $b): (($a + $b) * 1e12 | round) / 1e12;
+def share_of($left; $held; $waiting): ($left - $held) / ([$waiting, 1] | max) | floor_usd | if . <= 0 then 0 else . end;
+def spent_cause: . as $q
+  | if ($q.share // false) and $q.limit < 1e-9 then "no \($q.what) left: the steps running beside it hold the rest"
+    else "\($q.what) spent: \($q.spent | spent_text($q.limit)) of \($q.limit | usd)" end;
+def tightest: reduce .[] as $q (null;
+  if . == null or $q.limit - $q.spent < .limit - .spent or ($q.limit - $q.spent == .limit - .spent and (.share // false)) then $q
+  else . end);
+def passed: [.[] | select(.spent > .limit and ((.share // false) | not))][0] // [.[] | select(.spent > .limit)][0];`
 
 // bashTemplate parses bash.sh.tmpl once, on first use.
 var bashTemplate = sync.OnceValues(func() (*template.Template, error) {

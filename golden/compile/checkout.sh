@@ -1315,15 +1315,23 @@ def usage_custom($paths):
 # What the run has spent is what every step's sessions reported they cost
 # ($tmp/usage.*, written whole: a step of a parallel group reads its
 # siblings' as their sessions end), and a step's what its own did. Over a
-# session are its step's budget (when the step sets budget_usd) and the
-# run's; the tightest is the one with the least left, the step's on a tie.
+# session are its step's budget (when the step sets budget_usd), its share
+# of the run's when it is a member of a parallel group ($tmp/share.STEP,
+# share_start), and the run's; the tightest is the one with the least left,
+# the step's on a tie, the run's on a tie with a share.
 # With MODE before, it yields "ok" and what the session may still spend, in
 # US dollars floored to a billionth (nothing when no budget is over it), or
 # "spent" and the cause, when the tightest has less than a billionth left.
 # With MODE after, "spent" and the cause of the first budget whose sessions
-# spent more than it (the step's, then the run's), else, when $stopped (its
-# CLI stopped the session at the budget it was given), of the tightest;
-# else "ok". A cause reads "budget spent: $4.02 of $4.00" (ir.FormatSpent,
+# spent more than it (the step's, then the run's, then the share's), else,
+# when $stopped (its CLI stopped the session at the budget it was given), of
+# the tightest; else "ok". With MODE share, the share of the member of a
+# parallel group that starts: what the run's budget has left, less what the
+# shares of the members running hold, divided by the $waiting members still
+# to be given a share; "none" when the run has no budget, or has spent it.
+# With MODE end, the cause of the run's budget when it is spent, else
+# nothing.
+# A cause reads "budget spent: $4.02 of $4.00" (ir.FormatSpent,
 # ir.FormatUSD): the amount spent to the cent, or to the first digit that
 # shows it reached the budget.
 jq_budget='
@@ -1347,18 +1355,39 @@ def fixed($d):
 def spent_text($budget):
   . as $s | ($s - $budget > 1e-9) as $over
   | first((range(2; 12) as $d | $s | fixed($d) | select(tonumber > $budget or ($over | not) and tonumber >= $budget) | "$" + .), ($s | usd));
-def spent_cause: . as $q | "\($q.what) spent: \($q.spent | spent_text($q.limit)) of \($q.limit | usd)";
-def tightest: reduce .[] as $q (null; if . == null or $q.limit - $q.spent < .limit - .spent then $q else . end);
-(reduce inputs as $u ({run: {}, step: {}};
-  .run |= usage_plus($u) | if input_filename == $mine then .step |= usage_plus($u) else . end)) as $s
-| [($step | numbers | {what: "step budget", limit: ., spent: ($s.step.cost_usd // 0)}),
-   ($budget | numbers | {what: "budget", limit: ., spent: ($s.run.cost_usd // 0)})] as $p
-| if $mode == "before" then ($p | tightest) as $t
-    | if $t == null then "ok"
-      elif $t.limit - $t.spent < 1e-9 then "spent", ($t | spent_cause)
-      else "ok", ((($t.limit - $t.spent) * 1e9 | floor) / 1e9 | plain) end
-  else ([$p[] | select(.spent > .limit)][0] // (if $stopped then $p | tightest else null end)) as $q
-    | if $q == null then "ok" else "spent", ($q | spent_cause) end
+def floor_usd: ((. * 1e12 | round) / 1000 | floor) / 1e9;
+def sum_usd($a; $b): (($a + $b) * 1e12 | round) / 1e12;
+def share_of($left; $held; $waiting): ($left - $held) / ([$waiting, 1] | max) | floor_usd | if . <= 0 then 0 else . end;
+def spent_cause: . as $q
+  | if ($q.share // false) and $q.limit < 1e-9 then "no \($q.what) left: the steps running beside it hold the rest"
+    else "\($q.what) spent: \($q.spent | spent_text($q.limit)) of \($q.limit | usd)" end;
+def tightest: reduce .[] as $q (null;
+  if . == null or $q.limit - $q.spent < .limit - .spent or ($q.limit - $q.spent == .limit - .spent and (.share // false)) then $q
+  else . end);
+def passed: [.[] | select(.spent > .limit and ((.share // false) | not))][0] // [.[] | select(.spent > .limit)][0];
+(reduce inputs as $u ({run: {}, step: {}, spent: {}, shares: {}};
+  input_filename as $f
+  | if ($f | startswith($tmp + "/share.")) then .shares[$f | ltrimstr($tmp + "/share.")] = $u
+    else .run |= usage_plus($u) | .spent[$f | ltrimstr($tmp + "/usage.")] = ($u.cost_usd // 0)
+      | if $f == $mine then .step |= usage_plus($u) else . end end)) as $s
+| ($budget | numbers | {what: "budget", limit: ., spent: ($s.run.cost_usd // 0)}) as $run
+| if $mode == "share" then
+    if $run == null or $run.limit - $run.spent < 1e-9 then "none"
+    else (reduce ($s.shares | to_entries[] | select(.value | type == "number")) as $e (0;
+        ($s.spent[$e.key] // 0) as $spent | if $e.value > $spent then sum_usd(.; $e.value - $spent) else . end)) as $held
+      | share_of($run.limit - $run.spent | floor_usd; $held; $waiting) | plain end
+  elif $mode == "end" then $run | values | select(.limit - .spent < 1e-9) | spent_cause
+  else
+    [($step | numbers | {what: "step budget", limit: ., spent: ($s.step.cost_usd // 0)}),
+     ($s.shares[$name] | numbers | {what: "share of the budget", limit: ., spent: ($s.step.cost_usd // 0), share: true}),
+     $run | values] as $p
+    | if $mode == "before" then ($p | tightest) as $t
+        | if $t == null then "ok"
+          elif $t.limit - $t.spent < 1e-9 then "spent", ($t | spent_cause)
+          else "ok", ($t.limit - $t.spent | floor_usd | plain) end
+      else (($p | passed) // (if $stopped then $p | tightest else null end)) as $q
+        | if $q == null then "ok" else "spent", ($q | spent_cause) end
+      end
   end'
 
 # budget_count MODE [STOPPED]: sets budget_out to what jq_budget yields for
@@ -1367,16 +1396,64 @@ def tightest: reduce .[] as $q (null; if . == null or $q.limit - $q.spent < .lim
 budget_count() {
   local f out
   local -a used=()
-  for f in "$tmp"/usage.*; do
+  for f in "$tmp"/usage.* "$tmp"/share.*; do
     if [[ -e $f ]]; then used+=("$f"); fi
   done
   if out=$(jq -n -r --arg mode "$1" --argjson stopped "${2:-false}" --argjson budget "${run_budget:-null}" \
-    --argjson step "${step_budgets[step_index]:-null}" --arg mine "$tmp/usage.$step" "$jq_usage$jq_budget" \
-    "${used[@]}" </dev/null); then
+    --argjson step "${step_budgets[step_index]:-null}" --arg tmp "$tmp" --arg mine "$tmp/usage.$step" --arg name "$step" \
+    --argjson waiting 0 "$jq_usage$jq_budget" "${used[@]}" </dev/null); then
     mapfile -t budget_out <<<"$out"
   else
     budget_out=(spent "count what the run spent: jq failed")
   fi
+}
+
+# budget_spent_cause: when the run's budget is spent, sets cause to its
+# cause with what the run really spent by its end: the steps of a parallel
+# group that ran past it, each stopped with what was spent when it ended,
+# spent more.
+budget_spent_cause() {
+  local f out
+  local -a used=()
+  [[ -n $run_budget ]] || return 0
+  for f in "$tmp"/usage.*; do
+    if [[ -e $f ]]; then used+=("$f"); fi
+  done
+  if out=$(jq -n -r --arg mode end --argjson stopped false --argjson budget "$run_budget" --argjson step null \
+    --arg tmp "$tmp" --arg mine '' --arg name '' --argjson waiting 0 "$jq_usage$jq_budget" "${used[@]}" </dev/null) &&
+    [[ -n $out ]]; then
+    cause=$out
+  fi
+}
+
+# share_start INDEX WAITING: step INDEX, a member of a parallel group with
+# WAITING members still to be given a share (itself among them), is given
+# its share of the run's budget ($tmp/share.STEP, which jq_budget reads),
+# unless the run has no budget or has spent it. The step's job ends it as
+# the step ends (step_finish, share_end): what it left of it is then the
+# others'.
+share_start() {
+  local f out name=${step_names[$1]}
+  local -a used=()
+  for f in "$tmp"/usage.* "$tmp"/share.*; do
+    if [[ -e $f ]]; then used+=("$f"); fi
+  done
+  if out=$(jq -n -r --arg mode share --argjson stopped false --argjson budget "$run_budget" --argjson step null \
+    --arg tmp "$tmp" --arg mine '' --arg name "$name" --argjson waiting "$2" "$jq_usage$jq_budget" "${used[@]}" </dev/null) &&
+    [[ $out != none ]]; then
+    # Whole or not at all: the running members' budgets read it.
+    printf '%s\n' "$out" >"$tmp/share-new.$name" && mv -f -- "$tmp/share-new.$name" "$tmp/share.$name"
+  elif [[ $out != none ]]; then
+    warn "step \"$name\": its share of the budget could not be counted: jq failed"
+  fi
+}
+
+# share_end STEP: the member STEP of a parallel group ended: its share, when
+# it has one, holds nothing any more. The file is replaced, never removed,
+# so that the jq of a step that reads it meanwhile finds it.
+share_end() {
+  [[ -e $tmp/share.$1 ]] || return 0
+  printf 'null\n' >"$tmp/share-new.$1" && mv -f -- "$tmp/share-new.$1" "$tmp/share.$1"
 }
 
 # budget_before: before a session starts, sets REPLY to what it may still
@@ -1471,7 +1548,11 @@ run_session() {
 # log its step twice, nor not at all.
 step_finish() {
   if [[ -z $step_outcome ]]; then step_outcome=succeeded; fi
-  if [[ $step_outcome == failed && -n $step_budget_cause ]]; then step_cause=$step_budget_cause; fi
+  if [[ $step_outcome == failed && -n $step_budget_cause ]]; then
+    step_cause=$step_budget_cause
+    # The run's end says what it really spent (budget_spent_cause).
+    : >"$tmp/budget.$step"
+  fi
   if [[ $step_outcome == failed && -e $tmp/interrupted ]]; then step_outcome=interrupted step_cause=; fi
   now_us
   printf '%s' "$step_cause" >"$tmp/cause.$step"
@@ -1480,6 +1561,7 @@ step_finish() {
   say_end "$step_index" "$step_outcome" $((now - step_t0)) "$step_cause"
   step_event "$now"
   : >"$tmp/recorded.$step"
+  share_end "$step"
 }
 
 # step_0: step 'work'.
@@ -1640,6 +1722,7 @@ job_ended() {
   i=${job_step[$pid]}
   unset "job_step[$pid]"
   running=$((running - 1))
+  share_end "${step_names[i]}"
   outcome=
   if [[ -f $tmp/outcome.${step_names[i]} ]]; then outcome=$(<"$tmp/outcome.${step_names[i]}"); fi
   if [[ -f $tmp/start.${step_names[i]} ]]; then start=$(<"$tmp/start.${step_names[i]}"); fi
@@ -1672,9 +1755,11 @@ job_ended() {
 
 # run_stage INDEX...: the steps of one stage, in file order, at most $jobs at
 # a time; once a required step has failed, or the run is interrupted, those
-# not started yet are cancelled and those running finish.
+# not started yet are cancelled and those running finish. The members of a
+# parallel group share the run's budget: each is given its share as it
+# starts (share_start).
 run_stage() {
-  local i limit=$jobs
+  local i limit=$jobs waiting=$#
   if ((limit == 0 || limit > $#)); then limit=$#; fi
   declare -gA job_step=()
   running=0
@@ -1684,6 +1769,8 @@ run_stage() {
       cancel_step "$i"
       continue
     fi
+    if [[ -n $run_budget ]] && (($# > 1)); then share_start "$i" "$waiting"; fi
+    waiting=$((waiting - 1))
     # The job leaves the run folder's lock and the Pass to the script: a
     # script that is killed leaves a crashed run and a free Pass, as cairn
     # run does.
@@ -1830,6 +1917,7 @@ if [[ $status == failed && -z $open_error ]]; then
     f=${step_names[i]}
     if ((!step_optional[i])) && [[ -f $tmp/outcome.$f && $(<"$tmp/outcome.$f") == failed ]]; then
       cause=$(<"$tmp/cause.$f") || cause=
+      if [[ -e $tmp/budget.$f ]]; then budget_spent_cause; fi
       printf 'cairn: failed at step %s%s\n' "$f" "${cause:+: $cause}" >&2
       break
     fi

@@ -1132,7 +1132,11 @@ run_command() {
 # log its step twice, nor not at all.
 step_finish() {
   if [[ -z $step_outcome ]]; then step_outcome=succeeded; fi
-  if [[ $step_outcome == failed && -n $step_budget_cause ]]; then step_cause=$step_budget_cause; fi
+  if [[ $step_outcome == failed && -n $step_budget_cause ]]; then
+    step_cause=$step_budget_cause
+    # The run's end says what it really spent (budget_spent_cause).
+    : >"$tmp/budget.$step"
+  fi
   if [[ $step_outcome == failed && -e $tmp/interrupted ]]; then step_outcome=interrupted step_cause=; fi
   now_us
   printf '%s' "$step_cause" >"$tmp/cause.$step"
@@ -1322,7 +1326,9 @@ job_ended() {
 
 # run_stage INDEX...: the steps of one stage, in file order, at most $jobs at
 # a time; once a required step has failed, or the run is interrupted, those
-# not started yet are cancelled and those running finish.
+# not started yet are cancelled and those running finish. The members of a
+# parallel group share the run's budget: each is given its share as it
+# starts (share_start).
 run_stage() {
   local i limit=$jobs
   if ((limit == 0 || limit > $#)); then limit=$#; fi
