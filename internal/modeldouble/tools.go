@@ -86,13 +86,22 @@ found:
 	if t.kind == shellTurn {
 		switch name {
 		case "exec_command":
-			return toolCall{name: name, args: map[string]any{"cmd": t.command}}
+			args := map[string]any{"cmd": t.command}
+			if t.unsandboxed {
+				args["sandbox_permissions"] = "require_escalated"
+				args["justification"] = "The command must run outside the sandbox."
+			}
+			return toolCall{name: name, args: args}
 		case "shell":
 			return toolCall{name: name, args: map[string]any{"command": []string{"bash", "-lc", t.command}}}
 		case "shell_command":
 			return toolCall{name: name, args: map[string]any{"command": t.command}}
 		default:
-			return toolCall{name: name, args: map[string]any{"command": t.command, "description": "Run " + t.command}}
+			args := map[string]any{"command": t.command, "description": "Run " + t.command}
+			if t.unsandboxed && name == "Bash" {
+				args["dangerouslyDisableSandbox"] = true
+			}
+			return toolCall{name: name, args: args}
 		}
 	}
 	file := t.path

@@ -16,6 +16,9 @@ type Turn struct {
 	status  int
 	delay   time.Duration
 	forever bool
+	// unsandboxed asks the CLI to run a shell turn's command outside
+	// its sandbox.
+	unsandboxed bool
 }
 
 type turnKind int
@@ -34,6 +37,15 @@ func Text(message string) Turn { return Turn{kind: textTurn, text: message} }
 // shell or exec_command, gemini's run_shell_command, opencode's bash)
 // running command in the agent's working directory.
 func Shell(command string) Turn { return Turn{kind: shellTurn, command: command} }
+
+// Unsandboxed answers with a call of the CLI's shell tool, as Shell does,
+// that also asks the CLI to run command outside its sandbox: claude's Bash
+// with dangerouslyDisableSandbox, codex's exec_command with
+// sandbox_permissions "require_escalated". The other CLIs' shell tools
+// have no such parameter and get the plain call.
+func Unsandboxed(command string) Turn {
+	return Turn{kind: shellTurn, command: command, unsandboxed: true}
+}
 
 // WriteFile answers with a call of the CLI's file-writing tool (claude's
 // Write, gemini's write_file, opencode's write, codex's apply_patch) that
