@@ -145,6 +145,10 @@ type Sandbox struct {
 	// Needs are the programs it needs on PATH; without them the CLI runs
 	// the session unconfined.
 	Needs []string
+	// Repository is true when it keeps the worktree's git repository
+	// from the session through Invocation.Repository (without one, the
+	// session may write what the CLI's own sandbox lets it).
+	Repository bool
 }
 
 // builtins are the built-in adapters of §8, in the order the bash target

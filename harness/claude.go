@@ -31,7 +31,7 @@ func (claude) Spec() Spec {
 		// Without bubblewrap and socat, Claude Code warns "Sandbox
 		// disabled" and runs the commands unconfined.
 		Sandboxes: map[string]Sandbox{
-			ir.AccessWrite: {Name: "claude's sandbox", Needs: []string{"bwrap", "socat"}},
+			ir.AccessWrite: {Name: "claude's sandbox", Needs: []string{"bwrap", "socat"}, Repository: true},
 		},
 		Version: []string{"claude", "--version"},
 	}
@@ -42,6 +42,38 @@ func (claude) Spec() Spec {
 // network), and autoAllowBashIfSandboxed runs them without asking.
 const claudeSandbox = `{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}`
 
+// claudeSettings is claudeSandbox keeping repo from the session. In a
+// linked worktree Claude Code's sandbox lets the commands write the whole
+// of the repository's git directory, so that git can commit there, and
+// keeps only its config and hooks: a session could create and move
+// branches, delete tags and plant the main worktree's state. denyWrite
+// keeps every path of repo's Kept (a deny wins over Claude Code's own
+// grant; a missing path is held by an empty device node while a command
+// runs).
+func claudeSettings(repo *Repository) (string, error) {
+	if repo == nil {
+		return claudeSandbox, nil
+	}
+	type filesystem struct {
+		DenyWrite []string `json:"denyWrite"`
+	}
+	type sandbox struct {
+		Enabled                  bool       `json:"enabled"`
+		AutoAllowBashIfSandboxed bool       `json:"autoAllowBashIfSandboxed"`
+		Filesystem               filesystem `json:"filesystem"`
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(struct {
+		Sandbox sandbox `json:"sandbox"`
+	}{sandbox{Enabled: true, AutoAllowBashIfSandboxed: true, Filesystem: filesystem{DenyWrite: repo.Kept()}}})
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
 // claudeMaxRetries caps Claude Code's retries of a failed model request: by
 // default it retries a 429 for minutes; with 4 a 429 or 500 ends the
 // session in about 10 s.
@@ -51,8 +83,10 @@ const claudeMaxRetries = "4"
 // denies every tool use not pre-approved (read-only commands such as git
 // log still run). write: acceptEdits and every Bash command, in its
 // sandbox where bubblewrap and socat are installed (acceptEdits alone asks
-// for, and so refuses, go version). full: bypassPermissions, which Claude
-// Code refuses as root unless IS_SANDBOX=1 says the machine is disposable.
+// for, and so refuses, go version); with the worktree's repository known,
+// the sandbox keeps it from the commands (claudeSettings). full:
+// bypassPermissions, which Claude Code refuses as root unless IS_SANDBOX=1
+// says the machine is disposable.
 func (claude) Command(inv Invocation, effort string) (Command, error) {
 	a := []string{"claude", "-p", "--output-format", "json"}
 	env := []string{"CLAUDE_CODE_MAX_RETRIES=" + claudeMaxRetries}
@@ -62,7 +96,11 @@ func (claude) Command(inv Invocation, effort string) (Command, error) {
 	case ir.AccessWrite:
 		// --allowedTools is variadic: the = form keeps it from taking
 		// the next argument.
-		a = append(a, "--permission-mode", "acceptEdits", "--allowedTools=Bash", "--settings", claudeSandbox)
+		settings, err := claudeSettings(inv.Repository)
+		if err != nil {
+			return Command{}, err
+		}
+		a = append(a, "--permission-mode", "acceptEdits", "--allowedTools=Bash", "--settings", settings)
 	case ir.AccessFull:
 		a = append(a, "--permission-mode", "bypassPermissions")
 		env = append(env, "IS_SANDBOX=1")

@@ -25,6 +25,9 @@ import (
 // the Command's Files.
 // BudgetUSD is what the session may still spend, in US dollars, for a CLI
 // that takes a budget (claude --max-budget-usd); 0 is no budget.
+// Repository is the worktree's git repository, for a sandbox that keeps it
+// from the session (KeepsRepository); nil where it is not known (a compiled
+// script), and the CLI's sandbox then has its own defaults.
 type Invocation struct {
 	Prompt     string
 	Model      string
@@ -36,6 +39,7 @@ type Invocation struct {
 	Resume     string
 	BudgetUSD  float64
 	FilesDir   string
+	Repository *Repository
 }
 
 // Harness is one agent CLI cairn can start: built in (§8's table) or a custom
@@ -112,6 +116,16 @@ func (h *Harness) ReportsCost() bool { return h.spec.Cost }
 // (Invocation.Resume): claude --resume, codex exec resume, gemini --resume,
 // opencode run --session. Custom harnesses start a fresh one.
 func (h *Harness) CanResume() bool { return h.spec.Resume }
+
+// KeepsRepository reports whether h's sandbox at access (empty: the
+// default, write) keeps the worktree's git repository from the session
+// when it is given the Invocation's Repository: claude's at write.
+func (h *Harness) KeepsRepository(access string) bool {
+	if access == "" {
+		access = ir.DefaultAccess
+	}
+	return h.Builtin && h.spec.Sandboxes[access].Repository
+}
 
 // WritesMessageFile reports whether h's CLI writes its final message to the
 // Invocation's OutputFile (codex -o), so that cairn makes that file first,

@@ -71,8 +71,12 @@ func Invocation(a *ir.PlanAction, prompt string) harness.Invocation {
 // (filesDir) and removed when the session ends. Where cairn counts the
 // CLI's turns itself (codex, opencode), a session that starts a turn past
 // inv.MaxTurns is stopped, its whole process group, and fails with a cause
-// that names the cap. With sc.Agent set (a stubbed run) no CLI starts: the
-// Agent answers, after the guard and the budget, as the CLI would have.
+// that names the cap. A harness whose sandbox keeps the worktree's
+// repository from the session is given it as the session starts, and a
+// commondir file the session made where the sandbox could not keep it (a
+// checkout's .git) is removed and fails the session. With
+// sc.Agent set (a stubbed run) no CLI starts: the Agent answers, after the
+// guard and the budget, as the CLI would have.
 func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness.Invocation) Result {
 	failed := func(format string, args ...any) Result {
 		return Result{Failed: true, ExitCode: -1, Cause: fmt.Sprintf(format, args...)}
@@ -98,6 +102,13 @@ func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness
 	inv.Worktree, inv.OutputFile = sc.Worktree, lastMessageFile(sc)
 	files := filesDir(sc)
 	inv.FilesDir = files
+	if h.KeepsRepository(inv.Access) {
+		repo, err := harness.ReadRepository(ctx, sc.Worktree, sc.Env)
+		if err != nil {
+			return failed("harness %q: read the worktree's repository for its sandbox: %v", h.Name, err)
+		}
+		inv.Repository = repo
+	}
 	cmd, err := h.Command(inv)
 	if err != nil {
 		return failed("%v", err)
@@ -155,6 +166,13 @@ func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness
 		p.Stdin = strings.NewReader(prompt)
 	}
 	res, runErr := p.Run(runCtx)
+	var (
+		restored   []string
+		restoreErr error
+	)
+	if inv.Repository != nil {
+		restored, restoreErr = inv.Repository.Restore()
+	}
 	stdout.flush()
 	stderr.flush()
 	traceErr := trace.close()
@@ -179,6 +197,10 @@ func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness
 		spent = sc.Meter.After(inv.Resume, r.Session)
 	}
 	switch {
+	case restoreErr != nil:
+		r.Failed, r.Cause = true, fmt.Sprintf("the session made a commondir file in the repository, which sends git to another one, and cairn cannot remove it: %v", restoreErr)
+	case len(restored) > 0:
+		r.Failed, r.Cause = true, fmt.Sprintf("the session made %s, which sends git to another repository; cairn removed it", strings.Join(restored, ", "))
 	case res.TimedOut:
 		r.Failed, r.Cause = true, timeoutCause(sc)
 	case passed:

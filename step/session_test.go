@@ -242,6 +242,52 @@ func TestRunSessionCannotStart(t *testing.T) {
 	}
 }
 
+// TestRunSessionRepositoryUnread: a claude session at write whose worktree
+// git cannot read as a repository fails before its CLI starts, with a
+// cause naming what it could not read, rather than run with a sandbox that
+// keeps nothing of the repository.
+func TestRunSessionRepositoryUnread(t *testing.T) {
+	t.Parallel()
+	f := newSessionFixture(t, "ask")
+	if err := os.RemoveAll(filepath.Join(f.sc.Worktree, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	f.setEnv("GIT_CEILING_DIRECTORIES", filepath.Dir(f.sc.Worktree))
+	h, _ := harness.NewRegistry(nil).Lookup("claude")
+	a := session("claude", "", "", 20)
+	a.Access = &ir.Setting{Value: ir.AccessWrite, Source: ir.FromStep}
+	r := RunSession(context.Background(), f.sc, a, h, "")
+	const want = `harness "claude": read the worktree's repository for its sandbox: git rev-parse`
+	if !r.Failed || !strings.HasPrefix(r.Cause, want) || !strings.Contains(r.Cause, "not a git repository") {
+		t.Errorf("RunSession: %+v; want a cause starting %q", r, want)
+	}
+	if _, err := os.Stat(filepath.Join(f.log, "claude.1")); err == nil {
+		t.Errorf("claude started")
+	}
+}
+
+// TestRunSessionRestoresCommondir: a commondir file a claude session at
+// write made in its checkout's .git (which the sandbox cannot keep there)
+// is removed as the session ends, and the session fails saying so.
+func TestRunSessionRestoresCommondir(t *testing.T) {
+	t.Parallel()
+	f := newSessionFixture(t, "ask")
+	if err := os.WriteFile(filepath.Join(f.answers, "claude.ask.do"), []byte("echo /elsewhere > .git/commondir\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := harness.NewRegistry(nil).Lookup("claude")
+	a := session("claude", "", "", 20)
+	a.Access = &ir.Setting{Value: ir.AccessWrite, Source: ir.FromStep}
+	r := RunSession(context.Background(), f.sc, a, h, "")
+	path := filepath.Join(f.sc.Worktree, ".git", "commondir")
+	if want := "the session made " + path + ", which sends git to another repository; cairn removed it"; !r.Failed || r.Cause != want {
+		t.Errorf("RunSession: %+v; want cause %q", r, want)
+	}
+	if _, err := os.Lstat(path); err == nil {
+		t.Errorf("%s is still there", path)
+	}
+}
+
 func TestRunSessionCustom(t *testing.T) {
 	t.Parallel()
 	f := newSessionFixture(t, "ask")
@@ -289,7 +335,8 @@ func TestRunSessionAccess(t *testing.T) {
 		policy            string
 	}{
 		{"claude", "read", []string{"--permission-mode\ndontAsk\n"}, []string{"CLAUDE_CODE_MAX_RETRIES=4\n"}, []string{"IS_SANDBOX", "--allowedTools"}, ""},
-		{"claude", "write", []string{"--permission-mode\nacceptEdits\n--allowedTools=Bash\n--settings\n{\"sandbox\":{\"enabled\":true,\"autoAllowBashIfSandboxed\":true}}\n"}, []string{"CLAUDE_CODE_MAX_RETRIES=4\n"}, []string{"IS_SANDBOX"}, ""},
+		// The sandbox keeps the worktree's repository (here its own .git).
+		{"claude", "write", []string{"--permission-mode\nacceptEdits\n--allowedTools=Bash\n--settings\n{\"sandbox\":{\"enabled\":true,\"autoAllowBashIfSandboxed\":true,\"filesystem\":{\"denyWrite\":[\"", "/worktree/.git/refs\",", "/worktree/.git/hooks\","}, []string{"CLAUDE_CODE_MAX_RETRIES=4\n"}, []string{"IS_SANDBOX"}, ""},
 		{"claude", "full", []string{"--permission-mode\nbypassPermissions\n"}, []string{"CLAUDE_CODE_MAX_RETRIES=4\n", "IS_SANDBOX=1\n"}, nil, ""},
 		{"codex", "read", []string{"--sandbox\nread-only\n-c\nallow_login_shell=false\n"}, nil, []string{"IS_SANDBOX"}, ""},
 		{"codex", "full", []string{"--sandbox\ndanger-full-access\n"}, nil, nil, ""},

@@ -215,6 +215,12 @@ var durationField = regexp.MustCompile(` duration=\S+`)
 // between runs.
 var stepTokenLine = regexp.MustCompile(`(?m)^CAIRN_STEP_TOKEN=.*\n`)
 
+// repoDenies are the paths of the repository cairn run keeps from a claude
+// session at write (its sandbox's denyWrite), read as the session starts;
+// a compiled script gives the sandbox none (README), and the twins compare
+// without them.
+var repoDenies = regexp.MustCompile(`,"filesystem":\{"denyWrite":\[[^\]]*\]\}`)
+
 // record reads what the run in w left, with the twin's own paths and the
 // run's name replaced, so that twins compare.
 func (w *compileWork) record(t *testing.T, code int, stdout string) *runRecord {
@@ -278,6 +284,7 @@ func (w *compileWork) record(t *testing.T, code int, stdout string) *runRecord {
 		if string(argv) == "--version\n" {
 			continue
 		}
+		argv = repoDenies.ReplaceAll(argv, nil)
 		env, _ := os.ReadFile(filepath.Join(c, "env"))
 		env = stepTokenLine.ReplaceAll(env, nil)
 		stdin, _ := os.ReadFile(filepath.Join(c, "stdin"))
