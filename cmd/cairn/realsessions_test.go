@@ -142,6 +142,13 @@ type realWork struct {
 // an environment with home as HOME and the endpoint variables.
 func newRealWork(t *testing.T, bin, home string, endpoints []string) *realWork {
 	t.Helper()
+	return newRealWorkIn(t, bin, home, endpoints, t.TempDir())
+}
+
+// newRealWorkIn is newRealWork with the repository in the empty folder
+// repo.
+func newRealWorkIn(t *testing.T, bin, home string, endpoints []string, repo string) *realWork {
+	t.Helper()
 	cairn, err := exec.LookPath("cairn")
 	if err != nil {
 		t.Fatalf("cairn is not on PATH: %v", err)
@@ -153,7 +160,7 @@ func newRealWork(t *testing.T, bin, home string, endpoints []string) *realWork {
 		}
 	}
 	path = append(path, "/usr/local/bin", "/usr/bin", "/bin")
-	w := &realWork{repo: t.TempDir(), cairnHome: t.TempDir(), files: t.TempDir()}
+	w := &realWork{repo: repo, cairnHome: t.TempDir(), files: t.TempDir()}
 	w.env = append([]string{
 		"PATH=" + strings.Join(path, string(os.PathListSeparator)),
 		"HOME=" + home,
