@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -469,5 +470,36 @@ func TestModels(t *testing.T) {
 	resp.Body.Close()
 	if m := decode(t, body); m["object"] != "list" || at(m, "data", 0, "object") != "model" {
 		t.Errorf("openai models %s", body)
+	}
+}
+
+func TestUserTexts(t *testing.T) {
+	s := newServer(t)
+	const prompt = `Reply with {"verdict": "pass"}`
+	post(t, s, "/v1/messages", map[string]any{"messages": []any{
+		map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "text", "text": "<system-reminder>context</system-reminder>"},
+			map[string]any{"type": "text", "text": prompt},
+		}},
+		map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "not the user's"}}},
+		map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": "t1", "content": "a result"}}},
+	}})
+	post(t, s, "/v1/responses", map[string]any{"input": []any{
+		map[string]any{"type": "message", "role": "developer", "content": []any{map[string]any{"type": "input_text", "text": "not the user's"}}},
+		map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": prompt}}},
+	}})
+	post(t, s, "/v1/chat/completions", map[string]any{"messages": []any{
+		map[string]any{"role": "system", "content": "not the user's"},
+		map[string]any{"role": "user", "content": prompt},
+	}})
+	post(t, s, "/v1beta/models/m:generateContent", map[string]any{"contents": []any{
+		map[string]any{"role": "user", "parts": []any{map[string]any{"text": prompt}}},
+		map[string]any{"role": "model", "parts": []any{map[string]any{"text": "not the user's"}}},
+	}})
+	want := [][]string{{"<system-reminder>context</system-reminder>", prompt}, {prompt}, {prompt}, {prompt}}
+	for i, r := range s.Requests() {
+		if got := r.UserTexts(); !slices.Equal(got, want[i]) {
+			t.Errorf("%s: UserTexts() = %q; want %q", r.API, got, want[i])
+		}
 	}
 }

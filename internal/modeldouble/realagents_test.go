@@ -242,7 +242,10 @@ var agents = []agent{
 			}
 		},
 		argv: func(d *Server, s session) []string {
-			a := []string{"opencode", "run", s.prompt, "-m", "double/double-model", "--format", "json", "--dir", s.dir}
+			// The message on stdin: given in the argv, each word
+			// with a space reaches the model in "…" with every " as
+			// \" (opencode run joins its message words so).
+			a := []string{"opencode", "run", "-m", "double/double-model", "--format", "json", "--dir", s.dir}
 			if s.resume != "" {
 				a = append(a, "--session", s.resume)
 			}
@@ -251,6 +254,7 @@ var agents = []agent{
 			}
 			return a
 		},
+		stdin: true,
 		result: func(_ session, stdout []byte) (string, string) {
 			var message, id string
 			for _, line := range bytes.Split(stdout, []byte("\n")) {
@@ -488,6 +492,55 @@ func TestRealAgentsRetries(t *testing.T) {
 					t.Errorf("the session took %v to fail; want under 60s", r.elapsed)
 				}
 				t.Logf("%d requests", len(d.Turns()))
+			})
+		}
+	}
+}
+
+// judgeJSON is the verdict a judge's prompt asks for, as cairn's judge
+// prompt writes it: quotes and spaces that must reach the model as they
+// are.
+const judgeJSON = `{"verdict": "pass", "reasoning": "Which criteria hold and which do not, with file:line."}`
+
+// TestRealAgentsPrompt: the prompt reaches the model whole and as written:
+// a judge's JSON with its quotes (opencode's argv turned each " into \"),
+// and a prompt over Linux's 128 KiB limit on one argument, which no CLI
+// could be given in its argv.
+func TestRealAgentsPrompt(t *testing.T) {
+	bin := realAgentsBin(t)
+	var large strings.Builder
+	large.WriteString("Judge the diff below.\n\n```diff\n")
+	for i := 0; large.Len() < 200<<10; i++ {
+		fmt.Fprintf(&large, "+line %d: \"quoted\", a back\\slash, $HOME, `ticks` and é\n", i)
+	}
+	large.WriteString("```\n\nEnd with\n\n" + judgeJSON + "\n\nEND-OF-PROMPT-6d1")
+	for _, a := range agents {
+		for _, tc := range []struct{ name, prompt string }{
+			{"judge", "Judge the step. End with\n\n" + judgeJSON},
+			{"large", large.String()},
+		} {
+			t.Run(a.name+"/"+tc.name, func(t *testing.T) {
+				d := New(Text("judged"))
+				defer d.Close()
+				s := newSession(t, "read", tc.prompt)
+				r := a.run(t, bin, d, s)
+				turns := d.Turns()
+				if len(turns) == 0 {
+					t.Fatalf("exit %d: the model got no turn", r.exit)
+				}
+				texts := turns[0].UserTexts()
+				for _, text := range texts {
+					if strings.Contains(text, tc.prompt) {
+						return
+					}
+				}
+				t.Errorf("the model did not get the prompt (%d bytes) as written; it got %d texts:", len(tc.prompt), len(texts))
+				for _, text := range texts {
+					t.Logf("%d bytes: %s", len(text), short(text))
+					if i := strings.Index(text, "verdict"); i >= 0 {
+						t.Logf("around its verdict: %q", text[max(i-5, 0):min(i+40, len(text))])
+					}
+				}
 			})
 		}
 	}

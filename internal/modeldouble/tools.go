@@ -175,6 +175,60 @@ func (r Request) Offered() []string {
 	return names
 }
 
+// UserTexts returns the text of each text part of the user's messages in
+// r, in order, whatever its API: what the model was given to read as the
+// user's words (the prompt among them), decoded from the body, not tool
+// results.
+func (r Request) UserTexts() []string {
+	var texts []string
+	add := func(content any, kinds ...string) {
+		if s, ok := content.(string); ok {
+			texts = append(texts, s)
+			return
+		}
+		for _, p := range list(content) {
+			part := object(p)
+			for _, k := range kinds {
+				if str(part["type"]) == k {
+					texts = append(texts, str(part["text"]))
+				}
+			}
+		}
+	}
+	switch r.API {
+	case Anthropic:
+		for _, m := range list(r.Body["messages"]) {
+			if str(object(m)["role"]) == "user" {
+				add(object(m)["content"], "text")
+			}
+		}
+	case Responses:
+		for _, i := range list(r.Body["input"]) {
+			if item := object(i); str(item["role"]) == "user" {
+				add(item["content"], "input_text")
+			}
+		}
+	case Chat:
+		for _, m := range list(r.Body["messages"]) {
+			if str(object(m)["role"]) == "user" {
+				add(object(m)["content"], "text")
+			}
+		}
+	case Gemini:
+		for _, c := range list(r.Body["contents"]) {
+			if str(object(c)["role"]) != "user" {
+				continue
+			}
+			for _, p := range list(object(c)["parts"]) {
+				if s, ok := object(p)["text"].(string); ok {
+					texts = append(texts, s)
+				}
+			}
+		}
+	}
+	return texts
+}
+
 // Contains reports whether the request's body holds s, as sent (JSON
 // escaped) or as text: a test asks whether an earlier turn was resent.
 func (r Request) Contains(s string) bool {
