@@ -214,8 +214,9 @@ type scriptAction struct {
 // Files), and its command given a budget (Budgeted: nil when its CLI takes
 // none), how its final message is read (Final: the name of its jq
 // function), its usage (Usage: a jq expression) and whether its CLI
-// stopped it at its budget (BudgetJQ: a jq filter), whether the prompt
-// goes on stdin, the turn cap the script enforces by counting the CLI's
+// stopped it at its budget (BudgetJQ: a jq filter), the most bytes of
+// prompt its CLI takes whole on stdin, where the prompt goes (MaxPrompt: 0
+// for any) and the cause of a longer one, of $prompt_size bytes, the turn cap the script enforces by counting the CLI's
 // events with the jq filter TurnJQ (0: none) and the cause of a session it
 // stops, the skill it reads, and its prompt with no directive ([0]) and
 // with one ([1]).
@@ -225,7 +226,8 @@ type scriptSession struct {
 	Final         string
 	Usage         string
 	BudgetJQ      string
-	Stdin         bool
+	MaxPrompt     int
+	PromptCause   templates.BashWord
 	Argv          []templates.BashWord
 	Env           []templates.BashWord
 	Files         []harness.File
@@ -451,7 +453,15 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 	if !ok {
 		return refuse(c.at.harness(st.Name), "step %q: unknown harness %q", st.Name, a.Harness.Value)
 	}
-	sess := &scriptSession{Index: j, Harness: h.Name, Final: h.FinalJQ(), Usage: h.UsageJQ(), BudgetJQ: h.BudgetJQ(), Stdin: h.PromptOnStdin()}
+	sess := &scriptSession{Index: j, Harness: h.Name, Final: h.FinalJQ(), Usage: h.UsageJQ(), BudgetJQ: h.BudgetJQ()}
+	if max, cause := h.PromptLimit(); max > 0 {
+		size := newSlots("s", varSize)
+		w, err := size.word(cause(size.marker(varSize)))
+		if err != nil {
+			return refuse(c.at.harness(st.Name), "step %q: the prompt limit of harness %q cannot be compiled: %v", st.Name, h.Name, err)
+		}
+		sess.MaxPrompt, sess.PromptCause = max, w
+	}
 	inv := harness.Invocation{
 		Model:    settingValue(a.Model),
 		Effort:   settingValue(a.Effort),

@@ -29,10 +29,10 @@ const (
 	varSkill     = "skill_path"
 	varDirective = "directive_trim"
 	varDate      = "today"
-	varPrompt    = "prompt"
 	varMessage   = "last_message"
 	varFiles     = "session_files"
 	varBudget    = "budget_left"
+	varSize      = "prompt_size"
 )
 
 // slotSet is a set of slots, one per variable. Two sets with different
@@ -113,8 +113,8 @@ var budgetSentinels = map[string]float64{"a": 271828.182845904, "bb": 314159.265
 // harnessCommand is the command of a session on h as script words:
 // h.Command (the code `cairn run` starts sessions with) given inv, the
 // session's resolved model, effort, access and max turns, with the
-// worktree, the prompt, the message file and the session's folder as
-// slots. It is rendered with two sets of markers, and the two must give the
+// worktree, the message file and the session's folder as slots (the
+// prompt goes on the CLI's stdin, as in cairn run). It is rendered with two sets of markers, and the two must give the
 // same words: a custom harness whose command template does more with a
 // value than insert it cannot be compiled.
 //
@@ -122,11 +122,11 @@ var budgetSentinels = map[string]float64{"a": 271828.182845904, "bb": 314159.265
 // $budget_left, as the script gives it when a budget is over the session;
 // nil when h's CLI takes no budget (its command is the same).
 func harnessCommand(h *harness.Harness, inv harness.Invocation) (cmd sessionCommand, budgeted *sessionCommand, err error) {
-	vars := []string{varPrompt, varWorktree, varMessage, varFiles, varBudget}
+	vars := []string{varWorktree, varMessage, varFiles, varBudget}
 	render := func(tag string, withBudget bool) (sessionCommand, error) {
 		s := newSlots(tag, vars...)
 		inv := inv
-		inv.Prompt, inv.Worktree, inv.OutputFile, inv.FilesDir = s.marker(varPrompt), s.marker(varWorktree), s.marker(varMessage), s.marker(varFiles)
+		inv.Worktree, inv.OutputFile, inv.FilesDir = s.marker(varWorktree), s.marker(varMessage), s.marker(varFiles)
 		inv.BudgetUSD = 0
 		budget := ""
 		if withBudget {

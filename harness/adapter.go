@@ -51,8 +51,12 @@ type Spec struct {
 	Efforts map[string]string
 	// Tiers maps a model tier to the CLI's built-in model for it.
 	Tiers map[string]string
-	// Stdin is true when the prompt goes on the CLI's standard input.
-	Stdin bool
+	// MaxPrompt is the most bytes of prompt the CLI takes whole on its
+	// standard input, where every CLI reads it (in its argv, a prompt
+	// over Linux's 128 KiB limit on one argument could not start it);
+	// 0 when it takes any. A session whose prompt is longer fails
+	// before its CLI starts (PromptLimit).
+	MaxPrompt int
 	// Resume is true when Command continues an Invocation's Resume session.
 	Resume bool
 	// Turns is true when the CLI itself enforces the Invocation's

@@ -22,10 +22,13 @@ func (claude) Spec() Spec {
 			"strong":    "opus",
 			"strongest": "fable",
 		},
-		Stdin:  true,
-		Resume: true,
-		Turns:  true,
-		Cost:   true,
+		// claude -p refuses more than 10 MiB on stdin ("piped stdin
+		// input exceeds 10MB"), counted in UTF-16 code units: never more
+		// than the bytes.
+		MaxPrompt: 10 << 20,
+		Resume:    true,
+		Turns:     true,
+		Cost:      true,
 		// Stopped at its --max-budget-usd (SessionEnd).
 		BudgetJQ: `$out | object | .type == "result" and .subtype == "error_max_budget_usd"`,
 		// Without bubblewrap and socat, Claude Code warns "Sandbox

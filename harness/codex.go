@@ -26,7 +26,9 @@ func (codex) Spec() Spec {
 			"strong":    "gpt-6.2-astra",
 			"strongest": "gpt-6.2-astra",
 		},
-		Stdin:       true,
+		// codex exec refuses more than 1,048,576 characters ("Input
+		// exceeds the maximum length"): never more than the bytes.
+		MaxPrompt:   1 << 20,
 		Resume:      true,
 		MessageFile: true,
 		TurnEvent:   &codexTurn,

@@ -70,7 +70,6 @@ func (h *custom) Spec() Spec {
 		Name:    h.name,
 		Efforts: allEfforts(),
 		Tiers:   map[string]string{},
-		Stdin:   true,
 		Turns:   h.turns,
 		Cost:    h.usage["cost_usd"].String() != "",
 		Version: h.version,

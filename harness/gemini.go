@@ -30,10 +30,12 @@ func (gemini) Spec() Spec {
 			"strong":    "pro",
 			"strongest": "gemini-3.1-pro-preview",
 		},
-		Stdin:   true,
-		Resume:  true,
-		Turns:   true,
-		Version: []string{"gemini", "--version"},
+		// Gemini CLI reads 8 MiB of stdin and cuts the rest, with only
+		// a warning on stderr.
+		MaxPrompt: 8 << 20,
+		Resume:    true,
+		Turns:     true,
+		Version:   []string{"gemini", "--version"},
 	}
 }
 

@@ -12,8 +12,8 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// Invocation is one agent session as a harness starts it: the prompt, the
-// resolved model and effort (empty: the CLI's own choice), the turn cap, the
+// Invocation is one agent session as a harness starts it: the prompt (on
+// the CLI's standard input), the resolved model and effort (empty: the CLI's own choice), the turn cap, the
 // worktree the session runs in, and the file a harness that writes its final
 // message to a file (codex) writes it to. Effort is cairn's effort (low to
 // max); Command maps it onto the CLI's value. Access is the session's access
@@ -85,9 +85,20 @@ func (h *Harness) TierModel(tier string) (string, bool) {
 	return m, ok
 }
 
-// PromptOnStdin reports whether the session prompt goes on the CLI's standard
-// input rather than in its argv.
-func (h *Harness) PromptOnStdin() bool { return h.spec.Stdin }
+// PromptLimit is the most bytes of prompt h's CLI takes whole on its
+// standard input, and the cause of a session whose prompt, of size bytes,
+// is longer: it fails before its CLI starts. It is 0 and nil when the CLI
+// takes any prompt.
+func (h *Harness) PromptLimit() (max int, cause func(size string) string) {
+	max = h.spec.MaxPrompt
+	if max <= 0 {
+		return 0, nil
+	}
+	return max, func(size string) string {
+		return fmt.Sprintf("the prompt is %s bytes, over the %d harness %q takes whole on stdin: "+
+			"put long content in a file and name it in the prompt", size, max, h.Name)
+	}
+}
 
 // TakesMaxTurns reports whether a session's turn cap holds on h: its CLI
 // enforces it (claude's --max-turns, gemini's maxSessionTurns in the
@@ -142,7 +153,7 @@ func (h *Harness) FinalJQ() string {
 // Command returns how a session of inv starts on h (§8): its argv, the
 // variables cairn sets over the step's environment, and the files it
 // writes into inv.FilesDir first. The session runs in inv.Worktree; the
-// prompt goes on stdin unless PromptOnStdin says otherwise. An effort h
+// prompt goes on its standard input, never in the argv (PromptLimit). An effort h
 // cannot take is left out; an empty access is the default, write, and one
 // that is no access level is an error. For a custom harness each item of
 // its command is a text/template over .Model, .Effort, .Access, .MaxTurns

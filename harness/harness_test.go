@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -15,8 +16,9 @@ func testRegistry() *Registry {
 	})
 }
 
-// TestCommand holds each harness's command, at the default access: argv,
-// the variables cairn sets and where the prompt goes.
+// TestCommand holds each harness's command, at the default access: argv
+// and the variables cairn sets, neither of which holds the prompt (it goes
+// on stdin).
 func TestCommand(t *testing.T) {
 	r := testRegistry()
 	full := Invocation{Prompt: "do it", Model: "M", Effort: "high", MaxTurns: 30, Worktree: "/w", OutputFile: "/r/out.md", FilesDir: "/f"}
@@ -30,28 +32,27 @@ func TestCommand(t *testing.T) {
 		harness string
 		inv     Invocation
 		want    string
-		stdin   bool
 	}{
-		{"claude", full, claudeWrite + `|--model|M|--effort|high|--max-turns|30`, true},
-		{"claude", bare, claudeWrite + `|--max-turns|20`, true},
-		{"claude", Invocation{Effort: "max", MaxTurns: 5}, claudeWrite + `|--effort|max|--max-turns|5`, true},
-		{"codex", full, codexWrite + `|-m|M|-c|model_reasoning_effort=high|-C|/w|-`, true},
-		{"codex", bare, codexWrite + `|-C|/w|-`, true},
-		{"codex", Invocation{Effort: "max", Worktree: "/w", OutputFile: "/r/out.md"}, codexWrite + `|-c|model_reasoning_effort=xhigh|-C|/w|-`, true},
-		{"gemini", full, `gemini|-p||-m|M|` + geminiWrite, true},
-		{"gemini", bare, `gemini|-p||` + geminiWrite, true},
-		{"opencode", full, `opencode|run|do it|-m|M|--variant|high|--format|json|--dir|/w`, false},
-		{"opencode", bare, `opencode|run|do it|--format|json|--dir|/w`, false},
-		{"opencode", Invocation{Prompt: "p", Effort: "low", Worktree: "/w"}, `opencode|run|p|--variant|minimal|--format|json|--dir|/w`, false},
-		{"opencode", Invocation{Prompt: "p", Effort: "medium", Worktree: "/w"}, `opencode|run|p|--format|json|--dir|/w`, false},
-		{"opencode", Invocation{Prompt: "p", Effort: "xhigh", Worktree: "/w"}, `opencode|run|p|--variant|max|--format|json|--dir|/w`, false},
-		{"mybot", full, `mybot|--model|M|--effort=high|--turns=30|--dir|/w`, true},
-		{"mybot", bare, `mybot|--model|--turns=20|--dir|/w`, true},
-		{"claude", Invocation{Effort: "bogus"}, claudeWrite, true},
-		{"claude", Invocation{Resume: "s-1", MaxTurns: 20}, claudeWrite + `|--resume|s-1|--max-turns|20`, true},
-		{"codex", Invocation{Resume: "t-1", Worktree: "/w", OutputFile: "/r/out.md"}, codexWrite + `|-C|/w|resume|t-1|-`, true},
-		{"gemini", Invocation{Resume: "611e63cb", FilesDir: "/f"}, `gemini|-p||` + geminiWrite + `|--resume|611e63cb`, true},
-		{"opencode", Invocation{Prompt: "p", Resume: "ses_1", Worktree: "/w"}, `opencode|run|p|--session|ses_1|--format|json|--dir|/w`, false},
+		{"claude", full, claudeWrite + `|--model|M|--effort|high|--max-turns|30`},
+		{"claude", bare, claudeWrite + `|--max-turns|20`},
+		{"claude", Invocation{Effort: "max", MaxTurns: 5}, claudeWrite + `|--effort|max|--max-turns|5`},
+		{"codex", full, codexWrite + `|-m|M|-c|model_reasoning_effort=high|-C|/w|-`},
+		{"codex", bare, codexWrite + `|-C|/w|-`},
+		{"codex", Invocation{Effort: "max", Worktree: "/w", OutputFile: "/r/out.md"}, codexWrite + `|-c|model_reasoning_effort=xhigh|-C|/w|-`},
+		{"gemini", full, `gemini|-p||-m|M|` + geminiWrite},
+		{"gemini", bare, `gemini|-p||` + geminiWrite},
+		{"opencode", full, `opencode|run|-m|M|--variant|high|--format|json|--dir|/w`},
+		{"opencode", bare, `opencode|run|--format|json|--dir|/w`},
+		{"opencode", Invocation{Prompt: "do it", Effort: "low", Worktree: "/w"}, `opencode|run|--variant|minimal|--format|json|--dir|/w`},
+		{"opencode", Invocation{Prompt: "do it", Effort: "medium", Worktree: "/w"}, `opencode|run|--format|json|--dir|/w`},
+		{"opencode", Invocation{Prompt: "do it", Effort: "xhigh", Worktree: "/w"}, `opencode|run|--variant|max|--format|json|--dir|/w`},
+		{"mybot", full, `mybot|--model|M|--effort=high|--turns=30|--dir|/w`},
+		{"mybot", bare, `mybot|--model|--turns=20|--dir|/w`},
+		{"claude", Invocation{Effort: "bogus"}, claudeWrite},
+		{"claude", Invocation{Resume: "s-1", MaxTurns: 20}, claudeWrite + `|--resume|s-1|--max-turns|20`},
+		{"codex", Invocation{Resume: "t-1", Worktree: "/w", OutputFile: "/r/out.md"}, codexWrite + `|-C|/w|resume|t-1|-`},
+		{"gemini", Invocation{Resume: "611e63cb", FilesDir: "/f"}, `gemini|-p||` + geminiWrite + `|--resume|611e63cb`},
+		{"opencode", Invocation{Prompt: "do it", Resume: "ses_1", Worktree: "/w"}, `opencode|run|--session|ses_1|--format|json|--dir|/w`},
 	} {
 		h, ok := r.Lookup(tc.harness)
 		if !ok {
@@ -65,8 +66,8 @@ func TestCommand(t *testing.T) {
 		if got := strings.Join(c.Argv, "|"); got != tc.want {
 			t.Errorf("%s: Command(%+v)\n got %s\nwant %s", tc.harness, tc.inv, got, tc.want)
 		}
-		if h.PromptOnStdin() != tc.stdin {
-			t.Errorf("%s: PromptOnStdin() = %v; want %v", tc.harness, h.PromptOnStdin(), tc.stdin)
+		if tc.inv.Prompt != "" && slices.ContainsFunc(slices.Concat(c.Argv, c.Env), func(a string) bool { return strings.Contains(a, tc.inv.Prompt) }) {
+			t.Errorf("%s: Command(%+v) puts the prompt in its argv or variables, not on stdin: %q %q", tc.harness, tc.inv, c.Argv, c.Env)
 		}
 	}
 }
@@ -95,13 +96,13 @@ func TestCommandAccess(t *testing.T) {
 		{"gemini", "write", `gemini|-p||--output-format|json|--approval-mode|auto_edit|--policy|/f/gemini-write-policy.toml|--skip-trust`, "",
 			`gemini-write-policy.toml: toolName = "run_shell_command"`},
 		{"gemini", "full", `gemini|-p||--output-format|json|--approval-mode|yolo|--skip-trust`, "", ""},
-		{"opencode", "read", `opencode|run|p|--format|json|--dir|/w`,
+		{"opencode", "read", `opencode|run|--format|json|--dir|/w`,
 			`OPENCODE_PERMISSION={"edit":"deny","bash":{"*":"deny","git log*":"allow","git diff*":"allow","git status*":"allow","ls*":"allow"},"external_directory":"deny"}`, ""},
-		{"opencode", "write", `opencode|run|p|--format|json|--dir|/w`, `OPENCODE_PERMISSION={"edit":"allow","bash":"allow","external_directory":"deny"}`, ""},
-		{"opencode", "full", `opencode|run|p|--format|json|--dir|/w|--auto`, `OPENCODE_PERMISSION={"*":"allow"}`, ""},
+		{"opencode", "write", `opencode|run|--format|json|--dir|/w`, `OPENCODE_PERMISSION={"edit":"allow","bash":"allow","external_directory":"deny"}`, ""},
+		{"opencode", "full", `opencode|run|--format|json|--dir|/w|--auto`, `OPENCODE_PERMISSION={"*":"allow"}`, ""},
 	} {
 		h, _ := r.Lookup(tc.harness)
-		c, err := h.Command(Invocation{Prompt: "p", Access: tc.access, Worktree: "/w", OutputFile: "/o", FilesDir: "/f"})
+		c, err := h.Command(Invocation{Prompt: "do it", Access: tc.access, Worktree: "/w", OutputFile: "/o", FilesDir: "/f"})
 		if err != nil {
 			t.Errorf("%s %s: %v", tc.harness, tc.access, err)
 			continue
@@ -220,5 +221,28 @@ func TestRegistry(t *testing.T) {
 	}
 	if got := NewRegistry(nil).Names(); len(got) != 4 {
 		t.Errorf("NewRegistry(nil).Names() = %q; want the four built-ins", got)
+	}
+}
+
+// TestPromptLimit: the CLIs that cut or refuse a long prompt on stdin have
+// a limit cairn keeps to, measured with the real CLIs (claude refuses over
+// 10 MiB, codex over 1,048,576 characters, Gemini CLI cuts at 8 MiB);
+// opencode and a custom harness take any.
+func TestPromptLimit(t *testing.T) {
+	r := testRegistry()
+	for name, want := range map[string]int{"claude": 10 << 20, "codex": 1 << 20, "gemini": 8 << 20, "opencode": 0, "mybot": 0} {
+		h, _ := r.Lookup(name)
+		max, cause := h.PromptLimit()
+		if max != want || (max == 0) != (cause == nil) {
+			t.Errorf("%s: PromptLimit() = %d, cause %v; want %d", name, max, cause != nil, want)
+			continue
+		}
+		if cause == nil {
+			continue
+		}
+		wantCause := fmt.Sprintf("the prompt is 12345678 bytes, over the %d harness %q takes whole on stdin: put long content in a file and name it in the prompt", want, name)
+		if got := cause("12345678"); got != wantCause {
+			t.Errorf("%s: cause = %q; want %q", name, got, wantCause)
+		}
 	}
 }

@@ -10,8 +10,10 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// opencode is opencode: `opencode run --format json`, the prompt in its
-// argv.
+// opencode is opencode: `opencode run --format json`, the prompt on stdin,
+// which it reads when it is not a terminal and no message is given: a
+// message in its argv reaches the model with each word that holds a space
+// in "…" and each " in it as \".
 type opencode struct{}
 
 func (opencode) Spec() Spec {
@@ -55,7 +57,7 @@ var opencodePermission = map[string]string{
 // 2 s to 30 s apart, for about 75 s, printing nothing meanwhile; the step's
 // timeout bounds it.
 func (opencode) Command(inv Invocation, effort string) (Command, error) {
-	a := []string{"opencode", "run", inv.Prompt}
+	a := []string{"opencode", "run"}
 	if inv.Resume != "" {
 		a = append(a, "--session", inv.Resume)
 	}

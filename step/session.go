@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -23,8 +24,7 @@ import (
 
 // RunSession runs a session action (§7.1, §8): it renders the session
 // prompt, starts h's CLI in the step's worktree with the step's environment
-// (the prompt on stdin, or in the argv for a harness that takes it there),
-// keeps its output as the step's trace, and reads its final message, which
+// (the prompt on stdin), keeps its output as the step's trace, and reads its final message, which
 // is the action's result. skillPath is the SKILL.md the agent reads (the
 // repository's own file in the worktree, or the copy InstallSkill made);
 // empty for a session with an inline prompt. The model, effort and max
@@ -71,12 +71,13 @@ func Invocation(a *ir.PlanAction, prompt string) harness.Invocation {
 // (filesDir) and removed when the session ends. Where cairn counts the
 // CLI's turns itself (codex, opencode), a session that starts a turn past
 // inv.MaxTurns is stopped, its whole process group, and fails with a cause
-// that names the cap. A harness whose sandbox keeps the worktree's
-// repository from the session is given it as the session starts, and a
-// commondir file the session made where the sandbox could not keep it (a
-// checkout's .git) is removed and fails the session. With
-// sc.Agent set (a stubbed run) no CLI starts: the Agent answers, after the
-// guard and the budget, as the CLI would have.
+// that names the cap. A prompt longer than h's CLI takes whole
+// (PromptLimit) fails the session before it starts. A harness whose sandbox
+// keeps the worktree's repository from the session is given it as the
+// session starts, and a commondir file the session made where the sandbox
+// could not keep it (a checkout's .git) is removed and fails the session.
+// With sc.Agent set (a stubbed run) no CLI starts: the Agent answers, after
+// the guard, that check and the budget, as the CLI would have.
 func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness.Invocation) Result {
 	failed := func(format string, args ...any) Result {
 		return Result{Failed: true, ExitCode: -1, Cause: fmt.Sprintf(format, args...)}
@@ -85,6 +86,9 @@ func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness
 		if err := sc.Guard(ctx); err != nil {
 			return failed("%v", err)
 		}
+	}
+	if max, cause := h.PromptLimit(); max > 0 && len(inv.Prompt) > max {
+		return failed("%s", cause(strconv.Itoa(len(inv.Prompt))))
 	}
 	if sc.Meter != nil {
 		left, err := sc.Meter.Before()
@@ -162,9 +166,7 @@ func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness
 		Timeout: sc.Timeout,
 		Groups:  sc.Groups,
 	}
-	if h.PromptOnStdin() {
-		p.Stdin = strings.NewReader(prompt)
-	}
+	p.Stdin = strings.NewReader(prompt)
 	res, runErr := p.Run(runCtx)
 	var (
 		restored   []string

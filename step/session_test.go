@@ -162,12 +162,8 @@ func TestRunSessionFakes(t *testing.T) {
 				}
 			}
 			stdin := f.read(t, tc.harness, 1, "stdin")
-			if h.PromptOnStdin() {
-				if stdin != want {
-					t.Errorf("stdin is not the prompt:\n%s", stdin)
-				}
-			} else if stdin != "" || !strings.Contains(argv, want) {
-				t.Errorf("the prompt is not in the argv alone:\nstdin %q\nargv %s", stdin, argv)
+			if stdin != want || strings.Contains(argv, want) {
+				t.Errorf("the prompt is not on stdin alone:\nstdin %q\nargv %s", stdin, argv)
 			}
 			if cwd := strings.TrimSpace(f.read(t, tc.harness, 1, "cwd")); cwd != f.sc.Worktree {
 				t.Errorf("cwd = %q; want %q", cwd, f.sc.Worktree)
@@ -285,6 +281,38 @@ func TestRunSessionRestoresCommondir(t *testing.T) {
 	}
 	if _, err := os.Lstat(path); err == nil {
 		t.Errorf("%s is still there", path)
+	}
+}
+
+// TestRunPromptLong: a prompt over Linux's 128 KiB limit on one argument
+// reaches opencode whole, its quotes as written, on stdin; one over what a
+// CLI takes whole on stdin (Gemini CLI cuts at 8 MiB) fails the session
+// before its CLI starts.
+func TestRunPromptLong(t *testing.T) {
+	t.Parallel()
+	f := newSessionFixture(t, "judge")
+	reg := harness.NewRegistry(nil)
+	opencode, _ := reg.Lookup("opencode")
+	prompt := strings.Repeat("+a line of the diff, with \"quotes\" and spaces\n", 4000) + `{"verdict": "pass", "reasoning": "why"}`
+	if r := RunPrompt(context.Background(), f.sc, opencode, harness.Invocation{Prompt: prompt}); r.Failed {
+		t.Fatalf("RunPrompt of %d bytes on opencode: %+v", len(prompt), r)
+	}
+	if stdin := f.read(t, "opencode", 1, "stdin"); stdin != prompt {
+		t.Errorf("opencode read %d bytes on stdin; want the prompt's %d", len(stdin), len(prompt))
+	}
+	if argv := f.read(t, "opencode", 1, "argv"); strings.Contains(argv, "verdict") {
+		t.Errorf("the prompt is in opencode's argv:\n%.200s", argv)
+	}
+
+	gemini, _ := reg.Lookup("gemini")
+	max, _ := gemini.PromptLimit()
+	r := RunPrompt(context.Background(), f.sc, gemini, harness.Invocation{Prompt: strings.Repeat("x", max+1)})
+	want := `the prompt is 8388609 bytes, over the 8388608 harness "gemini" takes whole on stdin: put long content in a file and name it in the prompt`
+	if !r.Failed || r.Cause != want || r.ExitCode != -1 {
+		t.Errorf("RunPrompt over gemini's limit: failed %v, exit %d, cause %q; want cause %q", r.Failed, r.ExitCode, r.Cause, want)
+	}
+	if _, err := os.Stat(filepath.Join(f.log, "gemini.1")); err == nil {
+		t.Errorf("gemini started for a prompt over its limit")
 	}
 }
 

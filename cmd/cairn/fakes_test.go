@@ -165,9 +165,7 @@ func runFake(t *testing.T, h *harness.Harness, c harness.Command, prompt, dir st
 	cmd := exec.Command("bash", append([]string{fake}, argv[1:]...)...)
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), "FAKE_LOG=", "FAKE_ANSWERS=", "FAKE_FAIL=", "FAKE_LOGGED_OUT=", "FAKE_SLEEP=", "IS_SANDBOX="), c.Env...)
-	if h.PromptOnStdin() {
-		cmd.Stdin = strings.NewReader(prompt)
-	}
+	cmd.Stdin = strings.NewReader(prompt)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	err = cmd.Run()

@@ -145,9 +145,7 @@ func TestRealAgents(t *testing.T) {
 					Timeout: 60 * time.Second,
 					Grace:   time.Second,
 				}
-				if h.PromptOnStdin() {
-					p.Stdin = strings.NewReader(inv.Prompt)
-				}
+				p.Stdin = strings.NewReader(inv.Prompt)
 				res, err := p.Run(context.Background())
 				if err != nil {
 					t.Fatalf("start %q: %v", argv, err)

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -592,7 +593,9 @@ func realReview(t *testing.T, cli realCLI, bin, home string) {
 
 // realJudge: the step's instructions are judged by a session of the same
 // CLI: a reply with a JSON verdict passes the step; replies without one,
-// twice, make the step and the run inconclusive (exit 3).
+// twice, make the step and the run inconclusive (exit 3). The judge's
+// prompt reaches the model as written, the verdict's JSON form with its
+// quotes, and whole when a diff makes it longer than one argument can be.
 func realJudge(t *testing.T, cli realCLI, bin, home string) {
 	t.Run("pass", func(t *testing.T) {
 		d := modeldouble.New(
@@ -613,6 +616,32 @@ func realJudge(t *testing.T, cli realCLI, bin, home string) {
 		}
 		if turns := d.Turns(); len(turns) < 2 || !turns[1].Contains("The step said hello.") {
 			t.Errorf("the judge's request does not hold the instructions")
+		} else if !userSaid(turns[1], judgeVerdictForm) {
+			t.Errorf("the judge's prompt does not hold the verdict's form as written, %s", judgeVerdictForm)
+		}
+		w.noWorktreesLeft(t)
+	})
+	t.Run("large", func(t *testing.T) {
+		d := modeldouble.New(modeldouble.Text("```json\n{\"verdict\": \"pass\", \"reasoning\": \"JUDGED-big-ok\"}\n```"))
+		defer d.Close()
+		w := newRealWork(t, bin, home, cli.endpoint(t, home, d.URL))
+		r := w.run(t, "run", "--harness", cli.name, w.process(t, "judge-large", oneCLI{cli.name, cli.model}))
+		logDouble(t, cli.name, d)
+
+		s := r.step(t, "big")
+		if r.code != 0 || s.Outcome != record.Succeeded {
+			t.Errorf("exit %d, step %s (%s); want 0 and succeeded", r.code, s.Outcome, s.Cause)
+		}
+		if v := s.Validate; v == nil || v.Status != record.VerdictPass || v.Reasoning != "JUDGED-big-ok" {
+			t.Errorf("validate %+v; want pass with the judge's reasoning", v)
+		}
+		var lines strings.Builder
+		for i := range 4000 {
+			fmt.Fprintf(&lines, "++line %d of the diff, with \"quotes\" and spaces\n", i)
+		}
+		lines.WriteString("+END-OF-BIG\n")
+		if turns := d.Turns(); len(turns) == 0 || !userSaid(turns[0], lines.String()) || !userSaid(turns[0], judgeVerdictForm) {
+			t.Errorf("the judge's prompt does not hold the diff's %d bytes whole, and the verdict's form", lines.Len())
 		}
 		w.noWorktreesLeft(t)
 	})
@@ -639,6 +668,16 @@ func realJudge(t *testing.T, cli realCLI, bin, home string) {
 		}
 		w.noWorktreesLeft(t)
 	})
+}
+
+// judgeVerdictForm is the verdict a judge's prompt asks for, as it asks for
+// it (templates/judge.md.tmpl): its quotes must reach the model as written,
+// not as \" (opencode's argv).
+const judgeVerdictForm = `{"verdict": "pass", "reasoning": "Which criteria hold and which do not, with file:line."}`
+
+// userSaid reports whether one of the user's texts in r holds s.
+func userSaid(r modeldouble.Request, s string) bool {
+	return slices.ContainsFunc(r.UserTexts(), func(text string) bool { return strings.Contains(text, s) })
 }
 
 // TestRealSessionsModelErrors: a model that answers every request with 429

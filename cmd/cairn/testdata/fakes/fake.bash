@@ -61,8 +61,10 @@ fake_record() {
 
 # fake_stdin reads all of stdin into fake_input and records it.
 fake_stdin() {
-  fake_input=
-  IFS= read -r -d '' fake_input || true
+  # cat reads a long prompt at once, where read would take it a byte at a
+  # time; the x keeps its trailing newlines.
+  fake_input=$(cat; echo x)
+  fake_input=${fake_input%x}
   if [ -n "$fake_dir" ]; then printf '%s' "$fake_input" >"$fake_dir/stdin"; fi
 }
 
