@@ -21,6 +21,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/atomicfile"
 	"github.com/cairn-dev/cairn/internal/machine"
 	"github.com/cairn-dev/cairn/internal/progress"
+	"github.com/cairn-dev/cairn/internal/text"
 	"github.com/cairn-dev/cairn/notify"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/step"
@@ -61,10 +62,14 @@ type Options struct {
 	// the run's name once the run has one.
 	Pass *PassLock
 	// Stdout gets the last stage's results; Stderr the progress and
-	// warnings. Terminal says Stderr is a terminal, for live step lines.
-	Stdout   io.Writer
-	Stderr   io.Writer
-	Terminal bool
+	// warnings. Terminal says Stderr is a terminal, for live step lines,
+	// and StdoutTerminal that Stdout is one: there, what cairn did not
+	// write itself (a result, a cause, a program's output) is shown with
+	// its control characters escaped (text.Escaped).
+	Stdout         io.Writer
+	Stderr         io.Writer
+	Terminal       bool
+	StdoutTerminal bool
 	// Prepare checks the child process a run-published-issue step starts
 	// (§7.8), by name, for a run on issue (an issue URL), as `cairn run
 	// NAME issue ISSUE` would: it writes the check's diagnostics to w, and
@@ -118,7 +123,7 @@ func Run(ctx context.Context, o Options) (record.Status, error) {
 	status, err := begin(ctx, o)
 	if err != nil && ctx.Err() == nil && !recorded(dir) {
 		if err := refusedActivity(o, dir, err); err != nil {
-			fmt.Fprintf(o.Stderr, "cairn: warning: %v\n", err)
+			o.say(fmt.Sprintf("cairn: warning: %v", err))
 		}
 	}
 	return status, err
@@ -365,21 +370,21 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 	r.warn(r.groups.Err())
 	r.prog.Close()
 	for _, k := range r.wts.Kept() {
-		fmt.Fprintf(r.o.Stderr, "cairn: %s\n", k)
+		r.o.say(fmt.Sprintf("cairn: %s", k))
 	}
 	r.releaseClaim()
 	r.printResults()
 	if status == record.StatusInconclusive {
 		for _, s := range inconclusive {
-			fmt.Fprintln(r.o.Stderr, InconclusiveLine(plan.Process, s))
+			r.o.say(InconclusiveLine(plan.Process, s))
 		}
 		for _, l := range children {
-			fmt.Fprintln(r.o.Stderr, l)
+			r.o.say(l)
 		}
 	}
 	if status == record.StatusFailed && runErr == nil {
 		if l := r.failedLine(steps); l != "" {
-			fmt.Fprintln(r.o.Stderr, l)
+			r.o.say(l)
 		}
 	}
 
@@ -417,8 +422,8 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 		// A run that did nothing leaves nothing, and says nothing.
 		return status, runErr
 	}
-	if _, err := notify.Send(plan.Notify, notify.Notification{Process: plan.Process, Status: status, Run: r.folder.Dir, PullRequest: r.pullRequestURL(), Dir: r.o.Dir}, os.Environ(), r.o.Stderr); err != nil {
-		fmt.Fprintf(r.o.Stderr, "cairn: %v\n", err)
+	if _, err := notify.Send(plan.Notify, notify.Notification{Process: plan.Process, Status: status, Run: r.folder.Dir, PullRequest: r.pullRequestURL(), Dir: r.o.Dir}, os.Environ(), r.o.stderrText()); err != nil {
+		r.o.say(fmt.Sprintf("cairn: %v", err))
 	}
 	return status, runErr
 }
@@ -465,8 +470,37 @@ func (r *run) warn(err error) {
 		// Through the progress, so that live lines stay whole.
 		r.prog.Note(fmt.Sprintf("cairn: warning: %v", err))
 	default:
-		fmt.Fprintf(r.o.Stderr, "cairn: warning: %v\n", err)
+		r.o.say(fmt.Sprintf("cairn: warning: %v", err))
 	}
+}
+
+// say writes a line on o's stderr, escaped on a terminal (text.Escaped):
+// it may hold what a program wrote, a step's cause among them.
+func (o *Options) say(line string) {
+	if o.Terminal {
+		line = text.Escaped(line)
+	}
+	fmt.Fprintln(o.Stderr, line)
+}
+
+// stderrText is o's stderr for what a program cairn started wrote, escaped
+// on a terminal (text.Escaped), each write on its own.
+func (o *Options) stderrText() io.Writer {
+	if !o.Terminal {
+		return o.Stderr
+	}
+	return escapedWriter{o.Stderr}
+}
+
+// escapedWriter writes what it is given escaped (text.Escaped), each write
+// whole: for text written in one piece.
+type escapedWriter struct{ w io.Writer }
+
+func (e escapedWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(e.w, text.Escaped(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // walk runs the stages in order and reports whether a required step failed.
@@ -1032,7 +1066,7 @@ func skillPath(home string, wt worktree.Worktree, s *ir.PlanSkill) (string, erro
 }
 
 // printResults writes the last stage's results on stdout, in file order,
-// each ending with a newline.
+// each ending with a newline, escaped on a terminal (text.Escaped).
 func (r *run) printResults() {
 	stages := r.o.Plan.Stages
 	if len(stages) == 0 {
@@ -1045,6 +1079,9 @@ func (r *run) printResults() {
 		}
 		if b[len(b)-1] != '\n' {
 			b = append(b, '\n')
+		}
+		if r.o.StdoutTerminal {
+			b = []byte(text.Escaped(string(b)))
 		}
 		r.o.Stdout.Write(b)
 	}

@@ -7,13 +7,17 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cairn-dev/cairn/internal/text"
 	"github.com/cairn-dev/cairn/ir"
 )
 
 // Style says how text output is decorated: Color turns on ANSI bold and
-// colours, for a terminal.
+// colours, for a terminal; Terminal says the output is one, where what
+// cairn did not write itself (a result, a cause, a program's output) is
+// shown with its control characters escaped (text.Escaped), colour or not.
 type Style struct {
-	Color bool
+	Color    bool
+	Terminal bool
 }
 
 // The ANSI escapes text output uses when colour is on.
@@ -33,6 +37,15 @@ func (st Style) paint(code, s string) string {
 		return s
 	}
 	return code + s + ansiReset
+}
+
+// shown is s as the output shows text cairn did not write: escaped on a
+// terminal.
+func (st Style) shown(s string) string {
+	if !st.Terminal {
+		return s
+	}
+	return text.Escaped(s)
 }
 
 // severityColor is the colour a severity is shown in.

@@ -172,7 +172,7 @@ func writeSection(b *strings.Builder, st Style, title string, lines []string) {
 	}
 	b.WriteString(st.paint(ansiBold, title) + "\n")
 	for _, line := range lines {
-		b.WriteString("  " + line + "\n")
+		b.WriteString("  " + st.shown(line) + "\n")
 	}
 }
 
@@ -383,32 +383,32 @@ func (s *RunShow) WriteText(w io.Writer, st Style) error {
 	}
 	facts = append(facts, []string{"issue", orDash(s.Issue)}, []string{"directive", orDash(s.Directive)})
 	for _, line := range columns(facts) {
-		b.WriteString(line + "\n")
+		b.WriteString(st.shown(line) + "\n")
 	}
 	if len(s.Steps) > 0 {
 		b.WriteString("\n" + st.paint(ansiBold, "steps") + "\n")
 	}
 	for _, step := range s.Steps {
-		b.WriteString("  " + step.Line + "\n")
+		b.WriteString("  " + st.shown(step.Line) + "\n")
 		if step.Result != "" {
-			b.WriteString("    result  " + step.Result + "\n")
+			b.WriteString("    result  " + st.shown(step.Result) + "\n")
 		}
 		if step.Trace != "" {
-			b.WriteString("    trace   " + step.Trace + "\n")
+			b.WriteString("    trace   " + st.shown(step.Trace) + "\n")
 		}
 		for _, c := range step.Children {
-			b.WriteString("    child   " + c + "\n")
+			b.WriteString("    child   " + st.shown(c) + "\n")
 		}
 		for _, sh := range step.Shells {
 			for _, line := range ShellLines(sh) {
-				b.WriteString("    " + line + "\n")
+				b.WriteString("    " + st.shown(line) + "\n")
 			}
 		}
 	}
 	if len(s.Usage) > 0 {
 		b.WriteString("\n" + st.paint(ansiBold, "usage") + "\n")
 		for _, line := range usageTable(s.Usage, s.Total) {
-			b.WriteString("  " + line + "\n")
+			b.WriteString("  " + st.shown(line) + "\n")
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -18,6 +18,7 @@ import (
 
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/internal/text"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -414,7 +415,12 @@ func report(stderr io.Writer, chosen string, err error) int {
 			return code
 		}
 	}
-	fmt.Fprintf(stderr, "cairn: error: %s\n", err)
+	msg := err.Error()
+	if terminal(stderr) {
+		// It may carry a cause: what a program wrote.
+		msg = text.Escaped(msg)
+	}
+	fmt.Fprintf(stderr, "cairn: error: %s\n", msg)
 	if code == exitUsage {
 		help := "cairn --help"
 		if chosen != "" {

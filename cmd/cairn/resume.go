@@ -151,21 +151,22 @@ func (c *resumeCmd) Run(a *app) error {
 	}
 	fmt.Fprintf(a.stderr, "cairn: resuming run %s\n", name)
 	status, err := runtime.Resume(ctx, dir, runtime.Options{
-		Dir:       a.dir,
-		Home:      home,
-		Repo:      rn.Repo,
-		Harnesses: rn.Harnesses,
-		Plan:      rn.Plan,
-		Source:    src,
-		Directive: directive,
-		Jobs:      f.Jobs,
-		Flags:     f,
-		Pass:      lock,
-		Stdout:    a.stdout,
-		Stderr:    a.stderr,
-		Terminal:  terminal(a.stderr),
-		Prepare:   prepareChild(ctx, a.dir, flags),
-		Stubs:     answers,
+		Dir:            a.dir,
+		Home:           home,
+		Repo:           rn.Repo,
+		Harnesses:      rn.Harnesses,
+		Plan:           rn.Plan,
+		Source:         src,
+		Directive:      directive,
+		Jobs:           f.Jobs,
+		Flags:          f,
+		Pass:           lock,
+		Stdout:         a.stdout,
+		Stderr:         a.stderr,
+		Terminal:       terminal(a.stderr),
+		StdoutTerminal: terminal(a.stdout),
+		Prepare:        prepareChild(ctx, a.dir, flags),
+		Stubs:          answers,
 	})
 	if errors.Is(err, record.ErrRunning) {
 		return fmt.Errorf("run %s is running; stop it first (cairn stop %s)", name, name)

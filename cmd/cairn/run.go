@@ -127,12 +127,13 @@ func (c *runCmd) Run(a *app) error {
 			Harness: c.Harness, Model: c.Model, Effort: c.Effort, Access: c.Access, Jobs: c.Jobs,
 			Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect, TakeOver: c.TakeOver, Budget: flags.Budget,
 		},
-		Pass:     lock,
-		Stdout:   a.stdout,
-		Stderr:   a.stderr,
-		Terminal: terminal(a.stderr),
-		Prepare:  prepareChild(ctx, a.dir, flags),
-		Stubs:    answers,
+		Pass:           lock,
+		Stdout:         a.stdout,
+		Stderr:         a.stderr,
+		Terminal:       terminal(a.stderr),
+		StdoutTerminal: terminal(a.stdout),
+		Prepare:        prepareChild(ctx, a.dir, flags),
+		Stubs:          answers,
 	})
 	code := exitOf(status)
 	if code == exitInterrupted && err == nil {

@@ -51,7 +51,7 @@ func (c *showCmd) Run(a *app) error {
 	if c.JSON {
 		return s.WriteJSON(a.stdout, terminal(a.stdout))
 	}
-	return s.WriteText(a.stdout, templates.Style{Color: colorOn(a.stdout)})
+	return s.WriteText(a.stdout, templates.Style{Color: colorOn(a.stdout), Terminal: terminal(a.stdout)})
 }
 
 // findRun is the run folder arg names (§7.5), a path taken relative to dir,

@@ -64,7 +64,7 @@ func (c *statusCmd) Run(a *app) error {
 	if c.JSON {
 		return l.WriteJSON(a.stdout, terminal(a.stdout))
 	}
-	return l.WriteText(a.stdout, templates.Style{Color: colorOn(a.stdout)})
+	return l.WriteText(a.stdout, templates.Style{Color: colorOn(a.stdout), Terminal: terminal(a.stdout)})
 }
 
 // endOrphans ends what the crashed run name, in dir, left running

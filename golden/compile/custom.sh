@@ -24,7 +24,9 @@
 # prints the last stage's results, and exits 0 (succeeded, or skipped: another pass is running),
 # 1 (failed) or 130 (interrupted). Ctrl-C or SIGTERM stops the running steps (SIGTERM, then SIGKILL
 # after a grace period, or at once on a second signal). What a step leaves running ends with it,
-# even in a session of its own: it carries $CAIRN_STEP_TOKEN, which the script looks for in /proc.
+# even in a session of its own: it carries $CAIRN_STEP_TOKEN, which the script looks for in /proc,
+# and where the script may make cgroups in its own cgroup v2, the step runs in a cgroup of its own,
+# which holds even what dropped the variable.
 # It needs bash 5.1 or later, git, coreutils, util-linux (flock, setsid) and jq, 'mybot'.
 set -euo pipefail
 # What the script keeps (its run folder, the activity log, locks, scratch files) is its owner's alone
@@ -55,6 +57,8 @@ notify_argv=('sh' '-c' 'echo "notified: $CAIRN_PROCESS $CAIRN_STATUS"')
 notify_on=('success')
 notify_on_set=1
 cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
+# The variables of the agent CLIs' keys, which reach a session's CLI alone (take_keys).
+agent_key_names=('ANTHROPIC_API_KEY' 'ANTHROPIC_AUTH_TOKEN' 'CLAUDE_CODE_OAUTH_TOKEN' 'CODEX_API_KEY' 'OPENAI_API_KEY' 'GEMINI_API_KEY' 'GOOGLE_API_KEY' 'GOOGLE_GENERATIVE_AI_API_KEY' 'OPENROUTER_API_KEY')
 # The run record (run.json) as cairn run keeps it: the process file (in the repository when its path is
 # relative) and its hash, the steps as a run begins them, and how long after its end a run that
 # succeeded, or ended otherwise, expires (in microseconds, or never).
@@ -74,6 +78,8 @@ grace=5
 # cap the script enforces by counting its turns, the jq filter that finds
 # them, and the cause of a session stopped past the cap.
 turn_max=0 turn_jq='' turn_cause=''
+# A session sets this to 1, local to it: its CLI is given the agents' keys.
+session_keys=0
 # The exit status with which a precheck shell skips its step.
 check_skip=77
 
@@ -96,9 +102,31 @@ usage_error() {
   exit 2
 }
 
+# take_keys DIR: sets agent_keys to the agent CLIs' keys, by variable, taken
+# out of the script's environment before it starts anything: no step's
+# shell, nor anything else the script starts, sees them, and proc_start
+# gives them to a session's CLI alone. In a workflow's job (DIR not empty),
+# also out of the files under DIR that the step before it kept from the
+# workflow's secrets, which it removes.
+take_keys() {
+  local key
+  declare -gA agent_keys=()
+  for key in "${agent_key_names[@]}"; do
+    if [[ -v $key ]]; then
+      agent_keys[$key]=${!key}
+      unset -v "$key"
+    fi
+    if [[ -n $1 && -f $1/$key ]]; then
+      agent_keys[$key]=$(<"$1/$key")
+      rm -f -- "$1/$key"
+    fi
+  done
+}
+
 jobs=${CAIRN_JOBS:-0}
 directive=
 budget_flag=
+take_keys ''
 while (($#)); do
   case $1 in
   --jobs | --directive | --budget)
@@ -673,7 +701,7 @@ step_going() {
 # turn cap. Sets proc_rc, proc_timed_out, proc_cause and proc_exit, its exit
 # code as the run record has it: -1 for one its timeout or a stop killed.
 run_proc() {
-  local in=$1 out=$2 err=$3 pid t0 rc=0 watch=''
+  local in=$1 out=$2 err=$3 pid t0 rc=0 watch='' cgroup=''
   shift 3
   local -a timer=()
   if ((step_timeout > 0)); then timer=("$timeout_bin" -k "${grace}s" "${step_timeout}s"); fi
@@ -682,6 +710,9 @@ run_proc() {
   t0=$now
   # The watch reads OUT (a file) from its start: nothing an earlier action left.
   if ((turn_max > 0)); then : >"$out"; fi
+  if [[ -n $cgroup_dir ]] && mkdir -- "$cgroup_dir/cairn-$run_token-$step_index" 2>/dev/null; then
+    cgroup=$cgroup_dir/cairn-$run_token-$step_index
+  fi
   if [[ -n $err ]]; then
     proc_start "$@" <"$in" >"$out" 2>"$err" {pass_fd}>&- {run_lock_fd}>&- &
   else
@@ -701,6 +732,7 @@ run_proc() {
   # Its group outlives it when it left children behind (cmd &): they end
   # now, and so do those that left the group (setsid cmd &).
   kill -KILL -- "-$pid" 2>/dev/null || true
+  end_cgroup "$cgroup"
   end_strays "$run_token-$step_index"
   # The watch ends once it has read what the process wrote.
   if [[ -n $watch ]]; then wait "$watch" || true; fi
@@ -742,12 +774,109 @@ watch_turns() {
 }
 
 # proc_start ARGV...: run_proc's job: ARGV in the step's worktree, with the
-# signals the step's job ignores back to their defaults.
+# signals the step's job ignores back to their defaults; a session's CLI
+# (session_keys set) with the agents' keys the script was given, in its
+# environment (not its argv, which any process can read), under the step's
+# env.
 proc_start() {
+  local key
   trap - INT TERM
+  # Into the step's cgroup before anything starts: all it starts is there.
+  if [[ -n $cgroup ]]; then printf '%s\n' "$BASHPID" 2>/dev/null >"$cgroup/cgroup.procs" || true; fi
   umask "$user_umask"
   cd -- "$step_dir" || exit 1
+  if ((session_keys)); then
+    for key in "${!agent_keys[@]}"; do export "$key=${agent_keys[$key]}"; done
+  fi
   exec "$setsid_bin" -w "${timer[@]}" "$env_bin" -u CAIRN_ISSUE_URL "${step_env[@]}" "$@"
+}
+
+# find_cgroup sets cgroup_dir to the cgroup v2 folder in which each
+# process a step starts runs in a cgroup of its own
+# (cairn-RUN_TOKEN-STEP_INDEX), which holds all it starts, even what drops
+# CAIRN_STEP_TOKEN: the script's own cgroup, when a cgroup can be made in
+# it, this user may move processes out of it (its cgroup.procs is
+# writable: it is delegated to the user, or the script runs as root) and
+# the kernel can kill a cgroup's processes (cgroup.freeze, Linux 5.2);
+# else to "". containment says which: cgroup or token.
+find_cgroup() {
+  local line path='' root mount probe
+  cgroup_dir='' containment=token
+  { while IFS= read -r line; do
+    if [[ $line == 0::/* ]]; then path=${line#0::}; fi
+  done </proc/self/cgroup; } 2>/dev/null || return 0
+  [[ -n $path ]] || return 0
+  { while IFS= read -r line; do
+    [[ $line == *' - cgroup2 '* ]] || continue
+    read -r _ _ _ root mount _ <<<"${line%% - *}"
+    # mountinfo writes a space as \040: such a path is not looked into.
+    [[ $root$mount != *\\* ]] || continue
+    if [[ $root == / ]]; then
+      cgroup_dir=$mount$path
+    elif [[ $path == "$root" || $path == "$root"/* ]]; then
+      cgroup_dir=$mount${path#"$root"}
+    else
+      continue
+    fi
+    break
+  done </proc/self/mountinfo; } 2>/dev/null || true
+  cgroup_dir=${cgroup_dir%/}
+  probe=$cgroup_dir/cairn-$run_token-probe
+  if [[ -z $cgroup_dir || ! -w $cgroup_dir/cgroup.procs ]] || ! mkdir -- "$probe" 2>/dev/null; then
+    cgroup_dir=''
+    return 0
+  fi
+  if [[ ! -e $probe/cgroup.freeze ]]; then cgroup_dir=''; fi
+  rmdir -- "$probe" 2>/dev/null || true
+  if [[ -n $cgroup_dir ]]; then containment=cgroup; fi
+}
+
+# end_cgroup DIR: every process in the cgroup DIR (and those under it) is
+# killed, with cgroup.kill, or where the kernel has none by freezing it and
+# SIGKILLing each until none is left; DIR is removed once empty. Nothing is
+# done when DIR is empty.
+end_cgroup() {
+  local dir=$1 events i
+  local -a procs=()
+  [[ -n $dir && -d $dir ]] || return 0
+  if [[ -e $dir/cgroup.kill ]]; then
+    printf '1\n' 2>/dev/null >"$dir/cgroup.kill" || true
+  else
+    printf '1\n' 2>/dev/null >"$dir/cgroup.freeze" || true
+    for ((i = 0; i < 200; i++)); do
+      mapfile -t procs < <(cgroup_procs "$dir")
+      ((${#procs[@]})) || break
+      kill -KILL "${procs[@]}" 2>/dev/null || true
+      sleep 0.01
+    done
+    printf '0\n' 2>/dev/null >"$dir/cgroup.freeze" || true
+  fi
+  for ((i = 0; i < 200; i++)); do
+    events=$(cat -- "$dir/cgroup.events" 2>/dev/null) || break
+    [[ $events != *'populated 0'* ]] || break
+    sleep 0.01
+  done
+  remove_cgroup "$dir" || warn "cannot remove the cgroup $dir: it still holds processes"
+}
+
+# cgroup_procs DIR: the pids of the processes in the cgroup DIR and those
+# under it, one a line.
+cgroup_procs() {
+  local d
+  for d in "$1"/*/; do
+    [[ -d $d ]] && cgroup_procs "${d%/}"
+  done
+  cat -- "$1/cgroup.procs" 2>/dev/null || true
+}
+
+# remove_cgroup DIR: removes the cgroup DIR and those under it (a cairn a
+# step ran makes its own there).
+remove_cgroup() {
+  local d
+  for d in "$1"/*/; do
+    [[ -d $d ]] && remove_cgroup "${d%/}"
+  done
+  rmdir -- "$1" 2>/dev/null || [[ ! -e $1 ]]
 }
 
 # end_strays TOKEN: every process that carries CAIRN_STEP_TOKEN=TOKEN (an
@@ -1173,10 +1302,14 @@ def opencode:
     elif $errored or $rc != 0 then {m: $msg, c: exitcause, f: true}
     else {m: $msg, c: "", f: false} end;
 def usage_opencode:
-  usage_sum($out | events[] | select(.type == "step_finish") | (.part // {}) as $p | ($p.tokens // {}) as $t
+  [$out | events[] | select(.type == "step_finish") | (.part // {}) as $p | ($p.tokens // {}) as $t
     | {turns: 1, input_tokens: $t.input, output_tokens: usage_add($t.output; $t.reasoning),
        cache_read_tokens: $t.cache.read?, cache_write_tokens: $t.cache.write?, cost_usd: $p.cost}
-    | usage_clean);
+    | usage_clean] as $requests
+  | usage_sum($requests[])
+  | if any($requests[]; ([.input_tokens, .output_tokens, .cache_read_tokens, .cache_write_tokens] | map(numbers) | add // 0) > 0
+        and (.cost_usd // 0) == 0)
+    then del(.cost_usd) else . end;
 def custom:
   ($out | trimend) as $msg
   | if $rc == 0 then {m: $msg, c: "", f: false}
@@ -1198,15 +1331,23 @@ def usage_custom($paths):
 # What the run has spent is what every step's sessions reported they cost
 # ($tmp/usage.*, written whole: a step of a parallel group reads its
 # siblings' as their sessions end), and a step's what its own did. Over a
-# session are its step's budget (when the step sets budget_usd) and the
-# run's; the tightest is the one with the least left, the step's on a tie.
+# session are its step's budget (when the step sets budget_usd), its share
+# of the run's when it is a member of a parallel group ($tmp/share.STEP,
+# share_start), and the run's; the tightest is the one with the least left,
+# the step's on a tie, the run's on a tie with a share.
 # With MODE before, it yields "ok" and what the session may still spend, in
 # US dollars floored to a billionth (nothing when no budget is over it), or
 # "spent" and the cause, when the tightest has less than a billionth left.
 # With MODE after, "spent" and the cause of the first budget whose sessions
-# spent more than it (the step's, then the run's), else, when $stopped (its
-# CLI stopped the session at the budget it was given), of the tightest;
-# else "ok". A cause reads "budget spent: $4.02 of $4.00" (ir.FormatSpent,
+# spent more than it (the step's, then the run's, then the share's), else,
+# when $stopped (its CLI stopped the session at the budget it was given), of
+# the tightest; else "ok". With MODE share, the share of the member of a
+# parallel group that starts: what the run's budget has left, less what the
+# shares of the members running hold, divided by the $waiting members still
+# to be given a share; "none" when the run has no budget, or has spent it.
+# With MODE end, the cause of the run's budget when it is spent, else
+# nothing.
+# A cause reads "budget spent: $4.02 of $4.00" (ir.FormatSpent,
 # ir.FormatUSD): the amount spent to the cent, or to the first digit that
 # shows it reached the budget.
 jq_budget='
@@ -1228,19 +1369,41 @@ def fixed($d):
   | (zeros($d + 1 - ($t | length)) + $t) as $t
   | $t[:($t | length) - $d] + "." + $t[($t | length) - $d:];
 def spent_text($budget):
-  . as $s | first((range(2; 12) as $d | $s | fixed($d) | select(tonumber >= $budget) | "$" + .), ($s | usd));
-def spent_cause: . as $q | "\($q.what) spent: \($q.spent | spent_text($q.limit)) of \($q.limit | usd)";
-def tightest: reduce .[] as $q (null; if . == null or $q.limit - $q.spent < .limit - .spent then $q else . end);
-(reduce inputs as $u ({run: {}, step: {}};
-  .run |= usage_plus($u) | if input_filename == $mine then .step |= usage_plus($u) else . end)) as $s
-| [($step | numbers | {what: "step budget", limit: ., spent: ($s.step.cost_usd // 0)}),
-   ($budget | numbers | {what: "budget", limit: ., spent: ($s.run.cost_usd // 0)})] as $p
-| if $mode == "before" then ($p | tightest) as $t
-    | if $t == null then "ok"
-      elif $t.limit - $t.spent < 1e-9 then "spent", ($t | spent_cause)
-      else "ok", ((($t.limit - $t.spent) * 1e9 | floor) / 1e9 | plain) end
-  else ([$p[] | select(.spent > .limit)][0] // (if $stopped then $p | tightest else null end)) as $q
-    | if $q == null then "ok" else "spent", ($q | spent_cause) end
+  . as $s | ($s - $budget > 1e-9) as $over
+  | first((range(2; 12) as $d | $s | fixed($d) | select(tonumber > $budget or ($over | not) and tonumber >= $budget) | "$" + .), ($s | usd));
+def floor_usd: ((. * 1e12 | round) / 1000 | floor) / 1e9;
+def sum_usd($a; $b): (($a + $b) * 1e12 | round) / 1e12;
+def share_of($left; $held; $waiting): ($left - $held) / ([$waiting, 1] | max) | floor_usd | if . <= 0 then 0 else . end;
+def spent_cause: . as $q
+  | if ($q.share // false) and $q.limit < 1e-9 then "no \($q.what) left: the steps running beside it hold the rest"
+    else "\($q.what) spent: \($q.spent | spent_text($q.limit)) of \($q.limit | usd)" end;
+def tightest: reduce .[] as $q (null;
+  if . == null or $q.limit - $q.spent < .limit - .spent or ($q.limit - $q.spent == .limit - .spent and (.share // false)) then $q
+  else . end);
+def passed: [.[] | select(.spent > .limit and ((.share // false) | not))][0] // [.[] | select(.spent > .limit)][0];
+(reduce inputs as $u ({run: {}, step: {}, spent: {}, shares: {}};
+  input_filename as $f
+  | if ($f | startswith($tmp + "/share.")) then .shares[$f | ltrimstr($tmp + "/share.")] = $u
+    else .run |= usage_plus($u) | .spent[$f | ltrimstr($tmp + "/usage.")] = ($u.cost_usd // 0)
+      | if $f == $mine then .step |= usage_plus($u) else . end end)) as $s
+| ($budget | numbers | {what: "budget", limit: ., spent: ($s.run.cost_usd // 0)}) as $run
+| if $mode == "share" then
+    if $run == null or $run.limit - $run.spent < 1e-9 then "none"
+    else (reduce ($s.shares | to_entries[] | select(.value | type == "number")) as $e (0;
+        ($s.spent[$e.key] // 0) as $spent | if $e.value > $spent then sum_usd(.; $e.value - $spent) else . end)) as $held
+      | share_of($run.limit - $run.spent | floor_usd; $held; $waiting) | plain end
+  elif $mode == "end" then $run | values | select(.limit - .spent < 1e-9) | spent_cause
+  else
+    [($step | numbers | {what: "step budget", limit: ., spent: ($s.step.cost_usd // 0)}),
+     ($s.shares[$name] | numbers | {what: "share of the budget", limit: ., spent: ($s.step.cost_usd // 0), share: true}),
+     $run | values] as $p
+    | if $mode == "before" then ($p | tightest) as $t
+        | if $t == null then "ok"
+          elif $t.limit - $t.spent < 1e-9 then "spent", ($t | spent_cause)
+          else "ok", ($t.limit - $t.spent | floor_usd | plain) end
+      else (($p | passed) // (if $stopped then $p | tightest else null end)) as $q
+        | if $q == null then "ok" else "spent", ($q | spent_cause) end
+      end
   end'
 
 # budget_count MODE [STOPPED]: sets budget_out to what jq_budget yields for
@@ -1249,16 +1412,64 @@ def tightest: reduce .[] as $q (null; if . == null or $q.limit - $q.spent < .lim
 budget_count() {
   local f out
   local -a used=()
-  for f in "$tmp"/usage.*; do
+  for f in "$tmp"/usage.* "$tmp"/share.*; do
     if [[ -e $f ]]; then used+=("$f"); fi
   done
   if out=$(jq -n -r --arg mode "$1" --argjson stopped "${2:-false}" --argjson budget "${run_budget:-null}" \
-    --argjson step "${step_budgets[step_index]:-null}" --arg mine "$tmp/usage.$step" "$jq_usage$jq_budget" \
-    "${used[@]}" </dev/null); then
+    --argjson step "${step_budgets[step_index]:-null}" --arg tmp "$tmp" --arg mine "$tmp/usage.$step" --arg name "$step" \
+    --argjson waiting 0 "$jq_usage$jq_budget" "${used[@]}" </dev/null); then
     mapfile -t budget_out <<<"$out"
   else
     budget_out=(spent "count what the run spent: jq failed")
   fi
+}
+
+# budget_spent_cause: when the run's budget is spent, sets cause to its
+# cause with what the run really spent by its end: the steps of a parallel
+# group that ran past it, each stopped with what was spent when it ended,
+# spent more.
+budget_spent_cause() {
+  local f out
+  local -a used=()
+  [[ -n $run_budget ]] || return 0
+  for f in "$tmp"/usage.*; do
+    if [[ -e $f ]]; then used+=("$f"); fi
+  done
+  if out=$(jq -n -r --arg mode end --argjson stopped false --argjson budget "$run_budget" --argjson step null \
+    --arg tmp "$tmp" --arg mine '' --arg name '' --argjson waiting 0 "$jq_usage$jq_budget" "${used[@]}" </dev/null) &&
+    [[ -n $out ]]; then
+    cause=$out
+  fi
+}
+
+# share_start INDEX WAITING: step INDEX, a member of a parallel group with
+# WAITING members still to be given a share (itself among them), is given
+# its share of the run's budget ($tmp/share.STEP, which jq_budget reads),
+# unless the run has no budget or has spent it. The step's job ends it as
+# the step ends (step_finish, share_end): what it left of it is then the
+# others'.
+share_start() {
+  local f out name=${step_names[$1]}
+  local -a used=()
+  for f in "$tmp"/usage.* "$tmp"/share.*; do
+    if [[ -e $f ]]; then used+=("$f"); fi
+  done
+  if out=$(jq -n -r --arg mode share --argjson stopped false --argjson budget "$run_budget" --argjson step null \
+    --arg tmp "$tmp" --arg mine '' --arg name "$name" --argjson waiting "$2" "$jq_usage$jq_budget" "${used[@]}" </dev/null) &&
+    [[ $out != none ]]; then
+    # Whole or not at all: the running members' budgets read it.
+    printf '%s\n' "$out" >"$tmp/share-new.$name" && mv -f -- "$tmp/share-new.$name" "$tmp/share.$name"
+  elif [[ $out != none ]]; then
+    warn "step \"$name\": its share of the budget could not be counted: jq failed"
+  fi
+}
+
+# share_end STEP: the member STEP of a parallel group ended: its share, when
+# it has one, holds nothing any more. The file is replaced, never removed,
+# so that the jq of a step that reads it meanwhile finds it.
+share_end() {
+  [[ -e $tmp/share.$1 ]] || return 0
+  printf 'null\n' >"$tmp/share-new.$1" && mv -f -- "$tmp/share-new.$1" "$tmp/share.$1"
 }
 
 # budget_before: before a session starts, sets REPLY to what it may still
@@ -1294,17 +1505,17 @@ budget_after() {
 
 # run_session FINAL IN ARGV...: a session action: the harness's CLI, ARGV
 # (which may start with the NAME=VALUE variables the harness sets, which env
-# applies), in the step's worktree with the prompt, the file IN, on stdin; its
-# output is kept as the step's trace (stdout as written, each stderr line as
-# {"stderr": LINE}), and its final message, read as harness FINAL reads it,
-# is the step's result. What it used, read by the jq of $session_usage, is
-# added to the step's usage, $tmp/usage.STEP, and counted against the
-# budgets over it. A session the script stopped past its turn cap
-# (turn_max) fails with turn_cause; one that passed a budget, or that its
-# CLI stopped at the budget it was given (the jq of $session_budget), with
-# the budget's cause.
+# applies), in the step's worktree, given the agents' keys, with the prompt,
+# the file IN, on stdin; its output is kept as the step's trace (stdout as
+# written, each stderr line as {"stderr": LINE}), and its final message,
+# read as harness FINAL reads it, is the step's result. What it used, read
+# by the jq of $session_usage, is added to the step's usage,
+# $tmp/usage.STEP, and counted against the budgets over it. A session the
+# script stopped past its turn cap (turn_max) fails with turn_cause; one
+# that passed a budget, or that its CLI stopped at the budget it was given
+# (the jq of $session_budget), with the budget's cause.
 run_session() {
-  local final=$1 in=$2 last=/dev/null step_trace=$run/traces/$step.jsonl prior={} usage
+  local final=$1 in=$2 last=/dev/null step_trace=$run/traces/$step.jsonl prior={} usage session_keys=1
   shift 2
   rm -f -- "$last_message"
   run_proc "$in" "$tmp/out.$step" "$tmp/err.$step" "$@"
@@ -1353,7 +1564,11 @@ run_session() {
 # log its step twice, nor not at all.
 step_finish() {
   if [[ -z $step_outcome ]]; then step_outcome=succeeded; fi
-  if [[ $step_outcome == failed && -n $step_budget_cause ]]; then step_cause=$step_budget_cause; fi
+  if [[ $step_outcome == failed && -n $step_budget_cause ]]; then
+    step_cause=$step_budget_cause
+    # The run's end says what it really spent (budget_spent_cause).
+    : >"$tmp/budget.$step"
+  fi
   if [[ $step_outcome == failed && -e $tmp/interrupted ]]; then step_outcome=interrupted step_cause=; fi
   now_us
   printf '%s' "$step_cause" >"$tmp/cause.$step"
@@ -1362,6 +1577,7 @@ step_finish() {
   say_end "$step_index" "$step_outcome" $((now - step_t0)) "$step_cause"
   step_event "$now"
   : >"$tmp/recorded.$step"
+  share_end "$step"
 }
 
 # step_0: step 'ask'.
@@ -1462,7 +1678,7 @@ on_signal() {
 # on_exit: whatever ends the script, running steps are stopped, throwaway
 # worktrees saved and removed, the pass given back.
 on_exit() {
-  local rc=$?
+  local rc=$? d
   set +e
   trap '' INT TERM
   if ((!finished)); then
@@ -1473,6 +1689,12 @@ on_exit() {
   fi
   if ((record_begun && !record_ended)); then
     if ((interrupted)); then record_end interrupted; else record_end failed; fi
+  fi
+  # A step's job killed outright left its cgroup, and what is in it.
+  if [[ -n ${cgroup_dir:-} ]]; then
+    for d in "$cgroup_dir/cairn-$run_token-"*/; do
+      [[ ! -d $d ]] || end_cgroup "${d%/}"
+    done
   fi
   end_strays "$run_token-[0-9]+"
   if [[ -n $pass_fd ]]; then
@@ -1509,6 +1731,7 @@ job_ended() {
   i=${job_step[$pid]}
   unset "job_step[$pid]"
   running=$((running - 1))
+  share_end "${step_names[i]}"
   outcome=
   if [[ -f $tmp/outcome.${step_names[i]} ]]; then outcome=$(<"$tmp/outcome.${step_names[i]}"); fi
   if [[ -f $tmp/start.${step_names[i]} ]]; then start=$(<"$tmp/start.${step_names[i]}"); fi
@@ -1541,9 +1764,11 @@ job_ended() {
 
 # run_stage INDEX...: the steps of one stage, in file order, at most $jobs at
 # a time; once a required step has failed, or the run is interrupted, those
-# not started yet are cancelled and those running finish.
+# not started yet are cancelled and those running finish. The members of a
+# parallel group share the run's budget: each is given its share as it
+# starts (share_start).
 run_stage() {
-  local i limit=$jobs
+  local i limit=$jobs waiting=$#
   if ((limit == 0 || limit > $#)); then limit=$#; fi
   declare -gA job_step=()
   running=0
@@ -1553,6 +1778,8 @@ run_stage() {
       cancel_step "$i"
       continue
     fi
+    if [[ -n $run_budget ]] && (($# > 1)); then share_start "$i" "$waiting"; fi
+    waiting=$((waiting - 1))
     # The job leaves the run folder's lock and the Pass to the script: a
     # script that is killed leaves a crashed run and a free Pass, as cairn
     # run does.
@@ -1618,6 +1845,7 @@ run_lock_fd='' record_begun=0 record_ended=0
 # CAIRN_STEP_TOKEN=RUN_TOKEN-STEP_INDEX), so that those a step leaves
 # running can be found and ended, even in a session of their own.
 printf -v run_token '%08x%08x' "$SRANDOM" "$SRANDOM"
+find_cgroup
 throwaways=()
 exec {pass_fd}<>"$pass_lock"
 if ! flock -n "$pass_fd"; then
@@ -1651,7 +1879,7 @@ mkdir -m 700 -- "$run/results" "$run/traces" "$run/worktrees"
 record_begin
 TZ=UTC printf '{"pid":%d,"run":"%s","since":"%(%Y-%m-%dT%H:%M:%SZ)T","repo":%s}\n' "$$" "$run_name" -1 \
   "$(jq -n --arg r "$common_dir" '$r')" >"$pass_lock"
-activity event=start "run=$run_name" "process=$process" "repo=$common_dir"
+activity event=start "run=$run_name" "process=$process" "repo=$common_dir" "containment=$containment"
 
 # The worktrees, then the stages in order.
 open_error=
@@ -1698,6 +1926,7 @@ if [[ $status == failed && -z $open_error ]]; then
     f=${step_names[i]}
     if ((!step_optional[i])) && [[ -f $tmp/outcome.$f && $(<"$tmp/outcome.$f") == failed ]]; then
       cause=$(<"$tmp/cause.$f") || cause=
+      if [[ -e $tmp/budget.$f ]]; then budget_spent_cause; fi
       printf 'cairn: failed at step %s%s\n' "$f" "${cause:+: $cause}" >&2
       break
     fi

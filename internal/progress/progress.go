@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/cairn-dev/cairn/internal/text"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/templates"
@@ -21,8 +22,9 @@ import (
 
 // Progress shows a run's steps on stderr as they start and end. On a
 // terminal it keeps one live line per step of the running stage, rewritten
-// in place (a running step's line counts its time); elsewhere (CI, cron) it
-// writes one plain line per event:
+// in place (a running step's line counts its time), and shows the control
+// characters of what it is given escaped; elsewhere (CI, cron) it writes
+// one plain line per event, as given:
 //
 //	12:00:01 start hunt-claude (session, claude opus, worktree claude)
 //	12:00:09 done hunt-claude 8.1s
@@ -344,12 +346,15 @@ func (p *Progress) render(l *progressLine, now time.Time) string {
 	return p.paint(color, mark) + " " + p.fit(text)
 }
 
-// fit cuts s to the terminal's width less the mark, so that a line never
-// wraps (a wrapped line would throw the redraw's count off).
+// fit cuts s to its first line, escaped (text.Escaped: a cause, a note or
+// a shell's output may hold what a program wrote, which a terminal must
+// show, not act on), and to the terminal's width less the mark, so that a
+// line never wraps (a wrapped line would throw the redraw's count off).
 func (p *Progress) fit(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
+	s = text.Escaped(s)
 	room := p.width - 2
 	if p.width <= 0 || utf8.RuneCountInString(s) <= room {
 		return s

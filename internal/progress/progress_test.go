@@ -130,3 +130,40 @@ func TestProgressTerminalUnder(t *testing.T) {
 		t.Errorf("last redraw %q; want %q", last, want)
 	}
 }
+
+// TestProgressTerminalEscapes: on a terminal, what a step's cause, a note
+// or a shell's output holds of control characters is shown escaped, never
+// acted on; plain lines keep the bytes.
+func TestProgressTerminalEscapes(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	t.Setenv("COLUMNS", "200")
+	const hostile = "x\x1b]52;c;SGVsbG8=\x07\x1b]0;title\x07\x1b[2J\u009b31m\rover"
+	const shown = `x\x1b]52;c;SGVsbG8=\a\x1b]0;title\a\x1b[2J\u009b31m\rover`
+	var b strings.Builder
+	p := New(&b, true)
+	p.Start("a", "command")
+	p.Note("note " + hostile)
+	p.NoteLines("lines", []string{"| " + hostile})
+	p.Attach("a", []string{"| " + hostile})
+	p.End("a", record.Failed, time.Second, "cause "+hostile)
+	p.Close()
+	out := b.String()
+	for _, want := range []string{"note " + shown + "\n", "    | " + shown + "\n", "a  failed: cause " + shown + "\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the terminal lacks %q:\n%q", want, out)
+		}
+	}
+	for _, raw := range []string{"\x1b]", "\x1b[2J", "\u009b", "\x07", "\rover"} {
+		if strings.Contains(out, raw) {
+			t.Errorf("the terminal got %q raw:\n%q", raw, out)
+		}
+	}
+
+	b.Reset()
+	p = New(&b, false)
+	p.End("a", record.Failed, time.Second, "cause "+hostile)
+	p.Close()
+	if !strings.HasSuffix(b.String(), " failed a: cause "+hostile+"\n") {
+		t.Errorf("plain progress changed the bytes: %q", b.String())
+	}
+}

@@ -53,3 +53,25 @@ func TestHead(t *testing.T) {
 		}
 	}
 }
+
+func TestEscaped(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"":                                  "",
+		"plain text\n\twith a tab, é and 字": "plain text\n\twith a tab, é and 字",
+		"windows\r\nlines\r\n":              "windows\r\nlines\r\n",
+		"progress 10%\rprogress 20%":        `progress 10%\rprogress 20%`,
+		"ends in a CR\r":                    `ends in a CR\r`,
+		"copy \x1b]52;c;SGVsbG8=\x07 me":    `copy \x1b]52;c;SGVsbG8=\a me`,
+		"\x1b]0;a title\x1b\\":              `\x1b]0;a title\x1b\`,
+		"clear \x1b[2J\x1b[H":               `clear \x1b[2J\x1b[H`,
+		"C1 \u009b2J and \u0085":            `C1 \u009b2J and \u0085`,
+		"DEL \x7f, NUL \x00, BS \b":         `DEL \x7f, NUL \x00, BS \b`,
+		"not UTF-8: \x9b2J \xff":            `not UTF-8: \x9b2J \xff`,
+		"a backslash \\ stays":              `a backslash \ stays`,
+	} {
+		if got := Escaped(in); got != want {
+			t.Errorf("Escaped(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
