@@ -49,22 +49,19 @@ func Card(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
 		Source: src,
 		Commit: ir.Field[bool]{Value: true, Set: true},
 	}
+	end, refusal := frontMatter(file, src)
+	if refusal != nil {
+		return p, []ir.Diagnostic{*refusal}
+	}
+	if d := cardDepth(src[:end], MaxNesting); d.over {
+		return p, []ir.Diagnostic{tooDeep(file, src, d, "the front matter is nested more than %d levels deep; a card needs only a few")}
+	}
 	fe := &cardProcess{
 		hclFile: hclFile{file: file, src: src, lines: source.LineStarts(src)},
 		p:       p,
 		names:   map[string]ir.Field[string]{},
 	}
-	end, ok := fe.frontMatter()
-	if !ok {
-		return p, fe.diags
-	}
-	f, deep, err := parseYAML(src[:end])
-	if deep != nil {
-		start := fe.offset(deep.Position)
-		fe.report(ir.RuleSyntax, fe.span(start, start+len(deep.Value)), nil,
-			"the front matter is nested more than %d levels deep; a card needs only a few", MaxNesting)
-		return p, fe.diags
-	}
+	f, err := parseYAML(src[:end])
 	if err != nil {
 		fe.parserError(err)
 		return p, fe.diags
@@ -75,25 +72,14 @@ func Card(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
 }
 
 // parseYAML parses the front matter, turning a panic of the YAML parser on
-// hostile input into an error: cairn never panics on a file. Front matter
-// nested deeper than MaxNesting is not parsed: its token that goes too deep
-// is returned instead.
-func parseYAML(src []byte) (f *ast.File, deep *token.Token, err error) {
+// hostile input into an error: cairn never panics on a file.
+func parseYAML(src []byte) (f *ast.File, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			f, deep, err = nil, nil, fmt.Errorf("the YAML parser failed on this front matter")
+			f, err = nil, fmt.Errorf("the YAML parser failed on this front matter")
 		}
 	}()
-	tokens := lexer.Tokenize(string(src))
-	// An invalid token is reported as the parser reports it, before it
-	// parses anything.
-	if tokens.InvalidToken() == nil {
-		if deep := cardTooDeep(tokens); deep != nil {
-			return nil, deep, nil
-		}
-	}
-	f, err = parser.Parse(tokens, 0)
-	return f, nil, err
+	return parser.Parse(lexer.Tokenize(string(src)), 0)
 }
 
 // cardProcess fills a process from the YAML tree of a card's front matter.
@@ -103,22 +89,40 @@ type cardProcess struct {
 	names map[string]ir.Field[string] // step ids seen, for duplicates
 }
 
-// frontMatter finds the front matter: it returns the offset where its
-// closing "---" line starts, refusing a card without one.
-func (fe *cardProcess) frontMatter() (int, bool) {
-	if !fenceLine(fe.line(1)) {
-		fe.report(ir.RuleSyntax, fe.fileStart(), nil,
-			"a card starts with YAML front matter: its first line must be %q", cardFence)
-		return 0, false
+// frontMatter finds the front matter of src, the card named file: it
+// returns the offset where its closing "---" line starts, or the refusal of
+// a card without one. It looks at the lines that start with "---" only,
+// and keeps nothing: a card's front matter is pre-scanned before anything
+// is built of it.
+func frontMatter(file string, src []byte) (int, *ir.Diagnostic) {
+	end := bytes.IndexByte(src, '\n')
+	first := src
+	if end >= 0 {
+		first = src[:end]
 	}
-	for n := 2; n <= len(fe.lines); n++ {
-		if fenceLine(fe.line(n)) {
-			return fe.lines[n-1], true
+	refuse := func(format string) (int, *ir.Diagnostic) {
+		return 0, &ir.Diagnostic{Rule: ir.RuleSyntax, Severity: ir.Error,
+			Message: fmt.Sprintf(format, cardFence), Range: byteRange(file, src, 0, min(1, len(first)))}
+	}
+	if !fenceLine(first) {
+		return refuse("a card starts with YAML front matter: its first line must be %q")
+	}
+	for end >= 0 {
+		k := bytes.Index(src[end:], []byte("\n---"))
+		if k < 0 {
+			break
+		}
+		start := end + k + 1
+		end = bytes.IndexByte(src[start:], '\n')
+		line := src[start:]
+		if end >= 0 {
+			line, end = line[:end], start+end
+		}
+		if fenceLine(line) {
+			return start, nil
 		}
 	}
-	fe.report(ir.RuleSyntax, fe.fileStart(), nil,
-		"the card's front matter is never closed: end it with a %q line", cardFence)
-	return 0, false
+	return refuse("the card's front matter is never closed: end it with a %q line")
 }
 
 // fileStart is 1:1, where refusals about the file as a whole point: its

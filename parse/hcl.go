@@ -58,19 +58,20 @@ const hclRedefined = "Attribute redefined"
 // file and returns every duplicate, wrong type, unknown attribute or block and
 // non-literal expression it finds, sorted. After a syntax error it returns
 // that error and the duplicates before it only, with a process filled from
-// what hclsyntax could still read; a file nested deeper than MaxNesting is
-// refused before hclsyntax reads it. Like TOML, it checks structure only.
+// what hclsyntax could still read. A file nested deeper than MaxNesting is
+// refused, at the token that goes too deep, before hclsyntax reads it (see
+// hclDepth). Like TOML, it checks structure only.
 func HCL(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
 	src = source.Text(src)
 	p := &ir.Process{Name: NameOf(file), File: file, Format: ir.HCL, Source: src}
+	if d := hclDepth(src, MaxNesting); d.over {
+		return p, []ir.Diagnostic{tooDeep(file, src, d, "nested more than %d levels deep; a process file needs only a few")}
+	}
 	fe := &hclProcess{
 		hclFile:   hclFile{file: file, src: src, lines: source.LineStarts(src)},
 		p:         p,
 		names:     map[string]ir.Field[string]{},
 		worktrees: map[string]ir.Range{},
-	}
-	if fe.hclNesting(src) {
-		return p, fe.diags
 	}
 	f, parsed := hclsyntax.ParseConfig(src, file, hcl.InitialPos)
 	var body *hclsyntax.Body

@@ -67,7 +67,7 @@ d = upper("x") == "X" ? [for x in y : x] : z.*.w
 }
 
 func FuzzHCL(f *testing.F) {
-	for _, s := range hclFuzzSeeds {
+	for _, s := range append(hclFuzzSeeds, hclDepthCases...) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
@@ -85,6 +85,8 @@ func FuzzHCL(f *testing.F) {
 			failed = failed || d.Rule == ir.RuleSyntax
 		}
 		checkProcess(t, src, reflect.ValueOf(p).Elem(), failed)
+		checkHCLDepth(t, src)
+		checkHCLParserDepth(t, src)
 	})
 }
 

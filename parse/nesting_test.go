@@ -2,6 +2,7 @@ package parse
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -92,21 +93,22 @@ func TestHCLNestingAllowed(t *testing.T) {
 func TestCardNesting(t *testing.T) {
 	src := []byte("---\na: " + strings.Repeat("[", 1_000_000) + "\n---\n")
 	_, diags := Card("deep.procedure.card", src)
-	checkDeep(t, "a million brackets", diags, 2, 3+MaxNesting-2)
+	checkDeep(t, "a million brackets", diags, 2, 3+MaxNesting)
 
 	const n = 10_000
 	for _, tc := range []struct {
 		name, open string
 		line, col  int
 	}{
-		{"flow sequences", "[", 2, MaxNesting - 1},
-		{"flow mappings", "{", 2, MaxNesting - 1},
+		{"flow sequences", "[", 2, MaxNesting + 1},
+		{"flow mappings", "{", 2, MaxNesting + 1},
 		{"flow mapping keys", "{a: ", 2, 0},
 		{"block sequences", "- ", 2, 0},
 		{"complex keys", "? ", 2, 0},
 		{"tags", "!a ", 2, 0},
-		{"tags on their lines", "!a\n", MaxNesting, 1},
-		{"tagged entries", "- !a\n", 0, 1},
+		{"tags on their lines", "!a\n", MaxNesting + 2, 1},
+		{"tagged entries", "- !a\n", MaxNesting/2 + 2, 1},
+		{"entries that end their line", "a:\n-\n", MaxNesting + 2, 1},
 	} {
 		src := []byte("---\n" + strings.Repeat(tc.open, n) + "x\n---\n")
 		p, diags := Card("deep.procedure.card", src)
@@ -123,7 +125,7 @@ func TestCardNesting(t *testing.T) {
 		checkDeep(t, tc.name, diags, line, col)
 	}
 
-	// Indentation nests a level a column.
+	// Keys indented further on each line nest a level each.
 	var b strings.Builder
 	b.WriteString("---\n")
 	for i := range 200 {
@@ -131,7 +133,7 @@ func TestCardNesting(t *testing.T) {
 	}
 	b.WriteString("---\n")
 	_, diags = Card("deep.procedure.card", []byte(b.String()))
-	checkDeep(t, "indentation", diags, MaxNesting, MaxNesting)
+	checkDeep(t, "indentation", diags, MaxNesting+2, MaxNesting+1)
 }
 
 // TestCardNestingAllowed: a card of many steps, indented as cards are, is
@@ -143,12 +145,50 @@ func TestCardNestingAllowed(t *testing.T) {
 		fmt.Fprintf(&b, "  - id: s%d\n    run:\n      shells: [\"echo [{(\", '- ? :']\n      agents:\n        - prompt: >-\n            a: b\n          max-turns: 3\n", i)
 	}
 	b.WriteString("---\n")
-	for _, src := range []string{cardSeed, b.String()} {
+	// Indentation nests no deeper than the collections it makes.
+	indented := "---\na:\n" + strings.Repeat(" ", 300) + "b:\n" + strings.Repeat(" ", 600) + "c: |\n" +
+		strings.Repeat(" ", 900) + "text\n---\n"
+	for _, src := range []string{cardSeed, b.String(), indented} {
 		_, diags := Card("ok.procedure.card", []byte(src))
 		for _, d := range diags {
 			if strings.Contains(d.Message, deepMessage) {
 				t.Errorf("%.60q…: %v", src, d)
 			}
+		}
+	}
+}
+
+// deepFiles are files of 16 MiB, the most cairn reads, nested millions of
+// levels deep, right away or after 16 MiB of lines.
+func deepFiles() map[string][]byte {
+	const size = 16 << 20
+	lines := strings.Repeat("\n", size-1_000)
+	return map[string][]byte{
+		"deep.hcl":            []byte("a = " + strings.Repeat("[", size-5) + "\n"),
+		"late.hcl":            []byte(lines + "a = " + strings.Repeat("(", 500) + "\n"),
+		"deep.procedure.card": []byte("---\na: " + strings.Repeat("[", size-12) + "\n---\n"),
+		"late.procedure.card": []byte("---\n" + lines + "a: " + strings.Repeat("- ", 300) + "\n---\n"),
+	}
+}
+
+// TestDeepRefusalAllocations: a file of 16 MiB nested millions of levels
+// deep is refused having allocated nothing in proportion to it, where the
+// parsers' tokens and trees took gigabytes before the refusal.
+func TestDeepRefusalAllocations(t *testing.T) {
+	for file, src := range deepFiles() {
+		read := HCL
+		if strings.HasSuffix(file, CardSuffix) {
+			read = Card
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, diags := read(file, src)
+		runtime.ReadMemStats(&after)
+		if len(diags) != 1 || !strings.Contains(diags[0].Message, deepMessage) {
+			t.Errorf("%s: %v; want the one refusal of its nesting", file, diags)
+		}
+		if allocated := after.TotalAlloc - before.TotalAlloc; allocated > 1<<20 {
+			t.Errorf("%s: refused having allocated %d KiB; want less than 1 MiB", file, allocated>>10)
 		}
 	}
 }
