@@ -189,9 +189,21 @@ func (d *document) byteCol(p protocol.Position) int {
 	return len(line)
 }
 
+// clamp returns p moved into d: a position past the last line is the end of
+// the document, in time that does not grow with the line asked for (a
+// character past the end of its line is read as that end where it is
+// used).
+func (d *document) clamp(p protocol.Position) protocol.Position {
+	if last := len(d.lines) - 1; int(p.Line) > last {
+		return protocol.Position{Line: protocol.UInteger(last), Character: protocol.UInteger(utf16Len(d.lines[last]))}
+	}
+	return p
+}
+
 // pos is the cairn position (1-based line, column in characters) of an
 // LSP position.
 func (d *document) pos(p protocol.Position) ir.Pos {
+	p = d.clamp(p)
 	line := d.line(int(p.Line))
 	return ir.Pos{Line: int32(p.Line) + 1, Column: 1 + int32(utf8.RuneCountInString(line[:d.byteCol(p)]))}
 }

@@ -44,6 +44,13 @@ func TestPositions(t *testing.T) {
 	if got := d.position(ir.Pos{Line: 9, Column: 1}); got != (protocol.Position{Line: 2, Character: 0}) {
 		t.Errorf("position past the end: %+v", got)
 	}
+	// A position past the document is its end, however far.
+	if got := d.clamp(protocol.Position{Line: 2_000_000_000, Character: 7}); got != (protocol.Position{Line: 2, Character: 0}) {
+		t.Errorf("clamp past the end: %+v", got)
+	}
+	if got := d.offset(protocol.Position{Line: 4_000_000_000}); got != len(d.text) {
+		t.Errorf("offset past the end: %d", got)
+	}
 	if got := pathOf(uriOf("/a b/c.toml")); got != "/a b/c.toml" {
 		t.Errorf("uri round trip: %q", got)
 	}

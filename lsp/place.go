@@ -48,6 +48,7 @@ var (
 
 // placeAt reads where p is in d.
 func (d *document) placeAt(p protocol.Position) place {
+	p = d.clamp(p)
 	switch d.kind {
 	case kindHCL:
 		return d.hclPlace(p)

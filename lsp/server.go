@@ -168,6 +168,7 @@ func applyChange(d *document, c protocol.TextDocumentContentChangeEvent) string 
 
 // offset is the byte offset in d's text of an LSP position.
 func (d *document) offset(p protocol.Position) int {
+	p = d.clamp(p)
 	off := 0
 	for i := 0; i < int(p.Line); i++ {
 		j := strings.IndexByte(d.text[off:], '\n')
