@@ -30,7 +30,8 @@ type Options struct {
 const DefaultDebounce = 200 * time.Millisecond
 
 // Serve runs the server on the messages read from in, answering on out,
-// until the client sends exit or closes in, or ctx ends. It returns an error
+// until the client sends exit or closes in, or ctx ends; a message that is
+// no JSON-RPC is answered with its error and passed by. It returns an error
 // when exit came without shutdown before it, as the protocol asks.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	if o.Debounce <= 0 {
@@ -39,8 +40,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := newServer(ctx, o)
-	stream := jsonrpc2.NewBufferedStream(pipe{in, out}, jsonrpc2.VSCodeObjectCodec{})
-	conn := jsonrpc2.NewConn(ctx, stream, jsonrpc2.HandlerWithError(s.handle))
+	conn := jsonrpc2.NewConn(ctx, newMessageStream(in, out), jsonrpc2.HandlerWithError(s.handle))
 	select {
 	case <-conn.DisconnectNotify():
 	case <-ctx.Done():
@@ -52,16 +52,6 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	}
 	return nil
 }
-
-// pipe is the stream of a connection: what the client writes, and where
-// the server answers.
-type pipe struct {
-	io.Reader
-	io.Writer
-}
-
-// Close closes neither side: they are the command's stdin and stdout.
-func (pipe) Close() error { return nil }
 
 // handle answers one message through glsp's protocol handler, as glsp's own
 // server does, with the connection kept for the notifications the server

@@ -187,3 +187,45 @@ func TestLSPFarPosition(t *testing.T) {
 	}
 	c.shutdown(4)
 }
+
+// checkError asserts that m is an error response of code to id (nil for
+// null).
+func checkError(t *testing.T, what string, m map[string]any, code int, id any) {
+	t.Helper()
+	e, _ := m["error"].(map[string]any)
+	if e == nil || e["code"] != float64(code) || m["id"] != id || m["jsonrpc"] != "2.0" {
+		t.Errorf("%s: %v; want error %d with id %v", what, m, code, id)
+	}
+}
+
+// TestLSPMalformed: a message that is no JSON is answered -32700 and one
+// that is no JSON-RPC request, notification or response -32600, with its
+// id when it has one, and the server goes on serving, where it ended on the
+// first.
+func TestLSPMalformed(t *testing.T) {
+	c, doc := openRaw(t)
+	c.send(`{not json`)
+	checkError(t, "a message that is no JSON", c.response("to {not json"), -32700, nil)
+	for _, tc := range []struct {
+		body string
+		id   any
+	}{
+		{`{"jsonrpc":"2.0","id":7}`, float64(7)},
+		{`{"jsonrpc":"2.0","id":"x","method":"textDocument/hover","result":1}`, "x"},
+		{`{"jsonrpc":"2.0","id":{"a":1},"method":"textDocument/hover"}`, nil},
+		{`{"jsonrpc":"1.0","id":8,"method":"shutdown"}`, float64(8)},
+		{`{"jsonrpc":"2.0","id":9,"method":9}`, float64(9)},
+		{`{"jsonrpc":"2.0","id":1.5,"method":"shutdown"}`, 1.5},
+		{`[]`, nil},
+		{`42`, nil},
+	} {
+		c.send(tc.body)
+		checkError(t, tc.body, c.response("to "+tc.body), -32600, tc.id)
+	}
+
+	hover := c.request(4, "textDocument/hover", map[string]any{"textDocument": doc, "position": map[string]any{"line": 5, "character": 2}})
+	if result, _ := hover["result"].(map[string]any); result == nil {
+		t.Errorf("hover after the malformed messages: %v; want it answered", hover)
+	}
+	c.shutdown(5)
+}
