@@ -44,7 +44,7 @@ if [ -z "$actionlint" ]; then
 	actionlint=$bin/actionlint
 fi
 say "building cairn, the corpus generator and the timer"
-go build -o "$bin/cairn" ./cmd/cairn
+CGO_ENABLED=0 go build -o "$bin/cairn" ./cmd/cairn   # static: no dynamic loader to pay for at each start
 go build -o "$bin/gen" ./bench/gen
 go build -o "$bin/measure" ./bench/measure
 

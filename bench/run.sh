@@ -32,7 +32,7 @@ say() { echo "== $*"; }
 
 # --- tools -----------------------------------------------------------------
 say "building cairn"
-go build -o "$bin/cairn" ./cmd/cairn
+CGO_ENABLED=0 go build -o "$bin/cairn" ./cmd/cairn   # static: no dynamic loader to pay for at each start
 cairn=$bin/cairn
 
 # --- a small repository with the two process files ---------------------------
