@@ -3,6 +3,7 @@ module github.com/cairn-dev/cairn
 go 1.26.8
 
 require (
+	github.com/alecthomas/kong v1.17.0
 	github.com/goccy/go-yaml v1.19.2
 	github.com/hashicorp/hcl/v2 v2.25.0
 	github.com/pelletier/go-toml/v2 v2.4.3
@@ -11,7 +12,6 @@ require (
 	github.com/sourcegraph/jsonrpc2 v0.2.0
 	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f
 	github.com/tliron/glsp v0.2.2
-	github.com/urfave/cli/v3 v3.14.0
 	github.com/zclconf/go-cty v1.20.0
 	golang.org/x/sys v0.47.0
 	golang.org/x/term v0.45.0

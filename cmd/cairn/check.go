@@ -5,7 +5,6 @@ import (
 	"os"
 	"slices"
 
-	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
 
 	"github.com/cairn-dev/cairn/load"
@@ -14,35 +13,15 @@ import (
 
 // checkCmd is `cairn check`.
 type checkCmd struct {
-	Targets     []string
-	Issue       string
-	Format      string
-	NoPreflight bool
-	Lint        bool
-	Rules       bool
-	planFlags
-}
-
-// command is the command line of `cairn check`.
-func (c *checkCmd) command() *cli.Command {
-	return &cli.Command{
-		Name:  "check",
-		Usage: "Check process files and print the plan each resolves to.",
-		Arguments: []cli.Argument{&positional{name: "name|file", optional: true, words: &c.Targets,
-			help: "Processes to check: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path. None: every process cairn list finds. End with \"issue ISSUE\" to check against an issue."}},
-		Flags: slices.Concat([]cli.Flag{
-			&cli.StringFlag{Name: "issue", Destination: &c.Issue,
-				Usage: "The issue to check against: a number or an issue URL (also written as \"issue ISSUE\" after the targets)."},
-			&cli.StringFlag{Name: "format", Value: "text", Destination: &c.Format, Validator: oneOf("text", "json", "sarif", "github"),
-				Usage: "Output format: text, json, sarif or github."},
-			&cli.BoolFlag{Name: "no-preflight", Destination: &c.NoPreflight,
-				Usage: "Do not ask each harness whether it can start."},
-			&cli.BoolFlag{Name: "lint", Destination: &c.Lint,
-				Usage: "Only the rules that depend on the file alone: no config, skills, processes or harnesses."},
-			&cli.BoolFlag{Name: "rules", Destination: &c.Rules,
-				Usage: "Print every rule and exit."},
-		}, c.flags(true)),
-	}
+	Targets     []string `arg:"" optional:"" name:"name|file" help:"Processes to check: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path. None: every process cairn list finds. End with \"issue ISSUE\" to check against an issue."`
+	Issue       string   `placeholder:"ISSUE" help:"The issue to check against: a number or an issue URL (also written as \"issue ISSUE\" after the targets)."`
+	Format      string   `enum:"text,json,sarif,github" default:"text" help:"Output format: text, json, sarif or github."`
+	NoPreflight bool     `help:"Do not ask each harness whether it can start."`
+	Lint        bool     `help:"Only the rules that depend on the file alone: no config, skills, processes or harnesses."`
+	Rules       bool     `help:"Print every rule and exit."`
+	// check words the limits' help as a preview of run's.
+	//lint:ignore SA5008 kong reads every set tag of a field.
+	planFlags `set:"merge=Preview the plan as cairn run --merge would carry it: a self-merge step merges." set:"repair_cap=Preview the plan with the repair cap tightened to N, as cairn run --repair-cap N." set:"protect=Preview the plan with the paths GLOB matches kept from every self-merge (repeatable), as cairn run --protect." set:"budget=Preview the plan with the run's budget tightened to USD US dollars, as cairn run --budget USD."`
 }
 
 // issueWord introduces the issue among check's positional arguments; it is a

@@ -1,20 +1,18 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
-	"unicode"
 	"unicode/utf8"
 
-	"github.com/urfave/cli/v3"
+	"github.com/alecthomas/kong"
 
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/config"
@@ -22,32 +20,33 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// command is one of cairn's commands (§10): its command line, with its
-// flags and positional arguments bound to its fields, and what it does
-// with them.
-type command interface {
-	command() *cli.Command
-	Run(a *app) error
-}
+// cli is cairn's command line: the flags every command takes, then its
+// commands, in the order its help lists them.
+type cli struct {
+	Directory   string           `short:"C" placeholder:"DIR" help:"Work in DIR, on the git repository holding it, as if cairn were started there."`
+	VersionFlag kong.VersionFlag `name:"version" help:"Print cairn's version and exit."`
 
-// commands are cairn's commands, in the order its help lists them.
-func commands() []command {
-	return []command{
-		&checkCmd{}, &listCmd{}, &runCmd{}, &compileCmd{}, &testCmd{}, &stubsCmd{},
-		&statusCmd{}, &showCmd{}, &resumeCmd{}, &stopCmd{}, &gcCmd{}, &schemaCmd{},
-		&lspCmd{}, versionCmd{},
-	}
-}
-
-func init() {
-	// cairn's -h and --help are its own flags, answered with writeHelp: the
-	// library must not take a flag called help for its own and print its
-	// help instead.
-	cli.HelpFlag = nil
+	Check   checkCmd   `cmd:"" help:"Check process files and print the plan each resolves to."`
+	List    listCmd    `cmd:"" help:"List the processes cairn can find, with their descriptions."`
+	Run     runCmd     `cmd:"" help:"Run a process: check it, then carry out its plan in worktrees."`
+	Compile compileCmd `cmd:"" help:"Compile a process into a standalone bash script, or a GitHub Actions workflow, that does what cairn run does."`
+	Test    testCmd    `cmd:"" help:"Run test files: each runs a process with stubs instead of agents and checks how the run ended."`
+	Stubs   stubsCmd   `cmd:"" help:"Write a stubs skeleton for a process: a stub for every session step, for cairn run --stubs and cairn test."`
+	Status  statusCmd  `cmd:"" help:"List the runs of this repository: running, crashed, ended and skipped."`
+	Show    showCmd    `cmd:"" help:"Show a run's record: each step's log line, result and trace."`
+	Resume  resumeCmd  `cmd:"" help:"Resume a failed, interrupted or crashed run from its first step that neither succeeded nor skipped."`
+	Stop    stopCmd    `cmd:"" help:"Stop a running run, as Ctrl-C would."`
+	Gc      gcCmd      `cmd:"" help:"Delete expired runs, keeping the newest of each process and any still running."`
+	Schema  schemaCmd  `cmd:"" help:"Print the JSON Schema of a file cairn reads, for editors: process, card, config, stubs or test."`
+	Lsp     lspCmd     `cmd:"" help:"Run the language server of process files on stdin and stdout, for editors."`
+	Version versionCmd `cmd:"" help:"Print cairn's version."`
 }
 
 // description is cairn's one-line description, atop its help.
 const description = "cairn turns a declarative process file into a checked plan, and runs it."
+
+// helpWidth is the widest cairn's help is wrapped to.
+const helpWidth = 80
 
 // app is what every command writes to, and the directory it works in.
 type app struct {
@@ -59,330 +58,189 @@ type app struct {
 	dir string
 }
 
-// invocation is one reading of cairn's command line: the flags every
-// command takes, and the command the arguments chose.
-type invocation struct {
-	stdout, stderr io.Writer
-	directory      string
-	help, version  bool
-	// chosen is the command the arguments named, "" before one is.
-	chosen string
+// exited is what kong's Exit panics with once --help or --version has
+// answered: the parse stops there, and cairn ends with the code.
+type exited int
+
+// parser is cairn's command line read into c.
+func parser(c *cli, stdout, stderr io.Writer) (*kong.Kong, error) {
+	return kong.New(c,
+		kong.Name("cairn"),
+		kong.Description(description),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { panic(exited(code)) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true, WrapUpperBound: helpWidth}),
+		kong.Vars{
+			"version":  "cairn " + version(),
+			"accesses": strings.Join(ir.Accesses, ","),
+			"run_help": "The run: its folder's name or a unique prefix of it. Default: the latest run of this repository.",
+		},
+	)
 }
 
 // run runs cairn with args and returns its exit code.
-func run(args []string, stdout, stderr io.Writer) int {
-	inv := &invocation{stdout: stdout, stderr: stderr}
-	root := inv.root()
-	err := root.Run(context.Background(), append([]string{"cairn"}, attachedValues(root, args)...))
-	return report(stderr, inv.chosen, err)
-}
-
-// attachedValues splits the value a short flag has attached off it, as
-// "-oFILE" into "-o" "FILE", which the library does not read, and makes a
-// dash before a character no flag starts with a flag's; a word that is some
-// flag's value, and every word after "--", are left as they are.
-func attachedValues(root *cli.Command, args []string) []string {
-	takesValue := map[string]bool{}
-	for _, c := range append([]*cli.Command{root}, root.Commands...) {
-		for _, f := range c.Flags {
-			d, ok := f.(cli.DocGenerationFlag)
-			for _, n := range f.Names() {
-				takesValue[n] = ok && d.TakesValue()
-			}
-		}
-	}
-	out := make([]string, 0, len(args))
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			return append(out, args[i:]...)
-		case len(a) > 1 && a[0] == '-' && a[1] != '-' && !startsLetter(a[1:]):
-			// The library takes "-1" or "-." for an argument and reads
-			// no flag after it; cairn has no such argument, and refuses it
-			// as the unknown flag it looks like.
-			a = "-" + a
-		case !strings.HasPrefix(a, "-") || strings.Contains(a, "="):
-		case takesValue[strings.TrimLeft(a, "-")] && i+1 < len(args):
-			out = append(out, a)
-			i++
-			a = args[i]
-		case len(a) > 2 && a[1] != '-' && takesValue[a[1:2]]:
-			out = append(out, a[:2])
-			a = a[2:]
-		}
-		out = append(out, a)
-	}
-	return out
-}
-
-// startsLetter reports whether s starts with a letter, as a flag's name
-// does.
-func startsLetter(s string) bool {
-	r, _ := utf8.DecodeRuneInString(s)
-	return unicode.IsLetter(r)
-}
-
-// root is cairn's command line: the flags every command takes, and the
-// commands.
-func (inv *invocation) root() *cli.Command {
-	root := &cli.Command{
-		Name:  "cairn",
-		Usage: description,
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "help", Aliases: []string{"h"}, Destination: &inv.help,
-				Usage: "Show context-sensitive help."},
-			&cli.StringFlag{Name: "directory", Aliases: []string{"C"}, Destination: &inv.directory,
-				Usage: "Work in `DIR`, on the git repository holding it, as if cairn were started there."},
-			&cli.BoolFlag{Name: "version", Destination: &inv.version,
-				Usage: "Print cairn's version and exit."},
-		},
-		// No command is called help: cairn's --help shows help.
-		HideHelp: true,
-		Action:   inv.bare,
-		// cairn maps errors to exit codes itself (report): the library
-		// must never exit.
-		ExitErrHandler: func(context.Context, *cli.Command, error) {},
-		OnUsageError:   inv.usage,
-	}
-	for _, c := range commands() {
-		cmd := c.command()
-		cmd.Before = inv.before
-		cmd.Action = inv.action(c)
-		cmd.OnUsageError = inv.usage
-		// A repeated flag's values are taken whole: a glob may hold a
-		// comma.
-		cmd.DisableSliceFlagSeparator = true
-		root.Commands = append(root.Commands, cmd)
-	}
-	return root
-}
-
-// bare is cairn without a command: a word that names no command is a
-// usage error, with --help or --version as without; --version prints the
-// version, and anything else, a bare cairn included, is a question the help
-// answers.
-func (inv *invocation) bare(_ context.Context, cmd *cli.Command) error {
-	switch {
-	case cmd.Args().Present():
-		return unknownCommand(cmd)
-	case inv.version && !inv.help:
-		return writeVersion(inv.stdout)
-	}
-	return writeHelp(inv.stdout, cmd)
-}
-
-// before runs ahead of a command: --help and --version answer at once,
-// whatever else the command line holds.
-func (inv *invocation) before(ctx context.Context, cmd *cli.Command) (context.Context, error) {
-	inv.chosen = cmd.Name
-	switch {
-	case inv.help:
-		return ctx, shown(writeHelp(inv.stdout, cmd))
-	case inv.version:
-		return ctx, shown(writeVersion(inv.stdout))
-	}
-	return ctx, nil
-}
-
-// shown ends cairn with exit 0 once help or a version is written.
-func shown(err error) error {
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	var c cli
+	p, err := parser(&c, stdout, stderr)
 	if err != nil {
-		return err
+		return report(stderr, "", err)
 	}
-	return &exitError{code: exitOK}
+	if len(args) == 0 {
+		// A bare cairn is a question: the help answers it.
+		args = []string{"--help"}
+	}
+	defer func() {
+		r := recover()
+		if e, ok := r.(exited); ok {
+			code = int(e)
+		} else if r != nil {
+			panic(r)
+		}
+	}()
+	ctx, err := p.Parse(args)
+	if err != nil {
+		chosen, err := usage(err)
+		return report(stderr, chosen, err)
+	}
+	command := ctx.Selected().Name
+	if err := config.ResolveHome(); err != nil {
+		return report(stderr, command, err)
+	}
+	dir, err := workDir(c.Directory)
+	if err != nil {
+		return report(stderr, command, usageError("-C %s: %s", c.Directory, pathError(err)))
+	}
+	return report(stderr, command, ctx.Run(&app{stdout: stdout, stderr: stderr, dir: dir}))
 }
 
-// action runs c once its flags and arguments are read: in -C's directory,
-// with cairn's home resolved.
-func (inv *invocation) action(c command) cli.ActionFunc {
-	return func(_ context.Context, cmd *cli.Command) error {
-		if cmd.Args().Present() {
-			return usageError("unexpected argument %q", cmd.Args().First())
-		}
-		if err := config.ResolveHome(); err != nil {
-			return err
-		}
-		dir, err := workDir(inv.directory)
-		if err != nil {
-			return usageError("-C %s: %s", inv.directory, pathError(err))
-		}
-		return c.Run(&app{stdout: inv.stdout, stderr: inv.stderr, dir: dir})
+// usage words kong's refusal of a command line as cairn's usage error:
+// the word at fault as typed, quoted, and what is wanted there. chosen is
+// the command the line chose, "" for none.
+func usage(err error) (chosen string, _ error) {
+	var pe *kong.ParseError
+	if !errors.As(err, &pe) || pe.Context == nil {
+		return "", usageError("%s", err)
 	}
-}
-
-// usage words a command line the library could not read as a usage error
-// that names the flag or the command at fault.
-func (inv *invocation) usage(_ context.Context, cmd *cli.Command, err error, _ bool) error {
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return err
-	}
-	if cmd.Root() == cmd {
-		if cmd.Args().Present() {
-			// A word that names no command stops cairn before its flags.
-			return unknownCommand(cmd)
-		}
+	ctx := pe.Context
+	node := ctx.Selected()
+	if node != nil {
+		chosen = node.Name
 	} else {
-		inv.chosen = cmd.Name
+		node = ctx.Model.Node
 	}
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+	if ctx.Error != nil {
+		// kong stopped at the first word it could not read.
+		if rest := ctx.Path[len(ctx.Path)-1].Remainder(); len(rest) > 0 {
+			return chosen, unreadable(node, rest[0], rest[1:], ctx.Error)
+		}
+	}
+	for _, p := range ctx.Path {
+		v := p.Positional
+		if p.Flag != nil {
+			v = p.Flag.Value
+		}
+		if v == nil || v.Enum == "" {
+			continue
+		}
+		got := reflect.Indirect(v.Target)
+		if got.IsValid() && !slices.Contains(v.EnumSlice(), fmt.Sprint(got)) {
+			return chosen, usageError("%s %q: want %s", v.ShortSummary(), fmt.Sprint(got), ir.OneOf(v.EnumSlice()))
+		}
+	}
+	for _, p := range node.Positional {
+		if p.Required && !p.Set {
+			return chosen, usageError("missing argument %q", "<"+p.Name+">")
+		}
+	}
+	if chosen == "" {
+		return "", usageError("missing command")
+	}
+	return chosen, usageError("%s", err)
+}
+
+// unreadable is the usage error of word, which kong could not read (why:
+// err) where it stood on node's command line, before the words after it.
+func unreadable(node *kong.Node, word string, after []string, err error) error {
+	if word == "-" || !strings.HasPrefix(word, "-") {
+		if node.Type == kong.ApplicationNode {
+			return usageError("unknown command %q%s", word, didYouMean(ir.Suggest(word, commandNames(node))))
+		}
+		return usageError("unexpected argument %q", word)
+	}
+	typed, value, inline := flagWord(word)
+	name := strings.TrimLeft(typed, "-")
+	flag, names := lookupFlag(node, name)
+	switch {
+	case flag == nil:
 		hint := ""
-		if s := ir.Suggest(name, flagNames(cmd)); s != "" {
-			hint = fmt.Sprintf("; did you mean %q?", dashed(s))
+		if s := ir.Suggest(name, names); s != "" {
+			hint = didYouMean("--" + s)
 		}
-		return usageError("unknown flag %q%s", dashed(name), hint)
+		return usageError("unknown flag %q%s", typed, hint)
+	case !inline && len(after) == 0:
+		return usageError("%s needs a value", typed)
+	case !inline && len(after[0]) > 1 && after[0][0] == '-':
+		// kong takes a word that starts with a dash for a flag.
+		return usageError("%s needs a value; for one that starts with a dash, write %s=%s", typed, typed, after[0])
+	case !inline:
+		value = after[0]
 	}
-	if flag, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
-		return usageError("%s needs a value", flag)
+	kind := flag.Target.Type()
+	if kind.Kind() == reflect.Pointer {
+		kind = kind.Elem()
 	}
-	if name, value, reason, ok := invalidValue(msg); ok {
-		if f, ok := lookupFlag(cmd, name).(cli.DocGenerationFlag); ok && f.TypeName() == "int" {
-			reason = "want a whole number"
-		}
-		return usageError("%s %q: %s", dashed(name), value, reason)
+	switch kind.Kind() {
+	case reflect.Bool:
+		return usageError("%s %q: want true or false", typed, value)
+	case reflect.Int:
+		return usageError("%s %q: want a whole number", typed, value)
 	}
-	return usageError("%s", msg)
+	return usageError("%s", err)
 }
 
-// invalidValue reads the library's refusal of a flag's value, `invalid
-// value "VALUE" for flag -NAME: REASON`.
-func invalidValue(msg string) (name, value, reason string, ok bool) {
-	rest, ok := strings.CutPrefix(msg, "invalid value ")
-	if !ok {
-		return "", "", "", false
+// flagWord splits a word that starts with a dash into the flag as typed
+// and its value, if one is attached: --name, --name=VALUE, -n or -nVALUE.
+func flagWord(word string) (typed, value string, inline bool) {
+	if strings.HasPrefix(word, "--") {
+		return strings.Cut(word, "=")
 	}
-	quoted, err := strconv.QuotedPrefix(rest)
-	if err != nil {
-		return "", "", "", false
-	}
-	if value, err = strconv.Unquote(quoted); err != nil {
-		return "", "", "", false
-	}
-	rest, ok = strings.CutPrefix(rest[len(quoted):], " for flag -")
-	if !ok {
-		return "", "", "", false
-	}
-	name, reason, ok = strings.Cut(rest, ": ")
-	return name, value, reason, ok
+	_, size := utf8.DecodeRuneInString(word[1:])
+	return word[:1+size], word[1+size:], len(word) > 1+size
 }
 
-// unknownCommand refuses the word cmd, the root, took for a command.
-func unknownCommand(cmd *cli.Command) error {
-	word := cmd.Args().First()
+// lookupFlag is the flag of node, or of a command above it, called name
+// (long or short), and the long names of all those flags.
+func lookupFlag(node *kong.Node, name string) (*kong.Flag, []string) {
+	var found *kong.Flag
 	var names []string
-	for _, c := range cmd.Commands {
-		names = append(names, c.Name)
-	}
-	hint := ""
-	if s := ir.Suggest(word, names); s != "" {
-		hint = fmt.Sprintf("; did you mean %q?", s)
-	}
-	return usageError("unknown command %q%s", word, hint)
-}
-
-// dashed is a flag's name as written on the command line: -C, --format.
-func dashed(name string) string {
-	if len(name) == 1 {
-		return "-" + name
-	}
-	return "--" + name
-}
-
-// flagNames are the names of every flag cmd takes.
-func flagNames(cmd *cli.Command) []string {
-	var names []string
-	for c := cmd; c != nil; c = parent(c) {
-		for _, f := range c.Flags {
-			for _, n := range f.Names() {
-				names = append(names, n)
+	for _, group := range node.AllFlags(true) {
+		for _, f := range group {
+			names = append(names, f.Name)
+			if f.Name == name || f.Short != 0 && string(f.Short) == name {
+				found = f
 			}
+		}
+	}
+	return found, names
+}
+
+// commandNames are the names of node's commands, hidden ones aside.
+func commandNames(node *kong.Node) []string {
+	var names []string
+	for _, c := range node.Children {
+		if c.Type == kong.CommandNode && !c.Hidden {
+			names = append(names, c.Name)
 		}
 	}
 	return names
 }
 
-// lookupFlag is the flag of cmd, or of a command above it, called name.
-func lookupFlag(cmd *cli.Command, name string) cli.Flag {
-	for c := cmd; c != nil; c = parent(c) {
-		for _, f := range c.Flags {
-			if slices.Contains(f.Names(), name) {
-				return f
-			}
-		}
+// didYouMean is "; did you mean %q?" of a suggestion, "" of none.
+func didYouMean(suggestion string) string {
+	if suggestion == "" {
+		return ""
 	}
-	return nil
-}
-
-// parent is the command above cmd, nil for the root.
-func parent(cmd *cli.Command) *cli.Command {
-	lineage := cmd.Lineage()
-	if len(lineage) < 2 {
-		return nil
-	}
-	return lineage[1]
-}
-
-// oneOf is the Validator of a flag that takes only values: its refusal
-// names them.
-func oneOf(values ...string) func(string) error {
-	return func(v string) error {
-		if slices.Contains(values, v) {
-			return nil
-		}
-		return fmt.Errorf("want %s", ir.OneOf(values))
-	}
-}
-
-// positional is a command's positional argument: how its help shows it,
-// and the field its words go to: words when it takes every word left,
-// else word.
-type positional struct {
-	name     string
-	help     string
-	optional bool
-	words    *[]string
-	word     *string
-}
-
-// HasName reports whether the argument is called name.
-func (p *positional) HasName(name string) bool { return name == p.name }
-
-// Usage is the argument as the usage line shows it: <name>, [<name>],
-// <name> ... or [<name> ...].
-func (p *positional) Usage() string {
-	s := "<" + p.name + ">"
-	if p.words != nil {
-		s += " ..."
-	}
-	if p.optional {
-		s = "[" + s + "]"
-	}
-	return s
-}
-
-// Parse takes the argument's words from args and returns the rest.
-func (p *positional) Parse(args []string) ([]string, error) {
-	if len(args) == 0 && !p.optional {
-		return nil, usageError("missing argument %q", "<"+p.name+">")
-	}
-	if p.words != nil {
-		*p.words = args
-		return nil, nil
-	}
-	if len(args) > 0 {
-		*p.word, args = args[0], args[1:]
-	}
-	return args, nil
-}
-
-// Get is the argument's value: its words, or its word.
-func (p *positional) Get() any {
-	if p.words != nil {
-		return *p.words
-	}
-	return *p.word
+	return fmt.Sprintf("; did you mean %q?", suggestion)
 }
 
 // workDir is the directory -C names, made absolute; "" when it names none.
@@ -444,45 +302,18 @@ func pathError(err error) string {
 // check.Flags a plan is resolved with: what a session step that names none
 // takes and the cap on every session's access (--harness, --model,
 // --effort, --access), and the limits a run is carried out under (--merge,
-// --repair-cap, --protect, --budget), which check previews as run would
-// carry them.
+// --repair-cap, --protect, --budget). The limits' help is run's; check
+// sets its own words for them (merge, repair_cap, protect, budget), as it
+// previews the plan as run would carry it.
 type planFlags struct {
-	Harness   string
-	Model     string
-	Effort    string
-	Access    string
-	Merge     bool
-	RepairCap int
-	Protect   []string
-	Budget    string
-}
-
-// flags declares the flags; preview words the limits' help as check's.
-func (f *planFlags) flags(preview bool) []cli.Flag {
-	merge, repairCap, protect, budget := "Let a self-merge step merge.",
-		"Tighten the repair cap to `N`.",
-		"Keep the paths `GLOB` matches from every self-merge (repeatable).",
-		"Tighten the run's budget to `USD` US dollars. It lowers the config's and the file's budget_usd and raises neither."
-	if preview {
-		merge, repairCap, protect, budget = "Preview the plan as cairn run --merge would carry it: a self-merge step merges.",
-			"Preview the plan with the repair cap tightened to `N`, as cairn run --repair-cap N.",
-			"Preview the plan with the paths `GLOB` matches kept from every self-merge (repeatable), as cairn run --protect.",
-			"Preview the plan with the run's budget tightened to `USD` US dollars, as cairn run --budget USD."
-	}
-	return []cli.Flag{
-		&cli.StringFlag{Name: "harness", Destination: &f.Harness,
-			Usage: "Harness `H` for the session steps that name none."},
-		&cli.StringFlag{Name: "model", Destination: &f.Model,
-			Usage: "Model `M` for the session steps that name none."},
-		&cli.StringFlag{Name: "effort", Destination: &f.Effort,
-			Usage: "Effort `E` for the session steps that name none."},
-		&cli.StringFlag{Name: "access", Destination: &f.Access, Validator: oneOf(ir.Accesses...),
-			Usage: "Tighten every session's access to at most `A`: read, write or full. It lowers any above A and raises none."},
-		&cli.BoolFlag{Name: "merge", Destination: &f.Merge, Usage: merge},
-		&cli.IntFlag{Name: "repair-cap", Destination: &f.RepairCap, Usage: repairCap},
-		&cli.StringSliceFlag{Name: "protect", Destination: &f.Protect, Usage: protect},
-		&cli.StringFlag{Name: "budget", Destination: &f.Budget, Usage: budget},
-	}
+	Harness   string   `placeholder:"H" help:"Harness H for the session steps that name none."`
+	Model     string   `placeholder:"M" help:"Model M for the session steps that name none."`
+	Effort    string   `placeholder:"E" help:"Effort E for the session steps that name none."`
+	Access    *string  `placeholder:"A" enum:"${accesses}" help:"Tighten every session's access to at most A: read, write or full. It lowers any above A and raises none."`
+	Merge     bool     `help:"${merge=Let a self-merge step merge.}"`
+	RepairCap int      `placeholder:"N" help:"${repair_cap=Tighten the repair cap to N.}"`
+	Protect   []string `placeholder:"GLOB" sep:"none" help:"${protect=Keep the paths GLOB matches from every self-merge (repeatable).}"`
+	Budget    string   `placeholder:"USD" help:"${budget=Tighten the run's budget to USD US dollars. It lowers the config's and the file's budget_usd and raises neither.}"`
 }
 
 // checkFlags are the flags as check.Flags, or the usage error of one whose
@@ -496,7 +327,16 @@ func (f *planFlags) checkFlags() (check.Flags, error) {
 		return check.Flags{}, err
 	}
 	return check.Flags{
-		Harness: f.Harness, Model: f.Model, Effort: f.Effort, Access: f.Access,
+		Harness: f.Harness, Model: f.Model, Effort: f.Effort, Access: orEmpty(f.Access),
 		Merge: f.Merge, RepairCap: f.RepairCap, Protect: f.Protect, Budget: budget,
 	}, nil
+}
+
+// orEmpty is the value of a flag kept as a pointer (so that kong checks
+// an empty value given against its enum), "" without the flag.
+func orEmpty(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

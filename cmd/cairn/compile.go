@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/rogpeppe/go-internal/diff"
-	"github.com/urfave/cli/v3"
 
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/codegen"
@@ -22,35 +21,13 @@ import (
 
 // compileCmd is `cairn compile`.
 type compileCmd struct {
-	Target string
-	To     string
-	Output string
-	Access string
+	Target string  `arg:"" name:"name|file" help:"The process to compile: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path."`
+	To     string  `name:"target" default:"bash" help:"What to compile to: bash (a standalone bash script) or github-actions (a GitHub Actions workflow)."`
+	Output string  `short:"o" placeholder:"FILE" help:"Write to FILE rather than to stdout: a new script gets mode 0755, a new workflow 0644, and a file that exists keeps its own."`
+	Access *string `placeholder:"A" enum:"${accesses}" help:"Tighten every session's access in the script to at most A: read, write or full. It lowers any above A and raises none."`
 	// Jobs is nil without --jobs.
-	Jobs  *int
-	Check bool
-}
-
-// command is the command line of `cairn compile`.
-func (c *compileCmd) command() *cli.Command {
-	return &cli.Command{
-		Name:  "compile",
-		Usage: "Compile a process into a standalone bash script, or a GitHub Actions workflow, that does what cairn run does.",
-		Arguments: []cli.Argument{&positional{name: "name|file", word: &c.Target,
-			help: "The process to compile: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path."}},
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "target", Value: "bash", Destination: &c.To,
-				Usage: "What to compile to: bash (a standalone bash script) or github-actions (a GitHub Actions workflow)."},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &c.Output,
-				Usage: "Write to `FILE` rather than to stdout: a new script gets mode 0755, a new workflow 0644, and a file that exists keeps its own."},
-			&cli.StringFlag{Name: "access", Destination: &c.Access, Validator: oneOf(ir.Accesses...),
-				Usage: "Tighten every session's access in the script to at most `A`: read, write or full. It lowers any above A and raises none."},
-			&cli.IntFlag{Name: "jobs", Action: func(_ context.Context, _ *cli.Command, n int) error { c.Jobs = &n; return nil },
-				Usage: "The script runs at most `N` steps of a parallel group at once unless its own --jobs says otherwise (bash only: a workflow runs each on its own runner)."},
-			&cli.BoolFlag{Name: "check", Destination: &c.Check,
-				Usage: "Write nothing: exit 0 when the -o FILE is what compile writes now, else 1 with a unified diff (a CI guard against a stale compiled file)."},
-		},
-	}
+	Jobs  *int `placeholder:"N" help:"The script runs at most N steps of a parallel group at once unless its own --jobs says otherwise (bash only: a workflow runs each on its own runner)."`
+	Check bool `help:"Write nothing: exit 0 when the -o FILE is what compile writes now, else 1 with a unified diff (a CI guard against a stale compiled file)."`
 }
 
 // Run checks the process as `cairn check --no-preflight` does and renders
@@ -76,7 +53,7 @@ func (c *compileCmd) Run(a *app) error {
 		}
 		jobs = *c.Jobs
 	}
-	cp, report, err := load.PrepareCompile(context.Background(), a.dir, c.Target, check.Flags{Access: c.Access})
+	cp, report, err := load.PrepareCompile(context.Background(), a.dir, c.Target, check.Flags{Access: orEmpty(c.Access)})
 	style := templates.Style{Color: colorOn(a.stderr)}
 	show := func(ds []ir.Diagnostic) error {
 		for _, d := range ds {

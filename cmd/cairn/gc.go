@@ -6,8 +6,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/urfave/cli/v3"
-
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/workdir"
@@ -18,19 +16,7 @@ import (
 
 // gcCmd is `cairn gc`.
 type gcCmd struct {
-	DryRun bool
-}
-
-// command is the command line of `cairn gc`.
-func (c *gcCmd) command() *cli.Command {
-	return &cli.Command{
-		Name:  "gc",
-		Usage: "Delete expired runs, keeping the newest of each process and any still running.",
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "dry-run", Destination: &c.DryRun,
-				Usage: "List the runs gc would delete, and delete nothing."},
-		},
-	}
+	DryRun bool `help:"List the runs gc would delete, and delete nothing."`
 }
 
 // Run deletes the expired runs of $CAIRN_HOME and of the repository's

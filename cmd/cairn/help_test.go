@@ -2,8 +2,8 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -14,9 +14,14 @@ import (
 // placeholder or its default.
 func TestHelpEveryCommand(t *testing.T) {
 	t.Parallel()
+	var c cli
+	p, err := parser(&c, io.Discard, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
 	words := [][]string{{"--help"}}
-	for _, c := range commands() {
-		words = append(words, []string{c.command().Name, "--help"})
+	for _, cmd := range p.Model.Leaves(true) {
+		words = append(words, []string{cmd.Name, "--help"})
 	}
 	valueFlag := regexp.MustCompile(`^  (-\w, |    )--[a-z-]+=`)
 	for _, args := range words {
@@ -34,61 +39,6 @@ func TestHelpEveryCommand(t *testing.T) {
 			if valueFlag.MatchString(line) && strings.Contains(line, "=0 ") {
 				t.Errorf("cairn %s: a flag shows its zero value for a placeholder: %q", strings.Join(args, " "), line)
 			}
-		}
-	}
-}
-
-func TestWrap(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		text  string
-		width int
-		want  []string
-	}{
-		{"", 10, nil},
-		{"one two three", 20, []string{"one two three"}},
-		{"one two three", 7, []string{"one two", "three"}},
-		{"one  two\nthree", 8, []string{"one two", "three"}},
-		{"a-very-long-word b", 4, []string{"a-very-long-word", "b"}},
-	} {
-		if got := wrap(tc.text, tc.width); !slices.Equal(got, tc.want) {
-			t.Errorf("wrap(%q, %d) = %q, want %q", tc.text, tc.width, got, tc.want)
-		}
-	}
-}
-
-func TestInvalidValue(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		msg                 string
-		name, value, reason string
-		ok                  bool
-	}{
-		{`invalid value "xml" for flag -format: want text or json`, "format", "xml", "want text or json", true},
-		{`invalid value "a: \"b\"" for flag -C: no`, "C", `a: "b"`, "no", true},
-		{`flag needs an argument: --format`, "", "", "", false},
-		{`invalid value xml for flag -format: no`, "", "", "", false},
-	} {
-		name, value, reason, ok := invalidValue(tc.msg)
-		if name != tc.name || value != tc.value || reason != tc.reason || ok != tc.ok {
-			t.Errorf("invalidValue(%q) = %q, %q, %q, %v; want %q, %q, %q, %v", tc.msg, name, value, reason, ok, tc.name, tc.value, tc.reason, tc.ok)
-		}
-	}
-}
-
-func TestAttachedValues(t *testing.T) {
-	t.Parallel()
-	root := (&invocation{}).root()
-	for _, tc := range []struct{ args, want []string }{
-		{[]string{"compile", "a.toml", "-oout.sh"}, []string{"compile", "a.toml", "-o", "out.sh"}},
-		{[]string{"-Crepo", "check"}, []string{"-C", "repo", "check"}},
-		{[]string{"-o=out.sh", "-C", "-orepo"}, []string{"-o=out.sh", "-C", "-orepo"}},
-		{[]string{"run", "x", "--directive", "-ofoo", "-ofoo"}, []string{"run", "x", "--directive", "-ofoo", "-o", "foo"}},
-		{[]string{"-hC", "--", "-oout.sh"}, []string{"-hC", "--", "-oout.sh"}},
-		{[]string{"-o"}, []string{"-o"}},
-	} {
-		if got := attachedValues(root, tc.args); !slices.Equal(got, tc.want) {
-			t.Errorf("attachedValues(%q) = %q, want %q", tc.args, got, tc.want)
 		}
 	}
 }

@@ -1,26 +1,13 @@
 package main
 
 import (
-	"github.com/urfave/cli/v3"
-
 	"github.com/cairn-dev/cairn/load"
 	"github.com/cairn-dev/cairn/templates"
 )
 
 // listCmd is `cairn list`.
 type listCmd struct {
-	JSON bool
-}
-
-// command is the command line of `cairn list`.
-func (c *listCmd) command() *cli.Command {
-	return &cli.Command{
-		Name:  "list",
-		Usage: "List the processes cairn can find, with their descriptions.",
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Destination: &c.JSON, Usage: "Print one JSON document."},
-		},
-	}
+	JSON bool `name:"json" help:"Print one JSON document."`
 }
 
 // Run lists every process cairn finds, each with its description or, when

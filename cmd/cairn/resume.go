@@ -9,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/urfave/cli/v3"
-
 	"github.com/cairn-dev/cairn/catalogue"
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/internal/git"
@@ -25,28 +23,11 @@ import (
 
 // resumeCmd is `cairn resume`.
 type resumeCmd struct {
-	Target string
+	Target string `arg:"" optional:"" name:"run" help:"${run_help}"`
 	// Directive is nil without --directive.
-	Directive *string
-	Access    string
-	Budget    string
-}
-
-// command is the command line of `cairn resume`.
-func (c *resumeCmd) command() *cli.Command {
-	return &cli.Command{
-		Name:      "resume",
-		Usage:     "Resume a failed, interrupted or crashed run from its first step that neither succeeded nor skipped.",
-		Arguments: []cli.Argument{runArgument(&c.Target)},
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "directive", Action: func(_ context.Context, _ *cli.Command, s string) error { c.Directive = &s; return nil },
-				Usage: "Replace the run's directive with `TEXT` (default: the one it was started with)."},
-			&cli.StringFlag{Name: "access", Destination: &c.Access, Validator: oneOf(ir.Accesses...),
-				Usage: "Tighten every session's access to at most `A` (read, write or full), below the --access the run was started with; it raises none."},
-			&cli.StringFlag{Name: "budget", Destination: &c.Budget,
-				Usage: "Tighten the run's budget to `USD` US dollars, below the --budget the run was started with; it raises none."},
-		},
-	}
+	Directive *string `placeholder:"TEXT" help:"Replace the run's directive with TEXT (default: the one it was started with)."`
+	Access    *string `placeholder:"A" enum:"${accesses}" help:"Tighten every session's access to at most A (read, write or full), below the --access the run was started with; it raises none."`
+	Budget    string  `placeholder:"USD" help:"Tighten the run's budget to USD US dollars, below the --budget the run was started with; it raises none."`
 }
 
 // Run resumes a run (§7.7): a succeeded run has nothing to resume (exit 0);
@@ -110,7 +91,7 @@ func (c *resumeCmd) Run(a *app) error {
 	}
 
 	f := rec.Flags
-	f.Access = tighterAccess(f.Access, c.Access)
+	f.Access = tighterAccess(f.Access, orEmpty(c.Access))
 	f.Budget = tighterBudget(f.Budget, budget)
 	flags := check.Flags{Harness: f.Harness, Model: f.Model, Effort: f.Effort, Access: f.Access, Merge: f.Merge, RepairCap: f.RepairCap, Protect: f.Protect, Budget: f.Budget}
 	ctx, stop := interrupts()

@@ -8,10 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"syscall"
-
-	"github.com/urfave/cli/v3"
 
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/internal/workdir"
@@ -25,36 +22,13 @@ import (
 
 // runCmd is `cairn run`.
 type runCmd struct {
-	Args  []string
-	Issue string
+	Args  []string `arg:"" name:"name|file" help:"The process to run: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path. End with \"issue ISSUE\" to run it on an issue."`
+	Issue string   `placeholder:"ISSUE" help:"The issue to run on: a number or an issue URL (also written as \"issue ISSUE\" after the process)."`
 	planFlags
-	Directive string
-	Jobs      int
-	TakeOver  bool
-	Stubs     string
-}
-
-// command is the command line of `cairn run`.
-func (c *runCmd) command() *cli.Command {
-	return &cli.Command{
-		Name:  "run",
-		Usage: "Run a process: check it, then carry out its plan in worktrees.",
-		Arguments: []cli.Argument{&positional{name: "name|file", words: &c.Args,
-			help: "The process to run: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path. End with \"issue ISSUE\" to run it on an issue."}},
-		Flags: slices.Concat([]cli.Flag{
-			&cli.StringFlag{Name: "issue", Destination: &c.Issue,
-				Usage: "The issue to run on: a number or an issue URL (also written as \"issue ISSUE\" after the process)."},
-		}, c.flags(false), []cli.Flag{
-			&cli.StringFlag{Name: "directive", Destination: &c.Directive,
-				Usage: "Give every session's prompt the directive `TEXT`, which commands see as $CAIRN_DIRECTIVE."},
-			&cli.IntFlag{Name: "jobs", Destination: &c.Jobs,
-				Usage: "Run at most `N` steps of a parallel group at once (default: all)."},
-			&cli.BoolFlag{Name: "take-over", Destination: &c.TakeOver,
-				Usage: "Replace another run's stale claim on the issue."},
-			&cli.StringFlag{Name: "stubs", Destination: &c.Stubs,
-				Usage: "Answer every agent session and catalogue step from the stubs in `FILE` (a stubbed run: no agent CLI starts, nothing is delivered or merged)."},
-		}),
-	}
+	Directive string `placeholder:"TEXT" help:"Give every session's prompt the directive TEXT, which commands see as $CAIRN_DIRECTIVE."`
+	Jobs      int    `placeholder:"N" help:"Run at most N steps of a parallel group at once (default: all)."`
+	TakeOver  bool   `help:"Replace another run's stale claim on the issue."`
+	Stubs     string `placeholder:"FILE" help:"Answer every agent session and catalogue step from the stubs in FILE (a stubbed run: no agent CLI starts, nothing is delivered or merged)."`
 }
 
 // Run checks the process as `cairn check` does, takes the repository's Pass
@@ -124,7 +98,7 @@ func (c *runCmd) Run(a *app) error {
 		Directive: c.Directive,
 		Jobs:      c.Jobs,
 		Flags: record.RecordFlags{
-			Harness: c.Harness, Model: c.Model, Effort: c.Effort, Access: c.Access, Jobs: c.Jobs,
+			Harness: c.Harness, Model: c.Model, Effort: c.Effort, Access: flags.Access, Jobs: c.Jobs,
 			Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect, TakeOver: c.TakeOver, Budget: flags.Budget,
 		},
 		Pass:           lock,

@@ -4,8 +4,6 @@ import (
 	"context"
 	"os"
 
-	"github.com/urfave/cli/v3"
-
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/workdir"
@@ -15,26 +13,8 @@ import (
 
 // showCmd is `cairn show`.
 type showCmd struct {
-	Target string
-	JSON   bool
-}
-
-// command is the command line of `cairn show`.
-func (c *showCmd) command() *cli.Command {
-	return &cli.Command{
-		Name:      "show",
-		Usage:     "Show a run's record: each step's log line, result and trace.",
-		Arguments: []cli.Argument{runArgument(&c.Target)},
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Destination: &c.JSON, Usage: "Print the run's record as one JSON document."},
-		},
-	}
-}
-
-// runArgument is the optional [<run>] of show, resume and stop.
-func runArgument(dest *string) *positional {
-	return &positional{name: "run", optional: true, word: dest,
-		help: "The run: its folder's name or a unique prefix of it. Default: the latest run of this repository."}
+	Target string `arg:"" optional:"" name:"run" help:"${run_help}"`
+	JSON   bool   `name:"json" help:"Print the run's record as one JSON document."`
 }
 
 // Run shows a run's record: its facts, and each step's log line with its

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/urfave/cli/v3"
-
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/runtime"
@@ -14,21 +12,8 @@ import (
 
 // statusCmd is `cairn status`.
 type statusCmd struct {
-	JSON bool
-	All  bool
-}
-
-// command is the command line of `cairn status`.
-func (c *statusCmd) command() *cli.Command {
-	return &cli.Command{
-		Name:  "status",
-		Usage: "List the runs of this repository: running, crashed, ended and skipped.",
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "json", Destination: &c.JSON, Usage: "Print one JSON document."},
-			&cli.BoolFlag{Name: "all", Destination: &c.All,
-				Usage: "List every run of every repository, not only the latest of this one."},
-		},
-	}
+	JSON bool `name:"json" help:"Print one JSON document."`
+	All  bool `help:"List every run of every repository, not only the latest of this one."`
 }
 
 // The most runs and skipped runs status lists without --all.

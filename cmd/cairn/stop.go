@@ -7,23 +7,12 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/urfave/cli/v3"
-
 	"github.com/cairn-dev/cairn/record"
 )
 
 // stopCmd is `cairn stop`.
 type stopCmd struct {
-	Target string
-}
-
-// command is the command line of `cairn stop`.
-func (c *stopCmd) command() *cli.Command {
-	return &cli.Command{
-		Name:      "stop",
-		Usage:     "Stop a running run, as Ctrl-C would.",
-		Arguments: []cli.Argument{runArgument(&c.Target)},
-	}
+	Target string `arg:"" optional:"" name:"run" help:"${run_help}"`
 }
 
 // Run asks a running run's cairn to stop, with SIGTERM (§7.9): it starts

@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/urfave/cli/v3"
-
 	"github.com/cairn-dev/cairn/internal/outfile"
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
@@ -19,22 +17,8 @@ import (
 
 // stubsCmd is `cairn stubs`.
 type stubsCmd struct {
-	Target string
-	Output string
-}
-
-// command is the command line of `cairn stubs`.
-func (c *stubsCmd) command() *cli.Command {
-	return &cli.Command{
-		Name:  "stubs",
-		Usage: "Write a stubs skeleton for a process: a stub for every session step, for cairn run --stubs and cairn test.",
-		Arguments: []cli.Argument{&positional{name: "name|file", word: &c.Target,
-			help: "The process: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path."}},
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Destination: &c.Output,
-				Usage: "Write the stubs to `FILE` rather than to stdout."},
-		},
-	}
+	Target string `arg:"" name:"name|file" help:"The process: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path."`
+	Output string `short:"o" placeholder:"FILE" help:"Write the stubs to FILE rather than to stdout."`
 }
 
 // Run checks the process as `cairn check --no-preflight` does and writes a

@@ -6,8 +6,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/urfave/cli/v3"
-
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/proctest"
@@ -16,25 +14,9 @@ import (
 
 // testCmd is `cairn test`.
 type testCmd struct {
-	Paths  []string
-	Format string
-	Keep   bool
-}
-
-// command is the command line of `cairn test`.
-func (c *testCmd) command() *cli.Command {
-	return &cli.Command{
-		Name:  "test",
-		Usage: "Run test files: each runs a process with stubs instead of agents and checks how the run ended.",
-		Arguments: []cli.Argument{&positional{name: "path", optional: true, words: &c.Paths,
-			help: "Test files, or folders searched for *.test.toml. None: the *.test.toml files beside the processes cairn list finds."}},
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "text", Destination: &c.Format, Validator: oneOf("text", "json", "github"),
-				Usage: "Output format: text, json or github."},
-			&cli.BoolFlag{Name: "keep", Destination: &c.Keep,
-				Usage: "Keep the temporary CAIRN_HOME the test runs live in, and say where it is."},
-		},
-	}
+	Paths  []string `arg:"" optional:"" name:"path" help:"Test files, or folders searched for *.test.toml. None: the *.test.toml files beside the processes cairn list finds."`
+	Format string   `enum:"text,json,github" default:"text" help:"Output format: text, json or github."`
+	Keep   bool     `help:"Keep the temporary CAIRN_HOME the test runs live in, and say where it is."`
 }
 
 // Run runs each test file's case in turn, in the repository holding the

@@ -4,17 +4,10 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
-
-	"github.com/urfave/cli/v3"
 )
 
 // versionCmd is `cairn version`.
 type versionCmd struct{}
-
-// command is the command line of `cairn version`.
-func (versionCmd) command() *cli.Command {
-	return &cli.Command{Name: "version", Usage: "Print cairn's version."}
-}
 
 // Run prints "cairn VERSION".
 func (versionCmd) Run(a *app) error {
