@@ -13,7 +13,7 @@ import (
 
 // checkCmd is `cairn check`.
 type checkCmd struct {
-	Targets     []string `arg:"" optional:"" name:"name|file" help:"Processes to check: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path. None: every process cairn list finds. End with \"issue ISSUE\" to check against an issue."`
+	Targets     []string `arg:"" optional:"" name:"name|file" predictor:"process" help:"Processes to check: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path. None: every process cairn list finds. End with \"issue ISSUE\" to check against an issue."`
 	Issue       string   `placeholder:"ISSUE" help:"The issue to check against: a number or an issue URL (also written as \"issue ISSUE\" after the targets)."`
 	Format      string   `enum:"text,json,sarif,github" default:"text" help:"Output format: text, json, sarif or github."`
 	NoPreflight bool     `help:"Do not ask each harness whether it can start."`

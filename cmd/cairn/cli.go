@@ -23,23 +23,26 @@ import (
 // cli is cairn's command line: the flags every command takes, then its
 // commands, in the order its help lists them.
 type cli struct {
-	Directory   string           `short:"C" placeholder:"DIR" help:"Work in DIR, on the git repository holding it, as if cairn were started there."`
+	Directory   string           `short:"C" placeholder:"DIR" predictor:"file" help:"Work in DIR, on the git repository holding it, as if cairn were started there."`
 	VersionFlag kong.VersionFlag `name:"version" help:"Print cairn's version and exit."`
 
-	Check   checkCmd   `cmd:"" help:"Check process files and print the plan each resolves to."`
-	List    listCmd    `cmd:"" help:"List the processes cairn can find, with their descriptions."`
-	Run     runCmd     `cmd:"" help:"Run a process: check it, then carry out its plan in worktrees."`
-	Compile compileCmd `cmd:"" help:"Compile a process into a standalone bash script, or a GitHub Actions workflow, that does what cairn run does."`
-	Test    testCmd    `cmd:"" help:"Run test files: each runs a process with stubs instead of agents and checks how the run ended."`
-	Stubs   stubsCmd   `cmd:"" help:"Write a stubs skeleton for a process: a stub for every session step, for cairn run --stubs and cairn test."`
-	Status  statusCmd  `cmd:"" help:"List the runs of this repository: running, crashed, ended and skipped."`
-	Show    showCmd    `cmd:"" help:"Show a run's record: each step's log line, result and trace."`
-	Resume  resumeCmd  `cmd:"" help:"Resume a failed, interrupted or crashed run from its first step that neither succeeded nor skipped."`
-	Stop    stopCmd    `cmd:"" help:"Stop a running run, as Ctrl-C would."`
-	Gc      gcCmd      `cmd:"" help:"Delete expired runs, keeping the newest of each process and any still running."`
-	Schema  schemaCmd  `cmd:"" help:"Print the JSON Schema of a file cairn reads, for editors: process, card, config, stubs or test."`
-	Lsp     lspCmd     `cmd:"" help:"Run the language server of process files on stdin and stdout, for editors."`
-	Version versionCmd `cmd:"" help:"Print cairn's version."`
+	Check      checkCmd      `cmd:"" help:"Check process files and print the plan each resolves to."`
+	List       listCmd       `cmd:"" help:"List the processes cairn can find, with their descriptions."`
+	Run        runCmd        `cmd:"" help:"Run a process: check it, then carry out its plan in worktrees."`
+	Compile    compileCmd    `cmd:"" help:"Compile a process into a standalone bash script, or a GitHub Actions workflow, that does what cairn run does."`
+	Test       testCmd       `cmd:"" help:"Run test files: each runs a process with stubs instead of agents and checks how the run ended."`
+	Stubs      stubsCmd      `cmd:"" help:"Write a stubs skeleton for a process: a stub for every session step, for cairn run --stubs and cairn test."`
+	Status     statusCmd     `cmd:"" help:"List the runs of this repository: running, crashed, ended and skipped."`
+	Show       showCmd       `cmd:"" help:"Show a run's record: each step's log line, result and trace."`
+	Resume     resumeCmd     `cmd:"" help:"Resume a failed, interrupted or crashed run from its first step that neither succeeded nor skipped."`
+	Stop       stopCmd       `cmd:"" help:"Stop a running run, as Ctrl-C would."`
+	Gc         gcCmd         `cmd:"" help:"Delete expired runs, keeping the newest of each process and any still running."`
+	Schema     schemaCmd     `cmd:"" help:"Print the JSON Schema of a file cairn reads, for editors: process, card, config, stubs or test."`
+	Lsp        lspCmd        `cmd:"" help:"Run the language server of process files on stdin and stdout, for editors."`
+	Completion completionCmd `cmd:"" help:"Print the script that completes cairn's command line in bash, zsh or fish."`
+	Version    versionCmd    `cmd:"" help:"Print cairn's version."`
+	// Complete answers the completion scripts.
+	Complete completeCmd `cmd:"" name:"__complete" hidden:"" passthrough:""`
 }
 
 // description is cairn's one-line description, atop its help.

@@ -21,9 +21,9 @@ import (
 
 // compileCmd is `cairn compile`.
 type compileCmd struct {
-	Target string  `arg:"" name:"name|file" help:"The process to compile: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path."`
+	Target string  `arg:"" name:"name|file" predictor:"process" help:"The process to compile: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path."`
 	To     string  `name:"target" default:"bash" help:"What to compile to: bash (a standalone bash script) or github-actions (a GitHub Actions workflow)."`
-	Output string  `short:"o" placeholder:"FILE" help:"Write to FILE rather than to stdout: a new script gets mode 0755, a new workflow 0644, and a file that exists keeps its own."`
+	Output string  `short:"o" placeholder:"FILE" predictor:"file" help:"Write to FILE rather than to stdout: a new script gets mode 0755, a new workflow 0644, and a file that exists keeps its own."`
 	Access *string `placeholder:"A" enum:"${accesses}" help:"Tighten every session's access in the script to at most A: read, write or full. It lowers any above A and raises none."`
 	// Jobs is nil without --jobs.
 	Jobs  *int `placeholder:"N" help:"The script runs at most N steps of a parallel group at once unless its own --jobs says otherwise (bash only: a workflow runs each on its own runner)."`

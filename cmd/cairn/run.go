@@ -22,13 +22,13 @@ import (
 
 // runCmd is `cairn run`.
 type runCmd struct {
-	Args  []string `arg:"" name:"name|file" help:"The process to run: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path. End with \"issue ISSUE\" to run it on an issue."`
+	Args  []string `arg:"" name:"name|file" predictor:"process" help:"The process to run: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path. End with \"issue ISSUE\" to run it on an issue."`
 	Issue string   `placeholder:"ISSUE" help:"The issue to run on: a number or an issue URL (also written as \"issue ISSUE\" after the process)."`
 	planFlags
 	Directive string `placeholder:"TEXT" help:"Give every session's prompt the directive TEXT, which commands see as $CAIRN_DIRECTIVE."`
 	Jobs      int    `placeholder:"N" help:"Run at most N steps of a parallel group at once (default: all)."`
 	TakeOver  bool   `help:"Replace another run's stale claim on the issue."`
-	Stubs     string `placeholder:"FILE" help:"Answer every agent session and catalogue step from the stubs in FILE (a stubbed run: no agent CLI starts, nothing is delivered or merged)."`
+	Stubs     string `placeholder:"FILE" predictor:"file" help:"Answer every agent session and catalogue step from the stubs in FILE (a stubbed run: no agent CLI starts, nothing is delivered or merged)."`
 }
 
 // Run checks the process as `cairn check` does, takes the repository's Pass

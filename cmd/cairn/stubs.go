@@ -17,8 +17,8 @@ import (
 
 // stubsCmd is `cairn stubs`.
 type stubsCmd struct {
-	Target string `arg:"" name:"name|file" help:"The process: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path."`
-	Output string `short:"o" placeholder:"FILE" help:"Write the stubs to FILE rather than to stdout."`
+	Target string `arg:"" name:"name|file" predictor:"process" help:"The process: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path."`
+	Output string `short:"o" placeholder:"FILE" predictor:"file" help:"Write the stubs to FILE rather than to stdout."`
 }
 
 // Run checks the process as `cairn check --no-preflight` does and writes a

@@ -14,7 +14,7 @@ import (
 
 // testCmd is `cairn test`.
 type testCmd struct {
-	Paths  []string `arg:"" optional:"" name:"path" help:"Test files, or folders searched for *.test.toml. None: the *.test.toml files beside the processes cairn list finds."`
+	Paths  []string `arg:"" optional:"" name:"path" predictor:"file" help:"Test files, or folders searched for *.test.toml. None: the *.test.toml files beside the processes cairn list finds."`
 	Format string   `enum:"text,json,github" default:"text" help:"Output format: text, json or github."`
 	Keep   bool     `help:"Keep the temporary CAIRN_HOME the test runs live in, and say where it is."`
 }
