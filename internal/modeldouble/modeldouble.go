@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -58,6 +59,25 @@ type Request struct {
 	Turn int
 	// Stream is whether the answer was streamed (SSE).
 	Stream bool
+	// Billed is the usage the answer reported, as cairn counts it (the
+	// input without what was read from the cache); zero for an error, a
+	// side request with no usage, or one not answered yet.
+	Billed Usage
+
+	index int // in Server.requests
+}
+
+// Usage is what an answer billed, in the fields cairn records (ir.Usage):
+// input tokens not read from the cache, output tokens, and the input
+// tokens read from and written to the prompt cache.
+type Usage struct {
+	InputTokens, OutputTokens, CacheReadTokens, CacheWriteTokens int64
+}
+
+// Plus is u + v.
+func (u Usage) Plus(v Usage) Usage {
+	return Usage{u.InputTokens + v.InputTokens, u.OutputTokens + v.OutputTokens,
+		u.CacheReadTokens + v.CacheReadTokens, u.CacheWriteTokens + v.CacheWriteTokens}
 }
 
 // New starts a double on 127.0.0.1 at a free port that answers the agent's
@@ -92,6 +112,16 @@ func (s *Server) Turns() []Request {
 		}
 	}
 	return turns
+}
+
+// Billed is what every answer so far billed, summed: the usage the CLI
+// was told it spent.
+func (s *Server) Billed() Usage {
+	var total Usage
+	for _, r := range s.Requests() {
+		total = total.Plus(r.Billed)
+	}
+	return total
 }
 
 // Unknown returns the requests to paths the double does not serve.
@@ -129,6 +159,7 @@ func (s *Server) record(r Request, turn bool) (Request, Turn) {
 	defer s.mu.Unlock()
 	var t Turn
 	r.Turn = -1
+	r.index = len(s.requests)
 	if turn {
 		r.Turn = s.next
 		switch {
@@ -233,10 +264,27 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, req Request, off
 		}
 	}
 	if t.status != 0 {
-		writeStatus(w, req.API, t.status, t.text)
+		writeStatus(w, req.API, t.status, t.text, t.retryAfter)
 		return
 	}
 	write(s, w, req, t)
+	if req.API != Chat || !req.Stream || truthy(object(req.Body["stream_options"])["include_usage"]) {
+		s.bill(req)
+	}
+}
+
+// bill records what the answer to req reported it used: every answer
+// reports approxTokens of its request as input besides the cache's and
+// the fixed figures below (a streamed chat completion only when asked
+// to include its usage).
+func (s *Server) bill(req Request) {
+	u := Usage{InputTokens: int64(approxTokens(req.Raw)), OutputTokens: OutputTokens, CacheReadTokens: CacheReadTokens}
+	if req.API == Anthropic {
+		u.CacheWriteTokens = CacheWriteTokens
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests[req.index].Billed = u
 }
 
 // started is a response whose headers are sent: newSSE on it sends them
@@ -251,11 +299,14 @@ func (w started) Flush() {
 	}
 }
 
-// writeStatus answers with an HTTP error in the vendor's error shape.
-func writeStatus(w http.ResponseWriter, api API, status int, message string) {
+// writeStatus answers with an HTTP error in the vendor's error shape; a
+// 429 with a retryAfter says when to retry as the vendor does.
+func writeStatus(w http.ResponseWriter, api API, status int, message string, retryAfter time.Duration) {
 	if message == "" {
 		message = http.StatusText(status)
 	}
+	hint := status == http.StatusTooManyRequests && retryAfter > 0
+	seconds := int64((retryAfter + time.Second - 1) / time.Second)
 	switch api {
 	case Anthropic:
 		kind := "api_error"
@@ -267,17 +318,36 @@ func writeStatus(w http.ResponseWriter, api API, status int, message string) {
 		case http.StatusBadRequest:
 			kind = "invalid_request_error"
 		}
+		if hint {
+			w.Header().Set("retry-after", strconv.FormatInt(seconds, 10))
+		}
 		writeJSON(w, status, map[string]any{"type": "error", "error": map[string]any{"type": kind, "message": message}})
 	case Gemini:
 		state := "INTERNAL"
 		if status == http.StatusTooManyRequests {
 			state = "RESOURCE_EXHAUSTED"
 		}
-		writeJSON(w, status, map[string]any{"error": map[string]any{"code": status, "message": message, "status": state}})
+		e := map[string]any{"code": status, "message": message, "status": state}
+		if hint {
+			delay := strconv.FormatFloat(retryAfter.Seconds(), 'f', -1, 64) + "s"
+			e["message"] = message + " Please retry in " + delay + "."
+			e["details"] = []any{
+				map[string]any{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": []any{map[string]any{
+					"quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+					"quotaId":     "GenerateRequestsPerMinutePerProjectPerModel-FreeTier",
+				}}},
+				map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": delay},
+			}
+		}
+		writeJSON(w, status, map[string]any{"error": e})
 	default:
 		kind := "server_error"
 		if status == http.StatusTooManyRequests {
 			kind = "rate_limit_exceeded"
+		}
+		if hint {
+			w.Header().Set("retry-after", strconv.FormatInt(seconds, 10))
+			message += fmt.Sprintf(" Please try again in %ds.", seconds)
 		}
 		writeJSON(w, status, map[string]any{"error": map[string]any{"type": kind, "code": kind, "message": message}})
 	}

@@ -366,6 +366,53 @@ func TestStatus(t *testing.T) {
 	}
 }
 
+// TestRetryAfter: a 429 says when to retry as each vendor's API does: a
+// retry-after header (Anthropic, OpenAI, whose message says it too), a
+// RetryInfo detail (Google); a 500 says nothing.
+func TestRetryAfter(t *testing.T) {
+	for _, tc := range []struct {
+		path   string
+		body   map[string]any
+		header string // the retry-after header
+		text   string // in the body
+	}{
+		{"/v1/messages", map[string]any{"tools": []any{map[string]any{"name": "Bash"}}}, "30", `"rate_limit_error"`},
+		{"/v1/responses", map[string]any{"tools": []any{map[string]any{"name": "exec_command"}}}, "30", "Please try again in 30s."},
+		{"/v1/chat/completions", map[string]any{"tools": []any{map[string]any{"function": map[string]any{"name": "bash"}}}}, "30", "Please try again in 30s."},
+		{"/v1beta/models/m:generateContent", map[string]any{"tools": []any{map[string]any{"functionDeclarations": []any{map[string]any{"name": "x"}}}}}, "",
+			`{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"30s"}`},
+	} {
+		s := newServer(t, RetryAfter(30*time.Second, Status(http.StatusTooManyRequests, "slow down")), Status(http.StatusInternalServerError, ""))
+		b, _ := json.Marshal(tc.body)
+		for i, want := range []struct {
+			status int
+			header string
+		}{{http.StatusTooManyRequests, tc.header}, {http.StatusInternalServerError, ""}} {
+			resp, err := http.Post(s.URL+tc.path, "application/json", bytes.NewReader(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != want.status || resp.Header.Get("retry-after") != want.header {
+				t.Errorf("%s answer %d: status %d, retry-after %q; want %d and %q", tc.path, i, resp.StatusCode, resp.Header.Get("retry-after"), want.status, want.header)
+			}
+			if hinted := bytes.Contains(out, []byte(tc.text)); i == 0 && !hinted || i == 1 && bytes.Contains(out, []byte("RetryInfo")) {
+				t.Errorf("%s answer %d: body %s", tc.path, i, out)
+			}
+		}
+	}
+	s := newServer(t, Status(http.StatusTooManyRequests, ""))
+	resp, err := http.Post(s.URL+"/v1/messages", "application/json", strings.NewReader(`{"tools":[{"name":"Bash"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := resp.Header.Get("retry-after"); got != "1" {
+		t.Errorf("a 429 of Status: retry-after %q; want DefaultRetryAfter, 1", got)
+	}
+}
+
 func TestSlow(t *testing.T) {
 	s := newServer(t, Slow(time.Hour, Text("late")), Slow(50*time.Millisecond, Text("soon")))
 	body, _ := json.Marshal(map[string]any{"tools": []any{map[string]any{"name": "Bash"}}})
@@ -501,5 +548,31 @@ func TestUserTexts(t *testing.T) {
 		if got := r.UserTexts(); !slices.Equal(got, want[i]) {
 			t.Errorf("%s: UserTexts() = %q; want %q", r.API, got, want[i])
 		}
+	}
+}
+
+// TestBilled: the double sums the usage its answers reported, in cairn's
+// terms, and bills neither an error nor a streamed chat completion that
+// was not asked for its usage.
+func TestBilled(t *testing.T) {
+	s := newServer(t, Status(http.StatusTooManyRequests, ""), Text("one"), Text("two"), Text("three"))
+	tools := map[string]any{"tools": []any{map[string]any{"name": "Bash"}}}
+	post(t, s, "/v1/messages", tools)
+	post(t, s, "/v1/messages", tools)
+	gemini := map[string]any{"tools": []any{map[string]any{"functionDeclarations": []any{map[string]any{"name": "x"}}}}}
+	post(t, s, "/v1beta/models/m:generateContent", gemini)
+	post(t, s, "/v1/chat/completions", map[string]any{"stream": true, "tools": []any{map[string]any{"function": map[string]any{"name": "bash"}}}})
+	reqs := s.Requests()
+	want := Usage{
+		InputTokens:      int64(approxTokens(reqs[1].Raw) + approxTokens(reqs[2].Raw)),
+		OutputTokens:     2 * OutputTokens,
+		CacheReadTokens:  2 * CacheReadTokens,
+		CacheWriteTokens: CacheWriteTokens,
+	}
+	if got := s.Billed(); got != want {
+		t.Errorf("billed %+v; want %+v", got, want)
+	}
+	if reqs[0].Billed != (Usage{}) || reqs[3].Billed != (Usage{}) {
+		t.Errorf("billed the 429 (%+v) or the chat stream without usage (%+v)", reqs[0].Billed, reqs[3].Billed)
 	}
 }

@@ -14,8 +14,11 @@ type Turn struct {
 	path    string
 	content string
 	status  int
-	delay   time.Duration
-	forever bool
+	// retryAfter is how long a 429 tells the CLI to wait before it asks
+	// again, in the vendor's way (Status sets a default).
+	retryAfter time.Duration
+	delay      time.Duration
+	forever    bool
 	// unsandboxed asks the CLI to run a shell turn's command outside
 	// its sandbox.
 	unsandboxed bool
@@ -58,12 +61,31 @@ func WriteFile(path, content string) Turn {
 
 // Status answers with the HTTP status code and an error body in the
 // vendor's shape carrying message: 429 a rate limit, 500 a server error.
-// The CLIs retry these; wrap it in Forever to refuse every retry.
+// The CLIs retry these; wrap it in Forever to refuse every retry. A 429
+// says when to ask again as the vendor's API does (see RetryAfter), after
+// DefaultRetryAfter unless RetryAfter sets another wait.
 func Status(code int, message string) Turn {
 	if message == "" {
 		message = http.StatusText(code)
 	}
-	return Turn{kind: statusTurn, status: code, text: message}
+	t := Turn{kind: statusTurn, status: code, text: message}
+	if code == http.StatusTooManyRequests {
+		t.retryAfter = DefaultRetryAfter
+	}
+	return t
+}
+
+// DefaultRetryAfter is the wait a 429 of Status asks for.
+const DefaultRetryAfter = time.Second
+
+// RetryAfter makes the 429 of t ask the CLI to wait d before it retries,
+// in each vendor's way: Anthropic's and OpenAI's APIs send a retry-after
+// header (whole seconds), OpenAI's message adds "Please try again in Ns.",
+// and Google's error carries a google.rpc.RetryInfo detail with its
+// retryDelay ("30s") and says "Please retry in Ns." in its message.
+func RetryAfter(d time.Duration, t Turn) Turn {
+	t.retryAfter = d
+	return t
 }
 
 // Forever answers this turn and every later one with t: endless tool calls,
