@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -77,10 +78,20 @@ func claudeSettings(repo *Repository) (string, error) {
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
-// claudeMaxRetries caps Claude Code's retries of a failed model request: by
-// default it retries a 429 for minutes; with 4 a 429 or 500 ends the
-// session in about 10 s.
-const claudeMaxRetries = "4"
+// claudeRetries cap how long Claude Code retries a failed model request.
+// It honours a 429's retry-after (up to 60 s, each retry; a longer one
+// fails at once), so with CLAUDE_CODE_MAX_RETRIES alone a realistic 429
+// (retry-after: 30) kept a session 2.5 minutes. Its retry watchdog, scoped
+// to capacity errors (429, 529), caps the time it waits on them altogether:
+// 30 s, one retry of such a 429, after which it fails (a session that met
+// it every time: 33 s, measured with Claude Code 2.1.332 through cairn
+// run). Other errors (a 500) keep the 4 retries, about 13 s.
+var claudeRetries = []string{
+	"CLAUDE_CODE_MAX_RETRIES=4",
+	"CLAUDE_CODE_RETRY_WATCHDOG=1",
+	"CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity",
+	"CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000",
+}
 
 // Command maps the access onto Claude Code's permissions. read: dontAsk
 // denies every tool use not pre-approved (read-only commands such as git
@@ -92,7 +103,7 @@ const claudeMaxRetries = "4"
 // says the machine is disposable.
 func (claude) Command(inv Invocation, effort string) (Command, error) {
 	a := []string{"claude", "-p", "--output-format", "json"}
-	env := []string{"CLAUDE_CODE_MAX_RETRIES=" + claudeMaxRetries}
+	env := slices.Clone(claudeRetries)
 	switch inv.Access {
 	case ir.AccessRead:
 		a = append(a, "--permission-mode", "dontAsk")

@@ -110,9 +110,11 @@ func (gemini) Command(inv Invocation, _ string) (Command, error) {
 }
 
 // geminiAttempts is how many times Gemini CLI asks the model before a 429
-// or a 500 fails the session: 5 s, then 10 s apart (its own default of 10
-// keeps a session failing for minutes).
-const geminiAttempts = 3
+// or a 500 fails the session: once more, after 5 s or the wait a 429's
+// RetryInfo asks for (up to 300 s). A 429 asking for 30 s every time fails
+// the session after 40 s; with 3 attempts it took 72 s, with its default
+// of 10 minutes (measured with Gemini CLI 0.61.0).
+const geminiAttempts = 2
 
 // geminiTurnLimited is the type of the error Gemini CLI ends a session with
 // at its maxSessionTurns (exit 53), whose message tells the user to change

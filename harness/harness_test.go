@@ -78,16 +78,19 @@ func TestCommand(t *testing.T) {
 // variables set, and the files written.
 func TestCommandAccess(t *testing.T) {
 	r := NewRegistry(nil)
-	const sandbox = `{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}`
+	const (
+		sandbox   = `{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}`
+		claudeEnv = `CLAUDE_CODE_MAX_RETRIES=4|CLAUDE_CODE_RETRY_WATCHDOG=1|CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity|CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000`
+	)
 	for _, tc := range []struct {
 		harness, access string
 		argv            string
 		env             string
 		files           string
 	}{
-		{"claude", "read", `claude|-p|--output-format|json|--permission-mode|dontAsk`, `CLAUDE_CODE_MAX_RETRIES=4`, ""},
-		{"claude", "write", `claude|-p|--output-format|json|--permission-mode|acceptEdits|--allowedTools=Bash|--settings|` + sandbox, `CLAUDE_CODE_MAX_RETRIES=4`, ""},
-		{"claude", "full", `claude|-p|--output-format|json|--permission-mode|bypassPermissions`, `CLAUDE_CODE_MAX_RETRIES=4|IS_SANDBOX=1`, ""},
+		{"claude", "read", `claude|-p|--output-format|json|--permission-mode|dontAsk`, claudeEnv, ""},
+		{"claude", "write", `claude|-p|--output-format|json|--permission-mode|acceptEdits|--allowedTools=Bash|--settings|` + sandbox, claudeEnv, ""},
+		{"claude", "full", `claude|-p|--output-format|json|--permission-mode|bypassPermissions`, claudeEnv + `|IS_SANDBOX=1`, ""},
 		{"codex", "read", `codex|exec|--json|-o|/o|--sandbox|read-only|-c|allow_login_shell=false|-C|/w|-`, "", ""},
 		{"codex", "write", `codex|exec|--json|-o|/o|--sandbox|workspace-write|-c|allow_login_shell=false|-C|/w|-`, "", ""},
 		{"codex", "full", `codex|exec|--json|-o|/o|--sandbox|danger-full-access|-c|allow_login_shell=false|-C|/w|-`, "", ""},
@@ -120,6 +123,47 @@ func TestCommandAccess(t *testing.T) {
 			name, text, _ := strings.Cut(tc.files, ": ")
 			if len(c.Files) != 1 || c.Files[0].Name != name || !strings.Contains(c.Files[0].Text, text) {
 				t.Errorf("%s %s: files %v; want %s holding %q", tc.harness, tc.access, c.Files, name, text)
+			}
+		}
+	}
+}
+
+// TestRetryCaps: every session carries the caps on its CLI's retries of a
+// failed model request where the CLI has a setting for them: claude's
+// retries and the time its retry watchdog waits on 429s and 529s in its
+// environment, gemini's attempts in the settings cairn lays over the
+// user's (with a turn cap and without). Codex's are a setting of a provider
+// of one's own only, and opencode has none: neither gets any.
+func TestRetryCaps(t *testing.T) {
+	r := NewRegistry(nil)
+	for _, inv := range []Invocation{
+		{Prompt: "p", Worktree: "/w", OutputFile: "/o", FilesDir: "/f"},
+		{Prompt: "p", Worktree: "/w", OutputFile: "/o", FilesDir: "/f", MaxTurns: 7, Access: ir.AccessFull},
+	} {
+		for name, want := range map[string][]string{
+			"claude": {"CLAUDE_CODE_MAX_RETRIES=4", "CLAUDE_CODE_RETRY_WATCHDOG=1", "CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity", "CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000"},
+			"gemini": {`"general":{"maxAttempts":2}`},
+		} {
+			h, _ := r.Lookup(name)
+			c, err := h.Command(inv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Join(c.Env, "\n")
+			if c.Settings != nil {
+				got += "\n" + c.Settings.Set
+			}
+			for _, w := range want {
+				if !strings.Contains(got, w) {
+					t.Errorf("%s (max turns %d): %q lacks %s", name, inv.MaxTurns, got, w)
+				}
+			}
+		}
+		for _, name := range []string{"codex", "opencode"} {
+			h, _ := r.Lookup(name)
+			c, _ := h.Command(inv)
+			if all := strings.Join(append(c.Argv, c.Env...), " "); strings.Contains(all, "retr") {
+				t.Errorf("%s: %q sets retries", name, all)
 			}
 		}
 	}

@@ -735,6 +735,96 @@ func realModelError(t *testing.T, cli realCLI, bin string, status int) {
 	w.noWorktreesLeft(t)
 }
 
+// rateLimitCapped are the CLIs whose retries of a 429 cairn caps (claude's
+// retry watchdog, gemini's attempts): a 429 that asks for 30 s every time
+// fails their session within rateLimitBound. Codex (its retries are a
+// setting of a provider of one's own only) and opencode (none) wait out
+// every retry-after, five or more times, past the step's 90 s timeout.
+var rateLimitCapped = map[string]bool{"claude": true, "gemini": true}
+
+// rateLimitBound bounds a capped CLI's session that meets a 429 asking for
+// 30 s every time: claude gave up after 33 s, gemini after 40 s (54 s with
+// all eight sessions at once; Claude Code 2.1.332, Gemini CLI 0.61.0).
+const rateLimitBound = 75 * time.Second
+
+// TestRealSessionsRateLimit: a model that answers with a realistic 429,
+// retry-after 30 s (Anthropic's and OpenAI's header, Google's RetryInfo):
+// when it does so once, every CLI waits and its retry succeeds; when it
+// does so every time, claude and gemini fail the step with their error
+// within rateLimitBound, and codex and opencode are stopped by the step's
+// timeout. The CLIs mostly wait, so all eight sessions run at once. With
+// CAIRN_USAGE_SAMPLES=DIR each CLI's output of the latter is kept as
+// DIR/NAME-ratelimited.stdout.
+func TestRealSessionsRateLimit(t *testing.T) {
+	// Not beside the other suites: the bound holds for the CLIs' start on
+	// a small machine, eight at once.
+	bin := realSessionsBin(t)
+	var wg sync.WaitGroup
+	for _, cli := range realCLIs {
+		for _, always := range []bool{false, true} {
+			name := map[bool]string{false: "once", true: "always"}[always]
+			wg.Go(func() {
+				t.Run(cli.name+"/"+name, func(t *testing.T) { realRateLimit(t, cli, bin, always) })
+			})
+		}
+	}
+	wg.Wait()
+}
+
+func realRateLimit(t *testing.T, cli realCLI, bin string, always bool) {
+	const final = "hello after the rate limit"
+	limited := modeldouble.RetryAfter(30*time.Second, modeldouble.Status(http.StatusTooManyRequests, "RATE-LIMITED-by-double"))
+	script := []modeldouble.Turn{limited, modeldouble.Text(final)}
+	if always {
+		script = []modeldouble.Turn{modeldouble.Forever(limited)}
+	}
+	d := modeldouble.New(script...)
+	defer d.Close()
+	home := realHome(t)
+	w := newRealWork(t, bin, home, cli.endpoint(t, home, d.URL))
+	r := w.run(t, "run", w.process(t, "rate-limit", oneCLI{cli.name, cli.model}))
+	logDouble(t, cli.name, d)
+
+	s := r.step(t, "ask")
+	var took time.Duration
+	if s.Start != nil && s.End != nil {
+		took = s.End.Sub(*s.Start)
+	}
+	t.Logf("%s: step %s after %v, %d requests to the model", cli.name, s.Outcome, took.Round(time.Second), len(d.Turns()))
+	switch {
+	case !always:
+		if r.code != 0 || s.Outcome != record.Succeeded || strings.TrimSpace(r.stdout) != final || len(d.Turns()) != 2 {
+			t.Errorf("exit %d, step %s, stdout %q, %d requests; want the retry after the 429 to succeed", r.code, s.Outcome, r.stdout, len(d.Turns()))
+		}
+	case rateLimitCapped[cli.name]:
+		if trace, err := os.ReadFile(filepath.Join(r.dir, s.Trace)); err == nil {
+			save(t, cli.name+"-ratelimited.stdout", stdoutOf(trace))
+		}
+		if r.code != 1 || s.Outcome != record.Failed || strings.Contains(s.Cause, "timed out") || !modelErrorCause[http.StatusTooManyRequests].MatchString(s.Cause) {
+			t.Errorf("exit %d, step %s, cause %q; want %s's own error for the 429", r.code, s.Outcome, s.Cause, cli.name)
+		}
+		if took > rateLimitBound {
+			t.Errorf("the step took %v to fail; want under %v", took, rateLimitBound)
+		}
+	default:
+		if r.code != 1 || s.Outcome != record.Failed || !strings.Contains(s.Cause, "timed out") {
+			t.Errorf("exit %d, step %s, cause %q; want the step's timeout to stop %s", r.code, s.Outcome, s.Cause, cli.name)
+		}
+	}
+	w.noWorktreesLeft(t)
+}
+
+// save writes text as DIR/name when CAIRN_USAGE_SAMPLES=DIR is set: the
+// real output the harness tests read.
+func save(t *testing.T, name string, text []byte) {
+	t.Helper()
+	if dir := os.Getenv("CAIRN_USAGE_SAMPLES"); dir != "" {
+		if err := os.WriteFile(filepath.Join(dir, name), text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestRealSessionsHunt runs the seed's hunt with all four families: four
 // session steps of one parallel group, each CLI in its own throwaway
 // worktree against its own double, then a judging claude session that reads

@@ -1675,9 +1675,9 @@ session_0_0() {
   local budget_left=$REPLY
   if [[ -n $budget_left ]]; then
     # What the budgets over it have left, which its CLI keeps to.
-    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'dontAsk' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' '--max-budget-usd' "${budget_left}"
+    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'dontAsk' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' '--max-budget-usd' "${budget_left}"
   else
-    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'dontAsk' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20'
+    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'dontAsk' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20'
   fi
 }
 # step_1: step 'claude-write'.
@@ -1720,9 +1720,9 @@ session_1_0() {
   local budget_left=$REPLY
   if [[ -n $budget_left ]]; then
     # What the budgets over it have left, which its CLI keeps to.
-    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' '--max-budget-usd' "${budget_left}"
+    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' '--max-budget-usd' "${budget_left}"
   else
-    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20'
+    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20'
   fi
 }
 # step_2: step 'claude-full'.
@@ -1765,9 +1765,9 @@ session_2_0() {
   local budget_left=$REPLY
   if [[ -n $budget_left ]]; then
     # What the budgets over it have left, which its CLI keeps to.
-    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'IS_SANDBOX=1' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'bypassPermissions' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' '--max-budget-usd' "${budget_left}"
+    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'IS_SANDBOX=1' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'bypassPermissions' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' '--max-budget-usd' "${budget_left}"
   else
-    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'IS_SANDBOX=1' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'bypassPermissions' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20'
+    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'IS_SANDBOX=1' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'bypassPermissions' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20'
   fi
 }
 # step_3: step 'codex-read'.
@@ -1895,7 +1895,7 @@ session_5_0() {
   mkdir -p -- "$session_files"
   printf '%s' $'# cairn, access "read": read-only commands run without asking.\n[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = ["git log", "git diff", "git status", "ls"]\ndecision = "allow"\npriority = 100\n' >"$session_files"/'gemini-read-policy.toml'
   local -a session_settings=() settings_keep=('tmp' 'history') settings_links=('.agents')
-  settings_overlay "$session_files" 'GEMINI_CLI_HOME' '.gemini' 'settings.json' '{"general":{"maxAttempts":3},"model":{"maxSessionTurns":20}}'
+  settings_overlay "$session_files" 'GEMINI_CLI_HOME' '.gemini' 'settings.json' '{"general":{"maxAttempts":2},"model":{"maxSessionTurns":20}}'
   run_session 'gemini' "$tmp/prompt.$step" "${session_settings[@]}" 'gemini' '-p' '' '--output-format' 'json' '--approval-mode' 'default' '--policy' "${session_files}"'/gemini-read-policy.toml' '--skip-trust'
   rm -rf -- "$session_files"
 }
@@ -1942,7 +1942,7 @@ session_6_0() {
   mkdir -p -- "$session_files"
   printf '%s' $'# cairn, access "write": every shell command runs without asking.\n[[rule]]\ntoolName = "run_shell_command"\ndecision = "allow"\npriority = 100\n' >"$session_files"/'gemini-write-policy.toml'
   local -a session_settings=() settings_keep=('tmp' 'history') settings_links=('.agents')
-  settings_overlay "$session_files" 'GEMINI_CLI_HOME' '.gemini' 'settings.json' '{"general":{"maxAttempts":3},"model":{"maxSessionTurns":20}}'
+  settings_overlay "$session_files" 'GEMINI_CLI_HOME' '.gemini' 'settings.json' '{"general":{"maxAttempts":2},"model":{"maxSessionTurns":20}}'
   run_session 'gemini' "$tmp/prompt.$step" "${session_settings[@]}" 'gemini' '-p' '' '--output-format' 'json' '--approval-mode' 'auto_edit' '--policy' "${session_files}"'/gemini-write-policy.toml' '--skip-trust'
   rm -rf -- "$session_files"
 }
@@ -1988,7 +1988,7 @@ session_7_0() {
   rm -rf -- "$session_files"
   mkdir -p -- "$session_files"
   local -a session_settings=() settings_keep=('tmp' 'history') settings_links=('.agents')
-  settings_overlay "$session_files" 'GEMINI_CLI_HOME' '.gemini' 'settings.json' '{"general":{"maxAttempts":3},"model":{"maxSessionTurns":20}}'
+  settings_overlay "$session_files" 'GEMINI_CLI_HOME' '.gemini' 'settings.json' '{"general":{"maxAttempts":2},"model":{"maxSessionTurns":20}}'
   run_session 'gemini' "$tmp/prompt.$step" "${session_settings[@]}" 'gemini' '-p' '' '--output-format' 'json' '--approval-mode' 'yolo' '--skip-trust'
   rm -rf -- "$session_files"
 }

@@ -5,7 +5,7 @@
 # CLI read; empty when it reads none), cwd, pid, and env (the CAIRN_*
 # variables but the step token, which differs from process to process, and
 # the variables cairn sets for an agent's access and retries: IS_SANDBOX,
-# CLAUDE_CODE_MAX_RETRIES, OPENCODE_PERMISSION).
+# CLAUDE_CODE_MAX_RETRIES, CLAUDE_CODE_RETRY_WATCHDOG*, OPENCODE_PERMISSION).
 # The Nth session of NAME in a step (STEP is $CAIRN_STEP; N counts from 1,
 # and is recorded in $FAKE_LOG/NAME.M/session) answers with the text of
 # $FAKE_ANSWERS/NAME.STEP.N, else of $FAKE_ANSWERS/NAME.STEP, else of
@@ -53,7 +53,7 @@ fake_record() {
   for v in $(compgen -e); do
     case $v in
     CAIRN_STEP_TOKEN) ;;
-    CAIRN_* | IS_SANDBOX | CLAUDE_CODE_MAX_RETRIES | OPENCODE_PERMISSION) printf '%s=%s\n' "$v" "${!v}" ;;
+    CAIRN_* | IS_SANDBOX | CLAUDE_CODE_MAX_RETRIES | CLAUDE_CODE_RETRY_WATCHDOG* | OPENCODE_PERMISSION) printf '%s=%s\n' "$v" "${!v}" ;;
     esac
   done >"$fake_dir/env"
   : >"$fake_dir/stdin"
