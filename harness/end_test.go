@@ -41,8 +41,13 @@ func TestSessionEnd(t *testing.T) {
 		},
 		{
 			"gemini answered", "gemini",
-			Output{Stdout: []byte("{\n  \"session_id\": \"g-1\",\n  \"response\": \"ok\"\n}\n")},
+			Output{Stdout: []byte("{\"type\":\"init\",\"session_id\":\"g-1\"}\n{\"type\":\"message\",\"role\":\"user\",\"content\":\"hi\"}\n{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"ok\",\"delta\":true}\n{\"type\":\"result\",\"status\":\"success\"}\n")},
 			SessionEnd{ID: "g-1", Worked: true},
+		},
+		{
+			"gemini refused before any answer", "gemini",
+			Output{Stdout: []byte("{\"type\":\"init\",\"session_id\":\"g-2\"}\n{\"type\":\"message\",\"role\":\"user\",\"content\":\"hi\"}\n{\"type\":\"result\",\"status\":\"error\",\"error\":{\"type\":\"Error\",\"message\":\"429\"}}\n"), ExitCode: 1},
+			SessionEnd{ID: "g-2"},
 		},
 		{"gemini without auth", "gemini", Output{Stderr: []byte(`{"error":{"message":"auth"}}`), ExitCode: 41}, SessionEnd{}},
 		{

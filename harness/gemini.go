@@ -76,7 +76,10 @@ func (gemini) Command(inv Invocation, _ string) (Command, error) {
 	if inv.Model != "" {
 		a = append(a, "-m", inv.Model)
 	}
-	a = append(a, "--output-format", "json")
+	// stream-json, not json: its result event carries the session's
+	// stats however the session ends, where json prints none for a
+	// failed session (its turn cap, a rate limit).
+	a = append(a, "--output-format", "stream-json")
 	var files []File
 	switch inv.Access {
 	case ir.AccessRead:
@@ -121,50 +124,143 @@ const geminiAttempts = 2
 // a setting cairn makes.
 const geminiTurnLimited = "FatalTurnLimitedError"
 
-// geminiError is the error object Gemini CLI prints, on stdout or stderr,
-// when a session fails.
+// geminiError is the error Gemini CLI reports when a session fails: in
+// its stream's result event, or, for an error before the stream starts
+// (no credentials), as a JSON object on stdout or stderr.
 type geminiError struct {
 	Type    string          `json:"type"`
 	Message string          `json:"message"`
 	Code    json.RawMessage `json:"code"`
 }
 
-// geminiOutput is the JSON object `gemini --output-format json` prints.
-type geminiOutput struct {
-	Response *string      `json:"response"`
-	Error    *geminiError `json:"error"`
+// geminiStats is the stats of gemini's result event: the session's tokens
+// over every model it asked, the prompt's (input_tokens) with what was read
+// from the cache (cached) and without it (input).
+type geminiStats struct {
+	TotalTokens  *int64 `json:"total_tokens"`
+	InputTokens  *int64 `json:"input_tokens"`
+	OutputTokens *int64 `json:"output_tokens"`
+	Cached       *int64 `json:"cached"`
+	Input        *int64 `json:"input"`
 }
 
-// Final is .response of gemini's JSON; an error object on stdout or
-// stderr fails, with its message as the cause, as does a non-zero exit.
-func (gemini) Final(o Output) (string, string, bool) {
-	var out, errOut geminiOutput
-	parsed := jsonObject(o.Stdout, &out) && (out.Response != nil || out.Error != nil)
-	if !parsed || out.Error == nil {
-		if jsonObject(o.Stderr, &errOut) && errOut.Error != nil {
-			out.Error = errOut.Error
+// geminiEvent is one line of `gemini --output-format stream-json`: init
+// (the session's id), message (the user's prompt, the model's text in
+// deltas), tool_use, tool_result, error (a warning or an error that ends
+// the stream) and result, last, with the session's status, its error and
+// its stats.
+type geminiEvent struct {
+	Type      string       `json:"type"`
+	SessionID string       `json:"session_id"`
+	Role      string       `json:"role"`
+	Content   string       `json:"content"`
+	Severity  string       `json:"severity"`
+	Message   string       `json:"message"`
+	Status    string       `json:"status"`
+	Error     *geminiError `json:"error"`
+	Stats     *geminiStats `json:"stats"`
+}
+
+// geminiSession is what a session's stream says.
+type geminiSession struct {
+	events  int
+	id      string
+	message string // the model's text after its last tool call
+	worked  bool   // the model answered: text or a tool call
+	turns   int64  // model answers: text or tool calls after a tool result
+	result  *geminiEvent
+	failure string // the last error event's message
+	errOut  *geminiError
+}
+
+// readGemini reads a session's stream, and the error object a failure
+// before the stream printed on stdout or stderr.
+func readGemini(o Output) geminiSession {
+	var g geminiSession
+	answering := false
+	for line := range strings.Lines(string(o.Stdout)) {
+		var e geminiEvent
+		if !isEvent([]byte(line), &e) || e.Type == "" {
+			continue
+		}
+		g.events++
+		switch e.Type {
+		case "init":
+			g.id = e.SessionID
+		case "message", "tool_use":
+			if e.Type == "message" && e.Role != "assistant" {
+				continue
+			}
+			g.worked = true
+			if !answering {
+				answering = true
+				g.turns++
+			}
+			if e.Type == "tool_use" {
+				g.message = ""
+			} else {
+				g.message += e.Content
+			}
+		case "tool_result":
+			answering = false
+		case "error":
+			if e.Severity == "error" {
+				g.failure = e.Message
+			}
+		case "result":
+			r := e
+			g.result = &r
 		}
 	}
-	msg := ""
-	if out.Response != nil {
-		msg = trimEnd(*out.Response)
+	if g.events == 0 {
+		var out struct {
+			Error *geminiError `json:"error"`
+		}
+		if jsonObject(o.Stdout, &out) && out.Error != nil || jsonObject(o.Stderr, &out) && out.Error != nil {
+			g.errOut = out.Error
+		}
 	}
-	if e := out.Error; e != nil {
+	return g
+}
+
+// failedError is the error a failed session reports: when its stream ended
+// in status "error", its result's error, else the last error event's
+// message; the error object printed before any stream; nil when none.
+func (g geminiSession) failedError() *geminiError {
+	if g.result != nil && g.result.Status == "error" {
+		if g.result.Error != nil {
+			return g.result.Error
+		}
+		return &geminiError{Message: g.failure, Type: "error"}
+	}
+	return g.errOut
+}
+
+// Final is the model's text after its last tool call, as gemini's JSON
+// output gives it; a result with status "error", an error object before
+// the stream, or a non-zero exit fails, with the error's message as the
+// cause.
+func (gemini) Final(o Output) (string, string, bool) {
+	g := readGemini(o)
+	msg := trimEnd(g.message)
+	if e := g.failedError(); e != nil {
 		switch {
 		case e.Type == geminiTurnLimited:
 			return msg, "reached its max turns (" + geminiTurnLimited + ")", true
 		case strings.TrimSpace(e.Message) != "":
 			return msg, oneLine(e.Message), true
-		case e.Type != "":
+		case e.Type != "" && len(e.Code) > 0:
 			return msg, fmt.Sprintf("gemini: %s (code %s)", e.Type, e.Code), true
+		case e.Type != "":
+			return msg, "gemini: " + e.Type, true
 		}
 		return msg, exitCause(o), true
 	}
 	if o.ExitCode != 0 {
 		return msg, exitCause(o), true
 	}
-	if !parsed {
-		return "", unreadable("gemini", "its JSON output", o), true
+	if g.events == 0 || g.result == nil {
+		return "", unreadable("gemini", "its JSON events", o), true
 	}
 	return msg, "", false
 }
@@ -172,77 +268,73 @@ func (gemini) Final(o Output) (string, string, bool) {
 // FinalJQ is Final in jq.
 func (gemini) FinalJQ() (string, string) { return "gemini", geminiJQ }
 
-const geminiJQ = `def gemini:
-  ($out | object) as $o
-  | ($o != null and ($o.response != null or $o.error != null)) as $parsed
-  | (if ($parsed | not) or $o.error == null
-     then (($err | object) as $e | if $e != null and $e.error != null then $e.error else $o.error? end)
-     else $o.error end) as $error
-  | (if $o.response? != null then ($o.response | trimend) else "" end) as $msg
+// geminiReadJQ is readGemini in jq: {events, id, msg, worked, turns, result,
+// failure, errout}; defined inside the functions that use it, each of which
+// must define itself first.
+const geminiReadJQ = `
+  def gemini_read:
+  ($out | events) as $ev
+  | (reduce $ev[] as $e ({id: "", msg: "", worked: false, turns: 0, answering: false, result: null, failure: ""};
+      if $e.type == "init" then .id = ($e.session_id // "")
+      elif ($e.type == "message" and $e.role == "assistant") or $e.type == "tool_use" then
+        .worked = true
+        | (if .answering then . else .answering = true | .turns += 1 end)
+        | (if $e.type == "tool_use" then .msg = "" else .msg += ($e.content // "") end)
+      elif $e.type == "tool_result" then .answering = false
+      elif $e.type == "error" and $e.severity == "error" then .failure = ($e.message // "")
+      elif $e.type == "result" then .result = $e
+      else . end)) as $g
+  | $g + {events: ($ev | length),
+          errout: (if ($ev | length) > 0 then null
+                   else [($out | object), ($err | object)] | map(select(. != null and .error != null) | .error) | first end)};`
+
+const geminiJQ = `def gemini:` + geminiReadJQ + `
+  gemini_read as $g
+  | ($g.msg | trimend) as $msg
+  | (if $g.result != null and $g.result.status == "error"
+     then ($g.result.error // {type: "error", message: $g.failure})
+     else $g.errout end) as $error
   | if $error != null then
       if $error.type? == "` + geminiTurnLimited + `" then {m: $msg, c: "reached its max turns (` + geminiTurnLimited + `)", f: true}
       elif (($error.message // "") | blank | not) then {m: $msg, c: ($error.message | oneline), f: true}
-      elif ($error.type // "") != "" then {m: $msg, c: "gemini: \($error.type) (code \($error.code | tojson))", f: true}
+      elif ($error.type // "") != "" and $error.code != null then {m: $msg, c: "gemini: \($error.type) (code \($error.code | tojson))", f: true}
+      elif ($error.type // "") != "" then {m: $msg, c: "gemini: \($error.type)", f: true}
       else {m: $msg, c: exitcause, f: true} end
     elif $rc != 0 then {m: $msg, c: exitcause, f: true}
-    elif ($parsed | not) then {m: "", c: unreadable("gemini"; "its JSON output"), f: true}
+    elif $g.events == 0 or $g.result == null then {m: "", c: unreadable("gemini"; "its JSON events"), f: true}
     else {m: $msg, c: "", f: false} end;`
 
-// geminiModelStats is one model's in gemini's .stats.models.
-type geminiModelStats struct {
-	API struct {
-		TotalRequests *int64 `json:"totalRequests"`
-	} `json:"api"`
-	Tokens struct {
-		Input      *int64 `json:"input"`
-		Prompt     *int64 `json:"prompt"`
-		Candidates *int64 `json:"candidates"`
-		Cached     *int64 `json:"cached"`
-		Thoughts   *int64 `json:"thoughts"`
-	} `json:"tokens"`
-}
-
-// SessionEnd is .session_id; it worked when it gave a response. Its usage,
-// summed over the models of .stats.models: the API requests as turns;
-// tokens.input (the prompt less what was read from the cache, else
-// tokens.prompt less tokens.cached), tokens.candidates and tokens.thoughts
-// as the output, tokens.cached as read from the cache. Gemini CLI reports
-// no cost, and no cache writes. Its error, on stdout or stderr, says
+// SessionEnd is the init event's session_id; it worked when the model
+// answered (text or a tool call). Its usage, from the result event, which
+// Gemini CLI prints however the session ends (at its turn cap too): the
+// model's answers as turns, counted in the stream; stats.input (the prompt
+// less what was read from the cache, else input_tokens less cached) as the
+// input, total_tokens less input_tokens (the answers and the model's
+// thinking, else output_tokens) as the output, cached as read from the
+// cache. Gemini CLI reports no cost, and no cache writes. Its error says
 // whether it stopped at its turn cap.
 func (gemini) SessionEnd(o Output) SessionEnd {
-	var out struct {
-		SessionID string       `json:"session_id"`
-		Response  *string      `json:"response"`
-		Error     *geminiError `json:"error"`
-		Stats     *struct {
-			Models map[string]geminiModelStats `json:"models"`
-		} `json:"stats"`
-	}
-	var errOut geminiOutput
-	turnLimited := jsonObject(o.Stderr, &errOut) && errOut.Error != nil && errOut.Error.Type == geminiTurnLimited
-	if !jsonObject(o.Stdout, &out) {
-		return SessionEnd{MaxTurns: turnLimited}
-	}
-	turnLimited = turnLimited || out.Error != nil && out.Error.Type == geminiTurnLimited
-	end := SessionEnd{ID: out.SessionID, MaxTurns: turnLimited, Worked: out.Response != nil && strings.TrimSpace(*out.Response) != ""}
-	if out.Stats == nil {
+	g := readGemini(o)
+	e := g.failedError()
+	end := SessionEnd{ID: g.id, MaxTurns: e != nil && e.Type == geminiTurnLimited, Worked: g.worked}
+	if g.result == nil || g.result.Stats == nil {
 		return end
 	}
-	for _, m := range out.Stats.Models {
-		t := m.Tokens
-		input := t.Input
-		if input == nil && t.Prompt != nil {
-			input = ir.Count(*t.Prompt)
-			if t.Cached != nil {
-				input = ir.Count(max(*t.Prompt-*t.Cached, 0))
-			}
+	st := g.result.Stats
+	input := st.Input
+	if input == nil && st.InputTokens != nil {
+		input = ir.Count(*st.InputTokens)
+		if st.Cached != nil {
+			input = ir.Count(max(*st.InputTokens-*st.Cached, 0))
 		}
-		end.Usage = end.Usage.Plus(ir.Usage{
-			Turns:           m.API.TotalRequests,
-			InputTokens:     input,
-			OutputTokens:    plus(t.Candidates, t.Thoughts),
-			CacheReadTokens: t.Cached,
-		})
+	}
+	output := st.OutputTokens
+	if st.TotalTokens != nil && st.InputTokens != nil {
+		output = ir.Count(max(*st.TotalTokens-*st.InputTokens, 0))
+	}
+	end.Usage = ir.Usage{InputTokens: input, OutputTokens: output, CacheReadTokens: st.Cached}
+	if g.turns > 0 {
+		end.Usage.Turns = ir.Count(g.turns)
 	}
 	return end
 }
@@ -250,16 +342,18 @@ func (gemini) SessionEnd(o Output) SessionEnd {
 // UsageJQ is SessionEnd's usage in jq.
 func (gemini) UsageJQ() (string, string) { return "usage_gemini", geminiUsageJQ }
 
-const geminiUsageJQ = `def usage_gemini:
-  ($out | object) as $o
-  | if ($o.stats.models? | type) != "object" then {}
-    else usage_sum($o.stats.models[] | (.tokens // {}) as $t
-      | {turns: .api.totalRequests?,
-         input_tokens: (if $t.input != null then $t.input
-                        elif ($t.prompt | type) == "number" and ($t.cached | type) == "number" then [$t.prompt - $t.cached, 0] | max
-                        else $t.prompt end),
-         output_tokens: usage_add($t.candidates; $t.thoughts), cache_read_tokens: $t.cached}
-      | usage_clean)
+const geminiUsageJQ = `def usage_gemini:` + geminiReadJQ + `
+  gemini_read as $g
+  | ($g.result.stats? // null) as $s
+  | if ($s | type) != "object" then {}
+    else {turns: (if $g.turns > 0 then $g.turns else null end),
+          input_tokens: (if $s.input != null then $s.input
+                         elif ($s.input_tokens | type) == "number" and ($s.cached | type) == "number" then [$s.input_tokens - $s.cached, 0] | max
+                         else $s.input_tokens end),
+          output_tokens: (if ($s.total_tokens | type) == "number" and ($s.input_tokens | type) == "number"
+                          then [$s.total_tokens - $s.input_tokens, 0] | max else $s.output_tokens end),
+          cache_read_tokens: $s.cached}
+      | usage_clean
     end;`
 
 // Login reads what Gemini CLI itself reads to choose how it authenticates

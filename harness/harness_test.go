@@ -26,7 +26,7 @@ func TestCommand(t *testing.T) {
 	const (
 		claudeWrite = `claude|-p|--output-format|json|--permission-mode|acceptEdits|--allowedTools=Bash|--settings|{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}`
 		codexWrite  = `codex|exec|--json|-o|/r/out.md|--sandbox|workspace-write|-c|allow_login_shell=false`
-		geminiWrite = `--output-format|json|--approval-mode|auto_edit|--policy|/f/gemini-write-policy.toml|--skip-trust`
+		geminiWrite = `--output-format|stream-json|--approval-mode|auto_edit|--policy|/f/gemini-write-policy.toml|--skip-trust`
 	)
 	for _, tc := range []struct {
 		harness string
@@ -94,11 +94,11 @@ func TestCommandAccess(t *testing.T) {
 		{"codex", "read", `codex|exec|--json|-o|/o|--sandbox|read-only|-c|allow_login_shell=false|-C|/w|-`, "", ""},
 		{"codex", "write", `codex|exec|--json|-o|/o|--sandbox|workspace-write|-c|allow_login_shell=false|-C|/w|-`, "", ""},
 		{"codex", "full", `codex|exec|--json|-o|/o|--sandbox|danger-full-access|-c|allow_login_shell=false|-C|/w|-`, "", ""},
-		{"gemini", "read", `gemini|-p||--output-format|json|--approval-mode|default|--policy|/f/gemini-read-policy.toml|--skip-trust`, "",
+		{"gemini", "read", `gemini|-p||--output-format|stream-json|--approval-mode|default|--policy|/f/gemini-read-policy.toml|--skip-trust`, "",
 			`gemini-read-policy.toml: commandPrefix = ["git log", "git diff", "git status", "ls"]`},
-		{"gemini", "write", `gemini|-p||--output-format|json|--approval-mode|auto_edit|--policy|/f/gemini-write-policy.toml|--skip-trust`, "",
+		{"gemini", "write", `gemini|-p||--output-format|stream-json|--approval-mode|auto_edit|--policy|/f/gemini-write-policy.toml|--skip-trust`, "",
 			`gemini-write-policy.toml: toolName = "run_shell_command"`},
-		{"gemini", "full", `gemini|-p||--output-format|json|--approval-mode|yolo|--skip-trust`, "", ""},
+		{"gemini", "full", `gemini|-p||--output-format|stream-json|--approval-mode|yolo|--skip-trust`, "", ""},
 		{"opencode", "read", `opencode|run|--format|json|--dir|/w`,
 			`OPENCODE_PERMISSION={"edit":"deny","bash":{"*":"deny","git log*":"allow","git diff*":"allow","git status*":"allow","ls*":"allow"},"external_directory":"deny"}`, ""},
 		{"opencode", "write", `opencode|run|--format|json|--dir|/w`, `OPENCODE_PERMISSION={"edit":"allow","bash":"allow","external_directory":"deny"}`, ""},

@@ -171,22 +171,18 @@ func finalCases(t *testing.T) []finalCase {
 			failed:  true,
 		},
 		{
+			// The model's text after its last tool call, as gemini's JSON
+			// output gives it.
 			name:    "gemini success",
 			harness: "gemini",
-			out: Output{Stdout: []byte(`{
-  "session_id": "c1d0a1d4-8f3a-4a55-9e86-2f0f6f6a9b10",
-  "response": "The capital of France is Paris.\n",
-  "stats": {
-    "models": {
-      "gemini-2.5-pro": {
-        "api": {"totalRequests": 1, "totalErrors": 0, "totalLatencyMs": 1834},
-        "tokens": {"prompt": 8123, "candidates": 9, "total": 8200, "cached": 0, "thoughts": 68, "tool": 0}
-      }
-    },
-    "tools": {"totalCalls": 0, "totalSuccess": 0, "totalFail": 0, "totalDurationMs": 0},
-    "files": {"totalLinesAdded": 0, "totalLinesRemoved": 0}
-  }
-}
+			out: Output{Stdout: []byte(`{"type":"init","timestamp":"2026-12-02T10:57:22.996Z","session_id":"c1d0a1d4-8f3a-4a55-9e86-2f0f6f6a9b10","model":"gemini-2.5-pro"}
+{"type":"message","timestamp":"2026-12-02T10:57:23.000Z","role":"user","content":"What is the capital of France?"}
+{"type":"message","timestamp":"2026-12-02T10:57:23.100Z","role":"assistant","content":"Let me check.","delta":true}
+{"type":"tool_use","timestamp":"2026-12-02T10:57:23.271Z","tool_name":"run_shell_command","tool_id":"t1","parameters":{"command":"cat capitals.txt"}}
+{"type":"tool_result","timestamp":"2026-12-02T10:57:23.970Z","tool_id":"t1","status":"success","output":"France: Paris"}
+{"type":"message","timestamp":"2026-12-02T10:57:23.980Z","role":"assistant","content":"The capital of France ","delta":true}
+{"type":"message","timestamp":"2026-12-02T10:57:23.981Z","role":"assistant","content":"is Paris.\n","delta":true}
+{"type":"result","timestamp":"2026-12-02T10:57:23.982Z","status":"success","stats":{"total_tokens":8200,"input_tokens":8123,"output_tokens":9,"cached":0,"input":8123,"duration_ms":986,"tool_calls":1}}
 `), Stderr: []byte("Loaded cached credentials.\n")},
 			message: "The capital of France is Paris.",
 		},
@@ -194,15 +190,47 @@ func finalCases(t *testing.T) []finalCase {
 			name:    "gemini no auth on stderr (real output)",
 			harness: "gemini",
 			out:     Output{Stderr: captured(t, "gemini-noauth.stderr"), ExitCode: 41},
-			cause:   "Please set an Auth method in your /tmp/rt/home/.gemini/settings.json or specify one of the following environment variables before running: GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_GENAI_USE_GCA",
+			cause:   "exit status 41: Please set an Auth method in your /tmp/rt/home/.gemini/settings.json or specify one of the following environment variables before running: GEMINI_API_KEY, GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_GENAI_USE_GCA",
 			failed:  true,
 		},
 		{
-			name:    "gemini error on stdout",
+			name:    "gemini at its turn cap (real output)",
 			harness: "gemini",
-			out:     Output{Stdout: []byte(`{"session_id":"s","error":{"type":"FatalTurnLimitedError","message":"Reached max session turns for this session.","code":53}}`), ExitCode: 53},
+			out:     Output{Stdout: captured(t, "gemini-capped.stdout"), ExitCode: 53},
 			cause:   "reached its max turns (FatalTurnLimitedError)",
 			failed:  true,
+		},
+		{
+			name:    "claude rate limited (real output)",
+			harness: "claude",
+			out:     Output{Stdout: captured(t, "claude-ratelimited.stdout"), ExitCode: 1},
+			cause:   "API Error: Request rejected (429) · RATE-LIMITED-by-double",
+			failed:  true,
+		},
+		{
+			name:    "claude at its turn cap (real output)",
+			harness: "claude",
+			out:     Output{Stdout: captured(t, "claude-capped.stdout"), ExitCode: 1},
+			cause:   "Reached maximum number of turns (2)",
+			failed:  true,
+		},
+		{
+			name:    "gemini rate limited (real output)",
+			harness: "gemini",
+			out:     Output{Stdout: captured(t, "gemini-ratelimited.stdout"), ExitCode: 1},
+			cause:   "[API Error: RATE-LIMITED-by-double Please retry in 30s. Suggested retry after 30s.] Please wait and try again later. To increase your limits, request a quota increase through AI Studio, or switch to another /auth method",
+			failed:  true,
+		},
+		{
+			name:    "gemini stream ended by an error",
+			harness: "gemini",
+			out: Output{Stdout: []byte(`{"type":"init","session_id":"s"}
+{"type":"error","severity":"warning","message":"slow"}
+{"type":"error","severity":"error","message":"Model stream ended with an empty response."}
+{"type":"result","status":"error","stats":{"total_tokens":10,"input_tokens":10,"output_tokens":0}}
+`)},
+			cause:  "Model stream ended with an empty response.",
+			failed: true,
 		},
 		{
 			name:    "gemini error with no message",
@@ -222,7 +250,7 @@ func finalCases(t *testing.T) []finalCase {
 			name:    "gemini text instead of JSON",
 			harness: "gemini",
 			out:     Output{Stdout: []byte("Paris.\n")},
-			cause:   `gemini printed "Paris.", not its JSON output`,
+			cause:   `gemini printed "Paris.", not its JSON events`,
 			failed:  true,
 		},
 		{

@@ -57,8 +57,8 @@ func TestUsage(t *testing.T) {
 		},
 		{
 			"gemini",
-			`{"turns":2,"input_tokens":20659,"output_tokens":20,"cache_read_tokens":8}`,
-			`{"turns":1,"input_tokens":10439,"output_tokens":10,"cache_read_tokens":4}`,
+			`{"turns":2,"input_tokens":20660,"output_tokens":20,"cache_read_tokens":8}`,
+			`{"turns":1,"input_tokens":10440,"output_tokens":10,"cache_read_tokens":4}`,
 			"",
 		},
 		{
@@ -132,7 +132,8 @@ func TestUsageAbsent(t *testing.T) {
 		{"claude", `not json`, `{}`},
 		{"codex", "{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"turn.failed\",\"error\":{\"message\":\"401\"}}\n", `{}`},
 		{"codex", "{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":24763,\"output_tokens\":122}}\n", `{"turns":1,"input_tokens":24763,"output_tokens":122}`},
-		{"gemini", "{\"session_id\":\"g\",\"response\":\"ok\"}", `{}`},
+		{"gemini", "{\"type\":\"init\",\"session_id\":\"g\"}\n{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"ok\"}\n{\"type\":\"result\",\"status\":\"success\"}\n", `{}`},
+		{"gemini", "{\"type\":\"result\",\"status\":\"error\",\"stats\":{\"input_tokens\":100,\"cached\":30,\"output_tokens\":5}}\n", `{"input_tokens":70,"output_tokens":5,"cache_read_tokens":30}`},
 		{"opencode", "{\"type\":\"step_finish\",\"part\":{\"tokens\":{\"input\":5}}}\n", `{"turns":1,"input_tokens":5}`},
 		{"opencode", "{\"type\":\"text\",\"part\":{\"text\":\"ok\"}}\n", `{}`},
 		// A request that spent tokens at a cost of 0 or none: a model
@@ -232,8 +233,9 @@ func TestUsageJQ(t *testing.T) {
 		{"claude", "not json"},
 		{"codex", "{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":24763,\"output_tokens\":122}}\n"},
 		{"codex", "{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n"},
-		{"gemini", "{\"session_id\":\"g\",\"response\":\"ok\"}"},
-		{"gemini", "{\"response\":\"ok\",\"stats\":{\"models\":{\"a\":{\"api\":{\"totalRequests\":2},\"tokens\":{\"prompt\":100,\"cached\":30,\"candidates\":5}},\"b\":{\"tokens\":{\"prompt\":7,\"thoughts\":3}}}}}"},
+		{"gemini", "{\"type\":\"init\",\"session_id\":\"g\"}\n{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"ok\"}\n"},
+		{"gemini", "{\"type\":\"tool_use\"}\n{\"type\":\"tool_use\"}\n{\"type\":\"tool_result\"}\n{\"type\":\"message\",\"role\":\"assistant\",\"content\":\"ok\"}\n{\"type\":\"result\",\"status\":\"success\",\"stats\":{\"total_tokens\":120,\"input_tokens\":100,\"cached\":30,\"output_tokens\":5}}\n"},
+		{"gemini", "{\"type\":\"result\",\"status\":\"error\",\"stats\":{\"total_tokens\":107,\"input_tokens\":100,\"input\":90,\"cached\":10}}\n"},
 		{"opencode", "{\"type\":\"step_finish\",\"part\":{\"tokens\":{\"input\":5}}}\n{\"type\":\"step_finish\",\"part\":{\"cost\":0.1,\"tokens\":{\"output\":1,\"reasoning\":2}}}\n{\"type\":\"step_finish\",\"part\":{\"cost\":0.2}}\n"},
 		{"opencode", "{\"type\":\"text\",\"part\":{\"text\":\"ok\"}}\n"},
 		{"opencode", "{\"type\":\"step_finish\",\"part\":{\"cost\":0.1,\"tokens\":{\"input\":5}}}\n{\"type\":\"step_finish\",\"part\":{\"cost\":0,\"tokens\":{\"cache\":{\"read\":3}}}}\n"},

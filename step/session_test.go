@@ -124,7 +124,7 @@ func TestRunSessionFakes(t *testing.T) {
 		{"codex", "gpt-5-codex", "max", []string{"-m\ngpt-5-codex\n", "-c\nmodel_reasoning_effort=xhigh\n", "--sandbox\nworkspace-write\n"},
 			"unexpected status 401 Unauthorized: Missing bearer or basic authentication in header", 1},
 		{"gemini", "gemini-2.5-pro", "", []string{"-m\ngemini-2.5-pro\n", "--approval-mode\nauto_edit\n"},
-			"Please set an Auth method in your ", 41},
+			"exit status 41: Please set an Auth method in your ", 41},
 		{"opencode", "anthropic/claude-sonnet-4-5", "low", []string{"-m\nanthropic/claude-sonnet-4-5\n", "--variant\nminimal\n", "--format\njson\n"},
 			"Unexpected server error. Check server logs for details.", 1},
 	} {
@@ -206,7 +206,7 @@ func TestRunSessionTraceMarksStderr(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(trace), `{"stderr":"  \"error\": {"}`+"\n") {
+	if !strings.Contains(string(trace), `{"stderr":"Please set an Auth method in your `) {
 		t.Errorf("stderr is not marked in the trace:\n%s", trace)
 	}
 }

@@ -1264,30 +1264,62 @@ def usage_codex:
       | usage_clean
     end;
 def gemini:
-  ($out | object) as $o
-  | ($o != null and ($o.response != null or $o.error != null)) as $parsed
-  | (if ($parsed | not) or $o.error == null
-     then (($err | object) as $e | if $e != null and $e.error != null then $e.error else $o.error? end)
-     else $o.error end) as $error
-  | (if $o.response? != null then ($o.response | trimend) else "" end) as $msg
+  def gemini_read:
+  ($out | events) as $ev
+  | (reduce $ev[] as $e ({id: "", msg: "", worked: false, turns: 0, answering: false, result: null, failure: ""};
+      if $e.type == "init" then .id = ($e.session_id // "")
+      elif ($e.type == "message" and $e.role == "assistant") or $e.type == "tool_use" then
+        .worked = true
+        | (if .answering then . else .answering = true | .turns += 1 end)
+        | (if $e.type == "tool_use" then .msg = "" else .msg += ($e.content // "") end)
+      elif $e.type == "tool_result" then .answering = false
+      elif $e.type == "error" and $e.severity == "error" then .failure = ($e.message // "")
+      elif $e.type == "result" then .result = $e
+      else . end)) as $g
+  | $g + {events: ($ev | length),
+          errout: (if ($ev | length) > 0 then null
+                   else [($out | object), ($err | object)] | map(select(. != null and .error != null) | .error) | first end)};
+  gemini_read as $g
+  | ($g.msg | trimend) as $msg
+  | (if $g.result != null and $g.result.status == "error"
+     then ($g.result.error // {type: "error", message: $g.failure})
+     else $g.errout end) as $error
   | if $error != null then
       if $error.type? == "FatalTurnLimitedError" then {m: $msg, c: "reached its max turns (FatalTurnLimitedError)", f: true}
       elif (($error.message // "") | blank | not) then {m: $msg, c: ($error.message | oneline), f: true}
-      elif ($error.type // "") != "" then {m: $msg, c: "gemini: \($error.type) (code \($error.code | tojson))", f: true}
+      elif ($error.type // "") != "" and $error.code != null then {m: $msg, c: "gemini: \($error.type) (code \($error.code | tojson))", f: true}
+      elif ($error.type // "") != "" then {m: $msg, c: "gemini: \($error.type)", f: true}
       else {m: $msg, c: exitcause, f: true} end
     elif $rc != 0 then {m: $msg, c: exitcause, f: true}
-    elif ($parsed | not) then {m: "", c: unreadable("gemini"; "its JSON output"), f: true}
+    elif $g.events == 0 or $g.result == null then {m: "", c: unreadable("gemini"; "its JSON events"), f: true}
     else {m: $msg, c: "", f: false} end;
 def usage_gemini:
-  ($out | object) as $o
-  | if ($o.stats.models? | type) != "object" then {}
-    else usage_sum($o.stats.models[] | (.tokens // {}) as $t
-      | {turns: .api.totalRequests?,
-         input_tokens: (if $t.input != null then $t.input
-                        elif ($t.prompt | type) == "number" and ($t.cached | type) == "number" then [$t.prompt - $t.cached, 0] | max
-                        else $t.prompt end),
-         output_tokens: usage_add($t.candidates; $t.thoughts), cache_read_tokens: $t.cached}
-      | usage_clean)
+  def gemini_read:
+  ($out | events) as $ev
+  | (reduce $ev[] as $e ({id: "", msg: "", worked: false, turns: 0, answering: false, result: null, failure: ""};
+      if $e.type == "init" then .id = ($e.session_id // "")
+      elif ($e.type == "message" and $e.role == "assistant") or $e.type == "tool_use" then
+        .worked = true
+        | (if .answering then . else .answering = true | .turns += 1 end)
+        | (if $e.type == "tool_use" then .msg = "" else .msg += ($e.content // "") end)
+      elif $e.type == "tool_result" then .answering = false
+      elif $e.type == "error" and $e.severity == "error" then .failure = ($e.message // "")
+      elif $e.type == "result" then .result = $e
+      else . end)) as $g
+  | $g + {events: ($ev | length),
+          errout: (if ($ev | length) > 0 then null
+                   else [($out | object), ($err | object)] | map(select(. != null and .error != null) | .error) | first end)};
+  gemini_read as $g
+  | ($g.result.stats? // null) as $s
+  | if ($s | type) != "object" then {}
+    else {turns: (if $g.turns > 0 then $g.turns else null end),
+          input_tokens: (if $s.input != null then $s.input
+                         elif ($s.input_tokens | type) == "number" and ($s.cached | type) == "number" then [$s.input_tokens - $s.cached, 0] | max
+                         else $s.input_tokens end),
+          output_tokens: (if ($s.total_tokens | type) == "number" and ($s.input_tokens | type) == "number"
+                          then [$s.total_tokens - $s.input_tokens, 0] | max else $s.output_tokens end),
+          cache_read_tokens: $s.cached}
+      | usage_clean
     end;
 def opencode:
   ($out | events) as $ev

@@ -195,7 +195,7 @@ var agents = []agent{
 			return []string{"GOOGLE_GEMINI_BASE_URL=" + d.URL, "GEMINI_API_KEY=sk-modeldouble"}
 		},
 		argv: func(d *Server, s session) []string {
-			a := []string{"gemini", "-p", "", "-m", "gemini-2.5-pro", "--output-format", "json", "--skip-trust"}
+			a := []string{"gemini", "-p", "", "-m", "gemini-2.5-pro", "--output-format", "stream-json", "--skip-trust"}
 			switch s.access {
 			case "read":
 				a = append(a, "--approval-mode", "default")
@@ -211,12 +211,28 @@ var agents = []agent{
 		},
 		stdin: true,
 		result: func(_ session, stdout []byte) (string, string) {
-			var r struct {
-				Response  string `json:"response"`
-				SessionID string `json:"session_id"`
+			// The model's text after its last tool call, as cairn reads it.
+			var message, id string
+			for _, line := range bytes.Split(stdout, []byte("\n")) {
+				var e struct {
+					Type      string `json:"type"`
+					Role      string `json:"role"`
+					Content   string `json:"content"`
+					SessionID string `json:"session_id"`
+				}
+				if json.Unmarshal(line, &e) != nil {
+					continue
+				}
+				switch {
+				case e.Type == "init":
+					id = e.SessionID
+				case e.Type == "tool_use":
+					message = ""
+				case e.Type == "message" && e.Role == "assistant":
+					message += e.Content
+				}
 			}
-			json.Unmarshal(lastJSON(stdout), &r)
-			return r.Response, r.SessionID
+			return message, id
 		},
 		// Its sandbox is a container (docker or podman) with an image
 		// pulled from the network.
