@@ -5,7 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
+	"time"
 
 	"github.com/cairn-dev/cairn/ir"
 )
@@ -198,10 +201,17 @@ type codexUsage struct {
 // thread's include the earlier runs'). Codex counts the cached input in
 // input_tokens: the input tokens here are those less cached_input_tokens,
 // read from the cache. It reports no cost.
+//
+// A turn that never completed (cairn stopped it at its turn cap, or a
+// signal ended codex) printed no usage: codex wrote it to its session file
+// only, $CODEX_HOME/sessions/…/rollout-…-THREAD.jsonl, as the token_count
+// events of the model's answers it had read, each with the thread's total
+// so far. That turn counts, with the last total.
 func (codex) SessionEnd(o Output) SessionEnd {
 	var (
 		end   SessionEnd
 		turns int64
+		open  bool
 	)
 	for line := range strings.Lines(string(o.Stdout)) {
 		var e struct {
@@ -215,28 +225,94 @@ func (codex) SessionEnd(o Output) SessionEnd {
 		switch e.Type {
 		case "thread.started":
 			end.ID = e.ThreadID
+		case "turn.started":
+			open = true
+		case "turn.failed":
+			open = false
 		case "item.completed":
 			end.Worked = true
 		case "turn.completed":
+			open = false
 			end.Worked = true
 			turns++
 			if u := e.Usage; u != nil {
-				end.Total = ir.Usage{
-					InputTokens:      u.InputTokens,
-					OutputTokens:     u.OutputTokens,
-					CacheReadTokens:  u.CachedInput,
-					CacheWriteTokens: u.CacheWrite,
-				}
-				if u.InputTokens != nil && u.CachedInput != nil {
-					end.Total.InputTokens = ir.Count(max(*u.InputTokens-*u.CachedInput, 0))
-				}
+				end.Total = u.total()
 			}
+		}
+	}
+	if open {
+		if u := codexSessionUsage(o.Env, end.ID); u != nil {
+			turns++
+			end.Total = u.total()
 		}
 	}
 	if turns > 0 {
 		end.Usage.Turns = ir.Count(turns)
 	}
 	return end
+}
+
+// total is u in cairn's terms: the input less what was read from the cache.
+func (u codexUsage) total() ir.Usage {
+	t := ir.Usage{
+		InputTokens:      u.InputTokens,
+		OutputTokens:     u.OutputTokens,
+		CacheReadTokens:  u.CachedInput,
+		CacheWriteTokens: u.CacheWrite,
+	}
+	if u.InputTokens != nil && u.CachedInput != nil {
+		t.InputTokens = ir.Count(max(*u.InputTokens-*u.CachedInput, 0))
+	}
+	return t
+}
+
+// codexThreadID is the shape of a thread's id, which names its session
+// file.
+var codexThreadID = regexp.MustCompile(`^[0-9A-Za-z-]+$`)
+
+// codexSessionUsage is the thread's total usage in the last token_count
+// event of its session file, under CODEX_HOME (else ~/.codex) in env; nil
+// when there is none.
+func codexSessionUsage(env []string, thread string) *codexUsage {
+	home := environ(env).get("CODEX_HOME")
+	if home == "" && environ(env).get("HOME") != "" {
+		home = filepath.Join(environ(env).get("HOME"), ".codex")
+	}
+	if home == "" || !codexThreadID.MatchString(thread) {
+		return nil
+	}
+	// A thread resumed on another day may have a file of each day: the
+	// newest is this run's.
+	files, _ := filepath.Glob(filepath.Join(home, "sessions", "*", "*", "*", "rollout-*-"+thread+".jsonl"))
+	newest, newestTime := "", time.Time{}
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() && !fi.ModTime().Before(newestTime) {
+			newest, newestTime = f, fi.ModTime()
+		}
+	}
+	b, err := os.ReadFile(newest)
+	if newest == "" || err != nil {
+		return nil
+	}
+	var last *codexUsage
+	for line := range strings.Lines(string(b)) {
+		var e struct {
+			Type    string `json:"type"`
+			Payload struct {
+				Type string `json:"type"`
+				Info *struct {
+					Total *codexUsage `json:"total_token_usage"`
+				} `json:"info"`
+			} `json:"payload"`
+		}
+		if json.Unmarshal([]byte(line), &e) != nil || e.Type != "event_msg" || e.Payload.Type != "token_count" || e.Payload.Info == nil {
+			continue
+		}
+		if e.Payload.Info.Total != nil {
+			last = e.Payload.Info.Total
+		}
+	}
+	return last
 }
 
 // UsageJQ is SessionEnd's usage in jq.

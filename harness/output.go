@@ -13,11 +13,14 @@ import (
 
 // Output is what a session's agent CLI left behind: its standard output and
 // error, its exit code (-1 when a signal ended it), and the file a harness
-// that writes its final message to a file (codex) was told to write.
+// that writes its final message to a file (codex) was told to write. Env is
+// the environment it ran in, where a CLI that keeps its sessions in files
+// of its own (codex's CODEX_HOME) finds them; nil when unknown.
 type Output struct {
 	Stdout, Stderr []byte
 	ExitCode       int
 	OutputFile     string
+	Env            []string
 }
 
 // maxCause is how many characters of an agent's own words a cause keeps.

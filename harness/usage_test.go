@@ -243,7 +243,7 @@ func TestUsageJQ(t *testing.T) {
 		{"opencode", string(captured(t, "opencode-unpriced.stdout"))},
 	}
 	for _, name := range []string{"claude", "codex", "gemini", "opencode"} {
-		for _, sample := range []string{"-usage.stdout", "-resumed.stdout"} {
+		for _, sample := range []string{"-usage.stdout", "-resumed.stdout", "-capped.stdout"} {
 			cases = append(cases, struct{ harness, out string }{name, string(captured(t, name+sample))})
 		}
 	}
@@ -266,6 +266,46 @@ func TestUsageJQ(t *testing.T) {
 		want := usageOf(t, end.Used(nil)) + "\n" + strconv.FormatBool(end.Budget)
 		if string(bytes.TrimSpace(got)) != want {
 			t.Errorf("%s %d: jq (usage, then budget)\n got %s\nwant %s", tc.harness, i, bytes.TrimSpace(got), want)
+		}
+	}
+}
+
+// TestUsageCapped reads the usage of sessions stopped at a turn cap of 2
+// (real output, TestRealSessionsTurnCapUsage): all that each CLI reported
+// up to then. Claude and gemini stop themselves and say so; cairn stops
+// codex and opencode as a third turn starts. Codex printed no usage for
+// its unfinished turn: it is read from its session file under CODEX_HOME
+// (and is none without it); opencode's step_finish events are there.
+func TestUsageCapped(t *testing.T) {
+	codexHome := t.TempDir()
+	thread := "01a2366f-2830-73a2-a66a-86de5493c9b7"
+	rollout := filepath.Join(codexHome, "sessions", "2026", "12", "02", "rollout-2026-12-02T11-06-12-"+thread+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(rollout), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rollout, captured(t, "codex-capped.rollout.jsonl"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := testRegistry()
+	for _, tc := range []struct {
+		harness  string
+		env      []string
+		maxTurns bool
+		want     string
+	}{
+		{"claude", nil, true, `{"turns":3,"input_tokens":30401,"output_tokens":20,"cache_read_tokens":8,"cache_write_tokens":4,"cost_usd":0.061012800000000006}`},
+		{"gemini", nil, true, `{"turns":2,"input_tokens":21387,"output_tokens":20,"cache_read_tokens":8}`},
+		{"codex", []string{"CODEX_HOME=" + codexHome}, false, `{"turns":1,"input_tokens":20547,"output_tokens":20,"cache_read_tokens":8,"cache_write_tokens":0}`},
+		{"codex", []string{"HOME=" + t.TempDir()}, false, `{}`},
+		{"opencode", nil, false, `{"turns":2,"input_tokens":16200,"output_tokens":20,"cache_read_tokens":8,"cache_write_tokens":0}`},
+	} {
+		h, _ := r.Lookup(tc.harness)
+		end := h.SessionEnd(Output{Stdout: captured(t, tc.harness+"-capped.stdout"), ExitCode: -1, Env: tc.env})
+		if got := usageOf(t, end.Used(nil)); got != tc.want {
+			t.Errorf("%s %q: Used\n got %s\nwant %s", tc.harness, tc.env, got, tc.want)
+		}
+		if end.MaxTurns != tc.maxTurns || !end.Worked || end.ID == "" {
+			t.Errorf("%s: SessionEnd = %+v; want MaxTurns %v, Worked and an id", tc.harness, end, tc.maxTurns)
 		}
 	}
 }

@@ -231,3 +231,101 @@ func writeFile(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestRealSessionsTurnCapUsage: a session stopped at its turn cap (max_turns
+// = 2, a model that calls a tool at every turn) records what its CLI
+// reported it used up to then: for claude and gemini, which stop at the cap
+// themselves, all that the model double billed (see reported for codex and
+// opencode). With CAIRN_USAGE_SAMPLES=DIR each CLI's output is kept as
+// DIR/NAME-capped.stdout, the samples the harness tests read.
+func TestRealSessionsTurnCapUsage(t *testing.T) {
+	bin := realSessionsBin(t)
+	t.Parallel()
+	for _, cli := range realCLIs {
+		t.Run(cli.name, func(t *testing.T) {
+			t.Parallel()
+			realSlots <- struct{}{}
+			defer func() { <-realSlots }()
+			d := modeldouble.New(modeldouble.Forever(modeldouble.Shell("echo again")))
+			defer d.Close()
+			home := realHome(t)
+			w := newRealWork(t, bin, home, cli.endpoint(t, home, d.URL))
+			r := w.run(t, "run", w.process(t, "capped", oneCLI{cli.name, cli.model}))
+			logDouble(t, cli.name, d)
+
+			s := r.step(t, "loop")
+			if r.code != 1 || s.Outcome != record.Failed || !turnLimit.MatchString(s.Cause) {
+				t.Errorf("exit %d, step %s, cause %q; want 1, failed at the turn limit", r.code, s.Outcome, s.Cause)
+			}
+			trace, err := os.ReadFile(filepath.Join(r.dir, s.Trace))
+			if err != nil {
+				t.Fatal(err)
+			}
+			save(t, cli.name+"-capped.stdout", stdoutOf(trace))
+			if cli.name == "codex" {
+				// Where codex keeps what it reported of the unfinished turn.
+				rollouts, _ := filepath.Glob(filepath.Join(home, ".codex", "sessions", "*", "*", "*", "rollout-*.jsonl"))
+				if len(rollouts) != 1 {
+					t.Fatalf("codex session files: %q; want one", rollouts)
+				}
+				b, err := os.ReadFile(rollouts[0])
+				if err != nil {
+					t.Fatal(err)
+				}
+				save(t, "codex-capped.rollout.jsonl", b)
+			}
+			billed := reported(cli.name, d, 2)
+			got, _ := json.Marshal(s.Usage)
+			t.Logf("%s: usage %s; the double billed %+v, the CLI reported %+v, over %d turns", cli.name, got, d.Billed(), billed, len(d.Turns()))
+			if s.Usage.Turns == nil || *s.Usage.Turns == 0 {
+				t.Errorf("%s: no turns recorded", cli.name)
+			}
+			for _, f := range []struct {
+				name string
+				got  *int64
+				want int64
+			}{
+				{"input", s.Usage.InputTokens, billed.InputTokens},
+				{"output", s.Usage.OutputTokens, billed.OutputTokens},
+				{"cache read", s.Usage.CacheReadTokens, billed.CacheReadTokens},
+				{"cache write", s.Usage.CacheWriteTokens, billed.CacheWriteTokens},
+			} {
+				if got := valueOf(f.got); got != f.want {
+					t.Errorf("%s: %s tokens %d recorded; the CLI was billed %d", cli.name, f.name, got, f.want)
+				}
+			}
+		})
+	}
+}
+
+// reported is what a CLI stopped at its turn cap of maxTurns had been
+// billed for and reported: every answer of the double, but, for a CLI
+// cairn stops itself (codex and opencode count no turns of their own), the
+// answers of the first maxTurns turns only: cairn stops the CLI as the next
+// answer's tool call starts, before the CLI records what that answer used
+// (codex in its session file once the answer ends, opencode in its
+// step_finish event). Opencode's events report none of its side requests
+// (the session's title).
+func reported(cli string, d *modeldouble.Server, maxTurns int) modeldouble.Usage {
+	stopped := cli == "codex" || cli == "opencode"
+	var u modeldouble.Usage
+	turns := 0
+	for _, r := range d.Requests() {
+		if r.Turn >= 0 {
+			turns++
+		}
+		if stopped && turns > maxTurns || cli == "opencode" && r.Turn < 0 {
+			continue
+		}
+		u = u.Plus(r.Billed)
+	}
+	return u
+}
+
+// valueOf is *n, or 0 for a figure not reported.
+func valueOf(n *int64) int64 {
+	if n == nil {
+		return 0
+	}
+	return *n
+}
