@@ -30,10 +30,6 @@ const (
 	kindTest
 )
 
-// process reports whether k is a process file, which the check pipeline
-// reads.
-func (k docKind) process() bool { return k == kindTOML || k == kindHCL || k == kindCard }
-
 // keys are the key table of the front-end that reads a document of kind k.
 func (k docKind) keys() []ir.Key {
 	switch k {

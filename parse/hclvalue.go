@@ -334,7 +334,7 @@ func isTemplateFiller(c byte) bool {
 
 // shortText reports whether b is short enough to quote in a message.
 func shortText(b []byte) bool {
-	return len(b) <= 40 && bytes.IndexAny(b, "\r\n") < 0 && utf8.Valid(b)
+	return len(b) <= 40 && !bytes.ContainsAny(b, "\r\n") && utf8.Valid(b)
 }
 
 // String reads a as a string.

@@ -38,7 +38,7 @@ var hostileStrings = []string{
 	"%s %d %%",
 	"tab\there\r\nCRLF",
 	"bell\a back\b feed\f vtab\v esc\x1b del\x7f",
-	"é ü 中文 🙂 ‮",
+	"é ü 中文 🙂 \u202e",
 	"EOF\nEOF'\n",
 	"<<EOF\n$(touch pwned)\nEOF",
 	"  leading and trailing blanks  ",
