@@ -9,15 +9,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/cairn-dev/cairn/internal/text"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/templates"
+	"golang.org/x/term"
 )
 
 // Progress shows a run's steps on stderr as they start and end. On a
@@ -381,10 +380,8 @@ func terminalWidth(w io.Writer) int {
 		return n
 	}
 	if f, ok := w.(*os.File); ok {
-		var ws struct{ rows, cols, x, y uint16 }
-		_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), uintptr(syscall.TIOCGWINSZ), uintptr(unsafe.Pointer(&ws)))
-		if errno == 0 && ws.cols > 0 {
-			return int(ws.cols)
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
 		}
 	}
 	return 80

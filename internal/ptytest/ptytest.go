@@ -1,0 +1,3 @@
+// Package ptytest opens pseudo-terminals for tests of what cairn does on a
+// terminal.
+package ptytest
