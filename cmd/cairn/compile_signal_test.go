@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/internal/ptytest"
 	"github.com/cairn-dev/cairn/record"
 )
 
@@ -106,7 +107,7 @@ func (w *signalWork) start(t *testing.T, name string, terminal bool) *scriptRun 
 	r.cmd.Dir, r.cmd.Env = w.repo, w.env
 	var slave *os.File
 	if terminal {
-		r.master, slave = openPty(t)
+		r.master, slave = ptytest.Open(t)
 		r.cmd.Stdin, r.cmd.Stdout, r.cmd.Stderr = slave, slave, slave
 		r.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 	} else {

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/internal/ptytest"
 )
 
 // hostileScript prints what a terminal acts on rather than shows: an OSC
@@ -131,8 +133,7 @@ func wantShown(t *testing.T, what string, screen []byte, shown ...string) {
 // the terminal sends it on, \r\n) and its exit code.
 func cairnOnPty(t *testing.T, dir string, args ...string) ([]byte, int) {
 	t.Helper()
-	master, tty := openPty(t)
-	defer master.Close()
+	master, tty := ptytest.Open(t)
 	cmd := exec.Command("cairn", args...)
 	cmd.Dir, cmd.Env = dir, append(environ(t, dir), "TERM=xterm", "COLUMNS=300")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -10,7 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unsafe"
+
+	"github.com/cairn-dev/cairn/internal/ptytest"
 )
 
 // TestRunCtrlC types Ctrl-C at the terminal cairn runs in, a real pty (the
@@ -49,7 +49,7 @@ while :; do wait || :; done`,
 				".gitignore": "/home/\n",
 			})
 			gitRepo(t, dir)
-			master, tty := openPty(t)
+			master, tty := ptytest.Open(t)
 			cmd := exec.Command("cairn", "run", "slow.toml")
 			cmd.Dir, cmd.Env = dir, append(environ(t, dir), "TERM=xterm")
 			cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
@@ -115,9 +115,7 @@ while :; do wait || :; done`,
 // TERM is dumb; terminal, which also decides whether JSON is indented, says
 // yes for a pseudo-terminal and no for /dev/null, a character device too.
 func TestColorOnTerminal(t *testing.T) {
-	master, tty := openPty(t)
-	defer master.Close()
-	defer tty.Close()
+	_, tty := ptytest.Open(t)
 	for _, tc := range []struct {
 		name, noColor, term string
 		want                bool
@@ -145,39 +143,6 @@ func TestColorOnTerminal(t *testing.T) {
 	if terminal(dev) {
 		t.Errorf("%s is taken for a terminal", os.DevNull)
 	}
-}
-
-// openPty opens a new pseudo-terminal: its master, and its terminal.
-func openPty(t *testing.T) (master, tty *os.File) {
-	t.Helper()
-	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
-	}
-	var unlock int32
-	if err := ioctl(master, syscall.TIOCSPTLCK, unsafe.Pointer(&unlock)); err != nil {
-		master.Close()
-		t.Fatalf("unlock the pty: %v", err)
-	}
-	var n uint32
-	if err := ioctl(master, syscall.TIOCGPTN, unsafe.Pointer(&n)); err != nil {
-		master.Close()
-		t.Fatalf("name the pty: %v", err)
-	}
-	tty, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
-	if err != nil {
-		master.Close()
-		t.Fatalf("open the pty: %v", err)
-	}
-	return master, tty
-}
-
-// ioctl calls ioctl(2) on f with a pointer argument.
-func ioctl(f *os.File, req uintptr, arg unsafe.Pointer) error {
-	if _, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), req, uintptr(arg)); errno != 0 {
-		return errno
-	}
-	return nil
 }
 
 // typeCtrlC types Ctrl-C at the terminal whose master is master.
