@@ -41,7 +41,7 @@ func (h *Harness) Sandbox(access string, env []string, checked bool) ir.PlanSand
 		}
 	}
 	if len(missing) > 0 {
-		return ir.PlanSandbox{Detail: fmt.Sprintf("none: %s needs %s on PATH, and %s not", sb.Name, needs, isAre(missing))}
+		return ir.PlanSandbox{Detail: fmt.Sprintf("none: %s needs %s, and %s not on PATH", sb.Name, needs, isAre(missing))}
 	}
 	return ir.PlanSandbox{Active: true, Detail: fmt.Sprintf("%s (%s on PATH)", sb.Name, needs)}
 }

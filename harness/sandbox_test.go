@@ -30,8 +30,8 @@ func TestSandbox(t *testing.T) {
 	}{
 		{"claude", "write", env(both), true, ir.PlanSandbox{Active: true, Detail: "claude's sandbox (bwrap and socat on PATH)"}},
 		{"claude", "", env(both), true, ir.PlanSandbox{Active: true, Detail: "claude's sandbox (bwrap and socat on PATH)"}},
-		{"claude", "write", env(one), true, ir.PlanSandbox{Detail: "none: claude's sandbox needs bwrap and socat on PATH, and socat is not"}},
-		{"claude", "write", env(none), true, ir.PlanSandbox{Detail: "none: claude's sandbox needs bwrap and socat on PATH, and bwrap and socat are not"}},
+		{"claude", "write", env(one), true, ir.PlanSandbox{Detail: "none: claude's sandbox needs bwrap and socat, and socat is not on PATH"}},
+		{"claude", "write", env(none), true, ir.PlanSandbox{Detail: "none: claude's sandbox needs bwrap and socat, and bwrap and socat are not on PATH"}},
 		{"claude", "write", env(both), false, ir.PlanSandbox{Detail: "not checked: claude's sandbox needs bwrap and socat on PATH"}},
 		{"claude", "read", env(both), true, ir.PlanSandbox{Detail: "none: claude has no sandbox for read access"}},
 		{"claude", "full", env(both), true, ir.PlanSandbox{Detail: "none: full access is not confined"}},
