@@ -114,13 +114,17 @@ type Notify struct {
 
 // Home is cairn's home folder: $CAIRN_HOME, else ~/.cairn; ResolveHome has
 // made $CAIRN_HOME absolute at start. dir is the directory cairn works in,
-// -C's ("" for the process's working directory). Without one, a home inside
-// the working directory is given relative to it, as short to print as the
-// user wrote it; with one, it is absolute, since a relative name is opened
-// from the process's working directory, which -C does not move.
-func Home(dir string) string {
+// -C's ("" for the process's working directory), and inRepo says whether it
+// is in a git repository. In a repository and without -C, a home inside the
+// working directory is given relative to it, as short to print as the user
+// wrote it and as the repository's own files are printed. Otherwise it is
+// absolute: with -C, since a relative name is opened from the process's
+// working directory, which -C does not move; outside a repository, since
+// the home's files are the same wherever cairn runs, and a name relative to
+// where it happened to run would read as a file of that folder.
+func Home(dir string, inRepo bool) string {
 	if h := os.Getenv("CAIRN_HOME"); h != "" {
-		if wd, err := os.Getwd(); err == nil && dir == "" && filepath.IsAbs(h) {
+		if wd, err := os.Getwd(); err == nil && dir == "" && inRepo && filepath.IsAbs(h) {
 			if rel, err := filepath.Rel(wd, h); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 				return rel
 			}

@@ -66,7 +66,7 @@ func Open(dir string, o Options) *Workspace {
 
 // open is Open on repo, the repository holding dir, nil when there is none.
 func open(dir string, o Options, repo *git.Repo) *Workspace {
-	home := config.Home(dir)
+	home := config.Home(dir, repo != nil)
 	cfg, diags := config.Load(home)
 	if cfg == nil {
 		cfg = &config.Config{}

@@ -117,7 +117,7 @@ func (s *server) shutdownRequest(*glsp.Context) error {
 
 // home is $CAIRN_HOME as a file's folder sees it.
 func home(path string) string {
-	return config.Home(filepath.Dir(path))
+	return config.Home(filepath.Dir(path), false)
 }
 
 func (s *server) didOpen(_ *glsp.Context, p *protocol.DidOpenTextDocumentParams) error {

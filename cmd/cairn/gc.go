@@ -29,7 +29,7 @@ func (c *gcCmd) Run(a *app) error {
 	if r, err := git.Discover(context.Background(), workdir.Path(a.dir, "."), os.Environ()); err == nil {
 		root = r.Root
 	}
-	report, err := record.GC(config.Home(a.dir), root, time.Now(), record.GCOptions{
+	report, err := record.GC(config.Home(a.dir, root != ""), root, time.Now(), record.GCOptions{
 		DryRun: c.DryRun,
 		EndCrashed: func(dir string) error {
 			_, err := runtime.EndOrphans(dir)

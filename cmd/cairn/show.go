@@ -42,7 +42,7 @@ func findRun(dir, arg string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return record.FindRun(config.Home(dir), dir, repo, arg, more...)
+	return record.FindRun(config.Home(dir, repo != ""), dir, repo, arg, more...)
 }
 
 // repoRuns is the repository holding dir, the directory cairn works in (its
