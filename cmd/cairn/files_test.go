@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"golang.org/x/sys/unix"
 )
 
 func init() {
@@ -23,7 +23,7 @@ func makeFIFO(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: mkfifo PATH")
 	}
-	ts.Check(syscall.Mkfifo(ts.MkAbs(args[0]), 0o644))
+	ts.Check(unix.Mkfifo(ts.MkAbs(args[0]), 0o644))
 }
 
 // makeSparse is the script command "sparse PATH BYTES": it makes a file of
@@ -163,8 +163,8 @@ func TestOutputDevice(t *testing.T) {
 		err   string
 	}{{"null", 3, 0, ""}, {"full", 7, 1, "cairn: error: write full: no space left on device\n"}} {
 		path := filepath.Join(dir, dev.name)
-		number := 1<<8 | dev.minor // major 1, as Linux numbers a device below 256
-		if err := syscall.Mknod(path, syscall.S_IFCHR|0o666, number); err != nil {
+		number := unix.Mkdev(1, uint32(dev.minor))
+		if err := unix.Mknod(path, unix.S_IFCHR|0o666, int(number)); err != nil {
 			t.Skipf("mknod %s: %v (making a device needs root)", path, err)
 		}
 		for _, cmd := range []string{"compile", "stubs"} {
@@ -172,8 +172,8 @@ func TestOutputDevice(t *testing.T) {
 			if code != dev.code || string(stderr) != dev.err {
 				t.Errorf("cairn %s -o %s: exit %d, stderr %q; want %d, %q", cmd, dev.name, code, stderr, dev.code, dev.err)
 			}
-			var st syscall.Stat_t
-			if err := syscall.Lstat(path, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFCHR || st.Rdev != uint64(number) {
+			var st unix.Stat_t
+			if err := unix.Lstat(path, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFCHR || uint64(st.Rdev) != number {
 				t.Fatalf("after cairn %s -o %s: mode %o, device %x, %v; want the character device 1,%d", cmd, dev.name, st.Mode, st.Rdev, err, dev.minor)
 			}
 		}
@@ -187,7 +187,7 @@ func TestOutputFIFO(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"p.toml": outputProcess})
 	gitRepo(t, dir)
 	fifo := filepath.Join(dir, "pipe")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, cmd := range []string{"compile", "stubs"} {
