@@ -26,7 +26,9 @@
 # after a grace period, or at once on a second signal). What a step leaves running ends with it,
 # even in a session of its own: it carries $CAIRN_STEP_TOKEN, which the script looks for in /proc,
 # and where the script may make cgroups in its own cgroup v2, the step runs in a cgroup of its own,
-# which holds even what dropped the variable.
+# which holds even what dropped the variable. The run folder's .groups.json lists the steps' process
+# groups while they run, as cairn run's does: when the script is killed outright (SIGKILL), the next
+# cairn status, stop, gc or resume ends what its steps left, and the steps' jobs start nothing more.
 # It needs bash 5.1 or later, git, coreutils, util-linux (flock, setsid) and jq, 'claude', 'opencode'.
 set -euo pipefail
 # What the script keeps (its run folder, the activity log, locks, scratch files) is its owner's alone
@@ -692,6 +694,83 @@ step_going() {
   [[ -z $step_outcome ]]
 }
 
+# proc_stat PID sets stat to the fields of /proc/PID/stat that follow the
+# command name, which may hold anything: field 3 of proc(5) (the state)
+# first, so that stat[1] is the parent and stat[19] the start time (clock
+# ticks after boot); none when PID is gone.
+proc_stat() {
+  local line=''
+  { IFS= read -r -d '' line <"/proc/$1/stat"; } 2>/dev/null || true
+  stat=()
+  if [[ $line == *')'* ]]; then read -r -a stat <<<"${line##*)}"; fi
+}
+
+# script_gone: whether the script that started this job was killed
+# outright (SIGKILL): the job is another's child then. Its run has crashed,
+# and what it left is for cairn status, stop, gc or resume to end: the job
+# starts and records nothing more.
+script_gone() {
+  local -a stat
+  ((BASHPID != $$)) || return 1
+  proc_stat "$BASHPID"
+  ((${#stat[@]} > 1 && stat[1] != $$))
+}
+
+# groups_write: the run folder's .groups.json, the process groups the steps
+# have running as cairn run keeps them (proc.Groups), made anew from the
+# entries in $tmp/group.STEP under a lock: the steps of a parallel group
+# start and end at once. A cairn status, stop, gc or resume that finds the
+# script killed ends what is left of them. Like cairn run, the script warns
+# once when it cannot, and goes on.
+groups_write() {
+  { flock 9 && groups_locked; } 9>>"$tmp/groups.lock" || groups_failed
+}
+
+# groups_failed: the groups file could not be written, which a warning says
+# once.
+groups_failed() {
+  if [[ ! -e $tmp/groups.failed ]]; then
+    : >"$tmp/groups.failed"
+    warn "record the run's processes in $run/.groups.json failed"
+  fi
+}
+
+# groups_locked: groups_write's work, under its lock: the file is written
+# whole, through a file renamed over it, and removed once no group runs.
+groups_locked() {
+  local f line list='' new=$run/.groups.json.new
+  # Once the script is gone, the file is cairn's (a resume keeps its own
+  # there): a job left running does not touch it.
+  ! script_gone || return 0
+  for f in "$tmp"/group.*; do
+    { IFS= read -r line <"$f"; } 2>/dev/null || continue
+    list+=${list:+,}$line
+  done
+  if [[ -z $list ]]; then
+    rm -f -- "$run/.groups.json"
+    return
+  fi
+  printf '[%s]\n' "$list" >"$new" && mv -f -- "$new" "$run/.groups.json" && return 0
+  rm -f -- "$new"
+  return 1
+}
+
+# group_record PGID START: the group of the step's process in the run's
+# groups file: its step token, its process group and its leader's start
+# time (clock ticks after boot; 0 and 0 before it starts), the machine's
+# boot and its cgroup (proc.Group). Its entry is replaced whole: another
+# step's job may be reading it.
+group_record() {
+  if jq -n -c --arg token "$run_token-$step_index" --argjson pgid "$1" --argjson start "$2" --arg boot "$boot_id" \
+    --arg cgroup "$cgroup" '{token: $token, pgid: $pgid, start: $start, boot: $boot}
+      + if $cgroup == "" then {} else {cgroup: $cgroup} end' >"$tmp/group-new.$step" &&
+    mv -f -- "$tmp/group-new.$step" "$tmp/group.$step"; then
+    groups_write
+  else
+    groups_failed
+  fi
+}
+
 # run_proc IN OUT ERR ARGV...: ARGV in the step's worktree with the step's
 # environment and the user's umask, in a session of its own (stopping its
 # process group stops all it started), under the step's timeout; stdin from
@@ -703,16 +782,21 @@ step_going() {
 run_proc() {
   local in=$1 out=$2 err=$3 pid t0 rc=0 watch='' cgroup=''
   shift 3
-  local -a timer=()
+  local -a timer=() stat=()
   if ((step_timeout > 0)); then timer=("$timeout_bin" -k "${grace}s" "${step_timeout}s"); fi
   proc_rc=0 proc_timed_out=0 proc_cause='' proc_exit=0
   now_us
   t0=$now
   # The watch reads OUT (a file) from its start: nothing an earlier action left.
   if ((turn_max > 0)); then : >"$out"; fi
+  # A job whose script was killed starts nothing more.
+  if script_gone; then exit 1; fi
   if [[ -n $cgroup_dir ]] && mkdir -- "$cgroup_dir/cairn-$run_token-$step_index" 2>/dev/null; then
     cgroup=$cgroup_dir/cairn-$run_token-$step_index
   fi
+  # Recorded before it starts, as cairn run records it: what it starts is
+  # found by its token, and its cgroup, before its group is recorded.
+  group_record 0 0
   if [[ -n $err ]]; then
     proc_start "$@" <"$in" >"$out" 2>"$err" {pass_fd}>&- {run_lock_fd}>&- &
   else
@@ -720,6 +804,10 @@ run_proc() {
   fi
   pid=$!
   printf '%s\n' "$pid" >"$tmp/pgid.$step"
+  # Its process group is its own (setsid): its leader's start time tells a
+  # later cairn that the group it finds is still this one.
+  proc_stat "$pid"
+  group_record "$pid" "${stat[19]:-0}"
   # An interrupt that came as it started finds no group to stop: stop it here.
   if [[ -e $tmp/interrupted ]]; then kill -TERM -- "-$pid" 2>/dev/null || true; fi
   if ((turn_max > 0)); then
@@ -737,6 +825,9 @@ run_proc() {
   # The watch ends once it has read what the process wrote.
   if [[ -n $watch ]]; then wait "$watch" || true; fi
   rm -f -- "$tmp/pgid.$step"
+  if script_gone; then exit 1; fi
+  rm -f -- "$tmp/group.$step"
+  groups_write
   now_us
   proc_rc=$rc proc_exit=$rc
   if ((step_timeout > 0 && (rc == 124 || rc == 137) && now - t0 >= step_timeout * 1000000)); then
@@ -2016,6 +2107,10 @@ run_lock_fd='' record_begun=0 record_ended=0
 # CAIRN_STEP_TOKEN=RUN_TOKEN-STEP_INDEX), so that those a step leaves
 # running can be found and ended, even in a session of their own.
 printf -v run_token '%08x%08x' "$SRANDOM" "$SRANDOM"
+# The boot of this machine (proc.BootID): a cairn that reads the run's
+# groups file looks for none recorded under another boot.
+boot_id=''
+{ read -r boot_id </proc/sys/kernel/random/boot_id; } 2>/dev/null || true
 find_cgroup
 throwaways=()
 exec {pass_fd}<>"$pass_lock"
