@@ -142,8 +142,9 @@ func TestCompiledScriptKilled(t *testing.T) {
 // killScript starts work/NAME.sh in the repository, in a process group of
 // its own as a user's shell starts it, waits until each of the files
 // markers exists (the steps started), and kills the script outright: SIGKILL to its own
-// pid, not to its group. Its output goes to work/NAME.out. What it left in
-// its group is killed once the test has ended.
+// pid, not to its group. Its output goes to work/NAME.out, its scratch
+// folder, which it leaves, under the test's. What it left in its group is
+// killed once the test has ended.
 func (w *signalWork) killScript(t *testing.T, name string, markers ...string) {
 	t.Helper()
 	out, err := os.Create(filepath.Join(w.work, name+".out"))
@@ -152,7 +153,7 @@ func (w *signalWork) killScript(t *testing.T, name string, markers ...string) {
 	}
 	defer out.Close()
 	cmd := exec.Command("bash", filepath.Join(w.work, name+".sh"))
-	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = w.repo, w.env, out, out
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = w.repo, append(w.env[:len(w.env):len(w.env)], "TMPDIR="+t.TempDir()), out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
