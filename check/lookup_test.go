@@ -51,7 +51,7 @@ func lookupRepo(t *testing.T) (string, *git.Repo) {
 	lookupGit(t, dir, "init", "-q", "-b", "main")
 	lookupWrite(t, filepath.Join(dir, "README"), "hello\n")
 	lookupCommit(t, dir, "start")
-	repo, err := git.Discover(context.Background(), dir, os.Environ())
+	repo, err := git.Discover(context.Background(), git.New(os.Environ()), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

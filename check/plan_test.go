@@ -217,7 +217,7 @@ func TestBuildPlanBase(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	repo, err := git.Discover(context.Background(), dir, os.Environ())
+	repo, err := git.Discover(context.Background(), git.New(os.Environ()), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ type Compilable struct {
 func PrepareCompile(ctx context.Context, dir, target string, flags check.Flags) (*Compilable, *templates.Report, error) {
 	// As a run does, compiling asks git itself: the script it writes
 	// records the repository's root.
-	repo, err := git.Discover(ctx, workdir.Path(dir, "."), os.Environ())
+	repo, err := git.Discover(ctx, git.New(os.Environ()), workdir.Path(dir, "."))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -45,7 +45,7 @@ func PrepareRunWith(ctx context.Context, dir, target, issue string, o Options) (
 	// A run asks git itself where the repository is and what its base
 	// branch is: its worktrees, records and locks stand on the answer,
 	// and it runs git anyway.
-	repo, err := git.Discover(ctx, workdir.Path(dir, "."), os.Environ())
+	repo, err := git.Discover(ctx, git.New(os.Environ()), workdir.Path(dir, "."))
 	if err != nil {
 		return nil, nil, err
 	}

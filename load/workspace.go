@@ -57,7 +57,7 @@ type Workspace struct {
 func Open(dir string, o Options) *Workspace {
 	// Checking reads the repository from its files where they answer as
 	// git would: a linter runs no git process it can do without.
-	repo, err := git.Find(context.Background(), workdir.Path(dir, "."), os.Environ())
+	repo, err := git.Find(context.Background(), git.New(os.Environ()), workdir.Path(dir, "."))
 	if err != nil {
 		repo = nil
 	}

@@ -258,7 +258,7 @@ func (t *skillTree) walk(path string) (link string, present bool) {
 // resolved relative to its place in the tree. It reports whether path leads
 // to a file inside the repository, or, when it leads outside, where to.
 func followSkill(repo *git.Repo, sha, path string) (ok bool, escape string, err error) {
-	out, err := git.RunInput(context.Background(), repo.Root, repo.Env, sha+":"+path+"\n", "cat-file", "--batch-check", "--follow-symlinks")
+	out, err := git.RunInput(context.Background(), repo.Root, repo.Git.Env(), sha+":"+path+"\n", "cat-file", "--batch-check", "--follow-symlinks")
 	if err != nil {
 		return false, "", fmt.Errorf("follow the symlinks of %s: %w", path, err)
 	}

@@ -263,7 +263,7 @@ func TestIssueBranchWorktreeInUseByLiveRun(t *testing.T) {
 	const branch = "cairn/42-fix"
 	const live = "fix_2026-03-01T090000Z"
 	openIssueBranch(t, f, home, live, branch)
-	repo := &git.Repo{Root: f.root, CommonDir: f.common, Env: os.Environ()}
+	repo := &git.Repo{Root: f.root, CommonDir: f.common, Git: git.New(os.Environ())}
 	// nil: every run may be running.
 	for _, running := range []func(string) bool{func(run string) bool { return run == live }, nil} {
 		_, err := Open(context.Background(), repo, home, "fix_2026-03-01T100000Z", issuePlan(branch), running)

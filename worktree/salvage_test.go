@@ -18,7 +18,7 @@ import (
 func TestSalvageRemovesLinksOnly(t *testing.T) {
 	t.Parallel()
 	root, common := testrepo.New(t)
-	repo := &git.Repo{Root: root, CommonDir: common, Env: os.Environ()}
+	repo := &git.Repo{Root: root, CommonDir: common, Git: git.New(os.Environ())}
 	home := t.TempDir()
 	for _, c := range []struct{ name, link string }{
 		{"hunt_2026-01-01T000000Z", ""},  // worktrees/RUN is the link
@@ -63,7 +63,7 @@ func TestSalvageRemovesLinksOnly(t *testing.T) {
 func TestSalvageHalfApplied(t *testing.T) {
 	t.Parallel()
 	root, common := testrepo.New(t)
-	repo := &git.Repo{Root: root, CommonDir: common, Env: os.Environ()}
+	repo := &git.Repo{Root: root, CommonDir: common, Git: git.New(os.Environ())}
 	home, run := t.TempDir(), "hunt_2026-01-01T000000Z"
 	patches := filepath.Join(t.TempDir(), "worktrees")
 	plan := throwaways("a")
@@ -130,7 +130,7 @@ func TestSalvageHalfApplied(t *testing.T) {
 func TestSalvageLeavesStrays(t *testing.T) {
 	t.Parallel()
 	root, common := testrepo.New(t)
-	repo := &git.Repo{Root: root, CommonDir: common, Env: os.Environ()}
+	repo := &git.Repo{Root: root, CommonDir: common, Git: git.New(os.Environ())}
 	home, run := t.TempDir(), "hunt_2026-01-01T000000Z"
 	patches := filepath.Join(t.TempDir(), "worktrees")
 	w, err := openIn(context.Background(), root, common, home, run, throwaways("a"))

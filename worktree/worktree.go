@@ -126,7 +126,7 @@ func Open(ctx context.Context, repo *git.Repo, home, run string, plan []ir.PlanW
 		lock:     worktreeLockPath(home, repo.CommonDir),
 		removed:  map[string]bool{},
 		reopened: map[string]bool{},
-		env:      repo.Env,
+		env:      repo.Git.Env(),
 		running:  running,
 	}
 	if len(plan) == 0 {

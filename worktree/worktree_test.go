@@ -20,7 +20,7 @@ func TestMain(m *testing.M) { testrepo.Main(m) }
 // openIn is Open in the repository at root, whose git common dir is
 // common, with git in the test's environment and no other run running.
 func openIn(ctx context.Context, root, common, home, run string, plan []ir.PlanWorktree) (*Worktrees, error) {
-	repo := &git.Repo{Root: root, CommonDir: common, Env: os.Environ()}
+	repo := &git.Repo{Root: root, CommonDir: common, Git: git.New(os.Environ())}
 	return Open(ctx, repo, home, run, plan, func(string) bool { return false })
 }
 

@@ -26,7 +26,7 @@ type gcCmd struct {
 // cannot be read is left alone, with a warning.
 func (c *gcCmd) Run(a *app) error {
 	root := ""
-	if r, err := git.Discover(context.Background(), workdir.Path(a.dir, "."), os.Environ()); err == nil {
+	if r, err := git.Discover(context.Background(), git.New(os.Environ()), workdir.Path(a.dir, ".")); err == nil {
 		root = r.Root
 	}
 	report, err := record.GC(config.Home(a.dir, root != ""), root, time.Now(), record.GCOptions{

@@ -75,7 +75,7 @@ func (c *resumeCmd) Run(a *app) error {
 	if !runtime.Resumable(rec) {
 		return fmt.Errorf("run %s is %s; only failed, interrupted and crashed runs resume", name, rec.Status)
 	}
-	repo, err := git.Discover(context.Background(), workdir.Path(a.dir, "."), os.Environ())
+	repo, err := git.Discover(context.Background(), git.New(os.Environ()), workdir.Path(a.dir, "."))
 	if err != nil {
 		return err
 	}

@@ -50,7 +50,7 @@ func findRun(dir, arg string) (string, error) {
 // a repository. A folder of runs the repository links out of its working
 // tree is refused.
 func repoRuns(dir string) (string, []string, error) {
-	r, err := git.Discover(context.Background(), workdir.Path(dir, "."), os.Environ())
+	r, err := git.Discover(context.Background(), git.New(os.Environ()), workdir.Path(dir, "."))
 	if err != nil {
 		return "", nil, nil
 	}

@@ -27,7 +27,7 @@ func (c *testCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	repo, err := git.Discover(context.Background(), workdir.Path(a.dir, "."), os.Environ())
+	repo, err := git.Discover(context.Background(), git.New(os.Environ()), workdir.Path(a.dir, "."))
 	if err != nil || repo == nil {
 		return fmt.Errorf("%s is not inside a git repository; run cairn test in one, or give -C DIR", workdir.Path(a.dir, "."))
 	}

@@ -23,11 +23,11 @@ import (
 // reads that key (core.filemode = maybe) is not looked into: Find answers,
 // and the git commands a run starts later fail on it. A Repo found this
 // way also answers BaseBranch from its files.
-func Find(ctx context.Context, dir string, env []string) (*Repo, error) {
-	if repo, err, ok := findFiles(dir, env); ok {
+func Find(ctx context.Context, g *Git, dir string) (*Repo, error) {
+	if repo, err, ok := findFiles(g, dir); ok {
 		return repo, err
 	}
-	return Discover(ctx, dir, env)
+	return Discover(ctx, g, dir)
 }
 
 // notInside is Discover's error for a directory outside any repository.
@@ -37,7 +37,8 @@ func notInside(dir string) error {
 
 // findFiles is Find's reading of the files; ok is false when git must be
 // asked instead.
-func findFiles(dir string, env []string) (repo *Repo, err error, ok bool) {
+func findFiles(g *Git, dir string) (repo *Repo, err error, ok bool) {
+	env := g.env
 	if !plainEnv(env) || !configFilesParse(env) {
 		return nil, nil, false
 	}
@@ -70,7 +71,7 @@ func findFiles(dir string, env []string) (repo *Repo, err error, ok bool) {
 			// A .git directory without a HEAD is no git directory to
 			// git, which looks further up.
 		case err == nil:
-			repo, ok := openDotGit(d, dotgit, fi, env)
+			repo, ok := openDotGit(d, dotgit, fi, g)
 			return repo, nil, ok
 		case !errors.Is(err, fs.ErrNotExist):
 			return nil, nil, false
@@ -133,7 +134,7 @@ func plainEnv(env []string) bool {
 
 // openDotGit opens the repository whose .git, at dotgit in the working tree
 // d, is described by fi; ok is false when git must be asked.
-func openDotGit(d, dotgit string, fi fs.FileInfo, env []string) (*Repo, bool) {
+func openDotGit(d, dotgit string, fi fs.FileInfo, g *Git) (*Repo, bool) {
 	gitDir := dotgit
 	switch {
 	case fi.IsDir():
@@ -157,7 +158,7 @@ func openDotGit(d, dotgit string, fi fs.FileInfo, env []string) (*Repo, bool) {
 	if !ok || !isGitDir(gitDir, commonDir) {
 		return nil, false
 	}
-	home, _ := lookupEnv(env, "HOME")
+	home, _ := lookupEnv(g.env, "HOME")
 	cfg, ok := readRepoConfig(filepath.Join(commonDir, "config"), home)
 	if !ok || cfg.bare {
 		return nil, false
@@ -174,7 +175,7 @@ func openDotGit(d, dotgit string, fi fs.FileInfo, env []string) (*Repo, bool) {
 			return nil, false
 		}
 	}
-	repo := &Repo{Root: d, CommonDir: commonDir, Env: env, gitDir: gitDir}
+	repo := &Repo{Root: d, CommonDir: commonDir, Git: g, gitDir: gitDir}
 	if cfg.ignoreCase {
 		repo.gitDir = "" // BaseBranch asks git, which names refs exactly
 	}

@@ -462,11 +462,11 @@ func TestFindAsGit(t *testing.T) {
 					env = slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") })
 				}
 			}
-			fast, fastErr, ok := findFiles(dir, env)
+			fast, fastErr, ok := findFiles(New(env), dir)
 			if ok != l.fast {
 				t.Errorf("findFiles answered from the files: %v, want %v (repo %+v, err %v)", ok, l.fast, fast, fastErr)
 			}
-			slow, slowErr := Discover(context.Background(), dir, env)
+			slow, slowErr := Discover(context.Background(), New(env), dir)
 			if ok {
 				if errString(fastErr) != errString(slowErr) {
 					t.Fatalf("findFiles error = %v; git's = %v", fastErr, slowErr)
@@ -475,7 +475,7 @@ func TestFindAsGit(t *testing.T) {
 					t.Fatalf("findFiles = %q, %q; git's = %q, %q", fast.Root, fast.CommonDir, slow.Root, slow.CommonDir)
 				}
 			}
-			found, foundErr := Find(context.Background(), dir, env)
+			found, foundErr := Find(context.Background(), New(env), dir)
 			if errString(foundErr) != errString(slowErr) {
 				t.Fatalf("Find error = %v; Discover's = %v", foundErr, slowErr)
 			}
@@ -621,19 +621,19 @@ func TestReadPackedRefs(t *testing.T) {
 // branch from the files with asking git, as check does once per run.
 func BenchmarkOpen(b *testing.B) {
 	dir := b.TempDir()
-	if _, err := Run(context.Background(), dir, testEnv(), "init", "-q", "-b", "main"); err != nil {
+	if _, err := New(testEnv()).Run(context.Background(), dir, "init", "-q", "-b", "main"); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := Run(context.Background(), dir, testEnv(), "commit", "-q", "--allow-empty", "-m", "start"); err != nil {
+	if _, err := New(testEnv()).Run(context.Background(), dir, "commit", "-q", "--allow-empty", "-m", "start"); err != nil {
 		b.Fatal(err)
 	}
 	for _, bc := range []struct {
 		name string
-		open func(context.Context, string, []string) (*Repo, error)
+		open func(context.Context, *Git, string) (*Repo, error)
 	}{{"files", Find}, {"git", Discover}} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
-				repo, err := bc.open(context.Background(), dir, testEnv())
+				repo, err := bc.open(context.Background(), New(testEnv()), dir)
 				if err != nil {
 					b.Fatal(err)
 				}

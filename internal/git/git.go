@@ -1,7 +1,8 @@
-// Package git is the one way cairn runs git: every call takes a context, the
-// directory, and the whole environment from its caller, never asks for
-// credentials on a terminal, and fails with an *Error naming the command,
-// its exit code and the first line git wrote to stderr.
+// Package git is the one way cairn runs git: through a Git, which carries
+// the whole environment git runs in; every call takes its caller's context
+// and the directory, never asks for credentials on a terminal, and fails
+// with an *Error naming the command, its exit code and the first line git
+// wrote to stderr.
 package git
 
 import (
@@ -10,8 +11,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/cairn-dev/cairn/internal/text"
 )
@@ -57,40 +63,102 @@ func ExitCode(err error) int {
 	return -1
 }
 
-// Run runs git -C dir with args in the environment env (the whole of it:
-// the caller passes os.Environ() to inherit its own) and returns its stdout.
-func Run(ctx context.Context, dir string, env []string, args ...string) (string, error) {
+// Git is how cairn runs git: the environment every git process gets,
+// whole, and the git found on that environment's PATH. cairn makes one
+// where it starts, from its own environment, read once, and hands it down
+// with the repository it opens (Repo.Git); nothing below reads the process's
+// environment. Each call takes its caller's context, which ends the git
+// process it started, and the directory git runs in (git -C DIR).
+type Git struct {
+	env []string
+	bin *gitBinary
+}
+
+// gitBinary is where git is, found once for a Git and those With made from it
+// that keep its PATH.
+type gitBinary struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// New is the Git that runs git in env, the whole of it: nothing of cairn's
+// own environment is added but GIT_TERMINAL_PROMPT=0.
+func New(env []string) *Git {
+	return &Git{env: slices.Clip(slices.Clone(env)), bin: &gitBinary{}}
+}
+
+// Env is the environment g runs git in, without what each call adds.
+func (g *Git) Env() []string { return slices.Clone(g.env) }
+
+// With is g with env's NAME=VALUE set over its environment, for one kind of
+// call (a temporary index, literal pathspecs, a committer).
+func (g *Git) With(env ...string) *Git {
+	w := &Git{env: slices.Clip(append(slices.Clone(g.env), env...)), bin: g.bin}
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			w.bin = &gitBinary{}
+		}
+	}
+	return w
+}
+
+// Run runs git -C dir with args and returns its stdout.
+func (g *Git) Run(ctx context.Context, dir string, args ...string) (string, error) {
 	var stdout bytes.Buffer
-	err := run(ctx, dir, env, nil, &stdout, args)
+	err := g.run(ctx, dir, nil, &stdout, args)
 	return stdout.String(), err
 }
 
 // RunInput is Run with stdin as git's standard input.
-func RunInput(ctx context.Context, dir string, env []string, stdin string, args ...string) (string, error) {
+func (g *Git) RunInput(ctx context.Context, dir, stdin string, args ...string) (string, error) {
 	var stdout bytes.Buffer
-	err := run(ctx, dir, env, strings.NewReader(stdin), &stdout, args)
+	err := g.run(ctx, dir, strings.NewReader(stdin), &stdout, args)
 	return stdout.String(), err
 }
 
 // Stream is Run writing git's stdout to w as it comes, for output too large
 // to hold.
-func Stream(ctx context.Context, dir string, env []string, w io.Writer, args ...string) error {
-	return run(ctx, dir, env, nil, w, args)
+func (g *Git) Stream(ctx context.Context, dir string, w io.Writer, args ...string) error {
+	return g.run(ctx, dir, nil, w, args)
 }
 
-func run(ctx context.Context, dir string, env []string, stdin io.Reader, stdout io.Writer, args []string) error {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+// Head is the commit checked out at dir, "" when there is none (a
+// repository with no commits yet).
+func (g *Git) Head(ctx context.Context, dir string) string {
+	out, err := g.Run(ctx, dir, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(out)
+}
+
+// waitDelay is how long a child of git (a remote helper, ssh, a hook) may
+// keep git's output open once git has ended, by itself or by its context,
+// before the call returns without waiting for it.
+const waitDelay = 2 * time.Second
+
+func (g *Git) run(ctx context.Context, dir string, stdin io.Reader, stdout io.Writer, args []string) error {
+	gerr := &Error{Args: args, ExitCode: -1}
+	path, err := g.path()
+	if err != nil {
+		gerr.Err = err
+		return gerr
+	}
+	cmd := exec.CommandContext(ctx, path, append([]string{"-C", dir}, args...)...)
 	// Nobody is there to answer a prompt for credentials: a remote that
-	// wants them fails instead of hanging. The slice is fresh so the
-	// caller's keeps its own backing array.
-	cmd.Env = append(append(make([]string, 0, len(env)+1), env...), "GIT_TERMINAL_PROMPT=0")
+	// wants them fails instead of hanging.
+	cmd.Env = append(slices.Clone(g.env), "GIT_TERMINAL_PROMPT=0")
+	cmd.WaitDelay = waitDelay
 	var stderr bytes.Buffer
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, &stderr
-	err := cmd.Run()
-	if err == nil {
+	err = cmd.Run()
+	if err == nil || errors.Is(err, exec.ErrWaitDelay) && ctx.Err() == nil {
+		// ErrWaitDelay: git exited 0, and what it started kept its
+		// output open past waitDelay.
 		return nil
 	}
-	gerr := &Error{Args: args, ExitCode: -1, Err: err, stderr: stderr.String()}
+	gerr.Err, gerr.stderr = err, stderr.String()
 	if ctx.Err() != nil {
 		gerr.Err = ctx.Err()
 		return gerr
@@ -101,4 +169,26 @@ func run(ctx context.Context, dir string, env []string, stdin io.Reader, stdout 
 	}
 	gerr.Stderr = text.FirstLine(gerr.stderr)
 	return gerr
+}
+
+// path is the git on the PATH of g's environment, looked up once. A folder
+// of PATH that is not absolute is passed over, as exec refuses a program
+// found relative to the working directory.
+func (g *Git) path() (string, error) {
+	b := g.bin
+	b.once.Do(func() {
+		path, _ := lookupEnv(g.env, "PATH")
+		for _, dir := range filepath.SplitList(path) {
+			if !filepath.IsAbs(dir) {
+				continue
+			}
+			p := filepath.Join(dir, "git")
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+				b.path = p
+				return
+			}
+		}
+		b.err = errors.New("git is not on the PATH cairn was given; install git")
+	})
+	return b.path, b.err
 }

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -29,7 +30,7 @@ func testEnv(extra ...string) []string {
 func newRepo(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	if _, err := Run(context.Background(), dir, testEnv(), "init", "-q", "-b", "main"); err != nil {
+	if _, err := New(testEnv()).Run(context.Background(), dir, "init", "-q", "-b", "main"); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -38,7 +39,7 @@ func newRepo(t *testing.T) string {
 func TestRunOutput(t *testing.T) {
 	t.Parallel()
 	dir := newRepo(t)
-	out, err := Run(context.Background(), dir, testEnv(), "symbolic-ref", "HEAD")
+	out, err := New(testEnv()).Run(context.Background(), dir, "symbolic-ref", "HEAD")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func TestRunOutput(t *testing.T) {
 func TestRunError(t *testing.T) {
 	t.Parallel()
 	dir := newRepo(t)
-	_, err := Run(context.Background(), dir, testEnv(), "rev-parse", "--verify", "no-such-ref")
+	_, err := New(testEnv()).Run(context.Background(), dir, "rev-parse", "--verify", "no-such-ref")
 	var gerr *Error
 	if !errors.As(err, &gerr) {
 		t.Fatalf("err = %v (%T), want *Error", err, err)
@@ -104,10 +105,10 @@ func TestExitCode(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a"), []byte("a\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(context.Background(), dir, testEnv(), "add", "a"); err != nil {
+	if _, err := New(testEnv()).Run(context.Background(), dir, "add", "a"); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Run(context.Background(), dir, testEnv(), "diff", "--cached", "--quiet")
+	_, err := New(testEnv()).Run(context.Background(), dir, "diff", "--cached", "--quiet")
 	if got := ExitCode(err); got != 1 {
 		t.Errorf("ExitCode(diff --cached --quiet) = %d (%v), want 1", got, err)
 	}
@@ -116,7 +117,7 @@ func TestExitCode(t *testing.T) {
 func TestRunEnvPassedThrough(t *testing.T) {
 	t.Parallel()
 	dir := newRepo(t)
-	out, err := Run(context.Background(), dir, testEnv("GIT_AUTHOR_NAME=Grace"), "var", "GIT_AUTHOR_IDENT")
+	out, err := New(testEnv("GIT_AUTHOR_NAME=Grace")).Run(context.Background(), dir, "var", "GIT_AUTHOR_IDENT")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestRunEnvPassedThrough(t *testing.T) {
 	// the test process's either.
 	t.Run("nothing inherited", func(t *testing.T) {
 		env := []string{"PATH=" + os.Getenv("PATH"), "GIT_CONFIG_GLOBAL=" + os.DevNull, "GIT_CONFIG_NOSYSTEM=1", "HOME=" + t.TempDir()}
-		out, err := Run(context.Background(), dir, env, "config", "--get", "user.name")
+		out, err := New(env).Run(context.Background(), dir, "config", "--get", "user.name")
 		if err == nil || ExitCode(err) != 1 {
 			t.Errorf("git config --get user.name = %q, %v; want exit 1 (unset)", out, err)
 		}
@@ -138,7 +139,7 @@ func TestRunPromptDisabled(t *testing.T) {
 	t.Parallel()
 	dir := newRepo(t)
 	// GIT_TERMINAL_PROMPT reaches git's children: the alias shell prints it.
-	out, err := Run(context.Background(), dir, testEnv(), "-c", "alias.prompt=!printf %s \"$GIT_TERMINAL_PROMPT\"", "prompt")
+	out, err := New(testEnv()).Run(context.Background(), dir, "-c", "alias.prompt=!printf %s \"$GIT_TERMINAL_PROMPT\"", "prompt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestRunPromptDisabled(t *testing.T) {
 		t.Errorf("GIT_TERMINAL_PROMPT = %q, want %q", out, "0")
 	}
 	// A caller asking for prompts still gets none.
-	out, err = Run(context.Background(), dir, testEnv("GIT_TERMINAL_PROMPT=1"), "-c", "alias.prompt=!printf %s \"$GIT_TERMINAL_PROMPT\"", "prompt")
+	out, err = New(testEnv("GIT_TERMINAL_PROMPT=1")).Run(context.Background(), dir, "-c", "alias.prompt=!printf %s \"$GIT_TERMINAL_PROMPT\"", "prompt")
 	if err != nil || out != "0" {
 		t.Errorf("with GIT_TERMINAL_PROMPT=1 passed in: %q, %v; want %q", out, err, "0")
 	}
@@ -155,12 +156,12 @@ func TestRunPromptDisabled(t *testing.T) {
 func TestRunInputAndStream(t *testing.T) {
 	t.Parallel()
 	dir := newRepo(t)
-	sha, err := RunInput(context.Background(), dir, testEnv(), "hello\n", "hash-object", "-w", "--stdin")
+	sha, err := New(testEnv()).RunInput(context.Background(), dir, "hello\n", "hash-object", "-w", "--stdin")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := Stream(context.Background(), dir, testEnv(), &b, "cat-file", "-p", strings.TrimSpace(sha)); err != nil {
+	if err := New(testEnv()).Stream(context.Background(), dir, &b, "cat-file", "-p", strings.TrimSpace(sha)); err != nil {
 		t.Fatal(err)
 	}
 	if b.String() != "hello\n" {
@@ -173,7 +174,7 @@ func TestRunCancelled(t *testing.T) {
 	dir := newRepo(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Run(ctx, dir, testEnv(), "status")
+	_, err := New(testEnv()).Run(ctx, dir, "status")
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -189,7 +190,7 @@ func TestDiscover(t *testing.T) {
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Discover(context.Background(), sub, testEnv())
+	r, err := Discover(context.Background(), New(testEnv()), sub)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,15 +204,15 @@ func TestDiscover(t *testing.T) {
 
 	outside := t.TempDir()
 	env := testEnv("GIT_CEILING_DIRECTORIES=" + filepath.Dir(outside))
-	if _, err := Discover(context.Background(), outside, env); err == nil || err.Error() != outside+" is not inside a git repository; run cairn in one, or give -C DIR" {
+	if _, err := Discover(context.Background(), New(env), outside); err == nil || err.Error() != outside+" is not inside a git repository; run cairn in one, or give -C DIR" {
 		t.Errorf("outside a repository: %v", err)
 	}
 
 	bare := t.TempDir()
-	if _, err := Run(context.Background(), bare, testEnv(), "init", "-q", "--bare"); err != nil {
+	if _, err := New(testEnv()).Run(context.Background(), bare, "init", "-q", "--bare"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Discover(context.Background(), bare, testEnv()); err == nil || err.Error() != bare+" is inside a bare git repository; cairn needs a working tree" {
+	if _, err := Discover(context.Background(), New(testEnv()), bare); err == nil || err.Error() != bare+" is inside a bare git repository; cairn needs a working tree" {
 		t.Errorf("in a bare repository: %v", err)
 	}
 }
@@ -219,17 +220,149 @@ func TestDiscover(t *testing.T) {
 func TestHead(t *testing.T) {
 	t.Parallel()
 	dir := newRepo(t)
-	if got := Head(context.Background(), dir, testEnv()); got != "" {
+	if got := New(testEnv()).Head(context.Background(), dir); got != "" {
 		t.Errorf("Head with no commits = %q, want none", got)
 	}
-	if _, err := Run(context.Background(), dir, testEnv(), "commit", "-q", "--allow-empty", "-m", "first"); err != nil {
+	if _, err := New(testEnv()).Run(context.Background(), dir, "commit", "-q", "--allow-empty", "-m", "first"); err != nil {
 		t.Fatal(err)
 	}
-	want, err := Run(context.Background(), dir, testEnv(), "rev-parse", "HEAD")
+	want, err := New(testEnv()).Run(context.Background(), dir, "rev-parse", "HEAD")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := Head(context.Background(), dir, testEnv()); got != strings.TrimSpace(want) {
+	if got := New(testEnv()).Head(context.Background(), dir); got != strings.TrimSpace(want) {
 		t.Errorf("Head = %q, want %q", got, want)
+	}
+}
+
+// hangingGit writes, in a folder of its own, a git that says it started by
+// writing to the FIFO ready, then reads the FIFO hang, which nobody writes:
+// a git that hangs. It returns the folder, and the two FIFOs' paths.
+func hangingGit(t *testing.T) (bin, ready, hang string) {
+	t.Helper()
+	dir := t.TempDir()
+	bin = filepath.Join(dir, "bin")
+	ready, hang = filepath.Join(dir, "ready"), filepath.Join(dir, "hang")
+	for _, fifo := range []string{ready, hang} {
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Whatever a failed test leaves reading hang is let go.
+	t.Cleanup(func() { release(hang) })
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\necho started > \"$READY\"\nexec cat \"$HANG\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin, ready, hang
+}
+
+// release ends whatever reads the FIFO at path: opened and closed for
+// writing, it reads the end of its input. Nothing reading it, nothing
+// happens.
+func release(path string) {
+	if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		f.Close()
+	}
+}
+
+// runUntilCancelled runs args through g in a goroutine, waits until the git
+// it started writes to the FIFO ready, cancels the call's context, and
+// returns the call's error once it returns.
+func runUntilCancelled(t *testing.T, g *Git, dir, ready string, args ...string) error {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := g.Run(ctx, dir, args...)
+		done <- err
+	}()
+	// Opening the FIFO waits for git to open it to write.
+	if b, err := os.ReadFile(ready); err != nil || string(b) != "started\n" {
+		t.Fatalf("read %s: %q, %v", ready, b, err)
+	}
+	cancel()
+	return <-done
+}
+
+func TestRunEndedByContext(t *testing.T) {
+	t.Parallel()
+	bin, ready, hang := hangingGit(t)
+	g := New(testEnv("PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "READY="+ready, "HANG="+hang))
+	err := runUntilCancelled(t, g, t.TempDir(), ready, "fetch", "origin")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if want := "git fetch origin: context canceled"; err.Error() != want {
+		t.Errorf("Error() = %q, want %q", err.Error(), want)
+	}
+}
+
+// A child of git that holds git's output open (a remote helper, ssh, a
+// hook) does not keep the call from returning once its context ends.
+func TestRunEndedByContextChildHoldsOutput(t *testing.T) {
+	t.Parallel()
+	dir := newRepo(t)
+	_, ready, hang := hangingGit(t)
+	g := New(testEnv("READY="+ready, "HANG="+hang))
+	err := runUntilCancelled(t, g, dir, ready, "-c", `alias.hang=!echo started > "$READY"; cat "$HANG"; true`, "hang")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+// The environment git runs in is the handle's: the test process's own
+// identity, and its PATH, reach git only through it.
+func TestRunEnvFromHandle(t *testing.T) {
+	t.Setenv("GIT_AUTHOR_NAME", "Process")
+	dir := newRepo(t)
+	out, err := New(testEnv("GIT_AUTHOR_NAME=Handle")).Run(context.Background(), dir, "var", "GIT_AUTHOR_IDENT")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out, "Handle <ada@example.com>") {
+		t.Errorf("GIT_AUTHOR_IDENT = %q, want the handle's name", out)
+	}
+	// git is found on the handle's PATH.
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte("#!/bin/sh\necho \"not git: $*\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err = New([]string{"PATH=" + bin}).Run(context.Background(), dir, "status")
+	if err != nil || out != "not git: -C "+dir+" status\n" {
+		t.Errorf("git on the handle's PATH: %q, %v", out, err)
+	}
+	// and not on the process's.
+	_, err = New([]string{"PATH="}).Run(context.Background(), dir, "status")
+	if err == nil || !strings.Contains(err.Error(), "git is not on the PATH") {
+		t.Errorf("with no PATH: %v; want git not found", err)
+	}
+}
+
+func TestWith(t *testing.T) {
+	t.Parallel()
+	dir := newRepo(t)
+	g := New(testEnv())
+	w := g.With("GIT_AUTHOR_NAME=Grace")
+	for _, tc := range []struct {
+		g    *Git
+		want string
+	}{{g, "Ada <"}, {w, "Grace <"}} {
+		out, err := tc.g.Run(context.Background(), dir, "var", "GIT_AUTHOR_IDENT")
+		if err != nil || !strings.HasPrefix(out, tc.want) {
+			t.Errorf("GIT_AUTHOR_IDENT = %q, %v; want %q…", out, err, tc.want)
+		}
+	}
+	// A PATH set with With finds git there.
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte("#!/bin/sh\necho other\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := g.With("PATH="+bin).Run(context.Background(), dir, "status"); err != nil || out != "other\n" {
+		t.Errorf("With(PATH) ran %q, %v; want the git on that PATH", out, err)
 	}
 }

@@ -16,20 +16,20 @@ type Repo struct {
 	// worktree of one repository, so it names the repository in records and
 	// locks.
 	CommonDir string
-	// Env is the environment git runs in for this repository: the one
-	// Discover was given.
-	Env []string
+	// Git runs git for this repository, its worktrees and submodules:
+	// the one Discover was given.
+	Git *Git
 	// gitDir is the real path of the worktree's git dir when Find read
 	// the repository from its files: BaseBranch then reads them too
 	// (unless core.ignorecase is set).
 	gitDir string
 }
 
-// Discover finds the git repository holding dir, running git in env. It
-// fails when dir is not inside a git repository, or is inside a bare one,
-// with a message that says what to do.
-func Discover(ctx context.Context, dir string, env []string) (*Repo, error) {
-	out, err := Run(ctx, dir, env, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir")
+// Discover finds the git repository holding dir, running git through g.
+// It fails when dir is not inside a git repository, or is inside a bare
+// one, with a message that says what to do.
+func Discover(ctx context.Context, g *Git, dir string) (*Repo, error) {
+	out, err := g.Run(ctx, dir, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir")
 	if err != nil {
 		var gerr *Error
 		if errors.As(err, &gerr) {
@@ -50,13 +50,12 @@ func Discover(ctx context.Context, dir string, env []string) (*Repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open the git repository at %s: %w", dir, err)
 	}
-	return &Repo{Root: lines[0], CommonDir: common, Env: env}, nil
+	return &Repo{Root: lines[0], CommonDir: common, Git: g}, nil
 }
 
-// Run runs git in the repository's working tree, in its environment, and
-// returns its stdout.
+// Run runs git in the repository's working tree and returns its stdout.
 func (r *Repo) Run(ctx context.Context, args ...string) (string, error) {
-	return Run(ctx, r.Root, r.Env, args...)
+	return r.Git.Run(ctx, r.Root, args...)
 }
 
 // Base resolves the base branch worktrees start from, and the commit it
@@ -119,14 +118,4 @@ func (r *Repo) empty(ctx context.Context) bool {
 	}
 	out, err := r.Run(ctx, "for-each-ref", "--count=1", "refs/heads", "refs/remotes")
 	return err == nil && strings.TrimSpace(out) == ""
-}
-
-// Head is the commit checked out at dir, "" when there is none (a
-// repository with no commits yet).
-func Head(ctx context.Context, dir string, env []string) string {
-	out, err := Run(ctx, dir, env, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(out)
 }

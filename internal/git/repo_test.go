@@ -12,7 +12,7 @@ import (
 // returns its trimmed output.
 func repoGit(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	out, err := Run(context.Background(), dir, testEnv(), args...)
+	out, err := New(testEnv()).Run(context.Background(), dir, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func committedRepo(t *testing.T) (string, *Repo) {
 	t.Helper()
 	dir := newRepo(t)
 	repoCommit(t, dir, "start")
-	repo, err := Discover(context.Background(), dir, testEnv())
+	repo, err := Discover(context.Background(), New(testEnv()), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestDiscoverLinkedWorktree(t *testing.T) {
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	fromSub, err := Discover(context.Background(), sub, testEnv())
+	fromSub, err := Discover(context.Background(), New(testEnv()), sub)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestDiscoverLinkedWorktree(t *testing.T) {
 	// A linked worktree shares the common dir.
 	wt := filepath.Join(t.TempDir(), "wt")
 	repoGit(t, dir, "worktree", "add", "-q", "--detach", wt)
-	linked, err := Discover(context.Background(), wt, testEnv())
+	linked, err := Discover(context.Background(), New(testEnv()), wt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestBaseOrigin(t *testing.T) {
 	repoGit(t, tmp, "clone", "-q", origin, clone)
 	repoGit(t, clone, "checkout", "-q", "-b", "feature")
 	repoCommit(t, clone, "feature")
-	repo, err := Discover(context.Background(), clone, testEnv())
+	repo, err := Discover(context.Background(), New(testEnv()), clone)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestBaseOrigin(t *testing.T) {
 
 func TestBaseEmptyRepository(t *testing.T) {
 	t.Parallel()
-	repo, err := Discover(context.Background(), newRepo(t), testEnv())
+	repo, err := Discover(context.Background(), New(testEnv()), newRepo(t))
 	if err != nil {
 		t.Fatal(err)
 	}
