@@ -24,6 +24,7 @@ import (
 // step's the Cairn-Step trailer too, a stubbed run's Cairn-Stubbed: true
 // (step.Trailers). Commits are made one at a time.
 type committer struct {
+	git *git.Git
 	// tree is the root of the working tree the run folder is in; folder is
 	// the run folder relative to it, in git's slash form.
 	tree    string
@@ -80,16 +81,17 @@ func CheckIdentity(root string) error {
 }
 
 // newCommitter is the committer of the run folder dir, which lies in the
-// working tree at tree; stubbed is whether the run is.
-func newCommitter(tree, dir, process string, stubbed bool) (*committer, error) {
+// working tree at tree of repo; stubbed is whether the run is.
+func newCommitter(ctx context.Context, repo *git.Repo, dir, process string, stubbed bool) (*committer, error) {
+	tree := repo.Root
 	rel, err := filepath.Rel(tree, dir)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		return nil, fmt.Errorf("the run folder %s is not inside %s", dir, tree)
 	}
-	if err := worktree.ExcludeCairnFiles(tree); err != nil {
+	if err := worktree.ExcludeCairnFiles(ctx, repo.Git, tree); err != nil {
 		return nil, err
 	}
-	return &committer{tree: tree, folder: filepath.ToSlash(rel), run: filepath.Base(dir), process: process, stubbed: stubbed}, nil
+	return &committer{git: repo.Git, tree: tree, folder: filepath.ToSlash(rel), run: filepath.Base(dir), process: process, stubbed: stubbed}, nil
 }
 
 // trailers is the trailer paragraph of a commit of step (none: the run's).

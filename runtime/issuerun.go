@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/forge"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
@@ -88,12 +89,12 @@ func hasIssueBranch(p *ir.Plan) bool {
 
 // writeIssue writes the issue's file, with the trusted accounts' comments
 // only, into every worktree of the run.
-func (r *run) writeIssue() error {
+func (r *run) writeIssue(ctx context.Context) error {
 	if r.issue == nil {
 		return nil
 	}
 	for _, wt := range r.wts.All() {
-		if _, err := writeIssueFile(r.issue, wt.Path); err != nil {
+		if _, err := writeIssueFile(ctx, r.o.Repo.Git, r.issue, wt.Path); err != nil {
 			return fmt.Errorf("issue %s: write it into worktree %q: %w", r.issue, wt.Name, err)
 		}
 	}
@@ -102,8 +103,8 @@ func (r *run) writeIssue() error {
 
 // writeIssueFile writes is as the issue file of the worktree at dir,
 // excluded from git first, so that it never makes the tree dirty.
-func writeIssueFile(is *forge.Issue, dir string) (string, error) {
-	if err := worktree.ExcludeCairnFiles(dir); err != nil {
+func writeIssueFile(ctx context.Context, g *git.Git, is *forge.Issue, dir string) (string, error) {
+	if err := worktree.ExcludeCairnFiles(ctx, g, dir); err != nil {
 		return "", fmt.Errorf("write issue %s: %w", is, err)
 	}
 	return is.WriteFile(dir)

@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/fakegh"
 	"github.com/cairn-dev/cairn/internal/ghtest"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/internal/testrepo"
 	"github.com/cairn-dev/cairn/ir"
@@ -136,7 +137,7 @@ func TestIssueFileLeavesTreeClean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, err := writeIssueFile(is, f.Root)
+	path, err := writeIssueFile(context.Background(), git.New(f.Env), is, f.Root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,7 @@ func Resume(ctx context.Context, dir string, o Options) (record.Status, error) {
 		return record.StatusFailed, err
 	}
 	if o.Plan.Commit {
-		if r.commits, err = newCommitter(o.Repo.Root, folder.Dir, o.Plan.Process, o.Stubs != nil); err != nil {
+		if r.commits, err = newCommitter(ctx, o.Repo, folder.Dir, o.Plan.Process, o.Stubs != nil); err != nil {
 			folder.Close()
 			return record.StatusFailed, err
 		}
@@ -107,14 +107,20 @@ func Resume(ctx context.Context, dir string, o Options) (record.Status, error) {
 	for _, p := range o.Plan.Worktrees {
 		own = append(own, worktree.Worktree{Name: p.Name, Kind: p.Kind})
 	}
-	left, err := worktree.Salvage(o.Home, o.Repo, folder.Name(), filepath.Join(folder.Dir, record.WorktreesDir), own)
+	left, err := worktree.Salvage(ctx, o.Home, o.Repo, folder.Name(), filepath.Join(folder.Dir, record.WorktreesDir), own)
 	r.warnLeft(left)
 	if err != nil {
+		status, cause := record.StatusFailed, err.Error()
+		if ctx.Err() != nil {
+			// Stopped while it saved what the crashed run left: what
+			// it did not save yet is where it was, for the next resume.
+			status, cause, err = record.StatusInterrupted, "", nil
+		}
 		r.warn(folder.Update(func(rec *record.Record) {
 			end := time.Now().UTC()
-			rec.Status, rec.End, rec.Expires, rec.Cause = record.StatusFailed, &end, expiry(o.Plan, record.StatusFailed, end), err.Error()
+			rec.Status, rec.End, rec.Expires, rec.Cause = status, &end, expiry(o.Plan, status, end), cause
 		}))
-		return record.StatusFailed, err
+		return status, err
 	}
 	return r.carry(ctx, "resume")
 }

@@ -161,7 +161,7 @@ func begin(ctx context.Context, o Options) (record.Status, error) {
 	}
 	r := &run{o: o, folder: folder, groups: newGroups(folder.Dir), base: os.Environ(), index: map[string]int{}, wrote: map[string]bool{}, issue: is}
 	if o.Plan.Commit {
-		if r.commits, err = newCommitter(o.Repo.Root, folder.Dir, o.Plan.Process, o.Stubs != nil); err != nil {
+		if r.commits, err = newCommitter(ctx, o.Repo, folder.Dir, o.Plan.Process, o.Stubs != nil); err != nil {
 			folder.Close()
 			_ = removeRunFolder(o.Repo.Root, folder.Dir)
 			return record.StatusFailed, err
@@ -323,8 +323,8 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 		wts, err = worktree.Open(ctx, r.o.Repo, r.o.Home, r.folder.Name(), plan.Worktrees, running)
 	}
 	if err == nil && r.resumed != nil {
-		if err = wts.Reopen(recordedWorktrees(r.resumed), patches); err != nil {
-			r.warn(wts.Close(patches))
+		if err = wts.Reopen(ctx, recordedWorktrees(r.resumed), patches); err != nil {
+			r.warn(wts.Close(context.WithoutCancel(ctx), patches))
 			r.warnLeft(wts.Left())
 		}
 	}
@@ -341,7 +341,7 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 			opened = append(opened, record.WorktreeRecord{Name: wt.Name, Kind: wt.Kind, Path: wt.Path, Base: wt.Base})
 		}
 		r.warn(r.folder.Update(func(rec *record.Record) { rec.Worktrees = opened }))
-		if err := r.writeIssue(); err != nil {
+		if err := r.writeIssue(ctx); err != nil {
 			failed, runErr = true, err
 			r.cancelAll()
 		} else {
@@ -363,7 +363,7 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 	if status == record.StatusSucceeded {
 		r.wts.MarkSucceeded()
 	}
-	if err := r.wts.Close(patches); err != nil {
+	if err := r.wts.Close(context.WithoutCancel(ctx), patches); err != nil {
 		status, runErr = r.failWith(status, runErr, err)
 	}
 	r.warnLeft(r.wts.Left())
@@ -1029,7 +1029,7 @@ func (r *run) prepareSession(ctx context.Context, sc *step.Context, wt worktree.
 	if err := r.waitMachine(ctx, sc.Step.Name); err != nil {
 		return nil, "", err
 	}
-	skill, err := skillPath(r.o.Home, wt, a.Skill)
+	skill, err := r.skillPath(ctx, wt, a.Skill)
 	if err != nil {
 		return nil, "", err
 	}
@@ -1039,7 +1039,7 @@ func (r *run) prepareSession(ctx context.Context, sc *step.Context, wt worktree.
 // skillPath is the path of the SKILL.md a session reads: a repository skill
 // where the worktree has it; a home or built-in one copied into the
 // worktree (InstallSkill). "" for a session with an inline prompt.
-func skillPath(home string, wt worktree.Worktree, s *ir.PlanSkill) (string, error) {
+func (r *run) skillPath(ctx context.Context, wt worktree.Worktree, s *ir.PlanSkill) (string, error) {
 	if s == nil {
 		return "", nil
 	}
@@ -1062,7 +1062,7 @@ func skillPath(home string, wt worktree.Worktree, s *ir.PlanSkill) (string, erro
 	default:
 		return "", fmt.Errorf("skill %q: unknown source %q", s.Name, s.Source)
 	}
-	return worktree.InstallSkill(wt, s.Name, body)
+	return worktree.InstallSkill(ctx, r.o.Repo.Git, wt, s.Name, body)
 }
 
 // printResults writes the last stage's results on stdout, in file order,

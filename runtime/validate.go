@@ -260,7 +260,7 @@ func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateR
 	if !ok {
 		return judgement{broken: fmt.Sprintf("unknown harness %q", v.Harness.Value)}
 	}
-	diff, cut, err := worktree.Diff(sc.Worktree, sc.Baseline, worktree.MaxDiff)
+	diff, cut, err := worktree.Diff(ctx, r.o.Repo.Git, sc.Worktree, sc.Baseline, worktree.MaxDiff)
 	if err != nil {
 		return judgement{broken: fmt.Sprintf("read the step's diff: %v", err)}
 	}
@@ -320,12 +320,13 @@ func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateR
 		}
 		// A judge reads the work and must not change it: whatever it
 		// leaves is undone before the step goes on (§7.2).
-		before, err := worktree.TakeState(sc.Worktree)
+		before, err := worktree.TakeState(ctx, r.o.Repo.Git, sc.Worktree)
 		if err != nil {
 			return judgement{broken: fmt.Sprintf("record the worktree before the judge: %v", err)}
 		}
 		res := step.RunPrompt(ctx, &js, h, inv)
-		if what, err := before.Restore(); err != nil {
+		// Undone even when the run was interrupted meanwhile.
+		if what, err := before.Restore(context.WithoutCancel(ctx)); err != nil {
 			return judgement{broken: fmt.Sprintf("undo what the judge changed in the worktree: %v", err)}
 		} else if what != "" {
 			r.prog.Note(fmt.Sprintf("warning: step %s: the judge changed the work (%s); cairn undid it", name, what))
@@ -517,7 +518,7 @@ func (r *run) review(ctx context.Context, sc *step.Context, wt worktree.Worktree
 	if h.CanResume() && e.session != "" {
 		resume = e.session
 	} else {
-		skill, err := skillPath(r.o.Home, wt, a.Skill)
+		skill, err := r.skillPath(ctx, wt, a.Skill)
 		if err != nil {
 			return fmt.Sprintf("validate: review retry %d: %v", retry, err)
 		}

@@ -26,10 +26,10 @@ var cairnPaths = []string{":(exclude).cairn", ":(exclude).cairn-issue.md"}
 // baseline (a commit; "" in a repository that had none): the commits made
 // since, what is left uncommitted and the untracked files, as one git diff,
 // without cairn's own files. It reads the worktree through a temporary
-// index and never touches the worktree's own. The diff is cut at limit bytes
-// (at a line's end), and cut reports whether it was.
-func Diff(dir, baseline string, limit int) (diff string, cut bool, err error) {
-	path, err := git.Run(context.Background(), dir, os.Environ(), "rev-parse", "--path-format=absolute", "--git-path", "index")
+// index and never touches the worktree's own; git runs through g. The diff
+// is cut at limit bytes (at a line's end), and cut reports whether it was.
+func Diff(ctx context.Context, g *git.Git, dir, baseline string, limit int) (diff string, cut bool, err error) {
+	path, err := g.Run(ctx, dir, "rev-parse", "--path-format=absolute", "--git-path", "index")
 	if err != nil {
 		return "", false, err
 	}
@@ -45,17 +45,17 @@ func Diff(dir, baseline string, limit int) (diff string, cut bool, err error) {
 	// Starting from the worktree's own index lets git add skip the files
 	// whose stat data has not changed; without it git hashes every file.
 	_ = copyFile(own, index)
-	env := []string{"GIT_INDEX_FILE=" + index}
+	indexed := g.With("GIT_INDEX_FILE=" + index)
 	// Only the folder is left out here: naming a file git ignores (as the
 	// issue file is, once cairn wrote it) makes git add fail; the diff
 	// below leaves out every path of cairn's.
-	if _, err := git.Run(context.Background(), dir, append(os.Environ(), env...), "add", "--all", "--", ".", cairnPaths[0]); err != nil {
+	if _, err := indexed.Run(ctx, dir, "add", "--all", "--", ".", cairnPaths[0]); err != nil {
 		return "", false, err
 	}
 	base := baseline
 	if base == "" {
 		// The empty tree, in the repository's own object format.
-		out, err := git.RunInput(context.Background(), dir, os.Environ(), "", "hash-object", "-t", "tree", "--stdin")
+		out, err := g.RunInput(ctx, dir, "", "hash-object", "-t", "tree", "--stdin")
 		if err != nil {
 			return "", false, err
 		}
@@ -65,7 +65,7 @@ func Diff(dir, baseline string, limit int) (diff string, cut bool, err error) {
 	args := append([]string{"diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", "--no-relative",
 		"--submodule=short", "--src-prefix=a/", "--dst-prefix=b/", base, "--", "."}, cairnPaths...)
 	out := &capped{max: limit}
-	if err := git.Stream(context.Background(), dir, append(os.Environ(), env...), out, args...); err != nil {
+	if err := indexed.Stream(ctx, dir, out, args...); err != nil {
 		return "", false, err
 	}
 	if !out.over {

@@ -1,6 +1,7 @@
 package worktree
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,7 +38,7 @@ func TestDiff(t *testing.T) {
 	}
 	statusBefore := testrepo.Git(t, dir, "status", "--porcelain")
 
-	diff, cut, err := Diff(dir, baseline, MaxDiff)
+	diff, cut, err := Diff(context.Background(), testGit(), dir, baseline, MaxDiff)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,12 +75,12 @@ func TestDiff(t *testing.T) {
 	head := testrepo.Git(t, dir, "rev-parse", "HEAD")
 	testrepo.Git(t, dir, "add", "-A", "--", ".", ":(exclude).cairn", ":(exclude).cairn-issue.md")
 	testrepo.Git(t, dir, "commit", "-q", "-m", "rest")
-	if diff, _, err := Diff(dir, testrepo.Git(t, dir, "rev-parse", "HEAD"), MaxDiff); err != nil || diff != "" {
+	if diff, _, err := Diff(context.Background(), testGit(), dir, testrepo.Git(t, dir, "rev-parse", "HEAD"), MaxDiff); err != nil || diff != "" {
 		t.Errorf("Diff after committing everything = %q, %v; want nothing", diff, err)
 	}
 
 	// A cap cuts at a line's end.
-	diff, cut, err = Diff(dir, head, 60)
+	diff, cut, err = Diff(context.Background(), testGit(), dir, head, 60)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func TestDiffNoCommits(t *testing.T) {
 	dir := t.TempDir()
 	testrepo.Git(t, dir, "init", "-q", "-b", "main")
 	testrepo.Write(t, filepath.Join(dir, "new.txt"), "new\n")
-	diff, cut, err := Diff(dir, "", MaxDiff)
+	diff, cut, err := Diff(context.Background(), testGit(), dir, "", MaxDiff)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,12 +113,12 @@ func TestDiffIssueFile(t *testing.T) {
 	dir := t.TempDir()
 	testrepo.Git(t, dir, "init", "-q", "-b", "main")
 	testrepo.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "init")
-	if err := ExcludeCairnFiles(dir); err != nil {
+	if err := ExcludeCairnFiles(context.Background(), testGit(), dir); err != nil {
 		t.Fatal(err)
 	}
 	testrepo.Write(t, filepath.Join(dir, ".cairn-issue.md"), "# Issue #42\n")
 	testrepo.Write(t, filepath.Join(dir, "fix.txt"), "fixed\n")
-	diff, _, err := Diff(dir, testrepo.Git(t, dir, "rev-parse", "HEAD"), MaxDiff)
+	diff, _, err := Diff(context.Background(), testGit(), dir, testrepo.Git(t, dir, "rev-parse", "HEAD"), MaxDiff)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,13 +20,13 @@ import (
 // anywhere else, it is refused with the place named. The worktree this run
 // already has there (a resumed run) is taken as it is. The caller holds
 // the worktree lock.
-func (w *Worktrees) addIssueBranch(p ir.PlanWorktree, base string) (Worktree, error) {
+func (w *Worktrees) addIssueBranch(ctx context.Context, p ir.PlanWorktree, base string) (Worktree, error) {
 	branch := p.Branch
 	wt := Worktree{Name: p.Name, Kind: p.Kind, Path: filepath.Join(w.runDir, p.Name), Base: base, Branch: branch}
-	if _, err := git.Run(context.Background(), w.repoRoot, w.env, "worktree", "prune"); err != nil {
+	if _, err := w.git.Run(ctx, w.repoRoot, "worktree", "prune"); err != nil {
 		return Worktree{}, err
 	}
-	at, err := checkedOutAt(w.repoRoot, branch)
+	at, err := checkedOutAt(ctx, w.git, w.repoRoot, branch)
 	if err != nil {
 		return Worktree{}, err
 	}
@@ -34,15 +34,15 @@ func (w *Worktrees) addIssueBranch(p ir.PlanWorktree, base string) (Worktree, er
 		return wt, nil
 	}
 	if at != "" {
-		if err := w.freeBranch(branch, at); err != nil {
+		if err := w.freeBranch(ctx, branch, at); err != nil {
 			return Worktree{}, err
 		}
 	}
 	var args []string
 	switch {
-	case refExists(w.repoRoot, "refs/heads/"+branch):
+	case refExists(ctx, w.git, w.repoRoot, "refs/heads/"+branch):
 		args = []string{"worktree", "add", "--quiet", wt.Path, branch}
-	case refExists(w.repoRoot, "refs/remotes/origin/"+branch):
+	case refExists(ctx, w.git, w.repoRoot, "refs/remotes/origin/"+branch):
 		args = []string{"worktree", "add", "--quiet", "--track", "-b", branch, wt.Path, "origin/" + branch}
 	default:
 		args = []string{"worktree", "add", "--quiet", "--no-track", "-b", branch, wt.Path, base}
@@ -52,7 +52,7 @@ func (w *Worktrees) addIssueBranch(p ir.PlanWorktree, base string) (Worktree, er
 	if err := os.Mkdir(wt.Path, 0o700); err != nil {
 		return Worktree{}, err
 	}
-	if _, err := git.Run(context.Background(), w.repoRoot, w.env, args...); err != nil {
+	if _, err := w.git.Run(ctx, w.repoRoot, args...); err != nil {
 		_ = os.Remove(wt.Path)
 		return Worktree{}, err
 	}
@@ -62,26 +62,26 @@ func (w *Worktrees) addIssueBranch(p ir.PlanWorktree, base string) (Worktree, er
 // checkBranchName refuses an issue-branch worktree's branch that is missing
 // (check's plan holds "cairn/N-…" until a run reads the issue's title) or
 // that git would not take.
-func checkBranchName(repoRoot, branch string) error {
+func checkBranchName(ctx context.Context, g *git.Git, repoRoot, branch string) error {
 	if branch == "" || strings.Contains(branch, "…") {
 		return errors.New("no branch is named for it; the run names it after its issue (cairn/NUMBER-slug)")
 	}
-	if _, err := git.Run(context.Background(), repoRoot, os.Environ(), "check-ref-format", "--branch", branch); err != nil || strings.HasPrefix(branch, "-") {
+	if _, err := g.Run(ctx, repoRoot, "check-ref-format", "--branch", branch); err != nil || strings.HasPrefix(branch, "-") {
 		return fmt.Errorf("invalid branch name %q", branch)
 	}
 	return nil
 }
 
 // refExists reports whether ref names a commit in the repository at root.
-func refExists(root, ref string) bool {
-	_, err := git.Run(context.Background(), root, os.Environ(), "rev-parse", "--verify", "--quiet", ref+"^{commit}")
+func refExists(ctx context.Context, g *git.Git, root, ref string) bool {
+	_, err := g.Run(ctx, root, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
 	return err == nil
 }
 
 // checkedOutAt is the path of the worktree that has branch checked out, ""
 // when none has.
-func checkedOutAt(root, branch string) (string, error) {
-	out, err := git.Run(context.Background(), root, os.Environ(), "worktree", "list", "--porcelain", "-z")
+func checkedOutAt(ctx context.Context, g *git.Git, root, branch string) (string, error) {
+	out, err := g.Run(ctx, root, "worktree", "list", "--porcelain", "-z")
 	if err != nil {
 		return "", err
 	}
@@ -111,7 +111,7 @@ func samePath(a, b string) bool {
 // (w.running says so) and it holds no uncommitted change: its work is all
 // on the branch, which this run continues. Otherwise the branch is
 // refused, with where it is checked out.
-func (w *Worktrees) freeBranch(branch, path string) error {
+func (w *Worktrees) freeBranch(ctx context.Context, branch, path string) error {
 	worktrees := filepath.Dir(w.runDir)
 	run := filepath.Base(filepath.Dir(path))
 	if !samePath(filepath.Dir(filepath.Dir(path)), worktrees) {
@@ -120,14 +120,14 @@ func (w *Worktrees) freeBranch(branch, path string) error {
 	if w.running == nil || w.running(run) {
 		return fmt.Errorf("branch %q is in use by run %q, at %s", branch, run, path)
 	}
-	status, err := git.Run(context.Background(), path, w.env, "status", "--porcelain")
+	status, err := w.git.Run(ctx, path, "status", "--porcelain")
 	if err != nil {
 		return fmt.Errorf("branch %q is checked out at %s, which cairn cannot read: %w", branch, path, err)
 	}
 	if strings.TrimSpace(status) != "" {
 		return fmt.Errorf("branch %q is checked out at %s, left by run %q with uncommitted changes; commit them on the branch or remove that worktree (git worktree remove --force %s), then run again", branch, path, run, path)
 	}
-	if _, err := git.Run(context.Background(), w.repoRoot, w.env, "worktree", "remove", path); err != nil {
+	if _, err := w.git.Run(ctx, w.repoRoot, "worktree", "remove", path); err != nil {
 		return fmt.Errorf("branch %q is checked out at %s, left by run %q: %w", branch, path, run, err)
 	}
 	// The old run's folder goes when nothing else of it is left.
@@ -204,32 +204,32 @@ func (w *Worktrees) isKept(name string) bool {
 // did not succeed, when it has uncommitted changes, or when its branch has
 // commits neither on its base nor pushed to origin; otherwise it is removed
 // (never its branch). The caller holds w.mu and the worktree lock.
-func (w *Worktrees) closeIssueBranches(open []Worktree) {
+func (w *Worktrees) closeIssueBranches(ctx context.Context, open []Worktree) {
 	for _, wt := range open {
 		if _, err := os.Lstat(wt.Path); errors.Is(err, fs.ErrNotExist) {
 			w.removed[wt.Name] = true
 			continue
 		}
-		reason := w.keepReason(wt)
+		reason := w.keepReason(ctx, wt)
 		if reason == "" {
-			if _, err := git.Run(context.Background(), w.repoRoot, w.env, "worktree", "remove", wt.Path); err != nil {
+			if _, err := w.git.Run(ctx, w.repoRoot, "worktree", "remove", wt.Path); err != nil {
 				reason = err.Error()
 			} else {
 				w.removed[wt.Name] = true
 				continue
 			}
 		}
-		w.kept = append(w.kept, KeptBranch{Worktree: wt.Name, Branch: wt.Branch, Path: wt.Path, Reason: reason, Empty: w.holdsNoWork(wt)})
+		w.kept = append(w.kept, KeptBranch{Worktree: wt.Name, Branch: wt.Branch, Path: wt.Path, Reason: reason, Empty: w.holdsNoWork(ctx, wt)})
 	}
 }
 
 // keepReason says why wt must be kept: "" when its work is all saved
 // elsewhere and the run succeeded.
-func (w *Worktrees) keepReason(wt Worktree) string {
+func (w *Worktrees) keepReason(ctx context.Context, wt Worktree) string {
 	if !w.succeeded {
 		return "the run did not succeed"
 	}
-	status, err := git.Run(context.Background(), wt.Path, w.env, "status", "--porcelain")
+	status, err := w.git.Run(ctx, wt.Path, "status", "--porcelain")
 	if err != nil {
 		return "cairn could not tell whether its work is saved: " + err.Error()
 	}
@@ -237,7 +237,7 @@ func (w *Worktrees) keepReason(wt Worktree) string {
 		return "it has uncommitted changes"
 	}
 	// HEAD too: a session may have left the branch for another.
-	out, err := git.Run(context.Background(), wt.Path, w.env, "rev-list", "-n", "1", "HEAD", "refs/heads/"+wt.Branch, "--not", wt.Base, "--remotes=origin", "--")
+	out, err := w.git.Run(ctx, wt.Path, "rev-list", "-n", "1", "HEAD", "refs/heads/"+wt.Branch, "--not", wt.Base, "--remotes=origin", "--")
 	if err != nil {
 		return "cairn could not tell whether its work is saved: " + err.Error()
 	}
@@ -250,11 +250,11 @@ func (w *Worktrees) keepReason(wt Worktree) string {
 // holdsNoWork reports whether wt has neither an uncommitted change nor a
 // commit (at HEAD or on its branch) that its base lacks; false when git
 // cannot tell.
-func (w *Worktrees) holdsNoWork(wt Worktree) bool {
-	status, err := git.Run(context.Background(), wt.Path, w.env, "status", "--porcelain")
+func (w *Worktrees) holdsNoWork(ctx context.Context, wt Worktree) bool {
+	status, err := w.git.Run(ctx, wt.Path, "status", "--porcelain")
 	if err != nil || strings.TrimSpace(status) != "" {
 		return false
 	}
-	out, err := git.Run(context.Background(), wt.Path, w.env, "rev-list", "-n", "1", "HEAD", "refs/heads/"+wt.Branch, "--not", wt.Base, "--")
+	out, err := w.git.Run(ctx, wt.Path, "rev-list", "-n", "1", "HEAD", "refs/heads/"+wt.Branch, "--not", wt.Base, "--")
 	return err == nil && strings.TrimSpace(out) == ""
 }

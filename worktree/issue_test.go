@@ -74,7 +74,7 @@ func TestIssueBranchWorktreeFresh(t *testing.T) {
 
 	// The run fails: its work stays, and Kept names the branch and path.
 	commitIn(t, wt.Path, "fix.go")
-	if err := w.Close(t.TempDir()); err != nil {
+	if err := w.Close(context.Background(), t.TempDir()); err != nil {
 		t.Fatal(err)
 	}
 	kept := w.Kept()
@@ -92,7 +92,7 @@ func TestIssueBranchWorktreeFresh(t *testing.T) {
 	if _, ok := wtList(t, f.root)[wt.Path]; !ok {
 		t.Error("git forgot the kept worktree")
 	}
-	if err := w.Close(t.TempDir()); err != nil || len(w.Kept()) != 1 {
+	if err := w.Close(context.Background(), t.TempDir()); err != nil || len(w.Kept()) != 1 {
 		t.Errorf("a second Close: %v, kept %+v", err, w.Kept())
 	}
 }
@@ -159,13 +159,13 @@ func TestIssueBranchWorktreeClose(t *testing.T) {
 			w, wt := openIssueBranch(t, f, home, "fix_2026-03-01T090000Z", branch)
 			// cairn's own files are excluded, so they never keep a
 			// worktree.
-			if err := ExcludeCairnFiles(wt.Path); err != nil {
+			if err := ExcludeCairnFiles(context.Background(), testGit(), wt.Path); err != nil {
 				t.Fatal(err)
 			}
 			testrepo.Write(t, filepath.Join(wt.Path, ir.IssueFile), "# Issue\n")
 			c.work(t, wt.Path, branch)
 			w.MarkSucceeded()
-			if err := w.Close(t.TempDir()); err != nil {
+			if err := w.Close(context.Background(), t.TempDir()); err != nil {
 				t.Fatal(err)
 			}
 			_, err := os.Stat(wt.Path)
@@ -210,7 +210,7 @@ func TestIssueBranchWorktreeKeptForResume(t *testing.T) {
 			branch := fmt.Sprintf("cairn/%d-fix", i+1)
 			w, wt := openIssueBranch(t, f, t.TempDir(), "fix_2026-03-01T090000Z", branch)
 			c.work(t, wt.Path)
-			if err := w.Close(t.TempDir()); err != nil {
+			if err := w.Close(context.Background(), t.TempDir()); err != nil {
 				t.Fatal(err)
 			}
 			kept := w.Kept()
@@ -228,7 +228,7 @@ func TestIssueBranchWorktreeAfterAKeptOne(t *testing.T) {
 	const branch = "cairn/42-fix"
 	first, old := openIssueBranch(t, f, home, "fix_2026-03-01T090000Z", branch)
 	commitIn(t, old.Path, "fix.go")
-	if err := first.Close(t.TempDir()); err != nil {
+	if err := first.Close(context.Background(), t.TempDir()); err != nil {
 		t.Fatal(err)
 	}
 
@@ -308,7 +308,7 @@ func TestIssueBranchWithThrowaway(t *testing.T) {
 	}
 	scratch, _ := w.Get("scratch")
 	work, _ := w.Get("work")
-	if err := w.Close(t.TempDir()); err != nil {
+	if err := w.Close(context.Background(), t.TempDir()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(scratch.Path); err == nil {

@@ -25,7 +25,7 @@ import (
 // by side, but a few at a time: each save holds files and git processes
 // open, and a run with hundreds of worktrees must not run out of file
 // descriptors.
-func saveAll(open []Worktree, patchDir string, ran func(name string) bool) []error {
+func saveAll(ctx context.Context, g *git.Git, open []Worktree, patchDir string, ran func(name string) bool) []error {
 	errs := make([]error, len(open))
 	slots := make(chan struct{}, min(len(open), max(2, goruntime.GOMAXPROCS(0))))
 	var wg sync.WaitGroup
@@ -33,7 +33,7 @@ func saveAll(open []Worktree, patchDir string, ran func(name string) bool) []err
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			errs[i] = savePatch(wt, patchDir, ran(wt.Name))
+			errs[i] = savePatch(ctx, g, wt, patchDir, ran(wt.Name))
 		})
 	}
 	wg.Wait()
@@ -143,7 +143,7 @@ func replacesSaved(saved, fresh int64, ran bool) bool {
 // those saved and ran is false (replacesSaved): ran reports whether a step
 // ran in wt since its saved changes were applied to it, true for a worktree
 // never started again from them.
-func savePatch(wt Worktree, patchDir string, ran bool) error {
+func savePatch(ctx context.Context, g *git.Git, wt Worktree, patchDir string, ran bool) error {
 	if _, err := os.Lstat(wt.Path); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -156,7 +156,7 @@ func savePatch(wt Worktree, patchDir string, ran bool) error {
 	}
 	defer os.RemoveAll(tmp)
 	own := filepath.Join(tmp, "patch")
-	size, queue, err := diffTree(wt.Path, wt.Base, own)
+	size, queue, err := diffTree(ctx, g, wt.Path, wt.Base, own)
 	if err != nil {
 		return err
 	}
@@ -171,7 +171,7 @@ func savePatch(wt Worktree, patchDir string, ran bool) error {
 			return fmt.Errorf("submodule %q is not in the worktree's base, so its changes cannot be saved as a patch", s.path)
 		}
 		file := filepath.Join(tmp, fmt.Sprintf("submodule-%d", i))
-		n, nested, err := diffTree(filepath.Join(wt.Path, filepath.FromSlash(s.path)), s.base, file)
+		n, nested, err := diffTree(ctx, g, filepath.Join(wt.Path, filepath.FromSlash(s.path)), s.base, file)
 		if err != nil {
 			return fmt.Errorf("submodule %q: %w", s.path, err)
 		}
@@ -286,20 +286,20 @@ type submodule struct {
 // submodules initialised in the tree: everything in the folder that git does
 // not ignore is added to a temporary index beside patch, which is diffed
 // against base.
-func diffTree(dir, base, patch string) (int64, []submodule, error) {
+func diffTree(ctx context.Context, g *git.Git, dir, base, patch string) (int64, []submodule, error) {
 	index := patch + ".index"
 	// Starting from the tree's own index lets git add skip the files whose
 	// stat data has not changed; without it git hashes every file.
 	if gitDir, err := repoGitDir(dir); err == nil {
 		_ = copyFile(filepath.Join(gitDir, "index"), index)
 	}
-	env := []string{"GIT_INDEX_FILE=" + index}
-	if _, err := git.Run(context.Background(), dir, append(os.Environ(), env...), "add", "--all"); err != nil {
+	indexed := g.With("GIT_INDEX_FILE=" + index)
+	if _, err := indexed.Run(ctx, dir, "add", "--all"); err != nil {
 		return 0, nil, err
 	}
 	if base == "" {
 		// The empty tree, in the repository's own object format.
-		out, err := git.RunInput(context.Background(), dir, os.Environ(), "", "hash-object", "-t", "tree", "--stdin")
+		out, err := g.RunInput(ctx, dir, "", "hash-object", "-t", "tree", "--stdin")
 		if err != nil {
 			return 0, nil, err
 		}
@@ -310,7 +310,7 @@ func diffTree(dir, base, patch string) (int64, []submodule, error) {
 		return 0, nil, err
 	}
 	// The user's diff settings must not change what git apply reads.
-	runErr := git.Stream(context.Background(), dir, append(os.Environ(), env...), f, "diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "--no-textconv",
+	runErr := indexed.Stream(ctx, dir, f, "diff", "--cached", "--binary", "--no-color", "--no-ext-diff", "--no-textconv",
 		"--no-relative", "--submodule=short", "--src-prefix=a/", "--dst-prefix=b/", base, "--")
 	size, _ := f.Seek(0, io.SeekCurrent)
 	if err := f.Close(); err != nil && runErr == nil {
@@ -319,7 +319,7 @@ func diffTree(dir, base, patch string) (int64, []submodule, error) {
 	if runErr != nil {
 		return 0, nil, runErr
 	}
-	subs, err := initialisedSubmodules(dir, env, base)
+	subs, err := initialisedSubmodules(ctx, indexed, dir, base)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -327,15 +327,15 @@ func diffTree(dir, base, patch string) (int64, []submodule, error) {
 }
 
 // initialisedSubmodules lists the submodules of the working tree at dir, as
-// the index env names has them, that are initialised (their folder has a
-// .git), each with the commit base records for it.
-func initialisedSubmodules(dir string, env []string, base string) ([]submodule, error) {
+// the index g's environment names has them, that are initialised (their
+// folder has a .git), each with the commit base records for it.
+func initialisedSubmodules(ctx context.Context, g *git.Git, dir, base string) ([]submodule, error) {
 	// A submodule is initialised from .gitmodules: without one, listing a
 	// large index for none is time lost.
 	if _, err := os.Lstat(filepath.Join(dir, ".gitmodules")); err != nil {
 		return nil, nil
 	}
-	out, err := git.Run(context.Background(), dir, append(os.Environ(), env...), "ls-files", "--stage", "-z")
+	out, err := g.Run(ctx, dir, "ls-files", "--stage", "-z")
 	if err != nil {
 		return nil, err
 	}
@@ -358,8 +358,7 @@ func initialisedSubmodules(dir string, env []string, base string) ([]submodule, 
 	for _, s := range subs {
 		args = append(args, s.path)
 	}
-	literal := append(slices.Clone(env), "GIT_LITERAL_PATHSPECS=1")
-	out, err = git.Run(context.Background(), dir, append(os.Environ(), literal...), args...)
+	out, err = g.With("GIT_LITERAL_PATHSPECS=1").Run(ctx, dir, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -382,10 +381,10 @@ func initialisedSubmodules(dir string, env []string, base string) ([]submodule, 
 // NAME.patch, then each submodule's patch, in that submodule initialised
 // first at the commit the base records for it, outer submodules before the
 // ones inside them.
-func applyPatches(wt Worktree, dir string) error {
+func applyPatches(ctx context.Context, g *git.Git, wt Worktree, dir string) error {
 	patch := filepath.Join(dir, wt.Name+".patch")
 	if _, err := os.Stat(patch); err == nil {
-		if _, err := git.Run(context.Background(), wt.Path, os.Environ(), "apply", "--binary", "--whitespace=nowarn", patch); err != nil {
+		if _, err := g.Run(ctx, wt.Path, "apply", "--binary", "--whitespace=nowarn", patch); err != nil {
 			return fmt.Errorf("worktree %q: apply the changes the run saved in %s: %w", wt.Name, patch, err)
 		}
 	}
@@ -431,13 +430,13 @@ func applyPatches(wt Worktree, dir string) error {
 			holder, rel = filepath.Join(wt.Path, filepath.FromSlash(parent)), strings.TrimPrefix(p, parent+"/")
 		}
 		file := filepath.Join(subDir, filepath.FromSlash(p)+".patch")
-		if _, err := git.Run(context.Background(), holder, append(os.Environ(), []string{"GIT_LITERAL_PATHSPECS=1"}...), "submodule", "update", "--init", "--quiet", "--", rel); err != nil {
+		if _, err := g.With("GIT_LITERAL_PATHSPECS=1").Run(ctx, holder, "submodule", "update", "--init", "--quiet", "--", rel); err != nil {
 			return fmt.Errorf("worktree %q: initialise submodule %q to apply the changes the run saved in %s: %w", wt.Name, p, file, err)
 		}
 		if fi, err := os.Stat(file); err != nil || fi.Size() == 0 {
 			continue
 		}
-		if _, err := git.Run(context.Background(), filepath.Join(wt.Path, filepath.FromSlash(p)), os.Environ(), "apply", "--binary", "--whitespace=nowarn", file); err != nil {
+		if _, err := g.Run(ctx, filepath.Join(wt.Path, filepath.FromSlash(p)), "apply", "--binary", "--whitespace=nowarn", file); err != nil {
 			return fmt.Errorf("worktree %q: apply the changes the run saved in %s: %w", wt.Name, file, err)
 		}
 	}

@@ -38,7 +38,7 @@ func TestSavePatchSubmodules(t *testing.T) {
 	testrepo.Write(t, filepath.Join(wt.Path, "vendor", "lib", "lib.txt"), "a library\nchanged\n")
 	testrepo.Write(t, filepath.Join(wt.Path, "vendor", "lib", "new.bin"), "\x00binary\x00")
 	patches := filepath.Join(t.TempDir(), "worktrees")
-	if err := savePatch(wt, patches, true); err != nil {
+	if err := savePatch(context.Background(), testGit(), wt, patches, true); err != nil {
 		t.Fatal(err)
 	}
 	patch := filepath.Join(patches, "a.submodules", "vendor", "lib.patch")
@@ -55,7 +55,7 @@ func TestSavePatchSubmodules(t *testing.T) {
 
 	fresh := Worktree{Name: "a", Kind: ir.Throwaway, Path: filepath.Join(t.TempDir(), "fresh"), Base: wt.Base}
 	testrepo.Git(t, root, "worktree", "add", "-q", "--detach", fresh.Path, wt.Base)
-	if err := applyPatches(fresh, patches); err != nil {
+	if err := applyPatches(context.Background(), testGit(), fresh, patches); err != nil {
 		t.Fatal(err)
 	}
 	for path, want := range map[string]string{"vendor/lib/lib.txt": "a library\nchanged\n", "vendor/lib/new.bin": "\x00binary\x00"} {
@@ -69,7 +69,7 @@ func TestSavePatchSubmodules(t *testing.T) {
 	if err := os.Remove(filepath.Join(wt.Path, "vendor", "lib", "new.bin")); err != nil {
 		t.Fatal(err)
 	}
-	if err := savePatch(wt, patches, true); err != nil {
+	if err := savePatch(context.Background(), testGit(), wt, patches, true); err != nil {
 		t.Fatal(err)
 	}
 	if entries, _ := os.ReadDir(patches); len(entries) != 0 {
@@ -78,12 +78,12 @@ func TestSavePatchSubmodules(t *testing.T) {
 
 	// A submodule the base does not have cannot start again from a patch.
 	testrepo.Git(t, wt.Path, "submodule", "add", "-q", lib, "other")
-	err = savePatch(wt, patches, true)
+	err = savePatch(context.Background(), testGit(), wt, patches, true)
 	if err == nil || !strings.Contains(err.Error(), `submodule "other" is not in the worktree's base`) {
 		t.Fatalf("savePatch with a new submodule: %v", err)
 	}
 	testrepo.Git(t, root, "worktree", "remove", "--force", fresh.Path)
-	if err := w.Close(patches); err == nil || !strings.Contains(err.Error(), wt.Path) {
+	if err := w.Close(context.Background(), patches); err == nil || !strings.Contains(err.Error(), wt.Path) {
 		t.Fatalf("Close: %v; want an error naming %s", err, wt.Path)
 	}
 	if _, err := os.Stat(filepath.Join(wt.Path, "other", "lib.txt")); err != nil {
@@ -125,7 +125,7 @@ func TestSavePatchKeepsSaved(t *testing.T) {
 	} {
 		patches := filepath.Join(t.TempDir(), "worktrees")
 		testrepo.Write(t, work, saved)
-		if err := savePatch(wt, patches, true); err != nil {
+		if err := savePatch(context.Background(), testGit(), wt, patches, true); err != nil {
 			t.Fatal(err)
 		}
 		if c.applying {
@@ -139,7 +139,7 @@ func TestSavePatchKeepsSaved(t *testing.T) {
 		if c.holds != "" {
 			testrepo.Write(t, work, c.holds)
 		}
-		if err := savePatch(wt, patches, c.ran); err != nil {
+		if err := savePatch(context.Background(), testGit(), wt, patches, c.ran); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		body, err := os.ReadFile(filepath.Join(patches, "a.patch"))

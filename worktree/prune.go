@@ -20,8 +20,8 @@ import (
 // so: its work is the user's. A repository that is gone has nothing to
 // forget. Nothing is removed outside home/worktrees, whose real path is
 // checked: a symbolic link there (NAME, or an entry in it) is removed
-// itself, and no git runs in what it points to.
-func Prune(home, name, repo string) error {
+// itself, and no git runs in what it points to. git runs through g.
+func Prune(ctx context.Context, g *git.Git, home, name, repo string) error {
 	if !validRunName(name) {
 		return nil
 	}
@@ -46,7 +46,7 @@ func Prune(home, name, repo string) error {
 	}
 	var kept []error
 	if info.IsDir() {
-		if kept, err = removeWorktreeEntries(wtDir, name); err != nil {
+		if kept, err = removeWorktreeEntries(ctx, g, wtDir, name); err != nil {
 			return fail(err)
 		}
 	}
@@ -66,7 +66,7 @@ func Prune(home, name, repo string) error {
 		return fmt.Errorf("prune the worktrees of run %q: %w", name, err)
 	}
 	defer unlock()
-	if _, err := git.Run(context.Background(), repo, os.Environ(), "--git-dir="+repo, "worktree", "prune"); err != nil {
+	if _, err := g.Run(ctx, repo, "--git-dir="+repo, "worktree", "prune"); err != nil {
 		return fmt.Errorf("prune the worktrees of run %q: %w", name, err)
 	}
 	return errors.Join(kept...)
@@ -77,7 +77,7 @@ func Prune(home, name, repo string) error {
 // work: kept says where each such is. An entry that is no folder (a
 // symbolic link) is removed itself; git looks only into real folders, as a
 // link's target may be any repository.
-func removeWorktreeEntries(wtDir, name string) (kept []error, err error) {
+func removeWorktreeEntries(ctx context.Context, g *git.Git, wtDir, name string) (kept []error, err error) {
 	owned, err := realpath.Folders([]string{wtDir})
 	if err != nil {
 		return nil, err
@@ -100,7 +100,7 @@ func removeWorktreeEntries(wtDir, name string) (kept []error, err error) {
 		}
 		// An issue branch's worktree the run kept may hold work not yet
 		// committed: that is the user's, and stays.
-		if branch, dirty := uncommittedBranch(path); dirty {
+		if branch, dirty := uncommittedBranch(ctx, g, path); dirty {
 			kept = append(kept, fmt.Errorf("left worktree %s of run %q in place: it holds uncommitted work on branch %q", path, name, branch))
 			continue
 		}
@@ -115,15 +115,15 @@ func removeWorktreeEntries(wtDir, name string) (kept []error, err error) {
 // checked out (which it names) and work not committed on it, or cannot
 // tell. A folder with no .git file of its own, as a linked worktree has,
 // is none: git in it would answer for whatever repository holds it.
-func uncommittedBranch(path string) (branch string, dirty bool) {
+func uncommittedBranch(ctx context.Context, g *git.Git, path string) (branch string, dirty bool) {
 	if info, err := os.Lstat(filepath.Join(path, ".git")); err != nil || !info.Mode().IsRegular() {
 		return "", false
 	}
-	out, err := git.Run(context.Background(), path, os.Environ(), "symbolic-ref", "-q", "--short", "HEAD")
+	out, err := g.Run(ctx, path, "symbolic-ref", "-q", "--short", "HEAD")
 	if err != nil {
 		return "", false
 	}
 	branch = strings.TrimSpace(out)
-	status, err := git.Run(context.Background(), path, os.Environ(), "status", "--porcelain")
+	status, err := g.Run(ctx, path, "status", "--porcelain")
 	return branch, err != nil || strings.TrimSpace(status) != ""
 }

@@ -1,6 +1,7 @@
 package worktree
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,10 +26,10 @@ func TestPrune(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(home, "worktrees", gone, "a"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := Prune(home, old, common); err != nil {
+	if err := Prune(context.Background(), testGit(), home, old, common); err != nil {
 		t.Fatal(err)
 	}
-	if err := Prune(home, gone, "/gone/.git"); err != nil {
+	if err := Prune(context.Background(), testGit(), home, gone, "/gone/.git"); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{old, gone} {
@@ -42,7 +43,7 @@ func TestPrune(t *testing.T) {
 	// A run with no worktrees left, or a name that is no run's, is no
 	// error.
 	for _, name := range []string{old, "../" + old, ""} {
-		if err := Prune(home, name, common); err != nil {
+		if err := Prune(context.Background(), testGit(), home, name, common); err != nil {
 			t.Errorf("Prune(%q) = %v", name, err)
 		}
 	}
@@ -64,7 +65,7 @@ func TestPruneKeepsUncommittedBranchWork(t *testing.T) {
 	testrepo.Git(t, repo, "worktree", "add", "-q", "-b", "cairn/42-fix", dirty)
 	testrepo.Git(t, repo, "worktree", "add", "-q", "-b", "cairn/43-docs", clean)
 	testrepo.Write(t, filepath.Join(dirty, "half-done.txt"), "wip\n")
-	err := Prune(home, old, common)
+	err := Prune(context.Background(), testGit(), home, old, common)
 	if err == nil || !strings.Contains(err.Error(), "uncommitted work on branch \"cairn/42-fix\"") || !strings.Contains(err.Error(), dirty) {
 		t.Errorf("Prune error = %v; want one naming the worktree kept", err)
 	}

@@ -22,7 +22,8 @@ import (
 // removed itself: neither git nor a removal goes through it. Anything else
 // there cairn did not make (a step wrote it beside its worktree, in ../):
 // it stays, with the folder, and left names it by path.
-func Salvage(home string, repo *git.Repo, run, patchDir string, recorded []Worktree) (left []string, err error) {
+func Salvage(ctx context.Context, home string, repo *git.Repo, run, patchDir string, recorded []Worktree) (left []string, err error) {
+	g := repo.Git
 	runDir := filepath.Join(home, "worktrees", run)
 	info, err := os.Lstat(runDir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -69,26 +70,26 @@ func Salvage(home string, repo *git.Repo, run, patchDir string, recorded []Workt
 			}
 			continue
 		}
-		if isBranchWorktree(wt.Path, kinds[wt.Name]) {
+		if isBranchWorktree(ctx, g, wt.Path, kinds[wt.Name]) {
 			// An issue branch's worktree, kept with whatever it holds:
 			// the resumed run carries on in it.
 			kept = true
 			continue
 		}
 		if wt.Base == "" {
-			wt.Base = git.Head(context.Background(), wt.Path, os.Environ())
+			wt.Base = g.Head(ctx, wt.Path)
 		}
 		// A worktree whose saved changes were being applied when the run
 		// crashed is left out by savePatch; any other one had them all
 		// applied, and holds less only by its steps' doing.
-		if err := savePatch(wt, patchDir, true); err != nil {
+		if err := savePatch(ctx, g, wt, patchDir, true); err != nil {
 			return left, fmt.Errorf("save the changes of worktree %q, left by the crashed run: %w; it is left at %s", wt.Name, err, wt.Path)
 		}
-		if err := removeWorktree(repo.Root, wt.Path); err != nil {
+		if err := removeWorktree(ctx, g, repo.Root, wt.Path); err != nil {
 			return left, fmt.Errorf("remove worktree %q, left by the crashed run: %w", wt.Name, err)
 		}
 	}
-	if _, err := git.Run(context.Background(), repo.Root, os.Environ(), "worktree", "prune"); err != nil {
+	if _, err := g.Run(ctx, repo.Root, "worktree", "prune"); err != nil {
 		return left, fmt.Errorf("salvage the worktrees of the crashed run: %w", err)
 	}
 	if kept || len(left) > 0 {
@@ -100,11 +101,11 @@ func Salvage(home string, repo *git.Repo, run, patchDir string, recorded []Workt
 // isBranchWorktree reports whether the worktree at path is an issue
 // branch's: its recorded kind says so, or, unrecorded, it has a branch
 // checked out (a throwaway is detached).
-func isBranchWorktree(path, kind string) bool {
+func isBranchWorktree(ctx context.Context, g *git.Git, path, kind string) bool {
 	if kind != "" {
 		return kind == ir.IssueBranch
 	}
-	_, err := git.Run(context.Background(), path, os.Environ(), "symbolic-ref", "-q", "HEAD")
+	_, err := g.Run(ctx, path, "symbolic-ref", "-q", "HEAD")
 	return err == nil
 }
 
@@ -114,7 +115,7 @@ func isBranchWorktree(path, kind string) bool {
 // in patchDir, are applied. Once they all are, the worktree's applying
 // marker (BeginReopen) goes; until a step runs in it (Worked), Close keeps
 // its saved changes rather than save less.
-func (w *Worktrees) Reopen(recorded []Worktree, patchDir string) error {
+func (w *Worktrees) Reopen(ctx context.Context, recorded []Worktree, patchDir string) error {
 	bases := map[string]string{}
 	for _, r := range recorded {
 		bases[r.Name] = r.Base
@@ -127,12 +128,12 @@ func (w *Worktrees) Reopen(recorded []Worktree, patchDir string) error {
 			continue
 		}
 		if base := bases[wt.Name]; base != "" && base != wt.Base {
-			if _, err := git.Run(context.Background(), wt.Path, os.Environ(), "checkout", "--quiet", "--detach", base); err != nil {
+			if _, err := w.git.Run(ctx, wt.Path, "checkout", "--quiet", "--detach", base); err != nil {
 				return fmt.Errorf("worktree %q: start again from %.12s: %w", wt.Name, base, err)
 			}
 			wt.Base = base
 		}
-		if err := applyPatches(*wt, patchDir); err != nil {
+		if err := applyPatches(ctx, w.git, *wt, patchDir); err != nil {
 			return err
 		}
 		// A marker left would keep what the steps do from being saved.

@@ -44,7 +44,7 @@ func TestSalvageRemovesLinksOnly(t *testing.T) {
 		// The run's record says its worktree "a" is a throwaway, whose
 		// changes salvage saves before it removes it.
 		recorded := []Worktree{{Name: "a", Kind: ir.Throwaway}}
-		if _, err := Salvage(home, repo, c.name, filepath.Join(dir, "worktrees"), recorded); err != nil {
+		if _, err := Salvage(context.Background(), home, repo, c.name, filepath.Join(dir, "worktrees"), recorded); err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}
 		if _, err := os.Stat(filepath.Join(outside, "a", "keep.txt")); err != nil {
@@ -76,7 +76,7 @@ func TestSalvageHalfApplied(t *testing.T) {
 	for name, body := range work {
 		testrepo.Write(t, filepath.Join(wt.Path, name), body)
 	}
-	if err := w.Close(patches); err != nil {
+	if err := w.Close(context.Background(), patches); err != nil {
 		t.Fatal(err)
 	}
 
@@ -91,7 +91,7 @@ func TestSalvageHalfApplied(t *testing.T) {
 	testrepo.Write(t, filepath.Join(wt.Path, "one.txt"), work["one.txt"])
 
 	recorded := []Worktree{{Name: "a", Kind: ir.Throwaway, Base: wt.Base}}
-	if _, err := Salvage(home, repo, run, patches, recorded); err != nil {
+	if _, err := Salvage(context.Background(), home, repo, run, patches, recorded); err != nil {
 		t.Fatal(err)
 	}
 	if err := BeginReopen(patches, plan); err != nil {
@@ -101,7 +101,7 @@ func TestSalvageHalfApplied(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Reopen(recorded, patches); err != nil {
+	if err := w.Reopen(context.Background(), recorded, patches); err != nil {
 		t.Fatal(err)
 	}
 	for name, body := range work {
@@ -112,7 +112,7 @@ func TestSalvageHalfApplied(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(patches, "a"+applyingSuffix)); !os.IsNotExist(err) {
 		t.Errorf("the applying marker is still there after Reopen (%v)", err)
 	}
-	if err := w.Close(patches); err != nil {
+	if err := w.Close(context.Background(), patches); err != nil {
 		t.Fatal(err)
 	}
 	body, err := os.ReadFile(filepath.Join(patches, "a.patch"))
@@ -147,7 +147,7 @@ func TestSalvageLeavesStrays(t *testing.T) {
 	// A repository's worktree a step added there is the user's too.
 	testrepo.Git(t, root, "worktree", "add", "-q", "--detach", filepath.Join(runDir, "mine"))
 
-	left, err := Salvage(home, repo, run, patches, []Worktree{{Name: "a", Kind: ir.Throwaway}})
+	left, err := Salvage(context.Background(), home, repo, run, patches, []Worktree{{Name: "a", Kind: ir.Throwaway}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 // ignore. cairn's own files (run folders, copied skills, the issue file)
 // are no part of it.
 type State struct {
+	git       *git.Git
 	dir       string
 	branch    string
 	head      string
@@ -37,14 +38,14 @@ type State struct {
 // works.
 var cairnOwn = []string{ir.RunsInRepo, ".cairn/skills", ir.IssueFile}
 
-// TakeState records the working tree at dir as it stands.
-func TakeState(dir string) (*State, error) {
-	s := &State{dir: dir}
-	if out, err := git.Run(context.Background(), dir, os.Environ(), "symbolic-ref", "-q", "HEAD"); err == nil {
+// TakeState records the working tree at dir as it stands, asking g's git.
+func TakeState(ctx context.Context, g *git.Git, dir string) (*State, error) {
+	s := &State{git: g, dir: dir}
+	if out, err := g.Run(ctx, dir, "symbolic-ref", "-q", "HEAD"); err == nil {
 		s.branch = strings.TrimSpace(out)
 	}
-	s.head = git.Head(context.Background(), dir, os.Environ())
-	out, err := git.Run(context.Background(), dir, os.Environ(), "rev-parse", "--path-format=absolute", "--git-path", "index")
+	s.head = g.Head(ctx, dir)
+	out, err := g.Run(ctx, dir, "rev-parse", "--path-format=absolute", "--git-path", "index")
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +53,7 @@ func TakeState(dir string) (*State, error) {
 	if s.index, s.indexMode, s.hadIndex, err = readIndex(s.indexPath); err != nil {
 		return nil, err
 	}
-	if s.tree, err = workTree(dir, s.indexPath); err != nil {
+	if s.tree, err = workTree(ctx, g, dir, s.indexPath); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -80,7 +81,7 @@ func readIndex(path string) ([]byte, fs.FileMode, bool, error) {
 // that starts as a copy of the tree's own (at ownIndex), and returns its id.
 // The temporary index is made beside the tree's own, in its git dir: in the
 // working tree it would be part of what it records.
-func workTree(dir, ownIndex string) (string, error) {
+func workTree(ctx context.Context, g *git.Git, dir, ownIndex string) (string, error) {
 	tmp, err := os.MkdirTemp(filepath.Dir(ownIndex), "cairn-index-")
 	if err != nil {
 		return "", err
@@ -90,16 +91,16 @@ func workTree(dir, ownIndex string) (string, error) {
 	// Starting from the tree's own index lets git add skip the files whose
 	// stat data has not changed.
 	_ = copyFile(ownIndex, index)
-	env := []string{"GIT_INDEX_FILE=" + index, "GIT_LITERAL_PATHSPECS=1"}
-	if _, err := git.Run(context.Background(), dir, append(os.Environ(), env...), "add", "--all"); err != nil {
+	g = g.With("GIT_INDEX_FILE="+index, "GIT_LITERAL_PATHSPECS=1")
+	if _, err := g.Run(ctx, dir, "add", "--all"); err != nil {
 		return "", err
 	}
 	// cairn's own files leave the index whether git add or the tree's own
 	// index (a judge that ran git add) put them there.
-	if _, err := git.Run(context.Background(), dir, append(os.Environ(), env...), append([]string{"rm", "--cached", "-r", "-q", "--ignore-unmatch", "--"}, cairnOwn...)...); err != nil {
+	if _, err := g.Run(ctx, dir, append([]string{"rm", "--cached", "-r", "-q", "--ignore-unmatch", "--"}, cairnOwn...)...); err != nil {
 		return "", err
 	}
-	out, err := git.Run(context.Background(), dir, append(os.Environ(), env...), "write-tree")
+	out, err := g.Run(ctx, dir, "write-tree")
 	if err != nil {
 		return "", err
 	}
@@ -115,20 +116,20 @@ const maxNamed = 3
 // s's tree, those added are removed), and the index. It returns what had
 // changed, in words ("" when nothing had). Submodules and ignored files are
 // left as they are.
-func (s *State) Restore() (string, error) {
-	now, err := TakeState(s.dir)
+func (s *State) Restore(ctx context.Context) (string, error) {
+	now, err := TakeState(ctx, s.git, s.dir)
 	if err != nil {
 		return "", err
 	}
 	var what []string
 	if now.branch != s.branch || now.head != s.head {
 		what = append(what, fmt.Sprintf("HEAD moved from %s to %s", shortRef(s.branch, s.head), shortRef(now.branch, now.head)))
-		if err := s.restoreHead(now); err != nil {
+		if err := s.restoreHead(ctx, now); err != nil {
 			return "", fmt.Errorf("put HEAD back at %s: %w", shortRef(s.branch, s.head), err)
 		}
 	}
 	if now.tree != s.tree {
-		paths, err := s.restoreFiles(now.tree)
+		paths, err := s.restoreFiles(ctx, now.tree)
 		if err != nil {
 			return "", err
 		}
@@ -157,9 +158,9 @@ func (s *State) Restore() (string, error) {
 
 // restoreHead points HEAD back at s's branch, and that branch (or a
 // detached HEAD) back at s's commit.
-func (s *State) restoreHead(now *State) error {
+func (s *State) restoreHead(ctx context.Context, now *State) error {
 	if s.branch != "" && now.branch != s.branch {
-		if _, err := git.Run(context.Background(), s.dir, os.Environ(), "symbolic-ref", "HEAD", s.branch); err != nil {
+		if _, err := s.git.Run(ctx, s.dir, "symbolic-ref", "HEAD", s.branch); err != nil {
 			return err
 		}
 	}
@@ -173,7 +174,7 @@ func (s *State) restoreHead(now *State) error {
 	} else {
 		args = append(args, s.head)
 	}
-	_, err := git.Run(context.Background(), s.dir, os.Environ(), args...)
+	_, err := s.git.Run(ctx, s.dir, args...)
 	return err
 }
 
@@ -181,8 +182,8 @@ func (s *State) restoreHead(now *State) error {
 // they are in s's tree, and returns the paths it changed. Paths added since
 // are removed first (deepest first, with the folders they leave empty), so
 // that a folder that replaced a file gives its place back.
-func (s *State) restoreFiles(now string) ([]string, error) {
-	out, err := git.Run(context.Background(), s.dir, os.Environ(), "diff-tree", "-r", "-z", "--no-renames", s.tree, now)
+func (s *State) restoreFiles(ctx context.Context, now string) ([]string, error) {
+	out, err := s.git.Run(ctx, s.dir, "diff-tree", "-r", "-z", "--no-renames", s.tree, now)
 	if err != nil {
 		return nil, err
 	}
@@ -219,12 +220,12 @@ func (s *State) restoreFiles(now string) ([]string, error) {
 			return nil, err
 		}
 		defer os.RemoveAll(tmp)
-		env := []string{"GIT_INDEX_FILE=" + filepath.Join(tmp, "index")}
-		if _, err := git.Run(context.Background(), s.dir, append(os.Environ(), env...), "read-tree", s.tree); err != nil {
+		g := s.git.With("GIT_INDEX_FILE=" + filepath.Join(tmp, "index"))
+		if _, err := g.Run(ctx, s.dir, "read-tree", s.tree); err != nil {
 			return nil, err
 		}
 		list := strings.Join(restored, "\x00") + "\x00"
-		if _, err := git.RunInput(context.Background(), s.dir, append(os.Environ(), env...), list, "checkout-index", "--force", "-z", "--stdin"); err != nil {
+		if _, err := g.RunInput(ctx, s.dir, list, "checkout-index", "--force", "-z", "--stdin"); err != nil {
 			return nil, err
 		}
 	}

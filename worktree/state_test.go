@@ -1,6 +1,7 @@
 package worktree
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -35,11 +36,11 @@ func TestStateRestore(t *testing.T) {
 	head := testrepo.Git(t, root, "rev-parse", "HEAD")
 	status := testrepo.Git(t, root, "status", "--porcelain")
 
-	before, err := TakeState(root)
+	before, err := TakeState(context.Background(), testGit(), root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if what, err := before.Restore(); err != nil || what != "" {
+	if what, err := before.Restore(context.Background()); err != nil || what != "" {
 		t.Fatalf("restore with nothing changed: %q, %v", what, err)
 	}
 
@@ -62,7 +63,7 @@ func TestStateRestore(t *testing.T) {
 	testrepo.Write(t, filepath.Join(root, "build", "out.o"), "ignored\n")
 	testrepo.Write(t, filepath.Join(root, ".cairn", "runs", "r", "run.json"), "{}\n")
 
-	what, err := before.Restore()
+	what, err := before.Restore(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,14 +110,14 @@ func TestStateDetached(t *testing.T) {
 	root, _ := testrepo.New(t)
 	testrepo.Git(t, root, "checkout", "-q", "--detach")
 	head := testrepo.Git(t, root, "rev-parse", "HEAD")
-	before, err := TakeState(root)
+	before, err := TakeState(context.Background(), testGit(), root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	testrepo.Write(t, filepath.Join(root, "judge.txt"), "judged\n")
 	testrepo.Git(t, root, "add", "judge.txt")
 	testrepo.Git(t, root, "commit", "-q", "-m", "by the judge")
-	what, err := before.Restore()
+	what, err := before.Restore(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

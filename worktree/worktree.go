@@ -37,9 +37,8 @@ type Worktree struct {
 // closed after its last.
 type Worktrees struct {
 	repoRoot string
-	// env is the environment git runs in: the repository's, as Open was
-	// given it.
-	env []string
+	// git runs git: the repository's, as Open was given it.
+	git *git.Git
 	// runDir is $CAIRN_HOME/worktrees/RUN, the parent of the throwaways.
 	runDir string
 	lock   string
@@ -80,8 +79,9 @@ const dirtyNamed = 5
 // the base. A branch a previous run left checked out is taken over only
 // when running says that run is over (a nil running takes every run for
 // running). On an error, whatever was created is removed before returning.
+// ctx ends the git processes Open runs.
 func Open(ctx context.Context, repo *git.Repo, home, run string, plan []ir.PlanWorktree, running func(run string) bool) (*Worktrees, error) {
-	repoRoot := repo.Root
+	repoRoot, g := repo.Root, repo.Git
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("create worktrees: %w", err)
 	}
@@ -104,7 +104,7 @@ func Open(ctx context.Context, repo *git.Repo, home, run string, plan []ir.PlanW
 		case ir.Checkout:
 			checkouts++
 		case ir.IssueBranch:
-			if err := checkBranchName(repoRoot, p.Branch); err != nil {
+			if err := checkBranchName(ctx, g, repoRoot, p.Branch); err != nil {
 				return nil, fmt.Errorf("create worktree %q: %w", p.Name, err)
 			}
 			issueBranches++
@@ -126,18 +126,18 @@ func Open(ctx context.Context, repo *git.Repo, home, run string, plan []ir.PlanW
 		lock:     worktreeLockPath(home, repo.CommonDir),
 		removed:  map[string]bool{},
 		reopened: map[string]bool{},
-		env:      repo.Git.Env(),
+		git:      g,
 		running:  running,
 	}
 	if len(plan) == 0 {
 		return w, nil
 	}
-	bases, err := resolveBases(root, plan)
+	bases, err := resolveBases(ctx, g, root, plan)
 	if err != nil {
 		return nil, err
 	}
 	if checkouts > 0 {
-		if err := checkClean(root, plan); err != nil {
+		if err := checkClean(ctx, g, root, plan); err != nil {
 			return nil, err
 		}
 	}
@@ -168,7 +168,7 @@ func validRunName(run string) bool {
 // git.Repo.Base chose it), else whatever git makes of B; "" and "HEAD"
 // are HEAD. A checkout's base is HEAD, and may be missing in a repository
 // with no commits.
-func resolveBases(root string, plan []ir.PlanWorktree) (map[string]string, error) {
+func resolveBases(ctx context.Context, g *git.Git, root string, plan []ir.PlanWorktree) (map[string]string, error) {
 	candidates := func(base string) []string {
 		if base == "" || base == "HEAD" {
 			return []string{"HEAD"}
@@ -198,7 +198,7 @@ func resolveBases(root string, plan []ir.PlanWorktree) (map[string]string, error
 	for _, q := range queries {
 		in.WriteString(q + "^{commit}\n")
 	}
-	out, err := git.RunInput(context.Background(), root, os.Environ(), in.String(), "cat-file", "--batch-check=%(objectname) %(objecttype)")
+	out, err := g.RunInput(ctx, root, in.String(), "cat-file", "--batch-check=%(objectname) %(objecttype)")
 	if err != nil {
 		return nil, fmt.Errorf("resolve the worktrees' base branches: %w", err)
 	}
@@ -242,7 +242,7 @@ func resolveBases(root string, plan []ir.PlanWorktree) (map[string]string, error
 // checkClean refuses a working tree with uncommitted changes, tracked or
 // not, for the checkout worktree in plan. cairn's own files are excluded
 // first, so a previous run's copied skills never count.
-func checkClean(root string, plan []ir.PlanWorktree) error {
+func checkClean(ctx context.Context, g *git.Git, root string, plan []ir.PlanWorktree) error {
 	name := ""
 	for _, p := range plan {
 		if p.Kind == ir.Checkout {
@@ -250,12 +250,12 @@ func checkClean(root string, plan []ir.PlanWorktree) error {
 			break
 		}
 	}
-	if err := ExcludeCairnFiles(root); err != nil {
+	if err := ExcludeCairnFiles(ctx, g, root); err != nil {
 		return fmt.Errorf("checkout worktree %q: %w", name, err)
 	}
 	// Run folders of commit-mode runs are cairn's: a resumed run's own,
 	// or what a crashed one left, is never the user's work.
-	out, err := git.Run(context.Background(), root, os.Environ(), "status", "--porcelain", "-z", "--untracked-files=normal", "--", ".", ":(exclude)"+ir.RunsInRepo)
+	out, err := g.Run(ctx, root, "status", "--porcelain", "-z", "--untracked-files=normal", "--", ".", ":(exclude)"+ir.RunsInRepo)
 	if err != nil {
 		return fmt.Errorf("checkout worktree %q: %w", name, err)
 	}
@@ -311,7 +311,7 @@ func (w *Worktrees) create(ctx context.Context, plan []ir.PlanWorktree, bases ma
 		defer unlock()
 	}
 	fail := func(name string, err error) error {
-		w.removeAdded()
+		w.removeAdded(ctx)
 		return fmt.Errorf("create worktree %q: %w", name, err)
 	}
 	for _, p := range plan {
@@ -323,7 +323,7 @@ func (w *Worktrees) create(ctx context.Context, plan []ir.PlanWorktree, bases ma
 			return fail(p.Name, err)
 		}
 		if p.Kind == ir.IssueBranch {
-			wt, err := w.addIssueBranch(p, bases[p.Base])
+			wt, err := w.addIssueBranch(ctx, p, bases[p.Base])
 			if err != nil {
 				return fail(p.Name, err)
 			}
@@ -336,7 +336,7 @@ func (w *Worktrees) create(ctx context.Context, plan []ir.PlanWorktree, bases ma
 		if err := os.Mkdir(wt.Path, 0o700); err != nil {
 			return fail(p.Name, err)
 		}
-		if _, err := git.Run(context.Background(), w.repoRoot, w.env, "worktree", "add", "--quiet", "--detach", wt.Path, wt.Base); err != nil {
+		if _, err := w.git.Run(ctx, w.repoRoot, "worktree", "add", "--quiet", "--detach", wt.Path, wt.Base); err != nil {
 			_ = os.Remove(wt.Path)
 			return fail(p.Name, err)
 		}
@@ -347,17 +347,19 @@ func (w *Worktrees) create(ctx context.Context, plan []ir.PlanWorktree, bases ma
 
 // removeAdded removes the throwaways of a failed open, and the issue-branch
 // worktrees git finds clean (their branches stay). The caller holds the
-// worktree lock; nothing in them is worth a patch yet.
-func (w *Worktrees) removeAdded() {
+// worktree lock; nothing in them is worth a patch yet. It runs to its end
+// when ctx, the open's, ended it: nothing half made is left.
+func (w *Worktrees) removeAdded(ctx context.Context) {
+	ctx = context.WithoutCancel(ctx)
 	for _, wt := range w.list {
 		switch wt.Kind {
 		case ir.Throwaway:
-			_ = removeWorktree(w.repoRoot, wt.Path)
+			_ = removeWorktree(ctx, w.git, w.repoRoot, wt.Path)
 		case ir.IssueBranch:
-			_, _ = git.Run(context.Background(), w.repoRoot, w.env, "worktree", "remove", wt.Path)
+			_, _ = w.git.Run(ctx, w.repoRoot, "worktree", "remove", wt.Path)
 		}
 	}
-	_, _ = git.Run(context.Background(), w.repoRoot, w.env, "worktree", "prune")
+	_, _ = w.git.Run(ctx, w.repoRoot, "worktree", "prune")
 	_ = w.removeRunDir()
 	w.list = nil
 }
@@ -438,8 +440,10 @@ func (w *Worktrees) All() []Worktree {
 // worktrees are left alone. Issue-branch worktrees are removed only after
 // MarkSucceeded, with all their work committed and on the base or pushed;
 // the others are kept, and Kept names their branches and paths. A second
-// call retries only what the first could not do.
-func (w *Worktrees) Close(patchDir string) error {
+// call retries only what the first could not do. ctx ends the git
+// processes Close runs: a run that closes its worktrees after an interrupt
+// passes one the interrupt did not end.
+func (w *Worktrees) Close(ctx context.Context, patchDir string) error {
 	if w == nil {
 		return nil
 	}
@@ -455,7 +459,7 @@ func (w *Worktrees) Close(patchDir string) error {
 	if len(open) == 0 && len(branches) == 0 {
 		return w.removeRunDir()
 	}
-	saveErrs := saveAll(open, patchDir, func(name string) bool { return !w.reopened[name] })
+	saveErrs := saveAll(ctx, w.git, open, patchDir, func(name string) bool { return !w.reopened[name] })
 
 	var errs []error
 	unlock, err := lockWorktrees(w.lock)
@@ -467,14 +471,14 @@ func (w *Worktrees) Close(patchDir string) error {
 			errs = append(errs, fmt.Errorf("save the changes of worktree %q: %w; it is left at %s", wt.Name, saveErrs[i], wt.Path))
 			continue
 		}
-		if err := removeWorktree(w.repoRoot, wt.Path); err != nil {
+		if err := removeWorktree(ctx, w.git, w.repoRoot, wt.Path); err != nil {
 			errs = append(errs, fmt.Errorf("remove worktree %q: %w", wt.Name, err))
 			continue
 		}
 		w.removed[wt.Name] = true
 	}
-	w.closeIssueBranches(branches)
-	if _, err := git.Run(context.Background(), w.repoRoot, w.env, "worktree", "prune"); err != nil {
+	w.closeIssueBranches(ctx, branches)
+	if _, err := w.git.Run(ctx, w.repoRoot, "worktree", "prune"); err != nil {
 		errs = append(errs, fmt.Errorf("remove worktrees: %w", err))
 	}
 	unlock()
@@ -487,8 +491,8 @@ func (w *Worktrees) Close(patchDir string) error {
 // removeWorktree removes the worktree at path. When git cannot (the folder
 // was already deleted, or is no worktree any more), the folder is deleted
 // and a later `git worktree prune` forgets it.
-func removeWorktree(root, path string) error {
-	if _, err := git.Run(context.Background(), root, os.Environ(), "worktree", "remove", "--force", path); err == nil {
+func removeWorktree(ctx context.Context, g *git.Git, root, path string) error {
+	if _, err := g.Run(ctx, root, "worktree", "remove", "--force", path); err == nil {
 		return nil
 	}
 	return os.RemoveAll(path)
@@ -522,14 +526,14 @@ func lockWorktrees(path string) (func(), error) {
 // InstallSkill copies a home or built-in skill into a worktree for a
 // session, as PATH/.cairn/skills/NAME/SKILL.md, and makes sure cairn's own
 // files are excluded from git there, so the copy never makes the tree dirty
-// nor gets committed. It returns the copy's absolute path. A symlink on the
-// way is refused: the repository's content must not steer where cairn
-// writes.
-func InstallSkill(wt Worktree, name string, body []byte) (string, error) {
+// nor gets committed (git runs through g). It returns the copy's absolute
+// path. A symlink on the way is refused: the repository's content must not
+// steer where cairn writes.
+func InstallSkill(ctx context.Context, g *git.Git, wt Worktree, name string, body []byte) (string, error) {
 	if !ir.ValidName(name) {
 		return "", fmt.Errorf("install skill %q: skill names match [a-z0-9][a-z0-9-]*", name)
 	}
-	if err := ExcludeCairnFiles(wt.Path); err != nil {
+	if err := ExcludeCairnFiles(ctx, g, wt.Path); err != nil {
 		return "", fmt.Errorf("install skill %q in worktree %q: %w", name, wt.Name, err)
 	}
 	dir := wt.Path
@@ -595,9 +599,9 @@ var excludeMu sync.Mutex
 // .cairn-issue.md, run-folder locks) are excluded from git in the
 // repository or worktree at dir, by appending what is missing to the file
 // `git rev-parse --git-path info/exclude` names (shared by all worktrees of
-// a repository).
-func ExcludeCairnFiles(dir string) error {
-	out, err := git.Run(context.Background(), dir, os.Environ(), "rev-parse", "--path-format=absolute", "--git-path", "info/exclude")
+// a repository), which g's git answers.
+func ExcludeCairnFiles(ctx context.Context, g *git.Git, dir string) error {
+	out, err := g.Run(ctx, dir, "rev-parse", "--path-format=absolute", "--git-path", "info/exclude")
 	if err != nil {
 		return fmt.Errorf("exclude cairn's files from git: %w", err)
 	}

@@ -102,7 +102,7 @@ func TestOpenThrowaway(t *testing.T) {
 	}
 
 	patches := filepath.Join(t.TempDir(), "worktrees")
-	if err := w.Close(patches); err != nil {
+	if err := w.Close(context.Background(), patches); err != nil {
 		t.Fatal(err)
 	}
 	if list := wtList(t, root); len(list) != 1 {
@@ -114,7 +114,7 @@ func TestOpenThrowaway(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(patches, "*")); len(left) != 0 {
 		t.Errorf("nothing changed, yet Close left %v", left)
 	}
-	if err := w.Close(patches); err != nil {
+	if err := w.Close(context.Background(), patches); err != nil {
 		t.Errorf("a second Close: %v", err)
 	}
 }
@@ -143,12 +143,12 @@ func TestClosePatch(t *testing.T) {
 	testrepo.Write(t, filepath.Join(wt.Path, "committed.txt"), "committed by the agent\n")
 	testrepo.Git(t, wt.Path, "add", "committed.txt")
 	testrepo.Git(t, wt.Path, "commit", "-q", "-m", "agent")
-	if _, err := InstallSkill(wt, "hunt", []byte("# hunt\n")); err != nil {
+	if _, err := InstallSkill(context.Background(), testGit(), wt, "hunt", []byte("# hunt\n")); err != nil {
 		t.Fatal(err)
 	}
 
 	patches := filepath.Join(t.TempDir(), "worktrees")
-	if err := w.Close(patches); err != nil {
+	if err := w.Close(context.Background(), patches); err != nil {
 		t.Fatal(err)
 	}
 	patch := filepath.Join(patches, "a.patch")
@@ -208,7 +208,7 @@ func TestOpenCheckout(t *testing.T) {
 	if !ok || wt.Path != root || wt.Kind != ir.Checkout || wt.Base != testrepo.Git(t, root, "rev-parse", "HEAD") {
 		t.Errorf("Get(%q) = %+v, %v; want the repository itself at HEAD", "here", wt, ok)
 	}
-	if err := w.Close(t.TempDir()); err != nil {
+	if err := w.Close(context.Background(), t.TempDir()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(root, ".cairn-issue.md")); err != nil {
@@ -250,10 +250,10 @@ func TestInstallSkill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Close(t.TempDir())
+	defer w.Close(context.Background(), t.TempDir())
 	for _, wt := range w.All() {
 		for range 2 {
-			path, err := InstallSkill(wt, "cairn-repair", []byte("# repair\n"))
+			path, err := InstallSkill(context.Background(), testGit(), wt, "cairn-repair", []byte("# repair\n"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -276,7 +276,7 @@ func TestInstallSkill(t *testing.T) {
 	}
 
 	a, _ := w.Get("a")
-	if _, err := InstallSkill(a, "../escape", nil); err == nil {
+	if _, err := InstallSkill(context.Background(), testGit(), a, "../escape", nil); err == nil {
 		t.Error("InstallSkill accepted the name \"../escape\"")
 	}
 	// A committed .cairn symlink must not steer the copy outside.
@@ -288,7 +288,7 @@ func TestInstallSkill(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(b.Path, ".cairn")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := InstallSkill(b, "hunt", []byte("x")); err == nil || !strings.Contains(err.Error(), "symlink") {
+	if _, err := InstallSkill(context.Background(), testGit(), b, "hunt", []byte("x")); err == nil || !strings.Contains(err.Error(), "symlink") {
 		t.Errorf("InstallSkill through a symlink: %v", err)
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
@@ -353,7 +353,7 @@ func TestOpenBaseFromOrigin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Close(t.TempDir())
+	defer w.Close(context.Background(), t.TempDir())
 	a, _ := w.Get("a")
 	b, _ := w.Get("b")
 	if a.Base != first || b.Base != second {
@@ -382,7 +382,7 @@ func TestOpenPartialFailure(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(runDir, "a")); !os.IsNotExist(err) {
 		t.Errorf("worktree a was left at %s (%v)", filepath.Join(runDir, "a"), err)
 	}
-	if err := w.Close(t.TempDir()); err != nil {
+	if err := w.Close(context.Background(), t.TempDir()); err != nil {
 		t.Errorf("Close after a failed open: %v", err)
 	}
 	if w.All() != nil {
@@ -417,7 +417,7 @@ func TestCloseKeepsUnsavedWork(t *testing.T) {
 	testrepo.Write(t, filepath.Join(a.Path, "work.txt"), "precious\n")
 	blocked := filepath.Join(t.TempDir(), "file")
 	testrepo.Write(t, blocked, "not a folder\n")
-	err = w.Close(blocked)
+	err = w.Close(context.Background(), blocked)
 	if err == nil || !strings.Contains(err.Error(), `worktree "a"`) || !strings.Contains(err.Error(), a.Path) {
 		t.Fatalf("Close into a file: %v; want an error naming worktree \"a\" and its path", err)
 	}
@@ -428,7 +428,7 @@ func TestCloseKeepsUnsavedWork(t *testing.T) {
 		t.Errorf("git worktree list = %v, want the repository and a", list)
 	}
 	patches := filepath.Join(t.TempDir(), "worktrees")
-	if err := w.Close(patches); err != nil {
+	if err := w.Close(context.Background(), patches); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(patches, "a.patch")); err != nil {
@@ -452,7 +452,7 @@ func TestCloseAfterWorktreeDeleted(t *testing.T) {
 	if err := os.RemoveAll(a.Path); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Close(t.TempDir()); err != nil {
+	if err := w.Close(context.Background(), t.TempDir()); err != nil {
 		t.Fatal(err)
 	}
 	if list := wtList(t, root); len(list) != 1 {
@@ -484,7 +484,7 @@ func TestOpenConcurrent(t *testing.T) {
 		t.Errorf("git worktree list has %d entries, want 9: %v", len(list), list)
 	}
 	for i := range ws {
-		wg.Go(func() { errs[i] = ws[i].Close(t.TempDir()) })
+		wg.Go(func() { errs[i] = ws[i].Close(context.Background(), t.TempDir()) })
 	}
 	wg.Wait()
 	for _, err := range errs {
@@ -510,7 +510,7 @@ func BenchmarkOpen8(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StopTimer()
-		if err := w.Close(patches); err != nil {
+		if err := w.Close(context.Background(), patches); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
@@ -533,8 +533,11 @@ func BenchmarkClose8(b *testing.B) {
 		a, _ := w.Get("a")
 		testrepo.Write(b, filepath.Join(a.Path, "README.md"), "changed\n")
 		b.StartTimer()
-		if err := w.Close(patches); err != nil {
+		if err := w.Close(context.Background(), patches); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
+
+// testGit runs git in the test's environment, which testrepo.Main set.
+func testGit() *git.Git { return git.New(os.Environ()) }

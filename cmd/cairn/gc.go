@@ -25,8 +25,9 @@ type gcCmd struct {
 // run deleted (or that would be), then a summary. A folder whose record
 // cannot be read is left alone, with a warning.
 func (c *gcCmd) Run(a *app) error {
+	ctx, g := context.Background(), git.New(os.Environ())
 	root := ""
-	if r, err := git.Discover(context.Background(), git.New(os.Environ()), workdir.Path(a.dir, ".")); err == nil {
+	if r, err := git.Discover(ctx, g, workdir.Path(a.dir, ".")); err == nil {
 		root = r.Root
 	}
 	report, err := record.GC(config.Home(a.dir, root != ""), root, time.Now(), record.GCOptions{
@@ -35,7 +36,9 @@ func (c *gcCmd) Run(a *app) error {
 			_, err := runtime.EndOrphans(dir)
 			return err
 		},
-		PruneWorktrees: worktree.Prune,
+		PruneWorktrees: func(home, name, repo string) error {
+			return worktree.Prune(ctx, g, home, name, repo)
+		},
 	})
 	if err != nil && len(report.Deleted)+len(report.Kept)+len(report.Unreadable) == 0 {
 		// Refused before it looked at a run: there is nothing to sum up.

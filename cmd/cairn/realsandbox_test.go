@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/modeldouble"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/worktree"
@@ -145,7 +147,7 @@ func realRepositoryKept(t *testing.T, cli realCLI, tc repoCase, bin string) {
 	w.git(t, "add", "README")
 	w.git(t, "commit", "-q", "-m", "second")
 	// cairn excludes its own files in info/exclude as a run starts.
-	if err := worktree.ExcludeCairnFiles(w.repo); err != nil {
+	if err := worktree.ExcludeCairnFiles(context.Background(), git.New(w.env), w.repo); err != nil {
 		t.Fatal(err)
 	}
 	before := repoState(t, w)
