@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/step"
 	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/worktree"
 )
 
 // The pace and bounds of a delivery's repair loop (§7.8).
@@ -562,7 +563,8 @@ func quoteAll(names []string) string {
 // commitLeft commits what the repair session left uncommitted, with the
 // run's trailers.
 func (d *delivery) commitLeft(ctx context.Context, subject string) error {
-	_, err := step.CommitLeft(ctx, d.dir, subject, d.r.Name(), d.sc.Step.Name, d.sc.Agent != nil)
+	left := worktree.Commit{Subject: subject, Trailers: step.Trailers(d.r.Name(), d.sc.Step.Name, d.sc.Agent != nil), Work: true}
+	_, err := left.Make(ctx, d.sc.Git, d.dir)
 	return err
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/fakegh"
 	"github.com/cairn-dev/cairn/internal/ghtest"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/testrepo"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
@@ -186,6 +187,7 @@ func (f *deliveryFixture) stepContext(name string) *step.Context {
 		WorktreeKind: ir.IssueBranch,
 		Branch:       branch,
 		IssueURL:     f.r.issue.URL,
+		Git:          git.New(f.Env),
 	}
 	sc.Env = step.Env(f.Env, sc, filepath.Join(dir, record.ResultsDir), []ir.PlanEnv{{Name: "FIXER_DIR", Value: f.fixer}})
 	return sc

@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/cairn-dev/cairn/internal/git"
-	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/step"
 	"github.com/cairn-dev/cairn/worktree"
@@ -101,17 +100,17 @@ func (c *committer) trailers(name string) string {
 
 // start commits `Start process: X` with the run folder as it stands, once:
 // the first time a step does something other than skip.
-func (c *committer) start() error {
+func (c *committer) start(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.startLocked()
+	return c.startLocked(ctx)
 }
 
-func (c *committer) startLocked() error {
+func (c *committer) startLocked(ctx context.Context) error {
 	if c.started {
 		return nil
 	}
-	if err := c.commit(c.tree, "Start process: "+c.process, "", false, true); err != nil {
+	if err := c.commit(ctx, c.tree, "Start process: "+c.process, "", false, true); err != nil {
 		return fmt.Errorf("commit the start of the run: %w", err)
 	}
 	c.started = true
@@ -122,29 +121,33 @@ func (c *committer) startLocked() error {
 // (outside every run folder) as `[cairn] Save work of step: Y`, and returns
 // the commit the step's work ends at: HEAD after it. dir is the committing
 // tree or another worktree the step committed in.
-func (c *committer) saveWork(dir, step string) (string, error) {
+func (c *committer) saveWork(ctx context.Context, dir, step string) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.commit(dir, "[cairn] Save work of step: "+step, step, true, false); err != nil {
+	if err := c.commit(ctx, dir, saveWorkSubject(step), step, true, false); err != nil {
 		return "", c.fail(fmt.Errorf("commit the work of step %q: %w", step, err))
 	}
-	return git.Head(context.Background(), dir, os.Environ()), nil
+	return c.git.Head(context.WithoutCancel(ctx), dir), nil
 }
+
+// saveWorkSubject is the subject of the commit of what step left
+// uncommitted.
+func saveWorkSubject(step string) string { return "[cairn] Save work of step: " + step }
 
 // completeStep commits the run folder after a step ended: with the step's
 // own work too when withWork is set (a step with no agent session commits
 // once, §7.6). outcome words a step that did not succeed into the subject.
-func (c *committer) completeStep(step string, outcome record.Outcome, withWork bool) error {
+func (c *committer) completeStep(ctx context.Context, step string, outcome record.Outcome, withWork bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.startLocked(); err != nil {
+	if err := c.startLocked(ctx); err != nil {
 		return err
 	}
 	subject := "[cairn] Complete step: " + step
 	if outcome != record.Succeeded {
 		subject += " (" + string(outcome) + ")"
 	}
-	if err := c.commit(c.tree, subject, step, withWork, true); err != nil {
+	if err := c.commit(ctx, c.tree, subject, step, withWork, true); err != nil {
 		return c.fail(fmt.Errorf("commit the end of step %q: %w", step, err))
 	}
 	return nil
@@ -153,7 +156,7 @@ func (c *committer) completeStep(step string, outcome record.Outcome, withWork b
 // finish commits `Complete process: X` with the run's final record, when
 // the run was started in git; a status other than succeeded is in the
 // subject. It reports whether the run committed anything.
-func (c *committer) finish(status record.Status) (bool, error) {
+func (c *committer) finish(ctx context.Context, status record.Status) (bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.started {
@@ -163,7 +166,7 @@ func (c *committer) finish(status record.Status) (bool, error) {
 	if status != record.StatusSucceeded {
 		subject += " (" + string(status) + ")"
 	}
-	if err := c.commit(c.tree, subject, "", false, true); err != nil {
+	if err := c.commit(ctx, c.tree, subject, "", false, true); err != nil {
 		return true, fmt.Errorf("commit the end of the run: %w", err)
 	}
 	return true, nil
@@ -171,34 +174,15 @@ func (c *committer) finish(status record.Status) (bool, error) {
 
 // commit commits, in the working tree at dir, what is staged of the work
 // (everything outside the run folders) when work is set, and of the run
-// folder when folder is set, if anything is. Nothing else is staged, so
-// nothing else in the tree is swept in; hooks are not run (the commits are
-// cairn's bookkeeping, made unattended).
-func (c *committer) commit(dir, subject, step string, work, folder bool) error {
-	if work {
-		if _, err := git.Run(context.Background(), dir, os.Environ(), "add", "--all", "--", ".", ":(exclude)"+ir.RunsInRepo); err != nil {
-			return err
-		}
-	}
+// folder when folder is set, if anything is (worktree.Commit). It runs to
+// its end when ctx was interrupted: the run's record is committed however
+// the run ends.
+func (c *committer) commit(ctx context.Context, dir, subject, step string, work, folder bool) error {
+	commit := worktree.Commit{Subject: subject, Trailers: c.trailers(step), Work: work}
 	if folder {
-		if _, err := git.Run(context.Background(), dir, os.Environ(), "add", "--all", "--", c.folder); err != nil {
-			return err
-		}
+		commit.Folder = c.folder
 	}
-	// diff --cached --quiet exits 1 when something is staged.
-	if _, err := git.Run(context.Background(), dir, os.Environ(), "diff", "--cached", "--quiet"); err == nil {
-		return nil
-	}
-	args := []string{"commit", "--quiet", "--no-verify", "-m", subject, "-m", c.trailers(step)}
-	if !work {
-		// Only the run folder: whatever else is staged in the tree (a
-		// user's, when the run works elsewhere) stays staged.
-		if _, err := git.Run(context.Background(), dir, os.Environ(), "diff", "--cached", "--quiet", "--", c.folder); err == nil {
-			return nil
-		}
-		args = append(args, "--only", "--", c.folder)
-	}
-	_, err := git.Run(context.Background(), dir, os.Environ(), args...)
+	_, err := commit.Make(context.WithoutCancel(ctx), c.git, dir)
 	return err
 }
 

@@ -403,7 +403,7 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 	}))
 	if r.commits != nil {
 		r.warn(r.folder.Flush())
-		committed, err := r.commits.finish(status)
+		committed, err := r.commits.finish(ctx, status)
 		if err != nil {
 			status, runErr = r.failWith(status, runErr, err)
 		}
@@ -678,6 +678,7 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier,
 		Directive:  r.o.Directive,
 		Start:      start,
 		Groups:     r.groups,
+		Git:        r.o.Repo.Git,
 	}
 	if r.o.Stubs != nil {
 		sc.Agent = r.o.Stubs.Step(st.Name)
@@ -761,7 +762,7 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier,
 	end := time.Now().UTC()
 	sr.Outcome, sr.End, sr.ExitCode, sr.Cause = e.outcome, &end, e.exitCode, e.cause
 	r.record(sr)
-	r.complete(st, &sr)
+	r.complete(ctx, st, &sr)
 	r.prog.End(st.Name, e.outcome, end.Sub(start), e.cause)
 	return e.outcome
 }
@@ -814,7 +815,7 @@ func (r *run) execute(ctx context.Context, sc *step.Context, wt worktree.Worktre
 		// The step does something: the run starts in git before its
 		// work, so that its commits follow `Start process`.
 		r.warn(r.folder.Flush())
-		if err := r.commits.start(); err != nil {
+		if err := r.commits.start(ctx); err != nil {
 			return stepEnd{outcome: record.Failed, exitCode: -1, cause: err.Error()}
 		}
 	}
@@ -881,10 +882,11 @@ func (r *run) work(ctx context.Context, sc *step.Context, wt worktree.Worktree, 
 // stay uncommitted for a resume to run it again over them.
 func (r *run) settle(ctx context.Context, sc *step.Context, wt worktree.Worktree, sr *record.StepRecord, ok bool) error {
 	if r.commits == nil && wt.Kind == ir.IssueBranch && (hasSession(sc.Step) || ok && edits(sc.Step)) {
-		if _, err := step.CommitLeft(ctx, wt.Path, "[cairn] Save work of step: "+sc.Step.Name, r.folder.Name(), sc.Step.Name, r.o.Stubs != nil); err != nil {
+		left := worktree.Commit{Subject: saveWorkSubject(sc.Step.Name), Trailers: step.Trailers(r.folder.Name(), sc.Step.Name, r.o.Stubs != nil), Work: true}
+		if _, err := left.Make(ctx, r.o.Repo.Git, wt.Path); err != nil {
 			return fmt.Errorf("commit the work of step %q on its branch: %w", sc.Step.Name, err)
 		}
-		sr.GitRef = git.Head(context.Background(), wt.Path, os.Environ())
+		sr.GitRef = r.o.Repo.Git.Head(context.WithoutCancel(ctx), wt.Path)
 		return nil
 	}
 	if r.commits == nil || !r.commitsIn(wt) || !hasSession(sc.Step) {
@@ -892,7 +894,7 @@ func (r *run) settle(ctx context.Context, sc *step.Context, wt worktree.Worktree
 		// record, in one commit (§7.6).
 		return nil
 	}
-	ref, err := r.commits.saveWork(wt.Path, sc.Step.Name)
+	ref, err := r.commits.saveWork(ctx, wt.Path, sc.Step.Name)
 	if err != nil {
 		return err
 	}
@@ -935,7 +937,7 @@ func hasSession(st *ir.PlanStep) bool {
 // complete commits a step that did something in a commit-mode run: its
 // record, and what it left in the committing tree (§7.6). A step with no
 // agent session has its git ref set to that commit, carried by the next.
-func (r *run) complete(st *ir.PlanStep, sr *record.StepRecord) {
+func (r *run) complete(ctx context.Context, st *ir.PlanStep, sr *record.StepRecord) {
 	if r.commits == nil || sr.Outcome == record.Skipped || sr.Outcome == record.Cancelled {
 		return
 	}
@@ -944,17 +946,17 @@ func (r *run) complete(st *ir.PlanStep, sr *record.StepRecord) {
 	if ok && !inTree && r.commitsIn(wt) {
 		// An issue branch: the step's work ends in a commit of its own
 		// there, and the record's in the repository's tree.
-		ref, err := r.commits.saveWork(wt.Path, st.Name)
+		ref, err := r.commits.saveWork(ctx, wt.Path, st.Name)
 		r.warn(err)
 		r.setGitRef(sr, ref)
 	}
 	r.warn(r.folder.Flush())
-	if err := r.commits.completeStep(st.Name, sr.Outcome, inTree); err != nil {
+	if err := r.commits.completeStep(ctx, st.Name, sr.Outcome, inTree); err != nil {
 		r.warn(err)
 		return
 	}
 	if inTree && sr.GitRef == "" {
-		r.setGitRef(sr, git.Head(context.Background(), r.commits.tree, os.Environ()))
+		r.setGitRef(sr, r.o.Repo.Git.Head(context.WithoutCancel(ctx), r.commits.tree))
 	}
 }
 

@@ -15,7 +15,6 @@ import (
 	"sync"
 
 	"github.com/cairn-dev/cairn/harness"
-	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/lookpath"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
@@ -277,25 +276,6 @@ func writeFiles(dir string, files []harness.File) error {
 		}
 	}
 	return nil
-}
-
-// CommitLeft commits what an agent left uncommitted in the worktree at dir,
-// as subject with the trailers of step (Trailers), and reports whether
-// there was anything. cairn's own files (the issue file, copied skills)
-// are excluded from the worktree, and run folders are left out, so neither
-// is swept in; hooks are not run (the commit is made unattended).
-func CommitLeft(ctx context.Context, dir, subject, run, step string, stubbed bool) (bool, error) {
-	if _, err := git.Run(ctx, dir, os.Environ(), "add", "--all", "--", ".", ":(exclude)"+ir.RunsInRepo); err != nil {
-		return false, err
-	}
-	// diff --cached --quiet exits 1 when something is staged.
-	if _, err := git.Run(ctx, dir, os.Environ(), "diff", "--cached", "--quiet"); err == nil {
-		return false, nil
-	} else if git.ExitCode(err) != 1 {
-		return false, err
-	}
-	_, err := git.Run(ctx, dir, os.Environ(), "commit", "--quiet", "--no-verify", "-m", subject, "-m", Trailers(run, step, stubbed))
-	return err == nil, err
 }
 
 // Trailers is the trailer paragraph, the last of its message, of a commit

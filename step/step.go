@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 )
@@ -77,6 +78,9 @@ type Context struct {
 	// own, then §7.1's CAIRN_* and CHECK_SKIP, then the step's env. Its
 	// shells get it less the agents' keys (ShellEnv).
 	Env []string
+	// Git runs the git cairn runs for the step (a commit of what it left,
+	// a delivery's pushes): the repository's.
+	Git *git.Git
 	// Timeout is the step's timeout; zero means none.
 	Timeout time.Duration
 	// Baseline is the commit the worktree was at when the step started
