@@ -106,8 +106,8 @@ type Env struct {
 	// Runtime is set by `cairn run`: rules that only warn from check (an
 	// issue-branch process without an issue) refuse.
 	Runtime bool
-	// Environ is the environment harness CLIs are preflighted in, and whose
-	// key variables say whether they can log in; nil means cairn's own.
+	// Environ is the environment harness CLIs are preflighted in, whole,
+	// and whose key variables say whether they can log in.
 	Environ []string
 
 	// cache memoises lookups shared by many files of one invocation (a

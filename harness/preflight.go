@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -28,8 +27,8 @@ const DefaultPreflightTimeout = 30 * time.Second
 const waitDelay = time.Second
 
 // PreflightOptions are the environment a preflight runs its commands in and
-// reads the CLIs' key variables from (nil: cairn's own), and how long its
-// commands may take (zero: DefaultPreflightTimeout).
+// reads the CLIs' key variables from, whole, and how long its commands may
+// take (zero: DefaultPreflightTimeout).
 type PreflightOptions struct {
 	Env []string
 	// Dir is the directory cairn works in (-C): the version command runs
@@ -59,9 +58,6 @@ func (h *Harness) Preflight(ctx context.Context, o PreflightOptions) ir.HarnessS
 		return st
 	}
 	env := environ(o.Env)
-	if env == nil {
-		env = os.Environ()
-	}
 	timeout := o.Timeout
 	if timeout <= 0 {
 		timeout = DefaultPreflightTimeout

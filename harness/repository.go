@@ -41,12 +41,12 @@ type Repository struct {
 const packedRefsHeader = "# pack-refs with: peeled fully-peeled sorted \n"
 
 // ReadRepository reads the repository of the worktree at dir, running git
-// in env. A repository that keeps its refs in files and has no packed-refs
+// through g. A repository that keeps its refs in files and has no packed-refs
 // yet is given one with no refs, as git's own pack-refs leaves it: one the
 // session wrote would add refs, and a sandbox holds a missing path with a
 // device node, which git, reading packed-refs, cannot open.
-func ReadRepository(ctx context.Context, dir string, env []string) (*Repository, error) {
-	out, err := git.Run(ctx, dir, env, "rev-parse", "--path-format=absolute", "--show-toplevel", "--absolute-git-dir", "--git-common-dir")
+func ReadRepository(ctx context.Context, g *git.Git, dir string) (*Repository, error) {
+	out, err := g.Run(ctx, dir, "rev-parse", "--path-format=absolute", "--show-toplevel", "--absolute-git-dir", "--git-common-dir")
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func ReadRepository(ctx context.Context, dir string, env []string) (*Repository,
 		}
 	}
 	// symbolic-ref exits 1 on a detached HEAD.
-	if _, err := git.Run(ctx, dir, env, "symbolic-ref", "--quiet", "HEAD"); git.ExitCode(err) == 1 {
+	if _, err := g.Run(ctx, dir, "symbolic-ref", "--quiet", "HEAD"); git.ExitCode(err) == 1 {
 		r.Detached = true
 	} else if err != nil {
 		return nil, err

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/internal/git"
 )
 
 // gitEnv is the environment the repository tests run git in: no user or
@@ -57,7 +59,7 @@ func TestReadRepository(t *testing.T) {
 		{detached, filepath.Join(common, "worktrees", "detached"), true},
 		{branch, filepath.Join(common, "worktrees", "branch"), false},
 	} {
-		r, err := ReadRepository(context.Background(), tc.dir, gitEnv)
+		r, err := ReadRepository(context.Background(), git.New(gitEnv), tc.dir)
 		if err != nil {
 			t.Fatalf("ReadRepository(%s): %v", tc.dir, err)
 		}
@@ -79,14 +81,14 @@ func TestReadRepository(t *testing.T) {
 	}
 	gitIn(t, repo, "pack-refs", "--all")
 	packed, _ := os.ReadFile(filepath.Join(common, "packed-refs"))
-	if _, err := ReadRepository(context.Background(), repo, gitEnv); err != nil {
+	if _, err := ReadRepository(context.Background(), git.New(gitEnv), repo); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(common, "packed-refs")); string(b) != string(packed) || !strings.Contains(string(b), "refs/heads/main") {
 		t.Errorf("packed-refs changed:\n%s\nwant:\n%s", b, packed)
 	}
 
-	if _, err := ReadRepository(context.Background(), t.TempDir(), gitEnv); err == nil || !strings.Contains(err.Error(), "not a git repository") {
+	if _, err := ReadRepository(context.Background(), git.New(gitEnv), t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a git repository") {
 		t.Errorf("ReadRepository outside a repository: %v; want git's refusal", err)
 	}
 }

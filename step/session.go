@@ -106,7 +106,7 @@ func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness
 	files := filesDir(sc)
 	inv.FilesDir = files
 	if h.KeepsRepository(inv.Access) {
-		repo, err := harness.ReadRepository(ctx, sc.Worktree, sc.Env)
+		repo, err := harness.ReadRepository(ctx, sc.Git, sc.Worktree)
 		if err != nil {
 			return failed("harness %q: read the worktree's repository for its sandbox: %v", h.Name, err)
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
@@ -76,6 +77,7 @@ func newSessionFixture(t *testing.T, step string) *sessionFixture {
 		WorktreeKind: "throwaway",
 		Earlier:      []Earlier{{Step: "tests-pass", Path: filepath.Join(run, "results", "tests-pass.md")}},
 		Directive:    "Only the parser.",
+		Git:          git.New(base),
 	}
 	sc.Env = Env(base, sc, filepath.Join(run, "results"), nil)
 	f.sc = sc
@@ -248,7 +250,7 @@ func TestRunSessionRepositoryUnread(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(f.sc.Worktree, ".git")); err != nil {
 		t.Fatal(err)
 	}
-	f.setEnv("GIT_CEILING_DIRECTORIES", filepath.Dir(f.sc.Worktree))
+	f.sc.Git = f.sc.Git.With("GIT_CEILING_DIRECTORIES=" + filepath.Dir(f.sc.Worktree))
 	h, _ := harness.NewRegistry(nil).Lookup("claude")
 	a := session("claude", "", "", 20)
 	a.Access = &ir.Setting{Value: ir.AccessWrite, Source: ir.FromStep}
