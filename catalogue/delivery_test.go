@@ -42,7 +42,7 @@ type testRun struct {
 	issue     *forge.Issue
 	folder    *record.Folder
 	harnesses *harness.Registry
-	root      string
+	repo      *git.Repo
 
 	mu          sync.Mutex
 	prog        strings.Builder
@@ -100,7 +100,7 @@ func (r *testRun) Session(ctx context.Context, sc *step.Context, a *ir.PlanActio
 }
 
 func (r *testRun) OpenIssue(ctx context.Context, ref string, env []string) (*forge.Issue, error) {
-	return forge.OpenIssue(ctx, r.root, ref, nil, env)
+	return forge.OpenIssue(ctx, r.repo, ref, nil, env)
 }
 
 // branch is the deliveries' issue branch.
@@ -145,7 +145,7 @@ func newDeliveryFixture(t *testing.T, checks []fakegh.CheckSpec, limits ir.PlanL
 	testrepo.Git(t, f.dir, "add", "-A")
 	testrepo.Git(t, f.dir, "commit", "-q", "-m", "Fix the parser")
 
-	is, err := forge.OpenIssue(context.Background(), f.Root, "42", nil, f.Env)
+	is, err := forge.OpenIssue(context.Background(), f.Repo, "42", nil, f.Env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func newDeliveryFixture(t *testing.T, checks []fakegh.CheckSpec, limits ir.PlanL
 			Harness:  &ir.Setting{Value: "fixer", Source: ir.FromConfig},
 			MaxTurns: &ir.IntSetting{Value: ir.DefaultMaxTurns, Source: ir.FromDefault}},
 	}
-	f.r = &testRun{plan: plan, issue: is, folder: folder, harnesses: harness.NewRegistry(fixer), root: f.Root}
+	f.r = &testRun{plan: plan, issue: is, folder: folder, harnesses: harness.NewRegistry(fixer), repo: f.Repo}
 	f.sc = f.stepContext("deliver")
 	return f
 }

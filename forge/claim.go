@@ -73,7 +73,7 @@ type Claim struct {
 	// Commit is the claim commit, which Release checks is still the ref's.
 	Commit string
 
-	repoRoot string
+	repo *git.Repo
 }
 
 // ClaimedError is the refusal of a Claim another run holds.
@@ -119,8 +119,8 @@ const claimTries = 5
 // earlier cairn of the run (a resumed run), and is replaced without
 // takeOver. stale tells whether a holder has stopped (ProcessStaleness
 // when nil). The commit is made with git commit-tree of the empty tree: the
-// working tree and the index are never touched.
-func TakeClaim(ctx context.Context, repoRoot string, number int, holder Holder, takeOver bool, stale Staleness) (*Claim, error) {
+// working tree and the index are never touched. git runs in repo.
+func TakeClaim(ctx context.Context, repo *git.Repo, number int, holder Holder, takeOver bool, stale Staleness) (*Claim, error) {
 	if stale == nil {
 		stale = ProcessStaleness
 	}
@@ -128,20 +128,20 @@ func TakeClaim(ctx context.Context, repoRoot string, number int, holder Holder, 
 		return nil, fmt.Errorf("claim issue #%d: an issue number is positive", number)
 	}
 	ref := ClaimRef(number)
-	commit, err := claimCommit(repoRoot, number, holder)
+	commit, err := claimCommit(ctx, repo, number, holder)
 	if err != nil {
 		return nil, fmt.Errorf("claim issue #%d: %w", number, err)
 	}
-	c := &Claim{Number: number, Holder: holder, Commit: commit, repoRoot: repoRoot}
+	c := &Claim{Number: number, Holder: holder, Commit: commit, repo: repo}
 	for try := 0; try < claimTries; try++ {
-		pushErr := pushClaim(ctx, repoRoot, commit+":"+ref, "")
+		pushErr := pushClaim(ctx, repo, commit+":"+ref, "")
 		if pushErr == nil {
 			return c, nil
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("claim issue #%d: %w", number, err)
 		}
-		held, err := readClaim(ctx, repoRoot, number)
+		held, err := readClaim(ctx, repo, number)
 		if err != nil {
 			return nil, fmt.Errorf("claim issue #%d: %w", number, err)
 		}
@@ -163,7 +163,7 @@ func TakeClaim(ctx context.Context, repoRoot string, number int, holder Holder, 
 		if !ours && !(claimed.Stale && takeOver) {
 			return nil, claimed
 		}
-		if err := pushClaim(ctx, repoRoot, commit+":"+ref, held.sha); err == nil {
+		if err := pushClaim(ctx, repo, commit+":"+ref, held.sha); err == nil {
 			return c, nil
 		}
 		// The claim changed since it was read: read it again.
@@ -173,8 +173,8 @@ func TakeClaim(ctx context.Context, repoRoot string, number int, holder Holder, 
 
 // claimCommit makes the claim commit: the empty tree, no parent, a message
 // naming the holder. Only an object is written.
-func claimCommit(repoRoot string, number int, holder Holder) (string, error) {
-	tree, err := git.RunInput(context.Background(), repoRoot, os.Environ(), "", "mktree")
+func claimCommit(ctx context.Context, repo *git.Repo, number int, holder Holder) (string, error) {
+	tree, err := repo.Git.RunInput(ctx, repo.Root, "", "mktree")
 	if err != nil {
 		return "", err
 	}
@@ -182,11 +182,11 @@ func claimCommit(repoRoot string, number int, holder Holder) (string, error) {
 	if host == "" || strings.ContainsAny(host, "<>\n ") {
 		host = "localhost"
 	}
-	env := []string{
-		"GIT_AUTHOR_NAME=cairn", "GIT_AUTHOR_EMAIL=cairn@" + host,
-		"GIT_COMMITTER_NAME=cairn", "GIT_COMMITTER_EMAIL=cairn@" + host,
-	}
-	out, err := git.RunInput(context.Background(), repoRoot, append(os.Environ(), env...), holder.message(number), "commit-tree", strings.TrimSpace(tree))
+	g := repo.Git.With(
+		"GIT_AUTHOR_NAME=cairn", "GIT_AUTHOR_EMAIL=cairn@"+host,
+		"GIT_COMMITTER_NAME=cairn", "GIT_COMMITTER_EMAIL=cairn@"+host,
+	)
+	out, err := g.RunInput(ctx, repo.Root, holder.message(number), "commit-tree", strings.TrimSpace(tree))
 	if err != nil {
 		return "", err
 	}
@@ -196,19 +196,19 @@ func claimCommit(repoRoot string, number int, holder Holder) (string, error) {
 // pushClaim pushes refspec to origin: without force when lease is "", else
 // only while the remote ref holds the commit lease. Hooks are not run: the
 // claim is no code.
-func pushClaim(ctx context.Context, repoRoot, refspec, lease string) error {
+func pushClaim(ctx context.Context, repo *git.Repo, refspec, lease string) error {
 	args := []string{"push", "--quiet", "--no-verify", "origin", refspec}
 	if lease != "" {
 		dst := refspec[strings.IndexByte(refspec, ':')+1:]
 		args = []string{"push", "--quiet", "--no-verify", "--force-with-lease=" + dst + ":" + lease, "origin", refspec}
 	}
-	_, err := git.Run(ctx, repoRoot, os.Environ(), args...)
+	_, err := repo.Run(ctx, args...)
 	return err
 }
 
 // claimSHA is the commit the claim ref on origin points at: "" for none.
-func claimSHA(ctx context.Context, repoRoot string, number int) (string, error) {
-	out, err := git.Run(ctx, repoRoot, os.Environ(), "ls-remote", "origin", ClaimRef(number))
+func claimSHA(ctx context.Context, repo *git.Repo, number int) (string, error) {
+	out, err := repo.Run(ctx, "ls-remote", "origin", ClaimRef(number))
 	if err != nil {
 		return "", err
 	}
@@ -227,19 +227,19 @@ type heldClaim struct {
 
 // readClaim reads the claim on issue number from origin: nil when there is
 // none.
-func readClaim(ctx context.Context, repoRoot string, number int) (*heldClaim, error) {
+func readClaim(ctx context.Context, repo *git.Repo, number int) (*heldClaim, error) {
 	ref := ClaimRef(number)
 	for try := 0; try < claimTries; try++ {
-		sha, err := claimSHA(ctx, repoRoot, number)
+		sha, err := claimSHA(ctx, repo, number)
 		if err != nil || sha == "" {
 			return nil, err
 		}
-		if _, err := git.Run(ctx, repoRoot, os.Environ(), "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "origin", ref); err != nil {
+		if _, err := repo.Run(ctx, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "origin", ref); err != nil {
 			return nil, err
 		}
 		// The ref may have moved between ls-remote and fetch; then the
 		// commit read is not there, and it is read again.
-		msg, err := git.Run(context.Background(), repoRoot, os.Environ(), "log", "-1", "--format=%ct%n%B", sha, "--")
+		msg, err := repo.Run(ctx, "log", "-1", "--format=%ct%n%B", sha, "--")
 		if err != nil {
 			continue
 		}
@@ -300,7 +300,7 @@ func (c *Claim) Release(ctx context.Context) error {
 		return fmt.Errorf("release the claim on issue #%d: %w", c.Number, err)
 	}
 	ref := ClaimRef(c.Number)
-	sha, err := claimSHA(ctx, c.repoRoot, c.Number)
+	sha, err := claimSHA(ctx, c.repo, c.Number)
 	if err != nil {
 		return fmt.Errorf("release the claim on issue #%d: %w", c.Number, err)
 	}
@@ -309,12 +309,12 @@ func (c *Claim) Release(ctx context.Context) error {
 	}
 	if sha != c.Commit {
 		who := "another run"
-		if held, err := readClaim(ctx, c.repoRoot, c.Number); err == nil && held != nil {
+		if held, err := readClaim(ctx, c.repo, c.Number); err == nil && held != nil {
 			who = held.holder.String()
 		}
 		return fmt.Errorf("release the claim on issue #%d: it is now held by %s; left alone", c.Number, who)
 	}
-	if err := pushClaim(ctx, c.repoRoot, ":"+ref, c.Commit); err != nil {
+	if err := pushClaim(ctx, c.repo, ":"+ref, c.Commit); err != nil {
 		return fmt.Errorf("release the claim on issue #%d: %w; delete it with \"git push origin --delete %s\"", c.Number, err, ref)
 	}
 	return nil

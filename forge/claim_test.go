@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/internal/ghtest"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/testrepo"
 )
 
@@ -63,7 +64,7 @@ func TestTakeClaimRace(t *testing.T) {
 	head := testrepo.Git(t, f.Root, "rev-parse", "HEAD")
 	host := thisHost(t)
 
-	roots := []string{f.Root, other}
+	repos := []*git.Repo{f.Repo, {Root: other, Git: git.New(f.Env)}}
 	holders := []Holder{{Host: host, Run: "fix_2026-03-01T090000Z", PID: os.Getpid()}, {Host: host, Run: "fix_2026-03-01T090001Z", PID: os.Getpid()}}
 	claims := make([]*Claim, 2)
 	errs := make([]error, 2)
@@ -72,7 +73,7 @@ func TestTakeClaimRace(t *testing.T) {
 	for i := range 2 {
 		wg.Go(func() {
 			<-start
-			claims[i], errs[i] = TakeClaim(context.Background(), roots[i], 42, holders[i], false, nil)
+			claims[i], errs[i] = TakeClaim(context.Background(), repos[i], 42, holders[i], false, nil)
 		})
 	}
 	close(start)
@@ -116,18 +117,18 @@ func TestTakeClaimStale(t *testing.T) {
 	ctx := context.Background()
 	host := thisHost(t)
 	crashed := Holder{Host: host, Run: "fix_2026-03-01T090000Z", PID: deadPID(t)}
-	if _, err := TakeClaim(ctx, f.Root, 7, crashed, false, nil); err != nil {
+	if _, err := TakeClaim(ctx, f.Repo, 7, crashed, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	next := Holder{Host: host, Run: "fix_2026-03-01T100000Z", PID: os.Getpid()}
-	_, err := TakeClaim(ctx, f.Root, 7, next, false, nil)
+	_, err := TakeClaim(ctx, f.Repo, 7, next, false, nil)
 	if claimed := asClaimed(t, err); !claimed.Stale {
 		t.Errorf("a crashed holder's claim is not stale: %+v", claimed)
 	}
 	if !strings.Contains(err.Error(), "no longer runs; pass --take-over") {
 		t.Errorf("the refusal %q does not say how to take over", err)
 	}
-	c, err := TakeClaim(ctx, f.Root, 7, next, true, nil)
+	c, err := TakeClaim(ctx, f.Repo, 7, next, true, nil)
 	if err != nil {
 		t.Fatalf("take-over of a stale claim: %v", err)
 	}
@@ -144,10 +145,10 @@ func TestTakeClaimOtherHost(t *testing.T) {
 	f := ghtest.New(t)
 	ctx := context.Background()
 	away := Holder{Host: "build-box-" + thisHost(t), Run: "fix_2026-03-01T090000Z", PID: deadPID(t)}
-	if _, err := TakeClaim(ctx, f.Root, 3, away, false, nil); err != nil {
+	if _, err := TakeClaim(ctx, f.Repo, 3, away, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	_, err := TakeClaim(ctx, f.Root, 3, Holder{Host: thisHost(t), Run: "fix_2026-03-01T100000Z", PID: os.Getpid()}, true, nil)
+	_, err := TakeClaim(ctx, f.Repo, 3, Holder{Host: thisHost(t), Run: "fix_2026-03-01T100000Z", PID: os.Getpid()}, true, nil)
 	if claimed := asClaimed(t, err); claimed.Stale || claimed.Local {
 		t.Errorf("another host's claim: %+v, want neither local nor stale", claimed)
 	}
@@ -163,11 +164,11 @@ func TestTakeClaimResumedRun(t *testing.T) {
 	f := ghtest.New(t)
 	ctx := context.Background()
 	run := Holder{Host: thisHost(t), Run: "fix_2026-03-01T090000Z", PID: deadPID(t)}
-	if _, err := TakeClaim(ctx, f.Root, 5, run, false, nil); err != nil {
+	if _, err := TakeClaim(ctx, f.Repo, 5, run, false, nil); err != nil {
 		t.Fatal(err)
 	}
 	run.PID = os.Getpid()
-	if _, err := TakeClaim(ctx, f.Root, 5, run, false, nil); err != nil {
+	if _, err := TakeClaim(ctx, f.Repo, 5, run, false, nil); err != nil {
 		t.Errorf("the same run, resumed after a crash, could not claim its issue again: %v", err)
 	}
 }
@@ -177,11 +178,11 @@ func TestReleaseClaim(t *testing.T) {
 	f := ghtest.New(t)
 	ctx := context.Background()
 	host := thisHost(t)
-	c, err := TakeClaim(ctx, f.Root, 11, Holder{Host: host, Run: "fix_2026-03-01T090000Z", PID: deadPID(t)}, false, nil)
+	c, err := TakeClaim(ctx, f.Repo, 11, Holder{Host: host, Run: "fix_2026-03-01T090000Z", PID: deadPID(t)}, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	taker, err := TakeClaim(ctx, f.Root, 11, Holder{Host: host, Run: "fix_2026-03-01T100000Z", PID: os.Getpid()}, true, nil)
+	taker, err := TakeClaim(ctx, f.Repo, 11, Holder{Host: host, Run: "fix_2026-03-01T100000Z", PID: os.Getpid()}, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +212,7 @@ func TestTakeClaimNoOrigin(t *testing.T) {
 	t.Parallel()
 	f := ghtest.New(t)
 	testrepo.Git(t, f.Root, "remote", "set-url", "origin", filepath.Join(t.TempDir(), "gone.git"))
-	_, err := TakeClaim(context.Background(), f.Root, 1, Holder{Host: thisHost(t), Run: "r", PID: os.Getpid()}, false, nil)
+	_, err := TakeClaim(context.Background(), f.Repo, 1, Holder{Host: thisHost(t), Run: "r", PID: os.Getpid()}, false, nil)
 	if err == nil || !strings.Contains(err.Error(), "claim issue #1: git ") {
 		t.Fatalf("a claim with origin unreachable: %v, want git's error", err)
 	}

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -27,8 +26,8 @@ import (
 type GH struct {
 	// Dir is gh's working folder: the repository's root.
 	Dir string
-	// Env is the environment gh runs in (os.Environ() when nil): the step
-	// environment, whose PATH finds gh and which carries GH_TOKEN if set.
+	// Env is the environment gh runs in, whole: the step environment,
+	// whose PATH finds gh and which carries GH_TOKEN if set.
 	Env []string
 	// Repo is the repository every call is about: origin's.
 	Repo Repo
@@ -50,14 +49,13 @@ func (r Repo) Same(o Repo) bool {
 	return strings.EqualFold(r.Host, o.Host) && strings.EqualFold(r.Owner, o.Owner) && strings.EqualFold(r.Name, o.Name)
 }
 
-// OriginRepo is the repository of the git remote origin of the repository
-// at repoRoot, from its url as configured: url.*.insteadOf rewrites (to a
-// mirror, say) change where git fetches from, not which repository origin
-// is.
-func OriginRepo(repoRoot string) (Repo, error) {
-	out, err := git.Run(context.Background(), repoRoot, os.Environ(), "config", "--get", "remote.origin.url")
+// OriginRepo is the repository of the git remote origin of repo, from its
+// url as configured: url.*.insteadOf rewrites (to a mirror, say) change
+// where git fetches from, not which repository origin is.
+func OriginRepo(ctx context.Context, repo *git.Repo) (Repo, error) {
+	out, err := repo.Run(ctx, "config", "--get", "remote.origin.url")
 	if err != nil {
-		return Repo{}, fmt.Errorf("the repository at %s has no remote %q (git remote add origin URL); issues are origin's", repoRoot, "origin")
+		return Repo{}, fmt.Errorf("the repository at %s has no remote %q (git remote add origin URL); issues are origin's", repo.Root, "origin")
 	}
 	return ParseRemoteURL(strings.TrimSpace(out))
 }
@@ -97,9 +95,6 @@ var ghEnv = []string{"GH_PROMPT_DISABLED=1", "GH_NO_UPDATE_NOTIFIER=1", "NO_COLO
 // and carries the first line gh wrote to stderr.
 func (g *GH) run(ctx context.Context, args ...string) ([]byte, error) {
 	env := g.Env
-	if env == nil {
-		env = os.Environ()
-	}
 	path, err := lookpath.In(env, g.Dir, "gh")
 	if err != nil {
 		return nil, fmt.Errorf("%w; install GitHub's CLI (https://cli.github.com) and run \"gh auth login\"", err)

@@ -47,15 +47,15 @@ type IssueComment struct {
 }
 
 // OpenIssue reads the issue arg names (a number, "#N" or an issue URL) of
-// the repository at repoRoot through the gh on env's PATH (§7.8). An issue
-// URL of another repository than origin's is refused. The trusted accounts
-// are trusted and the account gh is authenticated as.
-func OpenIssue(ctx context.Context, repoRoot, arg string, trusted []string, env []string) (*Issue, error) {
+// repo through the gh on env's PATH (§7.8). An issue URL of another
+// repository than origin's is refused. The trusted accounts are trusted and
+// the account gh is authenticated as.
+func OpenIssue(ctx context.Context, repo *git.Repo, arg string, trusted []string, env []string) (*Issue, error) {
 	ref, err := ir.ParseIssue(arg)
 	if err != nil {
 		return nil, err
 	}
-	origin, err := OriginRepo(repoRoot)
+	origin, err := OriginRepo(ctx, repo)
 	if err != nil {
 		return nil, fmt.Errorf("issue %s: %w", ref, err)
 	}
@@ -69,7 +69,7 @@ func OpenIssue(ctx context.Context, repoRoot, arg string, trusted []string, env 
 				ref.URL, u.Host+"/"+u.String(), origin.Host+"/"+origin.String())
 		}
 	}
-	gh := &GH{Dir: repoRoot, Env: env, Repo: origin}
+	gh := &GH{Dir: repo.Root, Env: env, Repo: origin}
 	login, err := gh.Login(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("issue %s: find gh's account: %w", ref, err)
@@ -267,13 +267,13 @@ func Slug(title string) string {
 // BranchPrefix is the start of the branches of issue number: cairn/N-.
 func BranchPrefix(number int) string { return fmt.Sprintf("cairn/%d-", number) }
 
-// Branch is the branch the issue's issue-branch worktree works on in the
-// repository at repoRoot (§7.4): an existing branch of the issue, local
+// Branch is the branch the issue's issue-branch worktree works on in repo
+// (§7.4): an existing branch of the issue, local
 // (cairn/N-*) or else origin's, so that a renamed issue still continues its
 // work, the one named after the current title first; else cairn/N-SLUG.
-func (i *Issue) Branch(repoRoot string) (string, error) {
+func (i *Issue) Branch(ctx context.Context, repo *git.Repo) (string, error) {
 	want := BranchPrefix(i.Number) + Slug(i.Title)
-	out, err := git.Run(context.Background(), repoRoot, os.Environ(), "for-each-ref", "--format=%(refname)", "refs/heads/"+BranchPrefix(i.Number)+"*", "refs/remotes/origin/"+BranchPrefix(i.Number)+"*")
+	out, err := repo.Run(ctx, "for-each-ref", "--format=%(refname)", "refs/heads/"+BranchPrefix(i.Number)+"*", "refs/remotes/origin/"+BranchPrefix(i.Number)+"*")
 	if err != nil {
 		return "", fmt.Errorf("find the branch of issue %s: %w", i, err)
 	}

@@ -36,7 +36,7 @@ func TestOpenIssue(t *testing.T) {
 	t.Parallel()
 	f := ghtest.New(t)
 	f.WriteIssue(t, issue42())
-	is, err := OpenIssue(context.Background(), f.Root, "42", []string{"bob"}, f.Env)
+	is, err := OpenIssue(context.Background(), f.Repo, "42", []string{"bob"}, f.Env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestIssueFileLeavesOutUntrustedComments(t *testing.T) {
 	t.Parallel()
 	f := ghtest.New(t)
 	f.WriteIssue(t, issue42())
-	is, err := OpenIssue(context.Background(), f.Root, "#42", []string{"bob"}, f.Env)
+	is, err := OpenIssue(context.Background(), f.Repo, "#42", []string{"bob"}, f.Env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestIssueURLOfAnotherRepositoryRefused(t *testing.T) {
 	t.Parallel()
 	f := ghtest.New(t)
 	f.WriteIssue(t, issue42())
-	_, err := OpenIssue(context.Background(), f.Root, "https://github.com/evil/fork/issues/42", nil, f.Env)
+	_, err := OpenIssue(context.Background(), f.Repo, "https://github.com/evil/fork/issues/42", nil, f.Env)
 	if err == nil {
 		t.Fatal("an issue of another repository was opened")
 	}
@@ -116,7 +116,7 @@ func TestIssueURLOfAnotherRepositoryRefused(t *testing.T) {
 		t.Errorf("gh was called for another repository's issue: %q", calls)
 	}
 	// The same repository, spelt in another case, is origin's.
-	is, err := OpenIssue(context.Background(), f.Root, "https://github.com/ACME/Widgets/issues/42", nil, f.Env)
+	is, err := OpenIssue(context.Background(), f.Repo, "https://github.com/ACME/Widgets/issues/42", nil, f.Env)
 	if err != nil || is.Number != 42 {
 		t.Fatalf("origin's issue by URL: %v", err)
 	}
@@ -127,20 +127,20 @@ func TestOpenIssueFailures(t *testing.T) {
 	f := ghtest.New(t)
 	f.WriteIssue(t, issue42())
 	ctx := context.Background()
-	if _, err := OpenIssue(ctx, f.Root, "999", nil, f.Env); err == nil || !strings.Contains(err.Error(), "Could not resolve to an issue or pull request with the number of 999") {
+	if _, err := OpenIssue(ctx, f.Repo, "999", nil, f.Env); err == nil || !strings.Contains(err.Error(), "Could not resolve to an issue or pull request with the number of 999") {
 		t.Errorf("a missing issue: %v, want gh's own message", err)
 	}
-	if _, err := OpenIssue(ctx, f.Root, "forty-two", nil, f.Env); err == nil || !strings.Contains(err.Error(), "expected an issue number or an issue URL") {
+	if _, err := OpenIssue(ctx, f.Repo, "forty-two", nil, f.Env); err == nil || !strings.Contains(err.Error(), "expected an issue number or an issue URL") {
 		t.Errorf("a bad argument: %v", err)
 	}
 	if err := os.Remove(filepath.Join(f.State, fakegh.LoginFile)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenIssue(ctx, f.Root, "42", nil, f.Env); err == nil || !strings.Contains(err.Error(), "gh auth login") {
+	if _, err := OpenIssue(ctx, f.Repo, "42", nil, f.Env); err == nil || !strings.Contains(err.Error(), "gh auth login") {
 		t.Errorf("gh not logged in: %v, want gh's own message", err)
 	}
 	testrepo.Git(t, f.Root, "remote", "remove", "origin")
-	if _, err := OpenIssue(ctx, f.Root, "42", nil, f.Env); err == nil || !strings.Contains(err.Error(), `no remote "origin"`) {
+	if _, err := OpenIssue(ctx, f.Repo, "42", nil, f.Env); err == nil || !strings.Contains(err.Error(), `no remote "origin"`) {
 		t.Errorf("no origin: %v", err)
 	}
 }
@@ -150,7 +150,7 @@ func TestCheckEdits(t *testing.T) {
 	f := ghtest.New(t)
 	f.WriteIssue(t, issue42())
 	ctx := context.Background()
-	is, err := OpenIssue(ctx, f.Root, "42", []string{"bob"}, f.Env)
+	is, err := OpenIssue(ctx, f.Repo, "42", []string{"bob"}, f.Env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestCheckEditsReadsEveryPage(t *testing.T) {
 	}
 	state.Comments[217].Edits = []fakegh.Edit{{Editor: "mallory", EditedAt: ghtest.At(300)}}
 	f.WriteIssue(t, state)
-	is, err := OpenIssue(context.Background(), f.Root, "42", []string{"bob"}, f.Env)
+	is, err := OpenIssue(context.Background(), f.Repo, "42", []string{"bob"}, f.Env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,13 +232,13 @@ func TestIssueBranchName(t *testing.T) {
 	t.Parallel()
 	f := ghtest.New(t)
 	f.WriteIssue(t, issue42())
-	is, err := OpenIssue(context.Background(), f.Root, "42", nil, f.Env)
+	is, err := OpenIssue(context.Background(), f.Repo, "42", nil, f.Env)
 	if err != nil {
 		t.Fatal(err)
 	}
 	branch := func() string {
 		t.Helper()
-		b, err := is.Branch(f.Root)
+		b, err := is.Branch(context.Background(), f.Repo)
 		if err != nil {
 			t.Fatal(err)
 		}

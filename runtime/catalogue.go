@@ -95,7 +95,7 @@ func (c *catalogueRun) Session(ctx context.Context, sc *step.Context, a *ir.Plan
 }
 
 func (c *catalogueRun) OpenIssue(ctx context.Context, ref string, env []string) (*forge.Issue, error) {
-	return forge.OpenIssue(ctx, c.r.o.Repo.Root, ref, c.r.o.Plan.Trusted, env)
+	return forge.OpenIssue(ctx, c.r.o.Repo, ref, c.r.o.Plan.Trusted, env)
 }
 
 func (c *catalogueRun) StepStart(name string) *time.Time {

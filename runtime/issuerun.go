@@ -24,7 +24,7 @@ const releaseTimeout = 30 * time.Second
 // issue-branch worktrees name their branch: one of the issue's that
 // exists, else cairn/NUMBER-slug.
 func openIssue(ctx context.Context, o Options) (*forge.Issue, *ir.Plan, error) {
-	is, err := forge.OpenIssue(ctx, o.Repo.Root, o.Plan.Issue, o.Plan.Trusted, os.Environ())
+	is, err := forge.OpenIssue(ctx, o.Repo, o.Plan.Issue, o.Plan.Trusted, os.Environ())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -34,7 +34,7 @@ func openIssue(ctx context.Context, o Options) (*forge.Issue, *ir.Plan, error) {
 		if plan.Worktrees[i].Kind != ir.IssueBranch {
 			continue
 		}
-		branch, err := is.Branch(o.Repo.Root)
+		branch, err := is.Branch(ctx, o.Repo)
 		if err != nil {
 			return nil, nil, fmt.Errorf("issue %s: name its branch: %w", is, err)
 		}
@@ -53,7 +53,7 @@ func (r *run) takeClaim(ctx context.Context) error {
 	}
 	host, _ := os.Hostname()
 	holder := forge.Holder{Host: host, Run: r.folder.Name(), PID: os.Getpid(), Folder: r.folder.Dir}
-	claim, err := forge.TakeClaim(ctx, r.o.Repo.Root, r.issue.Number, holder, r.o.Flags.TakeOver, claimStaleness)
+	claim, err := forge.TakeClaim(ctx, r.o.Repo, r.issue.Number, holder, r.o.Flags.TakeOver, claimStaleness)
 	if err != nil {
 		return err
 	}

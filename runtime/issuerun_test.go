@@ -65,12 +65,12 @@ func TestTakeClaimLiveRefusedEvenWithTakeOver(t *testing.T) {
 	// Its process is gone, but its run folder's lock is held: the lock
 	// decides, as a pid may be reused.
 	live := forge.Holder{Host: host, Run: filepath.Base(folder), PID: deadPID(t), Folder: folder}
-	first, err := forge.TakeClaim(ctx, f.Root, 9, live, false, claimStaleness)
+	first, err := forge.TakeClaim(ctx, f.Repo, 9, live, false, claimStaleness)
 	if err != nil {
 		t.Fatal(err)
 	}
 	next := forge.Holder{Host: host, Run: "fix_2026-03-01T100000Z", PID: os.Getpid()}
-	_, err = forge.TakeClaim(ctx, f.Root, 9, next, true, claimStaleness)
+	_, err = forge.TakeClaim(ctx, f.Repo, 9, next, true, claimStaleness)
 	if claimed := asClaimed(t, err); claimed.Stale || claimed.Holder.Folder != folder {
 		t.Errorf("a live claim was taken as stale: %+v", claimed)
 	}
@@ -82,7 +82,7 @@ func TestTakeClaimLiveRefusedEvenWithTakeOver(t *testing.T) {
 	}
 	lock.Close()
 	eventually(t, "the holder's lock free", lockFree(filepath.Join(folder, record.LockFile)))
-	if _, err := forge.TakeClaim(ctx, f.Root, 9, next, true, claimStaleness); err != nil {
+	if _, err := forge.TakeClaim(ctx, f.Repo, 9, next, true, claimStaleness); err != nil {
 		t.Errorf("take-over once the holder's lock is free: %v", err)
 	}
 }
@@ -98,7 +98,7 @@ func TestTakeClaimResumedRunHoldsItsLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	crashed := forge.Holder{Host: thisHost(t), Run: filepath.Base(folder), PID: deadPID(t), Folder: folder}
-	if _, err := forge.TakeClaim(ctx, f.Root, 6, crashed, false, claimStaleness); err != nil {
+	if _, err := forge.TakeClaim(ctx, f.Repo, 6, crashed, false, claimStaleness); err != nil {
 		t.Fatal(err)
 	}
 	lock, err := proc.Lock(filepath.Join(folder, record.LockFile), false)
@@ -108,7 +108,7 @@ func TestTakeClaimResumedRunHoldsItsLock(t *testing.T) {
 	defer lock.Close()
 	resumed := crashed
 	resumed.PID = os.Getpid()
-	c, err := forge.TakeClaim(ctx, f.Root, 6, resumed, false, claimStaleness)
+	c, err := forge.TakeClaim(ctx, f.Repo, 6, resumed, false, claimStaleness)
 	if err != nil {
 		t.Fatalf("the resumed run could not take back its own claim: %v", err)
 	}
@@ -121,7 +121,7 @@ func TestTakeClaimResumedRunHoldsItsLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	stranger := forge.Holder{Host: resumed.Host, Run: resumed.Run, PID: os.Getpid(), Folder: other}
-	_, err = forge.TakeClaim(ctx, f.Root, 6, stranger, true, claimStaleness)
+	_, err = forge.TakeClaim(ctx, f.Repo, 6, stranger, true, claimStaleness)
 	if claimed := asClaimed(t, err); claimed.Stale {
 		t.Errorf("a live claim was taken as stale: %+v", claimed)
 	}
@@ -133,7 +133,7 @@ func TestIssueFileLeavesTreeClean(t *testing.T) {
 	t.Parallel()
 	f := ghtest.New(t)
 	f.WriteIssue(t, fakegh.Issue{Number: 42, Title: "Fix the parser", Body: "It crashes.", Author: "alice", CreatedAt: ghtest.At(0)})
-	is, err := forge.OpenIssue(context.Background(), f.Root, "#42", nil, f.Env)
+	is, err := forge.OpenIssue(context.Background(), f.Repo, "#42", nil, f.Env)
 	if err != nil {
 		t.Fatal(err)
 	}

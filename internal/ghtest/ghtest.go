@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/internal/fakegh"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/testrepo"
 )
 
@@ -47,6 +48,8 @@ type Fixture struct {
 	Log   string
 	// Env is the process's environment with the fake gh first on PATH.
 	Env []string
+	// Repo is the repository, with git running in Env.
+	Repo *git.Repo
 }
 
 // New makes a Fixture in the test's temporary folders. The package's
@@ -89,6 +92,7 @@ func New(t testing.TB) *Fixture {
 	// The fake gh is the test binary: under -race, it would sleep a second
 	// at each exit.
 	f.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "FAKE_GH_STATE="+f.State, "FAKE_LOG="+f.Log, "GORACE=atexit_sleep_ms=0")
+	f.Repo = &git.Repo{Root: f.Root, CommonDir: f.Common, Git: git.New(f.Env)}
 	return f
 }
 
