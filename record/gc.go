@@ -75,15 +75,16 @@ type GCReport struct {
 // left of its worktrees under home/worktrees/RUN, which git is then told to
 // forget. A dry run deletes nothing and lists what it would.
 //
-// With repoRoot, the root of a repository's working tree, the commit-mode
-// runs in its .cairn/runs are swept too (§7.6), and the removal of those
-// that were committed is committed in one commit of those paths alone.
+// With repo (nil outside one), the commit-mode runs in its working tree's
+// .cairn/runs are swept too (§7.6), and the removal of those that were
+// committed is committed in one commit of those paths alone, by git run
+// with ctx.
 //
 // gc deletes only inside the folders it owns, by their real paths, and
 // never through a symbolic link: a runs folder that is one is refused, and
 // a link where a run's worktrees would be is removed itself, never what it
 // points to.
-func GC(home, repoRoot string, now time.Time, o GCOptions) (GCReport, error) {
+func GC(ctx context.Context, home string, repo *git.Repo, now time.Time, o GCOptions) (GCReport, error) {
 	dryRun := o.DryRun
 	report := GCReport{DryRun: dryRun}
 	homeRuns := RunsDir(home)
@@ -92,9 +93,9 @@ func GC(home, repoRoot string, now time.Time, o GCOptions) (GCReport, error) {
 	}
 	folders := []string{homeRuns}
 	inRepo := ""
-	if repoRoot != "" {
+	if repo != nil {
 		var err error
-		if inRepo, err = RepoRunsDir(repoRoot); err != nil {
+		if inRepo, err = RepoRunsDir(repo.Root); err != nil {
 			return report, fmt.Errorf("gc: %w", err)
 		}
 		folders = append(folders, inRepo)
@@ -180,7 +181,7 @@ func GC(home, repoRoot string, now time.Time, o GCOptions) (GCReport, error) {
 		}
 	}
 	if len(removed) > 0 {
-		if err := commitRemoval(repoRoot, removed); err != nil {
+		if err := commitRemoval(ctx, repo, removed); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -205,10 +206,11 @@ func keyOf(r RunInfo) newestKey {
 	return k
 }
 
-// commitRemoval commits the removal of the run folders dirs from the
-// repository at root, those of them git tracks, in one commit of those
-// paths only: whatever else the user has staged stays staged.
-func commitRemoval(root string, dirs []string) error {
+// commitRemoval commits the removal of the run folders dirs from repo's
+// working tree, those of them git tracks, in one commit of those paths
+// only: whatever else the user has staged stays staged.
+func commitRemoval(ctx context.Context, repo *git.Repo, dirs []string) error {
+	root := repo.Root
 	var tracked []string
 	for _, d := range dirs {
 		rel, err := filepath.Rel(root, d)
@@ -216,7 +218,7 @@ func commitRemoval(root string, dirs []string) error {
 			continue
 		}
 		rel = filepath.ToSlash(rel)
-		if out, err := git.Run(context.Background(), root, os.Environ(), "ls-files", "--", rel); err == nil && out != "" {
+		if out, err := repo.Run(ctx, "ls-files", "--", rel); err == nil && out != "" {
 			tracked = append(tracked, rel)
 		}
 	}
@@ -228,7 +230,7 @@ func commitRemoval(root string, dirs []string) error {
 		subject = "[cairn] Remove 1 expired run"
 	}
 	args := append([]string{"commit", "--quiet", "--only", "--no-verify", "-m", subject, "--"}, tracked...)
-	if _, err := git.Run(context.Background(), root, os.Environ(), args...); err != nil {
+	if _, err := repo.Run(ctx, args...); err != nil {
 		return fmt.Errorf("commit the removal of expired runs: %w", err)
 	}
 	return nil

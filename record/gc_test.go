@@ -1,6 +1,7 @@
 package record
 
 import (
+	"context"
 	"encoding/json"
 	"maps"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/internal/realpath"
 )
@@ -148,7 +150,7 @@ func TestGC(t *testing.T) {
 		}
 	}
 
-	r, err := GC(home, "", gcNow, testGC(true))
+	r, err := GC(context.Background(), home, nil, gcNow, testGC(true))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +171,7 @@ func TestGC(t *testing.T) {
 		}
 	}
 
-	r, err = GC(home, "", gcNow, testGC(false))
+	r, err = GC(context.Background(), home, nil, gcNow, testGC(false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +225,7 @@ func TestGCKeepsOpenFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	gcRun(t, home, "hunt_2026-05-20T000000Z", "/r", "hunt", StatusSucceeded, days(12), days(12), "")
-	r, err := GC(home, "", gcNow, testGC(false))
+	r, err := GC(context.Background(), home, nil, gcNow, testGC(false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +245,7 @@ func expired(process, file string, start time.Time) Record {
 // and why it kept the others.
 func gcCheck(t *testing.T, home, repoRoot string, wantDeleted []string, wantKept map[string]string) {
 	t.Helper()
-	r, err := GC(home, repoRoot, gcNow, testGC(false))
+	r, err := GC(context.Background(), home, &git.Repo{Root: repoRoot, Git: git.New(os.Environ())}, gcNow, testGC(false))
 	if err != nil {
 		t.Fatal(err)
 	}

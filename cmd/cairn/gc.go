@@ -26,11 +26,11 @@ type gcCmd struct {
 // cannot be read is left alone, with a warning.
 func (c *gcCmd) Run(a *app) error {
 	ctx, g := context.Background(), git.New(os.Environ())
-	root := ""
-	if r, err := git.Discover(ctx, g, workdir.Path(a.dir, ".")); err == nil {
-		root = r.Root
+	repo, err := git.Discover(ctx, g, workdir.Path(a.dir, "."))
+	if err != nil {
+		repo = nil
 	}
-	report, err := record.GC(config.Home(a.dir, root != ""), root, time.Now(), record.GCOptions{
+	report, err := record.GC(ctx, config.Home(a.dir, repo != nil), repo, time.Now(), record.GCOptions{
 		DryRun: c.DryRun,
 		EndCrashed: func(dir string) error {
 			_, err := runtime.EndOrphans(dir)
