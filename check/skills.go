@@ -1,6 +1,8 @@
 package check
 
 import (
+	"context"
+
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/skills"
 )
@@ -12,5 +14,5 @@ func FindSkill(env *Env, name string) (ir.PlanSkill, error) {
 	f := lookupOnce(env, "skill-finder", func() *skills.Finder {
 		return &skills.Finder{Home: env.Home, Dir: env.Dir, Repo: env.Repo, Base: wantedBase(env.Config)}
 	})
-	return f.Find(name)
+	return f.Find(context.Background(), name)
 }

@@ -68,8 +68,9 @@ type Finder struct {
 // (ErrSkillEscapes) when a symlink on the way leads outside the repository;
 // then $CAIRN_HOME/skills/NAME/SKILL.md; then, for "cairn-NAME", the built-in
 // skill NAME. A name that does not match [a-z0-9][a-z0-9-]* is never looked
-// up. Answers are cached.
-func (f *Finder) Find(name string) (ir.PlanSkill, error) {
+// up. Answers are cached: the git that reads the repository's runs once,
+// with the first caller's ctx.
+func (f *Finder) Find(ctx context.Context, name string) (ir.PlanSkill, error) {
 	type entry struct {
 		once  sync.Once
 		found foundSkill
@@ -77,13 +78,13 @@ func (f *Finder) Find(name string) (ir.PlanSkill, error) {
 	v, _ := f.cache.LoadOrStore(name, &entry{})
 	e := v.(*entry)
 	e.once.Do(func() {
-		s, err := f.find(name)
+		s, err := f.find(ctx, name)
 		e.found = foundSkill{s, err}
 	})
 	return e.found.skill, e.found.err
 }
 
-func (f *Finder) find(name string) (ir.PlanSkill, error) {
+func (f *Finder) find(ctx context.Context, name string) (ir.PlanSkill, error) {
 	if !ir.ValidName(name) {
 		return ir.PlanSkill{}, &skillError{ErrSkillNotFound, fmt.Sprintf("skill %q not found: skill names match [a-z0-9][a-z0-9-]*", name)}
 	}
@@ -92,11 +93,11 @@ func (f *Finder) find(name string) (ir.PlanSkill, error) {
 	if f.Repo == nil {
 		note = "; the repository's skills were not searched: not in a git repository"
 	} else {
-		tree := f.skillTree()
+		tree := f.skillTree(ctx)
 		if tree.err != nil {
 			note = fmt.Sprintf("; the repository's skills were not searched: %v", tree.err)
 		} else {
-			s, err := tree.find(f.Repo, name)
+			s, err := tree.find(ctx, f.Repo, name)
 			if err != nil || s.Path != "" {
 				return s, err
 			}
@@ -124,7 +125,7 @@ func (f *Finder) find(name string) (ir.PlanSkill, error) {
 		builtins = append(builtins, BuiltinSkillPrefix+b)
 	}
 	looked = append(looked, fmt.Sprintf("cairn's built-in skills (%s)", strings.Join(builtins, ", ")))
-	if s := f.suggest(name); s != "" {
+	if s := f.suggest(ctx, name); s != "" {
 		note += fmt.Sprintf("; did you mean %q?", s)
 	}
 	return ir.PlanSkill{}, &skillError{ErrSkillNotFound, fmt.Sprintf("skill %q not found; looked in %s%s", name, strings.Join(looked, ", then "), note)}
@@ -134,10 +135,10 @@ func (f *Finder) find(name string) (ir.PlanSkill, error) {
 // name, or "": the repository's committed skills, then $CAIRN_HOME's, then
 // the built-in ones, which are also matched without their "cairn-" prefix
 // (a step naming "bug-hunt" is told of "cairn-bug-hunt").
-func (f *Finder) suggest(name string) string {
+func (f *Finder) suggest(ctx context.Context, name string) string {
 	var names []string
 	if f.Repo != nil {
-		if t := f.skillTree(); t.err == nil {
+		if t := f.skillTree(ctx); t.err == nil {
 			for path := range t.modes {
 				for _, dir := range repoSkillDirs {
 					if rest, ok := strings.CutPrefix(path, dir+"/"); ok {
@@ -185,15 +186,15 @@ type skillTree struct {
 }
 
 // skillTree lists the repository's skill folders at the base commit, once.
-func (f *Finder) skillTree() *skillTree {
+func (f *Finder) skillTree(ctx context.Context) *skillTree {
 	f.tree.Do(func() {
 		t := &skillTree{modes: map[string]string{}}
 		f.repo = t
-		t.branch, t.sha, t.err = f.Repo.Base(context.Background(), f.Base)
+		t.branch, t.sha, t.err = f.Repo.Base(ctx, f.Base)
 		if t.err != nil {
 			return
 		}
-		out, err := f.Repo.Run(context.Background(), "ls-tree", "-r", "-z", t.sha, "--", ".agents", ".claude")
+		out, err := f.Repo.Run(ctx, "ls-tree", "-r", "-z", t.sha, "--", ".agents", ".claude")
 		if err != nil {
 			t.err = fmt.Errorf("read the committed skills at %.7s: %w", t.sha, err)
 			return
@@ -214,7 +215,7 @@ func (f *Finder) skillTree() *skillTree {
 
 // find looks name up in the repository's skill folders, in order. It returns
 // a zero PlanSkill and no error when neither holds it.
-func (t *skillTree) find(repo *git.Repo, name string) (ir.PlanSkill, error) {
+func (t *skillTree) find(ctx context.Context, repo *git.Repo, name string) (ir.PlanSkill, error) {
 	for _, dir := range repoSkillDirs {
 		path := dir + "/" + name + "/SKILL.md"
 		link, present := t.walk(path)
@@ -224,7 +225,7 @@ func (t *skillTree) find(repo *git.Repo, name string) (ir.PlanSkill, error) {
 			}
 			continue
 		}
-		ok, escape, err := followSkill(repo, t.sha, path)
+		ok, escape, err := followSkill(ctx, repo, t.sha, path)
 		switch {
 		case err != nil:
 			return ir.PlanSkill{}, &skillError{ErrSkillNotFound, fmt.Sprintf("skill %q not found: %v", name, err)}
@@ -257,8 +258,8 @@ func (t *skillTree) walk(path string) (link string, present bool) {
 // followSkill asks git to follow the symlinks on path at commit sha, each
 // resolved relative to its place in the tree. It reports whether path leads
 // to a file inside the repository, or, when it leads outside, where to.
-func followSkill(repo *git.Repo, sha, path string) (ok bool, escape string, err error) {
-	out, err := git.RunInput(context.Background(), repo.Root, repo.Git.Env(), sha+":"+path+"\n", "cat-file", "--batch-check", "--follow-symlinks")
+func followSkill(ctx context.Context, repo *git.Repo, sha, path string) (ok bool, escape string, err error) {
+	out, err := repo.Git.RunInput(ctx, repo.Root, sha+":"+path+"\n", "cat-file", "--batch-check", "--follow-symlinks")
 	if err != nil {
 		return false, "", fmt.Errorf("follow the symlinks of %s: %w", path, err)
 	}
