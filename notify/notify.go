@@ -55,10 +55,10 @@ type Notification struct {
 // class of note's status ("success", "failure"; every end when `on` is not
 // set), in the environment env with CAIRN_PROCESS, CAIRN_STATUS and
 // CAIRN_RUN set, and CAIRN_PR_URL when the run has a pull request, for at
-// most NotifyTimeout. Its output goes to w. It reports whether the command
-// ran, and why it failed; a failed notification changes nothing of the
-// run.
-func Send(n ir.PlanNotify, note Notification, env []string, w io.Writer) (bool, error) {
+// most NotifyTimeout, or until ctx ends. Its output goes to w. It reports
+// whether the command ran, and why it failed; a failed notification changes
+// nothing of the run.
+func Send(ctx context.Context, n ir.PlanNotify, note Notification, env []string, w io.Writer) (bool, error) {
 	argv := n.Command
 	if len(argv) == 0 || argv[0] == "" {
 		return false, nil
@@ -88,9 +88,7 @@ func Send(n ir.PlanNotify, note Notification, env []string, w io.Writer) (bool, 
 		Timeout: NotifyTimeout,
 		Grace:   time.Second,
 	}
-	// The run's own context may be the one an interrupt ended; the
-	// notification of that interrupt must still go out.
-	res, err := p.Run(context.Background())
+	res, err := p.Run(ctx)
 	if out.Len() > 0 {
 		w.Write(out.Bytes())
 	}

@@ -1,6 +1,7 @@
 package notify
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,7 +25,7 @@ func TestNotify(t *testing.T) {
 	note := Notification{Process: "hunt", Status: record.StatusInterrupted, Run: "/runs/hunt_1"}
 
 	var w strings.Builder
-	ran, err := Send(n, note, os.Environ(), &w)
+	ran, err := Send(context.Background(), n, note, os.Environ(), &w)
 	if !ran || err != nil {
 		t.Fatalf("Send = %v, %v; want it run", ran, err)
 	}
@@ -37,13 +38,13 @@ func TestNotify(t *testing.T) {
 	}
 
 	note.Status = record.StatusSucceeded
-	if ran, err := Send(n, note, os.Environ(), &w); ran || err != nil {
+	if ran, err := Send(context.Background(), n, note, os.Environ(), &w); ran || err != nil {
 		t.Errorf("on = [failure], a success: Send = %v, %v; want it not run", ran, err)
 	}
-	if ran, _ := Send(notifyConfig([]string{"true"}), note, os.Environ(), &w); !ran {
+	if ran, _ := Send(context.Background(), notifyConfig([]string{"true"}), note, os.Environ(), &w); !ran {
 		t.Errorf("no `on`: a success was not notified")
 	}
-	if ran, _ := Send(ir.PlanNotify{}, note, os.Environ(), &w); ran {
+	if ran, _ := Send(context.Background(), ir.PlanNotify{}, note, os.Environ(), &w); ran {
 		t.Errorf("no command: Send ran something")
 	}
 }
@@ -52,14 +53,14 @@ func TestNotifyFailure(t *testing.T) {
 	t.Parallel()
 	var w strings.Builder
 	n := notifyConfig([]string{"bash", "-c", "echo no network >&2; exit 4"})
-	ran, err := Send(n, Notification{Status: record.StatusFailed}, os.Environ(), &w)
+	ran, err := Send(context.Background(), n, Notification{Status: record.StatusFailed}, os.Environ(), &w)
 	if !ran || err == nil || !strings.Contains(err.Error(), "exit status 4") {
 		t.Errorf("Send = %v, %v; want it run and failed with exit status 4", ran, err)
 	}
 	if w.String() != "no network\n" {
 		t.Errorf("output %q; want the command's", w.String())
 	}
-	_, err = Send(notifyConfig([]string{"/no/such/notifier"}), Notification{Status: record.StatusFailed}, os.Environ(), &w)
+	_, err = Send(context.Background(), notifyConfig([]string{"/no/such/notifier"}), Notification{Status: record.StatusFailed}, os.Environ(), &w)
 	if err == nil {
 		t.Errorf("a missing command did not fail")
 	}
@@ -77,7 +78,7 @@ func TestNotifyPullRequest(t *testing.T) {
 		{"", "unset\n"},
 	} {
 		var w strings.Builder
-		if ran, err := Send(n, Notification{Process: "fix", Status: record.StatusSucceeded, Run: "/runs/fix_1", PullRequest: tc.pr}, env, &w); !ran || err != nil {
+		if ran, err := Send(context.Background(), n, Notification{Process: "fix", Status: record.StatusSucceeded, Run: "/runs/fix_1", PullRequest: tc.pr}, env, &w); !ran || err != nil {
 			t.Fatalf("Send = %v, %v; want it run", ran, err)
 		}
 		if b, _ := os.ReadFile(out); string(b) != tc.want {

@@ -422,7 +422,9 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 		// A run that did nothing leaves nothing, and says nothing.
 		return status, runErr
 	}
-	if _, err := notify.Send(plan.Notify, notify.Notification{Process: plan.Process, Status: status, Run: r.folder.Dir, PullRequest: r.pullRequestURL(), Dir: r.o.Dir}, os.Environ(), r.o.stderrText()); err != nil {
+	// ctx may be the one an interrupt ended; the notification of that
+	// interrupt must still go out.
+	if _, err := notify.Send(context.WithoutCancel(ctx), plan.Notify, notify.Notification{Process: plan.Process, Status: status, Run: r.folder.Dir, PullRequest: r.pullRequestURL(), Dir: r.o.Dir}, os.Environ(), r.o.stderrText()); err != nil {
 		r.o.say(fmt.Sprintf("cairn: %v", err))
 	}
 	return status, runErr
