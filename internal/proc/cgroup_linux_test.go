@@ -91,6 +91,7 @@ until [ "$(tr '\0' ' ' <"/proc/$!/cmdline")" = "sleep 3201 " ]; do sleep 0.01; d
 sed -n 's/^0:://p' /proc/self/cgroup`},
 		Stdout: &out,
 		Groups: g,
+		Env:    os.Environ(),
 	}
 	res, err := p.Run(context.Background())
 	if err != nil || res.ExitCode != 0 {

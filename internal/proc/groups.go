@@ -45,12 +45,8 @@ func newToken() string {
 	return hex.EncodeToString(b)
 }
 
-// withToken is env (the process's own when nil, as exec takes it) with
-// token added to the step tokens it carries.
+// withToken is env with token added to the step tokens it carries.
 func withToken(env []string, token string) []string {
-	if env == nil {
-		env = os.Environ()
-	}
 	value := token
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, EnvStepToken+"="); ok && v != "" {

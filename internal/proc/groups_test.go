@@ -92,7 +92,7 @@ func TestProcEndsWhatItLeft(t *testing.T) {
 	t.Parallel()
 	needProcesses(t)
 	var out bytes.Buffer
-	p := &Proc{Argv: []string{"bash", "-c", "sleep 3061 & setsid sleep 3062 & setsid sleep 3063 >/dev/null 2>&1 </dev/null & echo done"}, Stdout: &out, Stderr: &out}
+	p := &Proc{Argv: []string{"bash", "-c", "sleep 3061 & setsid sleep 3062 & setsid sleep 3063 >/dev/null 2>&1 </dev/null & echo done"}, Stdout: &out, Stderr: &out, Env: os.Environ()}
 	type ran struct {
 		res Result
 		err error
@@ -131,7 +131,7 @@ func TestProcKill(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	kill := make(chan struct{})
 	var out syncBuffer
-	p := &Proc{Argv: []string{"bash", "-c", "trap '' TERM; echo ready; while :; do sleep 0.01; done"}, Stdout: &out, Grace: time.Hour}
+	p := &Proc{Argv: []string{"bash", "-c", "trap '' TERM; echo ready; while :; do sleep 0.01; done"}, Stdout: &out, Grace: time.Hour, Env: os.Environ()}
 	go func() {
 		for !strings.Contains(out.String(), "ready") {
 			time.Sleep(5 * time.Millisecond)
@@ -161,6 +161,7 @@ func TestGroupsRecorded(t *testing.T) {
 		Argv:   []string{"bash", "-c", `echo "$CAIRN_STEP_TOKEN"; while [ ! -e "$1" ]; do sleep 0.01; done`, "bash", release},
 		Stdout: &out,
 		Groups: NewGroups(filepath.Join(dir, groupsFile)),
+		Env:    os.Environ(),
 	}
 	type ran struct {
 		res Result

@@ -22,8 +22,10 @@ const DefaultGrace = 5 * time.Second
 // Proc is one process a step starts — a bash script, an agent CLI — in its
 // own process group, so that stopping it stops everything it started.
 type Proc struct {
-	Argv   []string
-	Dir    string
+	Argv []string
+	Dir  string
+	// Env is the environment the process starts with, whole: nothing of
+	// cairn's own is inherited but the step token.
 	Env    []string
 	Stdin  io.Reader
 	Stdout io.Writer

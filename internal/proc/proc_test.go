@@ -24,7 +24,7 @@ func TestProcExitCodes(t *testing.T) {
 		{"exit 3", 3, "exit status 3"},
 		{"kill -KILL $$", -1, "killed by a signal"},
 	} {
-		p := &Proc{Argv: []string{"bash", "-c", tc.script}}
+		p := &Proc{Argv: []string{"bash", "-c", tc.script}, Env: os.Environ()}
 		res, err := p.Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -37,7 +37,7 @@ func TestProcExitCodes(t *testing.T) {
 
 func TestProcNotFound(t *testing.T) {
 	t.Parallel()
-	p := &Proc{Argv: []string{"/nonexistent/cairn-test"}}
+	p := &Proc{Argv: []string{"/nonexistent/cairn-test"}, Env: os.Environ()}
 	if _, err := p.Run(context.Background()); err == nil {
 		t.Fatal("want an error for a missing program")
 	}
@@ -55,6 +55,7 @@ func TestProcTimeoutStopsGroup(t *testing.T) {
 		Stdout:  &out,
 		Timeout: 200 * time.Millisecond,
 		Grace:   100 * time.Millisecond,
+		Env:     os.Environ(),
 	}
 	res, err := p.Run(context.Background())
 	if err != nil {
@@ -101,7 +102,7 @@ func TestProcContextStops(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	var out syncBuffer
-	p := &Proc{Argv: []string{"bash", "-c", "trap 'echo term; exit 143' TERM; echo ready; while :; do sleep 0.01; done"}, Stdout: &out, Grace: time.Second}
+	p := &Proc{Argv: []string{"bash", "-c", "trap 'echo term; exit 143' TERM; echo ready; while :; do sleep 0.01; done"}, Stdout: &out, Grace: time.Second, Env: os.Environ()}
 	go func() {
 		for !strings.Contains(out.String(), "ready") {
 			time.Sleep(5 * time.Millisecond)
