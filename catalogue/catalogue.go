@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/forge"
+	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/step"
@@ -83,14 +84,15 @@ func Execute(ctx context.Context, r Run, sc *step.Context, a *ir.PlanAction) ste
 
 // issueBranch is what delivery and self-merge work on: the step's
 // issue-branch worktree (its name and path), its branch, the base branch
-// its pull request goes into, and the forge of origin's repository in the
-// step's environment.
+// its pull request goes into, the forge of origin's repository in the
+// step's environment, and the repository's git.
 type issueBranch struct {
 	worktree string
 	dir      string
 	branch   string
 	base     string
 	gh       forge.Forge
+	git      *git.Git
 }
 
 // issueBranchOf is the issue branch of the step sc of r, for the catalogue
@@ -116,5 +118,5 @@ func issueBranchOf(r Run, sc *step.Context, what string) (*issueBranch, error) {
 	if base == "" || base == "HEAD" {
 		return nil, fmt.Errorf("%s: worktree %q has no base branch for the pull request to go into; set base_branch in the config", what, name)
 	}
-	return &issueBranch{worktree: name, dir: sc.Worktree, branch: sc.Branch, base: base, gh: &forge.GH{Dir: sc.Worktree, Env: sc.Env, Repo: is.Repo}}, nil
+	return &issueBranch{worktree: name, dir: sc.Worktree, branch: sc.Branch, base: base, gh: &forge.GH{Dir: sc.Worktree, Env: sc.Env, Repo: is.Repo}, git: sc.Git}, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/git"
+	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/internal/text"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
@@ -37,10 +38,11 @@ const (
 	checkLogLimit = "16 KiB"
 )
 
-// pollInterval is how often checks are read: $CAIRN_POLL_INTERVAL when it
-// is a positive duration, else DefaultPollInterval.
-func pollInterval() time.Duration {
-	if v := os.Getenv(EnvPollInterval); v != "" {
+// pollInterval is how often checks are read: $CAIRN_POLL_INTERVAL of the
+// step's environment env when it is a positive duration, else
+// DefaultPollInterval.
+func pollInterval(env []string) time.Duration {
+	if v := proc.Getenv(env, EnvPollInterval); v != "" {
 		if d, err := time.ParseDuration(v); err == nil && d > 0 {
 			return d
 		}
@@ -50,7 +52,7 @@ func pollInterval() time.Duration {
 
 // fetchBase fetches the base branch from origin into origin/BASE.
 func (b *issueBranch) fetchBase(ctx context.Context) error {
-	_, err := git.Run(ctx, b.dir, os.Environ(), "fetch", "--quiet", "--no-tags", "origin", "+refs/heads/"+b.base+":refs/remotes/origin/"+b.base)
+	_, err := b.git.Run(ctx, b.dir, "fetch", "--quiet", "--no-tags", "origin", "+refs/heads/"+b.base+":refs/remotes/origin/"+b.base)
 	return err
 }
 
@@ -183,13 +185,13 @@ func (d *delivery) atCap(conflict bool, bad []forge.Check) step.Result {
 // cairn commits nothing of the steps' own. A rebase a crashed run left
 // stopped is undone first.
 func (d *delivery) prepare(ctx context.Context) error {
-	if d.rebasing() {
-		if _, err := git.Run(ctx, d.dir, os.Environ(), "rebase", "--abort"); err != nil {
+	if d.rebasing(ctx) {
+		if _, err := d.git.Run(ctx, d.dir, "rebase", "--abort"); err != nil {
 			return err
 		}
 		d.note("undid the rebase an earlier attempt left stopped")
 	}
-	status, err := git.Run(ctx, d.dir, os.Environ(), "status", "--porcelain", "--untracked-files=normal")
+	status, err := d.git.Run(ctx, d.dir, "status", "--porcelain", "--untracked-files=normal")
 	if err != nil {
 		return err
 	}
@@ -199,7 +201,7 @@ func (d *delivery) prepare(ctx context.Context) error {
 	if err := d.fetchBase(ctx); err != nil {
 		return err
 	}
-	out, err := git.Run(ctx, d.dir, os.Environ(), "rev-list", "--count", d.originBase()+"..HEAD")
+	out, err := d.git.Run(ctx, d.dir, "rev-list", "--count", d.originBase()+"..HEAD")
 	if err != nil {
 		return err
 	}
@@ -221,10 +223,10 @@ func (d *delivery) push(ctx context.Context, lease string) error {
 	if lease != "" {
 		args = []string{"push", "--quiet", "--force-with-lease=" + ref + ":" + lease, "origin", ref + ":" + ref}
 	}
-	if _, err := git.Run(ctx, d.dir, os.Environ(), args...); err != nil {
+	if _, err := d.git.Run(ctx, d.dir, args...); err != nil {
 		return fmt.Errorf("push branch %q: %w", d.branch, err)
 	}
-	d.pushed = git.Head(context.Background(), d.dir, os.Environ())
+	d.pushed = d.git.Head(ctx, d.dir)
 	return nil
 }
 
@@ -235,7 +237,7 @@ func (d *delivery) push(ctx context.Context, lease string) error {
 func (d *delivery) refuseCairnFiles(ctx context.Context) error {
 	args := append([]string{"log", "--format=commit %h", "--name-only", "--no-renames", "--diff-filter=d",
 		d.originBase() + "..HEAD", "--"}, cairnPathspecs()...)
-	out, err := git.Run(ctx, d.dir, os.Environ(), args...)
+	out, err := d.git.Run(ctx, d.dir, args...)
 	if err != nil {
 		return err
 	}
@@ -308,7 +310,7 @@ func (d *delivery) conflicts(ctx context.Context) (bool, error) {
 	if err := d.fetchBase(ctx); err != nil {
 		return false, err
 	}
-	_, err := git.Run(ctx, d.dir, os.Environ(), "merge-tree", "--write-tree", "--name-only", "HEAD", d.originBase())
+	_, err := d.git.Run(ctx, d.dir, "merge-tree", "--write-tree", "--name-only", "HEAD", d.originBase())
 	switch {
 	case err == nil:
 		return false, nil
@@ -322,7 +324,7 @@ func (d *delivery) conflicts(ctx context.Context) (bool, error) {
 // commit last pushed, every poll interval. A pull request on which no
 // check reports for noChecksPolls reads in a row has none.
 func (d *delivery) waitChecks(ctx context.Context) ([]forge.Check, error) {
-	interval := pollInterval()
+	interval := pollInterval(d.sc.Env)
 	empty, stale, said := 0, 0, false
 	for {
 		pr, err := d.gh.ViewPullRequest(ctx, d.pr.Number)
@@ -435,7 +437,7 @@ func (d *delivery) repair(ctx context.Context, bad []forge.Check) error {
 	if err := d.commitLeft(ctx, "[cairn] Repair: "+strings.Join(names, ", ")); err != nil {
 		return err
 	}
-	if git.Head(context.Background(), d.dir, os.Environ()) == d.pushed {
+	if d.git.Head(ctx, d.dir) == d.pushed {
 		d.done = append(d.done, fmt.Sprintf("checks %s: the session changed nothing. %s", forge.CheckNames(bad), msg))
 		d.note("repair %d of %d changed nothing", d.rounds, d.cap)
 		return nil
@@ -449,11 +451,11 @@ func (d *delivery) repair(ctx context.Context, bad []forge.Check) error {
 // cap (errAtCap, the rebase undone). The rebased branch is pushed with a
 // lease on what was pushed before.
 func (d *delivery) rebase(ctx context.Context) error {
-	editor := []string{"GIT_EDITOR=true"}
+	rebaser := d.git.With("GIT_EDITOR=true")
 	d.note("branch %q conflicts with origin/%s: rebasing it", d.branch, d.base)
-	_, err := git.Run(ctx, d.dir, append(os.Environ(), editor...), "rebase", "--no-autostash", d.originBase())
+	_, err := rebaser.Run(ctx, d.dir, "rebase", "--no-autostash", d.originBase())
 	for err != nil {
-		if !d.rebasing() {
+		if !d.rebasing(ctx) {
 			return fmt.Errorf("rebase branch %q onto origin/%s: %w", d.branch, d.base, err)
 		}
 		conflicts, lerr := d.unmerged(ctx)
@@ -483,19 +485,21 @@ func (d *delivery) rebase(ctx context.Context) error {
 			}
 			d.done = append(d.done, fmt.Sprintf("conflicts with %s in %s: conflict markers are left in %s. %s", d.base, quoteAll(conflicts), quoteAll(left), msg))
 		}
-		if _, aerr := git.Run(ctx, d.dir, os.Environ(), "add", "--all", "--", ".", ":(exclude)"+ir.RunsInRepo); aerr != nil {
+		if _, aerr := d.git.Run(ctx, d.dir, "add", "--all", "--", ".", ":(exclude)"+ir.RunsInRepo); aerr != nil {
 			d.abortRebase(ctx)
 			return aerr
 		}
-		_, err = git.Run(ctx, d.dir, append(os.Environ(), editor...), "rebase", "--continue")
+		_, err = rebaser.Run(ctx, d.dir, "rebase", "--continue")
 	}
 	return d.push(ctx, d.pushed)
 }
 
-// rebasing reports whether a rebase is stopped in the worktree.
-func (d *delivery) rebasing() bool {
+// rebasing reports whether a rebase is stopped in the worktree. It asks
+// even when ctx has ended: a rebase an interrupt stopped is undone too.
+func (d *delivery) rebasing(ctx context.Context) bool {
+	ctx = context.WithoutCancel(ctx)
 	for _, name := range []string{"rebase-merge", "rebase-apply"} {
-		out, err := git.Run(context.Background(), d.dir, os.Environ(), "rev-parse", "--git-path", name)
+		out, err := d.git.Run(ctx, d.dir, "rev-parse", "--git-path", name)
 		if err != nil {
 			continue
 		}
@@ -512,14 +516,14 @@ func (d *delivery) rebasing() bool {
 
 // abortRebase undoes a stopped rebase, leaving the branch as it was.
 func (d *delivery) abortRebase(ctx context.Context) {
-	if _, err := git.Run(context.WithoutCancel(ctx), d.dir, os.Environ(), "rebase", "--abort"); err != nil {
+	if _, err := d.git.Run(context.WithoutCancel(ctx), d.dir, "rebase", "--abort"); err != nil {
 		d.r.Warn(err)
 	}
 }
 
 // unmerged lists the paths with unresolved conflicts.
 func (d *delivery) unmerged(ctx context.Context) ([]string, error) {
-	out, err := git.Run(ctx, d.dir, os.Environ(), "diff", "--name-only", "--diff-filter=U", "-z")
+	out, err := d.git.Run(ctx, d.dir, "diff", "--name-only", "--diff-filter=U", "-z")
 	if err != nil {
 		return nil, err
 	}
@@ -564,7 +568,7 @@ func quoteAll(names []string) string {
 // run's trailers.
 func (d *delivery) commitLeft(ctx context.Context, subject string) error {
 	left := worktree.Commit{Subject: subject, Trailers: step.Trailers(d.r.Name(), d.sc.Step.Name, d.sc.Agent != nil), Work: true}
-	_, err := left.Make(ctx, d.sc.Git, d.dir)
+	_, err := left.Make(ctx, d.git, d.dir)
 	return err
 }
 

@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"strings"
 
 	"github.com/cairn-dev/cairn/forge"
-	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/step"
 )
@@ -46,7 +44,7 @@ func selfMerge(ctx context.Context, r Run, sc *step.Context) step.Result {
 			Cause:  "self-merge held: " + reason,
 		}
 	}
-	head := git.Head(context.Background(), b.dir, os.Environ())
+	head := b.git.Head(ctx, b.dir)
 	if err := b.gh.Merge(ctx, pr.Number, head); err != nil {
 		return step.Failed("pull request %s: %v", pr.URL, err)
 	}
@@ -68,7 +66,7 @@ func holdReason(ctx context.Context, l ir.PlanLimits, b *issueBranch, pr *forge.
 	if err := b.fetchBase(ctx); err != nil {
 		return "", err
 	}
-	out, err := git.Run(ctx, b.dir, os.Environ(), "diff", "--name-only", "-z", b.originBase()+"...HEAD")
+	out, err := b.git.Run(ctx, b.dir, "diff", "--name-only", "-z", b.originBase()+"...HEAD")
 	if err != nil {
 		return "", err
 	}
@@ -95,7 +93,7 @@ func holdReason(ctx context.Context, l ir.PlanLimits, b *issueBranch, pr *forge.
 	if err != nil {
 		return "", err
 	}
-	head := git.Head(context.Background(), b.dir, os.Environ())
+	head := b.git.Head(ctx, b.dir)
 	switch {
 	case view.IsDraft:
 		return "the pull request is a draft", nil
