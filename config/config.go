@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cairn-dev/cairn/ir"
@@ -137,21 +138,30 @@ func Home(dir string, inRepo bool) string {
 	return ".cairn"
 }
 
-// ResolveHome makes a relative $CAIRN_HOME absolute against the working
-// directory, for cairn and every process it starts: called once at start,
-// before a step runs in a worktree, it keeps a relative home from landing
-// wherever a process happens to be (inside the user's repository), and -C
-// from moving it.
-func ResolveHome() error {
-	h := os.Getenv("CAIRN_HOME")
+// ResolveHome makes a relative $CAIRN_HOME of env, cairn's environment,
+// absolute against the working directory, for cairn (its own environment,
+// which Home reads) and every process it starts (the env returned): called
+// once at start, before a step runs in a worktree, it keeps a relative home
+// from landing wherever a process happens to be (inside the user's
+// repository), and -C from moving it.
+func ResolveHome(env []string) ([]string, error) {
+	h := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "CAIRN_HOME="); ok {
+			h = v
+		}
+	}
 	if h == "" || filepath.IsAbs(h) {
-		return nil
+		return env, nil
 	}
 	abs, err := filepath.Abs(h)
 	if err != nil {
-		return fmt.Errorf("CAIRN_HOME %q: %w", h, err)
+		return nil, fmt.Errorf("CAIRN_HOME %q: %w", h, err)
 	}
-	return os.Setenv("CAIRN_HOME", abs)
+	if err := os.Setenv("CAIRN_HOME", abs); err != nil {
+		return nil, err
+	}
+	return append(slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "CAIRN_HOME=") }), "CAIRN_HOME="+abs), nil
 }
 
 // Path is the config file's path under home.

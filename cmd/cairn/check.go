@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/cairn-dev/cairn/internal/proc"
 	"golang.org/x/term"
 
 	"github.com/cairn-dev/cairn/load"
@@ -42,7 +43,7 @@ func (c *checkCmd) Run(a *app) error {
 		return err
 	}
 	ws := load.Open(a.dir, load.Options{Lint: c.Lint, NoPreflight: c.NoPreflight, Flags: flags})
-	ctx, stop := interrupts()
+	ctx, stop := interrupts(a.ctx)
 	defer stop()
 	r := ws.Check(ctx, targets, issue)
 	if ctx.Err() != nil {
@@ -61,7 +62,7 @@ func (c *checkCmd) Run(a *app) error {
 	case "github":
 		err = r.WriteGitHub(a.stdout)
 	default:
-		err = r.WriteText(a.stdout, templates.Style{Color: colorOn(a.stdout)})
+		err = r.WriteText(a.stdout, templates.Style{Color: colorOn(a.env, a.stdout)})
 		if err == nil {
 			_, err = io.WriteString(a.stderr, r.Summary()+"\n")
 		}
@@ -94,10 +95,11 @@ func (c *checkCmd) splitIssue() (targets []string, issue string, err error) {
 	return targets, issue, nil
 }
 
-// colorOn reports whether text to w may be coloured: w is a terminal and
-// NO_COLOR is unset (https://no-color.org), and the terminal is not dumb.
-func colorOn(w io.Writer) bool {
-	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+// colorOn reports whether text to w may be coloured: w is a terminal and,
+// in cairn's environment env, NO_COLOR is unset (https://no-color.org) and
+// the terminal is not dumb.
+func colorOn(env []string, w io.Writer) bool {
+	if proc.Getenv(env, "NO_COLOR") != "" || proc.Getenv(env, "TERM") == "dumb" {
 		return false
 	}
 	return terminal(w)

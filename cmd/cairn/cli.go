@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -51,7 +52,8 @@ const description = "cairn turns a declarative process file into a checked plan,
 // helpWidth is the widest cairn's help is wrapped to.
 const helpWidth = 80
 
-// app is what every command writes to, and the directory it works in.
+// app is what every command writes to, the directory it works in, and
+// what main gives it.
 type app struct {
 	stdout io.Writer
 	stderr io.Writer
@@ -59,6 +61,13 @@ type app struct {
 	// taken from it, as git -C takes them, and cairn's own working
 	// directory never moves. "" without -C.
 	dir string
+	// ctx is main's context: a command that stops what it started on an
+	// interrupt derives its own from it (interrupts).
+	ctx context.Context
+	// env is cairn's environment, whole, which main reads once: git, the
+	// steps, the harnesses and the notification run in it, and the
+	// command reads NO_COLOR and TERM there.
+	env []string
 }
 
 // exited is what kong's Exit panics with once --help or --version has
@@ -81,8 +90,9 @@ func parser(c *cli, stdout, stderr io.Writer) (*kong.Kong, error) {
 	)
 }
 
-// run runs cairn with args and returns its exit code.
-func run(args []string, stdout, stderr io.Writer) (code int) {
+// run runs cairn with args, in the environment env, and returns its exit
+// code.
+func run(ctx context.Context, args, env []string, stdout, stderr io.Writer) (code int) {
 	var c cli
 	p, err := parser(&c, stdout, stderr)
 	if err != nil {
@@ -100,20 +110,21 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			panic(r)
 		}
 	}()
-	ctx, err := p.Parse(args)
+	kctx, err := p.Parse(args)
 	if err != nil {
 		chosen, err := usage(err)
 		return report(stderr, chosen, err)
 	}
-	command := ctx.Selected().Name
-	if err := config.ResolveHome(); err != nil {
+	command := kctx.Selected().Name
+	env, err = config.ResolveHome(env)
+	if err != nil {
 		return report(stderr, command, err)
 	}
 	dir, err := workDir(c.Directory)
 	if err != nil {
 		return report(stderr, command, usageError("-C %s: %s", c.Directory, pathError(err)))
 	}
-	return report(stderr, command, ctx.Run(&app{stdout: stdout, stderr: stderr, dir: dir}))
+	return report(stderr, command, kctx.Run(&app{stdout: stdout, stderr: stderr, dir: dir, ctx: ctx, env: env}))
 }
 
 // usage words kong's refusal of a command line as cairn's usage error:

@@ -33,9 +33,8 @@ func TestColorOn(t *testing.T) {
 		{"not a file", &bytes.Buffer{}, "", "xterm", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv("NO_COLOR", tc.noColor)
-			t.Setenv("TERM", tc.term)
-			if got := colorOn(tc.w); got != tc.want {
+			env := []string{"NO_COLOR=" + tc.noColor, "TERM=" + tc.term}
+			if got := colorOn(env, tc.w); got != tc.want {
 				t.Errorf("colorOn = %v; want %v", got, tc.want)
 			}
 		})

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -53,8 +52,8 @@ func (c *compileCmd) Run(a *app) error {
 		}
 		jobs = *c.Jobs
 	}
-	cp, report, err := load.PrepareCompile(context.Background(), a.dir, c.Target, check.Flags{Access: orEmpty(c.Access)})
-	style := templates.Style{Color: colorOn(a.stderr)}
+	cp, report, err := load.PrepareCompile(a.ctx, a.dir, c.Target, check.Flags{Access: orEmpty(c.Access)})
+	style := templates.Style{Color: colorOn(a.env, a.stderr)}
 	show := func(ds []ir.Diagnostic) error {
 		for _, d := range ds {
 			if err := templates.WriteDiagnostic(a.stderr, d, report.Sources, style); err != nil {

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/cairn-dev/cairn/config"
@@ -25,7 +23,7 @@ type gcCmd struct {
 // run deleted (or that would be), then a summary. A folder whose record
 // cannot be read is left alone, with a warning.
 func (c *gcCmd) Run(a *app) error {
-	ctx, g := context.Background(), git.New(os.Environ())
+	ctx, g := a.ctx, git.New(a.env)
 	repo, err := git.Discover(ctx, g, workdir.Path(a.dir, "."))
 	if err != nil {
 		repo = nil

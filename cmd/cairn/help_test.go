@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -26,7 +28,7 @@ func TestHelpEveryCommand(t *testing.T) {
 	valueFlag := regexp.MustCompile(`^  (-\w, |    )--[a-z-]+=`)
 	for _, args := range words {
 		var stdout, stderr bytes.Buffer
-		if code := run(args, &stdout, &stderr); code != exitOK || stderr.Len() > 0 {
+		if code := run(context.Background(), args, os.Environ(), &stdout, &stderr); code != exitOK || stderr.Len() > 0 {
 			t.Fatalf("cairn %s: exit %d, stderr %q", strings.Join(args, " "), code, stderr.String())
 		}
 		for _, line := range strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n") {

@@ -18,7 +18,7 @@ func (c *listCmd) Run(a *app) error {
 	if c.JSON {
 		err = l.WriteJSON(a.stdout, terminal(a.stdout))
 	} else {
-		err = l.WriteText(a.stdout, a.stderr, templates.Style{Color: colorOn(a.stderr)})
+		err = l.WriteText(a.stdout, a.stderr, templates.Style{Color: colorOn(a.env, a.stderr)})
 	}
 	if err != nil {
 		return err

@@ -14,7 +14,7 @@ type lspCmd struct {
 // Run serves the language server on stdin and stdout until the editor
 // sends exit or closes stdin.
 func (c *lspCmd) Run(a *app) error {
-	ctx, stop := interrupts()
+	ctx, stop := interrupts(a.ctx)
 	defer stop()
 	return lsp.Serve(ctx, os.Stdin, a.stdout, lsp.Options{Version: version()})
 }

@@ -28,7 +28,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "cairn: interrupted")
 		os.Exit(exitInterrupted)
 	}()
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	// The one context.Background() and the one reading of the
+	// environment: everything below is given them.
+	os.Exit(run(context.Background(), os.Args[1:], os.Environ(), os.Stdout, os.Stderr))
 }
 
 // tuneMemory sets the garbage collector for a short-lived command unless the
@@ -41,19 +43,19 @@ func tuneMemory() {
 	}
 }
 
-// interrupts is a context that SIGINT or SIGTERM ends. It takes those
-// signals over from main's handler, which would exit at once: check's
+// interrupts is a context of parent's that SIGINT or SIGTERM ends. It takes
+// those signals over from main's handler, which would exit at once: check's
 // preflight must end the harness commands it started, and a run must stop
 // its steps and clean up first. A second signal cuts the steps' grace
 // short (proc.WithKill): they are killed at once, and the run still ends
 // interrupted and cleans up; later ones change nothing.
-func interrupts() (context.Context, context.CancelFunc) {
+func interrupts(parent context.Context) (context.Context, context.CancelFunc) {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	// Only now that sigs hears them does main's handler let go, so no
 	// signal falls between the two.
 	signal.Stop(earlySignals)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(parent)
 	kill, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		for n := 1; ; n++ {

@@ -125,9 +125,8 @@ func TestColorOnTerminal(t *testing.T) {
 		{"a dumb terminal", "", "dumb", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv("NO_COLOR", tc.noColor)
-			t.Setenv("TERM", tc.term)
-			if got := colorOn(tty); got != tc.want {
+			env := []string{"NO_COLOR=" + tc.noColor, "TERM=" + tc.term}
+			if got := colorOn(env, tty); got != tc.want {
 				t.Errorf("colorOn = %v; want %v", got, tc.want)
 			}
 		})

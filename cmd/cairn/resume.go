@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/cairn-dev/cairn/catalogue"
@@ -43,7 +41,7 @@ func (c *resumeCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	dir, err := findRun(a.dir, c.Target)
+	dir, err := findRun(a, c.Target)
 	if err != nil {
 		return err
 	}
@@ -75,7 +73,7 @@ func (c *resumeCmd) Run(a *app) error {
 	if !runtime.Resumable(rec) {
 		return fmt.Errorf("run %s is %s; only failed, interrupted and crashed runs resume", name, rec.Status)
 	}
-	repo, err := git.Discover(context.Background(), git.New(os.Environ()), workdir.Path(a.dir, "."))
+	repo, err := git.Discover(a.ctx, git.New(a.env), workdir.Path(a.dir, "."))
 	if err != nil {
 		return err
 	}
@@ -94,7 +92,7 @@ func (c *resumeCmd) Run(a *app) error {
 	f.Access = tighterAccess(f.Access, orEmpty(c.Access))
 	f.Budget = tighterBudget(f.Budget, budget)
 	flags := check.Flags{Harness: f.Harness, Model: f.Model, Effort: f.Effort, Access: f.Access, Merge: f.Merge, RepairCap: f.RepairCap, Protect: f.Protect, Budget: f.Budget}
-	ctx, stop := interrupts()
+	ctx, stop := interrupts(a.ctx)
 	defer stop()
 	// A stubbed run is answered again from the stubs it kept.
 	rn, err := prepare(ctx, a, rec.File, rec.Issue, load.Options{Flags: flags, NoPreflight: rec.Stubbed}, "nothing was resumed")
@@ -104,7 +102,7 @@ func (c *resumeCmd) Run(a *app) error {
 	var answers *stubs.Stubs
 	if rec.Stubbed {
 		kept := filepath.Join(dir, record.StubsFile)
-		if answers, err = readStubs(a.stderr, kept, kept, rn.Plan, rn.Repo.Root, "nothing was resumed"); err != nil {
+		if answers, err = readStubs(a, kept, kept, rn.Plan, rn.Repo.Root, "nothing was resumed"); err != nil {
 			return err
 		}
 	}

@@ -55,7 +55,7 @@ func (c *runCmd) Run(a *app) error {
 			return err
 		}
 	}
-	ctx, stop := interrupts()
+	ctx, stop := interrupts(a.ctx)
 	defer stop()
 	// A stubbed run starts no agent CLI: no harness is asked whether it
 	// can start.
@@ -65,7 +65,7 @@ func (c *runCmd) Run(a *app) error {
 	}
 	var answers *stubs.Stubs
 	if stubsPath != "" {
-		if answers, err = readStubs(a.stderr, c.Stubs, stubsPath, rn.Plan, rn.Repo.Root, "nothing ran"); err != nil {
+		if answers, err = readStubs(a, c.Stubs, stubsPath, rn.Plan, rn.Repo.Root, "nothing ran"); err != nil {
 			return err
 		}
 	}
@@ -154,7 +154,7 @@ func prepare(ctx context.Context, a *app, target, issue string, o load.Options, 
 		return nil, interrupted(a)
 	}
 	if report != nil {
-		style := templates.Style{Color: colorOn(a.stderr)}
+		style := templates.Style{Color: colorOn(a.env, a.stderr)}
 		for _, d := range report.Diagnostics {
 			if err := templates.WriteDiagnostic(a.stderr, d, report.Sources, style); err != nil {
 				return nil, err

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"context"
-	"os"
-
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/workdir"
@@ -20,7 +17,7 @@ type showCmd struct {
 // Run shows a run's record: its facts, and each step's log line with its
 // result and trace.
 func (c *showCmd) Run(a *app) error {
-	dir, err := findRun(a.dir, c.Target)
+	dir, err := findRun(a, c.Target)
 	if err != nil {
 		return err
 	}
@@ -31,26 +28,26 @@ func (c *showCmd) Run(a *app) error {
 	if c.JSON {
 		return s.WriteJSON(a.stdout, terminal(a.stdout))
 	}
-	return s.WriteText(a.stdout, templates.Style{Color: colorOn(a.stdout), Terminal: terminal(a.stdout)})
+	return s.WriteText(a.stdout, templates.Style{Color: colorOn(a.env, a.stdout), Terminal: terminal(a.stdout)})
 }
 
-// findRun is the run folder arg names (§7.5), a path taken relative to dir,
-// the directory cairn works in; with no arg, the latest run of the
-// repository holding dir, or of all outside one.
-func findRun(dir, arg string) (string, error) {
-	repo, more, err := repoRuns(dir)
+// findRun is the run folder arg names (§7.5), a path taken relative to the
+// directory cairn works in; with no arg, the latest run of the repository
+// holding it, or of all outside one.
+func findRun(a *app, arg string) (string, error) {
+	repo, more, err := repoRuns(a)
 	if err != nil {
 		return "", err
 	}
-	return record.FindRun(config.Home(dir, repo != ""), dir, repo, arg, more...)
+	return record.FindRun(config.Home(a.dir, repo != ""), a.dir, repo, arg, more...)
 }
 
-// repoRuns is the repository holding dir, the directory cairn works in (its
-// git common dir), and the folder of its commit-mode runs; nothing outside
-// a repository. A folder of runs the repository links out of its working
+// repoRuns is the repository holding the directory cairn works in (its git
+// common dir), and the folder of its commit-mode runs; nothing outside a
+// repository. A folder of runs the repository links out of its working
 // tree is refused.
-func repoRuns(dir string) (string, []string, error) {
-	r, err := git.Discover(context.Background(), git.New(os.Environ()), workdir.Path(dir, "."))
+func repoRuns(a *app) (string, []string, error) {
+	r, err := git.Discover(a.ctx, git.New(a.env), workdir.Path(a.dir, "."))
 	if err != nil {
 		return "", nil, nil
 	}

@@ -27,7 +27,7 @@ const (
 // What the crashed runs it lists left running is ended first.
 func (c *statusCmd) Run(a *app) error {
 	o := record.StatusOptions{Limit: statusRuns, Skipped: statusSkipped, Now: time.Now()}
-	repo, more, err := repoRuns(a.dir)
+	repo, more, err := repoRuns(a)
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func (c *statusCmd) Run(a *app) error {
 	if c.JSON {
 		return l.WriteJSON(a.stdout, terminal(a.stdout))
 	}
-	return l.WriteText(a.stdout, templates.Style{Color: colorOn(a.stdout), Terminal: terminal(a.stdout)})
+	return l.WriteText(a.stdout, templates.Style{Color: colorOn(a.env, a.stdout), Terminal: terminal(a.stdout)})
 }
 
 // endOrphans ends what the crashed run name, in dir, left running

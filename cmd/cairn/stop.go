@@ -19,7 +19,7 @@ type stopCmd struct {
 // nothing more, stops its steps and records the run interrupted. Of a
 // crashed run it ends what the run left running.
 func (c *stopCmd) Run(a *app) error {
-	dir, err := findRun(a.dir, c.Target)
+	dir, err := findRun(a, c.Target)
 	if err != nil {
 		return err
 	}

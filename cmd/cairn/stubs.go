@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/cairn-dev/cairn/internal/outfile"
@@ -26,8 +24,8 @@ type stubsCmd struct {
 // placeholder result naming its step.
 func (c *stubsCmd) Run(a *app) error {
 	ws := load.Open(a.dir, load.Options{NoPreflight: true})
-	r := ws.Check(context.Background(), []string{c.Target}, "")
-	style := templates.Style{Color: colorOn(a.stderr)}
+	r := ws.Check(a.ctx, []string{c.Target}, "")
+	style := templates.Style{Color: colorOn(a.env, a.stderr)}
 	for _, d := range r.Diagnostics {
 		if err := templates.WriteDiagnostic(a.stderr, d, r.Sources, style); err != nil {
 			return err
@@ -49,14 +47,15 @@ func (c *stubsCmd) Run(a *app) error {
 
 // readStubs reads the stubs file at path (named as the user did, name),
 // checks it against plan and reads its result files, those inside repo
-// alone, writing its diagnostics to w. Stubs with an error are refused:
-// what is the end of the error, such as "nothing ran".
-func readStubs(w io.Writer, name, path string, plan *ir.Plan, repo, what string) (*stubs.Stubs, error) {
+// alone, writing its diagnostics to a's stderr. Stubs with an error are
+// refused: what is the end of the error, such as "nothing ran".
+func readStubs(a *app, name, path string, plan *ir.Plan, repo, what string) (*stubs.Stubs, error) {
+	w := a.stderr
 	s, diags := stubs.Load(path)
 	diags = append(diags, stubs.Check(s, plan)...)
 	diags = append(diags, s.ReadResults(repo)...)
 	ir.SortDiagnostics(diags)
-	style := templates.Style{Color: colorOn(w)}
+	style := templates.Style{Color: colorOn(a.env, w)}
 	sources := map[string][]byte{s.File: s.Src}
 	for _, d := range diags {
 		if err := templates.WriteDiagnostic(w, d, sources, style); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -27,7 +26,7 @@ func (c *testCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	repo, err := git.Discover(context.Background(), git.New(os.Environ()), workdir.Path(a.dir, "."))
+	repo, err := git.Discover(a.ctx, git.New(a.env), workdir.Path(a.dir, "."))
 	if err != nil || repo == nil {
 		return fmt.Errorf("%s is not inside a git repository; run cairn test in one, or give -C DIR", workdir.Path(a.dir, "."))
 	}
@@ -40,10 +39,10 @@ func (c *testCmd) Run(a *app) error {
 	} else {
 		defer os.RemoveAll(home)
 	}
-	ctx, stop := interrupts()
+	ctx, stop := interrupts(a.ctx)
 	defer stop()
 	o := proctest.Options{Dir: a.dir, Home: home, ExitOf: exitOf}
-	style := templates.Style{Color: colorOn(a.stdout)}
+	style := templates.Style{Color: colorOn(a.env, a.stdout)}
 	r := &proctest.Report{}
 	for _, f := range files {
 		cs := proctest.Run(ctx, o, f)
