@@ -52,7 +52,7 @@ func commit(b testing.TB, dir string) {
 // in dir (load's pipeline, GOMAXPROCS files at a time), then renders the JSON
 // report.
 func pipeline(b testing.TB, dir string, files []string, w io.Writer) *templates.Report {
-	r := load.Open(dir, load.Options{NoPreflight: true}).Check(context.Background(), files, "")
+	r := load.Open(context.Background(), dir, load.Options{NoPreflight: true, Env: os.Environ()}).Check(context.Background(), files, "")
 	if r.Failed() || len(r.Plans) != len(files) {
 		b.Fatalf("cairn refused the corpus: %d plans of %d files, %d diagnostics", len(r.Plans), len(files), len(r.Diagnostics))
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/load"
 	"github.com/cairn-dev/cairn/record"
@@ -55,7 +54,7 @@ func runSetup(b testing.TB, src []byte) crt.Options {
 	}
 	commit(b, dir)
 	b.Setenv("CAIRN_HOME", b.TempDir())
-	rn, r, err := load.PrepareRun(context.Background(), dir, file, "", check.Flags{})
+	rn, r, err := load.PrepareRun(context.Background(), dir, file, "", load.Options{Env: os.Environ()})
 	if err != nil {
 		var diags []ir.Diagnostic
 		if r != nil {

@@ -119,7 +119,7 @@ type Env struct {
 // Check runs every applicable rule over p and, unless it is refused, resolves
 // it into a plan. It returns the diagnostics sorted; the plan is nil when any
 // diagnostic (of the front-end's, passed in, or of the rules) is an error.
-// Cancelling ctx cancels the harnesses' preflight.
+// Cancelling ctx cancels the harnesses' preflight and the git lookups.
 func Check(ctx context.Context, p *ir.Process, frontEnd []ir.Diagnostic, env *Env) (*ir.Plan, []ir.Diagnostic) {
 	diags := slices.Clone(frontEnd)
 	if p == nil || hasSyntaxError(frontEnd) {
@@ -128,7 +128,7 @@ func Check(ctx context.Context, p *ir.Process, frontEnd []ir.Diagnostic, env *En
 	}
 	pass := &Pass{Process: p, Env: env, diags: &diags, ctx: ctx}
 	if !env.Lint {
-		pass.Resolution = Resolve(p, env)
+		pass.Resolution = Resolve(ctx, p, env)
 	}
 	for _, r := range Rules() {
 		if r.Run == nil || (env.Lint && !r.Lint) {

@@ -25,7 +25,7 @@ func BuildPlan(ctx context.Context, p *ir.Process, res *Resolution, env *Env) *i
 		env = &Env{}
 	}
 	if res == nil {
-		res = Resolve(p, env)
+		res = Resolve(ctx, p, env)
 	}
 	plan := &ir.Plan{
 		Process:         p.Name,
@@ -36,7 +36,7 @@ func BuildPlan(ctx context.Context, p *ir.Process, res *Resolution, env *Env) *i
 		RunExpiry:       stringOr(p.RunExpiry, ir.DefaultRunExpiry),
 		FailedRunExpiry: stringOr(p.FailedRunExpiry, ir.DefaultFailedRunExpiry),
 		Limits:          res.Limits,
-		Worktrees:       planWorktrees(p, res, env),
+		Worktrees:       planWorktrees(ctx, p, res, env),
 		Stages:          [][]ir.PlanStep{},
 		Harnesses:       planHarnesses(ctx, res, env),
 	}
@@ -101,8 +101,8 @@ func stringOr(f ir.Field[string], def string) string {
 
 // planWorktrees lists the declared worktrees in file order, then the
 // implicit "default" when a step runs in it.
-func planWorktrees(p *ir.Process, res *Resolution, env *Env) []ir.PlanWorktree {
-	base := baseBranch(env)
+func planWorktrees(ctx context.Context, p *ir.Process, res *Resolution, env *Env) []ir.PlanWorktree {
+	base := baseBranch(ctx, env)
 	ws := []ir.PlanWorktree{}
 	add := func(name, kind string, implicit bool) {
 		w := ir.PlanWorktree{Name: name, Kind: kind, Implicit: implicit}
@@ -135,27 +135,28 @@ func planWorktrees(p *ir.Process, res *Resolution, env *Env) []ir.PlanWorktree {
 // (the repository's base branch, a run of git unless its files answer), so
 // that they overlap reading and checking the files instead of holding up the
 // first plan. It returns a function that waits for them. Under --lint it
-// starts nothing: no plan is built.
-func Prefetch(env *Env) (wait func()) {
+// starts nothing: no plan is built. ctx ends the lookups.
+func Prefetch(ctx context.Context, env *Env) (wait func()) {
 	if env.Lint || env.Repo == nil {
 		return func() {}
 	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		baseBranch(env)
+		baseBranch(ctx, env)
 	}()
 	return func() { <-done }
 }
 
-// baseBranch is the repository's base branch, looked up once per Env; ""
-// outside a repository or when it cannot be told.
-func baseBranch(env *Env) string {
+// baseBranch is the repository's base branch, looked up once per Env, with
+// the first caller's ctx; "" outside a repository or when it cannot be
+// told.
+func baseBranch(ctx context.Context, env *Env) string {
 	if env.Repo == nil {
 		return ""
 	}
 	return lookupOnce(env, "base-branch", func() string {
-		branch, err := env.Repo.BaseBranch(context.Background(), wantedBase(configOf(env)))
+		branch, err := env.Repo.BaseBranch(ctx, wantedBase(configOf(env)))
 		if err != nil {
 			return ""
 		}

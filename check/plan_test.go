@@ -191,7 +191,7 @@ func TestBuildPlanCard(t *testing.T) {
 		}},
 	}
 	env := &Env{Home: t.TempDir(), Config: &config.Config{}}
-	plan := BuildPlan(context.Background(), p, Resolve(p, env), env)
+	plan := BuildPlan(context.Background(), p, Resolve(context.Background(), p, env), env)
 	if !plan.Commit {
 		t.Error("a card's plan does not commit")
 	}
@@ -223,7 +223,7 @@ func TestBuildPlanBase(t *testing.T) {
 	}
 	p := mustTOML(t, "p.toml", "version = 1\n[worktrees.w]\nkind = \"checkout\"\n[[steps]]\nname = \"a\"\ncommand = \"true\"\n[[steps]]\nname = \"b\"\ncommand = \"true\"\nworktree = \"w\"\n")
 	env := &Env{Home: t.TempDir(), Config: &config.Config{}, Repo: repo}
-	plan := BuildPlan(context.Background(), p, Resolve(p, env), env)
+	plan := BuildPlan(context.Background(), p, Resolve(context.Background(), p, env), env)
 	want := []ir.PlanWorktree{
 		{Name: "w", Kind: ir.Checkout},
 		{Name: ir.ImplicitWorktree, Kind: ir.Throwaway, Base: "trunk", Implicit: true},

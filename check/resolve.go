@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"slices"
 	"strconv"
 
@@ -129,11 +130,11 @@ func usable(f ir.Field[string]) bool { return f.Set && !f.Bad && f.Value != "" }
 
 // Resolve resolves p against env (§6.2, §6.3). It never fails: what cannot
 // be resolved is left for the rules to refuse.
-func Resolve(p *ir.Process, env *Env) *Resolution {
+func Resolve(ctx context.Context, p *ir.Process, env *Env) *Resolution {
 	if env == nil {
 		env = &Env{}
 	}
-	r := &resolver{env: env, cfg: configOf(env), reg: harnessesOf(env), proc: p, seen: map[string]bool{}}
+	r := &resolver{ctx: ctx, env: env, cfg: configOf(env), reg: harnessesOf(env), proc: p, seen: map[string]bool{}}
 	res := &Resolution{Steps: make([]StepResolution, len(p.Steps)), Limits: r.limits(p), Harnesses: []HarnessUse{}}
 	r.res = res
 	for i := range p.Steps {
@@ -186,6 +187,8 @@ func stepWorktree(p *ir.Process, s *ir.Step) string {
 // whose sessions it resolves, nil for a session no process file describes
 // (a delivery's repair session).
 type resolver struct {
+	// ctx ends the lookups resolving runs (a skill's, in git).
+	ctx  context.Context
 	env  *Env
 	cfg  *config.Config
 	reg  *harness.Registry
@@ -285,7 +288,7 @@ func (r *resolver) session(a *ir.Action) *SessionResolution {
 	}
 
 	if usable(k.Skill) {
-		if sk, err := FindSkill(r.env, k.Skill.Value); err != nil {
+		if sk, err := FindSkill(r.ctx, r.env, k.Skill.Value); err != nil {
 			s.SkillErr = err
 		} else {
 			s.Skill = &sk

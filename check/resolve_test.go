@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -153,7 +154,7 @@ func TestResolveProvenance(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := Resolve(p, &Env{Config: tc.cfg, Flags: tc.flags})
+			res := Resolve(context.Background(), p, &Env{Config: tc.cfg, Flags: tc.flags})
 			var got []string
 			for _, sr := range res.Steps {
 				s := sr.Actions[0]
@@ -170,7 +171,7 @@ func TestResolveRanges(t *testing.T) {
 	t.Parallel()
 	p := mustTOML(t, "p.toml", provenanceSrc)
 	cfg := &config.Config{File: cfgFile, Harness: cfgString("claude", 1), Model: cfgString("m", 2)}
-	res := Resolve(p, &Env{Config: cfg})
+	res := Resolve(context.Background(), p, &Env{Config: cfg})
 	set, unset := res.Steps[0].Actions[0], res.Steps[1].Actions[0]
 	if r := set.Harness.Range; r.File != "p.toml" || r.Start.Line != 6 || r.Start.Column != 11 {
 		t.Errorf("step harness range = %v; want p.toml:6:11", r)
@@ -181,7 +182,7 @@ func TestResolveRanges(t *testing.T) {
 	if r := unset.Model.Range; r != cfgAt(2) {
 		t.Errorf("config model range = %v; want %v", r, cfgAt(2))
 	}
-	res = Resolve(p, &Env{Config: cfg, Flags: Flags{Harness: "claude"}})
+	res = Resolve(context.Background(), p, &Env{Config: cfg, Flags: Flags{Harness: "claude"}})
 	if r := res.Steps[1].Actions[0].Harness.Range; r.IsValid() {
 		t.Errorf("flag harness range = %v; want none", r)
 	}
@@ -225,7 +226,7 @@ func TestResolveTiers(t *testing.T) {
 			src += fmt.Sprintf("model = %q\n", tc.model)
 		}
 		p := mustTOML(t, "p.toml", src)
-		res := Resolve(p, &Env{Config: cfg})
+		res := Resolve(context.Background(), p, &Env{Config: cfg})
 		if got := show(res.Steps[0].Actions[0].Model); got != tc.want {
 			t.Errorf("model %q on %s: got %s; want %s", tc.model, tc.harness, got, tc.want)
 		}
@@ -262,7 +263,7 @@ shells = ["true"]
 		{Flags{}, []string{"claude/default sonnet/default~balanced run", "claude/default opus/step~strong run", "no judge"}},
 		{Flags{Harness: "codex", Model: "o3"}, []string{"codex/flag gpt-6.2-sol/default~balanced run", "codex/flag gpt-6.2-astra/step~strong run", "no judge"}},
 	} {
-		res := Resolve(p, &Env{Config: &config.Config{}, Flags: tc.flags})
+		res := Resolve(context.Background(), p, &Env{Config: &config.Config{}, Flags: tc.flags})
 		var got []string
 		for _, sr := range res.Steps {
 			j := sr.Judge
@@ -302,7 +303,7 @@ name = "c"
 prompt = "p"
 `
 	p := mustTOML(t, "p.toml", src)
-	res := Resolve(p, &Env{Config: &config.Config{}, Flags: Flags{Effort: "high"}})
+	res := Resolve(context.Background(), p, &Env{Config: &config.Config{}, Flags: Flags{Effort: "high"}})
 	g, c := res.Steps[0].Actions[0], res.Steps[1].Actions[0]
 	if show(g.Effort) != "/default" || g.DroppedEffort == nil || show(*g.DroppedEffort) != "high/flag" {
 		t.Errorf("gemini effort %s, dropped %v; want it dropped from the flag", show(g.Effort), g.DroppedEffort)
@@ -312,7 +313,7 @@ prompt = "p"
 	}
 
 	cfg := &config.Config{File: cfgFile, Harness: cfgString("gemini", 1), Effort: cfgString("max", 2)}
-	res = Resolve(p, &Env{Config: cfg})
+	res = Resolve(context.Background(), p, &Env{Config: cfg})
 	g, c = res.Steps[0].Actions[0], res.Steps[1].Actions[0]
 	if show(g.Effort) != "/default" || g.DroppedEffort == nil || g.DroppedEffort.Range != cfgAt(2) {
 		t.Errorf("gemini effort %s, dropped %v; want the config's dropped", show(g.Effort), g.DroppedEffort)
@@ -426,7 +427,7 @@ func TestResolveAccess(t *testing.T) {
 			src += accessSrc + "[steps.validate]\ninstructions = [\"it works\"]\n"
 			p := mustTOML(t, "p.toml", src)
 			env := &Env{Config: tc.cfg, Flags: tc.flags}
-			res := Resolve(p, env)
+			res := Resolve(context.Background(), p, env)
 			var got []string
 			for _, sr := range res.Steps {
 				got = append(got, show(sr.Actions[0].Access))
@@ -443,18 +444,18 @@ func TestResolveAccess(t *testing.T) {
 
 func TestResolveAccessRanges(t *testing.T) {
 	p := mustTOML(t, "p.toml", "version = 1\naccess = \"full\"\n"+accessSrc)
-	res := Resolve(p, &Env{Config: &config.Config{}})
+	res := Resolve(context.Background(), p, &Env{Config: &config.Config{}})
 	if r := res.Steps[0].Actions[0].Access.Range; r.File != "p.toml" || r.Start.Line != 7 || r.Start.Column != 10 {
 		t.Errorf("step access range = %v; want p.toml:7:10", r)
 	}
 	if r := res.Steps[2].Actions[0].Access.Range; r.File != "p.toml" || r.Start.Line != 2 || r.Start.Column != 10 {
 		t.Errorf("process access range = %v; want p.toml:2:10", r)
 	}
-	res = Resolve(p, &Env{Config: &config.Config{File: cfgFile, Limits: config.Limits{Access: cfgString("read", 9)}}})
+	res = Resolve(context.Background(), p, &Env{Config: &config.Config{File: cfgFile, Limits: config.Limits{Access: cfgString("read", 9)}}})
 	if r := res.Steps[1].Actions[0].Access.Range; r != cfgAt(9) {
 		t.Errorf("config access range = %v; want %v", r, cfgAt(9))
 	}
-	res = Resolve(p, &Env{Config: &config.Config{}, Flags: Flags{Access: "read"}})
+	res = Resolve(context.Background(), p, &Env{Config: &config.Config{}, Flags: Flags{Access: "read"}})
 	if r := res.Steps[1].Actions[0].Access.Range; r.IsValid() {
 		t.Errorf("flag access range = %v; want none", r)
 	}
@@ -495,7 +496,7 @@ func TestResolveLimits(t *testing.T) {
 			}
 			src += "[[steps]]\nname = \"s\"\ncommand = \"true\"\n"
 			p := mustTOML(t, "p.toml", src)
-			l := Resolve(p, &Env{Config: tc.cfg, Flags: tc.flags}).Limits
+			l := Resolve(context.Background(), p, &Env{Config: tc.cfg, Flags: tc.flags}).Limits
 			if got := fmt.Sprintf("%d/%s", l.RepairCap.Value, l.RepairCap.Source); got != tc.cap {
 				t.Errorf("repair cap %s; want %s", got, tc.cap)
 			}
@@ -532,7 +533,7 @@ name = "three"
 command = "true"
 worktree = "nope"
 `
-	res := Resolve(mustTOML(t, "p.toml", src), &Env{Config: &config.Config{}})
+	res := Resolve(context.Background(), mustTOML(t, "p.toml", src), &Env{Config: &config.Config{}})
 	var got []string
 	for _, s := range res.Steps {
 		got = append(got, s.Worktree)
@@ -540,7 +541,7 @@ worktree = "nope"
 	if want := []string{"a", "b", "nope"}; !slices.Equal(got, want) {
 		t.Errorf("worktrees %q; want %q", got, want)
 	}
-	res = Resolve(mustTOML(t, "p.toml", "version = 1\n[[steps]]\nname = \"s\"\ncommand = \"true\"\n"), &Env{Config: &config.Config{}})
+	res = Resolve(context.Background(), mustTOML(t, "p.toml", "version = 1\n[[steps]]\nname = \"s\"\ncommand = \"true\"\n"), &Env{Config: &config.Config{}})
 	if got := res.Steps[0].Worktree; got != ir.ImplicitWorktree {
 		t.Errorf("worktree %q; want the implicit %q", got, ir.ImplicitWorktree)
 	}
@@ -558,7 +559,7 @@ skill = "bug-hunt"
 name = "b"
 skill = "nowhere"
 `
-	res := Resolve(mustTOML(t, "p.toml", src), &Env{Home: home, Config: &config.Config{}})
+	res := Resolve(context.Background(), mustTOML(t, "p.toml", src), &Env{Home: home, Config: &config.Config{}})
 	a, b := res.Steps[0].Actions[0], res.Steps[1].Actions[0]
 	if a.Skill == nil || a.Skill.Source != ir.SkillHome || a.Skill.Path != home+"/skills/bug-hunt/SKILL.md" || a.SkillErr != nil {
 		t.Errorf("skill a = %+v, %v; want the home skill", a.Skill, a.SkillErr)

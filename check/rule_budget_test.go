@@ -45,7 +45,7 @@ func TestResolveBudget(t *testing.T) {
 			}
 			src += "[[steps]]\nname = \"s\"\nprompt = \"p\"\nbudget_usd = 0.5\n"
 			p := mustTOML(t, "p.toml", src)
-			res := Resolve(p, &Env{Config: tc.cfg, Flags: tc.flags})
+			res := Resolve(context.Background(), p, &Env{Config: tc.cfg, Flags: tc.flags})
 			got := "none"
 			if b := res.Limits.BudgetUSD; b != nil {
 				at := "-"

@@ -479,7 +479,7 @@ worktree = "work"
 		t.Run(tc.name, func(t *testing.T) {
 			var diags []ir.Diagnostic
 			env := &Env{Config: &config.Config{}, Runtime: tc.runtime, Flags: Flags{Issue: tc.issue}}
-			ruleIssueBranchNeedsIssue.Run(&Pass{Process: p, Env: env, rule: ruleIssueBranchNeedsIssue, diags: &diags})
+			ruleIssueBranchNeedsIssue.Run(&Pass{Process: p, Env: env, rule: ruleIssueBranchNeedsIssue, diags: &diags, ctx: context.Background()})
 			got, msgs := render(diags)
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("got %q; want %q", got, tc.want)

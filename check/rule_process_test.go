@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,7 +24,7 @@ func lookupRunRule(t *testing.T, r *Rule, path string, env *Env) []ir.Diagnostic
 		t.Fatalf("parse %s: %v", path, fe)
 	}
 	var diags []ir.Diagnostic
-	r.Run(&Pass{Process: p, Env: env, rule: r, diags: &diags})
+	r.Run(&Pass{Process: p, Env: env, rule: r, diags: &diags, ctx: context.Background()})
 	ir.SortDiagnostics(diags)
 	return diags
 }

@@ -21,7 +21,7 @@ var ruleSkillNotFound = &Rule{
 	Severity: ir.Error,
 	Run: func(pass *Pass) {
 		forEachSkill(pass.Process, func(f ir.Field[string]) {
-			if _, err := FindSkill(pass.Env, f.Value); errors.Is(err, skills.ErrSkillNotFound) {
+			if _, err := FindSkill(pass.ctx, pass.Env, f.Value); errors.Is(err, skills.ErrSkillNotFound) {
 				pass.Report(valueRange(f), "%v", err)
 			}
 		})
@@ -36,7 +36,7 @@ var ruleSkillEscapes = &Rule{
 	Severity: ir.Error,
 	Run: func(pass *Pass) {
 		forEachSkill(pass.Process, func(f ir.Field[string]) {
-			if _, err := FindSkill(pass.Env, f.Value); errors.Is(err, skills.ErrSkillEscapes) {
+			if _, err := FindSkill(pass.ctx, pass.Env, f.Value); errors.Is(err, skills.ErrSkillEscapes) {
 				pass.Report(valueRange(f), "%v", err)
 			}
 		})

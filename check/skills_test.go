@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -52,7 +53,7 @@ func TestFindSkillOrder(t *testing.T) {
 		{"cairn-repair", ir.PlanSkill{Name: "cairn-repair", Path: filepath.Join(env.Home, "skills/cairn-repair/SKILL.md"), Source: ir.SkillHome}},
 		{"cairn-bug-hunt", ir.PlanSkill{Name: "cairn-bug-hunt", Path: "builtin:bug-hunt", Source: ir.SkillBuiltin}},
 	} {
-		got, err := FindSkill(env, tc.name)
+		got, err := FindSkill(context.Background(), env, tc.name)
 		if err != nil || got != tc.want {
 			t.Errorf("FindSkill(%q) = %+v, %v; want %+v", tc.name, got, err, tc.want)
 		}
@@ -70,10 +71,10 @@ func TestFindSkillAtBaseCommit(t *testing.T) {
 	lookupCommit(t, dir, "new skill")
 
 	env := lookupEnv(t, repo, lookupBaseBranch("main"))
-	if _, err := FindSkill(env, "old"); err != nil {
+	if _, err := FindSkill(context.Background(), env, "old"); err != nil {
 		t.Errorf("FindSkill(old) = %v", err)
 	}
-	_, err := FindSkill(env, "new")
+	_, err := FindSkill(context.Background(), env, "new")
 	if !errors.Is(err, skills.ErrSkillNotFound) {
 		t.Fatalf("FindSkill(new) = %v; want skills.ErrSkillNotFound", err)
 	}
@@ -87,7 +88,7 @@ func TestFindSkillNotFound(t *testing.T) {
 	t.Parallel()
 	_, repo := lookupRepo(t)
 	env := lookupEnv(t, repo, nil)
-	_, err := FindSkill(env, "nope")
+	_, err := FindSkill(context.Background(), env, "nope")
 	if !errors.Is(err, skills.ErrSkillNotFound) {
 		t.Fatalf("FindSkill(nope) = %v; want skills.ErrSkillNotFound", err)
 	}
@@ -112,11 +113,11 @@ func TestFindSkillNotFound(t *testing.T) {
 
 	// Outside a repository only home and the built-ins are searched.
 	noRepo := lookupEnv(t, nil, nil)
-	_, err = FindSkill(noRepo, "nope")
+	_, err = FindSkill(context.Background(), noRepo, "nope")
 	if !errors.Is(err, skills.ErrSkillNotFound) || strings.Contains(err.Error(), ".agents/skills/nope") || !strings.Contains(err.Error(), "not in a git repository") {
 		t.Errorf("FindSkill(nope) outside a repository = %v", err)
 	}
-	if s, err := FindSkill(noRepo, "cairn-repair"); err != nil || s.Source != ir.SkillBuiltin {
+	if s, err := FindSkill(context.Background(), noRepo, "cairn-repair"); err != nil || s.Source != ir.SkillBuiltin {
 		t.Errorf("FindSkill(cairn-repair) outside a repository = %+v, %v", s, err)
 	}
 }
@@ -130,7 +131,7 @@ func TestFindSkillNames(t *testing.T) {
 	lookupWrite(t, filepath.Join(dir, ".agents/x/SKILL.md"), "x\n")
 	lookupCommit(t, dir, "x")
 	for _, name := range []string{"../x", "../../x", "X", "", "-x", "a/b", "repair", "cairn-", "cairn-nope"} {
-		if s, err := FindSkill(env, name); !errors.Is(err, skills.ErrSkillNotFound) {
+		if s, err := FindSkill(context.Background(), env, name); !errors.Is(err, skills.ErrSkillNotFound) {
 			t.Errorf("FindSkill(%q) = %+v, %v; want skills.ErrSkillNotFound", name, s, err)
 		}
 	}
@@ -167,13 +168,13 @@ func TestFindSkillSymlinks(t *testing.T) {
 	env := lookupEnv(t, repo, nil)
 	for _, name := range []string{"folder", "file", "chain"} {
 		want := ir.PlanSkill{Name: name, Path: ".agents/skills/" + name + "/SKILL.md", Source: ir.SkillRepo}
-		if got, err := FindSkill(env, name); err != nil || got != want {
+		if got, err := FindSkill(context.Background(), env, name); err != nil || got != want {
 			t.Errorf("FindSkill(%q) = %+v, %v; want %+v", name, got, err, want)
 		}
 	}
 	// .claude/skills is a link to .agents/skills: a skill in neither is
 	// still simply not found.
-	if _, err := FindSkill(env, "absent"); !errors.Is(err, skills.ErrSkillNotFound) {
+	if _, err := FindSkill(context.Background(), env, "absent"); !errors.Is(err, skills.ErrSkillNotFound) {
 		t.Errorf("FindSkill(absent) = %v; want skills.ErrSkillNotFound", err)
 	}
 	for _, tc := range []struct{ name, link string }{
@@ -182,7 +183,7 @@ func TestFindSkillSymlinks(t *testing.T) {
 		{"abs-file", ".agents/skills/abs-file/SKILL.md"},
 		{"root-parent", ".agents/skills/root-parent"},
 	} {
-		_, err := FindSkill(env, tc.name)
+		_, err := FindSkill(context.Background(), env, tc.name)
 		if !errors.Is(err, skills.ErrSkillEscapes) {
 			t.Errorf("FindSkill(%q) = %v; want skills.ErrSkillEscapes", tc.name, err)
 			continue
@@ -199,13 +200,13 @@ func TestFindSkillCached(t *testing.T) {
 	lookupWrite(t, filepath.Join(dir, ".agents/skills/a/SKILL.md"), "a\n")
 	lookupCommit(t, dir, "a")
 	env := lookupEnv(t, repo, nil)
-	if _, err := FindSkill(env, "a"); err != nil {
+	if _, err := FindSkill(context.Background(), env, "a"); err != nil {
 		t.Fatal(err)
 	}
 	// The answer holds for the invocation, whatever happens to the tree.
 	lookupGit(t, dir, "rm", "-q", "-r", ".agents")
 	lookupCommit(t, dir, "gone")
-	if _, err := FindSkill(env, "a"); err != nil {
+	if _, err := FindSkill(context.Background(), env, "a"); err != nil {
 		t.Errorf("cached FindSkill(a) = %v", err)
 	}
 }

@@ -65,7 +65,7 @@ func BenchmarkStages(b *testing.B) {
 		resolutions := make([]*Resolution, files)
 		report := &templates.Report{Sources: map[string][]byte{}}
 		for i, p := range procs {
-			resolutions[i] = Resolve(p, env)
+			resolutions[i] = Resolve(context.Background(), p, env)
 			report.Plans = append(report.Plans, BuildPlan(context.Background(), p, resolutions[i], env))
 		}
 
@@ -103,7 +103,7 @@ func BenchmarkStages(b *testing.B) {
 		stage("plan", func() {
 			env := newEnv()
 			for _, p := range procs {
-				BuildPlan(context.Background(), p, Resolve(p, env), env)
+				BuildPlan(context.Background(), p, Resolve(context.Background(), p, env), env)
 			}
 		})
 		stage("render", func() {

@@ -2,7 +2,6 @@ package load
 
 import (
 	"context"
-	"os"
 
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/harness"
@@ -29,19 +28,20 @@ type Compilable struct {
 // directory cairn works in (as Open takes it), for compiling. It returns the report of the check
 // (its diagnostics and the files' bytes, to show refusals with), and the
 // compilable process, nil with ErrRefused when the check refused it. flags
-// are the command line's settings the script bakes in (--access).
-// Outside a git repository it fails with the reason, and checks nothing.
-func PrepareCompile(ctx context.Context, dir, target string, flags check.Flags) (*Compilable, *templates.Report, error) {
+// are the command line's settings the script bakes in (--access); env is
+// cairn's environment. Outside a git repository it fails with the reason,
+// and checks nothing.
+func PrepareCompile(ctx context.Context, dir, target string, flags check.Flags, env []string) (*Compilable, *templates.Report, error) {
 	// As a run does, compiling asks git itself: the script it writes
 	// records the repository's root.
-	repo, err := git.Discover(ctx, git.New(os.Environ()), workdir.Path(dir, "."))
+	repo, err := git.Discover(ctx, git.New(env), workdir.Path(dir, "."))
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := notTestFile(target); err != nil {
 		return nil, nil, err
 	}
-	ws := open(dir, Options{NoPreflight: true, Flags: flags}, repo)
+	ws := open(dir, Options{NoPreflight: true, Flags: flags, Env: env}, repo)
 	r := ws.Check(ctx, []string{target}, "")
 	if r.Failed() || len(r.Plans) != 1 {
 		return nil, r, ErrRefused

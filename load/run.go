@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
-	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/workdir"
@@ -31,21 +29,17 @@ type Runnable struct {
 var ErrRefused = errors.New("refused")
 
 // PrepareRun finds and checks the process target names for a run in dir,
-// the directory cairn works in (as Open takes it), on issue when it is not empty. It returns the report of the check (to show
+// the directory cairn works in (as Open takes it), on issue when it is not
+// empty, with o's options (a stubbed run, whose sessions no agent CLI
+// answers, sets NoPreflight). It returns the report of the check (to show
 // when the process is refused, or its warnings), and the runnable process,
 // nil with ErrRefused when the check refused it. Outside a git repository
 // it fails with the reason, and checks nothing.
-func PrepareRun(ctx context.Context, dir, target, issue string, flags check.Flags) (*Runnable, *templates.Report, error) {
-	return PrepareRunWith(ctx, dir, target, issue, Options{Flags: flags})
-}
-
-// PrepareRunWith is PrepareRun with o's options: a stubbed run, whose
-// sessions no agent CLI answers, sets NoPreflight.
-func PrepareRunWith(ctx context.Context, dir, target, issue string, o Options) (*Runnable, *templates.Report, error) {
+func PrepareRun(ctx context.Context, dir, target, issue string, o Options) (*Runnable, *templates.Report, error) {
 	// A run asks git itself where the repository is and what its base
 	// branch is: its worktrees, records and locks stand on the answer,
 	// and it runs git anyway.
-	repo, err := git.Discover(ctx, git.New(os.Environ()), workdir.Path(dir, "."))
+	repo, err := git.Discover(ctx, git.New(o.Env), workdir.Path(dir, "."))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -34,6 +34,9 @@ type Options struct {
 	// Flags are --harness, --model, --effort and the rest; the issue is
 	// given to Check, which shape-checks it.
 	Flags check.Flags
+	// Env is cairn's environment, whole, which main reads once: git runs
+	// in it, and harnesses are preflighted in it.
+	Env []string
 }
 
 // Workspace is the check environment of one invocation, with the
@@ -53,11 +56,11 @@ type Workspace struct {
 // (dir may lie outside any repository: checking still works, without
 // repository skills). Process files named relative are taken relative to
 // dir. A config that is refused refuses every file: the rules then run as
-// under --lint, and no file gets a plan.
-func Open(dir string, o Options) *Workspace {
+// under --lint, and no file gets a plan. ctx ends the git Open runs.
+func Open(ctx context.Context, dir string, o Options) *Workspace {
 	// Checking reads the repository from its files where they answer as
 	// git would: a linter runs no git process it can do without.
-	repo, err := git.Find(context.Background(), git.New(os.Environ()), workdir.Path(dir, "."))
+	repo, err := git.Find(ctx, git.New(o.Env), workdir.Path(dir, "."))
 	if err != nil {
 		repo = nil
 	}
@@ -89,7 +92,7 @@ func open(dir string, o Options, repo *git.Repo) *Workspace {
 		Harnesses: harness.NewRegistry(cfg.CustomHarnesses()),
 		Lint:      lint,
 		Preflight: !o.NoPreflight && !lint,
-		Environ:   os.Environ(),
+		Environ:   o.Env,
 	}
 	return ws
 }
@@ -129,7 +132,7 @@ func (ws *Workspace) Check(ctx context.Context, targets []string, issue string) 
 	files = uniqueOrder(files)
 	r.Files = len(files)
 	if len(files) > 0 {
-		defer check.Prefetch(ws.Env)()
+		defer check.Prefetch(ctx, ws.Env)()
 	}
 	for i, c := range ws.checkFiles(ctx, files) {
 		if c.src != nil {

@@ -36,7 +36,7 @@ func setup(t *testing.T, files map[string]string) string {
 func TestCheck(t *testing.T) {
 	dir := setup(t, map[string]string{"good.toml": validProcess, "bad.toml": refusedProcess})
 	good, bad := filepath.Join(dir, "good.toml"), filepath.Join(dir, "bad.toml")
-	ws := Open(dir, Options{NoPreflight: true})
+	ws := Open(context.Background(), dir, Options{NoPreflight: true, Env: os.Environ()})
 	if !ws.NoRepo {
 		t.Errorf("NoRepo is false outside a git repository")
 	}
@@ -60,7 +60,7 @@ func TestCheck(t *testing.T) {
 
 func TestCheckBadIssue(t *testing.T) {
 	dir := setup(t, map[string]string{"good.toml": validProcess})
-	r := Open(dir, Options{NoPreflight: true}).Check(context.Background(), []string{filepath.Join(dir, "good.toml")}, "forty-two")
+	r := Open(context.Background(), dir, Options{NoPreflight: true, Env: os.Environ()}).Check(context.Background(), []string{filepath.Join(dir, "good.toml")}, "forty-two")
 	if len(r.Plans) != 0 {
 		t.Errorf("a bad issue still planned %d files", len(r.Plans))
 	}
@@ -79,7 +79,7 @@ func TestCheckAll(t *testing.T) {
 		"home/processes/later.procedure.card": "no front matter\n",
 		"home/processes/notes.yaml":           "a: 1\n",
 	})
-	r := Open(dir, Options{NoPreflight: true}).Check(context.Background(), nil, "")
+	r := Open(context.Background(), dir, Options{NoPreflight: true, Env: os.Environ()}).Check(context.Background(), nil, "")
 	// notes.yaml is no process file: check-all does not read it.
 	if r.Files != 3 || len(r.Plans) != 1 {
 		t.Errorf("Files = %d, %d plans; want 3 files, 1 plan", r.Files, len(r.Plans))
@@ -106,7 +106,7 @@ func TestList(t *testing.T) {
 		"home/processes/good.toml": validProcess,
 		"home/processes/bad.toml":  "version = 1\nsteps = [\n",
 	})
-	l := Open(dir, Options{NoPreflight: true}).List()
+	l := Open(context.Background(), dir, Options{NoPreflight: true, Env: os.Environ()}).List()
 	if len(l.Processes) != 2 {
 		t.Fatalf("processes: %+v", l.Processes)
 	}

@@ -63,7 +63,7 @@ func (s *server) diagnose(d *document, full bool) []ir.Diagnostic {
 	var diags []ir.Diagnostic
 	switch d.kind {
 	case kindTOML, kindHCL, kindCard:
-		ws := load.Open(filepath.Dir(d.path), load.Options{Lint: !full, NoPreflight: true})
+		ws := load.Open(s.ctx, filepath.Dir(d.path), load.Options{Lint: !full, NoPreflight: true, Env: s.opts.Env})
 		diags = ws.CheckSource(s.ctx, d.path, src)
 	case kindConfig:
 		_, diags = config.Read(d.path, src)

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,8 +29,8 @@ func (s *server) doc(uri protocol.DocumentUri) *document {
 
 // env is the check environment of a document's folder, for the names
 // lookup finds (skills, processes, harnesses).
-func env(d *document) *check.Env {
-	return load.Open(filepath.Dir(d.path), load.Options{Lint: true, NoPreflight: true}).Env
+func (s *server) env(d *document) *check.Env {
+	return load.Open(s.ctx, filepath.Dir(d.path), load.Options{Lint: true, NoPreflight: true, Env: s.opts.Env}).Env
 }
 
 // process is a process file's process as its front-end reads it, nil for
@@ -148,7 +149,7 @@ func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any,
 		if len(pl.key.Values) > 0 {
 			kind = protocol.CompletionItemKindEnumMember
 		}
-		for _, v := range valuesOf(d, *pl.key) {
+		for _, v := range s.valuesOf(d, *pl.key) {
 			item := protocol.CompletionItem{Label: v, Kind: &kind}
 			if quote := d.kind != kindCard && !pl.quoted && stringy(*pl.key) && v != "true" && v != "false"; quote {
 				text := strconv.Quote(v)
@@ -192,7 +193,7 @@ func stringy(k ir.Key) bool {
 // valuesOf are the values offered for k in d: its closed values, the
 // names its open set holds (the file's worktrees, the harnesses, skills
 // and processes lookup finds), true and false for a boolean.
-func valuesOf(d *document, k ir.Key) []string {
+func (s *server) valuesOf(d *document, k ir.Key) []string {
 	vals := slices.Clone(k.Values)
 	if k.Type == ir.KeyBool {
 		vals = []string{"true", "false"}
@@ -205,11 +206,11 @@ func valuesOf(d *document, k ir.Key) []string {
 			}
 		}
 	case ir.NamesHarness:
-		vals = append(vals, env(d).Harnesses.Names()...)
+		vals = append(vals, s.env(d).Harnesses.Names()...)
 	case ir.NamesSkill:
-		vals = append(vals, skillNames(env(d))...)
+		vals = append(vals, skillNames(s.ctx, s.env(d))...)
 	case ir.NamesProcess:
-		found, _ := check.List(env(d))
+		found, _ := check.List(s.env(d))
 		for _, f := range found {
 			vals = append(vals, f.Name)
 		}
@@ -228,7 +229,7 @@ func valuesOf(d *document, k ir.Key) []string {
 // skillNames are the skills lookup finds: the folders of the places it
 // looks in (the repository's skill folders, $CAIRN_HOME/skills) that
 // check.FindSkill finds, and the built-in ones.
-func skillNames(env *check.Env) []string {
+func skillNames(ctx context.Context, env *check.Env) []string {
 	var dirs []string
 	if env.Repo != nil {
 		dirs = append(dirs, filepath.Join(env.Repo.Root, ".agents", "skills"), filepath.Join(env.Repo.Root, ".claude", "skills"))
@@ -240,7 +241,7 @@ func skillNames(env *check.Env) []string {
 	for _, dir := range dirs {
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
-			if _, err := check.FindSkill(env, e.Name()); err == nil {
+			if _, err := check.FindSkill(ctx, env, e.Name()); err == nil {
 				names = append(names, e.Name())
 			}
 		}
@@ -285,11 +286,11 @@ func (s *server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any,
 			k := a.Keys()
 			switch {
 			case k.Skill.Set && contains(k.Skill.Range, pos):
-				return skillLocation(env(d), k.Skill.Value), nil
+				return skillLocation(s.ctx, s.env(d), k.Skill.Value), nil
 			case k.Process.Set && contains(k.Process.Range, pos):
-				return processLocation(env(d), k.Process.Value), nil
+				return processLocation(s.env(d), k.Process.Value), nil
 			case k.SpecProcess.Set && contains(k.SpecProcess.Range, pos):
-				return processLocation(env(d), k.SpecProcess.Value), nil
+				return processLocation(s.env(d), k.SpecProcess.Value), nil
 			}
 		}
 	}
@@ -298,8 +299,8 @@ func (s *server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any,
 
 // skillLocation is the SKILL.md a skill's lookup finds, nil for a
 // built-in skill or one not found.
-func skillLocation(env *check.Env, name string) any {
-	sk, err := check.FindSkill(env, name)
+func skillLocation(ctx context.Context, env *check.Env, name string) any {
+	sk, err := check.FindSkill(ctx, env, name)
 	if err != nil || sk.Source == ir.SkillBuiltin || sk.Path == "" {
 		return nil
 	}

@@ -22,6 +22,9 @@ type Options struct {
 	Version string
 	// Debounce is how long after the last change a document is checked.
 	Debounce time.Duration
+	// Env is cairn's environment, whole, which main reads once: the git
+	// that reads a document's repository runs in it.
+	Env []string
 }
 
 // DefaultDebounce is Options.Debounce when the command line gives none:

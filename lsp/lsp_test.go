@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -83,7 +84,7 @@ func TestKindOf(t *testing.T) {
 func completions(t *testing.T, path, text string) []string {
 	t.Helper()
 	text, p := at(t, text)
-	s := newServer(context.Background(), Options{})
+	s := newServer(context.Background(), Options{Env: os.Environ()})
 	uri := uriOf(path)
 	s.docs[uri] = newDocument(uri, 1, text, "/nonexistent")
 	res, err := s.completion(nil, &protocol.CompletionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
@@ -140,7 +141,7 @@ func TestCompletion(t *testing.T) {
 
 func TestCompletionQuotes(t *testing.T) {
 	text, p := at(t, "version = 1\naccess = |")
-	s := newServer(context.Background(), Options{})
+	s := newServer(context.Background(), Options{Env: os.Environ()})
 	uri := uriOf("/r/x.toml")
 	s.docs[uri] = newDocument(uri, 1, text, "/nonexistent")
 	res, _ := s.completion(nil, &protocol.CompletionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
@@ -156,7 +157,7 @@ func TestCompletionQuotes(t *testing.T) {
 func hoverAt(t *testing.T, path, text string) string {
 	t.Helper()
 	text, p := at(t, text)
-	s := newServer(context.Background(), Options{})
+	s := newServer(context.Background(), Options{Env: os.Environ()})
 	uri := uriOf(path)
 	d := newDocument(uri, 1, text, "/nonexistent")
 	s.docs[uri] = d
@@ -204,7 +205,7 @@ func TestReplacement(t *testing.T) {
 
 func TestSymbolsAndDefinition(t *testing.T) {
 	text := "version = 1\n[worktrees.judge]\nkind = \"throwaway\"\n\n[[steps]]\nname = \"hunt\"\nprompt = \"x\"\nworktree = \"judge\"\n\n[[steps]]\ncommand = \"true\"\n"
-	s := newServer(context.Background(), Options{})
+	s := newServer(context.Background(), Options{Env: os.Environ()})
 	uri := uriOf("/r/x.toml")
 	s.docs[uri] = newDocument(uri, 1, text, "/nonexistent")
 	res, _ := s.documentSymbol(nil, &protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}})
@@ -230,7 +231,7 @@ func TestSymbolsAndDefinition(t *testing.T) {
 // TestDiagnoseTooLarge: a document larger than cairn reads of a file gets
 // the refusal cairn check gives such a file, at its start, and no parse.
 func TestDiagnoseTooLarge(t *testing.T) {
-	s := newServer(context.Background(), Options{})
+	s := newServer(context.Background(), Options{Env: os.Environ()})
 	text := "version = 1\n" + strings.Repeat("# padding\n", 2<<20)
 	d := newDocument("file:///p/big.toml", 1, text, "/nonexistent")
 	diags := s.diagnose(d, false)

@@ -53,6 +53,9 @@ type Options struct {
 	// ExitOf is the exit code of a run that ended with a status, as
 	// `cairn run` would exit.
 	ExitOf func(record.Status) int
+	// Env is cairn's environment, whole, which main reads once: git, the
+	// runs' steps and their harnesses run in it.
+	Env []string
 }
 
 // Case is how one test file's case went.
@@ -85,10 +88,11 @@ type Failure struct {
 // folder searched (with its subfolders, hidden ones left out) for
 // *.test.toml, sorted. With no paths, the folders processes are looked up
 // in (as `cairn list` finds them), each without its subfolders. Paths are
-// taken from dir, the directory cairn works in.
-func Find(dir string, paths []string) ([]string, error) {
+// taken from o.Dir, the directory cairn works in.
+func Find(ctx context.Context, o Options, paths []string) ([]string, error) {
+	dir := o.Dir
 	if len(paths) == 0 {
-		ws := load.Open(dir, load.Options{NoPreflight: true})
+		ws := load.Open(ctx, dir, load.Options{NoPreflight: true, Env: o.Env})
 		var files []string
 		for _, d := range check.ProcessDirs(ws.Env) {
 			entries, err := os.ReadDir(d)
@@ -176,7 +180,7 @@ func Run(ctx context.Context, o Options, file string) *Case {
 	if t.BudgetUSD.Set && !t.BudgetUSD.Bad {
 		flags.Budget = t.BudgetUSD.Value
 	}
-	rn, report, err := load.PrepareRunWith(ctx, o.Dir, target, "", load.Options{Flags: flags, NoPreflight: true})
+	rn, report, err := load.PrepareRun(ctx, o.Dir, target, "", load.Options{Flags: flags, NoPreflight: true, Env: o.Env})
 	if report != nil {
 		for f, src := range report.Sources {
 			c.Sources[f] = src

@@ -115,7 +115,7 @@ func isProcessFile(name string) bool {
 // compact report as the encoder does; it returns how many plans there were.
 func checkSame(t *testing.T, dir string, files []string) int {
 	t.Helper()
-	r := load.Open(dir, load.Options{NoPreflight: true}).Check(context.Background(), files, "")
+	r := load.Open(context.Background(), dir, load.Options{NoPreflight: true, Env: os.Environ()}).Check(context.Background(), files, "")
 	var got bytes.Buffer
 	if err := r.WriteJSON(&got, false); err != nil {
 		t.Fatalf("%s: %v", dir, err)

@@ -42,7 +42,7 @@ func (c *checkCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	ws := load.Open(a.dir, load.Options{Lint: c.Lint, NoPreflight: c.NoPreflight, Flags: flags})
+	ws := load.Open(a.ctx, a.dir, load.Options{Lint: c.Lint, NoPreflight: c.NoPreflight, Flags: flags, Env: a.env})
 	ctx, stop := interrupts(a.ctx)
 	defer stop()
 	r := ws.Check(ctx, targets, issue)

@@ -52,7 +52,7 @@ func (c *compileCmd) Run(a *app) error {
 		}
 		jobs = *c.Jobs
 	}
-	cp, report, err := load.PrepareCompile(a.ctx, a.dir, c.Target, check.Flags{Access: orEmpty(c.Access)})
+	cp, report, err := load.PrepareCompile(a.ctx, a.dir, c.Target, check.Flags{Access: orEmpty(c.Access)}, a.env)
 	style := templates.Style{Color: colorOn(a.env, a.stderr)}
 	show := func(ds []ir.Diagnostic) error {
 		for _, d := range ds {

@@ -102,7 +102,7 @@ func (c *completeCmd) Run(ctx *kong.Context, a *app) error {
 	files := false
 	switch {
 	case at.value != nil:
-		candidates, files = predict(at.value, dir)
+		candidates, files = predict(a, at.value, dir)
 	case strings.HasPrefix(current, "-"):
 		for _, group := range at.node.AllFlags(true) {
 			for _, f := range group {
@@ -112,7 +112,7 @@ func (c *completeCmd) Run(ctx *kong.Context, a *app) error {
 	default:
 		candidates = commandNames(at.node)
 		if p := at.positional(); p != nil {
-			values, withFiles := predict(p, dir)
+			values, withFiles := predict(a, p, dir)
 			candidates, files = append(candidates, values...), withFiles
 		}
 	}
@@ -200,10 +200,10 @@ func command(node *kong.Node, name string) *kong.Node {
 // enum, or by its predictor tag the names of the processes cairn list finds
 // in dir ("process"), and whether a file's name may be given (a process's
 // file, or "file").
-func predict(v *kong.Value, dir string) (values []string, files bool) {
+func predict(a *app, v *kong.Value, dir string) (values []string, files bool) {
 	switch v.Tag.Get("predictor") {
 	case "process":
-		found, _ := check.List(load.Open(dir, load.Options{NoPreflight: true}).Env)
+		found, _ := check.List(load.Open(a.ctx, dir, load.Options{NoPreflight: true, Env: a.env}).Env)
 		for _, f := range found {
 			values = append(values, f.Name)
 		}

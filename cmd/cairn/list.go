@@ -13,7 +13,7 @@ type listCmd struct {
 // Run lists every process cairn finds, each with its description or, when
 // its file does not parse, its first refusal.
 func (c *listCmd) Run(a *app) error {
-	l := load.Open(a.dir, load.Options{NoPreflight: true}).List()
+	l := load.Open(a.ctx, a.dir, load.Options{NoPreflight: true, Env: a.env}).List()
 	var err error
 	if c.JSON {
 		err = l.WriteJSON(a.stdout, terminal(a.stdout))

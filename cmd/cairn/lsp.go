@@ -16,5 +16,5 @@ type lspCmd struct {
 func (c *lspCmd) Run(a *app) error {
 	ctx, stop := interrupts(a.ctx)
 	defer stop()
-	return lsp.Serve(ctx, os.Stdin, a.stdout, lsp.Options{Version: version()})
+	return lsp.Serve(ctx, os.Stdin, a.stdout, lsp.Options{Version: version(), Env: a.env})
 }

@@ -95,7 +95,7 @@ func (c *resumeCmd) Run(a *app) error {
 	ctx, stop := interrupts(a.ctx)
 	defer stop()
 	// A stubbed run is answered again from the stubs it kept.
-	rn, err := prepare(ctx, a, rec.File, rec.Issue, load.Options{Flags: flags, NoPreflight: rec.Stubbed}, "nothing was resumed")
+	rn, err := prepare(ctx, a, rec.File, rec.Issue, load.Options{Flags: flags, NoPreflight: rec.Stubbed, Env: a.env}, "nothing was resumed")
 	if err != nil {
 		return err
 	}
@@ -144,7 +144,7 @@ func (c *resumeCmd) Run(a *app) error {
 		Stderr:         a.stderr,
 		Terminal:       terminal(a.stderr),
 		StdoutTerminal: terminal(a.stdout),
-		Prepare:        prepareChild(ctx, a.dir, flags),
+		Prepare:        prepareChild(ctx, a, flags),
 		Stubs:          answers,
 	})
 	if errors.Is(err, record.ErrRunning) {

@@ -59,7 +59,7 @@ func (c *runCmd) Run(a *app) error {
 	defer stop()
 	// A stubbed run starts no agent CLI: no harness is asked whether it
 	// can start.
-	rn, err := prepare(ctx, a, target, issue, load.Options{Flags: flags, NoPreflight: stubsPath != ""}, "nothing ran")
+	rn, err := prepare(ctx, a, target, issue, load.Options{Flags: flags, NoPreflight: stubsPath != "", Env: a.env}, "nothing ran")
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func (c *runCmd) Run(a *app) error {
 		Stderr:         a.stderr,
 		Terminal:       terminal(a.stderr),
 		StdoutTerminal: terminal(a.stdout),
-		Prepare:        prepareChild(ctx, a.dir, flags),
+		Prepare:        prepareChild(ctx, a, flags),
 		Stubs:          answers,
 	})
 	code := exitOf(status)
@@ -122,11 +122,11 @@ func (c *runCmd) Run(a *app) error {
 // prepareChild is how a run started with flags checks the child process a
 // run-published-issue step starts on an issue (§7.8): as `cairn run NAME
 // issue ISSUE` with the same flags would, its diagnostics written to w.
-// Cancelling ctx, the run's, cancels the check's preflight; dir is the
-// directory cairn works in.
-func prepareChild(ctx context.Context, dir string, flags check.Flags) func(process, issue string, w io.Writer) (*ir.Plan, []byte, error) {
+// Cancelling ctx, the run's, cancels the check's preflight; a gives the
+// directory cairn works in and its environment.
+func prepareChild(ctx context.Context, a *app, flags check.Flags) func(process, issue string, w io.Writer) (*ir.Plan, []byte, error) {
 	return func(process, issue string, w io.Writer) (*ir.Plan, []byte, error) {
-		rn, report, err := load.PrepareRun(ctx, dir, process, issue, flags)
+		rn, report, err := load.PrepareRun(ctx, a.dir, process, issue, load.Options{Flags: flags, Env: a.env})
 		if report != nil {
 			for _, d := range report.Diagnostics {
 				if err := templates.WriteDiagnostic(w, d, report.Sources, templates.Style{}); err != nil {
@@ -149,7 +149,7 @@ func prepareChild(ctx context.Context, dir string, flags check.Flags) func(proce
 // process is an error that ends with what (not) happened, done. Cancelling
 // ctx cancels the check's preflight, and cairn ends interrupted.
 func prepare(ctx context.Context, a *app, target, issue string, o load.Options, done string) (*load.Runnable, error) {
-	rn, report, err := load.PrepareRunWith(ctx, a.dir, target, issue, o)
+	rn, report, err := load.PrepareRun(ctx, a.dir, target, issue, o)
 	if ctx.Err() != nil {
 		return nil, interrupted(a)
 	}

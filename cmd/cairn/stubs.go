@@ -23,7 +23,7 @@ type stubsCmd struct {
 // stubs skeleton for it: used as is, every session succeeds with a
 // placeholder result naming its step.
 func (c *stubsCmd) Run(a *app) error {
-	ws := load.Open(a.dir, load.Options{NoPreflight: true})
+	ws := load.Open(a.ctx, a.dir, load.Options{NoPreflight: true, Env: a.env})
 	r := ws.Check(a.ctx, []string{c.Target}, "")
 	style := templates.Style{Color: colorOn(a.env, a.stderr)}
 	for _, d := range r.Diagnostics {

@@ -22,7 +22,8 @@ type testCmd struct {
 // directory cairn works in, with its runs in a temporary CAIRN_HOME, and
 // reports each: exit 1 when any failed.
 func (c *testCmd) Run(a *app) error {
-	files, err := proctest.Find(a.dir, c.Paths)
+	o := proctest.Options{Dir: a.dir, ExitOf: exitOf, Env: a.env}
+	files, err := proctest.Find(a.ctx, o, c.Paths)
 	if err != nil {
 		return err
 	}
@@ -41,7 +42,7 @@ func (c *testCmd) Run(a *app) error {
 	}
 	ctx, stop := interrupts(a.ctx)
 	defer stop()
-	o := proctest.Options{Dir: a.dir, Home: home, ExitOf: exitOf}
+	o.Home = home
 	style := templates.Style{Color: colorOn(a.env, a.stdout)}
 	r := &proctest.Report{}
 	for _, f := range files {
