@@ -62,7 +62,7 @@ func runSetup(b testing.TB, src []byte) crt.Options {
 		}
 		b.Fatalf("check refused the process: %v: %v", err, diags)
 	}
-	return crt.Options{Home: rn.Home, Repo: rn.Repo, Harnesses: rn.Harnesses, Plan: rn.Plan, Source: rn.Source}
+	return crt.Options{Home: rn.Home, Repo: rn.Repo, Env: os.Environ(), Harnesses: rn.Harnesses, Plan: rn.Plan, Source: rn.Source}
 }
 
 // benchRun runs the plan b.N times; every run must succeed.

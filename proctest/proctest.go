@@ -230,6 +230,7 @@ func Run(ctx context.Context, o Options, file string) *Case {
 		Dir:       o.Dir,
 		Home:      o.Home,
 		Repo:      rn.Repo,
+		Env:       o.Env,
 		Harnesses: rn.Harnesses,
 		Plan:      rn.Plan,
 		Source:    rn.Source,

@@ -68,12 +68,12 @@ func (e *IdentityError) Error() string {
 	return fmt.Sprintf("commit mode commits each step, and git has no identity to commit as in %s (%v); set one with `git config user.name \"Your Name\"` and `git config user.email you@example.com` (add --global for every repository)", e.Repo, e.Err)
 }
 
-// CheckIdentity fails with an *IdentityError when git in the repository at
-// root has no author or committer identity.
-func CheckIdentity(root string) error {
+// CheckIdentity fails with an *IdentityError when git in repo has no
+// author or committer identity.
+func CheckIdentity(ctx context.Context, repo *git.Repo) error {
 	for _, v := range []string{"GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"} {
-		if _, err := git.Run(context.Background(), root, os.Environ(), "var", v); err != nil {
-			return &IdentityError{Repo: root, Err: err}
+		if _, err := repo.Run(ctx, "var", v); err != nil {
+			return &IdentityError{Repo: repo.Root, Err: err}
 		}
 	}
 	return nil

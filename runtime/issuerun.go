@@ -24,7 +24,7 @@ const releaseTimeout = 30 * time.Second
 // issue-branch worktrees name their branch: one of the issue's that
 // exists, else cairn/NUMBER-slug.
 func openIssue(ctx context.Context, o Options) (*forge.Issue, *ir.Plan, error) {
-	is, err := forge.OpenIssue(ctx, o.Repo, o.Plan.Issue, o.Plan.Trusted, os.Environ())
+	is, err := forge.OpenIssue(ctx, o.Repo, o.Plan.Issue, o.Plan.Trusted, o.Env)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -111,12 +111,13 @@ func writeIssueFile(ctx context.Context, g *git.Git, is *forge.Issue, dir string
 }
 
 // releaseClaim releases the run's Claim at its end, whatever happened,
-// with a context of its own: an interrupted run lets go of its issue too.
-func (r *run) releaseClaim() {
+// with a context of its own that ctx's end does not end: an interrupted
+// run lets go of its issue too.
+func (r *run) releaseClaim(ctx context.Context) {
 	if r.claim == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 	defer cancel()
 	r.warn(r.claim.Release(ctx))
 	r.claim = nil

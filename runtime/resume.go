@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/forge"
-	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/step"
 	"github.com/cairn-dev/cairn/worktree"
@@ -39,7 +38,7 @@ func Resume(ctx context.Context, dir string, o Options) (record.Status, error) {
 		return record.StatusFailed, err
 	}
 	if o.Plan.Commit {
-		if err := CheckIdentity(o.Repo.Root); err != nil {
+		if err := CheckIdentity(ctx, o.Repo); err != nil {
 			return record.StatusFailed, err
 		}
 		if _, err := record.RepoRunsDir(o.Repo.Root); err != nil {
@@ -71,7 +70,7 @@ func Resume(ctx context.Context, dir string, o Options) (record.Status, error) {
 	if n > 0 {
 		fmt.Fprintln(o.Stderr, OrphansLine(folder.Name(), n))
 	}
-	r := &run{o: o, folder: folder, groups: newGroups(folder.Dir), base: os.Environ(), index: map[string]int{}, wrote: map[string]bool{}, resumed: &found, done: map[string]bool{}, issue: is}
+	r := &run{o: o, folder: folder, groups: newGroups(folder.Dir), base: o.Env, index: map[string]int{}, wrote: map[string]bool{}, resumed: &found, done: map[string]bool{}, issue: is}
 	if err := r.merge(&found); err != nil {
 		folder.Close()
 		return record.StatusFailed, err
@@ -83,7 +82,7 @@ func Resume(ctx context.Context, dir string, o Options) (record.Status, error) {
 		}
 		// A run that committed its start goes on from there.
 		rel, _ := filepath.Rel(o.Repo.Root, filepath.Join(folder.Dir, record.RecordFile))
-		_, lsErr := git.Run(context.Background(), o.Repo.Root, os.Environ(), "ls-files", "--error-unmatch", "--", filepath.ToSlash(rel))
+		_, lsErr := o.Repo.Run(ctx, "ls-files", "--error-unmatch", "--", filepath.ToSlash(rel))
 		r.commits.started = lsErr == nil
 	}
 	if err := r.takeClaim(ctx); err != nil {

@@ -47,8 +47,12 @@ type Options struct {
 	// working directory.
 	Dir string
 	// Home is $CAIRN_HOME.
-	Home      string
-	Repo      *git.Repo
+	Home string
+	// Repo is the repository the run works on; git runs through its Git.
+	Repo *git.Repo
+	// Env is cairn's environment, whole, which main reads once: every
+	// step's environment, and the notification's, starts from it.
+	Env       []string
 	Harnesses *harness.Registry
 	Plan      *ir.Plan
 	// Source is the process file's bytes, for its sha256 in the record.
@@ -144,7 +148,7 @@ func begin(ctx context.Context, o Options) (record.Status, error) {
 		runs = o.RunsDir
 	}
 	if o.Plan.Commit {
-		if err := CheckIdentity(o.Repo.Root); err != nil {
+		if err := CheckIdentity(ctx, o.Repo); err != nil {
 			return record.StatusFailed, err
 		}
 		var err error
@@ -159,7 +163,7 @@ func begin(ctx context.Context, o Options) (record.Status, error) {
 	if o.Started != nil {
 		o.Started(folder.Dir)
 	}
-	r := &run{o: o, folder: folder, groups: newGroups(folder.Dir), base: os.Environ(), index: map[string]int{}, wrote: map[string]bool{}, issue: is}
+	r := &run{o: o, folder: folder, groups: newGroups(folder.Dir), base: o.Env, index: map[string]int{}, wrote: map[string]bool{}, issue: is}
 	if o.Plan.Commit {
 		if r.commits, err = newCommitter(ctx, o.Repo, folder.Dir, o.Plan.Process, o.Stubs != nil); err != nil {
 			folder.Close()
@@ -372,7 +376,7 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 	for _, k := range r.wts.Kept() {
 		r.o.say(fmt.Sprintf("cairn: %s", k))
 	}
-	r.releaseClaim()
+	r.releaseClaim(ctx)
 	r.printResults()
 	if status == record.StatusInconclusive {
 		for _, s := range inconclusive {
@@ -424,7 +428,7 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 	}
 	// ctx may be the one an interrupt ended; the notification of that
 	// interrupt must still go out.
-	if _, err := notify.Send(context.WithoutCancel(ctx), plan.Notify, notify.Notification{Process: plan.Process, Status: status, Run: r.folder.Dir, PullRequest: r.pullRequestURL(), Dir: r.o.Dir}, os.Environ(), r.o.stderrText()); err != nil {
+	if _, err := notify.Send(context.WithoutCancel(ctx), plan.Notify, notify.Notification{Process: plan.Process, Status: status, Run: r.folder.Dir, PullRequest: r.pullRequestURL(), Dir: r.o.Dir}, r.base, r.o.stderrText()); err != nil {
 		r.o.say(fmt.Sprintf("cairn: %v", err))
 	}
 	return status, runErr
@@ -706,7 +710,7 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier,
 			if sc.Baseline == "" || wt.Kind == ir.Throwaway {
 				// A throwaway starts again from its base: what an
 				// earlier attempt did there is uncommitted again.
-				sc.Baseline = git.Head(context.Background(), wt.Path, os.Environ())
+				sc.Baseline = r.o.Repo.Git.Head(ctx, wt.Path)
 			}
 			sr.Baseline = sc.Baseline
 		}

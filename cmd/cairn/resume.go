@@ -133,6 +133,7 @@ func (c *resumeCmd) Run(a *app) error {
 		Dir:            a.dir,
 		Home:           home,
 		Repo:           rn.Repo,
+		Env:            a.env,
 		Harnesses:      rn.Harnesses,
 		Plan:           rn.Plan,
 		Source:         src,

@@ -92,6 +92,7 @@ func (c *runCmd) Run(a *app) error {
 		Dir:       a.dir,
 		Home:      home,
 		Repo:      rn.Repo,
+		Env:       a.env,
 		Harnesses: rn.Harnesses,
 		Plan:      rn.Plan,
 		Source:    rn.Source,
