@@ -23,7 +23,7 @@ const (
 )
 
 // Env is the environment of a step's shells and sessions (§7.1): base
-// (the user's own, os.Environ()), then the CAIRN_* variables and CHECK_SKIP,
+// (the user's own, as main read it), then the CAIRN_* variables and CHECK_SKIP,
 // then the step's own env, each name once, a later value replacing an
 // earlier one in place. CAIRN_ISSUE_URL is set only when there is an issue;
 // one inherited from base is dropped otherwise, so a run started from a

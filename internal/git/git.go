@@ -64,11 +64,12 @@ func ExitCode(err error) int {
 }
 
 // Git is how cairn runs git: the environment every git process gets,
-// whole, and the git found on that environment's PATH. cairn makes one
-// where it starts, from its own environment, read once, and hands it down
-// with the repository it opens (Repo.Git); nothing below reads the process's
-// environment. Each call takes its caller's context, which ends the git
-// process it started, and the directory git runs in (git -C DIR).
+// whole, and the git found on that environment's PATH. One is made from
+// the environment cmd/cairn's main reads once, where a repository is opened
+// (load, the commands), and handed down with it (Repo.Git); nothing below
+// reads the process's environment. Each call takes its caller's context,
+// which ends the git process it started, and the directory git runs in
+// (git -C DIR).
 type Git struct {
 	env []string
 	bin *gitBinary
@@ -87,9 +88,6 @@ type gitBinary struct {
 func New(env []string) *Git {
 	return &Git{env: slices.Clip(slices.Clone(env)), bin: &gitBinary{}}
 }
-
-// Env is the environment g runs git in, without what each call adds.
-func (g *Git) Env() []string { return slices.Clone(g.env) }
 
 // With is g with env's NAME=VALUE set over its environment, for one kind of
 // call (a temporary index, literal pathspecs, a committer).
