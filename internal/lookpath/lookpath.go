@@ -11,8 +11,8 @@ import (
 )
 
 // In finds the executable file names the way the session's own
-// environment would: on env's PATH (the process's own when env is nil), or,
-// for a name with a slash, relative to dir.
+// environment would: on env's PATH, or, for a name with a slash, relative
+// to dir. An env without PATH finds nothing on it.
 func In(env []string, dir, file string) (string, error) {
 	if strings.Contains(file, "/") {
 		if !filepath.IsAbs(file) {
@@ -23,7 +23,7 @@ func In(env []string, dir, file string) (string, error) {
 		}
 		return file, nil
 	}
-	path, found := os.Getenv("PATH"), env == nil
+	path, found := "", false
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
 			path, found = v, true
