@@ -23,13 +23,16 @@ type Related struct {
 }
 
 // Diagnostic is one finding of any stage: the rule that made it, how severe it
-// is, a one-line lowercase message, and the smallest range at fault.
+// is, a one-line lowercase message, the smallest range at fault, and the
+// Fixes that resolve it, when the rule knows one (a did-you-mean's
+// suggestion written in place of the misspelt word).
 type Diagnostic struct {
 	Rule     string
 	Severity Severity
 	Message  string
 	Range    Range
 	Related  []Related
+	Fixes    []Fix
 }
 
 // The rule IDs the front-ends, the config reader and the compiler report. The other rule

@@ -71,8 +71,19 @@ func ParseDuration(s string) (time.Duration, error) {
 // the string it was likely meant to be, the number with unit, when number
 // is a whole number ("30" and "s" → "30s"), else an example in that unit.
 func DurationHint(number, unit string) string {
-	if number != "" && len(number) <= 9 && strings.Trim(number, "0123456789") == "" {
-		return fmt.Sprintf("; write a duration as a string with its unit: %q", number+unit)
+	if d := DurationOf(number, unit); d != "" {
+		return fmt.Sprintf("; write a duration as a string with its unit: %q", d)
 	}
 	return fmt.Sprintf("; write a duration as a string with its unit, such as %q", "30"+unit)
+}
+
+// DurationOf is the duration a whole number was likely meant to be, the
+// number with unit ("30" and "s" give "30s"), or "" when number is not a
+// whole number of at most nine digits: what the refusal of a duration
+// written as a number offers as its fix.
+func DurationOf(number, unit string) string {
+	if number != "" && len(number) <= 9 && strings.Trim(number, "0123456789") == "" {
+		return number + unit
+	}
+	return ""
 }

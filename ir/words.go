@@ -8,10 +8,17 @@ import (
 // DidYouMean returns ` (did you mean "x"?)` for the candidate Suggest finds
 // closest to name, or "" when none is close: the tail of a refusal.
 func DidYouMean(name string, candidates []string) string {
-	if s := Suggest(name, candidates); s != "" {
-		return fmt.Sprintf(" (did you mean %q?)", s)
+	return Meant(Suggest(name, candidates))
+}
+
+// Meant returns ` (did you mean "s"?)`, or "" when s is empty: the tail of
+// a refusal whose rule found the suggestion s itself, to offer it as a fix
+// too.
+func Meant(s string) string {
+	if s == "" {
+		return ""
 	}
-	return ""
+	return fmt.Sprintf(" (did you mean %q?)", s)
 }
 
 // OneOf spells a list of allowed values for a message: "a, b or c".
