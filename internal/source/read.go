@@ -97,7 +97,8 @@ func ReadFile(file, repo string) ([]byte, error) {
 		return nil, fail(err)
 	}
 	defer f.Close()
-	return readOpened(f, e)
+	b, err := readOpened(f, e)
+	return Text(b), err
 }
 
 // ErrOutside is why ReadFileInside refuses a file: it lies outside the
@@ -111,43 +112,52 @@ var ErrOutside = errors.New("outside the repository")
 // resolves every folder and link inside repo (os.Root), so a link changed
 // after the check cannot lead out either.
 func ReadFileInside(file, repo string) ([]byte, error) {
+	b, _, err := ReadRawInside(file, repo)
+	return Text(b), err
+}
+
+// ReadRawInside reads file as ReadFileInside does, but its bytes as they
+// are, not as Text, and returns the path it resolves to: what a rewrite of
+// the file replaces, so that a symbolic link stays one.
+func ReadRawInside(file, repo string) (raw []byte, real string, err error) {
 	e := readError(file)
 	refuse, fail := e.refuse, e.fail
 	if !namedInside(file, repo) {
-		return nil, refuse("it lies %w", ErrOutside)
+		return nil, "", refuse("it lies %w", ErrOutside)
 	}
 	root, err := filepath.EvalSymlinks(repo)
 	if err != nil {
-		return nil, fail(err)
+		return nil, "", fail(err)
 	}
-	real, err := filepath.EvalSymlinks(file)
+	real, err = filepath.EvalSymlinks(file)
 	if err != nil {
-		return nil, fail(err)
+		return nil, "", fail(err)
 	}
 	if real, err = filepath.Abs(real); err != nil {
-		return nil, fail(err)
+		return nil, "", fail(err)
 	}
 	if root, err = filepath.Abs(root); err != nil {
-		return nil, fail(err)
+		return nil, "", fail(err)
 	}
 	if !within(root, real) {
-		return nil, refuse("it resolves to %q, %w", real, ErrOutside)
+		return nil, "", refuse("it resolves to %q, %w", real, ErrOutside)
 	}
 	rel, err := filepath.Rel(root, real)
 	if err != nil {
-		return nil, fail(err)
+		return nil, "", fail(err)
 	}
 	r, err := os.OpenRoot(root)
 	if err != nil {
-		return nil, fail(err)
+		return nil, "", fail(err)
 	}
 	defer r.Close()
 	f, err := r.OpenFile(rel, os.O_RDONLY|openFlags, 0)
 	if err != nil {
-		return nil, fail(err)
+		return nil, "", fail(err)
 	}
 	defer f.Close()
-	return readOpened(f, e)
+	raw, err = readOpened(f, e)
+	return raw, real, err
 }
 
 // readError makes the errors of reading the file it names: *fs.PathError
@@ -171,8 +181,8 @@ func (file readError) fail(err error) error {
 	return &fs.PathError{Op: "read", Path: string(file), Err: err}
 }
 
-// readOpened reads the file f whole, as Text, when it is a regular file of
-// at most MaxFileSize bytes; e makes its errors.
+// readOpened reads the file f whole, its bytes as they are, when it is a
+// regular file of at most MaxFileSize bytes; e makes its errors.
 func readOpened(f *os.File, e readError) ([]byte, error) {
 	refuse, fail := e.refuse, e.fail
 	fi, err := f.Stat()
@@ -194,7 +204,7 @@ func readOpened(f *os.File, e readError) ([]byte, error) {
 	if b.Len() > MaxFileSize {
 		return nil, refuse("it is larger than %s, the most cairn reads of a file", maxFileSizeText)
 	}
-	return Text(b.Bytes()), nil
+	return b.Bytes(), nil
 }
 
 // kindOf words the type of a file that is not a regular file.
