@@ -45,7 +45,7 @@ func Read(file string, src []byte) (*Config, []ir.Diagnostic) {
 	src = source.Text(src)
 	c := &Config{File: file, Source: src}
 	doc, diags := tomldoc.ReadTOMLDoc(file, src)
-	rd := &reader{c: c}
+	rd := &reader{TOMLReader: tomldoc.TOMLReader{Src: src}, c: c}
 	rd.top(doc.Root)
 	diags = append(diags, rd.Diags...)
 	ir.SortDiagnostics(diags)
@@ -72,7 +72,7 @@ func (rd *reader) top(t *tomldoc.TOMLTable) {
 			c.Model = rd.String(e)
 		case "effort":
 			c.Effort = rd.String(e)
-			rd.enum(c.Effort, "effort", ir.Efforts)
+			rd.Enum(c.Effort, "effort", ir.Efforts)
 		case "base_branch":
 			c.BaseBranch = rd.String(e)
 		case "repair_cap":
@@ -108,17 +108,9 @@ func (rd *reader) top(t *tomldoc.TOMLTable) {
 		case "limits":
 			rd.limits(e)
 		default:
-			rd.UnknownKey(e, "at the top level of the config", configKeys)
+			rd.UnknownKey(t, e, "at the top level of the config", configKeys)
 		}
 	}
-}
-
-// enum refuses f when its value is not one of allowed.
-func (rd *reader) enum(f ir.Field[string], what string, allowed []string) {
-	if !f.Set || f.Bad || slices.Contains(allowed, f.Value) {
-		return
-	}
-	rd.invalid(f.Range, "invalid %s %q; expected %s%s", what, f.Value, ir.OneOf(allowed), ir.DidYouMean(f.Value, allowed))
 }
 
 // subTables returns the tables of a table of tables such as [harnesses.X],
@@ -158,7 +150,7 @@ func (rd *reader) harnesses(e *tomldoc.TOMLEntry) {
 			case "usage":
 				h.Usage = rd.usage(kv, h.Name)
 			default:
-				rd.UnknownKey(kv, where, harnessKeys)
+				rd.UnknownKey(he.Value.Table, kv, where, harnessKeys)
 			}
 		}
 		if !h.Command.Set {
@@ -180,7 +172,7 @@ func (rd *reader) usage(e *tomldoc.TOMLEntry, harness string) []ir.Pair {
 	var out []ir.Pair
 	for _, kv := range t.Entries {
 		if !slices.Contains(ir.UsageKeys, kv.Key) {
-			rd.UnknownKey(kv, where, ir.UsageKeys)
+			rd.UnknownKey(t, kv, where, ir.UsageKeys)
 			continue
 		}
 		f := rd.String(kv)
@@ -205,7 +197,7 @@ func (rd *reader) models(e *tomldoc.TOMLEntry) {
 				if suggestion == "" {
 					suggestion = ir.Suggest(kv.Key, tierKeys)
 				}
-				rd.UnknownKeySuggest(kv, where, suggestion)
+				rd.UnknownKeySuggest(me.Value.Table, kv, where, suggestion)
 				continue
 			}
 			m.Tiers = append(m.Tiers, ir.Pair{Name: kv.Key, Field: rd.String(kv)})
@@ -245,7 +237,7 @@ func (rd *reader) resources(e *tomldoc.TOMLEntry) {
 				}
 			}
 		default:
-			rd.UnknownKey(kv, "in [resources]", resourcesKeys)
+			rd.UnknownKey(t, kv, "in [resources]", resourcesKeys)
 		}
 	}
 }
@@ -264,10 +256,10 @@ func (rd *reader) notify(e *tomldoc.TOMLEntry) {
 		case "on":
 			n.On = rd.Strings(kv)
 			for _, item := range n.On.Value {
-				rd.enum(item, "notify event", notifyOn)
+				rd.Enum(item, "notify event", notifyOn)
 			}
 		default:
-			rd.UnknownKey(kv, "in [notify]", notifyKeys)
+			rd.UnknownKey(t, kv, "in [notify]", notifyKeys)
 		}
 	}
 }
@@ -283,7 +275,7 @@ func (rd *reader) limits(e *tomldoc.TOMLEntry) {
 		switch kv.Key {
 		case "access":
 			l.Access = rd.String(kv)
-			rd.enum(l.Access, "access", ir.Accesses)
+			rd.Enum(l.Access, "access", ir.Accesses)
 		case "budget_usd":
 			l.BudgetUSD = rd.Budget(kv)
 			if f := l.BudgetUSD; !f.Bad {
@@ -292,7 +284,7 @@ func (rd *reader) limits(e *tomldoc.TOMLEntry) {
 				}
 			}
 		default:
-			rd.UnknownKey(kv, "in [limits]", limitsKeys)
+			rd.UnknownKey(t, kv, "in [limits]", limitsKeys)
 		}
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
@@ -244,9 +246,9 @@ func (fe *cardProcess) document(f *ast.File) {
 		case "version":
 			// TOML and HCL files say their version; a card is read as the
 			// one version cards have.
-			fe.report(ir.RuleUnknownKey, e.key, nil, "unknown key %q at the top level; a card carries no version", e.name)
+			fe.reportFixes(ir.RuleUnknownKey, e.key, fe.remove(e), "unknown key %q at the top level; a card carries no version", e.name)
 		default:
-			fe.unknownKey(e, "at the top level", cardTopKeys)
+			fe.unknownKey(e, entries, "at the top level", cardTopKeys)
 		}
 	}
 }
@@ -268,7 +270,7 @@ func (fe *cardProcess) github(e cardEntry) {
 		case "timeout-minutes":
 			g.TimeoutMinutes = fe.int(ge)
 		default:
-			fe.unknownKey(ge, `in "github"`, cardGitHubKeys)
+			fe.unknownKey(ge, entries, `in "github"`, cardGitHubKeys)
 		}
 	}
 }
@@ -353,13 +355,38 @@ func (fe *cardProcess) plain(n ast.Node) bool {
 	return true
 }
 
-// unknownKey refuses e's key, which is none of known, suggesting the closest.
-func (fe *cardProcess) unknownKey(e cardEntry, where string, known []string) {
+// unknownKey refuses e's key, which is none of known, suggesting the
+// closest, and offering it as a fix unless entries, the mapping e is in,
+// already have that key.
+func (fe *cardProcess) unknownKey(e cardEntry, entries []cardEntry, where string, known []string) {
 	if s := ir.Suggest(e.name, known); s != "" {
-		fe.report(ir.RuleUnknownKey, e.key, nil, "unknown key %q %s; did you mean %q?", e.name, where, s)
+		fe.reportFixes(ir.RuleUnknownKey, e.key, fe.rename(e, entries, s), "unknown key %q %s; did you mean %q?", e.name, where, s)
 		return
 	}
 	fe.report(ir.RuleUnknownKey, e.key, nil, "unknown key %q %s", e.name, where)
+}
+
+// remove is the fix that deletes e, key and value, with its line; nil
+// when that line holds more.
+func (fe *cardProcess) remove(e cardEntry) []ir.Fix {
+	r := e.key
+	if e.value != nil {
+		r.End = fe.valueRange(e).End
+	}
+	d, ok := ir.DeleteLines(fe.src, r)
+	if !ok {
+		return nil
+	}
+	return []ir.Fix{{Message: fmt.Sprintf("remove %q", e.name), Edits: []ir.Edit{d}}}
+}
+
+// rename is the fix that renames e's key to name, unless entries, the
+// mapping e is in, already have a key of that name.
+func (fe *cardProcess) rename(e cardEntry, entries []cardEntry, name string) []ir.Fix {
+	if slices.ContainsFunc(entries, func(o cardEntry) bool { return o.name == name }) {
+		return nil
+	}
+	return ir.Change(fe.src, e.key, e.name, name)
 }
 
 // describeNode says what n is the way type refusals do.
@@ -395,7 +422,13 @@ func (fe *cardProcess) duration(e cardEntry, unit string) ir.Field[string] {
 				number = tk.Value
 			}
 		}
-		fe.report(ir.RuleType, fe.valueRange(e), nil, "%q must be a string, not %s%s", e.name, describeNode(e.value), ir.DurationHint(number, unit))
+		at := fe.valueRange(e)
+		var fixes []ir.Fix
+		if d := ir.DurationOf(number, unit); d != "" {
+			// A card writes a duration plain, as YAML reads 30d: a string.
+			fixes = replaceWith(at, d, fmt.Sprintf("write %s as %s", number, d))
+		}
+		fe.reportFixes(ir.RuleType, at, fixes, "%q must be a string, not %s%s", e.name, describeNode(e.value), ir.DurationHint(number, unit))
 		return cardBad[string](fe, e)
 	}
 	return fe.string(e)
@@ -403,23 +436,33 @@ func (fe *cardProcess) duration(e cardEntry, unit string) ir.Field[string] {
 
 // typeError refuses e's value, which is not the want its key takes.
 func (fe *cardProcess) typeError(e cardEntry, want string) {
-	hint := ""
+	at := fe.valueRange(e)
 	if want == "a string" {
-		hint = quoteHint(e.value)
+		hint, fixes := fe.quoteHint(e.value, at)
+		fe.reportFixes(ir.RuleType, at, fixes, "%q must be %s, not %s%s", e.name, want, describeNode(e.value), hint)
+		return
 	}
-	fe.report(ir.RuleType, fe.valueRange(e), nil, "%q must be %s, not %s%s", e.name, want, describeNode(e.value), hint)
+	fe.report(ir.RuleType, at, nil, "%q must be %s, not %s", e.name, want, describeNode(e.value))
 }
 
 // quoteHint tells how to write n, a number or a boolean YAML read from a
-// word such as true, as the string it was meant to be.
-func quoteHint(n ast.Node) string {
+// word such as true, as the string it was meant to be, and gives the fix
+// that quotes the word at r, where n is.
+func (fe *cardProcess) quoteHint(n ast.Node, r ir.Range) (string, []ir.Fix) {
 	switch n.(type) {
 	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode:
-		if tk := n.GetToken(); tk != nil && tk.Value != "" {
-			return fmt.Sprintf("; quote it: '%s'", tk.Value)
+		tk := n.GetToken()
+		if tk == nil || tk.Value == "" {
+			return "", nil
 		}
+		quoted := "'" + tk.Value + "'"
+		hint := "; quote it: " + quoted
+		if start, end := int(r.Start.Offset), int(r.End.Offset); strings.ContainsRune(tk.Value, '\'') || end > len(fe.src) || start > end || string(fe.src[start:end]) != tk.Value {
+			return hint, nil
+		}
+		return hint, replaceWith(r, quoted, fmt.Sprintf("quote %s: %s", tk.Value, quoted))
 	}
-	return ""
+	return "", nil
 }
 
 // valueRange is the range of e's value, or its key when it has none.
@@ -537,7 +580,9 @@ func (fe *cardProcess) strings(e cardEntry) ir.Strings {
 		}
 		v, rng, spans, ok := fe.scalarString(item)
 		if !ok {
-			fe.report(ir.RuleType, fe.nodeRange(item), nil, "items of %q must be strings, not %s%s", e.name, describeNode(item), quoteHint(item))
+			at := fe.nodeRange(item)
+			hint, fixes := fe.quoteHint(item, at)
+			fe.reportFixes(ir.RuleType, at, fixes, "items of %q must be strings, not %s%s", e.name, describeNode(item), hint)
 			out.Bad = true
 			out.Value = append(out.Value, ir.Field[string]{Set: true, Bad: true, Range: fe.nodeRange(item)})
 			continue
@@ -599,10 +644,10 @@ func (fe *cardProcess) step(n int, item ast.Node, header ir.Range) {
 			s.Validate = fe.phase(ir.ValidatePhase, e, label, nil)
 		case "name":
 			// TOML and HCL steps have a name; a card's step has an id.
-			fe.report(ir.RuleUnknownKey, e.key, nil, "unknown key %q in %s; a card names a step with \"id\"", e.name, label)
+			fe.reportFixes(ir.RuleUnknownKey, e.key, fe.rename(e, entries, "id"), "unknown key %q in %s; a card names a step with \"id\"", e.name, label)
 			s.UnknownKeys = true
 		default:
-			fe.unknownKey(e, "in "+label, cardStepKeys)
+			fe.unknownKey(e, entries, "in "+label, cardStepKeys)
 			s.UnknownKeys = true
 		}
 	}
@@ -652,7 +697,7 @@ func (fe *cardProcess) phase(kind ir.PhaseKind, e cardEntry, step string, action
 		case "model":
 			ph.Fill().Model = fe.string(kv)
 		default:
-			fe.unknownKey(kv, "in "+where, cardPhaseKeys)
+			fe.unknownKey(kv, entries, "in "+where, cardPhaseKeys)
 		}
 	}
 	if actions != nil {
@@ -702,7 +747,7 @@ func (fe *cardProcess) agents(e cardEntry, step string) []ir.Action {
 			case "budget-usd":
 				a.Fill().BudgetUSD = fe.budget(kv)
 			default:
-				fe.unknownKey(kv, "in "+where, cardAgentKeys)
+				fe.unknownKey(kv, entries, "in "+where, cardAgentKeys)
 			}
 		}
 		if !a.Keys().Prompt.Set {

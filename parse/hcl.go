@@ -250,7 +250,7 @@ func (fe *hclProcess) top(b *hclsyntax.Body) {
 			case "limits", "github", "worktree", "step":
 				fe.wantBlock(a)
 			default:
-				fe.unknown("attribute", a.Name, a.NameRange, "at the top level", hclTopAttrs, hclTopBlocks)
+				fe.unknown("attribute", a.Name, a.NameRange, "at the top level", b, hclTopAttrs, hclTopBlocks)
 			}
 			continue
 		}
@@ -273,7 +273,7 @@ func (fe *hclProcess) top(b *hclsyntax.Body) {
 				fe.wantAttr(bl)
 				continue
 			}
-			fe.unknown("block", bl.Type, bl.TypeRange, "at the top level", hclTopAttrs, hclTopBlocks)
+			fe.unknown("block", bl.Type, bl.TypeRange, "at the top level", b, hclTopAttrs, hclTopBlocks)
 		}
 	}
 }
@@ -339,13 +339,42 @@ func (fe *hclProcess) wantAttr(bl *hclsyntax.Block) {
 
 // unknown refuses an attribute or block (what) called name, which is none of
 // known, at its name; where says where it is ("in step \"test\""), and a
-// known name close to it is suggested.
-func (fe *hclProcess) unknown(what, name string, at hcl.Range, where string, known ...[]string) {
-	if s := ir.Suggest(name, slices.Concat(known...)); s != "" {
-		fe.report(ir.RuleUnknownKey, fe.rng(at), nil, "unknown %s %q %s; did you mean %q?", what, name, where, s)
+// known name close to it is suggested. known is the body's attribute names,
+// then its block types, if any: the suggestion is offered as a fix when it
+// is of name's kind, and body (the body name is in) holds no attribute, or
+// no block that may be there only once, of that name.
+func (fe *hclProcess) unknown(what, name string, at hcl.Range, where string, body *hclsyntax.Body, known ...[]string) {
+	s := ir.Suggest(name, slices.Concat(known...))
+	if s == "" {
+		fe.report(ir.RuleUnknownKey, fe.rng(at), nil, "unknown %s %q %s", what, name, where)
 		return
 	}
-	fe.report(ir.RuleUnknownKey, fe.rng(at), nil, "unknown %s %q %s", what, name, where)
+	r := fe.rng(at)
+	var fixes []ir.Fix
+	if hclFixable(what, s, body, known) {
+		fixes = ir.Change(fe.src, r, name, s)
+	}
+	fe.reportFixes(ir.RuleUnknownKey, r, fixes, "unknown %s %q %s; did you mean %q?", what, name, where, s)
+}
+
+// hclFixable reports whether a misspelt attribute or block (what) may be
+// renamed s in body: s is a name of its kind among known (attribute names,
+// then block types), and renaming it defines nothing twice (steps and
+// worktrees are many blocks of one type).
+func hclFixable(what, s string, body *hclsyntax.Body, known [][]string) bool {
+	if body == nil {
+		return false
+	}
+	switch {
+	case what == "attribute" && slices.Contains(known[0], s):
+		return body.Attributes[s] == nil
+	case what == "block" && len(known) > 1 && slices.Contains(known[1], s):
+		if s == "step" || s == "worktree" {
+			return true
+		}
+		return !slices.ContainsFunc(body.Blocks, func(b *hclsyntax.Block) bool { return b.Type == s })
+	}
+	return false
 }
 
 func (fe *hclProcess) limits(bl *hclsyntax.Block) {
@@ -364,7 +393,7 @@ func (fe *hclProcess) limits(bl *hclsyntax.Block) {
 			case "budget_usd":
 				l.BudgetUSD = fe.Budget(a)
 			default:
-				fe.unknown("attribute", a.Name, a.NameRange, "in limits", hclLimitsAttrs)
+				fe.unknown("attribute", a.Name, a.NameRange, "in limits", bl.Body, hclLimitsAttrs)
 			}
 			continue
 		}
@@ -386,7 +415,7 @@ func (fe *hclProcess) github(bl *hclsyntax.Block) {
 			case "timeout_minutes":
 				g.TimeoutMinutes = fe.Int(a)
 			default:
-				fe.unknown("attribute", a.Name, a.NameRange, "in github", hclGitHubAttrs)
+				fe.unknown("attribute", a.Name, a.NameRange, "in github", bl.Body, hclGitHubAttrs)
 			}
 			continue
 		}
@@ -400,7 +429,7 @@ func (fe *hclProcess) blockInside(bl *hclsyntax.Block, where string, attrs []str
 		fe.wantAttr(bl)
 		return
 	}
-	fe.unknown("block", bl.Type, bl.TypeRange, where, attrs)
+	fe.unknown("block", bl.Type, bl.TypeRange, where, nil, attrs)
 }
 
 func (fe *hclProcess) worktree(bl *hclsyntax.Block) {
@@ -418,7 +447,7 @@ func (fe *hclProcess) worktree(bl *hclsyntax.Block) {
 			case "kind":
 				w.Kind = fe.String(a)
 			default:
-				fe.unknown("attribute", a.Name, a.NameRange, where, hclWorktreeAttrs)
+				fe.unknown("attribute", a.Name, a.NameRange, where, bl.Body, hclWorktreeAttrs)
 			}
 			continue
 		}
@@ -491,7 +520,7 @@ func (fe *hclProcess) step(bl *hclsyntax.Block) {
 					"unknown attribute \"name\" in %s; a step's name is its block's label: %s", label, blockSpelling("step"))
 				s.UnknownKeys = true
 			default:
-				fe.unknown("attribute", a.Name, a.NameRange, "in "+label, hclStepAttrs, hclStepBlocks)
+				fe.unknown("attribute", a.Name, a.NameRange, "in "+label, bl.Body, hclStepAttrs, hclStepBlocks)
 				s.UnknownKeys = true
 			}
 			continue
@@ -516,7 +545,7 @@ func (fe *hclProcess) step(bl *hclsyntax.Block) {
 				fe.wantAttr(b)
 				continue
 			}
-			fe.unknown("block", b.Type, b.TypeRange, "in "+label, hclStepAttrs, hclStepBlocks)
+			fe.unknown("block", b.Type, b.TypeRange, "in "+label, bl.Body, hclStepAttrs, hclStepBlocks)
 			s.UnknownKeys = true
 		}
 	}
@@ -584,7 +613,7 @@ func (fe *hclProcess) phase(kind ir.PhaseKind, bl *hclsyntax.Block, step string)
 			case "model":
 				ph.Fill().Model = fe.String(a)
 			default:
-				fe.unknown("attribute", a.Name, a.NameRange, where, hclPhaseAttrs)
+				fe.unknown("attribute", a.Name, a.NameRange, where, bl.Body, hclPhaseAttrs)
 			}
 			continue
 		}

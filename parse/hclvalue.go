@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -66,6 +67,23 @@ func (f *hclFile) report(rule string, at ir.Range, related []ir.Related, format 
 		Range:    at,
 		Related:  related,
 	})
+}
+
+// reportFixes records an error of rule at r that fixes resolve.
+func (f *hclFile) reportFixes(rule string, at ir.Range, fixes []ir.Fix, format string, args ...any) {
+	f.diags = append(f.diags, ir.Diagnostic{
+		Rule:     rule,
+		Severity: ir.Error,
+		Message:  fmt.Sprintf(format, args...),
+		Range:    at,
+		Fixes:    fixes,
+	})
+}
+
+// replaceWith is the fix, described by message, that writes text in place
+// of what r holds.
+func replaceWith(r ir.Range, text, message string) []ir.Fix {
+	return []ir.Fix{{Message: message, Edits: []ir.Edit{{Range: r, NewText: text}}}}
 }
 
 // hclKind is the type of a literal HCL value.
@@ -233,7 +251,8 @@ func (fe *hclProcess) notLiteral(e hclsyntax.Expression) {
 	if v, ok := e.(*hclsyntax.ScopeTraversalExpr); ok && len(v.Traversal) == 1 {
 		// A bare word is most often a string without its quotes.
 		name := v.Traversal.RootName()
-		fe.report(ir.RuleHCLExpression, at, nil, "variable %q is not a literal; did you mean the string %q?", name, name)
+		fe.reportFixes(ir.RuleHCLExpression, at, replaceWith(at, strconv.Quote(name), fmt.Sprintf("write %s as the string %q", name, name)),
+			"variable %q is not a literal; did you mean the string %q?", name, name)
 		return
 	}
 	fe.report(ir.RuleHCLExpression, at, nil, "%s is not a literal; a process file takes literal values only", describeExpr(e))
@@ -362,7 +381,11 @@ func (fe *hclProcess) Duration(a *hclsyntax.Attribute, unit string) ir.Field[str
 	if v.num.IsInt() {
 		number = v.num.Text('f', 0)
 	}
-	fe.report(ir.RuleType, v.rng, nil, "%q must be a string, not %s%s", a.Name, v.kind, ir.DurationHint(number, unit))
+	var fixes []ir.Fix
+	if d := ir.DurationOf(number, unit); d != "" {
+		fixes = replaceWith(v.rng, strconv.Quote(d), fmt.Sprintf("write %s as %q", number, d))
+	}
+	fe.reportFixes(ir.RuleType, v.rng, fixes, "%q must be a string, not %s%s", a.Name, v.kind, ir.DurationHint(number, unit))
 	return hclBad[string](fe, a, v)
 }
 

@@ -31,7 +31,7 @@ func TOML(file string, src []byte) (*ir.Process, []ir.Diagnostic) {
 	src = source.Text(src)
 	p := &ir.Process{Name: NameOf(file), File: file, Format: ir.TOML, Source: src}
 	steps := stepHeaders(src)
-	fe := &tomlProcess{p: p, names: make(map[string]int32, steps)}
+	fe := &tomlProcess{p: p, names: make(map[string]int32, steps), r: tomldoc.TOMLReader{Src: src}}
 	// Each [[steps]] goes into the process as soon as it is complete, and
 	// its part of the document goes: a long process is never held twice.
 	doc, diags := tomldoc.ReadTOMLDocItems(file, src, "steps", func(i int, item *tomldoc.TOMLValue) {
@@ -90,7 +90,7 @@ func (fe *tomlProcess) top(t *tomldoc.TOMLTable) {
 		case "steps":
 			fe.steps(e)
 		default:
-			r.UnknownKey(e, "at the top level", tomlTopKeys)
+			r.UnknownKey(t, e, "at the top level", tomlTopKeys)
 		}
 	}
 }
@@ -114,7 +114,7 @@ func (fe *tomlProcess) limits(e *tomldoc.TOMLEntry) {
 		case "budget_usd":
 			l.BudgetUSD = r.Budget(kv)
 		default:
-			r.UnknownKey(kv, "in [limits]", tomlLimitsKeys)
+			r.UnknownKey(t, kv, "in [limits]", tomlLimitsKeys)
 		}
 	}
 }
@@ -136,7 +136,7 @@ func (fe *tomlProcess) github(e *tomldoc.TOMLEntry) {
 		case "timeout_minutes":
 			g.TimeoutMinutes = r.Int(kv)
 		default:
-			r.UnknownKey(kv, "in [github]", tomlGitHubKeys)
+			r.UnknownKey(t, kv, "in [github]", tomlGitHubKeys)
 		}
 	}
 }
@@ -159,7 +159,7 @@ func (fe *tomlProcess) worktrees(e *tomldoc.TOMLEntry) {
 			case "kind":
 				w.Kind = r.String(kv)
 			default:
-				r.UnknownKey(kv, fmt.Sprintf("in worktree %q", we.Key), tomlWorktreeKeys)
+				r.UnknownKey(we.Value.Table, kv, fmt.Sprintf("in worktree %q", we.Key), tomlWorktreeKeys)
 			}
 		}
 		fe.p.Worktrees = append(fe.p.Worktrees, w)
@@ -256,10 +256,10 @@ func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
 			s.Validate = fe.phase(ir.ValidatePhase, kv, n, s.Name)
 		case "id":
 			// A card's step has an id; a TOML step has a name.
-			r.UnknownKeySuggest(kv, "in "+stepLabel(n, s.Name), "name")
+			r.UnknownKeySuggest(t, kv, "in "+stepLabel(n, s.Name), "name")
 			s.UnknownKeys = true
 		default:
-			r.UnknownKey(kv, "in "+stepLabel(n, s.Name), tomlStepKeys)
+			r.UnknownKey(t, kv, "in "+stepLabel(n, s.Name), tomlStepKeys)
 			s.UnknownKeys = true
 		}
 	}
@@ -354,7 +354,7 @@ func (fe *tomlProcess) phase(kind ir.PhaseKind, e *tomldoc.TOMLEntry, n int, nam
 		case "model":
 			ph.Fill().Model = r.String(kv)
 		default:
-			r.UnknownKey(kv, fmt.Sprintf("in the %s of %s", kind, stepLabel(n, name)), tomlPhaseKeys)
+			r.UnknownKey(t, kv, fmt.Sprintf("in the %s of %s", kind, stepLabel(n, name)), tomlPhaseKeys)
 		}
 	}
 	return ph

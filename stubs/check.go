@@ -39,7 +39,11 @@ func Check(s *Stubs, plan *ir.Plan) []ir.Diagnostic {
 	for _, stub := range s.Steps {
 		st := findStep(steps, stub.Step)
 		if st == nil {
-			report(RuleUnknownStep, stub.At, "%s", UnknownStep(stub.Step, plan.Process, names))
+			var fixes []ir.Fix
+			if sug := ir.Suggest(stub.Step, names); s.Get(sug) == nil {
+				fixes = ir.Change(s.Src, stub.At, stub.Step, sug)
+			}
+			diags = append(diags, ir.Diagnostic{Rule: RuleUnknownStep, Severity: ir.Error, Range: stub.At, Message: UnknownStep(stub.Step, plan.Process, names), Fixes: fixes})
 			continue
 		}
 		kinds := Kinds(st)

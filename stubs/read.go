@@ -34,14 +34,14 @@ func cannotRead(file, what string, err error) ir.Diagnostic {
 func Read(file string, src []byte) (*Stubs, []ir.Diagnostic) {
 	src = source.Text(src)
 	doc, diags := tomldoc.ReadTOMLDoc(file, src)
-	rd := &reader{}
+	rd := &reader{TOMLReader: tomldoc.TOMLReader{Src: src}}
 	s := &Stubs{File: file, Src: src}
 	for _, e := range doc.Root.Entries {
 		if e.Key == "stubs" {
 			rd.stubs(s, e)
 			continue
 		}
-		rd.UnknownKey(e, "at the top level of a stubs file", stubsFileKeys)
+		rd.UnknownKey(doc.Root, e, "at the top level of a stubs file", stubsFileKeys)
 	}
 	diags = append(diags, rd.Diags...)
 	ir.SortDiagnostics(diags)
@@ -80,7 +80,7 @@ func (rd *reader) stub(e *tomldoc.TOMLEntry) *Stub {
 	hasOwn := false
 	for _, kv := range e.Value.Table.Entries {
 		if !slices.Contains(stubKeys, kv.Key) {
-			rd.UnknownKey(kv, where, stubKeys)
+			rd.UnknownKey(e.Value.Table, kv, where, stubKeys)
 			continue
 		}
 		st.Keys = append(st.Keys, Key{Name: kv.Key, At: kv.KeyRange})
@@ -132,7 +132,7 @@ func (rd *reader) attempts(st *Stub, e *tomldoc.TOMLEntry) {
 		var a Attempt
 		for _, kv := range item.Table.Entries {
 			if !slices.Contains(attemptKeys, kv.Key) {
-				rd.UnknownKey(kv, where, attemptKeys)
+				rd.UnknownKey(item.Table, kv, where, attemptKeys)
 				continue
 			}
 			st.Keys = append(st.Keys, Key{Name: kv.Key, At: kv.KeyRange})
@@ -162,14 +162,14 @@ func (rd *reader) attemptKey(a *Attempt, kv *tomldoc.TOMLEntry) {
 		}
 	case "outcome":
 		a.Outcome = rd.String(kv)
-		rd.enum(a.Outcome, "outcome", outcomes)
+		rd.Enum(a.Outcome, "outcome", outcomes)
 	case "cause":
 		a.Cause = rd.String(kv)
 	case "usage":
 		a.Usage = rd.usage(kv)
 	case "verdict":
 		a.Verdict = rd.String(kv)
-		rd.enum(a.Verdict, "verdict", verdicts)
+		rd.Enum(a.Verdict, "verdict", verdicts)
 	}
 }
 
@@ -187,14 +187,6 @@ func (rd *reader) finish(step string, a *Attempt) {
 	}
 }
 
-// enum refuses f when its value is not one of allowed.
-func (rd *reader) enum(f ir.Field[string], what string, allowed []string) {
-	if !f.Set || f.Bad || slices.Contains(allowed, f.Value) {
-		return
-	}
-	rd.invalid(f.Range, "invalid %s %q; expected %s%s", what, f.Value, ir.OneOf(allowed), ir.DidYouMean(f.Value, allowed))
-}
-
 // usage reads usage = { turns = 12, cost_usd = 0.84, … }: the figures of
 // ir.UsageKeys, counts whole and not negative, the cost a number not
 // below 0.
@@ -206,7 +198,7 @@ func (rd *reader) usage(e *tomldoc.TOMLEntry) ir.Usage {
 	}
 	for _, kv := range t.Entries {
 		if !slices.Contains(ir.UsageKeys, kv.Key) {
-			rd.UnknownKey(kv, "in usage", ir.UsageKeys)
+			rd.UnknownKey(t, kv, "in usage", ir.UsageKeys)
 			continue
 		}
 		if kv.Key == "cost_usd" {

@@ -62,7 +62,7 @@ func LoadTest(file string) (*Test, []ir.Diagnostic) {
 func ReadTest(file string, src []byte) (*Test, []ir.Diagnostic) {
 	src = source.Text(src)
 	doc, diags := tomldoc.ReadTOMLDoc(file, src)
-	rd := &reader{}
+	rd := &reader{TOMLReader: tomldoc.TOMLReader{Src: src}}
 	t := &Test{File: file, Src: src}
 	for _, e := range doc.Root.Entries {
 		switch e.Key {
@@ -95,7 +95,7 @@ func ReadTest(file string, src []byte) (*Test, []ir.Diagnostic) {
 		case "expect":
 			rd.expect(&t.Expect, e)
 		default:
-			rd.UnknownKey(e, "at the top level of a test file", testKeys)
+			rd.UnknownKey(doc.Root, e, "at the top level of a test file", testKeys)
 		}
 	}
 	if !t.Process.Set && len(diags) == 0 {
@@ -119,7 +119,7 @@ func (rd *reader) expect(x *Expect, e *tomldoc.TOMLEntry) {
 		switch kv.Key {
 		case "status":
 			x.Status = rd.String(kv)
-			rd.enum(x.Status, "status", statuses)
+			rd.Enum(x.Status, "status", statuses)
 		case "exit":
 			x.Exit = rd.Int(kv)
 		case "output_contains":
@@ -132,13 +132,15 @@ func (rd *reader) expect(x *Expect, e *tomldoc.TOMLEntry) {
 			for _, se := range st.Entries {
 				f := rd.String(se)
 				if !f.Bad && !slices.Contains(stepEnds, f.Value) {
-					rd.invalid(f.Range, "invalid outcome %q of step %q; expected %s%s", f.Value, se.Key, ir.OneOf(stepEnds), ir.DidYouMean(f.Value, stepEnds))
+					s := ir.Suggest(f.Value, stepEnds)
+					rd.ReportFixes(ir.RuleInvalidValue, f.Range, ir.Change(rd.Src, f.Range, f.Value, s),
+						"invalid outcome %q of step %q; expected %s%s", f.Value, se.Key, ir.OneOf(stepEnds), ir.Meant(s))
 					f.Bad = true
 				}
 				x.Steps = append(x.Steps, ir.Pair{Name: se.Key, Field: f})
 			}
 		default:
-			rd.UnknownKey(kv, "in [expect]", expectKeys)
+			rd.UnknownKey(t, kv, "in [expect]", expectKeys)
 		}
 	}
 }
@@ -153,7 +155,12 @@ func CheckTest(t *Test, plan *ir.Plan) []ir.Diagnostic {
 	var diags []ir.Diagnostic
 	for _, p := range t.Expect.Steps {
 		if !slices.Contains(names, p.Name) {
-			diags = append(diags, ir.Diagnostic{Rule: RuleUnknownStep, Severity: ir.Error, Range: p.Key, Message: UnknownStep(p.Name, plan.Process, names)})
+			var fixes []ir.Fix
+			sug := ir.Suggest(p.Name, names)
+			if !slices.ContainsFunc(t.Expect.Steps, func(o ir.Pair) bool { return o.Name == sug }) {
+				fixes = ir.Change(t.Src, p.Key, p.Name, sug)
+			}
+			diags = append(diags, ir.Diagnostic{Rule: RuleUnknownStep, Severity: ir.Error, Range: p.Key, Message: UnknownStep(p.Name, plan.Process, names), Fixes: fixes})
 		}
 	}
 	return diags

@@ -3,6 +3,7 @@ package tomldoc
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/cairn-dev/cairn/ir"
@@ -12,6 +13,9 @@ import (
 // refusals of values of the wrong type and of unknown keys on the way. The
 // process front-end and the config reader share it, so that both refuse alike.
 type TOMLReader struct {
+	// Src is the text the entries were read from (the TOMLDoc's), which
+	// fixes are written against.
+	Src   []byte
 	Diags []ir.Diagnostic
 }
 
@@ -26,21 +30,49 @@ func (r *TOMLReader) Report(rule string, at ir.Range, related []ir.Related, form
 	})
 }
 
+// ReportFixes records an error of rule at r that fixes resolve.
+func (r *TOMLReader) ReportFixes(rule string, at ir.Range, fixes []ir.Fix, format string, args ...any) {
+	r.Diags = append(r.Diags, ir.Diagnostic{
+		Rule:     rule,
+		Severity: ir.Error,
+		Message:  fmt.Sprintf(format, args...),
+		Range:    at,
+		Fixes:    fixes,
+	})
+}
+
 // UnknownKey refuses e's key, which is none of known, at the key: where says
 // where it is ("in step \"test\""), and a known key close to it is
-// suggested.
-func (r *TOMLReader) UnknownKey(e *TOMLEntry, where string, known []string) {
-	r.UnknownKeySuggest(e, where, ir.Suggest(e.Key, known))
+// suggested. t is the table e is in: the suggestion is offered as a fix
+// unless t already has that key.
+func (r *TOMLReader) UnknownKey(t *TOMLTable, e *TOMLEntry, where string, known []string) {
+	r.UnknownKeySuggest(t, e, where, ir.Suggest(e.Key, known))
 }
 
 // UnknownKeySuggest refuses e's key like UnknownKey, suggesting suggestion
 // unless it is empty.
-func (r *TOMLReader) UnknownKeySuggest(e *TOMLEntry, where, suggestion string) {
-	if suggestion != "" {
-		r.Report(ir.RuleUnknownKey, e.KeyRange, nil, "unknown key %q %s; did you mean %q?", e.Key, where, suggestion)
+func (r *TOMLReader) UnknownKeySuggest(t *TOMLTable, e *TOMLEntry, where, suggestion string) {
+	if suggestion == "" {
+		r.Report(ir.RuleUnknownKey, e.KeyRange, nil, "unknown key %q %s", e.Key, where)
 		return
 	}
-	r.Report(ir.RuleUnknownKey, e.KeyRange, nil, "unknown key %q %s", e.Key, where)
+	var fixes []ir.Fix
+	if t.Get(suggestion) == nil {
+		fixes = ir.Change(r.Src, e.KeyRange, e.Key, suggestion)
+	}
+	r.ReportFixes(ir.RuleUnknownKey, e.KeyRange, fixes, "unknown key %q %s; did you mean %q?", e.Key, where, suggestion)
+}
+
+// Enum refuses f, a string set and read, unless its value is one of
+// allowed: what names it ("worktree kind"), and a value close to it is
+// suggested, and offered as a fix.
+func (r *TOMLReader) Enum(f ir.Field[string], what string, allowed []string) {
+	if !f.Set || f.Bad || slices.Contains(allowed, f.Value) {
+		return
+	}
+	s := ir.Suggest(f.Value, allowed)
+	r.ReportFixes(ir.RuleInvalidValue, f.Range, ir.Change(r.Src, f.Range, f.Value, s),
+		"invalid %s %q; expected %s%s", what, f.Value, ir.OneOf(allowed), ir.Meant(s))
 }
 
 // TypeError refuses e's value, which is not the want ("a string") its key
@@ -77,7 +109,12 @@ func (r *TOMLReader) String(e *TOMLEntry) ir.Field[string] {
 func (r *TOMLReader) Duration(e *TOMLEntry, unit string) ir.Field[string] {
 	switch e.Value.Kind {
 	case KindInteger:
-		r.Report(ir.RuleType, e.Value.Range, nil, "%q must be a string, not %s%s", e.Key, Describe(e.Value), ir.DurationHint(strconv.FormatInt(e.Value.Int, 10), unit))
+		number := strconv.FormatInt(e.Value.Int, 10)
+		var fixes []ir.Fix
+		if d := ir.DurationOf(number, unit); d != "" {
+			fixes = []ir.Fix{{Message: fmt.Sprintf("write %s as %q", number, d), Edits: []ir.Edit{{Range: e.Value.Range, NewText: strconv.Quote(d)}}}}
+		}
+		r.ReportFixes(ir.RuleType, e.Value.Range, fixes, "%q must be a string, not %s%s", e.Key, Describe(e.Value), ir.DurationHint(number, unit))
 		return bad[string](e)
 	case KindFloat:
 		r.Report(ir.RuleType, e.Value.Range, nil, "%q must be a string, not %s%s", e.Key, Describe(e.Value), ir.DurationHint("", unit))

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/internal/textedit"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -34,7 +35,8 @@ func Span(r ir.Range) string {
 	return fmt.Sprintf("%d:%d-%d:%d", r.Start.Line, r.Start.Column, r.End.Line, r.End.Column)
 }
 
-// CheckDiagnostics asserts that every diagnostic points inside src.
+// CheckDiagnostics asserts that every diagnostic points inside src, and
+// that each of its fixes edits src inside it, as textedit can.
 func CheckDiagnostics(t testing.TB, file string, src []byte, diags []ir.Diagnostic) {
 	t.Helper()
 	for _, d := range diags {
@@ -44,6 +46,17 @@ func CheckDiagnostics(t testing.TB, file string, src []byte, diags []ir.Diagnost
 		CheckRange(t, src, d.Range, d.Message)
 		for _, rel := range d.Related {
 			CheckRange(t, src, rel.Range, d.Message+" (related)")
+		}
+		for _, fix := range d.Fixes {
+			for _, e := range fix.Edits {
+				if e.Range.File != file {
+					t.Errorf("%s: an edit of file %q; want %q", d.Message, e.Range.File, file)
+				}
+				CheckRange(t, src, e.Range, d.Message+" (fix)")
+			}
+			if _, err := textedit.Apply(src, fix.Edits); err != nil || fix.Message == "" {
+				t.Errorf("%s: fix %+v: %v", d.Message, fix, err)
+			}
 		}
 		if d.Message == "" || d.Rule == "" || d.Severity != ir.Error {
 			t.Errorf("incomplete diagnostic %+v", d)
