@@ -53,6 +53,13 @@ func (p *Pass) ReportRelated(r ir.Range, related []ir.Related, format string, ar
 	p.ReportAs(p.rule.Severity, r, related, format, args...)
 }
 
+// ReportFixes records a finding at r that fixes resolve (none when fixes
+// is empty): a did-you-mean's suggestion written in place, say.
+func (p *Pass) ReportFixes(r ir.Range, fixes []ir.Fix, format string, args ...any) {
+	p.ReportAs(p.rule.Severity, r, nil, format, args...)
+	(*p.diags)[len(*p.diags)-1].Fixes = fixes
+}
+
 // ReportAs records a finding at an explicit severity (a rule that is an error
 // at run time and a warning from check, a config value dropped with a note).
 func (p *Pass) ReportAs(sev ir.Severity, r ir.Range, related []ir.Related, format string, args ...any) {
@@ -63,6 +70,12 @@ func (p *Pass) ReportAs(sev ir.Severity, r ir.Range, related []ir.Related, forma
 		Range:    r,
 		Related:  related,
 	})
+}
+
+// change is the fix that writes want in place of f's value, of the
+// process's file.
+func (p *Pass) change(f ir.Field[string], want string) []ir.Fix {
+	return ir.Change(p.Process.Source, valueRange(f), f.Value, want)
 }
 
 // Flags are the command-line settings that take part in resolution (§6.2,

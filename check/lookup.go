@@ -92,10 +92,12 @@ func Find(env *Env, arg string) (string, []ir.Diagnostic) {
 	return f.file, nil
 }
 
-// byName is a lookup by name as cached: the file, or why there is none.
+// byName is a lookup by name as cached: the file, or why there is none
+// and the name of a process close to it that the message suggests.
 type byName struct {
-	file string
-	diag *ir.Diagnostic
+	file       string
+	diag       *ir.Diagnostic
+	suggestion string
 }
 
 // findByName looks a process name up in ProcessDirs, once per invocation.
@@ -126,10 +128,11 @@ func findByName(env *Env, name string) byName {
 		for _, f := range found {
 			names = append(names, f.Name)
 		}
-		return byName{diag: &ir.Diagnostic{
+		s := ir.Suggest(name, names)
+		return byName{suggestion: s, diag: &ir.Diagnostic{
 			Rule:     RuleUnknownProcess,
 			Severity: ir.Error,
-			Message:  fmt.Sprintf("no process named %q; %s%s", name, looked, ir.DidYouMean(name, names)),
+			Message:  fmt.Sprintf("no process named %q; %s%s", name, looked, ir.Meant(s)),
 		}}
 	})
 }

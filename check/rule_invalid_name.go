@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cairn-dev/cairn/ir"
@@ -24,7 +25,7 @@ var ruleInvalidName = &Rule{
 		case tooLong(p.Name):
 			pass.Report(ir.FileStart(p.File), "process name %s (the file's name) is %d characters long; names are at most %d, rename the file", shortName(p.Name), len(p.Name), ir.MaxNameLength)
 		case !ir.ValidName(p.Name):
-			pass.Report(ir.FileStart(p.File), "process name %q (the file's name) does not match [a-z0-9][a-z0-9-]*; rename the file%s", p.Name, nameHint(p.Name))
+			pass.Report(ir.FileStart(p.File), "process name %q (the file's name) does not match [a-z0-9][a-z0-9-]*; rename the file%s", p.Name, ir.Meant(validName(p.Name)))
 		}
 		for _, w := range p.Worktrees {
 			r := w.NameRange
@@ -35,7 +36,8 @@ var ruleInvalidName = &Rule{
 			case tooLong(w.Name):
 				pass.Report(r, "worktree name %s is %d characters long; names are at most %d", shortName(w.Name), len(w.Name), ir.MaxNameLength)
 			case !ir.ValidName(w.Name):
-				pass.Report(r, "invalid worktree name %q; names match [a-z0-9][a-z0-9-]*%s", w.Name, nameHint(w.Name))
+				s := validName(w.Name)
+				pass.ReportFixes(r, renameWorktree(p, w, s), "invalid worktree name %q; names match [a-z0-9][a-z0-9-]*%s", w.Name, ir.Meant(s))
 			}
 		}
 		key := "name"
@@ -51,14 +53,20 @@ var ruleInvalidName = &Rule{
 			case tooLong(n.Value):
 				pass.Report(valueRange(n), "step name %s is %d characters long; names are at most %d", shortName(n.Value), len(n.Value), ir.MaxNameLength)
 			case !ir.ValidName(n.Value):
-				pass.Report(valueRange(n), "invalid step name %q; names match [a-z0-9][a-z0-9-]*%s", n.Value, nameHint(n.Value))
+				s := validName(n.Value)
+				var fixes []ir.Fix
+				if !slices.ContainsFunc(p.Steps, func(o ir.Step) bool { return o.Name.Value == s }) {
+					fixes = pass.change(n, s)
+				}
+				pass.ReportFixes(valueRange(n), fixes, "invalid step name %q; names match [a-z0-9][a-z0-9-]*%s", n.Value, ir.Meant(s))
 			}
 			switch g := s.Keys().Parallel; {
 			case !g.Set || g.Bad:
 			case tooLong(g.Value):
 				pass.Report(valueRange(g), "parallel group name %s is %d characters long; names are at most %d", shortName(g.Value), len(g.Value), ir.MaxNameLength)
 			case !ir.ValidName(g.Value):
-				pass.Report(valueRange(g), "invalid parallel group name %q; names match [a-z0-9][a-z0-9-]*%s", g.Value, nameHint(g.Value))
+				s := validName(g.Value)
+				pass.ReportFixes(valueRange(g), renameGroup(p, g.Value, s), "invalid parallel group name %q; names match [a-z0-9][a-z0-9-]*%s", g.Value, ir.Meant(s))
 			}
 		}
 	},
@@ -75,9 +83,9 @@ func shortName(name string) string {
 	return fmt.Sprintf("%q", name)
 }
 
-// nameHint suggests a valid spelling of an invalid name: lower case, with a
-// dash for each run of other characters.
-func nameHint(name string) string {
+// validName is a valid spelling of an invalid name: lower case, with a
+// dash for each run of other characters; "" when there is none.
+func validName(name string) string {
 	var b strings.Builder
 	dash := false
 	for _, c := range strings.ToLower(name) {
@@ -95,5 +103,57 @@ func nameHint(name string) string {
 	if s == "" || s == name || !ir.ValidName(s) {
 		return ""
 	}
-	return fmt.Sprintf(" (did you mean %q?)", s)
+	return s
+}
+
+// renameWorktree is the fix that renames worktree w to name where it is
+// declared and wherever the process names it (default_worktree, each
+// step's worktree); nil when any of them cannot be changed in place.
+func renameWorktree(p *ir.Process, w ir.Worktree, name string) []ir.Fix {
+	e, ok := ir.ChangeEdit(p.Source, w.NameRange, w.Name, name)
+	if !ok || declared(p, name) != nil {
+		return nil
+	}
+	edits := []ir.Edit{e}
+	refs := []ir.Field[string]{p.DefaultWorktree}
+	for i := range p.Steps {
+		refs = append(refs, p.Steps[i].Keys().Worktree)
+	}
+	for _, f := range refs {
+		if !f.Set || f.Bad || f.Value != w.Name {
+			continue
+		}
+		e, ok := ir.ChangeEdit(p.Source, valueRange(f), f.Value, name)
+		if !ok {
+			return nil
+		}
+		edits = append(edits, e)
+	}
+	return []ir.Fix{{Message: fmt.Sprintf("rename worktree %q to %q", w.Name, name), Edits: edits}}
+}
+
+// renameGroup is the fix that renames the parallel group group to name in
+// every step of it, so that it stays one group; nil when any of them
+// cannot be changed in place, or a group of that name exists (the two would
+// become one).
+func renameGroup(p *ir.Process, group, name string) []ir.Fix {
+	var edits []ir.Edit
+	for i := range p.Steps {
+		f := p.Steps[i].Keys().Parallel
+		if f.Set && f.Value == name {
+			return nil
+		}
+		if !f.Set || f.Bad || f.Value != group {
+			continue
+		}
+		e, ok := ir.ChangeEdit(p.Source, valueRange(f), f.Value, name)
+		if !ok {
+			return nil
+		}
+		edits = append(edits, e)
+	}
+	if len(edits) == 0 {
+		return nil
+	}
+	return []ir.Fix{{Message: fmt.Sprintf("rename parallel group %q to %q", group, name), Edits: edits}}
 }

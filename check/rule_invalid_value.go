@@ -62,11 +62,16 @@ type values struct {
 }
 
 func (v *values) report(r ir.Range, format string, args ...any) {
+	v.reportFixes(r, nil, format, args...)
+}
+
+// reportFixes is report with the fixes that resolve the finding.
+func (v *values) reportFixes(r ir.Range, fixes []ir.Fix, format string, args ...any) {
 	if v.seen[r] {
 		return
 	}
 	v.seen[r] = true
-	v.pass.Report(r, format, args...)
+	v.pass.ReportFixes(r, fixes, format, args...)
 }
 
 // enum refuses f when its value is not one of allowed.
@@ -74,7 +79,8 @@ func (v *values) enum(f ir.Field[string], what string, allowed []string) {
 	if !f.Set || f.Bad || slices.Contains(allowed, f.Value) {
 		return
 	}
-	v.report(valueRange(f), "invalid %s %q; expected %s%s", what, f.Value, ir.OneOf(allowed), ir.DidYouMean(f.Value, allowed))
+	s := ir.Suggest(f.Value, allowed)
+	v.reportFixes(valueRange(f), v.pass.change(f, s), "invalid %s %q; expected %s%s", what, f.Value, ir.OneOf(allowed), ir.Meant(s))
 }
 
 // budget refuses a budget_usd that is no number above 0.

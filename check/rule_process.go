@@ -22,7 +22,7 @@ var ruleUnknownProcess = &Rule{
 	Run: func(pass *Pass) {
 		for _, f := range childFields(pass.Process) {
 			if found := findByName(pass.Env, f.Value); found.diag != nil {
-				pass.Report(valueRange(f), "%s", found.diag.Message)
+				pass.ReportFixes(valueRange(f), pass.change(f, found.suggestion), "%s", found.diag.Message)
 			}
 		}
 	},

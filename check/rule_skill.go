@@ -22,7 +22,7 @@ var ruleSkillNotFound = &Rule{
 	Run: func(pass *Pass) {
 		forEachSkill(pass.Process, func(f ir.Field[string]) {
 			if _, err := FindSkill(pass.ctx, pass.Env, f.Value); errors.Is(err, skills.ErrSkillNotFound) {
-				pass.Report(valueRange(f), "%v", err)
+				pass.ReportFixes(valueRange(f), pass.change(f, skills.Suggestion(err)), "%v", err)
 			}
 		})
 	},

@@ -24,7 +24,8 @@ var ruleUnknownCatalogue = &Rule{
 				if a.Kind != ir.Catalogue || !c.Set || c.Bad || slices.Contains(catalogues, c.Value) {
 					continue
 				}
-				pass.Report(valueRange(c), "unknown catalogue step %q; expected %s%s", c.Value, ir.OneOf(catalogues), ir.DidYouMean(c.Value, catalogues))
+				s := ir.Suggest(c.Value, catalogues)
+				pass.ReportFixes(valueRange(c), pass.change(c, s), "unknown catalogue step %q; expected %s%s", c.Value, ir.OneOf(catalogues), ir.Meant(s))
 			}
 		}
 	},

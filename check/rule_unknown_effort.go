@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/cairn-dev/cairn/ir"
@@ -35,7 +36,7 @@ var ruleUnknownEffort = &Rule{
 						seen[e.Range] = true
 						takes := s.Adapter.Efforts()
 						if len(takes) == 0 {
-							pass.Report(e.Range, "harness %q takes no effort; remove \"effort\"", s.Harness.Value)
+							pass.ReportFixes(e.Range, removeEffort(pass.Process, e.Range), "harness %q takes no effort; remove \"effort\"", s.Harness.Value)
 						} else {
 							pass.Report(e.Range, "harness %q takes %s, not %q", s.Harness.Value, ir.OneOf(takes), e.Value)
 						}
@@ -62,4 +63,23 @@ var ruleUnknownEffort = &Rule{
 			}
 		}
 	},
+}
+
+// removeEffort is the fix that deletes the effort whose value is at r, key
+// and value, with its line; nil when that line holds more.
+func removeEffort(p *ir.Process, r ir.Range) []ir.Fix {
+	for i := range p.Steps {
+		for _, a := range p.Steps[i].Actions {
+			f := a.Keys().Effort
+			if f.Range != r || !f.Key.IsValid() {
+				continue
+			}
+			e, ok := ir.DeleteLines(p.Source, f.At())
+			if !ok {
+				return nil
+			}
+			return []ir.Fix{{Message: fmt.Sprintf("remove effort = %q", f.Value), Edits: []ir.Edit{e}}}
+		}
+	}
+	return nil
 }

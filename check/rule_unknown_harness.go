@@ -36,13 +36,16 @@ var ruleUnknownHarness = &Rule{
 				reported[h.Source] = true
 			}
 			hint := "use " + ir.OneOf(names) + ", or define it under [harnesses." + h.Value + "] in config.toml"
+			sug := ir.Suggest(h.Value, names)
 			switch h.Source {
 			case ir.FromFlag:
-				pass.Report(ir.Range{}, "unknown harness %q given by --harness%s; %s", h.Value, ir.DidYouMean(h.Value, names), hint)
+				pass.Report(ir.Range{}, "unknown harness %q given by --harness%s; %s", h.Value, ir.Meant(sug), hint)
 			case ir.FromConfig:
-				pass.Report(h.Range, "unknown harness %q in config.toml%s; %s", h.Value, ir.DidYouMean(h.Value, names), hint)
+				fixes := ir.Change(configOf(pass.Env).Source, h.Range, h.Value, sug)
+				pass.ReportFixes(h.Range, fixes, "unknown harness %q in config.toml%s; %s", h.Value, ir.Meant(sug), hint)
 			default:
-				pass.Report(h.Range, "unknown harness %q%s; %s", h.Value, ir.DidYouMean(h.Value, names), hint)
+				fixes := ir.Change(pass.Process.Source, h.Range, h.Value, sug)
+				pass.ReportFixes(h.Range, fixes, "unknown harness %q%s; %s", h.Value, ir.Meant(sug), hint)
 			}
 		}
 		for _, sr := range res.Steps {

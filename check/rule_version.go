@@ -18,7 +18,8 @@ var ruleVersion = &Rule{
 		switch {
 		case p.Format == ir.Card || v.Bad:
 		case !v.Set:
-			pass.Report(ir.FileStart(p.File), `missing "version"; add version = 1 at the top`)
+			add := ir.Fix{Message: "add version = 1 at the top", Edits: []ir.Edit{ir.Insert(p.File, ir.Pos{Line: 1, Column: 1}, "version = 1\n")}}
+			pass.ReportFixes(ir.FileStart(p.File), []ir.Fix{add}, `missing "version"; add version = 1 at the top`)
 		case v.Value != 1:
 			pass.Report(valueRange(v), "unsupported version %d; cairn reads version = 1", v.Value)
 		}

@@ -29,7 +29,8 @@ var ruleUnknownWorktree = &Rule{
 			names = append(names, w.Name)
 		}
 		if d := p.DefaultWorktree; d.Set && !d.Bad && declared(p, d.Value) == nil {
-			pass.Report(valueRange(d), "default_worktree names undeclared worktree %q; %s%s", d.Value, declareHint(p, d.Value), ir.DidYouMean(d.Value, names))
+			s := ir.Suggest(d.Value, names)
+			pass.ReportFixes(valueRange(d), pass.change(d, s), "default_worktree names undeclared worktree %q; %s%s", d.Value, declareHint(p, d.Value), ir.Meant(s))
 		}
 		if implicitAvailable(p) {
 			names = append(names, ir.ImplicitWorktree)
@@ -39,7 +40,8 @@ var ruleUnknownWorktree = &Rule{
 			if !w.Set || w.Bad || slices.Contains(names, w.Value) {
 				continue
 			}
-			pass.Report(valueRange(w), "unknown worktree %q; %s%s", w.Value, declareHint(p, w.Value), ir.DidYouMean(w.Value, names))
+			s := ir.Suggest(w.Value, names)
+			pass.ReportFixes(valueRange(w), pass.change(w, s), "unknown worktree %q; %s%s", w.Value, declareHint(p, w.Value), ir.Meant(s))
 		}
 	},
 }

@@ -31,14 +31,25 @@ const BuiltinSkillPrefix = "cairn-"
 var repoSkillDirs = []string{".agents/skills", ".claude/skills"}
 
 // skillError is a Find failure: a one-line message for the user that
-// unwraps to ErrSkillNotFound or ErrSkillEscapes.
+// unwraps to ErrSkillNotFound or ErrSkillEscapes, and the name of a skill
+// Find would find that the message suggests, if any.
 type skillError struct {
-	kind error
-	msg  string
+	kind       error
+	msg        string
+	suggestion string
 }
 
 func (e *skillError) Error() string { return e.msg }
 func (e *skillError) Unwrap() error { return e.kind }
+
+// Suggestion is the skill a Find failure suggests ("did you mean"), or ""
+// when it suggests none.
+func Suggestion(err error) string {
+	if e, ok := errors.AsType[*skillError](err); ok {
+		return e.suggestion
+	}
+	return ""
+}
 
 // foundSkill is a Find answer as cached.
 type foundSkill struct {
@@ -86,7 +97,7 @@ func (f *Finder) Find(ctx context.Context, name string) (ir.PlanSkill, error) {
 
 func (f *Finder) find(ctx context.Context, name string) (ir.PlanSkill, error) {
 	if !ir.ValidName(name) {
-		return ir.PlanSkill{}, &skillError{ErrSkillNotFound, fmt.Sprintf("skill %q not found: skill names match [a-z0-9][a-z0-9-]*", name)}
+		return ir.PlanSkill{}, &skillError{kind: ErrSkillNotFound, msg: fmt.Sprintf("skill %q not found: skill names match [a-z0-9][a-z0-9-]*", name)}
 	}
 	var looked []string
 	note := ""
@@ -125,10 +136,11 @@ func (f *Finder) find(ctx context.Context, name string) (ir.PlanSkill, error) {
 		builtins = append(builtins, BuiltinSkillPrefix+b)
 	}
 	looked = append(looked, fmt.Sprintf("cairn's built-in skills (%s)", strings.Join(builtins, ", ")))
-	if s := f.suggest(ctx, name); s != "" {
+	s := f.suggest(ctx, name)
+	if s != "" {
 		note += fmt.Sprintf("; did you mean %q?", s)
 	}
-	return ir.PlanSkill{}, &skillError{ErrSkillNotFound, fmt.Sprintf("skill %q not found; looked in %s%s", name, strings.Join(looked, ", then "), note)}
+	return ir.PlanSkill{}, &skillError{kind: ErrSkillNotFound, msg: fmt.Sprintf("skill %q not found; looked in %s%s", name, strings.Join(looked, ", then "), note), suggestion: s}
 }
 
 // suggest returns the name of a skill Find would find that is close to
@@ -228,9 +240,9 @@ func (t *skillTree) find(ctx context.Context, repo *git.Repo, name string) (ir.P
 		ok, escape, err := followSkill(ctx, repo, t.sha, path)
 		switch {
 		case err != nil:
-			return ir.PlanSkill{}, &skillError{ErrSkillNotFound, fmt.Sprintf("skill %q not found: %v", name, err)}
+			return ir.PlanSkill{}, &skillError{kind: ErrSkillNotFound, msg: fmt.Sprintf("skill %q not found: %v", name, err)}
 		case escape != "":
-			return ir.PlanSkill{}, &skillError{ErrSkillEscapes, fmt.Sprintf("skill %q resolves outside the repository: %s is a symlink that leads to %q; a committed skill must stay inside the repository", name, link, escape)}
+			return ir.PlanSkill{}, &skillError{kind: ErrSkillEscapes, msg: fmt.Sprintf("skill %q resolves outside the repository: %s is a symlink that leads to %q; a committed skill must stay inside the repository", name, link, escape)}
 		case ok:
 			return ir.PlanSkill{Name: name, Path: path, Source: ir.SkillRepo}, nil
 		}
