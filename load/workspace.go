@@ -351,5 +351,6 @@ func unique(ds []ir.Diagnostic) []ir.Diagnostic {
 // same reports whether a and b are one finding.
 func same(a, b ir.Diagnostic) bool {
 	return a.Rule == b.Rule && a.Severity == b.Severity && a.Message == b.Message &&
-		a.Range == b.Range && slices.Equal(a.Related, b.Related)
+		a.Range == b.Range && slices.Equal(a.Related, b.Related) &&
+		slices.EqualFunc(a.Fixes, b.Fixes, func(x, y ir.Fix) bool { return x.Message == y.Message && slices.Equal(x.Edits, y.Edits) })
 }

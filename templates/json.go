@@ -26,6 +26,25 @@ type JSONDiagnostic struct {
 	Rule      string        `json:"rule"`
 	Message   string        `json:"message"`
 	Related   []JSONRelated `json:"related"`
+	Fixes     []JSONFix     `json:"fixes"`
+}
+
+// JSONFix is a fix of a JSONDiagnostic: what it does, and its edits.
+type JSONFix struct {
+	Message string     `json:"message"`
+	Edits   []JSONEdit `json:"edits"`
+}
+
+// JSONEdit is an edit of a JSONFix: the range it replaces (empty: an
+// insertion at its start), positioned as diagnostics are, and the text
+// put there.
+type JSONEdit struct {
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	EndLine   int    `json:"end_line"`
+	EndColumn int    `json:"end_column"`
+	NewText   string `json:"new_text"`
 }
 
 // JSONRelated is a related place of a JSONDiagnostic.
@@ -53,12 +72,22 @@ func NewJSONDiagnostic(d ir.Diagnostic) JSONDiagnostic {
 		Rule:     d.Rule,
 		Message:  d.Message,
 		Related:  []JSONRelated{},
+		Fixes:    []JSONFix{},
 	}
 	j.Line, j.Column, j.EndLine, j.EndColumn = positions(d.Range)
 	for _, r := range d.Related {
 		jr := JSONRelated{File: r.Range.File, Message: r.Message}
 		jr.Line, jr.Column, jr.EndLine, jr.EndColumn = positions(r.Range)
 		j.Related = append(j.Related, jr)
+	}
+	for _, f := range d.Fixes {
+		jf := JSONFix{Message: f.Message, Edits: make([]JSONEdit, 0, len(f.Edits))}
+		for _, e := range f.Edits {
+			je := JSONEdit{File: e.Range.File, NewText: e.NewText}
+			je.Line, je.Column, je.EndLine, je.EndColumn = positions(e.Range)
+			jf.Edits = append(jf.Edits, je)
+		}
+		j.Fixes = append(j.Fixes, jf)
 	}
 	return j
 }

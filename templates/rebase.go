@@ -8,8 +8,8 @@ import (
 	"github.com/cairn-dev/cairn/internal/workdir"
 )
 
-// Rebased is r with every diagnostic's file, and every related place's,
-// relative to root, the top of a repository's working tree, as code scanning
+// Rebased is r with every diagnostic's file, and every related place's and
+// fix's, relative to root, the top of a repository's working tree, as code scanning
 // and GitHub's annotations map them: cairn names files as they were given,
 // relative to dir, the directory it works in ("" for the process's working
 // directory), which may be a subfolder. A file outside root keeps its
@@ -27,6 +27,16 @@ func (r *Report) Rebased(root, dir string) *Report {
 			d.Related = slices.Clone(d.Related)
 			for j := range d.Related {
 				d.Related[j].Range.File = rootRelative(root, dir, d.Related[j].Range.File)
+			}
+		}
+		if len(d.Fixes) > 0 {
+			d.Fixes = slices.Clone(d.Fixes)
+			for j := range d.Fixes {
+				f := &d.Fixes[j]
+				f.Edits = slices.Clone(f.Edits)
+				for k := range f.Edits {
+					f.Edits[k].Range.File = rootRelative(root, dir, f.Edits[k].Range.File)
+				}
 			}
 		}
 	}

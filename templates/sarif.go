@@ -62,6 +62,26 @@ type sarifResult struct {
 	Message          sarifMessage    `json:"message"`
 	Locations        []sarifLocation `json:"locations"`
 	RelatedLocations []sarifLocation `json:"relatedLocations,omitempty"`
+	Fixes            []sarifFix      `json:"fixes,omitempty"`
+}
+
+type sarifFix struct {
+	Description     sarifMessage          `json:"description"`
+	ArtifactChanges []sarifArtifactChange `json:"artifactChanges"`
+}
+
+type sarifArtifactChange struct {
+	ArtifactLocation sarifArtifactLocation `json:"artifactLocation"`
+	Replacements     []sarifReplacement    `json:"replacements"`
+}
+
+type sarifReplacement struct {
+	DeletedRegion   sarifRegion           `json:"deletedRegion"`
+	InsertedContent *sarifArtifactContent `json:"insertedContent,omitempty"`
+}
+
+type sarifArtifactContent struct {
+	Text string `json:"text"`
 }
 
 type sarifLocation struct {
@@ -143,6 +163,9 @@ func (r *Report) WriteSARIF(w io.Writer, tool Tool, indent bool) error {
 				Message:          &sarifMessage{Text: rel.Message},
 			})
 		}
+		for _, f := range d.Fixes {
+			res.Fixes = append(res.Fixes, newSARIFFix(f))
+		}
 		results = append(results, res)
 	}
 	return writeJSON(w, sarifLog{
@@ -165,4 +188,28 @@ func physicalLocation(r ir.Range) sarifPhysicalLocation {
 		loc.Region = &sarifRegion{StartLine: line, StartColumn: col, EndLine: endLine, EndColumn: endCol}
 	}
 	return loc
+}
+
+// newSARIFFix is f as a SARIF fix: one artifact change per file, in the
+// order its edits first name them, each edit a replacement of its region
+// (an empty one for an insertion) by its text (none for a deletion).
+func newSARIFFix(f ir.Fix) sarifFix {
+	out := sarifFix{Description: sarifMessage{Text: f.Message}, ArtifactChanges: []sarifArtifactChange{}}
+	index := map[string]int{}
+	for _, e := range f.Edits {
+		uri := filepath.ToSlash(e.Range.File)
+		i, ok := index[uri]
+		if !ok {
+			i = len(out.ArtifactChanges)
+			index[uri] = i
+			out.ArtifactChanges = append(out.ArtifactChanges, sarifArtifactChange{ArtifactLocation: sarifArtifactLocation{URI: uri}})
+		}
+		line, col, endLine, endCol := positions(e.Range)
+		r := sarifReplacement{DeletedRegion: sarifRegion{StartLine: line, StartColumn: col, EndLine: endLine, EndColumn: endCol}}
+		if e.NewText != "" {
+			r.InsertedContent = &sarifArtifactContent{Text: e.NewText}
+		}
+		out.ArtifactChanges[i].Replacements = append(out.ArtifactChanges[i].Replacements, r)
+	}
+	return out
 }

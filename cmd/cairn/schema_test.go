@@ -22,7 +22,8 @@ func TestCheckJSONSchema(t *testing.T) {
 	for _, bad := range []string{
 		`{"version":1,"diagnostics":null,"plans":[]}`,
 		`{"version":1,"diagnostics":[],"plans":[],"extra":true}`,
-		`{"version":1,"diagnostics":[{"file":"","line":0,"column":0,"end_line":0,"end_column":0,"severity":"fatal","rule":"x","message":"m","related":[]}],"plans":[]}`,
+		`{"version":1,"diagnostics":[{"file":"","line":0,"column":0,"end_line":0,"end_column":0,"severity":"fatal","rule":"x","message":"m","related":[],"fixes":[]}],"plans":[]}`,
+		`{"version":1,"diagnostics":[{"file":"f","line":1,"column":1,"end_line":1,"end_column":2,"severity":"error","rule":"x","message":"m","related":[],"fixes":[{"message":"m","edits":[]}]}],"plans":[]}`,
 	} {
 		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(bad)))
 		if err != nil {
@@ -49,8 +50,9 @@ func TestCheckJSONSchema(t *testing.T) {
 		plans    int
 		noFile   bool
 		problems bool
+		fixes    bool
 	}{
-		{name: "refused file", args: []string{"refused.toml"}, code: 1, problems: true},
+		{name: "refused file", args: []string{"refused.toml"}, code: 1, problems: true, fixes: true},
 		{name: "every kind of action", args: []string{"every.toml", "issue", "42"}, plans: 1},
 		{name: "no file", args: []string{"no-such-process"}, code: 1, noFile: true, problems: true},
 		{name: "bad issue", args: []string{"every.toml", "issue", "x"}, code: 1, noFile: true, problems: true},
@@ -64,8 +66,14 @@ func TestCheckJSONSchema(t *testing.T) {
 			validateJSON(t, schema, out)
 			var got struct {
 				Diagnostics []struct {
-					File string
-					Line int
+					File  string
+					Line  int
+					Fixes []struct {
+						Message string
+						Edits   []struct {
+							NewText string `json:"new_text"`
+						}
+					}
 				}
 				Plans []struct {
 					Stages [][]struct {
@@ -84,6 +92,13 @@ func TestCheckJSONSchema(t *testing.T) {
 			}
 			if (len(got.Diagnostics) > 0) != tc.problems {
 				t.Errorf("diagnostics: %+v", got.Diagnostics)
+			}
+			fixes := 0
+			for _, d := range got.Diagnostics {
+				fixes += len(d.Fixes)
+			}
+			if (fixes > 0) != tc.fixes {
+				t.Errorf("fixes: %+v", got.Diagnostics)
 			}
 			if tc.noFile && (len(got.Diagnostics) == 0 || got.Diagnostics[0].File != "" || got.Diagnostics[0].Line != 0) {
 				t.Errorf("want a first diagnostic of no file; got %+v", got.Diagnostics)
