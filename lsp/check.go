@@ -30,6 +30,7 @@ func (s *server) check(uri protocol.DocumentUri, gen int, full bool) {
 	current := s.gen[uri] == gen && s.docs[uri] != nil
 	if current {
 		s.published[uri] = diags
+		s.publishedOf[uri] = d
 	}
 	s.mu.Unlock()
 	if !current || conn == nil {

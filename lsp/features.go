@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
@@ -373,57 +374,72 @@ func before(a, b protocol.Position) bool {
 	return a.Line < b.Line || a.Line == b.Line && a.Character < b.Character
 }
 
-// didYouMean finds the suggestion of a refusal: `did you mean "x"?`.
-var didYouMean = regexp.MustCompile(`did you mean ("(?:[^"\\]|\\.)*")\?`)
-
 func (s *server) codeAction(_ *glsp.Context, p *protocol.CodeActionParams) (any, error) {
-	d := s.doc(p.TextDocument.URI)
 	out := []protocol.CodeAction{}
-	if d == nil {
+	s.mu.Lock()
+	d, of, published := s.docs[p.TextDocument.URI], s.publishedOf[p.TextDocument.URI], s.published[p.TextDocument.URI]
+	s.mu.Unlock()
+	// Fixes are edits of the text they were found in: none is offered
+	// for an older text than the editor's.
+	if d == nil || d != of {
 		return out, nil
 	}
 	quickfix := protocol.CodeActionKindQuickFix
 	for _, x := range p.Context.Diagnostics {
-		m := didYouMean.FindStringSubmatch(x.Message)
-		if m == nil {
+		found := d.published(published, x)
+		if found == nil {
 			continue
 		}
-		want, err := strconv.Unquote(m[1])
-		if err != nil {
-			continue
+		for i, f := range found.Fixes {
+			edits, ok := d.edits(f)
+			if !ok {
+				continue
+			}
+			preferred := i == 0
+			out = append(out, protocol.CodeAction{
+				Title:       upperFirst(f.Message),
+				Kind:        &quickfix,
+				Diagnostics: []protocol.Diagnostic{x},
+				IsPreferred: &preferred,
+				Edit:        &protocol.WorkspaceEdit{Changes: map[protocol.DocumentUri][]protocol.TextEdit{d.uri: edits}},
+			})
 		}
-		text := d.replacement(x.Range, want)
-		preferred := true
-		out = append(out, protocol.CodeAction{
-			Title:       fmt.Sprintf("Change to %q", want),
-			Kind:        &quickfix,
-			Diagnostics: []protocol.Diagnostic{x},
-			IsPreferred: &preferred,
-			Edit: &protocol.WorkspaceEdit{Changes: map[protocol.DocumentUri][]protocol.TextEdit{
-				d.uri: {{Range: x.Range, NewText: text}},
-			}},
-		})
 	}
 	return out, nil
 }
 
-// replacement is want written where r is: in the quotes r's text has, if
-// any.
-func (d *document) replacement(r protocol.Range, want string) string {
-	if r.Start.Line != r.End.Line {
-		return want
+// published returns the diagnostic of published that x, as a client sends
+// it back, is: the one of x's message and range, and of its rule when x's
+// code reads as one (glsp decodes a code into nothing).
+func (d *document) published(published []ir.Diagnostic, x protocol.Diagnostic) *ir.Diagnostic {
+	code := ""
+	if x.Code != nil {
+		code, _ = x.Code.Value.(string)
 	}
-	line := d.line(int(r.Start.Line))
-	start, end := d.byteCol(r.Start), d.byteCol(r.End)
-	if end <= start || end > len(line) {
-		return want
-	}
-	old := line[start:end]
-	if len(old) >= 2 && (old[0] == '"' || old[0] == '\'') && old[len(old)-1] == old[0] {
-		if old[0] == '"' {
-			return strconv.Quote(want)
+	for i := range published {
+		if y := &published[i]; (code == "" || y.Rule == code) && y.Message == x.Message && d.rng(y.Range) == x.Range {
+			return y
 		}
-		return "'" + want + "'"
 	}
-	return want
+	return nil
+}
+
+// edits are f's edits in d's positions; false when one is of another file
+// (whose positions d cannot convert).
+func (d *document) edits(f ir.Fix) ([]protocol.TextEdit, bool) {
+	out := make([]protocol.TextEdit, 0, len(f.Edits))
+	for _, e := range f.Edits {
+		if e.Range.File != d.path {
+			return nil, false
+		}
+		out = append(out, protocol.TextEdit{Range: d.rng(e.Range), NewText: e.NewText})
+	}
+	return out, true
+}
+
+// upperFirst is s with its first letter upper case: a fix's message as an
+// editor's menu titles are written.
+func upperFirst(s string) string {
+	r, size := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[size:]
 }

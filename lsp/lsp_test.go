@@ -187,19 +187,71 @@ func TestHover(t *testing.T) {
 	}
 }
 
-func TestReplacement(t *testing.T) {
-	d := newDocument("file:///r/x.toml", 1, "effort = \"hgh\"\ncommnd = 'x'\n", "/h")
-	r := func(line, a, b int) protocol.Range {
-		return protocol.Range{Start: protocol.Position{Line: protocol.UInteger(line), Character: protocol.UInteger(a)}, End: protocol.Position{Line: protocol.UInteger(line), Character: protocol.UInteger(b)}}
+// TestCodeAction holds the quick fixes to the diagnostics' fixes, their
+// ranges in the editor's UTF-16 columns of a CRLF document, and to none
+// once the document has changed since its diagnostics.
+func TestCodeAction(t *testing.T) {
+	text := strings.Join([]string{
+		"version = 1",
+		`worktrees = { "😀x" = { knd = "throwaway" } }`,
+		"",
+		"[[steps]]",
+		`name = "s"`,
+		`prompt = "é"`,
+		"effort = 'hgh'",
+		`modle = "balanced"`,
+		"",
+	}, "\r\n")
+	s := newServer(context.Background(), Options{})
+	uri := uriOf("/r/x.toml")
+	d := newDocument(uri, 1, text, "/nonexistent")
+	s.docs[uri] = d
+	s.published[uri] = s.diagnose(d, false)
+	s.publishedOf[uri] = d
+	type edit struct {
+		start, end int
+		text       string
 	}
-	if got := d.replacement(r(0, 9, 14), "high"); got != `"high"` {
-		t.Errorf("quoted value: %s", got)
+	var edits []edit
+	var titles []string
+	for _, x := range s.published[uri] {
+		res, err := s.codeAction(nil, &protocol.CodeActionParams{
+			TextDocument: protocol.TextDocumentIdentifier{URI: uri},
+			Context:      protocol.CodeActionContext{Diagnostics: []protocol.Diagnostic{d.diagnostic(x)}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range res.([]protocol.CodeAction) {
+			titles = append(titles, a.Title)
+			if a.IsPreferred == nil || !*a.IsPreferred || len(a.Edit.Changes[uri]) == 0 {
+				t.Errorf("%s: %+v", a.Title, a)
+			}
+			for _, e := range a.Edit.Changes[uri] {
+				edits = append(edits, edit{d.offset(e.Range.Start), d.offset(e.Range.End), e.NewText})
+			}
+		}
 	}
-	if got := d.replacement(r(1, 0, 6), "command"); got != "command" {
-		t.Errorf("key: %s", got)
+	if want := []string{`Rename worktree "😀x" to "x"`, `Change "knd" to "kind"`, `Change "hgh" to "high"`, `Change "modle" to "model"`}; !slices.Equal(titles, want) {
+		t.Errorf("titles %q; want %q", titles, want)
 	}
-	if got := didYouMean.FindStringSubmatch(`invalid effort "hgh"; expected low (did you mean "high"?)`); got == nil || got[1] != `"high"` {
-		t.Errorf("did you mean: %q", got)
+	slices.SortFunc(edits, func(a, b edit) int { return b.start - a.start })
+	fixed := text
+	for _, e := range edits {
+		fixed = fixed[:e.start] + e.text + fixed[e.end:]
+	}
+	if want := strings.NewReplacer("😀x", "x", "knd", "kind", "hgh", "high", "modle", "model").Replace(text); fixed != want {
+		t.Errorf("fixed:\n%q\nwant:\n%q", fixed, want)
+	}
+
+	x := d.diagnostic(s.published[uri][0])
+	s.docs[uri] = newDocument(uri, 2, text+"\r\n", "/nonexistent")
+	res, _ := s.codeAction(nil, &protocol.CodeActionParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: uri},
+		Context:      protocol.CodeActionContext{Diagnostics: []protocol.Diagnostic{x}},
+	})
+	if got := res.([]protocol.CodeAction); len(got) != 0 {
+		t.Errorf("a changed document: %+v", got)
 	}
 }
 

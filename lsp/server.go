@@ -30,9 +30,11 @@ type server struct {
 	checks map[protocol.DocumentUri]*time.Timer
 	gen    map[protocol.DocumentUri]int
 	// published are the diagnostics last published for each document, for
-	// the hovers on their rules.
-	published map[protocol.DocumentUri][]ir.Diagnostic
-	running   sync.WaitGroup
+	// the hovers on their rules and the fixes of code actions, and
+	// publishedOf the document (the text) they were found in.
+	published   map[protocol.DocumentUri][]ir.Diagnostic
+	publishedOf map[protocol.DocumentUri]*document
+	running     sync.WaitGroup
 	// publishing keeps a check's test of its gen and its notification
 	// together, so that an older check never publishes after a newer.
 	publishing sync.Mutex
@@ -42,12 +44,13 @@ type server struct {
 
 func newServer(ctx context.Context, o Options) *server {
 	s := &server{
-		ctx:       ctx,
-		opts:      o,
-		docs:      map[protocol.DocumentUri]*document{},
-		checks:    map[protocol.DocumentUri]*time.Timer{},
-		gen:       map[protocol.DocumentUri]int{},
-		published: map[protocol.DocumentUri][]ir.Diagnostic{},
+		ctx:         ctx,
+		opts:        o,
+		docs:        map[protocol.DocumentUri]*document{},
+		checks:      map[protocol.DocumentUri]*time.Timer{},
+		gen:         map[protocol.DocumentUri]int{},
+		published:   map[protocol.DocumentUri][]ir.Diagnostic{},
+		publishedOf: map[protocol.DocumentUri]*document{},
 	}
 	s.handler = protocol.Handler{
 		Initialize:                 s.initialize,
@@ -191,6 +194,7 @@ func (s *server) didClose(ctx *glsp.Context, p *protocol.DidCloseTextDocumentPar
 	_, had := s.published[uri]
 	delete(s.docs, uri)
 	delete(s.published, uri)
+	delete(s.publishedOf, uri)
 	s.cancel(uri)
 	s.gen[uri]++
 	s.mu.Unlock()

@@ -294,27 +294,39 @@ func TestLSPClient(t *testing.T) {
 		t.Errorf("symbols: %+v", symbols)
 	}
 
+	// The quick fixes are the diagnostics' fixes: the misspelt key
+	// renamed, the harness's name changed between its quotes.
+	type textEdit struct {
+		Range   lspRange `json:"range"`
+		NewText string   `json:"newText"`
+	}
 	var fix []struct {
 		Title string `json:"title"`
 		Edit  struct {
-			Changes map[string][]struct {
-				Range   lspRange `json:"range"`
-				NewText string   `json:"newText"`
-			} `json:"changes"`
+			Changes map[string][]textEdit `json:"changes"`
 		} `json:"edit"`
 	}
-	var unknown any
-	for _, d := range changed.Diagnostics {
-		if d.Code == "unknown-key" {
-			unknown = d
+	for _, tc := range []struct {
+		code, title string
+		diags       publishedDiags
+		edit        textEdit
+	}{
+		{"unknown-key", `Change "commnd" to "command"`, changed, textEdit{lspRange{lspPos{15, 0}, lspPos{15, 6}}, "command"}},
+		{"unknown-harness", `Change "claudee" to "claude"`, saved, textEdit{lspRange{lspPos{12, 11}, lspPos{12, 18}}, "claude"}},
+	} {
+		var x any
+		for _, d := range tc.diags.Diagnostics {
+			if d.Code == tc.code {
+				x = d
+			}
 		}
-	}
-	c.call("textDocument/codeAction", map[string]any{
-		"textDocument": doc, "range": lspRange{Start: lspPos{15, 0}, End: lspPos{15, 6}},
-		"context": map[string]any{"diagnostics": []any{unknown}},
-	}, &fix)
-	if len(fix) != 1 || len(fix[0].Edit.Changes[uri]) != 1 || fix[0].Edit.Changes[uri][0].NewText != "command" {
-		t.Errorf("quick fix: %+v", fix)
+		c.call("textDocument/codeAction", map[string]any{
+			"textDocument": doc, "range": tc.edit.Range,
+			"context": map[string]any{"diagnostics": []any{x}},
+		}, &fix)
+		if len(fix) != 1 || fix[0].Title != tc.title || len(fix[0].Edit.Changes[uri]) != 1 || fix[0].Edit.Changes[uri][0] != tc.edit {
+			t.Errorf("quick fix of %s: %+v; want %q, %+v", tc.code, fix, tc.title, tc.edit)
+		}
 	}
 
 	c.call("shutdown", nil, nil)
