@@ -49,6 +49,11 @@ type Workspace struct {
 	Sources map[string][]byte
 	// NoRepo is set when dir is not inside a git repository.
 	NoRepo bool
+
+	// dir and opts are what the workspace was opened with: FixAndCheck
+	// opens it anew.
+	dir  string
+	opts Options
 }
 
 // Open builds the workspace of the directory cairn works in, dir (-C's; ""
@@ -78,6 +83,8 @@ func open(dir string, o Options, repo *git.Repo) *Workspace {
 		Diagnostics: diags,
 		Sources:     map[string][]byte{},
 		NoRepo:      repo == nil,
+		dir:         dir,
+		opts:        o,
 	}
 	if cfg.File != "" && cfg.Source != nil {
 		ws.Sources[cfg.File] = cfg.Source

@@ -460,7 +460,7 @@ func (fe *cardProcess) quoteHint(n ast.Node, r ir.Range) (string, []ir.Fix) {
 		if start, end := int(r.Start.Offset), int(r.End.Offset); strings.ContainsRune(tk.Value, '\'') || end > len(fe.src) || start > end || string(fe.src[start:end]) != tk.Value {
 			return hint, nil
 		}
-		return hint, replaceWith(r, quoted, fmt.Sprintf("quote %s: %s", tk.Value, quoted))
+		return hint, replaceWith(r, quoted, fmt.Sprintf("write %s as %s", tk.Value, quoted))
 	}
 	return "", nil
 }

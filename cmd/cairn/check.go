@@ -20,6 +20,7 @@ type checkCmd struct {
 	NoPreflight bool     `help:"Do not ask each harness whether it can start."`
 	Lint        bool     `help:"Only the rules that depend on the file alone: no config, skills, processes or harnesses."`
 	Rules       bool     `help:"Print every rule and exit."`
+	Fix         bool     `help:"Write the fixes the diagnostics carry into their files, inside the repository only, and check again."`
 	// check words the limits' help as a preview of run's.
 	//lint:ignore SA5008 kong reads every set tag of a field.
 	planFlags `set:"merge=Preview the plan as cairn run --merge would carry it: a self-merge step merges." set:"repair_cap=Preview the plan with the repair cap tightened to N, as cairn run --repair-cap N." set:"protect=Preview the plan with the paths GLOB matches kept from every self-merge (repeatable), as cairn run --protect." set:"budget=Preview the plan with the run's budget tightened to USD US dollars, as cairn run --budget USD."`
@@ -46,6 +47,13 @@ func (c *checkCmd) Run(a *app) error {
 	ctx, stop := interrupts(a.ctx)
 	defer stop()
 	r := ws.Check(ctx, targets, issue)
+	if c.Fix && ctx.Err() == nil {
+		var fixed *templates.Fixed
+		r, fixed = ws.FixAndCheck(ctx, r, targets, issue)
+		if err := fixed.WriteText(a.stderr, templates.Style{Color: colorOn(a.env, a.stderr)}); err != nil {
+			return err
+		}
+	}
 	if ctx.Err() != nil {
 		return interrupted(a)
 	}
