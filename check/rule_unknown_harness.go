@@ -41,10 +41,16 @@ var ruleUnknownHarness = &Rule{
 			case ir.FromFlag:
 				pass.Report(ir.Range{}, "unknown harness %q given by --harness%s; %s", h.Value, ir.Meant(sug), hint)
 			case ir.FromConfig:
-				fixes := ir.Change(configOf(pass.Env).Source, h.Range, h.Value, sug)
+				var fixes []ir.Fix
+				if cfg := configOf(pass.Env); h.Range.File == cfg.File {
+					fixes = ir.Change(cfg.Source, h.Range, h.Value, sug)
+				}
 				pass.ReportFixes(h.Range, fixes, "unknown harness %q in config.toml%s; %s", h.Value, ir.Meant(sug), hint)
 			default:
-				fixes := ir.Change(pass.Process.Source, h.Range, h.Value, sug)
+				var fixes []ir.Fix
+				if h.Range.File == pass.Process.File {
+					fixes = ir.Change(pass.Process.Source, h.Range, h.Value, sug)
+				}
 				pass.ReportFixes(h.Range, fixes, "unknown harness %q%s; %s", h.Value, ir.Meant(sug), hint)
 			}
 		}
