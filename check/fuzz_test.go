@@ -10,6 +10,7 @@ import (
 	"github.com/cairn-dev/cairn/check"
 	"github.com/cairn-dev/cairn/internal/source"
 	"github.com/cairn-dev/cairn/internal/source/sourcetest"
+	"github.com/cairn-dev/cairn/internal/textedit"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/parse"
 )
@@ -68,6 +69,18 @@ func FuzzCheck(f *testing.F) {
 					// point, is 1:1 to 1:2 whatever the file holds.
 					if r.File == ff.file && r.IsValid() && r != ir.FileStart(ff.file) {
 						sourcetest.CheckRange(t, text, r, d.Message)
+					}
+				}
+				// A fix edits the file it is in, where its edits fit.
+				for _, fix := range d.Fixes {
+					for _, e := range fix.Edits {
+						if e.Range.File != ff.file {
+							t.Errorf("%s: an edit of %q", d.Message, e.Range.File)
+						}
+						sourcetest.CheckRange(t, text, e.Range, d.Message+" (fix)")
+					}
+					if _, err := textedit.Apply(text, fix.Edits); err != nil || fix.Message == "" {
+						t.Errorf("%s: fix %+v: %v", d.Message, fix, err)
 					}
 				}
 			}
