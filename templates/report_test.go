@@ -346,3 +346,71 @@ harnesses
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestWriteSARIFFixes holds a fix as SARIF spells it: a replacement per
+// edit, grouped by file, an insertion as an empty region and a deletion
+// with no inserted content.
+func TestWriteSARIFFixes(t *testing.T) {
+	ins := rng("a.toml", 1, 1, 1, 1)
+	r := &Report{Diagnostics: []ir.Diagnostic{
+		{Rule: "invalid-name", Severity: ir.Error, Message: "bad", Range: rng("a.toml", 4, 12, 4, 16), Fixes: []ir.Fix{{
+			Message: "rename it",
+			Edits: []ir.Edit{
+				{Range: rng("a.toml", 4, 12, 4, 16), NewText: "work"},
+				ir.Insert("a.toml", ins.Start, "version = 1\n"),
+				{Range: rng("a.toml", 7, 1, 8, 1)},
+			},
+		}}},
+	}}
+	var b bytes.Buffer
+	if err := r.WriteSARIF(&b, Tool{}, false); err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				Fixes []struct {
+					Description     struct{ Text string }
+					ArtifactChanges []struct {
+						ArtifactLocation struct{ URI string }
+						Replacements     []struct {
+							DeletedRegion   struct{ StartLine, StartColumn, EndLine, EndColumn int }
+							InsertedContent *struct{ Text string }
+						}
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	fixes := log.Runs[0].Results[0].Fixes
+	if len(fixes) != 1 || fixes[0].Description.Text != "rename it" || len(fixes[0].ArtifactChanges) != 1 {
+		t.Fatalf("fixes: %+v", fixes)
+	}
+	c := fixes[0].ArtifactChanges[0]
+	if c.ArtifactLocation.URI != "a.toml" || len(c.Replacements) != 3 {
+		t.Fatalf("change: %+v", c)
+	}
+	type region = struct{ StartLine, StartColumn, EndLine, EndColumn int }
+	for i, want := range []struct {
+		region region
+		text   *string
+	}{
+		{region{4, 12, 4, 16}, ptr("work")},
+		{region{1, 1, 1, 1}, ptr("version = 1\n")},
+		{region{7, 1, 8, 1}, nil},
+	} {
+		got := c.Replacements[i]
+		if got.DeletedRegion != want.region || (got.InsertedContent == nil) != (want.text == nil) ||
+			got.InsertedContent != nil && got.InsertedContent.Text != *want.text {
+			t.Errorf("replacement %d: %+v; want %+v", i, got, want)
+		}
+	}
+	if !strings.Contains(b.String(), `"deletedRegion":{"startLine":7,"startColumn":1,"endLine":8,"endColumn":1}}`) {
+		t.Errorf("a deletion has inserted content: %s", b.String())
+	}
+}
+
+func ptr(s string) *string { return &s }
