@@ -36,8 +36,8 @@ var ruleInvalidName = &Rule{
 			case tooLong(w.Name):
 				pass.Report(r, "worktree name %s is %d characters long; names are at most %d", shortName(w.Name), len(w.Name), ir.MaxNameLength)
 			case !ir.ValidName(w.Name):
-				s := validName(w.Name)
-				pass.ReportFixes(r, renameWorktree(p, w, s), "invalid worktree name %q; names match [a-z0-9][a-z0-9-]*%s", w.Name, ir.Meant(s))
+				valid := validName(w.Name)
+				pass.ReportFixes(r, renameWorktree(p, w, valid), "invalid worktree name %q; names match [a-z0-9][a-z0-9-]*%s", w.Name, ir.Meant(valid))
 			}
 		}
 		key := "name"
@@ -53,20 +53,20 @@ var ruleInvalidName = &Rule{
 			case tooLong(n.Value):
 				pass.Report(valueRange(n), "step name %s is %d characters long; names are at most %d", shortName(n.Value), len(n.Value), ir.MaxNameLength)
 			case !ir.ValidName(n.Value):
-				s := validName(n.Value)
+				valid := validName(n.Value)
 				var fixes []ir.Fix
-				if !slices.ContainsFunc(p.Steps, func(o ir.Step) bool { return o.Name.Value == s }) {
-					fixes = pass.change(n, s)
+				if !slices.ContainsFunc(p.Steps, func(o ir.Step) bool { return o.Name.Value == valid }) {
+					fixes = pass.change(n, valid)
 				}
-				pass.ReportFixes(valueRange(n), fixes, "invalid step name %q; names match [a-z0-9][a-z0-9-]*%s", n.Value, ir.Meant(s))
+				pass.ReportFixes(valueRange(n), fixes, "invalid step name %q; names match [a-z0-9][a-z0-9-]*%s", n.Value, ir.Meant(valid))
 			}
 			switch g := s.Keys().Parallel; {
 			case !g.Set || g.Bad:
 			case tooLong(g.Value):
 				pass.Report(valueRange(g), "parallel group name %s is %d characters long; names are at most %d", shortName(g.Value), len(g.Value), ir.MaxNameLength)
 			case !ir.ValidName(g.Value):
-				s := validName(g.Value)
-				pass.ReportFixes(valueRange(g), renameGroup(p, g.Value, s), "invalid parallel group name %q; names match [a-z0-9][a-z0-9-]*%s", g.Value, ir.Meant(s))
+				valid := validName(g.Value)
+				pass.ReportFixes(valueRange(g), renameGroup(p, g.Value, valid), "invalid parallel group name %q; names match [a-z0-9][a-z0-9-]*%s", g.Value, ir.Meant(valid))
 			}
 		}
 	},

@@ -15,6 +15,7 @@ func TestFixes(t *testing.T) {
 		name, file, src, want string
 	}{
 		{"key", "x.stubs.toml", "[stubs.fix]\nreslt = \"a\"\n", "[stubs.fix]\nresult = \"a\"\n"},
+		{"attempts, in each header", "x.stubs.toml", "[[stubs.fix.attempt]]\nresult = \"a\"\n[[stubs.fix.attempt]]\nresult = \"b\"\n", "[[stubs.fix.attempts]]\nresult = \"a\"\n[[stubs.fix.attempts]]\nresult = \"b\"\n"},
 		{"verdict", "x.stubs.toml", "[stubs.fix]\nverdict = \"pas\"\n", "[stubs.fix]\nverdict = \"pass\"\n"},
 		{"stub of a misspelt step", "x.stubs.toml", "[stubs.hunt-cluade]\nresult = \"a\"\n", "[stubs.hunt-claude]\nresult = \"a\"\n"},
 		{"no second stub of a step", "x.stubs.toml", "[stubs.hunt-cluade]\n[stubs.hunt-claude]\n", ""},

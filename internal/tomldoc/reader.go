@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/ir"
 )
@@ -58,9 +60,62 @@ func (r *TOMLReader) UnknownKeySuggest(t *TOMLTable, e *TOMLEntry, where, sugges
 	}
 	var fixes []ir.Fix
 	if t.Get(suggestion) == nil {
-		fixes = ir.Change(r.Src, e.KeyRange, e.Key, suggestion)
+		fixes = r.rename(e, suggestion)
 	}
 	r.ReportFixes(ir.RuleUnknownKey, e.KeyRange, fixes, "unknown key %q %s; did you mean %q?", e.Key, where, suggestion)
+}
+
+// rename is the fix that renames e's key to name: where the key is
+// written, and, for an array of tables, in the [[header]] of each of its
+// items, which all name it. It is nil when any of them cannot be changed
+// in place.
+func (r *TOMLReader) rename(e *TOMLEntry, name string) []ir.Fix {
+	fixes := ir.Change(r.Src, e.KeyRange, e.Key, name)
+	if fixes == nil || !e.Value.TablesArray {
+		return fixes
+	}
+	written := string(r.Src[e.KeyRange.Start.Offset:e.KeyRange.End.Offset])
+	edits := fixes[0].Edits
+	for _, item := range e.Value.Items {
+		if item == nil || item.Table == nil || item.Table.Header == e.Value.Range {
+			continue
+		}
+		at, ok := headerKey(r.Src, item.Table.Header, written)
+		if !ok {
+			return nil
+		}
+		edit, ok := ir.ChangeEdit(r.Src, at, e.Key, name)
+		if !ok {
+			return nil
+		}
+		edits = append(edits, edit)
+	}
+	fixes[0].Edits = edits
+	return fixes
+}
+
+// headerKey is the range of the key written last in the [[header]] h:
+// after its brackets, or a dot, and blanks.
+func headerKey(src []byte, h ir.Range, written string) (ir.Range, bool) {
+	start, end := int(h.Start.Offset), int(h.End.Offset)
+	if start < 0 || end > len(src) || start > end || h.Start.Line != h.End.Line {
+		return ir.Range{}, false
+	}
+	text := string(src[start:end])
+	j := strings.LastIndex(text, written)
+	if j < 0 || strings.Trim(text[j+len(written):], "] \t") != "" {
+		return ir.Range{}, false
+	}
+	if before := strings.TrimRight(text[:j], " \t"); !strings.HasSuffix(before, "[") && !strings.HasSuffix(before, ".") {
+		return ir.Range{}, false
+	}
+	at := h
+	at.Start.Offset += int32(j)
+	at.Start.Column += int32(utf8.RuneCountInString(text[:j]))
+	at.End = at.Start
+	at.End.Offset += int32(len(written))
+	at.End.Column += int32(utf8.RuneCountInString(written))
+	return at, true
 }
 
 // Enum refuses f, a string set and read, unless its value is one of
