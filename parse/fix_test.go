@@ -131,6 +131,7 @@ func TestFrontEndNoFix(t *testing.T) {
 		src  string
 	}{
 		{"toml key present", parse.TOML, "version = 1\n\n[[steps]]\nname = \"t\"\ncommand = \"a\"\ncommnd = \"b\"\n"},
+		{"toml array of tables with tables of its own", parse.TOML, "version = 1\n\n[[step]]\nname = \"a\"\ncommand = \"true\"\n\n[step.validate]\nshells = [\"true\"]\n"},
 		{"hcl attribute present", parse.HCL, "version = 1\n\nstep \"t\" {\n  command = \"a\"\n  commnd = \"b\"\n}\n"},
 		{"hcl attribute for a block", parse.HCL, "version = 1\n\nstep \"t\" {\n  command = \"a\"\n  validat = 1\n}\n"},
 		{"hcl block present", parse.HCL, "version = 1\n\nlimits {\n}\nlimit {\n}\n"},

@@ -68,11 +68,15 @@ func (r *TOMLReader) UnknownKeySuggest(t *TOMLTable, e *TOMLEntry, where, sugges
 // rename is the fix that renames e's key to name: where the key is
 // written, and, for an array of tables, in the [[header]] of each of its
 // items, which all name it. It is nil when any of them cannot be changed
-// in place.
+// in place, and when an item has tables of its own under [headers] that
+// name the key too ([step.validate]).
 func (r *TOMLReader) rename(e *TOMLEntry, name string) []ir.Fix {
 	fixes := ir.Change(r.Src, e.KeyRange, e.Key, name)
 	if fixes == nil || !e.Value.TablesArray {
 		return fixes
+	}
+	if slices.ContainsFunc(e.Value.Items, func(item *TOMLValue) bool { return item != nil && item.Table != nil && hasHeaders(item.Table) }) {
+		return nil
 	}
 	written := string(r.Src[e.KeyRange.Start.Offset:e.KeyRange.End.Offset])
 	edits := fixes[0].Edits
@@ -92,6 +96,16 @@ func (r *TOMLReader) rename(e *TOMLEntry, name string) []ir.Fix {
 	}
 	fixes[0].Edits = edits
 	return fixes
+}
+
+// hasHeaders reports whether t has a table defined by a header of its own.
+func hasHeaders(t *TOMLTable) bool {
+	for _, e := range t.Entries {
+		if v := e.Value; v.TablesArray || v.Kind == KindTable && (v.Table.Def == TOMLHeader || v.Table.Def == TOMLImplicit) {
+			return true
+		}
+	}
+	return false
 }
 
 // headerKey is the range of the key written last in the [[header]] h:
