@@ -43,6 +43,9 @@ func TestFrontEndFixes(t *testing.T) {
 		{"toml array of tables in each header", ir.TOML, ir.RuleUnknownKey,
 			"version = 1\n\n[[step]]\nname = \"a\"\ncommand = \"true\"\n\n[[ step ]]\nname = \"b\"\ncommand = \"true\"\n\n[[step]] # é\nname = \"c\"\ncommand = \"true\"\n",
 			"version = 1\n\n[[steps]]\nname = \"a\"\ncommand = \"true\"\n\n[[ steps ]]\nname = \"b\"\ncommand = \"true\"\n\n[[steps]] # é\nname = \"c\"\ncommand = \"true\"\n"},
+		{"toml table made by one header on the way", ir.TOML, ir.RuleUnknownKey,
+			"version = 1\n\n[worktree.a]\nkind = \"throwaway\"\n",
+			"version = 1\n\n[worktrees.a]\nkind = \"throwaway\"\n"},
 		{"toml step id", ir.TOML, ir.RuleUnknownKey,
 			"version = 1\n\n[[steps]]\nid = \"t\"\ncommand = \"true\"\n",
 			"version = 1\n\n[[steps]]\nname = \"t\"\ncommand = \"true\"\n"},
@@ -132,6 +135,8 @@ func TestFrontEndNoFix(t *testing.T) {
 	}{
 		{"toml key present", parse.TOML, "version = 1\n\n[[steps]]\nname = \"t\"\ncommand = \"a\"\ncommnd = \"b\"\n"},
 		{"toml array of tables with tables of its own", parse.TOML, "version = 1\n\n[[step]]\nname = \"a\"\ncommand = \"true\"\n\n[step.validate]\nshells = [\"true\"]\n"},
+		{"toml table its subtables' headers name", parse.TOML, "version = 1\n\n[worktree.a]\nkind = \"throwaway\"\n\n[worktree.b]\nkind = \"throwaway\"\n"},
+		{"toml dotted keys through one table", parse.TOML, "version = 1\nlmits.repair_cap = 1\nlmits.self_merge = false\n"},
 		{"hcl attribute present", parse.HCL, "version = 1\n\nstep \"t\" {\n  command = \"a\"\n  commnd = \"b\"\n}\n"},
 		{"hcl attribute for a block", parse.HCL, "version = 1\n\nstep \"t\" {\n  command = \"a\"\n  validat = 1\n}\n"},
 		{"hcl block present", parse.HCL, "version = 1\n\nlimits {\n}\nlimit {\n}\n"},

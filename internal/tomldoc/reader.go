@@ -73,6 +73,9 @@ func (r *TOMLReader) UnknownKeySuggest(t *TOMLTable, e *TOMLEntry, where, sugges
 func (r *TOMLReader) rename(e *TOMLEntry, name string) []ir.Fix {
 	fixes := ir.Change(r.Src, e.KeyRange, e.Key, name)
 	if fixes == nil || !e.Value.TablesArray {
+		if !writtenOnce(e.Value) {
+			return nil
+		}
 		return fixes
 	}
 	if slices.ContainsFunc(e.Value.Items, func(item *TOMLValue) bool { return item != nil && item.Table != nil && hasHeaders(item.Table) }) {
@@ -96,6 +99,24 @@ func (r *TOMLReader) rename(e *TOMLEntry, name string) []ir.Fix {
 	}
 	fixes[0].Edits = edits
 	return fixes
+}
+
+// writtenOnce reports whether the key whose value v is is written once in
+// the file: a value, an inline table, a table under its own [header] with
+// no [header] of a table in it, or a table a dotted key or a header made
+// on the way to one thing so written ([a.b], a.b = 1). Each dotted key and
+// header that goes through a table writes its key again.
+func writtenOnce(v *TOMLValue) bool {
+	if v.Kind != KindTable || v.TablesArray {
+		return !v.TablesArray
+	}
+	switch v.Table.Def {
+	case TOMLHeader:
+		return !hasHeaders(v.Table)
+	case TOMLImplicit, TOMLDotted:
+		return len(v.Table.Entries) == 1 && writtenOnce(v.Table.Entries[0].Value)
+	}
+	return true
 }
 
 // hasHeaders reports whether t has a table defined by a header of its own.
