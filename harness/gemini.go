@@ -43,14 +43,43 @@ func (gemini) Spec() Spec {
 // each access level that needs one: read lets in a few read-only commands,
 // which the default approval mode otherwise withholds, and write every
 // shell command, which the headless CLI does not even offer in auto_edit
-// mode without one. A compound command is checked part by part.
+// mode without one.
+//
+// read allows git log, git diff, git status and ls only as one simple
+// command of plain words (letters, digits, spaces and -_./:=@^~,+%), its
+// rule's pattern matched against the whole command: a quote, an escape, an
+// expansion, a redirection, a glob or a second command makes it ask, which
+// the headless CLI refuses. A pattern can only read the command's text, and
+// a text of plain words is what the shell runs. In those words two rules
+// above it refuse git's --output (and its abbreviations), which writes a
+// file, and --no-index, an absolute or home path, or a .. path component,
+// which read outside the worktree. Gemini CLI drops, with only a warning,
+// a rule whose pattern it deems unsafe (a quantified group holding a
+// quantifier): TestGeminiReadPolicy checks none is.
 var geminiPolicy = map[string]File{
-	ir.AccessRead: {Name: "gemini-read-policy.toml", Text: `# cairn, access "read": read-only commands run without asking.
+	ir.AccessRead: {Name: "gemini-read-policy.toml", Text: `# cairn, access "read": read-only commands run without asking:
+# git log, git diff, git status and ls, alone, in plain words.
 [[rule]]
 toolName = "run_shell_command"
-commandPrefix = ["git log", "git diff", "git status", "ls"]
+commandRegex = '(git (log|diff|status)|ls)(|[ ][-\w ./:=@^~,+%]*)"'
 decision = "allow"
 priority = 100
+
+# Not git's --output, which writes a file, nor --no-index.
+[[rule]]
+toolName = "run_shell_command"
+commandRegex = '([^"\\]|\\.)*--(ou|no-index)'
+decision = "deny"
+priority = 200
+denyMessage = "cairn, access read: git's --output writes a file, and --no-index reads outside the worktree"
+
+# Nor a path outside the worktree.
+[[rule]]
+toolName = "run_shell_command"
+commandRegex = '([^"\\]|\\.)*([ ][/~]|[ /]\.\.([ /]|"))'
+decision = "deny"
+priority = 200
+denyMessage = "cairn, access read: no path outside the worktree; name it relative to the worktree"
 `},
 	ir.AccessWrite: {Name: "gemini-write-policy.toml", Text: `# cairn, access "write": every shell command runs without asking.
 [[rule]]

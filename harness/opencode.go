@@ -39,13 +39,19 @@ func (opencode) Spec() Spec {
 
 // opencodePermission is opencode's permission config (OPENCODE_PERMISSION,
 // which replaces the config files' permission) for each access level.
-// read: no edits, and only read-only commands. write: edits and every
-// command, but none that names a path outside the worktree; "deny" refuses
-// the one call and the session goes on, where "ask" would end it (opencode
-// run rejects what asks). A rule on the paths it can read in a command, not
-// a sandbox. full: everything, with --auto.
+// read: no edits and no commands. write: edits and every command, but none
+// that names a path outside the worktree; "deny" refuses the one call and
+// the session goes on, where "ask" would end it (opencode run rejects what
+// asks). A rule on the paths it can read in a command, not a sandbox. full:
+// everything, with --auto.
+//
+// read runs no command at all, not even git log: opencode matches its bash
+// patterns against each simple command's text alone (with its own
+// redirections), so "(ls) > FILE" and "{ git log; } > FILE" pass as "ls"
+// and "git log", and no pattern can see the redirection that writes FILE.
+// Its read, grep and glob tools still read the worktree.
 var opencodePermission = map[string]string{
-	ir.AccessRead:  `{"edit":"deny","bash":{"*":"deny","git log*":"allow","git diff*":"allow","git status*":"allow","ls*":"allow"},"external_directory":"deny"}`,
+	ir.AccessRead:  `{"edit":"deny","bash":"deny","external_directory":"deny"}`,
 	ir.AccessWrite: `{"edit":"allow","bash":"allow","external_directory":"deny"}`,
 	ir.AccessFull:  `{"*":"allow"}`,
 }

@@ -2016,7 +2016,7 @@ session_5_0() {
   local session_files=$run/traces/$step.files
   rm -rf -- "$session_files"
   mkdir -p -- "$session_files"
-  printf '%s' $'# cairn, access "read": read-only commands run without asking.\n[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = ["git log", "git diff", "git status", "ls"]\ndecision = "allow"\npriority = 100\n' >"$session_files"/'gemini-read-policy.toml'
+  printf '%s' $'# cairn, access "read": read-only commands run without asking:\n# git log, git diff, git status and ls, alone, in plain words.\n[[rule]]\ntoolName = "run_shell_command"\ncommandRegex = \'(git (log|diff|status)|ls)(|[ ][-\\w ./:=@^~,+%]*)"\'\ndecision = "allow"\npriority = 100\n\n# Not git\'s --output, which writes a file, nor --no-index.\n[[rule]]\ntoolName = "run_shell_command"\ncommandRegex = \'([^"\\\\]|\\\\.)*--(ou|no-index)\'\ndecision = "deny"\npriority = 200\ndenyMessage = "cairn, access read: git\'s --output writes a file, and --no-index reads outside the worktree"\n\n# Nor a path outside the worktree.\n[[rule]]\ntoolName = "run_shell_command"\ncommandRegex = \'([^"\\\\]|\\\\.)*([ ][/~]|[ /]\\.\\.([ /]|"))\'\ndecision = "deny"\npriority = 200\ndenyMessage = "cairn, access read: no path outside the worktree; name it relative to the worktree"\n' >"$session_files"/'gemini-read-policy.toml'
   local -a session_settings=() settings_keep=('tmp' 'history') settings_links=('.agents')
   settings_overlay "$session_files" 'GEMINI_CLI_HOME' '.gemini' 'settings.json' '{"general":{"maxAttempts":2},"model":{"maxSessionTurns":20}}'
   run_session 'gemini' "$tmp/prompt.$step" "${session_settings[@]}" 'gemini' '-p' '' '--output-format' 'stream-json' '--approval-mode' 'default' '--policy' "${session_files}"'/gemini-read-policy.toml' '--skip-trust'
@@ -2149,7 +2149,7 @@ session_8_0() {
   budget_before || return 0
   # 'opencode' has no turn cap of its own: the script counts its turns.
   local turn_max=20 turn_jq='.type == "step_start"' turn_cause='stopped after 20 turns: max_turns is 20'
-  run_session 'opencode' "$tmp/prompt.$step" 'OPENCODE_PERMISSION={"edit":"deny","bash":{"*":"deny","git log*":"allow","git diff*":"allow","git status*":"allow","ls*":"allow"},"external_directory":"deny"}' 'opencode' 'run' '--format' 'json' '--dir' "${step_dir}"
+  run_session 'opencode' "$tmp/prompt.$step" 'OPENCODE_PERMISSION={"edit":"deny","bash":"deny","external_directory":"deny"}' 'opencode' 'run' '--format' 'json' '--dir' "${step_dir}"
 }
 # step_9: step 'opencode-full'.
 step_9() {

@@ -79,7 +79,7 @@ const geminiWritePolicy = "[[rule]]\ntoolName = \"run_shell_command\"\ndecision 
 
 // opencodePermission is opencode's permission config per access level.
 var opencodePermission = map[string]string{
-	"read":  `{"edit":"deny","bash":{"*":"deny","git log*":"allow","git diff*":"allow","git status*":"allow","ls*":"allow"},"external_directory":"deny"}`,
+	"read":  `{"edit":"deny","bash":"deny","external_directory":"deny"}`,
 	"write": `{"edit":"allow","bash":"allow","external_directory":"deny"}`,
 	"full":  `{"*":"allow"}`,
 }
