@@ -11,10 +11,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/cairn-dev/cairn/catalogue"
 	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/internal/testwait"
 	"github.com/cairn-dev/cairn/record"
 )
 
@@ -41,24 +41,18 @@ func running(argv ...string) []int {
 	return pids
 }
 
-// waitGone waits until no process runs argv, failing after 10s (and
-// killing them).
+// waitGone waits until no process runs argv, failing after
+// testwait.Patience (and killing them).
 func waitGone(t *testing.T, argv ...string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		pids := running(argv...)
-		if len(pids) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			for _, pid := range pids {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
-			t.Fatalf("%q still runs (pid %v)", strings.Join(argv, " "), pids)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if testwait.Until(func() bool { return len(running(argv...)) == 0 }) {
+		return
 	}
+	pids := running(argv...)
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	t.Fatalf("%q still runs (pid %v) after %s", strings.Join(argv, " "), pids, testwait.Patience)
 }
 
 // orphan starts a process group as a crashed cairn's step would have left
@@ -89,12 +83,8 @@ func orphan(t *testing.T, token string, arg int) proc.Group {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-reaped
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for len(running("sleep", a)) == 0 || len(running("sleep", b)) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the orphan's sleeps did not start")
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testwait.Until(func() bool { return len(running("sleep", a)) > 0 && len(running("sleep", b)) > 0 }) {
+		t.Fatal("the orphan's sleeps did not start")
 	}
 	// Only the token: the processes are found by it alone.
 	return proc.Group{Token: token, Boot: proc.BootID()}

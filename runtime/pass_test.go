@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/internal/testwait"
 	"github.com/cairn-dev/cairn/record"
 )
 
@@ -53,18 +54,14 @@ func TestHelperHoldLock(t *testing.T) {
 	os.Exit(0)
 }
 
-// eventually waits until cond holds, asking again every 5ms, failing the
-// test after 10s. A lock file this process let go of stays locked while a
-// process another test is starting has not yet exec'd: it holds a copy of
-// every open file until then.
+// eventually waits until cond holds, failing the test after
+// testwait.Patience. A lock file this process let go of stays locked while
+// a process another test is starting has not yet exec'd: it holds a copy
+// of every open file until then.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 10s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testwait.Until(cond) {
+		t.Fatalf("%s: not within %s", what, testwait.Patience)
 	}
 }
 

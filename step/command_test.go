@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/internal/testwait"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -99,12 +100,12 @@ func TestRunCommandStopped(t *testing.T) {
 	}
 }
 
-// waitFile waits for path to exist, failing after a minute.
+// waitFile waits for path to exist, failing after testwait.Patience.
 func waitFile(t *testing.T, path string) {
 	t.Helper()
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
-	deadline := time.After(time.Minute)
+	deadline := testwait.After()
 	for {
 		if _, err := os.Stat(path); err == nil {
 			return

@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/internal/testwait"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/templates"
 )
@@ -216,16 +217,19 @@ func TestRunSessionTraceMarksStderr(t *testing.T) {
 func TestRunSessionTimeout(t *testing.T) {
 	t.Parallel()
 	f := newSessionFixture(t, "slow")
-	f.setEnv("FAKE_SLEEP", "60")
+	// An hour: only the timeout can end the session while the test waits.
+	f.setEnv("FAKE_SLEEP", "3600")
 	f.sc.Timeout = 100 * time.Millisecond
 	h, _ := harness.NewRegistry(nil).Lookup("claude")
-	start := time.Now()
-	r := RunSession(context.Background(), f.sc, session("claude", "", "", 20), h, "")
-	if !r.Failed || r.Cause != "timed out after 100ms" {
-		t.Errorf("RunSession: %+v; want a timeout", r)
-	}
-	if d := time.Since(start); d > 30*time.Second {
-		t.Errorf("the timed-out session took %s", d)
+	done := make(chan Result, 1)
+	go func() { done <- RunSession(context.Background(), f.sc, session("claude", "", "", 20), h, "") }()
+	select {
+	case r := <-done:
+		if !r.Failed || r.Cause != "timed out after 100ms" {
+			t.Errorf("RunSession: %+v; want a timeout", r)
+		}
+	case <-testwait.After():
+		t.Fatalf("the session with a 100ms timeout still ran after %s", testwait.Patience)
 	}
 }
 

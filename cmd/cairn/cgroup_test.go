@@ -12,11 +12,13 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/internal/testwait"
 )
 
 // escapeWait is how long a test waits for a process that dropped its step
 // token to be gone: it is killed as its step ends, and gone a moment after.
-const escapeWait = 60 * time.Second
+const escapeWait = testwait.Patience
 
 // escapeSteps is a process whose step starts three sleepers and ends:
 // one in its process group that dropped its step token (env -u), one that

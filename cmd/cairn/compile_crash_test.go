@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/internal/testwait"
 	"github.com/cairn-dev/cairn/record"
 )
 
@@ -161,7 +162,7 @@ func (w *signalWork) killScript(t *testing.T, name string, markers ...string) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
-	deadline := time.Now().Add(scriptWait)
+	deadline := time.Now().Add(testwait.Patience)
 	for _, marker := range markers {
 		for {
 			if _, err := os.Stat(marker); err == nil {
@@ -171,10 +172,11 @@ func (w *signalWork) killScript(t *testing.T, name string, markers ...string) {
 			case err := <-done:
 				b, _ := os.ReadFile(out.Name())
 				t.Fatalf("the script ended (%v) before %s appeared:\n%s", err, marker, b)
-			case <-time.After(10 * time.Millisecond):
+			default:
+				time.Sleep(10 * time.Millisecond)
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%s did not appear within %s", marker, scriptWait)
+				t.Fatalf("%s did not appear within %s", marker, testwait.Patience)
 			}
 		}
 	}
@@ -185,17 +187,17 @@ func (w *signalWork) killScript(t *testing.T, name string, markers ...string) {
 }
 
 // awaitNoSurvivors waits until nothing the script and its steps started is
-// left (survivors), failing after scriptWait.
+// left (survivors), failing after testwait.Patience.
 func awaitNoSurvivors(t *testing.T, env []string) {
 	t.Helper()
-	deadline := time.Now().Add(scriptWait)
+	deadline := time.Now().Add(testwait.Patience)
 	for {
 		left := survivors(t, env)
 		if len(left) == 0 {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s on, still running:\n%s", scriptWait, strings.Join(left, "\n"))
+			t.Fatalf("%s on, still running:\n%s", testwait.Patience, strings.Join(left, "\n"))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -19,17 +19,18 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/internal/ptytest"
+	"github.com/cairn-dev/cairn/internal/testwait"
 	"github.com/cairn-dev/cairn/record"
 )
 
-// interruptWithin is how soon after the signal that stops it a compiled
-// script must have ended, worktrees cleaned and patches saved (issue 11).
-const interruptWithin = 10 * time.Second
-
-// scriptGrace is a compiled script's grace period between SIGTERM and
-// SIGKILL: a script that skips it after a second signal ends before the
-// first signal's grace has run out.
-const scriptGrace = 5 * time.Second
+// graceLine is a compiled script's grace period between SIGTERM and
+// SIGKILL; graceLong is an hour, what lengthenGrace gives a script: only a
+// second signal can then end one whose steps take SIGTERM without ending
+// before the test stops waiting.
+var (
+	graceLine = []byte("\ngrace=5\n")
+	graceLong = []byte("\ngrace=3600\n")
+)
 
 // lockedBuffer is the terminal's output, written by the goroutine that
 // reads the master and read by the test.
@@ -84,6 +85,23 @@ func newSignalWork(t *testing.T, processes map[string]string) *signalWork {
 		}
 	}
 	return w
+}
+
+// lengthenGrace gives the compiled script work/NAME.sh a grace period of
+// an hour (graceLong).
+func (w *signalWork) lengthenGrace(t *testing.T, name string) {
+	t.Helper()
+	script := filepath.Join(w.work, name+".sh")
+	b, err := os.ReadFile(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, graceLine) {
+		t.Fatalf("%s.sh sets no grace period (%q)", name, bytes.TrimSpace(graceLine))
+	}
+	if err := os.WriteFile(script, bytes.Replace(b, graceLine, graceLong, 1), 0o755); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // scriptRun is a compiled script running, in the foreground of a terminal
@@ -157,20 +175,20 @@ func (r *scriptRun) ctrlC(t *testing.T) {
 	}
 }
 
-// wait waits at most d for the script to end, and returns its exit code.
-func (r *scriptRun) wait(t *testing.T, d time.Duration) int {
+// wait waits for the script to end, and returns its exit code.
+func (r *scriptRun) wait(t *testing.T) int {
 	t.Helper()
 	select {
 	case <-r.done:
-	case <-time.After(d):
+	case <-testwait.After():
 		t.Fatalf("the script did not end within %s of the signal; it printed:\n%s\nstill running:\n%s",
-			d, r.out.String(), strings.Join(survivors(t, r.cmd.Env), "\n"))
+			testwait.Patience, r.out.String(), strings.Join(survivors(t, r.cmd.Env), "\n"))
 	}
 	// What the script wrote last may still be on its way from the
 	// terminal: the copy ends when the terminal's last user is gone.
 	select {
 	case <-r.copied:
-	case <-time.After(scriptWait):
+	case <-testwait.After():
 	}
 	var ee *exec.ExitError
 	if errors.As(r.err, &ee) {
@@ -185,7 +203,9 @@ func (r *scriptRun) wait(t *testing.T, d time.Duration) int {
 // waitFiles waits until every one of the files exists.
 func waitFiles(t *testing.T, r *scriptRun, files ...string) {
 	t.Helper()
-	deadline := time.Now().Add(scriptWait)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := testwait.After()
 	for _, f := range files {
 		for {
 			if _, err := os.Stat(f); err == nil {
@@ -194,10 +214,9 @@ func waitFiles(t *testing.T, r *scriptRun, files ...string) {
 			select {
 			case <-r.done:
 				t.Fatalf("the script ended before %s appeared:\n%s", f, r.out.String())
-			case <-time.After(10 * time.Millisecond):
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s did not appear within %s:\n%s", f, scriptWait, r.out.String())
+			case <-deadline:
+				t.Fatalf("%s did not appear within %s:\n%s", f, testwait.Patience, r.out.String())
+			case <-tick.C:
 			}
 		}
 	}
@@ -238,20 +257,16 @@ func survivors(t *testing.T, env []string) []string {
 }
 
 // noSurvivors fails the test when something the script started is still
-// running a moment after it ended (SIGKILL takes effect at once, but the
-// kernel needs a moment to take a killed process down).
+// running after it ended (SIGKILL takes effect at once, but the kernel
+// needs a moment to take a killed process down, more on a loaded machine).
 func noSurvivors(t *testing.T, env []string) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		left := survivors(t, env)
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("left running after the script ended:\n%s", strings.Join(left, "\n"))
-		}
-		time.Sleep(20 * time.Millisecond)
+	var left []string
+	if !testwait.Until(func() bool {
+		left = survivors(t, env)
+		return len(left) == 0
+	}) {
+		t.Fatalf("left running %s after the script ended:\n%s", testwait.Patience, strings.Join(left, "\n"))
 	}
 }
 
@@ -333,7 +348,7 @@ command = "echo quick"
 func (w *signalWork) passFree(t *testing.T) {
 	t.Helper()
 	r := w.start(t, "quick", false)
-	if code := r.wait(t, scriptWait); code != 0 || !strings.Contains(r.out.String(), "\nquick\n") {
+	if code := r.wait(t); code != 0 || !strings.Contains(r.out.String(), "\nquick\n") {
 		t.Fatalf("after the interrupted run, a second one exited %d (want 0, not skipped):\n%s", code, r.out.String())
 	}
 }
@@ -341,10 +356,11 @@ func (w *signalWork) passFree(t *testing.T) {
 // TestCompileCtrlC types Ctrl-C at the terminal of a compiled script, which
 // sends SIGINT to its whole foreground process group (the script and its
 // steps' jobs alike, unlike `kill -INT PID`): in a parallel group and in a
-// single step, the script ends within 10 s with exit 130, the running steps
-// logged interrupted and the rest cancelled, nothing it started left
-// running, and the Pass free for the next run. Typed twice, the second
-// Ctrl-C skips the grace period of steps that take SIGTERM without ending.
+// single step, the script ends with exit 130, the running steps logged
+// interrupted and the rest cancelled, nothing it started left running, and
+// the Pass free for the next run. Typed twice, the second Ctrl-C skips the
+// grace period (an hour, graceLong) of steps that take SIGTERM without
+// ending.
 func TestCompileCtrlC(t *testing.T) {
 	for _, tc := range []struct {
 		name, process string
@@ -352,7 +368,7 @@ func TestCompileCtrlC(t *testing.T) {
 		// have started and when they got SIGTERM.
 		started, termed []string
 		// twice types a second Ctrl-C once every step got SIGTERM; the
-		// script must then end before the first one's grace period is out.
+		// script must then end, its grace period not out.
 		twice bool
 		log   []string
 	}{
@@ -380,18 +396,19 @@ func TestCompileCtrlC(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			w := newSignalWork(t, map[string]string{tc.process: signalProcesses[tc.process], "quick": signalProcesses["quick"]})
+			if tc.twice {
+				w.lengthenGrace(t, tc.process)
+			}
 			r := w.start(t, tc.process, true)
 			waitFiles(t, r, homeFiles(w, tc.started)...)
 			r.ctrlC(t)
 			signalled := time.Now()
-			within := interruptWithin
 			if tc.twice {
 				waitFiles(t, r, homeFiles(w, tc.termed)...)
 				r.ctrlC(t)
-				within = time.Until(signalled.Add(scriptGrace))
 				signalled = time.Now()
 			}
-			code := r.wait(t, within)
+			code := r.wait(t)
 			t.Logf("ended %s after the last Ctrl-C; the terminal showed:\n%s", time.Since(signalled).Round(time.Millisecond), r.out.String())
 			if code != 130 {
 				t.Errorf("exit %d; want 130", code)
@@ -408,21 +425,21 @@ func TestCompileCtrlC(t *testing.T) {
 
 // TestCompileDoubleSignal sends SIGTERM twice to a compiled script whose
 // steps take SIGTERM without ending: the second signal skips the grace
-// period and SIGKILLs them, and the run still ends interrupted, exit 130,
+// period (an hour, graceLong) and SIGKILLs them, and the run still ends interrupted, exit 130,
 // its throwaway worktree's changes saved and the worktree removed.
 func TestCompileDoubleSignal(t *testing.T) {
 	w := newSignalWork(t, map[string]string{"stubborn": signalProcesses["stubborn"], "quick": signalProcesses["quick"]})
+	w.lengthenGrace(t, "stubborn")
 	r := w.start(t, "stubborn", false)
 	waitFiles(t, r, homeFiles(w, []string{"started-a", "started-b"})...)
 	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	first := time.Now()
 	waitFiles(t, r, homeFiles(w, []string{"term-a", "term-b"})...)
 	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	code := r.wait(t, time.Until(first.Add(scriptGrace)))
+	code := r.wait(t)
 	if code != 130 {
 		t.Errorf("exit %d; want 130\n%s", code, r.out.String())
 	}
@@ -549,8 +566,8 @@ func stableChildren(t *testing.T, pid int, word string) []int {
 // TestCompileJobKilled kills the jobs of a compiled script's running steps
 // outright while it waits out the grace period after SIGINT (as the OOM
 // killer might): bash then has no job left to report, and the script must
-// not wait for them forever (it spun a CPU holding the Pass): it ends
-// within 10 s, exit 130, the steps logged interrupted.
+// not wait for them forever (it spun a CPU holding the Pass): it ends once
+// its grace period is out, exit 130, the steps logged interrupted.
 func TestCompileJobKilled(t *testing.T) {
 	w := newSignalWork(t, map[string]string{"stubborn": signalProcesses["stubborn"], "quick": signalProcesses["quick"]})
 	r := w.start(t, "stubborn", false)
@@ -571,7 +588,7 @@ func TestCompileJobKilled(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if code := r.wait(t, interruptWithin); code != 130 {
+	if code := r.wait(t); code != 130 {
 		t.Errorf("exit %d; want 130\n%s", code, r.out.String())
 	}
 	checkInterruptedRun(t, w, "stubborn", []string{

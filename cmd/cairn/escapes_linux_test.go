@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/cairn-dev/cairn/internal/ptytest"
+	"github.com/cairn-dev/cairn/internal/testwait"
 )
 
 // hostileScript prints what a terminal acts on rather than shows: an OSC
@@ -153,8 +153,8 @@ func cairnOnPty(t *testing.T, dir string, args ...string) ([]byte, int) {
 	select {
 	case b := <-screen:
 		return b, exitOfErr(t, err)
-	case <-time.After(time.Minute):
-		t.Fatalf("cairn %q ended, and its terminal stayed open a minute", args)
+	case <-testwait.After():
+		t.Fatalf("cairn %q ended, and its terminal stayed open %s", args, testwait.Patience)
 	}
 	return nil, 0
 }

@@ -10,7 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/cairn-dev/cairn/internal/testwait"
 )
 
 // rawLSP is `cairn lsp --stdio` spoken to byte for byte, so that a test can
@@ -119,11 +120,11 @@ func (c *rawLSP) notify(method string, params any) {
 }
 
 // response returns the next response the server sends, passing its
-// notifications by; it fails the test when none comes within 30 s or the
-// server ends.
+// notifications by; it fails the test when none comes within
+// testwait.Patience or the server ends.
 func (c *rawLSP) response(what string) map[string]any {
 	c.t.Helper()
-	deadline := time.After(30 * time.Second)
+	deadline := testwait.After()
 	for {
 		select {
 		case m, ok := <-c.messages:
@@ -134,7 +135,7 @@ func (c *rawLSP) response(what string) map[string]any {
 				return m
 			}
 		case <-deadline:
-			c.t.Fatalf("no response %s within 30s", what)
+			c.t.Fatalf("no response %s within %s", what, testwait.Patience)
 		}
 	}
 }

@@ -8,9 +8,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/cairn-dev/cairn/internal/testwait"
 )
 
 // lspClient is an editor's side of `cairn lsp`: the real binary on a
@@ -105,7 +106,7 @@ func startLSP(t *testing.T, dir string) *lspClient {
 // call sends a request and decodes its result into result.
 func (c *lspClient) call(method string, params, result any) {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := testwait.Context(context.Background())
 	defer cancel()
 	if err := c.conn.Call(ctx, method, params, result); err != nil {
 		c.t.Fatalf("%s: %v", method, err)
@@ -122,7 +123,7 @@ func (c *lspClient) notify(method string, params any) {
 // waitDiags waits for the first diagnostics published that ok accepts.
 func (c *lspClient) waitDiags(what string, ok func(publishedDiags) bool) publishedDiags {
 	c.t.Helper()
-	deadline := time.After(30 * time.Second)
+	deadline := testwait.After()
 	for {
 		select {
 		case p := <-c.diags:
@@ -130,7 +131,7 @@ func (c *lspClient) waitDiags(what string, ok func(publishedDiags) bool) publish
 				return p
 			}
 		case <-deadline:
-			c.t.Fatalf("no diagnostics %s within 30s", what)
+			c.t.Fatalf("no diagnostics %s within %s", what, testwait.Patience)
 		}
 	}
 }

@@ -11,43 +11,34 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/cairn-dev/cairn/internal/testwait"
 )
 
-// The script commands of the process scripts: processes that must be gone,
-// and a background command that must end in time.
+// The script command of the process scripts: processes that must be gone.
 func init() {
 	scriptCmds["procs-gone"] = procsGone
-	scriptCmds["bg-wait-within"] = waitBackgroundWithin
 }
-
-// goneWait is how long procs-gone waits for killed processes to be gone:
-// a killed process is gone a moment after the kill, not at once.
-const goneWait = 10 * time.Second
 
 // procsGone is the script command "procs-gone PROG ARGS...": it waits until
 // no process of the machine runs with exactly that command line (PROG
-// compared by its base name), and fails, killing them, after goneWait.
+// compared by its base name), and fails, killing them, after
+// testwait.Patience: a killed process is gone a moment after the kill, not
+// at once.
 func procsGone(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
 		ts.Fatalf("usage: procs-gone PROG [ARGS...]")
 	}
-	deadline := time.Now().Add(goneWait)
-	for {
-		pids := processesRunning(args)
-		if len(pids) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			for _, pid := range pids {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
-			ts.Fatalf("%q still runs (pid %v) after %s", strings.Join(args, " "), pids, goneWait)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if testwait.Until(func() bool { return len(processesRunning(args)) == 0 }) {
+		return
 	}
+	pids := processesRunning(args)
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	ts.Fatalf("%q still runs (pid %v) after %s", strings.Join(args, " "), pids, testwait.Patience)
 }
 
 // processesRunning lists the processes whose command line is argv, its
@@ -74,23 +65,6 @@ func processesRunning(argv []string) []int {
 		}
 	}
 	return pids
-}
-
-// waitBackgroundWithin is the script command "bg-wait-within DURATION NAME
-// CODE|killed": bg-wait, failing when the command has not ended within
-// DURATION.
-func waitBackgroundWithin(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 3 {
-		ts.Fatalf("usage: bg-wait-within DURATION NAME CODE|killed")
-	}
-	d, err := time.ParseDuration(args[0])
-	ts.Check(err)
-	select {
-	case <-findBackground(ts, args[1]).done:
-	case <-time.After(d):
-		ts.Fatalf("%s did not end within %s", args[1], d)
-	}
-	waitBackground(ts, false, args[1:])
 }
 
 // TestRunClosedOutput holds that a run whose stdout and stderr go to a pipe

@@ -11,14 +11,15 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/internal/ptytest"
+	"github.com/cairn-dev/cairn/internal/testwait"
 )
 
 // TestRunCtrlC types Ctrl-C at the terminal cairn runs in, a real pty (the
 // kernel sends SIGINT to the terminal's foreground process group): once
 // ends the run interrupted; a second while a step that ignores SIGTERM has
 // its grace ends it at once, interrupted as well. Either way cairn exits
-// 130 within 10 s, the step's log line says outcome=interrupted, and
-// nothing the step started is left.
+// 130, the step's log line says outcome=interrupted, and nothing the step
+// started is left.
 func TestRunCtrlC(t *testing.T) {
 	for _, tc := range []struct {
 		name, command string
@@ -83,8 +84,8 @@ while :; do wait || :; done`,
 			var err error
 			select {
 			case err = <-exited:
-			case <-time.After(10 * time.Second):
-				t.Fatal("cairn did not end within 10s of Ctrl-C")
+			case <-testwait.After():
+				t.Fatalf("cairn did not end within %s of Ctrl-C", testwait.Patience)
 			}
 			master.Close()
 			shown := <-screen
@@ -100,12 +101,8 @@ while :; do wait || :; done`,
 					t.Errorf("cairn show lacks %s:\n%s", want, stdout)
 				}
 			}
-			deadline := time.Now().Add(goneWait)
-			for len(processesRunning([]string{"sleep", tc.sleep})) > 0 {
-				if time.Now().After(deadline) {
-					t.Fatalf("sleep %s outlived the interrupted run", tc.sleep)
-				}
-				time.Sleep(10 * time.Millisecond)
+			if !testwait.Until(func() bool { return len(processesRunning([]string{"sleep", tc.sleep})) == 0 }) {
+				t.Fatalf("sleep %s outlived the interrupted run", tc.sleep)
 			}
 		})
 	}
@@ -153,10 +150,12 @@ func typeCtrlC(t *testing.T, master *os.File) {
 }
 
 // waitForFile waits until path exists, failing the test when cairn exits
-// first or after a minute.
+// first or after testwait.Patience.
 func waitForFile(t *testing.T, path string, exited <-chan error) {
 	t.Helper()
-	deadline := time.After(time.Minute)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := testwait.After()
 	for {
 		if _, err := os.Stat(path); err == nil {
 			return
@@ -165,8 +164,8 @@ func waitForFile(t *testing.T, path string, exited <-chan error) {
 		case err := <-exited:
 			t.Fatalf("cairn exited (%v) before %s was made", err, filepath.Base(path))
 		case <-deadline:
-			t.Fatalf("%s was not made within a minute", filepath.Base(path))
-		case <-time.After(10 * time.Millisecond):
+			t.Fatalf("%s was not made within %s", filepath.Base(path), testwait.Patience)
+		case <-tick.C:
 		}
 	}
 }

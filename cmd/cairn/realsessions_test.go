@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/internal/modeldouble"
+	"github.com/cairn-dev/cairn/internal/testwait"
 	"github.com/cairn-dev/cairn/record"
 )
 
@@ -245,7 +246,7 @@ func (w *realWork) run(t *testing.T, args ...string) cairnRun {
 	cmd := exec.CommandContext(ctx, "cairn", args...)
 	cmd.Dir, cmd.Env = w.repo, w.env
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 30 * time.Second
+	cmd.WaitDelay = testwait.Patience
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
@@ -512,8 +513,8 @@ func realRead(t *testing.T, cli realCLI, bin, home string) {
 }
 
 // realMaxTurns: a model that calls a tool at every turn is stopped at
-// max_turns = 3; the step fails with a cause naming the turn limit, long
-// before its 45s timeout.
+// max_turns = 3; the step fails with a cause naming the turn limit, not
+// its timeout.
 func realMaxTurns(t *testing.T, cli realCLI, bin, home string) {
 	d := modeldouble.New(modeldouble.Forever(modeldouble.Shell("echo again")))
 	defer d.Close()
@@ -531,8 +532,8 @@ func realMaxTurns(t *testing.T, cli realCLI, bin, home string) {
 	if log := r.log(t); !turnLimit.MatchString(log) {
 		t.Errorf("the run's log does not name the turn limit:\n%s", log)
 	}
-	if s.Start != nil && s.End != nil && s.End.Sub(*s.Start) >= 45*time.Second {
-		t.Errorf("the step took %v; want it stopped at its turn limit, before its timeout", s.End.Sub(*s.Start))
+	if strings.Contains(s.Cause, "timed out") {
+		t.Errorf("the step timed out (%s); want it stopped at its turn limit", s.Cause)
 	}
 	// A CLI stopped from outside may have asked for a few more turns
 	// before the stop lands; an endless one asks for hundreds.

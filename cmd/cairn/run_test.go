@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/cairn-dev/cairn/internal/testwait"
 )
 
 // The script commands of the run scripts: exit codes, and cairn in the
@@ -38,10 +40,6 @@ func init() {
 
 // envNamesKey keys the names of the script's environment in its values.
 type envNamesKey struct{}
-
-// scriptWait is how long wait-file and bg-wait wait before failing the
-// script.
-const scriptWait = time.Minute
 
 // exitCode is the script command "exit-code CODE PROG [ARGS...]": it runs
 // PROG as exec does (its stdout and stderr are then the script's to check)
@@ -190,8 +188,8 @@ func waitBackground(ts *testscript.TestScript, neg bool, args []string) {
 	bg := findBackground(ts, args[0])
 	select {
 	case <-bg.done:
-	case <-time.After(scriptWait):
-		ts.Fatalf("%s did not end within %s", args[0], scriptWait)
+	case <-testwait.After():
+		ts.Fatalf("%s did not end within %s", args[0], testwait.Patience)
 	}
 	var ee *exec.ExitError
 	code := 0
@@ -216,15 +214,15 @@ func waitBackground(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // waitFile is the script command "wait-file PATTERN...": it waits until
-// each glob pattern names a file, polling every 10ms, and fails after a
-// minute.
+// each glob pattern names a file, polling every 10ms, and fails after
+// testwait.Patience.
 func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
 		ts.Fatalf("usage: wait-file PATTERN...")
 	}
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
-	deadline := time.After(scriptWait)
+	deadline := testwait.After()
 	for _, pattern := range args {
 		for {
 			m, err := filepath.Glob(ts.MkAbs(pattern))
@@ -235,7 +233,7 @@ func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 			select {
 			case <-tick.C:
 			case <-deadline:
-				ts.Fatalf("nothing matched %s within %s", pattern, scriptWait)
+				ts.Fatalf("nothing matched %s within %s", pattern, testwait.Patience)
 			}
 		}
 	}

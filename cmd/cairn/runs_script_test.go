@@ -8,9 +8,10 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/cairn-dev/cairn/internal/testwait"
 )
 
 // The script commands and setup of the status, show and stop scripts, which
@@ -108,7 +109,7 @@ func waitStopped(ts *testscript.TestScript, neg bool, args []string) {
 		if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
 			ts.Fatalf("the run's process ended with %v, not SIGTERM", err)
 		}
-	case <-time.After(10 * time.Second):
-		ts.Fatalf("the run's process did not end within 10s of cairn stop")
+	case <-testwait.After():
+		ts.Fatalf("the run's process did not end within %s of cairn stop", testwait.Patience)
 	}
 }

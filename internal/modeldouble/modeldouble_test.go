@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/internal/testwait"
 )
 
 // post sends body as JSON to the double and returns the status, the
@@ -417,12 +419,17 @@ func TestSlow(t *testing.T) {
 	s := newServer(t, Slow(time.Hour, Text("late")), Slow(50*time.Millisecond, Text("soon")))
 	body, _ := json.Marshal(map[string]any{"tools": []any{map[string]any{"name": "Bash"}}})
 
-	// The CLI's timeout cuts an hour-long reply short.
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	// A CLI that gives up (its timeout) cuts an hour-long reply short: it
+	// gives up here once the double has its request.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	go func() {
+		testwait.Until(func() bool { return len(s.Turns()) > 0 })
+		cancel()
+	}()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/v1/messages", bytes.NewReader(body))
-	if _, err := http.DefaultClient.Do(req); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("slow reply: %v, want the client's deadline", err)
+	if _, err := http.DefaultClient.Do(req); !errors.Is(err, context.Canceled) {
+		t.Fatalf("slow reply: %v, want the client's cancel", err)
 	}
 
 	start := time.Now()

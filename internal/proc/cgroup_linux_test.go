@@ -10,7 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/cairn-dev/cairn/internal/testwait"
 )
 
 func TestCgroupDir(t *testing.T) {
@@ -140,13 +141,9 @@ func inCgroup(t *testing.T, parent, script string, args ...string) string {
 		<-reaped
 		_ = removeCgroup(dir)
 	})
-	deadline := time.Now().Add(10 * time.Second)
 	for _, a := range args {
-		for len(running("sleep", a)) == 0 {
-			if time.Now().After(deadline) {
-				t.Fatalf("sleep %s did not start", a)
-			}
-			time.Sleep(5 * time.Millisecond)
+		if !testwait.Until(func() bool { return len(running("sleep", a)) > 0 }) {
+			t.Fatalf("sleep %s did not start within %s", a, testwait.Patience)
 		}
 	}
 	return dir

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/internal/testwait"
 )
 
 func TestWithToken(t *testing.T) {
@@ -65,24 +67,18 @@ func running(argv ...string) []int {
 	return pids
 }
 
-// waitGone waits until no process runs argv, failing after 10s (and
-// killing them).
+// waitGone waits until no process runs argv, failing after
+// testwait.Patience (and killing them).
 func waitGone(t *testing.T, argv ...string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		pids := running(argv...)
-		if len(pids) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			for _, pid := range pids {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
-			t.Fatalf("%q still runs (pid %v)", strings.Join(argv, " "), pids)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if testwait.Until(func() bool { return len(running(argv...)) == 0 }) {
+		return
 	}
+	pids := running(argv...)
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	t.Fatalf("%q still runs (pid %v) after %s", strings.Join(argv, " "), pids, testwait.Patience)
 }
 
 // TestProcEndsWhatItLeft holds that what a process leaves running ends with
@@ -105,7 +101,7 @@ func TestProcEndsWhatItLeft(t *testing.T) {
 	var r ran
 	select {
 	case r = <-done:
-	case <-time.After(30 * time.Second):
+	case <-testwait.After():
 		for _, n := range []string{"3061", "3062", "3063"} {
 			for _, pid := range running("sleep", n) {
 				_ = syscall.Kill(pid, syscall.SIGKILL)
@@ -180,22 +176,21 @@ func TestGroupsRecorded(t *testing.T) {
 	// leader printed its token.
 	var groups []Group
 	var err error
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	started := testwait.Until(func() bool {
 		groups = nil
 		var b []byte
 		if b, err = os.ReadFile(filepath.Join(dir, groupsFile)); err == nil {
 			err = json.Unmarshal(b, &groups)
 		}
-		if err != nil || len(groups) != 1 || groups[0].PGID != 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return err != nil || len(groups) != 1 || groups[0].PGID != 0
+	})
 	os.WriteFile(release, nil, 0o600)
 	r := <-done
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !started {
+		t.Fatalf("the groups file holds %+v after %s; want the group's pgid", groups, testwait.Patience)
 	}
 	if r.err != nil || r.res.ExitCode != 0 {
 		t.Fatalf("got %+v %v", r.res, r.err)
@@ -240,12 +235,8 @@ func orphan(t *testing.T, token string, arg int) Group {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-reaped
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for len(running("sleep", a)) == 0 || len(running("sleep", b)) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the orphan's sleeps did not start")
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testwait.Until(func() bool { return len(running("sleep", a)) > 0 && len(running("sleep", b)) > 0 }) {
+		t.Fatal("the orphan's sleeps did not start")
 	}
 	start, _ := procStart(cmd.Process.Pid)
 	return Group{Token: token, PGID: cmd.Process.Pid, Start: start, Boot: bootID()}

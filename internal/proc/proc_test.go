@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/internal/testwait"
 )
 
 func TestProcExitCodes(t *testing.T) {
@@ -51,7 +53,7 @@ func TestProcTimeoutStopsGroup(t *testing.T) {
 	pidFile := filepath.Join(dir, "child.pid")
 	var out bytes.Buffer
 	p := &Proc{
-		Argv:    []string{"bash", "-c", `sleep 60 & echo $! > "$1"; echo started; wait`, "bash", pidFile},
+		Argv:    []string{"bash", "-c", `sleep 3600 & echo $! > "$1"; echo started; wait`, "bash", pidFile},
 		Stdout:  &out,
 		Timeout: 200 * time.Millisecond,
 		Grace:   100 * time.Millisecond,
@@ -71,12 +73,9 @@ func TestProcTimeoutStopsGroup(t *testing.T) {
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	// The child was killed; it may linger as a zombie of init only briefly,
 	// so poll the kernel rather than sleep a fixed time.
-	deadline := time.Now().Add(5 * time.Second)
-	for syscall.Kill(pid, 0) == nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("child %d still alive after the group was stopped", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !testwait.Until(func() bool { return syscall.Kill(pid, 0) != nil }) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("child %d still alive %s after the group was stopped", pid, testwait.Patience)
 	}
 }
 
@@ -102,7 +101,7 @@ func TestProcContextStops(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	var out syncBuffer
-	p := &Proc{Argv: []string{"bash", "-c", "trap 'echo term; exit 143' TERM; echo ready; while :; do sleep 0.01; done"}, Stdout: &out, Grace: time.Second, Env: os.Environ()}
+	p := &Proc{Argv: []string{"bash", "-c", "trap 'echo term; exit 143' TERM; echo ready; while :; do sleep 0.01; done"}, Stdout: &out, Grace: testwait.Patience, Env: os.Environ()}
 	go func() {
 		for !strings.Contains(out.String(), "ready") {
 			time.Sleep(5 * time.Millisecond)
