@@ -54,9 +54,10 @@ type actRecord struct {
 // actions and the fake agent CLIs on PATH, and holds each to `cairn run` of
 // the same process in a twin repository: the same exit code, step outcomes
 // (log lines), results, patches and final results, which the workflow also
-// writes to the run's summary. It needs act on PATH (.ci/run installs it);
-// CAIRN_ACT=off skips it.
+// writes to the run's summary. A slow suite, it needs act on PATH (.ci/run
+// installs it); CAIRN_ACT=off skips it.
 func TestActDifferential(t *testing.T) {
+	slowSuite(t)
 	act, standIns := lookAct(t)
 	for _, name := range actCases {
 		t.Run(name, func(t *testing.T) {

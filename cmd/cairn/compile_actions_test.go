@@ -67,8 +67,8 @@ var workflowRefuses = map[string]string{
 // --target github-actions and compares the workflow with NAME.yml
 // (UPDATE_GOLDEN=1 rewrites it). The workflow must read as YAML, use no
 // action but the three pinned ones, hold in each run step a script that
-// parses as bash and has no "${{", and draw no finding from actionlint,
-// which checks every run step with shellcheck.
+// parses as bash and has no "${{", and, in the slow suites, draw no
+// finding from actionlint, which checks every run step with shellcheck.
 func TestCompileWorkflowGolden(t *testing.T) {
 	actionlint, lookErr := exec.LookPath("actionlint")
 	shellcheck, shErr := exec.LookPath("shellcheck")
@@ -117,6 +117,7 @@ func TestCompileWorkflowGolden(t *testing.T) {
 					}
 				}
 			}
+			slowSuite(t)
 			if lookErr != nil || shErr != nil {
 				t.Skipf("actionlint or shellcheck is not on PATH (.ci/run installs them): %v %v", lookErr, shErr)
 			}

@@ -165,7 +165,7 @@ func (w *compileWork) compile(t *testing.T, file string) []byte {
 
 // TestCompileGolden compiles every golden/compile/NAME.toml and compares the
 // script with NAME.sh (UPDATE_GOLDEN=1 rewrites it); each script must parse
-// as bash and pass shellcheck with no findings.
+// as bash and, in the slow suites, pass shellcheck with no findings.
 func TestCompileGolden(t *testing.T) {
 	shellcheck, lookErr := exec.LookPath("shellcheck")
 	for _, file := range compileCases(t) {
@@ -178,6 +178,7 @@ func TestCompileGolden(t *testing.T) {
 			if _, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(script), name+".sh"); err != nil {
 				t.Errorf("%s.sh does not parse as bash: %v", name, err)
 			}
+			slowSuite(t)
 			if lookErr != nil {
 				t.Skipf("shellcheck is not installed (.ci/run installs it): %v", lookErr)
 			}
@@ -418,8 +419,9 @@ func compareRuns(t *testing.T, a, b *runRecord) {
 // repositories with the same fake agent CLIs: once with `cairn run`, once
 // as the compiled script; both must end with the same exit code, stdout,
 // log lines, run record, results, patches, sessions (argv, working folder,
-// CAIRN_* environment and prompt) and worktrees. Each case runs as it is and with
-// every fake failing.
+// CAIRN_* environment and prompt) and worktrees. Each case runs as it is
+// and, in the slow suites, with every fake failing, with a directive and
+// with --jobs 1.
 func TestCompileDifferential(t *testing.T) {
 	for _, file := range compileCases(t) {
 		name := strings.TrimSuffix(filepath.Base(file), ".toml")
@@ -433,6 +435,9 @@ func TestCompileDifferential(t *testing.T) {
 			{"/jobs1", []string{"--jobs", "1"}},
 		} {
 			t.Run(name+variant.name, func(t *testing.T) {
+				if variant.name != "" {
+					slowSuite(t)
+				}
 				t.Parallel()
 				var env, args []string
 				if strings.HasPrefix(variant.name, "/failing") {
