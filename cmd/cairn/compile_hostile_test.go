@@ -88,6 +88,7 @@ func tomlString(s string) string {
 // run logs it, the fake agent reads the prompt cairn run gives it, --help
 // shows the description, and nothing they hold ever runs.
 func TestCompileHostileStrings(t *testing.T) {
+	t.Parallel()
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	values := append(append([]string(nil), hostileStrings...), randomHostile(rand.New(rand.NewPCG(seed, seed)), 8)...)
@@ -215,6 +216,7 @@ func canonicalCauses(t *testing.T, lines []string) []string {
 
 // TestCompileRefusesNUL refuses a value no bash word can hold, at its place.
 func TestCompileRefusesNUL(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "nul.toml")
 	src := "version = 1\n\n[[steps]]\nname = \"a\"\ncommand = 'echo \"$V\"'\nenv = { V = \"a\\u0000b\" }\n"
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {

@@ -428,6 +428,7 @@ func TestCompileCtrlC(t *testing.T) {
 // period (an hour, graceLong) and SIGKILLs them, and the run still ends interrupted, exit 130,
 // its throwaway worktree's changes saved and the worktree removed.
 func TestCompileDoubleSignal(t *testing.T) {
+	t.Parallel()
 	w := newSignalWork(t, map[string]string{"stubborn": signalProcesses["stubborn"], "quick": signalProcesses["quick"]})
 	w.lengthenGrace(t, "stubborn")
 	r := w.start(t, "stubborn", false)
@@ -569,6 +570,7 @@ func stableChildren(t *testing.T, pid int, word string) []int {
 // not wait for them forever (it spun a CPU holding the Pass): it ends once
 // its grace period is out, exit 130, the steps logged interrupted.
 func TestCompileJobKilled(t *testing.T) {
+	t.Parallel()
 	w := newSignalWork(t, map[string]string{"stubborn": signalProcesses["stubborn"], "quick": signalProcesses["quick"]})
 	r := w.start(t, "stubborn", false)
 	waitFiles(t, r, homeFiles(w, []string{"started-a", "started-b"})...)

@@ -40,6 +40,7 @@ var hostileRaw = []string{"\x1b]52;", "\x1b]0;", "\x1b[2J", "\u009b", "\x7f", "c
 // is shown as plain text already). Through a pipe the bytes are kept as
 // written, and so are the result files.
 func TestRunEscapesOnTerminal(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		".gitignore": "/home/\n",

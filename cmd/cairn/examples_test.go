@@ -27,6 +27,7 @@ var examplesDir = filepath.Join("..", "..", "examples")
 // names; and an example that works on an issue, whose only complaint
 // without one is that it needs one, is checked again on an issue.
 func TestExamplesCheck(t *testing.T) {
+	t.Parallel()
 	entries, err := os.ReadDir(examplesDir)
 	if err != nil {
 		t.Fatal(err)
@@ -98,6 +99,7 @@ func TestExamplesCheck(t *testing.T) {
 // agent is sent back twice, and the failed run is committed. Its shipped
 // stubs take the same way, with no agent CLI: a stub edits nothing.
 func TestProcessPagesExample(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{".gitignore": "/home/\n/bin/\n"}
 	for _, name := range []string{"process-pages.procedure.card", "process-pages.stubs.toml"} {
 		b, err := os.ReadFile(filepath.Join(examplesDir, name))
@@ -210,6 +212,7 @@ func init() {
 // is in), with no agent CLI on PATH, and leaves no run behind, nor a commit
 // of the card's in the repository.
 func TestExamplesTest(t *testing.T) {
+	t.Parallel()
 	repo := t.TempDir()
 	dir := filepath.Join(repo, "examples")
 	if err := os.CopyFS(dir, os.DirFS(examplesDir)); err != nil {
@@ -244,6 +247,7 @@ func TestExamplesTest(t *testing.T) {
 // the fix is left in the working tree, and the validate shells (go vet, go
 // test) pass it. Once the tests pass, the fix step skips with its why.
 func TestFixTestsExample(t *testing.T) {
+	t.Parallel()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skipf("no go on PATH to run the example's tests with: %v", err)

@@ -74,6 +74,7 @@ func copyFake(src, dst string, mode os.FileMode) error {
 // refuse the other, or they have drifted from cairn (or cairn from the real
 // CLIs, whose flags the fakes list).
 func TestFakesTakeCairnsArgv(t *testing.T) {
+	t.Parallel()
 	repo := t.TempDir()
 	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)

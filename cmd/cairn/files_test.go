@@ -52,6 +52,7 @@ const outputProcess = "version = 1\n\n[[steps]]\nname = \"ask\"\nprompt = \"Say 
 // with an error saying so. It runs compile and stubs, the commands with an
 // -o.
 func TestOutputPaths(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	repo := filepath.Join(dir, "repo")
 	outside := filepath.Join(dir, "outside")
@@ -153,6 +154,7 @@ func TestOutputPaths(t *testing.T) {
 // takes the output, a full one (as /dev/full) fails with the device's
 // error, and both are devices after.
 func TestOutputDevice(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"p.toml": outputProcess})
 	gitRepo(t, dir)
@@ -183,6 +185,7 @@ func TestOutputDevice(t *testing.T) {
 // TestOutputFIFO holds that -o into a named pipe writes into it, for the
 // reader at its other end, and leaves it a pipe.
 func TestOutputFIFO(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"p.toml": outputProcess})
 	gitRepo(t, dir)

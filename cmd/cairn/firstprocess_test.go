@@ -105,6 +105,7 @@ type walkStubs struct {
 // exit 0 and show what the walk says it shows; the repository is left as it
 // was. The walk is read from README.md, so the two cannot drift apart.
 func TestFirstProcess(t *testing.T) {
+	t.Parallel()
 	w := readWalk(t)
 	work := t.TempDir()
 	home := filepath.Join(work, "home")

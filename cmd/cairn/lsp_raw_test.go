@@ -174,6 +174,7 @@ func (c *rawLSP) shutdown(id int) {
 // of the document, at once, where the server walked two billion lines (40
 // s) to answer null.
 func TestLSPFarPosition(t *testing.T) {
+	t.Parallel()
 	c, doc := openRaw(t)
 	far := map[string]any{"line": 2_000_000_000, "character": 2_000_000_000}
 	hover := c.request(2, "textDocument/hover", map[string]any{"textDocument": doc, "position": far})
@@ -204,6 +205,7 @@ func checkError(t *testing.T, what string, m map[string]any, code int, id any) {
 // id when it has one, and the server goes on serving, where it ended on the
 // first.
 func TestLSPMalformed(t *testing.T) {
+	t.Parallel()
 	c, doc := openRaw(t)
 	c.send(`{not json`)
 	checkError(t, "a message that is no JSON", c.response("to {not json"), -32700, nil)

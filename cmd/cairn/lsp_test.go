@@ -169,6 +169,7 @@ commnd = "x"
 // process file with errors, edits it, saves it, and asks for a hover, a
 // completion, a definition, symbols and a quick fix.
 func TestLSPClient(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		".agents/skills/bug-hunt/SKILL.md": "Hunt for bugs.\n",

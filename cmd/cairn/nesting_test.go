@@ -22,6 +22,7 @@ import (
 // parse.TestDeepRefusalAllocations and BenchmarkDeepRefusal for what the
 // refusal costs now).
 func TestCheckDeepNesting(t *testing.T) {
+	t.Parallel()
 	const size = source.MaxFileSize
 	lines := strings.Repeat("\n", size-1_000)
 	dir := t.TempDir()
@@ -82,6 +83,7 @@ func TestCheckDeepNesting(t *testing.T) {
 // allocates nothing for the document, while the document and the message
 // that carries it cost tens of MiB (more under the race detector).
 func TestLSPDeepEdits(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	gitRepo(t, dir)
 	file := filepath.Join(dir, "deep.hcl")

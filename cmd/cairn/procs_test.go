@@ -71,6 +71,7 @@ func processesRunning(argv []string) []int {
 // nobody reads any more (cairn run X 2>&1 | head -1, once head is gone)
 // runs to its end: its progress and its results are lost, not the run.
 func TestRunClosedOutput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"out.toml": `version = 1

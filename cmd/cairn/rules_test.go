@@ -21,6 +21,7 @@ func TestRulesDoc(t *testing.T) {
 // TestRulesListed checks that `cairn check --rules` prints every rule, each
 // on its own line.
 func TestRulesListed(t *testing.T) {
+	t.Parallel()
 	stdout, stderr, code := cairnIn(t, t.TempDir(), "check", "--rules")
 	if code != exitOK || len(stderr) > 0 {
 		t.Fatalf("exit %d, stderr %s", code, stderr)

@@ -243,6 +243,7 @@ func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 // in a small repository: it needs nothing but git and bash, and prints the
 // summary of its three parallel looks.
 func TestParallelExample(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	example, err := os.ReadFile(filepath.Join("..", "..", "examples", "parallel.toml"))
 	if err != nil {

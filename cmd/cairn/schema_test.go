@@ -17,6 +17,7 @@ var schemaFile = filepath.Join("..", "..", "docs", "check-output.schema.json")
 // docs/check-output.schema.json: for a refused file, a valid file with every
 // kind of action, and a diagnostic of no file.
 func TestCheckJSONSchema(t *testing.T) {
+	t.Parallel()
 	schema := checkSchema(t)
 
 	for _, bad := range []string{

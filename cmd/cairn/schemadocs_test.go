@@ -12,6 +12,7 @@ import (
 // prints, the schemas made from the front-ends' key tables;
 // UPDATE_GOLDEN=1 rewrites them.
 func TestSchemaDocs(t *testing.T) {
+	t.Parallel()
 	for _, name := range schema.Names() {
 		stdout, stderr, code := cairnIn(t, t.TempDir(), "schema", name)
 		if code != exitOK || len(stderr) > 0 {
@@ -24,6 +25,7 @@ func TestSchemaDocs(t *testing.T) {
 // TestSchemaUnknown checks that cairn schema refuses a file it has no
 // schema of, naming those it has.
 func TestSchemaUnknown(t *testing.T) {
+	t.Parallel()
 	_, stderr, code := cairnIn(t, t.TempDir(), "schema", "workflow")
 	if code != exitUsage || !strings.Contains(string(stderr), `no schema "workflow"; want process, card, config, stubs or test`) {
 		t.Fatalf("exit %d, stderr %s", code, stderr)

@@ -49,6 +49,7 @@ var agentKeys = map[string]string{
 // and no file of the run folder holds a key; the session's CLI got its key;
 // a key the step's own env sets reaches its shell as written.
 func TestShellsSeeNoAgentKey(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "secrets.toml")
 	writeFiles(t, filepath.Dir(file), map[string]string{"secrets.toml": secretsProcess})
 	var keys, secrets []string
