@@ -67,12 +67,14 @@ func TestActDifferential(t *testing.T) {
 	}
 }
 
-// TestActUntracked runs the phases case, whose stages work one after
+// TestActDifferentialUntracked runs the phases case, whose stages work one after
 // another in one throwaway worktree, with a file the repository does not
 // track in the working copy, which act copies into every job's checkout (a
 // checkout on GitHub never has one): each job's patch holds its own changes
-// only, so the next job applies it, and the run is cairn run's.
-func TestActUntracked(t *testing.T) {
+// only, so the next job applies it, and the run is cairn run's. A slow
+// suite, as TestActDifferential.
+func TestActDifferentialUntracked(t *testing.T) {
+	slowSuite(t)
 	act, standIns := lookAct(t)
 	actDifferential(t, act, standIns, "phases", map[string]string{"notes.txt": "the user's notes\n"})
 }

@@ -35,7 +35,7 @@ command = "cat one.txt; echo two > two.txt"
 // files too), the second given what the first kept, as the artifact actions
 // pass it. Each job's patch holds what the steps changed and not the
 // untracked file, so the second job applies the first one's and reads what
-// it wrote. TestActUntracked runs the same under act.
+// it wrote. TestActDifferentialUntracked runs the same under act.
 func TestWorkflowJobsUntracked(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "two.toml")
 	if err := os.WriteFile(file, []byte(twoJobs), 0o644); err != nil {
