@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # agents.sh DIR: installs the real agent CLIs, at the versions pinned below,
-# into DIR (outside the repository) for the real-agent suite (SPEC §11):
+# into DIR (outside the repository) for the real-agent suite (docs/design.md §11):
 # DIR/node_modules/.bin then holds claude, gemini, opencode and codex.
 # When the npm registry cannot be reached it says so and exits 0, so that CI
 # skips the suite rather than fail.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/check.sh: cairn check against actionlint, side by side (SPEC §12).
+# bench/check.sh: cairn check against actionlint, side by side (docs/design.md §12).
 #
 # Corpora (bench/corpus; the same scripts in both tools' files):
 #   short    200 files x 50 steps of short one-line commands (uniform);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/run.sh: measures cairn against SPEC §12's run bars.
+# bench/run.sh: measures cairn against docs/design.md §12's run bars.
 #
 #   1. `cairn run` of one process of 500 trivial command steps (`echo step N`),
 #      one after the other in one shared throwaway worktree, against a bash

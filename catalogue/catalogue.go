@@ -1,4 +1,4 @@
-// Package catalogue runs cairn's built-in catalogue steps (§7.8):
+// Package catalogue runs cairn's built-in catalogue steps (docs/design.md §7.8):
 // delivery, self-merge and run-published-issue, reaching the run they are
 // steps of, and its child runs, through Run.
 package catalogue
@@ -32,7 +32,7 @@ type Run interface {
 	// Warn shows an error that does not change how the step ends.
 	Warn(err error)
 	// SetPullRequest records the URL of the run's pull request, which its
-	// notification names (§7.9).
+	// notification names (docs/design.md §7.9).
 	SetPullRequest(url string)
 	// Session runs an agent session of a in the step's worktree as the
 	// run's sessions run: on a's harness, with a's skill where the agent
@@ -52,7 +52,7 @@ type Run interface {
 	Children() Children
 }
 
-// Children starts the child runs of a run-published-issue step (§7.8).
+// Children starts the child runs of a run-published-issue step (docs/design.md §7.8).
 type Children interface {
 	// Prepare checks process for a child run on issue (its URL), as `cairn
 	// run PROCESS issue ISSUE` would: it writes the check's diagnostics
@@ -68,7 +68,7 @@ type Children interface {
 	Jobs() int
 }
 
-// Execute runs a catalogue action (§7.8) of the step sc of r: a step whose
+// Execute runs a catalogue action (docs/design.md §7.8) of the step sc of r: a step whose
 // rules are cairn's, not the process file's.
 func Execute(ctx context.Context, r Run, sc *step.Context, a *ir.PlanAction) step.Result {
 	switch a.Catalogue {

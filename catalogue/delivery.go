@@ -21,7 +21,7 @@ import (
 	"github.com/cairn-dev/cairn/worktree"
 )
 
-// The pace and bounds of a delivery's repair loop (§7.8).
+// The pace and bounds of a delivery's repair loop (docs/design.md §7.8).
 const (
 	// DefaultPollInterval is how often a delivery reads the pull request's
 	// checks while any is pending.
@@ -59,7 +59,7 @@ func (b *issueBranch) fetchBase(ctx context.Context) error {
 // originBase is the ref of the base branch as last fetched.
 func (b *issueBranch) originBase() string { return "refs/remotes/origin/" + b.base }
 
-// delivery is one delivery step under way (§7.8): it pushes the branch,
+// delivery is one delivery step under way (docs/design.md §7.8): it pushes the branch,
 // opens or updates its pull request, and repairs failing checks and
 // conflicts with the base, up to the effective repair cap.
 type delivery struct {

@@ -12,7 +12,7 @@ import (
 	"github.com/cairn-dev/cairn/step"
 )
 
-// selfMerge runs a self-merge action (§7.8): it merges the branch's pull
+// selfMerge runs a self-merge action (docs/design.md §7.8): it merges the branch's pull
 // request (squashed, and only at the head cairn delivered) when the
 // command line or the config asked for a merge, and otherwise holds it:
 // when no merge was asked, when the file says self_merge = false, when the

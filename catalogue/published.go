@@ -20,7 +20,7 @@ import (
 	"github.com/cairn-dev/cairn/templates"
 )
 
-// SpecLabel is the label of a spec issue (§7.8): run-published-issue starts
+// SpecLabel is the label of a spec issue (docs/design.md §7.8): run-published-issue starts
 // its step's spec_process on it, and then its process on each of its
 // tickets.
 const SpecLabel = "spec"
@@ -28,7 +28,7 @@ const SpecLabel = "spec"
 // ChildrenDir is the folder, in a run folder, of the run's child runs.
 const ChildrenDir = "children"
 
-// runPublishedIssue runs a run-published-issue action (§7.8): it reads the
+// runPublishedIssue runs a run-published-issue action (docs/design.md §7.8): it reads the
 // issue URL on the last line of the previous step's result, checks it as an
 // architect plan is checked (this repository, open, by a trusted account,
 // created since that step began), and starts a.Process on it as a child
@@ -159,7 +159,7 @@ func publisher(plan *ir.Plan, step string) (string, error) {
 }
 
 // PublishedURL is the issue URL on the last non-empty line of a session's
-// result (§7.8): the line, or its last word, without the markdown around a
+// result (docs/design.md §7.8): the line, or its last word, without the markdown around a
 // link (<>, backticks, emphasis) or a full stop after it.
 func PublishedURL(result string) (string, error) {
 	lines := strings.Split(strings.TrimRight(strings.ReplaceAll(result, "\r\n", "\n"), " \t\n"), "\n")
@@ -177,7 +177,7 @@ func PublishedURL(result string) (string, error) {
 }
 
 // CheckPublished checks a published issue as an architect plan is checked
-// (§7.8), but for its repository, which OpenIssue checks: it is open, was
+// (docs/design.md §7.8), but for its repository, which OpenIssue checks: it is open, was
 // opened by a trusted account, and was created at or after began, the
 // start of the step that published it. GitHub keeps creation times to the
 // second, so began counts from the start of its second.
@@ -211,7 +211,7 @@ func checkTicket(is *forge.Issue) error {
 // taskItem is an open task item of a markdown list: "- [ ] FIRST …".
 var taskItem = regexp.MustCompile(`^\s*[-*+]\s+\[ \]\s+(\S+)`)
 
-// Tickets are the issues a spec's body lists as open task items (§7.8),
+// Tickets are the issues a spec's body lists as open task items (docs/design.md §7.8),
 // in order and each once: "- [ ] #N" gives "#N", an item whose first word
 // is an issue URL gives the URL (OpenIssue refuses one of another
 // repository). Checked items ("- [x]"), items naming no issue, and lists
@@ -477,7 +477,7 @@ func (k *childRuns) result(ctx context.Context, sc *step.Context) step.Result {
 
 // InconclusiveChildren returns a line for each child run, recorded in
 // steps of the run folder dir of process, that ended inconclusive: a run
-// whose child is inconclusive ends inconclusive too (§7.2), not succeeded.
+// whose child is inconclusive ends inconclusive too (docs/design.md §7.2), not succeeded.
 func InconclusiveChildren(process, dir string, steps []record.StepRecord) []string {
 	var out []string
 	for _, s := range steps {

@@ -15,7 +15,7 @@ import (
 
 // These benchmarks parse and check generated process files of command steps
 // (bench/corpus, see bench/README.md), as `cairn check --no-preflight` and
-// `cairn check --lint` do for each file: the unit of the bars of SPEC §12.
+// `cairn check --lint` do for each file: the unit of the bars of docs/design.md §12.
 
 func lintEnv(string) *check.Env {
 	return &check.Env{Lint: true, Config: &config.Config{}}

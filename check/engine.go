@@ -1,5 +1,5 @@
 // Package check decides whether a process makes sense: it runs the rules of
-// §6.1 over the IR and resolves the process, its config, the command line and
+// docs/design.md §6.1 over the IR and resolves the process, its config, the command line and
 // the issue into a plan with provenance.
 package check
 
@@ -16,7 +16,7 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// Rule is one check of §6.1 as a value: its stable kebab-case ID, a one-line
+// Rule is one check of docs/design.md §6.1 as a value: its stable kebab-case ID, a one-line
 // doc, the severity it reports at, and the function that finds every instance
 // in a process, in source order. FrontEnd rules are reported by the parsers
 // (Run is nil). Lint rules depend on the file alone, so `check --lint` keeps
@@ -78,8 +78,8 @@ func (p *Pass) change(f ir.Field[string], want string) []ir.Fix {
 	return ir.Change(p.Process.Source, valueRange(f), f.Value, want)
 }
 
-// Flags are the command-line settings that take part in resolution (§6.2,
-// §6.3).
+// Flags are the command-line settings that take part in resolution (docs/design.md §6.2,
+// docs/design.md §6.3).
 type Flags struct {
 	Harness   string
 	Model     string
@@ -89,7 +89,7 @@ type Flags struct {
 	Protect   []string
 	Issue     *ir.Issue
 	// Access is --access, a ceiling on every session's access: it lowers
-	// any above it and raises none (§6.3). Empty: not given.
+	// any above it and raises none (docs/design.md §6.3). Empty: not given.
 	Access string
 	// Budget is --budget, a ceiling on the run's budget in US dollars: it
 	// lowers the config's and the file's and raises neither. 0: not

@@ -22,7 +22,7 @@ const RuleAmbiguousProcess = "ambiguous-process"
 const RuleUnknownProcess = "unknown-process"
 
 // processExts are the process file extensions, in the order a name is looked
-// up in a folder (§5).
+// up in a folder (docs/design.md §5).
 var processExts = []string{".toml", ".hcl", parse.CardSuffix}
 
 // Found is a process that lookup by name reaches: its name, its file, the
@@ -63,7 +63,7 @@ func ProcessDirs(env *Env) []string {
 }
 
 // isPath reports whether a process argument names a file rather than a
-// process: it holds a slash or has an extension (§5).
+// process: it holds a slash or has an extension (docs/design.md §5).
 func isPath(arg string) bool {
 	return strings.ContainsRune(arg, '/') || strings.ContainsRune(arg, filepath.Separator) || filepath.Ext(arg) != ""
 }

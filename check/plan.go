@@ -18,7 +18,7 @@ const notPreflighted = "not checked (--no-preflight)"
 // shows and `cairn run` carries out, with what a run or a compiled script
 // takes from the config besides (its [notify], [resources], trusted
 // accounts and custom harnesses). Every list of the plan is non-nil, so
-// that its JSON always has the arrays (§10). Cancelling ctx cancels the
+// that its JSON always has the arrays (docs/design.md §10). Cancelling ctx cancels the
 // harnesses' preflight.
 func BuildPlan(ctx context.Context, p *ir.Process, res *Resolution, env *Env) *ir.Plan {
 	if env == nil {
@@ -79,7 +79,7 @@ func delivers(p *ir.Process) bool {
 
 // repairSession is the session of a delivery's repair rounds: the
 // built-in repair skill, resolved as a session that names no harness,
-// model, effort or access (§6.2). It is no step of the file, so the
+// model, effort or access (docs/design.md §6.2). It is no step of the file, so the
 // process's top-level access is not its: it fixes what delivery found, and
 // asks for ir.DefaultAccess, which the config and --access may lower.
 func repairSession(env *Env) *ir.PlanAction {

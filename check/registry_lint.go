@@ -1,6 +1,6 @@
 package check
 
-// lintRules are the rules that read the process file alone, listed in §6.1's
+// lintRules are the rules that read the process file alone, listed in docs/design.md §6.1's
 // order.
 var lintRules = []*Rule{
 	ruleVersion,

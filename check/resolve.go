@@ -10,10 +10,10 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// Resolution is a process resolved against its environment (§6.2): each
+// Resolution is a process resolved against its environment (docs/design.md §6.2): each
 // step's worktree and each session's harness, model, effort, access, turn
 // cap and skill, with where each came from, and the effective limits
-// (§6.3). The env rules read it; BuildPlan turns it into the plan. It is
+// (docs/design.md §6.3). The env rules read it; BuildPlan turns it into the plan. It is
 // computed before the rules run, so it tolerates what they refuse (an
 // unknown harness, a skill found nowhere, a field the front-end refused).
 type Resolution struct {
@@ -128,7 +128,7 @@ func harnessesOf(env *Env) *harness.Registry {
 // usable reports whether f holds a usable, non-empty value.
 func usable(f ir.Field[string]) bool { return f.Set && !f.Bad && f.Value != "" }
 
-// Resolve resolves p against env (§6.2, §6.3). It never fails: what cannot
+// Resolve resolves p against env (docs/design.md §6.2, §6.3). It never fails: what cannot
 // be resolved is left for the rules to refuse.
 func Resolve(ctx context.Context, p *ir.Process, env *Env) *Resolution {
 	if env == nil {
@@ -301,7 +301,7 @@ func (r *resolver) session(a *ir.Action) *SessionResolution {
 // none is left to rule invalid-value.
 func knownAccess(f ir.Field[string]) bool { return usable(f) && ir.AccessLevel(f.Value) >= 0 }
 
-// access resolves a session's access (§6.3). The session asks for its
+// access resolves a session's access (docs/design.md §6.3). The session asks for its
 // step's access (source step), else the process's top-level access
 // (process), else ir.DefaultAccess, write (default); limitAccess then
 // lowers it to the ceilings.
@@ -335,7 +335,7 @@ func (r *resolver) limitAccess(a Resolved) Resolved {
 	return a
 }
 
-// budget resolves the run's budget (§6.3), the least of the config's
+// budget resolves the run's budget (docs/design.md §6.3), the least of the config's
 // [limits] budget_usd (source config), the file's (file) and --budget
 // (flag): each may only lower the one before, and on a tie the later one
 // names it, as with the repair cap. A file's budget above the config's is
@@ -421,7 +421,7 @@ func (r *resolver) judge(ph *ir.Phase) *JudgeResolution {
 	return j
 }
 
-// limits resolves the effective limits (§6.3): the least repair cap of the
+// limits resolves the effective limits (docs/design.md §6.3): the least repair cap of the
 // flag, the file and the config (ties go to the first of those), a
 // self-merge unless the file forbids it, a merge only when the flag or the
 // config asks, and every protected path of the flag, the config and the

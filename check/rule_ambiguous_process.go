@@ -13,7 +13,7 @@ import (
 // ruleAmbiguousProcess refuses a process file in one of the process folders
 // when another file of its folder has the same process name: lookup by name
 // could not tell which one to run. A file elsewhere is only ever named by its
-// path, which is simply read (§5), so its siblings do not matter.
+// path, which is simply read (docs/design.md §5), so its siblings do not matter.
 var ruleAmbiguousProcess = &Rule{
 	ID:       RuleAmbiguousProcess,
 	Doc:      "two files of one process name in one folder",

@@ -10,7 +10,7 @@ import (
 const RuleLoosenedLimit = "loosened-limit"
 
 // ruleLoosenedLimit refuses a file limit that loosens what the config sets
-// (§6.3): a repair_cap above the config's effective cap, self_merge =
+// (docs/design.md §6.3): a repair_cap above the config's effective cap, self_merge =
 // true, since a file may only forbid a self-merge, an access (the
 // process's or a session step's) above the config's [limits] access, and a
 // budget_usd above the config's.

@@ -135,7 +135,7 @@ func worktreeOf(p *ir.Process, s *ir.Step) (string, bool) {
 
 // kindOf returns the kind of the worktree called name, and false when no
 // worktree of that name exists or its kind is unusable. The implicit
-// "default" is a throwaway worktree, or the checkout for a card (§4.4).
+// "default" is a throwaway worktree, or the checkout for a card (docs/design.md §4.4).
 func kindOf(p *ir.Process, name string) (string, bool) {
 	if w := declared(p, name); w != nil {
 		return w.Kind.Value, w.Kind.Set && !w.Kind.Bad

@@ -59,7 +59,7 @@ func newCompiler(plan *ir.Plan, in Inputs, target targetInfo) (*compiler, []ir.D
 	return c, c.refuse()
 }
 
-// Bash compiles plan into one standalone bash script (§9) that does what
+// Bash compiles plan into one standalone bash script (docs/design.md §9) that does what
 // `cairn run` does with it, rendered through templates/bash.sh.tmpl. What a
 // script cannot carry is refused with rule not-compilable at its place in
 // the process file; nothing is rendered then. A warning says what of the

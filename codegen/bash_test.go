@@ -238,7 +238,7 @@ func TestBudgetsCompile(t *testing.T) {
 		t.Fatalf("Bash: %v", diags)
 	}
 	for _, want := range []string{
-		"# The run's budget (§6.3): $4.00, from the process file's [limits] budget_usd; --budget may lower it.\n",
+		"# The run's budget: $4.00, from the process file's [limits] budget_usd; --budget may lower it.\n",
 		"\nrun_budget='4'\n",
 		"\nstep_budgets=('1.5' )\n",
 		`'--max-budget-usd' "${budget_left}"`,

@@ -146,12 +146,12 @@ func (at *places) skill(name string) ir.Range {
 	return at.step(name)
 }
 
-// notCompilable is a refusal of compile (§9).
+// notCompilable is a refusal of compile (docs/design.md §9).
 func notCompilable(at ir.Range, format string, args ...any) ir.Diagnostic {
 	return ir.Diagnostic{Rule: ir.RuleNotCompilable, Severity: ir.Error, Range: at, Message: fmt.Sprintf(format, args...)}
 }
 
-// refuse reports what of the plan a standalone script cannot carry (§9):
+// refuse reports what of the plan a standalone script cannot carry (docs/design.md §9):
 // commit mode, issue-branch worktrees, a run on an issue, catalogue steps,
 // validate instructions (judged by a model), severity "review" (the
 // agent's retries) and, for a target that keeps no budget, the process's

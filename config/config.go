@@ -12,7 +12,7 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// Defaults of the config's keys (§5); the default harness is
+// Defaults of the config's keys (docs/design.md §5); the default harness is
 // ir.DefaultHarness, which a plan names.
 const (
 	DefaultRepairCap    = 3
@@ -45,7 +45,7 @@ type Config struct {
 	Limits           Limits
 }
 
-// Harness is a custom harness of [harnesses.NAME] (§8): Command is an argv
+// Harness is a custom harness of [harnesses.NAME] (docs/design.md §8): Command is an argv
 // whose items may hold {{.Model}}, {{.Effort}}, {{.Access}}, {{.MaxTurns}}
 // and {{.Worktree}}; Preflight is the argv that proves it can start.
 type Harness struct {
@@ -68,7 +68,7 @@ type Models struct {
 }
 
 // Limits is the [limits] table: ceilings that a process file, and the
-// command line, may only tighten (§6.3). Access is the most a session may
+// command line, may only tighten (docs/design.md §6.3). Access is the most a session may
 // do, "read", "write" or "full"; BudgetUSD the most a run may spend, in US
 // dollars.
 type Limits struct {

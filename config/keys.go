@@ -9,7 +9,7 @@ import (
 // sizePattern is parseSize's grammar as a regular expression.
 const sizePattern = `^[0-9]+\s*([KkMmGgTt][Ii]?[Bb]?|[Bb])?\s*$`
 
-// Keys are the keys of the config (§5), in the order suggestions prefer.
+// Keys are the keys of the config (docs/design.md §5), in the order suggestions prefer.
 var Keys = []ir.Key{
 	{Name: "harness", Type: ir.KeyString, Names: ir.NamesHarness, Pattern: ir.NamePattern,
 		Doc: "The default harness of session steps that name none (built-in default: `claude`)."},

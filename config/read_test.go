@@ -24,7 +24,7 @@ func at(r ir.Range) string {
 	return fmt.Sprintf("%d:%d-%d:%d", r.Start.Line, r.Start.Column, r.End.Line, r.End.Column)
 }
 
-// TestReadExample reads §5's example config: every key, with its place.
+// TestReadExample reads docs/design.md §5's example config: every key, with its place.
 func TestReadExample(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join("testdata", "config.toml"))
 	if err != nil {
@@ -402,7 +402,7 @@ func TestParseSize(t *testing.T) {
 	}
 }
 
-// TestPlan reads §5's example config as a plan carries it, and the empty
+// TestPlan reads docs/design.md §5's example config as a plan carries it, and the empty
 // config: no notification, no limits, the default wait.
 func TestPlan(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join("testdata", "config.toml"))

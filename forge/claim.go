@@ -14,7 +14,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/git"
 )
 
-// ClaimRef is the ref on origin that holds the Claim on issue number (§7.8).
+// ClaimRef is the ref on origin that holds the Claim on issue number (docs/design.md §7.8).
 func ClaimRef(number int) string { return fmt.Sprintf("refs/cairn/claims/%d", number) }
 
 // Holder is who holds a Claim: a run of cairn on a host, its process, and
@@ -109,7 +109,7 @@ func (e *ClaimedError) Error() string {
 // claimTries bounds how often TakeClaim reads a claim that changes under it.
 const claimTries = 5
 
-// TakeClaim claims issue number for holder (§7.8): it pushes a commit naming
+// TakeClaim claims issue number for holder (docs/design.md §7.8): it pushes a commit naming
 // the holder to ClaimRef on origin, without force, so of two racing runs
 // only one wins. A claim already there is refused with a *ClaimedError
 // naming its holder; with takeOver, a stale one (its run stopped) is

@@ -13,7 +13,7 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// Issue is the issue a run works on, read through gh (§7.8): its content,
+// Issue is the issue a run works on, read through gh (docs/design.md §7.8): its content,
 // and which accounts the run trusts.
 type Issue struct {
 	Number    int
@@ -47,7 +47,7 @@ type IssueComment struct {
 }
 
 // OpenIssue reads the issue arg names (a number, "#N" or an issue URL) of
-// repo through the gh on env's PATH (§7.8). An issue URL of another
+// repo through the gh on env's PATH (docs/design.md §7.8). An issue URL of another
 // repository than origin's is refused. The trusted accounts are trusted and
 // the account gh is authenticated as.
 func OpenIssue(ctx context.Context, repo *git.Repo, arg string, trusted []string, env []string) (*Issue, error) {
@@ -193,7 +193,7 @@ func writeBlock(b *strings.Builder, text string) {
 func singleLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // CheckEdits reads the issue's edit history again and fails when the body
-// or a kept comment was last edited by an untrusted account (§7.8), naming
+// or a kept comment was last edited by an untrusted account (docs/design.md §7.8), naming
 // who and what. It is called before every session on the issue.
 func (i *Issue) CheckEdits(ctx context.Context) error {
 	h, err := i.forge.IssueEdits(ctx, i.Number)
@@ -268,7 +268,7 @@ func Slug(title string) string {
 func BranchPrefix(number int) string { return fmt.Sprintf("cairn/%d-", number) }
 
 // Branch is the branch the issue's issue-branch worktree works on in repo
-// (§7.4): an existing branch of the issue, local
+// (docs/design.md §7.4): an existing branch of the issue, local
 // (cairn/N-*) or else origin's, so that a renamed issue still continues its
 // work, the one named after the current title first; else cairn/N-SLUG.
 func (i *Issue) Branch(ctx context.Context, repo *git.Repo) (string, error) {

@@ -93,7 +93,7 @@ type Spec struct {
 
 // Command is how a session starts on its CLI (Adapter.Command): the argv,
 // the variables cairn sets over the step's environment (NAME=VALUE; the
-// session still inherits the rest, §7.1), and the files the argv names,
+// session still inherits the rest, docs/design.md §7.1), and the files the argv names,
 // which cairn writes into the Invocation's FilesDir before the session
 // starts and removes after it.
 type Command struct {
@@ -155,7 +155,7 @@ type Sandbox struct {
 	Repository bool
 }
 
-// builtins are the built-in adapters of §8, in the order the bash target
+// builtins are the built-in adapters of docs/design.md §8, in the order the bash target
 // defines their jq functions.
 var builtins = []Adapter{claude{}, codex{}, gemini{}, opencode{}}
 

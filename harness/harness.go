@@ -1,4 +1,4 @@
-// Package harness holds the agent-CLI adapters of §8: one Adapter per
+// Package harness holds the agent-CLI adapters of docs/design.md §8: one Adapter per
 // built-in CLI (its argv, final message, session end, login probe and the jq
 // the bash target reads its output with), the custom one of the config, the
 // registry of both, and their preflight.
@@ -42,7 +42,7 @@ type Invocation struct {
 	Repository *Repository
 }
 
-// Harness is one agent CLI cairn can start: built in (§8's table) or a custom
+// Harness is one agent CLI cairn can start: built in (docs/design.md §8's table) or a custom
 // [harnesses.NAME] of the config, driven through its Adapter.
 type Harness struct {
 	Name    string
@@ -150,7 +150,7 @@ func (h *Harness) FinalJQ() string {
 	return name
 }
 
-// Command returns how a session of inv starts on h (§8): its argv, the
+// Command returns how a session of inv starts on h (docs/design.md §8): its argv, the
 // variables cairn sets over the step's environment, and the files it
 // writes into inv.FilesDir first. The session runs in inv.Worktree; the
 // prompt goes on its standard input, never in the argv (PromptLimit). An effort h

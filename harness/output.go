@@ -26,7 +26,7 @@ type Output struct {
 // maxCause is how many characters of an agent's own words a cause keeps.
 const maxCause = 400
 
-// Final reads a session's output the way its CLI writes it (§8) and returns
+// Final reads a session's output the way its CLI writes it (docs/design.md §8) and returns
 // the session's final message, without trailing blank space; when the
 // session failed, failed is set and cause says why in one line, in the
 // agent's own words when it gave any. h's adapter reads it: claude.go,

@@ -38,7 +38,7 @@ type PreflightOptions struct {
 	Timeout time.Duration
 }
 
-// Preflight asks whether h can start (§8): its binary is on PATH and its
+// Preflight asks whether h can start (docs/design.md §8): its binary is on PATH and its
 // version command exits 0 within the timeout. The status's Detail is the
 // version command's first non-empty line of output (such as "2.1.328 (Claude
 // Code)"), or why h cannot start. A custom harness with no preflight argv

@@ -2,7 +2,7 @@ package ir
 
 import "slices"
 
-// The access levels of a session (§4.1), weakest first: what the agent's
+// The access levels of a session (docs/design.md §4.1), weakest first: what the agent's
 // CLI may do, not what it sees.
 const (
 	// AccessRead reads files and runs read-only commands; it changes

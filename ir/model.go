@@ -2,11 +2,11 @@ package ir
 
 import "slices"
 
-// Efforts are the efforts a step may ask for, weakest first (§4.1). Each
+// Efforts are the efforts a step may ask for, weakest first (docs/design.md §4.1). Each
 // harness maps them onto its own CLI's values, or takes none.
 var Efforts = []string{"low", "medium", "high", "xhigh", "max"}
 
-// Tiers are the portable model tiers, weakest first (§6.2).
+// Tiers are the portable model tiers, weakest first (docs/design.md §6.2).
 var Tiers = []string{"efficient", "balanced", "strong", "strongest"}
 
 // TierAliases are the legacy names of the tiers: Claude's own model aliases.

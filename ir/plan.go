@@ -2,7 +2,7 @@ package ir
 
 import "time"
 
-// Source says where a resolved setting came from (§6.2).
+// Source says where a resolved setting came from (docs/design.md §6.2).
 type Source string
 
 // The sources of a resolved setting, strongest first. FromProcess is a
@@ -54,19 +54,19 @@ type FloatSetting struct {
 	Source Source  `json:"source"`
 }
 
-// The expiries of a run whose file sets none (§7.7).
+// The expiries of a run whose file sets none (docs/design.md §7.7).
 const (
 	DefaultRunExpiry       = "30d"
 	DefaultFailedRunExpiry = "90d"
 )
 
 // DefaultHarness is the harness of a session that nothing names a harness
-// for: not the step, the command line nor the config (§5).
+// for: not the step, the command line nor the config (docs/design.md §5).
 const DefaultHarness = "claude"
 
 // Plan is a process resolved against the config, the command line and the
 // issue: exactly what `cairn run` would carry out. Its JSON form is the
-// public interface of `cairn check --format json` (§10).
+// public interface of `cairn check --format json` (docs/design.md §10).
 type Plan struct {
 	Process         string     `json:"process"`
 	File            string     `json:"file"`
@@ -78,7 +78,7 @@ type Plan struct {
 	FailedRunExpiry string     `json:"failed_run_expiry"`
 	Limits          PlanLimits `json:"limits"`
 	// Repair is the session a delivery step's repair loop starts for each
-	// round of fixing (§7.8): the built-in cairn-repair skill on the
+	// round of fixing (docs/design.md §7.8): the built-in cairn-repair skill on the
 	// default harness, with the model and effort of a session that names
 	// none. It is nil when no step delivers.
 	Repair    *PlanAction     `json:"repair,omitempty"`
@@ -88,17 +88,17 @@ type Plan struct {
 
 	// Notify, Resources, Trusted and CustomHarnesses are what a run takes
 	// from the user config besides the settings above. They belong to the
-	// user and the machine, not to the process, so the plan's JSON (§10)
+	// user and the machine, not to the process, so the plan's JSON (docs/design.md §10)
 	// leaves them out: a [notify] command may carry a secret.
 	Notify    PlanNotify    `json:"-"`
 	Resources PlanResources `json:"-"`
 	// Trusted are the accounts whose issue text and comments a run on an
-	// issue keeps (§7.8).
+	// issue keeps (docs/design.md §7.8).
 	Trusted         []string        `json:"-"`
 	CustomHarnesses []CustomHarness `json:"-"`
 }
 
-// PlanNotify is the config's [notify] (§7.9): the command a run's end
+// PlanNotify is the config's [notify] (docs/design.md §7.9): the command a run's end
 // runs. When OnSet is false it runs at every end; else at the ends On
 // lists ("failure", "success"). Header is the [notify] table's, where a
 // refusal of it points.
@@ -109,7 +109,7 @@ type PlanNotify struct {
 	Header  Range
 }
 
-// PlanResources is the config's [resources] (§7.9), read: what a session
+// PlanResources is the config's [resources] (docs/design.md §7.9), read: what a session
 // step waits for before it starts. A zero MaxLoad or MinFreeMemory waits
 // for nothing. The texts are the values as the config writes them
 // ("2GiB", "30m"), for messages. Header is the [resources] table's, where a
@@ -127,7 +127,7 @@ type PlanResources struct {
 	Header   Range
 }
 
-// CustomHarness is a [harnesses.NAME] of the config (§8): Command is an
+// CustomHarness is a [harnesses.NAME] of the config (docs/design.md §8): Command is an
 // argv whose items may hold {{.Model}}, {{.Effort}}, {{.Access}},
 // {{.MaxTurns}} and {{.Worktree}}; Preflight is the argv that proves it can start (Command's
 // first item when empty). Usage ([harnesses.NAME.usage]) maps figures of a
@@ -144,7 +144,7 @@ type CustomHarness struct {
 // a custom harness's [harnesses.NAME.usage] names them.
 var UsageKeys = []string{"turns", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd"}
 
-// PlanLimits are the effective limits of a run (§6.3). BudgetUSD is the
+// PlanLimits are the effective limits of a run (docs/design.md §6.3). BudgetUSD is the
 // most the run may spend, the least of the config's, the file's and
 // --budget; nil when none sets one. BudgetAt is where the budget that won
 // was written, the file's or the config's value (none for --budget), for a
@@ -219,7 +219,7 @@ type PlanSandbox struct {
 	Detail string `json:"detail"`
 }
 
-// The places a skill can be found, in lookup order (§5).
+// The places a skill can be found, in lookup order (docs/design.md §5).
 const (
 	SkillRepo    = "repo"
 	SkillHome    = "home"

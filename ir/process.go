@@ -87,7 +87,7 @@ const (
 )
 
 // IssueFile is the file, at a worktree's root, a session on an issue reads
-// the issue from (§7.8). CairnFiles excludes it from git.
+// the issue from (docs/design.md §7.8). CairnFiles excludes it from git.
 const IssueFile = ".cairn-issue.md"
 
 // CairnFiles are the patterns (git exclude syntax) of cairn's own files in
@@ -103,7 +103,7 @@ var CairnFiles = []string{
 }
 
 // RunsInRepo is where a commit-mode run keeps its folder, relative to the
-// root of the working tree it commits in (§7.6).
+// root of the working tree it commits in (docs/design.md §7.6).
 const RunsInRepo = ".cairn/runs"
 
 // ImplicitWorktree is the name of the throwaway worktree shared by steps that

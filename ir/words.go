@@ -35,7 +35,7 @@ func OneOf(values []string) string {
 const MaxNameLength = 100
 
 // ValidName reports whether name matches [a-z0-9][a-z0-9-]*, the pattern of
-// the names of processes, steps, worktrees, groups and harnesses (§4), and
+// the names of processes, steps, worktrees, groups and harnesses (docs/design.md §4), and
 // is at most MaxNameLength long.
 func ValidName(name string) bool {
 	if name == "" || name[0] == '-' || len(name) > MaxNameLength {

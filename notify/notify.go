@@ -1,5 +1,5 @@
 // Package notify tells the user a run has ended, through the config's
-// [notify] command (§7.9).
+// [notify] command (docs/design.md §7.9).
 package notify
 
 import (
@@ -20,7 +20,7 @@ import (
 // NotifyTimeout is how long the [notify] command may run.
 const NotifyTimeout = 30 * time.Second
 
-// The variables the [notify] command is given (§7.9); CAIRN_RUN is the
+// The variables the [notify] command is given (docs/design.md §7.9); CAIRN_RUN is the
 // run folder, as a step's shells have it.
 const (
 	EnvProcess     = "CAIRN_PROCESS"
@@ -51,7 +51,7 @@ type Notification struct {
 	Dir string
 }
 
-// Send runs the plan's [notify] command n (§7.9) when its `on` lists the
+// Send runs the plan's [notify] command n (docs/design.md §7.9) when its `on` lists the
 // class of note's status ("success", "failure"; every end when `on` is not
 // set), in the environment env with CAIRN_PROCESS, CAIRN_STATUS and
 // CAIRN_RUN set, and CAIRN_PR_URL when the run has a pull request, for at

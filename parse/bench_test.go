@@ -10,7 +10,7 @@ import (
 )
 
 // BenchmarkTOML reads one generated process file of 50 command steps (see
-// bench/README.md), the unit of the 200-file check bar of SPEC §12.
+// bench/README.md), the unit of the 200-file check bar of docs/design.md §12.
 func BenchmarkTOML(b *testing.B) {
 	src := corpus.Process(corpus.Scripts, 0, 50)
 	file := corpus.ProcessName(0) + ".toml"

@@ -38,7 +38,7 @@ const cardFence = "---"
 // front matter between its first two "---" lines (what follows is the card's
 // body, which cairn does not read). Like TOML and HCL it returns every
 // duplicate, wrong type and unknown key it finds, sorted; a YAML syntax error
-// is returned alone. A card carries no version, commits as it goes (§7.6) and
+// is returned alone. A card carries no version, commits as it goes (docs/design.md §7.6) and
 // runs in the checkout, so its process has Commit set and no
 // DefaultWorktree. Anchors, aliases, tags and merge keys are refused: a card
 // is read as written.

@@ -12,7 +12,7 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// The attributes and blocks of an HCL process file (§4.2), in the order
+// The attributes and blocks of an HCL process file (docs/design.md §4.2), in the order
 // suggestions prefer: the keys of TOMLKeys, a table written as a block
 // (HCLBlock) and a step's name as its label.
 var (

@@ -13,7 +13,7 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// hclCanonical is §4.1's example process in HCL: the twin of fuzzSeeds[0].
+// hclCanonical is docs/design.md §4.1's example process in HCL: the twin of fuzzSeeds[0].
 const hclCanonical = `version           = 1
 description       = "Three families hunt bugs; one judges"
 default_worktree  = "a"
@@ -123,7 +123,7 @@ func TestHCLTwin(t *testing.T) {
 	for _, tc := range []struct {
 		name, toml, hcl string
 	}{
-		{name: "§4.1", toml: fuzzSeeds[0], hcl: hclCanonical},
+		{name: "docs/design.md §4.1", toml: fuzzSeeds[0], hcl: hclCanonical},
 		{
 			name: "every kind of step, with the step's settings on each",
 			toml: `version = 1

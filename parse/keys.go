@@ -55,7 +55,7 @@ const expiryPattern = "^(never|([0-9]{1,9}w)?([0-9]{1,9}d)?([0-9]{1,9}h)?([0-9]{
 // validate.
 var tomlPhaseKeyTable = []ir.Key{keyShells, keyInstructions, keyWhys, keySeverity, keyJudgeModel}
 
-// TOMLKeys are the keys of a TOML process file (§4.1), in the order
+// TOMLKeys are the keys of a TOML process file (docs/design.md §4.1), in the order
 // suggestions prefer. The HCL front-end reads the same keys, a table as a
 // block (HCLBlock).
 var TOMLKeys = []ir.Key{
@@ -151,7 +151,7 @@ var cardPhaseKeyTable = []ir.Key{
 // run's but agents.
 var cardCheckKeyTable = slices.DeleteFunc(slices.Clone(cardPhaseKeyTable), func(k ir.Key) bool { return k.Name == "agents" })
 
-// CardKeys are the keys of a card's front matter (§4.3), in the order
+// CardKeys are the keys of a card's front matter (docs/design.md §4.3), in the order
 // suggestions prefer: the TOML keys a card has, spelt with hyphens.
 var CardKeys = hyphenated([]ir.Key{
 	keyDescription,

@@ -17,7 +17,7 @@ import (
 // ActivityFile is the name of the activity log in $CAIRN_HOME.
 const ActivityFile = "activity.log"
 
-// Activity appends one line to $CAIRN_HOME/activity.log (§7.5): the time in
+// Activity appends one line to $CAIRN_HOME/activity.log (docs/design.md §7.5): the time in
 // UTC, then fields, each "key=value", in logfmt (a value is quoted when it
 // holds a space, a quote or an "=", "-" when empty). cairn writes one line
 // when a run starts or is resumed (event=start run=NAME process=P repo=REPO

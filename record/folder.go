@@ -21,7 +21,7 @@ import (
 	"github.com/cairn-dev/cairn/templates"
 )
 
-// The names inside a run folder (§7.5).
+// The names inside a run folder (docs/design.md §7.5).
 const (
 	RecordFile   = "run.json"
 	EventsFile   = "events.jsonl"
@@ -36,7 +36,7 @@ const (
 )
 
 // snapshotEvery is the least time between two rewrites of run.json while a
-// run goes on (§7.5); events.jsonl holds what happened in between.
+// run goes on (docs/design.md §7.5); events.jsonl holds what happened in between.
 const snapshotEvery = 200 * time.Millisecond
 
 // folderTimeFormat is the time in a run folder's name: PROCESS_2026-01-02T150405Z.
@@ -117,7 +117,7 @@ func NewFolder(runsDir, process string, now time.Time) (*Folder, error) {
 var ErrRunning = errors.New("the run is running")
 
 // OpenFolder takes up the folder of an earlier run at dir, to resume it
-// (§7.7): it takes the folder's lock, without waiting (ErrRunning when
+// (docs/design.md §7.7): it takes the folder's lock, without waiting (ErrRunning when
 // another cairn holds it), reads its record (run.json and the events
 // after it), and opens its events and log for appending. The record is
 // begun: Update works at once.
@@ -276,7 +276,7 @@ func (f *Folder) syncShadow(changed []int) {
 
 // Snapshot rewrites run.json at a stage's end: now, unless it was rewritten
 // less than snapshotEvery ago, in which case the next Update or Close does
-// (§7.5: at most every 200 ms; events.jsonl keeps what happens between).
+// (docs/design.md §7.5: at most every 200 ms; events.jsonl keeps what happens between).
 func (f *Folder) Snapshot() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -290,7 +290,7 @@ func (f *Folder) Snapshot() error {
 }
 
 // Flush rewrites run.json now when the record changed since it was last
-// written, whatever the time: a commit of the run folder (§7.6) must hold
+// written, whatever the time: a commit of the run folder (docs/design.md §7.6) must hold
 // the record as it stands.
 func (f *Folder) Flush() error {
 	f.mu.Lock()
@@ -394,7 +394,7 @@ func (f *Folder) usable() error {
 	return nil
 }
 
-// LogLine is one step's line in the run's log (§7.5).
+// LogLine is one step's line in the run's log (docs/design.md §7.5).
 type LogLine struct {
 	Step, Kind, Worktree   string
 	Harness, Model, Effort string

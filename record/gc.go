@@ -14,7 +14,7 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// Why gc keeps a run (§7.7).
+// Why gc keeps a run (docs/design.md §7.7).
 const (
 	KeptRunning    = "running"
 	KeptNewest     = "newest of its process"
@@ -66,7 +66,7 @@ type GCReport struct {
 	Unreadable []GCRun
 }
 
-// GC deletes the expired runs of home (§7.7): a run expires at its
+// GC deletes the expired runs of home (docs/design.md §7.7): a run expires at its
 // `expires`, which a user may edit ("never" pins it); a record without one
 // expires run_expiry's or failed_run_expiry's default after its end, and a
 // crashed run 90 days after its start. The newest run of each process file
@@ -76,7 +76,7 @@ type GCReport struct {
 // forget. A dry run deletes nothing and lists what it would.
 //
 // With repo (nil outside one), the commit-mode runs in its working tree's
-// .cairn/runs are swept too (§7.6), and the removal of those that were
+// .cairn/runs are swept too (docs/design.md §7.6), and the removal of those that were
 // committed is committed in one commit of those paths alone, by git run
 // with ctx.
 //

@@ -1,6 +1,6 @@
 // Package record keeps the record of runs: run folders, run.json and its
 // events, the run log, listing and finding runs, the activity log, and gc
-// (§7.5, §7.7).
+// (docs/design.md §7.5, §7.7).
 package record
 
 import (
@@ -13,7 +13,7 @@ import (
 // RecordVersion is the version of run.json's format.
 const RecordVersion = 1
 
-// Record is a run's record, run.json (§7.5): what ran, on what, with which
+// Record is a run's record, run.json (docs/design.md §7.5): what ran, on what, with which
 // flags, and how each step stands. It never holds environment values.
 type Record struct {
 	Version int    `json:"version"`
@@ -97,11 +97,11 @@ type StepRecord struct {
 	// traces/NAME.jsonl), set once written.
 	Result string `json:"result"`
 	Trace  string `json:"trace"`
-	// GitRef is the commit the step's work ended at (§7.6: after its
+	// GitRef is the commit the step's work ended at (docs/design.md §7.6: after its
 	// fallback commit), in commit mode and in a worktree it committed in.
 	GitRef string `json:"git_ref"`
 	// Baseline is the commit the step's worktree was at when the step
-	// first started: a judge reads the step's whole diff since (§7.2),
+	// first started: a judge reads the step's whole diff since (docs/design.md §7.2),
 	// the work of an earlier attempt included when the step is resumed.
 	Baseline string `json:"baseline,omitempty"`
 	// Validate is how the step's validate phase judged it; nil until it
@@ -112,12 +112,12 @@ type StepRecord struct {
 	// in; nil for a step that ran none.
 	Shells []ShellRecord `json:"shells,omitempty"`
 	// Children are the folders of the child runs a run-published-issue
-	// step started (§7.8), in the order they started: relative to the run
+	// step started (docs/design.md §7.8), in the order they started: relative to the run
 	// folder (children/NAME), absolute for a commit-mode child's, which
 	// lives in its repository.
 	Children []string `json:"children,omitempty"`
 	// Usage is what every agent session the step started used, as their
-	// CLIs reported it (§8): its run sessions, review retries, judges and
+	// CLIs reported it (docs/design.md §8): its run sessions, review retries, judges and
 	// repair sessions, the child runs of a run-published-issue step, and
 	// those of its earlier attempts, when the run was resumed. JudgeUsage
 	// is the judges' share. Both are left out when empty.
@@ -141,7 +141,7 @@ const (
 	VerdictInconclusive = "inconclusive"
 )
 
-// The reason tags of an inconclusive judge (§7.2).
+// The reason tags of an inconclusive judge (docs/design.md §7.2).
 const (
 	ReasonMaxTurns           = "max-turns"
 	ReasonTimeout            = "timeout"
@@ -149,7 +149,7 @@ const (
 	ReasonUnknown            = "unknown"
 )
 
-// ValidateRecord is how a step's validate phase ended (§7.2): its status
+// ValidateRecord is how a step's validate phase ended (docs/design.md §7.2): its status
 // (pass, fail or inconclusive); the judge's reasoning when instructions
 // were judged; for an inconclusive judge, its reason tag and what happened
 // in one line; how many judge sessions ran and how many times a "review"
@@ -383,12 +383,12 @@ func (r *Record) apply(ev *Event) {
 	}
 }
 
-// Outcome is how a step ended (§7.3).
+// Outcome is how a step ended (docs/design.md §7.3).
 type Outcome string
 
 // The step outcomes. Pending and Running are the states of a step that has
 // not ended yet. Inconclusive is a step whose work is done but whose judge
-// reached no verdict (§7.2): it fails nothing, and is not run again.
+// reached no verdict (docs/design.md §7.2): it fails nothing, and is not run again.
 const (
 	Pending      Outcome = "pending"
 	Running      Outcome = "running"
@@ -400,7 +400,7 @@ const (
 	Interrupted  Outcome = "interrupted"
 )
 
-// Status is how a run stands or ended (§7.5). Crashed is never written: it is
+// Status is how a run stands or ended (docs/design.md §7.5). Crashed is never written: it is
 // what a reader calls a running record whose lock is free.
 type Status string
 

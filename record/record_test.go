@@ -345,7 +345,7 @@ func TestPlanSteps(t *testing.T) {
 }
 
 // BenchmarkUpdate500 is one step's update in a run of 500 steps: the cost
-// the record adds to each step of SPEC §12's 500-step bar.
+// the record adds to each step of docs/design.md §12's 500-step bar.
 func BenchmarkUpdate500(b *testing.B) {
 	f, err := NewFolder(filepath.Join(b.TempDir(), "runs"), "bench", time.Now())
 	if err != nil {

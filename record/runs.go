@@ -140,7 +140,7 @@ func runFolderTime(name string) (start time.Time, n int, ok bool) {
 }
 
 // ListRuns reads every run folder of home, and of the folders more (the
-// .cairn/runs of a repository, whose commit-mode runs live there, §7.6),
+// .cairn/runs of a repository, whose commit-mode runs live there, docs/design.md §7.6),
 // newest first. A folder whose record cannot be read is listed with the
 // error. A runs folder that does not exist holds no runs; one that is
 // another's under a second name (a link to it) is read once. An entry that
@@ -220,7 +220,7 @@ func starting(dir string) bool {
 	return err == nil && held
 }
 
-// FindRun finds the run folder arg names (§7.5): a folder's name, a unique
+// FindRun finds the run folder arg names (docs/design.md §7.5): a folder's name, a unique
 // prefix of one, or the path of a run folder, taken relative to dir, the
 // directory cairn works in (-C; "" for cairn's working directory); with no
 // arg, the latest run of repo (the latest of all when repo is empty). more

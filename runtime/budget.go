@@ -13,7 +13,7 @@ import (
 	"github.com/cairn-dev/cairn/step"
 )
 
-// purse is a budget (§6.3) and what has been spent against it, in US
+// purse is a budget (docs/design.md §6.3) and what has been spent against it, in US
 // dollars, as the sessions' CLIs reported their cost: the run's, whose
 // parent is its parent run's for a child run of run-published-issue; a
 // parallel group's member's share of it (split), whose parent is the run's;
@@ -144,7 +144,7 @@ func (p *purse) spentOver() error {
 	return nil
 }
 
-// split is the budget over a parallel group (§6.3) shared among its
+// split is the budget over a parallel group (docs/design.md §6.3) shared among its
 // members, so that together they are given no more than it has left (claude
 // is given its member's share as --max-budget-usd). A member is given its
 // share as it starts: what the budget has left, less what the shares of the

@@ -15,7 +15,7 @@ import (
 	"github.com/cairn-dev/cairn/worktree"
 )
 
-// catalogue runs a catalogue action (§7.8) of the step sc in wt.
+// catalogue runs a catalogue action (docs/design.md §7.8) of the step sc in wt.
 func (r *run) catalogue(ctx context.Context, sc *step.Context, wt worktree.Worktree, a *ir.PlanAction) step.Result {
 	if sa, ok := sc.Agent.(*stubs.Step); ok {
 		// A stubbed run never delivers, merges or starts a child run.
@@ -29,7 +29,7 @@ func (r *run) catalogue(ctx context.Context, sc *step.Context, wt worktree.Workt
 }
 
 // setPullRequest records the URL of the run's pull request, which the
-// notification names (§7.9).
+// notification names (docs/design.md §7.9).
 func (r *run) setPullRequest(url string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -15,7 +15,7 @@ import (
 	"github.com/cairn-dev/cairn/worktree"
 )
 
-// committer makes the commits of a commit-mode run (§7.6) in the working
+// committer makes the commits of a commit-mode run (docs/design.md §7.6) in the working
 // tree its run folder lives in: `Start process: X` once the first step does
 // something other than skip, what an agent step left uncommitted, `[cairn]
 // Complete step: Y` after each step that did not skip, and `Complete
@@ -58,7 +58,7 @@ func (c *committer) fail(err error) error {
 }
 
 // IdentityError is why a repository cannot take commit mode's commits: git
-// has no identity to commit as (§7.6). It is returned before the first step.
+// has no identity to commit as (docs/design.md §7.6). It is returned before the first step.
 type IdentityError struct {
 	Repo string
 	Err  error
@@ -136,7 +136,7 @@ func saveWorkSubject(step string) string { return "[cairn] Save work of step: " 
 
 // completeStep commits the run folder after a step ended: with the step's
 // own work too when withWork is set (a step with no agent session commits
-// once, §7.6). outcome words a step that did not succeed into the subject.
+// once, docs/design.md §7.6). outcome words a step that did not succeed into the subject.
 func (c *committer) completeStep(ctx context.Context, step string, outcome record.Outcome, withWork bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -187,7 +187,7 @@ func (c *committer) commit(ctx context.Context, dir, subject, step string, work,
 }
 
 // removeRunFolder removes the folder of a run that committed nothing (every
-// step skipped, §7.6), then .cairn/runs and .cairn when that left them
+// step skipped, docs/design.md §7.6), then .cairn/runs and .cairn when that left them
 // empty.
 func removeRunFolder(tree, dir string) error {
 	if err := os.RemoveAll(dir); err != nil {

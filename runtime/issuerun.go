@@ -19,7 +19,7 @@ import (
 // even when the run was interrupted.
 const releaseTimeout = 30 * time.Second
 
-// openIssue reads the issue o's plan names through gh (§7.8), with the
+// openIssue reads the issue o's plan names through gh (docs/design.md §7.8), with the
 // config's trusted accounts, and returns it with a copy of the plan whose
 // issue-branch worktrees name their branch: one of the issue's that
 // exists, else cairn/NUMBER-slug.
@@ -43,7 +43,7 @@ func openIssue(ctx context.Context, o Options) (*forge.Issue, *ir.Plan, error) {
 	return is, &plan, nil
 }
 
-// takeClaim takes the Claim on the run's issue (§7.8), when it has one and
+// takeClaim takes the Claim on the run's issue (docs/design.md §7.8), when it has one and
 // an issue-branch worktree: a run of another live cairn holding it refuses
 // this one, and says whose it is.
 func (r *run) takeClaim(ctx context.Context) error {

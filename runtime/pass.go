@@ -16,7 +16,7 @@ import (
 )
 
 // PassLock is the one Pass a repository may have running on this machine
-// at a time (§7.8), held by the cairn running it. It is a flock on
+// at a time (docs/design.md §7.8), held by the cairn running it. It is a flock on
 // $CAIRN_HOME/locks/pass-HASH.lock, which the kernel releases when its holder
 // dies, so a crashed Pass never blocks the next.
 type PassLock struct {

@@ -14,7 +14,7 @@ import (
 )
 
 // Resumable reports whether a run that stands as rec may be resumed
-// (§7.7): a failed, interrupted or crashed one. A running record is taken
+// (docs/design.md §7.7): a failed, interrupted or crashed one. A running record is taken
 // for crashed here; OpenFolder tells the two apart by the folder's lock.
 func Resumable(rec *record.Record) bool {
 	switch rec.Status {
@@ -24,7 +24,7 @@ func Resumable(rec *record.Record) bool {
 	return false
 }
 
-// Resume carries on the run whose folder is dir (§7.7) with o's plan, made
+// Resume carries on the run whose folder is dir (docs/design.md §7.7) with o's plan, made
 // again from the same process file: in the same folder, its steps that
 // succeeded, were inconclusive or skipped are kept and not run again, and
 // every other step runs, from the first, keeping what its sessions used

@@ -1,5 +1,5 @@
 // Package runtime executes a plan: it walks the stages, runs each step's
-// phases in its worktree, judges them, and records every step (§7).
+// phases in its worktree, judges them, and records every step (docs/design.md §7).
 package runtime
 
 import (
@@ -75,14 +75,14 @@ type Options struct {
 	Terminal       bool
 	StdoutTerminal bool
 	// Prepare checks the child process a run-published-issue step starts
-	// (§7.8), by name, for a run on issue (an issue URL), as `cairn run
+	// (docs/design.md §7.8), by name, for a run on issue (an issue URL), as `cairn run
 	// NAME issue ISSUE` would: it writes the check's diagnostics to w, and
 	// returns the child's plan and its process file's bytes. A run without
 	// it starts no child process.
 	Prepare func(process, issue string, w io.Writer) (*ir.Plan, []byte, error)
 	// RunsDir, when set, is the folder the run's folder is made in instead
 	// of $CAIRN_HOME/runs: a child run's is under its parent's folder. A
-	// commit-mode run's folder stays in its repository (§7.6).
+	// commit-mode run's folder stays in its repository (docs/design.md §7.6).
 	RunsDir string
 	// Started, when set, is told the run folder's path as soon as it is
 	// made, before anything runs.
@@ -98,7 +98,7 @@ type Options struct {
 	parent *purse
 }
 
-// Run carries out a plan (§7): it creates the run folder and its record,
+// Run carries out a plan (docs/design.md §7): it creates the run folder and its record,
 // opens the worktrees, runs the stages in order (a parallel group's steps
 // together, at most Jobs at a time), stops at the first failed required
 // step, prints the last stage's results on stdout, closes the worktrees
@@ -203,7 +203,7 @@ type run struct {
 	// commits makes the commits of a commit-mode run; nil otherwise.
 	commits *committer
 	// issue is the issue the run works on, nil for a Pass; claim is its
-	// Claim (§7.8), held from the start to the end.
+	// Claim (docs/design.md §7.8), held from the start to the end.
 	issue *forge.Issue
 	claim *forge.Claim
 	// resumed is the record of a resumed run as it was found; done holds
@@ -231,7 +231,7 @@ type run struct {
 	budgetStopped map[string]bool
 	// pullRequest is the URL of the run's pull request, once a delivery
 	// or self-merge step found it (catalogue.go): the notification names
-	// it (§7.9).
+	// it (docs/design.md §7.9).
 	pullRequest string
 }
 
@@ -413,7 +413,7 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 		}
 		if !committed {
 			// Every step skipped (or none started): the run leaves
-			// nothing behind (§7.6).
+			// nothing behind (docs/design.md §7.6).
 			r.warn(r.folder.Close())
 			r.warn(removeRunFolder(r.o.Repo.Root, r.folder.Dir))
 		}
@@ -552,7 +552,7 @@ func (r *run) walk(ctx context.Context) bool {
 
 // runStage runs the steps of one stage (one step, or a parallel group) in
 // file order, at most jobs at a time (0: all at once), and reports whether
-// a required step failed (§7.3). start is called for each step as it
+// a required step failed (docs/design.md §7.3). start is called for each step as it
 // starts, in file order, and returns what runs it; once a required step has
 // failed, or ctx is done, the steps not yet started are cancelled instead,
 // and those running finish (or are stopped by ctx).
@@ -646,7 +646,7 @@ type stepEnd struct {
 	wrote  bool
 	trace  string
 	// session is the CLI's id of the step's last agent session, which a
-	// review retry resumes (§7.2); "" when it printed none.
+	// review retry resumes (docs/design.md §7.2); "" when it printed none.
 	session string
 }
 
@@ -774,7 +774,7 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier,
 }
 
 // InconclusiveSteps returns the steps whose validate phase was inconclusive (a
-// judge that reached no verdict, §7.2), in order.
+// judge that reached no verdict, docs/design.md §7.2), in order.
 func InconclusiveSteps(steps []record.StepRecord) []*record.StepRecord {
 	var out []*record.StepRecord
 	for i := range steps {
@@ -785,7 +785,7 @@ func InconclusiveSteps(steps []record.StepRecord) []*record.StepRecord {
 	return out
 }
 
-// InconclusiveLine is the one stderr line of an inconclusive step (§7.2):
+// InconclusiveLine is the one stderr line of an inconclusive step (docs/design.md §7.2):
 // "cairn: inconclusive: process X — review of step Y reached no verdict
 // (max-turns: …); the work is done and nothing judged it".
 func InconclusiveLine(process string, s *record.StepRecord) string {
@@ -808,10 +808,10 @@ func stepTimeout(st *ir.PlanStep) (time.Duration, error) {
 	return d, nil
 }
 
-// execute runs a step's phases (§7.2): its precheck shells, its actions in
+// execute runs a step's phases (docs/design.md §7.2): its precheck shells, its actions in
 // order, then its validate phase. sr's action records get each action's
 // exit code and cause. Between the run phase and validation, settle brings
-// the worktree to a clean, recorded state (§7.6).
+// the worktree to a clean, recorded state (docs/design.md §7.6).
 func (r *run) execute(ctx context.Context, sc *step.Context, wt worktree.Worktree, sr *record.StepRecord) stepEnd {
 	st := sc.Step
 	if e, done := r.precheck(ctx, sc, sr); done {
@@ -881,7 +881,7 @@ func (r *run) work(ctx context.Context, sc *step.Context, wt worktree.Worktree, 
 // settle brings a step's worktree to a recorded state after its run phase
 // (and after each review retry): in commit mode, what the step left
 // uncommitted is committed and sr.GitRef is the commit its work ended at
-// (§7.6). Outside commit mode, what an agent left on an issue branch is
+// (docs/design.md §7.6). Outside commit mode, what an agent left on an issue branch is
 // committed there, for delivery to push: headless agents seldom commit; so
 // is what a command left when its run phase ended well (ok): scripts (a
 // formatter, a code generator) rarely commit, and a failed one's leftovers
@@ -897,7 +897,7 @@ func (r *run) settle(ctx context.Context, sc *step.Context, wt worktree.Worktree
 	}
 	if r.commits == nil || !r.commitsIn(wt) || !hasSession(sc.Step) {
 		// A step with no agent session commits its work with its
-		// record, in one commit (§7.6).
+		// record, in one commit (docs/design.md §7.6).
 		return nil
 	}
 	ref, err := r.commits.saveWork(ctx, wt.Path, sc.Step.Name)
@@ -914,7 +914,7 @@ func hasJudge(st *ir.PlanStep) bool {
 }
 
 // commitsIn reports whether a commit-mode run commits the work of steps in
-// wt (§7.6): the repository's own tree, and issue branches.
+// wt (docs/design.md §7.6): the repository's own tree, and issue branches.
 func (r *run) commitsIn(wt worktree.Worktree) bool {
 	return wt.Path == r.commits.tree || wt.Kind == ir.IssueBranch
 }
@@ -941,7 +941,7 @@ func hasSession(st *ir.PlanStep) bool {
 }
 
 // complete commits a step that did something in a commit-mode run: its
-// record, and what it left in the committing tree (§7.6). A step with no
+// record, and what it left in the committing tree (docs/design.md §7.6). A step with no
 // agent session has its git ref set to that commit, carried by the next.
 func (r *run) complete(ctx context.Context, st *ir.PlanStep, sr *record.StepRecord) {
 	if r.commits == nil || sr.Outcome == record.Skipped || sr.Outcome == record.Cancelled {
@@ -1095,7 +1095,7 @@ func (r *run) printResults() {
 	}
 }
 
-// expiry is the `expires` of a run that ended with status at end (§7.7):
+// expiry is the `expires` of a run that ended with status at end (docs/design.md §7.7):
 // end plus the plan's run_expiry when it succeeded, its failed_run_expiry
 // otherwise; "never" stays "never".
 func expiry(plan *ir.Plan, status record.Status, end time.Time) string {

@@ -20,7 +20,7 @@ import (
 	"github.com/cairn-dev/cairn/worktree"
 )
 
-// The limits of a validate phase (§7.2).
+// The limits of a validate phase (docs/design.md §7.2).
 const (
 	// JudgeTurns is a judge's turn cap; the one retry of a judge that
 	// reached no verdict gets twice as many.
@@ -71,7 +71,7 @@ type round struct {
 	lost string
 }
 
-// precheck runs a step's precheck phase (§7.2), when it has one: its
+// precheck runs a step's precheck phase (docs/design.md §7.2), when it has one: its
 // shells in order, each one's stdout and stderr kept in the run folder and
 // listed in sr.Shells. A shell that exits $CHECK_SKIP skips the step;
 // another that does not exit 0 fails it, the end of its output shown
@@ -112,7 +112,7 @@ func (r *run) showShell(ctx context.Context, sc *step.Context, s *record.ShellRe
 }
 
 // validate runs a step's validate phase after its run phase ended well
-// (§7.2): its shells, then its instructions judged by a review model, gated
+// (docs/design.md §7.2): its shells, then its instructions judged by a review model, gated
 // by its severity: warn notes a failure and the step succeeds, abort fails
 // the step, review sends the run agent back to work with the failure and
 // validates again, up to ReviewRetries times. A judge that reaches no
@@ -243,7 +243,7 @@ type judgement struct {
 	broken       string
 }
 
-// judge has a validate phase's instructions judged (§7.2): a session of the
+// judge has a validate phase's instructions judged (docs/design.md §7.2): a session of the
 // plan's judge harness and model, with JudgeTurns turns, in the step's
 // worktree, reads the instructions, the whys, the step's result (its start,
 // and the file that holds all of it) and its whole diff, and
@@ -319,7 +319,7 @@ func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateR
 			inv.Access = v.Access.Value
 		}
 		// A judge reads the work and must not change it: whatever it
-		// leaves is undone before the step goes on (§7.2).
+		// leaves is undone before the step goes on (docs/design.md §7.2).
 		before, err := worktree.TakeState(ctx, r.o.Repo.Git, sc.Worktree)
 		if err != nil {
 			return judgement{broken: fmt.Sprintf("record the worktree before the judge: %v", err)}
@@ -470,7 +470,7 @@ func fencedBlocks(s string) []string {
 }
 
 // review sends a step's run agent back to work after failure f (severity
-// "review", §7.2): its session is resumed with a <validation-failure>
+// "review", docs/design.md §7.2): its session is resumed with a <validation-failure>
 // block where its harness can, else a fresh one gets the step's prompt and
 // the block. The new final message is the step's result; the worktree is
 // then settled. It returns the step's cause when the retry failed, "" when

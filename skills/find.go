@@ -27,7 +27,7 @@ var (
 const BuiltinSkillPrefix = "cairn-"
 
 // repoSkillDirs are the folders of a repository's committed skills, in
-// lookup order (§5).
+// lookup order (docs/design.md §5).
 var repoSkillDirs = []string{".agents/skills", ".claude/skills"}
 
 // skillError is a Find failure: a one-line message for the user that
@@ -73,7 +73,7 @@ type Finder struct {
 	repo  *skillTree
 }
 
-// Find finds the SKILL.md of a session step's skill (§5): the
+// Find finds the SKILL.md of a session step's skill (docs/design.md §5): the
 // repository's committed .agents/skills/NAME/SKILL.md, then
 // .claude/skills/NAME/SKILL.md, both read at the base commit and refused
 // (ErrSkillEscapes) when a symlink on the way leads outside the repository;

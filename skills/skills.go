@@ -1,6 +1,6 @@
 // Package skills holds cairn's skills: the built-in ones, which codegen and
 // the runtime write into a worktree, and finding the skill a session step
-// names in the repository, $CAIRN_HOME or among the built-in ones (§5).
+// names in the repository, $CAIRN_HOME or among the built-in ones (docs/design.md §5).
 package skills
 
 import (

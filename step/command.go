@@ -67,7 +67,7 @@ func timeoutCause(sc *Context) string {
 	return proc.Result{TimedOut: true}.Cause(sc.Timeout)
 }
 
-// RunCommand runs a command action (§7.1). Its result is what the script
+// RunCommand runs a command action (docs/design.md §7.1). Its result is what the script
 // wrote to $CAIRN_RESULT when that is not empty, else its stdout and stderr
 // together; a non-zero exit fails it, and the result then also has the
 // count and the last lines of that output, for the failure to show.

@@ -7,10 +7,10 @@ import (
 )
 
 // SkipCode is the exit status with which a precheck shell skips its step:
-// automake's skip code, given to every shell as $CHECK_SKIP (§7.2).
+// automake's skip code, given to every shell as $CHECK_SKIP (docs/design.md §7.2).
 const SkipCode = 77
 
-// The variables of §7.1 that cairn sets for every shell of a step.
+// The variables of docs/design.md §7.1 that cairn sets for every shell of a step.
 const (
 	EnvRun       = "CAIRN_RUN"
 	EnvResults   = "CAIRN_RESULTS"
@@ -22,7 +22,7 @@ const (
 	EnvCheckSkip = "CHECK_SKIP"
 )
 
-// Env is the environment of a step's shells and sessions (§7.1): base
+// Env is the environment of a step's shells and sessions (docs/design.md §7.1): base
 // (the user's own, as main read it), then the CAIRN_* variables and CHECK_SKIP,
 // then the step's own env, each name once, a later value replacing an
 // earlier one in place. CAIRN_ISSUE_URL is set only when there is an issue;

@@ -21,7 +21,7 @@ import (
 	"github.com/cairn-dev/cairn/templates"
 )
 
-// RunSession runs a session action (§7.1, §8): it renders the session
+// RunSession runs a session action (docs/design.md §7.1, §8): it renders the session
 // prompt, starts h's CLI in the step's worktree with the step's environment
 // (the prompt on stdin), keeps its output as the step's trace, and reads its final message, which
 // is the action's result. skillPath is the SKILL.md the agent reads (the
@@ -293,7 +293,7 @@ func Trailers(run, step string, stubbed bool) string {
 	return t
 }
 
-// IssueFile is the path of the issue's text in the step's worktree (§7.8),
+// IssueFile is the path of the issue's text in the step's worktree (docs/design.md §7.8),
 // when the run is on an issue and the file is there; "" otherwise.
 func (sc *Context) IssueFile() string {
 	if sc.IssueURL == "" {

@@ -1,6 +1,6 @@
 // Package step runs one action of a step, a shell command or an agent
 // session, in its worktree with its environment, keeping its shells'
-// output and its session's trace in the run folder (§7.1).
+// output and its session's trace in the run folder (docs/design.md §7.1).
 package step
 
 import (
@@ -55,7 +55,7 @@ type Earlier struct {
 
 // Context is what an action runs with: its run folder, its step, the
 // worktree it runs in, the results of the steps before it, and the
-// environment of §7.1.
+// environment of docs/design.md §7.1.
 type Context struct {
 	// RunDir is the run folder; ResultFile is this step's
 	// results/STEP.md; TraceFile is this step's traces/STEP.jsonl.
@@ -75,7 +75,7 @@ type Context struct {
 	// prompt tells the agent the date.
 	Start time.Time
 	// Env is the whole environment of the step's sessions: the user's
-	// own, then §7.1's CAIRN_* and CHECK_SKIP, then the step's env. Its
+	// own, then docs/design.md §7.1's CAIRN_* and CHECK_SKIP, then the step's env. Its
 	// shells get it less the agents' keys (ShellEnv).
 	Env []string
 	// Git runs the git cairn runs for the step (a commit of what it left,
@@ -85,11 +85,11 @@ type Context struct {
 	Timeout time.Duration
 	// Baseline is the commit the worktree was at when the step started
 	// ("" in a repository with no commits): the step's whole diff, which a
-	// judge reads, is everything since (§7.2).
+	// judge reads, is everything since (docs/design.md §7.2).
 	Baseline string
 	// Guard, when set, is called before every session of the step, the
 	// judge's and review retries' included; its error fails the session
-	// before it starts (§7.8: an issue edited by an untrusted account).
+	// before it starts (docs/design.md §7.8: an issue edited by an untrusted account).
 	Guard func(context.Context) error
 	// Groups records the process groups of the step's shells and
 	// sessions while they run.
@@ -105,7 +105,7 @@ type Context struct {
 }
 
 // Meter keeps what a step's sessions spend (the runtime's, for the
-// budgets of §6.3). Before is asked before a session starts: it returns
+// budgets of docs/design.md §6.3). Before is asked before a session starts: it returns
 // what the session may still spend in US dollars (0: no budget), or the
 // error, "budget spent: $4.02 of $4.00", that fails it before it starts.
 // After is told how the session ended, with what it used, and the id of

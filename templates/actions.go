@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// actionsFiles are the embedded templates of a compiled workflow (§9,
+// actionsFiles are the embedded templates of a compiled workflow (docs/design.md §9,
 // --target github-actions): the workflow, and the script of its last job.
 //
 //go:embed actions.yml.tmpl actions_results.sh.tmpl

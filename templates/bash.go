@@ -14,7 +14,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// bashFiles are the embedded templates of compiled scripts (§9): the
+// bashFiles are the embedded templates of compiled scripts (docs/design.md §9): the
 // script, and the parts of it that differ in a workflow's job.
 //
 //go:embed bash.sh.tmpl bash_job.sh.tmpl

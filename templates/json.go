@@ -14,7 +14,7 @@ import (
 // json` and `cairn list --json` print.
 const ReportVersion = 1
 
-// JSONDiagnostic is a diagnostic in cairn's JSON documents (§10): a
+// JSONDiagnostic is a diagnostic in cairn's JSON documents (docs/design.md §10): a
 // diagnostic of no file has an empty File and zero positions.
 type JSONDiagnostic struct {
 	File      string        `json:"file"`
@@ -114,7 +114,7 @@ func positions(r ir.Range) (line, col, endLine, endCol int) {
 	return int(r.Start.Line), int(r.Start.Column), int(end.Line), int(end.Column)
 }
 
-// WriteJSON writes the report as the JSON document of §10, with every array
+// WriteJSON writes the report as the JSON document of docs/design.md §10, with every array
 // present; indented for a person at a terminal, compact for a program.
 func (r *Report) WriteJSON(w io.Writer, indent bool) error {
 	if !indent {

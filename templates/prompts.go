@@ -34,7 +34,7 @@ type EarlierResult struct {
 	Path string
 }
 
-// SessionData is what a session step's prompt is rendered from (§7.1).
+// SessionData is what a session step's prompt is rendered from (docs/design.md §7.1).
 // Skill is the skill's name and SkillPath the file the agent reads (in or
 // under its worktree); Prompt is the step's inline prompt. A step has a
 // skill, a prompt, or both. WorktreeKind is throwaway, checkout or
@@ -81,7 +81,7 @@ func SessionPrompt(d SessionData) (string, error) {
 }
 
 // JudgeData is what the prompt of a validate phase's judge is rendered
-// from (§7.2): the step, the worktree it worked in, the phase's
+// from (docs/design.md §7.2): the step, the worktree it worked in, the phase's
 // instructions and whys, the step's diff since Baseline (the commit the
 // step started from, "" when the repository had none), and its result (its
 // agent's final message or its command's output) with the file that holds
@@ -126,7 +126,7 @@ func JudgePrompt(d JudgeData) (string, error) {
 	return b.String(), nil
 }
 
-// ReviewData is what the prompt of a review retry is rendered from (§7.2):
+// ReviewData is what the prompt of a review retry is rendered from (docs/design.md §7.2):
 // which retry of how many, and what failed: a validate shell (Shell, its
 // Cause such as "exit status 1", and its Output, Cut to its last Limit) or
 // the judge (its Reasoning against the Instructions), with the phase's

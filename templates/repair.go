@@ -19,7 +19,7 @@ var repairTemplate = sync.OnceValues(func() (*template.Template, error) {
 })
 
 // RepairData is what the prompt of a delivery's repair session is rendered
-// from (§7.8): the pull request and its branch, which round of how many
+// from (docs/design.md §7.8): the pull request and its branch, which round of how many
 // (the effective repair cap), the skill to follow, and what to repair: the
 // failing Checks, or the Conflicts (paths) of a rebase onto the base that
 // stopped. IssueURL and IssueFile are empty without an issue.

@@ -14,7 +14,7 @@ import (
 )
 
 // addIssueBranch adds the issue-branch worktree p at w.runDir/NAME on its
-// branch (§7.4; checkBranchName has passed it): continuing the local branch of that name, else origin's,
+// branch (docs/design.md §7.4; checkBranchName has passed it): continuing the local branch of that name, else origin's,
 // else starting it at base. A branch checked out in a worktree a previous
 // run left, clean and with that run over, is moved here; checked out
 // anywhere else, it is refused with the place named. The worktree this run
@@ -136,7 +136,7 @@ func (w *Worktrees) freeBranch(ctx context.Context, branch, path string) error {
 }
 
 // KeptBranch is an issue-branch worktree Close left in place, so that no
-// work is lost (§7.4), and why.
+// work is lost (docs/design.md §7.4), and why.
 type KeptBranch struct {
 	Worktree string
 	Branch   string

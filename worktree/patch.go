@@ -126,7 +126,7 @@ func replacesSaved(saved, fresh int64, ran bool) bool {
 	return ran || fresh >= saved
 }
 
-// savePatch saves wt's changes since its base in patchDir (§7.4), a run
+// savePatch saves wt's changes since its base in patchDir (docs/design.md §7.4), a run
 // folder's worktrees/; "" when the run has no folder.
 // NAME.patch holds the worktree's own: its commits, tracked and untracked
 // files, binary ones too; a submodule there is a commit, so what was done

@@ -16,7 +16,7 @@ import (
 )
 
 // State is a working tree as it stood at one moment, to be put back
-// after a session that must not change it (a judge, §7.2): what HEAD was
+// after a session that must not change it (a judge, docs/design.md §7.2): what HEAD was
 // (the branch it named, "" when detached, and its commit), the index file's
 // bytes, and a tree object of everything in the folder that git does not
 // ignore. cairn's own files (run folders, copied skills, the issue file)

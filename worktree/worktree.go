@@ -21,7 +21,7 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// Worktree is a worktree a run's steps work in (§7.4). Path is absolute.
+// Worktree is a worktree a run's steps work in (docs/design.md §7.4). Path is absolute.
 // Base is the commit it started from: the resolved base branch of a
 // throwaway or an issue branch, HEAD at the start for a checkout ("" in a
 // repository with no commits). Branch is an issue-branch worktree's branch.
@@ -67,7 +67,7 @@ type Worktrees struct {
 const dirtyNamed = 5
 
 // Open creates the worktrees of the run named run in repo, serially,
-// before the first step (§7.4). Each base branch is resolved once, locally
+// before the first step (docs/design.md §7.4). Each base branch is resolved once, locally
 // (nothing is fetched): a local branch of that name, else origin's, else
 // any revision git understands; "" means HEAD. A throwaway is added
 // detached at its base under home/worktrees/RUN/NAME; git worktree add and

@@ -498,7 +498,7 @@ func TestOpenConcurrent(t *testing.T) {
 }
 
 // BenchmarkOpen8 opens the 8 throwaway worktrees of a parallel
-// group in a small repository (SPEC §12); closing them is not timed.
+// group in a small repository (docs/design.md §12); closing them is not timed.
 func BenchmarkOpen8(b *testing.B) {
 	root, common := testrepo.New(b)
 	home := b.TempDir()

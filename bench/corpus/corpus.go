@@ -1,7 +1,7 @@
 // Package corpus generates the benchmark corpora of bench/: valid TOML process
-// files (§4.1) made of command steps, and GitHub workflow files that run the
+// files (docs/design.md §4.1) made of command steps, and GitHub workflow files that run the
 // same scripts as `run:` steps, so that `cairn check` and actionlint can be
-// compared on the same number of steps (§12). A corpus is of one Kind: short
+// compared on the same number of steps (docs/design.md §12). A corpus is of one Kind: short
 // one-line commands, or distinct multi-line scripts. Output is deterministic:
 // the same kind, file index and step count always give the same bytes.
 package corpus

@@ -16,7 +16,7 @@ func init() {
 // consistentCommits is the script command "consistent-commits [REV]": it
 // checks out, in thought, every commit reachable from REV (default HEAD)
 // that holds a commit-mode run folder, and fails unless each one's run.json
-// agrees with its tree (§7.6: rewinding to any commit gives a consistent
+// agrees with its tree (docs/design.md §7.6: rewinding to any commit gives a consistent
 // state): the record parses; every step's git_ref is that commit or one of
 // its ancestors (a commit of the branch, for a step there); every step with a result names a file the commit holds;
 // no step that has not started has a result; and the last commit of a run

@@ -6,7 +6,7 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// The exit codes of cairn (§10), in one place.
+// The exit codes of cairn (docs/design.md §10), in one place.
 const (
 	// exitOK: success, and a skipped Pass.
 	exitOK = 0

@@ -19,7 +19,7 @@ type gcCmd struct {
 
 // Run deletes the expired runs of $CAIRN_HOME and of the repository's
 // .cairn/runs (committing their removal there), keeping the newest of each
-// process of each repository and any still running (§7.7): one line per
+// process of each repository and any still running (docs/design.md §7.7): one line per
 // run deleted (or that would be), then a summary. A folder whose record
 // cannot be read is left alone, with a warning.
 func (c *gcCmd) Run(a *app) error {

@@ -116,7 +116,7 @@ func runGolden(t *testing.T, file string, plan bool) {
 }
 
 // TestGoldenTwins holds every golden/plan/NAME.toml to its HCL twin
-// NAME.hcl (SPEC §4.2): both must give the same plan, in text and in JSON,
+// NAME.hcl (docs/design.md §4.2): both must give the same plan, in text and in JSON,
 // apart from the file's name, its format and positions.
 func TestGoldenTwins(t *testing.T) {
 	tomls, err := filepath.Glob(filepath.Join(goldenDir, "plan", "*.toml"))

@@ -37,7 +37,7 @@ func realAgentsBin(t *testing.T) string {
 // line (commander, yargs, clap): an unknown or misused flag, or their help.
 var cliRefusal = regexp.MustCompile(`(?i)unknown (option|argument)|unexpected argument|invalid value|argument missing|not enough arguments|allowed choices|usage:|\[boolean\]`)
 
-// TestRealAgents runs the real agent CLIs (§11) with cairn's own argv, with
+// TestRealAgents runs the real agent CLIs (docs/design.md §11) with cairn's own argv, with
 // no credentials and an empty HOME: each must accept the argv and fail the
 // session with its own error, which Final must turn into a cause. Codex
 // offline retries for minutes, so only its preflight is run.

@@ -22,7 +22,7 @@ import (
 )
 
 // TestRealAgentsUsage runs `cairn run` on a process with one session step
-// per real agent CLI (§11), every CLI pointed at the model double (issue
+// per real agent CLI (docs/design.md §11), every CLI pointed at the model double (issue
 // 11), under a run budget: what each CLI reported its session used, read
 // again here from the step's trace, must arrive in run.json, the log, show
 // and status; claude takes the budget left (--max-budget-usd), and the

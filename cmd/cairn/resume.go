@@ -28,7 +28,7 @@ type resumeCmd struct {
 	Budget    string  `placeholder:"USD" help:"Tighten the run's budget to USD US dollars, below the --budget the run was started with; it raises none."`
 }
 
-// Run resumes a run (§7.7): a succeeded run has nothing to resume (exit 0);
+// Run resumes a run (docs/design.md §7.7): a succeeded run has nothing to resume (exit 0);
 // an inconclusive one is done, and nothing judges it again (exit 3); a
 // failed, interrupted or crashed run goes on in its folder with the flags
 // it was started with, once its process file is checked again, unchanged;

@@ -121,7 +121,7 @@ func (c *runCmd) Run(a *app) error {
 }
 
 // prepareChild is how a run started with flags checks the child process a
-// run-published-issue step starts on an issue (§7.8): as `cairn run NAME
+// run-published-issue step starts on an issue (docs/design.md §7.8): as `cairn run NAME
 // issue ISSUE` with the same flags would, its diagnostics written to w.
 // Cancelling ctx, the run's, cancels the check's preflight; a gives the
 // directory cairn works in and its environment.
@@ -168,7 +168,7 @@ func prepare(ctx context.Context, a *app, target, issue string, o load.Options, 
 	return rn, err
 }
 
-// exitOf is the exit code of a run that ended with status (§7.3).
+// exitOf is the exit code of a run that ended with status (docs/design.md §7.3).
 func exitOf(s record.Status) int {
 	switch s {
 	case record.StatusSucceeded:
@@ -181,7 +181,7 @@ func exitOf(s record.Status) int {
 	return exitFailed
 }
 
-// skipPass skips a Pass because another holds the repository's (§7.8): one
+// skipPass skips a Pass because another holds the repository's (docs/design.md §7.8): one
 // line on stderr, one in the activity log, exit 0, no run folder and no
 // notification.
 func skipPass(stderr io.Writer, home string, rn *load.Runnable, h *runtime.PassHolder) error {

@@ -31,7 +31,7 @@ func (c *showCmd) Run(a *app) error {
 	return s.WriteText(a.stdout, templates.Style{Color: colorOn(a.env, a.stdout), Terminal: terminal(a.stdout)})
 }
 
-// findRun is the run folder arg names (§7.5), a path taken relative to the
+// findRun is the run folder arg names (docs/design.md §7.5), a path taken relative to the
 // directory cairn works in; with no arg, the latest run of the repository
 // holding it, or of all outside one.
 func findRun(a *app, arg string) (string, error) {

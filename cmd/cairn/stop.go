@@ -15,7 +15,7 @@ type stopCmd struct {
 	Target string `arg:"" optional:"" name:"run" help:"${run_help}"`
 }
 
-// Run asks a running run's cairn to stop, with SIGTERM (§7.9): it starts
+// Run asks a running run's cairn to stop, with SIGTERM (docs/design.md §7.9): it starts
 // nothing more, stops its steps and records the run interrupted. Of a
 // crashed run it ends what the run left running.
 func (c *stopCmd) Run(a *app) error {

@@ -12,7 +12,7 @@
 #   --directive TEXT  a directive every session's prompt carries, and commands see as $CAIRN_DIRECTIVE
 #   --budget USD      tighten the run's budget to USD US dollars: it lowers the budget below and raises none
 #
-# The run's budget (§6.3): $0.15, from the process file's [limits] budget_usd; --budget may lower it.
+# The run's budget: $0.15, from the process file's [limits] budget_usd; --budget may lower it.
 # As cairn run does, the script gives a session whose CLI takes a budget (claude's --max-budget-usd)
 # what is left of the run's budget and its step's budget_usd, checks the others as soon as they end,
 # and starts no session once a budget is spent: the step fails with "budget spent: $SPENT of $BUDGET",
@@ -69,7 +69,7 @@ process_sha256='7fdd1a628a8296f8e59ce3ace96a536b73bd621086bf61d6a210730bc52c525b
 run_expiry='2592000000000'
 failed_run_expiry='7776000000000'
 record_steps='[{"name":"hunt-claude","worktree":"claude","parallel":"hunt","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"session","harness":"claude","model":"sonnet","effort":"medium","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"hunt-opencode","worktree":"opencode","parallel":"hunt","optional":true,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"session","harness":"opencode","model":"anthropic/claude-sonnet-4-5","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"fix","worktree":"claude","parallel":"","optional":true,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"session","harness":"claude","model":"sonnet","effort":"medium","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"report","worktree":"claude","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"session","harness":"claude","model":"sonnet","effort":"medium","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"notes","worktree":"default","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"command","harness":"","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""}]'
-# The run's budget in US dollars (§6.3), as jq reads a number; empty for none.
+# The run's budget in US dollars, as jq reads a number; empty for none.
 run_budget='0.15'
 # Each step's budget_usd, the most its sessions may spend besides the run's budget; empty for none.
 step_budgets=('0.1' '0.01' '' '' '' )
@@ -653,7 +653,7 @@ close_worktrees() {
 }
 
 # step_start INDEX: what a step's job starts with: its files, its worktree,
-# its environment (§7.1).
+# its environment (as cairn run gives it).
 step_start() {
   step_index=$1
   step=${step_names[step_index]}
@@ -1450,7 +1450,7 @@ def usage_custom($paths):
   | usage_clean;
 '
 
-# The budgets of §6.3, kept as cairn run keeps them (runtime/budget.go).
+# The run's and its steps' budgets, kept as cairn run keeps them (runtime/budget.go).
 # What the run has spent is what every step's sessions reported they cost
 # ($tmp/usage.*, written whole: a step of a parallel group reads its
 # siblings' as their sessions end), and a step's what its own did. Over a

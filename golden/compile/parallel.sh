@@ -12,7 +12,7 @@
 #   --directive TEXT  a directive every session's prompt carries, and commands see as $CAIRN_DIRECTIVE
 #   --budget USD      tighten the run's budget to USD US dollars: it lowers the budget below and raises none
 #
-# The run's budget (§6.3): none; --budget may lower it.
+# The run's budget: none; --budget may lower it.
 #
 # It works on the git repository holding the current directory, keeps its run in
 # ${CAIRN_HOME:-~/.cairn}/runs/PROCESS_TIMESTAMP as cairn run does (run.json, events.jsonl, log,
@@ -65,7 +65,7 @@ process_sha256='b00ddff38580261f107509324e6921fce9766d6898c6efc3c10678b6e91a6d0f
 run_expiry='2592000000000'
 failed_run_expiry='7776000000000'
 record_steps='[{"name":"a","worktree":"a","parallel":"g","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"command","harness":"","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"b","worktree":"b","parallel":"g","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"command","harness":"","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"c","worktree":"c","parallel":"g","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"command","harness":"","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"later","worktree":"a","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"command","harness":"","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""}]'
-# The run's budget in US dollars (§6.3), as jq reads a number; empty for none.
+# The run's budget in US dollars, as jq reads a number; empty for none.
 run_budget=''
 
 # How long a stopped step has between SIGTERM and SIGKILL, in seconds.
@@ -647,7 +647,7 @@ close_worktrees() {
 }
 
 # step_start INDEX: what a step's job starts with: its files, its worktree,
-# its environment (§7.1).
+# its environment (as cairn run gives it).
 step_start() {
   step_index=$1
   step=${step_names[step_index]}

@@ -12,7 +12,7 @@
 #   --directive TEXT  a directive every session's prompt carries, and commands see as $CAIRN_DIRECTIVE
 #   --budget USD      tighten the run's budget to USD US dollars: it lowers the budget below and raises none
 #
-# The run's budget (§6.3): none; --budget may lower it.
+# The run's budget: none; --budget may lower it.
 #
 # It works on the git repository holding the current directory, keeps its run in
 # ${CAIRN_HOME:-~/.cairn}/runs/PROCESS_TIMESTAMP as cairn run does (run.json, events.jsonl, log,
@@ -65,7 +65,7 @@ process_sha256='bf8fc897241e4e1b1ad65517de36bd0c687a8d13007e7239f660ab1566a20962
 run_expiry='2592000000000'
 failed_run_expiry='7776000000000'
 record_steps='[{"name":"greet","worktree":"default","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"command","harness":"","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""}]'
-# The run's budget in US dollars (§6.3), as jq reads a number; empty for none.
+# The run's budget in US dollars, as jq reads a number; empty for none.
 run_budget=''
 
 # How long a stopped step has between SIGTERM and SIGKILL, in seconds.
@@ -647,7 +647,7 @@ close_worktrees() {
 }
 
 # step_start INDEX: what a step's job starts with: its files, its worktree,
-# its environment (§7.1).
+# its environment (as cairn run gives it).
 step_start() {
   step_index=$1
   step=${step_names[step_index]}

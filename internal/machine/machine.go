@@ -1,5 +1,5 @@
 // Package machine holds a run's session steps back until the machine has
-// the load and free memory the config's [resources] asks for (§7.9).
+// the load and free memory the config's [resources] asks for (docs/design.md §7.9).
 package machine
 
 import (
@@ -47,7 +47,7 @@ var thisMachine = machine{
 	},
 }
 
-// Wait holds a session step back while the machine is busy (§7.9): while
+// Wait holds a session step back while the machine is busy (docs/design.md §7.9): while
 // the 1-minute load average exceeds r's MaxLoad or the memory available is
 // below its MinFreeMemory, it reads them again every few seconds, telling
 // progress once what it waits for. It returns when they allow the step (at

@@ -16,7 +16,7 @@ import (
 )
 
 // MaxFileSize is the most bytes ReadFile reads: over three times the
-// 10,000-step process of the memory bar (SPEC §12), and far more than a
+// 10,000-step process of the memory bar (docs/design.md §12), and far more than a
 // process file or a config needs.
 const MaxFileSize = 16 << 20
 
