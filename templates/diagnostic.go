@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 	"unicode/utf8"
 
@@ -91,9 +92,23 @@ func WriteDiagnostic(w io.Writer, d ir.Diagnostic, sources map[string][]byte, st
 	return err
 }
 
+// The window of a long line an excerpt quotes: a line longer than
+// excerptWidth characters (a minified file, a string of megabytes, a file
+// nested millions of brackets deep on one line) is quoted from about
+// excerptBefore characters before the range, excerptWidth characters of it,
+// with an ellipsis where it is cut, so that quoting costs the same whatever
+// the line's length.
+const (
+	excerptWidth  = 200
+	excerptBefore = 60
+	ellipsis      = "…"
+)
+
 // writeExcerpt quotes the line r starts on with a caret under its first
 // character and tildes under the rest of it (to the end of the line when r
-// goes on). Tabs before the range stay tabs so the caret lines up.
+// goes on). Tabs before the range stay tabs so the caret lines up. A line
+// longer than excerptWidth characters is quoted around the range only (see
+// excerptWidth); the tildes then stop where the quote does.
 func writeExcerpt(b *strings.Builder, src []byte, r ir.Range, st Style, color string) {
 	if !r.Start.IsValid() {
 		return
@@ -102,49 +117,111 @@ func writeExcerpt(b *strings.Builder, src []byte, r ir.Range, st Style, color st
 	if !ok {
 		return
 	}
-	runes := []rune(line)
 	start := int(r.Start.Column) - 1
-	if start < 0 || start > len(runes) {
+	if start < 0 {
 		return
 	}
-	end := len(runes)
+	// Counting stops past what any window holding start needs: the
+	// line's length matters only up to there.
+	n := countChars(line, start+excerptWidth+1)
+	if start > n {
+		return
+	}
+	end := n
 	if r.End.Line == r.Start.Line && int(r.End.Column)-1 > start {
-		end = min(int(r.End.Column)-1, len(runes))
+		end = min(int(r.End.Column)-1, n)
+	}
+	from, to := 0, n
+	if n > excerptWidth {
+		from = max(0, min(start-excerptBefore, n-excerptWidth))
+		to = from + excerptWidth
+	}
+	end = min(end, to)
+
+	var quote, pad strings.Builder
+	if from > 0 {
+		quote.WriteString(ellipsis)
+		pad.WriteByte(' ')
+	}
+	i := 0
+	for c := range chars(line) {
+		if i >= to {
+			break
+		}
+		if i >= from {
+			quote.WriteRune(c)
+		}
+		if i >= from && i < start {
+			if c == '\t' {
+				pad.WriteByte('\t')
+			} else {
+				pad.WriteByte(' ')
+			}
+		}
+		i++
+	}
+	if to < n {
+		quote.WriteString(ellipsis)
 	}
 	width := max(len(fmt.Sprint(r.Start.Line)), 4)
-	var pad strings.Builder
-	for _, c := range runes[:start] {
-		if c == '\t' {
-			pad.WriteRune('\t')
-		} else {
-			pad.WriteRune(' ')
-		}
-	}
 	marker := "^"
 	if end > start+1 {
 		marker += strings.Repeat("~", end-start-1)
 	}
 	gutter := fmt.Sprintf("%*d |", width, r.Start.Line)
 	blank := strings.Repeat(" ", width) + " |"
-	fmt.Fprintf(b, "%s %s\n", st.paint(ansiDim, gutter), line)
+	fmt.Fprintf(b, "%s %s\n", st.paint(ansiDim, gutter), quote.String())
 	fmt.Fprintf(b, "%s %s%s\n", st.paint(ansiDim, blank), pad.String(), st.paint(color, marker))
 }
 
-// sourceLine returns line n (1-based) of src without its line ending.
-func sourceLine(src []byte, n int) (string, bool) {
+// sourceLine returns line n (1-based) of src without its line ending, as a
+// slice of src.
+func sourceLine(src []byte, n int) ([]byte, bool) {
 	for i := 1; i < n; i++ {
 		j := bytes.IndexByte(src, '\n')
 		if j < 0 {
-			return "", false
+			return nil, false
 		}
 		src = src[j+1:]
 	}
 	if j := bytes.IndexByte(src, '\n'); j >= 0 {
 		src = src[:j]
 	}
-	line := strings.TrimSuffix(string(src), "\r")
-	if !utf8.ValidString(line) {
-		line = strings.ToValidUTF8(line, "\uFFFD")
+	return bytes.TrimSuffix(src, []byte("\r")), true
+}
+
+// chars yields the characters of line as an excerpt counts them: a run of
+// bytes that is no UTF-8 is one character, shown as U+FFFD (as
+// strings.ToValidUTF8 would replace it).
+func chars(line []byte) iter.Seq[rune] {
+	return func(yield func(rune) bool) {
+		for len(line) > 0 {
+			c, size := utf8.DecodeRune(line)
+			if c == utf8.RuneError && size == 1 {
+				for size < len(line) {
+					if r, n := utf8.DecodeRune(line[size:]); r != utf8.RuneError || n != 1 {
+						break
+					}
+					size++
+				}
+			}
+			if !yield(c) {
+				return
+			}
+			line = line[size:]
+		}
 	}
-	return line, true
+}
+
+// countChars is the number of characters of line (as chars counts them), or
+// limit when it has more.
+func countChars(line []byte, limit int) int {
+	n := 0
+	for range chars(line) {
+		if n == limit {
+			break
+		}
+		n++
+	}
+	return n
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/ir"
 )
@@ -14,7 +15,8 @@ func rng(file string, line, col, endLine, endCol int32) ir.Range {
 }
 
 func TestWriteDiagnostic(t *testing.T) {
-	src := []byte("version = 1\n\tcommnd = \"x\"\nname = \"ünï\" # é\n")
+	long := strings.Repeat("0123456789", 40)
+	src := []byte("version = 1\n\tcommnd = \"x\"\nname = \"ünï\" # é\n" + long + "\n")
 	for _, tc := range []struct {
 		name string
 		d    ir.Diagnostic
@@ -43,6 +45,13 @@ func TestWriteDiagnostic(t *testing.T) {
 			"   1 | version = 1\n" +
 			"     |         ^~~\n",
 	}, {
+		name: "a long line is quoted around the range",
+		d: ir.Diagnostic{Rule: "x", Severity: ir.Error, Message: "m",
+			Range: rng("a.toml", 4, 101, 4, 106)},
+		want: "a.toml:4:101: error: m [x]\n" +
+			"   4 | …" + long[40:240] + "…\n" +
+			"     | " + strings.Repeat(" ", 61) + "^~~~~\n",
+	}, {
 		name: "no file",
 		d:    ir.Diagnostic{Rule: "invalid-value", Severity: ir.Error, Message: `issue "x": bad`},
 		want: "cairn: error: issue \"x\": bad [invalid-value]\n",
@@ -62,6 +71,80 @@ func TestWriteDiagnostic(t *testing.T) {
 			}
 			if got := b.String(); got != tc.want {
 				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestWriteDiagnosticLongLine: a line of a mebibyte (a file nested a
+// million brackets deep on one line, a string of megabytes) is quoted
+// around the range only, cut with an ellipsis at each end it does not
+// reach, with the caret under the range's first character, where the whole
+// line was quoted, with a tilde under each of its characters. Columns count
+// characters: multi-byte ones, tabs and a run of bytes that is no UTF-8
+// before the range keep the caret in place.
+func TestWriteDiagnosticLongLine(t *testing.T) {
+	const size = 1 << 20
+	for _, tc := range []struct {
+		name   string
+		before string // the line up to the range
+		after  string // from the range on
+		cut    string // "<", ">" or "<>": the ends the quote cuts
+	}{
+		{"near the start", "a = ", strings.Repeat("[", size), ">"},
+		{"in the middle", "a = " + strings.Repeat("é\t[", size/6), "X" + strings.Repeat("]", size/2), "<>"},
+		{"bytes that are no UTF-8", "a = \"" + strings.Repeat("\xff\xfe x", size/8), "X\"", "<"},
+		{"at the end", strings.Repeat("[", size), "", "<"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			line := tc.before + tc.after
+			col := int32(utf8.RuneCountInString(strings.ToValidUTF8(tc.before, "\uFFFD"))) + 1
+			src := []byte("version = 1\n" + line + "\nsteps = []\n")
+			d := ir.Diagnostic{Rule: "syntax", Severity: ir.Error, Message: "m", Range: rng("a.hcl", 2, col, 3, 1)}
+			var b strings.Builder
+			if err := WriteDiagnostic(&b, d, map[string][]byte{"a.hcl": src}, Style{}); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			if len(out) > 1024 {
+				t.Fatalf("the excerpt of a %d-byte line is %d bytes; want under 1 KiB:\n%.300s", len(line), len(out), out)
+			}
+			lines := strings.Split(out, "\n")
+			if len(lines) != 4 || lines[3] != "" {
+				t.Fatalf("want a message, a quote and a marker:\n%s", out)
+			}
+			quote, ok1 := strings.CutPrefix(lines[1], "   2 | ")
+			marker, ok2 := strings.CutPrefix(lines[2], "     | ")
+			if !ok1 || !ok2 {
+				t.Fatalf("no gutter:\n%s", out)
+			}
+			if got := strings.HasPrefix(quote, "…"); got != strings.Contains(tc.cut, "<") {
+				t.Errorf("the quote starts with an ellipsis: %v; want %v\n%s", got, !got, quote)
+			}
+			if got := strings.HasSuffix(quote, "…"); got != strings.Contains(tc.cut, ">") {
+				t.Errorf("the quote ends with an ellipsis: %v; want %v\n%s", got, !got, quote)
+			}
+			pad := strings.TrimRight(marker, "^~")
+			if strings.Trim(pad, " \t") != "" || !strings.HasPrefix(marker[len(pad):], "^") {
+				t.Fatalf("the marker is no padding and a caret: %q", marker)
+			}
+			q := []rune(quote)
+			at := utf8.RuneCountInString(pad)
+			for i, c := range pad {
+				if want := q[utf8.RuneCountInString(pad[:i])]; (c == '\t') != (want == '\t') {
+					t.Errorf("the padding has %q under %q; a tab is under a tab only", c, want)
+					break
+				}
+			}
+			want := []rune(strings.ToValidUTF8(tc.after, "\uFFFD"))
+			switch {
+			case len(want) == 0 && at != len(q):
+				t.Errorf("the caret is under %q; want it past the end of the line", q[at:])
+			case len(want) > 0 && (at >= len(q) || q[at] != want[0]):
+				t.Errorf("the caret is at %d of %q; want it under %q", at, quote, want[0])
+			}
+			if tildes := len(marker) - len(pad) - 1; tildes > 0 && at+1+tildes > len(q) || strings.HasSuffix(quote, "…") && at+1+tildes != len(q)-1 {
+				t.Errorf("%d tildes after the caret at %d of a quote of %d characters; want them to run to its end", tildes, at, len(q))
 			}
 		})
 	}
