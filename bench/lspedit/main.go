@@ -2,13 +2,14 @@
 // bench/nesting.sh: it starts the server, opens FILE in it (didOpen with the
 // file's text), sends EDITS changes, each a space added at the end of the
 // document, and waits for the diagnostics of each version. It prints, on
-// one line, the wall time of the whole session and the longest wait for a
-// version's diagnostics (from the message to its diagnostics, the server's
-// debounce of a change included), in nanoseconds, the server's peak
+// one line: the wall time of the whole session; the longest wait for a
+// version's diagnostics, from writing its message (encoded beforehand) to
+// reading them, the server's debounce of a change included; the server's
+// CPU time (user + system), all three in nanoseconds; the server's peak
 // resident set size in KiB (VmHWM, read from /proc before it exits: a
-// child's rusage would count this program's own peak), and the number of
-// diagnostics of the last version. With -ranged a change is a range and its
-// text, else the whole document, as the server asks of its clients.
+// child's rusage would count this program's own peak); and the number of
+// diagnostics of the last version. With -ranged a change is a range and
+// its text, else the whole document, as the server asks of its clients.
 //
 //	lspedit [-cairn cairn] [-edits 5] [-ranged] FILE
 package main
@@ -25,6 +26,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -125,8 +127,12 @@ func run(cairn, file string, edits int, ranged bool) error {
 			msg = map[string]any{"jsonrpc": "2.0", "method": "textDocument/didChange", "params": map[string]any{
 				"textDocument": map[string]any{"uri": uri, "version": version}, "contentChanges": []any{change}}}
 		}
+		data, err := json.Marshal(msg)
+		if err != nil {
+			return err
+		}
 		sent := time.Now()
-		if err := s.send(msg); err != nil {
+		if err := s.write(data); err != nil {
 			return err
 		}
 		m, err := s.wait(func(m incoming) bool {
@@ -162,7 +168,13 @@ func run(cairn, file string, edits int, ranged bool) error {
 	if err := cmd.Wait(); err != nil {
 		return fmt.Errorf("cairn lsp: %w", err)
 	}
-	fmt.Printf("%d %d %d %d\n", time.Since(start).Nanoseconds(), longest.Nanoseconds(), peak, len(last.Diagnostics))
+	wall := time.Since(start)
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return errors.New("no resource usage on this system")
+	}
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	fmt.Printf("%d %d %d %d %d\n", wall.Nanoseconds(), longest.Nanoseconds(), cpu.Nanoseconds(), peak, len(last.Diagnostics))
 	if len(last.Diagnostics) > 0 {
 		var first struct{ Message string }
 		_ = json.Unmarshal(last.Diagnostics[0], &first)
@@ -185,10 +197,15 @@ func (s *session) send(v any) error {
 	if err != nil {
 		return err
 	}
+	return s.write(data)
+}
+
+// write writes data, JSON, as one message.
+func (s *session) write(data []byte) error {
 	if _, err := fmt.Fprintf(s.in, "Content-Length: %d\r\n\r\n", len(data)); err != nil {
 		return err
 	}
-	_, err = s.in.Write(data)
+	_, err := s.in.Write(data)
 	return err
 }
 
