@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"iter"
 	"net/url"
 	"path/filepath"
 	"regexp"
@@ -60,7 +61,7 @@ var (
 // tomlProcess reports whether a TOML text looks like a process file.
 func tomlProcess(text string) bool {
 	top := true
-	for _, line := range strings.Split(text, "\n") {
+	for line := range strings.Lines(text) {
 		line = strings.TrimSpace(line)
 		switch {
 		case tomlSteps.MatchString(line):
@@ -101,10 +102,8 @@ type document struct {
 	uri     protocol.DocumentUri
 	path    string
 	version protocol.Integer
-	text    string
-	// lines are the text's lines without their line ends.
-	lines []string
-	kind  docKind
+	indexedText
+	kind docKind
 }
 
 func newDocument(uri protocol.DocumentUri, version protocol.Integer, text, home string) *document {
@@ -114,12 +113,85 @@ func newDocument(uri protocol.DocumentUri, version protocol.Integer, text, home 
 }
 
 func (d *document) setText(text, home string) {
-	d.text = text
-	d.lines = strings.Split(text, "\n")
-	for i, l := range d.lines {
-		d.lines[i] = strings.TrimSuffix(l, "\r")
-	}
+	d.indexedText = indexText(text)
 	d.kind = kindOf(d.path, text, home)
+}
+
+// lineStride is how many lines apart the starts an indexedText records
+// are. A string for each line took 16 bytes a line (a document of 16 MiB
+// of brackets, one a line, took 128 MiB); a start every 32 lines takes a
+// quarter of a byte a line, and finding a line reads at most 31 others.
+const lineStride = 32
+
+// indexedText is a text and where its lines start, for finding a line
+// without reading the text from its start.
+type indexedText struct {
+	text string
+	// starts holds the byte offset of the start of every lineStride-th
+	// line: of line i*lineStride at i.
+	starts []int
+	// lines is how many lines the text has: one more than its newlines.
+	lines int
+}
+
+// indexText returns text with its lines indexed.
+func indexText(text string) indexedText {
+	t := indexedText{text: text, starts: make([]int, 1, 1+strings.Count(text, "\n")/lineStride), lines: 1}
+	for off := 0; ; {
+		j := strings.IndexByte(text[off:], '\n')
+		if j < 0 {
+			return t
+		}
+		off += j + 1
+		if t.lines%lineStride == 0 {
+			t.starts = append(t.starts, off)
+		}
+		t.lines++
+	}
+}
+
+// lineStart is the byte offset of the start of line i (0-based), which
+// is one of the text's lines.
+func (t *indexedText) lineStart(i int) int {
+	off := t.starts[i/lineStride]
+	for range i % lineStride {
+		off += strings.IndexByte(t.text[off:], '\n') + 1
+	}
+	return off
+}
+
+// line is the text of line i (0-based) without its line end, "" past the
+// end.
+func (t *indexedText) line(i int) string {
+	if i < 0 || i >= t.lines {
+		return ""
+	}
+	return lineAt(t.text, t.lineStart(i))
+}
+
+// lineAt is the line of text that starts at byte offset off, without its
+// line end.
+func lineAt(text string, off int) string {
+	line := text[off:]
+	if j := strings.IndexByte(line, '\n'); j >= 0 {
+		line = line[:j]
+	}
+	return strings.TrimSuffix(line, "\r")
+}
+
+// linesBefore yields the lines of the text before line n (0-based), each
+// with its number, reading the text once.
+func (t *indexedText) linesBefore(n int) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		off := 0
+		for i := range min(n, t.lines) {
+			line := lineAt(t.text, off)
+			if !yield(i, line) {
+				return
+			}
+			off += strings.IndexByte(t.text[off:], '\n') + 1
+		}
+	}
 }
 
 // pathOf is the file a file: URI names; another URI is kept as it is.
@@ -136,14 +208,6 @@ func uriOf(path string) protocol.DocumentUri {
 	return protocol.DocumentUri((&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String())
 }
 
-// line is the text of line i (0-based), "" past the end.
-func (d *document) line(i int) string {
-	if i < 0 || i >= len(d.lines) {
-		return ""
-	}
-	return d.lines[i]
-}
-
 // position is the LSP position of p, whose column counts characters from
 // 1: LSP counts UTF-16 code units from 0, so a character outside the BMP
 // counts two.
@@ -152,12 +216,12 @@ func (d *document) position(p ir.Pos) protocol.Position {
 		return protocol.Position{}
 	}
 	line := int(p.Line) - 1
-	if line >= len(d.lines) {
-		line = len(d.lines) - 1
-		return protocol.Position{Line: protocol.UInteger(line), Character: protocol.UInteger(utf16Len(d.lines[line]))}
+	if line >= d.lines {
+		line = d.lines - 1
+		return protocol.Position{Line: protocol.UInteger(line), Character: protocol.UInteger(utf16Len(d.line(line)))}
 	}
 	col, n := 0, 0
-	for _, r := range d.lines[line] {
+	for _, r := range d.line(line) {
 		if n >= int(p.Column)-1 {
 			break
 		}
@@ -173,8 +237,8 @@ func (d *document) rng(r ir.Range) protocol.Range {
 }
 
 // byteCol is the byte offset in its line of an LSP position's character.
-func (d *document) byteCol(p protocol.Position) int {
-	line := d.line(int(p.Line))
+func (t *indexedText) byteCol(p protocol.Position) int {
+	line := t.line(int(p.Line))
 	units := 0
 	for i, r := range line {
 		if units >= int(p.Character) {
@@ -185,13 +249,13 @@ func (d *document) byteCol(p protocol.Position) int {
 	return len(line)
 }
 
-// clamp returns p moved into d: a position past the last line is the end of
-// the document, in time that does not grow with the line asked for (a
+// clamp returns p moved into t: a position past the last line is the end of
+// the text, in time that does not grow with the line asked for (a
 // character past the end of its line is read as that end where it is
 // used).
-func (d *document) clamp(p protocol.Position) protocol.Position {
-	if last := len(d.lines) - 1; int(p.Line) > last {
-		return protocol.Position{Line: protocol.UInteger(last), Character: protocol.UInteger(utf16Len(d.lines[last]))}
+func (t *indexedText) clamp(p protocol.Position) protocol.Position {
+	if last := t.lines - 1; int(p.Line) > last {
+		return protocol.Position{Line: protocol.UInteger(last), Character: protocol.UInteger(utf16Len(t.line(last)))}
 	}
 	return p
 }

@@ -57,6 +57,48 @@ func TestPositions(t *testing.T) {
 	}
 }
 
+// TestIndexedText: a document's lines, found from the starts it records
+// every lineStride lines, are the lines of its text split at each newline,
+// without a carriage return before it, across many strides.
+func TestIndexedText(t *testing.T) {
+	var b strings.Builder
+	for i := range 5*lineStride + 3 {
+		b.WriteString(strings.Repeat("x", i%7))
+		if i%5 == 0 {
+			b.WriteString("\r")
+		}
+		b.WriteString("\n")
+	}
+	for _, text := range []string{"", "a", "a\n", "\n\n", b.String(), b.String() + "last"} {
+		want := strings.Split(text, "\n")
+		x := indexText(text)
+		if x.lines != len(want) {
+			t.Errorf("%q: %d lines; want %d", text, x.lines, len(want))
+		}
+		for i, w := range want {
+			w = strings.TrimSuffix(w, "\r")
+			if got := x.line(i); got != w {
+				t.Errorf("%q: line %d is %q; want %q", text, i, got, w)
+			}
+		}
+		for _, i := range []int{-1, len(want), 1 << 30} {
+			if got := x.line(i); got != "" {
+				t.Errorf("%q: line %d is %q; want none", text, i, got)
+			}
+		}
+		var got []string
+		for i, l := range x.linesBefore(len(want) + 5) {
+			if i != len(got) {
+				t.Errorf("%q: linesBefore numbers line %d %d", text, len(got), i)
+			}
+			got = append(got, l)
+		}
+		if len(got) != len(want) || len(want) > 0 && got[len(got)-1] != strings.TrimSuffix(want[len(want)-1], "\r") {
+			t.Errorf("%q: linesBefore yields %q", text, got)
+		}
+	}
+}
+
 func TestKindOf(t *testing.T) {
 	for _, tc := range []struct {
 		path, text string

@@ -112,8 +112,7 @@ func (d *document) tomlPlace(p protocol.Position) place {
 	col := d.byteCol(p)
 	var table []string
 	inString := ""
-	for i := 0; i < li; i++ {
-		l := d.line(i)
+	for _, l := range d.linesBefore(li) {
 		if inString == "" {
 			if m := tomlHeaderLine.FindStringSubmatch(l); m != nil && strings.HasPrefix(strings.TrimSpace(l), "[") {
 				table = splitDotted(m[1])
@@ -233,8 +232,7 @@ func (d *document) hclPlace(p protocol.Position) place {
 	col := d.byteCol(p)
 	var stack []string
 	heredoc := ""
-	for i := 0; i < li; i++ {
-		l := d.line(i)
+	for _, l := range d.linesBefore(li) {
 		if heredoc != "" {
 			if strings.TrimSpace(l) == heredoc {
 				heredoc = ""
@@ -383,8 +381,8 @@ func (d *document) inFrontMatter(li int) bool {
 	if strings.TrimRight(d.line(0), " \t") != "---" {
 		return false
 	}
-	for i := 1; i < li; i++ {
-		if strings.TrimRight(d.line(i), " \t") == "---" {
+	for i, l := range d.linesBefore(li) {
+		if i > 0 && strings.TrimRight(l, " \t") == "---" {
 			return false
 		}
 	}

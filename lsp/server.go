@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -145,7 +144,7 @@ func (s *server) didChange(_ *glsp.Context, p *protocol.DidChangeTextDocumentPar
 			case protocol.TextDocumentContentChangeEvent:
 				// The server asks for whole documents; a client that
 				// sends a range anyway gets it applied.
-				text = applyChange(newDocument(d.uri, 0, text, ""), c)
+				text = applyChange(indexText(text), c)
 			}
 		}
 		nd := *d
@@ -160,27 +159,19 @@ func (s *server) didChange(_ *glsp.Context, p *protocol.DidChangeTextDocumentPar
 	return nil
 }
 
-// applyChange applies a ranged change to d's text.
-func applyChange(d *document, c protocol.TextDocumentContentChangeEvent) string {
-	start, end := d.offset(c.Range.Start), d.offset(c.Range.End)
+// applyChange applies a ranged change to t and returns the text it makes.
+func applyChange(t indexedText, c protocol.TextDocumentContentChangeEvent) string {
+	start, end := t.offset(c.Range.Start), t.offset(c.Range.End)
 	if end < start {
 		start, end = end, start
 	}
-	return d.text[:start] + c.Text + d.text[end:]
+	return t.text[:start] + c.Text + t.text[end:]
 }
 
-// offset is the byte offset in d's text of an LSP position.
-func (d *document) offset(p protocol.Position) int {
-	p = d.clamp(p)
-	off := 0
-	for i := 0; i < int(p.Line); i++ {
-		j := strings.IndexByte(d.text[off:], '\n')
-		if j < 0 {
-			return len(d.text)
-		}
-		off += j + 1
-	}
-	return min(off+d.byteCol(p), len(d.text))
+// offset is the byte offset in t of an LSP position.
+func (t *indexedText) offset(p protocol.Position) int {
+	p = t.clamp(p)
+	return min(t.lineStart(int(p.Line))+t.byteCol(p), len(t.text))
 }
 
 func (s *server) didSave(_ *glsp.Context, p *protocol.DidSaveTextDocumentParams) error {
