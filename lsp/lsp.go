@@ -43,7 +43,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := newServer(ctx, o)
-	conn := jsonrpc2.NewConn(ctx, newMessageStream(in, out), jsonrpc2.HandlerWithError(s.handle))
+	stream := newMessageStream(in, out)
+	s.aside = stream.aside
+	conn := jsonrpc2.NewConn(ctx, stream, jsonrpc2.HandlerWithError(s.handle))
 	select {
 	case <-conn.DisconnectNotify():
 	case <-ctx.Done():
@@ -67,7 +69,7 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		Call:   func(method string, params, result any) { _ = conn.Call(ctx, method, params, result) },
 	}
 	if req.Params != nil {
-		gctx.Params = *req.Params
+		gctx.Params = s.aside.take(*req.Params)
 	} else {
 		gctx.Params = json.RawMessage("null")
 	}

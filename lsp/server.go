@@ -20,6 +20,8 @@ type server struct {
 	ctx     context.Context
 	opts    Options
 	handler protocol.Handler
+	// aside holds the params of the messages the stream hands on.
+	aside *paramsAside
 
 	mu   sync.Mutex
 	conn *jsonrpc2.Conn
@@ -50,6 +52,7 @@ func newServer(ctx context.Context, o Options) *server {
 		gen:         map[protocol.DocumentUri]int{},
 		published:   map[protocol.DocumentUri][]ir.Diagnostic{},
 		publishedOf: map[protocol.DocumentUri]*document{},
+		aside:       &paramsAside{},
 	}
 	s.handler = protocol.Handler{
 		Initialize:                 s.initialize,
