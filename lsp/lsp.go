@@ -73,7 +73,14 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	} else {
 		gctx.Params = json.RawMessage("null")
 	}
-	r, validMethod, validParams, err := s.handler.Handle(gctx)
+	var r any
+	var validMethod, validParams bool
+	var err error
+	if handled, valid, herr := s.handleText(gctx); handled {
+		validMethod, validParams, err = true, valid, herr
+	} else {
+		r, validMethod, validParams, err = s.handler.Handle(gctx)
+	}
 	if req.Method == protocol.MethodExit {
 		s.exited = true
 		return nil, conn.Close()

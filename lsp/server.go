@@ -61,8 +61,6 @@ func newServer(ctx context.Context, o Options) *server {
 		Exit:                       func(*glsp.Context) error { return nil },
 		SetTrace:                   func(*glsp.Context, *protocol.SetTraceParams) error { return nil },
 		CancelRequest:              func(*glsp.Context, *protocol.CancelParams) error { return nil },
-		TextDocumentDidOpen:        s.didOpen,
-		TextDocumentDidChange:      s.didChange,
 		TextDocumentDidSave:        s.didSave,
 		TextDocumentDidClose:       s.didClose,
 		TextDocumentHover:          s.hover,
