@@ -3,6 +3,7 @@ package lsp
 import (
 	"fmt"
 	"path/filepath"
+	"unsafe"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
@@ -60,7 +61,7 @@ func (s *server) diagnose(d *document, full bool) []ir.Diagnostic {
 			Message: fmt.Sprintf("the document is larger than %d MiB, the most cairn reads of a file", source.MaxFileSize>>20),
 		}}
 	}
-	src := []byte(d.text)
+	src := d.bytes()
 	var diags []ir.Diagnostic
 	switch d.kind {
 	case kindTOML, kindHCL, kindCard:
@@ -80,6 +81,14 @@ func (s *server) diagnose(d *document, full bool) []ir.Diagnostic {
 		}
 	}
 	return out
+}
+
+// bytes is the document's text seen as bytes, for the front-ends: not a
+// copy of it, which cost as much as the document at each check. The
+// front-ends only read a file's bytes (tomldoc's tree shares them, and says
+// they must not change), and nothing writes into a document's text.
+func (d *document) bytes() []byte {
+	return unsafe.Slice(unsafe.StringData(d.text), len(d.text))
 }
 
 // diagnostic is x as LSP publishes it: its rule as its code, its related

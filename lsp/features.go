@@ -40,11 +40,11 @@ func (d *document) process() *ir.Process {
 	var p *ir.Process
 	switch d.kind {
 	case kindTOML:
-		p, _ = parse.TOML(d.path, []byte(d.text))
+		p, _ = parse.TOML(d.path, d.bytes())
 	case kindHCL:
-		p, _ = parse.HCL(d.path, []byte(d.text))
+		p, _ = parse.HCL(d.path, d.bytes())
 	case kindCard:
-		p, _ = parse.Card(d.path, []byte(d.text))
+		p, _ = parse.Card(d.path, d.bytes())
 	}
 	return p
 }
