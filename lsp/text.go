@@ -27,7 +27,8 @@ type documentText string
 // UnmarshalJSON reads a JSON string as encoding/json reads it into a Go
 // string (escapes, surrogate pairs, invalid UTF-8 made U+FFFD), in two
 // passes over it, the first to size the string, and one allocation; null
-// leaves the text as it is.
+// leaves the text as it is. Like any UnmarshalJSON, it is given JSON that
+// encoding/json has checked.
 func (t *documentText) UnmarshalJSON(data []byte) error {
 	if string(data) == "null" {
 		return nil
@@ -36,33 +37,77 @@ func (t *documentText) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("a document's text is a string, not %.20s", data)
 	}
 	quoted := data[1 : len(data)-1]
-	size := 0
-	for i := 0; i < len(quoted); {
-		c, n, err := quotedChar(quoted[i:])
-		if err != nil {
-			return err
-		}
-		if c < utf8.RuneSelf {
-			size++
-		} else {
-			size += utf8.RuneLen(c)
-		}
-		i += n
+	valid := utf8.Valid(quoted)
+	size, err := unquote(nil, quoted, valid)
+	if err != nil {
+		return err
 	}
 	var b strings.Builder
 	b.Grow(size)
-	for i := 0; i < len(quoted); {
-		c, n, _ := quotedChar(quoted[i:])
-		if c < utf8.RuneSelf {
-			b.WriteByte(byte(c))
-		} else {
-			b.WriteRune(c)
-		}
-		i += n
+	if _, err := unquote(&b, quoted, valid); err != nil {
+		return err
 	}
 	*t = documentText(b.String())
 	return nil
 }
+
+// unquote writes the text of quoted, the inside of a JSON string, to b, or
+// only counts it when b is nil, and returns its length in bytes. When
+// quoted is valid UTF-8 (valid), what lies between its escapes stands for
+// itself and is copied whole; otherwise it is read a character at a time,
+// each byte that is no UTF-8 written as U+FFFD.
+func unquote(b *strings.Builder, quoted []byte, valid bool) (int, error) {
+	size := 0
+	for len(quoted) > 0 {
+		if valid {
+			// A loop, not bytes.IndexByte: escapes may be a byte or two
+			// apart (a newline each line), where IndexByte costs the most.
+			run := 0
+			for run < len(quoted) && quoted[run] != '\\' {
+				run++
+			}
+			if run > 0 {
+				if b != nil {
+					b.Write(quoted[:run])
+				}
+				size += run
+				quoted = quoted[run:]
+				continue
+			}
+		}
+		if len(quoted) > 1 && quoted[0] == '\\' && shortEscapes[quoted[1]] != 0 {
+			if b != nil {
+				b.WriteByte(shortEscapes[quoted[1]])
+			}
+			size++
+			quoted = quoted[2:]
+			continue
+		}
+		c, n, err := quotedChar(quoted)
+		if err != nil {
+			return 0, err
+		}
+		switch {
+		case c < utf8.RuneSelf:
+			size++
+			if b != nil {
+				b.WriteByte(byte(c))
+			}
+		default:
+			size += utf8.RuneLen(c)
+			if b != nil {
+				b.WriteRune(c)
+			}
+		}
+		quoted = quoted[n:]
+	}
+	return size, nil
+}
+
+// shortEscapes are the characters the two-byte escapes of a JSON string
+// (and encoding/json's \' besides) stand for, by the byte after the
+// backslash; 0 for another byte.
+var shortEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', '\'': '\'', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // quotedChar reads the character at the start of q, the inside of a JSON
 // string, and returns it and the bytes it takes: an escape is the
@@ -74,35 +119,25 @@ func quotedChar(q []byte) (c rune, n int, err error) {
 		if len(q) < 2 {
 			return 0, 0, fmt.Errorf("a document's text ends in a backslash")
 		}
-		switch e := q[1]; e {
-		case '"', '\\', '/', '\'':
-			return rune(e), 2, nil
-		case 'b':
-			return '\b', 2, nil
-		case 'f':
-			return '\f', 2, nil
-		case 'n':
-			return '\n', 2, nil
-		case 'r':
-			return '\r', 2, nil
-		case 't':
-			return '\t', 2, nil
-		case 'u':
-			c, ok := hex4(q)
-			if !ok {
-				return 0, 0, fmt.Errorf("a document's text has an invalid \\u escape")
-			}
-			if !utf16.IsSurrogate(c) {
-				return c, 6, nil
-			}
-			if c2, ok := hex4(q[6:]); ok {
-				if pair := utf16.DecodeRune(c, c2); pair != unicode.ReplacementChar {
-					return pair, 12, nil
-				}
-			}
-			return unicode.ReplacementChar, 6, nil
+		if c := shortEscapes[q[1]]; c != 0 {
+			return rune(c), 2, nil
 		}
-		return 0, 0, fmt.Errorf("a document's text has an invalid escape \\%c", q[1])
+		if q[1] != 'u' {
+			return 0, 0, fmt.Errorf("a document's text has an invalid escape \\%c", q[1])
+		}
+		c, ok := hex4(q)
+		if !ok {
+			return 0, 0, fmt.Errorf("a document's text has an invalid \\u escape")
+		}
+		if !utf16.IsSurrogate(c) {
+			return c, 6, nil
+		}
+		if c2, ok := hex4(q[6:]); ok {
+			if pair := utf16.DecodeRune(c, c2); pair != unicode.ReplacementChar {
+				return pair, 12, nil
+			}
+		}
+		return unicode.ReplacementChar, 6, nil
 	case b == '"' || b < ' ':
 		return 0, 0, fmt.Errorf("a document's text holds an unescaped %q", b)
 	case b < utf8.RuneSelf:
