@@ -3,10 +3,10 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
@@ -42,66 +42,66 @@ func (t *documentText) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return err
 	}
-	var b strings.Builder
-	b.Grow(size)
-	if _, err := unquote(&b, quoted, valid); err != nil {
+	if size == 0 {
+		*t = ""
+		return nil
+	}
+	text := make([]byte, size)
+	if _, err := unquote(text, quoted, valid); err != nil {
 		return err
 	}
-	*t = documentText(b.String())
+	// The string is the bytes just written, which nothing else holds:
+	// a strings.Builder makes its string the same way.
+	*t = documentText(unsafe.String(unsafe.SliceData(text), len(text)))
 	return nil
 }
 
-// unquote writes the text of quoted, the inside of a JSON string, to b, or
-// only counts it when b is nil, and returns its length in bytes. When
-// quoted is valid UTF-8 (valid), what lies between its escapes stands for
-// itself and is copied whole; otherwise it is read a character at a time,
-// each byte that is no UTF-8 written as U+FFFD.
-func unquote(b *strings.Builder, quoted []byte, valid bool) (int, error) {
-	size := 0
-	for len(quoted) > 0 {
-		if valid {
-			// A loop, not bytes.IndexByte: escapes may be a byte or two
-			// apart (a newline each line), where IndexByte costs the most.
-			run := 0
-			for run < len(quoted) && quoted[run] != '\\' {
-				run++
+// unquote writes the text of quoted, the inside of a JSON string, to
+// text, or only counts it when text is nil, and returns its length in
+// bytes. A byte other than a backslash stands for itself when it is ASCII,
+// or when quoted is valid UTF-8 (valid); otherwise quoted is read a
+// character at a time there, each byte that is no UTF-8 written as U+FFFD.
+// It goes a byte at a time: escapes may be a byte or two apart (a newline
+// each line), where copying runs or looking for the next backslash with
+// bytes.IndexByte costs more than it saves.
+func unquote(text, quoted []byte, valid bool) (int, error) {
+	n := 0
+	for i := 0; i < len(quoted); {
+		c := quoted[i]
+		if c != '\\' && (c < utf8.RuneSelf || valid) {
+			if text != nil {
+				text[n] = c
 			}
-			if run > 0 {
-				if b != nil {
-					b.Write(quoted[:run])
-				}
-				size += run
-				quoted = quoted[run:]
-				continue
-			}
-		}
-		if len(quoted) > 1 && quoted[0] == '\\' && shortEscapes[quoted[1]] != 0 {
-			if b != nil {
-				b.WriteByte(shortEscapes[quoted[1]])
-			}
-			size++
-			quoted = quoted[2:]
+			n++
+			i++
 			continue
 		}
-		c, n, err := quotedChar(quoted)
+		if c == '\\' && i+1 < len(quoted) && shortEscapes[quoted[i+1]] != 0 {
+			if text != nil {
+				text[n] = shortEscapes[quoted[i+1]]
+			}
+			n++
+			i += 2
+			continue
+		}
+		r, size, err := quotedChar(quoted[i:])
 		if err != nil {
 			return 0, err
 		}
 		switch {
-		case c < utf8.RuneSelf:
-			size++
-			if b != nil {
-				b.WriteByte(byte(c))
+		case r < utf8.RuneSelf:
+			if text != nil {
+				text[n] = byte(r)
 			}
+			n++
+		case text != nil:
+			n += utf8.EncodeRune(text[n:], r)
 		default:
-			size += utf8.RuneLen(c)
-			if b != nil {
-				b.WriteRune(c)
-			}
+			n += utf8.RuneLen(r)
 		}
-		quoted = quoted[n:]
+		i += size
 	}
-	return size, nil
+	return n, nil
 }
 
 // shortEscapes are the characters the two-byte escapes of a JSON string
