@@ -113,18 +113,19 @@ type Notify struct {
 	On      ir.Strings
 }
 
-// Home is cairn's home folder: $CAIRN_HOME, else ~/.cairn; ResolveHome has
-// made $CAIRN_HOME absolute at start. dir is the directory cairn works in,
-// -C's ("" for the process's working directory), and inRepo says whether it
-// is in a git repository. In a repository and without -C, a home inside the
-// working directory is given relative to it, as short to print as the user
-// wrote it and as the repository's own files are printed. Otherwise it is
-// absolute: with -C, since a relative name is opened from the process's
-// working directory, which -C does not move; outside a repository, since
-// the home's files are the same wherever cairn runs, and a name relative to
-// where it happened to run would read as a file of that folder.
-func Home(dir string, inRepo bool) string {
-	if h := os.Getenv("CAIRN_HOME"); h != "" {
+// Home is cairn's home folder: $CAIRN_HOME of env, cairn's environment,
+// else .cairn in env's $HOME; ResolveHome has made $CAIRN_HOME absolute at
+// start. dir is the directory cairn works in, -C's ("" for the process's
+// working directory), and inRepo says whether it is in a git repository. In
+// a repository and without -C, a home inside the working directory is given
+// relative to it, as short to print as the user wrote it and as the
+// repository's own files are printed. Otherwise it is absolute: with -C,
+// since a relative name is opened from the process's working directory,
+// which -C does not move; outside a repository, since the home's files are
+// the same wherever cairn runs, and a name relative to where it happened to
+// run would read as a file of that folder.
+func Home(env []string, dir string, inRepo bool) string {
+	if h := getenv(env, "CAIRN_HOME"); h != "" {
 		if wd, err := os.Getwd(); err == nil && dir == "" && inRepo && filepath.IsAbs(h) {
 			if rel, err := filepath.Rel(wd, h); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 				return rel
@@ -132,34 +133,37 @@ func Home(dir string, inRepo bool) string {
 		}
 		return h
 	}
-	if h, err := os.UserHomeDir(); err == nil {
+	if h := getenv(env, "HOME"); h != "" {
 		return filepath.Join(h, ".cairn")
 	}
 	return ".cairn"
 }
 
+// getenv is the value of the last name=value of env.
+func getenv(env []string, name string) string {
+	v := ""
+	for _, kv := range env {
+		if rest, ok := strings.CutPrefix(kv, name+"="); ok {
+			v = rest
+		}
+	}
+	return v
+}
+
 // ResolveHome makes a relative $CAIRN_HOME of env, cairn's environment,
-// absolute against the working directory, for cairn (its own environment,
-// which Home reads) and every process it starts (the env returned): called
+// absolute against the working directory, in the env returned, which cairn
+// hands to Home and to every process it starts. Called
 // once at start, before a step runs in a worktree, it keeps a relative home
 // from landing wherever a process happens to be (inside the user's
 // repository), and -C from moving it.
 func ResolveHome(env []string) ([]string, error) {
-	h := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "CAIRN_HOME="); ok {
-			h = v
-		}
-	}
+	h := getenv(env, "CAIRN_HOME")
 	if h == "" || filepath.IsAbs(h) {
 		return env, nil
 	}
 	abs, err := filepath.Abs(h)
 	if err != nil {
 		return nil, fmt.Errorf("CAIRN_HOME %q: %w", h, err)
-	}
-	if err := os.Setenv("CAIRN_HOME", abs); err != nil {
-		return nil, err
 	}
 	return append(slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "CAIRN_HOME=") }), "CAIRN_HOME="+abs), nil
 }

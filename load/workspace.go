@@ -74,7 +74,7 @@ func Open(ctx context.Context, dir string, o Options) *Workspace {
 
 // open is Open on repo, the repository holding dir, nil when there is none.
 func open(dir string, o Options, repo *git.Repo) *Workspace {
-	home := config.Home(dir, repo != nil)
+	home := config.Home(o.Env, dir, repo != nil)
 	cfg, diags := config.Load(home)
 	if cfg == nil {
 		cfg = &config.Config{}

@@ -118,14 +118,14 @@ func (s *server) shutdownRequest(*glsp.Context) error {
 	return nil
 }
 
-// home is $CAIRN_HOME as a file's folder sees it.
-func home(path string) string {
-	return config.Home(filepath.Dir(path), false)
+// home is $CAIRN_HOME of env as a file's folder sees it.
+func home(env []string, path string) string {
+	return config.Home(env, filepath.Dir(path), false)
 }
 
 func (s *server) didOpen(_ *glsp.Context, p *protocol.DidOpenTextDocumentParams) error {
 	td := p.TextDocument
-	d := newDocument(td.URI, td.Version, td.Text, home(pathOf(td.URI)))
+	d := newDocument(td.URI, td.Version, td.Text, home(s.opts.Env, pathOf(td.URI)))
 	s.mu.Lock()
 	s.docs[td.URI] = d
 	s.mu.Unlock()
@@ -150,7 +150,7 @@ func (s *server) didChange(_ *glsp.Context, p *protocol.DidChangeTextDocumentPar
 		}
 		nd := *d
 		nd.version = p.TextDocument.Version
-		nd.setText(text, home(d.path))
+		nd.setText(text, home(s.opts.Env, d.path))
 		s.docs[p.TextDocument.URI] = &nd
 	}
 	s.mu.Unlock()

@@ -28,7 +28,7 @@ func (c *gcCmd) Run(a *app) error {
 	if err != nil {
 		repo = nil
 	}
-	report, err := record.GC(ctx, config.Home(a.dir, repo != nil), repo, time.Now(), record.GCOptions{
+	report, err := record.GC(ctx, config.Home(a.env, a.dir, repo != nil), repo, time.Now(), record.GCOptions{
 		DryRun: c.DryRun,
 		EndCrashed: func(dir string) error {
 			_, err := runtime.EndOrphans(dir)

@@ -39,7 +39,7 @@ func findRun(a *app, arg string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return record.FindRun(config.Home(a.dir, repo != ""), a.dir, repo, arg, more...)
+	return record.FindRun(config.Home(a.env, a.dir, repo != ""), a.dir, repo, arg, more...)
 }
 
 // repoRuns is the repository holding the directory cairn works in (its git

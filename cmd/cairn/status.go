@@ -37,7 +37,7 @@ func (c *statusCmd) Run(a *app) error {
 	} else {
 		o.Repo = repo
 	}
-	l, err := record.StatusList(config.Home(a.dir, repo != ""), o)
+	l, err := record.StatusList(config.Home(a.env, a.dir, repo != ""), o)
 	if err != nil {
 		return err
 	}
