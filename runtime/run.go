@@ -20,7 +20,7 @@ import (
 	"github.com/cairn-dev/cairn/catalogue"
 	"github.com/cairn-dev/cairn/internal/atomicfile"
 	"github.com/cairn-dev/cairn/internal/machine"
-	"github.com/cairn-dev/cairn/internal/progress"
+	"github.com/cairn-dev/cairn/runtime/progress"
 	"github.com/cairn-dev/cairn/internal/text"
 	"github.com/cairn-dev/cairn/notify"
 	"github.com/cairn-dev/cairn/record"
