@@ -1,0 +1,66 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestLayers holds the module's imports to the package table of
+// docs/design.md §3: a package of the table imports only packages below
+// it, ir and internal/ ones; a package of internal/ imports only ir and
+// internal/ ones; and every package is in the table or under internal/.
+func TestLayers(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	design, err := os.ReadFile(filepath.Join(root, "docs", "design.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `([a-z/]+)` \\|")
+	rank := map[string]int{}
+	for i, m := range row.FindAllStringSubmatch(string(design), -1) {
+		rank[m[1]] = i
+	}
+	if len(rank) < 10 {
+		t.Fatalf("docs/design.md: found %d rows of the package table", len(rank))
+	}
+	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const module = "github.com/cairn-dev/cairn/"
+	low := func(p string) bool { return p == "ir" || strings.HasPrefix(p, "internal/") }
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], module)
+		if strings.HasPrefix(pkg, "bench") {
+			continue
+		}
+		r, inTable := rank[pkg]
+		if !inTable && !low(pkg) {
+			t.Errorf("%s is in neither docs/design.md's package table nor internal/", pkg)
+			continue
+		}
+		for _, imp := range fields[1:] {
+			dep, ok := strings.CutPrefix(imp, module)
+			if !ok {
+				continue
+			}
+			switch {
+			case low(pkg) && !low(dep):
+				t.Errorf("%s imports %s, above internal/", pkg, dep)
+			case inTable && !low(dep) && rank[dep] <= r:
+				t.Errorf("%s imports %s, which is not below it in docs/design.md's package table", pkg, dep)
+			}
+		}
+	}
+}
