@@ -60,9 +60,10 @@ wait
 // ran a step records nothing after it.
 func TestCompiledScriptKilled(t *testing.T) {
 	t.Parallel()
-	ended := func(n int) string {
-		return `(?m)^cairn: ended ` + strconv.Itoa(n) + ` processes crashed run orphan_\S+ left running$`
-	}
+	// How many processes a crashed run left depends on where its step jobs
+	// were when the script was killed (a job's own subshell may have ended
+	// already): the sleepers' being gone is checked below.
+	const ended = `(?m)^cairn: ended \d+ processes crashed run orphan_\S+ left running$`
 	for i, tc := range []struct {
 		name string
 		args []string
@@ -72,11 +73,11 @@ func TestCompiledScriptKilled(t *testing.T) {
 		// looked at.
 		stdout, stderr string
 	}{
-		{"status", []string{"status"}, false, `(?m)^  orphan_\S+ +orphan +crashed `, ended(2)},
-		{"stop", []string{"stop", "orphan_"}, false, "", ended(2)},
-		{"stop-parallel", []string{"stop", "orphan_"}, true, "", ended(4)},
+		{"status", []string{"status"}, false, `(?m)^  orphan_\S+ +orphan +crashed `, ended},
+		{"stop", []string{"stop", "orphan_"}, false, "", ended},
+		{"stop-parallel", []string{"stop", "orphan_"}, true, "", ended},
 		{"gc", []string{"gc"}, false, `(?m)^gc: deleted 0 runs, kept 1$`, ""},
-		{"resume", []string{"resume", "orphan_"}, false, "", ended(2)},
+		{"resume", []string{"resume", "orphan_"}, false, "", ended},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
