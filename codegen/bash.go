@@ -213,19 +213,18 @@ type scriptAction struct {
 // it sets over the step's environment and the files it writes first (Env,
 // Files), and its command given a budget (Budgeted: nil when its CLI takes
 // none), how its final message is read (Final: the name of its jq
-// function), its usage (Usage: a jq expression) and whether its CLI
-// stopped it at its budget (BudgetJQ: a jq filter), the most bytes of
+// function) and how it ended (End: a jq expression, whose usage and
+// budget the script reads), the most bytes of
 // prompt its CLI takes whole on stdin, where the prompt goes (MaxPrompt: 0
 // for any) and the cause of a longer one, of $prompt_size bytes, the turn cap the script enforces by counting the CLI's
-// events with the jq filter TurnJQ (0: none) and the cause of a session it
+// events with the jq program TurnJQ (0: none) and the cause of a session it
 // stops, the skill it reads, and its prompt with no directive ([0]) and
 // with one ([1]).
 type scriptSession struct {
 	Index         int
 	Harness       string
 	Final         string
-	Usage         string
-	BudgetJQ      string
+	End           string
 	MaxPrompt     int
 	PromptCause   templates.BashWord
 	Argv          []templates.BashWord
@@ -453,7 +452,7 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 	if !ok {
 		return refuse(c.at.harness(st.Name), "step %q: unknown harness %q", st.Name, a.Harness.Value)
 	}
-	sess := &scriptSession{Index: j, Harness: h.Name, Final: h.FinalJQ(), Usage: h.UsageJQ(), BudgetJQ: h.BudgetJQ()}
+	sess := &scriptSession{Index: j, Harness: h.Name, Final: h.FinalJQ(), End: h.EndJQ()}
 	if max, cause := h.PromptLimit(); max > 0 {
 		size := newSlots("s", varSize)
 		w, err := size.word(cause(size.marker(varSize)))

@@ -2,17 +2,15 @@ package harness
 
 import (
 	"context"
-	"slices"
-	"strings"
 
 	"github.com/cairn-dev/cairn/ir"
 )
 
 // Adapter is one agent CLI as cairn drives it: how a session is started on
-// it, how its output is read, and how the bash target reads that output.
-// Each built-in CLI is one file implementing it (claude.go, codex.go,
-// gemini.go, opencode.go), listed in builtins; a config's [harnesses.NAME]
-// is a custom adapter (custom.go).
+// it and how its output is read. Each built-in CLI is one file implementing
+// it (claude.go, codex.go, gemini.go, opencode.go) with the jq its output is
+// read with (jq/claude.jq, …), listed in builtins; a config's
+// [harnesses.NAME] is a custom adapter (custom.go, jq/custom.jq).
 type Adapter interface {
 	// Spec is what cairn knows of the CLI without running it.
 	Spec() Spec
@@ -21,25 +19,12 @@ type Adapter interface {
 	// effort is the CLI's own value for inv.Effort (empty: no flag), from
 	// Spec's Efforts, and inv.Access is one of ir.Accesses.
 	Command(inv Invocation, effort string) (Command, error)
-	// Final reads a session's final message from its output; when the
-	// session failed, failed is set and cause says why in one line.
-	Final(o Output) (message, cause string, failed bool)
-	// SessionEnd reads how a session ended beyond its final message.
-	SessionEnd(o Output) SessionEnd
 	// Login asks whether the CLI, found at bin, can authenticate in env;
 	// known is false when the adapter cannot tell.
 	Login(ctx context.Context, bin string, env []string) (l Login, known bool)
-	// FinalJQ is what Final does, for the bash target: the name of a jq
-	// function and its definition, "def NAME: …;". The function reads $out,
-	// $err, $last (the message file's text) and $rc with the helpers of the
-	// script's jq_final, and yields {m: message, c: cause, f: failed}.
-	FinalJQ() (name, def string)
-	// UsageJQ is what SessionEnd reads of a session's usage, for the bash
-	// target: the jq expression a script evaluates for the adapter's
-	// sessions, and the definition of the function it calls, "def NAME:
-	// …;" (a custom harness's takes its paths), which reads $out with
-	// the helpers of UsageJQDefs.
-	UsageJQ() (expr, def string)
+	// JQ is how a session's output is read: its final message and how it
+	// ended, in jq (jq/NAME.jq), for cairn run and compiled scripts alike.
+	JQ() JQ
 }
 
 // Spec is what cairn knows of an agent CLI without running it.
@@ -77,12 +62,6 @@ type Spec struct {
 	// opencode's events, a custom harness's [harnesses.NAME.usage]
 	// cost_usd. Codex and Gemini CLI report tokens only.
 	Cost bool
-	// BudgetJQ, for a CLI that takes a budget (Invocation.BudgetUSD), is
-	// SessionEnd's Budget for the bash target: a jq filter that yields
-	// true when the session's stdout ($out, read with the helpers of the
-	// script's jq_final) says the CLI stopped it at the budget it was
-	// given; empty for a CLI that takes none.
-	BudgetJQ string
 	// Version is the argv whose exit 0 proves the CLI can start; just the
 	// binary when it only has to be on PATH.
 	Version []string
@@ -128,16 +107,12 @@ type File struct {
 }
 
 // TurnEvent is how cairn tells, in a CLI's JSON event stream, that a
-// session starts another turn: Go and jq twins, for cairn run and for the
-// bash target.
+// session starts another turn.
 type TurnEvent struct {
 	// What is what one turn is in the CLI's events, for the docs.
 	What string
-	// Starts reports whether one line of the CLI's standard output is
-	// an event that starts a turn.
-	Starts func(line []byte) bool
-	// JQ is Starts for the bash target: a jq filter over one event (an
-	// object) that yields true when it starts a turn, false otherwise.
+	// JQ is the jq function, among the adapter's JQ Defs, that yields true
+	// for an event (an object) that starts a turn, false for the others.
 	JQ string
 }
 
@@ -158,22 +133,6 @@ type Sandbox struct {
 // builtins are the built-in adapters of docs/design.md §8, in the order the bash target
 // defines their jq functions.
 var builtins = []Adapter{claude{}, codex{}, gemini{}, opencode{}}
-
-// FinalJQDefs is the jq a compiled script reads every harness's final
-// message and usage with: the helpers, then each adapter's FinalJQ and
-// UsageJQ, the built-in ones in order and the custom one last, each on its
-// own lines.
-func FinalJQDefs() string {
-	var b strings.Builder
-	b.WriteString(finalJQHelpers)
-	b.WriteString(usageJQHelpers)
-	for _, a := range append(slices.Clone(builtins), &custom{}) {
-		_, def := a.FinalJQ()
-		_, usage := a.UsageJQ()
-		b.WriteString(def + "\n" + usage + "\n")
-	}
-	return b.String()
-}
 
 // allEfforts maps every effort to itself.
 func allEfforts() map[string]string {

@@ -13,39 +13,40 @@ import (
 )
 
 // TestAdapters walks the built-in adapters: names unique, each registered
-// under its name, its jq a function of the name it gives that a compiled
-// script can hold in single quotes.
+// under its name, its jq defining each function it names once, in text a
+// compiled script can hold in single quotes and a workflow in a run step.
 func TestAdapters(t *testing.T) {
 	r := NewRegistry(nil)
 	seen := map[string]bool{}
 	for _, a := range append(slices.Clone(builtins), &custom{name: "mybot"}) {
-		name, def := a.FinalJQ()
-		spec := a.Spec()
-		if seen[name] {
-			t.Errorf("jq function %q is defined twice", name)
+		jq, spec := a.JQ(), a.Spec()
+		fns := []string{jq.Final, jq.End}
+		if jq.File != "" {
+			fns = append(fns, jq.File)
 		}
-		seen[name] = true
-		if !regexp.MustCompile(`^def ` + regexp.QuoteMeta(name) + `:\n(?s:.*);$`).MatchString(def) {
-			t.Errorf("%s: FinalJQ does not define %q:\n%s", spec.Name, name, def)
+		if spec.TurnEvent != nil {
+			fns = append(fns, spec.TurnEvent.JQ)
 		}
-		if strings.ContainsRune(def, '\'') {
-			t.Errorf("%s: FinalJQ holds a single quote, which ends the script's jq_final", spec.Name)
-		}
-		expr, usage := a.UsageJQ()
-		fn, _, _ := strings.Cut(expr, "(")
-		if seen[fn] || !strings.HasPrefix(usage, "def "+fn+":") && !strings.HasPrefix(usage, "def "+fn+"($paths):") || !strings.HasSuffix(usage, ";") {
-			t.Errorf("%s: UsageJQ %q does not define its function once:\n%s", spec.Name, expr, usage)
-		}
-		seen[fn] = true
-		if strings.ContainsRune(usage, '\'') {
-			t.Errorf("%s: UsageJQ holds a single quote, which ends the script's jq_final", spec.Name)
+		for _, fn := range fns {
+			fn, _, _ = strings.Cut(fn, "(")
+			defs := regexp.MustCompile(`(?m)^def `+regexp.QuoteMeta(fn)+`(\(\$[a-z_]+\))?:`).FindAllString(jq.Defs, -1)
+			if seen[fn] || len(defs) != 1 {
+				t.Errorf("%s: jq function %q has %d definitions in its jq; another adapter names it too: %v", spec.Name, fn, len(defs), seen[fn])
+			}
+			seen[fn] = true
 		}
 		if _, ok := a.(*custom); ok {
 			continue
 		}
-		if h, ok := r.Lookup(spec.Name); !ok || h.FinalJQ() != name || !h.Builtin {
+		if h, ok := r.Lookup(spec.Name); !ok || h.FinalJQ() != jq.Final || !h.Builtin {
 			t.Errorf("built-in adapter %q is not registered under its name", spec.Name)
 		}
+	}
+	if strings.ContainsRune(FinalJQDefs(), '\'') {
+		t.Error("the jq holds a single quote, which ends the script's jq_final")
+	}
+	if strings.Contains(FinalJQDefs(), "${{") {
+		t.Error("the jq holds ${{, which a workflow reads as an expression")
 	}
 }
 

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -30,8 +31,6 @@ func (claude) Spec() Spec {
 		Resume:    true,
 		Turns:     true,
 		Cost:      true,
-		// Stopped at its --max-budget-usd (SessionEnd).
-		BudgetJQ: `$out | object | .type == "result" and .subtype == "error_max_budget_usd"`,
 		// Without bubblewrap and socat, Claude Code warns "Sandbox
 		// disabled" and runs the commands unconfined.
 		Sandboxes: map[string]Sandbox{
@@ -137,139 +136,15 @@ func (claude) Command(inv Invocation, effort string) (Command, error) {
 	return Command{Argv: a, Env: env}, nil
 }
 
-// claudeResult is the JSON object `claude -p --output-format json` prints.
-type claudeResult struct {
-	Type    string   `json:"type"`
-	Subtype string   `json:"subtype"`
-	IsError bool     `json:"is_error"`
-	Result  string   `json:"result"`
-	Errors  []string `json:"errors"`
+// JQ reads claude's JSON result with jq/claude.jq.
+func (claude) JQ() JQ {
+	return JQ{Defs: claudeJQ, Final: "claude", End: "end_claude"}
 }
 
-// Final is .result of claude's JSON; "is_error": true, an error subtype or
-// a non-zero exit fails, with .result as the cause.
-func (claude) Final(o Output) (string, string, bool) {
-	var r claudeResult
-	if !jsonObject(o.Stdout, &r) || r.Type != "result" {
-		return "", unreadable("claude", "its JSON result", o), true
-	}
-	msg := trimEnd(r.Result)
-	errSubtype := strings.HasPrefix(r.Subtype, "error")
-	if !r.IsError && !errSubtype && o.ExitCode == 0 {
-		return msg, "", false
-	}
-	switch {
-	case strings.TrimSpace(r.Result) != "":
-		// A failed session's .result is its error, not a final message.
-		return "", oneLine(r.Result), true
-	case len(r.Errors) > 0:
-		return msg, oneLine(strings.Join(r.Errors, "; ")), true
-	case r.Subtype == "error_max_turns":
-		return msg, "reached its max turns (error_max_turns)", true
-	case errSubtype:
-		return msg, "claude ended with " + r.Subtype, true
-	}
-	return msg, exitCause(o), true
-}
-
-// FinalJQ is Final in jq.
-func (claude) FinalJQ() (string, string) { return "claude", claudeJQ }
-
-const claudeJQ = `def claude:
-  ($out | object) as $r
-  | if $r == null or $r.type != "result" then {m: "", c: unreadable("claude"; "its JSON result"), f: true}
-    else ($r.result // "") as $res | ($res | trimend) as $msg
-      | (($r.subtype // "") | startswith("error")) as $es
-      | if ($r.is_error != true) and ($es | not) and $rc == 0 then {m: $msg, c: "", f: false}
-        elif ($res | blank | not) then {m: "", c: ($res | oneline), f: true}
-        elif (($r.errors // []) | length) > 0 then {m: $msg, c: ($r.errors | join("; ") | oneline), f: true}
-        elif $r.subtype == "error_max_turns" then {m: $msg, c: "reached its max turns (error_max_turns)", f: true}
-        elif $es then {m: $msg, c: "claude ended with \($r.subtype)", f: true}
-        else {m: $msg, c: exitcause, f: true} end
-    end;`
-
-// claudeTokens are the token counts of claude's .usage.
-type claudeTokens struct {
-	InputTokens   *int64 `json:"input_tokens"`
-	OutputTokens  *int64 `json:"output_tokens"`
-	CacheRead     *int64 `json:"cache_read_input_tokens"`
-	CacheCreation *int64 `json:"cache_creation_input_tokens"`
-}
-
-// claudeModelTokens are one model's token counts in claude's .modelUsage.
-type claudeModelTokens struct {
-	InputTokens   *int64 `json:"inputTokens"`
-	OutputTokens  *int64 `json:"outputTokens"`
-	CacheRead     *int64 `json:"cacheReadInputTokens"`
-	CacheCreation *int64 `json:"cacheCreationInputTokens"`
-}
-
-// claudeUsage is what claude's JSON says a session used.
-type claudeUsage struct {
-	NumTurns     *int64                       `json:"num_turns"`
-	TotalCostUSD *float64                     `json:"total_cost_usd"`
-	Usage        *claudeTokens                `json:"usage"`
-	ModelUsage   map[string]claudeModelTokens `json:"modelUsage"`
-}
-
-// SessionEnd is .session_id; the subtypes error_max_turns and
-// error_max_budget_usd; it worked unless it failed with a "success" subtype
-// (an API or login error before any turn). Its usage: .num_turns, this run's
-// turns; .total_cost_usd, and the tokens of every model in .modelUsage,
-// summed, both counted from the session's first start (a resumed session's
-// include the earlier runs'). .usage counts this run's tokens, but claude
-// stopped at its budget leaves it all zero: it is read only from a result
-// without .modelUsage.
-func (claude) SessionEnd(o Output) SessionEnd {
-	var r struct {
-		claudeResult
-		claudeUsage
-		SessionID string `json:"session_id"`
-	}
-	if !jsonObject(o.Stdout, &r) || r.Type != "result" {
-		return SessionEnd{}
-	}
-	end := SessionEnd{
-		ID:       r.SessionID,
-		MaxTurns: r.Subtype == "error_max_turns",
-		Budget:   r.Subtype == "error_max_budget_usd",
-		Worked:   (!r.IsError && o.ExitCode == 0) || strings.HasPrefix(r.Subtype, "error"),
-	}
-	end.Usage.Turns = r.NumTurns
-	end.Total.CostUSD = r.TotalCostUSD
-	switch {
-	case len(r.ModelUsage) > 0:
-		for _, m := range r.ModelUsage {
-			end.Total = end.Total.Plus(ir.Usage{
-				InputTokens:      m.InputTokens,
-				OutputTokens:     m.OutputTokens,
-				CacheReadTokens:  m.CacheRead,
-				CacheWriteTokens: m.CacheCreation,
-			})
-		}
-	case r.Usage != nil:
-		end.Usage.InputTokens, end.Usage.OutputTokens = r.Usage.InputTokens, r.Usage.OutputTokens
-		end.Usage.CacheReadTokens, end.Usage.CacheWriteTokens = r.Usage.CacheRead, r.Usage.CacheCreation
-	}
-	return end
-}
-
-// UsageJQ is SessionEnd's usage in jq.
-func (claude) UsageJQ() (string, string) { return "usage_claude", claudeUsageJQ }
-
-const claudeUsageJQ = `def usage_claude:
-  ($out | object) as $r
-  | if $r == null or $r.type != "result" then {}
-    else [($r.modelUsage // {})[]?] as $m
-      | def sum(f): [$m[] | f | numbers] | if length > 0 then add else null end;
-      {turns: $r.num_turns, cost_usd: $r.total_cost_usd}
-      + (if ($m | length) > 0
-         then {input_tokens: sum(.inputTokens), output_tokens: sum(.outputTokens),
-               cache_read_tokens: sum(.cacheReadInputTokens), cache_write_tokens: sum(.cacheCreationInputTokens)}
-         else ($r.usage // {}) | {input_tokens, output_tokens,
-               cache_read_tokens: .cache_read_input_tokens, cache_write_tokens: .cache_creation_input_tokens} end)
-      | usage_clean
-    end;`
+// claudeJQ is jq/claude.jq, the jq of JQ's Defs.
+//
+//go:embed jq/claude.jq
+var claudeJQ string
 
 // Login asks `claude auth status`, whose JSON says loggedIn (exit 1 when
 // not): an API key in ANTHROPIC_API_KEY counts, as does a /login.

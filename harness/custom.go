@@ -1,11 +1,10 @@
 package harness
 
 import (
-	"bytes"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"text/template"
@@ -129,87 +128,23 @@ func hasAction(t *template.Template) bool {
 	return false
 }
 
-// Final is stdout; a non-zero exit fails, with stderr's last line as the
-// cause.
-func (*custom) Final(o Output) (string, string, bool) {
-	msg := trimEnd(string(o.Stdout))
-	if o.ExitCode == 0 {
-		return msg, "", false
+// JQ reads a custom harness's output with jq/custom.jq: stdout is the
+// final message, and its usage is what the paths of
+// [harnesses.NAME.usage] find in it.
+func (h *custom) JQ() JQ {
+	paths := map[string][]any{}
+	for key, p := range h.usage {
+		paths[key] = p.Steps()
 	}
-	if line := lastLine(string(o.Stderr)); line != "" {
-		return msg, oneLine(line), true
-	}
-	return msg, exitCause(o), true
+	// Marshal sorts the keys: one harness, one expression.
+	b, _ := json.Marshal(paths)
+	return JQ{Defs: customJQ, Final: "custom", End: "end_custom(" + string(b) + ")"}
 }
 
-// FinalJQ is Final in jq.
-func (*custom) FinalJQ() (string, string) { return "custom", customJQ }
-
-const customJQ = `def custom:
-  ($out | trimend) as $msg
-  | if $rc == 0 then {m: $msg, c: "", f: false}
-    elif ($err | lastline) != "" then {m: $msg, c: ($err | lastline | oneline), f: true}
-    else {m: $msg, c: exitcause, f: true} end;`
-
-// SessionEnd has no id; the session worked when it printed something. Its
-// usage is what the paths of [harnesses.NAME.usage] find in the JSON
-// document its stdout holds (all of it, else its last line that is one): a
-// count where a path finds a whole number from 0, a cost where it finds a
-// number from 0; nothing where it finds nothing, or anything else.
-func (h *custom) SessionEnd(o Output) SessionEnd {
-	end := SessionEnd{Worked: len(bytes.TrimSpace(o.Stdout)) > 0}
-	if len(h.usage) == 0 {
-		return end
-	}
-	doc, ok := jsonDocument(o.Stdout)
-	if !ok {
-		return end
-	}
-	count := func(key string) *int64 {
-		p, ok := h.usage[key]
-		if !ok {
-			return nil
-		}
-		v, ok := p.Find(doc)
-		n, isNum := v.(float64)
-		if !ok || !isNum || n < 0 || n != math.Trunc(n) || n > math.MaxInt64/2 {
-			return nil
-		}
-		return ir.Count(int64(n))
-	}
-	end.Usage = ir.Usage{
-		Turns:            count("turns"),
-		InputTokens:      count("input_tokens"),
-		OutputTokens:     count("output_tokens"),
-		CacheReadTokens:  count("cache_read_tokens"),
-		CacheWriteTokens: count("cache_write_tokens"),
-	}
-	if p, ok := h.usage["cost_usd"]; ok {
-		if v, ok := p.Find(doc); ok {
-			if usd, isNum := v.(float64); isNum && usd >= 0 {
-				end.Usage.CostUSD = ir.Dollars(usd)
-			}
-		}
-	}
-	return end
-}
-
-// jsonDocument is the JSON document b holds: all of it, else its last line
-// that is a JSON object.
-func jsonDocument(b []byte) (any, bool) {
-	var doc any
-	if json.Unmarshal(b, &doc) == nil {
-		return doc, true
-	}
-	lines := bytes.Split(b, []byte("\n"))
-	for i := len(lines) - 1; i >= 0; i-- {
-		line := bytes.TrimSpace(lines[i])
-		if len(line) > 0 && line[0] == '{' && json.Unmarshal(line, &doc) == nil {
-			return doc, true
-		}
-	}
-	return nil, false
-}
+// customJQ is jq/custom.jq, the jq of JQ's Defs.
+//
+//go:embed jq/custom.jq
+var customJQ string
 
 // Login cannot tell: a custom CLI's way to authenticate is its own.
 func (*custom) Login(context.Context, string, []string) (Login, bool) { return Login{}, false }

@@ -2,13 +2,13 @@ package harness
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 
 	"github.com/cairn-dev/cairn/ir"
 )
@@ -148,242 +148,15 @@ func (gemini) Command(inv Invocation, _ string) (Command, error) {
 // of 10 minutes (measured with Gemini CLI 0.61.0).
 const geminiAttempts = 2
 
-// geminiTurnLimited is the type of the error Gemini CLI ends a session with
-// at its maxSessionTurns (exit 53), whose message tells the user to change
-// a setting cairn makes.
-const geminiTurnLimited = "FatalTurnLimitedError"
-
-// geminiError is the error Gemini CLI reports when a session fails: in
-// its stream's result event, or, for an error before the stream starts
-// (no credentials), as a JSON object on stdout or stderr.
-type geminiError struct {
-	Type    string          `json:"type"`
-	Message string          `json:"message"`
-	Code    json.RawMessage `json:"code"`
+// JQ reads gemini's stream-json with jq/gemini.jq.
+func (gemini) JQ() JQ {
+	return JQ{Defs: geminiJQ, Final: "gemini", End: "end_gemini"}
 }
 
-// geminiStats is the stats of gemini's result event: the session's tokens
-// over every model it asked, the prompt's (input_tokens) with what was read
-// from the cache (cached) and without it (input).
-type geminiStats struct {
-	TotalTokens  *int64 `json:"total_tokens"`
-	InputTokens  *int64 `json:"input_tokens"`
-	OutputTokens *int64 `json:"output_tokens"`
-	Cached       *int64 `json:"cached"`
-	Input        *int64 `json:"input"`
-}
-
-// geminiEvent is one line of `gemini --output-format stream-json`: init
-// (the session's id), message (the user's prompt, the model's text in
-// deltas), tool_use, tool_result, error (a warning or an error that ends
-// the stream) and result, last, with the session's status, its error and
-// its stats.
-type geminiEvent struct {
-	Type      string       `json:"type"`
-	SessionID string       `json:"session_id"`
-	Role      string       `json:"role"`
-	Content   string       `json:"content"`
-	Severity  string       `json:"severity"`
-	Message   string       `json:"message"`
-	Status    string       `json:"status"`
-	Error     *geminiError `json:"error"`
-	Stats     *geminiStats `json:"stats"`
-}
-
-// geminiSession is what a session's stream says.
-type geminiSession struct {
-	events  int
-	id      string
-	message string // the model's text after its last tool call
-	worked  bool   // the model answered: text or a tool call
-	turns   int64  // model answers: text or tool calls after a tool result
-	result  *geminiEvent
-	failure string // the last error event's message
-	errOut  *geminiError
-}
-
-// readGemini reads a session's stream, and the error object a failure
-// before the stream printed on stdout or stderr.
-func readGemini(o Output) geminiSession {
-	var g geminiSession
-	answering := false
-	for line := range strings.Lines(string(o.Stdout)) {
-		var e geminiEvent
-		if !isEvent([]byte(line), &e) || e.Type == "" {
-			continue
-		}
-		g.events++
-		switch e.Type {
-		case "init":
-			g.id = e.SessionID
-		case "message", "tool_use":
-			if e.Type == "message" && e.Role != "assistant" {
-				continue
-			}
-			g.worked = true
-			if !answering {
-				answering = true
-				g.turns++
-			}
-			if e.Type == "tool_use" {
-				g.message = ""
-			} else {
-				g.message += e.Content
-			}
-		case "tool_result":
-			answering = false
-		case "error":
-			if e.Severity == "error" {
-				g.failure = e.Message
-			}
-		case "result":
-			r := e
-			g.result = &r
-		}
-	}
-	if g.events == 0 {
-		var out struct {
-			Error *geminiError `json:"error"`
-		}
-		if jsonObject(o.Stdout, &out) && out.Error != nil || jsonObject(o.Stderr, &out) && out.Error != nil {
-			g.errOut = out.Error
-		}
-	}
-	return g
-}
-
-// failedError is the error a failed session reports: when its stream ended
-// in status "error", its result's error, else the last error event's
-// message; the error object printed before any stream; nil when none.
-func (g geminiSession) failedError() *geminiError {
-	if g.result != nil && g.result.Status == "error" {
-		if g.result.Error != nil {
-			return g.result.Error
-		}
-		return &geminiError{Message: g.failure, Type: "error"}
-	}
-	return g.errOut
-}
-
-// Final is the model's text after its last tool call, as gemini's JSON
-// output gives it; a result with status "error", an error object before
-// the stream, or a non-zero exit fails, with the error's message as the
-// cause.
-func (gemini) Final(o Output) (string, string, bool) {
-	g := readGemini(o)
-	msg := trimEnd(g.message)
-	if e := g.failedError(); e != nil {
-		switch {
-		case e.Type == geminiTurnLimited:
-			return msg, "reached its max turns (" + geminiTurnLimited + ")", true
-		case strings.TrimSpace(e.Message) != "":
-			return msg, oneLine(e.Message), true
-		case e.Type != "" && len(e.Code) > 0:
-			return msg, fmt.Sprintf("gemini: %s (code %s)", e.Type, e.Code), true
-		case e.Type != "":
-			return msg, "gemini: " + e.Type, true
-		}
-		return msg, exitCause(o), true
-	}
-	if o.ExitCode != 0 {
-		return msg, exitCause(o), true
-	}
-	if g.events == 0 || g.result == nil {
-		return "", unreadable("gemini", "its JSON events", o), true
-	}
-	return msg, "", false
-}
-
-// FinalJQ is Final in jq.
-func (gemini) FinalJQ() (string, string) { return "gemini", geminiJQ }
-
-// geminiReadJQ is readGemini in jq: {events, id, msg, worked, turns, result,
-// failure, errout}; defined inside the functions that use it, each of which
-// must define itself first.
-const geminiReadJQ = `
-  def gemini_read:
-  ($out | events) as $ev
-  | (reduce $ev[] as $e ({id: "", msg: "", worked: false, turns: 0, answering: false, result: null, failure: ""};
-      if $e.type == "init" then .id = ($e.session_id // "")
-      elif ($e.type == "message" and $e.role == "assistant") or $e.type == "tool_use" then
-        .worked = true
-        | (if .answering then . else .answering = true | .turns += 1 end)
-        | (if $e.type == "tool_use" then .msg = "" else .msg += ($e.content // "") end)
-      elif $e.type == "tool_result" then .answering = false
-      elif $e.type == "error" and $e.severity == "error" then .failure = ($e.message // "")
-      elif $e.type == "result" then .result = $e
-      else . end)) as $g
-  | $g + {events: ($ev | length),
-          errout: (if ($ev | length) > 0 then null
-                   else [($out | object), ($err | object)] | map(select(. != null and .error != null) | .error) | first end)};`
-
-const geminiJQ = `def gemini:` + geminiReadJQ + `
-  gemini_read as $g
-  | ($g.msg | trimend) as $msg
-  | (if $g.result != null and $g.result.status == "error"
-     then ($g.result.error // {type: "error", message: $g.failure})
-     else $g.errout end) as $error
-  | if $error != null then
-      if $error.type? == "` + geminiTurnLimited + `" then {m: $msg, c: "reached its max turns (` + geminiTurnLimited + `)", f: true}
-      elif (($error.message // "") | blank | not) then {m: $msg, c: ($error.message | oneline), f: true}
-      elif ($error.type // "") != "" and $error.code != null then {m: $msg, c: "gemini: \($error.type) (code \($error.code | tojson))", f: true}
-      elif ($error.type // "") != "" then {m: $msg, c: "gemini: \($error.type)", f: true}
-      else {m: $msg, c: exitcause, f: true} end
-    elif $rc != 0 then {m: $msg, c: exitcause, f: true}
-    elif $g.events == 0 or $g.result == null then {m: "", c: unreadable("gemini"; "its JSON events"), f: true}
-    else {m: $msg, c: "", f: false} end;`
-
-// SessionEnd is the init event's session_id; it worked when the model
-// answered (text or a tool call). Its usage, from the result event, which
-// Gemini CLI prints however the session ends (at its turn cap too): the
-// model's answers as turns, counted in the stream; stats.input (the prompt
-// less what was read from the cache, else input_tokens less cached) as the
-// input, total_tokens less input_tokens (the answers and the model's
-// thinking, else output_tokens) as the output, cached as read from the
-// cache. Gemini CLI reports no cost, and no cache writes. Its error says
-// whether it stopped at its turn cap.
-func (gemini) SessionEnd(o Output) SessionEnd {
-	g := readGemini(o)
-	e := g.failedError()
-	end := SessionEnd{ID: g.id, MaxTurns: e != nil && e.Type == geminiTurnLimited, Worked: g.worked}
-	if g.result == nil || g.result.Stats == nil {
-		return end
-	}
-	st := g.result.Stats
-	input := st.Input
-	if input == nil && st.InputTokens != nil {
-		input = ir.Count(*st.InputTokens)
-		if st.Cached != nil {
-			input = ir.Count(max(*st.InputTokens-*st.Cached, 0))
-		}
-	}
-	output := st.OutputTokens
-	if st.TotalTokens != nil && st.InputTokens != nil {
-		output = ir.Count(max(*st.TotalTokens-*st.InputTokens, 0))
-	}
-	end.Usage = ir.Usage{InputTokens: input, OutputTokens: output, CacheReadTokens: st.Cached}
-	if g.turns > 0 {
-		end.Usage.Turns = ir.Count(g.turns)
-	}
-	return end
-}
-
-// UsageJQ is SessionEnd's usage in jq.
-func (gemini) UsageJQ() (string, string) { return "usage_gemini", geminiUsageJQ }
-
-const geminiUsageJQ = `def usage_gemini:` + geminiReadJQ + `
-  gemini_read as $g
-  | ($g.result.stats? // null) as $s
-  | if ($s | type) != "object" then {}
-    else {turns: (if $g.turns > 0 then $g.turns else null end),
-          input_tokens: (if $s.input != null then $s.input
-                         elif ($s.input_tokens | type) == "number" and ($s.cached | type) == "number" then [$s.input_tokens - $s.cached, 0] | max
-                         else $s.input_tokens end),
-          output_tokens: (if ($s.total_tokens | type) == "number" and ($s.input_tokens | type) == "number"
-                          then [$s.total_tokens - $s.input_tokens, 0] | max else $s.output_tokens end),
-          cache_read_tokens: $s.cached}
-      | usage_clean
-    end;`
+// geminiJQ is jq/gemini.jq, the jq of JQ's Defs.
+//
+//go:embed jq/gemini.jq
+var geminiJQ string
 
 // Login reads what Gemini CLI itself reads to choose how it authenticates
 // (it has no status command): GEMINI_API_KEY, Vertex AI's variables, Google

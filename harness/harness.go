@@ -1,7 +1,7 @@
 // Package harness holds the agent-CLI adapters of docs/design.md §8: one Adapter per
-// built-in CLI (its argv, final message, session end, login probe and the jq
-// the bash target reads its output with), the custom one of the config, the
-// registry of both, and their preflight.
+// built-in CLI (its argv, login probe, and the jq of jq/ its output is read
+// with, by cairn run in-process and by the bash target alike), the custom
+// one of the config, the registry of both, and their preflight.
 package harness
 
 import (
@@ -50,12 +50,13 @@ type Harness struct {
 
 	adapter Adapter
 	spec    Spec
+	jq      JQ
 }
 
 // newHarness is the harness a drives.
 func newHarness(a Adapter, builtin bool) *Harness {
 	spec := a.Spec()
-	return &Harness{Name: spec.Name, Builtin: builtin, adapter: a, spec: spec}
+	return &Harness{Name: spec.Name, Builtin: builtin, adapter: a, spec: spec, jq: a.JQ()}
 }
 
 // Efforts returns the efforts h takes, weakest first; none for a harness
@@ -109,13 +110,14 @@ func (h *Harness) TakesMaxTurns() bool { return h.spec.Turns || h.spec.TurnEvent
 
 // CountsTurns reports whether cairn itself enforces a session's turn cap on
 // h, by counting the turns in its CLI's events (WatchTurns), what one turn
-// is there, and the jq filter the bash target counts them with (see
-// TurnEvent).
+// is there, and the jq program, over FinalJQDefs, that the bash target
+// reads each line of the CLI's standard output with, as cairn run does:
+// true when it starts a turn (see TurnEvent).
 func (h *Harness) CountsTurns() (what, jq string, ok bool) {
 	if h.spec.Turns || h.spec.TurnEvent == nil {
 		return "", "", false
 	}
-	return h.spec.TurnEvent.What, h.spec.TurnEvent.JQ, true
+	return h.spec.TurnEvent.What, turnLineJQ(h.spec.TurnEvent.JQ), true
 }
 
 // ReportsCost reports whether h's CLI says what a session cost, so that a
@@ -145,10 +147,13 @@ func (h *Harness) WritesMessageFile() bool { return h.spec.MessageFile }
 
 // FinalJQ is the name of the jq function, among FinalJQDefs, that reads a
 // session's final message in a compiled script as Final does.
-func (h *Harness) FinalJQ() string {
-	name, _ := h.adapter.FinalJQ()
-	return name
-}
+func (h *Harness) FinalJQ() string { return h.jq.Final }
+
+// EndJQ is the jq expression, over FinalJQDefs, that reads how a session
+// ended in a compiled script as SessionEnd does (JQ's End): "end_claude",
+// or, for a custom harness, the function of its usage paths with them
+// (`end_custom({"cost_usd":["total_cost_usd"]})`).
+func (h *Harness) EndJQ() string { return h.jq.End }
 
 // Command returns how a session of inv starts on h (docs/design.md §8): its argv, the
 // variables cairn sets over the step's environment, and the files it

@@ -349,7 +349,8 @@ func TestFinal(t *testing.T) {
 // printed into its pipe (opencode's "Error: Session not found").
 func TestCauseWithoutEscapes(t *testing.T) {
 	o := Output{Stderr: []byte("\x1b[91m\x1b[1mError: \x1b[0mSession not found\n"), ExitCode: 1}
-	if got, want := exitCause(o), "exit status 1: Error: Session not found"; got != want {
-		t.Errorf("exitCause = %q, want %q", got, want)
+	h, _ := NewRegistry(nil).Lookup("opencode")
+	if _, got, _ := h.Final(o); got != "exit status 1: Error: Session not found" {
+		t.Errorf("cause = %q, want %q", got, "exit status 1: Error: Session not found")
 	}
 }

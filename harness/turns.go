@@ -2,7 +2,6 @@ package harness
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
@@ -32,7 +31,7 @@ func (h *Harness) WatchTurns(max int, stop func()) *TurnWatch {
 	if _, _, ok := h.CountsTurns(); !ok || max <= 0 {
 		return nil
 	}
-	return &TurnWatch{starts: h.spec.TurnEvent.Starts, max: max, stop: stop}
+	return &TurnWatch{starts: h.startsTurn, max: max, stop: stop}
 }
 
 // Write counts the turns that start in the lines of p, keeping an
@@ -79,11 +78,4 @@ func (w *TurnWatch) Passed() bool {
 // TurnCause is the cause of a session cairn stopped at its turn cap.
 func TurnCause(max int) string {
 	return fmt.Sprintf("stopped after %d turns: max_turns is %d", max, max)
-}
-
-// isEvent decodes one line of a CLI's JSON event stream into v; false when
-// the line is not a JSON object of v's shape.
-func isEvent(line []byte, v any) bool {
-	line = bytes.TrimSpace(line)
-	return len(line) > 0 && line[0] == '{' && json.Unmarshal(line, v) == nil
 }

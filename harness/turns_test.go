@@ -45,14 +45,14 @@ func TestTurnStarts(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: cairn does not count its turns", tc.harness)
 		}
-		if got := h.spec.TurnEvent.Starts([]byte(tc.line)); got != tc.starts {
+		if got := h.startsTurn([]byte(tc.line)); got != tc.starts {
 			t.Errorf("%s: Starts(%s) = %v; want %v", tc.harness, tc.line, got, tc.starts)
 		}
 		if jqErr != nil {
 			continue
 		}
 		// The script reads each line as raw text, as it arrives.
-		cmd := exec.Command(jq, "-R", "-r", `fromjson? | select(type == "object") | `+filter)
+		cmd := exec.Command(jq, "-R", "-r", FinalJQDefs()+" "+filter)
 		cmd.Stdin = strings.NewReader(tc.line + "\n")
 		out, err := cmd.Output()
 		if err != nil {

@@ -211,10 +211,10 @@ func TestArgvBudget(t *testing.T) {
 	}
 }
 
-// TestUsageJQ holds each adapter's UsageJQ and BudgetJQ, which a compiled
-// script reads a session's usage with and whether its CLI stopped it at its
-// budget, to what its SessionEnd reads from the same output (Used, for a
-// session that resumed none, and Budget).
+// TestUsageJQ holds what a compiled script reads with jq of a session's
+// usage and whether its CLI stopped it at its budget (EndJQ) to what
+// SessionEnd reads from the same output (Used, for a session that resumed
+// none, and Budget).
 func TestUsageJQ(t *testing.T) {
 	if _, err := exec.LookPath("jq"); err != nil {
 		t.Skip("jq is not on PATH")
@@ -257,7 +257,7 @@ func TestUsageJQ(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, err := exec.Command("jq", "-n", "-c", "--rawfile", "out", out, "--rawfile", "err", os.DevNull, "--rawfile", "last", os.DevNull,
-			"--argjson", "rc", "0", defs+" "+h.UsageJQ()+", ("+h.BudgetJQ()+")").Output()
+			"--argjson", "rc", "0", defs+" ("+h.EndJQ()+") as $e | ($e | session_used), $e.budget == true").Output()
 		if err != nil {
 			t.Errorf("%s %d: jq: %v", tc.harness, i, err)
 			continue

@@ -71,7 +71,7 @@ run_budget=''
 # How long a stopped step has between SIGTERM and SIGKILL, in seconds.
 grace=5
 # A session whose CLI has no turn cap of its own sets these, local to it: the
-# cap the script enforces by counting its turns, the jq filter that finds
+# cap the script enforces by counting its turns, the jq program that finds
 # them, and the cause of a session stopped past the cap.
 turn_max=0 turn_jq=''
 # A session sets this to 1, local to it: its CLI is given the agents' keys.
@@ -404,7 +404,12 @@ record_end() {
 # What sessions used, summed (harness.UsageJQHelpers): usage_plus($b).
 jq_usage='
 def usage_keys: ["turns", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd"];
-def usage_clean: . as $u | reduce usage_keys[] as $k ({}; if ($u[$k] | type) == "number" then .[$k] = $u[$k] else . end);
+def usage_clean: . as $u | reduce usage_keys[] as $k ({};
+  $u[$k] as $v
+  | if ($v | type) != "number" or $v < 0 then .
+    elif $k == "cost_usd" then .[$k] = $v
+    elif $v == ($v | floor) and $v <= 4611686018427387903 then .[$k] = $v
+    else . end);
 def usage_plus($b): . as $a | reduce usage_keys[] as $k ({};
   if $a[$k] == null and $b[$k] == null then .
   elif $a[$k] == null then .[$k] = $b[$k]
@@ -413,6 +418,7 @@ def usage_plus($b): . as $a | reduce usage_keys[] as $k ({};
   else .[$k] = $a[$k] + $b[$k] end);
 def usage_sum(f): reduce f as $u ({}; usage_plus($u));
 def usage_add($a; $b): if $a == null then $b elif $b == null then $a else $a + $b end;
+def session_used: . as $e | ($e.usage // {}) | usage_plus($e.total // {});
 '
 
 # What a step's sessions used, as its log line words it: turns, tokens_in
@@ -835,8 +841,9 @@ run_proc() {
 }
 
 # watch_turns PGID OUT: counts the turns of the session whose CLI, in
-# process group PGID, writes its JSON events to OUT, as they come: an event
-# for which the jq filter turn_jq yields true starts one (harness.TurnEvent).
+# process group PGID, writes its JSON events to OUT, as they come: a line
+# for which the jq program turn_jq (over jq_final, which only a script with
+# sessions defines) yields true starts one (harness.CountsTurns).
 # When turn turn_max+1 starts, it makes $tmp/turns.$step and stops the
 # group: SIGTERM, then SIGKILL after the grace period. It ends when the
 # process does.
@@ -855,7 +862,7 @@ watch_turns() {
     kill -KILL -- "-$pgid" 2>/dev/null || true
     return 0
   done < <(tail -s 0.2 -n +1 -F --pid="$pgid" -- "$out" 2>/dev/null |
-    jq --unbuffered -R -r "fromjson? | select(type == \"object\") | $turn_jq" 2>/dev/null)
+    jq --unbuffered -R -r "${jq_final-} $turn_jq" 2>/dev/null)
 }
 
 # proc_start ARGV...: run_proc's job: ARGV in the step's worktree, with the

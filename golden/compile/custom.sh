@@ -77,7 +77,7 @@ step_budgets=('' '' )
 # How long a stopped step has between SIGTERM and SIGKILL, in seconds.
 grace=5
 # A session whose CLI has no turn cap of its own sets these, local to it: the
-# cap the script enforces by counting its turns, the jq filter that finds
+# cap the script enforces by counting its turns, the jq program that finds
 # them, and the cause of a session stopped past the cap.
 turn_max=0 turn_jq='' turn_cause=''
 # A session sets this to 1, local to it: its CLI is given the agents' keys.
@@ -410,7 +410,12 @@ record_end() {
 # What sessions used, summed (harness.UsageJQHelpers): usage_plus($b).
 jq_usage='
 def usage_keys: ["turns", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd"];
-def usage_clean: . as $u | reduce usage_keys[] as $k ({}; if ($u[$k] | type) == "number" then .[$k] = $u[$k] else . end);
+def usage_clean: . as $u | reduce usage_keys[] as $k ({};
+  $u[$k] as $v
+  | if ($v | type) != "number" or $v < 0 then .
+    elif $k == "cost_usd" then .[$k] = $v
+    elif $v == ($v | floor) and $v <= 4611686018427387903 then .[$k] = $v
+    else . end);
 def usage_plus($b): . as $a | reduce usage_keys[] as $k ({};
   if $a[$k] == null and $b[$k] == null then .
   elif $a[$k] == null then .[$k] = $b[$k]
@@ -419,6 +424,7 @@ def usage_plus($b): . as $a | reduce usage_keys[] as $k ({};
   else .[$k] = $a[$k] + $b[$k] end);
 def usage_sum(f): reduce f as $u ({}; usage_plus($u));
 def usage_add($a; $b): if $a == null then $b elif $b == null then $a else $a + $b end;
+def session_used: . as $e | ($e.usage // {}) | usage_plus($e.total // {});
 '
 
 # What a step's sessions used, as its log line words it: turns, tokens_in
@@ -841,8 +847,9 @@ run_proc() {
 }
 
 # watch_turns PGID OUT: counts the turns of the session whose CLI, in
-# process group PGID, writes its JSON events to OUT, as they come: an event
-# for which the jq filter turn_jq yields true starts one (harness.TurnEvent).
+# process group PGID, writes its JSON events to OUT, as they come: a line
+# for which the jq program turn_jq (over jq_final, which only a script with
+# sessions defines) yields true starts one (harness.CountsTurns).
 # When turn turn_max+1 starts, it makes $tmp/turns.$step and stops the
 # group: SIGTERM, then SIGKILL after the grace period. It ends when the
 # process does.
@@ -861,7 +868,7 @@ watch_turns() {
     kill -KILL -- "-$pgid" 2>/dev/null || true
     return 0
   done < <(tail -s 0.2 -n +1 -F --pid="$pgid" -- "$out" 2>/dev/null |
-    jq --unbuffered -R -r "fromjson? | select(type == \"object\") | $turn_jq" 2>/dev/null)
+    jq --unbuffered -R -r "${jq_final-} $turn_jq" 2>/dev/null)
 }
 
 # proc_start ARGV...: run_proc's job: ARGV in the step's worktree, with the
@@ -1263,17 +1270,17 @@ compose_prompt() {
   prompt+=$prompt_tail
 }
 
-# The final message of a session as each harness writes it (harness.Final):
-# {m: message, c: cause, f: failed}; and what it used (SessionEnd), by the
-# usage_* functions.
+# How each harness reads its output, as cairn run reads it (harness.JQ):
+# its final message, {m: message, c: cause, f: failed} (harness.Final), and
+# how the session ended (SessionEnd), by the end_* functions.
 jq_final='
 def trimend: sub("[ \t\r\n]+\\z"; "");
 def trim: sub("^\\s+"; "") | sub("\\s+\\z"; "");
 def blank: test("\\S") | not;
 def clip: if length <= 400 then . else .[:399] + "…" end;
-def oneline: [splits("\\s+")] | map(select(length > 0)) | join(" ") | clip;
-def firstline: [split("\n")[] | trim | select(length > 0)] | first // "";
-def lastline: [split("\n")[] | trim | select(length > 0)] | last // "";
+def oneline: gsub("\u001b\\[[0-9;?]*[A-Za-z]"; "") | [splits("\\s+")] | map(select(length > 0)) | join(" ") | clip;
+def firstline: [split("\n")[] | select(test("\\S"))] | first // "" | trim;
+def lastline: [split("\n")[] | select(test("\\S"))] | last // "" | trim;
 def exitcause:
   (if $rc < 0 then "killed by a signal" else "exit status \($rc)" end) as $code
   | ($err | lastline) as $l
@@ -1287,16 +1294,23 @@ def unreadable($cli; $want):
   end;
 def object:
   split("\n") as $lines
-  | [range(0; $lines | length) as $i
-      | select($lines[$i] | test("^[ \t\r]*\\{"))
-      | range($i + 1; ($lines | length) + 1) as $j
-      | ($lines[$i:$j] | join("\n")) | try fromjson catch empty
-      | select(type == "object")] | .[0];
+  | first(range(0; $lines | length) as $i
+      | $lines[$i] | capture("^(?<indent>[ \t\r]*)\\{") | .indent as $indent
+      | ($lines[$i] | try fromjson catch null),
+        first(range($i + 1; $lines | length) as $j
+          | select($lines[$j] | startswith($indent + "}"))
+          | $lines[$i:$j + 1] | join("\n") | try fromjson catch null)
+      | objects) // null;
 def events:
-  [split("\n")[] | select(trim | startswith("{")) | try fromjson catch empty
+  [split("\n")[] | select(startswith("{") or test("^\\s+\\{")) | try fromjson catch empty
    | select(type == "object" and (.type | type) == "string" and .type != "")];
 def usage_keys: ["turns", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd"];
-def usage_clean: . as $u | reduce usage_keys[] as $k ({}; if ($u[$k] | type) == "number" then .[$k] = $u[$k] else . end);
+def usage_clean: . as $u | reduce usage_keys[] as $k ({};
+  $u[$k] as $v
+  | if ($v | type) != "number" or $v < 0 then .
+    elif $k == "cost_usd" then .[$k] = $v
+    elif $v == ($v | floor) and $v <= 4611686018427387903 then .[$k] = $v
+    else . end);
 def usage_plus($b): . as $a | reduce usage_keys[] as $k ({};
   if $a[$k] == null and $b[$k] == null then .
   elif $a[$k] == null then .[$k] = $b[$k]
@@ -1305,6 +1319,7 @@ def usage_plus($b): . as $a | reduce usage_keys[] as $k ({};
   else .[$k] = $a[$k] + $b[$k] end);
 def usage_sum(f): reduce f as $u ({}; usage_plus($u));
 def usage_add($a; $b): if $a == null then $b elif $b == null then $a else $a + $b end;
+def session_used: . as $e | ($e.usage // {}) | usage_plus($e.total // {});
 def claude:
   ($out | object) as $r
   | if $r == null or $r.type != "result" then {m: "", c: unreadable("claude"; "its JSON result"), f: true}
@@ -1317,18 +1332,27 @@ def claude:
         elif $es then {m: $msg, c: "claude ended with \($r.subtype)", f: true}
         else {m: $msg, c: exitcause, f: true} end
     end;
-def usage_claude:
+def end_claude:
   ($out | object) as $r
   | if $r == null or $r.type != "result" then {}
-    else [($r.modelUsage // {})[]?] as $m
+    else (($r.subtype // "") | startswith("error")) as $es
+      | [($r.modelUsage // {})[]? | objects] as $m
       | def sum(f): [$m[] | f | numbers] | if length > 0 then add else null end;
-      {turns: $r.num_turns, cost_usd: $r.total_cost_usd}
-      + (if ($m | length) > 0
-         then {input_tokens: sum(.inputTokens), output_tokens: sum(.outputTokens),
-               cache_read_tokens: sum(.cacheReadInputTokens), cache_write_tokens: sum(.cacheCreationInputTokens)}
-         else ($r.usage // {}) | {input_tokens, output_tokens,
-               cache_read_tokens: .cache_read_input_tokens, cache_write_tokens: .cache_creation_input_tokens} end)
-      | usage_clean
+      {id: $r.session_id,
+       max_turns: ($r.subtype == "error_max_turns"),
+       budget: ($r.subtype == "error_max_budget_usd"),
+       worked: (($r.is_error != true and $rc == 0) or $es),
+       usage: ({turns: $r.num_turns}
+         + (if ($m | length) > 0 then {}
+            else (($r.usage | objects) // {}) | {input_tokens, output_tokens,
+              cache_read_tokens: .cache_read_input_tokens, cache_write_tokens: .cache_creation_input_tokens} end)
+         | usage_clean),
+       total: ({cost_usd: $r.total_cost_usd}
+         + (if ($m | length) > 0
+            then {input_tokens: sum(.inputTokens), output_tokens: sum(.outputTokens),
+                  cache_read_tokens: sum(.cacheReadInputTokens), cache_write_tokens: sum(.cacheCreationInputTokens)}
+            else {} end)
+         | usage_clean)}
     end;
 def codex:
   ($out | events) as $ev
@@ -1343,19 +1367,36 @@ def codex:
     elif ($lasterror | blank | not) then {m: $msg, c: ($lasterror | oneline), f: true}
     elif $failedturn and $rc == 0 then {m: $msg, c: "codex: the turn failed", f: true}
     else {m: $msg, c: exitcause, f: true} end;
-def usage_codex:
-  [$out | events[] | select(.type == "turn.completed")] as $t
-  | if ($t | length) == 0 then {}
-    else ([$t[] | select(.usage != null) | .usage] | last // {}) as $u
-      | {turns: ($t | length),
-         input_tokens: (if ($u.input_tokens | type) == "number" and ($u.cached_input_tokens | type) == "number"
-                        then [$u.input_tokens - $u.cached_input_tokens, 0] | max else $u.input_tokens end),
-         output_tokens: $u.output_tokens, cache_read_tokens: $u.cached_input_tokens,
-         cache_write_tokens: $u.cache_write_input_tokens}
-      | usage_clean
-    end;
-def gemini:
-  def gemini_read:
+def codex_total:
+  . as $u
+  | {input_tokens: (if ($u.input_tokens | type) == "number" and ($u.cached_input_tokens | type) == "number"
+                    then [$u.input_tokens - $u.cached_input_tokens, 0] | max else $u.input_tokens end),
+     output_tokens: $u.output_tokens, cache_read_tokens: $u.cached_input_tokens,
+     cache_write_tokens: $u.cache_write_input_tokens}
+  | usage_clean;
+def end_codex:
+  ($out | events) as $ev
+  | [$ev[] | select(.type == "turn.completed")] as $t
+  | {id: ([$ev[] | select(.type == "thread.started") | .thread_id] | last // ""),
+     worked: any($ev[]; .type == "item.completed" or .type == "turn.completed"),
+     open: (reduce $ev[] as $e (false;
+       if $e.type == "turn.started" then true
+       elif $e.type == "turn.failed" or $e.type == "turn.completed" then false
+       else . end)),
+     usage: (if ($t | length) > 0 then {turns: ($t | length)} else {} end),
+     total: ([$t[] | .usage | objects] | last // {} | codex_total)};
+def end_codex_file($file):
+  if .open != true then .
+  else ([$file | split("\n")[] | try fromjson catch empty | objects
+         | select(.type == "event_msg") | .payload | objects | select(.type == "token_count")
+         | .info | objects | .total_token_usage | objects] | last) as $u
+    | if $u == null then .
+      else .usage.turns = ((.usage.turns // 0) + 1) | .total = ($u | codex_total) end
+  end;
+def codex_turn:
+  .type == "item.started" and (.item | type) == "object"
+  and (.item.type as $t | $t != "agent_message" and $t != "reasoning" and $t != "error");
+def gemini_read:
   ($out | events) as $ev
   | (reduce $ev[] as $e ({id: "", msg: "", worked: false, turns: 0, answering: false, result: null, failure: ""};
       if $e.type == "init" then .id = ($e.session_id // "")
@@ -1370,11 +1411,15 @@ def gemini:
   | $g + {events: ($ev | length),
           errout: (if ($ev | length) > 0 then null
                    else [($out | object), ($err | object)] | map(select(. != null and .error != null) | .error) | first end)};
+def gemini_error:
+  (if .result != null and .result.status == "error"
+   then (.result.error // {type: "error", message: .failure})
+   else .errout end)
+  | if . == null or type == "object" then . else {message: tostring} end;
+def gemini:
   gemini_read as $g
   | ($g.msg | trimend) as $msg
-  | (if $g.result != null and $g.result.status == "error"
-     then ($g.result.error // {type: "error", message: $g.failure})
-     else $g.errout end) as $error
+  | ($g | gemini_error) as $error
   | if $error != null then
       if $error.type? == "FatalTurnLimitedError" then {m: $msg, c: "reached its max turns (FatalTurnLimitedError)", f: true}
       elif (($error.message // "") | blank | not) then {m: $msg, c: ($error.message | oneline), f: true}
@@ -1384,34 +1429,21 @@ def gemini:
     elif $rc != 0 then {m: $msg, c: exitcause, f: true}
     elif $g.events == 0 or $g.result == null then {m: "", c: unreadable("gemini"; "its JSON events"), f: true}
     else {m: $msg, c: "", f: false} end;
-def usage_gemini:
-  def gemini_read:
-  ($out | events) as $ev
-  | (reduce $ev[] as $e ({id: "", msg: "", worked: false, turns: 0, answering: false, result: null, failure: ""};
-      if $e.type == "init" then .id = ($e.session_id // "")
-      elif ($e.type == "message" and $e.role == "assistant") or $e.type == "tool_use" then
-        .worked = true
-        | (if .answering then . else .answering = true | .turns += 1 end)
-        | (if $e.type == "tool_use" then .msg = "" else .msg += ($e.content // "") end)
-      elif $e.type == "tool_result" then .answering = false
-      elif $e.type == "error" and $e.severity == "error" then .failure = ($e.message // "")
-      elif $e.type == "result" then .result = $e
-      else . end)) as $g
-  | $g + {events: ($ev | length),
-          errout: (if ($ev | length) > 0 then null
-                   else [($out | object), ($err | object)] | map(select(. != null and .error != null) | .error) | first end)};
+def end_gemini:
   gemini_read as $g
   | ($g.result.stats? // null) as $s
-  | if ($s | type) != "object" then {}
-    else {turns: (if $g.turns > 0 then $g.turns else null end),
-          input_tokens: (if $s.input != null then $s.input
-                         elif ($s.input_tokens | type) == "number" and ($s.cached | type) == "number" then [$s.input_tokens - $s.cached, 0] | max
-                         else $s.input_tokens end),
-          output_tokens: (if ($s.total_tokens | type) == "number" and ($s.input_tokens | type) == "number"
-                          then [$s.total_tokens - $s.input_tokens, 0] | max else $s.output_tokens end),
-          cache_read_tokens: $s.cached}
-      | usage_clean
-    end;
+  | {id: $g.id,
+     max_turns: (($g | gemini_error | .type?) == "FatalTurnLimitedError"),
+     worked: $g.worked,
+     usage: (if ($s | type) != "object" then {}
+       else {turns: (if $g.turns > 0 then $g.turns else null end),
+             input_tokens: (if $s.input != null then $s.input
+                            elif ($s.input_tokens | type) == "number" and ($s.cached | type) == "number" then [$s.input_tokens - $s.cached, 0] | max
+                            else $s.input_tokens end),
+             output_tokens: (if ($s.total_tokens | type) == "number" and ($s.input_tokens | type) == "number"
+                             then [$s.total_tokens - $s.input_tokens, 0] | max else $s.output_tokens end),
+             cache_read_tokens: $s.cached}
+         | usage_clean end)};
 def opencode:
   ($out | events) as $ev
   | ([$ev[] | select(.type == "text" and .part != null) | .part.text // ""] | last // "" | trimend) as $msg
@@ -1424,30 +1456,29 @@ def opencode:
     elif $errored and ($cause | blank | not) then {m: $msg, c: ($cause | oneline), f: true}
     elif $errored or $rc != 0 then {m: $msg, c: exitcause, f: true}
     else {m: $msg, c: "", f: false} end;
-def usage_opencode:
-  [$out | events[] | select(.type == "step_finish") | (.part // {}) as $p | ($p.tokens // {}) as $t
-    | {turns: 1, input_tokens: $t.input, output_tokens: usage_add($t.output; $t.reasoning),
-       cache_read_tokens: $t.cache.read?, cache_write_tokens: $t.cache.write?, cost_usd: $p.cost}
-    | usage_clean] as $requests
-  | usage_sum($requests[])
-  | if any($requests[]; ([.input_tokens, .output_tokens, .cache_read_tokens, .cache_write_tokens] | map(numbers) | add // 0) > 0
-        and (.cost_usd // 0) == 0)
-    then del(.cost_usd) else . end;
+def end_opencode:
+  ($out | events) as $ev
+  | [$ev[] | select(.type == "step_finish") | ((.part | objects) // {}) as $p | (($p.tokens | objects) // {}) as $t
+      | {turns: 1, input_tokens: $t.input, output_tokens: usage_add($t.output; $t.reasoning),
+         cache_read_tokens: $t.cache.read?, cache_write_tokens: $t.cache.write?, cost_usd: $p.cost}
+      | usage_clean] as $requests
+  | any($requests[]; ([.input_tokens, .output_tokens, .cache_read_tokens, .cache_write_tokens] | map(numbers) | add // 0) > 0
+      and (.cost_usd // 0) == 0) as $unpriced
+  | {id: ([$ev[] | .sessionID | strings | select(. != "")] | last // ""),
+     worked: any($ev[]; .type == "text" or .type == "tool_use" or .type == "step_finish"),
+     unpriced: $unpriced,
+     usage: (usage_sum($requests[]) | if $unpriced then del(.cost_usd) else . end)};
+def opencode_turn: .type == "step_start";
 def custom:
   ($out | trimend) as $msg
   | if $rc == 0 then {m: $msg, c: "", f: false}
     elif ($err | lastline) != "" then {m: $msg, c: ($err | lastline | oneline), f: true}
     else {m: $msg, c: exitcause, f: true} end;
-def usage_custom($paths):
+def end_custom($paths):
   ((try ($out | fromjson) catch null)
    // ([$out | split("\n")[] | select(test("^\\s*\\{")) | try fromjson catch empty | select(type == "object")] | last)) as $d
-  | reduce ($paths | to_entries[]) as $p ({};
-      (try ($d | getpath($p.value)) catch null) as $v
-      | if ($v | type) != "number" or $v < 0 then .
-        elif $p.key == "cost_usd" then .[$p.key] = $v
-        elif $v == ($v | floor) and $v <= 4611686018427387903 then .[$p.key] = $v
-        else . end)
-  | usage_clean;
+  | {worked: ($out | blank | not),
+     usage: (reduce ($paths | to_entries[]) as $p ({}; .[$p.key] = (try ($d | getpath($p.value)) catch null)) | usage_clean)};
 '
 
 # The run's and its steps' budgets, kept as cairn run keeps them (runtime/budget.go).
@@ -1632,11 +1663,11 @@ budget_after() {
 # the file IN, on stdin; its output is kept as the step's trace (stdout as
 # written, each stderr line as {"stderr": LINE}), and its final message,
 # read as harness FINAL reads it, is the step's result. What it used, read
-# by the jq of $session_usage, is added to the step's usage,
+# from how it ended (the jq of $session_end), is added to the step's usage,
 # $tmp/usage.STEP, and counted against the budgets over it. A session the
 # script stopped past its turn cap (turn_max) fails with turn_cause; one
 # that passed a budget, or that its CLI stopped at the budget it was given
-# (the jq of $session_budget), with the budget's cause.
+# (its end's budget), with the budget's cause.
 run_session() {
   local final=$1 in=$2 last=/dev/null step_trace=$run/traces/$step.jsonl prior={} usage session_keys=1
   shift 2
@@ -1656,7 +1687,7 @@ run_session() {
   if [[ -s $tmp/usage.$step ]]; then prior=$(<"$tmp/usage.$step"); fi
   jq -n -c --rawfile out "$tmp/out.$step" --rawfile err "$tmp/err.$step" --rawfile last "$last" \
     --argjson rc "$proc_rc" --argjson prior "$prior" \
-    "$jq_final $final + {u: (\$prior | usage_plus($session_usage)), b: ($session_budget)}" >"$tmp/final.$step" ||
+    "$jq_final ($session_end) as \$ended | $final + {u: (\$prior | usage_plus(\$ended | session_used)), b: \$ended.budget}" >"$tmp/final.$step" ||
     printf '{"m":"","c":"cannot read the output of %s","f":true}\n' "$final" >"$tmp/final.$step"
   if usage=$(jq -c '.u // empty' <"$tmp/final.$step") && [[ -n $usage ]]; then
     # Whole or not at all: the budgets of a parallel group's steps read it.
@@ -1732,7 +1763,7 @@ session_0_0() {
   fi
   compose_prompt
   printf '%s' "$prompt" >"$tmp/prompt.$step"
-  session_usage='usage_custom({})' session_budget='false'
+  session_end='end_custom({})'
   budget_before || return 0
   run_session 'custom' "$tmp/prompt.$step" 'mybot' '--model=big' '--effort=high' '--turns' '20' '--access=write' '--dir' "${step_dir}"
 }

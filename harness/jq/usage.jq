@@ -1,0 +1,28 @@
+# The helpers of what sessions used. A usage is an object of the figures a
+# CLI reported, in the order of usage_keys, as run.json writes them: counts
+# (turns and tokens) and a cost in US dollars.
+def usage_keys: ["turns", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd"];
+# usage_clean keeps the figures of a usage that are figures: a count that is
+# a whole number from 0 (up to 2^62), a cost that is a number from 0.
+def usage_clean: . as $u | reduce usage_keys[] as $k ({};
+  $u[$k] as $v
+  | if ($v | type) != "number" or $v < 0 then .
+    elif $k == "cost_usd" then .[$k] = $v
+    elif $v == ($v | floor) and $v <= 4611686018427387903 then .[$k] = $v
+    else . end);
+# usage_plus($b) adds the figures of $b, a cost kept to a trillionth of a
+# dollar; a figure either holds is kept.
+def usage_plus($b): . as $a | reduce usage_keys[] as $k ({};
+  if $a[$k] == null and $b[$k] == null then .
+  elif $a[$k] == null then .[$k] = $b[$k]
+  elif $b[$k] == null then .[$k] = $a[$k]
+  elif $k == "cost_usd" then .[$k] = ((($a[$k] + $b[$k]) * 1e12 | round) / 1e12)
+  else .[$k] = $a[$k] + $b[$k] end);
+# usage_sum(f) sums the usages f yields; usage_add($a; $b) adds two counts
+# a CLI may leave out, null when it left out both.
+def usage_sum(f): reduce f as $u ({}; usage_plus($u));
+def usage_add($a; $b): if $a == null then $b elif $b == null then $a else $a + $b end;
+# session_used is what a session used, from how it ended (each harness
+# end_NAME): its usage, plus its total, which a CLI counts from the first
+# start of a session it resumes.
+def session_used: . as $e | ($e.usage // {}) | usage_plus($e.total // {});
