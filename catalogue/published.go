@@ -17,7 +17,6 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/step"
-	"github.com/cairn-dev/cairn/templates"
 )
 
 // SpecLabel is the label of a spec issue (docs/design.md §7.8): run-published-issue starts
@@ -468,7 +467,7 @@ func (k *childRuns) result(ctx context.Context, sc *step.Context) step.Result {
 		}
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) && sc.Timeout > 0:
 		res.Failed, res.ExitCode, res.TimedOut = true, -1, true
-		res.Cause = "timed out after " + templates.FormatDuration(sc.Timeout)
+		res.Cause = "timed out after " + ir.FormatDuration(sc.Timeout)
 	case stopped || ctx.Err() != nil:
 		res.Failed, res.ExitCode, res.Cause = true, -1, "a child run was interrupted"
 	}

@@ -87,3 +87,17 @@ func DurationOf(number, unit string) string {
 	}
 	return ""
 }
+
+// FormatDuration words d as precisely as a reader of a log or a status
+// line cares: "0s", "350ms", "1.2s", "45s", "3m5s", "1h2m3s".
+func FormatDuration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < 10*time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}

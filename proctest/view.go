@@ -51,7 +51,7 @@ func WriteCase(w io.Writer, c *Case, st templates.Style) error {
 	if status == "" {
 		status = "did not run"
 	}
-	if _, err := fmt.Fprintf(w, "%s %s  %s  %s  %s\n", word, c.File, orDash(c.Process), status, templates.FormatDuration(c.Duration)); err != nil {
+	if _, err := fmt.Fprintf(w, "%s %s  %s  %s  %s\n", word, c.File, orDash(c.Process), status, ir.FormatDuration(c.Duration)); err != nil {
 		return err
 	}
 	for _, f := range c.Failures {

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/cairn-dev/cairn/templates"
 )
 
 func TestLogfmtValue(t *testing.T) {
@@ -46,26 +44,6 @@ func TestParseLogfmt(t *testing.T) {
 	}
 	if len(got) != len(want) {
 		t.Errorf("got %v", got)
-	}
-}
-
-func TestFormatDuration(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		d    time.Duration
-		want string
-	}{
-		{0, "0s"},
-		{-time.Second, "0s"},
-		{350*time.Millisecond + 400*time.Microsecond, "350ms"},
-		{1234 * time.Millisecond, "1.2s"},
-		{45*time.Second + 400*time.Millisecond, "45s"},
-		{3*time.Minute + 5*time.Second + 300*time.Millisecond, "3m5s"},
-		{time.Hour + 2*time.Minute + 3*time.Second, "1h2m3s"},
-	} {
-		if got := templates.FormatDuration(c.d); got != c.want {
-			t.Errorf("FormatDuration(%v) = %q, want %q", c.d, got, c.want)
-		}
 	}
 }
 

@@ -18,7 +18,6 @@ import (
 
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
-	"github.com/cairn-dev/cairn/templates"
 )
 
 // The names inside a run folder (docs/design.md §7.5).
@@ -420,7 +419,7 @@ func (l LogLine) String() string {
 	fields := []string{
 		"step", l.Step, "kind", l.Kind, "worktree", l.Worktree,
 		"harness", l.Harness, "model", l.Model, "effort", l.Effort,
-		"duration", templates.FormatDuration(l.Duration),
+		"duration", ir.FormatDuration(l.Duration),
 	}
 	u := l.Usage
 	for _, f := range []struct {

@@ -184,9 +184,9 @@ func (l *RunList) row(r RunLine) []string {
 	duration := "-"
 	switch {
 	case r.End != nil:
-		duration = FormatDuration(r.End.Sub(r.Start))
+		duration = ir.FormatDuration(r.End.Sub(r.Start))
 	case r.Status == statusRunning:
-		duration = FormatDuration(l.Now.Sub(r.Start))
+		duration = ir.FormatDuration(l.Now.Sub(r.Start))
 	}
 	status := r.Status
 	if r.Stubbed {
@@ -376,7 +376,7 @@ func (s *RunShow) WriteText(w io.Writer, st Style) error {
 	}
 	facts = append(facts, []string{"started", clock(s.Start)})
 	if s.End != nil {
-		facts = append(facts, []string{"ended", fmt.Sprintf("%s (%s)", clock(*s.End), FormatDuration(s.End.Sub(s.Start)))})
+		facts = append(facts, []string{"ended", fmt.Sprintf("%s (%s)", clock(*s.End), ir.FormatDuration(s.End.Sub(s.Start)))})
 	}
 	if s.Expires != "" {
 		facts = append(facts, []string{"expires", s.Expires})
@@ -497,18 +497,4 @@ func clock(t time.Time) string {
 		return "-"
 	}
 	return t.Local().Format("2006-01-02 15:04:05")
-}
-
-// FormatDuration words d as precisely as a reader of a log or a status
-// line cares: "0s", "350ms", "1.2s", "45s", "3m5s", "1h2m3s".
-func FormatDuration(d time.Duration) string {
-	switch {
-	case d <= 0:
-		return "0s"
-	case d < time.Second:
-		return d.Round(time.Millisecond).String()
-	case d < 10*time.Second:
-		return d.Round(100 * time.Millisecond).String()
-	}
-	return d.Round(time.Second).String()
 }

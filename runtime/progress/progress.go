@@ -15,7 +15,6 @@ import (
 	"github.com/cairn-dev/cairn/internal/text"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
-	"github.com/cairn-dev/cairn/templates"
 	"golang.org/x/term"
 )
 
@@ -256,9 +255,9 @@ func plainEnd(step string, outcome record.Outcome, took time.Duration, cause str
 	line := fmt.Sprintf("%s %s", outcome, step)
 	switch outcome {
 	case record.Succeeded:
-		line = fmt.Sprintf("done %s %s", step, templates.FormatDuration(took))
+		line = fmt.Sprintf("done %s %s", step, ir.FormatDuration(took))
 	case record.Inconclusive:
-		line += " " + templates.FormatDuration(took)
+		line += " " + ir.FormatDuration(took)
 	}
 	if cause != "" && outcome != record.Succeeded {
 		line += ": " + cause
@@ -320,12 +319,12 @@ func (p *Progress) redraw() {
 // why it ended.
 func (p *Progress) render(l *progressLine, now time.Time) string {
 	if !l.ended {
-		return p.paint("36", "…") + " " + p.fit(fmt.Sprintf("%s  %s  (%s)", l.step, templates.FormatDuration(now.Sub(l.start).Truncate(time.Second)), l.detail))
+		return p.paint("36", "…") + " " + p.fit(fmt.Sprintf("%s  %s  (%s)", l.step, ir.FormatDuration(now.Sub(l.start).Truncate(time.Second)), l.detail))
 	}
 	var mark, color, text string
 	switch l.outcome {
 	case record.Succeeded:
-		mark, color, text = "✓", "32", fmt.Sprintf("%s  %s", l.step, templates.FormatDuration(l.took))
+		mark, color, text = "✓", "32", fmt.Sprintf("%s  %s", l.step, ir.FormatDuration(l.took))
 	case record.Failed, record.Interrupted:
 		mark, color, text = "✗", "31", fmt.Sprintf("%s  %s", l.step, l.outcome)
 		if l.optional && l.outcome == record.Failed {
