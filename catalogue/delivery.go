@@ -17,7 +17,7 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/step"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/step/prompts"
 	"github.com/cairn-dev/cairn/worktree"
 )
 
@@ -398,8 +398,8 @@ var jobLink = regexp.MustCompile(`/actions/runs/([0-9]+)/job/([0-9]+)`)
 
 // failingCheck is what a repair prompt says of a failing check: gh's
 // words, and the log of its failed steps when it is a GitHub Actions job.
-func (d *delivery) failingCheck(ctx context.Context, c forge.Check) templates.FailingCheck {
-	f := templates.FailingCheck{Name: c.Name, Workflow: c.Workflow, Description: c.Description, Link: c.Link}
+func (d *delivery) failingCheck(ctx context.Context, c forge.Check) prompts.FailingCheck {
+	f := prompts.FailingCheck{Name: c.Name, Workflow: c.Workflow, Description: c.Description, Link: c.Link}
 	m := jobLink.FindStringSubmatch(c.Link)
 	if m == nil {
 		f.LogError = "it is not a GitHub Actions job; follow its link"
@@ -422,7 +422,7 @@ func (d *delivery) failingCheck(ctx context.Context, c forge.Check) templates.Fa
 func (d *delivery) repair(ctx context.Context, bad []forge.Check) error {
 	d.rounds++
 	d.note("repair %d of %d: checks %s of pull request %s fail", d.rounds, d.cap, forge.CheckNames(bad), d.pr.URL)
-	data := templates.RepairData{}
+	data := prompts.RepairData{}
 	for _, c := range bad {
 		data.Checks = append(data.Checks, d.failingCheck(ctx, c))
 	}
@@ -473,7 +473,7 @@ func (d *delivery) rebase(ctx context.Context) error {
 			}
 			d.rounds++
 			d.note("repair %d of %d: the rebase onto origin/%s stopped on conflicts in %s", d.rounds, d.cap, d.base, quoteAll(conflicts))
-			msg, serr := d.session(ctx, templates.RepairData{Conflicts: conflicts})
+			msg, serr := d.session(ctx, prompts.RepairData{Conflicts: conflicts})
 			if serr != nil {
 				d.abortRebase(ctx)
 				return serr
@@ -576,7 +576,7 @@ func (d *delivery) commitLeft(ctx context.Context, subject string) error {
 // conflicts; the rest is filled in here) on the plan's repair harness, in
 // the step's worktree, and returns the first line of its final message.
 // Each session has its own trace, traces/STEP.repair-N.jsonl.
-func (d *delivery) session(ctx context.Context, data templates.RepairData) (string, error) {
+func (d *delivery) session(ctx context.Context, data prompts.RepairData) (string, error) {
 	fail := func(err error) (string, error) {
 		return "", fmt.Errorf("repair session %d: %w", d.rounds, err)
 	}
@@ -600,7 +600,7 @@ func (d *delivery) session(ctx context.Context, data templates.RepairData) (stri
 	sc.TraceFile = filepath.Join(d.sc.RunDir, record.TracesDir, fmt.Sprintf("%s.repair-%d.jsonl", d.sc.Step.Name, d.rounds))
 	res := d.r.Session(ctx, &sc, a, func(skillPath string) (string, error) {
 		data.SkillPath = skillPath
-		return templates.RepairPrompt(data)
+		return prompts.RepairPrompt(data)
 	})
 	if res.Trace != "" {
 		d.trace = res.Trace

@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/skills"
+	"github.com/cairn-dev/cairn/step/prompts"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -483,7 +484,7 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 		bin += p.Text
 	}
 
-	data := templates.SessionData{
+	data := prompts.SessionData{
 		Process:      c.plan.Process,
 		Step:         st.Name,
 		Prompt:       a.Prompt,

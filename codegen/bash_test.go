@@ -10,6 +10,7 @@ import (
 
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/step/prompts"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -81,7 +82,7 @@ func TestCustomHarnessThatChangesValues(t *testing.T) {
 }
 
 // TestSessionPromptComposes checks that the prompt the script composes from
-// its parts is the prompt templates.SessionPrompt renders, for no to five
+// its parts is the prompt prompts.SessionPrompt renders, for no to five
 // earlier results, with and without a directive and a skill.
 func TestSessionPromptComposes(t *testing.T) {
 	vals := map[string]string{varWorktree: "/w/t", varResult: "/r/ask.md", varSkill: "/w/t/.cairn/skills/s/SKILL.md", varDirective: "Be brief.", varDate: "2026-01-02"}
@@ -98,7 +99,7 @@ func TestSessionPromptComposes(t *testing.T) {
 	}
 	for _, skill := range []bool{false, true} {
 		for _, dir := range []bool{false, true} {
-			d := templates.SessionData{Process: "p", Step: "ask", Prompt: "Do it.", WorktreeKind: ir.Throwaway}
+			d := prompts.SessionData{Process: "p", Step: "ask", Prompt: "Do it.", WorktreeKind: ir.Throwaway}
 			if skill {
 				d.Skill = "s"
 			}
@@ -122,7 +123,7 @@ func TestSessionPromptComposes(t *testing.T) {
 				for i := range n {
 					step := "s" + string(rune('a'+i))
 					path := "/run/results/" + step + ".md"
-					want.Earlier = append(want.Earlier, templates.EarlierResult{Step: step, Path: path})
+					want.Earlier = append(want.Earlier, prompts.EarlierResult{Step: step, Path: path})
 					if i > 0 {
 						got += expand(w.Join)
 					}
@@ -131,7 +132,7 @@ func TestSessionPromptComposes(t *testing.T) {
 				if n > 0 {
 					got += expand(w.Tail)
 				}
-				wantText, err := templates.SessionPrompt(want)
+				wantText, err := prompts.SessionPrompt(want)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/step/prompts"
 	"github.com/cairn-dev/cairn/templates"
 )
 
@@ -227,22 +228,22 @@ type promptWords struct {
 
 // earlierSlots are the slots of the earlier results a prompt is rendered
 // with: their steps' names and their result files' paths.
-func earlierSlots(n int) []templates.EarlierResult {
-	out := make([]templates.EarlierResult, n)
+func earlierSlots(n int) []prompts.EarlierResult {
+	out := make([]prompts.EarlierResult, n)
 	for i := range out {
-		out[i] = templates.EarlierResult{Step: fmt.Sprintf("\x00S%d\x00", i), Path: fmt.Sprintf("\x00P%d\x00", i)}
+		out[i] = prompts.EarlierResult{Step: fmt.Sprintf("\x00S%d\x00", i), Path: fmt.Sprintf("\x00P%d\x00", i)}
 	}
 	return out
 }
 
-// sessionPrompt renders a session's prompt through templates.SessionPrompt
+// sessionPrompt renders a session's prompt through prompts.SessionPrompt
 // (as `cairn run` does) for the script to compose at run time: with the
 // worktree, the skill file, the result file, the directive and the date as
 // slots, and
 // with no, one, two and three earlier results, from which the list's parts
 // are taken. It fails when the renderings do not compose (the template
 // lists the earlier results in a form the script cannot rebuild).
-func sessionPrompt(d templates.SessionData, withSkill, withDirective bool) (promptWords, error) {
+func sessionPrompt(d prompts.SessionData, withSkill, withDirective bool) (promptWords, error) {
 	s := newSlots("v", varWorktree, varResult, varSkill, varDirective, varDate)
 	d.WorktreePath = s.marker(varWorktree)
 	d.ResultFile = s.marker(varResult)
@@ -260,7 +261,7 @@ func sessionPrompt(d templates.SessionData, withSkill, withDirective bool) (prom
 		if n == 0 {
 			d.Earlier = nil
 		}
-		return templates.SessionPrompt(d)
+		return prompts.SessionPrompt(d)
 	}
 	var r [4]string
 	for n := range r {

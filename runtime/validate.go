@@ -15,6 +15,7 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/step"
+	"github.com/cairn-dev/cairn/step/prompts"
 	"github.com/cairn-dev/cairn/stubs"
 	"github.com/cairn-dev/cairn/templates"
 	"github.com/cairn-dev/cairn/worktree"
@@ -270,7 +271,7 @@ func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateR
 		return judgement{broken: fmt.Sprintf("write the step's result for it: %v", err)}
 	}
 	shown, resultCut := text.Head(result, maxJudgedResult)
-	prompt, err := templates.JudgePrompt(templates.JudgeData{
+	prompt, err := prompts.JudgePrompt(prompts.JudgeData{
 		Process:      sc.Process(),
 		Step:         name,
 		WorktreePath: sc.Worktree,
@@ -498,7 +499,7 @@ func (r *run) review(ctx context.Context, sc *step.Context, wt worktree.Worktree
 		return fmt.Sprintf("validate: review retry %d: unknown harness %q", retry, a.Harness.Value)
 	}
 	v := sc.Step.Validate
-	d := templates.ReviewData{
+	d := prompts.ReviewData{
 		Process:   sc.Process(),
 		Step:      sc.Step.Name,
 		Retry:     retry,
@@ -526,7 +527,7 @@ func (r *run) review(ctx context.Context, sc *step.Context, wt worktree.Worktree
 			return fmt.Sprintf("validate: review retry %d: %v", retry, err)
 		}
 	}
-	prompt, err := templates.ReviewPrompt(d)
+	prompt, err := prompts.ReviewPrompt(d)
 	if err != nil {
 		return fmt.Sprintf("validate: review retry %d: %v", retry, err)
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/lookpath"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/step/prompts"
 )
 
 // RunSession runs a session action (docs/design.md §7.1, §8): it renders the session
@@ -40,7 +40,7 @@ func RunSession(ctx context.Context, sc *Context, a *ir.PlanAction, h *harness.H
 // SessionPrompt is the prompt of a's session in the step, which reads the
 // skill at skillPath.
 func SessionPrompt(sc *Context, a *ir.PlanAction, skillPath string) (string, error) {
-	return templates.SessionPrompt(sessionData(sc, a, skillPath))
+	return prompts.SessionPrompt(sessionData(sc, a, skillPath))
 }
 
 // Invocation is a session of a with prompt: a's resolved model,
@@ -223,8 +223,8 @@ func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness
 }
 
 // sessionData is what the prompt of a's session is rendered from.
-func sessionData(sc *Context, a *ir.PlanAction, skillPath string) templates.SessionData {
-	d := templates.SessionData{
+func sessionData(sc *Context, a *ir.PlanAction, skillPath string) prompts.SessionData {
+	d := prompts.SessionData{
 		Process:      sc.Process(),
 		Step:         stepName(sc),
 		Date:         sc.date(),
@@ -241,7 +241,7 @@ func sessionData(sc *Context, a *ir.PlanAction, skillPath string) templates.Sess
 	}
 	d.IssueFile = sc.IssueFile()
 	for _, e := range sc.Earlier {
-		d.Earlier = append(d.Earlier, templates.EarlierResult{Step: e.Step, Path: e.Path})
+		d.Earlier = append(d.Earlier, prompts.EarlierResult{Step: e.Step, Path: e.Path})
 	}
 	return d
 }

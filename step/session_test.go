@@ -16,7 +16,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/internal/testwait"
 	"github.com/cairn-dev/cairn/ir"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/step/prompts"
 )
 
 // fakesDir holds the fake agent CLIs of cmd/cairn's end-to-end tests.
@@ -149,7 +149,7 @@ func TestRunSessionFakes(t *testing.T) {
 			if r.Result != strings.TrimSpace(answer) {
 				t.Errorf("Result = %q; want %q", r.Result, answer)
 			}
-			want, err := templates.SessionPrompt(sessionData(f.sc, a, skill))
+			want, err := prompts.SessionPrompt(sessionData(f.sc, a, skill))
 			if err != nil {
 				t.Fatal(err)
 			}

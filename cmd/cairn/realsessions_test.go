@@ -672,7 +672,7 @@ func realJudge(t *testing.T, cli realCLI, bin, home string) {
 }
 
 // judgeVerdictForm is the verdict a judge's prompt asks for, as it asks for
-// it (templates/judge.md.tmpl): its quotes must reach the model as written,
+// it (step/prompts/judge.md.tmpl): its quotes must reach the model as written,
 // not as \" (opencode's argv).
 const judgeVerdictForm = `{"verdict": "pass", "reasoning": "Which criteria hold and which do not, with file:line."}`
 

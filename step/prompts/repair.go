@@ -1,4 +1,4 @@
-package templates
+package prompts
 
 import (
 	_ "embed"

@@ -1,4 +1,4 @@
-package templates
+package prompts
 
 import (
 	"fmt"
@@ -48,8 +48,8 @@ var exampleSkillSession = SessionData{
 func promptsMarkdown() (string, error) {
 	var b strings.Builder
 	b.WriteString("# What cairn says to agents\n\n")
-	b.WriteString("<!-- Generated from templates/*.md.tmpl by TestPromptsDoc; `UPDATE_GOLDEN=1 go test ./templates` rewrites it. -->\n\n")
-	b.WriteString("cairn starts every session step's agent with a prompt rendered from `templates/session.md.tmpl`.\n")
+	b.WriteString("<!-- Generated from step/prompts/*.md.tmpl by TestPromptsDoc; `UPDATE_GOLDEN=1 go test ./step/prompts` rewrites it. -->\n\n")
+	b.WriteString("cairn starts every session step's agent with a prompt rendered from `step/prompts/session.md.tmpl`.\n")
 	b.WriteString("The agent's final message becomes the step's result. Below, the prompt as rendered for examples.\n")
 	for _, ex := range []struct {
 		title, about string
@@ -150,13 +150,13 @@ func judgeAndReviewMarkdown(b *strings.Builder) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintf(b, "\n## A judge\n\nA validate phase's `instructions` are judged by a session of the default harness, from `templates/judge.md.tmpl`, in the step's worktree. Here the `fix` step of a `fix-issue` process committed a fix and left a new test uncommitted. cairn reads the verdict from the end of the judge's final message.\n\n````markdown\n%s````\n", judge)
+	fmt.Fprintf(b, "\n## A judge\n\nA validate phase's `instructions` are judged by a session of the default harness, from `step/prompts/judge.md.tmpl`, in the step's worktree. Here the `fix` step of a `fix-issue` process committed a fix and left a new test uncommitted. cairn reads the verdict from the end of the judge's final message.\n\n````markdown\n%s````\n", judge)
 
 	review, err := ReviewPrompt(exampleReview)
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintf(b, "\n## A review retry, resuming the agent's session\n\nWith `severity = \"review\"`, a failed validation sends the step's agent back to work with a prompt from `templates/review.md.tmpl`. Here the judge above failed the `fix` step, whose claude session is resumed.\n\n````markdown\n%s````\n", review)
+	fmt.Fprintf(b, "\n## A review retry, resuming the agent's session\n\nWith `severity = \"review\"`, a failed validation sends the step's agent back to work with a prompt from `step/prompts/review.md.tmpl`. Here the judge above failed the `fix` step, whose claude session is resumed.\n\n````markdown\n%s````\n", review)
 
 	original, err := SessionPrompt(exampleSkillSession)
 	if err != nil {

@@ -1,4 +1,7 @@
-package templates
+// Package prompts renders what cairn says to agents: the prompts of session
+// steps, judges, reviews and repair sessions, from embedded text/template
+// files, for `cairn run` and the compiled scripts alike.
+package prompts
 
 import (
 	"embed"

@@ -1,4 +1,4 @@
-package templates
+package prompts
 
 import (
 	"fmt"
@@ -56,7 +56,7 @@ func repairMarkdown(b *strings.Builder) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintf(b, "\n## A repair session for failing checks\n\nA `delivery` step's repair loop starts a session of the built-in `cairn-repair` skill, from `templates/repair.md.tmpl`, for each failing round of the pull request's checks, up to the effective repair cap. Here the second round of the `deliver` step of a `fix-issue` process, whose test check fails.\n\n````markdown\n%s````\n", checks)
+	fmt.Fprintf(b, "\n## A repair session for failing checks\n\nA `delivery` step's repair loop starts a session of the built-in `cairn-repair` skill, from `step/prompts/repair.md.tmpl`, for each failing round of the pull request's checks, up to the effective repair cap. Here the second round of the `deliver` step of a `fix-issue` process, whose test check fails.\n\n````markdown\n%s````\n", checks)
 	rebase, err := RepairPrompt(exampleRebase)
 	if err != nil {
 		return "", err

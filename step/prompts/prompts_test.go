@@ -1,4 +1,4 @@
-package templates
+package prompts
 
 import (
 	"os"
@@ -8,7 +8,7 @@ import (
 )
 
 // promptsDoc is the page generated from the prompt templates.
-var promptsDoc = filepath.Join("..", "docs", "prompts.md")
+var promptsDoc = filepath.Join("..", "..", "docs", "prompts.md")
 
 // TestPromptsDoc fails when docs/prompts.md drifts from the templates;
 // UPDATE_GOLDEN=1 rewrites it.
@@ -25,10 +25,10 @@ func TestPromptsDoc(t *testing.T) {
 	}
 	want, err := os.ReadFile(promptsDoc)
 	if err != nil {
-		t.Fatalf("%v (UPDATE_GOLDEN=1 go test ./templates writes it)", err)
+		t.Fatalf("%v (UPDATE_GOLDEN=1 go test ./step/prompts writes it)", err)
 	}
 	if got != string(want) {
-		t.Errorf("%s differs from the templates (UPDATE_GOLDEN=1 go test ./templates rewrites it)\n--- got\n%s", promptsDoc, got)
+		t.Errorf("%s differs from the templates (UPDATE_GOLDEN=1 go test ./step/prompts rewrites it)\n--- got\n%s", promptsDoc, got)
 	}
 }
 
