@@ -14,7 +14,7 @@ import (
 
 	"github.com/cairn-dev/cairn/bench/corpus"
 	"github.com/cairn-dev/cairn/load"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/views"
 )
 
 // setup writes n process files of corpus k of steps command steps into a
@@ -51,7 +51,7 @@ func commit(b testing.TB, dir string) {
 // pipeline checks files as `cairn check --no-preflight --format json` does
 // in dir (load's pipeline, GOMAXPROCS files at a time), then renders the JSON
 // report.
-func pipeline(b testing.TB, dir string, files []string, w io.Writer) *templates.Report {
+func pipeline(b testing.TB, dir string, files []string, w io.Writer) *views.Report {
 	r := load.Open(context.Background(), dir, load.Options{NoPreflight: true, Env: os.Environ()}).Check(context.Background(), files, "")
 	if r.Failed() || len(r.Plans) != len(files) {
 		b.Fatalf("cairn refused the corpus: %d plans of %d files, %d diagnostics", len(r.Plans), len(files), len(r.Diagnostics))

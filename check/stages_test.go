@@ -11,7 +11,7 @@ import (
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/parse"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/views"
 )
 
 // BenchmarkStages times each stage `cairn check --no-preflight --format json`
@@ -63,7 +63,7 @@ func BenchmarkStages(b *testing.B) {
 		}
 		env := newEnv()
 		resolutions := make([]*Resolution, files)
-		report := &templates.Report{Sources: map[string][]byte{}}
+		report := &views.Report{Sources: map[string][]byte{}}
 		for i, p := range procs {
 			resolutions[i] = Resolve(context.Background(), p, env)
 			report.Plans = append(report.Plans, BuildPlan(context.Background(), p, resolutions[i], env))
@@ -112,7 +112,7 @@ func BenchmarkStages(b *testing.B) {
 			}
 		})
 		stage("render-text", func() {
-			if err := report.WriteText(io.Discard, templates.Style{}); err != nil {
+			if err := report.WriteText(io.Discard, views.Style{}); err != nil {
 				b.Fatal(err)
 			}
 		})

@@ -19,6 +19,7 @@ import (
 	"github.com/cairn-dev/cairn/skills"
 	"github.com/cairn-dev/cairn/step/prompts"
 	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/views"
 )
 
 // Inputs are what Bash needs besides the plan: the process file as parsed
@@ -398,7 +399,7 @@ func (c *compiler) step(st *ir.PlanStep, index int, earlier []string) *scriptSte
 		Name:        st.Name,
 		Worktree:    st.Worktree,
 		Optional:    st.Optional,
-		Detail:      templates.DescribeStep(st),
+		Detail:      views.DescribeStep(st),
 		TimeoutText: st.Timeout,
 		Earlier:     slices.Clone(earlier),
 	}

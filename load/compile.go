@@ -8,7 +8,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/views"
 )
 
 // Compilable is a process `cairn compile` may render: its plan, checked as
@@ -31,7 +31,7 @@ type Compilable struct {
 // are the command line's settings the script bakes in (--access); env is
 // cairn's environment. Outside a git repository it fails with the reason,
 // and checks nothing.
-func PrepareCompile(ctx context.Context, dir, target string, flags check.Flags, env []string) (*Compilable, *templates.Report, error) {
+func PrepareCompile(ctx context.Context, dir, target string, flags check.Flags, env []string) (*Compilable, *views.Report, error) {
 	// As a run does, compiling asks git itself: the script it writes
 	// records the repository's root.
 	repo, err := git.Discover(ctx, git.New(env), workdir.Path(dir, "."))

@@ -12,14 +12,14 @@ import (
 	"github.com/cairn-dev/cairn/internal/textedit"
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/views"
 )
 
 // FixAndCheck applies the fixes of r, ws.Check's report of targets and
 // issue, to their files (see Fix) and, when it changed any, checks the
 // targets again in a workspace opened anew, whose report it returns with
 // what it did.
-func (ws *Workspace) FixAndCheck(ctx context.Context, r *templates.Report, targets []string, issue string) (*templates.Report, *templates.Fixed) {
+func (ws *Workspace) FixAndCheck(ctx context.Context, r *views.Report, targets []string, issue string) (*views.Report, *views.Fixed) {
 	fixed := ws.Fix(r)
 	if fixed.Files > 0 {
 		r = open(ws.dir, ws.opts, ws.Env.Repo).Check(ctx, targets, issue)
@@ -42,10 +42,10 @@ func (ws *Workspace) FixAndCheck(ctx context.Context, r *templates.Report, targe
 // writes only files inside the repository (as named, and through their
 // symbolic links, whose target it writes), each whole or not at all, and
 // only while it holds the text that was checked.
-func (ws *Workspace) Fix(r *templates.Report) *templates.Fixed {
+func (ws *Workspace) Fix(r *views.Report) *views.Fixed {
 	type file struct {
 		edits   []ir.Edit
-		applied []templates.Applied
+		applied []views.Applied
 	}
 	files := map[string]*file{}
 	var order []string
@@ -68,17 +68,17 @@ func (ws *Workspace) Fix(r *templates.Report) *templates.Fixed {
 		case applied(f.edits, fix.Edits):
 			// The fix of another finding made these edits already (a
 			// group renamed in each of its steps).
-			f.applied = append(f.applied, templates.Applied{Diagnostic: d, Fix: fix})
+			f.applied = append(f.applied, views.Applied{Diagnostic: d, Fix: fix})
 		case !overlaps(f.edits, fix.Edits):
 			f.edits = append(f.edits, fix.Edits...)
-			f.applied = append(f.applied, templates.Applied{Diagnostic: d, Fix: fix})
+			f.applied = append(f.applied, views.Applied{Diagnostic: d, Fix: fix})
 		}
 	}
-	out := &templates.Fixed{}
+	out := &views.Fixed{}
 	for _, name := range order {
 		f := files[name]
 		if err := ws.rewrite(name, r.Sources[name], f.edits); err != nil {
-			out.NotFixed = append(out.NotFixed, templates.NotFixed{File: name, Reason: err.Error()})
+			out.NotFixed = append(out.NotFixed, views.NotFixed{File: name, Reason: err.Error()})
 			continue
 		}
 		out.Applied = append(out.Applied, f.applied...)

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/ir"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/views"
 )
 
 // repoSetup is setup in a git repository.
@@ -36,7 +36,7 @@ func TestFixChoice(t *testing.T) {
 	const text = "abcdefgh"
 	dir := repoSetup(t, map[string]string{"f": text})
 	ws := Open(t.Context(), dir, Options{NoPreflight: true, Lint: true, Env: os.Environ()})
-	r := &templates.Report{
+	r := &views.Report{
 		Sources: map[string][]byte{"f": []byte(text)},
 		Diagnostics: []ir.Diagnostic{
 			change("f", 0, 2, "AB"),

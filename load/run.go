@@ -10,7 +10,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/parse"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/views"
 )
 
 // Runnable is a process `cairn run` may carry out: its plan, checked exactly
@@ -35,7 +35,7 @@ var ErrRefused = errors.New("refused")
 // when the process is refused, or its warnings), and the runnable process,
 // nil with ErrRefused when the check refused it. Outside a git repository
 // it fails with the reason, and checks nothing.
-func PrepareRun(ctx context.Context, dir, target, issue string, o Options) (*Runnable, *templates.Report, error) {
+func PrepareRun(ctx context.Context, dir, target, issue string, o Options) (*Runnable, *views.Report, error) {
 	// A run asks git itself where the repository is and what its base
 	// branch is: its worktrees, records and locks stand on the answer,
 	// and it runs git anyway.

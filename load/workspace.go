@@ -22,7 +22,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/parse"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/views"
 )
 
 // Options are the command line's say in checking.
@@ -107,8 +107,8 @@ func open(dir string, o Options, repo *git.Repo) *Workspace {
 // Check checks the processes targets name (every process List finds when
 // there are none) with issue (none when empty), and returns the report.
 // Cancelling ctx cancels the harnesses' preflight.
-func (ws *Workspace) Check(ctx context.Context, targets []string, issue string) *templates.Report {
-	r := &templates.Report{
+func (ws *Workspace) Check(ctx context.Context, targets []string, issue string) *views.Report {
+	r := &views.Report{
 		Sources: maps.Clone(ws.Sources),
 		NoRepo:  ws.NoRepo,
 		Plans:   []*ir.Plan{},
@@ -317,14 +317,14 @@ func readError(file string, err error) string {
 
 // List finds every process (check.List) and parses each for its
 // description; a file that does not parse is listed with its first refusal.
-func (ws *Workspace) List() *templates.Listing {
+func (ws *Workspace) List() *views.Listing {
 	found, diags := check.List(ws.Env)
-	l := &templates.Listing{
+	l := &views.Listing{
 		Diagnostics: unique(slices.Concat(ws.Diagnostics, diags)),
 		Searched:    check.ProcessDirs(ws.Env),
 	}
 	for _, f := range found {
-		item := templates.Listed{Name: f.Name, File: f.File, Format: f.Format}
+		item := views.Listed{Name: f.Name, File: f.File, Format: f.Format}
 		_, p, ds := ws.read(f.File)
 		ir.SortDiagnostics(ds)
 		for _, d := range ds {

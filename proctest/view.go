@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/ir"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/views"
 )
 
 // Report is the cases of one `cairn test`, in the order they ran.
@@ -42,7 +42,7 @@ func (r *Report) Summary() string {
 // DURATION", or "FAIL …" and under it each failure as a diagnostic,
 // "FILE:LINE:COL: error: MESSAGE [expect.steps]", with the line it points
 // at.
-func WriteCase(w io.Writer, c *Case, st templates.Style) error {
+func WriteCase(w io.Writer, c *Case, st views.Style) error {
 	word := "ok  "
 	if c.Status == Failed {
 		word = "FAIL"
@@ -55,7 +55,7 @@ func WriteCase(w io.Writer, c *Case, st templates.Style) error {
 		return err
 	}
 	for _, f := range c.Failures {
-		if err := templates.WriteDiagnostic(w, f.Diagnostic, c.Sources, st); err != nil {
+		if err := views.WriteDiagnostic(w, f.Diagnostic, c.Sources, st); err != nil {
 			return err
 		}
 	}

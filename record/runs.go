@@ -18,7 +18,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/views"
 )
 
 // RunsDir is the folder of run folders in home ($CAIRN_HOME/runs).
@@ -295,12 +295,12 @@ type StatusOptions struct {
 // is empty), newest first, and the refused and skipped runs of the activity
 // log. A
 // record that cannot be read is listed when every repository's runs are.
-func StatusList(home string, o StatusOptions) (*templates.RunList, error) {
+func StatusList(home string, o StatusOptions) (*views.RunList, error) {
 	runs, err := ListRuns(home, o.More...)
 	if err != nil {
 		return nil, err
 	}
-	l := &templates.RunList{Now: o.Now}
+	l := &views.RunList{Now: o.Now}
 	if o.Repo != "" {
 		l.Scope = "of this repository"
 	}
@@ -308,7 +308,7 @@ func StatusList(home string, o StatusOptions) (*templates.RunList, error) {
 	for _, r := range runs {
 		if r.Record == nil {
 			if o.Repo == "" {
-				l.Runs = append(l.Runs, templates.RunLine{Name: r.Name, Dir: r.Dir, Status: "unreadable", Error: r.Err.Error()})
+				l.Runs = append(l.Runs, views.RunLine{Name: r.Name, Dir: r.Dir, Status: "unreadable", Error: r.Err.Error()})
 			}
 			continue
 		}
@@ -336,18 +336,18 @@ func StatusList(home string, o StatusOptions) (*templates.RunList, error) {
 }
 
 // activityLines are runs of the activity log as `cairn status` lists them.
-func activityLines(runs []ActivityRun) []templates.ActivityLine {
-	var out []templates.ActivityLine
+func activityLines(runs []ActivityRun) []views.ActivityLine {
+	var out []views.ActivityLine
 	for _, r := range runs {
-		out = append(out, templates.ActivityLine{Time: r.Time, Process: r.Process, Reason: r.Reason})
+		out = append(out, views.ActivityLine{Time: r.Time, Process: r.Process, Reason: r.Reason})
 	}
 	return out
 }
 
 // RunLineOf is a run's line in `cairn status`: its steps counted by
 // outcome, and why it failed (FailureOf).
-func RunLineOf(name, dir string, rec *Record) templates.RunLine {
-	line := templates.RunLine{
+func RunLineOf(name, dir string, rec *Record) views.RunLine {
+	line := views.RunLine{
 		Name:    name,
 		Process: rec.Process,
 		Status:  string(rec.Status),
@@ -382,14 +382,14 @@ func RunLineOf(name, dir string, rec *Record) templates.RunLine {
 // optional (an optional step's failure fails no run), else the run's own
 // cause, recorded when it was refused before its first step; nil when
 // neither says anything.
-func FailureOf(rec *Record) *templates.RunFailure {
+func FailureOf(rec *Record) *views.RunFailure {
 	for i := range rec.Steps {
 		if s := &rec.Steps[i]; s.Outcome == Failed && !s.Optional {
-			return &templates.RunFailure{Step: s.Name, Cause: s.Cause, Output: lastOutput(s)}
+			return &views.RunFailure{Step: s.Name, Cause: s.Cause, Output: lastOutput(s)}
 		}
 	}
 	if rec.Cause != "" {
-		return &templates.RunFailure{Cause: rec.Cause}
+		return &views.RunFailure{Cause: rec.Cause}
 	}
 	return nil
 }
@@ -422,13 +422,13 @@ func FailedLine(steps []StepRecord) string {
 	if f == nil {
 		return ""
 	}
-	return "cairn: failed at step " + templates.FailureText(f)
+	return "cairn: failed at step " + views.FailureText(f)
 }
 
 // Show gathers what `cairn show` shows of the run folder dir: its record,
 // and each step's line of the run's log (built from the record for a step
 // the log has no line of) with the absolute paths of its result and trace.
-func Show(dir string) (*templates.RunShow, error) {
+func Show(dir string) (*views.RunShow, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -441,7 +441,7 @@ func Show(dir string) (*templates.RunShow, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &templates.RunShow{
+	s := &views.RunShow{
 		Name:      filepath.Base(dir),
 		Dir:       dir,
 		Process:   rec.Process,
@@ -470,7 +470,7 @@ func Show(dir string) (*templates.RunShow, error) {
 		if !ok || !step.Ended() {
 			line = StepLogLine(step).String()
 		}
-		s.Steps = append(s.Steps, templates.ShownStep{
+		s.Steps = append(s.Steps, views.ShownStep{
 			Line:   line,
 			Result: InRunFolder(dir, step.Result),
 			Trace:  InRunFolder(dir, step.Trace),
@@ -481,7 +481,7 @@ func Show(dir string) (*templates.RunShow, error) {
 			last.Children = append(last.Children, InRunFolder(dir, c))
 		}
 		if !step.Usage.IsZero() {
-			s.Usage = append(s.Usage, templates.ShownUsage{Step: step.Name, Usage: step.Usage, Judges: step.JudgeUsage})
+			s.Usage = append(s.Usage, views.ShownUsage{Step: step.Name, Usage: step.Usage, Judges: step.JudgeUsage})
 		}
 	}
 	return s, nil
@@ -542,8 +542,8 @@ func RepoRunsDir(root string) (string, error) {
 
 // ShownShell is a failed shell of a step as the progress and `cairn show`
 // show it, its files' paths made absolute in the run folder dir.
-func ShownShell(dir string, s *ShellRecord) templates.ShownShell {
-	return templates.ShownShell{
+func ShownShell(dir string, s *ShellRecord) views.ShownShell {
+	return views.ShownShell{
 		Phase:  string(s.Phase),
 		Shell:  s.Shell,
 		Round:  s.Round,
@@ -559,13 +559,13 @@ func ShownShell(dir string, s *ShellRecord) templates.ShownShell {
 // `cairn show` show it: its output's end, and its result file (of the run
 // folder dir) when that holds all of it and it is not empty. The only command of a step is
 // "command"; one of several, a card's run shells, "run shell N".
-func ShownAction(dir string, step *StepRecord, i int) templates.ShownShell {
+func ShownAction(dir string, step *StepRecord, i int) views.ShownShell {
 	a := &step.Actions[i]
 	what := "command"
 	if len(step.Actions) > 1 {
 		what = fmt.Sprintf("%s shell %d", ir.RunPhase, i+1)
 	}
-	s := templates.ShownShell{What: what, Cause: a.Cause, Lines: a.Lines, Tail: a.Tail}
+	s := views.ShownShell{What: what, Cause: a.Cause, Lines: a.Lines, Tail: a.Tail}
 	if a.Output && a.Lines > 0 {
 		s.Output = InRunFolder(dir, filepath.Join(ResultsDir, step.Name+".md"))
 	}
@@ -575,12 +575,12 @@ func ShownAction(dir string, step *StepRecord, i int) templates.ShownShell {
 // ShownShells are the shells `cairn show` shows under step, of the run
 // folder dir: those that failed in the last round of their phase, and a
 // failed command of its run phase.
-func ShownShells(dir string, step *StepRecord) []templates.ShownShell {
+func ShownShells(dir string, step *StepRecord) []views.ShownShell {
 	last := map[ir.PhaseKind]int{}
 	for _, s := range step.Shells {
 		last[s.Phase] = max(last[s.Phase], s.Round)
 	}
-	var out []templates.ShownShell
+	var out []views.ShownShell
 	for i := range step.Shells {
 		s := &step.Shells[i]
 		if s.Status == ShellFail && s.Round == last[s.Phase] {

@@ -35,7 +35,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/skills"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/views"
 )
 
 // Options are what a run needs: the plan `cairn check` made (preflight
@@ -659,7 +659,7 @@ func (r *run) start(st *ir.PlanStep, earlier []step.Earlier, shares *split) func
 	start := time.Now().UTC()
 	sr.Outcome, sr.Start = record.Running, &start
 	r.record(sr.Clone())
-	r.prog.Start(st.Name, templates.DescribeStep(st))
+	r.prog.Start(st.Name, views.DescribeStep(st))
 	if shares == nil {
 		return func(ctx context.Context) record.Outcome { return r.step(ctx, st, earlier, sr, start, r.purse) }
 	}
@@ -851,7 +851,7 @@ func (r *run) work(ctx context.Context, sc *step.Context, wt worktree.Worktree, 
 			if a.Kind == ir.Command && res.Failed {
 				sr.Actions[j].Lines, sr.Actions[j].Tail, sr.Actions[j].Output = res.Lines, res.Tail, res.OutputIsResult
 				if ctx.Err() == nil {
-					r.prog.Attach(sc.Step.Name, templates.ShellLines(record.ShownAction(sc.RunDir, sr, j)))
+					r.prog.Attach(sc.Step.Name, views.ShellLines(record.ShownAction(sc.RunDir, sr, j)))
 				}
 			}
 		}

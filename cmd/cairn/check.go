@@ -9,7 +9,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cairn-dev/cairn/load"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/views"
 )
 
 // checkCmd is `cairn check`.
@@ -33,7 +33,7 @@ const issueWord = "issue"
 // Run checks the targets and prints the report in the chosen format.
 func (c *checkCmd) Run(a *app) error {
 	if c.Rules {
-		return templates.WriteRules(a.stdout, load.Rules())
+		return views.WriteRules(a.stdout, load.Rules())
 	}
 	targets, issue, err := c.splitIssue()
 	if err != nil {
@@ -48,9 +48,9 @@ func (c *checkCmd) Run(a *app) error {
 	defer stop()
 	r := ws.Check(ctx, targets, issue)
 	if c.Fix && ctx.Err() == nil {
-		var fixed *templates.Fixed
+		var fixed *views.Fixed
 		r, fixed = ws.FixAndCheck(ctx, r, targets, issue)
-		if err := fixed.WriteText(a.stderr, templates.Style{Color: colorOn(a.env, a.stderr)}); err != nil {
+		if err := fixed.WriteText(a.stderr, views.Style{Color: colorOn(a.env, a.stderr)}); err != nil {
 			return err
 		}
 	}
@@ -66,11 +66,11 @@ func (c *checkCmd) Run(a *app) error {
 	case "json":
 		err = r.WriteJSON(a.stdout, terminal(a.stdout))
 	case "sarif":
-		err = r.WriteSARIF(a.stdout, templates.Tool{Version: version(), Rules: load.Rules()}, terminal(a.stdout))
+		err = r.WriteSARIF(a.stdout, views.Tool{Version: version(), Rules: load.Rules()}, terminal(a.stdout))
 	case "github":
 		err = r.WriteGitHub(a.stdout)
 	default:
-		err = r.WriteText(a.stdout, templates.Style{Color: colorOn(a.env, a.stdout)})
+		err = r.WriteText(a.stdout, views.Style{Color: colorOn(a.env, a.stdout)})
 		if err == nil {
 			_, err = io.WriteString(a.stderr, r.Summary()+"\n")
 		}

@@ -15,7 +15,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/load"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/views"
 )
 
 // compileCmd is `cairn compile`.
@@ -53,10 +53,10 @@ func (c *compileCmd) Run(a *app) error {
 		jobs = *c.Jobs
 	}
 	cp, report, err := load.PrepareCompile(a.ctx, a.dir, c.Target, check.Flags{Access: orEmpty(c.Access)}, a.env)
-	style := templates.Style{Color: colorOn(a.env, a.stderr)}
+	style := views.Style{Color: colorOn(a.env, a.stderr)}
 	show := func(ds []ir.Diagnostic) error {
 		for _, d := range ds {
-			if err := templates.WriteDiagnostic(a.stderr, d, report.Sources, style); err != nil {
+			if err := views.WriteDiagnostic(a.stderr, d, report.Sources, style); err != nil {
 				return err
 			}
 		}

@@ -2,7 +2,7 @@ package main
 
 import (
 	"github.com/cairn-dev/cairn/load"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/views"
 )
 
 // listCmd is `cairn list`.
@@ -18,7 +18,7 @@ func (c *listCmd) Run(a *app) error {
 	if c.JSON {
 		err = l.WriteJSON(a.stdout, terminal(a.stdout))
 	} else {
-		err = l.WriteText(a.stdout, a.stderr, templates.Style{Color: colorOn(a.env, a.stderr)})
+		err = l.WriteText(a.stdout, a.stderr, views.Style{Color: colorOn(a.env, a.stderr)})
 	}
 	if err != nil {
 		return err

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/load"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/views"
 )
 
 // rulesDoc is the rules page generated from check.Rules().
@@ -15,7 +15,7 @@ var rulesDoc = filepath.Join("..", "..", "docs", "rules.md")
 // TestRulesDoc fails when docs/rules.md drifts from the rule registry;
 // UPDATE_GOLDEN=1 rewrites it.
 func TestRulesDoc(t *testing.T) {
-	compareGolden(t, rulesDoc, []byte(templates.RulesMarkdown(load.Rules())))
+	compareGolden(t, rulesDoc, []byte(views.RulesMarkdown(load.Rules())))
 }
 
 // TestRulesListed checks that `cairn check --rules` prints every rule, each

@@ -17,7 +17,7 @@ import (
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/runtime"
 	"github.com/cairn-dev/cairn/stubs"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/views"
 )
 
 // runCmd is `cairn run`.
@@ -130,7 +130,7 @@ func prepareChild(ctx context.Context, a *app, flags check.Flags) func(process, 
 		rn, report, err := load.PrepareRun(ctx, a.dir, process, issue, load.Options{Flags: flags, Env: a.env})
 		if report != nil {
 			for _, d := range report.Diagnostics {
-				if err := templates.WriteDiagnostic(w, d, report.Sources, templates.Style{}); err != nil {
+				if err := views.WriteDiagnostic(w, d, report.Sources, views.Style{}); err != nil {
 					return nil, nil, err
 				}
 			}
@@ -155,9 +155,9 @@ func prepare(ctx context.Context, a *app, target, issue string, o load.Options, 
 		return nil, interrupted(a)
 	}
 	if report != nil {
-		style := templates.Style{Color: colorOn(a.env, a.stderr)}
+		style := views.Style{Color: colorOn(a.env, a.stderr)}
 		for _, d := range report.Diagnostics {
-			if err := templates.WriteDiagnostic(a.stderr, d, report.Sources, style); err != nil {
+			if err := views.WriteDiagnostic(a.stderr, d, report.Sources, style); err != nil {
 				return nil, err
 			}
 		}

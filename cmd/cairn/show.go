@@ -5,7 +5,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/record"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/views"
 )
 
 // showCmd is `cairn show`.
@@ -28,7 +28,7 @@ func (c *showCmd) Run(a *app) error {
 	if c.JSON {
 		return s.WriteJSON(a.stdout, terminal(a.stdout))
 	}
-	return s.WriteText(a.stdout, templates.Style{Color: colorOn(a.env, a.stdout), Terminal: terminal(a.stdout)})
+	return s.WriteText(a.stdout, views.Style{Color: colorOn(a.env, a.stdout), Terminal: terminal(a.stdout)})
 }
 
 // findRun is the run folder arg names (docs/design.md §7.5), a path taken relative to the

@@ -7,7 +7,7 @@ import (
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/runtime"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/views"
 )
 
 // statusCmd is `cairn status`.
@@ -49,7 +49,7 @@ func (c *statusCmd) Run(a *app) error {
 	if c.JSON {
 		return l.WriteJSON(a.stdout, terminal(a.stdout))
 	}
-	return l.WriteText(a.stdout, templates.Style{Color: colorOn(a.env, a.stdout), Terminal: terminal(a.stdout)})
+	return l.WriteText(a.stdout, views.Style{Color: colorOn(a.env, a.stdout), Terminal: terminal(a.stdout)})
 }
 
 // endOrphans ends what the crashed run name, in dir, left running

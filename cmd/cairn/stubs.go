@@ -10,7 +10,7 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/load"
 	"github.com/cairn-dev/cairn/stubs"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/views"
 )
 
 // stubsCmd is `cairn stubs`.
@@ -25,9 +25,9 @@ type stubsCmd struct {
 func (c *stubsCmd) Run(a *app) error {
 	ws := load.Open(a.ctx, a.dir, load.Options{NoPreflight: true, Env: a.env})
 	r := ws.Check(a.ctx, []string{c.Target}, "")
-	style := templates.Style{Color: colorOn(a.env, a.stderr)}
+	style := views.Style{Color: colorOn(a.env, a.stderr)}
 	for _, d := range r.Diagnostics {
-		if err := templates.WriteDiagnostic(a.stderr, d, r.Sources, style); err != nil {
+		if err := views.WriteDiagnostic(a.stderr, d, r.Sources, style); err != nil {
 			return err
 		}
 	}
@@ -55,10 +55,10 @@ func readStubs(a *app, name, path string, plan *ir.Plan, repo, what string) (*st
 	diags = append(diags, stubs.Check(s, plan)...)
 	diags = append(diags, s.ReadResults(repo)...)
 	ir.SortDiagnostics(diags)
-	style := templates.Style{Color: colorOn(a.env, w)}
+	style := views.Style{Color: colorOn(a.env, w)}
 	sources := map[string][]byte{s.File: s.Src}
 	for _, d := range diags {
-		if err := templates.WriteDiagnostic(w, d, sources, style); err != nil {
+		if err := views.WriteDiagnostic(w, d, sources, style); err != nil {
 			return nil, err
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/proctest"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/views"
 )
 
 // testCmd is `cairn test`.
@@ -43,7 +43,7 @@ func (c *testCmd) Run(a *app) error {
 	ctx, stop := interrupts(a.ctx)
 	defer stop()
 	o.Home = home
-	style := templates.Style{Color: colorOn(a.env, a.stdout)}
+	style := views.Style{Color: colorOn(a.env, a.stdout)}
 	r := &proctest.Report{}
 	for _, f := range files {
 		cs := proctest.Run(ctx, o, f)
@@ -61,7 +61,7 @@ func (c *testCmd) Run(a *app) error {
 	case "json":
 		err = r.WriteJSON(a.stdout, c.Keep, terminal(a.stdout))
 	case "github":
-		rep := &templates.Report{Diagnostics: r.Diagnostics()}
+		rep := &views.Report{Diagnostics: r.Diagnostics()}
 		err = rep.Rebased(repo.Root, a.dir).WriteGitHub(a.stdout)
 	}
 	if err != nil {

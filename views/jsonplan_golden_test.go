@@ -1,4 +1,4 @@
-package templates_test
+package views_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/load"
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/views"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
@@ -120,7 +120,7 @@ func checkSame(t *testing.T, dir string, files []string) int {
 	if err := r.WriteJSON(&got, false); err != nil {
 		t.Fatalf("%s: %v", dir, err)
 	}
-	want, err := templates.EncodedJSON(r)
+	want, err := views.EncodedJSON(r)
 	if err != nil {
 		t.Fatal(err)
 	}
