@@ -18,7 +18,6 @@ import (
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
-	"github.com/cairn-dev/cairn/views"
 )
 
 // RunsDir is the folder of run folders in home ($CAIRN_HOME/runs).
@@ -286,29 +285,37 @@ type StatusOptions struct {
 	// Skipped is how many skipped runs of the activity log to list, and
 	// how many refused ones.
 	Skipped int
-	Now     time.Time
 	// More are runs folders besides home's, as for ListRuns.
 	More []string
 }
 
-// StatusList gathers the runs of `cairn status`: those of o.Repo (all when it
-// is empty), newest first, and the refused and skipped runs of the activity
-// log. A
-// record that cannot be read is listed when every repository's runs are.
-func StatusList(home string, o StatusOptions) (*views.RunList, error) {
+// Runs are the runs `cairn status` lists: run folders, newest first, and
+// the runs the activity log says were refused (leaving no run folder) or
+// skipped, oldest first.
+type Runs struct {
+	// Repo is the repository whose runs these are (StatusOptions.Repo);
+	// empty for every repository's.
+	Repo    string
+	Folders []RunInfo
+	Refused []ActivityRun
+	Skipped []ActivityRun
+}
+
+// StatusRuns gathers the runs of `cairn status`: those of o.Repo (all when
+// it is empty), newest first, and the refused and skipped runs of the
+// activity log. A folder whose record cannot be read is listed when every
+// repository's runs are.
+func StatusRuns(home string, o StatusOptions) (*Runs, error) {
 	runs, err := ListRuns(home, o.More...)
 	if err != nil {
 		return nil, err
 	}
-	l := &views.RunList{Now: o.Now}
-	if o.Repo != "" {
-		l.Scope = "of this repository"
-	}
+	l := &Runs{Repo: o.Repo}
 	ended := 0
 	for _, r := range runs {
 		if r.Record == nil {
 			if o.Repo == "" {
-				l.Runs = append(l.Runs, views.RunLine{Name: r.Name, Dir: r.Dir, Status: "unreadable", Error: r.Err.Error()})
+				l.Folders = append(l.Folders, r)
 			}
 			continue
 		}
@@ -321,75 +328,40 @@ func StatusList(home string, o StatusOptions) (*views.RunList, error) {
 			}
 			ended++
 		}
-		l.Runs = append(l.Runs, RunLineOf(r.Name, r.Dir, r.Record))
+		l.Folders = append(l.Folders, r)
 	}
-	skipped, err := SkippedRuns(home, o.Repo, o.Skipped)
-	if err != nil {
+	if l.Skipped, err = SkippedRuns(home, o.Repo, o.Skipped); err != nil {
 		return nil, err
 	}
-	refused, err := RefusedRuns(home, o.Repo, o.Skipped)
-	if err != nil {
+	if l.Refused, err = RefusedRuns(home, o.Repo, o.Skipped); err != nil {
 		return nil, err
 	}
-	l.Skipped, l.Refused = activityLines(skipped), activityLines(refused)
 	return l, nil
 }
 
-// activityLines are runs of the activity log as `cairn status` lists them.
-func activityLines(runs []ActivityRun) []views.ActivityLine {
-	var out []views.ActivityLine
-	for _, r := range runs {
-		out = append(out, views.ActivityLine{Time: r.Time, Process: r.Process, Reason: r.Reason})
-	}
-	return out
-}
-
-// RunLineOf is a run's line in `cairn status`: its steps counted by
-// outcome, and why it failed (FailureOf).
-func RunLineOf(name, dir string, rec *Record) views.RunLine {
-	line := views.RunLine{
-		Name:    name,
-		Process: rec.Process,
-		Status:  string(rec.Status),
-		Start:   rec.Start,
-		End:     rec.End,
-		Dir:     dir,
-		Failure: FailureOf(rec),
-		Usage:   rec.Usage,
-		Stubbed: rec.Stubbed,
-	}
-	line.Steps.Total = len(rec.Steps)
-	for i := range rec.Steps {
-		switch rec.Steps[i].Outcome {
-		case Succeeded:
-			line.Steps.Succeeded++
-		case Failed:
-			line.Steps.Failed++
-		case Inconclusive:
-			line.Steps.Inconclusive++
-		case Skipped:
-			line.Steps.Skipped++
-		case Cancelled:
-			line.Steps.Cancelled++
-		case Interrupted:
-			line.Steps.Interrupted++
-		}
-	}
-	return line
+// Failure is why a failed run failed: its first failed step that is not
+// optional and that step's cause, or, when no such step failed (the run was
+// refused before its first step), no step and the run's own cause. Output
+// is the last line a failed command of that step wrote, cut to a width that
+// fits a line (often the error itself: "exit status 2" says little).
+type Failure struct {
+	Step   string
+	Cause  string
+	Output string
 }
 
 // FailureOf is why the run of rec failed: its first failed step that is not
 // optional (an optional step's failure fails no run), else the run's own
 // cause, recorded when it was refused before its first step; nil when
 // neither says anything.
-func FailureOf(rec *Record) *views.RunFailure {
+func FailureOf(rec *Record) *Failure {
 	for i := range rec.Steps {
 		if s := &rec.Steps[i]; s.Outcome == Failed && !s.Optional {
-			return &views.RunFailure{Step: s.Name, Cause: s.Cause, Output: lastOutput(s)}
+			return &Failure{Step: s.Name, Cause: s.Cause, Output: lastOutput(s)}
 		}
 	}
 	if rec.Cause != "" {
-		return &views.RunFailure{Cause: rec.Cause}
+		return &Failure{Cause: rec.Cause}
 	}
 	return nil
 }
@@ -414,21 +386,22 @@ func lastOutput(step *StepRecord) string {
 	return ""
 }
 
-// FailedLine is the one stderr line a run that failed at a step ends with:
-// "cairn: failed at step X: CAUSE (LAST LINE OF ITS OUTPUT)"; "" when no
-// step of steps failed that is not optional.
-func FailedLine(steps []StepRecord) string {
-	f := FailureOf(&Record{Steps: steps})
-	if f == nil {
-		return ""
-	}
-	return "cairn: failed at step " + views.FailureText(f)
+// Run is a run as its folder holds it, for `cairn show`: the folder's name
+// and absolute path, its record, and each step's line of the run's log.
+type Run struct {
+	Name   string
+	Dir    string
+	Record *Record
+	// Lines are the steps' lines of the log, one for each of
+	// Record.Steps, in order: the step's line of the run's log, or one
+	// built from its record (StepLogLine) for a step the log has no line
+	// of or that has not ended.
+	Lines []string
 }
 
-// Show gathers what `cairn show` shows of the run folder dir: its record,
-// and each step's line of the run's log (built from the record for a step
-// the log has no line of) with the absolute paths of its result and trace.
-func Show(dir string) (*views.RunShow, error) {
+// ReadRun reads the run folder dir: its record, and each step's line of
+// the run's log.
+func ReadRun(dir string) (*Run, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -441,50 +414,16 @@ func Show(dir string) (*views.RunShow, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &views.RunShow{
-		Name:      filepath.Base(dir),
-		Dir:       dir,
-		Process:   rec.Process,
-		File:      rec.File,
-		SHA256:    rec.SHA256,
-		Repo:      rec.Repo,
-		Status:    string(rec.Status),
-		Cause:     rec.Cause,
-		Issue:     rec.Issue,
-		Directive: rec.Directive,
-		Host:      rec.Host,
-		PID:       rec.PID,
-		Start:     rec.Start,
-		End:       rec.End,
-		Expires:   rec.Expires,
-		Stubbed:   rec.Stubbed,
-		Total:     rec.Usage,
-		Record:    rec,
-	}
-	if rec.Stubbed {
-		s.Stubs = filepath.Join(dir, StubsFile)
-	}
+	r := &Run{Name: filepath.Base(dir), Dir: dir, Record: rec}
 	for i := range rec.Steps {
 		step := &rec.Steps[i]
 		line, ok := logged[step.Name]
 		if !ok || !step.Ended() {
 			line = StepLogLine(step).String()
 		}
-		s.Steps = append(s.Steps, views.ShownStep{
-			Line:   line,
-			Result: InRunFolder(dir, step.Result),
-			Trace:  InRunFolder(dir, step.Trace),
-			Shells: ShownShells(dir, step),
-		})
-		for _, c := range step.Children {
-			last := &s.Steps[len(s.Steps)-1]
-			last.Children = append(last.Children, InRunFolder(dir, c))
-		}
-		if !step.Usage.IsZero() {
-			s.Usage = append(s.Usage, views.ShownUsage{Step: step.Name, Usage: step.Usage, Judges: step.JudgeUsage})
-		}
+		r.Lines = append(r.Lines, line)
 	}
-	return s, nil
+	return r, nil
 }
 
 // InRunFolder is rel (a path in a record) made absolute in the run folder dir;
@@ -538,59 +477,4 @@ func RepoRunsDir(root string) (string, error) {
 		}
 	}
 	return dir, nil
-}
-
-// ShownShell is a failed shell of a step as the progress and `cairn show`
-// show it, its files' paths made absolute in the run folder dir.
-func ShownShell(dir string, s *ShellRecord) views.ShownShell {
-	return views.ShownShell{
-		Phase:  string(s.Phase),
-		Shell:  s.Shell,
-		Round:  s.Round,
-		Cause:  s.Cause,
-		Lines:  s.Lines,
-		Tail:   s.Tail,
-		Stdout: InRunFolder(dir, s.Stdout),
-		Stderr: InRunFolder(dir, s.Stderr),
-	}
-}
-
-// ShownAction is a failed command of step's run phase as its progress and
-// `cairn show` show it: its output's end, and its result file (of the run
-// folder dir) when that holds all of it and it is not empty. The only command of a step is
-// "command"; one of several, a card's run shells, "run shell N".
-func ShownAction(dir string, step *StepRecord, i int) views.ShownShell {
-	a := &step.Actions[i]
-	what := "command"
-	if len(step.Actions) > 1 {
-		what = fmt.Sprintf("%s shell %d", ir.RunPhase, i+1)
-	}
-	s := views.ShownShell{What: what, Cause: a.Cause, Lines: a.Lines, Tail: a.Tail}
-	if a.Output && a.Lines > 0 {
-		s.Output = InRunFolder(dir, filepath.Join(ResultsDir, step.Name+".md"))
-	}
-	return s
-}
-
-// ShownShells are the shells `cairn show` shows under step, of the run
-// folder dir: those that failed in the last round of their phase, and a
-// failed command of its run phase.
-func ShownShells(dir string, step *StepRecord) []views.ShownShell {
-	last := map[ir.PhaseKind]int{}
-	for _, s := range step.Shells {
-		last[s.Phase] = max(last[s.Phase], s.Round)
-	}
-	var out []views.ShownShell
-	for i := range step.Shells {
-		s := &step.Shells[i]
-		if s.Status == ShellFail && s.Round == last[s.Phase] {
-			out = append(out, ShownShell(dir, s))
-		}
-	}
-	for i, a := range step.Actions {
-		if a.Kind == ir.Command && a.Cause != "" {
-			out = append(out, ShownAction(dir, step, i))
-		}
-	}
-	return out
 }

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/cairn-dev/cairn/ir"
 )
 
 // writeRun writes a finished run folder by hand, as an old run left it.
@@ -92,7 +90,9 @@ func TestListAndFindRuns(t *testing.T) {
 	}
 }
 
-func TestStatusList(t *testing.T) {
+// TestStatusRuns holds that status lists the runs of one repository,
+// newest first, up to its limit.
+func TestStatusRuns(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	day := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -100,12 +100,13 @@ func TestStatusList(t *testing.T) {
 		writeRun(t, home, "hunt_2026-01-02T03040"+string(rune('0'+i))+"Z", "/r/.git", day.Add(time.Duration(i)*time.Second))
 	}
 	writeRun(t, home, "fix_2026-01-04T000000Z", "/other/.git", day.Add(45*time.Hour))
-	l, err := StatusList(home, StatusOptions{Repo: "/r/.git", Limit: 2})
+	l, err := StatusRuns(home, StatusOptions{Repo: "/r/.git", Limit: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(l.Runs) != 2 || l.Runs[0].Name != "hunt_2026-01-02T030403Z" || l.Runs[0].Steps.Total != 3 {
-		t.Fatalf("got %+v", l.Runs)
+	if len(l.Folders) != 2 || l.Repo != "/r/.git" || l.Folders[0].Name != "hunt_2026-01-02T030403Z" || len(l.Folders[0].Record.Steps) != 3 ||
+		l.Folders[1].Name != "hunt_2026-01-02T030402Z" {
+		t.Fatalf("got %+v", l.Folders)
 	}
 }
 
@@ -164,14 +165,13 @@ func TestFailureOf(t *testing.T) {
 		name string
 		rec  Record
 		want string
-		line string
 	}{
 		{"optional first", Record{Steps: []StepRecord{
 			step("lint", Failed, true, "exit status 2"), step("test", Failed, false, "exit status 3"), step("later", Cancelled, false, ""),
-		}}, "test: exit status 3", "cairn: failed at step test: exit status 3"},
-		{"optional only", Record{Steps: []StepRecord{step("lint", Failed, true, "exit status 2"), step("after", Succeeded, false, "")}}, "", ""},
-		{"refused", Record{Cause: "dirty checkout", Steps: []StepRecord{step("a", Cancelled, false, "")}}, ": dirty checkout", ""},
-		{"no cause", Record{Steps: []StepRecord{step("a", Failed, false, "")}}, "a: ", "cairn: failed at step a"},
+		}}, "test: exit status 3"},
+		{"optional only", Record{Steps: []StepRecord{step("lint", Failed, true, "exit status 2"), step("after", Succeeded, false, "")}}, ""},
+		{"refused", Record{Cause: "dirty checkout", Steps: []StepRecord{step("a", Cancelled, false, "")}}, ": dirty checkout"},
+		{"no cause", Record{Steps: []StepRecord{step("a", Failed, false, "")}}, "a: "},
 	} {
 		got := ""
 		if f := FailureOf(&c.rec); f != nil {
@@ -180,26 +180,5 @@ func TestFailureOf(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s: failure %q; want %q", c.name, got, c.want)
 		}
-		if line := FailedLine(c.rec.Steps); line != c.line {
-			t.Errorf("%s: line %q; want %q", c.name, line, c.line)
-		}
-	}
-}
-
-func TestShownShells(t *testing.T) {
-	t.Parallel()
-	step := &StepRecord{Shells: []ShellRecord{
-		{Phase: ir.PrecheckPhase, Shell: 1, Round: 1, Status: ShellPass, Stdout: "shells/s.precheck.1.stdout"},
-		{Phase: ir.ValidatePhase, Shell: 1, Round: 1, Status: ShellFail, Cause: "exit status 1", Stdout: "shells/s.validate.1.stdout"},
-		{Phase: ir.ValidatePhase, Shell: 1, Round: 2, Status: ShellPass, Stdout: "shells/s.validate.2.stdout"},
-		{Phase: ir.ValidatePhase, Shell: 2, Round: 2, Status: ShellFail, Cause: "exit status 2", Stdout: "shells/s.validate.3.stdout"},
-	}}
-	got := ShownShells("/runs/r", step)
-	if len(got) != 1 || got[0].Shell != 2 || got[0].Round != 2 || got[0].Stdout != "/runs/r/shells/s.validate.3.stdout" {
-		t.Errorf("shown %+v; want the failed shell of the last round only, its path absolute", got)
-	}
-	skipped := &StepRecord{Shells: []ShellRecord{{Phase: ir.PrecheckPhase, Shell: 1, Round: 1, Status: ShellSkip}}}
-	if got := ShownShells("/runs/r", skipped); len(got) != 0 {
-		t.Errorf("a skipping precheck shown: %+v", got)
 	}
 }

@@ -444,7 +444,7 @@ func (r *run) warnLeft(paths []string) {
 }
 
 // failedLine is the one stderr line of a run that failed at a step
-// (record.FailedLine). When a budget stopped that step and the run's budget
+// (views.FailedLine). When a budget stopped that step and the run's budget
 // (or a parent run's) is spent, its cause is that budget's with what the
 // run really spent by its end: the steps of a parallel group that ran past
 // it, each stopped with what was spent when it ended, spent more.
@@ -454,7 +454,7 @@ func (r *run) failedLine(steps []record.StepRecord) string {
 	stopped := f != nil && r.budgetStopped[f.Step]
 	r.mu.Unlock()
 	if !stopped {
-		return record.FailedLine(steps)
+		return views.FailedLine(steps)
 	}
 	if err := r.purse.spentOver(); err != nil {
 		steps = slices.Clone(steps)
@@ -464,7 +464,7 @@ func (r *run) failedLine(steps []record.StepRecord) string {
 			}
 		}
 	}
-	return record.FailedLine(steps)
+	return views.FailedLine(steps)
 }
 
 // warn shows an error that does not change how the run ends (a record that
@@ -851,7 +851,7 @@ func (r *run) work(ctx context.Context, sc *step.Context, wt worktree.Worktree, 
 			if a.Kind == ir.Command && res.Failed {
 				sr.Actions[j].Lines, sr.Actions[j].Tail, sr.Actions[j].Output = res.Lines, res.Tail, res.OutputIsResult
 				if ctx.Err() == nil {
-					r.prog.Attach(sc.Step.Name, views.ShellLines(record.ShownAction(sc.RunDir, sr, j)))
+					r.prog.Attach(sc.Step.Name, views.ShellLines(views.FailedAction(sc.RunDir, sr, j)))
 				}
 			}
 		}

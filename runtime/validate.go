@@ -108,7 +108,7 @@ func (r *run) precheck(ctx context.Context, sc *step.Context, sr *record.StepRec
 // reasoning is in the step's cause), nor has a stopped step.
 func (r *run) showShell(ctx context.Context, sc *step.Context, s *record.ShellRecord) {
 	if s != nil && ctx.Err() == nil {
-		r.prog.Attach(sc.Step.Name, views.ShellLines(record.ShownShell(sc.RunDir, s)))
+		r.prog.Attach(sc.Step.Name, views.ShellLines(views.FailedShell(sc.RunDir, s)))
 	}
 }
 
@@ -191,7 +191,7 @@ func (r *run) warnFailed(sc *step.Context, f failure) {
 		r.prog.Note(msg)
 		return
 	}
-	r.prog.NoteLines(msg, views.ShellLines(record.ShownShell(sc.RunDir, f.record)))
+	r.prog.NoteLines(msg, views.ShellLines(views.FailedShell(sc.RunDir, f.record)))
 }
 
 // check runs one round of a validate phase: its shells in order (all of

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
 )
 
 // RunList is what `cairn status` shows: runs, newest first, and the runs
@@ -101,6 +103,88 @@ type ActivityLine struct {
 	Time    time.Time `json:"time"`
 	Process string    `json:"process"`
 	Reason  string    `json:"reason"`
+}
+
+// RunListOf is the list `cairn status` shows of runs, made at now: a line
+// per run folder, then the refused and skipped runs of the activity log.
+func RunListOf(runs *record.Runs, now time.Time) *RunList {
+	l := &RunList{Now: now}
+	if runs.Repo != "" {
+		l.Scope = "of this repository"
+	}
+	for _, r := range runs.Folders {
+		l.Runs = append(l.Runs, runLine(r))
+	}
+	l.Refused, l.Skipped = activityLines(runs.Refused), activityLines(runs.Skipped)
+	return l
+}
+
+// runLine is a run folder's line in `cairn status`: its steps counted by
+// outcome, and why it failed (record.FailureOf); only its name, folder and
+// error when its record cannot be read.
+func runLine(r record.RunInfo) RunLine {
+	rec := r.Record
+	if rec == nil {
+		return RunLine{Name: r.Name, Dir: r.Dir, Status: statusUnreadable, Error: r.Err.Error()}
+	}
+	line := RunLine{
+		Name:    r.Name,
+		Process: rec.Process,
+		Status:  string(rec.Status),
+		Start:   rec.Start,
+		End:     rec.End,
+		Dir:     r.Dir,
+		Failure: runFailure(record.FailureOf(rec)),
+		Usage:   rec.Usage,
+		Stubbed: rec.Stubbed,
+	}
+	line.Steps.Total = len(rec.Steps)
+	for i := range rec.Steps {
+		switch rec.Steps[i].Outcome {
+		case record.Succeeded:
+			line.Steps.Succeeded++
+		case record.Failed:
+			line.Steps.Failed++
+		case record.Inconclusive:
+			line.Steps.Inconclusive++
+		case record.Skipped:
+			line.Steps.Skipped++
+		case record.Cancelled:
+			line.Steps.Cancelled++
+		case record.Interrupted:
+			line.Steps.Interrupted++
+		}
+	}
+	return line
+}
+
+// runFailure is the view of f; nil for nil.
+func runFailure(f *record.Failure) *RunFailure {
+	if f == nil {
+		return nil
+	}
+	v := RunFailure(*f)
+	return &v
+}
+
+// FailedLine is the one stderr line a run that failed at a step ends with:
+// "cairn: failed at step X: CAUSE (LAST LINE OF ITS OUTPUT)"; "" when no
+// step of steps failed that is not optional.
+func FailedLine(steps []record.StepRecord) string {
+	f := runFailure(record.FailureOf(&record.Record{Steps: steps}))
+	if f == nil {
+		return ""
+	}
+	return "cairn: failed at step " + FailureText(f)
+}
+
+// activityLines are runs of the activity log as `cairn status` lists them.
+func activityLines(runs []record.ActivityRun) []ActivityLine {
+	var out []ActivityLine
+	for _, r := range runs {
+		out = append(out, ActivityLine{Time: r.Time, Process: r.Process, Reason: r.Reason})
+	}
+	return out
 }
 
 // The statuses `cairn status` gives a section of their own, before the
@@ -305,6 +389,109 @@ type ShownShell struct {
 	Stderr string
 	What   string
 	Output string
+}
+
+// RunShowOf is the run r as `cairn show` shows it: its record's facts, and
+// each step's log line with the absolute paths of its result, trace and
+// child runs, and the shells that failed it (FailedShells).
+func RunShowOf(r *record.Run) *RunShow {
+	rec := r.Record
+	s := &RunShow{
+		Name:      r.Name,
+		Dir:       r.Dir,
+		Process:   rec.Process,
+		File:      rec.File,
+		SHA256:    rec.SHA256,
+		Repo:      rec.Repo,
+		Status:    string(rec.Status),
+		Cause:     rec.Cause,
+		Issue:     rec.Issue,
+		Directive: rec.Directive,
+		Host:      rec.Host,
+		PID:       rec.PID,
+		Start:     rec.Start,
+		End:       rec.End,
+		Expires:   rec.Expires,
+		Stubbed:   rec.Stubbed,
+		Total:     rec.Usage,
+		Record:    rec,
+	}
+	if rec.Stubbed {
+		s.Stubs = filepath.Join(r.Dir, record.StubsFile)
+	}
+	for i := range rec.Steps {
+		step := &rec.Steps[i]
+		shown := ShownStep{
+			Line:   r.Lines[i],
+			Result: record.InRunFolder(r.Dir, step.Result),
+			Trace:  record.InRunFolder(r.Dir, step.Trace),
+			Shells: FailedShells(r.Dir, step),
+		}
+		for _, c := range step.Children {
+			shown.Children = append(shown.Children, record.InRunFolder(r.Dir, c))
+		}
+		s.Steps = append(s.Steps, shown)
+		if !step.Usage.IsZero() {
+			s.Usage = append(s.Usage, ShownUsage{Step: step.Name, Usage: step.Usage, Judges: step.JudgeUsage})
+		}
+	}
+	return s
+}
+
+// FailedShell is the failed shell s of a step as the progress and `cairn
+// show` show it, its files' paths made absolute in the run folder dir.
+func FailedShell(dir string, s *record.ShellRecord) ShownShell {
+	return ShownShell{
+		Phase:  string(s.Phase),
+		Shell:  s.Shell,
+		Round:  s.Round,
+		Cause:  s.Cause,
+		Lines:  s.Lines,
+		Tail:   s.Tail,
+		Stdout: record.InRunFolder(dir, s.Stdout),
+		Stderr: record.InRunFolder(dir, s.Stderr),
+	}
+}
+
+// FailedAction is the failed command i of step's run phase as its progress
+// and `cairn show` show it: its output's end, and its result file (of the
+// run folder dir) when that holds all of it and it is not empty. The only
+// command of a step is "command"; one of several, a card's run shells,
+// "run shell N".
+func FailedAction(dir string, step *record.StepRecord, i int) ShownShell {
+	a := &step.Actions[i]
+	what := "command"
+	if len(step.Actions) > 1 {
+		what = fmt.Sprintf("%s shell %d", ir.RunPhase, i+1)
+	}
+	s := ShownShell{What: what, Cause: a.Cause, Lines: a.Lines, Tail: a.Tail}
+	if a.Output && a.Lines > 0 {
+		s.Output = record.InRunFolder(dir, filepath.Join(record.ResultsDir, step.Name+".md"))
+	}
+	return s
+}
+
+// FailedShells are the shells `cairn show` shows under step, of the run
+// folder dir: those that failed in the last round of their phase, and a
+// failed command of its run phase.
+func FailedShells(dir string, step *record.StepRecord) []ShownShell {
+	last := map[ir.PhaseKind]int{}
+	for _, s := range step.Shells {
+		last[s.Phase] = max(last[s.Phase], s.Round)
+	}
+	var out []ShownShell
+	for i := range step.Shells {
+		s := &step.Shells[i]
+		if s.Status == record.ShellFail && s.Round == last[s.Phase] {
+			out = append(out, FailedShell(dir, s))
+		}
+	}
+	for i, a := range step.Actions {
+		if a.Kind == ir.Command && a.Cause != "" {
+			out = append(out, FailedAction(dir, step, i))
+		}
+	}
+	return out
 }
 
 // ShellLines are the lines that show a failed shell under its step, in

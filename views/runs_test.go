@@ -3,11 +3,14 @@ package views
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
 )
 
 // TestRunShowJSON holds that show --json is the record with "dir" first,
@@ -171,5 +174,90 @@ usage
 	}
 	if strings.Contains(b.String(), "usage") {
 		t.Errorf("a usage table for a run whose sessions reported nothing:\n%s", b.String())
+	}
+}
+
+// TestRunListOf holds a run folder's line to its record: its steps counted
+// by outcome, its failure; an unreadable folder by its error alone; and the
+// scope of a repository's runs.
+func TestRunListOf(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	rec := &record.Record{Process: "hunt", Status: record.StatusFailed, Start: start, Steps: []record.StepRecord{
+		{Name: "a", Outcome: record.Succeeded},
+		{Name: "b", Outcome: record.Failed, Cause: "exit status 2", Actions: []record.ActionRecord{{Kind: ir.Command, Cause: "exit status 2", Tail: "x\nno such file"}}},
+		{Name: "c", Outcome: record.Cancelled},
+	}}
+	runs := &record.Runs{
+		Repo: "/r/.git",
+		Folders: []record.RunInfo{
+			{Name: "hunt_1", Dir: "/h/runs/hunt_1", Record: rec},
+			{Name: "junk", Dir: "/h/runs/junk", Err: errors.New("junk has no run record")},
+		},
+		Skipped: []record.ActivityRun{{Time: start, Process: "lint", Repo: "/r/.git", Reason: "another pass is running"}},
+	}
+	l := RunListOf(runs, start)
+	want := []RunLine{
+		{Name: "hunt_1", Process: "hunt", Status: "failed", Start: start, Dir: "/h/runs/hunt_1",
+			Steps:   StepCounts{Total: 3, Succeeded: 1, Failed: 1, Cancelled: 1},
+			Failure: &RunFailure{Step: "b", Cause: "exit status 2", Output: "no such file"}},
+		{Name: "junk", Dir: "/h/runs/junk", Status: "unreadable", Error: "junk has no run record"},
+	}
+	if !reflect.DeepEqual(l.Runs, want) {
+		t.Errorf("runs\n%+v\nwant\n%+v", l.Runs, want)
+	}
+	if l.Scope != "of this repository" || !l.Now.Equal(start) || len(l.Refused) != 0 ||
+		!reflect.DeepEqual(l.Skipped, []ActivityLine{{Time: start, Process: "lint", Reason: "another pass is running"}}) {
+		t.Errorf("list %+v", l)
+	}
+	if l := RunListOf(&record.Runs{}, start); l.Scope != "" {
+		t.Errorf("every repository's runs scoped %q", l.Scope)
+	}
+}
+
+// TestFailedLine holds the stderr line of a run that failed at a step: its
+// first failed step that is not optional, with the end of its output.
+func TestFailedLine(t *testing.T) {
+	step := func(name string, o record.Outcome, optional bool, cause string) record.StepRecord {
+		return record.StepRecord{Name: name, Outcome: o, Optional: optional, Cause: cause}
+	}
+	failed := step("test", record.Failed, false, "exit status 3")
+	failed.Actions = []record.ActionRecord{{Kind: ir.Command, Cause: "exit status 3", Tail: "ok\nFAIL parse"}}
+	for _, c := range []struct {
+		name  string
+		steps []record.StepRecord
+		want  string
+	}{
+		{"optional first", []record.StepRecord{step("lint", record.Failed, true, "exit status 2"), failed}, "cairn: failed at step test: exit status 3 (FAIL parse)"},
+		{"optional only", []record.StepRecord{step("lint", record.Failed, true, "exit status 2")}, ""},
+		{"no cause", []record.StepRecord{step("a", record.Failed, false, "")}, "cairn: failed at step a"},
+	} {
+		if got := FailedLine(c.steps); got != c.want {
+			t.Errorf("%s: line %q; want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestFailedShells holds that show lists the shells that failed in the last
+// round of their phase, their paths absolute in the run folder, and a failed
+// command with its result file.
+func TestFailedShells(t *testing.T) {
+	step := &record.StepRecord{Name: "s", Shells: []record.ShellRecord{
+		{Phase: ir.PrecheckPhase, Shell: 1, Round: 1, Status: record.ShellPass, Stdout: "shells/s.precheck.1.stdout"},
+		{Phase: ir.ValidatePhase, Shell: 1, Round: 1, Status: record.ShellFail, Cause: "exit status 1", Stdout: "shells/s.validate.1.stdout"},
+		{Phase: ir.ValidatePhase, Shell: 1, Round: 2, Status: record.ShellPass, Stdout: "shells/s.validate.2.stdout"},
+		{Phase: ir.ValidatePhase, Shell: 2, Round: 2, Status: record.ShellFail, Cause: "exit status 2", Stdout: "shells/s.validate.3.stdout"},
+	}}
+	got := FailedShells("/runs/r", step)
+	if len(got) != 1 || got[0].Shell != 2 || got[0].Round != 2 || got[0].Stdout != "/runs/r/shells/s.validate.3.stdout" {
+		t.Errorf("shown %+v; want the failed shell of the last round only, its path absolute", got)
+	}
+	skipped := &record.StepRecord{Shells: []record.ShellRecord{{Phase: ir.PrecheckPhase, Shell: 1, Round: 1, Status: record.ShellSkip}}}
+	if got := FailedShells("/runs/r", skipped); len(got) != 0 {
+		t.Errorf("a skipping precheck shown: %+v", got)
+	}
+	step.Actions = []record.ActionRecord{{Kind: ir.Command, Cause: "exit status 1", Lines: 3, Tail: "c", Output: true}}
+	got = FailedShells("/runs/r", step)
+	if want := (ShownShell{What: "command", Cause: "exit status 1", Lines: 3, Tail: "c", Output: "/runs/r/results/s.md"}); len(got) != 2 || got[1] != want {
+		t.Errorf("shown %+v; want the failed command last: %+v", got, want)
 	}
 }

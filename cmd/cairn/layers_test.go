@@ -11,8 +11,9 @@ import (
 
 // TestLayers holds the module's imports to the package table of
 // docs/design.md §3: a package of the table imports only packages below
-// it, ir and internal/ ones; a package of internal/ imports only ir and
-// internal/ ones; and every package is in the table or under internal/.
+// it that its row names, ir and internal/ ones; a package of internal/
+// imports only ir and internal/ ones; and every package is in the table or
+// under internal/.
 func TestLayers(t *testing.T) {
 	t.Parallel()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
@@ -23,10 +24,14 @@ func TestLayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := regexp.MustCompile("(?m)^\\| `([a-z/]+)` \\|")
+	row := regexp.MustCompile("(?m)^\\| `([a-z/]+)` \\|.*\\| (.*) \\|$")
 	rank := map[string]int{}
+	listed := map[string]map[string]bool{}
 	for i, m := range row.FindAllStringSubmatch(string(design), -1) {
 		rank[m[1]] = i
+		if !strings.Contains(m[2], "the packages below") {
+			listed[m[1]] = tableImports(m[2])
+		}
 	}
 	if len(rank) < 10 {
 		t.Fatalf("docs/design.md: found %d rows of the package table", len(rank))
@@ -60,7 +65,29 @@ func TestLayers(t *testing.T) {
 				t.Errorf("%s imports %s, above internal/", pkg, dep)
 			case inTable && !low(dep) && rank[dep] <= r:
 				t.Errorf("%s imports %s, which is not below it in docs/design.md's package table", pkg, dep)
+			case inTable && !low(dep) && listed[pkg] != nil && !listed[pkg][dep]:
+				t.Errorf("%s imports %s, which its row of docs/design.md's package table does not name", pkg, dep)
 			}
 		}
 	}
+}
+
+// tableImports are the packages a row's imports cell names: each word of
+// its code spans, "internal/{git,proc}" standing for internal/git and
+// internal/proc.
+func tableImports(cell string) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(cell, -1) {
+		for _, word := range strings.Fields(m[1]) {
+			prefix, names, ok := strings.Cut(strings.TrimSuffix(word, "}"), "{")
+			if !ok {
+				out[word] = true
+				continue
+			}
+			for _, n := range strings.Split(names, ",") {
+				out[prefix+n] = true
+			}
+		}
+	}
+	return out
 }

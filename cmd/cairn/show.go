@@ -21,10 +21,11 @@ func (c *showCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	s, err := record.Show(dir)
+	r, err := record.ReadRun(dir)
 	if err != nil {
 		return err
 	}
+	s := views.RunShowOf(r)
 	if c.JSON {
 		return s.WriteJSON(a.stdout, terminal(a.stdout))
 	}

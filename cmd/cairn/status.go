@@ -26,7 +26,8 @@ const (
 // first, running and crashed ones first, and the Passes lately skipped.
 // What the crashed runs it lists left running is ended first.
 func (c *statusCmd) Run(a *app) error {
-	o := record.StatusOptions{Limit: statusRuns, Skipped: statusSkipped, Now: time.Now()}
+	now := time.Now()
+	o := record.StatusOptions{Limit: statusRuns, Skipped: statusSkipped}
 	repo, more, err := repoRuns(a)
 	if err != nil {
 		return err
@@ -37,15 +38,16 @@ func (c *statusCmd) Run(a *app) error {
 	} else {
 		o.Repo = repo
 	}
-	l, err := record.StatusList(config.Home(a.env, a.dir, repo != ""), o)
+	runs, err := record.StatusRuns(config.Home(a.env, a.dir, repo != ""), o)
 	if err != nil {
 		return err
 	}
-	for _, r := range l.Runs {
-		if r.Status == string(record.StatusCrashed) {
+	for _, r := range runs.Folders {
+		if r.Record != nil && r.Record.Status == record.StatusCrashed {
 			endOrphans(a, r.Name, r.Dir)
 		}
 	}
+	l := views.RunListOf(runs, now)
 	if c.JSON {
 		return l.WriteJSON(a.stdout, terminal(a.stdout))
 	}
