@@ -1287,7 +1287,7 @@ earlier_results() {
   done
 }
 
-# compose_prompt: sets prompt to a session's prompt (templates/session.md.tmpl
+# compose_prompt: sets prompt to a session's prompt (step/prompts/session.md.tmpl
 # as `cairn compile` rendered it) with the earlier results listed.
 compose_prompt() {
   local i
