@@ -13,7 +13,6 @@ import (
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
-	"github.com/cairn-dev/cairn/step"
 )
 
 // Run is the run a catalogue step is a step of, as the step sees it. The
@@ -36,9 +35,10 @@ type Run interface {
 	SetPullRequest(url string)
 	// Session runs an agent session of a in the step's worktree as the
 	// run's sessions run: on a's harness, with a's skill where the agent
-	// reads it, once the machine has the resources. prompt is given the
-	// skill's path and returns the session's prompt.
-	Session(ctx context.Context, sc *step.Context, a *ir.PlanAction, prompt func(skillPath string) (string, error)) step.Result
+	// reads it, once the machine has the resources, its full output kept
+	// at trace. prompt is given the skill's path and returns the session's
+	// prompt.
+	Session(ctx context.Context, a *ir.PlanAction, trace string, prompt func(skillPath string) (string, error)) Result
 	// OpenIssue reads the issue ref (a number or a URL) of the run's
 	// repository through gh in env, with the config's trusted accounts.
 	OpenIssue(ctx context.Context, ref string, env []string) (*forge.Issue, error)
@@ -68,18 +68,66 @@ type Children interface {
 	Jobs() int
 }
 
-// Execute runs a catalogue action (docs/design.md §7.8) of the step sc of r: a step whose
+// Step is the step of a run a catalogue action is, as the action sees it:
+// the runtime makes it from its own context of the step.
+type Step struct {
+	Name string
+	// Worktree is the name of the step's worktree, Kind its kind and Dir
+	// the path the step runs in; Branch is an issue-branch worktree's
+	// branch.
+	Worktree string
+	Kind     string
+	Dir      string
+	Branch   string
+	// Env is the whole environment of the step's sessions (docs/design.md
+	// §7.1), which gh runs in too; Git runs the repository's git.
+	Env []string
+	Git *git.Git
+	// Timeout is the step's timeout; zero means none.
+	Timeout time.Duration
+	// Results are the result files of the steps before it, by step name.
+	Results map[string]string
+	// IssueFile is the path of the issue's text in the worktree; "" when
+	// the run is on no issue or the file is not there.
+	IssueFile string
+	// Trailers are the trailers of the commits cairn makes for the step:
+	// Cairn-Run, Cairn-Step.
+	Trailers string
+}
+
+// Result is how a catalogue action, or a session it ran (Run.Session),
+// ended.
+type Result struct {
+	// Failed is set when it failed; Cause says why in one line, ExitCode
+	// is what the step's record keeps (-1: no process's).
+	Failed   bool
+	Cause    string
+	ExitCode int
+	// Result is the action's result, or the session's final message.
+	Result string
+	// Trace is the path of a session's full output, "" when there is none.
+	Trace string
+	// TimedOut is set when the action ran past the step's timeout.
+	TimedOut bool
+}
+
+// failure is a Result that failed, for the reason format says.
+func failure(format string, args ...any) Result {
+	return Result{Failed: true, ExitCode: -1, Cause: fmt.Sprintf(format, args...)}
+}
+
+// Execute runs a catalogue action (docs/design.md §7.8) of the step s of r: a step whose
 // rules are cairn's, not the process file's.
-func Execute(ctx context.Context, r Run, sc *step.Context, a *ir.PlanAction) step.Result {
+func Execute(ctx context.Context, r Run, s *Step, a *ir.PlanAction) Result {
 	switch a.Catalogue {
 	case ir.Delivery:
-		return deliver(ctx, r, sc)
+		return deliver(ctx, r, s)
 	case ir.SelfMerge:
-		return selfMerge(ctx, r, sc)
+		return selfMerge(ctx, r, s)
 	case ir.RunPublishedIssue:
-		return runPublishedIssue(ctx, r, sc, a)
+		return runPublishedIssue(ctx, r, s, a)
 	}
-	return step.Failed("unknown catalogue step %q", a.Catalogue)
+	return failure("unknown catalogue step %q", a.Catalogue)
 }
 
 // issueBranch is what delivery and self-merge work on: the step's
@@ -95,18 +143,18 @@ type issueBranch struct {
 	git      *git.Git
 }
 
-// issueBranchOf is the issue branch of the step sc of r, for the catalogue
+// issueBranchOf is the issue branch of the step s of r, for the catalogue
 // step what; an error says why there is none.
-func issueBranchOf(r Run, sc *step.Context, what string) (*issueBranch, error) {
-	name := sc.Step.Worktree
-	if sc.WorktreeKind != ir.IssueBranch {
-		return nil, fmt.Errorf("%s works on an issue-branch worktree, and worktree %q is a %s worktree", what, name, sc.WorktreeKind)
+func issueBranchOf(r Run, s *Step, what string) (*issueBranch, error) {
+	name := s.Worktree
+	if s.Kind != ir.IssueBranch {
+		return nil, fmt.Errorf("%s works on an issue-branch worktree, and worktree %q is a %s worktree", what, name, s.Kind)
 	}
 	is := r.Issue()
 	if is == nil {
 		return nil, fmt.Errorf("%s needs the run's issue; run the process on one (issue NUMBER)", what)
 	}
-	if sc.Branch == "" {
+	if s.Branch == "" {
 		return nil, fmt.Errorf("%s: worktree %q has no branch", what, name)
 	}
 	base := ""
@@ -118,5 +166,5 @@ func issueBranchOf(r Run, sc *step.Context, what string) (*issueBranch, error) {
 	if base == "" || base == "HEAD" {
 		return nil, fmt.Errorf("%s: worktree %q has no base branch for the pull request to go into; set base_branch in the config", what, name)
 	}
-	return &issueBranch{worktree: name, dir: sc.Worktree, branch: sc.Branch, base: base, gh: &forge.GH{Dir: sc.Worktree, Env: sc.Env, Repo: is.Repo}, git: sc.Git}, nil
+	return &issueBranch{worktree: name, dir: s.Dir, branch: s.Branch, base: base, gh: &forge.GH{Dir: s.Dir, Env: s.Env, Repo: is.Repo}, git: s.Git}, nil
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/cairn-dev/cairn/internal/text"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
-	"github.com/cairn-dev/cairn/step"
 	"github.com/cairn-dev/cairn/step/prompts"
 	"github.com/cairn-dev/cairn/worktree"
 )
@@ -63,8 +62,8 @@ func (b *issueBranch) originBase() string { return "refs/remotes/origin/" + b.ba
 // opens or updates its pull request, and repairs failing checks and
 // conflicts with the base, up to the effective repair cap.
 type delivery struct {
-	r  Run
-	sc *step.Context
+	r Run
+	s *Step
 	*issueBranch
 	cap int
 	pr  *forge.PullRequest
@@ -76,13 +75,13 @@ type delivery struct {
 	trace  string
 }
 
-// deliver runs a delivery action of the step sc of r.
-func deliver(ctx context.Context, r Run, sc *step.Context) step.Result {
-	b, err := issueBranchOf(r, sc, "delivery")
+// deliver runs a delivery action of the step s of r.
+func deliver(ctx context.Context, r Run, s *Step) Result {
+	b, err := issueBranchOf(r, s, "delivery")
 	if err != nil {
-		return step.Failed("%v", err)
+		return failure("%v", err)
 	}
-	d := &delivery{r: r, sc: sc, issueBranch: b, cap: r.Plan().Limits.RepairCap.Value}
+	d := &delivery{r: r, s: s, issueBranch: b, cap: r.Plan().Limits.RepairCap.Value}
 	res := d.run(ctx)
 	res.Trace = d.trace
 	return res
@@ -90,13 +89,13 @@ func deliver(ctx context.Context, r Run, sc *step.Context) step.Result {
 
 // note shows a line of the delivery's progress.
 func (d *delivery) note(format string, args ...any) {
-	d.r.Note(d.sc.Step.Name + ": " + fmt.Sprintf(format, args...))
+	d.r.Note(d.s.Name + ": " + fmt.Sprintf(format, args...))
 }
 
 // failed ends the delivery failed with cause; the result says what it
 // did.
-func (d *delivery) failed(format string, args ...any) step.Result {
-	res := step.Failed(format, args...)
+func (d *delivery) failed(format string, args ...any) Result {
+	res := failure(format, args...)
 	res.Result = d.summary(res.Cause)
 	return res
 }
@@ -117,7 +116,7 @@ func (d *delivery) summary(end string) string {
 }
 
 // run carries the delivery out.
-func (d *delivery) run(ctx context.Context) step.Result {
+func (d *delivery) run(ctx context.Context) Result {
 	if err := d.prepare(ctx); err != nil {
 		return d.failed("%v", err)
 	}
@@ -173,7 +172,7 @@ var errAtCap = errors.New("the repair cap is reached")
 
 // atCap ends the delivery failed at the repair cap: its pull request stays
 // open, as the branch does.
-func (d *delivery) atCap(conflict bool, bad []forge.Check) step.Result {
+func (d *delivery) atCap(conflict bool, bad []forge.Check) Result {
 	what := fmt.Sprintf("checks %s still fail", forge.CheckNames(bad))
 	if conflict {
 		what = fmt.Sprintf("branch %q still conflicts with %q", d.branch, d.base)
@@ -277,7 +276,7 @@ func (d *delivery) title() string { return d.r.Issue().Title }
 
 func (d *delivery) body() string {
 	return fmt.Sprintf("Closes #%d.\n\nDelivered by cairn: process `%s`, run `%s`, step `%s`.\n",
-		d.r.Issue().Number, d.r.Plan().Process, d.r.Name(), d.sc.Step.Name)
+		d.r.Issue().Number, d.r.Plan().Process, d.r.Name(), d.s.Name)
 }
 
 // open finds the branch's open pull request and updates it, or opens one
@@ -324,7 +323,7 @@ func (d *delivery) conflicts(ctx context.Context) (bool, error) {
 // commit last pushed, every poll interval. A pull request on which no
 // check reports for noChecksPolls reads in a row has none.
 func (d *delivery) waitChecks(ctx context.Context) ([]forge.Check, error) {
-	interval := pollInterval(d.sc.Env)
+	interval := pollInterval(d.s.Env)
 	empty, stale, said := 0, 0, false
 	for {
 		pr, err := d.gh.ViewPullRequest(ctx, d.pr.Number)
@@ -368,7 +367,7 @@ func (d *delivery) waitChecks(ctx context.Context) ([]forge.Check, error) {
 
 // green ends the delivery: every check passed, the pull request is marked
 // ready for review.
-func (d *delivery) green(ctx context.Context, checks []forge.Check) step.Result {
+func (d *delivery) green(ctx context.Context, checks []forge.Check) Result {
 	if d.pr.IsDraft {
 		if err := d.gh.MarkReady(ctx, d.pr.Number); err != nil {
 			return d.failed("pull request %s: %v", d.pr.URL, err)
@@ -390,7 +389,7 @@ func (d *delivery) green(ctx context.Context, checks []forge.Check) step.Result 
 		how += fmt.Sprintf(", after %d repair sessions", d.rounds)
 	}
 	d.note("pull request %s is ready for review: %s", d.pr.URL, how)
-	return step.Result{Result: d.summary(fmt.Sprintf("Ready for review: %s.", how))}
+	return Result{Result: d.summary(fmt.Sprintf("Ready for review: %s.", how))}
 }
 
 // jobLink finds the run and job ids in a GitHub Actions check's link.
@@ -567,7 +566,7 @@ func quoteAll(names []string) string {
 // commitLeft commits what the repair session left uncommitted, with the
 // run's trailers.
 func (d *delivery) commitLeft(ctx context.Context, subject string) error {
-	left := worktree.Commit{Subject: subject, Trailers: step.Trailers(d.r.Name(), d.sc.Step.Name, d.sc.Agent != nil), Work: true}
+	left := worktree.Commit{Subject: subject, Trailers: d.s.Trailers, Work: true}
 	_, err := left.Make(ctx, d.git, d.dir)
 	return err
 }
@@ -590,15 +589,14 @@ func (d *delivery) session(ctx context.Context, data prompts.RepairData) (string
 	if a.Harness == nil || a.Skill == nil {
 		return fail(errors.New("the plan names no harness or skill for it"))
 	}
-	data.Process, data.Step = d.sc.Process(), d.sc.Step.Name
+	data.Process, data.Step = d.r.Plan().Process, d.s.Name
 	data.PullRequest, data.Branch, data.Base = d.pr.URL, d.branch, d.base
 	data.Round, data.Rounds = d.rounds, d.cap
 	data.WorktreePath, data.Skill = d.dir, a.Skill.Name
 	data.IssueURL, data.Limit = d.r.Issue().URL, checkLogLimit
-	data.IssueFile = d.sc.IssueFile()
-	sc := *d.sc
-	sc.TraceFile = filepath.Join(d.sc.RunDir, record.TracesDir, fmt.Sprintf("%s.repair-%d.jsonl", d.sc.Step.Name, d.rounds))
-	res := d.r.Session(ctx, &sc, a, func(skillPath string) (string, error) {
+	data.IssueFile = d.s.IssueFile
+	trace := filepath.Join(d.r.Dir(), record.TracesDir, fmt.Sprintf("%s.repair-%d.jsonl", d.s.Name, d.rounds))
+	res := d.r.Session(ctx, a, trace, func(skillPath string) (string, error) {
 		data.SkillPath = skillPath
 		return prompts.RepairPrompt(data)
 	})

@@ -3,6 +3,7 @@ package catalogue
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -12,20 +13,18 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/forge"
-	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/fakegh"
 	"github.com/cairn-dev/cairn/internal/ghtest"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/testrepo"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
-	"github.com/cairn-dev/cairn/step"
 )
 
-// fixerScript is the agent of the delivery tests' repair sessions, a
-// custom harness: session N keeps its prompt as $FIXER_DIR/prompt.N, runs
-// $FIXER_DIR/do.N (when there is one) in the worktree, and answers "fixed
-// in round N".
+// fixerScript is the agent of the delivery tests' repair sessions
+// (testRun.Session): session N keeps its prompt as $FIXER_DIR/prompt.N,
+// runs $FIXER_DIR/do.N (when there is one) in the worktree, and answers
+// "fixed in round N".
 const fixerScript = `#!/bin/bash
 n=1
 while [ -e "$FIXER_DIR/prompt.$n" ]; do n=$((n + 1)); done
@@ -35,14 +34,17 @@ echo "fixed in round $n"
 `
 
 // testRun is the run of the catalogue tests (Run): a run folder with a
-// plan, on an issue, its progress kept, and its sessions on the harnesses
-// of a config, a skill read where the worktree would have it.
+// plan, on an issue, its progress kept, and its sessions answered by the
+// fixer script in the worktree dir and the environment env, a skill read
+// where the worktree would have it.
 type testRun struct {
-	plan      *ir.Plan
-	issue     *forge.Issue
-	folder    *record.Folder
-	harnesses *harness.Registry
-	repo      *git.Repo
+	plan   *ir.Plan
+	issue  *forge.Issue
+	folder *record.Folder
+	repo   *git.Repo
+	fixer  string
+	dir    string
+	env    []string
 
 	mu          sync.Mutex
 	prog        strings.Builder
@@ -87,16 +89,29 @@ func (r *testRun) pullRequestURL() string {
 	return r.pullRequest
 }
 
-func (r *testRun) Session(ctx context.Context, sc *step.Context, a *ir.PlanAction, prompt func(string) (string, error)) step.Result {
-	h, ok := r.harnesses.Lookup(a.Harness.Value)
-	if !ok {
-		return step.Failed("unknown harness %q", a.Harness.Value)
+// Session runs the fixer as the session's agent: its prompt on stdin, its
+// output the final message, kept at trace too.
+func (r *testRun) Session(ctx context.Context, a *ir.PlanAction, trace string, prompt func(string) (string, error)) Result {
+	if a.Harness.Value != "fixer" {
+		return failure("unknown harness %q", a.Harness.Value)
 	}
-	p, err := prompt(filepath.Join(sc.Worktree, ".cairn", "skills", a.Skill.Name, "SKILL.md"))
+	p, err := prompt(filepath.Join(r.dir, ".cairn", "skills", a.Skill.Name, "SKILL.md"))
 	if err != nil {
-		return step.Failed("%v", err)
+		return failure("%v", err)
 	}
-	return step.RunPrompt(ctx, sc, h, step.Invocation(a, p))
+	cmd := exec.CommandContext(ctx, r.fixer)
+	cmd.Dir, cmd.Env, cmd.Stdin = r.dir, r.env, strings.NewReader(p)
+	out, err := cmd.Output()
+	if err != nil {
+		return failure("fixer: %v", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(trace), 0o755); err != nil {
+		return failure("%v", err)
+	}
+	if err := os.WriteFile(trace, out, 0o644); err != nil {
+		return failure("%v", err)
+	}
+	return Result{Result: string(out), Trace: trace}
 }
 
 func (r *testRun) OpenIssue(ctx context.Context, ref string, env []string) (*forge.Issue, error) {
@@ -112,7 +127,7 @@ const branch = "cairn/42-fix-the-parser"
 type deliveryFixture struct {
 	*ghtest.Fixture
 	r     *testRun
-	sc    *step.Context
+	s     *Step
 	dir   string
 	fixer string
 }
@@ -137,7 +152,6 @@ func newDeliveryFixture(t *testing.T, checks []fakegh.CheckSpec, limits ir.PlanL
 	if err := os.WriteFile(script, []byte(fixerScript), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	fixer := []ir.CustomHarness{{Name: "fixer", Command: []string{script}}}
 
 	f.dir = filepath.Join(dir, "wt")
 	testrepo.Git(t, f.Root, "worktree", "add", "-q", "-b", branch, f.dir, "main")
@@ -170,27 +184,25 @@ func newDeliveryFixture(t *testing.T, checks []fakegh.CheckSpec, limits ir.PlanL
 			Harness:  &ir.Setting{Value: "fixer", Source: ir.FromConfig},
 			MaxTurns: &ir.IntSetting{Value: ir.DefaultMaxTurns, Source: ir.FromDefault}},
 	}
-	f.r = &testRun{plan: plan, issue: is, folder: folder, harnesses: harness.NewRegistry(fixer), repo: f.Repo}
-	f.sc = f.stepContext("deliver")
+	env := append(slices.Clone(f.Env), "FIXER_DIR="+f.fixer)
+	f.r = &testRun{plan: plan, issue: is, folder: folder, repo: f.Repo, fixer: script, dir: f.dir, env: env}
+	f.s = f.step("deliver")
 	return f
 }
 
-// stepContext is the context of step name in the fixture's worktree.
-func (f *deliveryFixture) stepContext(name string) *step.Context {
-	dir := f.r.Dir()
-	sc := &step.Context{
-		RunDir:       dir,
-		ResultFile:   filepath.Join(dir, record.ResultsDir, name+".md"),
-		TraceFile:    filepath.Join(dir, record.TracesDir, name+".jsonl"),
-		Step:         &ir.PlanStep{Name: name, Worktree: "fix"},
-		Worktree:     f.dir,
-		WorktreeKind: ir.IssueBranch,
-		Branch:       branch,
-		IssueURL:     f.r.issue.URL,
-		Git:          git.New(f.Env),
+// step is step name in the fixture's worktree, as the runtime would make it.
+func (f *deliveryFixture) step(name string) *Step {
+	return &Step{
+		Name:      name,
+		Worktree:  "fix",
+		Kind:      ir.IssueBranch,
+		Dir:       f.dir,
+		Branch:    branch,
+		Env:       f.r.env,
+		Git:       git.New(f.r.env),
+		IssueFile: filepath.Join(f.dir, ir.IssueFile),
+		Trailers:  "Cairn-Run: " + f.r.Name() + "\nCairn-Step: " + name,
 	}
-	sc.Env = step.Env(f.Env, sc, filepath.Join(dir, record.ResultsDir), []ir.PlanEnv{{Name: "FIXER_DIR", Value: f.fixer}})
-	return sc
 }
 
 // writeFile writes content to path, making its folder.
@@ -239,8 +251,8 @@ func (f *deliveryFixture) pull(t *testing.T, n int) *fakegh.PullRequest {
 }
 
 // deliver runs the delivery action.
-func (f *deliveryFixture) deliver() step.Result {
-	return Execute(context.Background(), f.r, f.sc, &ir.PlanAction{Kind: ir.Catalogue, Catalogue: ir.Delivery})
+func (f *deliveryFixture) deliver() Result {
+	return Execute(context.Background(), f.r, f.s, &ir.PlanAction{Kind: ir.Catalogue, Catalogue: ir.Delivery})
 }
 
 // limits are the tests' limits: repair cap n, a self-merge allowed, no
@@ -433,8 +445,8 @@ func TestDeliveryRebasesAConflict(t *testing.T) {
 
 func TestDeliveryRefusals(t *testing.T) {
 	f := newDeliveryFixture(t, []fakegh.CheckSpec{{Name: "test"}}, limits(3))
-	throwaway := f.stepContext("deliver")
-	throwaway.WorktreeKind = ir.Throwaway
+	throwaway := f.step("deliver")
+	throwaway.Kind = ir.Throwaway
 	res := Execute(context.Background(), f.r, throwaway, &ir.PlanAction{Kind: ir.Catalogue, Catalogue: ir.Delivery})
 	if !res.Failed || res.Cause != `delivery works on an issue-branch worktree, and worktree "fix" is a throwaway worktree` {
 		t.Errorf("delivery in a throwaway = %+v", res)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/ir"
-	"github.com/cairn-dev/cairn/step"
 )
 
 // selfMerge runs a self-merge action (docs/design.md §7.8): it merges the branch's pull
@@ -20,36 +19,36 @@ import (
 // and green. A held self-merge succeeds and leaves the pull request ready
 // for review; its reason is in the progress, the result and the action's
 // cause. cairn posts nothing on the pull request either way.
-func selfMerge(ctx context.Context, r Run, sc *step.Context) step.Result {
-	b, err := issueBranchOf(r, sc, "self-merge")
+func selfMerge(ctx context.Context, r Run, s *Step) Result {
+	b, err := issueBranchOf(r, s, "self-merge")
 	if err != nil {
-		return step.Failed("%v", err)
+		return failure("%v", err)
 	}
 	pr, err := b.gh.OpenPullRequest(ctx, b.branch)
 	if err != nil {
-		return step.Failed("%v", err)
+		return failure("%v", err)
 	}
 	if pr == nil {
-		return step.Failed("branch %q has no open pull request to merge; a delivery step opens it", b.branch)
+		return failure("branch %q has no open pull request to merge; a delivery step opens it", b.branch)
 	}
 	r.SetPullRequest(pr.URL)
 	reason, err := holdReason(ctx, r.Plan().Limits, b, pr)
 	if err != nil {
-		return step.Failed("pull request %s: %v", pr.URL, err)
+		return failure("pull request %s: %v", pr.URL, err)
 	}
 	if reason != "" {
-		r.Note(fmt.Sprintf("%s: self-merge held: %s; pull request %s is left ready for review", sc.Step.Name, reason, pr.URL))
-		return step.Result{
+		r.Note(fmt.Sprintf("%s: self-merge held: %s; pull request %s is left ready for review", s.Name, reason, pr.URL))
+		return Result{
 			Result: fmt.Sprintf("Pull request: %s\nSelf-merge held: %s.\nThe pull request is left ready for review.\n", pr.URL, reason),
 			Cause:  "self-merge held: " + reason,
 		}
 	}
 	head := b.git.Head(ctx, b.dir)
 	if err := b.gh.Merge(ctx, pr.Number, head); err != nil {
-		return step.Failed("pull request %s: %v", pr.URL, err)
+		return failure("pull request %s: %v", pr.URL, err)
 	}
-	r.Note(fmt.Sprintf("%s: merged pull request %s", sc.Step.Name, pr.URL))
-	return step.Result{Result: fmt.Sprintf("Pull request: %s\nMerged (squashed) at %s.\n", pr.URL, head)}
+	r.Note(fmt.Sprintf("%s: merged pull request %s", s.Name, pr.URL))
+	return Result{Result: fmt.Sprintf("Pull request: %s\nMerged (squashed) at %s.\n", pr.URL, head)}
 }
 
 // holdReason says why the pull request pr of branch b must not be merged

@@ -10,7 +10,6 @@ import (
 	"github.com/cairn-dev/cairn/internal/ghtest"
 	"github.com/cairn-dev/cairn/internal/testrepo"
 	"github.com/cairn-dev/cairn/ir"
-	"github.com/cairn-dev/cairn/step"
 )
 
 // delivered is a delivery fixture whose branch, with files committed on
@@ -36,9 +35,9 @@ func delivered(t *testing.T, l ir.PlanLimits, files map[string]string) *delivery
 }
 
 // selfMerge runs the self-merge action in the fixture's worktree.
-func (f *deliveryFixture) selfMerge() step.Result {
+func (f *deliveryFixture) selfMerge() Result {
 	f.r.SetPullRequest("")
-	return Execute(context.Background(), f.r, f.stepContext("merge"), &ir.PlanAction{Kind: ir.Catalogue, Catalogue: ir.SelfMerge})
+	return Execute(context.Background(), f.r, f.step("merge"), &ir.PlanAction{Kind: ir.Catalogue, Catalogue: ir.SelfMerge})
 }
 
 func TestSelfMergeOnlyWhenAsked(t *testing.T) {

@@ -16,7 +16,6 @@ import (
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
-	"github.com/cairn-dev/cairn/step"
 )
 
 // SpecLabel is the label of a spec issue (docs/design.md §7.8): run-published-issue starts
@@ -36,51 +35,51 @@ const ChildrenDir = "children"
 // Jobs at once). The step fails when a child run fails; a child run that
 // ends inconclusive leaves the step succeeded and the run inconclusive
 // (InconclusiveChildren).
-func runPublishedIssue(ctx context.Context, r Run, sc *step.Context, a *ir.PlanAction) step.Result {
+func runPublishedIssue(ctx context.Context, r Run, s *Step, a *ir.PlanAction) Result {
 	children := r.Children()
 	if children == nil {
-		return step.Failed("run-published-issue: this run cannot start child processes")
+		return failure("run-published-issue: this run cannot start child processes")
 	}
-	if sc.Timeout > 0 {
+	if s.Timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, sc.Timeout)
+		ctx, cancel = context.WithTimeout(ctx, s.Timeout)
 		defer cancel()
 	}
-	is, err := publishedIssue(ctx, r, sc)
+	is, err := publishedIssue(ctx, r, s)
 	if err != nil {
-		return step.Failed("%v", err)
+		return failure("%v", err)
 	}
-	kids := &childRuns{r: r, children: children, step: sc.Step.Name}
+	kids := &childRuns{r: r, children: children, step: s.Name}
 	spec := slices.ContainsFunc(is.Labels, func(l string) bool { return strings.EqualFold(l, SpecLabel) })
 	if a.Process == "" {
 		what := "issue " + is.String()
 		if spec {
 			what = "the tickets of spec issue " + is.String()
 		}
-		return step.Failed("step %q names no process to start on %s (%s)", sc.Step.Name, what, is.URL)
+		return failure("step %q names no process to start on %s (%s)", s.Name, what, is.URL)
 	}
 	if !spec {
 		c, err := kids.prepare(a.Process, is)
 		if err != nil {
-			return step.Failed("%v", err)
+			return failure("%v", err)
 		}
 		kids.runAll(ctx, []*childRun{c})
-		return kids.result(ctx, sc)
+		return kids.result(ctx, s)
 	}
 	if a.SpecProcess == "" {
-		return step.Failed("issue %s (%s) is labelled %q, but step %q names no spec_process to start on it", is, is.URL, SpecLabel, sc.Step.Name)
+		return failure("issue %s (%s) is labelled %q, but step %q names no spec_process to start on it", is, is.URL, SpecLabel, s.Name)
 	}
 	writer, err := kids.prepare(a.SpecProcess, is)
 	if err != nil {
-		return step.Failed("%v", err)
+		return failure("%v", err)
 	}
 	kids.runAll(ctx, []*childRun{writer})
 	if writer.status != record.StatusSucceeded && writer.status != record.StatusInconclusive {
-		return kids.result(ctx, sc)
+		return kids.result(ctx, s)
 	}
-	tickets, err := openTickets(ctx, r, sc, is)
+	tickets, err := openTickets(ctx, r, s, is)
 	if err != nil {
-		res := kids.result(ctx, sc)
+		res := kids.result(ctx, s)
 		res.Failed, res.ExitCode, res.Cause = true, -1, err.Error()
 		return res
 	}
@@ -88,31 +87,26 @@ func runPublishedIssue(ctx context.Context, r Run, sc *step.Context, a *ir.PlanA
 	for _, t := range tickets {
 		c, err := kids.prepare(a.Process, t)
 		if err != nil {
-			res := kids.result(ctx, sc)
+			res := kids.result(ctx, s)
 			res.Failed, res.ExitCode, res.Cause = true, -1, err.Error()
 			return res
 		}
 		runs = append(runs, c)
 	}
 	kids.runAll(ctx, runs)
-	return kids.result(ctx, sc)
+	return kids.result(ctx, s)
 }
 
 // publishedIssue reads and checks the issue the previous step published:
 // the URL on the last non-empty line of its result, an issue of origin's
 // repository, open, opened by a trusted account, and created since that
 // step began. Its error names the URL and what is wrong.
-func publishedIssue(ctx context.Context, r Run, sc *step.Context) (*forge.Issue, error) {
-	prev, err := publisher(r.Plan(), sc.Step.Name)
+func publishedIssue(ctx context.Context, r Run, s *Step) (*forge.Issue, error) {
+	prev, err := publisher(r.Plan(), s.Name)
 	if err != nil {
 		return nil, err
 	}
-	var result string
-	for _, e := range sc.Earlier {
-		if e.Step == prev {
-			result = e.Path
-		}
-	}
+	result := s.Results[prev]
 	if result == "" {
 		return nil, fmt.Errorf("step %q left no result to read the published issue's URL from", prev)
 	}
@@ -124,7 +118,7 @@ func publishedIssue(ctx context.Context, r Run, sc *step.Context) (*forge.Issue,
 	if err != nil {
 		return nil, fmt.Errorf("step %q: %w", prev, err)
 	}
-	is, err := r.OpenIssue(ctx, url, sc.Env)
+	is, err := r.OpenIssue(ctx, url, s.Env)
 	if err != nil {
 		return nil, fmt.Errorf("published issue: %w", err)
 	}
@@ -252,8 +246,8 @@ func Tickets(body string) []string {
 // tickets into it) and opens and checks each of its tickets: an issue of
 // origin's repository, open, opened by a trusted account. It fails, naming
 // every problem, when any ticket fails its check, or there is none.
-func openTickets(ctx context.Context, r Run, sc *step.Context, spec *forge.Issue) ([]*forge.Issue, error) {
-	again, err := r.OpenIssue(ctx, spec.URL, sc.Env)
+func openTickets(ctx context.Context, r Run, s *Step, spec *forge.Issue) ([]*forge.Issue, error) {
+	again, err := r.OpenIssue(ctx, spec.URL, s.Env)
 	if err != nil {
 		return nil, fmt.Errorf("read spec issue %s again for its tickets: %w", spec, err)
 	}
@@ -265,7 +259,7 @@ func openTickets(ctx context.Context, r Run, sc *step.Context, spec *forge.Issue
 	var problems []string
 	seen := map[int]bool{spec.Number: true}
 	for _, ref := range refs {
-		is, err := r.OpenIssue(ctx, ref, sc.Env)
+		is, err := r.OpenIssue(ctx, ref, s.Env)
 		switch {
 		case err != nil:
 			problems = append(problems, err.Error())
@@ -417,7 +411,7 @@ func (k *childRuns) record() {
 // result is the step's action result once its child runs ended: one line
 // per child run (process, issue, status, folder) followed by that run's
 // results, and a failure when a child run failed or was stopped.
-func (k *childRuns) result(ctx context.Context, sc *step.Context) step.Result {
+func (k *childRuns) result(ctx context.Context, s *Step) Result {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	var b strings.Builder
@@ -457,7 +451,7 @@ func (k *childRuns) result(ctx context.Context, sc *step.Context) step.Result {
 			failed = append(failed, name)
 		}
 	}
-	res := step.Result{Result: b.String()}
+	res := Result{Result: b.String()}
 	switch {
 	case len(failed) > 0:
 		res.Failed, res.ExitCode = true, 1
@@ -465,9 +459,9 @@ func (k *childRuns) result(ctx context.Context, sc *step.Context) step.Result {
 		if len(failed) > 1 {
 			res.Cause = fmt.Sprintf("%d child runs failed: %s", len(failed), strings.Join(failed, "; "))
 		}
-	case errors.Is(ctx.Err(), context.DeadlineExceeded) && sc.Timeout > 0:
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) && s.Timeout > 0:
 		res.Failed, res.ExitCode, res.TimedOut = true, -1, true
-		res.Cause = "timed out after " + ir.FormatDuration(sc.Timeout)
+		res.Cause = "timed out after " + ir.FormatDuration(s.Timeout)
 	case stopped || ctx.Err() != nil:
 		res.Failed, res.ExitCode, res.Cause = true, -1, "a child run was interrupted"
 	}

@@ -25,7 +25,29 @@ func (r *run) catalogue(ctx context.Context, sc *step.Context, wt worktree.Workt
 	if m, ok := sc.Meter.(*spendingMeter); ok {
 		budget = m.s.purse
 	}
-	return catalogue.Execute(ctx, &catalogueRun{r: r, wt: wt, budget: budget}, sc, a)
+	res := catalogue.Execute(ctx, &catalogueRun{r: r, sc: sc, wt: wt, budget: budget}, r.catalogueStep(sc), a)
+	return step.Result{Failed: res.Failed, Cause: res.Cause, ExitCode: res.ExitCode, Result: res.Result, Trace: res.Trace, TimedOut: res.TimedOut}
+}
+
+// catalogueStep is the step sc as its catalogue action sees it.
+func (r *run) catalogueStep(sc *step.Context) *catalogue.Step {
+	results := make(map[string]string, len(sc.Earlier))
+	for _, e := range sc.Earlier {
+		results[e.Step] = e.Path
+	}
+	return &catalogue.Step{
+		Name:      sc.Step.Name,
+		Worktree:  sc.Step.Worktree,
+		Kind:      sc.WorktreeKind,
+		Dir:       sc.Worktree,
+		Branch:    sc.Branch,
+		Env:       sc.Env,
+		Git:       sc.Git,
+		Timeout:   sc.Timeout,
+		Results:   results,
+		IssueFile: sc.IssueFile(),
+		Trailers:  step.Trailers(r.folder.Name(), sc.Step.Name, sc.Agent != nil),
+	}
 }
 
 // setPullRequest records the URL of the run's pull request, which the
@@ -56,11 +78,12 @@ func (r *run) keepChildren(sr *record.StepRecord) {
 	}
 }
 
-// catalogueRun is the run r as its catalogue step in the worktree wt sees
-// it (catalogue.Run); budget is the purse the step spends under, the run's
-// or the step's share of it, which its child runs spend from too.
+// catalogueRun is the run r as its catalogue step sc in the worktree wt
+// sees it (catalogue.Run); budget is the purse the step spends under, the
+// run's or the step's share of it, which its child runs spend from too.
 type catalogueRun struct {
 	r      *run
+	sc     *step.Context
 	wt     worktree.Worktree
 	budget *purse
 }
@@ -82,16 +105,19 @@ func (c *catalogueRun) Note(line string) {
 	}
 }
 
-func (c *catalogueRun) Session(ctx context.Context, sc *step.Context, a *ir.PlanAction, prompt func(skillPath string) (string, error)) step.Result {
-	h, skill, err := c.r.prepareSession(ctx, sc, c.wt, a)
+func (c *catalogueRun) Session(ctx context.Context, a *ir.PlanAction, trace string, prompt func(skillPath string) (string, error)) catalogue.Result {
+	sc := *c.sc
+	sc.TraceFile = trace
+	h, skill, err := c.r.prepareSession(ctx, &sc, c.wt, a)
 	if err != nil {
-		return step.Failed("%v", err)
+		return catalogue.Result{Failed: true, ExitCode: -1, Cause: err.Error()}
 	}
 	p, err := prompt(skill)
 	if err != nil {
-		return step.Failed("%v", err)
+		return catalogue.Result{Failed: true, ExitCode: -1, Cause: err.Error()}
 	}
-	return step.RunPrompt(ctx, sc, h, step.Invocation(a, p))
+	res := step.RunPrompt(ctx, &sc, h, step.Invocation(a, p))
+	return catalogue.Result{Failed: res.Failed, Cause: res.Cause, ExitCode: res.ExitCode, Result: res.Result, Trace: res.Trace, TimedOut: res.TimedOut}
 }
 
 func (c *catalogueRun) OpenIssue(ctx context.Context, ref string, env []string) (*forge.Issue, error) {
