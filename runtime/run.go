@@ -297,7 +297,7 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 	r.warn(record.Activity(r.o.Home, "event="+event, "run="+r.folder.Name(), "process="+plan.Process, "repo="+r.o.Repo.CommonDir,
 		"containment="+r.groups.Method()))
 
-	r.prog = progress.New(r.o.Stderr, r.o.Terminal)
+	r.prog = progress.New(r.o.Stderr, r.o.Terminal, r.o.Env)
 	r.prog.Optional = progress.OptionalSteps(plan)
 	if r.o.Stubs != nil {
 		r.prog.Note(fmt.Sprintf("cairn: stubbed run: agent sessions and catalogue steps answered from %s", r.o.Stubs.File))

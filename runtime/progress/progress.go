@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/internal/text"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
@@ -70,18 +71,19 @@ type progressLine struct {
 	under []string
 }
 
-// New returns the progress writer of a run. On a terminal it
-// redraws the running steps' lines every second, from the first start until
-// Close.
-func New(w io.Writer, terminal bool) *Progress {
+// New returns the progress writer of a run, whose environment is env: its
+// NO_COLOR and TERM say whether a terminal gets colour, its COLUMNS how wide
+// the terminal is. On a terminal it redraws the running steps' lines every
+// second, from the first start until Close.
+func New(w io.Writer, terminal bool, env []string) *Progress {
 	p := &Progress{
 		w:        w,
 		terminal: terminal,
-		color:    terminal && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb",
+		color:    terminal && proc.Getenv(env, "NO_COLOR") == "" && proc.Getenv(env, "TERM") != "dumb",
 		now:      time.Now,
 	}
 	if terminal {
-		p.width = terminalWidth(w)
+		p.width = terminalWidth(w, env)
 	}
 	return p
 }
@@ -372,10 +374,10 @@ func (p *Progress) paint(code, s string) string {
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
 }
 
-// terminalWidth is the width of the terminal w writes to: $COLUMNS when set,
-// else what the terminal says, else 80.
-func terminalWidth(w io.Writer) int {
-	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+// terminalWidth is the width of the terminal w writes to: COLUMNS of env
+// when set, else what the terminal says, else 80.
+func terminalWidth(w io.Writer, env []string) int {
+	if n, err := strconv.Atoi(proc.Getenv(env, "COLUMNS")); err == nil && n > 0 {
 		return n
 	}
 	if f, ok := w.(*os.File); ok {

@@ -17,7 +17,7 @@ func TestProgressPlain(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
 	clock := &fixedClock{time.Date(2026, 1, 1, 12, 0, 1, 0, time.Local)}
-	p := New(&b, false)
+	p := New(&b, false, nil)
 	p.now = clock.now
 	p.Start("hunt-claude", "session, claude opus, worktree claude")
 	clock.t = clock.t.Add(8 * time.Second)
@@ -47,11 +47,10 @@ func TestProgressPlain(t *testing.T) {
 }
 
 func TestProgressTerminal(t *testing.T) {
-	t.Setenv("NO_COLOR", "1")
-	t.Setenv("COLUMNS", "40")
+	t.Parallel()
 	var b strings.Builder
 	clock := &fixedClock{time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
-	p := New(&b, true)
+	p := New(&b, true, []string{"NO_COLOR=1", "COLUMNS=40"})
 	defer p.Close()
 	p.now = clock.now
 
@@ -88,7 +87,7 @@ func TestProgressPlainUnder(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
 	clock := &fixedClock{time.Date(2026, 1, 1, 12, 0, 1, 0, time.Local)}
-	p := New(&b, false)
+	p := New(&b, false, nil)
 	p.now = clock.now
 	p.NoteLines("warning: step lint: validate: exit status 1", []string{"validate shell 1: exit status 1; it wrote nothing"})
 	p.Attach("test", []string{"validate shell 1: exit status 1; its output:", "| boom"})
@@ -108,11 +107,10 @@ func TestProgressPlainUnder(t *testing.T) {
 }
 
 func TestProgressTerminalUnder(t *testing.T) {
-	t.Setenv("NO_COLOR", "1")
-	t.Setenv("COLUMNS", "30")
+	t.Parallel()
 	var b strings.Builder
 	clock := &fixedClock{time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}
-	p := New(&b, true)
+	p := New(&b, true, []string{"NO_COLOR=1", "COLUMNS=30"})
 	defer p.Close()
 	p.now = clock.now
 
@@ -135,12 +133,11 @@ func TestProgressTerminalUnder(t *testing.T) {
 // or a shell's output holds of control characters is shown escaped, never
 // acted on; plain lines keep the bytes.
 func TestProgressTerminalEscapes(t *testing.T) {
-	t.Setenv("NO_COLOR", "1")
-	t.Setenv("COLUMNS", "200")
+	t.Parallel()
 	const hostile = "x\x1b]52;c;SGVsbG8=\x07\x1b]0;title\x07\x1b[2J\u009b31m\rover"
 	const shown = `x\x1b]52;c;SGVsbG8=\a\x1b]0;title\a\x1b[2J\u009b31m\rover`
 	var b strings.Builder
-	p := New(&b, true)
+	p := New(&b, true, []string{"NO_COLOR=1", "COLUMNS=200"})
 	p.Start("a", "command")
 	p.Note("note " + hostile)
 	p.NoteLines("lines", []string{"| " + hostile})
@@ -160,10 +157,39 @@ func TestProgressTerminalEscapes(t *testing.T) {
 	}
 
 	b.Reset()
-	p = New(&b, false)
+	p = New(&b, false, nil)
 	p.End("a", record.Failed, time.Second, "cause "+hostile)
 	p.Close()
 	if !strings.HasSuffix(b.String(), " failed a: cause "+hostile+"\n") {
 		t.Errorf("plain progress changed the bytes: %q", b.String())
+	}
+}
+
+// TestProgressReadsTheRunsEnvironment: colour and width come from the
+// environment the run was given, never from cairn's own process's.
+func TestProgressReadsTheRunsEnvironment(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	t.Setenv("TERM", "dumb")
+	t.Setenv("COLUMNS", "12")
+	for _, c := range []struct {
+		env   []string
+		color bool
+	}{
+		{[]string{"TERM=xterm-256color"}, true},
+		{[]string{"TERM=xterm-256color", "NO_COLOR=1"}, false},
+		{[]string{"TERM=dumb"}, false},
+	} {
+		var b strings.Builder
+		p := New(&b, true, append(c.env, "COLUMNS=60"))
+		p.Start("a-step-with-a-long-name", "command, worktree a")
+		p.End("a-step-with-a-long-name", record.Failed, time.Second, "exit status 1")
+		p.Close()
+		out := b.String()
+		if got := strings.Contains(out, "\x1b[3"); got != c.color {
+			t.Errorf("env %q: colour %v; want %v:\n%q", c.env, got, c.color, out)
+		}
+		if !strings.Contains(out, "a-step-with-a-long-name  failed: exit status 1") {
+			t.Errorf("env %q: the line is not 60 columns wide:\n%q", c.env, out)
+		}
 	}
 }

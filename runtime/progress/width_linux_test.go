@@ -7,22 +7,21 @@ import (
 	"github.com/cairn-dev/cairn/internal/ptytest"
 )
 
-// TestTerminalWidth: the width is $COLUMNS when set, else what the terminal
-// says its size is, else 80 (a terminal of no size, or not a terminal).
+// TestTerminalWidth: the width is COLUMNS of the run's environment when
+// set, else what the terminal says its size is, else 80 (a terminal of no
+// size, or not a terminal).
 func TestTerminalWidth(t *testing.T) {
+	t.Parallel()
 	_, tty := ptytest.Open(t)
-	t.Setenv("COLUMNS", "")
 	ptytest.SetSize(t, tty, 57, 20)
-	if got := terminalWidth(tty); got != 57 {
+	if got := terminalWidth(tty, nil); got != 57 {
 		t.Errorf("terminalWidth of a 57-column terminal = %d; want 57", got)
 	}
-	t.Setenv("COLUMNS", "132")
-	if got := terminalWidth(tty); got != 132 {
+	if got := terminalWidth(tty, []string{"COLUMNS=132"}); got != 132 {
 		t.Errorf("terminalWidth with COLUMNS=132 = %d; want 132", got)
 	}
-	t.Setenv("COLUMNS", "")
 	ptytest.SetSize(t, tty, 0, 0)
-	if got := terminalWidth(tty); got != 80 {
+	if got := terminalWidth(tty, []string{"COLUMNS="}); got != 80 {
 		t.Errorf("terminalWidth of a terminal of no size = %d; want 80", got)
 	}
 	dev, err := os.Open(os.DevNull)
@@ -30,7 +29,7 @@ func TestTerminalWidth(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dev.Close()
-	if got := terminalWidth(dev); got != 80 {
+	if got := terminalWidth(dev, nil); got != 80 {
 		t.Errorf("terminalWidth of %s = %d; want 80", os.DevNull, got)
 	}
 }
