@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -36,6 +37,22 @@ func EndOrphans(dir string) (int, error) {
 // endOrphans is EndOrphans for a caller that holds dir's lock.
 func endOrphans(dir string) (int, error) {
 	return sweepRun(dir, true, map[string]bool{})
+}
+
+// EndCrashed ends what the crashed run name, in dir, left running
+// (EndOrphans), and says so on w, as it does of a failure to; it returns
+// how many processes it ended. A crashed run's steps may have outlived it:
+// they end before anything else is done with the run, and before a resume
+// runs them again beside themselves.
+func EndCrashed(w io.Writer, name, dir string) int {
+	n, err := EndOrphans(dir)
+	if err != nil {
+		fmt.Fprintf(w, "cairn: warning: %v\n", err)
+	}
+	if n > 0 {
+		fmt.Fprintln(w, OrphansLine(name, n))
+	}
+	return n
 }
 
 // OrphansLine is the line that says EndOrphans ended n processes of the

@@ -2,16 +2,136 @@ package runtime
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/cairn-dev/cairn/catalogue"
 	"github.com/cairn-dev/cairn/forge"
+	"github.com/cairn-dev/cairn/internal/git"
+	"github.com/cairn-dev/cairn/internal/source"
+	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/step"
 	"github.com/cairn-dev/cairn/worktree"
 )
+
+// ResumeRequest asks to resume the run whose folder is Dir, from the
+// directory WorkDir, which must be in the repository the run ran in, whose
+// git is Git. Access and Budget may tighten the run's ("" and 0: as it
+// was started), and Directive replaces its directive (nil: as it was
+// started). Stderr is told of what a crashed run left running, once ended.
+type ResumeRequest struct {
+	Dir       string
+	WorkDir   string
+	Git       *git.Git
+	Access    string
+	Budget    float64
+	Directive *string
+	Stderr    io.Writer
+}
+
+// Resumption is what resuming a run does (docs/design.md §7.7), as
+// PrepareResume decided it from the run's record.
+type Resumption struct {
+	// Name is the run's folder's name; Record is its record.
+	Name   string
+	Record *record.Record
+	// Done is set when there is nothing to resume: the run succeeded, or
+	// it is inconclusive (its work is done, and resume judges nothing
+	// again). Lines say so, for stderr.
+	Done  bool
+	Lines []string
+	// Source is the run's process file, unchanged since the run started;
+	// Flags are the flags it was started with, tightened by the request's;
+	// Directive is its directive, or the request's.
+	Source    []byte
+	Flags     record.RecordFlags
+	Directive string
+}
+
+// PrepareResume decides what resuming the run of q does (docs/design.md
+// §7.7). What a crashed run left running is ended first, whatever follows.
+// A succeeded run has nothing to resume, nor has an inconclusive one: its
+// work is done, and nothing judges it again. A failed, interrupted or
+// crashed run goes on in its folder with the flags it was started with,
+// once its process file is read again, unchanged, in the repository it ran
+// in; q's access and budget may only tighten the run's.
+func PrepareResume(ctx context.Context, q ResumeRequest) (*Resumption, error) {
+	name := filepath.Base(q.Dir)
+	rec, err := record.Load(q.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Status == record.StatusCrashed {
+		EndCrashed(q.Stderr, name, q.Dir)
+	}
+	res := &Resumption{Name: name, Record: rec}
+	switch rec.Status {
+	case record.StatusSucceeded:
+		res.Done = true
+		res.Lines = []string{fmt.Sprintf("cairn: run %s succeeded; nothing to resume", name)}
+		return res, nil
+	case record.StatusInconclusive:
+		// The run's own lines say why it is inconclusive, under one
+		// saying that resume does nothing.
+		res.Done = true
+		res.Lines = []string{fmt.Sprintf("cairn: run %s is inconclusive; nothing to resume: its work is done, and resume judges nothing again", name)}
+		for _, s := range InconclusiveSteps(rec.Steps) {
+			res.Lines = append(res.Lines, InconclusiveLine(rec.Process, s))
+		}
+		res.Lines = append(res.Lines, catalogue.InconclusiveChildren(rec.Process, q.Dir, rec.Steps)...)
+		return res, nil
+	}
+	if !Resumable(rec) {
+		return nil, fmt.Errorf("run %s is %s; only failed, interrupted and crashed runs resume", name, rec.Status)
+	}
+	repo, err := git.Discover(ctx, q.Git, q.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Repo != "" && rec.Repo != repo.CommonDir {
+		return nil, fmt.Errorf("run %s ran in the repository at %s; resume it there (cairn -C DIR resume)", name, rec.Repo)
+	}
+	src, err := source.ReadFile(rec.File, repo.Root)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: read its process file: %w", name, err)
+	}
+	if sum := sha256.Sum256(src); hex.EncodeToString(sum[:]) != rec.SHA256 {
+		return nil, fmt.Errorf("run %s: its process file %s changed since the run started; nothing was resumed (start a new run with cairn run)", name, rec.File)
+	}
+	res.Source, res.Flags, res.Directive = src, rec.Flags, rec.Directive
+	res.Flags.Access = tighterAccess(rec.Flags.Access, q.Access)
+	res.Flags.Budget = tighterBudget(rec.Flags.Budget, q.Budget)
+	if q.Directive != nil {
+		res.Directive = *q.Directive
+	}
+	return res, nil
+}
+
+// tighterAccess is the lower of two --access values, either of which may be
+// empty (no flag): a resumed run keeps the ceiling it was started with,
+// and may only lower it.
+func tighterAccess(started, now string) string {
+	if started == "" || now != "" && ir.AccessLevel(now) < ir.AccessLevel(started) {
+		return now
+	}
+	return started
+}
+
+// tighterBudget is the lower of two --budget values, either of which may be
+// 0 (no flag): a resumed run keeps the budget it was started with, and may
+// only lower it.
+func tighterBudget(started, now float64) float64 {
+	if started == 0 || now > 0 && now < started {
+		return now
+	}
+	return started
+}
 
 // Resumable reports whether a run that stands as rec may be resumed
 // (docs/design.md §7.7): a failed, interrupted or crashed one. A running record is taken

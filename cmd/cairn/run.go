@@ -16,7 +16,6 @@ import (
 	"github.com/cairn-dev/cairn/load"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/runtime"
-	"github.com/cairn-dev/cairn/stubs"
 	"github.com/cairn-dev/cairn/views"
 )
 
@@ -63,53 +62,65 @@ func (c *runCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	var answers *stubs.Stubs
-	if stubsPath != "" {
-		if answers, err = readStubs(a, c.Stubs, stubsPath, rn.Plan, rn.Repo.Root, "nothing ran"); err != nil {
-			return err
-		}
-	}
-	home, err := filepath.Abs(rn.Home)
+	o, err := runOptions(ctx, a, rn, flags)
 	if err != nil {
 		return err
 	}
-
+	if stubsPath != "" {
+		if o.Stubs, err = readStubs(a, c.Stubs, stubsPath, rn.Plan, rn.Repo.Root, "nothing ran"); err != nil {
+			return err
+		}
+	}
 	// A run on an issue holds the issue's Claim instead of the Pass.
-	var lock *runtime.PassLock
 	if issue == "" {
-		l, holder, err := runtime.AcquirePass(home, rn.Repo.CommonDir)
+		l, holder, err := runtime.AcquirePass(o.Home, rn.Repo.CommonDir)
 		if err != nil {
 			return err
 		}
 		if holder != nil {
-			return skipPass(a.stderr, home, rn, holder)
+			return skipPass(a.stderr, o.Home, rn, holder)
 		}
 		defer l.Release()
-		lock = l
+		o.Pass = l
 	}
+	o.Directive, o.Jobs = c.Directive, c.Jobs
+	o.Flags = record.RecordFlags{
+		Harness: c.Harness, Model: c.Model, Effort: c.Effort, Access: flags.Access, Jobs: c.Jobs,
+		Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect, TakeOver: c.TakeOver, Budget: flags.Budget,
+	}
+	status, err := runtime.Run(ctx, o)
+	return ended(a, status, err)
+}
 
-	status, err := runtime.Run(ctx, runtime.Options{
-		Dir:       a.dir,
-		Home:      home,
-		Repo:      rn.Repo,
-		Env:       a.env,
-		Harnesses: rn.Harnesses,
-		Plan:      rn.Plan,
-		Source:    rn.Source,
-		Directive: c.Directive,
-		Jobs:      c.Jobs,
-		Flags: record.RecordFlags{
-			Harness: c.Harness, Model: c.Model, Effort: c.Effort, Access: flags.Access, Jobs: c.Jobs,
-			Merge: c.Merge, RepairCap: c.RepairCap, Protect: c.Protect, TakeOver: c.TakeOver, Budget: flags.Budget,
-		},
-		Pass:           lock,
+// runOptions are the options of a run (or a resumed run) of rn, checked
+// with flags, as far as run and resume share them: its process, home,
+// repository and harnesses, cairn's directory, environment and output,
+// and the check of the child processes it starts.
+func runOptions(ctx context.Context, a *app, rn *load.Runnable, flags check.Flags) (runtime.Options, error) {
+	home, err := filepath.Abs(rn.Home)
+	if err != nil {
+		return runtime.Options{}, err
+	}
+	return runtime.Options{
+		Dir:            a.dir,
+		Home:           home,
+		Repo:           rn.Repo,
+		Env:            a.env,
+		Harnesses:      rn.Harnesses,
+		Plan:           rn.Plan,
+		Source:         rn.Source,
 		Stdout:         a.stdout,
 		Stderr:         a.stderr,
 		Terminal:       terminal(a.stderr),
 		StdoutTerminal: terminal(a.stdout),
 		Prepare:        prepareChild(ctx, a, flags),
-		Stubs:          answers,
-	})
+	}, nil
+}
+
+// ended is how cairn ends after a run (or a resumed run) ended with status
+// and err: its exit code (docs/design.md §7.3), and one line when it was
+// interrupted.
+func ended(a *app, status record.Status, err error) error {
 	code := exitOf(status)
 	if code == exitInterrupted && err == nil {
 		fmt.Fprintln(a.stderr, "cairn: interrupted")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/cairn-dev/cairn/config"
@@ -44,7 +43,7 @@ func (c *statusCmd) Run(a *app) error {
 	}
 	for _, r := range runs.Folders {
 		if r.Record != nil && r.Record.Status == record.StatusCrashed {
-			endOrphans(a, r.Name, r.Dir)
+			runtime.EndCrashed(a.stderr, r.Name, r.Dir)
 		}
 	}
 	l := views.RunListOf(runs, now)
@@ -52,20 +51,4 @@ func (c *statusCmd) Run(a *app) error {
 		return l.WriteJSON(a.stdout, terminal(a.stdout))
 	}
 	return l.WriteText(a.stdout, views.Style{Color: colorOn(a.env, a.stdout), Terminal: terminal(a.stdout)})
-}
-
-// endOrphans ends what the crashed run name, in dir, left running
-// (runtime.EndOrphans), and says so on stderr; it reports how many
-// processes it ended. Its steps may have outlived it: they end before
-// anything else is done with the run, and before a resume runs them again
-// beside themselves.
-func endOrphans(a *app, name, dir string) int {
-	n, err := runtime.EndOrphans(dir)
-	if err != nil {
-		fmt.Fprintf(a.stderr, "cairn: warning: %v\n", err)
-	}
-	if n > 0 {
-		fmt.Fprintln(a.stderr, runtime.OrphansLine(name, n))
-	}
-	return n
 }

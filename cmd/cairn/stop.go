@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/runtime"
 )
 
 // stopCmd is `cairn stop`.
@@ -31,7 +32,7 @@ func (c *stopCmd) Run(a *app) error {
 	switch rec.Status {
 	case record.StatusRunning:
 	case record.StatusCrashed:
-		if endOrphans(a, name, dir) > 0 {
+		if runtime.EndCrashed(a.stderr, name, dir) > 0 {
 			return nil
 		}
 		return fmt.Errorf("run %q is not running: it crashed (its cairn is gone); \"cairn resume %s\" continues it", name, name)
