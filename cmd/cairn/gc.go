@@ -7,9 +7,7 @@ import (
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/workdir"
-	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/runtime"
-	"github.com/cairn-dev/cairn/worktree"
 )
 
 // gcCmd is `cairn gc`.
@@ -28,16 +26,7 @@ func (c *gcCmd) Run(a *app) error {
 	if err != nil {
 		repo = nil
 	}
-	report, err := record.GC(ctx, config.Home(a.env, a.dir, repo != nil), repo, time.Now(), record.GCOptions{
-		DryRun: c.DryRun,
-		EndCrashed: func(dir string) error {
-			_, err := runtime.EndOrphans(dir)
-			return err
-		},
-		PruneWorktrees: func(home, name, repo string) error {
-			return worktree.Prune(ctx, g, home, name, repo)
-		},
-	})
+	report, err := runtime.GC(ctx, g, config.Home(a.env, a.dir, repo != nil), repo, time.Now(), c.DryRun)
 	if err != nil && len(report.Deleted)+len(report.Kept)+len(report.Unreadable) == 0 {
 		// Refused before it looked at a run: there is nothing to sum up.
 		return err
