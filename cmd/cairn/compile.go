@@ -42,15 +42,9 @@ func (c *compileCmd) Run(a *app) error {
 	if c.Check && c.Output == "" {
 		return usageError("--check needs -o FILE: the compiled file to compare")
 	}
-	jobs := 0
-	if c.Jobs != nil {
-		if !target.TakesJobs() {
-			return usageError("--jobs: the %s target runs each step of a parallel group on its own runner; it takes no --jobs", target.Name())
-		}
-		if *c.Jobs < 0 {
-			return usageError("--jobs %d: want 0 (all at once) or more", *c.Jobs)
-		}
-		jobs = *c.Jobs
+	jobs, err := c.jobs(target)
+	if err != nil {
+		return err
 	}
 	cp, report, err := load.PrepareCompile(a.ctx, a.dir, c.Target, check.Flags{Access: orEmpty(c.Access)}, a.env)
 	style := views.Style{Color: colorOn(a.env, a.stderr)}
@@ -99,6 +93,21 @@ func (c *compileCmd) Run(a *app) error {
 		return fmt.Errorf("write %s: %s", c.Output, pathError(err))
 	}
 	return nil
+}
+
+// jobs is --jobs for target: 0 without the flag, and a usage error for a
+// target that takes none or a value below 0.
+func (c *compileCmd) jobs(target codegen.Target) (int, error) {
+	if c.Jobs == nil {
+		return 0, nil
+	}
+	if !target.TakesJobs() {
+		return 0, usageError("--jobs: the %s target runs each step of a parallel group on its own runner; it takes no --jobs", target.Name())
+	}
+	if *c.Jobs < 0 {
+		return 0, usageError("--jobs %d: want 0 (all at once) or more", *c.Jobs)
+	}
+	return *c.Jobs, nil
 }
 
 // checkFresh compares the -o file with script, what compile writes now:

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"go/ast"
+	goparser "go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,4 +93,51 @@ func tableImports(cell string) map[string]bool {
 		}
 	}
 	return out
+}
+
+// screen is the most lines a command's Run may take: past it, its logic
+// belongs in a package.
+const screen = 60
+
+// TestCommandsAreThin holds each command's Run (a method of a type whose
+// name ends in Cmd) to a screen: it reads its flags, calls into the
+// packages that own the policy, and maps the result to an exit code.
+func TestCommandsAreThin(t *testing.T) {
+	t.Parallel()
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	commands := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := goparser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv == nil || fn.Name.Name != "Run" || fn.Body == nil {
+				continue
+			}
+			star, ok := fn.Recv.List[0].Type.(*ast.StarExpr)
+			if !ok {
+				continue
+			}
+			if id, ok := star.X.(*ast.Ident); !ok || !strings.HasSuffix(id.Name, "Cmd") {
+				continue
+			}
+			commands++
+			lines := fset.Position(fn.Body.Rbrace).Line - fset.Position(fn.Body.Lbrace).Line - 1
+			if lines > screen {
+				t.Errorf("%s: %s.Run is %d lines long; more than %d, its policy belongs in a package", fset.Position(fn.Pos()), star.X, lines, screen)
+			}
+		}
+	}
+	if commands < 10 {
+		t.Fatalf("found %d commands' Run methods", commands)
+	}
 }
