@@ -8,7 +8,6 @@ import (
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
-	"github.com/cairn-dev/cairn/templates"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -85,7 +84,7 @@ func Actions(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
 	if ir.HasErrors(diags) {
 		return nil, diags
 	}
-	out, err := templates.ActionsWorkflow(wf)
+	out, err := actionsWorkflow(wf)
 	if err != nil {
 		return nil, append(diags, notCompilable(c.at.file(), "cannot render the workflow: %v", err))
 	}
@@ -96,7 +95,7 @@ func Actions(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
 	return out, diags
 }
 
-// workflow is the model actions.yml.tmpl renders.
+// workflow is the model actions/workflow.yml.tmpl renders.
 type workflow struct {
 	Header                     []string
 	Process, Description       string
@@ -160,7 +159,7 @@ type runPart struct {
 	Step, Artifact string
 }
 
-// resultsScript is the model actions_results.sh.tmpl renders: for each
+// resultsScript is the model actions/results.sh.tmpl renders: for each
 // step, in file order, its name, the artifact of its run folder, its job,
 // whether it is optional, its throwaway worktree (whose patch the run
 // folder keeps), and its log line should its job never run or fail before
@@ -247,7 +246,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 			var f *syntax.File
 			if err == nil {
 				var b []byte
-				if b, err = templates.BashScript(js); err == nil {
+				if b, err = bashScript(js); err == nil {
 					f, j.Script, err = compactScript(st.Name, b)
 				}
 			}
@@ -297,7 +296,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		final.Needs = append(final.Needs, j.ID)
 		final.Parts = append(final.Parts, runPart{Step: j.Step, Artifact: j.RunArtifact})
 	}
-	script, err := templates.ActionsResults(rs)
+	script, err := actionsResults(rs)
 	if err != nil {
 		diags = append(diags, notCompilable(c.at.file(), "cannot render the script of the last job: %v", err))
 	} else if strings.Contains(script, "${{") {
@@ -397,7 +396,7 @@ func (c *compiler) carriable(step, script string) []ir.Diagnostic {
 				"step %q: its script would hold \"${{\", which GitHub Actions reads as an expression; write it otherwise (\"$ {{\", \"${ {\")", step)}
 		}
 	}
-	if r, bad := templates.YAMLBlockSafe(script); bad {
+	if r, bad := YAMLBlockSafe(script); bad {
 		return []ir.Diagnostic{notCompilable(c.at.step(step), "step %q: its script would hold the character %U, which a workflow file cannot carry", step, r)}
 	}
 	return nil

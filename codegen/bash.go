@@ -18,7 +18,6 @@ import (
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/skills"
 	"github.com/cairn-dev/cairn/step/prompts"
-	"github.com/cairn-dev/cairn/templates"
 	"github.com/cairn-dev/cairn/views"
 )
 
@@ -62,7 +61,7 @@ func newCompiler(plan *ir.Plan, in Inputs, target targetInfo) (*compiler, []ir.D
 }
 
 // Bash compiles plan into one standalone bash script (docs/design.md §9) that does what
-// `cairn run` does with it, rendered through templates/bash.sh.tmpl. What a
+// `cairn run` does with it, rendered through bash/script.sh.tmpl. What a
 // script cannot carry is refused with rule not-compilable at its place in
 // the process file; nothing is rendered then. A warning says what of the
 // config the script leaves out.
@@ -76,7 +75,7 @@ func Bash(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
 	if ir.HasErrors(diags) {
 		return nil, diags
 	}
-	out, err := templates.BashScript(s)
+	out, err := bashScript(s)
 	if err != nil {
 		return nil, append(diags, ir.Diagnostic{
 			Rule: ir.RuleNotCompilable, Severity: ir.Error, Range: c.at.file(),
@@ -110,7 +109,7 @@ var bashInfo = targetInfo{
 	artifact: "script",
 }
 
-// script is the model bash.sh.tmpl renders.
+// script is the model bash/script.sh.tmpl renders.
 type script struct {
 	Process     string
 	File        string
@@ -228,9 +227,9 @@ type scriptSession struct {
 	Final         string
 	End           string
 	MaxPrompt     int
-	PromptCause   templates.BashWord
-	Argv          []templates.BashWord
-	Env           []templates.BashWord
+	PromptCause   BashWord
+	Argv          []BashWord
+	Env           []BashWord
 	Files         []harness.File
 	Budgeted      *sessionCommand
 	Settings      *harness.Settings

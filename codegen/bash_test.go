@@ -11,7 +11,6 @@ import (
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/step/prompts"
-	"github.com/cairn-dev/cairn/templates"
 )
 
 // TestBashQuoteLocale holds every quoted string to expanding to itself in
@@ -22,7 +21,7 @@ func TestBashQuoteLocale(t *testing.T) {
 	values := []string{"", "plain", "it's", "$(x) `y` ${z}", "a\nb\tc\r", "\u202e rtl \u00a0 nbsp \U0001F600", "\x01\x7f\x1b", `\u202e stays`, "é中\\U0001F600", "-e", "--"}
 	for _, locale := range []string{"C", "C.UTF-8"} {
 		for _, v := range values {
-			q, err := templates.BashQuote(v)
+			q, err := BashQuote(v)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -37,7 +36,7 @@ func TestBashQuoteLocale(t *testing.T) {
 			}
 		}
 	}
-	if _, err := templates.BashQuote("a\x00b"); err == nil {
+	if _, err := BashQuote("a\x00b"); err == nil {
 		t.Error("a NUL byte was quoted")
 	}
 }
@@ -86,7 +85,7 @@ func TestCustomHarnessThatChangesValues(t *testing.T) {
 // earlier results, with and without a directive and a skill.
 func TestSessionPromptComposes(t *testing.T) {
 	vals := map[string]string{varWorktree: "/w/t", varResult: "/r/ask.md", varSkill: "/w/t/.cairn/skills/s/SKILL.md", varDirective: "Be brief.", varDate: "2026-01-02"}
-	expand := func(w templates.BashWord) string {
+	expand := func(w BashWord) string {
 		var b strings.Builder
 		for _, p := range w {
 			if p.Var != "" {
@@ -190,9 +189,9 @@ func TestHarnessCommandBudget(t *testing.T) {
 	reg := harness.NewRegistry([]ir.CustomHarness{{Name: "mybot", Command: []string{"mybot", "--dir={{.Worktree}}"}}})
 	for _, tc := range []struct {
 		harness string
-		want    []templates.BashWord
+		want    []BashWord
 	}{
-		{"claude", []templates.BashWord{{{Text: "--max-budget-usd"}}, {{Var: varBudget}}}},
+		{"claude", []BashWord{{{Text: "--max-budget-usd"}}, {{Var: varBudget}}}},
 		{"codex", nil},
 		{"gemini", nil},
 		{"opencode", nil},

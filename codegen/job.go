@@ -13,7 +13,7 @@ import (
 
 // scriptJob is what a script that runs as one job of a workflow needs
 // besides its steps: the steps of earlier stages, whose results the earlier
-// jobs may have left it (templates/bash_job.sh.tmpl).
+// jobs may have left it (bash/job.sh.tmpl).
 type scriptJob struct {
 	Given []string
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/step/prompts"
-	"github.com/cairn-dev/cairn/templates"
 )
 
 // A slot stands, in text rendered at compile time (a session's prompt, a
@@ -23,7 +22,7 @@ type slot struct {
 	Var string
 }
 
-// The script's variables that slots stand for (templates/bash.sh.tmpl).
+// The script's variables that slots stand for (bash/script.sh.tmpl).
 const (
 	varWorktree  = "step_dir"
 	varResult    = "step_result"
@@ -58,8 +57,8 @@ func (s slotSet) marker(v string) string { return s[v].marker }
 var errStray = errors.New("a value known only at run time was changed, not inserted")
 
 // word splits rendered text at the markers of s into a script word.
-func (s slotSet) word(text string) (templates.BashWord, error) {
-	var w templates.BashWord
+func (s slotSet) word(text string) (BashWord, error) {
+	var w BashWord
 	for text != "" {
 		at, which := -1, slot{}
 		for _, sl := range s {
@@ -71,16 +70,16 @@ func (s slotSet) word(text string) (templates.BashWord, error) {
 			break
 		}
 		if at > 0 {
-			w = append(w, templates.BashPiece{Text: text[:at]})
+			w = append(w, BashPiece{Text: text[:at]})
 		}
-		w = append(w, templates.BashPiece{Var: which.Var})
+		w = append(w, BashPiece{Var: which.Var})
 		text = text[at+len(which.marker):]
 	}
 	if strings.ContainsRune(text, 0) {
 		return nil, errStray
 	}
 	if text != "" {
-		w = append(w, templates.BashPiece{Text: text})
+		w = append(w, BashPiece{Text: text})
 	}
 	for _, p := range w {
 		if strings.ContainsRune(p.Text, 0) {
@@ -91,8 +90,8 @@ func (s slotSet) word(text string) (templates.BashWord, error) {
 }
 
 // sameWords reports whether a and b are the same words.
-func sameWords(a, b []templates.BashWord) bool {
-	return slices.EqualFunc(a, b, func(x, y templates.BashWord) bool { return slices.Equal(x, y) })
+func sameWords(a, b []BashWord) bool {
+	return slices.EqualFunc(a, b, func(x, y BashWord) bool { return slices.Equal(x, y) })
 }
 
 // sessionCommand is a session's command as script words: its argv, the
@@ -100,7 +99,7 @@ func sameWords(a, b []templates.BashWord) bool {
 // applies before it starts the argv), and the files written first into the
 // session's folder.
 type sessionCommand struct {
-	Argv, Env []templates.BashWord
+	Argv, Env []BashWord
 	Files     []harness.File
 	Settings  *harness.Settings
 }
@@ -146,7 +145,7 @@ func harnessCommand(h *harness.Harness, inv harness.Invocation) (cmd sessionComm
 		sc := sessionCommand{Files: cmd.Files, Settings: cmd.Settings}
 		for _, list := range []struct {
 			from []string
-			into *[]templates.BashWord
+			into *[]BashWord
 		}{{cmd.Argv, &sc.Argv}, {cmd.Env, &sc.Env}} {
 			for _, a := range list.from {
 				if budget != "" {
@@ -223,7 +222,7 @@ func sameSettings(a, b *harness.Settings) bool {
 // no earlier step left a result; else Head, then each earlier result as
 // STEP + Mid + PATH, joined by Join, then Tail.
 type promptWords struct {
-	None, Head, Mid, Join, Tail templates.BashWord
+	None, Head, Mid, Join, Tail BashWord
 }
 
 // earlierSlots are the slots of the earlier results a prompt is rendered
@@ -307,13 +306,13 @@ func sessionPrompt(d prompts.SessionData, withSkill, withDirective bool) (prompt
 	var err error
 	for _, part := range []struct {
 		text string
-		into *templates.BashWord
+		into *BashWord
 	}{{r[0], &w.None}, {head, &w.Head}, {mid, &w.Mid}, {join, &w.Join}, {tail, &w.Tail}} {
 		if *part.into, err = s.word(part.text); err != nil {
 			return promptWords{}, err
 		}
 	}
-	for _, fixed := range []templates.BashWord{w.Mid, w.Join} {
+	for _, fixed := range []BashWord{w.Mid, w.Join} {
 		for _, p := range fixed {
 			if p.Var != "" {
 				return promptWords{}, errors.New("the session prompt's list of earlier results holds a value known only at run time")

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/codegen"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
-	"github.com/cairn-dev/cairn/templates"
 )
 
 // TestPurse: a session is given the least any budget over it has left;
@@ -223,7 +223,7 @@ func TestUnpricedWarning(t *testing.T) {
 	}
 }
 
-// TestShareOfJQ holds a compiled script's jq (templates.BashUSDJQ: floor_usd,
+// TestShareOfJQ holds a compiled script's jq (codegen.BashUSDJQ: floor_usd,
 // sum_usd, share_of) to the arithmetic of cairn run's shares and what is
 // left: the same amounts, over amounts written by hand and sums of random
 // costs, so that both give a session the same --max-budget-usd.
@@ -254,7 +254,7 @@ func TestShareOfJQ(t *testing.T) {
 		left := floorUSD(c.limit - c.spent)
 		fmt.Fprintf(&want, "%s %s\n", strconv.FormatFloat(left, 'f', -1, 64), strconv.FormatFloat(shareOf(left, c.held, c.waiting), 'f', -1, 64))
 	}
-	cmd := exec.Command("jq", "-r", templates.BashUSDJQ+`
+	cmd := exec.Command("jq", "-r", codegen.BashUSDJQ+`
 . as [$limit, $spent, $held, $waiting] | ($limit - $spent | floor_usd) as $left
 | "\($left | plain) \(share_of($left; $held; $waiting) | plain)"`)
 	cmd.Stdin = strings.NewReader(in.String())

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/cairn-dev/cairn/templates"
+	"github.com/cairn-dev/cairn/codegen"
 )
 
 // hostileStrings are values that would run, split, glob or vanish if a
@@ -97,7 +97,7 @@ func TestCompileHostileStrings(t *testing.T) {
 	f.WriteString("version = 1\n")
 	f.WriteString("description = " + tomlString(strings.Join(values, " | ")) + "\n")
 	for i, v := range values {
-		quoted, err := templates.BashQuote(v)
+		quoted, err := codegen.BashQuote(v)
 		if err != nil {
 			t.Fatal(err)
 		}

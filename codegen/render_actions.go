@@ -1,4 +1,4 @@
-package templates
+package codegen
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 // actionsFiles are the embedded templates of a compiled workflow (docs/design.md §9,
 // --target github-actions): the workflow, and the script of its last job.
 //
-//go:embed actions.yml.tmpl actions_results.sh.tmpl
+//go:embed actions/workflow.yml.tmpl actions/results.sh.tmpl
 var actionsFiles embed.FS
 
 // actionsFuncs quote what a workflow holds: every value from a process file
@@ -28,21 +28,21 @@ var actionsFuncs = template.FuncMap{
 
 // actionsTemplates parses the workflow's templates once, on first use.
 var actionsTemplates = sync.OnceValues(func() (*template.Template, error) {
-	return template.New("actions.yml.tmpl").Option("missingkey=error").Funcs(actionsFuncs).
-		ParseFS(actionsFiles, "actions.yml.tmpl", "actions_results.sh.tmpl")
+	return template.New("workflow.yml.tmpl").Option("missingkey=error").Funcs(actionsFuncs).
+		ParseFS(actionsFiles, "actions/workflow.yml.tmpl", "actions/results.sh.tmpl")
 })
 
-// ActionsWorkflow renders a compiled workflow from actions.yml.tmpl; data is
-// its model, which package codegen builds from a plan.
-func ActionsWorkflow(data any) ([]byte, error) {
-	return renderActions("actions.yml.tmpl", data)
+// actionsWorkflow renders a compiled workflow from
+// actions/workflow.yml.tmpl; data is its model.
+func actionsWorkflow(data any) ([]byte, error) {
+	return renderActions("workflow.yml.tmpl", data)
 }
 
-// ActionsResults renders the script of a workflow's last job, which gathers
-// the run's folder from the other jobs' and shows the last stage's results
-// (actions_results.sh.tmpl).
-func ActionsResults(data any) (string, error) {
-	b, err := renderActions("actions_results.sh.tmpl", data)
+// actionsResults renders the script of a workflow's last job, which
+// gathers the run's folder from the other jobs' and shows the last stage's
+// results (actions/results.sh.tmpl).
+func actionsResults(data any) (string, error) {
+	b, err := renderActions("results.sh.tmpl", data)
 	return string(b), err
 }
 

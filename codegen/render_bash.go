@@ -1,4 +1,4 @@
-package templates
+package codegen
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 // bashFiles are the embedded templates of compiled scripts (docs/design.md §9): the
 // script, and the parts of it that differ in a workflow's job.
 //
-//go:embed bash.sh.tmpl bash_job.sh.tmpl
+//go:embed bash/script.sh.tmpl bash/job.sh.tmpl
 var bashFiles embed.FS
 
 // BashPiece is a stretch of one word of a compiled script: literal text,
@@ -35,7 +35,7 @@ type BashWord []BashPiece
 // bashVarName is what a variable a BashPiece names must look like.
 var bashVarName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 
-// bashFuncs are the functions bash.sh.tmpl quotes data with: every value
+// bashFuncs are the functions bash/script.sh.tmpl quotes data with: every value
 // from a process file, the config or a skill goes through q or word, so
 // that it is data in the script and never code.
 var bashFuncs = template.FuncMap{
@@ -92,9 +92,9 @@ def tightest: reduce .[] as $q (null;
   else . end);
 def passed: [.[] | select(.spent > .limit and ((.share // false) | not))][0] // [.[] | select(.spent > .limit)][0];`
 
-// bashTemplate parses bash.sh.tmpl once, on first use.
+// bashTemplate parses bash/script.sh.tmpl once, on first use.
 var bashTemplate = sync.OnceValues(func() (*template.Template, error) {
-	return template.New("bash.sh.tmpl").Option("missingkey=error").Funcs(bashFuncs).ParseFS(bashFiles, "bash.sh.tmpl", "bash_job.sh.tmpl")
+	return template.New("script.sh.tmpl").Option("missingkey=error").Funcs(bashFuncs).ParseFS(bashFiles, "bash/script.sh.tmpl", "bash/job.sh.tmpl")
 })
 
 // BashQuote quotes s as one bash word that expands to exactly s
@@ -202,9 +202,9 @@ func bashWords(ws []BashWord) (string, error) {
 	return strings.Join(out, " "), nil
 }
 
-// BashScript renders a compiled script from bash.sh.tmpl; data is the
-// script's model, which package codegen builds from a plan.
-func BashScript(data any) ([]byte, error) {
+// bashScript renders a compiled script from bash/script.sh.tmpl; data is
+// the script's model.
+func bashScript(data any) ([]byte, error) {
 	t, err := bashTemplate()
 	if err != nil {
 		return nil, err
