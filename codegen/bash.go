@@ -159,6 +159,10 @@ type script struct {
 	Jobs int
 	// Job is set when the script is one job of a workflow (jobScript).
 	Job *scriptJob
+	// Features are the features of the runtime the script holds, in
+	// order; Uses says, by name, whether it holds each (features).
+	Features []string
+	Uses     map[string]bool
 }
 
 // scriptHarness is a harness the script preflights: its CLI on PATH.
@@ -326,6 +330,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		diags = append(diags, notCompilable(c.at.file(), "cannot render the run record's steps: %v", err))
 	}
 	s.RecordSteps = string(b)
+	s.useFeatures()
 	return s, diags
 }
 

@@ -84,6 +84,12 @@ func (c *compiler) jobScript(s *script, names []string) (*script, error) {
 	}
 	j.RecordSteps = string(b)
 	j.Job = job
+	// The whole process's features, so that the runtime is the same in
+	// every job.
+	whole := *s
+	whole.Job = job
+	whole.useFeatures()
+	j.Features, j.Uses = whole.Features, whole.Uses
 	return &j, nil
 }
 

@@ -15,9 +15,10 @@ import (
 )
 
 // bashFiles are the embedded templates of compiled scripts (docs/design.md §9): the
-// script, and the parts of it that differ in a workflow's job.
+// script, the features of its runtime (features), and the parts of it that
+// differ in a workflow's job.
 //
-//go:embed bash/script.sh.tmpl bash/job.sh.tmpl
+//go:embed bash/*.sh.tmpl
 var bashFiles embed.FS
 
 // BashPiece is a stretch of one word of a compiled script: literal text,
@@ -92,10 +93,40 @@ def tightest: reduce .[] as $q (null;
   else . end);
 def passed: [.[] | select(.spent > .limit and ((.share // false) | not))][0] // [.[] | select(.spent > .limit)][0];`
 
-// bashTemplate parses bash/script.sh.tmpl once, on first use.
+// bashTemplate parses the templates of bash/ once, on first use. Besides
+// bashFuncs, script.sh.tmpl calls feature, which renders a feature's
+// template with the script, and session, which pairs a step with one of its
+// sessions for template "session".
 var bashTemplate = sync.OnceValues(func() (*template.Template, error) {
-	return template.New("script.sh.tmpl").Option("missingkey=error").Funcs(bashFuncs).ParseFS(bashFiles, "bash/script.sh.tmpl", "bash/job.sh.tmpl")
+	var t *template.Template
+	funcs := template.FuncMap{
+		"feature": func(name string, s *script) (string, error) {
+			var b strings.Builder
+			if err := t.ExecuteTemplate(&b, name+".sh.tmpl", s); err != nil {
+				return "", err
+			}
+			return strings.Trim(b.String(), "\n"), nil
+		},
+		"session": func(st *scriptStep, sess *scriptSession) sessionCall { return sessionCall{Step: st, Session: sess} },
+	}
+	t, err := template.New("script.sh.tmpl").Option("missingkey=error").Funcs(bashFuncs).Funcs(funcs).ParseFS(bashFiles, "bash/*.sh.tmpl")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range features {
+		if t.Lookup(f.name+".sh.tmpl") == nil {
+			return nil, fmt.Errorf("feature %q has no template bash/%s.sh.tmpl", f.name, f.name)
+		}
+	}
+	return t, nil
 })
+
+// sessionCall is what template "session" renders: a session action of a
+// step.
+type sessionCall struct {
+	Step    *scriptStep
+	Session *scriptSession
+}
 
 // BashQuote quotes s as one bash word that expands to exactly s
 // (mvdan.cc/sh's syntax.Quote), always in quotes: a bare word that names a
@@ -202,15 +233,15 @@ func bashWords(ws []BashWord) (string, error) {
 	return strings.Join(out, " "), nil
 }
 
-// bashScript renders a compiled script from bash/script.sh.tmpl; data is
-// the script's model.
-func bashScript(data any) ([]byte, error) {
+// bashScript renders a compiled script from bash/script.sh.tmpl, with the
+// features its model s uses.
+func bashScript(s *script) ([]byte, error) {
 	t, err := bashTemplate()
 	if err != nil {
 		return nil, err
 	}
 	var b bytes.Buffer
-	if err := t.Execute(&b, data); err != nil {
+	if err := t.Execute(&b, s); err != nil {
 		return nil, fmt.Errorf("render the script: %w", err)
 	}
 	return b.Bytes(), nil

@@ -55,10 +55,6 @@ worktree_bases=('main' 'main' 'main' )
 harness_names=('claude' 'opencode' )
 harness_bins=('claude' 'opencode' )
 last_stage=(4 )
-notify_argv=()
-notify_on=()
-notify_on_set=0
-cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
 # The variables of the agent CLIs' keys, which reach a session's CLI alone (take_keys).
 agent_key_names=('ANTHROPIC_API_KEY' 'ANTHROPIC_AUTH_TOKEN' 'CLAUDE_CODE_OAUTH_TOKEN' 'CODEX_API_KEY' 'OPENAI_API_KEY' 'GEMINI_API_KEY' 'GOOGLE_API_KEY' 'GOOGLE_GENERATIVE_AI_API_KEY' 'OPENROUTER_API_KEY')
 # The run record (run.json) as cairn run keeps it: the process file (in the repository when its path is
@@ -104,12 +100,12 @@ usage_error() {
   exit 2
 }
 
-# take_keys DIR: sets agent_keys to the agent CLIs' keys, by variable, taken
-# out of the script's environment before it starts anything: no step's
-# shell, nor anything else the script starts, sees them, and proc_start
-# gives them to a session's CLI alone. In a workflow's job (DIR not empty),
-# also out of the files under DIR that the step before it kept from the
-# workflow's secrets, which it removes.
+# take_keys DIR: takes the agent CLIs' keys out of the script's environment
+# before it starts anything: no step's shell, nor anything else the script
+# starts, sees them. A script with sessions keeps them in agent_keys, by
+# variable, and proc_start gives them to a session's CLI alone. In a
+# workflow's job (DIR not empty), also out of the files under DIR that the
+# step before it kept from the workflow's secrets, which it removes.
 take_keys() {
   local key
   declare -gA agent_keys=()
@@ -124,53 +120,6 @@ take_keys() {
     fi
   done
 }
-
-jobs=${CAIRN_JOBS:-0}
-directive=
-budget_flag=
-take_keys ''
-while (($#)); do
-  case $1 in
-  --jobs | --directive | --budget)
-    (($# >= 2)) || usage_error "$1 needs a value"
-    case $1 in
-    --jobs) jobs=$2 ;;
-    --directive) directive=$2 ;;
-    *) budget_flag=$2 ;;
-    esac
-    shift 2
-    ;;
-  --jobs=*) jobs=${1#*=} && shift ;;
-  --directive=*) directive=${1#*=} && shift ;;
-  --budget=*) budget_flag=${1#*=} && shift ;;
-  -h | --help) usage && exit 0 ;;
-  *) usage_error "unexpected argument \"$1\"" ;;
-  esac
-done
-[[ $jobs =~ ^[0-9]+$ ]] || usage_error "--jobs $jobs: want 0 (all at once) or more"
-jobs=$((10#$jobs))
-
-if ((BASH_VERSINFO[0] < 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] < 1))); then
-  fail "bash $BASH_VERSION is too old: the script needs bash 5.1 or later"
-fi
-for tool in git jq flock setsid timeout env sha256sum mktemp mkfifo tee; do
-  command -v "$tool" >/dev/null || fail "\"$tool\" not found on PATH: the script needs git, coreutils, util-linux and jq"
-done
-bash_bin=$(command -v bash)
-env_bin=$(command -v env)
-setsid_bin=$(command -v setsid)
-timeout_bin=$(command -v timeout)
-# Every agent CLI the process calls must be there before the first step.
-for i in "${!harness_names[@]}"; do
-  command -v "${harness_bins[i]}" >/dev/null ||
-    fail "harness \"${harness_names[i]}\" cannot start: \"${harness_bins[i]}\" not found on PATH"
-done
-
-# directive_trim is the directive as a session's prompt carries it, without
-# the blank space around it.
-directive_trim=$directive
-while [[ $directive_trim == [$' \t\n\v\f\r']* ]]; do directive_trim=${directive_trim:1}; done
-while [[ $directive_trim == *[$' \t\n\v\f\r'] ]]; do directive_trim=${directive_trim::-1}; done
 
 # now_us sets now to the time in microseconds.
 now_us() {
@@ -277,6 +226,19 @@ activity() {
   logfmt "${kv[@]}"
   TZ=UTC printf '%(%Y-%m-%dT%H:%M:%SZ)T %s\n' -1 "$REPLY" >>"$home/activity.log" 2>/dev/null ||
     warn "cannot write the activity log $home/activity.log"
+}
+
+# git_in DIR ARG...: git in DIR, with the user's umask. Ctrl-C at the
+# terminal does not cut it short: the script stops at the next step instead,
+# and the worktrees and patches git is making are left whole.
+git_in() {
+  local dir=$1
+  shift
+  (
+    trap '' INT
+    umask "$user_umask"
+    exec git -C "$dir" "$@"
+  )
 }
 
 # record_failed WHAT: a write to the run record failed; a run whose record
@@ -463,12 +425,7 @@ say_end() {
   succeeded) duration "$3" && msg="done $name $REPLY" ;;
   *) msg="$2 $name${4:+: $4}" ;;
   esac
-  if [[ -e $tmp/shown.${step_names[$1]} && ! -e $tmp/interrupted ]]; then
-    shell_json=$(<"$tmp/shown.${step_names[$1]}")
-    shell_lines "$msg"
-  else
-    say "$msg"
-  fi
+  say "$msg"
 }
 
 # cancel_step INDEX: a step that never started.
@@ -476,49 +433,6 @@ cancel_step() {
   log_step "$1" cancelled 0 ""
   say_end "$1" cancelled 0 ""
   step_record "$1" cancelled '' '' 0 '' '' '' ''
-}
-
-# git_in DIR ARG...: git in DIR, with the user's umask. Ctrl-C at the
-# terminal does not cut it short: the script stops at the next step instead,
-# and the worktrees and patches git is making are left whole.
-git_in() {
-  local dir=$1
-  shift
-  (
-    trap '' INT
-    umask "$user_umask"
-    exec git -C "$dir" "$@"
-  )
-}
-
-# exclude_cairn_files DIR: cairn's own files (copied skills, the issue, run
-# locks) are excluded from git in the repository or worktree at DIR, so that
-# they never make a tree dirty nor get committed.
-exclude_cairn_files() {
-  local path pattern line missing=()
-  path=$(git_in "$1" rev-parse --path-format=absolute --git-path info/exclude) || return 1
-  (
-    # The exclude file is the repository's: the user's umask.
-    umask "$user_umask"
-    mkdir -p -- "${path%/*}" || exit 1
-    flock 9
-    declare -A present=()
-    if [[ -f $path ]]; then
-      while IFS= read -r line || [[ -n $line ]]; do
-        line=${line#"${line%%[![:space:]]*}"}
-        line=${line%"${line##*[![:space:]]}"}
-        present[$line]=1
-      done <"$path"
-    fi
-    for pattern in "${cairn_excludes[@]}"; do
-      [[ -n ${present[$pattern]:-} ]] || missing+=("$pattern")
-    done
-    ((${#missing[@]})) || exit 0
-    local sep=''
-    if [[ -s $path && $(tail -c 1 -- "$path") != '' ]]; then sep=$'\n'; fi
-    printf '%s%s\n' "$sep" "# cairn's own files: copied skills, the issue, run locks" >>"$path"
-    printf '%s\n' "${missing[@]}" >>"$path"
-  ) 9>>"$tmp/exclude.lock"
 }
 
 # resolve_base NAME BASE: sets base_sha to the commit worktree NAME starts
@@ -541,36 +455,6 @@ resolve_base() {
     go_quote "origin/$base"
     open_error="resolve the base of worktree $q: branch $b is neither a local branch nor $REPLY (cairn never fetches)"
   fi
-  return 1
-}
-
-# check_clean NAME: refuses a checkout worktree whose working tree has
-# uncommitted changes, tracked or not.
-check_clean() {
-  local e n=0 list='' more
-  exclude_cairn_files "$repo_root" || {
-    open_error="checkout worktree \"$1\": cannot exclude cairn's files from git"
-    return 1
-  }
-  git_in "$repo_root" status --porcelain -z --untracked-files=normal >"$tmp/status" || {
-    open_error="checkout worktree \"$1\": git status failed"
-    return 1
-  }
-  local skip=0
-  while IFS= read -r -d '' e; do
-    if ((skip)); then skip=0 && continue; fi
-    ((${#e} >= 4)) || continue
-    n=$((n + 1))
-    if ((n <= 5)); then
-      go_quote "${e:3}"
-      list+=${list:+, }$REPLY
-    fi
-    if [[ ${e:0:1} == [RC] ]]; then skip=1; fi
-  done <"$tmp/status"
-  ((n)) || return 0
-  more=''
-  if ((n > 5)); then more=" and $((n - 5)) more"; fi
-  open_error="checkout worktree \"$1\": the working tree at $repo_root has uncommitted changes ($list$more); commit or stash them first"
   return 1
 }
 
@@ -673,8 +557,6 @@ step_start() {
   # trace, its validate phase, and each action's exit code and cause.
   step_rc=0 record_trace='' validate_status='' validate_error=''
   action_results=()
-  # How many shells each phase ran, and the record of the last one.
-  precheck_shells=0 validate_shells=0 shell_json='' shell_lost=
   now_us
   step_t0=$now
   printf '%s\n' "$step_t0" >"$tmp/start.$step"
@@ -698,6 +580,38 @@ action_end() {
 # step_going: the step has not ended yet.
 step_going() {
   [[ -z $step_outcome ]]
+}
+
+# write_result FILE: the step's result is FILE's text. A result the step
+# wrote itself has the step's umask: it becomes the owner's alone.
+write_result() {
+  if [[ $1 != "$step_result" ]]; then cp -- "$1" "$step_result"; fi
+  chmod 600 -- "$step_result"
+  : >"$tmp/wrote.$step"
+}
+
+# step_finish: the step's end: its outcome (a failure once the run is
+# interrupted is an interruption) and cause, which its stage and the run's
+# end read, its log line, its progress line (with the shell that failed it
+# under it), and its record. The outcome is kept right after the log line,
+# with no command between them: a job killed meanwhile (job_ended) must not
+# log its step twice, nor not at all.
+step_finish() {
+  if [[ -z $step_outcome ]]; then step_outcome=succeeded; fi
+  if [[ $step_outcome == failed && -n $step_budget_cause ]]; then
+    step_cause=$step_budget_cause
+    # The run's end says what it really spent (budget_spent_cause).
+    : >"$tmp/budget.$step"
+  fi
+  if [[ $step_outcome == failed && -e $tmp/interrupted ]]; then step_outcome=interrupted step_cause=; fi
+  now_us
+  printf '%s' "$step_cause" >"$tmp/cause.$step"
+  log_step "$step_index" "$step_outcome" $((now - step_t0)) "$step_cause"
+  printf '%s\n' "$step_outcome" >"$tmp/outcome.$step"
+  say_end "$step_index" "$step_outcome" $((now - step_t0)) "$step_cause"
+  step_event "$now"
+  : >"$tmp/recorded.$step"
+  share_end "$step"
 }
 
 # proc_stat PID sets stat to the fields of /proc/PID/stat that follow the
@@ -781,10 +695,11 @@ group_record() {
 # environment and the user's umask, in a session of its own (stopping its
 # process group stops all it started), under the step's timeout; stdin from
 # IN, stdout to OUT, stderr to ERR (to OUT when ERR is empty). Whatever it
-# leaves running when it ends is ended with it. When turn_max is set (a
+# leaves running when it ends is ended with it. Sets proc_rc,
+# proc_timed_out, proc_cause and proc_exit, its exit code as the run record
+# has it: -1 for one its timeout or a stop killed. When turn_max is set (a
 # session whose turns the script counts), watch_turns stops it past its
-# turn cap. Sets proc_rc, proc_timed_out, proc_cause and proc_exit, its exit
-# code as the run record has it: -1 for one its timeout or a stop killed.
+# turn cap.
 run_proc() {
   local in=$1 out=$2 err=$3 pid t0 rc=0 watch='' cgroup=''
   shift 3
@@ -844,31 +759,6 @@ run_proc() {
   elif ((rc != 0)); then
     proc_cause="exit status $rc"
   fi
-}
-
-# watch_turns PGID OUT: counts the turns of the session whose CLI, in
-# process group PGID, writes its JSON events to OUT, as they come: a line
-# for which the jq program turn_jq (over jq_final, which only a script with
-# sessions defines) yields true starts one (harness.CountsTurns).
-# When turn turn_max+1 starts, it makes $tmp/turns.$step and stops the
-# group: SIGTERM, then SIGKILL after the grace period. It ends when the
-# process does.
-watch_turns() {
-  local pgid=$1 out=$2 n=0 line i
-  while IFS= read -r line; do
-    [[ $line == true ]] || continue
-    n=$((n + 1))
-    ((n > turn_max)) || continue
-    : >"$tmp/turns.$step"
-    kill -TERM -- "-$pgid" 2>/dev/null || return 0
-    for ((i = 0; i < grace * 10; i++)); do
-      kill -0 -- "-$pgid" 2>/dev/null || return 0
-      sleep 0.1
-    done
-    kill -KILL -- "-$pgid" 2>/dev/null || true
-    return 0
-  done < <(tail -s 0.2 -n +1 -F --pid="$pgid" -- "$out" 2>/dev/null |
-    jq --unbuffered -R -r "${jq_final-} $turn_jq" 2>/dev/null)
 }
 
 # proc_start ARGV...: run_proc's job: ARGV in the step's worktree, with the
@@ -996,221 +886,35 @@ end_strays() {
   warn "what a step left running still starts processes after 10 rounds of SIGKILL"
 }
 
+# watch_turns PGID OUT: counts the turns of the session whose CLI, in
+# process group PGID, writes its JSON events to OUT, as they come: a line
+# for which the jq program turn_jq (over jq_final, which only a script with
+# sessions defines) yields true starts one (harness.CountsTurns).
+# When turn turn_max+1 starts, it makes $tmp/turns.$step and stops the
+# group: SIGTERM, then SIGKILL after the grace period. It ends when the
+# process does.
+watch_turns() {
+  local pgid=$1 out=$2 n=0 line i
+  while IFS= read -r line; do
+    [[ $line == true ]] || continue
+    n=$((n + 1))
+    ((n > turn_max)) || continue
+    : >"$tmp/turns.$step"
+    kill -TERM -- "-$pgid" 2>/dev/null || return 0
+    for ((i = 0; i < grace * 10; i++)); do
+      kill -0 -- "-$pgid" 2>/dev/null || return 0
+      sleep 0.1
+    done
+    kill -KILL -- "-$pgid" 2>/dev/null || true
+    return 0
+  done < <(tail -s 0.2 -n +1 -F --pid="$pgid" -- "$out" 2>/dev/null |
+    jq --unbuffered -R -r "${jq_final-} $turn_jq" 2>/dev/null)
+}
+
 # run_shell SCRIPT: SCRIPT as `bash -euo pipefail -c SCRIPT`, its stdout and
 # stderr together in $tmp/out.STEP.
 run_shell() {
   run_proc /dev/null "$tmp/out.$step" '' "$bash_bin" -euo pipefail -c "$1"
-}
-
-# The lines that show a failed shell under its step (templates.ShellLines),
-# from its record: what failed, the last lines it wrote, where its streams
-# are kept.
-jq_shell_lines='
-("\(.phase) shell \(.shell)" + (if .round > 1 then " (round \(.round))" else "" end)
-  + (if (.cause // "") != "" then ": " + .cause else "" end)) as $what
-| ((.tail // "") | if . == "" then [] else split("\n") end) as $t
-| (if .lines == 0 or ($t | length) == 0 then $what + "; it wrote nothing"
-   elif ($t | length) >= .lines then $what + "; its output:"
-   else "\($what); the last \($t | length) of its \(.lines) lines of output:" end),
-  ($t[] | "| " + .),
-  "stdout  " + (if .stdout == "" then "" else $run + "/" + .stdout end),
-  "stderr  " + (if .stderr == "" then "" else $run + "/" + .stderr end)'
-
-# shell_lines MESSAGE: MESSAGE on stderr as say writes it, the failed
-# shell of shell_json shown under it, in one write.
-shell_lines() {
-  local line text
-  printf -v text '%(%H:%M:%S)T %s\n' -1 "$1"
-  if [[ -n $shell_json ]]; then
-    while IFS= read -r line; do
-      text+="           $line"$'\n'
-    done < <(jq -r --arg run "$run" "$jq_shell_lines" <<<"$shell_json")
-  fi
-  printf '%s' "$text" >&2
-}
-
-# The end of a failed shell's output as its record keeps it (cairn run's
-# outputTail): its last 10 lines, each what a terminal would show of it
-# (the text after its last carriage return, escape sequences and other
-# control characters removed, tabs as four spaces, invalid UTF-8 as U+FFFD)
-# cut to 200 characters. One pass over each line's characters, which stops
-# once 200 are kept (jq's gsub takes quadratic time). jq reads each invalid
-# byte as a U+FFFD where Go reads a run of them as one: a run of U+FFFD
-# counts as one.
-jq_tail='
-def printable:
-  explode
-  | if .[-1] == 13 then .[:-1] else . end
-  | ((.[[13]] | last) // -1) as $cr
-  | label $done
-  | foreach (.[$cr + 1:][], null) as $c ([0, 0, []];
-      if $c == null or (.[1] == 65533 and $c == 65533) then .
-      elif .[0] == 0 then
-        if $c == 27 then [1, $c, .[2]]
-        elif $c == 9 then [0, $c, .[2] + [32, 32, 32, 32]]
-        elif $c < 32 or ($c >= 127 and $c < 160) then [0, $c, .[2]]
-        else [0, $c, .[2] + [$c]] end
-      elif .[0] == 1 then [if $c == 91 then 2 elif $c == 93 then 3 else 0 end, $c, .[2]]
-      elif .[0] == 2 then [if $c >= 64 and $c <= 126 then 0 else 2 end, $c, .[2]]
-      elif .[0] == 3 then [if $c == 7 then 0 elif $c == 27 then 4 else 3 end, $c, .[2]]
-      else [if $c == 92 or $c == 7 then 0 elif $c == 27 then 4 else 3 end, $c, .[2]] end;
-      if $c == null or (.[2] | length) > 200 then (.[2], break $done) else empty end)
-  | if length > 200 then .[:199] + [8230] else . end | implode;
-$out | rtrimstr("\n") | if . == "" then "" else split("\n") | .[-10:] | map(printable) | join("\n") end'
-
-# A shell's record ({phase, shell, round, status, exit_code, cause, stdout,
-# stderr, lines, tail}), from the arguments kept_shell gives it.
-jq_shell='
-{phase: $phase, shell: $shell, round: 1, status: $status, exit_code: $exit}
-+ (if $cause == "" then {} else {cause: $cause} end)
-+ {stdout: $stdout, stderr: $stderr, lines: $lines}
-+ (if $status != "fail" then {} else ('"$jq_tail"') as $t | if $t == "" then {} else {tail: $t} end end)'
-
-# count_lines FILE: sets REPLY to how many lines FILE holds, a last one
-# without its newline too.
-count_lines() {
-  REPLY=$(wc -l <"$1")
-  if [[ -s $1 && $(tail -c 1 -- "$1" | wc -l) == 0 ]]; then REPLY=$((REPLY + 1)); fi
-}
-
-# kept_shell PHASE SCRIPT: a precheck or validate shell, run as run_shell
-# runs it (its stdout and stderr together in $tmp/out.STEP), its stdout and
-# stderr also kept in the run folder as shells/STEP.PHASE.N.stdout and
-# .stderr, N the first number free for both, and its record appended to the
-# step's shells. Sets shell_json to the record, shell_lost to why the output
-# could not be kept (the shell did not run when its files could not be
-# created), and the proc_ variables as run_proc does.
-kept_shell() {
-  local phase=$1 n=1 base='' out err fo=$tmp/fifo.out.$step fe=$tmp/fifo.err.$step pid_o pid_e rc_o=0 rc_e=0
-  local status=fail lines=0 what
-  if [[ $phase == precheck ]]; then
-    precheck_shells=$((precheck_shells + 1)) && what="precheck shell $precheck_shells"
-  else
-    validate_shells=$((validate_shells + 1)) && what="validate shell $validate_shells"
-  fi
-  shell_lost=''
-  mkdir -p -- "$run/shells" 2>/dev/null || true
-  while [[ -e $run/shells/$step.$phase.$n.stdout || -e $run/shells/$step.$phase.$n.stderr ]]; do n=$((n + 1)); done
-  out=$run/shells/$step.$phase.$n.stdout err=$run/shells/$step.$phase.$n.stderr
-  : >"$tmp/out.$step"
-  if ! { : >"$out" && : >"$err"; } 2>/dev/null; then
-    rm -f -- "$out" "$err"
-    proc_rc=1 proc_timed_out=0 proc_exit=-1 proc_cause="record the output of $what: cannot create $out"
-    shell_lost=$proc_cause
-  else
-    base=shells/$step.$phase.$n
-    rm -f -- "$fo" "$fe"
-    mkfifo -- "$fo" "$fe"
-    # Each stream to its file and, as cairn run keeps them, to both
-    # together, in the order they came.
-    tee -a -- "$tmp/out.$step" <"$fo" >"$out" 2>/dev/null &
-    pid_o=$!
-    tee -a -- "$tmp/out.$step" <"$fe" >"$err" 2>/dev/null &
-    pid_e=$!
-    run_proc /dev/null "$fo" "$fe" "$bash_bin" -euo pipefail -c "$2"
-    # What escaped the step's group and token may hold a stream open: it is
-    # read for a second more, as cairn run does, and no longer.
-    for _ in 1 2 3 4 5 6 7 8 9 10; do
-      kill -0 "$pid_o" 2>/dev/null || kill -0 "$pid_e" 2>/dev/null || break
-      sleep 0.1 || true
-    done
-    kill -KILL "$pid_o" "$pid_e" 2>/dev/null || true
-    wait "$pid_o" || rc_o=$?
-    wait "$pid_e" || rc_e=$?
-    rm -f -- "$fo" "$fe"
-    if ((rc_o || rc_e)); then shell_lost="record the output of $what: write $out or $err failed"; fi
-    count_lines "$out"
-    lines=$REPLY
-    count_lines "$err"
-    lines=$((lines + REPLY))
-    if ((proc_rc == 0)); then status=pass; fi
-  fi
-  if [[ $phase == precheck ]] && ((proc_rc == check_skip && !proc_timed_out)) && [[ ! -e $tmp/interrupted ]]; then
-    status=skip
-  fi
-  tail -n 10 -- "$tmp/out.$step" >"$tmp/tail.$step" 2>/dev/null || : >"$tmp/tail.$step"
-  if shell_json=$(jq -n -c --arg phase "$phase" --argjson shell "${what##* }" --arg status "$status" \
-    --argjson exit "$proc_exit" --arg cause "$proc_cause" --arg stdout "${base:+$base.stdout}" \
-    --arg stderr "${base:+$base.stderr}" --argjson lines "$lines" --rawfile out "$tmp/tail.$step" "$jq_shell"); then
-    printf '%s\n' "$shell_json" >>"$tmp/shells.$step"
-  else
-    shell_json=''
-    record_failed "record $what of step \"$step\""
-  fi
-}
-
-# show_shell: the shell of shell_json failed the step: it is shown under the
-# step's end, unless the run was interrupted.
-show_shell() {
-  if [[ -n $shell_json && ! -e $tmp/interrupted ]]; then printf '%s\n' "$shell_json" >"$tmp/shown.$step"; fi
-}
-
-# precheck SCRIPT WHY...: a precheck shell: exit $CHECK_SKIP skips the step
-# (with its whys, else the first line it printed), another non-zero exit
-# fails it.
-precheck() {
-  local line
-  kept_shell precheck "$1"
-  shift
-  if [[ -n $shell_lost ]]; then
-    step_outcome=failed step_rc=-1 step_cause="precheck: $shell_lost"
-    return 0
-  fi
-  ((proc_rc != 0)) || return 0
-  if ((proc_rc == check_skip && !proc_timed_out)) && [[ ! -e $tmp/interrupted ]]; then
-    step_outcome=skipped step_rc=$check_skip
-    if (($#)); then
-      step_cause=$1
-      shift
-      while (($#)); do step_cause+="; $1" && shift; done
-    else
-      step_cause="precheck exited $check_skip"
-      while IFS= read -r line || [[ -n $line ]]; do
-        line=${line#"${line%%[![:space:]]*}"}
-        line=${line%"${line##*[![:space:]]}"}
-        if [[ -n $line ]]; then step_cause=$line && break; fi
-      done <"$tmp/out.$step"
-    fi
-    return 0
-  fi
-  show_shell
-  step_outcome=failed step_rc=$proc_exit step_cause="precheck: $proc_cause"
-}
-
-# validate SEVERITY SCRIPT: a validate shell: its failure fails the step,
-# unless SEVERITY is warn, which only says so. The phase's record holds its
-# first failure; a phase the run's interruption cut short has none.
-validate() {
-  kept_shell validate "$2"
-  if [[ -e $tmp/interrupted ]]; then
-    validate_status='' validate_error=''
-    step_outcome=failed step_rc=-1 step_cause="validate: stopped"
-    return 0
-  fi
-  if [[ -n $shell_lost ]]; then
-    validate_status=fail validate_error=$shell_lost
-    step_outcome=failed step_rc=-1 step_cause="validate: $shell_lost"
-    return 0
-  fi
-  if ((proc_rc == 0)); then
-    validate_status=${validate_status:-pass}
-    return 0
-  fi
-  if [[ $validate_status != fail ]]; then validate_status=fail validate_error=$proc_cause; fi
-  if [[ $1 == warn ]]; then
-    shell_lines "warning: step $step: validate: $proc_cause"
-    return 0
-  fi
-  show_shell
-  step_outcome=failed step_rc=$proc_exit step_cause="validate: $proc_cause"
-}
-
-# write_result FILE: the step's result is FILE's text. A result the step
-# wrote itself has the step's umask: it becomes the owner's alone.
-write_result() {
-  if [[ $1 != "$step_result" ]]; then cp -- "$1" "$step_result"; fi
-  chmod 600 -- "$step_result"
-  : >"$tmp/wrote.$step"
 }
 
 # run_command SCRIPT: a command action: its result is what it wrote to
@@ -1481,6 +1185,59 @@ def end_custom($paths):
      usage: (reduce ($paths | to_entries[]) as $p ({}; .[$p.key] = (try ($d | getpath($p.value)) catch null)) | usage_clean)};
 '
 
+# run_session FINAL IN ARGV...: a session action: the harness's CLI, ARGV
+# (which may start with the NAME=VALUE variables the harness sets, which env
+# applies), in the step's worktree, given the agents' keys, with the prompt,
+# the file IN, on stdin; its output is kept as the step's trace (stdout as
+# written, each stderr line as {"stderr": LINE}), and its final message,
+# read as harness FINAL reads it, is the step's result. What it used, read
+# from how it ended (the jq of $session_end), is added to the step's usage,
+# $tmp/usage.STEP, and counted against the budgets over it. A session the
+# script stopped past its turn cap (turn_max) fails with turn_cause; one
+# that passed a budget, or that its CLI stopped at the budget it was given
+# (its end's budget), with the budget's cause.
+run_session() {
+  local final=$1 in=$2 last=/dev/null step_trace=$run/traces/$step.jsonl prior={} usage session_keys=1
+  shift 2
+  rm -f -- "$last_message"
+  run_proc "$in" "$tmp/out.$step" "$tmp/err.$step" "$@"
+  record_trace=traces/$step.jsonl
+  {
+    cat -- "$tmp/out.$step"
+    if [[ -s $tmp/out.$step && $(tail -c 1 -- "$tmp/out.$step") != '' ]]; then printf '\n'; fi
+    jq -R -c '{stderr: sub("[\r\n]+\\z"; "")}' <"$tmp/err.$step"
+  } >>"$step_trace" || warn "write the trace of step \"$step\" failed"
+  if [[ -f $last_message ]]; then
+    # The CLI wrote it with the user's umask.
+    chmod 600 -- "$last_message"
+    last=$last_message
+  fi
+  if [[ -s $tmp/usage.$step ]]; then prior=$(<"$tmp/usage.$step"); fi
+  jq -n -c --rawfile out "$tmp/out.$step" --rawfile err "$tmp/err.$step" --rawfile last "$last" \
+    --argjson rc "$proc_rc" --argjson prior "$prior" \
+    "$jq_final ($session_end) as \$ended | $final + {u: (\$prior | usage_plus(\$ended | session_used)), b: \$ended.budget}" >"$tmp/final.$step" ||
+    printf '{"m":"","c":"cannot read the output of %s","f":true}\n' "$final" >"$tmp/final.$step"
+  if usage=$(jq -c '.u // empty' <"$tmp/final.$step") && [[ -n $usage ]]; then
+    # Whole or not at all: the budgets of a parallel group's steps read it.
+    printf '%s\n' "$usage" >"$tmp/usage-new.$step" && mv -f -- "$tmp/usage-new.$step" "$tmp/usage.$step"
+  fi
+  budget_after "$(jq '.b == true' <"$tmp/final.$step")"
+  jq -j '.m' <"$tmp/final.$step" >"$tmp/message.$step"
+  write_result "$tmp/message.$step"
+  step_rc=$proc_exit
+  if ((proc_timed_out)) || [[ $proc_cause == stopped ]]; then
+    step_outcome=failed step_cause=$proc_cause
+  elif [[ -e $tmp/turns.$step ]]; then
+    rm -f -- "$tmp/turns.$step"
+    step_rc=-1 step_outcome=failed step_cause=$turn_cause
+  elif [[ -n $budget_cause ]]; then
+    step_outcome=failed step_cause=$budget_cause
+  elif [[ $(jq -r '.f' <"$tmp/final.$step") == true ]]; then
+    step_outcome=failed step_cause=$(jq -r '.c' <"$tmp/final.$step")
+  fi
+  action_end "$step_rc" "$step_cause"
+}
+
 # The run's and its steps' budgets, kept as cairn run keeps them (runtime/budget.go).
 # What the run has spent is what every step's sessions reported they cost
 # ($tmp/usage.*, written whole: a step of a parallel group reads its
@@ -1596,36 +1353,6 @@ budget_spent_cause() {
   fi
 }
 
-# share_start INDEX WAITING: step INDEX, a member of a parallel group with
-# WAITING members still to be given a share (itself among them), is given
-# its share of the run's budget ($tmp/share.STEP, which jq_budget reads),
-# unless the run has no budget or has spent it. The step's job ends it as
-# the step ends (step_finish, share_end): what it left of it is then the
-# others'.
-share_start() {
-  local f out name=${step_names[$1]}
-  local -a used=()
-  for f in "$tmp"/usage.* "$tmp"/share.*; do
-    if [[ -e $f ]]; then used+=("$f"); fi
-  done
-  if out=$(jq -n -r --arg mode share --argjson stopped false --argjson budget "$run_budget" --argjson step null \
-    --arg tmp "$tmp" --arg mine '' --arg name "$name" --argjson waiting "$2" "$jq_usage$jq_budget" "${used[@]}" </dev/null) &&
-    [[ $out != none ]]; then
-    # Whole or not at all: the running members' budgets read it.
-    printf '%s\n' "$out" >"$tmp/share-new.$name" && mv -f -- "$tmp/share-new.$name" "$tmp/share.$name"
-  elif [[ $out != none ]]; then
-    warn "step \"$name\": its share of the budget could not be counted: jq failed"
-  fi
-}
-
-# share_end STEP: the member STEP of a parallel group ended: its share, when
-# it has one, holds nothing any more. The file is replaced, never removed,
-# so that the jq of a step that reads it meanwhile finds it.
-share_end() {
-  [[ -e $tmp/share.$1 ]] || return 0
-  printf 'null\n' >"$tmp/share-new.$1" && mv -f -- "$tmp/share-new.$1" "$tmp/share.$1"
-}
-
 # budget_before: before a session starts, sets REPLY to what it may still
 # spend (empty when no budget is over it). Once a budget over it is spent,
 # the session does not start: the step fails with the budget's cause, and
@@ -1657,81 +1384,192 @@ budget_after() {
   fi
 }
 
-# run_session FINAL IN ARGV...: a session action: the harness's CLI, ARGV
-# (which may start with the NAME=VALUE variables the harness sets, which env
-# applies), in the step's worktree, given the agents' keys, with the prompt,
-# the file IN, on stdin; its output is kept as the step's trace (stdout as
-# written, each stderr line as {"stderr": LINE}), and its final message,
-# read as harness FINAL reads it, is the step's result. What it used, read
-# from how it ended (the jq of $session_end), is added to the step's usage,
-# $tmp/usage.STEP, and counted against the budgets over it. A session the
-# script stopped past its turn cap (turn_max) fails with turn_cause; one
-# that passed a budget, or that its CLI stopped at the budget it was given
-# (its end's budget), with the budget's cause.
-run_session() {
-  local final=$1 in=$2 last=/dev/null step_trace=$run/traces/$step.jsonl prior={} usage session_keys=1
-  shift 2
-  rm -f -- "$last_message"
-  run_proc "$in" "$tmp/out.$step" "$tmp/err.$step" "$@"
-  record_trace=traces/$step.jsonl
-  {
-    cat -- "$tmp/out.$step"
-    if [[ -s $tmp/out.$step && $(tail -c 1 -- "$tmp/out.$step") != '' ]]; then printf '\n'; fi
-    jq -R -c '{stderr: sub("[\r\n]+\\z"; "")}' <"$tmp/err.$step"
-  } >>"$step_trace" || warn "write the trace of step \"$step\" failed"
-  if [[ -f $last_message ]]; then
-    # The CLI wrote it with the user's umask.
-    chmod 600 -- "$last_message"
-    last=$last_message
+# share_start INDEX WAITING: step INDEX, a member of a parallel group with
+# WAITING members still to be given a share (itself among them), is given
+# its share of the run's budget ($tmp/share.STEP, which jq_budget reads),
+# unless the run has no budget or has spent it. The step's job ends it as
+# the step ends (step_finish, share_end): what it left of it is then the
+# others'.
+share_start() {
+  local f out name=${step_names[$1]}
+  local -a used=()
+  for f in "$tmp"/usage.* "$tmp"/share.*; do
+    if [[ -e $f ]]; then used+=("$f"); fi
+  done
+  if out=$(jq -n -r --arg mode share --argjson stopped false --argjson budget "$run_budget" --argjson step null \
+    --arg tmp "$tmp" --arg mine '' --arg name "$name" --argjson waiting "$2" "$jq_usage$jq_budget" "${used[@]}" </dev/null) &&
+    [[ $out != none ]]; then
+    # Whole or not at all: the running members' budgets read it.
+    printf '%s\n' "$out" >"$tmp/share-new.$name" && mv -f -- "$tmp/share-new.$name" "$tmp/share.$name"
+  elif [[ $out != none ]]; then
+    warn "step \"$name\": its share of the budget could not be counted: jq failed"
   fi
-  if [[ -s $tmp/usage.$step ]]; then prior=$(<"$tmp/usage.$step"); fi
-  jq -n -c --rawfile out "$tmp/out.$step" --rawfile err "$tmp/err.$step" --rawfile last "$last" \
-    --argjson rc "$proc_rc" --argjson prior "$prior" \
-    "$jq_final ($session_end) as \$ended | $final + {u: (\$prior | usage_plus(\$ended | session_used)), b: \$ended.budget}" >"$tmp/final.$step" ||
-    printf '{"m":"","c":"cannot read the output of %s","f":true}\n' "$final" >"$tmp/final.$step"
-  if usage=$(jq -c '.u // empty' <"$tmp/final.$step") && [[ -n $usage ]]; then
-    # Whole or not at all: the budgets of a parallel group's steps read it.
-    printf '%s\n' "$usage" >"$tmp/usage-new.$step" && mv -f -- "$tmp/usage-new.$step" "$tmp/usage.$step"
-  fi
-  budget_after "$(jq '.b == true' <"$tmp/final.$step")"
-  jq -j '.m' <"$tmp/final.$step" >"$tmp/message.$step"
-  write_result "$tmp/message.$step"
-  step_rc=$proc_exit
-  if ((proc_timed_out)) || [[ $proc_cause == stopped ]]; then
-    step_outcome=failed step_cause=$proc_cause
-  elif [[ -e $tmp/turns.$step ]]; then
-    rm -f -- "$tmp/turns.$step"
-    step_rc=-1 step_outcome=failed step_cause=$turn_cause
-  elif [[ -n $budget_cause ]]; then
-    step_outcome=failed step_cause=$budget_cause
-  elif [[ $(jq -r '.f' <"$tmp/final.$step") == true ]]; then
-    step_outcome=failed step_cause=$(jq -r '.c' <"$tmp/final.$step")
-  fi
-  action_end "$step_rc" "$step_cause"
 }
 
-# step_finish: the step's end: its outcome (a failure once the run is
-# interrupted is an interruption) and cause, which its stage and the run's
-# end read, its log line, its progress line (with the shell that failed it
-# under it), and its record. The outcome is kept right after the log line,
-# with no command between them: a job killed meanwhile (job_ended) must not
-# log its step twice, nor not at all.
-step_finish() {
-  if [[ -z $step_outcome ]]; then step_outcome=succeeded; fi
-  if [[ $step_outcome == failed && -n $step_budget_cause ]]; then
-    step_cause=$step_budget_cause
-    # The run's end says what it really spent (budget_spent_cause).
-    : >"$tmp/budget.$step"
-  fi
-  if [[ $step_outcome == failed && -e $tmp/interrupted ]]; then step_outcome=interrupted step_cause=; fi
+# share_end STEP: the member STEP of a parallel group ended: its share, when
+# it has one, holds nothing any more. The file is replaced, never removed,
+# so that the jq of a step that reads it meanwhile finds it.
+share_end() {
+  [[ -e $tmp/share.$1 ]] || return 0
+  printf 'null\n' >"$tmp/share-new.$1" && mv -f -- "$tmp/share-new.$1" "$tmp/share.$1"
+}
+
+# stop_steps: every running step's process group gets SIGTERM, and SIGKILL
+# when it has not ended after the grace period, or at once after a second
+# signal.
+stop_steps() {
+  local f pg deadline
+  for f in "$tmp"/pgid.*; do
+    # A step that ends meanwhile takes its file away.
+    { read -r pg <"$f"; } 2>/dev/null || continue
+    kill -TERM -- "-$pg" 2>/dev/null || true
+  done
   now_us
-  printf '%s' "$step_cause" >"$tmp/cause.$step"
-  log_step "$step_index" "$step_outcome" $((now - step_t0)) "$step_cause"
-  printf '%s\n' "$step_outcome" >"$tmp/outcome.$step"
-  say_end "$step_index" "$step_outcome" $((now - step_t0)) "$step_cause"
-  step_event "$now"
-  : >"$tmp/recorded.$step"
-  share_end "$step"
+  deadline=$((now + grace * 1000000))
+  while compgen -G "$tmp/pgid.*" >/dev/null; do
+    now_us
+    ((now < deadline && !kill_now)) || break
+    # Ctrl-C again at the terminal ends this sleep too.
+    sleep 0.1 || true
+  done
+  for f in "$tmp"/pgid.*; do
+    { read -r pg <"$f"; } 2>/dev/null || continue
+    kill -KILL -- "-$pg" 2>/dev/null || true
+  done
+}
+
+# on_signal: SIGINT or SIGTERM: nothing new starts, and the running steps
+# are stopped (and recorded interrupted). A second signal (bash runs its
+# trap even while the first one's waits out the grace period) SIGKILLs them
+# at once; the run then ends as the first signal would have it end.
+on_signal() {
+  local f pg
+  if ((interrupted)); then
+    kill_now=1
+    for f in "$tmp"/pgid.*; do
+      { read -r pg <"$f"; } 2>/dev/null || continue
+      kill -KILL -- "-$pg" 2>/dev/null || true
+    done
+    return 0
+  fi
+  interrupted=1
+  : >"$tmp/interrupted"
+  stop_steps
+}
+
+# on_exit: whatever ends the script, running steps are stopped, throwaway
+# worktrees saved and removed, the pass given back.
+on_exit() {
+  local rc=$? d
+  set +e
+  trap '' INT TERM
+  if ((!finished)); then
+    : >"$tmp/interrupted"
+    stop_steps
+    wait
+    close_worktrees
+  fi
+  if ((record_begun && !record_ended)); then
+    if ((interrupted)); then record_end interrupted; else record_end failed; fi
+  fi
+  # A step's job killed outright left its cgroup, and what is in it.
+  if [[ -n ${cgroup_dir:-} ]]; then
+    for d in "$cgroup_dir/cairn-$run_token-"*/; do
+      [[ ! -d $d ]] || end_cgroup "${d%/}"
+    done
+  fi
+  end_strays "$run_token-[0-9]+"
+  if [[ -n $pass_fd ]]; then
+    : >"$pass_lock"
+    exec {pass_fd}>&-
+  fi
+  rm -rf -- "$tmp"
+  exit "$rc"
+}
+
+# wait_one: waits for a step's job to end.
+wait_one() {
+  local pid='' rc=0
+  wait -n -p pid || rc=$?
+  if [[ -n ${pid:-} ]]; then
+    job_ended "$pid" "$rc"
+  elif ((rc == 127)); then
+    # No job is left, yet some never reported their end (they ended while a
+    # trap ran): they have all ended, and wait PID still knows how.
+    for pid in "${!job_step[@]}"; do
+      rc=0
+      wait "$pid" 2>/dev/null || rc=$?
+      job_ended "$pid" "$rc"
+    done
+  fi
+}
+
+# job_ended PID RC: the job PID ended with exit status RC; when it was a
+# step's, the stage counts it, and a required step that failed stops the
+# process.
+job_ended() {
+  local pid=$1 rc=$2 i outcome start='' cause
+  [[ -n ${job_step[$pid]:-} ]] || return 0
+  i=${job_step[$pid]}
+  unset "job_step[$pid]"
+  running=$((running - 1))
+  share_end "${step_names[i]}"
+  outcome=
+  if [[ -f $tmp/outcome.${step_names[i]} ]]; then outcome=$(<"$tmp/outcome.${step_names[i]}"); fi
+  if [[ -f $tmp/start.${step_names[i]} ]]; then start=$(<"$tmp/start.${step_names[i]}"); fi
+  if [[ -n $outcome && ! -e $tmp/recorded.${step_names[i]} ]]; then
+    # The job was killed as its step ended, after its log line: the record
+    # says the same.
+    cause=$(<"$tmp/cause.${step_names[i]}") || cause=
+    now_us
+    step_record "$i" "$outcome" "$start" "$now" -1 "$cause" '' '' ''
+  elif [[ -z $outcome && -e $tmp/interrupted ]]; then
+    # A signal to the whole group ended the job before it could ignore it.
+    outcome=interrupted
+    log_step "$i" interrupted 0 ""
+    say_end "$i" interrupted 0 ""
+    now_us
+    step_record "$i" interrupted "$start" "$now" -1 '' '' '' ''
+  elif [[ -z $outcome ]]; then
+    # The job itself broke: the step failed.
+    outcome=failed
+    cause="the script's job ended with exit status $rc"
+    log_step "$i" failed 0 "$cause"
+    say_end "$i" failed 0 "$cause"
+    printf '%s' "$cause" >"$tmp/cause.${step_names[i]}"
+    printf '%s\n' failed >"$tmp/outcome.${step_names[i]}"
+    now_us
+    step_record "$i" failed "$start" "$now" -1 "$cause" '' '' ''
+  fi
+  if [[ $outcome == failed ]] && ((!step_optional[i])); then stopped=1; fi
+}
+
+# run_stage INDEX...: the steps of one stage, in file order, at most $jobs at
+# a time; once a required step has failed, or the run is interrupted, those
+# not started yet are cancelled and those running finish. The members of a
+# parallel group share the run's budget: each is given its share as it
+# starts (share_start).
+run_stage() {
+  local i limit=$jobs waiting=$#
+  if ((limit == 0 || limit > $#)); then limit=$#; fi
+  declare -gA job_step=()
+  running=0
+  for i in "$@"; do
+    while ((running >= limit)); do wait_one; done
+    if ((stopped || interrupted)); then
+      cancel_step "$i"
+      continue
+    fi
+    if [[ -n $run_budget ]] && (($# > 1)); then share_start "$i" "$waiting"; fi
+    waiting=$((waiting - 1))
+    # The job leaves the run folder's lock and the Pass to the script: a
+    # script that is killed leaves a crashed run and a free Pass, as cairn
+    # run does.
+    run_step "$i" {run_lock_fd}>&- {pass_fd}>&- &
+    job_step[$!]=$i
+    running=$((running + 1))
+  done
+  while ((running > 0)); do wait_one; done
 }
 
 # step_0: step 'hunt-claude'.
@@ -1925,332 +1763,204 @@ run_step() {
   esac
 }
 
-# stop_steps: every running step's process group gets SIGTERM, and SIGKILL
-# when it has not ended after the grace period, or at once after a second
-# signal.
-stop_steps() {
-  local f pg deadline
-  for f in "$tmp"/pgid.*; do
-    # A step that ends meanwhile takes its file away.
-    { read -r pg <"$f"; } 2>/dev/null || continue
-    kill -TERM -- "-$pg" 2>/dev/null || true
+# main: the run. It reads the command line, takes the pass, makes the run
+# folder and the worktrees, runs the stages in order, and ends the run as
+# cairn run ends it.
+main() {
+  jobs=${CAIRN_JOBS:-0}
+  directive=
+  budget_flag=
+  take_keys ''
+  while (($#)); do
+    case $1 in
+    --jobs | --directive | --budget)
+      (($# >= 2)) || usage_error "$1 needs a value"
+      case $1 in
+      --jobs) jobs=$2 ;;
+      --directive) directive=$2 ;;
+      *) budget_flag=$2 ;;
+      esac
+      shift 2
+      ;;
+    --jobs=*) jobs=${1#*=} && shift ;;
+    --directive=*) directive=${1#*=} && shift ;;
+    --budget=*) budget_flag=${1#*=} && shift ;;
+    -h | --help) usage && exit 0 ;;
+    *) usage_error "unexpected argument \"$1\"" ;;
+    esac
   done
+  [[ $jobs =~ ^[0-9]+$ ]] || usage_error "--jobs $jobs: want 0 (all at once) or more"
+  jobs=$((10#$jobs))
+
+  if ((BASH_VERSINFO[0] < 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] < 1))); then
+    fail "bash $BASH_VERSION is too old: the script needs bash 5.1 or later"
+  fi
+  for tool in git jq flock setsid timeout env sha256sum mktemp mkfifo tee; do
+    command -v "$tool" >/dev/null || fail "\"$tool\" not found on PATH: the script needs git, coreutils, util-linux and jq"
+  done
+  bash_bin=$(command -v bash)
+  env_bin=$(command -v env)
+  setsid_bin=$(command -v setsid)
+  timeout_bin=$(command -v timeout)
+  # Every agent CLI the process calls must be there before the first step.
+  for i in "${!harness_names[@]}"; do
+    command -v "${harness_bins[i]}" >/dev/null ||
+      fail "harness \"${harness_names[i]}\" cannot start: \"${harness_bins[i]}\" not found on PATH"
+  done
+
+  # directive_trim is the directive as a session's prompt carries it, without
+  # the blank space around it.
+  directive_trim=$directive
+  while [[ $directive_trim == [$' \t\n\v\f\r']* ]]; do directive_trim=${directive_trim:1}; done
+  while [[ $directive_trim == *[$' \t\n\v\f\r'] ]]; do directive_trim=${directive_trim::-1}; done
+
+  # --budget lowers the run's budget and raises none, as cairn run's does.
+  budget_flag_usd=
+  if [[ -n $budget_flag ]]; then
+    if ! read_usd "$budget_flag"; then
+      go_quote "$budget_flag"
+      usage_error "--budget $REPLY: want a number of US dollars above 0, such as 4.50"
+    fi
+    budget_flag_usd=$REPLY
+    if [[ -z $run_budget ]] || jq -n -e --argjson f "$budget_flag_usd" --argjson b "$run_budget" '$f <= $b' >/dev/null; then
+      run_budget=$budget_flag_usd
+    fi
+  fi
+
+  # The repository, $CAIRN_HOME and the pass.
+  repo_root=$(git rev-parse --path-format=absolute --show-toplevel 2>/dev/null) ||
+    fail "$PWD is not inside a git repository; run the script in one"
+  common_dir=$(git rev-parse --path-format=absolute --git-common-dir)
+  common_dir=$(cd -- "$common_dir" && pwd -P)
+  home=${CAIRN_HOME:-$HOME/.cairn}
+  mkdir -p -- "$home" "$home/locks" "$home/runs"
+  home=$(cd -- "$home" && pwd)
+  repo_hash=$(printf '%s' "$common_dir" | sha256sum)
+  repo_hash=${repo_hash:0:16}
+  pass_lock=$home/locks/pass-$repo_hash.lock
+  pass_fd='' finished=0 interrupted=0 kill_now=0 stopped=0 running=0 status=''
+  worktree_lock=$home/locks/worktrees-$repo_hash.lock
+  worktree_fd='' worktree_root=''
+  run_lock_fd='' record_begun=0 record_ended=0
+  # run_token marks the environment of every process a step starts (as
+  # CAIRN_STEP_TOKEN=RUN_TOKEN-STEP_INDEX), so that those a step leaves
+  # running can be found and ended, even in a session of their own.
+  printf -v run_token '%08x%08x' "$SRANDOM" "$SRANDOM"
+  # The boot of this machine (proc.BootID): a cairn that reads the run's
+  # groups file looks for none recorded under another boot.
+  boot_id=''
+  { read -r boot_id </proc/sys/kernel/random/boot_id; } 2>/dev/null || true
+  find_cgroup
+  throwaways=()
+  exec {pass_fd}<>"$pass_lock"
+  if ! flock -n "$pass_fd"; then
+    who=$(jq -n -r 'try (input | if (.run // "") != "" then "run \(.run), pid \(.pid // 0)" else "pid \(.pid // 0)" end) catch "pid 0"' \
+      <"$pass_lock" 2>/dev/null) || who="pid 0"
+    printf 'cairn: skipped: another pass is running on this repository (%s)\n' "$who" >&2
+    activity event=skipped "process=$process" "repo=$common_dir" "reason=another pass is running ($who)"
+    exit 0
+  fi
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/cairn-$process.XXXXXX")
+  trap on_exit EXIT
+  trap on_signal INT TERM
+
+  # The run folder, readable by its owner only, locked while the script runs: a
+  # running record whose lock is free is a crashed run's.
   now_us
-  deadline=$((now + grace * 1000000))
-  while compgen -G "$tmp/pgid.*" >/dev/null; do
-    now_us
-    ((now < deadline && !kill_now)) || break
-    # Ctrl-C again at the terminal ends this sleep too.
-    sleep 0.1 || true
+  run_t0=$now
+  TZ=UTC printf -v stamp '%(%Y-%m-%dT%H%M%SZ)T' "$((run_t0 / 1000000))"
+  run_name=${process}_$stamp
+  n=2
+  until mkdir -m 700 -- "$home/runs/$run_name" 2>/dev/null; do
+    [[ -e $home/runs/$run_name ]] || fail "create the run folder \"$run_name\" in $home/runs failed"
+    run_name=${process}_$stamp-$n
+    n=$((n + 1))
   done
-  for f in "$tmp"/pgid.*; do
-    { read -r pg <"$f"; } 2>/dev/null || continue
-    kill -KILL -- "-$pg" 2>/dev/null || true
-  done
-}
+  run=$home/runs/$run_name
+  exec {run_lock_fd}>>"$run/.lock"
+  flock "$run_lock_fd"
+  mkdir -m 700 -- "$run/results" "$run/traces" "$run/worktrees"
+  : >"$run/log"
+  record_begin
+  TZ=UTC printf '{"pid":%d,"run":"%s","since":"%(%Y-%m-%dT%H:%M:%SZ)T","repo":%s}\n' "$$" "$run_name" -1 \
+    "$(jq -n --arg r "$common_dir" '$r')" >"$pass_lock"
+  activity event=start "run=$run_name" "process=$process" "repo=$common_dir" "containment=$containment"
 
-# on_signal: SIGINT or SIGTERM: nothing new starts, and the running steps
-# are stopped (and recorded interrupted). A second signal (bash runs its
-# trap even while the first one's waits out the grace period) SIGKILLs them
-# at once; the run then ends as the first signal would have it end.
-on_signal() {
-  local f pg
-  if ((interrupted)); then
-    kill_now=1
-    for f in "$tmp"/pgid.*; do
-      { read -r pg <"$f"; } 2>/dev/null || continue
-      kill -KILL -- "-$pg" 2>/dev/null || true
-    done
-    return 0
+  # The worktrees, then the stages in order.
+  open_error=
+  if open_worktrees; then
+    record_worktrees
+  else
+    stopped=1
+    for i in "${!step_names[@]}"; do cancel_step "$i"; done
   fi
-  interrupted=1
-  : >"$tmp/interrupted"
-  stop_steps
-}
-
-# on_exit: whatever ends the script, running steps are stopped, throwaway
-# worktrees saved and removed, the pass given back.
-on_exit() {
-  local rc=$? d
-  set +e
-  trap '' INT TERM
-  if ((!finished)); then
-    : >"$tmp/interrupted"
-    stop_steps
-    wait
-    close_worktrees
-  fi
-  if ((record_begun && !record_ended)); then
-    if ((interrupted)); then record_end interrupted; else record_end failed; fi
-  fi
-  # A step's job killed outright left its cgroup, and what is in it.
-  if [[ -n ${cgroup_dir:-} ]]; then
-    for d in "$cgroup_dir/cairn-$run_token-"*/; do
-      [[ ! -d $d ]] || end_cgroup "${d%/}"
-    done
-  fi
-  end_strays "$run_token-[0-9]+"
-  if [[ -n $pass_fd ]]; then
-    : >"$pass_lock"
-    exec {pass_fd}>&-
-  fi
-  rm -rf -- "$tmp"
-  exit "$rc"
-}
-
-# wait_one: waits for a step's job to end.
-wait_one() {
-  local pid='' rc=0
-  wait -n -p pid || rc=$?
-  if [[ -n ${pid:-} ]]; then
-    job_ended "$pid" "$rc"
-  elif ((rc == 127)); then
-    # No job is left, yet some never reported their end (they ended while a
-    # trap ran): they have all ended, and wait PID still knows how.
-    for pid in "${!job_step[@]}"; do
-      rc=0
-      wait "$pid" 2>/dev/null || rc=$?
-      job_ended "$pid" "$rc"
-    done
-  fi
-}
-
-# job_ended PID RC: the job PID ended with exit status RC; when it was a
-# step's, the stage counts it, and a required step that failed stops the
-# process.
-job_ended() {
-  local pid=$1 rc=$2 i outcome start='' cause
-  [[ -n ${job_step[$pid]:-} ]] || return 0
-  i=${job_step[$pid]}
-  unset "job_step[$pid]"
-  running=$((running - 1))
-  share_end "${step_names[i]}"
-  outcome=
-  if [[ -f $tmp/outcome.${step_names[i]} ]]; then outcome=$(<"$tmp/outcome.${step_names[i]}"); fi
-  if [[ -f $tmp/start.${step_names[i]} ]]; then start=$(<"$tmp/start.${step_names[i]}"); fi
-  if [[ -n $outcome && ! -e $tmp/recorded.${step_names[i]} ]]; then
-    # The job was killed as its step ended, after its log line: the record
-    # says the same.
-    cause=$(<"$tmp/cause.${step_names[i]}") || cause=
-    now_us
-    step_record "$i" "$outcome" "$start" "$now" -1 "$cause" '' '' ''
-  elif [[ -z $outcome && -e $tmp/interrupted ]]; then
-    # A signal to the whole group ended the job before it could ignore it.
-    outcome=interrupted
-    log_step "$i" interrupted 0 ""
-    say_end "$i" interrupted 0 ""
-    now_us
-    step_record "$i" interrupted "$start" "$now" -1 '' '' '' ''
-  elif [[ -z $outcome ]]; then
-    # The job itself broke: the step failed.
-    outcome=failed
-    cause="the script's job ended with exit status $rc"
-    log_step "$i" failed 0 "$cause"
-    say_end "$i" failed 0 "$cause"
-    printf '%s' "$cause" >"$tmp/cause.${step_names[i]}"
-    printf '%s\n' failed >"$tmp/outcome.${step_names[i]}"
-    now_us
-    step_record "$i" failed "$start" "$now" -1 "$cause" '' '' ''
-  fi
-  if [[ $outcome == failed ]] && ((!step_optional[i])); then stopped=1; fi
-}
-
-# run_stage INDEX...: the steps of one stage, in file order, at most $jobs at
-# a time; once a required step has failed, or the run is interrupted, those
-# not started yet are cancelled and those running finish. The members of a
-# parallel group share the run's budget: each is given its share as it
-# starts (share_start).
-run_stage() {
-  local i limit=$jobs waiting=$#
-  if ((limit == 0 || limit > $#)); then limit=$#; fi
-  declare -gA job_step=()
-  running=0
-  for i in "$@"; do
-    while ((running >= limit)); do wait_one; done
+  if ((!${#open_error})); then
     if ((stopped || interrupted)); then
-      cancel_step "$i"
-      continue
+      cancel_step 0
+      cancel_step 1
+    else
+      run_stage 0 1
     fi
-    if [[ -n $run_budget ]] && (($# > 1)); then share_start "$i" "$waiting"; fi
-    waiting=$((waiting - 1))
-    # The job leaves the run folder's lock and the Pass to the script: a
-    # script that is killed leaves a crashed run and a free Pass, as cairn
-    # run does.
-    run_step "$i" {run_lock_fd}>&- {pass_fd}>&- &
-    job_step[$!]=$i
-    running=$((running + 1))
-  done
-  while ((running > 0)); do wait_one; done
-}
+  fi
+  if ((!${#open_error})); then
+    if ((stopped || interrupted)); then
+      cancel_step 2
+    else
+      run_stage 2
+    fi
+  fi
+  if ((!${#open_error})); then
+    if ((stopped || interrupted)); then
+      cancel_step 3
+    else
+      run_stage 3
+    fi
+  fi
+  if ((!${#open_error})); then
+    if ((stopped || interrupted)); then
+      cancel_step 4
+    else
+      run_stage 4
+    fi
+  fi
 
-# notify STATUS: the config's [notify] command, when it asks for runs that
-# end so.
-notify() {
-  local class=failure on rc=0 listed=0
-  ((${#notify_argv[@]})) || return 0
-  if [[ $1 == succeeded ]]; then class=success; fi
-  if ((notify_on_set)); then
-    for on in "${notify_on[@]}"; do
-      if [[ $on == "$class" ]]; then listed=1; fi
+  close_worktrees
+  finished=1
+  if [[ -n $open_error ]]; then printf 'cairn: error: %s\n' "$open_error" >&2; fi
+
+  # The last stage's results, in file order.
+  for i in "${last_stage[@]}"; do
+    f=$run/results/${step_names[i]}.md
+    if [[ -s $f ]]; then
+      cat -- "$f"
+      if [[ $(tail -c 1 -- "$f") != '' ]]; then printf '\n'; fi
+    fi
+  done
+
+  status=succeeded
+  if ((interrupted)); then status=interrupted; elif ((stopped)) || [[ -e $tmp/record.failed ]]; then status=failed; fi
+  # A run that failed at a step ends with one line that says which, and why:
+  # its first failed step that is not optional.
+  if [[ $status == failed && -z $open_error ]]; then
+    for i in "${!step_names[@]}"; do
+      f=${step_names[i]}
+      if ((!step_optional[i])) && [[ -f $tmp/outcome.$f && $(<"$tmp/outcome.$f") == failed ]]; then
+        cause=$(<"$tmp/cause.$f") || cause=
+        if [[ -e $tmp/budget.$f ]]; then budget_spent_cause; fi
+        printf 'cairn: failed at step %s%s\n' "$f" "${cause:+: $cause}" >&2
+        break
+      fi
     done
-    ((listed)) || return 0
   fi
-  (
-    umask "$user_umask"
-    exec "$timeout_bin" -k 1s 30s "$env_bin" "CAIRN_PROCESS=$process" "CAIRN_STATUS=$1" "CAIRN_RUN=$run" "${notify_argv[@]}"
-  ) </dev/null >&2 2>&1 {pass_fd}>&- {run_lock_fd}>&- || rc=$?
-  if ((rc == 124 || rc == 137)); then
-    say "cairn: notify: \"${notify_argv[0]}\" timed out after 30s"
-  elif ((rc != 0)); then
-    say "cairn: notify: \"${notify_argv[*]}\": exit status $rc"
-  fi
+  run_cause=
+  if ((!interrupted)); then run_cause=$open_error; fi
+  record_end "$status" "$run_cause" || status=failed
+  activity event=end "run=$run_name" "process=$process" "repo=$common_dir" "status=$status"
+  case $status in
+  succeeded) exit 0 ;;
+  interrupted) printf 'cairn: interrupted\n' >&2 && exit 130 ;;
+  *) exit 1 ;;
+  esac
 }
 
-# --budget lowers the run's budget and raises none, as cairn run's does.
-budget_flag_usd=
-if [[ -n $budget_flag ]]; then
-  if ! read_usd "$budget_flag"; then
-    go_quote "$budget_flag"
-    usage_error "--budget $REPLY: want a number of US dollars above 0, such as 4.50"
-  fi
-  budget_flag_usd=$REPLY
-  if [[ -z $run_budget ]] || jq -n -e --argjson f "$budget_flag_usd" --argjson b "$run_budget" '$f <= $b' >/dev/null; then
-    run_budget=$budget_flag_usd
-  fi
-fi
-
-# The repository, $CAIRN_HOME and the pass.
-repo_root=$(git rev-parse --path-format=absolute --show-toplevel 2>/dev/null) ||
-  fail "$PWD is not inside a git repository; run the script in one"
-common_dir=$(git rev-parse --path-format=absolute --git-common-dir)
-common_dir=$(cd -- "$common_dir" && pwd -P)
-home=${CAIRN_HOME:-$HOME/.cairn}
-mkdir -p -- "$home" "$home/locks" "$home/runs"
-home=$(cd -- "$home" && pwd)
-repo_hash=$(printf '%s' "$common_dir" | sha256sum)
-repo_hash=${repo_hash:0:16}
-pass_lock=$home/locks/pass-$repo_hash.lock
-pass_fd='' finished=0 interrupted=0 kill_now=0 stopped=0 running=0 status=''
-worktree_lock=$home/locks/worktrees-$repo_hash.lock
-worktree_fd='' worktree_root=''
-run_lock_fd='' record_begun=0 record_ended=0
-# run_token marks the environment of every process a step starts (as
-# CAIRN_STEP_TOKEN=RUN_TOKEN-STEP_INDEX), so that those a step leaves
-# running can be found and ended, even in a session of their own.
-printf -v run_token '%08x%08x' "$SRANDOM" "$SRANDOM"
-# The boot of this machine (proc.BootID): a cairn that reads the run's
-# groups file looks for none recorded under another boot.
-boot_id=''
-{ read -r boot_id </proc/sys/kernel/random/boot_id; } 2>/dev/null || true
-find_cgroup
-throwaways=()
-exec {pass_fd}<>"$pass_lock"
-if ! flock -n "$pass_fd"; then
-  who=$(jq -n -r 'try (input | if (.run // "") != "" then "run \(.run), pid \(.pid // 0)" else "pid \(.pid // 0)" end) catch "pid 0"' \
-    <"$pass_lock" 2>/dev/null) || who="pid 0"
-  printf 'cairn: skipped: another pass is running on this repository (%s)\n' "$who" >&2
-  activity event=skipped "process=$process" "repo=$common_dir" "reason=another pass is running ($who)"
-  exit 0
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cairn-$process.XXXXXX")
-trap on_exit EXIT
-trap on_signal INT TERM
-
-# The run folder, readable by its owner only, locked while the script runs: a
-# running record whose lock is free is a crashed run's.
-now_us
-run_t0=$now
-TZ=UTC printf -v stamp '%(%Y-%m-%dT%H%M%SZ)T' "$((run_t0 / 1000000))"
-run_name=${process}_$stamp
-n=2
-until mkdir -m 700 -- "$home/runs/$run_name" 2>/dev/null; do
-  [[ -e $home/runs/$run_name ]] || fail "create the run folder \"$run_name\" in $home/runs failed"
-  run_name=${process}_$stamp-$n
-  n=$((n + 1))
-done
-run=$home/runs/$run_name
-exec {run_lock_fd}>>"$run/.lock"
-flock "$run_lock_fd"
-mkdir -m 700 -- "$run/results" "$run/traces" "$run/worktrees"
-: >"$run/log"
-record_begin
-TZ=UTC printf '{"pid":%d,"run":"%s","since":"%(%Y-%m-%dT%H:%M:%SZ)T","repo":%s}\n' "$$" "$run_name" -1 \
-  "$(jq -n --arg r "$common_dir" '$r')" >"$pass_lock"
-activity event=start "run=$run_name" "process=$process" "repo=$common_dir" "containment=$containment"
-
-# The worktrees, then the stages in order.
-open_error=
-if open_worktrees; then
-  record_worktrees
-else
-  stopped=1
-  for i in "${!step_names[@]}"; do cancel_step "$i"; done
-fi
-if ((!${#open_error})); then
-  if ((stopped || interrupted)); then
-    cancel_step 0
-    cancel_step 1
-  else
-    run_stage 0 1
-  fi
-fi
-if ((!${#open_error})); then
-  if ((stopped || interrupted)); then
-    cancel_step 2
-  else
-    run_stage 2
-  fi
-fi
-if ((!${#open_error})); then
-  if ((stopped || interrupted)); then
-    cancel_step 3
-  else
-    run_stage 3
-  fi
-fi
-if ((!${#open_error})); then
-  if ((stopped || interrupted)); then
-    cancel_step 4
-  else
-    run_stage 4
-  fi
-fi
-
-close_worktrees
-finished=1
-if [[ -n $open_error ]]; then printf 'cairn: error: %s\n' "$open_error" >&2; fi
-
-# The last stage's results, in file order.
-for i in "${last_stage[@]}"; do
-  f=$run/results/${step_names[i]}.md
-  if [[ -s $f ]]; then
-    cat -- "$f"
-    if [[ $(tail -c 1 -- "$f") != '' ]]; then printf '\n'; fi
-  fi
-done
-
-status=succeeded
-if ((interrupted)); then status=interrupted; elif ((stopped)) || [[ -e $tmp/record.failed ]]; then status=failed; fi
-# A run that failed at a step ends with one line that says which, and why:
-# its first failed step that is not optional.
-if [[ $status == failed && -z $open_error ]]; then
-  for i in "${!step_names[@]}"; do
-    f=${step_names[i]}
-    if ((!step_optional[i])) && [[ -f $tmp/outcome.$f && $(<"$tmp/outcome.$f") == failed ]]; then
-      cause=$(<"$tmp/cause.$f") || cause=
-      if [[ -e $tmp/budget.$f ]]; then budget_spent_cause; fi
-      printf 'cairn: failed at step %s%s\n' "$f" "${cause:+: $cause}" >&2
-      break
-    fi
-  done
-fi
-run_cause=
-if ((!interrupted)); then run_cause=$open_error; fi
-record_end "$status" "$run_cause" || status=failed
-activity event=end "run=$run_name" "process=$process" "repo=$common_dir" "status=$status"
-notify "$status"
-case $status in
-succeeded) exit 0 ;;
-interrupted) printf 'cairn: interrupted\n' >&2 && exit 130 ;;
-*) exit 1 ;;
-esac
+main "$@"

@@ -48,13 +48,7 @@ step_details=('command, worktree default' 'command, worktree default' 'command, 
 worktree_names=('default' )
 worktree_kinds=('throwaway' )
 worktree_bases=('main' )
-harness_names=()
-harness_bins=()
 last_stage=(4 )
-notify_argv=()
-notify_on=()
-notify_on_set=0
-cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
 # The variables of the agent CLIs' keys, which reach a session's CLI alone (take_keys).
 agent_key_names=('ANTHROPIC_API_KEY' 'ANTHROPIC_AUTH_TOKEN' 'CLAUDE_CODE_OAUTH_TOKEN' 'CODEX_API_KEY' 'OPENAI_API_KEY' 'GEMINI_API_KEY' 'GOOGLE_API_KEY' 'GOOGLE_GENERATIVE_AI_API_KEY' 'OPENROUTER_API_KEY')
 # The run record (run.json) as cairn run keeps it: the process file (in the repository when its path is
@@ -70,12 +64,6 @@ run_budget=''
 
 # How long a stopped step has between SIGTERM and SIGKILL, in seconds.
 grace=5
-# A session whose CLI has no turn cap of its own sets these, local to it: the
-# cap the script enforces by counting its turns, the jq program that finds
-# them, and the cause of a session stopped past the cap.
-turn_max=0 turn_jq=''
-# A session sets this to 1, local to it: its CLI is given the agents' keys.
-session_keys=0
 # The exit status with which a precheck shell skips its step.
 check_skip=77
 
@@ -98,73 +86,23 @@ usage_error() {
   exit 2
 }
 
-# take_keys DIR: sets agent_keys to the agent CLIs' keys, by variable, taken
-# out of the script's environment before it starts anything: no step's
-# shell, nor anything else the script starts, sees them, and proc_start
-# gives them to a session's CLI alone. In a workflow's job (DIR not empty),
-# also out of the files under DIR that the step before it kept from the
-# workflow's secrets, which it removes.
+# take_keys DIR: takes the agent CLIs' keys out of the script's environment
+# before it starts anything: no step's shell, nor anything else the script
+# starts, sees them. A script with sessions keeps them in agent_keys, by
+# variable, and proc_start gives them to a session's CLI alone. In a
+# workflow's job (DIR not empty), also out of the files under DIR that the
+# step before it kept from the workflow's secrets, which it removes.
 take_keys() {
   local key
-  declare -gA agent_keys=()
   for key in "${agent_key_names[@]}"; do
     if [[ -v $key ]]; then
-      agent_keys[$key]=${!key}
       unset -v "$key"
     fi
     if [[ -n $1 && -f $1/$key ]]; then
-      agent_keys[$key]=$(<"$1/$key")
       rm -f -- "$1/$key"
     fi
   done
 }
-
-jobs=${CAIRN_JOBS:-0}
-directive=
-budget_flag=
-take_keys ''
-while (($#)); do
-  case $1 in
-  --jobs | --directive | --budget)
-    (($# >= 2)) || usage_error "$1 needs a value"
-    case $1 in
-    --jobs) jobs=$2 ;;
-    --directive) directive=$2 ;;
-    *) budget_flag=$2 ;;
-    esac
-    shift 2
-    ;;
-  --jobs=*) jobs=${1#*=} && shift ;;
-  --directive=*) directive=${1#*=} && shift ;;
-  --budget=*) budget_flag=${1#*=} && shift ;;
-  -h | --help) usage && exit 0 ;;
-  *) usage_error "unexpected argument \"$1\"" ;;
-  esac
-done
-[[ $jobs =~ ^[0-9]+$ ]] || usage_error "--jobs $jobs: want 0 (all at once) or more"
-jobs=$((10#$jobs))
-
-if ((BASH_VERSINFO[0] < 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] < 1))); then
-  fail "bash $BASH_VERSION is too old: the script needs bash 5.1 or later"
-fi
-for tool in git jq flock setsid timeout env sha256sum mktemp mkfifo tee; do
-  command -v "$tool" >/dev/null || fail "\"$tool\" not found on PATH: the script needs git, coreutils, util-linux and jq"
-done
-bash_bin=$(command -v bash)
-env_bin=$(command -v env)
-setsid_bin=$(command -v setsid)
-timeout_bin=$(command -v timeout)
-# Every agent CLI the process calls must be there before the first step.
-for i in "${!harness_names[@]}"; do
-  command -v "${harness_bins[i]}" >/dev/null ||
-    fail "harness \"${harness_names[i]}\" cannot start: \"${harness_bins[i]}\" not found on PATH"
-done
-
-# directive_trim is the directive as a session's prompt carries it, without
-# the blank space around it.
-directive_trim=$directive
-while [[ $directive_trim == [$' \t\n\v\f\r']* ]]; do directive_trim=${directive_trim:1}; done
-while [[ $directive_trim == *[$' \t\n\v\f\r'] ]]; do directive_trim=${directive_trim::-1}; done
 
 # now_us sets now to the time in microseconds.
 now_us() {
@@ -271,6 +209,19 @@ activity() {
   logfmt "${kv[@]}"
   TZ=UTC printf '%(%Y-%m-%dT%H:%M:%SZ)T %s\n' -1 "$REPLY" >>"$home/activity.log" 2>/dev/null ||
     warn "cannot write the activity log $home/activity.log"
+}
+
+# git_in DIR ARG...: git in DIR, with the user's umask. Ctrl-C at the
+# terminal does not cut it short: the script stops at the next step instead,
+# and the worktrees and patches git is making are left whole.
+git_in() {
+  local dir=$1
+  shift
+  (
+    trap '' INT
+    umask "$user_umask"
+    exec git -C "$dir" "$@"
+  )
 }
 
 # record_failed WHAT: a write to the run record failed; a run whose record
@@ -385,12 +336,10 @@ record_end() {
   if [[ $expires != never ]]; then TZ=UTC printf -v expires '%(%Y-%m-%dT%H:%M:%SZ)T' "$(((now + expires) / 1000000))"; fi
   iso_time "$now"
   if record_write --slurpfile events "$run/events.jsonl" --arg status "$1" --arg ended "$REPLY" --arg expires "$expires" \
-    --arg cause "${2:-}" "$jq_usage"'
+    --arg cause "${2:-}" '
     reduce ($events[] | .step // empty) as $s (.;
       (.steps | map(.name) | index($s.name)) as $j
       | if $j == null then .steps += [$s] else .steps[$j] = $s end)
-    | (reduce (.steps[].usage // empty) as $u ({}; usage_plus($u))) as $total
-    | if $total == {} then del(.usage) else .usage = $total end
     | .status = $status | .cause = $cause | ."end" = $ended | .expires = $expires' <"$run/run.json"; then
     : >"$run/events.jsonl" || rc=1
   else
@@ -401,46 +350,12 @@ record_end() {
   return "$rc"
 }
 
-# What sessions used, summed (harness.UsageJQHelpers): usage_plus($b).
-jq_usage='
-def usage_keys: ["turns", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd"];
-def usage_clean: . as $u | reduce usage_keys[] as $k ({};
-  $u[$k] as $v
-  | if ($v | type) != "number" or $v < 0 then .
-    elif $k == "cost_usd" then .[$k] = $v
-    elif $v == ($v | floor) and $v <= 4611686018427387903 then .[$k] = $v
-    else . end);
-def usage_plus($b): . as $a | reduce usage_keys[] as $k ({};
-  if $a[$k] == null and $b[$k] == null then .
-  elif $a[$k] == null then .[$k] = $b[$k]
-  elif $b[$k] == null then .[$k] = $a[$k]
-  elif $k == "cost_usd" then .[$k] = ((($a[$k] + $b[$k]) * 1e12 | round) / 1e12)
-  else .[$k] = $a[$k] + $b[$k] end);
-def usage_sum(f): reduce f as $u ({}; usage_plus($u));
-def usage_add($a; $b): if $a == null then $b elif $b == null then $a else $a + $b end;
-def session_used: . as $e | ($e.usage // {}) | usage_plus($e.total // {});
-'
-
-# What a step's sessions used, as its log line words it: turns, tokens_in
-# (every input token, the cache's too), tokens_out and cost (rounded to a
-# hundredth of a cent), each when a session reported it, a line each:
-# name, then value.
-jq_usage_fields='
-(if .turns != null then "turns", .turns else empty end),
-([.input_tokens, .cache_read_tokens, .cache_write_tokens | numbers] | if length > 0 then "tokens_in", add else empty end),
-(if .output_tokens != null then "tokens_out", .output_tokens else empty end),
-(if .cost_usd != null then "cost", (.cost_usd * 10000 | round | "$\(. / 10000 | floor).\(. % 10000 + 10000 | tostring | .[1:])")
- else empty end)'
-
 # log_step INDEX OUTCOME US CAUSE: the step's line in the run's log.
 log_step() {
   local i=$1 d
   local -a used=()
   duration "$3"
   d=$REPLY
-  if [[ -s $tmp/usage.${step_names[i]} ]]; then
-    mapfile -t used < <(jq -r "$jq_usage_fields" <"$tmp/usage.${step_names[i]}")
-  fi
   logfmt step "${step_names[i]}" kind "${step_kinds[i]}" worktree "${step_worktrees[i]}" \
     harness "${step_harnesses[i]}" model "${step_models[i]}" effort "${step_efforts[i]}" \
     duration "$d" "${used[@]}" outcome "$2" ${4:+cause "$4"}
@@ -457,12 +372,7 @@ say_end() {
   succeeded) duration "$3" && msg="done $name $REPLY" ;;
   *) msg="$2 $name${4:+: $4}" ;;
   esac
-  if [[ -e $tmp/shown.${step_names[$1]} && ! -e $tmp/interrupted ]]; then
-    shell_json=$(<"$tmp/shown.${step_names[$1]}")
-    shell_lines "$msg"
-  else
-    say "$msg"
-  fi
+  say "$msg"
 }
 
 # cancel_step INDEX: a step that never started.
@@ -470,49 +380,6 @@ cancel_step() {
   log_step "$1" cancelled 0 ""
   say_end "$1" cancelled 0 ""
   step_record "$1" cancelled '' '' 0 '' '' '' ''
-}
-
-# git_in DIR ARG...: git in DIR, with the user's umask. Ctrl-C at the
-# terminal does not cut it short: the script stops at the next step instead,
-# and the worktrees and patches git is making are left whole.
-git_in() {
-  local dir=$1
-  shift
-  (
-    trap '' INT
-    umask "$user_umask"
-    exec git -C "$dir" "$@"
-  )
-}
-
-# exclude_cairn_files DIR: cairn's own files (copied skills, the issue, run
-# locks) are excluded from git in the repository or worktree at DIR, so that
-# they never make a tree dirty nor get committed.
-exclude_cairn_files() {
-  local path pattern line missing=()
-  path=$(git_in "$1" rev-parse --path-format=absolute --git-path info/exclude) || return 1
-  (
-    # The exclude file is the repository's: the user's umask.
-    umask "$user_umask"
-    mkdir -p -- "${path%/*}" || exit 1
-    flock 9
-    declare -A present=()
-    if [[ -f $path ]]; then
-      while IFS= read -r line || [[ -n $line ]]; do
-        line=${line#"${line%%[![:space:]]*}"}
-        line=${line%"${line##*[![:space:]]}"}
-        present[$line]=1
-      done <"$path"
-    fi
-    for pattern in "${cairn_excludes[@]}"; do
-      [[ -n ${present[$pattern]:-} ]] || missing+=("$pattern")
-    done
-    ((${#missing[@]})) || exit 0
-    local sep=''
-    if [[ -s $path && $(tail -c 1 -- "$path") != '' ]]; then sep=$'\n'; fi
-    printf '%s%s\n' "$sep" "# cairn's own files: copied skills, the issue, run locks" >>"$path"
-    printf '%s\n' "${missing[@]}" >>"$path"
-  ) 9>>"$tmp/exclude.lock"
 }
 
 # resolve_base NAME BASE: sets base_sha to the commit worktree NAME starts
@@ -535,36 +402,6 @@ resolve_base() {
     go_quote "origin/$base"
     open_error="resolve the base of worktree $q: branch $b is neither a local branch nor $REPLY (cairn never fetches)"
   fi
-  return 1
-}
-
-# check_clean NAME: refuses a checkout worktree whose working tree has
-# uncommitted changes, tracked or not.
-check_clean() {
-  local e n=0 list='' more
-  exclude_cairn_files "$repo_root" || {
-    open_error="checkout worktree \"$1\": cannot exclude cairn's files from git"
-    return 1
-  }
-  git_in "$repo_root" status --porcelain -z --untracked-files=normal >"$tmp/status" || {
-    open_error="checkout worktree \"$1\": git status failed"
-    return 1
-  }
-  local skip=0
-  while IFS= read -r -d '' e; do
-    if ((skip)); then skip=0 && continue; fi
-    ((${#e} >= 4)) || continue
-    n=$((n + 1))
-    if ((n <= 5)); then
-      go_quote "${e:3}"
-      list+=${list:+, }$REPLY
-    fi
-    if [[ ${e:0:1} == [RC] ]]; then skip=1; fi
-  done <"$tmp/status"
-  ((n)) || return 0
-  more=''
-  if ((n > 5)); then more=" and $((n - 5)) more"; fi
-  open_error="checkout worktree \"$1\": the working tree at $repo_root has uncommitted changes ($list$more); commit or stash them first"
   return 1
 }
 
@@ -660,15 +497,10 @@ step_start() {
   step_dir=${worktree_path[${step_worktrees[step_index]}]:-}
   step_result=$run/results/$step.md
   step_outcome='' step_cause='' step_timeout=0 step_timeout_text=''
-  # The cause of the first session of the step a budget stopped: whatever
-  # else failed with it, the budget stopped the step, as cairn run says.
-  step_budget_cause=''
   # What the step's record says besides its outcome: its exit code, its
   # trace, its validate phase, and each action's exit code and cause.
   step_rc=0 record_trace='' validate_status='' validate_error=''
   action_results=()
-  # How many shells each phase ran, and the record of the last one.
-  precheck_shells=0 validate_shells=0 shell_json='' shell_lost=
   now_us
   step_t0=$now
   printf '%s\n' "$step_t0" >"$tmp/start.$step"
@@ -692,6 +524,32 @@ action_end() {
 # step_going: the step has not ended yet.
 step_going() {
   [[ -z $step_outcome ]]
+}
+
+# write_result FILE: the step's result is FILE's text. A result the step
+# wrote itself has the step's umask: it becomes the owner's alone.
+write_result() {
+  if [[ $1 != "$step_result" ]]; then cp -- "$1" "$step_result"; fi
+  chmod 600 -- "$step_result"
+  : >"$tmp/wrote.$step"
+}
+
+# step_finish: the step's end: its outcome (a failure once the run is
+# interrupted is an interruption) and cause, which its stage and the run's
+# end read, its log line, its progress line (with the shell that failed it
+# under it), and its record. The outcome is kept right after the log line,
+# with no command between them: a job killed meanwhile (job_ended) must not
+# log its step twice, nor not at all.
+step_finish() {
+  if [[ -z $step_outcome ]]; then step_outcome=succeeded; fi
+  if [[ $step_outcome == failed && -e $tmp/interrupted ]]; then step_outcome=interrupted step_cause=; fi
+  now_us
+  printf '%s' "$step_cause" >"$tmp/cause.$step"
+  log_step "$step_index" "$step_outcome" $((now - step_t0)) "$step_cause"
+  printf '%s\n' "$step_outcome" >"$tmp/outcome.$step"
+  say_end "$step_index" "$step_outcome" $((now - step_t0)) "$step_cause"
+  step_event "$now"
+  : >"$tmp/recorded.$step"
 }
 
 # proc_stat PID sets stat to the fields of /proc/PID/stat that follow the
@@ -775,20 +633,17 @@ group_record() {
 # environment and the user's umask, in a session of its own (stopping its
 # process group stops all it started), under the step's timeout; stdin from
 # IN, stdout to OUT, stderr to ERR (to OUT when ERR is empty). Whatever it
-# leaves running when it ends is ended with it. When turn_max is set (a
-# session whose turns the script counts), watch_turns stops it past its
-# turn cap. Sets proc_rc, proc_timed_out, proc_cause and proc_exit, its exit
-# code as the run record has it: -1 for one its timeout or a stop killed.
+# leaves running when it ends is ended with it. Sets proc_rc,
+# proc_timed_out, proc_cause and proc_exit, its exit code as the run record
+# has it: -1 for one its timeout or a stop killed.
 run_proc() {
-  local in=$1 out=$2 err=$3 pid t0 rc=0 watch='' cgroup=''
+  local in=$1 out=$2 err=$3 pid t0 rc=0 cgroup=''
   shift 3
   local -a timer=() stat=()
   if ((step_timeout > 0)); then timer=("$timeout_bin" -k "${grace}s" "${step_timeout}s"); fi
-  proc_rc=0 proc_timed_out=0 proc_cause='' proc_exit=0
+  proc_rc=0 proc_cause='' proc_exit=0
   now_us
   t0=$now
-  # The watch reads OUT (a file) from its start: nothing an earlier action left.
-  if ((turn_max > 0)); then : >"$out"; fi
   # A job whose script was killed starts nothing more.
   if script_gone; then exit 1; fi
   if [[ -n $cgroup_dir ]] && mkdir -- "$cgroup_dir/cairn-$run_token-$step_index" 2>/dev/null; then
@@ -810,10 +665,6 @@ run_proc() {
   group_record "$pid" "${stat[19]:-0}"
   # An interrupt that came as it started finds no group to stop: stop it here.
   if [[ -e $tmp/interrupted ]]; then kill -TERM -- "-$pid" 2>/dev/null || true; fi
-  if ((turn_max > 0)); then
-    watch_turns "$pid" "$out" &
-    watch=$!
-  fi
   # bash would say on stderr that a step it was waiting for was killed: the
   # step's outcome says it.
   { wait "$pid"; } 2>/dev/null || rc=$?
@@ -822,8 +673,6 @@ run_proc() {
   kill -KILL -- "-$pid" 2>/dev/null || true
   end_cgroup "$cgroup"
   end_strays "$run_token-$step_index"
-  # The watch ends once it has read what the process wrote.
-  if [[ -n $watch ]]; then wait "$watch" || true; fi
   rm -f -- "$tmp/pgid.$step"
   if script_gone; then exit 1; fi
   rm -f -- "$tmp/group.$step"
@@ -831,7 +680,7 @@ run_proc() {
   now_us
   proc_rc=$rc proc_exit=$rc
   if ((step_timeout > 0 && (rc == 124 || rc == 137) && now - t0 >= step_timeout * 1000000)); then
-    proc_timed_out=1 proc_exit=-1 proc_cause="timed out after $step_timeout_text"
+    proc_exit=-1 proc_cause="timed out after $step_timeout_text"
   elif ((rc != 0)) && [[ -e $tmp/interrupted ]]; then
     proc_cause=stopped
     if ((rc > 128)); then proc_exit=-1; fi
@@ -840,46 +689,15 @@ run_proc() {
   fi
 }
 
-# watch_turns PGID OUT: counts the turns of the session whose CLI, in
-# process group PGID, writes its JSON events to OUT, as they come: a line
-# for which the jq program turn_jq (over jq_final, which only a script with
-# sessions defines) yields true starts one (harness.CountsTurns).
-# When turn turn_max+1 starts, it makes $tmp/turns.$step and stops the
-# group: SIGTERM, then SIGKILL after the grace period. It ends when the
-# process does.
-watch_turns() {
-  local pgid=$1 out=$2 n=0 line i
-  while IFS= read -r line; do
-    [[ $line == true ]] || continue
-    n=$((n + 1))
-    ((n > turn_max)) || continue
-    : >"$tmp/turns.$step"
-    kill -TERM -- "-$pgid" 2>/dev/null || return 0
-    for ((i = 0; i < grace * 10; i++)); do
-      kill -0 -- "-$pgid" 2>/dev/null || return 0
-      sleep 0.1
-    done
-    kill -KILL -- "-$pgid" 2>/dev/null || true
-    return 0
-  done < <(tail -s 0.2 -n +1 -F --pid="$pgid" -- "$out" 2>/dev/null |
-    jq --unbuffered -R -r "${jq_final-} $turn_jq" 2>/dev/null)
-}
-
 # proc_start ARGV...: run_proc's job: ARGV in the step's worktree, with the
-# signals the step's job ignores back to their defaults; a session's CLI
-# (session_keys set) with the agents' keys the script was given, in its
-# environment (not its argv, which any process can read), under the step's
+# signals the step's job ignores back to their defaults, under the step's
 # env.
 proc_start() {
-  local key
   trap - INT TERM
   # Into the step's cgroup before anything starts: all it starts is there.
   if [[ -n $cgroup ]]; then printf '%s\n' "$BASHPID" 2>/dev/null >"$cgroup/cgroup.procs" || true; fi
   umask "$user_umask"
   cd -- "$step_dir" || exit 1
-  if ((session_keys)); then
-    for key in "${!agent_keys[@]}"; do export "$key=${agent_keys[$key]}"; done
-  fi
   exec "$setsid_bin" -w "${timer[@]}" "$env_bin" -u CAIRN_ISSUE_URL "${step_env[@]}" "$@"
 }
 
@@ -996,217 +814,6 @@ run_shell() {
   run_proc /dev/null "$tmp/out.$step" '' "$bash_bin" -euo pipefail -c "$1"
 }
 
-# The lines that show a failed shell under its step (templates.ShellLines),
-# from its record: what failed, the last lines it wrote, where its streams
-# are kept.
-jq_shell_lines='
-("\(.phase) shell \(.shell)" + (if .round > 1 then " (round \(.round))" else "" end)
-  + (if (.cause // "") != "" then ": " + .cause else "" end)) as $what
-| ((.tail // "") | if . == "" then [] else split("\n") end) as $t
-| (if .lines == 0 or ($t | length) == 0 then $what + "; it wrote nothing"
-   elif ($t | length) >= .lines then $what + "; its output:"
-   else "\($what); the last \($t | length) of its \(.lines) lines of output:" end),
-  ($t[] | "| " + .),
-  "stdout  " + (if .stdout == "" then "" else $run + "/" + .stdout end),
-  "stderr  " + (if .stderr == "" then "" else $run + "/" + .stderr end)'
-
-# shell_lines MESSAGE: MESSAGE on stderr as say writes it, the failed
-# shell of shell_json shown under it, in one write.
-shell_lines() {
-  local line text
-  printf -v text '%(%H:%M:%S)T %s\n' -1 "$1"
-  if [[ -n $shell_json ]]; then
-    while IFS= read -r line; do
-      text+="           $line"$'\n'
-    done < <(jq -r --arg run "$run" "$jq_shell_lines" <<<"$shell_json")
-  fi
-  printf '%s' "$text" >&2
-}
-
-# The end of a failed shell's output as its record keeps it (cairn run's
-# outputTail): its last 10 lines, each what a terminal would show of it
-# (the text after its last carriage return, escape sequences and other
-# control characters removed, tabs as four spaces, invalid UTF-8 as U+FFFD)
-# cut to 200 characters. One pass over each line's characters, which stops
-# once 200 are kept (jq's gsub takes quadratic time). jq reads each invalid
-# byte as a U+FFFD where Go reads a run of them as one: a run of U+FFFD
-# counts as one.
-jq_tail='
-def printable:
-  explode
-  | if .[-1] == 13 then .[:-1] else . end
-  | ((.[[13]] | last) // -1) as $cr
-  | label $done
-  | foreach (.[$cr + 1:][], null) as $c ([0, 0, []];
-      if $c == null or (.[1] == 65533 and $c == 65533) then .
-      elif .[0] == 0 then
-        if $c == 27 then [1, $c, .[2]]
-        elif $c == 9 then [0, $c, .[2] + [32, 32, 32, 32]]
-        elif $c < 32 or ($c >= 127 and $c < 160) then [0, $c, .[2]]
-        else [0, $c, .[2] + [$c]] end
-      elif .[0] == 1 then [if $c == 91 then 2 elif $c == 93 then 3 else 0 end, $c, .[2]]
-      elif .[0] == 2 then [if $c >= 64 and $c <= 126 then 0 else 2 end, $c, .[2]]
-      elif .[0] == 3 then [if $c == 7 then 0 elif $c == 27 then 4 else 3 end, $c, .[2]]
-      else [if $c == 92 or $c == 7 then 0 elif $c == 27 then 4 else 3 end, $c, .[2]] end;
-      if $c == null or (.[2] | length) > 200 then (.[2], break $done) else empty end)
-  | if length > 200 then .[:199] + [8230] else . end | implode;
-$out | rtrimstr("\n") | if . == "" then "" else split("\n") | .[-10:] | map(printable) | join("\n") end'
-
-# A shell's record ({phase, shell, round, status, exit_code, cause, stdout,
-# stderr, lines, tail}), from the arguments kept_shell gives it.
-jq_shell='
-{phase: $phase, shell: $shell, round: 1, status: $status, exit_code: $exit}
-+ (if $cause == "" then {} else {cause: $cause} end)
-+ {stdout: $stdout, stderr: $stderr, lines: $lines}
-+ (if $status != "fail" then {} else ('"$jq_tail"') as $t | if $t == "" then {} else {tail: $t} end end)'
-
-# count_lines FILE: sets REPLY to how many lines FILE holds, a last one
-# without its newline too.
-count_lines() {
-  REPLY=$(wc -l <"$1")
-  if [[ -s $1 && $(tail -c 1 -- "$1" | wc -l) == 0 ]]; then REPLY=$((REPLY + 1)); fi
-}
-
-# kept_shell PHASE SCRIPT: a precheck or validate shell, run as run_shell
-# runs it (its stdout and stderr together in $tmp/out.STEP), its stdout and
-# stderr also kept in the run folder as shells/STEP.PHASE.N.stdout and
-# .stderr, N the first number free for both, and its record appended to the
-# step's shells. Sets shell_json to the record, shell_lost to why the output
-# could not be kept (the shell did not run when its files could not be
-# created), and the proc_ variables as run_proc does.
-kept_shell() {
-  local phase=$1 n=1 base='' out err fo=$tmp/fifo.out.$step fe=$tmp/fifo.err.$step pid_o pid_e rc_o=0 rc_e=0
-  local status=fail lines=0 what
-  if [[ $phase == precheck ]]; then
-    precheck_shells=$((precheck_shells + 1)) && what="precheck shell $precheck_shells"
-  else
-    validate_shells=$((validate_shells + 1)) && what="validate shell $validate_shells"
-  fi
-  shell_lost=''
-  mkdir -p -- "$run/shells" 2>/dev/null || true
-  while [[ -e $run/shells/$step.$phase.$n.stdout || -e $run/shells/$step.$phase.$n.stderr ]]; do n=$((n + 1)); done
-  out=$run/shells/$step.$phase.$n.stdout err=$run/shells/$step.$phase.$n.stderr
-  : >"$tmp/out.$step"
-  if ! { : >"$out" && : >"$err"; } 2>/dev/null; then
-    rm -f -- "$out" "$err"
-    proc_rc=1 proc_timed_out=0 proc_exit=-1 proc_cause="record the output of $what: cannot create $out"
-    shell_lost=$proc_cause
-  else
-    base=shells/$step.$phase.$n
-    rm -f -- "$fo" "$fe"
-    mkfifo -- "$fo" "$fe"
-    # Each stream to its file and, as cairn run keeps them, to both
-    # together, in the order they came.
-    tee -a -- "$tmp/out.$step" <"$fo" >"$out" 2>/dev/null &
-    pid_o=$!
-    tee -a -- "$tmp/out.$step" <"$fe" >"$err" 2>/dev/null &
-    pid_e=$!
-    run_proc /dev/null "$fo" "$fe" "$bash_bin" -euo pipefail -c "$2"
-    # What escaped the step's group and token may hold a stream open: it is
-    # read for a second more, as cairn run does, and no longer.
-    for _ in 1 2 3 4 5 6 7 8 9 10; do
-      kill -0 "$pid_o" 2>/dev/null || kill -0 "$pid_e" 2>/dev/null || break
-      sleep 0.1 || true
-    done
-    kill -KILL "$pid_o" "$pid_e" 2>/dev/null || true
-    wait "$pid_o" || rc_o=$?
-    wait "$pid_e" || rc_e=$?
-    rm -f -- "$fo" "$fe"
-    if ((rc_o || rc_e)); then shell_lost="record the output of $what: write $out or $err failed"; fi
-    count_lines "$out"
-    lines=$REPLY
-    count_lines "$err"
-    lines=$((lines + REPLY))
-    if ((proc_rc == 0)); then status=pass; fi
-  fi
-  if [[ $phase == precheck ]] && ((proc_rc == check_skip && !proc_timed_out)) && [[ ! -e $tmp/interrupted ]]; then
-    status=skip
-  fi
-  tail -n 10 -- "$tmp/out.$step" >"$tmp/tail.$step" 2>/dev/null || : >"$tmp/tail.$step"
-  if shell_json=$(jq -n -c --arg phase "$phase" --argjson shell "${what##* }" --arg status "$status" \
-    --argjson exit "$proc_exit" --arg cause "$proc_cause" --arg stdout "${base:+$base.stdout}" \
-    --arg stderr "${base:+$base.stderr}" --argjson lines "$lines" --rawfile out "$tmp/tail.$step" "$jq_shell"); then
-    printf '%s\n' "$shell_json" >>"$tmp/shells.$step"
-  else
-    shell_json=''
-    record_failed "record $what of step \"$step\""
-  fi
-}
-
-# show_shell: the shell of shell_json failed the step: it is shown under the
-# step's end, unless the run was interrupted.
-show_shell() {
-  if [[ -n $shell_json && ! -e $tmp/interrupted ]]; then printf '%s\n' "$shell_json" >"$tmp/shown.$step"; fi
-}
-
-# precheck SCRIPT WHY...: a precheck shell: exit $CHECK_SKIP skips the step
-# (with its whys, else the first line it printed), another non-zero exit
-# fails it.
-precheck() {
-  local line
-  kept_shell precheck "$1"
-  shift
-  if [[ -n $shell_lost ]]; then
-    step_outcome=failed step_rc=-1 step_cause="precheck: $shell_lost"
-    return 0
-  fi
-  ((proc_rc != 0)) || return 0
-  if ((proc_rc == check_skip && !proc_timed_out)) && [[ ! -e $tmp/interrupted ]]; then
-    step_outcome=skipped step_rc=$check_skip
-    if (($#)); then
-      step_cause=$1
-      shift
-      while (($#)); do step_cause+="; $1" && shift; done
-    else
-      step_cause="precheck exited $check_skip"
-      while IFS= read -r line || [[ -n $line ]]; do
-        line=${line#"${line%%[![:space:]]*}"}
-        line=${line%"${line##*[![:space:]]}"}
-        if [[ -n $line ]]; then step_cause=$line && break; fi
-      done <"$tmp/out.$step"
-    fi
-    return 0
-  fi
-  show_shell
-  step_outcome=failed step_rc=$proc_exit step_cause="precheck: $proc_cause"
-}
-
-# validate SEVERITY SCRIPT: a validate shell: its failure fails the step,
-# unless SEVERITY is warn, which only says so. The phase's record holds its
-# first failure; a phase the run's interruption cut short has none.
-validate() {
-  kept_shell validate "$2"
-  if [[ -e $tmp/interrupted ]]; then
-    validate_status='' validate_error=''
-    step_outcome=failed step_rc=-1 step_cause="validate: stopped"
-    return 0
-  fi
-  if [[ -n $shell_lost ]]; then
-    validate_status=fail validate_error=$shell_lost
-    step_outcome=failed step_rc=-1 step_cause="validate: $shell_lost"
-    return 0
-  fi
-  if ((proc_rc == 0)); then
-    validate_status=${validate_status:-pass}
-    return 0
-  fi
-  if [[ $validate_status != fail ]]; then validate_status=fail validate_error=$proc_cause; fi
-  if [[ $1 == warn ]]; then
-    shell_lines "warning: step $step: validate: $proc_cause"
-    return 0
-  fi
-  show_shell
-  step_outcome=failed step_rc=$proc_exit step_cause="validate: $proc_cause"
-}
-
-# write_result FILE: the step's result is FILE's text. A result the step
-# wrote itself has the step's umask: it becomes the owner's alone.
-write_result() {
-  if [[ $1 != "$step_result" ]]; then cp -- "$1" "$step_result"; fi
-  chmod 600 -- "$step_result"
-  : >"$tmp/wrote.$step"
-}
-
 # run_command SCRIPT: a command action: its result is what it wrote to
 # $CAIRN_RESULT when that is not empty, else its stdout and stderr together.
 run_command() {
@@ -1220,77 +827,6 @@ run_command() {
   step_rc=$proc_exit
   action_end "$proc_exit" "$proc_cause"
   if ((proc_rc != 0)); then step_outcome=failed step_cause=$proc_cause; fi
-}
-
-# step_finish: the step's end: its outcome (a failure once the run is
-# interrupted is an interruption) and cause, which its stage and the run's
-# end read, its log line, its progress line (with the shell that failed it
-# under it), and its record. The outcome is kept right after the log line,
-# with no command between them: a job killed meanwhile (job_ended) must not
-# log its step twice, nor not at all.
-step_finish() {
-  if [[ -z $step_outcome ]]; then step_outcome=succeeded; fi
-  if [[ $step_outcome == failed && -n $step_budget_cause ]]; then
-    step_cause=$step_budget_cause
-    # The run's end says what it really spent (budget_spent_cause).
-    : >"$tmp/budget.$step"
-  fi
-  if [[ $step_outcome == failed && -e $tmp/interrupted ]]; then step_outcome=interrupted step_cause=; fi
-  now_us
-  printf '%s' "$step_cause" >"$tmp/cause.$step"
-  log_step "$step_index" "$step_outcome" $((now - step_t0)) "$step_cause"
-  printf '%s\n' "$step_outcome" >"$tmp/outcome.$step"
-  say_end "$step_index" "$step_outcome" $((now - step_t0)) "$step_cause"
-  step_event "$now"
-  : >"$tmp/recorded.$step"
-}
-
-# step_0: step 'build'.
-step_0() {
-  step_start 0
-  step_env+=('GOFLAGS=-count=1' "NOTE=it's \"quoted\" \$(not run) \`nor this\` ünïcode")
-  if step_going; then run_command $'echo "building in $(basename "$CAIRN_WORKTREE") for $CAIRN_STEP"\necho "flags: $GOFLAGS; note: $NOTE"\necho built > build.txt\n'; fi
-  step_finish
-}
-# step_1: step 'summary'.
-step_1() {
-  step_start 1
-  if step_going; then run_command $'echo "this goes to the output only"\nprintf \'summary of %s\\n\' "$(cat "$CAIRN_RESULTS/build.md" | head -n 1)" > "$CAIRN_RESULT"\n'; fi
-  step_finish
-}
-# step_2: step 'flaky'.
-step_2() {
-  step_start 2
-  if step_going; then run_command 'echo trying; exit 3'; fi
-  step_finish
-}
-# step_3: step 'slow'.
-step_3() {
-  step_start 3
-  step_timeout=1 step_timeout_text='1s'
-  if step_going; then run_command 'sleep 30'; fi
-  step_finish
-}
-# step_4: step 'report'.
-step_4() {
-  step_start 4
-  if step_going; then run_command 'ls; cat build.txt'; fi
-  step_finish
-}
-
-# run_step INDEX: step INDEX, in a job of its own. The job ignores SIGINT
-# and SIGTERM: Ctrl-C at the terminal reaches the whole foreground group,
-# but it is the script that stops the steps, and the job that records how
-# each ended.
-run_step() {
-  trap '' INT TERM
-  case $1 in
-  0) step_0 ;;
-  1) step_1 ;;
-  2) step_2 ;;
-  3) step_3 ;;
-  4) step_4 ;;
-  esac
 }
 
 # stop_steps: every running step's process group gets SIGTERM, and SIGKILL
@@ -1448,179 +984,246 @@ run_stage() {
   while ((running > 0)); do wait_one; done
 }
 
-# notify STATUS: the config's [notify] command, when it asks for runs that
-# end so.
-notify() {
-  local class=failure on rc=0 listed=0
-  ((${#notify_argv[@]})) || return 0
-  if [[ $1 == succeeded ]]; then class=success; fi
-  if ((notify_on_set)); then
-    for on in "${notify_on[@]}"; do
-      if [[ $on == "$class" ]]; then listed=1; fi
-    done
-    ((listed)) || return 0
-  fi
-  (
-    umask "$user_umask"
-    exec "$timeout_bin" -k 1s 30s "$env_bin" "CAIRN_PROCESS=$process" "CAIRN_STATUS=$1" "CAIRN_RUN=$run" "${notify_argv[@]}"
-  ) </dev/null >&2 2>&1 {pass_fd}>&- {run_lock_fd}>&- || rc=$?
-  if ((rc == 124 || rc == 137)); then
-    say "cairn: notify: \"${notify_argv[0]}\" timed out after 30s"
-  elif ((rc != 0)); then
-    say "cairn: notify: \"${notify_argv[*]}\": exit status $rc"
-  fi
+# step_0: step 'build'.
+step_0() {
+  step_start 0
+  step_env+=('GOFLAGS=-count=1' "NOTE=it's \"quoted\" \$(not run) \`nor this\` ünïcode")
+  if step_going; then run_command $'echo "building in $(basename "$CAIRN_WORKTREE") for $CAIRN_STEP"\necho "flags: $GOFLAGS; note: $NOTE"\necho built > build.txt\n'; fi
+  step_finish
+}
+# step_1: step 'summary'.
+step_1() {
+  step_start 1
+  if step_going; then run_command $'echo "this goes to the output only"\nprintf \'summary of %s\\n\' "$(cat "$CAIRN_RESULTS/build.md" | head -n 1)" > "$CAIRN_RESULT"\n'; fi
+  step_finish
+}
+# step_2: step 'flaky'.
+step_2() {
+  step_start 2
+  if step_going; then run_command 'echo trying; exit 3'; fi
+  step_finish
+}
+# step_3: step 'slow'.
+step_3() {
+  step_start 3
+  step_timeout=1 step_timeout_text='1s'
+  if step_going; then run_command 'sleep 30'; fi
+  step_finish
+}
+# step_4: step 'report'.
+step_4() {
+  step_start 4
+  if step_going; then run_command 'ls; cat build.txt'; fi
+  step_finish
 }
 
-# --budget lowers the run's budget and raises none, as cairn run's does.
-budget_flag_usd=
-if [[ -n $budget_flag ]]; then
-  if ! read_usd "$budget_flag"; then
-    go_quote "$budget_flag"
-    usage_error "--budget $REPLY: want a number of US dollars above 0, such as 4.50"
+# run_step INDEX: step INDEX, in a job of its own. The job ignores SIGINT
+# and SIGTERM: Ctrl-C at the terminal reaches the whole foreground group,
+# but it is the script that stops the steps, and the job that records how
+# each ended.
+run_step() {
+  trap '' INT TERM
+  case $1 in
+  0) step_0 ;;
+  1) step_1 ;;
+  2) step_2 ;;
+  3) step_3 ;;
+  4) step_4 ;;
+  esac
+}
+
+# main: the run. It reads the command line, takes the pass, makes the run
+# folder and the worktrees, runs the stages in order, and ends the run as
+# cairn run ends it.
+main() {
+  jobs=${CAIRN_JOBS:-0}
+  directive=
+  budget_flag=
+  take_keys ''
+  while (($#)); do
+    case $1 in
+    --jobs | --directive | --budget)
+      (($# >= 2)) || usage_error "$1 needs a value"
+      case $1 in
+      --jobs) jobs=$2 ;;
+      --directive) directive=$2 ;;
+      *) budget_flag=$2 ;;
+      esac
+      shift 2
+      ;;
+    --jobs=*) jobs=${1#*=} && shift ;;
+    --directive=*) directive=${1#*=} && shift ;;
+    --budget=*) budget_flag=${1#*=} && shift ;;
+    -h | --help) usage && exit 0 ;;
+    *) usage_error "unexpected argument \"$1\"" ;;
+    esac
+  done
+  [[ $jobs =~ ^[0-9]+$ ]] || usage_error "--jobs $jobs: want 0 (all at once) or more"
+  jobs=$((10#$jobs))
+
+  if ((BASH_VERSINFO[0] < 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] < 1))); then
+    fail "bash $BASH_VERSION is too old: the script needs bash 5.1 or later"
   fi
-  budget_flag_usd=$REPLY
-  if [[ -z $run_budget ]] || jq -n -e --argjson f "$budget_flag_usd" --argjson b "$run_budget" '$f <= $b' >/dev/null; then
-    run_budget=$budget_flag_usd
+  for tool in git jq flock setsid timeout env sha256sum mktemp mkfifo tee; do
+    command -v "$tool" >/dev/null || fail "\"$tool\" not found on PATH: the script needs git, coreutils, util-linux and jq"
+  done
+  bash_bin=$(command -v bash)
+  env_bin=$(command -v env)
+  setsid_bin=$(command -v setsid)
+  timeout_bin=$(command -v timeout)
+
+  # --budget lowers the run's budget and raises none, as cairn run's does.
+  budget_flag_usd=
+  if [[ -n $budget_flag ]]; then
+    if ! read_usd "$budget_flag"; then
+      go_quote "$budget_flag"
+      usage_error "--budget $REPLY: want a number of US dollars above 0, such as 4.50"
+    fi
+    budget_flag_usd=$REPLY
+    if [[ -z $run_budget ]] || jq -n -e --argjson f "$budget_flag_usd" --argjson b "$run_budget" '$f <= $b' >/dev/null; then
+      run_budget=$budget_flag_usd
+    fi
   fi
-fi
 
-# The repository, $CAIRN_HOME and the pass.
-repo_root=$(git rev-parse --path-format=absolute --show-toplevel 2>/dev/null) ||
-  fail "$PWD is not inside a git repository; run the script in one"
-common_dir=$(git rev-parse --path-format=absolute --git-common-dir)
-common_dir=$(cd -- "$common_dir" && pwd -P)
-home=${CAIRN_HOME:-$HOME/.cairn}
-mkdir -p -- "$home" "$home/locks" "$home/runs"
-home=$(cd -- "$home" && pwd)
-repo_hash=$(printf '%s' "$common_dir" | sha256sum)
-repo_hash=${repo_hash:0:16}
-pass_lock=$home/locks/pass-$repo_hash.lock
-pass_fd='' finished=0 interrupted=0 kill_now=0 stopped=0 running=0 status=''
-worktree_lock=$home/locks/worktrees-$repo_hash.lock
-worktree_fd='' worktree_root=''
-run_lock_fd='' record_begun=0 record_ended=0
-# run_token marks the environment of every process a step starts (as
-# CAIRN_STEP_TOKEN=RUN_TOKEN-STEP_INDEX), so that those a step leaves
-# running can be found and ended, even in a session of their own.
-printf -v run_token '%08x%08x' "$SRANDOM" "$SRANDOM"
-# The boot of this machine (proc.BootID): a cairn that reads the run's
-# groups file looks for none recorded under another boot.
-boot_id=''
-{ read -r boot_id </proc/sys/kernel/random/boot_id; } 2>/dev/null || true
-find_cgroup
-throwaways=()
-exec {pass_fd}<>"$pass_lock"
-if ! flock -n "$pass_fd"; then
-  who=$(jq -n -r 'try (input | if (.run // "") != "" then "run \(.run), pid \(.pid // 0)" else "pid \(.pid // 0)" end) catch "pid 0"' \
-    <"$pass_lock" 2>/dev/null) || who="pid 0"
-  printf 'cairn: skipped: another pass is running on this repository (%s)\n' "$who" >&2
-  activity event=skipped "process=$process" "repo=$common_dir" "reason=another pass is running ($who)"
-  exit 0
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cairn-$process.XXXXXX")
-trap on_exit EXIT
-trap on_signal INT TERM
+  # The repository, $CAIRN_HOME and the pass.
+  repo_root=$(git rev-parse --path-format=absolute --show-toplevel 2>/dev/null) ||
+    fail "$PWD is not inside a git repository; run the script in one"
+  common_dir=$(git rev-parse --path-format=absolute --git-common-dir)
+  common_dir=$(cd -- "$common_dir" && pwd -P)
+  home=${CAIRN_HOME:-$HOME/.cairn}
+  mkdir -p -- "$home" "$home/locks" "$home/runs"
+  home=$(cd -- "$home" && pwd)
+  repo_hash=$(printf '%s' "$common_dir" | sha256sum)
+  repo_hash=${repo_hash:0:16}
+  pass_lock=$home/locks/pass-$repo_hash.lock
+  pass_fd='' finished=0 interrupted=0 kill_now=0 stopped=0 running=0 status=''
+  worktree_lock=$home/locks/worktrees-$repo_hash.lock
+  worktree_fd='' worktree_root=''
+  run_lock_fd='' record_begun=0 record_ended=0
+  # run_token marks the environment of every process a step starts (as
+  # CAIRN_STEP_TOKEN=RUN_TOKEN-STEP_INDEX), so that those a step leaves
+  # running can be found and ended, even in a session of their own.
+  printf -v run_token '%08x%08x' "$SRANDOM" "$SRANDOM"
+  # The boot of this machine (proc.BootID): a cairn that reads the run's
+  # groups file looks for none recorded under another boot.
+  boot_id=''
+  { read -r boot_id </proc/sys/kernel/random/boot_id; } 2>/dev/null || true
+  find_cgroup
+  throwaways=()
+  exec {pass_fd}<>"$pass_lock"
+  if ! flock -n "$pass_fd"; then
+    who=$(jq -n -r 'try (input | if (.run // "") != "" then "run \(.run), pid \(.pid // 0)" else "pid \(.pid // 0)" end) catch "pid 0"' \
+      <"$pass_lock" 2>/dev/null) || who="pid 0"
+    printf 'cairn: skipped: another pass is running on this repository (%s)\n' "$who" >&2
+    activity event=skipped "process=$process" "repo=$common_dir" "reason=another pass is running ($who)"
+    exit 0
+  fi
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/cairn-$process.XXXXXX")
+  trap on_exit EXIT
+  trap on_signal INT TERM
 
-# The run folder, readable by its owner only, locked while the script runs: a
-# running record whose lock is free is a crashed run's.
-now_us
-run_t0=$now
-TZ=UTC printf -v stamp '%(%Y-%m-%dT%H%M%SZ)T' "$((run_t0 / 1000000))"
-run_name=${process}_$stamp
-n=2
-until mkdir -m 700 -- "$home/runs/$run_name" 2>/dev/null; do
-  [[ -e $home/runs/$run_name ]] || fail "create the run folder \"$run_name\" in $home/runs failed"
-  run_name=${process}_$stamp-$n
-  n=$((n + 1))
-done
-run=$home/runs/$run_name
-exec {run_lock_fd}>>"$run/.lock"
-flock "$run_lock_fd"
-mkdir -m 700 -- "$run/results" "$run/traces" "$run/worktrees"
-: >"$run/log"
-record_begin
-TZ=UTC printf '{"pid":%d,"run":"%s","since":"%(%Y-%m-%dT%H:%M:%SZ)T","repo":%s}\n' "$$" "$run_name" -1 \
-  "$(jq -n --arg r "$common_dir" '$r')" >"$pass_lock"
-activity event=start "run=$run_name" "process=$process" "repo=$common_dir" "containment=$containment"
+  # The run folder, readable by its owner only, locked while the script runs: a
+  # running record whose lock is free is a crashed run's.
+  now_us
+  run_t0=$now
+  TZ=UTC printf -v stamp '%(%Y-%m-%dT%H%M%SZ)T' "$((run_t0 / 1000000))"
+  run_name=${process}_$stamp
+  n=2
+  until mkdir -m 700 -- "$home/runs/$run_name" 2>/dev/null; do
+    [[ -e $home/runs/$run_name ]] || fail "create the run folder \"$run_name\" in $home/runs failed"
+    run_name=${process}_$stamp-$n
+    n=$((n + 1))
+  done
+  run=$home/runs/$run_name
+  exec {run_lock_fd}>>"$run/.lock"
+  flock "$run_lock_fd"
+  mkdir -m 700 -- "$run/results" "$run/traces" "$run/worktrees"
+  : >"$run/log"
+  record_begin
+  TZ=UTC printf '{"pid":%d,"run":"%s","since":"%(%Y-%m-%dT%H:%M:%SZ)T","repo":%s}\n' "$$" "$run_name" -1 \
+    "$(jq -n --arg r "$common_dir" '$r')" >"$pass_lock"
+  activity event=start "run=$run_name" "process=$process" "repo=$common_dir" "containment=$containment"
 
-# The worktrees, then the stages in order.
-open_error=
-if open_worktrees; then
-  record_worktrees
-else
-  stopped=1
-  for i in "${!step_names[@]}"; do cancel_step "$i"; done
-fi
-if ((!${#open_error})); then
-  if ((stopped || interrupted)); then
-    cancel_step 0
+  # The worktrees, then the stages in order.
+  open_error=
+  if open_worktrees; then
+    record_worktrees
   else
-    run_stage 0
+    stopped=1
+    for i in "${!step_names[@]}"; do cancel_step "$i"; done
   fi
-fi
-if ((!${#open_error})); then
-  if ((stopped || interrupted)); then
-    cancel_step 1
-  else
-    run_stage 1
+  if ((!${#open_error})); then
+    if ((stopped || interrupted)); then
+      cancel_step 0
+    else
+      run_stage 0
+    fi
   fi
-fi
-if ((!${#open_error})); then
-  if ((stopped || interrupted)); then
-    cancel_step 2
-  else
-    run_stage 2
+  if ((!${#open_error})); then
+    if ((stopped || interrupted)); then
+      cancel_step 1
+    else
+      run_stage 1
+    fi
   fi
-fi
-if ((!${#open_error})); then
-  if ((stopped || interrupted)); then
-    cancel_step 3
-  else
-    run_stage 3
+  if ((!${#open_error})); then
+    if ((stopped || interrupted)); then
+      cancel_step 2
+    else
+      run_stage 2
+    fi
   fi
-fi
-if ((!${#open_error})); then
-  if ((stopped || interrupted)); then
-    cancel_step 4
-  else
-    run_stage 4
+  if ((!${#open_error})); then
+    if ((stopped || interrupted)); then
+      cancel_step 3
+    else
+      run_stage 3
+    fi
   fi
-fi
+  if ((!${#open_error})); then
+    if ((stopped || interrupted)); then
+      cancel_step 4
+    else
+      run_stage 4
+    fi
+  fi
 
-close_worktrees
-finished=1
-if [[ -n $open_error ]]; then printf 'cairn: error: %s\n' "$open_error" >&2; fi
+  close_worktrees
+  finished=1
+  if [[ -n $open_error ]]; then printf 'cairn: error: %s\n' "$open_error" >&2; fi
 
-# The last stage's results, in file order.
-for i in "${last_stage[@]}"; do
-  f=$run/results/${step_names[i]}.md
-  if [[ -s $f ]]; then
-    cat -- "$f"
-    if [[ $(tail -c 1 -- "$f") != '' ]]; then printf '\n'; fi
-  fi
-done
-
-status=succeeded
-if ((interrupted)); then status=interrupted; elif ((stopped)) || [[ -e $tmp/record.failed ]]; then status=failed; fi
-# A run that failed at a step ends with one line that says which, and why:
-# its first failed step that is not optional.
-if [[ $status == failed && -z $open_error ]]; then
-  for i in "${!step_names[@]}"; do
-    f=${step_names[i]}
-    if ((!step_optional[i])) && [[ -f $tmp/outcome.$f && $(<"$tmp/outcome.$f") == failed ]]; then
-      cause=$(<"$tmp/cause.$f") || cause=
-      printf 'cairn: failed at step %s%s\n' "$f" "${cause:+: $cause}" >&2
-      break
+  # The last stage's results, in file order.
+  for i in "${last_stage[@]}"; do
+    f=$run/results/${step_names[i]}.md
+    if [[ -s $f ]]; then
+      cat -- "$f"
+      if [[ $(tail -c 1 -- "$f") != '' ]]; then printf '\n'; fi
     fi
   done
-fi
-run_cause=
-if ((!interrupted)); then run_cause=$open_error; fi
-record_end "$status" "$run_cause" || status=failed
-activity event=end "run=$run_name" "process=$process" "repo=$common_dir" "status=$status"
-notify "$status"
-case $status in
-succeeded) exit 0 ;;
-interrupted) printf 'cairn: interrupted\n' >&2 && exit 130 ;;
-*) exit 1 ;;
-esac
+
+  status=succeeded
+  if ((interrupted)); then status=interrupted; elif ((stopped)) || [[ -e $tmp/record.failed ]]; then status=failed; fi
+  # A run that failed at a step ends with one line that says which, and why:
+  # its first failed step that is not optional.
+  if [[ $status == failed && -z $open_error ]]; then
+    for i in "${!step_names[@]}"; do
+      f=${step_names[i]}
+      if ((!step_optional[i])) && [[ -f $tmp/outcome.$f && $(<"$tmp/outcome.$f") == failed ]]; then
+        cause=$(<"$tmp/cause.$f") || cause=
+        printf 'cairn: failed at step %s%s\n' "$f" "${cause:+: $cause}" >&2
+        break
+      fi
+    done
+  fi
+  run_cause=
+  if ((!interrupted)); then run_cause=$open_error; fi
+  record_end "$status" "$run_cause" || status=failed
+  activity event=end "run=$run_name" "process=$process" "repo=$common_dir" "status=$status"
+  case $status in
+  succeeded) exit 0 ;;
+  interrupted) printf 'cairn: interrupted\n' >&2 && exit 130 ;;
+  *) exit 1 ;;
+  esac
+}
+
+main "$@"

@@ -1,0 +1,81 @@
+package codegen
+
+import (
+	"slices"
+
+	"github.com/cairn-dev/cairn/ir"
+)
+
+// feature is a part of the bash runtime (docs/design.md §9): the functions of
+// template bash/NAME.sh.tmpl, which a script holds only when uses says its
+// process needs them. Another template asks whether a script holds a
+// feature with .Uses.NAME. Adding a feature is adding its file and its row
+// in features.
+type feature struct {
+	name string
+	uses func(s *script) bool
+}
+
+// features are the parts of the bash runtime, in the order a script holds
+// them. In a workflow every job's script holds the features of the whole
+// process (jobScript), so that they are the same in every job and defined
+// once for all of them.
+var features = []feature{
+	{"core", always},
+	{"records", always},
+	{"excludes", func(s *script) bool { return s.hasWorktree(ir.Checkout) || len(s.Skills) > 0 }},
+	{"checkout", func(s *script) bool { return s.hasWorktree(ir.Checkout) }},
+	{"worktrees", always},
+	{"skills", func(s *script) bool { return len(s.Skills) > 0 }},
+	{"steps", always},
+	{"processes", always},
+	{"turns", func(s *script) bool { return s.anySession(func(a *scriptSession) bool { return a.MaxTurns > 0 }) }},
+	{"commands", func(s *script) bool { return s.anyAction(func(a *scriptAction) bool { return a.Session == nil }) }},
+	{"phases", func(s *script) bool {
+		return slices.ContainsFunc(s.Steps, func(st *scriptStep) bool { return st.Precheck != nil || st.Validate != nil })
+	}},
+	{"sessions", func(s *script) bool { return s.HasSessions }},
+	{"settings", func(s *script) bool { return s.HasSettings }},
+	{"budgets", func(s *script) bool { return s.HasSessions }},
+	{"shares", func(s *script) bool {
+		return s.HasSessions && slices.ContainsFunc(s.Stages, func(stage []int) bool { return len(stage) > 1 })
+	}},
+	{"stages", always},
+	{"notify", func(s *script) bool { return s.Job == nil && len(s.Notify) > 0 }},
+}
+
+// always is the predicate of a feature every script holds.
+func always(*script) bool { return true }
+
+// useFeatures sets s's Features and Uses from what its process uses.
+func (s *script) useFeatures() {
+	s.Features, s.Uses = nil, map[string]bool{}
+	for _, f := range features {
+		s.Uses[f.name] = f.uses(s)
+		if s.Uses[f.name] {
+			s.Features = append(s.Features, f.name)
+		}
+	}
+}
+
+// hasWorktree reports whether a worktree of s is of kind.
+func (s *script) hasWorktree(kind string) bool {
+	return slices.ContainsFunc(s.Worktrees, func(w ir.PlanWorktree) bool { return w.Kind == kind })
+}
+
+// anyAction reports whether an action of a step of s is one f holds to.
+func (s *script) anyAction(f func(*scriptAction) bool) bool {
+	for _, st := range s.Steps {
+		for i := range st.Actions {
+			if f(&st.Actions[i]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// anySession reports whether a session of a step of s is one f holds to.
+func (s *script) anySession(f func(*scriptSession) bool) bool {
+	return s.anyAction(func(a *scriptAction) bool { return a.Session != nil && f(a.Session) })
+}
