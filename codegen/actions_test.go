@@ -111,8 +111,8 @@ func TestJobScript(t *testing.T) {
 	if len(j.Steps) != 1 || j.Steps[0].Name != "two" || j.Steps[0].Index != 0 {
 		t.Errorf("steps %+v; want two, renumbered 0", j.Steps)
 	}
-	if !slices.Equal(j.Job.Given, []string{"one"}) {
-		t.Errorf("given %v; want [one]", j.Job.Given)
+	if !slices.Equal(j.ProcessSteps, []string{"one", "two"}) || len(j.Steps[0].Earlier) != 1 {
+		t.Errorf("process steps %v, %d earlier; want [one two] and the first given", j.ProcessSteps, len(j.Steps[0].Earlier))
 	}
 	if len(j.Worktrees) != 1 || j.Worktrees[0].Name != "b" {
 		t.Errorf("worktrees %v; want b alone", j.Worktrees)

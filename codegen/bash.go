@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -119,9 +120,15 @@ type script struct {
 	Worktrees   []ir.PlanWorktree
 	Steps       []*scriptStep
 	StepNames   []string
-	Stages      [][]int
-	LastStage   []int
-	Skills      []scriptSkill
+	// ProcessSteps are the names of every step of the process, in file
+	// order, in a workflow's job too.
+	ProcessSteps []string
+	Stages       [][]int
+	LastStage    []int
+	Skills       []scriptSkill
+	// Prompts are the functions that set the parts of the sessions'
+	// prompts, one for each kind of prompt.
+	Prompts     []scriptPrompt
 	HasSessions bool
 	// HasSettings is true when a session's CLI gets settings of cairn's
 	// (harness.Settings): the script defines settings_overlay.
@@ -217,14 +224,16 @@ type scriptAction struct {
 // scriptSession is a session action: the harness's argv, the variables
 // it sets over the step's environment and the files it writes first (Env,
 // Files), and its command given a budget (Budgeted: nil when its CLI takes
-// none), how its final message is read (Final: the name of its jq
-// function) and how it ended (End: a jq expression, whose usage and
-// budget the script reads), the most bytes of
-// prompt its CLI takes whole on stdin, where the prompt goes (MaxPrompt: 0
-// for any) and the cause of a longer one, of $prompt_size bytes, the turn cap the script enforces by counting the CLI's
-// events with the jq program TurnJQ (0: none) and the cause of a session it
-// stops, the skill it reads, and its prompt with no directive ([0]) and
-// with one ([1]).
+// none; BudgetArgs when that is the command with words added), how its
+// final message is read (Final: the name of its jq function) and how it
+// ended (End: a jq expression, whose usage and budget the script reads),
+// the most bytes of prompt its CLI takes whole on stdin, where the prompt
+// goes (MaxPrompt: 0 for any) and the cause of a longer one, of
+// $prompt_size bytes, the turn cap the script enforces by counting the
+// CLI's events with the jq program TurnJQ (0: none) and the
+// cause of a session it stops, the skill it reads, and its prompt: the
+// function that sets its parts (Prompt, one of script.Prompts) and its
+// inline prompt (StepPrompt, "" when it has none).
 type scriptSession struct {
 	Index         int
 	Harness       string
@@ -236,6 +245,7 @@ type scriptSession struct {
 	Env           []BashWord
 	Files         []harness.File
 	Budgeted      *sessionCommand
+	BudgetArgs    *budgetArgs
 	Settings      *harness.Settings
 	MaxTurns      int
 	TurnJQ        string
@@ -243,7 +253,22 @@ type scriptSession struct {
 	SkillName     string
 	SkillVar      string
 	SkillRepoPath string
-	Prompt        [2]promptWords
+	Prompt        string
+	StepPrompt    string
+	SkillNameVar  string
+}
+
+// budgetArgs is a session's command given a budget as its command without
+// one (Head, then Tail) with Args between them.
+type budgetArgs struct {
+	Head, Args, Tail []BashWord
+}
+
+// scriptPrompt is the function Name of the script that sets the parts of
+// the prompts of sessions alike but for the values its slots hold.
+type scriptPrompt struct {
+	Name  string
+	Words promptWords
 }
 
 // script builds the model of the script, with the refusals of what could
@@ -316,6 +341,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		s.Stages = append(s.Stages, indices)
 		s.LastStage = indices
 	}
+	s.ProcessSteps = slices.Clone(s.StepNames)
 	s.Notify = plan.Notify.Command
 	s.NotifyOn = plan.Notify.On
 	s.NotifyOnSet = plan.Notify.OnSet
@@ -478,6 +504,9 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 		return refuse(c.at.harness(st.Name), "step %q: the command of harness %q cannot be compiled: %v", st.Name, h.Name, err)
 	}
 	sess.Argv, sess.Env, sess.Files, sess.Budgeted, sess.Settings = cmd.Argv, cmd.Env, cmd.Files, budgeted, cmd.Settings
+	if budgeted != nil && sameWords(budgeted.Env, cmd.Env) {
+		sess.BudgetArgs = insertedWords(cmd.Argv, budgeted.Argv)
+	}
 	if _, jq, ok := h.CountsTurns(); ok && inv.MaxTurns > 0 {
 		sess.MaxTurns, sess.TurnJQ, sess.TurnCause = inv.MaxTurns, jq, harness.TurnCause(inv.MaxTurns)
 	}
@@ -528,13 +557,22 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 			sess.SkillVar = v
 		}
 	}
-	for i, dir := range []bool{false, true} {
-		w, err := sessionPrompt(data, a.Skill != nil, dir)
-		if err != nil {
-			return refuse(c.at.step(st.Name), "step %q: the session prompt cannot be compiled: %v", st.Name, err)
-		}
-		sess.Prompt[i] = w
+	w, err := sessionPrompt(data, a.Skill != nil)
+	if err != nil {
+		return refuse(c.at.step(st.Name), "step %q: the session prompt cannot be compiled: %v", st.Name, err)
 	}
+	if w.reads(varPrompt) {
+		sess.StepPrompt = strings.TrimSpace(a.Prompt)
+	}
+	if w.reads(varSkillName) {
+		sess.SkillNameVar = sess.SkillName
+	}
+	i := slices.IndexFunc(s.Prompts, func(p scriptPrompt) bool { return reflect.DeepEqual(p.Words, w) })
+	if i < 0 {
+		i = len(s.Prompts)
+		s.Prompts = append(s.Prompts, scriptPrompt{Name: fmt.Sprintf("prompt_%d", i+1), Words: w})
+	}
+	sess.Prompt = s.Prompts[i].Name
 	return sess, bin, nil
 }
 
@@ -560,4 +598,22 @@ func intSetting(s *ir.IntSetting) int {
 		return 0
 	}
 	return s.Value
+}
+
+// insertedWords is with as without with words inserted in one place, or nil
+// when it is not.
+func insertedWords(without, with []BashWord) *budgetArgs {
+	n := len(with) - len(without)
+	if n <= 0 {
+		return nil
+	}
+	same := func(a, b BashWord) bool { return slices.Equal(a, b) }
+	at := 0
+	for at < len(without) && same(without[at], with[at]) {
+		at++
+	}
+	if !slices.EqualFunc(without[at:], with[at+n:], same) {
+		return nil
+	}
+	return &budgetArgs{Head: without[:at], Args: with[at : at+n], Tail: without[at:]}
 }

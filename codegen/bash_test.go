@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -82,61 +83,92 @@ func TestCustomHarnessThatChangesValues(t *testing.T) {
 
 // TestSessionPromptComposes checks that the prompt the script composes from
 // its parts is the prompt prompts.SessionPrompt renders, for no to five
-// earlier results, with and without a directive and a skill.
+// earlier results, with and without a directive, a skill and an inline
+// prompt, and that sessions alike but for their names, skills and inline
+// prompts compose theirs from the same parts.
 func TestSessionPromptComposes(t *testing.T) {
-	vals := map[string]string{varWorktree: "/w/t", varResult: "/r/ask.md", varSkill: "/w/t/.cairn/skills/s/SKILL.md", varDirective: "Be brief.", varDate: "2026-01-02"}
-	expand := func(w BashWord) string {
-		var b strings.Builder
-		for _, p := range w {
-			if p.Var != "" {
-				b.WriteString(vals[p.Var])
-			} else {
-				b.WriteString(p.Text)
-			}
-		}
-		return b.String()
-	}
+	type session struct{ step, process, skill, prompt string }
+	var parts []promptWords
 	for _, skill := range []bool{false, true} {
-		for _, dir := range []bool{false, true} {
-			d := prompts.SessionData{Process: "p", Step: "ask", Prompt: "Do it.", WorktreeKind: ir.Throwaway}
-			if skill {
-				d.Skill = "s"
+		for _, inline := range []bool{false, true} {
+			if !skill && !inline {
+				continue
 			}
-			w, err := sessionPrompt(d, skill, dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for n := 0; n <= 5; n++ {
-				want := d
-				want.WorktreePath, want.ResultFile, want.Date = vals[varWorktree], vals[varResult], vals[varDate]
+			for i, sess := range []session{{"ask", "p", "s", "Do it."}, {"other", "q", "t", "  Do it otherwise.\n"}} {
+				d := prompts.SessionData{Process: sess.process, Step: sess.step, WorktreeKind: ir.Throwaway}
 				if skill {
-					want.SkillPath = vals[varSkill]
+					d.Skill = sess.skill
 				}
-				if dir {
-					want.Directive = vals[varDirective]
+				if inline {
+					d.Prompt = sess.prompt
 				}
-				got := expand(w.None)
-				if n > 0 {
-					got = expand(w.Head)
-				}
-				for i := range n {
-					step := "s" + string(rune('a'+i))
-					path := "/run/results/" + step + ".md"
-					want.Earlier = append(want.Earlier, prompts.EarlierResult{Step: step, Path: path})
-					if i > 0 {
-						got += expand(w.Join)
-					}
-					got += step + expand(w.Mid) + path
-				}
-				if n > 0 {
-					got += expand(w.Tail)
-				}
-				wantText, err := prompts.SessionPrompt(want)
+				w, err := sessionPrompt(d, skill)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got != wantText {
-					t.Errorf("skill %v, directive %v, %d earlier: composed\n%s\nwant\n%s", skill, dir, n, got, wantText)
+				if i == 0 {
+					parts = append(parts, w)
+				} else if !reflect.DeepEqual(w, parts[len(parts)-1]) {
+					t.Errorf("skill %v, inline prompt %v: step %q's prompt has other parts than step \"ask\"'s", skill, inline, sess.step)
+				}
+				for _, dir := range []bool{false, true} {
+					vals := map[string]string{
+						varWorktree: "/w/t", varResult: "/r/ask.md", varSkill: "/w/t/.cairn/skills/s/SKILL.md", varDirective: "Be brief.",
+						varDate: "2026-01-02", varStep: sess.step, varProcess: sess.process, varPrompt: strings.TrimSpace(sess.prompt), varSkillName: sess.skill,
+					}
+					expand := func(w BashWord) string {
+						var b strings.Builder
+						for _, p := range w {
+							if p.Var != "" {
+								v, ok := vals[p.Var]
+								if !ok {
+									t.Fatalf("the prompt's parts read $%s, which the script does not set", p.Var)
+								}
+								b.WriteString(v)
+							} else {
+								b.WriteString(p.Text)
+							}
+						}
+						return b.String()
+					}
+					vals[varDirectivePart] = ""
+					if dir {
+						vals[varDirectivePart] = expand(w.Directive)
+					}
+					for n := 0; n <= 5; n++ {
+						want := d
+						want.WorktreePath, want.ResultFile, want.Date = vals[varWorktree], vals[varResult], vals[varDate]
+						if skill {
+							want.SkillPath = vals[varSkill]
+						}
+						if dir {
+							want.Directive = vals[varDirective]
+						}
+						got := expand(w.Intro)
+						if n > 0 {
+							got += expand(w.Head)
+						}
+						for i := range n {
+							step := "s" + string(rune('a'+i))
+							path := "/run/results/" + step + ".md"
+							want.Earlier = append(want.Earlier, prompts.EarlierResult{Step: step, Path: path})
+							if i > 0 {
+								got += expand(w.Join)
+							}
+							got += step + expand(w.Mid) + path
+						}
+						if n > 0 {
+							got += expand(w.Tail)
+						}
+						got += expand(w.Outro)
+						wantText, err := prompts.SessionPrompt(want)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if got != wantText {
+							t.Errorf("skill %v, directive %v, %d earlier: composed\n%s\nwant\n%s", skill, dir, n, got, wantText)
+						}
+					}
 				}
 			}
 		}

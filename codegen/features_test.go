@@ -30,7 +30,7 @@ func featurePlan(actions ...ir.PlanAction) *ir.Plan {
 // their functions, the harnesses' jq, and what budgets and a parallel
 // group's shares of the budget need.
 var sessionCode = []string{
-	"run_session()", "compose_prompt()", "jq_final=", "usage_plus", "jq_budget=", "budget_before()", "share_start()",
+	"run_session()", "session_prompt()", "jq_final=", "usage_plus", "jq_budget=", "budget_before()", "share_start()",
 	"share_end", "step_budgets=", "harness_names=", "agent_keys[", "session_keys", "directive_trim",
 }
 

@@ -11,12 +11,9 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// scriptJob is what a script that runs as one job of a workflow needs
-// besides its steps: the steps of earlier stages, whose results the earlier
-// jobs may have left it (bash/job.sh.tmpl).
-type scriptJob struct {
-	Given []string
-}
+// scriptJob marks a script that runs as one job of a workflow
+// (bash/job.sh.tmpl).
+type scriptJob struct{}
 
 // jobScript is s, the model of the whole process's script, restricted to
 // the steps named (one stage's, or part of one) as a job of a workflow runs
@@ -41,9 +38,6 @@ func (c *compiler) jobScript(s *script, names []string) (*script, error) {
 		j.Steps = append(j.Steps, &cp)
 		j.StepNames = append(j.StepNames, cp.Name)
 		worktrees = appendDistinct(worktrees, cp.Worktree)
-		for _, e := range cp.Earlier {
-			job.Given = appendDistinct(job.Given, e)
-		}
 		for _, a := range cp.Actions {
 			if a.Session == nil {
 				continue

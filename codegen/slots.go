@@ -33,6 +33,13 @@ const (
 	varFiles     = "session_files"
 	varBudget    = "budget_left"
 	varSize      = "prompt_size"
+	// The step's and its process's names, a session's inline prompt and
+	// its skill's name, and what its prompt says of the directive.
+	varStep          = "step"
+	varProcess       = "process"
+	varPrompt        = "step_prompt"
+	varSkillName     = "skill_name"
+	varDirectivePart = "prompt_directive"
 )
 
 // slotSet is a set of slots, one per variable. Two sets with different
@@ -218,11 +225,25 @@ func sameSettings(a, b *harness.Settings) bool {
 		a.Set == b.Set && slices.Equal(a.Links, b.Links) && slices.Equal(a.Keep, b.Keep)
 }
 
-// promptWords are a session's prompt as the script composes it: None when
-// no earlier step left a result; else Head, then each earlier result as
-// STEP + Mid + PATH, joined by Join, then Tail.
+// promptWords are a session's prompt as the script composes it: Intro, then,
+// when earlier steps left results, Head and each result as STEP + Mid +
+// PATH, joined by Join, then Tail; then Outro. Directive is what the prompt
+// says of a directive, which it holds where the slot $prompt_directive is
+// when the run has one. The step's and process's names, its inline prompt
+// and its skill's name are slots too: sessions alike but for those have the
+// same words, which the script composes with one function.
 type promptWords struct {
-	None, Head, Mid, Join, Tail BashWord
+	Intro, Head, Mid, Join, Tail, Outro, Directive BashWord
+}
+
+// reads reports whether a part of w reads the script's variable v.
+func (w promptWords) reads(v string) bool {
+	for _, part := range []BashWord{w.Intro, w.Head, w.Mid, w.Join, w.Tail, w.Outro, w.Directive} {
+		if slices.ContainsFunc(part, func(p BashPiece) bool { return p.Var == v }) {
+			return true
+		}
+	}
+	return false
 }
 
 // earlierSlots are the slots of the earlier results a prompt is rendered
@@ -236,14 +257,24 @@ func earlierSlots(n int) []prompts.EarlierResult {
 }
 
 // sessionPrompt renders a session's prompt through prompts.SessionPrompt
-// (as `cairn run` does) for the script to compose at run time: with the
-// worktree, the skill file, the result file, the directive and the date as
-// slots, and
-// with no, one, two and three earlier results, from which the list's parts
-// are taken. It fails when the renderings do not compose (the template
-// lists the earlier results in a form the script cannot rebuild).
-func sessionPrompt(d prompts.SessionData, withSkill, withDirective bool) (promptWords, error) {
-	s := newSlots("v", varWorktree, varResult, varSkill, varDirective, varDate)
+// (as `cairn run` does) for the script to compose at run time, from d (the
+// step, its process, its inline prompt and skill, its worktree's kind): with
+// the step's and process's names, the inline prompt and the skill's name,
+// the worktree, the skill file (withSkill), the result file, the directive
+// and the date as slots, with and without a directive, and with no, one,
+// two and three earlier results, from which the parts are taken. It fails
+// when the renderings do not compose (the template says the directive in
+// more than one place, or lists the earlier results in a form the script
+// cannot rebuild).
+func sessionPrompt(d prompts.SessionData, withSkill bool) (promptWords, error) {
+	s := newSlots("v", varWorktree, varResult, varSkill, varDirective, varDate, varStep, varProcess, varPrompt, varSkillName, varDirectivePart)
+	d.Step, d.Process = s.marker(varStep), s.marker(varProcess)
+	if strings.TrimSpace(d.Prompt) != "" {
+		d.Prompt = s.marker(varPrompt)
+	}
+	if d.Skill != "" {
+		d.Skill = s.marker(varSkillName)
+	}
 	d.WorktreePath = s.marker(varWorktree)
 	d.ResultFile = s.marker(varResult)
 	d.Date = s.marker(varDate)
@@ -251,24 +282,36 @@ func sessionPrompt(d prompts.SessionData, withSkill, withDirective bool) (prompt
 	if withSkill {
 		d.SkillPath = s.marker(varSkill)
 	}
-	d.Directive = ""
-	if withDirective {
-		d.Directive = s.marker(varDirective)
-	}
-	render := func(n int) (string, error) {
+	render := func(n int, directive bool) (string, error) {
 		d.Earlier = earlierSlots(n)
 		if n == 0 {
 			d.Earlier = nil
 		}
+		d.Directive = ""
+		if directive {
+			d.Directive = s.marker(varDirective)
+		}
 		return prompts.SessionPrompt(d)
 	}
+	// r[n] is the prompt with n earlier results, its directive's stretch
+	// replaced by the slot of prompt_directive.
 	var r [4]string
+	var directive string
 	for n := range r {
-		text, err := render(n)
+		without, err := render(n, false)
 		if err != nil {
 			return promptWords{}, err
 		}
-		r[n] = text
+		with, err := render(n, true)
+		if err != nil {
+			return promptWords{}, err
+		}
+		at, text, ok := insertion(without, with)
+		if !ok || n > 0 && text != directive {
+			return promptWords{}, errors.New("the session prompt does not say the directive in one place")
+		}
+		directive = text
+		r[n] = without[:at] + s.marker(varDirectivePart) + without[at:]
 	}
 	e := earlierSlots(3)
 	s1 := strings.Index(r[1], e[0].Step)
@@ -302,12 +345,22 @@ func sessionPrompt(d prompts.SessionData, withSkill, withDirective bool) (prompt
 			return promptWords{}, fmt.Errorf("the session prompt with %d earlier results is not its head, the results and its tail", n)
 		}
 	}
+	// The prompt with no earlier result is the start of the head and the
+	// end of the tail: what the two share with it is said once.
+	cut, ok := split(r[0], head, tail)
+	if !ok {
+		return promptWords{}, errors.New("the session prompt with no earlier result is not the start of its head and the end of its tail")
+	}
+	intro, outro := r[0][:cut], r[0][cut:]
 	var w promptWords
-	var err error
 	for _, part := range []struct {
 		text string
 		into *BashWord
-	}{{r[0], &w.None}, {head, &w.Head}, {mid, &w.Mid}, {join, &w.Join}, {tail, &w.Tail}} {
+	}{
+		{intro, &w.Intro}, {head[len(intro):], &w.Head}, {mid, &w.Mid}, {join, &w.Join},
+		{tail[:len(tail)-len(outro)], &w.Tail}, {outro, &w.Outro}, {directive, &w.Directive},
+	} {
+		var err error
 		if *part.into, err = s.word(part.text); err != nil {
 			return promptWords{}, err
 		}
@@ -320,4 +373,58 @@ func sessionPrompt(d prompts.SessionData, withSkill, withDirective bool) (prompt
 		}
 	}
 	return w, nil
+}
+
+// insertion finds with as without with one stretch of text inserted, at
+// its latest place that cuts no slot's marker: it returns where in without
+// and the text.
+func insertion(without, with string) (at int, text string, ok bool) {
+	n := len(with) - len(without)
+	if n < 0 {
+		return 0, "", false
+	}
+	// with is without[:at] + text + without[at:] for every at from the
+	// first past what the two do not end alike to the last of what they
+	// start alike.
+	for at = commonPrefix(with, without); at >= len(without)-commonSuffix(with, without) && at >= 0; at-- {
+		if !inMarker(without, at) {
+			return at, with[at : at+n], true
+		}
+	}
+	return 0, "", false
+}
+
+// split finds the latest cut of whole such that whole[:cut] starts head and
+// whole[cut:] ends tail, cutting no slot's marker.
+func split(whole, head, tail string) (int, bool) {
+	for cut := min(commonPrefix(whole, head), len(whole)); cut >= len(whole)-commonSuffix(whole, tail) && cut >= 0; cut-- {
+		if !inMarker(whole, cut) {
+			return cut, true
+		}
+	}
+	return 0, false
+}
+
+// commonPrefix is how many bytes a and b start alike with.
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// commonSuffix is how many bytes a and b end alike with.
+func commonSuffix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[len(a)-1-n] == b[len(b)-1-n] {
+		n++
+	}
+	return n
+}
+
+// inMarker reports whether text cut at i would cut a slot's marker: a
+// marker's bytes lie between two NULs.
+func inMarker(text string, i int) bool {
+	return strings.Count(text[:i], "\x00")%2 == 1
 }

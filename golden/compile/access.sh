@@ -55,6 +55,10 @@ worktree_bases=('main' )
 harness_names=('claude' 'codex' 'gemini' 'opencode' )
 harness_bins=('claude' 'codex' 'gemini' 'opencode' )
 last_stage=(11 )
+# The process's steps, in file order, and how many of them, from the first, are in the stages before
+# each step's: those whose results it may be given.
+process_steps=("${step_names[@]}")
+step_earlier=(0 1 2 3 4 5 6 7 8 9 10 11 )
 # The variables of the agent CLIs' keys, which reach a session's CLI alone (take_keys).
 agent_key_names=('ANTHROPIC_API_KEY' 'ANTHROPIC_AUTH_TOKEN' 'CLAUDE_CODE_OAUTH_TOKEN' 'CODEX_API_KEY' 'OPENAI_API_KEY' 'GEMINI_API_KEY' 'GOOGLE_API_KEY' 'GOOGLE_GENERATIVE_AI_API_KEY' 'OPENROUTER_API_KEY')
 # The run record (run.json) as cairn run keeps it: the process file (in the repository when its path is
@@ -926,30 +930,42 @@ prompt_fits() {
   ((prompt_size <= $1))
 }
 
-# earlier_results STEP...: sets earlier to those of STEP... (the steps of
-# earlier stages, in file order) that left a result.
-earlier_results() {
-  local s
-  earlier=()
-  for s in "$@"; do
+# session_prompt PARTS: writes a session's prompt to $tmp/prompt.STEP:
+# step/prompts/session.md.tmpl as `cairn compile` rendered it for sessions of
+# one kind, whose parts function PARTS sets, with the results the steps of
+# earlier stages left, in file order, listed. Its date is the day the
+# session starts, as cairn run's is.
+session_prompt() {
+  local prompt prompt_intro prompt_head prompt_mid prompt_join prompt_tail prompt_outro prompt_directive='' today s i
+  local -a earlier=()
+  printf -v today '%(%Y-%m-%d)T' -1
+  for s in "${process_steps[@]:0:step_earlier[step_index]}"; do
     if [[ -e $tmp/wrote.$s ]]; then earlier+=("$s"); fi
   done
+  "$1"
+  prompt=$prompt_intro
+  if ((${#earlier[@]})); then
+    prompt+=$prompt_head
+    for i in "${!earlier[@]}"; do
+      if ((i > 0)); then prompt+=$prompt_join; fi
+      prompt+=${earlier[i]}$prompt_mid$run/results/${earlier[i]}.md
+    done
+    prompt+=$prompt_tail
+  fi
+  prompt+=$prompt_outro
+  printf '%s' "$prompt" >"$tmp/prompt.$step"
 }
 
-# compose_prompt: sets prompt to a session's prompt (step/prompts/session.md.tmpl
-# as `cairn compile` rendered it) with the earlier results listed.
-compose_prompt() {
-  local i
-  if ((${#earlier[@]} == 0)); then
-    prompt=$prompt_none
-    return
-  fi
-  prompt=$prompt_head
-  for i in "${!earlier[@]}"; do
-    if ((i > 0)); then prompt+=$prompt_join; fi
-    prompt+=${earlier[i]}$prompt_mid$run/results/${earlier[i]}.md
-  done
-  prompt+=$prompt_tail
+# prompt_1: the parts of the prompts of one kind of session, for
+# session_prompt.
+prompt_1() {
+  if [[ -n $directive_trim ]]; then prompt_directive=$'The user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n'; fi
+  prompt_intro='You are running step `'"${step}"'` of the cairn process `'"${process}"'`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## '
+  prompt_head=$'Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
+  prompt_mid='`: `'
+  prompt_join=$'`\n- `'
+  prompt_tail=$'`\n\n## '
+  prompt_outro=$'Your task\n\n'"${step_prompt}"$'\n\n'"${prompt_directive}"$'## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
 }
 
 # How each harness reads its output, as cairn run reads it (harness.JQ):
@@ -1582,26 +1598,9 @@ step_0() {
 
 # session_0_0: the 'claude' session of step 'claude-read'.
 session_0_0() {
-  local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail today
   local last_message=$run/traces/$step.last-message.md
-  # The prompt's date is the day the session starts, as cairn run's is.
-  printf -v today '%(%Y-%m-%d)T' -1
-  local -a earlier=()
-  if [[ -n $directive_trim ]]; then
-    prompt_none='You are running step `claude-read` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `claude-read` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  else
-    prompt_none='You are running step `claude-read` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `claude-read` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  fi
-  compose_prompt
-  printf '%s' "$prompt" >"$tmp/prompt.$step"
+  local step_prompt='Run the tests, then fix what fails.'
+  session_prompt prompt_1
   local prompt_size
   if ! prompt_fits 10485760; then
     session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
@@ -1610,13 +1609,12 @@ session_0_0() {
   session_end='end_claude'
   budget_before || return 0
   local budget_left=$REPLY
-  if [[ -n $budget_left ]]; then
-    # What the budgets over it have left, which its CLI keeps to.
-    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'dontAsk' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' '--max-budget-usd' "${budget_left}"
-  else
-    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'dontAsk' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20'
-  fi
+  local -a budget_args=()
+  # What the budgets over it have left, which its CLI keeps to.
+  if [[ -n $budget_left ]]; then budget_args=('--max-budget-usd' "${budget_left}"); fi
+  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'dontAsk' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' "${budget_args[@]}"
 }
+
 # step_1: step 'claude-write'.
 step_1() {
   step_start 1
@@ -1626,27 +1624,9 @@ step_1() {
 
 # session_1_0: the 'claude' session of step 'claude-write'.
 session_1_0() {
-  local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail today
   local last_message=$run/traces/$step.last-message.md
-  # The prompt's date is the day the session starts, as cairn run's is.
-  printf -v today '%(%Y-%m-%d)T' -1
-  local -a earlier=()
-  earlier_results 'claude-read'
-  if [[ -n $directive_trim ]]; then
-    prompt_none='You are running step `claude-write` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `claude-write` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  else
-    prompt_none='You are running step `claude-write` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `claude-write` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  fi
-  compose_prompt
-  printf '%s' "$prompt" >"$tmp/prompt.$step"
+  local step_prompt='Run the tests, then fix what fails.'
+  session_prompt prompt_1
   local prompt_size
   if ! prompt_fits 10485760; then
     session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
@@ -1655,13 +1635,12 @@ session_1_0() {
   session_end='end_claude'
   budget_before || return 0
   local budget_left=$REPLY
-  if [[ -n $budget_left ]]; then
-    # What the budgets over it have left, which its CLI keeps to.
-    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' '--max-budget-usd' "${budget_left}"
-  else
-    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20'
-  fi
+  local -a budget_args=()
+  # What the budgets over it have left, which its CLI keeps to.
+  if [[ -n $budget_left ]]; then budget_args=('--max-budget-usd' "${budget_left}"); fi
+  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' "${budget_args[@]}"
 }
+
 # step_2: step 'claude-full'.
 step_2() {
   step_start 2
@@ -1671,27 +1650,9 @@ step_2() {
 
 # session_2_0: the 'claude' session of step 'claude-full'.
 session_2_0() {
-  local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail today
   local last_message=$run/traces/$step.last-message.md
-  # The prompt's date is the day the session starts, as cairn run's is.
-  printf -v today '%(%Y-%m-%d)T' -1
-  local -a earlier=()
-  earlier_results 'claude-read' 'claude-write'
-  if [[ -n $directive_trim ]]; then
-    prompt_none='You are running step `claude-full` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `claude-full` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  else
-    prompt_none='You are running step `claude-full` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `claude-full` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  fi
-  compose_prompt
-  printf '%s' "$prompt" >"$tmp/prompt.$step"
+  local step_prompt='Run the tests, then fix what fails.'
+  session_prompt prompt_1
   local prompt_size
   if ! prompt_fits 10485760; then
     session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
@@ -1700,13 +1661,12 @@ session_2_0() {
   session_end='end_claude'
   budget_before || return 0
   local budget_left=$REPLY
-  if [[ -n $budget_left ]]; then
-    # What the budgets over it have left, which its CLI keeps to.
-    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'IS_SANDBOX=1' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'bypassPermissions' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' '--max-budget-usd' "${budget_left}"
-  else
-    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'IS_SANDBOX=1' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'bypassPermissions' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20'
-  fi
+  local -a budget_args=()
+  # What the budgets over it have left, which its CLI keeps to.
+  if [[ -n $budget_left ]]; then budget_args=('--max-budget-usd' "${budget_left}"); fi
+  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'IS_SANDBOX=1' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'bypassPermissions' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' "${budget_args[@]}"
 }
+
 # step_3: step 'codex-read'.
 step_3() {
   step_start 3
@@ -1716,27 +1676,9 @@ step_3() {
 
 # session_3_0: the 'codex' session of step 'codex-read'.
 session_3_0() {
-  local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail today
   local last_message=$run/traces/$step.last-message.md
-  # The prompt's date is the day the session starts, as cairn run's is.
-  printf -v today '%(%Y-%m-%d)T' -1
-  local -a earlier=()
-  earlier_results 'claude-read' 'claude-write' 'claude-full'
-  if [[ -n $directive_trim ]]; then
-    prompt_none='You are running step `codex-read` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `codex-read` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  else
-    prompt_none='You are running step `codex-read` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `codex-read` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  fi
-  compose_prompt
-  printf '%s' "$prompt" >"$tmp/prompt.$step"
+  local step_prompt='Run the tests, then fix what fails.'
+  session_prompt prompt_1
   local prompt_size
   if ! prompt_fits 1048576; then
     session_refused 'the prompt is '"${prompt_size}"' bytes, over the 1048576 harness "codex" takes whole on stdin: put long content in a file and name it in the prompt'
@@ -1748,6 +1690,7 @@ session_3_0() {
   local turn_max=20 turn_jq='fromjson? | select(type == "object") | codex_turn' turn_cause='stopped after 20 turns: max_turns is 20'
   run_session 'codex' "$tmp/prompt.$step" 'codex' 'exec' '--json' '-o' "${last_message}" '--sandbox' 'read-only' '-c' 'allow_login_shell=false' '-m' 'gpt-5-codex' '-C' "${step_dir}" '-'
 }
+
 # step_4: step 'codex-full'.
 step_4() {
   step_start 4
@@ -1757,27 +1700,9 @@ step_4() {
 
 # session_4_0: the 'codex' session of step 'codex-full'.
 session_4_0() {
-  local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail today
   local last_message=$run/traces/$step.last-message.md
-  # The prompt's date is the day the session starts, as cairn run's is.
-  printf -v today '%(%Y-%m-%d)T' -1
-  local -a earlier=()
-  earlier_results 'claude-read' 'claude-write' 'claude-full' 'codex-read'
-  if [[ -n $directive_trim ]]; then
-    prompt_none='You are running step `codex-full` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `codex-full` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  else
-    prompt_none='You are running step `codex-full` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `codex-full` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  fi
-  compose_prompt
-  printf '%s' "$prompt" >"$tmp/prompt.$step"
+  local step_prompt='Run the tests, then fix what fails.'
+  session_prompt prompt_1
   local prompt_size
   if ! prompt_fits 1048576; then
     session_refused 'the prompt is '"${prompt_size}"' bytes, over the 1048576 harness "codex" takes whole on stdin: put long content in a file and name it in the prompt'
@@ -1789,6 +1714,7 @@ session_4_0() {
   local turn_max=20 turn_jq='fromjson? | select(type == "object") | codex_turn' turn_cause='stopped after 20 turns: max_turns is 20'
   run_session 'codex' "$tmp/prompt.$step" 'codex' 'exec' '--json' '-o' "${last_message}" '--sandbox' 'danger-full-access' '-c' 'allow_login_shell=false' '-m' 'gpt-5-codex' '-C' "${step_dir}" '-'
 }
+
 # step_5: step 'gemini-read'.
 step_5() {
   step_start 5
@@ -1798,27 +1724,9 @@ step_5() {
 
 # session_5_0: the 'gemini' session of step 'gemini-read'.
 session_5_0() {
-  local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail today
   local last_message=$run/traces/$step.last-message.md
-  # The prompt's date is the day the session starts, as cairn run's is.
-  printf -v today '%(%Y-%m-%d)T' -1
-  local -a earlier=()
-  earlier_results 'claude-read' 'claude-write' 'claude-full' 'codex-read' 'codex-full'
-  if [[ -n $directive_trim ]]; then
-    prompt_none='You are running step `gemini-read` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `gemini-read` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  else
-    prompt_none='You are running step `gemini-read` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `gemini-read` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  fi
-  compose_prompt
-  printf '%s' "$prompt" >"$tmp/prompt.$step"
+  local step_prompt='Run the tests, then fix what fails.'
+  session_prompt prompt_1
   local prompt_size
   if ! prompt_fits 8388608; then
     session_refused 'the prompt is '"${prompt_size}"' bytes, over the 8388608 harness "gemini" takes whole on stdin: put long content in a file and name it in the prompt'
@@ -1836,6 +1744,7 @@ session_5_0() {
   run_session 'gemini' "$tmp/prompt.$step" "${session_settings[@]}" 'gemini' '-p' '' '--output-format' 'stream-json' '--approval-mode' 'default' '--policy' "${session_files}"'/gemini-read-policy.toml' '--skip-trust'
   rm -rf -- "$session_files"
 }
+
 # step_6: step 'gemini-write'.
 step_6() {
   step_start 6
@@ -1845,27 +1754,9 @@ step_6() {
 
 # session_6_0: the 'gemini' session of step 'gemini-write'.
 session_6_0() {
-  local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail today
   local last_message=$run/traces/$step.last-message.md
-  # The prompt's date is the day the session starts, as cairn run's is.
-  printf -v today '%(%Y-%m-%d)T' -1
-  local -a earlier=()
-  earlier_results 'claude-read' 'claude-write' 'claude-full' 'codex-read' 'codex-full' 'gemini-read'
-  if [[ -n $directive_trim ]]; then
-    prompt_none='You are running step `gemini-write` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `gemini-write` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  else
-    prompt_none='You are running step `gemini-write` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `gemini-write` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  fi
-  compose_prompt
-  printf '%s' "$prompt" >"$tmp/prompt.$step"
+  local step_prompt='Run the tests, then fix what fails.'
+  session_prompt prompt_1
   local prompt_size
   if ! prompt_fits 8388608; then
     session_refused 'the prompt is '"${prompt_size}"' bytes, over the 8388608 harness "gemini" takes whole on stdin: put long content in a file and name it in the prompt'
@@ -1883,6 +1774,7 @@ session_6_0() {
   run_session 'gemini' "$tmp/prompt.$step" "${session_settings[@]}" 'gemini' '-p' '' '--output-format' 'stream-json' '--approval-mode' 'auto_edit' '--policy' "${session_files}"'/gemini-write-policy.toml' '--skip-trust'
   rm -rf -- "$session_files"
 }
+
 # step_7: step 'gemini-full'.
 step_7() {
   step_start 7
@@ -1892,27 +1784,9 @@ step_7() {
 
 # session_7_0: the 'gemini' session of step 'gemini-full'.
 session_7_0() {
-  local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail today
   local last_message=$run/traces/$step.last-message.md
-  # The prompt's date is the day the session starts, as cairn run's is.
-  printf -v today '%(%Y-%m-%d)T' -1
-  local -a earlier=()
-  earlier_results 'claude-read' 'claude-write' 'claude-full' 'codex-read' 'codex-full' 'gemini-read' 'gemini-write'
-  if [[ -n $directive_trim ]]; then
-    prompt_none='You are running step `gemini-full` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `gemini-full` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  else
-    prompt_none='You are running step `gemini-full` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `gemini-full` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  fi
-  compose_prompt
-  printf '%s' "$prompt" >"$tmp/prompt.$step"
+  local step_prompt='Run the tests, then fix what fails.'
+  session_prompt prompt_1
   local prompt_size
   if ! prompt_fits 8388608; then
     session_refused 'the prompt is '"${prompt_size}"' bytes, over the 8388608 harness "gemini" takes whole on stdin: put long content in a file and name it in the prompt'
@@ -1929,6 +1803,7 @@ session_7_0() {
   run_session 'gemini' "$tmp/prompt.$step" "${session_settings[@]}" 'gemini' '-p' '' '--output-format' 'stream-json' '--approval-mode' 'yolo' '--skip-trust'
   rm -rf -- "$session_files"
 }
+
 # step_8: step 'opencode-read'.
 step_8() {
   step_start 8
@@ -1938,33 +1813,16 @@ step_8() {
 
 # session_8_0: the 'opencode' session of step 'opencode-read'.
 session_8_0() {
-  local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail today
   local last_message=$run/traces/$step.last-message.md
-  # The prompt's date is the day the session starts, as cairn run's is.
-  printf -v today '%(%Y-%m-%d)T' -1
-  local -a earlier=()
-  earlier_results 'claude-read' 'claude-write' 'claude-full' 'codex-read' 'codex-full' 'gemini-read' 'gemini-write' 'gemini-full'
-  if [[ -n $directive_trim ]]; then
-    prompt_none='You are running step `opencode-read` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `opencode-read` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  else
-    prompt_none='You are running step `opencode-read` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `opencode-read` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  fi
-  compose_prompt
-  printf '%s' "$prompt" >"$tmp/prompt.$step"
+  local step_prompt='Run the tests, then fix what fails.'
+  session_prompt prompt_1
   session_end='end_opencode'
   budget_before || return 0
   # 'opencode' has no turn cap of its own: the script counts its turns.
   local turn_max=20 turn_jq='fromjson? | select(type == "object") | opencode_turn' turn_cause='stopped after 20 turns: max_turns is 20'
   run_session 'opencode' "$tmp/prompt.$step" 'OPENCODE_PERMISSION={"edit":"deny","bash":"deny","external_directory":"deny"}' 'opencode' 'run' '--format' 'json' '--dir' "${step_dir}"
 }
+
 # step_9: step 'opencode-full'.
 step_9() {
   step_start 9
@@ -1974,33 +1832,16 @@ step_9() {
 
 # session_9_0: the 'opencode' session of step 'opencode-full'.
 session_9_0() {
-  local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail today
   local last_message=$run/traces/$step.last-message.md
-  # The prompt's date is the day the session starts, as cairn run's is.
-  printf -v today '%(%Y-%m-%d)T' -1
-  local -a earlier=()
-  earlier_results 'claude-read' 'claude-write' 'claude-full' 'codex-read' 'codex-full' 'gemini-read' 'gemini-write' 'gemini-full' 'opencode-read'
-  if [[ -n $directive_trim ]]; then
-    prompt_none='You are running step `opencode-full` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `opencode-full` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  else
-    prompt_none='You are running step `opencode-full` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `opencode-full` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  fi
-  compose_prompt
-  printf '%s' "$prompt" >"$tmp/prompt.$step"
+  local step_prompt='Run the tests, then fix what fails.'
+  session_prompt prompt_1
   session_end='end_opencode'
   budget_before || return 0
   # 'opencode' has no turn cap of its own: the script counts its turns.
   local turn_max=20 turn_jq='fromjson? | select(type == "object") | opencode_turn' turn_cause='stopped after 20 turns: max_turns is 20'
   run_session 'opencode' "$tmp/prompt.$step" 'OPENCODE_PERMISSION={"*":"allow"}' 'opencode' 'run' '--format' 'json' '--dir' "${step_dir}" '--auto'
 }
+
 # step_10: step 'loop-codex'.
 step_10() {
   step_start 10
@@ -2010,27 +1851,9 @@ step_10() {
 
 # session_10_0: the 'codex' session of step 'loop-codex'.
 session_10_0() {
-  local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail today
   local last_message=$run/traces/$step.last-message.md
-  # The prompt's date is the day the session starts, as cairn run's is.
-  printf -v today '%(%Y-%m-%d)T' -1
-  local -a earlier=()
-  earlier_results 'claude-read' 'claude-write' 'claude-full' 'codex-read' 'codex-full' 'gemini-read' 'gemini-write' 'gemini-full' 'opencode-read' 'opencode-full'
-  if [[ -n $directive_trim ]]; then
-    prompt_none='You are running step `loop-codex` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `loop-codex` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  else
-    prompt_none='You are running step `loop-codex` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `loop-codex` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  fi
-  compose_prompt
-  printf '%s' "$prompt" >"$tmp/prompt.$step"
+  local step_prompt='Run the tests, then fix what fails.'
+  session_prompt prompt_1
   local prompt_size
   if ! prompt_fits 1048576; then
     session_refused 'the prompt is '"${prompt_size}"' bytes, over the 1048576 harness "codex" takes whole on stdin: put long content in a file and name it in the prompt'
@@ -2042,6 +1865,7 @@ session_10_0() {
   local turn_max=2 turn_jq='fromjson? | select(type == "object") | codex_turn' turn_cause='stopped after 2 turns: max_turns is 2'
   run_session 'codex' "$tmp/prompt.$step" 'codex' 'exec' '--json' '-o' "${last_message}" '--sandbox' 'workspace-write' '-c' 'allow_login_shell=false' '-m' 'gpt-5-codex' '-C' "${step_dir}" '-'
 }
+
 # step_11: step 'loop-opencode'.
 step_11() {
   step_start 11
@@ -2051,27 +1875,9 @@ step_11() {
 
 # session_11_0: the 'opencode' session of step 'loop-opencode'.
 session_11_0() {
-  local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail today
   local last_message=$run/traces/$step.last-message.md
-  # The prompt's date is the day the session starts, as cairn run's is.
-  printf -v today '%(%Y-%m-%d)T' -1
-  local -a earlier=()
-  earlier_results 'claude-read' 'claude-write' 'claude-full' 'codex-read' 'codex-full' 'gemini-read' 'gemini-write' 'gemini-full' 'opencode-read' 'opencode-full' 'loop-codex'
-  if [[ -n $directive_trim ]]; then
-    prompt_none='You are running step `loop-opencode` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `loop-opencode` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  else
-    prompt_none='You are running step `loop-opencode` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `loop-opencode` of the cairn process `access`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRun the tests, then fix what fails.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  fi
-  compose_prompt
-  printf '%s' "$prompt" >"$tmp/prompt.$step"
+  local step_prompt='Run the tests, then fix what fails.'
+  session_prompt prompt_1
   session_end='end_opencode'
   budget_before || return 0
   # 'opencode' has no turn cap of its own: the script counts its turns.

@@ -55,6 +55,10 @@ worktree_bases=('' )
 harness_names=('claude' )
 harness_bins=('claude' )
 last_stage=(1 )
+# The process's steps, in file order, and how many of them, from the first, are in the stages before
+# each step's: those whose results it may be given.
+process_steps=("${step_names[@]}")
+step_earlier=(0 1 )
 cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
 # The variables of the agent CLIs' keys, which reach a session's CLI alone (take_keys).
 agent_key_names=('ANTHROPIC_API_KEY' 'ANTHROPIC_AUTH_TOKEN' 'CLAUDE_CODE_OAUTH_TOKEN' 'CODEX_API_KEY' 'OPENAI_API_KEY' 'GEMINI_API_KEY' 'GOOGLE_API_KEY' 'GOOGLE_GENERATIVE_AI_API_KEY' 'OPENROUTER_API_KEY')
@@ -969,30 +973,42 @@ prompt_fits() {
   ((prompt_size <= $1))
 }
 
-# earlier_results STEP...: sets earlier to those of STEP... (the steps of
-# earlier stages, in file order) that left a result.
-earlier_results() {
-  local s
-  earlier=()
-  for s in "$@"; do
+# session_prompt PARTS: writes a session's prompt to $tmp/prompt.STEP:
+# step/prompts/session.md.tmpl as `cairn compile` rendered it for sessions of
+# one kind, whose parts function PARTS sets, with the results the steps of
+# earlier stages left, in file order, listed. Its date is the day the
+# session starts, as cairn run's is.
+session_prompt() {
+  local prompt prompt_intro prompt_head prompt_mid prompt_join prompt_tail prompt_outro prompt_directive='' today s i
+  local -a earlier=()
+  printf -v today '%(%Y-%m-%d)T' -1
+  for s in "${process_steps[@]:0:step_earlier[step_index]}"; do
     if [[ -e $tmp/wrote.$s ]]; then earlier+=("$s"); fi
   done
+  "$1"
+  prompt=$prompt_intro
+  if ((${#earlier[@]})); then
+    prompt+=$prompt_head
+    for i in "${!earlier[@]}"; do
+      if ((i > 0)); then prompt+=$prompt_join; fi
+      prompt+=${earlier[i]}$prompt_mid$run/results/${earlier[i]}.md
+    done
+    prompt+=$prompt_tail
+  fi
+  prompt+=$prompt_outro
+  printf '%s' "$prompt" >"$tmp/prompt.$step"
 }
 
-# compose_prompt: sets prompt to a session's prompt (step/prompts/session.md.tmpl
-# as `cairn compile` rendered it) with the earlier results listed.
-compose_prompt() {
-  local i
-  if ((${#earlier[@]} == 0)); then
-    prompt=$prompt_none
-    return
-  fi
-  prompt=$prompt_head
-  for i in "${!earlier[@]}"; do
-    if ((i > 0)); then prompt+=$prompt_join; fi
-    prompt+=${earlier[i]}$prompt_mid$run/results/${earlier[i]}.md
-  done
-  prompt+=$prompt_tail
+# prompt_1: the parts of the prompts of one kind of session, for
+# session_prompt.
+prompt_1() {
+  if [[ -n $directive_trim ]]; then prompt_directive=$'The user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n'; fi
+  prompt_intro='You are running step `'"${step}"'` of the cairn process `'"${process}"'`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, the user\'s own checkout of the repository, used in place. What you change stays there, as you leave it, for the user to review. Change only what your task needs, and never discard, reset or overwrite changes you did not make. Keep your changes inside it.\n\n## '
+  prompt_head=$'Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
+  prompt_mid='`: `'
+  prompt_join=$'`\n- `'
+  prompt_tail=$'`\n\n## '
+  prompt_outro=$'Your task\n\n'"${step_prompt}"$'\n\n'"${prompt_directive}"$'## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
 }
 
 # How each harness reads its output, as cairn run reads it (harness.JQ):
@@ -1563,6 +1579,7 @@ step_0() {
   if step_going; then run_command $'echo made > made-here.txt\necho "in place: $([ "$CAIRN_WORKTREE" = "$(git rev-parse --show-toplevel)" ] && echo true)"\n'; fi
   step_finish
 }
+
 # step_1: step 'review'.
 step_1() {
   step_start 1
@@ -1572,27 +1589,9 @@ step_1() {
 
 # session_1_0: the 'claude' session of step 'review'.
 session_1_0() {
-  local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail today
   local last_message=$run/traces/$step.last-message.md
-  # The prompt's date is the day the session starts, as cairn run's is.
-  printf -v today '%(%Y-%m-%d)T' -1
-  local -a earlier=()
-  earlier_results 'work'
-  if [[ -n $directive_trim ]]; then
-    prompt_none='You are running step `review` of the cairn process `checkout`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, the user\'s own checkout of the repository, used in place. What you change stays there, as you leave it, for the user to review. Change only what your task needs, and never discard, reset or overwrite changes you did not make. Keep your changes inside it.\n\n## Your task\n\nReview made-here.txt.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `review` of the cairn process `checkout`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, the user\'s own checkout of the repository, used in place. What you change stays there, as you leave it, for the user to review. Change only what your task needs, and never discard, reset or overwrite changes you did not make. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nReview made-here.txt.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  else
-    prompt_none='You are running step `review` of the cairn process `checkout`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, the user\'s own checkout of the repository, used in place. What you change stays there, as you leave it, for the user to review. Change only what your task needs, and never discard, reset or overwrite changes you did not make. Keep your changes inside it.\n\n## Your task\n\nReview made-here.txt.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `review` of the cairn process `checkout`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, the user\'s own checkout of the repository, used in place. What you change stays there, as you leave it, for the user to review. Change only what your task needs, and never discard, reset or overwrite changes you did not make. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nReview made-here.txt.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  fi
-  compose_prompt
-  printf '%s' "$prompt" >"$tmp/prompt.$step"
+  local step_prompt='Review made-here.txt.'
+  session_prompt prompt_1
   local prompt_size
   if ! prompt_fits 10485760; then
     session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
@@ -1601,12 +1600,10 @@ session_1_0() {
   session_end='end_claude'
   budget_before || return 0
   local budget_left=$REPLY
-  if [[ -n $budget_left ]]; then
-    # What the budgets over it have left, which its CLI keeps to.
-    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' '--max-budget-usd' "${budget_left}"
-  else
-    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20'
-  fi
+  local -a budget_args=()
+  # What the budgets over it have left, which its CLI keeps to.
+  if [[ -n $budget_left ]]; then budget_args=('--max-budget-usd' "${budget_left}"); fi
+  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' "${budget_args[@]}"
 }
 
 # run_step INDEX: step INDEX, in a job of its own. The job ignores SIGINT

@@ -991,18 +991,21 @@ step_0() {
   if step_going; then run_command $'echo "building in $(basename "$CAIRN_WORKTREE") for $CAIRN_STEP"\necho "flags: $GOFLAGS; note: $NOTE"\necho built > build.txt\n'; fi
   step_finish
 }
+
 # step_1: step 'summary'.
 step_1() {
   step_start 1
   if step_going; then run_command $'echo "this goes to the output only"\nprintf \'summary of %s\\n\' "$(cat "$CAIRN_RESULTS/build.md" | head -n 1)" > "$CAIRN_RESULT"\n'; fi
   step_finish
 }
+
 # step_2: step 'flaky'.
 step_2() {
   step_start 2
   if step_going; then run_command 'echo trying; exit 3'; fi
   step_finish
 }
+
 # step_3: step 'slow'.
 step_3() {
   step_start 3
@@ -1010,6 +1013,7 @@ step_3() {
   if step_going; then run_command 'sleep 30'; fi
   step_finish
 }
+
 # step_4: step 'report'.
 step_4() {
   step_start 4

@@ -55,6 +55,10 @@ worktree_bases=('main' )
 harness_names=('mybot' )
 harness_bins=('mybot' )
 last_stage=(1 )
+# The process's steps, in file order, and how many of them, from the first, are in the stages before
+# each step's: those whose results it may be given.
+process_steps=("${step_names[@]}")
+step_earlier=(0 1 )
 notify_argv=('sh' '-c' 'echo "notified: $CAIRN_PROCESS $CAIRN_STATUS"')
 notify_on=('success')
 notify_on_set=1
@@ -911,30 +915,42 @@ prompt_fits() {
   ((prompt_size <= $1))
 }
 
-# earlier_results STEP...: sets earlier to those of STEP... (the steps of
-# earlier stages, in file order) that left a result.
-earlier_results() {
-  local s
-  earlier=()
-  for s in "$@"; do
+# session_prompt PARTS: writes a session's prompt to $tmp/prompt.STEP:
+# step/prompts/session.md.tmpl as `cairn compile` rendered it for sessions of
+# one kind, whose parts function PARTS sets, with the results the steps of
+# earlier stages left, in file order, listed. Its date is the day the
+# session starts, as cairn run's is.
+session_prompt() {
+  local prompt prompt_intro prompt_head prompt_mid prompt_join prompt_tail prompt_outro prompt_directive='' today s i
+  local -a earlier=()
+  printf -v today '%(%Y-%m-%d)T' -1
+  for s in "${process_steps[@]:0:step_earlier[step_index]}"; do
     if [[ -e $tmp/wrote.$s ]]; then earlier+=("$s"); fi
   done
+  "$1"
+  prompt=$prompt_intro
+  if ((${#earlier[@]})); then
+    prompt+=$prompt_head
+    for i in "${!earlier[@]}"; do
+      if ((i > 0)); then prompt+=$prompt_join; fi
+      prompt+=${earlier[i]}$prompt_mid$run/results/${earlier[i]}.md
+    done
+    prompt+=$prompt_tail
+  fi
+  prompt+=$prompt_outro
+  printf '%s' "$prompt" >"$tmp/prompt.$step"
 }
 
-# compose_prompt: sets prompt to a session's prompt (step/prompts/session.md.tmpl
-# as `cairn compile` rendered it) with the earlier results listed.
-compose_prompt() {
-  local i
-  if ((${#earlier[@]} == 0)); then
-    prompt=$prompt_none
-    return
-  fi
-  prompt=$prompt_head
-  for i in "${!earlier[@]}"; do
-    if ((i > 0)); then prompt+=$prompt_join; fi
-    prompt+=${earlier[i]}$prompt_mid$run/results/${earlier[i]}.md
-  done
-  prompt+=$prompt_tail
+# prompt_1: the parts of the prompts of one kind of session, for
+# session_prompt.
+prompt_1() {
+  if [[ -n $directive_trim ]]; then prompt_directive=$'The user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n'; fi
+  prompt_intro='You are running step `'"${step}"'` of the cairn process `'"${process}"'`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## '
+  prompt_head=$'Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
+  prompt_mid='`: `'
+  prompt_join=$'`\n- `'
+  prompt_tail=$'`\n\n## '
+  prompt_outro=$'Your task\n\n'"${step_prompt}"$'\n\n'"${prompt_directive}"$'## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
 }
 
 # How each harness reads its output, as cairn run reads it (harness.JQ):
@@ -1531,30 +1547,14 @@ step_0() {
 
 # session_0_0: the 'mybot' session of step 'ask'.
 session_0_0() {
-  local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail today
   local last_message=$run/traces/$step.last-message.md
-  # The prompt's date is the day the session starts, as cairn run's is.
-  printf -v today '%(%Y-%m-%d)T' -1
-  local -a earlier=()
-  if [[ -n $directive_trim ]]; then
-    prompt_none='You are running step `ask` of the cairn process `custom`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nSay hello.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `ask` of the cairn process `custom`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nSay hello.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  else
-    prompt_none='You are running step `ask` of the cairn process `custom`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nSay hello.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `ask` of the cairn process `custom`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nSay hello.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  fi
-  compose_prompt
-  printf '%s' "$prompt" >"$tmp/prompt.$step"
+  local step_prompt='Say hello.'
+  session_prompt prompt_1
   session_end='end_custom({})'
   budget_before || return 0
   run_session 'custom' "$tmp/prompt.$step" 'mybot' '--model=big' '--effort=high' '--turns' '20' '--access=write' '--dir' "${step_dir}"
 }
+
 # step_1: step 'after'.
 step_1() {
   step_start 1

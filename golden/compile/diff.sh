@@ -990,6 +990,7 @@ step_0() {
   if step_going; then run_command 'test -f go.mod && echo tested'; fi
   step_finish
 }
+
 # step_1: step 'ls'.
 step_1() {
   step_start 1

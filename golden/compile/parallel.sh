@@ -990,18 +990,21 @@ step_0() {
   if step_going; then run_command 'echo a > a.txt; echo a done'; fi
   step_finish
 }
+
 # step_1: step 'b'.
 step_1() {
   step_start 1
   if step_going; then run_command 'echo b > b.txt; exit 4'; fi
   step_finish
 }
+
 # step_2: step 'c'.
 step_2() {
   step_start 2
   if step_going; then run_command 'echo c > c.txt; echo c done'; fi
   step_finish
 }
+
 # step_3: step 'later'.
 step_3() {
   step_start 3

@@ -1201,6 +1201,7 @@ step_0() {
   if step_going; then run_command 'touch skipped-ran'; fi
   step_finish
 }
+
 # step_1: step 'quiet-skip'.
 step_1() {
   step_start 1
@@ -1209,6 +1210,7 @@ step_1() {
   if step_going; then run_command 'touch quiet-ran'; fi
   step_finish
 }
+
 # step_2: step 'broken-check'.
 step_2() {
   step_start 2
@@ -1216,6 +1218,7 @@ step_2() {
   if step_going; then run_command 'touch broken-ran'; fi
   step_finish
 }
+
 # step_3: step 'warned'.
 step_3() {
   step_start 3
@@ -1223,6 +1226,7 @@ step_3() {
   if step_going; then validate 'warn' $'for i in $(seq 1 12); do echo "line $i"; done\nprintf \'tab\\there\\r\\nover\\rwritten\\n\\e[31mred\\e[0m \\e]0;title\\a end\\e\\n\'\nprintf \'bad \\xff\\xfe utf8 \\xe2\\x82 cut \\xc2\\x85 nel, nul\\0byte\\n\'\nprintf \'%0300d\\n\' 0\nprintf \'no newline\'\ntest -s missing.md\n'; fi
   step_finish
 }
+
 # step_4: step 'checked'.
 step_4() {
   step_start 4
@@ -1231,6 +1235,7 @@ step_4() {
   if step_going; then validate 'abort' 'test -s missing.md'; fi
   step_finish
 }
+
 # step_5: step 'unchecked'.
 step_5() {
   step_start 5

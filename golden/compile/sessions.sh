@@ -55,6 +55,10 @@ worktree_bases=('main' 'main' 'main' 'main' 'main' )
 harness_names=('claude' 'codex' 'gemini' 'opencode' )
 harness_bins=('claude' 'codex' 'gemini' 'opencode' )
 last_stage=(5 )
+# The process's steps, in file order, and how many of them, from the first, are in the stages before
+# each step's: those whose results it may be given.
+process_steps=("${step_names[@]}")
+step_earlier=(0 1 1 1 1 5 )
 cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
 # The variables of the agent CLIs' keys, which reach a session's CLI alone (take_keys).
 agent_key_names=('ANTHROPIC_API_KEY' 'ANTHROPIC_AUTH_TOKEN' 'CLAUDE_CODE_OAUTH_TOKEN' 'CODEX_API_KEY' 'OPENAI_API_KEY' 'GEMINI_API_KEY' 'GOOGLE_API_KEY' 'GOOGLE_GENERATIVE_AI_API_KEY' 'OPENROUTER_API_KEY')
@@ -1012,30 +1016,54 @@ prompt_fits() {
   ((prompt_size <= $1))
 }
 
-# earlier_results STEP...: sets earlier to those of STEP... (the steps of
-# earlier stages, in file order) that left a result.
-earlier_results() {
-  local s
-  earlier=()
-  for s in "$@"; do
+# session_prompt PARTS: writes a session's prompt to $tmp/prompt.STEP:
+# step/prompts/session.md.tmpl as `cairn compile` rendered it for sessions of
+# one kind, whose parts function PARTS sets, with the results the steps of
+# earlier stages left, in file order, listed. Its date is the day the
+# session starts, as cairn run's is.
+session_prompt() {
+  local prompt prompt_intro prompt_head prompt_mid prompt_join prompt_tail prompt_outro prompt_directive='' today s i
+  local -a earlier=()
+  printf -v today '%(%Y-%m-%d)T' -1
+  for s in "${process_steps[@]:0:step_earlier[step_index]}"; do
     if [[ -e $tmp/wrote.$s ]]; then earlier+=("$s"); fi
   done
+  "$1"
+  prompt=$prompt_intro
+  if ((${#earlier[@]})); then
+    prompt+=$prompt_head
+    for i in "${!earlier[@]}"; do
+      if ((i > 0)); then prompt+=$prompt_join; fi
+      prompt+=${earlier[i]}$prompt_mid$run/results/${earlier[i]}.md
+    done
+    prompt+=$prompt_tail
+  fi
+  prompt+=$prompt_outro
+  printf '%s' "$prompt" >"$tmp/prompt.$step"
 }
 
-# compose_prompt: sets prompt to a session's prompt (step/prompts/session.md.tmpl
-# as `cairn compile` rendered it) with the earlier results listed.
-compose_prompt() {
-  local i
-  if ((${#earlier[@]} == 0)); then
-    prompt=$prompt_none
-    return
-  fi
-  prompt=$prompt_head
-  for i in "${!earlier[@]}"; do
-    if ((i > 0)); then prompt+=$prompt_join; fi
-    prompt+=${earlier[i]}$prompt_mid$run/results/${earlier[i]}.md
-  done
-  prompt+=$prompt_tail
+# prompt_1: the parts of the prompts of one kind of session, for
+# session_prompt.
+prompt_1() {
+  if [[ -n $directive_trim ]]; then prompt_directive=$'The user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n'; fi
+  prompt_intro='You are running step `'"${step}"'` of the cairn process `'"${process}"'`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## '
+  prompt_head=$'Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
+  prompt_mid='`: `'
+  prompt_join=$'`\n- `'
+  prompt_tail=$'`\n\n## '
+  prompt_outro=$'Your task\n\nRead the skill file `'"${skill_path}"'` (skill `'"${skill_name}"$'`) and follow it: it is your task.\n\n'"${prompt_directive}"$'## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
+}
+
+# prompt_2: the parts of the prompts of one kind of session, for
+# session_prompt.
+prompt_2() {
+  if [[ -n $directive_trim ]]; then prompt_directive=$'The user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n'; fi
+  prompt_intro='You are running step `'"${step}"'` of the cairn process `'"${process}"'`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## '
+  prompt_head=$'Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
+  prompt_mid='`: `'
+  prompt_join=$'`\n- `'
+  prompt_tail=$'`\n\n## '
+  prompt_outro=$'Your task\n\n'"${step_prompt}"$'\n\n'"${prompt_directive}"$'## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
 }
 
 # How each harness reads its output, as cairn run reads it (harness.JQ):
@@ -1698,6 +1726,7 @@ step_0() {
   if step_going; then run_command 'echo tests pass'; fi
   step_finish
 }
+
 # step_1: step 'hunt-claude'.
 step_1() {
   step_start 1
@@ -1707,29 +1736,11 @@ step_1() {
 
 # session_1_0: the 'claude' session of step 'hunt-claude'.
 session_1_0() {
-  local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail today
   local last_message=$run/traces/$step.last-message.md
-  # The prompt's date is the day the session starts, as cairn run's is.
-  printf -v today '%(%Y-%m-%d)T' -1
-  local -a earlier=()
   local skill_path=''
+  local skill_name='bug-hunt'
   skill_path=$step_dir/'.agents/skills/bug-hunt/SKILL.md'
-  earlier_results 'tests'
-  if [[ -n $directive_trim ]]; then
-    prompt_none='You are running step `hunt-claude` of the cairn process `sessions`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRead the skill file `'"${skill_path}"$'` (skill `bug-hunt`) and follow it: it is your task.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `hunt-claude` of the cairn process `sessions`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRead the skill file `'"${skill_path}"$'` (skill `bug-hunt`) and follow it: it is your task.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  else
-    prompt_none='You are running step `hunt-claude` of the cairn process `sessions`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRead the skill file `'"${skill_path}"$'` (skill `bug-hunt`) and follow it: it is your task.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `hunt-claude` of the cairn process `sessions`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRead the skill file `'"${skill_path}"$'` (skill `bug-hunt`) and follow it: it is your task.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  fi
-  compose_prompt
-  printf '%s' "$prompt" >"$tmp/prompt.$step"
+  session_prompt prompt_1
   local prompt_size
   if ! prompt_fits 10485760; then
     session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
@@ -1738,13 +1749,12 @@ session_1_0() {
   session_end='end_claude'
   budget_before || return 0
   local budget_left=$REPLY
-  if [[ -n $budget_left ]]; then
-    # What the budgets over it have left, which its CLI keeps to.
-    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'opus' '--effort' 'high' '--max-turns' '30' '--max-budget-usd' "${budget_left}"
-  else
-    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'opus' '--effort' 'high' '--max-turns' '30'
-  fi
+  local -a budget_args=()
+  # What the budgets over it have left, which its CLI keeps to.
+  if [[ -n $budget_left ]]; then budget_args=('--max-budget-usd' "${budget_left}"); fi
+  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'opus' '--effort' 'high' '--max-turns' '30' "${budget_args[@]}"
 }
+
 # step_2: step 'hunt-codex'.
 step_2() {
   step_start 2
@@ -1754,33 +1764,15 @@ step_2() {
 
 # session_2_0: the 'codex' session of step 'hunt-codex'.
 session_2_0() {
-  local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail today
   local last_message=$run/traces/$step.last-message.md
-  # The prompt's date is the day the session starts, as cairn run's is.
-  printf -v today '%(%Y-%m-%d)T' -1
-  local -a earlier=()
   local skill_path=''
+  local skill_name='cairn-bug-hunt'
   local skill_error=''
   if ! install_skill 'cairn-bug-hunt' "${skill_1}"; then
     session_refused "$skill_error"
     return 0
   fi
-  earlier_results 'tests'
-  if [[ -n $directive_trim ]]; then
-    prompt_none='You are running step `hunt-codex` of the cairn process `sessions`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRead the skill file `'"${skill_path}"$'` (skill `cairn-bug-hunt`) and follow it: it is your task.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `hunt-codex` of the cairn process `sessions`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRead the skill file `'"${skill_path}"$'` (skill `cairn-bug-hunt`) and follow it: it is your task.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  else
-    prompt_none='You are running step `hunt-codex` of the cairn process `sessions`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRead the skill file `'"${skill_path}"$'` (skill `cairn-bug-hunt`) and follow it: it is your task.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `hunt-codex` of the cairn process `sessions`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRead the skill file `'"${skill_path}"$'` (skill `cairn-bug-hunt`) and follow it: it is your task.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  fi
-  compose_prompt
-  printf '%s' "$prompt" >"$tmp/prompt.$step"
+  session_prompt prompt_1
   local prompt_size
   if ! prompt_fits 1048576; then
     session_refused 'the prompt is '"${prompt_size}"' bytes, over the 1048576 harness "codex" takes whole on stdin: put long content in a file and name it in the prompt'
@@ -1792,6 +1784,7 @@ session_2_0() {
   local turn_max=20 turn_jq='fromjson? | select(type == "object") | codex_turn' turn_cause='stopped after 20 turns: max_turns is 20'
   run_session 'codex' "$tmp/prompt.$step" 'codex' 'exec' '--json' '-o' "${last_message}" '--sandbox' 'workspace-write' '-c' 'allow_login_shell=false' '-m' 'gpt-5-codex' '-c' 'model_reasoning_effort=xhigh' '-C' "${step_dir}" '-'
 }
+
 # step_3: step 'hunt-gemini'.
 step_3() {
   step_start 3
@@ -1801,33 +1794,15 @@ step_3() {
 
 # session_3_0: the 'gemini' session of step 'hunt-gemini'.
 session_3_0() {
-  local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail today
   local last_message=$run/traces/$step.last-message.md
-  # The prompt's date is the day the session starts, as cairn run's is.
-  printf -v today '%(%Y-%m-%d)T' -1
-  local -a earlier=()
   local skill_path=''
+  local skill_name='triage'
   local skill_error=''
   if ! install_skill 'triage' "${skill_2}"; then
     session_refused "$skill_error"
     return 0
   fi
-  earlier_results 'tests'
-  if [[ -n $directive_trim ]]; then
-    prompt_none='You are running step `hunt-gemini` of the cairn process `sessions`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRead the skill file `'"${skill_path}"$'` (skill `triage`) and follow it: it is your task.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `hunt-gemini` of the cairn process `sessions`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRead the skill file `'"${skill_path}"$'` (skill `triage`) and follow it: it is your task.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  else
-    prompt_none='You are running step `hunt-gemini` of the cairn process `sessions`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nRead the skill file `'"${skill_path}"$'` (skill `triage`) and follow it: it is your task.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `hunt-gemini` of the cairn process `sessions`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nRead the skill file `'"${skill_path}"$'` (skill `triage`) and follow it: it is your task.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  fi
-  compose_prompt
-  printf '%s' "$prompt" >"$tmp/prompt.$step"
+  session_prompt prompt_1
   local prompt_size
   if ! prompt_fits 8388608; then
     session_refused 'the prompt is '"${prompt_size}"' bytes, over the 8388608 harness "gemini" takes whole on stdin: put long content in a file and name it in the prompt'
@@ -1845,6 +1820,7 @@ session_3_0() {
   run_session 'gemini' "$tmp/prompt.$step" "${session_settings[@]}" 'gemini' '-p' '' '-m' 'gemini-2.5-pro' '--output-format' 'stream-json' '--approval-mode' 'auto_edit' '--policy' "${session_files}"'/gemini-write-policy.toml' '--skip-trust'
   rm -rf -- "$session_files"
 }
+
 # step_4: step 'hunt-opencode'.
 step_4() {
   step_start 4
@@ -1854,33 +1830,16 @@ step_4() {
 
 # session_4_0: the 'opencode' session of step 'hunt-opencode'.
 session_4_0() {
-  local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail today
   local last_message=$run/traces/$step.last-message.md
-  # The prompt's date is the day the session starts, as cairn run's is.
-  printf -v today '%(%Y-%m-%d)T' -1
-  local -a earlier=()
-  earlier_results 'tests'
-  if [[ -n $directive_trim ]]; then
-    prompt_none='You are running step `hunt-opencode` of the cairn process `sessions`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nHunt for bugs in main.go; answer with \'file:line\' and $(nothing else).\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `hunt-opencode` of the cairn process `sessions`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nHunt for bugs in main.go; answer with \'file:line\' and $(nothing else).\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  else
-    prompt_none='You are running step `hunt-opencode` of the cairn process `sessions`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nHunt for bugs in main.go; answer with \'file:line\' and $(nothing else).\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `hunt-opencode` of the cairn process `sessions`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nHunt for bugs in main.go; answer with \'file:line\' and $(nothing else).\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  fi
-  compose_prompt
-  printf '%s' "$prompt" >"$tmp/prompt.$step"
+  local step_prompt="Hunt for bugs in main.go; answer with 'file:line' and \$(nothing else)."
+  session_prompt prompt_2
   session_end='end_opencode'
   budget_before || return 0
   # 'opencode' has no turn cap of its own: the script counts its turns.
   local turn_max=20 turn_jq='fromjson? | select(type == "object") | opencode_turn' turn_cause='stopped after 20 turns: max_turns is 20'
   run_session 'opencode' "$tmp/prompt.$step" 'OPENCODE_PERMISSION={"edit":"allow","bash":"allow","external_directory":"deny"}' 'opencode' 'run' '-m' 'anthropic/claude-sonnet-4-5' '--variant' 'minimal' '--format' 'json' '--dir' "${step_dir}"
 }
+
 # step_5: step 'judge'.
 step_5() {
   step_start 5
@@ -1890,27 +1849,9 @@ step_5() {
 
 # session_5_0: the 'claude' session of step 'judge'.
 session_5_0() {
-  local prompt prompt_none prompt_head prompt_mid prompt_join prompt_tail today
   local last_message=$run/traces/$step.last-message.md
-  # The prompt's date is the day the session starts, as cairn run's is.
-  printf -v today '%(%Y-%m-%d)T' -1
-  local -a earlier=()
-  earlier_results 'tests' 'hunt-claude' 'hunt-codex' 'hunt-gemini' 'hunt-opencode'
-  if [[ -n $directive_trim ]]; then
-    prompt_none='You are running step `judge` of the cairn process `sessions`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nMerge the four reports into one verdict.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `judge` of the cairn process `sessions`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nMerge the four reports into one verdict.\n\nThe user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  else
-    prompt_none='You are running step `judge` of the cairn process `sessions`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Your task\n\nMerge the four reports into one verdict.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-    prompt_head='You are running step `judge` of the cairn process `sessions`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## Results of the earlier steps\n\nEach earlier step of this run left its result in a file. Read the ones your task needs:\n\n- `'
-    prompt_mid='`: `'
-    prompt_join=$'`\n- `'
-    prompt_tail=$'`\n\n## Your task\n\nMerge the four reports into one verdict.\n\n## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
-  fi
-  compose_prompt
-  printf '%s' "$prompt" >"$tmp/prompt.$step"
+  local step_prompt='Merge the four reports into one verdict.'
+  session_prompt prompt_2
   local prompt_size
   if ! prompt_fits 10485760; then
     session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
@@ -1919,12 +1860,10 @@ session_5_0() {
   session_end='end_claude'
   budget_before || return 0
   local budget_left=$REPLY
-  if [[ -n $budget_left ]]; then
-    # What the budgets over it have left, which its CLI keeps to.
-    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' '--max-budget-usd' "${budget_left}"
-  else
-    run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20'
-  fi
+  local -a budget_args=()
+  # What the budgets over it have left, which its CLI keeps to.
+  if [[ -n $budget_left ]]; then budget_args=('--max-budget-usd' "${budget_left}"); fi
+  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' "${budget_args[@]}"
 }
 
 # run_step INDEX: step INDEX, in a job of its own. The job ignores SIGINT
