@@ -104,11 +104,19 @@ type workflow struct {
 	TimeoutMinutes             int
 	Concurrency                string
 	Checkout, Upload, Download pinnedAction
-	// Functions is the script of the step every step's job runs first:
-	// it defines the functions the jobs' scripts share.
-	Functions string
-	Jobs      []*workflowJob
-	Final     *resultsJob
+	// Runtime is the first job, which keeps what the steps' scripts share.
+	Runtime *runtimeJob
+	Jobs    []*workflowJob
+	Final   *resultsJob
+}
+
+// runtimeJob is the workflow's first job: its Scripts (its run steps, in
+// order) define the functions (and the constants) every step's script
+// shares, and keep them as the artifact Artifact, which every step's job
+// takes before its script runs.
+type runtimeJob struct {
+	ID, Artifact string
+	Scripts      []string
 }
 
 // workflowJob is the job of one step: the results it is given (and the
@@ -116,18 +124,32 @@ type workflow struct {
 // and the keys they read (from the secrets, in the environment of a step of
 // their own, which keeps them in files for the script to give to the
 // sessions' CLIs alone), its script, and what it keeps for the jobs after
-// it.
+// it. A step the same in every job it is in is written in the first one,
+// anchored, and aliased in the others (anchors).
 type workflowJob struct {
-	ID, Step  string
-	Needs     []string
-	Downloads []artifactDownload
-	Installs  []harness.Install
-	Keys      []harness.Key
-	Script    string
-	// Result is the artifact of the step's result, RunArtifact of its
-	// run folder; Patch is set when a later job works in its worktree.
-	Result, RunArtifact string
-	Patch               *patchUpload
+	ID, Step string
+	Needs    []string
+	Installs []harness.Install
+	Keys     []harness.Key
+	Script   string
+	// Given is set when earlier steps may have left results; Changes is
+	// the changes an earlier job left in its worktree.
+	Given   bool
+	Changes *artifactDownload
+	// Patch is set when a later job works in its worktree.
+	Patch *patchUpload
+	// Steps are how the job writes its steps kept alike in other jobs,
+	// by kind (anchor); InstallStep and KeysStep are the kinds of its
+	// steps that install CLIs and keep keys.
+	Steps                              map[string]stepRef
+	InstallStep, KeysStep, ChangesStep string
+}
+
+// stepRef is how a job writes a step that is the same in several jobs:
+// Alias, an alias of the first job's, which that job anchors as Anchor
+// (empty when no other job has the step).
+type stepRef struct {
+	Anchor, Alias string
 }
 
 // artifactDownload is an artifact a job takes (What says which), into
@@ -160,24 +182,26 @@ type runPart struct {
 }
 
 // resultsScript is the model actions/results.sh.tmpl renders: for each
-// step, in file order, its name, the artifact of its run folder, its job,
-// whether it is optional, its throwaway worktree (whose patch the run
-// folder keeps), and its log line should its job never run or fail before
-// the step ended.
+// step, in file order, its name, whether it is optional, its throwaway
+// worktree (whose patch the run folder keeps), and its log line should its
+// job never run; that of a step whose job failed before the step ended is
+// the same line with LostOutcome in place of its "outcome=cancelled".
 type resultsScript struct {
-	Process                         string
-	Steps, Artifacts, Jobs, Patches []string
-	Optional                        []bool
-	Cancelled, Lost                 []string
-	LastStage                       []int
+	Process        string
+	Steps, Patches []string
+	Optional       []bool
+	Cancelled      []string
+	LostOutcome    string
+	LastStage      []int
 }
 
-// The artifacts of a workflow run: what a step's job keeps (its result, the
-// changes it left in its worktree, its run folder), and the run's folder the
-// last job gathers from the steps'.
-func resultArtifact(step string) string  { return "cairn-result-" + step }
-func patchArtifact(step string) string   { return "cairn-worktree-" + step }
-func runPartArtifact(step string) string { return "cairn-run-" + step }
+// The artifacts of a workflow run: what a step's job keeps (its run folder,
+// the changes of its worktree, which the next job there takes, and its
+// result, cairn-result-STEP), and the run's folder the last job gathers
+// from the steps'. A worktree's changes are kept under its name, each job
+// there overwriting the last one's.
+func patchArtifact(worktree string) string { return "cairn-worktree-" + worktree }
+func runPartArtifact(step string) string   { return "cairn-run-" + step }
 
 const runArtifact = "cairn-run"
 
@@ -201,6 +225,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		RunsOn:      defaultRunsOn,
 		Concurrency: "cairn-" + c.plan.Process,
 		Checkout:    checkoutAction, Upload: uploadAction, Download: downloadAction,
+		Runtime: &runtimeJob{ID: "runtime", Artifact: functionsArtifact},
 	}
 	if p := c.in.Process; p != nil {
 		g := p.GitHub
@@ -217,44 +242,27 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	for _, w := range c.plan.Worktrees {
 		kinds[w.Name] = w.Kind
 	}
-	// lastIn is the step that last worked in each worktree, in an earlier
-	// stage: the job whose patch the next step there starts from.
+	// The jobs, then their scripts: a job's script says whether a later
+	// job takes its worktree's changes. lastIn is the step that last
+	// worked in each worktree, in an earlier stage: the job whose patch
+	// the next step there starts from.
 	lastIn := map[string]string{}
-	var earlier, prev []string
-	var files []*syntax.File
 	byStep := map[string]*workflowJob{}
+	prev := []string{wf.Runtime.ID}
+	earlier := false
 	rs := resultsScript{Process: c.plan.Process, LastStage: s.LastStage}
 	for _, stage := range c.plan.Stages {
 		var ids []string
 		for i := range stage {
 			st := &stage[i]
-			j := &workflowJob{
-				ID: jobID(st.Name), Step: st.Name, Needs: prev,
-				Result: resultArtifact(st.Name), RunArtifact: runPartArtifact(st.Name),
-			}
-			for _, e := range earlier {
-				j.Downloads = append(j.Downloads, artifactDownload{What: "Take the result of step " + e, Artifact: resultArtifact(e), Into: "results"})
-			}
+			j := &workflowJob{ID: jobID(st.Name), Step: st.Name, Needs: prev, Given: earlier}
 			if p, ok := lastIn[st.Worktree]; ok {
-				j.Downloads = append(j.Downloads, artifactDownload{
-					What: fmt.Sprintf("Take the changes step %s left in worktree %s", p, st.Worktree), Artifact: patchArtifact(p), Into: "worktrees",
-				})
-				byStep[p].Patch = &patchUpload{Worktree: st.Worktree, Artifact: patchArtifact(p)}
+				j.Changes = &artifactDownload{
+					What: "Take the changes of worktree " + st.Worktree, Artifact: patchArtifact(st.Worktree), Into: "worktrees",
+				}
+				byStep[p].Patch = &patchUpload{Worktree: st.Worktree, Artifact: patchArtifact(st.Worktree)}
 			}
 			diags = append(diags, c.agents(st, j)...)
-			js, err := c.jobScript(s, []string{st.Name})
-			var f *syntax.File
-			if err == nil {
-				var b []byte
-				if b, err = bashScript(js); err == nil {
-					f, j.Script, err = compactScript(st.Name, b)
-				}
-			}
-			if err != nil {
-				diags = append(diags, notCompilable(c.at.step(st.Name), "step %q: cannot render the script of its job: %v", st.Name, err))
-			}
-			diags = append(diags, c.carriable(st.Name, j.Script)...)
-			files = append(files, f)
 			byStep[st.Name] = j
 			wf.Jobs = append(wf.Jobs, j)
 			ids = append(ids, j.ID)
@@ -263,12 +271,15 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 			ss := s.Steps[slices.IndexFunc(s.Steps, func(x *scriptStep) bool { return x.Name == st.Name })]
 			line.Kind, line.Harness, line.Model, line.Effort = ss.Kind, ss.Harness, ss.Model, ss.Effort
 			line.Outcome = record.Cancelled
-			rs.Cancelled = append(rs.Cancelled, line.String())
+			cancelled := line.String()
+			rs.Cancelled = append(rs.Cancelled, cancelled)
 			line.Outcome, line.Cause = record.Failed, "its job failed before the step ended"
-			rs.Lost = append(rs.Lost, line.String())
+			lost, ok := strings.CutPrefix(line.String(), strings.TrimSuffix(cancelled, "outcome=cancelled"))
+			if !ok || rs.LostOutcome != "" && lost != rs.LostOutcome {
+				diags = append(diags, notCompilable(c.at.step(st.Name), "step %q: cannot render the log line of a step whose job failed", st.Name))
+			}
+			rs.LostOutcome = lost
 			rs.Steps = append(rs.Steps, st.Name)
-			rs.Artifacts = append(rs.Artifacts, j.RunArtifact)
-			rs.Jobs = append(rs.Jobs, j.ID)
 			rs.Optional = append(rs.Optional, st.Optional)
 			patch := ""
 			if kinds[st.Worktree] == ir.Throwaway {
@@ -277,10 +288,29 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 			rs.Patches = append(rs.Patches, patch)
 		}
 		for _, st := range stage {
-			earlier = append(earlier, st.Name)
 			lastIn[st.Worktree] = st.Name
 		}
-		prev = ids
+		prev, earlier = ids, true
+	}
+	var files []*syntax.File
+	for _, j := range wf.Jobs {
+		patch := ""
+		if j.Patch != nil {
+			patch = j.Patch.Worktree
+		}
+		js, err := c.jobScript(s, []string{j.Step}, patch)
+		var f *syntax.File
+		if err == nil {
+			var b []byte
+			if b, err = bashScript(js); err == nil {
+				f, j.Script, err = compactScript(j.Step, b)
+			}
+		}
+		if err != nil {
+			diags = append(diags, notCompilable(c.at.step(j.Step), "step %q: cannot render the script of its job: %v", j.Step, err))
+		}
+		diags = append(diags, c.carriable(j.Step, j.Script)...)
+		files = append(files, f)
 	}
 	if ir.HasErrors(diags) {
 		return wf, diags
@@ -292,10 +322,19 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	if _, taken := byStep["results"]; taken {
 		final.ID = "_results"
 	}
+	if _, taken := byStep["runtime"]; taken {
+		wf.Runtime.ID = "_runtime"
+		for _, j := range wf.Jobs {
+			if slices.Equal(j.Needs, []string{"runtime"}) {
+				j.Needs = []string{wf.Runtime.ID}
+			}
+		}
+	}
 	for _, j := range wf.Jobs {
 		final.Needs = append(final.Needs, j.ID)
-		final.Parts = append(final.Parts, runPart{Step: j.Step, Artifact: j.RunArtifact})
+		final.Parts = append(final.Parts, runPart{Step: j.Step, Artifact: runPartArtifact(j.Step)})
 	}
+	wf.anchor()
 	script, err := actionsResults(rs)
 	if err != nil {
 		diags = append(diags, notCompilable(c.at.file(), "cannot render the script of the last job: %v", err))
@@ -306,6 +345,62 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	final.Script = script
 	wf.Final = final
 	return wf, diags
+}
+
+// anchor sets how each job writes the steps that are the same in several
+// jobs (checking out, taking the functions and the earlier results,
+// keeping the step's result, changes and run folder, installing a set of
+// CLIs, keeping a set of keys), by kind: the first job that has one anchors
+// it, when another has it too, and every other aliases it.
+func (wf *workflow) anchor() {
+	var installs, keys, changes []string
+	for _, j := range wf.Jobs {
+		j.Steps = map[string]stepRef{}
+		kinds := []string{"checkout", "take-functions", "keep-result", "keep-run"}
+		if j.Given {
+			kinds = append(kinds, "take-results")
+		}
+		if j.Patch != nil {
+			kinds = append(kinds, "keep-patch")
+		}
+		if j.Changes != nil {
+			j.ChangesStep = numbered("take-changes", &changes, j.Changes.Artifact)
+			kinds = append(kinds, j.ChangesStep)
+		}
+		if len(j.Installs) > 0 {
+			j.InstallStep = numbered("install", &installs, fmt.Sprint(j.Installs))
+			kinds = append(kinds, j.InstallStep)
+		}
+		if len(j.Keys) > 0 {
+			j.KeysStep = numbered("keys", &keys, fmt.Sprint(j.Keys))
+			kinds = append(kinds, j.KeysStep)
+		}
+		for _, k := range kinds {
+			j.Steps[k] = stepRef{}
+		}
+	}
+	first := map[string]*workflowJob{}
+	for _, j := range wf.Jobs {
+		for k := range j.Steps {
+			if f, ok := first[k]; !ok {
+				first[k] = j
+			} else {
+				f.Steps[k] = stepRef{Anchor: k}
+				j.Steps[k] = stepRef{Alias: k}
+			}
+		}
+	}
+}
+
+// numbered is kind-N, N the place of set in sets (which it joins when new),
+// from 1.
+func numbered(kind string, sets *[]string, set string) string {
+	i := slices.Index(*sets, set)
+	if i < 0 {
+		i = len(*sets)
+		*sets = append(*sets, set)
+	}
+	return fmt.Sprintf("%s-%d", kind, i+1)
 }
 
 // describedExpression refuses a description holding "${{", at the "${{":
@@ -326,15 +421,14 @@ func (c *compiler) describedExpression() []ir.Diagnostic {
 }
 
 // shareFunctions sets the scripts of wf's jobs from their compacted
-// scripts (files, in job order): the functions they share, which each job
-// defines in the step wf.Functions runs (one step, which the first job
-// anchors and every other aliases), and the rest of each job's.
+// scripts (files, in job order): the functions they share, which the first
+// job keeps for the others (wf.Runtime), and the rest of each job's.
 func (wf *workflow) shareFunctions(files []*syntax.File) error {
 	sh, rest, err := sharedScripts(files)
 	if err != nil {
 		return err
 	}
-	if wf.Functions, err = sharedScript(sh); err != nil {
+	if wf.Runtime.Scripts, err = sharedScript(sh); err != nil {
 		return err
 	}
 	for i, j := range wf.Jobs {

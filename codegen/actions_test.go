@@ -1,6 +1,7 @@
 package codegen
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -11,10 +12,11 @@ import (
 )
 
 // TestWorkflowGraph compiles a plan of a step, a parallel group and a last
-// step to a workflow: one job per step, the group's members siblings with
-// the same needs, each later job taking every earlier step's result, a
-// worktree's changes travelling from the job that last worked in it, and a
-// last job that needs them all.
+// step to a workflow: a first job that keeps the functions the steps share,
+// one job per step, the group's members siblings with the same needs, each
+// later job taking the earlier steps' results, a worktree's changes
+// travelling from the job that last worked in it (which keeps them under
+// the worktree's name), and a last job that needs them all.
 func TestWorkflowGraph(t *testing.T) {
 	cmd := func(name, wt, group string) ir.PlanStep {
 		return ir.PlanStep{Name: name, Worktree: wt, Parallel: group, Actions: []ir.PlanAction{{Kind: ir.Command, Command: "echo " + name}}}
@@ -37,6 +39,7 @@ func TestWorkflowGraph(t *testing.T) {
 			Needs []string `yaml:"needs"`
 			Steps []struct {
 				Uses string            `yaml:"uses"`
+				Run  string            `yaml:"run"`
 				With map[string]string `yaml:"with"`
 			} `yaml:"steps"`
 		} `yaml:"jobs"`
@@ -44,20 +47,25 @@ func TestWorkflowGraph(t *testing.T) {
 	if err := yaml.Unmarshal(out, &wf); err != nil {
 		t.Fatal(err)
 	}
-	type job struct{ needs, takes, keeps []string }
+	const (
+		result  = "cairn-result-${{ steps.run.outputs.step }}"
+		changes = "cairn-worktree-${{ steps.run.outputs.patch }}"
+		folder  = "cairn-run-${{ steps.run.outputs.step }}"
+	)
+	type job struct {
+		needs, takes, keeps []string
+		patch               string
+	}
 	want := map[string]job{
-		"_1st":    {nil, nil, []string{"cairn-result-1st", "cairn-worktree-1st", "cairn-run-1st"}},
-		"left":    {[]string{"_1st"}, []string{"cairn-result-1st"}, []string{"cairn-result-left", "cairn-run-left"}},
-		"right":   {[]string{"_1st"}, []string{"cairn-result-1st"}, []string{"cairn-result-right", "cairn-run-right"}},
-		"last":    {[]string{"left", "right"}, []string{"cairn-result-1st", "cairn-result-left", "cairn-result-right", "cairn-worktree-1st"}, []string{"cairn-result-last", "cairn-run-last"}},
-		"results": {[]string{"_1st", "left", "right", "last"}, []string{"cairn-run-1st", "cairn-run-left", "cairn-run-right", "cairn-run-last"}, []string{"cairn-run"}},
+		"runtime": {nil, nil, []string{"cairn-functions"}, ""},
+		"_1st":    {[]string{"runtime"}, []string{"cairn-functions"}, []string{result, changes, folder}, "a"},
+		"left":    {[]string{"_1st"}, []string{"cairn-functions", "cairn-result-*"}, []string{result, folder}, ""},
+		"right":   {[]string{"_1st"}, []string{"cairn-functions", "cairn-result-*"}, []string{result, folder}, ""},
+		"last":    {[]string{"left", "right"}, []string{"cairn-functions", "cairn-result-*", "cairn-worktree-a"}, []string{result, folder}, ""},
+		"results": {[]string{"_1st", "left", "right", "last"}, []string{"cairn-run-1st", "cairn-run-left", "cairn-run-right", "cairn-run-last"}, []string{"cairn-run"}, ""},
 	}
 	if len(wf.Jobs) != len(want) {
-		t.Errorf("jobs %v; want %d", slices.Collect(func(yield func(string) bool) {
-			for id := range wf.Jobs {
-				yield(id)
-			}
-		}), len(want))
+		t.Errorf("jobs %v; want %d", slices.Collect(maps.Keys(wf.Jobs)), len(want))
 	}
 	for id, w := range want {
 		j, ok := wf.Jobs[id]
@@ -69,9 +77,13 @@ func TestWorkflowGraph(t *testing.T) {
 		for _, st := range j.Steps {
 			switch {
 			case strings.HasPrefix(st.Uses, "actions/download-artifact@"):
-				takes = append(takes, st.With["pattern"])
+				takes = append(takes, st.With["name"]+st.With["pattern"])
 			case strings.HasPrefix(st.Uses, "actions/upload-artifact@"):
 				keeps = append(keeps, st.With["name"])
+			case strings.Contains(st.Run, "\njob_patch="):
+				if !strings.Contains(st.Run, "\njob_patch='"+w.patch+"'\n") {
+					t.Errorf("job %s: its script keeps the changes of another worktree than %q:\n%s", id, w.patch, st.Run)
+				}
 			}
 		}
 		if !slices.Equal(j.Needs, w.needs) || !slices.Equal(takes, w.takes) || !slices.Equal(keeps, w.keeps) {
@@ -104,7 +116,7 @@ func TestJobScript(t *testing.T) {
 	if ir.HasErrors(diags) {
 		t.Fatal(diags)
 	}
-	j, err := c.jobScript(s, []string{"two"})
+	j, err := c.jobScript(s, []string{"two"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -128,7 +128,10 @@ type script struct {
 	Skills       []scriptSkill
 	// Prompts are the functions that set the parts of the sessions'
 	// prompts, one for each kind of prompt.
-	Prompts     []scriptPrompt
+	Prompts []scriptPrompt
+	// CLIs are the functions that start the sessions' CLIs, one for each
+	// kind of session.
+	CLIs        []*scriptCLI
 	HasSessions bool
 	// HasSettings is true when a session's CLI gets settings of cairn's
 	// (harness.Settings): the script defines settings_overlay.
@@ -221,41 +224,49 @@ type scriptAction struct {
 	Session *scriptSession
 }
 
-// scriptSession is a session action: the harness's argv, the variables
-// it sets over the step's environment and the files it writes first (Env,
-// Files), and its command given a budget (Budgeted: nil when its CLI takes
-// none; BudgetArgs when that is the command with words added), how its
-// final message is read (Final: the name of its jq function) and how it
-// ended (End: a jq expression, whose usage and budget the script reads),
-// the most bytes of prompt its CLI takes whole on stdin, where the prompt
-// goes (MaxPrompt: 0 for any) and the cause of a longer one, of
-// $prompt_size bytes, the turn cap the script enforces by counting the
-// CLI's events with the jq program TurnJQ (0: none) and the
-// cause of a session it stops, the skill it reads, and its prompt: the
-// function that sets its parts (Prompt, one of script.Prompts) and its
-// inline prompt (StepPrompt, "" when it has none).
+// scriptSession is a session action: the skill it reads, its prompt (the
+// function that sets its parts, one of script.Prompts, with its inline
+// prompt and skill's name when they read them: StepPrompt, SkillNameVar)
+// and how its CLI starts (CLI, one of script.CLIs).
 type scriptSession struct {
 	Index         int
 	Harness       string
-	Final         string
-	End           string
-	MaxPrompt     int
-	PromptCause   BashWord
-	Argv          []BashWord
-	Env           []BashWord
-	Files         []harness.File
-	Budgeted      *sessionCommand
-	BudgetArgs    *budgetArgs
-	Settings      *harness.Settings
-	MaxTurns      int
-	TurnJQ        string
-	TurnCause     string
 	SkillName     string
 	SkillVar      string
 	SkillRepoPath string
 	Prompt        string
 	StepPrompt    string
 	SkillNameVar  string
+	CLI           *scriptCLI
+}
+
+// scriptCLI is how the sessions of one kind start their CLI, the function
+// Name of the script: the harness's argv, the variables it sets over the
+// step's environment and the files it writes first (Env, Files), and its
+// command given a budget (Budgeted: nil when its CLI takes none; BudgetArgs
+// when that is the command with words added), how its final message is
+// read (Final: the name of its jq function) and how it ended (End: a jq
+// expression, whose usage and budget the script reads), the most bytes of
+// prompt its CLI takes whole on stdin, where the prompt goes (MaxPrompt: 0
+// for any) and the cause of a longer one, of $prompt_size bytes, and the
+// turn cap the script enforces by counting the CLI's events with the jq
+// program TurnJQ (0: none) and the cause of a session it stops.
+type scriptCLI struct {
+	Name        string
+	Harness     string
+	Final       string
+	End         string
+	MaxPrompt   int
+	PromptCause BashWord
+	Argv        []BashWord
+	Env         []BashWord
+	Files       []harness.File
+	Budgeted    *sessionCommand
+	BudgetArgs  *budgetArgs
+	Settings    *harness.Settings
+	MaxTurns    int
+	TurnJQ      string
+	TurnCause   string
 }
 
 // budgetArgs is a session's command given a budget as its command without
@@ -322,7 +333,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 				}
 				ss.Actions = append(ss.Actions, scriptAction{Index: j, Session: sess})
 				s.HasSessions = true
-				s.HasSettings = s.HasSettings || sess.Settings != nil
+				s.HasSettings = s.HasSettings || sess.CLI.Settings != nil
 				if !harnesses[sess.Harness] {
 					harnesses[sess.Harness] = true
 					s.Harnesses = append(s.Harnesses, scriptHarness{Name: sess.Harness, Bin: bin})
@@ -484,14 +495,15 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 	if !ok {
 		return refuse(c.at.harness(st.Name), "step %q: unknown harness %q", st.Name, a.Harness.Value)
 	}
-	sess := &scriptSession{Index: j, Harness: h.Name, Final: h.FinalJQ(), End: h.EndJQ()}
+	cli := &scriptCLI{Harness: h.Name, Final: h.FinalJQ(), End: h.EndJQ()}
+	sess := &scriptSession{Index: j, Harness: h.Name}
 	if max, cause := h.PromptLimit(); max > 0 {
 		size := newSlots("s", varSize)
 		w, err := size.word(cause(size.marker(varSize)))
 		if err != nil {
 			return refuse(c.at.harness(st.Name), "step %q: the prompt limit of harness %q cannot be compiled: %v", st.Name, h.Name, err)
 		}
-		sess.MaxPrompt, sess.PromptCause = max, w
+		cli.MaxPrompt, cli.PromptCause = max, w
 	}
 	inv := harness.Invocation{
 		Model:    settingValue(a.Model),
@@ -503,12 +515,12 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 	if err != nil {
 		return refuse(c.at.harness(st.Name), "step %q: the command of harness %q cannot be compiled: %v", st.Name, h.Name, err)
 	}
-	sess.Argv, sess.Env, sess.Files, sess.Budgeted, sess.Settings = cmd.Argv, cmd.Env, cmd.Files, budgeted, cmd.Settings
+	cli.Argv, cli.Env, cli.Files, cli.Budgeted, cli.Settings = cmd.Argv, cmd.Env, cmd.Files, budgeted, cmd.Settings
 	if budgeted != nil && sameWords(budgeted.Env, cmd.Env) {
-		sess.BudgetArgs = insertedWords(cmd.Argv, budgeted.Argv)
+		cli.BudgetArgs = insertedWords(cmd.Argv, budgeted.Argv)
 	}
 	if _, jq, ok := h.CountsTurns(); ok && inv.MaxTurns > 0 {
-		sess.MaxTurns, sess.TurnJQ, sess.TurnCause = inv.MaxTurns, jq, harness.TurnCause(inv.MaxTurns)
+		cli.MaxTurns, cli.TurnJQ, cli.TurnCause = inv.MaxTurns, jq, harness.TurnCause(inv.MaxTurns)
 	}
 	bin := ""
 	for _, p := range cmd.Argv[0] {
@@ -573,6 +585,13 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 		s.Prompts = append(s.Prompts, scriptPrompt{Name: fmt.Sprintf("prompt_%d", i+1), Words: w})
 	}
 	sess.Prompt = s.Prompts[i].Name
+	i = slices.IndexFunc(s.CLIs, func(k *scriptCLI) bool { named := *cli; named.Name = k.Name; return reflect.DeepEqual(&named, k) })
+	if i < 0 {
+		i = len(s.CLIs)
+		cli.Name = fmt.Sprintf("session_cli_%d", i+1)
+		s.CLIs = append(s.CLIs, cli)
+	}
+	sess.CLI = s.CLIs[i]
 	return sess, bin, nil
 }
 

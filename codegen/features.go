@@ -29,7 +29,9 @@ var features = []feature{
 	{"skills", func(s *script) bool { return len(s.Skills) > 0 }},
 	{"steps", always},
 	{"processes", always},
-	{"turns", func(s *script) bool { return s.anySession(func(a *scriptSession) bool { return a.MaxTurns > 0 }) }},
+	{"turns", func(s *script) bool {
+		return slices.ContainsFunc(s.CLIs, func(c *scriptCLI) bool { return c.MaxTurns > 0 })
+	}},
 	{"commands", func(s *script) bool { return s.anyAction(func(a *scriptAction) bool { return a.Session == nil }) }},
 	{"phases", func(s *script) bool {
 		return slices.ContainsFunc(s.Steps, func(st *scriptStep) bool { return st.Precheck != nil || st.Validate != nil })
@@ -73,9 +75,4 @@ func (s *script) anyAction(f func(*scriptAction) bool) bool {
 		}
 	}
 	return false
-}
-
-// anySession reports whether a session of a step of s is one f holds to.
-func (s *script) anySession(f func(*scriptSession) bool) bool {
-	return s.anyAction(func(a *scriptAction) bool { return a.Session != nil && f(a.Session) })
 }

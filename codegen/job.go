@@ -11,23 +11,27 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// scriptJob marks a script that runs as one job of a workflow
-// (bash/job.sh.tmpl).
-type scriptJob struct{}
+// scriptJob is what a script that runs as one job of a workflow needs
+// besides its steps (bash/job.sh.tmpl): the worktree whose changes a later
+// job takes (Patch; "" for none).
+type scriptJob struct {
+	Patch string
+}
 
 // jobScript is s, the model of the whole process's script, restricted to
 // the steps named (one stage's, or part of one) as a job of a workflow runs
 // them: given the results of the steps of earlier stages, with the runner's
 // checkout as their worktrees, and no [notify] (the workflow's end is
-// GitHub's to announce). Step semantics stay the script's own: the steps
-// are the same models, renumbered.
-func (c *compiler) jobScript(s *script, names []string) (*script, error) {
+// GitHub's to announce), keeping the changes of worktree patch, which a
+// later job takes, for the job's next step. Step semantics stay the
+// script's own: the steps are the same models, renumbered.
+func (c *compiler) jobScript(s *script, names []string, patch string) (*script, error) {
 	j := *s
 	j.Steps, j.StepNames, j.Harnesses, j.Bins, j.Skills, j.Worktrees = nil, nil, nil, nil, nil, nil
 	j.HasSessions = false
 	j.Notify, j.NotifyOn, j.NotifyOnSet = nil, nil, false
 	j.Jobs = 0
-	job := &scriptJob{}
+	job := &scriptJob{Patch: patch}
 	var worktrees []string
 	for _, st := range s.Steps {
 		if !slices.Contains(names, st.Name) {
@@ -108,9 +112,13 @@ func printShell(node syntax.Node) (string, error) {
 	return b.String(), nil
 }
 
-// functionsFile is where each job keeps what its steps' scripts share,
-// for its step's script to read.
-const functionsFile = `"$RUNNER_TEMP/cairn-functions.sh"`
+// functionsFile is where the first job keeps what the steps' scripts share,
+// and each step's job takes it (artifact functionsArtifact), for its
+// script to read.
+const (
+	functionsFile     = `"$RUNNER_TEMP/cairn-functions.sh"`
+	functionsArtifact = "cairn-functions"
+)
 
 // shared is what the scripts of a workflow's jobs share, defined once for
 // the whole workflow: functions, and variables given a constant (the jq
@@ -123,7 +131,7 @@ type shared struct {
 // definition is the name a top-level statement of a script defines that
 // could be shared, with its kind ("function" or "variable"), or "" when
 // it defines none: a function, or one variable given a constant, a value
-// that expands nothing.
+// that expands nothing, or an array of constants.
 func definition(st *syntax.Stmt) (kind, name string) {
 	if st.Negated || st.Background || st.Coprocess || len(st.Redirs) > 0 {
 		return "", ""
@@ -136,10 +144,21 @@ func definition(st *syntax.Stmt) (kind, name string) {
 			return "", ""
 		}
 		a := cmd.Assigns[0]
-		if a.Append || a.Naked || a.Index != nil || a.Array != nil || a.Value == nil {
+		if a.Append || a.Naked || a.Index != nil {
 			return "", ""
 		}
-		if !constant(a.Value.Parts) {
+		switch {
+		case a.Array != nil && a.Value == nil:
+			for _, e := range a.Array.Elems {
+				if e.Index != nil || e.Value == nil || !constant(e.Value.Parts) {
+					return "", ""
+				}
+			}
+		case a.Array == nil && a.Value != nil:
+			if !constant(a.Value.Parts) {
+				return "", ""
+			}
+		default:
 			return "", ""
 		}
 		return "variable", a.Name.Value
@@ -325,23 +344,17 @@ func sharedScripts(files []*syntax.File) (*shared, []*syntax.File, error) {
 
 // jobRunScript is the run step of step's job: what is left of its script
 // once the shared definitions are out (rest), reading them first. It is
-// one group command under the shellcheck directives it needs: a directive
-// covers the command after it, and actionlint checks a run step with a
-// command of its own before the script's first.
+// one group command under the shellcheck directives it needs (the first
+// job's says why): a directive covers the command after it, and actionlint
+// checks a run step with a command of its own before the script's first.
 func jobRunScript(step string, rest *syntax.File) (string, error) {
 	text, err := printShell(rest)
 	if err != nil {
 		return "", err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Step %q as `cairn compile --target bash` writes it, restricted to this job, without its\n", step)
-	b.WriteString("# comments and what every job shares (the step before defines it); compile the process to\n")
-	b.WriteString("# bash to read the script whole.\n")
-	b.WriteString("# The values the process file gives are data here, in single quotes: their $ and backticks\n")
-	b.WriteString("# expand only in the shell that runs them (SC2016). It sets variables that only the shared\n")
-	b.WriteString("# functions read (SC2034).\n")
+	fmt.Fprintf(&b, "# Step %q of `cairn compile --target bash`'s script, less what the first job keeps.\n", step)
 	b.WriteString("# shellcheck disable=SC2016,SC2034\n{\n")
-	b.WriteString("# The file's name is known only on the runner.\n")
 	b.WriteString("# shellcheck source=/dev/null\n")
 	fmt.Fprintf(&b, "source %s\n", functionsFile)
 	b.WriteString(text)
@@ -349,51 +362,82 @@ func jobRunScript(step string, rest *syntax.File) (string, error) {
 	return b.String(), nil
 }
 
-// sharedScript is the run step that makes the shared definitions and
-// keeps them in functionsFile: written as code, so that actionlint's
-// shellcheck reads them, and kept as bash prints them back (declare -f
-// and -p), which reads as the same definitions.
-func sharedScript(sh *shared) (string, error) {
-	var b strings.Builder
-	b.WriteString("# The functions the scripts of every job share, and their jq programs, as `cairn compile\n")
-	b.WriteString("# --target bash` writes them (without their comments), kept in $RUNNER_TEMP/cairn-functions.sh\n")
-	b.WriteString("# for the job's step to read. The jq programs are in single quotes, their $ jq's (SC2016); the\n")
-	b.WriteString("# functions set variables that only the job's script reads (SC2034).\n")
-	b.WriteString("# shellcheck disable=SC2016,SC2034\n{\n")
+// maxRunStep is the most bytes of script a run step of the first job
+// holds: actionlint (1.7) never ends on a run step of 64 KiB or more.
+const maxRunStep = 48 << 10
+
+// sharedScript is the run steps of the first job, which make the shared
+// definitions and keep them in functionsFile, as many as keep each under
+// maxRunStep: written as code, so that actionlint's shellcheck reads them,
+// and kept as bash prints them back (declare -f and -p), which reads as the
+// same definitions.
+func sharedScript(sh *shared) ([]string, error) {
+	type chunk struct {
+		text        strings.Builder
+		funcs, vars []string
+	}
+	var chunks []*chunk
 	for _, st := range sh.stmts {
 		text, err := printShell(st)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		b.WriteString(text + "\n\n")
-	}
-	words := func(line string, names []string, end string) {
-		b.WriteString(line)
-		width := len(line)
-		for i, name := range names {
-			sep := " "
-			if i == 0 && strings.HasSuffix(line, "(") {
-				sep = ""
-			}
-			if width+len(sep)+len(name) > 100 {
-				b.WriteString(" \\\n ")
-				width, sep = 1, " "
-			}
-			b.WriteString(sep + name)
-			width += len(sep) + len(name)
+		if len(chunks) == 0 || chunks[len(chunks)-1].text.Len()+len(text) > maxRunStep {
+			chunks = append(chunks, &chunk{})
 		}
-		b.WriteString(end + "\n")
+		c := chunks[len(chunks)-1]
+		c.text.WriteString(text + "\n\n")
+		if kind, name := definition(st); kind == "function" {
+			c.funcs = append(c.funcs, name)
+		} else {
+			c.vars = append(c.vars, name)
+		}
 	}
-	fmt.Fprintf(&b, ": >%s\n", functionsFile)
-	if len(sh.funcs) > 0 {
-		words("declare -f", sh.funcs, " >>"+functionsFile)
+	if len(chunks) == 0 {
+		chunks = append(chunks, &chunk{})
 	}
-	if len(sh.vars) > 0 {
-		// shellcheck takes the names declare -p is given for unquoted
-		// expansions of the variables (SC2090): they go through an array.
-		words("cairn_shared_variables=(", sh.vars, ")")
-		fmt.Fprintf(&b, "declare -p \"${cairn_shared_variables[@]}\" >>%s\n", functionsFile)
+	var scripts []string
+	for i, c := range chunks {
+		var b strings.Builder
+		b.WriteString("# The functions the scripts of every step's job share, and their constants, as `cairn compile\n")
+		b.WriteString("# --target bash` writes them (without their comments), kept in $RUNNER_TEMP/cairn-functions.sh,\n")
+		b.WriteString("# which every step's job takes (artifact " + functionsArtifact + ") for its script to read. What a process\n")
+		b.WriteString("# file gives and the jq programs are data, in single quotes: their $ and backticks expand only\n")
+		b.WriteString("# in the shell or jq that runs them (SC2016). The functions set variables that only the jobs'\n")
+		b.WriteString("# scripts read, and the scripts variables that only the functions read (SC2034).\n")
+		b.WriteString("# shellcheck disable=SC2016,SC2034\n{\n")
+		b.WriteString(c.text.String())
+		words := func(line string, names []string, end string) {
+			b.WriteString(line)
+			width := len(line)
+			for i, name := range names {
+				sep := " "
+				if i == 0 && strings.HasSuffix(line, "(") {
+					sep = ""
+				}
+				if width+len(sep)+len(name) > 100 {
+					b.WriteString(" \\\n ")
+					width, sep = 1, " "
+				}
+				b.WriteString(sep + name)
+				width += len(sep) + len(name)
+			}
+			b.WriteString(end + "\n")
+		}
+		if i == 0 {
+			fmt.Fprintf(&b, ": >%s\n", functionsFile)
+		}
+		if len(c.funcs) > 0 {
+			words("declare -f", c.funcs, " >>"+functionsFile)
+		}
+		if len(c.vars) > 0 {
+			// shellcheck takes the names declare -p is given for unquoted
+			// expansions of the variables (SC2090): they go through an array.
+			words("cairn_shared_variables=(", c.vars, ")")
+			fmt.Fprintf(&b, "declare -p \"${cairn_shared_variables[@]}\" >>%s\n", functionsFile)
+		}
+		b.WriteString("}\n")
+		scripts = append(scripts, b.String())
 	}
-	b.WriteString("}\n")
-	return b.String(), nil
+	return scripts, nil
 }

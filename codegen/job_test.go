@@ -60,7 +60,10 @@ func TestSharedScripts(t *testing.T) {
 		{"variable assigned by an expansion", "v='a'\n: \"${v:=b}\"", "v='a'", false},
 		{"variable read before it is made", "echo \"$v\"\nv='a'", "v='a'", false},
 		{"variable read by a function before it is made", "f() { echo \"$v\"; }\nv='a'", "v='a'", true},
-		{"array", "v=(a)", "v=(a)", false},
+		{"array", "v=(a 'b c')\necho \"${v[@]}\"", "v=(a 'b c')", true},
+		{"array with an expansion", "v=(a \"$b\")", "v=(a \"$b\")", false},
+		{"array that differs", "v=(a)", "v=(a b)", false},
+		{"array with an index", "v=([1]=a)", "v=([1]=a)", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sh, rest := splitJobs(t, tc.one, tc.two)
@@ -121,8 +124,10 @@ EOF
 		}
 		return string(out)
 	}
-	if out := bash(lib); out != "" {
-		t.Errorf("the shared step printed %q", out)
+	for _, step := range lib {
+		if out := bash(step); out != "" {
+			t.Errorf("the shared step printed %q", out)
+		}
 	}
 	if _, err := os.Stat(filepath.Join(runner, "cairn-functions.sh")); err != nil {
 		t.Fatal(err)
@@ -138,10 +143,46 @@ EOF
 	}
 }
 
+// TestSharedScriptSteps splits definitions too long for one run step
+// between several, each under maxRunStep: run in order, they keep every
+// definition.
+func TestSharedScriptSteps(t *testing.T) {
+	var script strings.Builder
+	const funcs = 40
+	for i := range funcs {
+		fmt.Fprintf(&script, "f%d() {\n  echo %d %s\n}\n", i, i, strings.Repeat("x", 2<<10))
+	}
+	sh, _ := splitJobs(t, script.String())
+	steps, err := sharedScript(sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) < 2 {
+		t.Fatalf("%d run steps for %d KiB of functions; want more than one", len(steps), funcs*2)
+	}
+	runner := t.TempDir()
+	for i, step := range steps {
+		if len(step) > 64<<10 {
+			t.Errorf("run step %d holds %d bytes; actionlint reads none of 64 KiB", i, len(step))
+		}
+		cmd := exec.Command("bash", "--noprofile", "--norc", "-c", step)
+		cmd.Env = []string{"RUNNER_TEMP=" + runner, "PATH=" + os.Getenv("PATH")}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("run step %d: %v\n%s", i, err, out)
+		}
+	}
+	cmd := exec.Command("bash", "--noprofile", "--norc", "-c", `source "$RUNNER_TEMP/cairn-functions.sh" && f0 && f`+fmt.Sprint(funcs-1))
+	cmd.Env = []string{"RUNNER_TEMP=" + runner, "PATH=" + os.Getenv("PATH")}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "0 x") || !strings.Contains(string(out), fmt.Sprintf("\n%d x", funcs-1)) {
+		t.Errorf("the kept definitions: %v\n%.200s", err, out)
+	}
+}
+
 // TestWorkflowSharesOnce compiles a process of many session steps: what
-// their scripts share is defined once, in the first job's step, which
-// every other job aliases, and the workflow stays under the size GitHub
-// runs.
+// their scripts share is defined once, in the first job, which keeps it as
+// an artifact that every step's job takes, and the workflow stays under the
+// size GitHub runs.
 func TestWorkflowSharesOnce(t *testing.T) {
 	plan := &ir.Plan{
 		Process: "many", File: "many.toml",
@@ -162,11 +203,11 @@ func TestWorkflowSharesOnce(t *testing.T) {
 	if len(out) > maxWorkflowBytes {
 		t.Errorf("the workflow is %d bytes; GitHub runs none over %d", len(out), maxWorkflowBytes)
 	}
-	if n := strings.Count(wf, "- &cairn-functions\n"); n != 1 {
-		t.Errorf("%d anchors of the shared step; want 1", n)
+	if n := strings.Count(wf, "\n      - name: Keep them for the steps' jobs\n"); n != 1 {
+		t.Errorf("%d jobs keep the shared definitions; want 1", n)
 	}
-	if n := strings.Count(wf, "- *cairn-functions\n"); n != steps-1 {
-		t.Errorf("%d aliases of the shared step; want %d", n, steps-1)
+	if n := strings.Count(wf, "- *take-functions\n"); n != steps-1 {
+		t.Errorf("%d jobs take the shared definitions as the first job's step; want %d", n, steps-1)
 	}
 	for _, def := range []string{"\n          run_session() {\n", "\n          jq_final='\n", "\n          logfmt() {\n"} {
 		if n := strings.Count(wf, def); n != 1 {

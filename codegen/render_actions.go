@@ -24,6 +24,7 @@ var actionsFuncs = template.FuncMap{
 	"indent": yamlBlock,
 	"q":      BashQuote,
 	"qs":     bashQuoteAll,
+	"inc":    func(i int) int { return i + 1 },
 }
 
 // actionsTemplates parses the workflow's templates once, on first use.

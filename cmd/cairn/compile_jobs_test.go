@@ -70,10 +70,12 @@ func TestWorkflowJobsUntracked(t *testing.T) {
 }
 
 // runJob runs job id of wf as a runner runs it, without act, and returns
-// the run folder it kept: in a copy of the twin's working copy, the job's
-// run steps (the shared functions, then the step's script) with given (what
-// earlier jobs kept; "" for none) as $CAIRN_GIVEN. The steps that use an
-// action (the checkout, the artifacts) are the caller's to stand in for.
+// the run folder it kept: in a copy of the twin's working copy, the first
+// job's run steps (which keep the shared functions, in the runner's
+// $RUNNER_TEMP, where the job would take them), then the job's (the step's
+// script), with given (what earlier jobs kept; "" for none) as
+// $CAIRN_GIVEN. The steps that use an action (the checkout, the artifacts)
+// are the caller's to stand in for.
 func (w *compileWork) runJob(t *testing.T, wf ghWorkflow, id, given string) string {
 	t.Helper()
 	job, ok := wf.Jobs[id]
@@ -90,7 +92,7 @@ func (w *compileWork) runJob(t *testing.T, wf ghWorkflow, id, given string) stri
 	output := filepath.Join(runner, "output")
 	env := append(slices.Clone(w.env), "RUNNER_TEMP="+runner, "GITHUB_OUTPUT="+output,
 		"CAIRN_HOME="+filepath.Join(runner, "cairn"), "CAIRN_GIVEN="+given)
-	for _, st := range job.Steps {
+	for _, st := range append(slices.Clone(wf.Jobs["runtime"].Steps), job.Steps...) {
 		if st.Run == "" {
 			continue
 		}

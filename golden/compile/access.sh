@@ -31,11 +31,6 @@
 # cairn status, stop, gc or resume ends what its steps left, and the steps' jobs start nothing more.
 # It needs bash 5.1 or later, git, coreutils, util-linux (flock, setsid) and jq, 'claude', 'codex', 'gemini', 'opencode'.
 set -euo pipefail
-# What the script keeps (its run folder, the activity log, locks, scratch files) is its owner's alone
-# whatever the umask: files 0600, folders 0700. What it does for the user (steps, git, the notify
-# command) has the umask the script was started with.
-user_umask=$(umask)
-umask 077
 
 # The process, as `cairn compile` resolved it.
 process='access'
@@ -323,10 +318,10 @@ record_begin() {
   printf '%s\n' "$record_steps" >"$tmp/steps.json"
   : >"$run/events.jsonl"
   iso_time "$run_t0"
-  record_write -n --slurpfile steps "$tmp/steps.json" --arg process "$process" --arg file "$record_file" \
+  record_write -n --slurpfile steps "$tmp/steps.json" --arg name "$process" --arg file "$record_file" \
     --arg sha256 "$process_sha256" --arg repo "$common_dir" --arg directive "$directive" --argjson jobs "$jobs" \
     --argjson budget "${budget_flag_usd:-null}" --arg host "$HOSTNAME" --argjson pid "$$" --arg start "$REPLY" '{
-  version: 1, process: $process, file: $file, sha256: $sha256, repo: $repo, issue: "", directive: $directive,
+  version: 1, process: $name, file: $file, sha256: $sha256, repo: $repo, issue: "", directive: $directive,
   flags: ({harness: "", model: "", effort: "", access: "", jobs: $jobs, merge: false, repair_cap: 0, protect: [], take_over: false}
     + if $budget == null then {} else {budget_usd: $budget} end),
   status: "running", cause: "", host: $host, pid: $pid, start: $start, "end": null, expires: "", worktrees: [], steps: $steps[0]}' ||
@@ -1232,6 +1227,206 @@ run_session() {
   action_end "$step_rc" "$step_cause"
 }
 
+# session_cli_1: starts the CLI of a session of harness 'claude': with
+# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
+# final message the step's result.
+session_cli_1() {
+  local prompt_size
+  if ! prompt_fits 10485760; then
+    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
+    return 0
+  fi
+  session_end='end_claude'
+  budget_before || return 0
+  local budget_left=$REPLY
+  local -a budget_args=()
+  # What the budgets over it have left, which its CLI keeps to.
+  if [[ -n $budget_left ]]; then budget_args=('--max-budget-usd' "${budget_left}"); fi
+  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'dontAsk' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' "${budget_args[@]}"
+}
+
+# session_cli_2: starts the CLI of a session of harness 'claude': with
+# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
+# final message the step's result.
+session_cli_2() {
+  local prompt_size
+  if ! prompt_fits 10485760; then
+    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
+    return 0
+  fi
+  session_end='end_claude'
+  budget_before || return 0
+  local budget_left=$REPLY
+  local -a budget_args=()
+  # What the budgets over it have left, which its CLI keeps to.
+  if [[ -n $budget_left ]]; then budget_args=('--max-budget-usd' "${budget_left}"); fi
+  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' "${budget_args[@]}"
+}
+
+# session_cli_3: starts the CLI of a session of harness 'claude': with
+# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
+# final message the step's result.
+session_cli_3() {
+  local prompt_size
+  if ! prompt_fits 10485760; then
+    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
+    return 0
+  fi
+  session_end='end_claude'
+  budget_before || return 0
+  local budget_left=$REPLY
+  local -a budget_args=()
+  # What the budgets over it have left, which its CLI keeps to.
+  if [[ -n $budget_left ]]; then budget_args=('--max-budget-usd' "${budget_left}"); fi
+  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'IS_SANDBOX=1' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'bypassPermissions' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' "${budget_args[@]}"
+}
+
+# session_cli_4: starts the CLI of a session of harness 'codex': with
+# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
+# final message the step's result.
+session_cli_4() {
+  local prompt_size
+  if ! prompt_fits 1048576; then
+    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 1048576 harness "codex" takes whole on stdin: put long content in a file and name it in the prompt'
+    return 0
+  fi
+  session_end='end_codex'
+  budget_before || return 0
+  # 'codex' has no turn cap of its own: the script counts its turns.
+  local turn_max=20 turn_jq='fromjson? | select(type == "object") | codex_turn' turn_cause='stopped after 20 turns: max_turns is 20'
+  run_session 'codex' "$tmp/prompt.$step" 'codex' 'exec' '--json' '-o' "${last_message}" '--sandbox' 'read-only' '-c' 'allow_login_shell=false' '-m' 'gpt-5-codex' '-C' "${step_dir}" '-'
+}
+
+# session_cli_5: starts the CLI of a session of harness 'codex': with
+# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
+# final message the step's result.
+session_cli_5() {
+  local prompt_size
+  if ! prompt_fits 1048576; then
+    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 1048576 harness "codex" takes whole on stdin: put long content in a file and name it in the prompt'
+    return 0
+  fi
+  session_end='end_codex'
+  budget_before || return 0
+  # 'codex' has no turn cap of its own: the script counts its turns.
+  local turn_max=20 turn_jq='fromjson? | select(type == "object") | codex_turn' turn_cause='stopped after 20 turns: max_turns is 20'
+  run_session 'codex' "$tmp/prompt.$step" 'codex' 'exec' '--json' '-o' "${last_message}" '--sandbox' 'danger-full-access' '-c' 'allow_login_shell=false' '-m' 'gpt-5-codex' '-C' "${step_dir}" '-'
+}
+
+# session_cli_6: starts the CLI of a session of harness 'gemini': with
+# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
+# final message the step's result.
+session_cli_6() {
+  local prompt_size
+  if ! prompt_fits 8388608; then
+    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 8388608 harness "gemini" takes whole on stdin: put long content in a file and name it in the prompt'
+    return 0
+  fi
+  session_end='end_gemini'
+  budget_before || return 0
+  # The files its command names, beside its trace, as cairn run keeps them.
+  local session_files=$run/traces/$step.files
+  rm -rf -- "$session_files"
+  mkdir -p -- "$session_files"
+  printf '%s' $'# cairn, access "read": read-only commands run without asking:\n# git log, git diff, git status and ls, alone, in plain words.\n[[rule]]\ntoolName = "run_shell_command"\ncommandRegex = \'(git (log|diff|status)|ls)(|[ ][-\\w ./:=@^~,+%]*)"\'\ndecision = "allow"\npriority = 100\n\n# Not git\'s --output, which writes a file, nor --no-index.\n[[rule]]\ntoolName = "run_shell_command"\ncommandRegex = \'([^"\\\\]|\\\\.)*--(ou|no-index)\'\ndecision = "deny"\npriority = 200\ndenyMessage = "cairn, access read: git\'s --output writes a file, and --no-index reads outside the worktree"\n\n# Nor a path outside the worktree.\n[[rule]]\ntoolName = "run_shell_command"\ncommandRegex = \'([^"\\\\]|\\\\.)*([ ][/~]|[ /]\\.\\.([ /]|"))\'\ndecision = "deny"\npriority = 200\ndenyMessage = "cairn, access read: no path outside the worktree; name it relative to the worktree"\n' >"$session_files"/'gemini-read-policy.toml'
+  local -a session_settings=() settings_keep=('tmp' 'history') settings_links=('.agents')
+  settings_overlay "$session_files" 'GEMINI_CLI_HOME' '.gemini' 'settings.json' '{"general":{"maxAttempts":2},"model":{"maxSessionTurns":20}}'
+  run_session 'gemini' "$tmp/prompt.$step" "${session_settings[@]}" 'gemini' '-p' '' '--output-format' 'stream-json' '--approval-mode' 'default' '--policy' "${session_files}"'/gemini-read-policy.toml' '--skip-trust'
+  rm -rf -- "$session_files"
+}
+
+# session_cli_7: starts the CLI of a session of harness 'gemini': with
+# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
+# final message the step's result.
+session_cli_7() {
+  local prompt_size
+  if ! prompt_fits 8388608; then
+    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 8388608 harness "gemini" takes whole on stdin: put long content in a file and name it in the prompt'
+    return 0
+  fi
+  session_end='end_gemini'
+  budget_before || return 0
+  # The files its command names, beside its trace, as cairn run keeps them.
+  local session_files=$run/traces/$step.files
+  rm -rf -- "$session_files"
+  mkdir -p -- "$session_files"
+  printf '%s' $'# cairn, access "write": every shell command runs without asking.\n[[rule]]\ntoolName = "run_shell_command"\ndecision = "allow"\npriority = 100\n' >"$session_files"/'gemini-write-policy.toml'
+  local -a session_settings=() settings_keep=('tmp' 'history') settings_links=('.agents')
+  settings_overlay "$session_files" 'GEMINI_CLI_HOME' '.gemini' 'settings.json' '{"general":{"maxAttempts":2},"model":{"maxSessionTurns":20}}'
+  run_session 'gemini' "$tmp/prompt.$step" "${session_settings[@]}" 'gemini' '-p' '' '--output-format' 'stream-json' '--approval-mode' 'auto_edit' '--policy' "${session_files}"'/gemini-write-policy.toml' '--skip-trust'
+  rm -rf -- "$session_files"
+}
+
+# session_cli_8: starts the CLI of a session of harness 'gemini': with
+# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
+# final message the step's result.
+session_cli_8() {
+  local prompt_size
+  if ! prompt_fits 8388608; then
+    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 8388608 harness "gemini" takes whole on stdin: put long content in a file and name it in the prompt'
+    return 0
+  fi
+  session_end='end_gemini'
+  budget_before || return 0
+  # The files its command names, beside its trace, as cairn run keeps them.
+  local session_files=$run/traces/$step.files
+  rm -rf -- "$session_files"
+  mkdir -p -- "$session_files"
+  local -a session_settings=() settings_keep=('tmp' 'history') settings_links=('.agents')
+  settings_overlay "$session_files" 'GEMINI_CLI_HOME' '.gemini' 'settings.json' '{"general":{"maxAttempts":2},"model":{"maxSessionTurns":20}}'
+  run_session 'gemini' "$tmp/prompt.$step" "${session_settings[@]}" 'gemini' '-p' '' '--output-format' 'stream-json' '--approval-mode' 'yolo' '--skip-trust'
+  rm -rf -- "$session_files"
+}
+
+# session_cli_9: starts the CLI of a session of harness 'opencode': with
+# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
+# final message the step's result.
+session_cli_9() {
+  session_end='end_opencode'
+  budget_before || return 0
+  # 'opencode' has no turn cap of its own: the script counts its turns.
+  local turn_max=20 turn_jq='fromjson? | select(type == "object") | opencode_turn' turn_cause='stopped after 20 turns: max_turns is 20'
+  run_session 'opencode' "$tmp/prompt.$step" 'OPENCODE_PERMISSION={"edit":"deny","bash":"deny","external_directory":"deny"}' 'opencode' 'run' '--format' 'json' '--dir' "${step_dir}"
+}
+
+# session_cli_10: starts the CLI of a session of harness 'opencode': with
+# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
+# final message the step's result.
+session_cli_10() {
+  session_end='end_opencode'
+  budget_before || return 0
+  # 'opencode' has no turn cap of its own: the script counts its turns.
+  local turn_max=20 turn_jq='fromjson? | select(type == "object") | opencode_turn' turn_cause='stopped after 20 turns: max_turns is 20'
+  run_session 'opencode' "$tmp/prompt.$step" 'OPENCODE_PERMISSION={"*":"allow"}' 'opencode' 'run' '--format' 'json' '--dir' "${step_dir}" '--auto'
+}
+
+# session_cli_11: starts the CLI of a session of harness 'codex': with
+# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
+# final message the step's result.
+session_cli_11() {
+  local prompt_size
+  if ! prompt_fits 1048576; then
+    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 1048576 harness "codex" takes whole on stdin: put long content in a file and name it in the prompt'
+    return 0
+  fi
+  session_end='end_codex'
+  budget_before || return 0
+  # 'codex' has no turn cap of its own: the script counts its turns.
+  local turn_max=2 turn_jq='fromjson? | select(type == "object") | codex_turn' turn_cause='stopped after 2 turns: max_turns is 2'
+  run_session 'codex' "$tmp/prompt.$step" 'codex' 'exec' '--json' '-o' "${last_message}" '--sandbox' 'workspace-write' '-c' 'allow_login_shell=false' '-m' 'gpt-5-codex' '-C' "${step_dir}" '-'
+}
+
+# session_cli_12: starts the CLI of a session of harness 'opencode': with
+# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
+# final message the step's result.
+session_cli_12() {
+  session_end='end_opencode'
+  budget_before || return 0
+  # 'opencode' has no turn cap of its own: the script counts its turns.
+  local turn_max=2 turn_jq='fromjson? | select(type == "object") | opencode_turn' turn_cause='stopped after 2 turns: max_turns is 2'
+  run_session 'opencode' "$tmp/prompt.$step" 'OPENCODE_PERMISSION={"edit":"allow","bash":"allow","external_directory":"deny"}' 'opencode' 'run' '--format' 'json' '--dir' "${step_dir}"
+}
+
 # settings_overlay FOLDER VAR DIR FILE SET: a CLI's settings for one session
 # (harness.Settings): the user's settings folder DIR (under $VAR in the
 # step's environment, else under HOME) made again in FOLDER/home, with a link
@@ -1601,18 +1796,7 @@ session_0_0() {
   local last_message=$run/traces/$step.last-message.md
   local step_prompt='Run the tests, then fix what fails.'
   session_prompt prompt_1
-  local prompt_size
-  if ! prompt_fits 10485760; then
-    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
-    return 0
-  fi
-  session_end='end_claude'
-  budget_before || return 0
-  local budget_left=$REPLY
-  local -a budget_args=()
-  # What the budgets over it have left, which its CLI keeps to.
-  if [[ -n $budget_left ]]; then budget_args=('--max-budget-usd' "${budget_left}"); fi
-  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'dontAsk' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' "${budget_args[@]}"
+  session_cli_1
 }
 
 # step_1: step 'claude-write'.
@@ -1627,18 +1811,7 @@ session_1_0() {
   local last_message=$run/traces/$step.last-message.md
   local step_prompt='Run the tests, then fix what fails.'
   session_prompt prompt_1
-  local prompt_size
-  if ! prompt_fits 10485760; then
-    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
-    return 0
-  fi
-  session_end='end_claude'
-  budget_before || return 0
-  local budget_left=$REPLY
-  local -a budget_args=()
-  # What the budgets over it have left, which its CLI keeps to.
-  if [[ -n $budget_left ]]; then budget_args=('--max-budget-usd' "${budget_left}"); fi
-  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' "${budget_args[@]}"
+  session_cli_2
 }
 
 # step_2: step 'claude-full'.
@@ -1653,18 +1826,7 @@ session_2_0() {
   local last_message=$run/traces/$step.last-message.md
   local step_prompt='Run the tests, then fix what fails.'
   session_prompt prompt_1
-  local prompt_size
-  if ! prompt_fits 10485760; then
-    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
-    return 0
-  fi
-  session_end='end_claude'
-  budget_before || return 0
-  local budget_left=$REPLY
-  local -a budget_args=()
-  # What the budgets over it have left, which its CLI keeps to.
-  if [[ -n $budget_left ]]; then budget_args=('--max-budget-usd' "${budget_left}"); fi
-  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'IS_SANDBOX=1' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'bypassPermissions' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' "${budget_args[@]}"
+  session_cli_3
 }
 
 # step_3: step 'codex-read'.
@@ -1679,16 +1841,7 @@ session_3_0() {
   local last_message=$run/traces/$step.last-message.md
   local step_prompt='Run the tests, then fix what fails.'
   session_prompt prompt_1
-  local prompt_size
-  if ! prompt_fits 1048576; then
-    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 1048576 harness "codex" takes whole on stdin: put long content in a file and name it in the prompt'
-    return 0
-  fi
-  session_end='end_codex'
-  budget_before || return 0
-  # 'codex' has no turn cap of its own: the script counts its turns.
-  local turn_max=20 turn_jq='fromjson? | select(type == "object") | codex_turn' turn_cause='stopped after 20 turns: max_turns is 20'
-  run_session 'codex' "$tmp/prompt.$step" 'codex' 'exec' '--json' '-o' "${last_message}" '--sandbox' 'read-only' '-c' 'allow_login_shell=false' '-m' 'gpt-5-codex' '-C' "${step_dir}" '-'
+  session_cli_4
 }
 
 # step_4: step 'codex-full'.
@@ -1703,16 +1856,7 @@ session_4_0() {
   local last_message=$run/traces/$step.last-message.md
   local step_prompt='Run the tests, then fix what fails.'
   session_prompt prompt_1
-  local prompt_size
-  if ! prompt_fits 1048576; then
-    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 1048576 harness "codex" takes whole on stdin: put long content in a file and name it in the prompt'
-    return 0
-  fi
-  session_end='end_codex'
-  budget_before || return 0
-  # 'codex' has no turn cap of its own: the script counts its turns.
-  local turn_max=20 turn_jq='fromjson? | select(type == "object") | codex_turn' turn_cause='stopped after 20 turns: max_turns is 20'
-  run_session 'codex' "$tmp/prompt.$step" 'codex' 'exec' '--json' '-o' "${last_message}" '--sandbox' 'danger-full-access' '-c' 'allow_login_shell=false' '-m' 'gpt-5-codex' '-C' "${step_dir}" '-'
+  session_cli_5
 }
 
 # step_5: step 'gemini-read'.
@@ -1727,22 +1871,7 @@ session_5_0() {
   local last_message=$run/traces/$step.last-message.md
   local step_prompt='Run the tests, then fix what fails.'
   session_prompt prompt_1
-  local prompt_size
-  if ! prompt_fits 8388608; then
-    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 8388608 harness "gemini" takes whole on stdin: put long content in a file and name it in the prompt'
-    return 0
-  fi
-  session_end='end_gemini'
-  budget_before || return 0
-  # The files its command names, beside its trace, as cairn run keeps them.
-  local session_files=$run/traces/$step.files
-  rm -rf -- "$session_files"
-  mkdir -p -- "$session_files"
-  printf '%s' $'# cairn, access "read": read-only commands run without asking:\n# git log, git diff, git status and ls, alone, in plain words.\n[[rule]]\ntoolName = "run_shell_command"\ncommandRegex = \'(git (log|diff|status)|ls)(|[ ][-\\w ./:=@^~,+%]*)"\'\ndecision = "allow"\npriority = 100\n\n# Not git\'s --output, which writes a file, nor --no-index.\n[[rule]]\ntoolName = "run_shell_command"\ncommandRegex = \'([^"\\\\]|\\\\.)*--(ou|no-index)\'\ndecision = "deny"\npriority = 200\ndenyMessage = "cairn, access read: git\'s --output writes a file, and --no-index reads outside the worktree"\n\n# Nor a path outside the worktree.\n[[rule]]\ntoolName = "run_shell_command"\ncommandRegex = \'([^"\\\\]|\\\\.)*([ ][/~]|[ /]\\.\\.([ /]|"))\'\ndecision = "deny"\npriority = 200\ndenyMessage = "cairn, access read: no path outside the worktree; name it relative to the worktree"\n' >"$session_files"/'gemini-read-policy.toml'
-  local -a session_settings=() settings_keep=('tmp' 'history') settings_links=('.agents')
-  settings_overlay "$session_files" 'GEMINI_CLI_HOME' '.gemini' 'settings.json' '{"general":{"maxAttempts":2},"model":{"maxSessionTurns":20}}'
-  run_session 'gemini' "$tmp/prompt.$step" "${session_settings[@]}" 'gemini' '-p' '' '--output-format' 'stream-json' '--approval-mode' 'default' '--policy' "${session_files}"'/gemini-read-policy.toml' '--skip-trust'
-  rm -rf -- "$session_files"
+  session_cli_6
 }
 
 # step_6: step 'gemini-write'.
@@ -1757,22 +1886,7 @@ session_6_0() {
   local last_message=$run/traces/$step.last-message.md
   local step_prompt='Run the tests, then fix what fails.'
   session_prompt prompt_1
-  local prompt_size
-  if ! prompt_fits 8388608; then
-    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 8388608 harness "gemini" takes whole on stdin: put long content in a file and name it in the prompt'
-    return 0
-  fi
-  session_end='end_gemini'
-  budget_before || return 0
-  # The files its command names, beside its trace, as cairn run keeps them.
-  local session_files=$run/traces/$step.files
-  rm -rf -- "$session_files"
-  mkdir -p -- "$session_files"
-  printf '%s' $'# cairn, access "write": every shell command runs without asking.\n[[rule]]\ntoolName = "run_shell_command"\ndecision = "allow"\npriority = 100\n' >"$session_files"/'gemini-write-policy.toml'
-  local -a session_settings=() settings_keep=('tmp' 'history') settings_links=('.agents')
-  settings_overlay "$session_files" 'GEMINI_CLI_HOME' '.gemini' 'settings.json' '{"general":{"maxAttempts":2},"model":{"maxSessionTurns":20}}'
-  run_session 'gemini' "$tmp/prompt.$step" "${session_settings[@]}" 'gemini' '-p' '' '--output-format' 'stream-json' '--approval-mode' 'auto_edit' '--policy' "${session_files}"'/gemini-write-policy.toml' '--skip-trust'
-  rm -rf -- "$session_files"
+  session_cli_7
 }
 
 # step_7: step 'gemini-full'.
@@ -1787,21 +1901,7 @@ session_7_0() {
   local last_message=$run/traces/$step.last-message.md
   local step_prompt='Run the tests, then fix what fails.'
   session_prompt prompt_1
-  local prompt_size
-  if ! prompt_fits 8388608; then
-    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 8388608 harness "gemini" takes whole on stdin: put long content in a file and name it in the prompt'
-    return 0
-  fi
-  session_end='end_gemini'
-  budget_before || return 0
-  # The files its command names, beside its trace, as cairn run keeps them.
-  local session_files=$run/traces/$step.files
-  rm -rf -- "$session_files"
-  mkdir -p -- "$session_files"
-  local -a session_settings=() settings_keep=('tmp' 'history') settings_links=('.agents')
-  settings_overlay "$session_files" 'GEMINI_CLI_HOME' '.gemini' 'settings.json' '{"general":{"maxAttempts":2},"model":{"maxSessionTurns":20}}'
-  run_session 'gemini' "$tmp/prompt.$step" "${session_settings[@]}" 'gemini' '-p' '' '--output-format' 'stream-json' '--approval-mode' 'yolo' '--skip-trust'
-  rm -rf -- "$session_files"
+  session_cli_8
 }
 
 # step_8: step 'opencode-read'.
@@ -1816,11 +1916,7 @@ session_8_0() {
   local last_message=$run/traces/$step.last-message.md
   local step_prompt='Run the tests, then fix what fails.'
   session_prompt prompt_1
-  session_end='end_opencode'
-  budget_before || return 0
-  # 'opencode' has no turn cap of its own: the script counts its turns.
-  local turn_max=20 turn_jq='fromjson? | select(type == "object") | opencode_turn' turn_cause='stopped after 20 turns: max_turns is 20'
-  run_session 'opencode' "$tmp/prompt.$step" 'OPENCODE_PERMISSION={"edit":"deny","bash":"deny","external_directory":"deny"}' 'opencode' 'run' '--format' 'json' '--dir' "${step_dir}"
+  session_cli_9
 }
 
 # step_9: step 'opencode-full'.
@@ -1835,11 +1931,7 @@ session_9_0() {
   local last_message=$run/traces/$step.last-message.md
   local step_prompt='Run the tests, then fix what fails.'
   session_prompt prompt_1
-  session_end='end_opencode'
-  budget_before || return 0
-  # 'opencode' has no turn cap of its own: the script counts its turns.
-  local turn_max=20 turn_jq='fromjson? | select(type == "object") | opencode_turn' turn_cause='stopped after 20 turns: max_turns is 20'
-  run_session 'opencode' "$tmp/prompt.$step" 'OPENCODE_PERMISSION={"*":"allow"}' 'opencode' 'run' '--format' 'json' '--dir' "${step_dir}" '--auto'
+  session_cli_10
 }
 
 # step_10: step 'loop-codex'.
@@ -1854,16 +1946,7 @@ session_10_0() {
   local last_message=$run/traces/$step.last-message.md
   local step_prompt='Run the tests, then fix what fails.'
   session_prompt prompt_1
-  local prompt_size
-  if ! prompt_fits 1048576; then
-    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 1048576 harness "codex" takes whole on stdin: put long content in a file and name it in the prompt'
-    return 0
-  fi
-  session_end='end_codex'
-  budget_before || return 0
-  # 'codex' has no turn cap of its own: the script counts its turns.
-  local turn_max=2 turn_jq='fromjson? | select(type == "object") | codex_turn' turn_cause='stopped after 2 turns: max_turns is 2'
-  run_session 'codex' "$tmp/prompt.$step" 'codex' 'exec' '--json' '-o' "${last_message}" '--sandbox' 'workspace-write' '-c' 'allow_login_shell=false' '-m' 'gpt-5-codex' '-C' "${step_dir}" '-'
+  session_cli_11
 }
 
 # step_11: step 'loop-opencode'.
@@ -1878,11 +1961,7 @@ session_11_0() {
   local last_message=$run/traces/$step.last-message.md
   local step_prompt='Run the tests, then fix what fails.'
   session_prompt prompt_1
-  session_end='end_opencode'
-  budget_before || return 0
-  # 'opencode' has no turn cap of its own: the script counts its turns.
-  local turn_max=2 turn_jq='fromjson? | select(type == "object") | opencode_turn' turn_cause='stopped after 2 turns: max_turns is 2'
-  run_session 'opencode' "$tmp/prompt.$step" 'OPENCODE_PERMISSION={"edit":"allow","bash":"allow","external_directory":"deny"}' 'opencode' 'run' '--format' 'json' '--dir' "${step_dir}"
+  session_cli_12
 }
 
 # run_step INDEX: step INDEX, in a job of its own. The job ignores SIGINT
@@ -1911,6 +1990,11 @@ run_step() {
 # folder and the worktrees, runs the stages in order, and ends the run as
 # cairn run ends it.
 main() {
+  # What the script keeps (its run folder, the activity log, locks, scratch files) is its owner's alone
+  # whatever the umask: files 0600, folders 0700. What it does for the user (steps, git, the notify
+  # command) has the umask the script was started with.
+  user_umask=$(umask)
+  umask 077
   jobs=${CAIRN_JOBS:-0}
   directive=
   budget_flag=

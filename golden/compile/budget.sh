@@ -31,11 +31,6 @@
 # cairn status, stop, gc or resume ends what its steps left, and the steps' jobs start nothing more.
 # It needs bash 5.1 or later, git, coreutils, util-linux (flock, setsid) and jq, 'claude', 'opencode'.
 set -euo pipefail
-# What the script keeps (its run folder, the activity log, locks, scratch files) is its owner's alone
-# whatever the umask: files 0600, folders 0700. What it does for the user (steps, git, the notify
-# command) has the umask the script was started with.
-user_umask=$(umask)
-umask 077
 
 # The process, as `cairn compile` resolved it.
 process='budget'
@@ -323,10 +318,10 @@ record_begin() {
   printf '%s\n' "$record_steps" >"$tmp/steps.json"
   : >"$run/events.jsonl"
   iso_time "$run_t0"
-  record_write -n --slurpfile steps "$tmp/steps.json" --arg process "$process" --arg file "$record_file" \
+  record_write -n --slurpfile steps "$tmp/steps.json" --arg name "$process" --arg file "$record_file" \
     --arg sha256 "$process_sha256" --arg repo "$common_dir" --arg directive "$directive" --argjson jobs "$jobs" \
     --argjson budget "${budget_flag_usd:-null}" --arg host "$HOSTNAME" --argjson pid "$$" --arg start "$REPLY" '{
-  version: 1, process: $process, file: $file, sha256: $sha256, repo: $repo, issue: "", directive: $directive,
+  version: 1, process: $name, file: $file, sha256: $sha256, repo: $repo, issue: "", directive: $directive,
   flags: ({harness: "", model: "", effort: "", access: "", jobs: $jobs, merge: false, repair_cap: 0, protect: [], take_over: false}
     + if $budget == null then {} else {budget_usd: $budget} end),
   status: "running", cause: "", host: $host, pid: $pid, start: $start, "end": null, expires: "", worktrees: [], steps: $steps[0]}' ||
@@ -1254,6 +1249,35 @@ run_session() {
   action_end "$step_rc" "$step_cause"
 }
 
+# session_cli_1: starts the CLI of a session of harness 'claude': with
+# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
+# final message the step's result.
+session_cli_1() {
+  local prompt_size
+  if ! prompt_fits 10485760; then
+    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
+    return 0
+  fi
+  session_end='end_claude'
+  budget_before || return 0
+  local budget_left=$REPLY
+  local -a budget_args=()
+  # What the budgets over it have left, which its CLI keeps to.
+  if [[ -n $budget_left ]]; then budget_args=('--max-budget-usd' "${budget_left}"); fi
+  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' "${budget_args[@]}"
+}
+
+# session_cli_2: starts the CLI of a session of harness 'opencode': with
+# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
+# final message the step's result.
+session_cli_2() {
+  session_end='end_opencode'
+  budget_before || return 0
+  # 'opencode' has no turn cap of its own: the script counts its turns.
+  local turn_max=20 turn_jq='fromjson? | select(type == "object") | opencode_turn' turn_cause='stopped after 20 turns: max_turns is 20'
+  run_session 'opencode' "$tmp/prompt.$step" 'OPENCODE_PERMISSION={"edit":"allow","bash":"allow","external_directory":"deny"}' 'opencode' 'run' '-m' 'anthropic/claude-sonnet-4-5' '--format' 'json' '--dir' "${step_dir}"
+}
+
 # The run's and its steps' budgets, kept as cairn run keeps them (runtime/budget.go).
 # What the run has spent is what every step's sessions reported they cost
 # ($tmp/usage.*, written whole: a step of a parallel group reads its
@@ -1600,18 +1624,7 @@ session_0_0() {
   local last_message=$run/traces/$step.last-message.md
   local step_prompt='Hunt for bugs in main.go.'
   session_prompt prompt_1
-  local prompt_size
-  if ! prompt_fits 10485760; then
-    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
-    return 0
-  fi
-  session_end='end_claude'
-  budget_before || return 0
-  local budget_left=$REPLY
-  local -a budget_args=()
-  # What the budgets over it have left, which its CLI keeps to.
-  if [[ -n $budget_left ]]; then budget_args=('--max-budget-usd' "${budget_left}"); fi
-  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' "${budget_args[@]}"
+  session_cli_1
 }
 
 # step_1: step 'hunt-opencode'.
@@ -1626,11 +1639,7 @@ session_1_0() {
   local last_message=$run/traces/$step.last-message.md
   local step_prompt='Hunt for bugs in main.go.'
   session_prompt prompt_1
-  session_end='end_opencode'
-  budget_before || return 0
-  # 'opencode' has no turn cap of its own: the script counts its turns.
-  local turn_max=20 turn_jq='fromjson? | select(type == "object") | opencode_turn' turn_cause='stopped after 20 turns: max_turns is 20'
-  run_session 'opencode' "$tmp/prompt.$step" 'OPENCODE_PERMISSION={"edit":"allow","bash":"allow","external_directory":"deny"}' 'opencode' 'run' '-m' 'anthropic/claude-sonnet-4-5' '--format' 'json' '--dir' "${step_dir}"
+  session_cli_2
 }
 
 # step_2: step 'fix'.
@@ -1645,18 +1654,7 @@ session_2_0() {
   local last_message=$run/traces/$step.last-message.md
   local step_prompt='Fix the bugs the hunts found.'
   session_prompt prompt_1
-  local prompt_size
-  if ! prompt_fits 10485760; then
-    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
-    return 0
-  fi
-  session_end='end_claude'
-  budget_before || return 0
-  local budget_left=$REPLY
-  local -a budget_args=()
-  # What the budgets over it have left, which its CLI keeps to.
-  if [[ -n $budget_left ]]; then budget_args=('--max-budget-usd' "${budget_left}"); fi
-  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' "${budget_args[@]}"
+  session_cli_1
 }
 
 # step_3: step 'report'.
@@ -1671,18 +1669,7 @@ session_3_0() {
   local last_message=$run/traces/$step.last-message.md
   local step_prompt='Report what was fixed.'
   session_prompt prompt_1
-  local prompt_size
-  if ! prompt_fits 10485760; then
-    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
-    return 0
-  fi
-  session_end='end_claude'
-  budget_before || return 0
-  local budget_left=$REPLY
-  local -a budget_args=()
-  # What the budgets over it have left, which its CLI keeps to.
-  if [[ -n $budget_left ]]; then budget_args=('--max-budget-usd' "${budget_left}"); fi
-  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' "${budget_args[@]}"
+  session_cli_1
 }
 
 # step_4: step 'notes'.
@@ -1711,6 +1698,11 @@ run_step() {
 # folder and the worktrees, runs the stages in order, and ends the run as
 # cairn run ends it.
 main() {
+  # What the script keeps (its run folder, the activity log, locks, scratch files) is its owner's alone
+  # whatever the umask: files 0600, folders 0700. What it does for the user (steps, git, the notify
+  # command) has the umask the script was started with.
+  user_umask=$(umask)
+  umask 077
   jobs=${CAIRN_JOBS:-0}
   directive=
   budget_flag=

@@ -31,11 +31,6 @@
 # cairn status, stop, gc or resume ends what its steps left, and the steps' jobs start nothing more.
 # It needs bash 5.1 or later, git, coreutils, util-linux (flock, setsid) and jq, 'mybot'.
 set -euo pipefail
-# What the script keeps (its run folder, the activity log, locks, scratch files) is its owner's alone
-# whatever the umask: files 0600, folders 0700. What it does for the user (steps, git, the notify
-# command) has the umask the script was started with.
-user_umask=$(umask)
-umask 077
 
 # The process, as `cairn compile` resolved it.
 process='custom'
@@ -322,10 +317,10 @@ record_begin() {
   printf '%s\n' "$record_steps" >"$tmp/steps.json"
   : >"$run/events.jsonl"
   iso_time "$run_t0"
-  record_write -n --slurpfile steps "$tmp/steps.json" --arg process "$process" --arg file "$record_file" \
+  record_write -n --slurpfile steps "$tmp/steps.json" --arg name "$process" --arg file "$record_file" \
     --arg sha256 "$process_sha256" --arg repo "$common_dir" --arg directive "$directive" --argjson jobs "$jobs" \
     --argjson budget "${budget_flag_usd:-null}" --arg host "$HOSTNAME" --argjson pid "$$" --arg start "$REPLY" '{
-  version: 1, process: $process, file: $file, sha256: $sha256, repo: $repo, issue: "", directive: $directive,
+  version: 1, process: $name, file: $file, sha256: $sha256, repo: $repo, issue: "", directive: $directive,
   flags: ({harness: "", model: "", effort: "", access: "", jobs: $jobs, merge: false, repair_cap: 0, protect: [], take_over: false}
     + if $budget == null then {} else {budget_usd: $budget} end),
   status: "running", cause: "", host: $host, pid: $pid, start: $start, "end": null, expires: "", worktrees: [], steps: $steps[0]}' ||
@@ -1214,6 +1209,15 @@ run_session() {
   action_end "$step_rc" "$step_cause"
 }
 
+# session_cli_1: starts the CLI of a session of harness 'mybot': with
+# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
+# final message the step's result.
+session_cli_1() {
+  session_end='end_custom({})'
+  budget_before || return 0
+  run_session 'custom' "$tmp/prompt.$step" 'mybot' '--model=big' '--effort=high' '--turns' '20' '--access=write' '--dir' "${step_dir}"
+}
+
 # The run's and its steps' budgets, kept as cairn run keeps them (runtime/budget.go).
 # What the run has spent is what every step's sessions reported they cost
 # ($tmp/usage.*, written whole: a step of a parallel group reads its
@@ -1550,9 +1554,7 @@ session_0_0() {
   local last_message=$run/traces/$step.last-message.md
   local step_prompt='Say hello.'
   session_prompt prompt_1
-  session_end='end_custom({})'
-  budget_before || return 0
-  run_session 'custom' "$tmp/prompt.$step" 'mybot' '--model=big' '--effort=high' '--turns' '20' '--access=write' '--dir' "${step_dir}"
+  session_cli_1
 }
 
 # step_1: step 'after'.
@@ -1578,6 +1580,11 @@ run_step() {
 # folder and the worktrees, runs the stages in order, and ends the run as
 # cairn run ends it.
 main() {
+  # What the script keeps (its run folder, the activity log, locks, scratch files) is its owner's alone
+  # whatever the umask: files 0600, folders 0700. What it does for the user (steps, git, the notify
+  # command) has the umask the script was started with.
+  user_umask=$(umask)
+  umask 077
   jobs=${CAIRN_JOBS:-0}
   directive=
   budget_flag=

@@ -31,11 +31,6 @@
 # cairn status, stop, gc or resume ends what its steps left, and the steps' jobs start nothing more.
 # It needs bash 5.1 or later, git, coreutils, util-linux (flock, setsid) and jq, 'claude', 'codex', 'gemini', 'opencode'.
 set -euo pipefail
-# What the script keeps (its run folder, the activity log, locks, scratch files) is its owner's alone
-# whatever the umask: files 0600, folders 0700. What it does for the user (steps, git, the notify
-# command) has the umask the script was started with.
-user_umask=$(umask)
-umask 077
 
 # The process, as `cairn compile` resolved it.
 process='sessions'
@@ -326,10 +321,10 @@ record_begin() {
   printf '%s\n' "$record_steps" >"$tmp/steps.json"
   : >"$run/events.jsonl"
   iso_time "$run_t0"
-  record_write -n --slurpfile steps "$tmp/steps.json" --arg process "$process" --arg file "$record_file" \
+  record_write -n --slurpfile steps "$tmp/steps.json" --arg name "$process" --arg file "$record_file" \
     --arg sha256 "$process_sha256" --arg repo "$common_dir" --arg directive "$directive" --argjson jobs "$jobs" \
     --argjson budget "${budget_flag_usd:-null}" --arg host "$HOSTNAME" --argjson pid "$$" --arg start "$REPLY" '{
-  version: 1, process: $process, file: $file, sha256: $sha256, repo: $repo, issue: "", directive: $directive,
+  version: 1, process: $name, file: $file, sha256: $sha256, repo: $repo, issue: "", directive: $directive,
   flags: ({harness: "", model: "", effort: "", access: "", jobs: $jobs, merge: false, repair_cap: 0, protect: [], take_over: false}
     + if $budget == null then {} else {budget_usd: $budget} end),
   status: "running", cause: "", host: $host, pid: $pid, start: $start, "end": null, expires: "", worktrees: [], steps: $steps[0]}' ||
@@ -1330,6 +1325,91 @@ run_session() {
   action_end "$step_rc" "$step_cause"
 }
 
+# session_cli_1: starts the CLI of a session of harness 'claude': with
+# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
+# final message the step's result.
+session_cli_1() {
+  local prompt_size
+  if ! prompt_fits 10485760; then
+    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
+    return 0
+  fi
+  session_end='end_claude'
+  budget_before || return 0
+  local budget_left=$REPLY
+  local -a budget_args=()
+  # What the budgets over it have left, which its CLI keeps to.
+  if [[ -n $budget_left ]]; then budget_args=('--max-budget-usd' "${budget_left}"); fi
+  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'opus' '--effort' 'high' '--max-turns' '30' "${budget_args[@]}"
+}
+
+# session_cli_2: starts the CLI of a session of harness 'codex': with
+# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
+# final message the step's result.
+session_cli_2() {
+  local prompt_size
+  if ! prompt_fits 1048576; then
+    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 1048576 harness "codex" takes whole on stdin: put long content in a file and name it in the prompt'
+    return 0
+  fi
+  session_end='end_codex'
+  budget_before || return 0
+  # 'codex' has no turn cap of its own: the script counts its turns.
+  local turn_max=20 turn_jq='fromjson? | select(type == "object") | codex_turn' turn_cause='stopped after 20 turns: max_turns is 20'
+  run_session 'codex' "$tmp/prompt.$step" 'codex' 'exec' '--json' '-o' "${last_message}" '--sandbox' 'workspace-write' '-c' 'allow_login_shell=false' '-m' 'gpt-5-codex' '-c' 'model_reasoning_effort=xhigh' '-C' "${step_dir}" '-'
+}
+
+# session_cli_3: starts the CLI of a session of harness 'gemini': with
+# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
+# final message the step's result.
+session_cli_3() {
+  local prompt_size
+  if ! prompt_fits 8388608; then
+    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 8388608 harness "gemini" takes whole on stdin: put long content in a file and name it in the prompt'
+    return 0
+  fi
+  session_end='end_gemini'
+  budget_before || return 0
+  # The files its command names, beside its trace, as cairn run keeps them.
+  local session_files=$run/traces/$step.files
+  rm -rf -- "$session_files"
+  mkdir -p -- "$session_files"
+  printf '%s' $'# cairn, access "write": every shell command runs without asking.\n[[rule]]\ntoolName = "run_shell_command"\ndecision = "allow"\npriority = 100\n' >"$session_files"/'gemini-write-policy.toml'
+  local -a session_settings=() settings_keep=('tmp' 'history') settings_links=('.agents')
+  settings_overlay "$session_files" 'GEMINI_CLI_HOME' '.gemini' 'settings.json' '{"general":{"maxAttempts":2},"model":{"maxSessionTurns":20}}'
+  run_session 'gemini' "$tmp/prompt.$step" "${session_settings[@]}" 'gemini' '-p' '' '-m' 'gemini-2.5-pro' '--output-format' 'stream-json' '--approval-mode' 'auto_edit' '--policy' "${session_files}"'/gemini-write-policy.toml' '--skip-trust'
+  rm -rf -- "$session_files"
+}
+
+# session_cli_4: starts the CLI of a session of harness 'opencode': with
+# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
+# final message the step's result.
+session_cli_4() {
+  session_end='end_opencode'
+  budget_before || return 0
+  # 'opencode' has no turn cap of its own: the script counts its turns.
+  local turn_max=20 turn_jq='fromjson? | select(type == "object") | opencode_turn' turn_cause='stopped after 20 turns: max_turns is 20'
+  run_session 'opencode' "$tmp/prompt.$step" 'OPENCODE_PERMISSION={"edit":"allow","bash":"allow","external_directory":"deny"}' 'opencode' 'run' '-m' 'anthropic/claude-sonnet-4-5' '--variant' 'minimal' '--format' 'json' '--dir' "${step_dir}"
+}
+
+# session_cli_5: starts the CLI of a session of harness 'claude': with
+# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
+# final message the step's result.
+session_cli_5() {
+  local prompt_size
+  if ! prompt_fits 10485760; then
+    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
+    return 0
+  fi
+  session_end='end_claude'
+  budget_before || return 0
+  local budget_left=$REPLY
+  local -a budget_args=()
+  # What the budgets over it have left, which its CLI keeps to.
+  if [[ -n $budget_left ]]; then budget_args=('--max-budget-usd' "${budget_left}"); fi
+  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' "${budget_args[@]}"
+}
+
 # settings_overlay FOLDER VAR DIR FILE SET: a CLI's settings for one session
 # (harness.Settings): the user's settings folder DIR (under $VAR in the
 # step's environment, else under HOME) made again in FOLDER/home, with a link
@@ -1741,18 +1821,7 @@ session_1_0() {
   local skill_name='bug-hunt'
   skill_path=$step_dir/'.agents/skills/bug-hunt/SKILL.md'
   session_prompt prompt_1
-  local prompt_size
-  if ! prompt_fits 10485760; then
-    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
-    return 0
-  fi
-  session_end='end_claude'
-  budget_before || return 0
-  local budget_left=$REPLY
-  local -a budget_args=()
-  # What the budgets over it have left, which its CLI keeps to.
-  if [[ -n $budget_left ]]; then budget_args=('--max-budget-usd' "${budget_left}"); fi
-  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'opus' '--effort' 'high' '--max-turns' '30' "${budget_args[@]}"
+  session_cli_1
 }
 
 # step_2: step 'hunt-codex'.
@@ -1773,16 +1842,7 @@ session_2_0() {
     return 0
   fi
   session_prompt prompt_1
-  local prompt_size
-  if ! prompt_fits 1048576; then
-    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 1048576 harness "codex" takes whole on stdin: put long content in a file and name it in the prompt'
-    return 0
-  fi
-  session_end='end_codex'
-  budget_before || return 0
-  # 'codex' has no turn cap of its own: the script counts its turns.
-  local turn_max=20 turn_jq='fromjson? | select(type == "object") | codex_turn' turn_cause='stopped after 20 turns: max_turns is 20'
-  run_session 'codex' "$tmp/prompt.$step" 'codex' 'exec' '--json' '-o' "${last_message}" '--sandbox' 'workspace-write' '-c' 'allow_login_shell=false' '-m' 'gpt-5-codex' '-c' 'model_reasoning_effort=xhigh' '-C' "${step_dir}" '-'
+  session_cli_2
 }
 
 # step_3: step 'hunt-gemini'.
@@ -1803,22 +1863,7 @@ session_3_0() {
     return 0
   fi
   session_prompt prompt_1
-  local prompt_size
-  if ! prompt_fits 8388608; then
-    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 8388608 harness "gemini" takes whole on stdin: put long content in a file and name it in the prompt'
-    return 0
-  fi
-  session_end='end_gemini'
-  budget_before || return 0
-  # The files its command names, beside its trace, as cairn run keeps them.
-  local session_files=$run/traces/$step.files
-  rm -rf -- "$session_files"
-  mkdir -p -- "$session_files"
-  printf '%s' $'# cairn, access "write": every shell command runs without asking.\n[[rule]]\ntoolName = "run_shell_command"\ndecision = "allow"\npriority = 100\n' >"$session_files"/'gemini-write-policy.toml'
-  local -a session_settings=() settings_keep=('tmp' 'history') settings_links=('.agents')
-  settings_overlay "$session_files" 'GEMINI_CLI_HOME' '.gemini' 'settings.json' '{"general":{"maxAttempts":2},"model":{"maxSessionTurns":20}}'
-  run_session 'gemini' "$tmp/prompt.$step" "${session_settings[@]}" 'gemini' '-p' '' '-m' 'gemini-2.5-pro' '--output-format' 'stream-json' '--approval-mode' 'auto_edit' '--policy' "${session_files}"'/gemini-write-policy.toml' '--skip-trust'
-  rm -rf -- "$session_files"
+  session_cli_3
 }
 
 # step_4: step 'hunt-opencode'.
@@ -1833,11 +1878,7 @@ session_4_0() {
   local last_message=$run/traces/$step.last-message.md
   local step_prompt="Hunt for bugs in main.go; answer with 'file:line' and \$(nothing else)."
   session_prompt prompt_2
-  session_end='end_opencode'
-  budget_before || return 0
-  # 'opencode' has no turn cap of its own: the script counts its turns.
-  local turn_max=20 turn_jq='fromjson? | select(type == "object") | opencode_turn' turn_cause='stopped after 20 turns: max_turns is 20'
-  run_session 'opencode' "$tmp/prompt.$step" 'OPENCODE_PERMISSION={"edit":"allow","bash":"allow","external_directory":"deny"}' 'opencode' 'run' '-m' 'anthropic/claude-sonnet-4-5' '--variant' 'minimal' '--format' 'json' '--dir' "${step_dir}"
+  session_cli_4
 }
 
 # step_5: step 'judge'.
@@ -1852,18 +1893,7 @@ session_5_0() {
   local last_message=$run/traces/$step.last-message.md
   local step_prompt='Merge the four reports into one verdict.'
   session_prompt prompt_2
-  local prompt_size
-  if ! prompt_fits 10485760; then
-    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
-    return 0
-  fi
-  session_end='end_claude'
-  budget_before || return 0
-  local budget_left=$REPLY
-  local -a budget_args=()
-  # What the budgets over it have left, which its CLI keeps to.
-  if [[ -n $budget_left ]]; then budget_args=('--max-budget-usd' "${budget_left}"); fi
-  run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' "${budget_args[@]}"
+  session_cli_5
 }
 
 # run_step INDEX: step INDEX, in a job of its own. The job ignores SIGINT
@@ -1886,6 +1916,11 @@ run_step() {
 # folder and the worktrees, runs the stages in order, and ends the run as
 # cairn run ends it.
 main() {
+  # What the script keeps (its run folder, the activity log, locks, scratch files) is its owner's alone
+  # whatever the umask: files 0600, folders 0700. What it does for the user (steps, git, the notify
+  # command) has the umask the script was started with.
+  user_umask=$(umask)
+  umask 077
   jobs=${CAIRN_JOBS:-0}
   directive=
   budget_flag=
