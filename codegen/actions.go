@@ -54,9 +54,9 @@ func (actionsTarget) Compile(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic)
 // run` does with it, on GitHub's runners and without cairn: a job per step,
 // the members of a parallel group sibling jobs with the same needs, each
 // running the bash target's script for its step given the earlier steps'
-// results (artifacts), what their scripts share defined once, by a step
-// every job runs before its own (a YAML anchor and its aliases), and a last
-// job that gathers the run's folder and shows the last stage's results.
+// results (artifacts), what their scripts share defined once, by a first
+// job that keeps it as an artifact every step's job takes, and a last job
+// that gathers the run's folder and shows the last stage's results.
 // What the workflow cannot carry is refused with rule not-compilable at its
 // place in the process file: all a script cannot, and what only one machine
 // could.
@@ -125,7 +125,7 @@ type runtimeJob struct {
 // their own, which keeps them in files for the script to give to the
 // sessions' CLIs alone), its script, and what it keeps for the jobs after
 // it. A step the same in every job it is in is written in the first one,
-// anchored, and aliased in the others (anchors).
+// anchored, and aliased in the others (anchor).
 type workflowJob struct {
 	ID, Step string
 	Needs    []string
@@ -139,8 +139,9 @@ type workflowJob struct {
 	// Patch is set when a later job works in its worktree.
 	Patch *patchUpload
 	// Steps are how the job writes its steps kept alike in other jobs,
-	// by kind (anchor); InstallStep and KeysStep are the kinds of its
-	// steps that install CLIs and keep keys.
+	// by kind (anchor); InstallStep, KeysStep and ChangesStep are the
+	// kinds of its steps that install CLIs, keep keys and take a
+	// worktree's changes.
 	Steps                              map[string]stepRef
 	InstallStep, KeysStep, ChangesStep string
 }
