@@ -413,6 +413,20 @@ func (s *cardScan) step() {
 			return
 		}
 	case '&', '*':
+		if !s.plain && (s.at(s.i+1) == '"' || s.at(s.i+1) == '\'') {
+			// The lexer reads a quoted scalar right after the indicator
+			// as the name, and a line break in it ends the property.
+			start, line := s.i, s.line
+			s.advance(1)
+			s.skipQuoted(s.src[s.i])
+			if c == '&' {
+				s.property(start, s.i)
+			} else {
+				s.node()
+			}
+			s.anchor, s.alias = c == '&' && s.line == line, c == '*' && s.line == line
+			return
+		}
 		if !s.plain {
 			end := s.nameEnd(s.i+1, false)
 			if c == '&' {
@@ -589,6 +603,14 @@ func (s *cardScan) nameEnd(i int, tag bool) int {
 func (s *cardScan) quoted(q byte) {
 	s.node()
 	col := s.col
+	if s.skipQuoted(q) {
+		s.quotedCol = col
+	}
+}
+
+// skipQuoted moves past the quoted scalar starting at i and reports
+// whether its closing quote was there.
+func (s *cardScan) skipQuoted(q byte) bool {
 	s.advance(1)
 	for s.i < len(s.src) {
 		c := s.src[s.i]
@@ -606,11 +628,11 @@ func (s *cardScan) quoted(q byte) {
 			s.advance(1)
 		case c == q:
 			s.advance(1)
-			s.quotedCol = col
-			return
+			return true
 		}
 		s.advance(1)
 	}
+	return false
 }
 
 // blockScalar reads the header of a block scalar ("|" or ">", its

@@ -97,6 +97,12 @@ var cardDepthCases = []string{
 	strings.Repeat("a:\n-\n", 16) + "z: 1\n",
 	strings.Repeat("- !t\n", 16) + "z: 1\n",
 	strings.Repeat("a: !t\n", 16) + "z: 1\n",
+	// A quote right after "&" or "*" starts the name, over lines: the
+	// property still ends the line (found by FuzzCard).
+	strings.Repeat("0: !0 &\"\n\"000", 8),
+	strings.Repeat("0: !0 &'\n'000", 8),
+	strings.Repeat("a: &\"x\"\n", 8) + "z: 1\n",
+	"---\na: *\"b\n\"\nc: d\n---\n",
 }
 
 func TestCardDepthMatchesParser(t *testing.T) {
