@@ -34,9 +34,8 @@ const defaultRunsOn = "ubuntu-latest"
 
 // actionsInfo names the github-actions target.
 var actionsInfo = targetInfo{
-	name:      "github-actions",
-	artifact:  "workflow",
-	budgetWhy: "its jobs run on separate runners and share no state, so none could count what the others spend; run the process with cairn run",
+	name:     "github-actions",
+	artifact: "workflow",
 }
 
 // actionsTarget is a GitHub Actions workflow (Actions).
@@ -138,6 +137,10 @@ type workflowJob struct {
 	Changes *artifactDownload
 	// Patch is set when a later job works in its worktree.
 	Patch *patchUpload
+	// Spent is set when the step runs sessions under the run's budget:
+	// the job keeps what they spent, and takes what the earlier jobs'
+	// spent (actions/budget.yml.tmpl).
+	Spent bool
 	// Steps are how the job writes its steps kept alike in other jobs,
 	// by kind (anchor); InstallStep, KeysStep and ChangesStep are the
 	// kinds of its steps that install CLIs, keep keys and take a
@@ -263,6 +266,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 				}
 				byStep[p].Patch = &patchUpload{Worktree: st.Worktree, Artifact: patchArtifact(st.Worktree)}
 			}
+			j.Spent = s.keepsRunBudget() && slices.ContainsFunc(st.Actions, func(a ir.PlanAction) bool { return a.Kind == ir.Session })
 			diags = append(diags, c.agents(st, j)...)
 			byStep[st.Name] = j
 			wf.Jobs = append(wf.Jobs, j)
@@ -350,8 +354,9 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 
 // anchor sets how each job writes the steps that are the same in several
 // jobs (checking out, taking the functions and the earlier results,
-// keeping the step's result, changes and run folder, installing a set of
-// CLIs, keeping a set of keys), by kind: the first job that has one anchors
+// keeping the step's result, changes, run folder and what its sessions
+// spent, taking what earlier ones spent, installing a set of CLIs, keeping
+// a set of keys), by kind: the first job that has one anchors
 // it, when another has it too, and every other aliases it.
 func (wf *workflow) anchor() {
 	var installs, keys, changes []string
@@ -363,6 +368,12 @@ func (wf *workflow) anchor() {
 		}
 		if j.Patch != nil {
 			kinds = append(kinds, "keep-patch")
+		}
+		if j.Spent {
+			kinds = append(kinds, "keep-spent")
+			if j.Given {
+				kinds = append(kinds, "take-spent")
+			}
 		}
 		if j.Changes != nil {
 			j.ChangesStep = numbered("take-changes", &changes, j.Changes.Artifact)

@@ -98,10 +98,6 @@ type compiler struct {
 type targetInfo struct {
 	// name is what --target calls it; artifact what it writes ("script").
 	name, artifact string
-	// budgetWhy, for a target that cannot keep a budget, is why: the
-	// process's budgets are refused (budgets). Empty for the bash script,
-	// which keeps them as cairn run does.
-	budgetWhy string
 }
 
 // bashInfo names the bash target.
@@ -302,9 +298,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		FailedRunExpiry: expiryMicros(plan.FailedRunExpiry, ir.DefaultFailedRunExpiry),
 		Jobs:            max(c.in.Jobs, 0),
 	}
-	// A target that cannot keep a budget refuses the process's, and warns
-	// that the config's is not compiled.
-	if b := plan.Limits.BudgetUSD; b != nil && b.Value > 0 && c.target.budgetWhy == "" {
+	if b := plan.Limits.BudgetUSD; b != nil && b.Value > 0 {
 		s.Budget, s.BudgetText, s.BudgetFrom = usdNumber(b.Value), ir.FormatUSD(b.Value), c.budgetFrom(b.Source)
 	}
 	var diags []ir.Diagnostic

@@ -252,8 +252,8 @@ func TestHarnessCommandBudget(t *testing.T) {
 }
 
 // TestBudgetsCompile: the bash target keeps the run's and the steps'
-// budgets rather than refusing them, while a target that keeps none
-// (targetInfo.budgetWhy) refuses them at their keys.
+// budgets rather than refusing them, and so does the github-actions
+// target, which keeps them across its jobs.
 func TestBudgetsCompile(t *testing.T) {
 	step := ir.Range{Start: ir.Pos{Line: 9, Column: 1}, End: ir.Pos{Line: 9, Column: 11}}
 	plan := &ir.Plan{
@@ -284,11 +284,7 @@ func TestBudgetsCompile(t *testing.T) {
 	process.Steps[0].Actions[0].Fill().BudgetUSD = ir.Field[ir.Budget]{Value: ir.Budget{USD: 1.5}, Set: true}
 	process.Steps[0].Actions[0].Fill().BudgetUSD.Range = step
 	c := &compiler{plan: plan, at: newPlaces(plan, process), target: actionsInfo}
-	var got []string
-	for _, d := range c.refuse() {
-		got = append(got, d.Message)
-	}
-	if len(got) != 2 || !strings.HasPrefix(got[0], "budget_usd $4.00 cannot be compiled") || !strings.HasPrefix(got[1], `step "ask": budget_usd $1.50 cannot be compiled`) {
-		t.Errorf("refusals %q; want the run's budget and the step's", got)
+	if diags := c.refuse(); len(diags) > 0 {
+		t.Errorf("github-actions refuses %v; want the budgets kept", diags)
 	}
 }

@@ -42,6 +42,7 @@ var features = []feature{
 	{"shares", func(s *script) bool {
 		return s.HasSessions && slices.ContainsFunc(s.Stages, func(stage []int) bool { return len(stage) > 1 })
 	}},
+	{"job_budget", func(s *script) bool { return s.Job != nil && s.keepsRunBudget() }},
 	{"stages", always},
 	{"notify", func(s *script) bool { return s.Job == nil && len(s.Notify) > 0 }},
 }
@@ -58,6 +59,12 @@ func (s *script) useFeatures() {
 			s.Features = append(s.Features, f.name)
 		}
 	}
+}
+
+// keepsRunBudget reports whether s keeps a run's budget over sessions,
+// which a workflow keeps across its jobs (feature job_budget).
+func (s *script) keepsRunBudget() bool {
+	return s.HasSessions && s.Budget != ""
 }
 
 // hasWorktree reports whether a worktree of s is of kind.

@@ -13,9 +13,13 @@ import (
 
 // scriptJob is what a script that runs as one job of a workflow needs
 // besides its steps (bash/job.sh.tmpl): the worktree whose changes a later
-// job takes (Patch; "" for none).
+// job takes (Patch; "" for none), and, for a step that runs sessions in a
+// parallel group, the group's members in the order cairn run starts them
+// (Members), whose shares of the run's budget the job gives as run does
+// (bash/job_budget.sh.tmpl).
 type scriptJob struct {
-	Patch string
+	Patch   string
+	Members []string
 }
 
 // jobScript is s, the model of the whole process's script, restricted to
@@ -63,6 +67,14 @@ func (c *compiler) jobScript(s *script, names []string, patch string) (*script, 
 	indices := make([]int, len(j.Steps))
 	for i := range indices {
 		indices[i] = i
+	}
+	for _, stage := range s.Stages {
+		if len(stage) < 2 || !j.HasSessions || !slices.ContainsFunc(stage, func(i int) bool { return slices.Contains(names, s.Steps[i].Name) }) {
+			continue
+		}
+		for _, i := range stage {
+			job.Members = append(job.Members, s.Steps[i].Name)
+		}
 	}
 	j.Stages, j.LastStage = [][]int{indices}, indices
 	for _, w := range s.Worktrees {

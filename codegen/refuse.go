@@ -153,10 +153,9 @@ func notCompilable(at ir.Range, format string, args ...any) ir.Diagnostic {
 
 // refuse reports what of the plan a standalone script cannot carry (docs/design.md §9):
 // commit mode, issue-branch worktrees, a run on an issue, catalogue steps,
-// validate instructions (judged by a model), severity "review" (the
-// agent's retries) and, for a target that keeps no budget, the process's
-// budgets; and, as warnings, the config's [resources], which the script
-// does not wait for, and, for such a target, the config's budget.
+// validate instructions (judged by a model) and severity "review" (the
+// agent's retries); and, as a warning, the config's [resources], which the
+// script does not wait for.
 func (c *compiler) refuse() []ir.Diagnostic {
 	var diags []ir.Diagnostic
 	plan, at := c.plan, c.at
@@ -216,57 +215,12 @@ func (c *compiler) refuse() []ir.Diagnostic {
 			}
 		}
 	}
-	if c.target.budgetWhy != "" {
-		diags = append(diags, c.budgets()...)
-	}
 	diags = append(diags, c.nulBytes()...)
 	if res := c.plan.Resources; res.MaxLoad > 0 || res.MinFreeMemory > 0 {
 		diags = append(diags, ir.Diagnostic{
 			Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: res.Header,
 			Message: fmt.Sprintf("the config's [resources] is not compiled: the %s's sessions do not wait for the machine's load or free memory", c.target.artifact),
 		})
-	}
-	return diags
-}
-
-// budgets refuses the process's budgets, the run's and its steps', for a
-// target that records what its sessions spend but stops none at a budget
-// (targetInfo.budgetWhy): a budget it ignored would let them spend without one.
-// The config's budget, which belongs to the user rather than the process,
-// is only warned about, as [resources] is.
-func (c *compiler) budgets() []ir.Diagnostic {
-	var diags []ir.Diagnostic
-	why := c.target.budgetWhy
-	plan, at := c.plan, c.at
-	key := "budget_usd"
-	if p := at.process; p != nil && p.Format == ir.Card {
-		key = "budget-usd"
-	}
-	switch b := plan.Limits.BudgetUSD; {
-	case at.process != nil && at.process.Limits.BudgetUSD.Set:
-		f := at.process.Limits.BudgetUSD
-		diags = append(diags, notCompilable(or(f.At(), at.file()), "%s %s cannot be compiled to %s: %s", key, ir.FormatUSD(f.Value.USD), c.target.name, why))
-	case b != nil && b.Source == ir.FromConfig:
-		diags = append(diags, ir.Diagnostic{
-			Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: plan.Limits.BudgetAt,
-			Message: fmt.Sprintf("the config's [limits] budget_usd %s is not compiled: the %s's sessions spend without a budget", ir.FormatUSD(b.Value), c.target.artifact),
-		})
-	case b != nil:
-		diags = append(diags, notCompilable(or(plan.Limits.BudgetAt, at.file()), "a budget of %s cannot be compiled to %s: %s", ir.FormatUSD(b.Value), c.target.name, why))
-	}
-	for _, stage := range plan.Stages {
-		for _, st := range stage {
-			for j, a := range st.Actions {
-				if a.BudgetUSD == nil {
-					continue
-				}
-				r := at.step(st.Name)
-				if ia := at.action(st.Name, j); ia != nil {
-					r = or(ia.Keys().BudgetUSD.At(), r)
-				}
-				diags = append(diags, notCompilable(r, "step %q: %s %s cannot be compiled to %s: %s", st.Name, key, ir.FormatUSD(a.BudgetUSD.Value), c.target.name, why))
-			}
-		}
 	}
 	return diags
 }

@@ -11,9 +11,10 @@ import (
 )
 
 // actionsFiles are the embedded templates of a compiled workflow (docs/design.md §9,
-// --target github-actions): the workflow, and the script of its last job.
+// --target github-actions): the workflow, the script of its last job, and
+// the steps a feature adds to the jobs (budget.yml.tmpl).
 //
-//go:embed actions/workflow.yml.tmpl actions/results.sh.tmpl
+//go:embed actions/workflow.yml.tmpl actions/results.sh.tmpl actions/budget.yml.tmpl
 var actionsFiles embed.FS
 
 // actionsFuncs quote what a workflow holds: every value from a process file
@@ -25,12 +26,20 @@ var actionsFuncs = template.FuncMap{
 	"q":      BashQuote,
 	"qs":     bashQuoteAll,
 	"inc":    func(i int) int { return i + 1 },
+	"part":   func(wf *workflow, j *workflowJob) jobPart { return jobPart{WF: wf, Job: j} },
+}
+
+// jobPart is what a template of the steps a feature adds to a job renders:
+// the workflow, and the job.
+type jobPart struct {
+	WF  *workflow
+	Job *workflowJob
 }
 
 // actionsTemplates parses the workflow's templates once, on first use.
 var actionsTemplates = sync.OnceValues(func() (*template.Template, error) {
 	return template.New("workflow.yml.tmpl").Option("missingkey=error").Funcs(actionsFuncs).
-		ParseFS(actionsFiles, "actions/workflow.yml.tmpl", "actions/results.sh.tmpl")
+		ParseFS(actionsFiles, "actions/workflow.yml.tmpl", "actions/results.sh.tmpl", "actions/budget.yml.tmpl")
 })
 
 // actionsWorkflow renders a compiled workflow from

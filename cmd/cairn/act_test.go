@@ -22,9 +22,11 @@ import (
 // group whose required member fails (its siblings finish, the next stage is
 // cancelled, each worktree's patch kept), prechecks and validate shells
 // that skip, warn and fail, a session on each harness in parallel with a
-// judge given their results, and a process of one step (one job, whose
-// shared step no other aliases).
-var actCases = []string{"parallel", "phases", "sessions", "single"}
+// judge given their results, a process of one step (one job, whose
+// shared step no other aliases), and sessions under budgets kept across
+// the jobs: a parallel group given its shares, a later job's claude given
+// only what is left and stopped at it, and the next session not started.
+var actCases = []string{"budget", "parallel", "phases", "sessions", "single"}
 
 // actStandIns are the offline stand-ins of the artifact actions
 // (testdata/act/README.md).
@@ -37,11 +39,13 @@ var artifactUses = regexp.MustCompile(`uses: (actions/(upload|download)-artifact
 // actRecord is what a run shows a user, compared between `cairn run` and
 // the compiled workflow under act: the exit code, each step's log line
 // (sorted, without its duration), the results, the throwaway worktrees'
-// patches, and what the run printed at its end (the last stage's results,
-// then the line of the step that failed it).
+// patches, what the run printed at its end (the last stage's results, then
+// the line of the step that failed it), and the budgets its sessions' CLIs
+// were given (sorted).
 type actRecord struct {
 	code     int
 	log      []string
+	budgets  []string
 	results  map[string]string
 	patches  map[string]string
 	printed  string
@@ -93,6 +97,7 @@ func actDifferential(t *testing.T, act, standIns, name string, untracked map[str
 	stdout, stderr, code := a.run(t, nil, "cairn", "run", filepath.Base(file))
 	want := &actRecord{code: code, duration: time.Since(start)}
 	want.readRun(t, a.onlyRun(t))
+	want.budgets = givenBudgets(t, a.work)
 	want.printed = endLines(stdout + lastFailure(stderr))
 	want.summary = stdout
 
@@ -102,6 +107,7 @@ func actDifferential(t *testing.T, act, standIns, name string, untracked map[str
 	art, out, errOut, code := b.act(t, act, standIns, file)
 	got := &actRecord{code: code, duration: time.Since(start)}
 	got.readRun(t, filepath.Join(art, "cairn-run"))
+	got.budgets = givenBudgets(t, b.work)
 	got.printed, got.summary = actOutput(t, out.Bytes(), "The results of the last stage")
 	t.Logf("cairn run: exit %d in %v; act: exit %d in %v", want.code, want.duration.Round(time.Millisecond), got.code, got.duration.Round(time.Millisecond))
 	if t.Failed() || len(got.log) == 0 {
@@ -209,6 +215,31 @@ func (r *actRecord) readRun(t *testing.T, dir string) {
 	}
 }
 
+// givenBudgets are the budgets the fake agent CLIs of the twin in work
+// were given (what follows --max-budget-usd in their argv), sorted.
+func givenBudgets(t *testing.T, work string) []string {
+	t.Helper()
+	argvs, err := filepath.Glob(filepath.Join(work, "fakelog", "*", "argv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var budgets []string
+	for _, f := range argvs {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := strings.Split(string(b), "\n")
+		for i, a := range args[:max(len(args)-1, 0)] {
+			if a == "--max-budget-usd" {
+				budgets = append(budgets, args[i+1])
+			}
+		}
+	}
+	sort.Strings(budgets)
+	return budgets
+}
+
 // lastFailure is the line of stderr that says which step failed the run,
 // with its newline; "" when there is none.
 func lastFailure(stderr string) string {
@@ -282,6 +313,9 @@ func compareAct(t *testing.T, want, got *actRecord) {
 	if want.code != got.code {
 		t.Errorf("exit code: cairn run %d, act %d", want.code, got.code)
 	}
+	if !slices.Equal(want.budgets, got.budgets) {
+		t.Errorf("the budgets the sessions were given: cairn run %q, act %q", want.budgets, got.budgets)
+	}
 	if !slices.Equal(want.log, got.log) {
 		t.Errorf("log lines differ:\n--- cairn run\n%s\n--- act\n%s", strings.Join(want.log, "\n"), strings.Join(got.log, "\n"))
 	}
@@ -308,5 +342,5 @@ func compareAct(t *testing.T, want, got *actRecord) {
 	if want.summary != got.summary {
 		t.Errorf("the run's summary:\n--- cairn run's results\n%q\n--- act's summary\n%q", want.summary, got.summary)
 	}
-	t.Logf("compared %d log lines, %d results, %d patches, %s of final output", len(want.log), len(want.results), len(want.patches), fmt.Sprint(len(want.printed), " bytes"))
+	t.Logf("compared %d log lines, %d results, %d patches, %d budgets given, %s of final output", len(want.log), len(want.results), len(want.patches), len(want.budgets), fmt.Sprint(len(want.printed), " bytes"))
 }

@@ -59,9 +59,7 @@ type ghWorkflow struct {
 
 // workflowRefuses are the golden compile cases the github-actions target
 // refuses, with what its refusal says.
-var workflowRefuses = map[string]string{
-	"budget": "budget_usd $0.15 cannot be compiled to github-actions: its jobs run on separate runners and share no state",
-}
+var workflowRefuses = map[string]string{}
 
 // TestCompileWorkflowGolden compiles every golden/compile/NAME.toml with
 // --target github-actions and compares the workflow with NAME.yml

@@ -1424,14 +1424,14 @@ budget_after() {
   fi
 }
 
-# share_start INDEX WAITING: step INDEX, a member of a parallel group with
+# share_start STEP WAITING: step STEP, a member of a parallel group with
 # WAITING members still to be given a share (itself among them), is given
 # its share of the run's budget ($tmp/share.STEP, which jq_budget reads),
 # unless the run has no budget or has spent it. The step's job ends it as
 # the step ends (step_finish, share_end): what it left of it is then the
 # others'.
 share_start() {
-  local f out name=${step_names[$1]}
+  local f out name=$1
   local -a used=()
   for f in "$tmp"/usage.* "$tmp"/share.*; do
     if [[ -e $f ]]; then used+=("$f"); fi
@@ -1600,7 +1600,7 @@ run_stage() {
       cancel_step "$i"
       continue
     fi
-    if [[ -n $run_budget ]] && (($# > 1)); then share_start "$i" "$waiting"; fi
+    if [[ -n $run_budget ]] && (($# > 1)); then share_start "${step_names[i]}" "$waiting"; fi
     waiting=$((waiting - 1))
     # The job leaves the run folder's lock and the Pass to the script: a
     # script that is killed leaves a crashed run and a free Pass, as cairn
