@@ -178,6 +178,9 @@ type resultsJob struct {
 	Needs               []string
 	Parts               []runPart
 	RunArtifact, Script string
+	// Spent is set when a step's job keeps what its sessions spent: the
+	// job takes them all, to end the run as cairn run ends it.
+	Spent bool
 }
 
 // runPart is the run folder step Step's job kept, as Artifact.
@@ -197,6 +200,9 @@ type resultsScript struct {
 	Cancelled      []string
 	LostOutcome    string
 	LastStage      []int
+	// Budget is the run's budget when the steps' jobs keep what their
+	// sessions spent (script.Budget), else empty.
+	Budget string
 }
 
 // The artifacts of a workflow run: what a step's job keeps (its run folder,
@@ -255,6 +261,9 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	prev := []string{wf.Runtime.ID}
 	earlier := false
 	rs := resultsScript{Process: c.plan.Process, LastStage: s.LastStage}
+	if s.keepsRunBudget() {
+		rs.Budget = s.Budget
+	}
 	for _, stage := range c.plan.Stages {
 		var ids []string
 		for i := range stage {
@@ -336,6 +345,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		}
 	}
 	for _, j := range wf.Jobs {
+		final.Spent = final.Spent || j.Spent
 		final.Needs = append(final.Needs, j.ID)
 		final.Parts = append(final.Parts, runPart{Step: j.Step, Artifact: runPartArtifact(j.Step)})
 	}

@@ -27,6 +27,7 @@ var actionsFuncs = template.FuncMap{
 	"qs":     bashQuoteAll,
 	"inc":    func(i int) int { return i + 1 },
 	"part":   func(wf *workflow, j *workflowJob) jobPart { return jobPart{WF: wf, Job: j} },
+	"usdJQ":  func() string { return BashUSDJQ },
 }
 
 // jobPart is what a template of the steps a feature adds to a job renders:

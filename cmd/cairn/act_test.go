@@ -25,8 +25,9 @@ import (
 // judge given their results, a process of one step (one job, whose
 // shared step no other aliases), and sessions under budgets kept across
 // the jobs: a parallel group given its shares, a later job's claude given
-// only what is left and stopped at it, and the next session not started.
-var actCases = []string{"budget", "parallel", "phases", "sessions", "single"}
+// only what is left and stopped at it, the next session not started, and a
+// step stopped at its own budget ending the run with the run's, spent too.
+var actCases = []string{"budget", "budget-end", "parallel", "phases", "sessions", "single"}
 
 // actStandIns are the offline stand-ins of the artifact actions
 // (testdata/act/README.md).
