@@ -244,5 +244,37 @@ func bashScript(s *script) ([]byte, error) {
 	if err := t.Execute(&b, s); err != nil {
 		return nil, fmt.Errorf("render the script: %w", err)
 	}
+	return dropComments(b.Bytes())
+}
+
+// dropComments removes from a rendered script the lines that hold only a
+// comment after its first command: the templates' comments are for who
+// reads the templates; the script keeps its header (what it is, its
+// usage, its needs) and shellcheck's directives.
+func dropComments(src []byte) ([]byte, error) {
+	f, err := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(src), "")
+	if err != nil {
+		return nil, fmt.Errorf("parse the rendered script: %w", err)
+	}
+	var first uint
+	if len(f.Stmts) > 0 {
+		first = f.Stmts[0].Pos().Line()
+	}
+	drop := map[uint]bool{}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.Comment); ok && c.Pos().Line() > first && !strings.HasPrefix(strings.TrimSpace(c.Text), "shellcheck ") {
+			drop[c.Pos().Line()] = true
+		}
+		return true
+	})
+	var b bytes.Buffer
+	line := uint(0)
+	for l := range bytes.Lines(src) {
+		line++
+		if drop[line] && bytes.HasPrefix(bytes.TrimLeft(l, " \t"), []byte("#")) {
+			continue
+		}
+		b.Write(l)
+	}
 	return b.Bytes(), nil
 }

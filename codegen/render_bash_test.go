@@ -82,3 +82,25 @@ func TestBashUSDJQTightest(t *testing.T) {
 		}
 	}
 }
+
+// TestDropComments: a rendered script loses the lines that are only a
+// comment, but for its header and shellcheck's directives; a "#" in data
+// or after a command stays.
+func TestDropComments(t *testing.T) {
+	src := "#!/usr/bin/env bash\n# The header.\n# shellcheck disable=SC2016\nset -eu\n\n" +
+		"# f does things.\nf() {\n  # a comment\n  echo hi # after a command\n  x='a\n# data, not a comment\nb'\n}\n" +
+		"  # shellcheck disable=SC2034\ny=1\ncat <<'EOF'\n# a here-document line\nEOF\n"
+	want := "#!/usr/bin/env bash\n# The header.\n# shellcheck disable=SC2016\nset -eu\n\n" +
+		"f() {\n  echo hi # after a command\n  x='a\n# data, not a comment\nb'\n}\n" +
+		"  # shellcheck disable=SC2034\ny=1\ncat <<'EOF'\n# a here-document line\nEOF\n"
+	got, err := dropComments([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Errorf("dropComments:\n%s\nwant:\n%s", got, want)
+	}
+	if _, err := dropComments([]byte("f() {\n")); err == nil {
+		t.Error("dropComments of a script that does not parse: no error")
+	}
+}

@@ -28,7 +28,6 @@
 # It needs bash 5.1 or later, git, coreutils, util-linux (flock, setsid) and jq.
 set -euo pipefail
 
-# The process, as `cairn compile` resolved it.
 process='diff'
 process_file='diff.toml'
 process_description='A process and steps named like commands: every value the script assigns is quoted'
@@ -44,22 +43,15 @@ worktree_names=('default' )
 worktree_kinds=('throwaway' )
 worktree_bases=('main' )
 last_stage=(1 )
-# The variables of the agent CLIs' keys, which reach a session's CLI alone (take_keys).
 agent_key_names=('ANTHROPIC_API_KEY' 'ANTHROPIC_AUTH_TOKEN' 'CLAUDE_CODE_OAUTH_TOKEN' 'CODEX_API_KEY' 'OPENAI_API_KEY' 'GEMINI_API_KEY' 'GOOGLE_API_KEY' 'GOOGLE_GENERATIVE_AI_API_KEY' 'OPENROUTER_API_KEY')
-# The run record (run.json) as cairn run keeps it: the process file (in the repository when its path is
-# relative) and its hash, the steps as a run begins them, and how long after its end a run that
-# succeeded, or ended otherwise, expires (in microseconds, or never).
 record_file='diff.toml'
 process_sha256='3e591d38f8de4a6747977009ad29c428fab9679436842503846ccf69ece309ce'
 run_expiry='2592000000000'
 failed_run_expiry='7776000000000'
 record_steps='[{"name":"test","worktree":"default","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"command","harness":"","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"ls","worktree":"default","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"command","harness":"","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""}]'
-# The run's budget in US dollars, as jq reads a number; empty for none.
 run_budget=''
 
-# How long a stopped step has between SIGTERM and SIGKILL, in seconds.
 grace=5
-# The exit status with which a precheck shell skips its step.
 check_skip=77
 
 usage() {
@@ -68,25 +60,17 @@ usage() {
   if [[ -n $process_description ]]; then printf '%s\n' "$process_description"; fi
 }
 
-# fail MESSAGE: the script cannot go on; nothing of the process ran.
 fail() {
   printf 'cairn: error: %s\n' "$1" >&2
   exit 1
 }
 
-# usage_error MESSAGE: a command line the script cannot take (exit 2).
 usage_error() {
   printf 'cairn: error: %s\n' "$1" >&2
   usage >&2
   exit 2
 }
 
-# take_keys DIR: takes the agent CLIs' keys out of the script's environment
-# before it starts anything: no step's shell, nor anything else the script
-# starts, sees them. A script with sessions keeps them in agent_keys, by
-# variable, and proc_start gives them to a session's CLI alone. In a
-# workflow's job (DIR not empty), also out of the files under DIR that the
-# step before it kept from the workflow's secrets, which it removes.
 take_keys() {
   local key
   for key in "${agent_key_names[@]}"; do
@@ -99,31 +83,24 @@ take_keys() {
   done
 }
 
-# now_us sets now to the time in microseconds.
 now_us() {
   now=${EPOCHREALTIME//[!0-9]/}
 }
 
-# iso_time US sets REPLY to the time US (microseconds since the epoch) as
-# the run record writes a time: RFC 3339 in UTC.
 iso_time() {
   local us
   printf -v us '%06d' "$(($1 % 1000000))"
   TZ=UTC printf -v REPLY '%(%Y-%m-%dT%H:%M:%S)T.%sZ' "$(($1 / 1000000))" "$us"
 }
 
-# say MESSAGE: one line of progress on stderr.
 say() {
   printf '%(%H:%M:%S)T %s\n' -1 "$1" >&2
 }
 
-# warn MESSAGE: a problem that does not change how the run ends.
 warn() {
   say "cairn: warning: $1"
 }
 
-# duration US sets REPLY to US microseconds as cairn shows a duration: 12ms,
-# 1.2s, 45s, 1m30s.
 duration() {
   local us=$1 ms ds s m h
   if ((us <= 0)); then
@@ -141,8 +118,6 @@ duration() {
   fi
 }
 
-# go_quote VALUE sets REPLY to VALUE in double quotes, escaped as Go's %q
-# escapes it.
 go_quote() {
   local v=$1 out='' c i
   v=${v//\\/\\\\}
@@ -165,21 +140,14 @@ go_quote() {
   REPLY=\"$v\"
 }
 
-# read_usd TEXT: sets REPLY to TEXT, an amount of US dollars above 0 as
-# cairn reads --budget (a number, blank space around it), as a JSON number;
-# fails when TEXT is no such amount.
 read_usd() {
   local v=$1
   while [[ $v == [$' \t\n\v\f\r']* ]]; do v=${v:1}; done
   while [[ $v == *[$' \t\n\v\f\r'] ]]; do v=${v::-1}; done
   [[ $v =~ ^[+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$ ]] || return 1
-  # jq reads an amount past the largest double as the largest, which Go refuses: so does the script.
   REPLY=$(jq -n -c --arg v "${v#+}" '$v | tonumber | select(. > 0 and . < 1.7976931348623157e308)') && [[ -n $REPLY ]]
 }
 
-# logfmt KEY VALUE...: sets REPLY to the pairs as a logfmt line: "-" for an
-# empty value, a value with a blank, a quote, an "=" or a control character
-# quoted.
 logfmt() {
   local line='' v
   while (($# >= 2)); do
@@ -196,7 +164,6 @@ logfmt() {
   REPLY=$line
 }
 
-# activity FIELD...: one line of $CAIRN_HOME/activity.log, as cairn writes it.
 activity() {
   local -a kv=()
   local f
@@ -206,9 +173,6 @@ activity() {
     warn "cannot write the activity log $home/activity.log"
 }
 
-# git_in DIR ARG...: git in DIR, with the user's umask. Ctrl-C at the
-# terminal does not cut it short: the script stops at the next step instead,
-# and the worktrees and patches git is making are left whole.
 git_in() {
   local dir=$1
   shift
@@ -219,16 +183,11 @@ git_in() {
   )
 }
 
-# record_failed WHAT: a write to the run record failed; a run whose record
-# may lack part of what happened does not end succeeded.
 record_failed() {
   warn "$1 failed"
   : >"$tmp/record.failed"
 }
 
-# record_write JQ_ARG...: run.json made anew by jq (from the record so far,
-# on stdin, when it reads one), through a file renamed over it: a reader
-# sees the old record or the new one, never part.
 record_write() {
   local new=$run/.run.json.new
   if jq "$@" >"$new" && mv -f -- "$new" "$run/run.json"; then return 0; fi
@@ -237,15 +196,10 @@ record_write() {
   return 1
 }
 
-# record_event JSON: one line of events.jsonl, appended whole under the
-# file's lock: the steps of a parallel group end at once.
 record_event() {
   { flock 9 && printf '%s\n' "$1" >&9; } 9>>"$run/events.jsonl" || record_failed "write the run's events"
 }
 
-# A step's event, {time, step}: its pending record (steps.json) with how it
-# stands now; the exit code and cause of each action that ran come in pairs
-# as the positional arguments.
 jq_step='
 {time: $time, step: ($steps[0][$i]
   + {outcome: $outcome, start: $start, "end": $ended, exit_code: $exit, cause: $cause, result: $result, trace: $trace}
@@ -258,12 +212,6 @@ jq_step='
   | if $shells == [] then . else .shells = $shells end
   | if $usage == {} then . else .usage = $usage end)}'
 
-# step_record INDEX OUTCOME START END EXIT CAUSE TRACE VSTATUS VERROR [EXIT CAUSE]...:
-# the step's record as it stands, as an event: its outcome, start and end
-# (in microseconds; empty for none), exit code, cause and trace, its result
-# once one was written, its validate phase's status (pass or fail; empty
-# when it did not run) and first failure, the precheck and validate shells
-# it ran, and the exit code and cause of each action that ran.
 step_record() {
   local i=$1 start=null end=null result='' line shells=$tmp/shells.${step_names[$1]} usage={}
   if [[ -n $3 ]]; then iso_time "$3" && start=\"$REPLY\"; fi
@@ -283,15 +231,11 @@ step_record() {
   fi
 }
 
-# step_event END: the record of the step this job runs, ended at END
-# (microseconds) or, with none, running.
 step_event() {
   step_record "$step_index" "${step_outcome:-running}" "$step_t0" "$1" "$step_rc" "$step_cause" "$record_trace" \
     "$validate_status" "$validate_error" "${action_results[@]}"
 }
 
-# record_begin: the run's first record, as cairn run begins it: running,
-# every step pending, and no events yet.
 record_begin() {
   if [[ $record_file != /* ]]; then record_file=$repo_root/$record_file; fi
   printf '%s\n' "$record_steps" >"$tmp/steps.json"
@@ -308,7 +252,6 @@ record_begin() {
   record_begun=1
 }
 
-# record_worktrees: the run's worktrees as they were opened, in the record.
 record_worktrees() {
   local i name
   local -a args=()
@@ -320,10 +263,6 @@ record_worktrees() {
     | {name: $a[.], kind: $a[. + 1], path: $a[. + 2], base: $a[. + 3]}]' "${args[@]}" <"$run/run.json" || true
 }
 
-# record_end STATUS CAUSE: the run's final record: its events applied, its
-# status, end and expiry (an RFC 3339 date, or never), why it failed when
-# no step says it, and events.jsonl emptied; then the run folder's lock is
-# given back.
 record_end() {
   local expires=$failed_run_expiry rc=0
   if [[ $1 == succeeded ]]; then expires=$run_expiry; fi
@@ -345,7 +284,6 @@ record_end() {
   return "$rc"
 }
 
-# log_step INDEX OUTCOME US CAUSE: the step's line in the run's log.
 log_step() {
   local i=$1 d
   local -a used=()
@@ -357,9 +295,6 @@ log_step() {
   printf '%s\n' "$REPLY" >>"$run/log"
 }
 
-# say_end INDEX OUTCOME US CAUSE: the progress line of a step's end, with
-# the shell that failed the step shown under it; an optional step's failure
-# says it was optional, lest a reader take the run for failed.
 say_end() {
   local name=${step_names[$1]} msg
   if [[ $2 == failed ]] && ((step_optional[$1])); then name+=" (optional)"; fi
@@ -370,16 +305,12 @@ say_end() {
   say "$msg"
 }
 
-# cancel_step INDEX: a step that never started.
 cancel_step() {
   log_step "$1" cancelled 0 ""
   say_end "$1" cancelled 0 ""
   step_record "$1" cancelled '' '' 0 '' '' '' ''
 }
 
-# resolve_base NAME BASE: sets base_sha to the commit worktree NAME starts
-# from, resolved once and locally (never fetched): a local branch BASE, else
-# origin's, else whatever git makes of BASE; HEAD when BASE is empty.
 resolve_base() {
   local name=$1 base=$2 c q b
   local -a candidates=(HEAD)
@@ -400,9 +331,6 @@ resolve_base() {
   return 1
 }
 
-# open_worktrees: the run's worktrees, before the first step: checkouts in
-# place (refused when dirty), throwaways detached at their base, added one
-# after another under the repository's worktree lock.
 open_worktrees() {
   local i name kind sha path
   declare -gA worktree_path=() worktree_base=()
@@ -442,9 +370,6 @@ open_worktrees() {
   worktree_fd=
 }
 
-# save_patch NAME: the changes of throwaway worktree NAME since its base —
-# commits, tracked and untracked files, binary ones too — as
-# worktrees/NAME.patch in the run folder (no file when nothing changed).
 save_patch() {
   local name=$1 path=${worktree_path[$1]} gitdir index=$tmp/index.$1 patch=$tmp/patch.$1
   [[ -e $path ]] || return 0
@@ -458,9 +383,6 @@ save_patch() {
   if [[ -s $patch ]]; then mv -f -- "$patch" "$run/worktrees/$name.patch"; fi
 }
 
-# close_worktrees: the throwaway worktrees end whatever happened: each one's
-# changes are saved as a patch, then it is removed. One whose changes could
-# not be saved is left in place, and the warning names its path.
 close_worktrees() {
   local name fd
   local -a done=()
@@ -484,16 +406,12 @@ close_worktrees() {
   rmdir -- "$worktree_root" 2>/dev/null || true
 }
 
-# step_start INDEX: what a step's job starts with: its files, its worktree,
-# its environment (as cairn run gives it).
 step_start() {
   step_index=$1
   step=${step_names[step_index]}
   step_dir=${worktree_path[${step_worktrees[step_index]}]:-}
   step_result=$run/results/$step.md
   step_outcome='' step_cause='' step_timeout=0 step_timeout_text=''
-  # What the step's record says besides its outcome: its exit code, its
-  # trace, its validate phase, and each action's exit code and cause.
   step_rc=0 record_trace='' validate_status='' validate_error=''
   action_results=()
   now_us
@@ -511,30 +429,20 @@ step_start() {
   fi
 }
 
-# action_end EXIT CAUSE: how an action of the step ended, for its record.
 action_end() {
   action_results+=("$1" "$2")
 }
 
-# step_going: the step has not ended yet.
 step_going() {
   [[ -z $step_outcome ]]
 }
 
-# write_result FILE: the step's result is FILE's text. A result the step
-# wrote itself has the step's umask: it becomes the owner's alone.
 write_result() {
   if [[ $1 != "$step_result" ]]; then cp -- "$1" "$step_result"; fi
   chmod 600 -- "$step_result"
   : >"$tmp/wrote.$step"
 }
 
-# step_finish: the step's end: its outcome (a failure once the run is
-# interrupted is an interruption) and cause, which its stage and the run's
-# end read, its log line, its progress line (with the shell that failed it
-# under it), and its record. The outcome is kept right after the log line,
-# with no command between them: a job killed meanwhile (job_ended) must not
-# log its step twice, nor not at all.
 step_finish() {
   if [[ -z $step_outcome ]]; then step_outcome=succeeded; fi
   if [[ $step_outcome == failed && -e $tmp/interrupted ]]; then step_outcome=interrupted step_cause=; fi
@@ -547,10 +455,6 @@ step_finish() {
   : >"$tmp/recorded.$step"
 }
 
-# proc_stat PID sets stat to the fields of /proc/PID/stat that follow the
-# command name, which may hold anything: field 3 of proc(5) (the state)
-# first, so that stat[1] is the parent and stat[19] the start time (clock
-# ticks after boot); none when PID is gone.
 proc_stat() {
   local line=''
   { IFS= read -r -d '' line <"/proc/$1/stat"; } 2>/dev/null || true
@@ -558,10 +462,6 @@ proc_stat() {
   if [[ $line == *')'* ]]; then read -r -a stat <<<"${line##*)}"; fi
 }
 
-# script_gone: whether the script that started this job was killed
-# outright (SIGKILL): the job is another's child then. Its run has crashed,
-# and what it left is for cairn status, stop, gc or resume to end: the job
-# starts and records nothing more.
 script_gone() {
   local -a stat
   ((BASHPID != $$)) || return 1
@@ -569,18 +469,10 @@ script_gone() {
   ((${#stat[@]} > 1 && stat[1] != $$))
 }
 
-# groups_write: the run folder's .groups.json, the process groups the steps
-# have running as cairn run keeps them (proc.Groups), made anew from the
-# entries in $tmp/group.STEP under a lock: the steps of a parallel group
-# start and end at once. A cairn status, stop, gc or resume that finds the
-# script killed ends what is left of them. Like cairn run, the script warns
-# once when it cannot, and goes on.
 groups_write() {
   { flock 9 && groups_locked; } 9>>"$tmp/groups.lock" || groups_failed
 }
 
-# groups_failed: the groups file could not be written, which a warning says
-# once.
 groups_failed() {
   if [[ ! -e $tmp/groups.failed ]]; then
     : >"$tmp/groups.failed"
@@ -588,12 +480,8 @@ groups_failed() {
   fi
 }
 
-# groups_locked: groups_write's work, under its lock: the file is written
-# whole, through a file renamed over it, and removed once no group runs.
 groups_locked() {
   local f line list='' new=$run/.groups.json.new
-  # Once the script is gone, the file is cairn's (a resume keeps its own
-  # there): a job left running does not touch it.
   ! script_gone || return 0
   for f in "$tmp"/group.*; do
     { IFS= read -r line <"$f"; } 2>/dev/null || continue
@@ -608,11 +496,6 @@ groups_locked() {
   return 1
 }
 
-# group_record PGID START: the group of the step's process in the run's
-# groups file: its step token, its process group and its leader's start
-# time (clock ticks after boot; 0 and 0 before it starts), the machine's
-# boot and its cgroup (proc.Group). Its entry is replaced whole: another
-# step's job may be reading it.
 group_record() {
   if jq -n -c --arg token "$run_token-$step_index" --argjson pgid "$1" --argjson start "$2" --arg boot "$boot_id" \
     --arg cgroup "$cgroup" '{token: $token, pgid: $pgid, start: $start, boot: $boot}
@@ -624,13 +507,6 @@ group_record() {
   fi
 }
 
-# run_proc IN OUT ERR ARGV...: ARGV in the step's worktree with the step's
-# environment and the user's umask, in a session of its own (stopping its
-# process group stops all it started), under the step's timeout; stdin from
-# IN, stdout to OUT, stderr to ERR (to OUT when ERR is empty). Whatever it
-# leaves running when it ends is ended with it. Sets proc_rc,
-# proc_timed_out, proc_cause and proc_exit, its exit code as the run record
-# has it: -1 for one its timeout or a stop killed.
 run_proc() {
   local in=$1 out=$2 err=$3 pid t0 rc=0 cgroup=''
   shift 3
@@ -639,13 +515,10 @@ run_proc() {
   proc_rc=0 proc_cause='' proc_exit=0
   now_us
   t0=$now
-  # A job whose script was killed starts nothing more.
   if script_gone; then exit 1; fi
   if [[ -n $cgroup_dir ]] && mkdir -- "$cgroup_dir/cairn-$run_token-$step_index" 2>/dev/null; then
     cgroup=$cgroup_dir/cairn-$run_token-$step_index
   fi
-  # Recorded before it starts, as cairn run records it: what it starts is
-  # found by its token, and its cgroup, before its group is recorded.
   group_record 0 0
   if [[ -n $err ]]; then
     proc_start "$@" <"$in" >"$out" 2>"$err" {pass_fd}>&- {run_lock_fd}>&- &
@@ -654,17 +527,10 @@ run_proc() {
   fi
   pid=$!
   printf '%s\n' "$pid" >"$tmp/pgid.$step"
-  # Its process group is its own (setsid): its leader's start time tells a
-  # later cairn that the group it finds is still this one.
   proc_stat "$pid"
   group_record "$pid" "${stat[19]:-0}"
-  # An interrupt that came as it started finds no group to stop: stop it here.
   if [[ -e $tmp/interrupted ]]; then kill -TERM -- "-$pid" 2>/dev/null || true; fi
-  # bash would say on stderr that a step it was waiting for was killed: the
-  # step's outcome says it.
   { wait "$pid"; } 2>/dev/null || rc=$?
-  # Its group outlives it when it left children behind (cmd &): they end
-  # now, and so do those that left the group (setsid cmd &).
   kill -KILL -- "-$pid" 2>/dev/null || true
   end_cgroup "$cgroup"
   end_strays "$run_token-$step_index"
@@ -684,26 +550,14 @@ run_proc() {
   fi
 }
 
-# proc_start ARGV...: run_proc's job: ARGV in the step's worktree, with the
-# signals the step's job ignores back to their defaults, under the step's
-# env.
 proc_start() {
   trap - INT TERM
-  # Into the step's cgroup before anything starts: all it starts is there.
   if [[ -n $cgroup ]]; then printf '%s\n' "$BASHPID" 2>/dev/null >"$cgroup/cgroup.procs" || true; fi
   umask "$user_umask"
   cd -- "$step_dir" || exit 1
   exec "$setsid_bin" -w "${timer[@]}" "$env_bin" -u CAIRN_ISSUE_URL "${step_env[@]}" "$@"
 }
 
-# find_cgroup sets cgroup_dir to the cgroup v2 folder in which each
-# process a step starts runs in a cgroup of its own
-# (cairn-RUN_TOKEN-STEP_INDEX), which holds all it starts, even what drops
-# CAIRN_STEP_TOKEN: the script's own cgroup, when a cgroup can be made in
-# it, this user may move processes out of it (its cgroup.procs is
-# writable: it is delegated to the user, or the script runs as root) and
-# the kernel can kill a cgroup's processes (cgroup.freeze, Linux 5.2);
-# else to "". containment says which: cgroup or token.
 find_cgroup() {
   local line path='' root mount probe
   cgroup_dir='' containment=token
@@ -714,7 +568,6 @@ find_cgroup() {
   { while IFS= read -r line; do
     [[ $line == *' - cgroup2 '* ]] || continue
     read -r _ _ _ root mount _ <<<"${line%% - *}"
-    # mountinfo writes a space as \040: such a path is not looked into.
     [[ $root$mount != *\\* ]] || continue
     if [[ $root == / ]]; then
       cgroup_dir=$mount$path
@@ -736,10 +589,6 @@ find_cgroup() {
   if [[ -n $cgroup_dir ]]; then containment=cgroup; fi
 }
 
-# end_cgroup DIR: every process in the cgroup DIR (and those under it) is
-# killed, with cgroup.kill, or where the kernel has none by freezing it and
-# SIGKILLing each until none is left; DIR is removed once empty. Nothing is
-# done when DIR is empty.
 end_cgroup() {
   local dir=$1 events i
   local -a procs=()
@@ -764,8 +613,6 @@ end_cgroup() {
   remove_cgroup "$dir" || warn "cannot remove the cgroup $dir: it still holds processes"
 }
 
-# cgroup_procs DIR: the pids of the processes in the cgroup DIR and those
-# under it, one a line.
 cgroup_procs() {
   local d
   for d in "$1"/*/; do
@@ -774,8 +621,6 @@ cgroup_procs() {
   cat -- "$1/cgroup.procs" 2>/dev/null || true
 }
 
-# remove_cgroup DIR: removes the cgroup DIR and those under it (a cairn a
-# step ran makes its own there).
 remove_cgroup() {
   local d
   for d in "$1"/*/; do
@@ -784,10 +629,6 @@ remove_cgroup() {
   rmdir -- "$1" 2>/dev/null || [[ ! -e $1 ]]
 }
 
-# end_strays TOKEN: every process that carries CAIRN_STEP_TOKEN=TOKEN (an
-# extended regular expression) in its environment is SIGKILLed: what a step
-# started, wherever it went, even to a session of its own. One that cleared
-# its environment is out of reach.
 end_strays() {
   local f found
   [[ -d /proc/self ]] || return 0
@@ -797,20 +638,15 @@ end_strays() {
       f=${f#/proc/}
       kill -KILL "${f%/environ}" 2>/dev/null && found=1
     done < <(grep -lzE -- "^CAIRN_STEP_TOKEN=($1)\$" /proc/[0-9]*/environ 2>/dev/null)
-    # Those killed are gone from the next look; one that forked meanwhile is not.
     ((found)) || return 0
   done
   warn "what a step left running still starts processes after 10 rounds of SIGKILL"
 }
 
-# run_shell SCRIPT: SCRIPT as `bash -euo pipefail -c SCRIPT`, its stdout and
-# stderr together in $tmp/out.STEP.
 run_shell() {
   run_proc /dev/null "$tmp/out.$step" '' "$bash_bin" -euo pipefail -c "$1"
 }
 
-# run_command SCRIPT: a command action: its result is what it wrote to
-# $CAIRN_RESULT when that is not empty, else its stdout and stderr together.
 run_command() {
   rm -f -- "$step_result"
   run_shell "$1"
@@ -824,13 +660,9 @@ run_command() {
   if ((proc_rc != 0)); then step_outcome=failed step_cause=$proc_cause; fi
 }
 
-# stop_steps: every running step's process group gets SIGTERM, and SIGKILL
-# when it has not ended after the grace period, or at once after a second
-# signal.
 stop_steps() {
   local f pg deadline
   for f in "$tmp"/pgid.*; do
-    # A step that ends meanwhile takes its file away.
     { read -r pg <"$f"; } 2>/dev/null || continue
     kill -TERM -- "-$pg" 2>/dev/null || true
   done
@@ -839,7 +671,6 @@ stop_steps() {
   while compgen -G "$tmp/pgid.*" >/dev/null; do
     now_us
     ((now < deadline && !kill_now)) || break
-    # Ctrl-C again at the terminal ends this sleep too.
     sleep 0.1 || true
   done
   for f in "$tmp"/pgid.*; do
@@ -848,10 +679,6 @@ stop_steps() {
   done
 }
 
-# on_signal: SIGINT or SIGTERM: nothing new starts, and the running steps
-# are stopped (and recorded interrupted). A second signal (bash runs its
-# trap even while the first one's waits out the grace period) SIGKILLs them
-# at once; the run then ends as the first signal would have it end.
 on_signal() {
   local f pg
   if ((interrupted)); then
@@ -867,8 +694,6 @@ on_signal() {
   stop_steps
 }
 
-# on_exit: whatever ends the script, running steps are stopped, throwaway
-# worktrees saved and removed, the pass given back.
 on_exit() {
   local rc=$? d
   set +e
@@ -882,7 +707,6 @@ on_exit() {
   if ((record_begun && !record_ended)); then
     if ((interrupted)); then record_end interrupted; else record_end failed; fi
   fi
-  # A step's job killed outright left its cgroup, and what is in it.
   if [[ -n ${cgroup_dir:-} ]]; then
     for d in "$cgroup_dir/cairn-$run_token-"*/; do
       [[ ! -d $d ]] || end_cgroup "${d%/}"
@@ -897,15 +721,12 @@ on_exit() {
   exit "$rc"
 }
 
-# wait_one: waits for a step's job to end.
 wait_one() {
   local pid='' rc=0
   wait -n -p pid || rc=$?
   if [[ -n ${pid:-} ]]; then
     job_ended "$pid" "$rc"
   elif ((rc == 127)); then
-    # No job is left, yet some never reported their end (they ended while a
-    # trap ran): they have all ended, and wait PID still knows how.
     for pid in "${!job_step[@]}"; do
       rc=0
       wait "$pid" 2>/dev/null || rc=$?
@@ -914,9 +735,6 @@ wait_one() {
   fi
 }
 
-# job_ended PID RC: the job PID ended with exit status RC; when it was a
-# step's, the stage counts it, and a required step that failed stops the
-# process.
 job_ended() {
   local pid=$1 rc=$2 i outcome start='' cause
   [[ -n ${job_step[$pid]:-} ]] || return 0
@@ -927,20 +745,16 @@ job_ended() {
   if [[ -f $tmp/outcome.${step_names[i]} ]]; then outcome=$(<"$tmp/outcome.${step_names[i]}"); fi
   if [[ -f $tmp/start.${step_names[i]} ]]; then start=$(<"$tmp/start.${step_names[i]}"); fi
   if [[ -n $outcome && ! -e $tmp/recorded.${step_names[i]} ]]; then
-    # The job was killed as its step ended, after its log line: the record
-    # says the same.
     cause=$(<"$tmp/cause.${step_names[i]}") || cause=
     now_us
     step_record "$i" "$outcome" "$start" "$now" -1 "$cause" '' '' ''
   elif [[ -z $outcome && -e $tmp/interrupted ]]; then
-    # A signal to the whole group ended the job before it could ignore it.
     outcome=interrupted
     log_step "$i" interrupted 0 ""
     say_end "$i" interrupted 0 ""
     now_us
     step_record "$i" interrupted "$start" "$now" -1 '' '' '' ''
   elif [[ -z $outcome ]]; then
-    # The job itself broke: the step failed.
     outcome=failed
     cause="the script's job ended with exit status $rc"
     log_step "$i" failed 0 "$cause"
@@ -953,11 +767,6 @@ job_ended() {
   if [[ $outcome == failed ]] && ((!step_optional[i])); then stopped=1; fi
 }
 
-# run_stage INDEX...: the steps of one stage, in file order, at most $jobs at
-# a time; once a required step has failed, or the run is interrupted, those
-# not started yet are cancelled and those running finish. The members of a
-# parallel group share the run's budget: each is given its share as it
-# starts (share_start).
 run_stage() {
   local i limit=$jobs
   if ((limit == 0 || limit > $#)); then limit=$#; fi
@@ -969,9 +778,6 @@ run_stage() {
       cancel_step "$i"
       continue
     fi
-    # The job leaves the run folder's lock and the Pass to the script: a
-    # script that is killed leaves a crashed run and a free Pass, as cairn
-    # run does.
     run_step "$i" {run_lock_fd}>&- {pass_fd}>&- &
     job_step[$!]=$i
     running=$((running + 1))
@@ -979,14 +785,12 @@ run_stage() {
   while ((running > 0)); do wait_one; done
 }
 
-# step_0: step 'test'.
 step_0() {
   step_start 0
   if step_going; then run_command 'test -f go.mod && echo tested'; fi
   step_finish
 }
 
-# step_1: step 'ls'.
 step_1() {
   step_start 1
   step_timeout=5 step_timeout_text='5s'
@@ -994,10 +798,6 @@ step_1() {
   step_finish
 }
 
-# run_step INDEX: step INDEX, in a job of its own. The job ignores SIGINT
-# and SIGTERM: Ctrl-C at the terminal reaches the whole foreground group,
-# but it is the script that stops the steps, and the job that records how
-# each ended.
 run_step() {
   trap '' INT TERM
   case $1 in
@@ -1006,13 +806,7 @@ run_step() {
   esac
 }
 
-# main: the run. It reads the command line, takes the pass, makes the run
-# folder and the worktrees, runs the stages in order, and ends the run as
-# cairn run ends it.
 main() {
-  # What the script keeps (its run folder, the activity log, locks, scratch files) is its owner's alone
-  # whatever the umask: files 0600, folders 0700. What it does for the user (steps, git, the notify
-  # command) has the umask the script was started with.
   user_umask=$(umask)
   umask 077
   jobs=${CAIRN_JOBS:-0}
@@ -1051,7 +845,6 @@ main() {
   setsid_bin=$(command -v setsid)
   timeout_bin=$(command -v timeout)
 
-  # --budget lowers the run's budget and raises none, as cairn run's does.
   budget_flag_usd=
   if [[ -n $budget_flag ]]; then
     if ! read_usd "$budget_flag"; then
@@ -1064,7 +857,6 @@ main() {
     fi
   fi
 
-  # The repository, $CAIRN_HOME and the pass.
   repo_root=$(git rev-parse --path-format=absolute --show-toplevel 2>/dev/null) ||
     fail "$PWD is not inside a git repository; run the script in one"
   common_dir=$(git rev-parse --path-format=absolute --git-common-dir)
@@ -1079,12 +871,7 @@ main() {
   worktree_lock=$home/locks/worktrees-$repo_hash.lock
   worktree_fd='' worktree_root=''
   run_lock_fd='' record_begun=0 record_ended=0
-  # run_token marks the environment of every process a step starts (as
-  # CAIRN_STEP_TOKEN=RUN_TOKEN-STEP_INDEX), so that those a step leaves
-  # running can be found and ended, even in a session of their own.
   printf -v run_token '%08x%08x' "$SRANDOM" "$SRANDOM"
-  # The boot of this machine (proc.BootID): a cairn that reads the run's
-  # groups file looks for none recorded under another boot.
   boot_id=''
   { read -r boot_id </proc/sys/kernel/random/boot_id; } 2>/dev/null || true
   find_cgroup
@@ -1101,8 +888,6 @@ main() {
   trap on_exit EXIT
   trap on_signal INT TERM
 
-  # The run folder, readable by its owner only, locked while the script runs: a
-  # running record whose lock is free is a crashed run's.
   now_us
   run_t0=$now
   TZ=UTC printf -v stamp '%(%Y-%m-%dT%H%M%SZ)T' "$((run_t0 / 1000000))"
@@ -1123,7 +908,6 @@ main() {
     "$(jq -n --arg r "$common_dir" '$r')" >"$pass_lock"
   activity event=start "run=$run_name" "process=$process" "repo=$common_dir" "containment=$containment"
 
-  # The worktrees, then the stages in order.
   open_error=
   if open_worktrees; then
     record_worktrees
@@ -1150,7 +934,6 @@ main() {
   finished=1
   if [[ -n $open_error ]]; then printf 'cairn: error: %s\n' "$open_error" >&2; fi
 
-  # The last stage's results, in file order.
   for i in "${last_stage[@]}"; do
     f=$run/results/${step_names[i]}.md
     if [[ -s $f ]]; then
@@ -1161,8 +944,6 @@ main() {
 
   status=succeeded
   if ((interrupted)); then status=interrupted; elif ((stopped)) || [[ -e $tmp/record.failed ]]; then status=failed; fi
-  # A run that failed at a step ends with one line that says which, and why:
-  # its first failed step that is not optional.
   if [[ $status == failed && -z $open_error ]]; then
     for i in "${!step_names[@]}"; do
       f=${step_names[i]}

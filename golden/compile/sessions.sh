@@ -32,7 +32,6 @@
 # It needs bash 5.1 or later, git, coreutils, util-linux (flock, setsid) and jq, 'claude', 'codex', 'gemini', 'opencode'.
 set -euo pipefail
 
-# The process, as `cairn compile` resolved it.
 process='sessions'
 process_file='sessions.toml'
 process_description='One session on each built-in harness, in parallel, each in its own worktree; a judge reads their results'
@@ -50,37 +49,23 @@ worktree_bases=('main' 'main' 'main' 'main' 'main' )
 harness_names=('claude' 'codex' 'gemini' 'opencode' )
 harness_bins=('claude' 'codex' 'gemini' 'opencode' )
 last_stage=(5 )
-# The process's steps, in file order, and how many of them, from the first, are in the stages before
-# each step's: those whose results it may be given.
 process_steps=("${step_names[@]}")
 step_earlier=(0 1 1 1 1 5 )
 cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
-# The variables of the agent CLIs' keys, which reach a session's CLI alone (take_keys).
 agent_key_names=('ANTHROPIC_API_KEY' 'ANTHROPIC_AUTH_TOKEN' 'CLAUDE_CODE_OAUTH_TOKEN' 'CODEX_API_KEY' 'OPENAI_API_KEY' 'GEMINI_API_KEY' 'GOOGLE_API_KEY' 'GOOGLE_GENERATIVE_AI_API_KEY' 'OPENROUTER_API_KEY')
-# The run record (run.json) as cairn run keeps it: the process file (in the repository when its path is
-# relative) and its hash, the steps as a run begins them, and how long after its end a run that
-# succeeded, or ended otherwise, expires (in microseconds, or never).
 record_file='sessions.toml'
 process_sha256='7ff36831ade20ecc9754ebfd2795609c64edbff7494a3f7c4a48b914d7b607fa'
 run_expiry='2592000000000'
 failed_run_expiry='7776000000000'
 record_steps='[{"name":"tests","worktree":"judge","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"command","harness":"","model":"","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"hunt-claude","worktree":"claude","parallel":"hunt","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"session","harness":"claude","model":"opus","effort":"high","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"hunt-codex","worktree":"codex","parallel":"hunt","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"session","harness":"codex","model":"gpt-5-codex","effort":"max","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"hunt-gemini","worktree":"gemini","parallel":"hunt","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"session","harness":"gemini","model":"gemini-2.5-pro","effort":"","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"hunt-opencode","worktree":"opencode","parallel":"hunt","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"session","harness":"opencode","model":"anthropic/claude-sonnet-4-5","effort":"low","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""},{"name":"judge","worktree":"judge","parallel":"","optional":false,"outcome":"pending","start":null,"end":null,"actions":[{"kind":"session","harness":"claude","model":"sonnet","effort":"medium","exit_code":0,"cause":""}],"exit_code":0,"cause":"","result":"","trace":"","git_ref":""}]'
-# The run's budget in US dollars, as jq reads a number; empty for none.
 run_budget=''
-# Each step's budget_usd, the most its sessions may spend besides the run's budget; empty for none.
 step_budgets=('' '' '' '' '' '' )
 skill_1=$'---\nname: bug-hunt\ndescription: Hunt for real bugs in this repository, or in the part of it the prompt names, and report each one with its file:line, the evidence that it is a bug, and a severity. Read-only - makes no edits. Use for an independent bug sweep whose findings a later step will judge or fix.\n---\n\n# Hunt for bugs\n\nFind bugs that a user of this code would actually hit, prove each one, and report it so that someone who has\nnever seen this session can check it in minutes. You make **no edits**: you do not change, create or delete\nfiles in this repository, and you do not commit. (Scratch files for an experiment go under a temporary\nfolder outside the repository, such as one made by `mktemp -d`, and are deleted afterwards.)\n\n## Scope\n\nHunt where the prompt points: a change, a package, a feature, an issue. With no scope, start where bugs are\nmost likely and most costly: recently changed code (`git log --stat -20`), code that parses input, handles\nerrors, touches files, money, auth or concurrency, and code with few tests.\n\n## How to hunt\n\nRead the code as its callers use it. For each function that matters, ask what happens when:\n\n- an input is empty, zero, negative, huge, not UTF-8, or contains the separator, a quote or `..`;\n- a call fails: is the error checked, passed on with its context, or silently dropped? is cleanup still done?\n- a loop or slice is at its edges: off-by-one, an empty collection, the last element;\n- a value is nil or missing: maps, pointers, optional fields, a key absent from a config;\n- two things run at once: shared state without a lock, check-then-act races, a goroutine or task that never\n  ends, a channel that is never closed;\n- resources are opened: files, processes, connections, locks - are they closed on every path?\n- untrusted data reaches a shell, a query, a path or a template: injection, path traversal;\n- the code and its documentation or tests disagree: which one is right?\n\nFollow a suspicious value from where it enters to where it is used. Read the callers before you call a\nfunction wrong: a check may already happen one level up.\n\n## Prove it\n\nA finding needs evidence, not a hunch:\n\n- the exact input or sequence of calls that triggers it;\n- the code path it takes (file:line for each hop that matters);\n- what happens, and what should happen instead.\n\nWhere you can, confirm it: run an existing test, run the program on a crafted input, or write a throwaway\ntest **outside** the repository. Mark each finding `confirmed` (you saw it happen) or `likely` (you traced it\nby reading). Drop anything you cannot support.\n\n## What is not a finding\n\nStyle, naming, formatting, missing comments, "could be faster" without a measured problem, "consider adding a\ntest", and hypothetical failures with no path from a real input. Report a design concern only when it leads\nto a concrete wrong result.\n\n## Severity\n\n- **critical**: data loss or corruption, a security hole, or a crash on a common path.\n- **high**: a wrong result or crash that users will hit in normal use.\n- **medium**: a wrong result or crash under unusual but realistic inputs or timing.\n- **low**: a real but minor defect: a misleading error message, a leak in a short-lived process.\n\n## Report\n\nYour final message is the report, most severe first, in this form:\n\n```\n## 1. <what goes wrong, in one line>\n- Location: path/to/file.go:123 (other places involved: path/to/other.go:45)\n- Severity: high\n- Confidence: confirmed\n- Evidence: <the triggering input, the path through the code, what happens vs. what should happen>\n- Reproduce: <a command or a test, when you have one>\n- Fix direction: <one sentence; do not write the patch>\n```\n\nAfter the findings, one short paragraph on what you covered and what you did not, so a reader knows where\nelse to look. If you found no bugs, say "No bugs found." and describe what you covered.\n'
 skill_2=$'---\nname: triage\ndescription: Sort the inbox into bugs, questions and noise.\n---\nRead every file in inbox/ and sort it: a bug (with a reproduction), a question\n(with the answer if you know it), or noise. Write the result to triage.md.\n'
 
-# How long a stopped step has between SIGTERM and SIGKILL, in seconds.
 grace=5
-# A session whose CLI has no turn cap of its own sets these, local to it: the
-# cap the script enforces by counting its turns, the jq program that finds
-# them, and the cause of a session stopped past the cap.
 turn_max=0 turn_jq='' turn_cause=''
-# A session sets this to 1, local to it: its CLI is given the agents' keys.
 session_keys=0
-# The exit status with which a precheck shell skips its step.
 check_skip=77
 
 usage() {
@@ -89,25 +74,17 @@ usage() {
   if [[ -n $process_description ]]; then printf '%s\n' "$process_description"; fi
 }
 
-# fail MESSAGE: the script cannot go on; nothing of the process ran.
 fail() {
   printf 'cairn: error: %s\n' "$1" >&2
   exit 1
 }
 
-# usage_error MESSAGE: a command line the script cannot take (exit 2).
 usage_error() {
   printf 'cairn: error: %s\n' "$1" >&2
   usage >&2
   exit 2
 }
 
-# take_keys DIR: takes the agent CLIs' keys out of the script's environment
-# before it starts anything: no step's shell, nor anything else the script
-# starts, sees them. A script with sessions keeps them in agent_keys, by
-# variable, and proc_start gives them to a session's CLI alone. In a
-# workflow's job (DIR not empty), also out of the files under DIR that the
-# step before it kept from the workflow's secrets, which it removes.
 take_keys() {
   local key
   declare -gA agent_keys=()
@@ -123,31 +100,24 @@ take_keys() {
   done
 }
 
-# now_us sets now to the time in microseconds.
 now_us() {
   now=${EPOCHREALTIME//[!0-9]/}
 }
 
-# iso_time US sets REPLY to the time US (microseconds since the epoch) as
-# the run record writes a time: RFC 3339 in UTC.
 iso_time() {
   local us
   printf -v us '%06d' "$(($1 % 1000000))"
   TZ=UTC printf -v REPLY '%(%Y-%m-%dT%H:%M:%S)T.%sZ' "$(($1 / 1000000))" "$us"
 }
 
-# say MESSAGE: one line of progress on stderr.
 say() {
   printf '%(%H:%M:%S)T %s\n' -1 "$1" >&2
 }
 
-# warn MESSAGE: a problem that does not change how the run ends.
 warn() {
   say "cairn: warning: $1"
 }
 
-# duration US sets REPLY to US microseconds as cairn shows a duration: 12ms,
-# 1.2s, 45s, 1m30s.
 duration() {
   local us=$1 ms ds s m h
   if ((us <= 0)); then
@@ -165,8 +135,6 @@ duration() {
   fi
 }
 
-# go_quote VALUE sets REPLY to VALUE in double quotes, escaped as Go's %q
-# escapes it.
 go_quote() {
   local v=$1 out='' c i
   v=${v//\\/\\\\}
@@ -189,21 +157,14 @@ go_quote() {
   REPLY=\"$v\"
 }
 
-# read_usd TEXT: sets REPLY to TEXT, an amount of US dollars above 0 as
-# cairn reads --budget (a number, blank space around it), as a JSON number;
-# fails when TEXT is no such amount.
 read_usd() {
   local v=$1
   while [[ $v == [$' \t\n\v\f\r']* ]]; do v=${v:1}; done
   while [[ $v == *[$' \t\n\v\f\r'] ]]; do v=${v::-1}; done
   [[ $v =~ ^[+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?$ ]] || return 1
-  # jq reads an amount past the largest double as the largest, which Go refuses: so does the script.
   REPLY=$(jq -n -c --arg v "${v#+}" '$v | tonumber | select(. > 0 and . < 1.7976931348623157e308)') && [[ -n $REPLY ]]
 }
 
-# logfmt KEY VALUE...: sets REPLY to the pairs as a logfmt line: "-" for an
-# empty value, a value with a blank, a quote, an "=" or a control character
-# quoted.
 logfmt() {
   local line='' v
   while (($# >= 2)); do
@@ -220,7 +181,6 @@ logfmt() {
   REPLY=$line
 }
 
-# activity FIELD...: one line of $CAIRN_HOME/activity.log, as cairn writes it.
 activity() {
   local -a kv=()
   local f
@@ -230,9 +190,6 @@ activity() {
     warn "cannot write the activity log $home/activity.log"
 }
 
-# git_in DIR ARG...: git in DIR, with the user's umask. Ctrl-C at the
-# terminal does not cut it short: the script stops at the next step instead,
-# and the worktrees and patches git is making are left whole.
 git_in() {
   local dir=$1
   shift
@@ -243,16 +200,11 @@ git_in() {
   )
 }
 
-# record_failed WHAT: a write to the run record failed; a run whose record
-# may lack part of what happened does not end succeeded.
 record_failed() {
   warn "$1 failed"
   : >"$tmp/record.failed"
 }
 
-# record_write JQ_ARG...: run.json made anew by jq (from the record so far,
-# on stdin, when it reads one), through a file renamed over it: a reader
-# sees the old record or the new one, never part.
 record_write() {
   local new=$run/.run.json.new
   if jq "$@" >"$new" && mv -f -- "$new" "$run/run.json"; then return 0; fi
@@ -261,15 +213,10 @@ record_write() {
   return 1
 }
 
-# record_event JSON: one line of events.jsonl, appended whole under the
-# file's lock: the steps of a parallel group end at once.
 record_event() {
   { flock 9 && printf '%s\n' "$1" >&9; } 9>>"$run/events.jsonl" || record_failed "write the run's events"
 }
 
-# A step's event, {time, step}: its pending record (steps.json) with how it
-# stands now; the exit code and cause of each action that ran come in pairs
-# as the positional arguments.
 jq_step='
 {time: $time, step: ($steps[0][$i]
   + {outcome: $outcome, start: $start, "end": $ended, exit_code: $exit, cause: $cause, result: $result, trace: $trace}
@@ -282,12 +229,6 @@ jq_step='
   | if $shells == [] then . else .shells = $shells end
   | if $usage == {} then . else .usage = $usage end)}'
 
-# step_record INDEX OUTCOME START END EXIT CAUSE TRACE VSTATUS VERROR [EXIT CAUSE]...:
-# the step's record as it stands, as an event: its outcome, start and end
-# (in microseconds; empty for none), exit code, cause and trace, its result
-# once one was written, its validate phase's status (pass or fail; empty
-# when it did not run) and first failure, the precheck and validate shells
-# it ran, and the exit code and cause of each action that ran.
 step_record() {
   local i=$1 start=null end=null result='' line shells=$tmp/shells.${step_names[$1]} usage={}
   if [[ -n $3 ]]; then iso_time "$3" && start=\"$REPLY\"; fi
@@ -307,15 +248,11 @@ step_record() {
   fi
 }
 
-# step_event END: the record of the step this job runs, ended at END
-# (microseconds) or, with none, running.
 step_event() {
   step_record "$step_index" "${step_outcome:-running}" "$step_t0" "$1" "$step_rc" "$step_cause" "$record_trace" \
     "$validate_status" "$validate_error" "${action_results[@]}"
 }
 
-# record_begin: the run's first record, as cairn run begins it: running,
-# every step pending, and no events yet.
 record_begin() {
   if [[ $record_file != /* ]]; then record_file=$repo_root/$record_file; fi
   printf '%s\n' "$record_steps" >"$tmp/steps.json"
@@ -332,7 +269,6 @@ record_begin() {
   record_begun=1
 }
 
-# record_worktrees: the run's worktrees as they were opened, in the record.
 record_worktrees() {
   local i name
   local -a args=()
@@ -344,10 +280,6 @@ record_worktrees() {
     | {name: $a[.], kind: $a[. + 1], path: $a[. + 2], base: $a[. + 3]}]' "${args[@]}" <"$run/run.json" || true
 }
 
-# record_end STATUS CAUSE: the run's final record: its events applied, its
-# status, end and expiry (an RFC 3339 date, or never), why it failed when
-# no step says it, and events.jsonl emptied; then the run folder's lock is
-# given back.
 record_end() {
   local expires=$failed_run_expiry rc=0
   if [[ $1 == succeeded ]]; then expires=$run_expiry; fi
@@ -371,7 +303,6 @@ record_end() {
   return "$rc"
 }
 
-# What sessions used, summed (harness.UsageJQHelpers): usage_plus($b).
 jq_usage='
 def usage_keys: ["turns", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd"];
 def usage_clean: . as $u | reduce usage_keys[] as $k ({};
@@ -391,10 +322,6 @@ def usage_add($a; $b): if $a == null then $b elif $b == null then $a else $a + $
 def session_used: . as $e | ($e.usage // {}) | usage_plus($e.total // {});
 '
 
-# What a step's sessions used, as its log line words it: turns, tokens_in
-# (every input token, the cache's too), tokens_out and cost (rounded to a
-# hundredth of a cent), each when a session reported it, a line each:
-# name, then value.
 jq_usage_fields='
 (if .turns != null then "turns", .turns else empty end),
 ([.input_tokens, .cache_read_tokens, .cache_write_tokens | numbers] | if length > 0 then "tokens_in", add else empty end),
@@ -402,7 +329,6 @@ jq_usage_fields='
 (if .cost_usd != null then "cost", (.cost_usd * 10000 | round | "$\(. / 10000 | floor).\(. % 10000 + 10000 | tostring | .[1:])")
  else empty end)'
 
-# log_step INDEX OUTCOME US CAUSE: the step's line in the run's log.
 log_step() {
   local i=$1 d
   local -a used=()
@@ -417,9 +343,6 @@ log_step() {
   printf '%s\n' "$REPLY" >>"$run/log"
 }
 
-# say_end INDEX OUTCOME US CAUSE: the progress line of a step's end, with
-# the shell that failed the step shown under it; an optional step's failure
-# says it was optional, lest a reader take the run for failed.
 say_end() {
   local name=${step_names[$1]} msg
   if [[ $2 == failed ]] && ((step_optional[$1])); then name+=" (optional)"; fi
@@ -430,21 +353,16 @@ say_end() {
   say "$msg"
 }
 
-# cancel_step INDEX: a step that never started.
 cancel_step() {
   log_step "$1" cancelled 0 ""
   say_end "$1" cancelled 0 ""
   step_record "$1" cancelled '' '' 0 '' '' '' ''
 }
 
-# exclude_cairn_files DIR: cairn's own files (copied skills, the issue, run
-# locks) are excluded from git in the repository or worktree at DIR, so that
-# they never make a tree dirty nor get committed.
 exclude_cairn_files() {
   local path pattern line missing=()
   path=$(git_in "$1" rev-parse --path-format=absolute --git-path info/exclude) || return 1
   (
-    # The exclude file is the repository's: the user's umask.
     umask "$user_umask"
     mkdir -p -- "${path%/*}" || exit 1
     flock 9
@@ -467,9 +385,6 @@ exclude_cairn_files() {
   ) 9>>"$tmp/exclude.lock"
 }
 
-# resolve_base NAME BASE: sets base_sha to the commit worktree NAME starts
-# from, resolved once and locally (never fetched): a local branch BASE, else
-# origin's, else whatever git makes of BASE; HEAD when BASE is empty.
 resolve_base() {
   local name=$1 base=$2 c q b
   local -a candidates=(HEAD)
@@ -490,9 +405,6 @@ resolve_base() {
   return 1
 }
 
-# open_worktrees: the run's worktrees, before the first step: checkouts in
-# place (refused when dirty), throwaways detached at their base, added one
-# after another under the repository's worktree lock.
 open_worktrees() {
   local i name kind sha path
   declare -gA worktree_path=() worktree_base=()
@@ -532,9 +444,6 @@ open_worktrees() {
   worktree_fd=
 }
 
-# save_patch NAME: the changes of throwaway worktree NAME since its base —
-# commits, tracked and untracked files, binary ones too — as
-# worktrees/NAME.patch in the run folder (no file when nothing changed).
 save_patch() {
   local name=$1 path=${worktree_path[$1]} gitdir index=$tmp/index.$1 patch=$tmp/patch.$1
   [[ -e $path ]] || return 0
@@ -548,9 +457,6 @@ save_patch() {
   if [[ -s $patch ]]; then mv -f -- "$patch" "$run/worktrees/$name.patch"; fi
 }
 
-# close_worktrees: the throwaway worktrees end whatever happened: each one's
-# changes are saved as a patch, then it is removed. One whose changes could
-# not be saved is left in place, and the warning names its path.
 close_worktrees() {
   local name fd
   local -a done=()
@@ -574,9 +480,6 @@ close_worktrees() {
   rmdir -- "$worktree_root" 2>/dev/null || true
 }
 
-# install_skill NAME BODY: a home or built-in skill copied into the step's
-# worktree as .cairn/skills/NAME/SKILL.md, excluded from git; sets
-# skill_path. A symlink on the way is refused.
 install_skill() {
   local dir=$step_dir e tmpf=''
   exclude_cairn_files "$step_dir" || {
@@ -605,19 +508,13 @@ install_skill() {
   return 1
 }
 
-# step_start INDEX: what a step's job starts with: its files, its worktree,
-# its environment (as cairn run gives it).
 step_start() {
   step_index=$1
   step=${step_names[step_index]}
   step_dir=${worktree_path[${step_worktrees[step_index]}]:-}
   step_result=$run/results/$step.md
   step_outcome='' step_cause='' step_timeout=0 step_timeout_text=''
-  # The cause of the first session of the step a budget stopped: whatever
-  # else failed with it, the budget stopped the step, as cairn run says.
   step_budget_cause=''
-  # What the step's record says besides its outcome: its exit code, its
-  # trace, its validate phase, and each action's exit code and cause.
   step_rc=0 record_trace='' validate_status='' validate_error=''
   action_results=()
   now_us
@@ -635,35 +532,24 @@ step_start() {
   fi
 }
 
-# action_end EXIT CAUSE: how an action of the step ended, for its record.
 action_end() {
   action_results+=("$1" "$2")
 }
 
-# step_going: the step has not ended yet.
 step_going() {
   [[ -z $step_outcome ]]
 }
 
-# write_result FILE: the step's result is FILE's text. A result the step
-# wrote itself has the step's umask: it becomes the owner's alone.
 write_result() {
   if [[ $1 != "$step_result" ]]; then cp -- "$1" "$step_result"; fi
   chmod 600 -- "$step_result"
   : >"$tmp/wrote.$step"
 }
 
-# step_finish: the step's end: its outcome (a failure once the run is
-# interrupted is an interruption) and cause, which its stage and the run's
-# end read, its log line, its progress line (with the shell that failed it
-# under it), and its record. The outcome is kept right after the log line,
-# with no command between them: a job killed meanwhile (job_ended) must not
-# log its step twice, nor not at all.
 step_finish() {
   if [[ -z $step_outcome ]]; then step_outcome=succeeded; fi
   if [[ $step_outcome == failed && -n $step_budget_cause ]]; then
     step_cause=$step_budget_cause
-    # The run's end says what it really spent (budget_spent_cause).
     : >"$tmp/budget.$step"
   fi
   if [[ $step_outcome == failed && -e $tmp/interrupted ]]; then step_outcome=interrupted step_cause=; fi
@@ -677,10 +563,6 @@ step_finish() {
   share_end "$step"
 }
 
-# proc_stat PID sets stat to the fields of /proc/PID/stat that follow the
-# command name, which may hold anything: field 3 of proc(5) (the state)
-# first, so that stat[1] is the parent and stat[19] the start time (clock
-# ticks after boot); none when PID is gone.
 proc_stat() {
   local line=''
   { IFS= read -r -d '' line <"/proc/$1/stat"; } 2>/dev/null || true
@@ -688,10 +570,6 @@ proc_stat() {
   if [[ $line == *')'* ]]; then read -r -a stat <<<"${line##*)}"; fi
 }
 
-# script_gone: whether the script that started this job was killed
-# outright (SIGKILL): the job is another's child then. Its run has crashed,
-# and what it left is for cairn status, stop, gc or resume to end: the job
-# starts and records nothing more.
 script_gone() {
   local -a stat
   ((BASHPID != $$)) || return 1
@@ -699,18 +577,10 @@ script_gone() {
   ((${#stat[@]} > 1 && stat[1] != $$))
 }
 
-# groups_write: the run folder's .groups.json, the process groups the steps
-# have running as cairn run keeps them (proc.Groups), made anew from the
-# entries in $tmp/group.STEP under a lock: the steps of a parallel group
-# start and end at once. A cairn status, stop, gc or resume that finds the
-# script killed ends what is left of them. Like cairn run, the script warns
-# once when it cannot, and goes on.
 groups_write() {
   { flock 9 && groups_locked; } 9>>"$tmp/groups.lock" || groups_failed
 }
 
-# groups_failed: the groups file could not be written, which a warning says
-# once.
 groups_failed() {
   if [[ ! -e $tmp/groups.failed ]]; then
     : >"$tmp/groups.failed"
@@ -718,12 +588,8 @@ groups_failed() {
   fi
 }
 
-# groups_locked: groups_write's work, under its lock: the file is written
-# whole, through a file renamed over it, and removed once no group runs.
 groups_locked() {
   local f line list='' new=$run/.groups.json.new
-  # Once the script is gone, the file is cairn's (a resume keeps its own
-  # there): a job left running does not touch it.
   ! script_gone || return 0
   for f in "$tmp"/group.*; do
     { IFS= read -r line <"$f"; } 2>/dev/null || continue
@@ -738,11 +604,6 @@ groups_locked() {
   return 1
 }
 
-# group_record PGID START: the group of the step's process in the run's
-# groups file: its step token, its process group and its leader's start
-# time (clock ticks after boot; 0 and 0 before it starts), the machine's
-# boot and its cgroup (proc.Group). Its entry is replaced whole: another
-# step's job may be reading it.
 group_record() {
   if jq -n -c --arg token "$run_token-$step_index" --argjson pgid "$1" --argjson start "$2" --arg boot "$boot_id" \
     --arg cgroup "$cgroup" '{token: $token, pgid: $pgid, start: $start, boot: $boot}
@@ -754,15 +615,6 @@ group_record() {
   fi
 }
 
-# run_proc IN OUT ERR ARGV...: ARGV in the step's worktree with the step's
-# environment and the user's umask, in a session of its own (stopping its
-# process group stops all it started), under the step's timeout; stdin from
-# IN, stdout to OUT, stderr to ERR (to OUT when ERR is empty). Whatever it
-# leaves running when it ends is ended with it. Sets proc_rc,
-# proc_timed_out, proc_cause and proc_exit, its exit code as the run record
-# has it: -1 for one its timeout or a stop killed. When turn_max is set (a
-# session whose turns the script counts), watch_turns stops it past its
-# turn cap.
 run_proc() {
   local in=$1 out=$2 err=$3 pid t0 rc=0 watch='' cgroup=''
   shift 3
@@ -771,15 +623,11 @@ run_proc() {
   proc_rc=0 proc_timed_out=0 proc_cause='' proc_exit=0
   now_us
   t0=$now
-  # The watch reads OUT (a file) from its start: nothing an earlier action left.
   if ((turn_max > 0)); then : >"$out"; fi
-  # A job whose script was killed starts nothing more.
   if script_gone; then exit 1; fi
   if [[ -n $cgroup_dir ]] && mkdir -- "$cgroup_dir/cairn-$run_token-$step_index" 2>/dev/null; then
     cgroup=$cgroup_dir/cairn-$run_token-$step_index
   fi
-  # Recorded before it starts, as cairn run records it: what it starts is
-  # found by its token, and its cgroup, before its group is recorded.
   group_record 0 0
   if [[ -n $err ]]; then
     proc_start "$@" <"$in" >"$out" 2>"$err" {pass_fd}>&- {run_lock_fd}>&- &
@@ -788,25 +636,17 @@ run_proc() {
   fi
   pid=$!
   printf '%s\n' "$pid" >"$tmp/pgid.$step"
-  # Its process group is its own (setsid): its leader's start time tells a
-  # later cairn that the group it finds is still this one.
   proc_stat "$pid"
   group_record "$pid" "${stat[19]:-0}"
-  # An interrupt that came as it started finds no group to stop: stop it here.
   if [[ -e $tmp/interrupted ]]; then kill -TERM -- "-$pid" 2>/dev/null || true; fi
   if ((turn_max > 0)); then
     watch_turns "$pid" "$out" &
     watch=$!
   fi
-  # bash would say on stderr that a step it was waiting for was killed: the
-  # step's outcome says it.
   { wait "$pid"; } 2>/dev/null || rc=$?
-  # Its group outlives it when it left children behind (cmd &): they end
-  # now, and so do those that left the group (setsid cmd &).
   kill -KILL -- "-$pid" 2>/dev/null || true
   end_cgroup "$cgroup"
   end_strays "$run_token-$step_index"
-  # The watch ends once it has read what the process wrote.
   if [[ -n $watch ]]; then wait "$watch" || true; fi
   rm -f -- "$tmp/pgid.$step"
   if script_gone; then exit 1; fi
@@ -824,15 +664,9 @@ run_proc() {
   fi
 }
 
-# proc_start ARGV...: run_proc's job: ARGV in the step's worktree, with the
-# signals the step's job ignores back to their defaults; a session's CLI
-# (session_keys set) with the agents' keys the script was given, in its
-# environment (not its argv, which any process can read), under the step's
-# env.
 proc_start() {
   local key
   trap - INT TERM
-  # Into the step's cgroup before anything starts: all it starts is there.
   if [[ -n $cgroup ]]; then printf '%s\n' "$BASHPID" 2>/dev/null >"$cgroup/cgroup.procs" || true; fi
   umask "$user_umask"
   cd -- "$step_dir" || exit 1
@@ -842,14 +676,6 @@ proc_start() {
   exec "$setsid_bin" -w "${timer[@]}" "$env_bin" -u CAIRN_ISSUE_URL "${step_env[@]}" "$@"
 }
 
-# find_cgroup sets cgroup_dir to the cgroup v2 folder in which each
-# process a step starts runs in a cgroup of its own
-# (cairn-RUN_TOKEN-STEP_INDEX), which holds all it starts, even what drops
-# CAIRN_STEP_TOKEN: the script's own cgroup, when a cgroup can be made in
-# it, this user may move processes out of it (its cgroup.procs is
-# writable: it is delegated to the user, or the script runs as root) and
-# the kernel can kill a cgroup's processes (cgroup.freeze, Linux 5.2);
-# else to "". containment says which: cgroup or token.
 find_cgroup() {
   local line path='' root mount probe
   cgroup_dir='' containment=token
@@ -860,7 +686,6 @@ find_cgroup() {
   { while IFS= read -r line; do
     [[ $line == *' - cgroup2 '* ]] || continue
     read -r _ _ _ root mount _ <<<"${line%% - *}"
-    # mountinfo writes a space as \040: such a path is not looked into.
     [[ $root$mount != *\\* ]] || continue
     if [[ $root == / ]]; then
       cgroup_dir=$mount$path
@@ -882,10 +707,6 @@ find_cgroup() {
   if [[ -n $cgroup_dir ]]; then containment=cgroup; fi
 }
 
-# end_cgroup DIR: every process in the cgroup DIR (and those under it) is
-# killed, with cgroup.kill, or where the kernel has none by freezing it and
-# SIGKILLing each until none is left; DIR is removed once empty. Nothing is
-# done when DIR is empty.
 end_cgroup() {
   local dir=$1 events i
   local -a procs=()
@@ -910,8 +731,6 @@ end_cgroup() {
   remove_cgroup "$dir" || warn "cannot remove the cgroup $dir: it still holds processes"
 }
 
-# cgroup_procs DIR: the pids of the processes in the cgroup DIR and those
-# under it, one a line.
 cgroup_procs() {
   local d
   for d in "$1"/*/; do
@@ -920,8 +739,6 @@ cgroup_procs() {
   cat -- "$1/cgroup.procs" 2>/dev/null || true
 }
 
-# remove_cgroup DIR: removes the cgroup DIR and those under it (a cairn a
-# step ran makes its own there).
 remove_cgroup() {
   local d
   for d in "$1"/*/; do
@@ -930,10 +747,6 @@ remove_cgroup() {
   rmdir -- "$1" 2>/dev/null || [[ ! -e $1 ]]
 }
 
-# end_strays TOKEN: every process that carries CAIRN_STEP_TOKEN=TOKEN (an
-# extended regular expression) in its environment is SIGKILLed: what a step
-# started, wherever it went, even to a session of its own. One that cleared
-# its environment is out of reach.
 end_strays() {
   local f found
   [[ -d /proc/self ]] || return 0
@@ -943,19 +756,11 @@ end_strays() {
       f=${f#/proc/}
       kill -KILL "${f%/environ}" 2>/dev/null && found=1
     done < <(grep -lzE -- "^CAIRN_STEP_TOKEN=($1)\$" /proc/[0-9]*/environ 2>/dev/null)
-    # Those killed are gone from the next look; one that forked meanwhile is not.
     ((found)) || return 0
   done
   warn "what a step left running still starts processes after 10 rounds of SIGKILL"
 }
 
-# watch_turns PGID OUT: counts the turns of the session whose CLI, in
-# process group PGID, writes its JSON events to OUT, as they come: a line
-# for which the jq program turn_jq (over jq_final, which only a script with
-# sessions defines) yields true starts one (harness.CountsTurns).
-# When turn turn_max+1 starts, it makes $tmp/turns.$step and stops the
-# group: SIGTERM, then SIGKILL after the grace period. It ends when the
-# process does.
 watch_turns() {
   local pgid=$1 out=$2 n=0 line i
   while IFS= read -r line; do
@@ -974,14 +779,10 @@ watch_turns() {
     jq --unbuffered -R -r "${jq_final-} $turn_jq" 2>/dev/null)
 }
 
-# run_shell SCRIPT: SCRIPT as `bash -euo pipefail -c SCRIPT`, its stdout and
-# stderr together in $tmp/out.STEP.
 run_shell() {
   run_proc /dev/null "$tmp/out.$step" '' "$bash_bin" -euo pipefail -c "$1"
 }
 
-# run_command SCRIPT: a command action: its result is what it wrote to
-# $CAIRN_RESULT when that is not empty, else its stdout and stderr together.
 run_command() {
   rm -f -- "$step_result"
   run_shell "$1"
@@ -995,27 +796,17 @@ run_command() {
   if ((proc_rc != 0)); then step_outcome=failed step_cause=$proc_cause; fi
 }
 
-# session_refused CAUSE: a session action that fails, with CAUSE, before its
-# CLI starts.
 session_refused() {
   write_result /dev/null
   step_outcome=failed step_rc=-1 step_cause=$1
   action_end -1 "$1"
 }
 
-# prompt_fits MAX: whether the session's prompt, $tmp/prompt.$step, is at
-# most MAX bytes, what its CLI takes whole on stdin; it sets prompt_size,
-# which the cause of a longer one names.
 prompt_fits() {
   prompt_size=$(wc -c <"$tmp/prompt.$step")
   ((prompt_size <= $1))
 }
 
-# session_prompt PARTS: writes a session's prompt to $tmp/prompt.STEP:
-# step/prompts/session.md.tmpl as `cairn compile` rendered it for sessions of
-# one kind, whose parts function PARTS sets, with the results the steps of
-# earlier stages left, in file order, listed. Its date is the day the
-# session starts, as cairn run's is.
 session_prompt() {
   local prompt prompt_intro prompt_head prompt_mid prompt_join prompt_tail prompt_outro prompt_directive='' today s i
   local -a earlier=()
@@ -1037,8 +828,6 @@ session_prompt() {
   printf '%s' "$prompt" >"$tmp/prompt.$step"
 }
 
-# prompt_1: the parts of the prompts of one kind of session, for
-# session_prompt.
 prompt_1() {
   if [[ -n $directive_trim ]]; then prompt_directive=$'The user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n'; fi
   prompt_intro='You are running step `'"${step}"'` of the cairn process `'"${process}"'`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## '
@@ -1049,8 +838,6 @@ prompt_1() {
   prompt_outro=$'Your task\n\nRead the skill file `'"${skill_path}"'` (skill `'"${skill_name}"$'`) and follow it: it is your task.\n\n'"${prompt_directive}"$'## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
 }
 
-# prompt_2: the parts of the prompts of one kind of session, for
-# session_prompt.
 prompt_2() {
   if [[ -n $directive_trim ]]; then prompt_directive=$'The user started this run with a directive. Follow it wherever it applies; where it conflicts with the task above, the directive wins:\n\n<directive>\n'"${directive_trim}"$'\n</directive>\n\n'; fi
   prompt_intro='You are running step `'"${step}"'` of the cairn process `'"${process}"'`. Today is '"${today}"$'. cairn started this session unattended: nobody will answer a question or approve anything before it ends. When something is unclear, make the most reasonable choice, carry on, and say what you chose in your final message.\n\n## Where you work\n\nYour working directory is `'"${step_dir}"$'`, a throwaway git worktree that cairn made for this run from the base branch. Later steps of this run that share it see what you leave in it. When the run ends cairn removes it and your changes, committed or not, are discarded, saved only as a patch in the run\'s records: nothing you do here reaches the user\'s own checkout or any branch. Keep your changes inside it.\n\n## '
@@ -1061,9 +848,6 @@ prompt_2() {
   prompt_outro=$'Your task\n\n'"${step_prompt}"$'\n\n'"${prompt_directive}"$'## Your final message\n\nYour final message is this step\'s result: cairn saves it as `'"${step_result}"$'` and gives its path to the later steps, which may know nothing else of your work. Make it complete on its own, in the form your task asks for: what you did or found (with file:line where it applies), what you could not do, and why. Do not write that file yourself, and do not end with a question.\n'
 }
 
-# How each harness reads its output, as cairn run reads it (harness.JQ):
-# its final message, {m: message, c: cause, f: failed} (harness.Final), and
-# how the session ended (SessionEnd), by the end_* functions.
 jq_final='
 def trimend: sub("[ \t\r\n]+\\z"; "");
 def trim: sub("^\\s+"; "") | sub("\\s+\\z"; "");
@@ -1272,17 +1056,6 @@ def end_custom($paths):
      usage: (reduce ($paths | to_entries[]) as $p ({}; .[$p.key] = (try ($d | getpath($p.value)) catch null)) | usage_clean)};
 '
 
-# run_session FINAL IN ARGV...: a session action: the harness's CLI, ARGV
-# (which may start with the NAME=VALUE variables the harness sets, which env
-# applies), in the step's worktree, given the agents' keys, with the prompt,
-# the file IN, on stdin; its output is kept as the step's trace (stdout as
-# written, each stderr line as {"stderr": LINE}), and its final message,
-# read as harness FINAL reads it, is the step's result. What it used, read
-# from how it ended (the jq of $session_end), is added to the step's usage,
-# $tmp/usage.STEP, and counted against the budgets over it. A session the
-# script stopped past its turn cap (turn_max) fails with turn_cause; one
-# that passed a budget, or that its CLI stopped at the budget it was given
-# (its end's budget), with the budget's cause.
 run_session() {
   local final=$1 in=$2 last=/dev/null step_trace=$run/traces/$step.jsonl prior={} usage session_keys=1
   shift 2
@@ -1295,7 +1068,6 @@ run_session() {
     jq -R -c '{stderr: sub("[\r\n]+\\z"; "")}' <"$tmp/err.$step"
   } >>"$step_trace" || warn "write the trace of step \"$step\" failed"
   if [[ -f $last_message ]]; then
-    # The CLI wrote it with the user's umask.
     chmod 600 -- "$last_message"
     last=$last_message
   fi
@@ -1305,7 +1077,6 @@ run_session() {
     "$jq_final ($session_end) as \$ended | $final + {u: (\$prior | usage_plus(\$ended | session_used)), b: \$ended.budget}" >"$tmp/final.$step" ||
     printf '{"m":"","c":"cannot read the output of %s","f":true}\n' "$final" >"$tmp/final.$step"
   if usage=$(jq -c '.u // empty' <"$tmp/final.$step") && [[ -n $usage ]]; then
-    # Whole or not at all: the budgets of a parallel group's steps read it.
     printf '%s\n' "$usage" >"$tmp/usage-new.$step" && mv -f -- "$tmp/usage-new.$step" "$tmp/usage.$step"
   fi
   budget_after "$(jq '.b == true' <"$tmp/final.$step")"
@@ -1325,9 +1096,6 @@ run_session() {
   action_end "$step_rc" "$step_cause"
 }
 
-# session_cli_1: starts the CLI of a session of harness 'claude': with
-# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
-# final message the step's result.
 session_cli_1() {
   local prompt_size
   if ! prompt_fits 10485760; then
@@ -1338,14 +1106,10 @@ session_cli_1() {
   budget_before || return 0
   local budget_left=$REPLY
   local -a budget_args=()
-  # What the budgets over it have left, which its CLI keeps to.
   if [[ -n $budget_left ]]; then budget_args=('--max-budget-usd' "${budget_left}"); fi
   run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'opus' '--effort' 'high' '--max-turns' '30' "${budget_args[@]}"
 }
 
-# session_cli_2: starts the CLI of a session of harness 'codex': with
-# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
-# final message the step's result.
 session_cli_2() {
   local prompt_size
   if ! prompt_fits 1048576; then
@@ -1354,14 +1118,10 @@ session_cli_2() {
   fi
   session_end='end_codex'
   budget_before || return 0
-  # 'codex' has no turn cap of its own: the script counts its turns.
   local turn_max=20 turn_jq='fromjson? | select(type == "object") | codex_turn' turn_cause='stopped after 20 turns: max_turns is 20'
   run_session 'codex' "$tmp/prompt.$step" 'codex' 'exec' '--json' '-o' "${last_message}" '--sandbox' 'workspace-write' '-c' 'allow_login_shell=false' '-m' 'gpt-5-codex' '-c' 'model_reasoning_effort=xhigh' '-C' "${step_dir}" '-'
 }
 
-# session_cli_3: starts the CLI of a session of harness 'gemini': with
-# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
-# final message the step's result.
 session_cli_3() {
   local prompt_size
   if ! prompt_fits 8388608; then
@@ -1370,7 +1130,6 @@ session_cli_3() {
   fi
   session_end='end_gemini'
   budget_before || return 0
-  # The files its command names, beside its trace, as cairn run keeps them.
   local session_files=$run/traces/$step.files
   rm -rf -- "$session_files"
   mkdir -p -- "$session_files"
@@ -1381,20 +1140,13 @@ session_cli_3() {
   rm -rf -- "$session_files"
 }
 
-# session_cli_4: starts the CLI of a session of harness 'opencode': with
-# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
-# final message the step's result.
 session_cli_4() {
   session_end='end_opencode'
   budget_before || return 0
-  # 'opencode' has no turn cap of its own: the script counts its turns.
   local turn_max=20 turn_jq='fromjson? | select(type == "object") | opencode_turn' turn_cause='stopped after 20 turns: max_turns is 20'
   run_session 'opencode' "$tmp/prompt.$step" 'OPENCODE_PERMISSION={"edit":"allow","bash":"allow","external_directory":"deny"}' 'opencode' 'run' '-m' 'anthropic/claude-sonnet-4-5' '--variant' 'minimal' '--format' 'json' '--dir' "${step_dir}"
 }
 
-# session_cli_5: starts the CLI of a session of harness 'claude': with
-# its prompt ($tmp/prompt.STEP) and what the budgets over it have left, its
-# final message the step's result.
 session_cli_5() {
   local prompt_size
   if ! prompt_fits 10485760; then
@@ -1405,21 +1157,10 @@ session_cli_5() {
   budget_before || return 0
   local budget_left=$REPLY
   local -a budget_args=()
-  # What the budgets over it have left, which its CLI keeps to.
   if [[ -n $budget_left ]]; then budget_args=('--max-budget-usd' "${budget_left}"); fi
   run_session 'claude' "$tmp/prompt.$step" 'CLAUDE_CODE_MAX_RETRIES=4' 'CLAUDE_CODE_RETRY_WATCHDOG=1' 'CLAUDE_CODE_RETRY_WATCHDOG_SCOPE=capacity' 'CLAUDE_CODE_RETRY_WATCHDOG_MAX_WAIT_MS=30000' 'claude' '-p' '--output-format' 'json' '--permission-mode' 'acceptEdits' '--allowedTools=Bash' '--settings' '{"sandbox":{"enabled":true,"autoAllowBashIfSandboxed":true}}' '--model' 'sonnet' '--effort' 'medium' '--max-turns' '20' "${budget_args[@]}"
 }
 
-# settings_overlay FOLDER VAR DIR FILE SET: a CLI's settings for one session
-# (harness.Settings): the user's settings folder DIR (under $VAR in the
-# step's environment, else under HOME) made again in FOLDER/home, with a link
-# to each of its entries but FILE, which is the user's FILE with SET merged
-# over it as jq's * merges; the folders settings_keep of DIR made in the
-# user's DIR first when missing; the entries settings_links of the user's
-# home linked beside it. Sets session_settings to VAR=FOLDER/home. A FILE
-# jq cannot read (cairn run reads one with comments too) leaves
-# session_settings empty, with a warning: the session runs with the user's
-# settings alone.
 settings_overlay() {
   local into=$1/home/$3 var=$2 base=${!2-} user_home=${HOME-} kv f
   session_settings=()
@@ -1466,29 +1207,6 @@ settings_overlay() {
   session_settings=("$var=$1/home")
 }
 
-# The run's and its steps' budgets, kept as cairn run keeps them (runtime/budget.go).
-# What the run has spent is what every step's sessions reported they cost
-# ($tmp/usage.*, written whole: a step of a parallel group reads its
-# siblings' as their sessions end), and a step's what its own did. Over a
-# session are its step's budget (when the step sets budget_usd), its share
-# of the run's when it is a member of a parallel group ($tmp/share.STEP,
-# share_start), and the run's; the tightest is the one with the least left,
-# the step's on a tie, the run's on a tie with a share.
-# With MODE before, it yields "ok" and what the session may still spend, in
-# US dollars floored to a billionth (nothing when no budget is over it), or
-# "spent" and the cause, when the tightest has less than a billionth left.
-# With MODE after, "spent" and the cause of the first budget whose sessions
-# spent more than it (the step's, then the run's, then the share's), else,
-# when $stopped (its CLI stopped the session at the budget it was given), of
-# the tightest; else "ok". With MODE share, the share of the member of a
-# parallel group that starts: what the run's budget has left, less what the
-# shares of the members running hold, divided by the $waiting members still
-# to be given a share; "none" when the run has no budget, or has spent it.
-# With MODE end, the cause of the run's budget when it is spent, else
-# nothing.
-# A cause reads "budget spent: $4.02 of $4.00" (ir.FormatSpent,
-# ir.FormatUSD): the amount spent to the cent, or to the first digit that
-# shows it reached the budget.
 jq_budget='
 def zeros($n): [range($n)] | map("0") | add // "";
 def plain:
@@ -1545,9 +1263,6 @@ def passed: [.[] | select(.spent > .limit and ((.share // false) | not))][0] // 
       end
   end'
 
-# budget_count MODE [STOPPED]: sets budget_out to what jq_budget yields for
-# the step's next session (MODE before) or the one that just ended (MODE
-# after; STOPPED is true when its CLI stopped it at its budget).
 budget_count() {
   local f out
   local -a used=()
@@ -1563,10 +1278,6 @@ budget_count() {
   fi
 }
 
-# budget_spent_cause: when the run's budget is spent, sets cause to its
-# cause with what the run really spent by its end: the steps of a parallel
-# group that ran past it, each stopped with what was spent when it ended,
-# spent more.
 budget_spent_cause() {
   local f out
   local -a used=()
@@ -1581,10 +1292,6 @@ budget_spent_cause() {
   fi
 }
 
-# budget_before: before a session starts, sets REPLY to what it may still
-# spend (empty when no budget is over it). Once a budget over it is spent,
-# the session does not start: the step fails with the budget's cause, and
-# budget_before fails.
 budget_before() {
   REPLY=
   [[ -n $run_budget || -n ${step_budgets[step_index]} ]] || return 0
@@ -1599,9 +1306,6 @@ budget_before() {
   return 1
 }
 
-# budget_after STOPPED: once a session's usage is counted, sets
-# budget_cause to the cause of a budget over it that it passed, or that
-# its CLI stopped it at (STOPPED true); empty when none.
 budget_after() {
   budget_cause=
   [[ -n $run_budget || -n ${step_budgets[step_index]} ]] || return 0
@@ -1612,12 +1316,6 @@ budget_after() {
   fi
 }
 
-# share_start STEP WAITING: step STEP, a member of a parallel group with
-# WAITING members still to be given a share (itself among them), is given
-# its share of the run's budget ($tmp/share.STEP, which jq_budget reads),
-# unless the run has no budget or has spent it. The step's job ends it as
-# the step ends (step_finish, share_end): what it left of it is then the
-# others'.
 share_start() {
   local f out name=$1
   local -a used=()
@@ -1627,28 +1325,20 @@ share_start() {
   if out=$(jq -n -r --arg mode share --argjson stopped false --argjson budget "$run_budget" --argjson step null \
     --arg tmp "$tmp" --arg mine '' --arg name "$name" --argjson waiting "$2" "$jq_usage$jq_budget" "${used[@]}" </dev/null) &&
     [[ $out != none ]]; then
-    # Whole or not at all: the running members' budgets read it.
     printf '%s\n' "$out" >"$tmp/share-new.$name" && mv -f -- "$tmp/share-new.$name" "$tmp/share.$name"
   elif [[ $out != none ]]; then
     warn "step \"$name\": its share of the budget could not be counted: jq failed"
   fi
 }
 
-# share_end STEP: the member STEP of a parallel group ended: its share, when
-# it has one, holds nothing any more. The file is replaced, never removed,
-# so that the jq of a step that reads it meanwhile finds it.
 share_end() {
   [[ -e $tmp/share.$1 ]] || return 0
   printf 'null\n' >"$tmp/share-new.$1" && mv -f -- "$tmp/share-new.$1" "$tmp/share.$1"
 }
 
-# stop_steps: every running step's process group gets SIGTERM, and SIGKILL
-# when it has not ended after the grace period, or at once after a second
-# signal.
 stop_steps() {
   local f pg deadline
   for f in "$tmp"/pgid.*; do
-    # A step that ends meanwhile takes its file away.
     { read -r pg <"$f"; } 2>/dev/null || continue
     kill -TERM -- "-$pg" 2>/dev/null || true
   done
@@ -1657,7 +1347,6 @@ stop_steps() {
   while compgen -G "$tmp/pgid.*" >/dev/null; do
     now_us
     ((now < deadline && !kill_now)) || break
-    # Ctrl-C again at the terminal ends this sleep too.
     sleep 0.1 || true
   done
   for f in "$tmp"/pgid.*; do
@@ -1666,10 +1355,6 @@ stop_steps() {
   done
 }
 
-# on_signal: SIGINT or SIGTERM: nothing new starts, and the running steps
-# are stopped (and recorded interrupted). A second signal (bash runs its
-# trap even while the first one's waits out the grace period) SIGKILLs them
-# at once; the run then ends as the first signal would have it end.
 on_signal() {
   local f pg
   if ((interrupted)); then
@@ -1685,8 +1370,6 @@ on_signal() {
   stop_steps
 }
 
-# on_exit: whatever ends the script, running steps are stopped, throwaway
-# worktrees saved and removed, the pass given back.
 on_exit() {
   local rc=$? d
   set +e
@@ -1700,7 +1383,6 @@ on_exit() {
   if ((record_begun && !record_ended)); then
     if ((interrupted)); then record_end interrupted; else record_end failed; fi
   fi
-  # A step's job killed outright left its cgroup, and what is in it.
   if [[ -n ${cgroup_dir:-} ]]; then
     for d in "$cgroup_dir/cairn-$run_token-"*/; do
       [[ ! -d $d ]] || end_cgroup "${d%/}"
@@ -1715,15 +1397,12 @@ on_exit() {
   exit "$rc"
 }
 
-# wait_one: waits for a step's job to end.
 wait_one() {
   local pid='' rc=0
   wait -n -p pid || rc=$?
   if [[ -n ${pid:-} ]]; then
     job_ended "$pid" "$rc"
   elif ((rc == 127)); then
-    # No job is left, yet some never reported their end (they ended while a
-    # trap ran): they have all ended, and wait PID still knows how.
     for pid in "${!job_step[@]}"; do
       rc=0
       wait "$pid" 2>/dev/null || rc=$?
@@ -1732,9 +1411,6 @@ wait_one() {
   fi
 }
 
-# job_ended PID RC: the job PID ended with exit status RC; when it was a
-# step's, the stage counts it, and a required step that failed stops the
-# process.
 job_ended() {
   local pid=$1 rc=$2 i outcome start='' cause
   [[ -n ${job_step[$pid]:-} ]] || return 0
@@ -1746,20 +1422,16 @@ job_ended() {
   if [[ -f $tmp/outcome.${step_names[i]} ]]; then outcome=$(<"$tmp/outcome.${step_names[i]}"); fi
   if [[ -f $tmp/start.${step_names[i]} ]]; then start=$(<"$tmp/start.${step_names[i]}"); fi
   if [[ -n $outcome && ! -e $tmp/recorded.${step_names[i]} ]]; then
-    # The job was killed as its step ended, after its log line: the record
-    # says the same.
     cause=$(<"$tmp/cause.${step_names[i]}") || cause=
     now_us
     step_record "$i" "$outcome" "$start" "$now" -1 "$cause" '' '' ''
   elif [[ -z $outcome && -e $tmp/interrupted ]]; then
-    # A signal to the whole group ended the job before it could ignore it.
     outcome=interrupted
     log_step "$i" interrupted 0 ""
     say_end "$i" interrupted 0 ""
     now_us
     step_record "$i" interrupted "$start" "$now" -1 '' '' '' ''
   elif [[ -z $outcome ]]; then
-    # The job itself broke: the step failed.
     outcome=failed
     cause="the script's job ended with exit status $rc"
     log_step "$i" failed 0 "$cause"
@@ -1772,11 +1444,6 @@ job_ended() {
   if [[ $outcome == failed ]] && ((!step_optional[i])); then stopped=1; fi
 }
 
-# run_stage INDEX...: the steps of one stage, in file order, at most $jobs at
-# a time; once a required step has failed, or the run is interrupted, those
-# not started yet are cancelled and those running finish. The members of a
-# parallel group share the run's budget: each is given its share as it
-# starts (share_start).
 run_stage() {
   local i limit=$jobs waiting=$#
   if ((limit == 0 || limit > $#)); then limit=$#; fi
@@ -1790,9 +1457,6 @@ run_stage() {
     fi
     if [[ -n $run_budget ]] && (($# > 1)); then share_start "${step_names[i]}" "$waiting"; fi
     waiting=$((waiting - 1))
-    # The job leaves the run folder's lock and the Pass to the script: a
-    # script that is killed leaves a crashed run and a free Pass, as cairn
-    # run does.
     run_step "$i" {run_lock_fd}>&- {pass_fd}>&- &
     job_step[$!]=$i
     running=$((running + 1))
@@ -1800,21 +1464,18 @@ run_stage() {
   while ((running > 0)); do wait_one; done
 }
 
-# step_0: step 'tests'.
 step_0() {
   step_start 0
   if step_going; then run_command 'echo tests pass'; fi
   step_finish
 }
 
-# step_1: step 'hunt-claude'.
 step_1() {
   step_start 1
   if step_going; then session_1_0; fi
   step_finish
 }
 
-# session_1_0: the 'claude' session of step 'hunt-claude'.
 session_1_0() {
   local last_message=$run/traces/$step.last-message.md
   local skill_path=''
@@ -1824,14 +1485,12 @@ session_1_0() {
   session_cli_1
 }
 
-# step_2: step 'hunt-codex'.
 step_2() {
   step_start 2
   if step_going; then session_2_0; fi
   step_finish
 }
 
-# session_2_0: the 'codex' session of step 'hunt-codex'.
 session_2_0() {
   local last_message=$run/traces/$step.last-message.md
   local skill_path=''
@@ -1845,14 +1504,12 @@ session_2_0() {
   session_cli_2
 }
 
-# step_3: step 'hunt-gemini'.
 step_3() {
   step_start 3
   if step_going; then session_3_0; fi
   step_finish
 }
 
-# session_3_0: the 'gemini' session of step 'hunt-gemini'.
 session_3_0() {
   local last_message=$run/traces/$step.last-message.md
   local skill_path=''
@@ -1866,14 +1523,12 @@ session_3_0() {
   session_cli_3
 }
 
-# step_4: step 'hunt-opencode'.
 step_4() {
   step_start 4
   if step_going; then session_4_0; fi
   step_finish
 }
 
-# session_4_0: the 'opencode' session of step 'hunt-opencode'.
 session_4_0() {
   local last_message=$run/traces/$step.last-message.md
   local step_prompt="Hunt for bugs in main.go; answer with 'file:line' and \$(nothing else)."
@@ -1881,14 +1536,12 @@ session_4_0() {
   session_cli_4
 }
 
-# step_5: step 'judge'.
 step_5() {
   step_start 5
   if step_going; then session_5_0; fi
   step_finish
 }
 
-# session_5_0: the 'claude' session of step 'judge'.
 session_5_0() {
   local last_message=$run/traces/$step.last-message.md
   local step_prompt='Merge the four reports into one verdict.'
@@ -1896,10 +1549,6 @@ session_5_0() {
   session_cli_5
 }
 
-# run_step INDEX: step INDEX, in a job of its own. The job ignores SIGINT
-# and SIGTERM: Ctrl-C at the terminal reaches the whole foreground group,
-# but it is the script that stops the steps, and the job that records how
-# each ended.
 run_step() {
   trap '' INT TERM
   case $1 in
@@ -1912,13 +1561,7 @@ run_step() {
   esac
 }
 
-# main: the run. It reads the command line, takes the pass, makes the run
-# folder and the worktrees, runs the stages in order, and ends the run as
-# cairn run ends it.
 main() {
-  # What the script keeps (its run folder, the activity log, locks, scratch files) is its owner's alone
-  # whatever the umask: files 0600, folders 0700. What it does for the user (steps, git, the notify
-  # command) has the umask the script was started with.
   user_umask=$(umask)
   umask 077
   jobs=${CAIRN_JOBS:-0}
@@ -1956,19 +1599,15 @@ main() {
   env_bin=$(command -v env)
   setsid_bin=$(command -v setsid)
   timeout_bin=$(command -v timeout)
-  # Every agent CLI the process calls must be there before the first step.
   for i in "${!harness_names[@]}"; do
     command -v "${harness_bins[i]}" >/dev/null ||
       fail "harness \"${harness_names[i]}\" cannot start: \"${harness_bins[i]}\" not found on PATH"
   done
 
-  # directive_trim is the directive as a session's prompt carries it, without
-  # the blank space around it.
   directive_trim=$directive
   while [[ $directive_trim == [$' \t\n\v\f\r']* ]]; do directive_trim=${directive_trim:1}; done
   while [[ $directive_trim == *[$' \t\n\v\f\r'] ]]; do directive_trim=${directive_trim::-1}; done
 
-  # --budget lowers the run's budget and raises none, as cairn run's does.
   budget_flag_usd=
   if [[ -n $budget_flag ]]; then
     if ! read_usd "$budget_flag"; then
@@ -1981,7 +1620,6 @@ main() {
     fi
   fi
 
-  # The repository, $CAIRN_HOME and the pass.
   repo_root=$(git rev-parse --path-format=absolute --show-toplevel 2>/dev/null) ||
     fail "$PWD is not inside a git repository; run the script in one"
   common_dir=$(git rev-parse --path-format=absolute --git-common-dir)
@@ -1996,12 +1634,7 @@ main() {
   worktree_lock=$home/locks/worktrees-$repo_hash.lock
   worktree_fd='' worktree_root=''
   run_lock_fd='' record_begun=0 record_ended=0
-  # run_token marks the environment of every process a step starts (as
-  # CAIRN_STEP_TOKEN=RUN_TOKEN-STEP_INDEX), so that those a step leaves
-  # running can be found and ended, even in a session of their own.
   printf -v run_token '%08x%08x' "$SRANDOM" "$SRANDOM"
-  # The boot of this machine (proc.BootID): a cairn that reads the run's
-  # groups file looks for none recorded under another boot.
   boot_id=''
   { read -r boot_id </proc/sys/kernel/random/boot_id; } 2>/dev/null || true
   find_cgroup
@@ -2018,8 +1651,6 @@ main() {
   trap on_exit EXIT
   trap on_signal INT TERM
 
-  # The run folder, readable by its owner only, locked while the script runs: a
-  # running record whose lock is free is a crashed run's.
   now_us
   run_t0=$now
   TZ=UTC printf -v stamp '%(%Y-%m-%dT%H%M%SZ)T' "$((run_t0 / 1000000))"
@@ -2040,7 +1671,6 @@ main() {
     "$(jq -n --arg r "$common_dir" '$r')" >"$pass_lock"
   activity event=start "run=$run_name" "process=$process" "repo=$common_dir" "containment=$containment"
 
-  # The worktrees, then the stages in order.
   open_error=
   if open_worktrees; then
     record_worktrees
@@ -2077,7 +1707,6 @@ main() {
   finished=1
   if [[ -n $open_error ]]; then printf 'cairn: error: %s\n' "$open_error" >&2; fi
 
-  # The last stage's results, in file order.
   for i in "${last_stage[@]}"; do
     f=$run/results/${step_names[i]}.md
     if [[ -s $f ]]; then
@@ -2088,8 +1717,6 @@ main() {
 
   status=succeeded
   if ((interrupted)); then status=interrupted; elif ((stopped)) || [[ -e $tmp/record.failed ]]; then status=failed; fi
-  # A run that failed at a step ends with one line that says which, and why:
-  # its first failed step that is not optional.
   if [[ $status == failed && -z $open_error ]]; then
     for i in "${!step_names[@]}"; do
       f=${step_names[i]}
