@@ -290,7 +290,6 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		Worktrees:       plan.Worktrees,
 		Excludes:        ir.CairnFiles,
 		Keys:            harness.KeyVariables,
-		FinalJQ:         harness.FinalJQDefs(),
 		UsageJQ:         harness.UsageJQHelpers(),
 		RecordFile:      recordFile(workdir.Path(c.in.Dir, plan.File), c.in.RepoRoot),
 		SHA256:          hex.EncodeToString(sum[:]),
@@ -361,6 +360,14 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		diags = append(diags, notCompilable(c.at.file(), "cannot render the run record's steps: %v", err))
 	}
 	s.RecordSteps = string(b)
+	// The jq of the harnesses its sessions run on, and no other's.
+	var used []*harness.Harness
+	for _, cli := range s.CLIs {
+		if h, ok := c.in.Harnesses.Lookup(cli.Harness); ok {
+			used = append(used, h)
+		}
+	}
+	s.FinalJQ = harness.JQDefs(used)
 	s.useFeatures()
 	return s, diags
 }

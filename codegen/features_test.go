@@ -58,9 +58,16 @@ func TestCommandScriptHoldsNoSessionCode(t *testing.T) {
 		t.Fatalf("Bash: %v", diags)
 	}
 	text = string(script)
-	for _, code := range append(slices.Clone(sessionCode), "run_command()", "\njq_final='\n"+harness.FinalJQDefs()+"'\n") {
+	claude, _ := harness.NewRegistry(nil).Lookup("claude")
+	for _, code := range append(slices.Clone(sessionCode), "run_command()", "\njq_final='\n"+harness.JQDefs([]*harness.Harness{claude})+"'\n") {
 		if !strings.Contains(text, code) {
 			t.Errorf("the script of sessions lacks %q", code)
+		}
+	}
+	// Only the jq of the harnesses it runs.
+	for _, code := range []string{"def codex:", "def end_gemini:", "def opencode:", "def custom:"} {
+		if strings.Contains(text, code) {
+			t.Errorf("the script of claude's sessions holds %q", code)
 		}
 	}
 }

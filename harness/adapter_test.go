@@ -94,3 +94,29 @@ func TestFinalJQ(t *testing.T) {
 		}
 	}
 }
+
+// TestJQDefs: a script's jq holds the definitions of the harnesses it runs,
+// in FinalJQDefs' order, and all of them make FinalJQDefs.
+func TestJQDefs(t *testing.T) {
+	r := testRegistry()
+	var all []*Harness
+	for _, name := range []string{"mybot", "opencode", "gemini", "codex", "claude"} {
+		h, ok := r.Lookup(name)
+		if !ok {
+			t.Fatalf("no harness %q", name)
+		}
+		all = append(all, h)
+	}
+	if got := JQDefs(all); got != FinalJQDefs() {
+		t.Errorf("JQDefs of every harness is not FinalJQDefs:\n%s", got)
+	}
+	helpers := jqCode(outputJQ) + jqCode(usageJQ)
+	if got := JQDefs(nil); got != helpers {
+		t.Errorf("JQDefs of none: %q; want the helpers only", got)
+	}
+	codex, _ := r.Lookup("codex")
+	got := JQDefs([]*Harness{codex, codex})
+	if want := helpers + jqCode(codex.jq.Defs); got != want {
+		t.Errorf("JQDefs of codex:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -63,6 +63,28 @@ var finalJQDefs = sync.OnceValue(func() string {
 	return b.String()
 })
 
+// JQDefs is FinalJQDefs with only the definitions of the adapters of hs:
+// what a compiled script holds, which reads only its own sessions' output.
+// Each adapter's come once, the built-in ones in order and the custom one
+// last, as in FinalJQDefs.
+func JQDefs(hs []*Harness) string {
+	var b strings.Builder
+	b.WriteString(jqCode(outputJQ))
+	b.WriteString(jqCode(usageJQ))
+	uses := func(builtin bool, name string) bool {
+		return slices.ContainsFunc(hs, func(h *Harness) bool { return h.Builtin == builtin && (!builtin || h.Name == name) })
+	}
+	for _, a := range builtins {
+		if uses(true, a.Spec().Name) {
+			b.WriteString(jqCode(a.JQ().Defs))
+		}
+	}
+	if uses(false, "") {
+		b.WriteString(jqCode((&custom{}).JQ().Defs))
+	}
+	return b.String()
+}
+
 // UsageJQHelpers is the jq that sums what sessions used in a compiled
 // script, usage_plus($b) (jq/usage.jq, without its comments), which reads
 // nothing else.

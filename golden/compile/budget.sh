@@ -862,96 +862,6 @@ def end_claude:
             else {} end)
          | usage_clean)}
     end;
-def codex:
-  ($out | events) as $ev
-  | ([$ev[] | select(.type == "error") | .message // ""] | last // "") as $lasterror
-  | ([$ev[] | select(.type == "turn.failed")] | length > 0) as $failedturn
-  | ([$ev[] | select(.type == "turn.failed" and .error != null) | .error.message // ""] | last // "") as $turnfailed
-  | ([$ev[] | select(.type == "item.completed" and .item.type? == "agent_message") | .item.text // ""] | last // "") as $agent
-  | (if ($last | blank) then $agent else $last end | trimend) as $msg
-  | if ($ev | length) == 0 and ($out | blank | not) then {m: $msg, c: unreadable("codex"; "its JSONL events"), f: true}
-    elif ($failedturn | not) and $rc == 0 then {m: $msg, c: "", f: false}
-    elif ($turnfailed | blank | not) then {m: $msg, c: ($turnfailed | oneline), f: true}
-    elif ($lasterror | blank | not) then {m: $msg, c: ($lasterror | oneline), f: true}
-    elif $failedturn and $rc == 0 then {m: $msg, c: "codex: the turn failed", f: true}
-    else {m: $msg, c: exitcause, f: true} end;
-def codex_total:
-  . as $u
-  | {input_tokens: (if ($u.input_tokens | type) == "number" and ($u.cached_input_tokens | type) == "number"
-                    then [$u.input_tokens - $u.cached_input_tokens, 0] | max else $u.input_tokens end),
-     output_tokens: $u.output_tokens, cache_read_tokens: $u.cached_input_tokens,
-     cache_write_tokens: $u.cache_write_input_tokens}
-  | usage_clean;
-def end_codex:
-  ($out | events) as $ev
-  | [$ev[] | select(.type == "turn.completed")] as $t
-  | {id: ([$ev[] | select(.type == "thread.started") | .thread_id] | last // ""),
-     worked: any($ev[]; .type == "item.completed" or .type == "turn.completed"),
-     open: (reduce $ev[] as $e (false;
-       if $e.type == "turn.started" then true
-       elif $e.type == "turn.failed" or $e.type == "turn.completed" then false
-       else . end)),
-     usage: (if ($t | length) > 0 then {turns: ($t | length)} else {} end),
-     total: ([$t[] | .usage | objects] | last // {} | codex_total)};
-def end_codex_file($file):
-  if .open != true then .
-  else ([$file | split("\n")[] | try fromjson catch empty | objects
-         | select(.type == "event_msg") | .payload | objects | select(.type == "token_count")
-         | .info | objects | .total_token_usage | objects] | last) as $u
-    | if $u == null then .
-      else .usage.turns = ((.usage.turns // 0) + 1) | .total = ($u | codex_total) end
-  end;
-def codex_turn:
-  .type == "item.started" and (.item | type) == "object"
-  and (.item.type as $t | $t != "agent_message" and $t != "reasoning" and $t != "error");
-def gemini_read:
-  ($out | events) as $ev
-  | (reduce $ev[] as $e ({id: "", msg: "", worked: false, turns: 0, answering: false, result: null, failure: ""};
-      if $e.type == "init" then .id = ($e.session_id // "")
-      elif ($e.type == "message" and $e.role == "assistant") or $e.type == "tool_use" then
-        .worked = true
-        | (if .answering then . else .answering = true | .turns += 1 end)
-        | (if $e.type == "tool_use" then .msg = "" else .msg += ($e.content // "") end)
-      elif $e.type == "tool_result" then .answering = false
-      elif $e.type == "error" and $e.severity == "error" then .failure = ($e.message // "")
-      elif $e.type == "result" then .result = $e
-      else . end)) as $g
-  | $g + {events: ($ev | length),
-          errout: (if ($ev | length) > 0 then null
-                   else [($out | object), ($err | object)] | map(select(. != null and .error != null) | .error) | first end)};
-def gemini_error:
-  (if .result != null and .result.status == "error"
-   then (.result.error // {type: "error", message: .failure})
-   else .errout end)
-  | if . == null or type == "object" then . else {message: tostring} end;
-def gemini:
-  gemini_read as $g
-  | ($g.msg | trimend) as $msg
-  | ($g | gemini_error) as $error
-  | if $error != null then
-      if $error.type? == "FatalTurnLimitedError" then {m: $msg, c: "reached its max turns (FatalTurnLimitedError)", f: true}
-      elif (($error.message // "") | blank | not) then {m: $msg, c: ($error.message | oneline), f: true}
-      elif ($error.type // "") != "" and $error.code != null then {m: $msg, c: "gemini: \($error.type) (code \($error.code | tojson))", f: true}
-      elif ($error.type // "") != "" then {m: $msg, c: "gemini: \($error.type)", f: true}
-      else {m: $msg, c: exitcause, f: true} end
-    elif $rc != 0 then {m: $msg, c: exitcause, f: true}
-    elif $g.events == 0 or $g.result == null then {m: "", c: unreadable("gemini"; "its JSON events"), f: true}
-    else {m: $msg, c: "", f: false} end;
-def end_gemini:
-  gemini_read as $g
-  | ($g.result.stats? // null) as $s
-  | {id: $g.id,
-     max_turns: (($g | gemini_error | .type?) == "FatalTurnLimitedError"),
-     worked: $g.worked,
-     usage: (if ($s | type) != "object" then {}
-       else {turns: (if $g.turns > 0 then $g.turns else null end),
-             input_tokens: (if $s.input != null then $s.input
-                            elif ($s.input_tokens | type) == "number" and ($s.cached | type) == "number" then [$s.input_tokens - $s.cached, 0] | max
-                            else $s.input_tokens end),
-             output_tokens: (if ($s.total_tokens | type) == "number" and ($s.input_tokens | type) == "number"
-                             then [$s.total_tokens - $s.input_tokens, 0] | max else $s.output_tokens end),
-             cache_read_tokens: $s.cached}
-         | usage_clean end)};
 def opencode:
   ($out | events) as $ev
   | ([$ev[] | select(.type == "text" and .part != null) | .part.text // ""] | last // "" | trimend) as $msg
@@ -977,16 +887,6 @@ def end_opencode:
      unpriced: $unpriced,
      usage: (usage_sum($requests[]) | if $unpriced then del(.cost_usd) else . end)};
 def opencode_turn: .type == "step_start";
-def custom:
-  ($out | trimend) as $msg
-  | if $rc == 0 then {m: $msg, c: "", f: false}
-    elif ($err | lastline) != "" then {m: $msg, c: ($err | lastline | oneline), f: true}
-    else {m: $msg, c: exitcause, f: true} end;
-def end_custom($paths):
-  ((try ($out | fromjson) catch null)
-   // ([$out | split("\n")[] | select(test("^\\s*\\{")) | try fromjson catch empty | select(type == "object")] | last)) as $d
-  | {worked: ($out | blank | not),
-     usage: (reduce ($paths | to_entries[]) as $p ({}; .[$p.key] = (try ($d | getpath($p.value)) catch null)) | usage_clean)};
 '
 
 run_session() {

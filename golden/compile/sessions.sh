@@ -1044,16 +1044,6 @@ def end_opencode:
      unpriced: $unpriced,
      usage: (usage_sum($requests[]) | if $unpriced then del(.cost_usd) else . end)};
 def opencode_turn: .type == "step_start";
-def custom:
-  ($out | trimend) as $msg
-  | if $rc == 0 then {m: $msg, c: "", f: false}
-    elif ($err | lastline) != "" then {m: $msg, c: ($err | lastline | oneline), f: true}
-    else {m: $msg, c: exitcause, f: true} end;
-def end_custom($paths):
-  ((try ($out | fromjson) catch null)
-   // ([$out | split("\n")[] | select(test("^\\s*\\{")) | try fromjson catch empty | select(type == "object")] | last)) as $d
-  | {worked: ($out | blank | not),
-     usage: (reduce ($paths | to_entries[]) as $p ({}; .[$p.key] = (try ($d | getpath($p.value)) catch null)) | usage_clean)};
 '
 
 run_session() {
