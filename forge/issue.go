@@ -2,6 +2,7 @@ package forge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -134,7 +135,10 @@ func (i *Issue) WriteFile(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("write issue %s: %w", i, err)
 	}
-	_, err = f.WriteString(i.Markdown())
+	text, err := i.Markdown()
+	if err == nil {
+		_, err = f.WriteString(text)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -151,42 +155,59 @@ func (i *Issue) WriteFile(dir string) (string, error) {
 	return path, nil
 }
 
-// issueTime is how the issue file writes a date.
-const issueTime = "2006-01-02 15:04 UTC"
-
-// Markdown is the issue file's text.
-func (i *Issue) Markdown() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Issue #%d: %s\n\n", i.Number, singleLine(i.Title))
-	fmt.Fprintf(&b, "- URL: %s\n", i.URL)
-	fmt.Fprintf(&b, "- Opened by: @%s on %s\n", i.Author, i.CreatedAt.UTC().Format(issueTime))
-	fmt.Fprintf(&b, "- State: %s\n", strings.ToLower(i.State))
-	if len(i.Labels) > 0 {
-		fmt.Fprintf(&b, "- Labels: %s\n", strings.Join(i.Labels, ", "))
-	}
-	b.WriteString("\n## Body\n\n")
-	writeBlock(&b, i.Body)
-	kept := i.Kept()
-	b.WriteString("\n## Comments\n\n")
-	b.WriteString("Only comments by trusted accounts are shown.\n")
-	if len(kept) == 0 {
-		b.WriteString("\nThere are none.\n")
-	}
-	for _, c := range kept {
-		fmt.Fprintf(&b, "\n### @%s on %s\n\n", c.Author, c.CreatedAt.UTC().Format(issueTime))
-		writeBlock(&b, c.Body)
-	}
-	return b.String()
+// ghView is the issue as `gh issue view --json` gives it, with the
+// accounts it trusts: what jq/issue.jq reads.
+type ghView struct {
+	Number    int         `json:"number"`
+	Title     string      `json:"title"`
+	Body      string      `json:"body"`
+	URL       string      `json:"url"`
+	Author    GHAccount   `json:"author"`
+	State     string      `json:"state"`
+	Labels    []GHLabel   `json:"labels"`
+	CreatedAt string      `json:"createdAt"`
+	Comments  []GHComment `json:"comments"`
+	Trusted   []string    `json:"trusted"`
+	// BodyEdits and CommentEdits are the edits of the body and of each
+	// comment, by its id, for issue_edit_check.
+	BodyEdits    []jqEdit            `json:"body_edits"`
+	CommentEdits map[string][]jqEdit `json:"comment_edits"`
 }
 
-// writeBlock writes text with exactly one newline at its end ("(empty)" for
-// none), so that the next heading starts on a line of its own.
-func writeBlock(b *strings.Builder, text string) {
-	text = strings.TrimRight(strings.ReplaceAll(text, "\r\n", "\n"), "\n \t")
-	if text == "" {
-		text = "(empty)"
+// jqEdit is a ContentEdit as jq/issue.jq reads it.
+type jqEdit struct {
+	Editor string `json:"editor"`
+	At     string `json:"at"`
+}
+
+// view is i as jq/issue.jq reads it.
+func (i *Issue) view() ghView {
+	v := ghView{Number: i.Number, Title: i.Title, Body: i.Body, URL: i.URL, Author: GHAccount{i.Author}, State: i.State,
+		CreatedAt: i.CreatedAt.UTC().Format(time.RFC3339Nano), Trusted: i.Trusted, Labels: []GHLabel{}, Comments: []GHComment{},
+		BodyEdits: []jqEdit{}, CommentEdits: map[string][]jqEdit{}}
+	for _, l := range i.Labels {
+		v.Labels = append(v.Labels, GHLabel{l})
 	}
-	b.WriteString(text + "\n")
+	for _, c := range i.Comments {
+		v.Comments = append(v.Comments, GHComment{ID: c.ID, Author: GHAccount{c.Author}, Body: c.Body, CreatedAt: c.CreatedAt, URL: c.URL})
+	}
+	return v
+}
+
+// jqEdits are edits as jq/issue.jq reads them.
+func jqEdits(edits []ContentEdit) []jqEdit {
+	out := []jqEdit{}
+	for _, e := range edits {
+		out = append(out, jqEdit{Editor: e.Editor, At: e.At.UTC().Format(time.RFC3339Nano)})
+	}
+	return out
+}
+
+// Markdown is the issue file's text (issue_markdown of jq/issue.jq):
+// title, url, body, and only trusted accounts' comments, each with its
+// author and date.
+func (i *Issue) Markdown() (string, error) {
+	return issueJQRun("issue_markdown", i.view())
 }
 
 // singleLine folds s onto one line.
@@ -200,68 +221,33 @@ func (i *Issue) CheckEdits(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("check issue %s for untrusted edits: %w", i, err)
 	}
-	var problems []string
-	if who := i.untrusted(LastEditors(h.Body)); who != "" {
-		problems = append(problems, "its body was last edited by "+who)
+	v := i.view()
+	v.BodyEdits = jqEdits(h.Body)
+	for id, edits := range h.Comments {
+		v.CommentEdits[id] = jqEdits(edits)
 	}
-	for _, c := range i.Kept() {
-		if who := i.untrusted(LastEditors(h.Comments[c.ID])); who != "" {
-			problems = append(problems, fmt.Sprintf("the comment of @%s from %s (%s) was last edited by %s",
-				c.Author, c.CreatedAt.UTC().Format(issueTime), c.URL, who))
-		}
+	msg, err := issueJQRun("issue_edit_check", v)
+	if err != nil {
+		return fmt.Errorf("check issue %s for untrusted edits: %w", i, err)
 	}
-	if len(problems) == 0 {
-		return nil
+	if msg != "" {
+		return errors.New(msg)
 	}
-	return fmt.Errorf("issue %s was edited by an untrusted account: %s; a trusted account must check the text and edit it last, or add the editor to the config's trusted list",
-		i, strings.Join(problems, "; "))
+	return nil
 }
 
-// untrusted names the untrusted accounts of editors ("" when all are
-// trusted).
-func (i *Issue) untrusted(editors []string) string {
-	var names []string
-	for _, e := range editors {
-		switch {
-		case e == "":
-			names = append(names, "a deleted account")
-		case !i.IsTrusted(e):
-			names = append(names, fmt.Sprintf("%q", e))
-		}
-	}
-	return strings.Join(names, " and ")
-}
-
-// slugMax bounds the length of a branch's slug.
+// slugMax bounds the length of a branch's slug, as issue_slug does.
 const slugMax = 40
 
-// Slug is the title as a branch's slug: its lowercase ASCII words joined by
-// hyphens, cut at a word's end within slugMax characters; "issue" when no
-// word is left.
+// Slug is the title as a branch's slug (issue_slug of jq/issue.jq): its
+// lowercase ASCII words joined by hyphens, cut at a word's end within 40
+// characters; "issue" when no word is left.
 func Slug(title string) string {
-	words := strings.FieldsFunc(strings.ToLower(title), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
-	})
-	var b strings.Builder
-	for _, w := range words {
-		switch {
-		case b.Len() == 0 && len(w) > slugMax:
-			b.WriteString(w[:slugMax])
-		case b.Len() == 0:
-			b.WriteString(w)
-		case b.Len()+1+len(w) <= slugMax:
-			b.WriteString("-" + w)
-		default:
-			return b.String()
-		}
-		if b.Len() >= slugMax {
-			break
-		}
-	}
-	if b.Len() == 0 {
+	s, err := issueJQRun("issue_slug", title)
+	if err != nil {
 		return "issue"
 	}
-	return b.String()
+	return s
 }
 
 // BranchPrefix is the start of the branches of issue number: cairn/N-.
