@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
@@ -98,12 +99,16 @@ type compiler struct {
 type targetInfo struct {
 	// name is what --target calls it; artifact what it writes ("script").
 	name, artifact string
+	// issues is set for a target that carries a run on an issue and its
+	// issue-branch worktrees (bash/issue.sh.tmpl).
+	issues bool
 }
 
 // bashInfo names the bash target.
 var bashInfo = targetInfo{
 	name:     "bash",
 	artifact: "script",
+	issues:   true,
 }
 
 // script is the model bash/script.sh.tmpl renders.
@@ -169,6 +174,12 @@ type script struct {
 	// order; Uses says, by name, whether it holds each (features).
 	Features []string
 	Uses     map[string]bool
+	// Trusted are the config's trusted accounts; IssueJQ and
+	// IssueEditsQuery are how the script reads the issue through gh
+	// (forge.IssueJQ, forge.IssueEditsQuery), as cairn run does.
+	Trusted         []string
+	IssueJQ         string
+	IssueEditsQuery string
 }
 
 // scriptHarness is a harness the script preflights: its CLI on PATH.
@@ -203,6 +214,17 @@ type scriptStep struct {
 	Precheck *scriptPhase
 	Actions  []scriptAction
 	Validate *scriptPhase
+	// Settles is set for a step on an issue-branch worktree that may leave
+	// work there, which the script commits on the branch after its run
+	// phase, as cairn run does.
+	Settles *scriptSettle
+}
+
+// scriptSettle is how a step's work is committed on its issue branch:
+// Session says it runs a session, whose work is committed however it
+// ended; a command's only when it ended well.
+type scriptSettle struct {
+	Session bool
 }
 
 // scriptPhase is a precheck or validate phase: its shells, a precheck's
@@ -296,6 +318,9 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		RunExpiry:       expiryMicros(plan.RunExpiry, ir.DefaultRunExpiry),
 		FailedRunExpiry: expiryMicros(plan.FailedRunExpiry, ir.DefaultFailedRunExpiry),
 		Jobs:            max(c.in.Jobs, 0),
+		Trusted:         plan.Trusted,
+		IssueJQ:         forge.IssueJQ(),
+		IssueEditsQuery: forge.IssueEditsQuery,
 	}
 	if b := plan.Limits.BudgetUSD; b != nil && b.Value > 0 {
 		s.Budget, s.BudgetText, s.BudgetFrom = usdNumber(b.Value), ir.FormatUSD(b.Value), c.budgetFrom(b.Source)
@@ -332,6 +357,13 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 					s.Harnesses = append(s.Harnesses, scriptHarness{Name: sess.Harness, Bin: bin})
 					if !slices.Contains(s.Bins, bin) {
 						s.Bins = append(s.Bins, bin)
+					}
+				}
+			}
+			if kinds[st.Worktree] == ir.IssueBranch && !plan.Commit {
+				for _, a := range st.Actions {
+					if a.Kind == ir.Session || a.Kind == ir.Command {
+						ss.Settles = &scriptSettle{Session: ss.Settles != nil && ss.Settles.Session || a.Kind == ir.Session}
 					}
 				}
 			}
@@ -536,6 +568,11 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 		Step:         st.Name,
 		Prompt:       a.Prompt,
 		WorktreeKind: wtKind,
+	}
+	if hasIssueBranch(c.plan) {
+		// The script reads the issue: its url and its file, in every
+		// worktree, are slots.
+		data.IssueURL, data.IssueFile = issueSlot, issueSlot
 	}
 	if sk := a.Skill; sk != nil {
 		data.Skill = sk.Name

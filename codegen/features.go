@@ -23,7 +23,9 @@ type feature struct {
 var features = []feature{
 	{"core", always},
 	{"records", always},
-	{"excludes", func(s *script) bool { return s.hasWorktree(ir.Checkout) || len(s.Skills) > 0 }},
+	{"excludes", func(s *script) bool {
+		return s.hasWorktree(ir.Checkout) || s.hasWorktree(ir.IssueBranch) || len(s.Skills) > 0
+	}},
 	{"checkout", func(s *script) bool { return s.hasWorktree(ir.Checkout) }},
 	{"worktrees", always},
 	{"skills", func(s *script) bool { return len(s.Skills) > 0 }},
@@ -43,6 +45,7 @@ var features = []feature{
 		return s.HasSessions && slices.ContainsFunc(s.Stages, func(stage []int) bool { return len(stage) > 1 })
 	}},
 	{"job_budget", func(s *script) bool { return s.Job != nil && s.keepsRunBudget() }},
+	{"issue", func(s *script) bool { return s.hasWorktree(ir.IssueBranch) }},
 	{"stages", always},
 	{"notify", func(s *script) bool { return s.Job == nil && len(s.Notify) > 0 }},
 }
@@ -82,4 +85,10 @@ func (s *script) anyAction(f func(*scriptAction) bool) bool {
 		}
 	}
 	return false
+}
+
+// hasIssueBranch reports whether plan has an issue-branch worktree: its
+// script runs on an issue.
+func hasIssueBranch(plan *ir.Plan) bool {
+	return slices.ContainsFunc(plan.Worktrees, func(w ir.PlanWorktree) bool { return w.Kind == ir.IssueBranch })
 }

@@ -152,10 +152,11 @@ func notCompilable(at ir.Range, format string, args ...any) ir.Diagnostic {
 }
 
 // refuse reports what of the plan a standalone script cannot carry (docs/design.md §9):
-// commit mode, issue-branch worktrees, a run on an issue, catalogue steps,
-// validate instructions (judged by a model) and severity "review" (the
-// agent's retries); and, as a warning, the config's [resources], which the
-// script does not wait for.
+// commit mode, a plan already on an issue (a script takes its issue on its
+// command line), issue-branch worktrees for a target that carries no
+// issue (targetInfo.issues), catalogue steps, validate instructions
+// (judged by a model) and severity "review" (the agent's retries); and, as
+// a warning, the config's [resources], which the script does not wait for.
 func (c *compiler) refuse() []ir.Diagnostic {
 	var diags []ir.Diagnostic
 	plan, at := c.plan, c.at
@@ -170,7 +171,7 @@ func (c *compiler) refuse() []ir.Diagnostic {
 		diags = append(diags, notCompilable(at.file(), "a run on an issue cannot be compiled to %s: the claim, the trust checks and the delivery need cairn", c.target.name))
 	}
 	for _, w := range plan.Worktrees {
-		if w.Kind != ir.IssueBranch {
+		if w.Kind != ir.IssueBranch || c.target.issues {
 			continue
 		}
 		r := at.file()

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/step/prompts"
 )
 
@@ -40,7 +41,14 @@ const (
 	varPrompt        = "step_prompt"
 	varSkillName     = "skill_name"
 	varDirectivePart = "prompt_directive"
+	// The issue's url, in a run on an issue.
+	varIssueURL = "issue_url"
 )
+
+// issueSlot, as a session's IssueURL and IssueFile, says that the script
+// runs on an issue: sessionPrompt puts the slots of its url and of its
+// file in the step's worktree in their place.
+const issueSlot = "\x00issue\x00"
 
 // slotSet is a set of slots, one per variable. Two sets with different
 // markers render the same text into the same words, unless a template did
@@ -267,7 +275,10 @@ func earlierSlots(n int) []prompts.EarlierResult {
 // more than one place, or lists the earlier results in a form the script
 // cannot rebuild).
 func sessionPrompt(d prompts.SessionData, withSkill bool) (promptWords, error) {
-	s := newSlots("v", varWorktree, varResult, varSkill, varDirective, varDate, varStep, varProcess, varPrompt, varSkillName, varDirectivePart)
+	s := newSlots("v", varWorktree, varResult, varSkill, varDirective, varDate, varStep, varProcess, varPrompt, varSkillName, varDirectivePart, varIssueURL)
+	if d.IssueURL == issueSlot {
+		d.IssueURL, d.IssueFile = s.marker(varIssueURL), s.marker(varWorktree)+"/"+ir.IssueFile
+	}
 	d.Step, d.Process = s.marker(varStep), s.marker(varProcess)
 	if strings.TrimSpace(d.Prompt) != "" {
 		d.Prompt = s.marker(varPrompt)

@@ -224,7 +224,8 @@ jq_step='
   | if $vstatus == "" then .
     else .validate = ({status: $vstatus} + (if $verror == "" then {} else {error: $verror} end) + {judges: 0, retries: 0}) end
   | if $shells == [] then . else .shells = $shells end
-  | if $usage == {} then . else .usage = $usage end)}'
+  | if $usage == {} then . else .usage = $usage end
+  | if $gitref == "" then . else .git_ref = $gitref end)}'
 
 step_record() {
   local i=$1 start=null end=null result='' line shells=$tmp/shells.${step_names[$1]} usage={}
@@ -237,7 +238,7 @@ step_record() {
   iso_time "$now"
   if line=$(jq -n -c --slurpfile steps "$tmp/steps.json" --slurpfile shells "$shells" --argjson i "$i" --arg time "$REPLY" \
     --arg outcome "$2" --argjson start "$start" --argjson ended "$end" --argjson exit "$5" --arg cause "$6" \
-    --arg result "$result" --arg trace "$7" --arg vstatus "$8" --arg verror "$9" --argjson usage "$usage" \
+    --arg result "$result" --arg trace "$7" --arg vstatus "$8" --arg verror "$9" --argjson usage "$usage" --arg gitref "${step_git_ref:-}" \
     --args "$jq_step" "${@:10}"); then
     record_event "$line"
   else
@@ -257,9 +258,9 @@ record_begin() {
   iso_time "$run_t0"
   record_write -n --slurpfile steps "$tmp/steps.json" --arg name "$process" --arg file "$record_file" \
     --arg sha256 "$process_sha256" --arg repo "$common_dir" --arg directive "$directive" --argjson jobs "$jobs" \
-    --argjson budget "${budget_flag_usd:-null}" --arg host "$HOSTNAME" --argjson pid "$$" --arg start "$REPLY" '{
-  version: 1, process: $name, file: $file, sha256: $sha256, repo: $repo, issue: "", directive: $directive,
-  flags: ({harness: "", model: "", effort: "", access: "", jobs: $jobs, merge: false, repair_cap: 0, protect: [], take_over: false}
+    --argjson budget "${budget_flag_usd:-null}" --arg issue "${issue_record:-}" --argjson take_over "$((${take_over:-0}))" --arg host "$HOSTNAME" --argjson pid "$$" --arg start "$REPLY" '{
+  version: 1, process: $name, file: $file, sha256: $sha256, repo: $repo, issue: $issue, directive: $directive,
+  flags: ({harness: "", model: "", effort: "", access: "", jobs: $jobs, merge: false, repair_cap: 0, protect: [], take_over: ($take_over == 1)}
     + if $budget == null then {} else {budget_usd: $budget} end),
   status: "running", cause: "", host: $host, pid: $pid, start: $start, "end": null, expires: "", worktrees: [], steps: $steps[0]}' ||
     true
