@@ -119,6 +119,13 @@ func (v *values) github(g *ir.GitHub) {
 			}
 		}
 	}
+	switch l := g.Label; {
+	case !l.Set || l.Bad:
+	case strings.TrimSpace(l.Value) == "":
+		v.report(valueRange(l), "invalid %s %q; name the label that starts a run on an issue, such as %q", keyName(p, "label"), l.Value, ir.DefaultLabel)
+	case strings.Contains(l.Value, ghExpression):
+		v.report(expressionRange(l), "invalid %s %q: GitHub Actions would read %q as an expression; name the label, such as %q", keyName(p, "label"), l.Value, ghExpression, ir.DefaultLabel)
+	}
 	if tm := g.TimeoutMinutes; tm.Set && !tm.Bad && tm.Value < 1 {
 		v.report(valueRange(tm), "invalid %s %d; a job needs at least 1 minute", keyName(p, "timeout_minutes"), tm.Value)
 	}

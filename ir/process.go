@@ -58,14 +58,21 @@ type Process struct {
 
 // GitHub is a process file's [github] table: the runner its workflow's jobs
 // run on (RunsOn, ubuntu-latest when unset), the cron schedules that start
-// it besides workflow_dispatch, and each job's timeout in minutes.
+// it besides workflow_dispatch, each job's timeout in minutes, and the
+// label whose setting on an issue starts a run on it (DefaultLabel when
+// unset).
 type GitHub struct {
 	// Header is the [github] table or github block; invalid when absent.
 	Header         Range
 	RunsOn         Field[string]
 	Schedule       Strings
 	TimeoutMinutes Field[int]
+	Label          Field[string]
 }
+
+// DefaultLabel is the label that starts a workflow's run on an issue when
+// [github] names none.
+const DefaultLabel = "cairn"
 
 // Limits are the file's own limits; they may only tighten the config's.
 type Limits struct {

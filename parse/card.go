@@ -269,6 +269,8 @@ func (fe *cardProcess) github(e cardEntry) {
 			g.Schedule = fe.strings(ge)
 		case "timeout-minutes":
 			g.TimeoutMinutes = fe.int(ge)
+		case "label":
+			g.Label = fe.string(ge)
 		default:
 			fe.unknownKey(ge, entries, `in "github"`, cardGitHubKeys)
 		}

@@ -414,6 +414,8 @@ func (fe *hclProcess) github(bl *hclsyntax.Block) {
 				g.Schedule = fe.Strings(a)
 			case "timeout_minutes":
 				g.TimeoutMinutes = fe.Int(a)
+			case "label":
+				g.Label = fe.String(a)
 			default:
 				fe.unknown("attribute", a.Name, a.NameRange, "in github", bl.Body, hclGitHubAttrs)
 			}

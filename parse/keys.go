@@ -45,6 +45,8 @@ var (
 				Doc: "Cron schedules (five fields) that start the workflow, besides workflow_dispatch."},
 			{Name: "timeout_minutes", Type: ir.KeyInt, Min: ir.AtLeast(1),
 				Doc: "Each job's timeout, in minutes (at least 1)."},
+			{Name: "label", Type: ir.KeyString,
+				Doc: "The label whose setting on an issue, by an account with write access, starts the workflow of a process with an issue-branch worktree on that issue (default `cairn`)."},
 		}}
 )
 

@@ -135,6 +135,8 @@ func (fe *tomlProcess) github(e *tomldoc.TOMLEntry) {
 			g.Schedule = r.Strings(kv)
 		case "timeout_minutes":
 			g.TimeoutMinutes = r.Int(kv)
+		case "label":
+			g.Label = r.String(kv)
 		default:
 			r.UnknownKey(t, kv, "in [github]", tomlGitHubKeys)
 		}
