@@ -36,6 +36,7 @@ const defaultRunsOn = "ubuntu-latest"
 var actionsInfo = targetInfo{
 	name:     "github-actions",
 	artifact: "workflow",
+	issues:   true,
 }
 
 // actionsTarget is a GitHub Actions workflow (Actions).
@@ -107,6 +108,18 @@ type workflow struct {
 	Runtime *runtimeJob
 	Jobs    []*workflowJob
 	Final   *resultsJob
+	// Issue, for a process with an issue-branch worktree, is the job that
+	// says whether the run goes on, and on which issue.
+	Issue *issueJob
+}
+
+// issueJob is the first job of a workflow that runs on an issue
+// (actions/issue.yml.tmpl): started by Label set on an issue or by a
+// dispatch naming the issue, it lets the run go on only when an account
+// with write access started it, and names the issue, as a number, to the
+// steps' jobs. The concurrency group per issue is the issue's Claim.
+type issueJob struct {
+	ID, Label, RunsOn string
 }
 
 // runtimeJob is the workflow's first job: its Scripts (its run steps, in
@@ -247,6 +260,14 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 			wf.TimeoutMinutes = g.TimeoutMinutes.Value
 		}
 	}
+	if hasIssueBranch(c.plan) {
+		wf.Issue = &issueJob{ID: "issue", Label: ir.DefaultLabel, RunsOn: wf.RunsOn}
+		if p := c.in.Process; p != nil && p.GitHub.Label.Set && !p.GitHub.Label.Bad {
+			wf.Issue.Label = p.GitHub.Label.Value
+		}
+		// One run on an issue at a time, as the issue's Claim.
+		wf.Concurrency += "-issue-${{ github.event.issue.number || inputs.issue }}"
+	}
 	diags = append(diags, c.describedExpression()...)
 	kinds := map[string]string{}
 	for _, w := range c.plan.Worktrees {
@@ -348,6 +369,16 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		final.Spent = final.Spent || j.Spent
 		final.Needs = append(final.Needs, j.ID)
 		final.Parts = append(final.Parts, runPart{Step: j.Step, Artifact: runPartArtifact(j.Step)})
+	}
+	if wf.Issue != nil {
+		if _, taken := byStep["issue"]; taken {
+			wf.Issue.ID = "_issue"
+		}
+		// Every job reads the issue's number from its outputs.
+		for _, j := range wf.Jobs {
+			j.Needs = append(slices.Clone(j.Needs), wf.Issue.ID)
+		}
+		final.Needs = append(final.Needs, wf.Issue.ID)
 	}
 	wf.anchor()
 	script, err := actionsResults(rs)

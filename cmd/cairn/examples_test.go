@@ -97,7 +97,7 @@ func TestExamplesCheck(t *testing.T) {
 // compile to both targets, and a refusal that goes must go from here too.
 var examplesNotCompiled = map[string][]string{
 	"fix-issue.toml bash":                         {"validate instructions cannot be compiled", "catalogue step"},
-	"fix-issue.toml github-actions":               {"issue-branch worktrees cannot be compiled", "validate instructions cannot be compiled", "catalogue step"},
+	"fix-issue.toml github-actions":               {"validate instructions cannot be compiled", "catalogue step"},
 	"hunt.toml bash":                              {"validate instructions cannot be compiled"},
 	"hunt.toml github-actions":                    {"validate instructions cannot be compiled"},
 	"idea.toml bash":                              {"catalogue step"},

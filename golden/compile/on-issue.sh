@@ -1062,7 +1062,7 @@ gh_in() {
     [[ $a != -* ]] || break
     what+=("$a")
   done
-  if (cd -- "$repo_root" && GH_PROMPT_DISABLED=1 GH_NO_UPDATE_NOTIFIER=1 NO_COLOR=1 exec gh "$@") >"$tmp/gh.out" 2>"$tmp/gh.err"; then
+  if (cd -- "$repo_root" && if [[ -n ${gh_token:-} ]]; then export GH_TOKEN=$gh_token; fi && GH_PROMPT_DISABLED=1 GH_NO_UPDATE_NOTIFIER=1 NO_COLOR=1 exec gh "$@") >"$tmp/gh.out" 2>"$tmp/gh.err"; then
     return 0
   fi
   gh_error="gh ${what[*]}: $(head -n 1 -- "$tmp/gh.err")"
