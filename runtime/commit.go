@@ -65,7 +65,7 @@ type IdentityError struct {
 }
 
 func (e *IdentityError) Error() string {
-	return fmt.Sprintf("commit mode commits each step, and git has no identity to commit as in %s (%v); set one with `git config user.name \"Your Name\"` and `git config user.email you@example.com` (add --global for every repository)", e.Repo, e.Err)
+	return step.NoIdentity(e.Repo, e.Err.Error())
 }
 
 // CheckIdentity fails with an *IdentityError when git in repo has no
@@ -110,7 +110,7 @@ func (c *committer) startLocked(ctx context.Context) error {
 	if c.started {
 		return nil
 	}
-	if err := c.commit(ctx, c.tree, "Start process: "+c.process, "", false, true); err != nil {
+	if err := c.commit(ctx, c.tree, step.StartSubject(c.process), "", false, true); err != nil {
 		return fmt.Errorf("commit the start of the run: %w", err)
 	}
 	c.started = true
@@ -121,34 +121,27 @@ func (c *committer) startLocked(ctx context.Context) error {
 // (outside every run folder) as `[cairn] Save work of step: Y`, and returns
 // the commit the step's work ends at: HEAD after it. dir is the committing
 // tree or another worktree the step committed in.
-func (c *committer) saveWork(ctx context.Context, dir, step string) (string, error) {
+func (c *committer) saveWork(ctx context.Context, dir, name string) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.commit(ctx, dir, saveWorkSubject(step), step, true, false); err != nil {
-		return "", c.fail(fmt.Errorf("commit the work of step %q: %w", step, err))
+	if err := c.commit(ctx, dir, step.SaveWorkSubject(name), name, true, false); err != nil {
+		return "", c.fail(fmt.Errorf("commit the work of step %q: %w", name, err))
 	}
 	return c.git.Head(context.WithoutCancel(ctx), dir), nil
 }
 
-// saveWorkSubject is the subject of the commit of what step left
-// uncommitted.
-func saveWorkSubject(step string) string { return "[cairn] Save work of step: " + step }
-
 // completeStep commits the run folder after a step ended: with the step's
 // own work too when withWork is set (a step with no agent session commits
 // once, docs/design.md §7.6). outcome words a step that did not succeed into the subject.
-func (c *committer) completeStep(ctx context.Context, step string, outcome record.Outcome, withWork bool) error {
+func (c *committer) completeStep(ctx context.Context, name string, outcome record.Outcome, withWork bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.startLocked(ctx); err != nil {
 		return err
 	}
-	subject := "[cairn] Complete step: " + step
-	if outcome != record.Succeeded {
-		subject += " (" + string(outcome) + ")"
-	}
-	if err := c.commit(ctx, c.tree, subject, step, withWork, true); err != nil {
-		return c.fail(fmt.Errorf("commit the end of step %q: %w", step, err))
+	subject := step.CompleteStepSubject(name, string(outcome))
+	if err := c.commit(ctx, c.tree, subject, name, withWork, true); err != nil {
+		return c.fail(fmt.Errorf("commit the end of step %q: %w", name, err))
 	}
 	return nil
 }
@@ -162,10 +155,7 @@ func (c *committer) finish(ctx context.Context, status record.Status) (bool, err
 	if !c.started {
 		return false, nil
 	}
-	subject := "Complete process: " + c.process
-	if status != record.StatusSucceeded {
-		subject += " (" + string(status) + ")"
-	}
+	subject := step.CompleteProcessSubject(c.process, string(status))
 	if err := c.commit(ctx, c.tree, subject, "", false, true); err != nil {
 		return true, fmt.Errorf("commit the end of the run: %w", err)
 	}

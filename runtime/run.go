@@ -888,7 +888,7 @@ func (r *run) work(ctx context.Context, sc *step.Context, wt worktree.Worktree, 
 // stay uncommitted for a resume to run it again over them.
 func (r *run) settle(ctx context.Context, sc *step.Context, wt worktree.Worktree, sr *record.StepRecord, ok bool) error {
 	if r.commits == nil && wt.Kind == ir.IssueBranch && (hasSession(sc.Step) || ok && edits(sc.Step)) {
-		left := worktree.Commit{Subject: saveWorkSubject(sc.Step.Name), Trailers: step.Trailers(r.folder.Name(), sc.Step.Name, r.o.Stubs != nil), Work: true}
+		left := worktree.Commit{Subject: step.SaveWorkSubject(sc.Step.Name), Trailers: step.Trailers(r.folder.Name(), sc.Step.Name, r.o.Stubs != nil), Work: true}
 		if _, err := left.Make(ctx, r.o.Repo.Git, wt.Path); err != nil {
 			return fmt.Errorf("commit the work of step %q on its branch: %w", sc.Step.Name, err)
 		}
