@@ -102,6 +102,9 @@ type targetInfo struct {
 	// issues is set for a target that carries a run on an issue and its
 	// issue-branch worktrees (bash/issue.sh.tmpl).
 	issues bool
+	// commits is set for a target that makes the commits of commit mode
+	// (bash/commit.sh.tmpl).
+	commits bool
 }
 
 // bashInfo names the bash target.
@@ -109,6 +112,7 @@ var bashInfo = targetInfo{
 	name:     "bash",
 	artifact: "script",
 	issues:   true,
+	commits:  true,
 }
 
 // script is the model bash/script.sh.tmpl renders.
@@ -168,6 +172,8 @@ type script struct {
 	Budget, BudgetText, BudgetFrom string
 	// Jobs is the default of the script's --jobs.
 	Jobs int
+	// Commit is set for a process with commit = true (bash/commit.sh.tmpl).
+	Commit *scriptCommit
 	// Job is set when the script is one job of a workflow (jobScript).
 	Job *scriptJob
 	// Features are the features of the runtime the script holds, in
@@ -218,6 +224,9 @@ type scriptStep struct {
 	// work there, which the script commits on the branch after its run
 	// phase, as cairn run does.
 	Settles *scriptSettle
+	// HasSession is set for a step that runs an agent session: in commit
+	// mode, what it leaves uncommitted is committed after its run phase.
+	HasSession bool
 }
 
 // scriptSettle is how a step's work is committed on its issue branch:
@@ -350,6 +359,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 					continue
 				}
 				ss.Actions = append(ss.Actions, scriptAction{Index: j, Session: sess})
+				ss.HasSession = true
 				s.HasSessions = true
 				s.HasSettings = s.HasSettings || sess.CLI.Settings != nil
 				if !harnesses[sess.Harness] {
@@ -378,6 +388,9 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		s.LastStage = indices
 	}
 	s.ProcessSteps = slices.Clone(s.StepNames)
+	if plan.Commit {
+		s.Commit = newScriptCommit(plan.Process, s.StepNames)
+	}
 	s.Notify = plan.Notify.Command
 	s.NotifyOn = plan.Notify.On
 	s.NotifyOnSet = plan.Notify.OnSet

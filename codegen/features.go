@@ -24,10 +24,11 @@ var features = []feature{
 	{"core", always},
 	{"records", always},
 	{"excludes", func(s *script) bool {
-		return s.hasWorktree(ir.Checkout) || s.hasWorktree(ir.IssueBranch) || len(s.Skills) > 0
+		return s.hasWorktree(ir.Checkout) || s.hasWorktree(ir.IssueBranch) || len(s.Skills) > 0 || s.commits()
 	}},
 	{"checkout", func(s *script) bool { return s.hasWorktree(ir.Checkout) }},
 	{"worktrees", always},
+	{"commit", (*script).commits},
 	{"skills", func(s *script) bool { return len(s.Skills) > 0 }},
 	{"steps", always},
 	{"processes", always},
@@ -62,6 +63,12 @@ func (s *script) useFeatures() {
 			s.Features = append(s.Features, f.name)
 		}
 	}
+}
+
+// commits reports whether s makes the commits of commit mode (feature
+// commit): a workflow refuses commit mode.
+func (s *script) commits() bool {
+	return s.Commit != nil && s.Job == nil
 }
 
 // keepsRunBudget reports whether s keeps a run's budget over sessions,

@@ -59,7 +59,9 @@ type ghWorkflow struct {
 
 // workflowRefuses are the golden compile cases the github-actions target
 // refuses, with what its refusal says.
-var workflowRefuses = map[string]string{}
+var workflowRefuses = map[string]string{
+	"commit": "commit = true cannot be compiled to github-actions",
+}
 
 // TestCompileWorkflowGolden compiles every golden/compile/NAME.toml with
 // --target github-actions and compares the workflow with NAME.yml

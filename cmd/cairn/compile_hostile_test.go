@@ -118,7 +118,7 @@ func TestCompileHostileStrings(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("cairn run: exit %d\n%s", code, stderr)
 	}
-	ra := a.record(t, code, stdout)
+	ra := a.record(t, code, stdout, "")
 
 	b := newCompileWork(t, file)
 	b.compile(t, file)
@@ -127,7 +127,7 @@ func TestCompileHostileStrings(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("script: exit %d\n%s", code, stderr)
 	}
-	rb := b.record(t, code, stdout)
+	rb := b.record(t, code, stdout, "")
 	// A script writes a non-printable character other than a control
 	// character (U+202E) into a quoted log value as it is, where cairn
 	// escapes it: the values compare unquoted.

@@ -31,7 +31,7 @@ func TestCompileDifferentialUntrustedEdit(t *testing.T) {
 			argv = []string{"bash", filepath.Join(w.work, "on-issue.sh"), "issue", "7"}
 		}
 		stdout, stderr, code := w.run(t, nil, argv...)
-		runs[i] = w.record(t, code, stdout)
+		runs[i] = w.record(t, code, stdout, "")
 		want := `cairn: failed at step fix: issue #7 was edited by an untrusted account: its body was last edited by "mallory"; a trusted account must check the text and edit it last`
 		if code != 1 || !strings.Contains(stderr, want) {
 			t.Errorf("%v: exit %d, stderr:\n%s\nwant exit 1 and %q", argv, code, stderr, want)

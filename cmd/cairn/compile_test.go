@@ -51,12 +51,18 @@ func compileCases(t *testing.T) []string {
 type compileWork struct {
 	work, repo, home string
 	env              []string
+	// commit is set for a case in commit mode (commitCases): its run
+	// folder is in the repository, and its commits are compared.
+	commit bool
 }
+
+// commitCases are the golden compile cases with commit = true.
+var commitCases = map[string]bool{"commit": true}
 
 // newCompileWork makes a twin of the case in file.
 func newCompileWork(t *testing.T, file string) *compileWork {
 	t.Helper()
-	w := &compileWork{work: t.TempDir()}
+	w := &compileWork{work: t.TempDir(), commit: commitCases[strings.TrimSuffix(filepath.Base(file), ".toml")]}
 	w.repo = filepath.Join(w.work, "repo")
 	w.home = filepath.Join(w.work, "home")
 	copyTree(t, filepath.Join(goldenDir, "repo"), w.repo)
@@ -244,6 +250,10 @@ type runRecord struct {
 	leftover  []string
 	exclude   string
 	sessions  map[string]string
+	// In commit mode: the commits the run made (subjects, trailers and
+	// files, oldest first) and the error and warning lines it wrote.
+	commits string
+	errors  []string
 }
 
 // durationField is a log line's duration, which differs between runs.
@@ -262,20 +272,56 @@ var repoDenies = regexp.MustCompile(`,"filesystem":\{"denyWrite":\[[^\]]*\]\}`)
 
 // record reads what the run in w left, with the twin's own paths and the
 // run's name replaced, so that twins compare.
-func (w *compileWork) record(t *testing.T, code int, stdout string) *runRecord {
+func (w *compileWork) record(t *testing.T, code int, stdout, stderr string) *runRecord {
 	t.Helper()
 	runs, err := filepath.Glob(filepath.Join(w.home, "runs", "*"))
-	if err != nil || len(runs) != 1 {
-		t.Fatalf("want one run folder in %s, have %v (%v)", w.home, runs, err)
+	if w.commit {
+		runs, err = filepath.Glob(filepath.Join(w.repo, ".cairn", "runs", "*"))
 	}
-	runDir := runs[0]
+	if err != nil || len(runs) > 1 || len(runs) == 0 && !w.commit {
+		t.Fatalf("want one run folder, have %v (%v)", runs, err)
+	}
+	runDir := ""
+	if len(runs) == 1 {
+		runDir = runs[0]
+	}
+	// A commit the run made is named by its subject: the twins' differ in
+	// what they hold (times), so in their hashes too.
+	var commits []string
+	if w.commit {
+		out, _, _ := w.run(t, nil, "git", "log", "--format=%H%n$COMMIT(%s)")
+		commits = strings.Split(strings.TrimSpace(out), "\n")
+	}
 	norm := func(s string) string {
 		for _, p := range []string{w.work, evalSymlinks(w.work)} {
 			s = strings.ReplaceAll(s, p, "$WORK")
 		}
+		for i := 0; i+1 < len(commits); i += 2 {
+			s = strings.ReplaceAll(s, commits[i], commits[i+1])
+		}
+		if runDir == "" {
+			return s
+		}
 		return strings.ReplaceAll(s, filepath.Base(runDir), "$RUN")
 	}
 	r := &runRecord{code: code, stdout: norm(stdout), results: map[string]string{}, patches: map[string]string{}, sessions: map[string]string{}}
+	if w.commit {
+		r.commits = norm(w.commits(t))
+		for line := range strings.Lines(stderr) {
+			if strings.HasPrefix(line, "cairn: error:") || strings.HasPrefix(line, "cairn: warning:") {
+				r.errors = append(r.errors, norm(strings.TrimSuffix(line, "\n")))
+			}
+		}
+		if runDir == "" {
+			// A run that did nothing, or was refused, leaves no folder.
+			out, _, _ := w.run(t, nil, "git", "worktree", "list")
+			r.worktrees = strings.Count(out, "\n")
+			if _, err := os.Stat(filepath.Join(w.repo, ".cairn")); err == nil {
+				t.Errorf("a run that left no folder left %s", filepath.Join(w.repo, ".cairn"))
+			}
+			return r
+		}
+	}
 	logText, err := os.ReadFile(filepath.Join(runDir, "log"))
 	if err != nil {
 		t.Fatal(err)
@@ -341,6 +387,22 @@ func (w *compileWork) record(t *testing.T, code int, stdout string) *runRecord {
 		r.sessions[key] = norm(fmt.Sprintf("argv:\n%s\ncwd: %s\nenv:\n%s\nstdin:\n%s\npolicy:\n%s\nsettings:\n%s", argv, cwd, env, stdin, policy, settings))
 	}
 	return r
+}
+
+// commits is what the run made of the repository's history: each commit
+// after the first, oldest first, as its subject, its trailers and the files
+// it changed.
+func (w *compileWork) commits(t *testing.T) string {
+	t.Helper()
+	root, stderr, code := w.run(t, nil, "git", "rev-list", "--max-parents=0", "HEAD")
+	if code != 0 {
+		t.Fatalf("git rev-list: exit %d: %s", code, stderr)
+	}
+	out, stderr, code := w.run(t, nil, "git", "log", "--reverse", "--format=%s%n%(trailers:only)", "--name-status", "HEAD", "^"+strings.TrimSpace(root))
+	if code != 0 {
+		t.Fatalf("git log: exit %d: %s", code, stderr)
+	}
+	return out
 }
 
 // normalRecord is the run record at path as indented JSON, with what differs
@@ -452,6 +514,12 @@ func compareRuns(t *testing.T, a, b *runRecord) {
 	if a.exclude != b.exclude {
 		t.Errorf(".git/info/exclude differs:\n--- cairn run\n%s\n--- script\n%s", a.exclude, b.exclude)
 	}
+	if a.commits != b.commits {
+		t.Errorf("the commits differ:\n%s", diff.Diff("cairn run", []byte(a.commits), "script", []byte(b.commits)))
+	}
+	if !slices.Equal(a.errors, b.errors) {
+		t.Errorf("error and warning lines differ:\n--- cairn run\n%s\n--- script\n%s", strings.Join(a.errors, "\n"), strings.Join(b.errors, "\n"))
+	}
 }
 
 // TestCompileDifferential runs every golden compile case twice, in twin
@@ -460,46 +528,66 @@ func compareRuns(t *testing.T, a, b *runRecord) {
 // log lines, run record, results, patches, sessions (argv, working folder,
 // CAIRN_* environment and prompt) and worktrees. Each case runs as it is
 // and, in the slow suites, with every fake failing, with a directive and
-// with --jobs 1.
+// with --jobs 1. A case in commit mode runs too with every step skipped (no
+// commit, no folder), on a dirty checkout and with no git identity
+// (refused).
 func TestCompileDifferential(t *testing.T) {
 	for _, file := range compileCases(t) {
 		name := strings.TrimSuffix(filepath.Base(file), ".toml")
 		for _, variant := range []struct {
 			name  string
 			extra []string
+			// commit is set for a variant of commit mode alone, run in
+			// the fast suite too; dirty makes the checkout dirty.
+			commit, dirty bool
 		}{
-			{"", nil},
-			{"/failing", []string{"FAKE_FAIL=claude codex gemini opencode mybot"}},
-			{"/directive", []string{"--directive", "  Only 'main.go' matters;\n$(say nothing) `now`  "}},
-			{"/jobs1", []string{"--jobs", "1"}},
+			{"", nil, false, false},
+			{"/failing", []string{"FAKE_FAIL=claude codex gemini opencode mybot"}, false, false},
+			{"/directive", []string{"--directive", "  Only 'main.go' matters;\n$(say nothing) `now`  "}, false, false},
+			{"/jobs1", []string{"--jobs", "1"}, false, false},
+			{"/skipped", []string{"CAIRN_TEST_SKIP=1"}, true, false},
+			{"/dirty", nil, true, true},
+			{"/no-identity", []string{"GIT_AUTHOR_NAME="}, true, false},
 		} {
+			if variant.commit && !commitCases[name] {
+				continue
+			}
 			t.Run(name+variant.name, func(t *testing.T) {
-				if variant.name != "" {
+				if variant.name != "" && !variant.commit {
 					slowSuite(t)
 				}
 				t.Parallel()
 				var env, args []string
-				if strings.HasPrefix(variant.name, "/failing") {
+				if strings.HasPrefix(variant.name, "/failing") || variant.commit {
 					env = variant.extra
 				} else {
 					args = variant.extra
 				}
 				args = append(slices.Clone(issueCases[name]), args...)
 				a := newCompileWork(t, file)
+				if variant.dirty {
+					writeFiles(t, a.repo, map[string]string{"draft.txt": "mine\n"})
+				}
 				stdout, stderr, code := a.run(t, env, append([]string{"cairn", "run", filepath.Base(file)}, args...)...)
-				ra := a.record(t, code, stdout)
+				ra := a.record(t, code, stdout, stderr)
 				t.Logf("cairn run: exit %d\n%s", code, stderr)
 
 				b := newCompileWork(t, file)
 				b.compile(t, file)
+				if variant.dirty {
+					writeFiles(t, b.repo, map[string]string{"draft.txt": "mine\n"})
+				}
 				script := filepath.Join(b.work, name+".sh")
 				stdout, stderr, code = b.run(t, env, append([]string{"bash", script}, args...)...)
-				rb := b.record(t, code, stdout)
+				rb := b.record(t, code, stdout, stderr)
 				t.Logf("script: exit %d\n%s", code, stderr)
-				if len(ra.log) == 0 {
+				if len(ra.log) == 0 && !variant.commit {
 					t.Fatal("cairn run logged no step")
 				}
 				t.Logf("compared %d log lines, %d results, %d patches, %d sessions", len(ra.log), len(ra.results), len(ra.patches), len(ra.sessions))
+				if a.commit {
+					t.Logf("cairn run's commits:\n%s", ra.commits)
+				}
 				compareRuns(t, ra, rb)
 				if _, ok := issueCases[name]; !ok && len(rb.leftover) > 0 {
 					t.Errorf("left in $CAIRN_HOME/worktrees: %v", rb.leftover)
