@@ -198,6 +198,17 @@ const (
 	DefaultValidateTier = "balanced"
 )
 
+// The limits of a validate phase (docs/design.md §7.2), for cairn run and
+// the compiled artifacts alike.
+const (
+	// ReviewRetries is how many times severity "review" sends the run
+	// agent back to work before the step fails.
+	ReviewRetries = 2
+	// JudgeTimeoutSeconds is a judge session's timeout, in seconds, when
+	// its step sets none.
+	JudgeTimeoutSeconds = 15 * 60
+)
+
 // Action is one thing a step does. Which keys mean anything depends on Kind:
 // a command has Script; a session has Skill or Prompt and its own Harness,
 // Model, Effort, Access, MaxTurns and BudgetUSD (the most the step's

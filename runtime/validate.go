@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -25,22 +24,12 @@ import (
 const (
 	// JudgeTurns is a judge's turn cap; the one retry of a judge that
 	// reached no verdict gets twice as many.
-	JudgeTurns = 16
+	JudgeTurns = ir.DefaultJudgeTurns
 	// JudgeTimeout is a judge session's timeout when its step sets none.
-	JudgeTimeout = 15 * time.Minute
+	JudgeTimeout = ir.JudgeTimeoutSeconds * time.Second
 	// ReviewRetries is how many times severity "review" sends the run agent
 	// back to work before the step fails.
-	ReviewRetries = 2
-	// maxShellOutput is how much of a failed shell's output, its end, a
-	// review retry's prompt holds.
-	maxShellOutput = 16 << 10
-	// shellOutputLimit words maxShellOutput for that prompt.
-	shellOutputLimit = "16 KiB"
-	// maxJudgedResult is how much of a step's result, its start, a judge's
-	// prompt holds; the judge reads the result file for the rest.
-	maxJudgedResult = 64 << 10
-	// judgedResultLimit words maxJudgedResult for that prompt.
-	judgedResultLimit = "64 KiB"
+	ReviewRetries = ir.ReviewRetries
 )
 
 // failure is what failed a round of validation: a validate shell (its
@@ -261,7 +250,7 @@ func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateR
 	if !ok {
 		return judgement{broken: fmt.Sprintf("unknown harness %q", v.Harness.Value)}
 	}
-	diff, cut, err := worktree.Diff(ctx, r.o.Repo.Git, sc.Worktree, sc.Baseline, worktree.MaxDiff)
+	diff, cut, err := worktree.Diff(ctx, r.o.Repo.Git, sc.Worktree, sc.Baseline, prompts.MaxDiff)
 	if err != nil {
 		return judgement{broken: fmt.Sprintf("read the step's diff: %v", err)}
 	}
@@ -270,7 +259,7 @@ func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateR
 	if err := atomicfile.Write(sc.ResultFile, []byte(result)); err != nil {
 		return judgement{broken: fmt.Sprintf("write the step's result for it: %v", err)}
 	}
-	shown, resultCut := text.Head(result, maxJudgedResult)
+	shown, resultCut := text.Head(result, prompts.MaxJudgedResult)
 	prompt, err := prompts.JudgePrompt(prompts.JudgeData{
 		Process:      sc.Process(),
 		Step:         name,
@@ -280,11 +269,11 @@ func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateR
 		Baseline:     sc.Baseline,
 		Diff:         diff,
 		Cut:          cut,
-		Limit:        worktree.DiffLimit,
+		Limit:        prompts.DiffLimit,
 		Result:       shown,
 		ResultFile:   sc.ResultFile,
 		ResultCut:    resultCut,
-		ResultLimit:  judgedResultLimit,
+		ResultLimit:  prompts.JudgedResultLimit,
 	})
 	if err != nil {
 		return judgement{broken: err.Error()}
@@ -382,92 +371,14 @@ func judged(res step.Result, turns int) judgement {
 	return j
 }
 
-// ParseVerdict reads a judge's verdict from its final message: the whole
-// message as a JSON object, else the last ```json (or bare ```) fence
-// holding one, else the last {…} object in the text with a "verdict" key.
-// The verdict is "pass" or "fail" (in any case); ok is false when no such
-// object is found.
+// ParseVerdict reads a judge's verdict from its final message, as
+// harness.ReadVerdict does (the jq a compiled script reads it with): the
+// whole message as a JSON object, else the last ```json (or bare ```)
+// fence holding one, else the last {…} object in the text with a
+// "verdict" key. The verdict is "pass" or "fail" (in any case); ok is
+// false when no such object is found.
 func ParseVerdict(msg string) (pass bool, reasoning string, ok bool) {
-	if pass, reasoning, ok := verdictObject(strings.TrimSpace(msg)); ok {
-		return pass, reasoning, true
-	}
-	fences := fencedBlocks(msg)
-	for i := len(fences) - 1; i >= 0; i-- {
-		if pass, reasoning, ok := verdictObject(fences[i]); ok {
-			return pass, reasoning, true
-		}
-	}
-	for i := strings.LastIndexByte(msg, '{'); i >= 0; i = strings.LastIndexByte(msg[:i], '{') {
-		var raw json.RawMessage
-		if json.NewDecoder(strings.NewReader(msg[i:])).Decode(&raw) != nil {
-			continue
-		}
-		if pass, reasoning, ok := verdictObject(string(raw)); ok {
-			return pass, reasoning, true
-		}
-	}
-	return false, "", false
-}
-
-// verdictObject reads s, a whole JSON object, as a verdict.
-func verdictObject(s string) (pass bool, reasoning string, ok bool) {
-	if !strings.HasPrefix(s, "{") {
-		return false, "", false
-	}
-	var v struct {
-		Verdict   *string `json:"verdict"`
-		Reasoning any     `json:"reasoning"`
-	}
-	dec := json.NewDecoder(strings.NewReader(s))
-	if dec.Decode(&v) != nil || dec.More() || v.Verdict == nil {
-		return false, "", false
-	}
-	switch r := v.Reasoning.(type) {
-	case string:
-		reasoning = strings.TrimSpace(r)
-	case nil:
-	default:
-		if b, err := json.Marshal(r); err == nil {
-			reasoning = string(b)
-		}
-	}
-	switch strings.ToLower(strings.TrimSpace(*v.Verdict)) {
-	case record.VerdictPass:
-		return true, reasoning, true
-	case record.VerdictFail:
-		return false, reasoning, true
-	}
-	return false, "", false
-}
-
-// fencedBlocks returns the contents of the Markdown code fences in s whose
-// info string is empty or "json", in order.
-func fencedBlocks(s string) []string {
-	var out []string
-	var body strings.Builder
-	open := ""
-	keep := false
-	for line := range strings.Lines(s) {
-		t := strings.TrimSpace(line)
-		if open == "" {
-			if strings.HasPrefix(t, "```") {
-				marker := t[:len(t)-len(strings.TrimLeft(t, "`"))]
-				info := strings.ToLower(strings.TrimSpace(t[len(marker):]))
-				open, keep = marker, info == "" || info == "json"
-				body.Reset()
-			}
-			continue
-		}
-		if strings.HasPrefix(t, open) && strings.Trim(t, "`") == "" {
-			if keep {
-				out = append(out, strings.TrimSpace(body.String()))
-			}
-			open = ""
-			continue
-		}
-		body.WriteString(line)
-	}
-	return out
+	return harness.ReadVerdict(msg)
 }
 
 // review sends a step's run agent back to work after failure f (severity
@@ -510,8 +421,8 @@ func (r *run) review(ctx context.Context, sc *step.Context, wt worktree.Worktree
 	}
 	if f.shell != "" {
 		d.Cause = f.cause
-		d.Output, d.Cut = text.Tail(f.output, maxShellOutput)
-		d.Limit = shellOutputLimit
+		d.Output, d.Cut = text.Tail(f.output, prompts.MaxShellOutput)
+		d.Limit = prompts.ShellOutputLimit
 	} else {
 		d.Instructions = v.Instructions
 	}

@@ -31,6 +31,26 @@ var reviewTemplate = sync.OnceValues(func() (*template.Template, error) {
 	return template.New("review.md.tmpl").Option("missingkey=error").ParseFS(promptFiles, "review.md.tmpl")
 })
 
+// What of a step's result and of a failed shell's output the prompts
+// hold, for cairn run and the compiled artifacts alike.
+const (
+	// MaxJudgedResult is how much of a step's result, its start, a judge's
+	// prompt holds; the judge reads the result file for the rest.
+	MaxJudgedResult = 64 << 10
+	// JudgedResultLimit words MaxJudgedResult for that prompt.
+	JudgedResultLimit = "64 KiB"
+	// MaxShellOutput is how much of a failed shell's output, its end, a
+	// review retry's prompt holds.
+	MaxShellOutput = 16 << 10
+	// ShellOutputLimit words MaxShellOutput for that prompt.
+	ShellOutputLimit = "16 KiB"
+	// MaxDiff is how much of a step's diff a judge's prompt holds; the
+	// prompt says when the diff was cut.
+	MaxDiff = 200 << 10
+	// DiffLimit words MaxDiff for that prompt.
+	DiffLimit = "200 KiB"
+)
+
 // EarlierResult is the result file of a step that ran before a session.
 type EarlierResult struct {
 	Step string
@@ -89,7 +109,9 @@ func SessionPrompt(d SessionData) (string, error) {
 // step started from, "" when the repository had none), and its result (its
 // agent's final message or its command's output) with the file that holds
 // it. Cut says the diff was cut at Limit (such as "200 KiB"); ResultCut
-// that the result was cut at ResultLimit.
+// that the result was cut at ResultLimit. Fence and ResultFence are the
+// code fences around Diff and Result; empty, each is longer than any run of
+// backticks in what it fences.
 type JudgeData struct {
 	Process      string
 	Step         string
@@ -104,6 +126,8 @@ type JudgeData struct {
 	ResultFile   string
 	ResultCut    bool
 	ResultLimit  string
+	Fence        string
+	ResultFence  string
 }
 
 // JudgePrompt renders the prompt of a validate phase's judge from
@@ -119,11 +143,14 @@ func JudgePrompt(d JudgeData) (string, error) {
 	}
 	d.Diff = strings.TrimRight(d.Diff, "\n")
 	d.Result = strings.TrimRight(d.Result, "\n")
+	if d.Fence == "" {
+		d.Fence = fence(d.Diff)
+	}
+	if d.ResultFence == "" {
+		d.ResultFence = fence(d.Result)
+	}
 	var b strings.Builder
-	if err := t.Execute(&b, struct {
-		JudgeData
-		Fence, ResultFence string
-	}{d, fence(d.Diff), fence(d.Result)}); err != nil {
+	if err := t.Execute(&b, d); err != nil {
 		return "", fmt.Errorf("render the judge prompt of step %q: %w", d.Step, err)
 	}
 	return b.String(), nil
@@ -134,7 +161,9 @@ func JudgePrompt(d JudgeData) (string, error) {
 // Cause such as "exit status 1", and its Output, Cut to its last Limit) or
 // the judge (its Reasoning against the Instructions), with the phase's
 // Whys. Original is the step's session prompt, for a harness that cannot
-// resume the agent's session; empty when the session is resumed.
+// resume the agent's session; empty when the session is resumed. Fence is
+// the code fence around the shell and its output; empty, it is longer than
+// any run of backticks in them.
 type ReviewData struct {
 	Process      string
 	Step         string
@@ -149,6 +178,7 @@ type ReviewData struct {
 	Instructions []string
 	Whys         []string
 	Original     string
+	Fence        string
 }
 
 // ReviewPrompt renders the prompt that sends a step's run agent back to
@@ -162,11 +192,11 @@ func ReviewPrompt(d ReviewData) (string, error) {
 	}
 	d.Output = strings.TrimRight(d.Output, "\n")
 	d.Reasoning = strings.TrimSpace(d.Reasoning)
+	if d.Fence == "" {
+		d.Fence = fence(d.Shell + "\n" + d.Output)
+	}
 	var b strings.Builder
-	if err := t.Execute(&b, struct {
-		ReviewData
-		Fence string
-	}{d, fence(d.Shell + "\n" + d.Output)}); err != nil {
+	if err := t.Execute(&b, d); err != nil {
 		return "", fmt.Errorf("render the review prompt of step %q: %w", d.Step, err)
 	}
 	return b.String(), nil
