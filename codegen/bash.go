@@ -105,6 +105,9 @@ type targetInfo struct {
 	// commits is set for a target that makes the commits of commit mode
 	// (bash/commit.sh.tmpl).
 	commits bool
+	// judges is true for a target that carries validate instructions (a
+	// judge) and severity "review" (the agent's retries).
+	judges bool
 }
 
 // bashInfo names the bash target.
@@ -113,6 +116,7 @@ var bashInfo = targetInfo{
 	artifact: "script",
 	issues:   true,
 	commits:  true,
+	judges:   true,
 }
 
 // script is the model bash/script.sh.tmpl renders.
@@ -227,6 +231,10 @@ type scriptStep struct {
 	// HasSession is set for a step that runs an agent session: in commit
 	// mode, what it leaves uncommitted is committed after its run phase.
 	HasSession bool
+	// Judge judges its validate phase's instructions; Review sends its
+	// agent back to work (severity "review"). Nil when it has none.
+	Judge  *scriptJudge
+	Review *scriptReview
 }
 
 // scriptSettle is how a step's work is committed on its issue branch:
@@ -294,6 +302,8 @@ type scriptCLI struct {
 	MaxTurns    int
 	TurnJQ      string
 	TurnCause   string
+	// Bin is the CLI's program, argv[0].
+	Bin string
 }
 
 // budgetArgs is a session's command given a budget as its command without
@@ -376,6 +386,13 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 						ss.Settles = &scriptSettle{Session: ss.Settles != nil && ss.Settles.Session || a.Kind == ir.Session}
 					}
 				}
+			}
+			if v := st.Validate; v != nil && len(v.Instructions) > 0 {
+				diags = append(diags, c.judge(st, ss, s)...)
+				s.HasSessions = true
+			}
+			if v := st.Validate; v != nil && v.Severity == ir.SeverityReview {
+				diags = append(diags, c.review(st, ss, s)...)
 			}
 			indices = append(indices, ss.Index)
 			s.Steps = append(s.Steps, ss)
@@ -517,7 +534,7 @@ func (c *compiler) step(st *ir.PlanStep, index int, earlier []string) *scriptSte
 	if p := st.Precheck; p != nil && len(p.Shells) > 0 {
 		ss.Precheck = &scriptPhase{Shells: p.Shells, Whys: p.Whys}
 	}
-	if v := st.Validate; v != nil && len(v.Shells) > 0 {
+	if v := st.Validate; v != nil && (len(v.Shells) > 0 || len(v.Instructions) > 0 || v.Severity == ir.SeverityReview) {
 		sev := v.Severity
 		if sev == "" {
 			sev = ir.SeverityAbort
@@ -541,40 +558,12 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 	if !ok {
 		return refuse(c.at.harness(st.Name), "step %q: unknown harness %q", st.Name, a.Harness.Value)
 	}
-	cli := &scriptCLI{Harness: h.Name, Final: h.FinalJQ(), End: h.EndJQ()}
 	sess := &scriptSession{Index: j, Harness: h.Name}
-	if max, cause := h.PromptLimit(); max > 0 {
-		size := newSlots("s", varSize)
-		w, err := size.word(cause(size.marker(varSize)))
-		if err != nil {
-			return refuse(c.at.harness(st.Name), "step %q: the prompt limit of harness %q cannot be compiled: %v", st.Name, h.Name, err)
-		}
-		cli.MaxPrompt, cli.PromptCause = max, w
-	}
-	inv := harness.Invocation{
-		Model:    settingValue(a.Model),
-		Effort:   settingValue(a.Effort),
-		Access:   settingValue(a.Access),
-		MaxTurns: intSetting(a.MaxTurns),
-	}
-	cmd, budgeted, err := harnessCommand(h, inv)
+	cli, err := c.cli(h, sessionInvocation(a, ""))
 	if err != nil {
-		return refuse(c.at.harness(st.Name), "step %q: the command of harness %q cannot be compiled: %v", st.Name, h.Name, err)
+		return refuse(c.at.harness(st.Name), "step %q: %v", st.Name, err)
 	}
-	cli.Argv, cli.Env, cli.Files, cli.Budgeted, cli.Settings = cmd.Argv, cmd.Env, cmd.Files, budgeted, cmd.Settings
-	if budgeted != nil && sameWords(budgeted.Env, cmd.Env) {
-		cli.BudgetArgs = insertedWords(cmd.Argv, budgeted.Argv)
-	}
-	if _, jq, ok := h.CountsTurns(); ok && inv.MaxTurns > 0 {
-		cli.MaxTurns, cli.TurnJQ, cli.TurnCause = inv.MaxTurns, jq, harness.TurnCause(inv.MaxTurns)
-	}
-	bin := ""
-	for _, p := range cmd.Argv[0] {
-		if p.Var != "" {
-			return refuse(c.at.harness(st.Name), "step %q: the command of harness %q starts with a value known only at run time", st.Name, h.Name)
-		}
-		bin += p.Text
-	}
+	bin := cli.Bin
 
 	data := prompts.SessionData{
 		Process:      c.plan.Process,
@@ -636,14 +625,66 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 		s.Prompts = append(s.Prompts, scriptPrompt{Name: fmt.Sprintf("prompt_%d", i+1), Words: w})
 	}
 	sess.Prompt = s.Prompts[i].Name
-	i = slices.IndexFunc(s.CLIs, func(k *scriptCLI) bool { named := *cli; named.Name = k.Name; return reflect.DeepEqual(&named, k) })
-	if i < 0 {
-		i = len(s.CLIs)
-		cli.Name = fmt.Sprintf("session_cli_%d", i+1)
-		s.CLIs = append(s.CLIs, cli)
-	}
-	sess.CLI = s.CLIs[i]
+	sess.CLI = s.addCLI(cli)
 	return sess, bin, nil
+}
+
+// sessionInvocation is how session action a starts its CLI (as
+// step.Invocation has it), resuming the session of the script's variable
+// resume when it is set.
+func sessionInvocation(a *ir.PlanAction, resume string) harness.Invocation {
+	return harness.Invocation{
+		Model:    settingValue(a.Model),
+		Effort:   settingValue(a.Effort),
+		Access:   settingValue(a.Access),
+		MaxTurns: intSetting(a.MaxTurns),
+		Resume:   resume,
+	}
+}
+
+// cli is how a session of harness h given inv starts its CLI (unnamed);
+// inv.Resume, when set, names the script's variable of the session resumed.
+func (c *compiler) cli(h *harness.Harness, inv harness.Invocation) (*scriptCLI, error) {
+	cli := &scriptCLI{Harness: h.Name, Final: h.FinalJQ(), End: h.EndJQ()}
+	if max, cause := h.PromptLimit(); max > 0 {
+		size := newSlots("s", varSize)
+		w, err := size.word(cause(size.marker(varSize)))
+		if err != nil {
+			return nil, fmt.Errorf("the prompt limit of harness %q cannot be compiled: %v", h.Name, err)
+		}
+		cli.MaxPrompt, cli.PromptCause = max, w
+	}
+	cmd, budgeted, err := harnessCommand(h, inv)
+	if err != nil {
+		return nil, fmt.Errorf("the command of harness %q cannot be compiled: %v", h.Name, err)
+	}
+	cli.Argv, cli.Env, cli.Files, cli.Budgeted, cli.Settings = cmd.Argv, cmd.Env, cmd.Files, budgeted, cmd.Settings
+	if budgeted != nil && sameWords(budgeted.Env, cmd.Env) {
+		cli.BudgetArgs = insertedWords(cmd.Argv, budgeted.Argv)
+	}
+	if _, jq, ok := h.CountsTurns(); ok && inv.MaxTurns > 0 {
+		cli.MaxTurns, cli.TurnJQ, cli.TurnCause = inv.MaxTurns, jq, harness.TurnCause(inv.MaxTurns)
+	}
+	if inv.Resume != "" && !slices.ContainsFunc(cli.Argv, func(w BashWord) bool {
+		return slices.ContainsFunc(w, func(p BashPiece) bool { return p.Var == varSession })
+	}) {
+		return nil, errResume
+	}
+	for _, p := range cmd.Argv[0] {
+		if p.Var != "" {
+			return nil, fmt.Errorf("the command of harness %q starts with a value known only at run time", h.Name)
+		}
+		cli.Bin += p.Text
+	}
+	return cli, nil
+}
+
+// addHarness adds harness name, whose CLI is bin, to those the script
+// preflights, unless it is there.
+func (s *script) addHarness(name, bin string) {
+	if !slices.ContainsFunc(s.Harnesses, func(h scriptHarness) bool { return h.Name == name }) {
+		s.Harnesses = append(s.Harnesses, scriptHarness{Name: name, Bin: bin})
+	}
 }
 
 // appendDistinct appends v to list unless it is empty or already there.

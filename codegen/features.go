@@ -47,6 +47,15 @@ var features = []feature{
 	}},
 	{"job_budget", func(s *script) bool { return s.Job != nil && s.keepsRunBudget() }},
 	{"issue", func(s *script) bool { return s.hasWorktree(ir.IssueBranch) }},
+	{"rounds", func(s *script) bool {
+		return slices.ContainsFunc(s.Steps, func(st *scriptStep) bool { return st.Judge != nil || st.Review != nil })
+	}},
+	{"judge", func(s *script) bool {
+		return slices.ContainsFunc(s.Steps, func(st *scriptStep) bool { return st.Judge != nil })
+	}},
+	{"review", func(s *script) bool {
+		return slices.ContainsFunc(s.Steps, func(st *scriptStep) bool { return st.Review != nil })
+	}},
 	{"stages", always},
 	{"notify", func(s *script) bool { return s.Job == nil && len(s.Notify) > 0 }},
 }

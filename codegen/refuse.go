@@ -155,9 +155,10 @@ func notCompilable(at ir.Range, format string, args ...any) ir.Diagnostic {
 // commit mode where the target makes no commits (targetInfo.commits) or on
 // an issue branch, a plan already on an issue (a script takes its issue on its
 // command line), issue-branch worktrees for a target that carries no
-// issue (targetInfo.issues), catalogue steps, validate instructions
-// (judged by a model) and severity "review" (the agent's retries); and, as
-// a warning, the config's [resources], which the script does not wait for.
+// issue (targetInfo.issues), catalogue steps, for a target that does not
+// judge (targetInfo.judges) validate instructions (judged by a model) and
+// severity "review" (the agent's retries); and, as a warning, the config's
+// [resources], which the script does not wait for.
 func (c *compiler) refuse() []ir.Diagnostic {
 	var diags []ir.Diagnostic
 	plan, at := c.plan, c.at
@@ -205,14 +206,14 @@ func (c *compiler) refuse() []ir.Diagnostic {
 			if s := at.steps[st.Name]; s != nil {
 				iv = s.Validate
 			}
-			if len(v.Instructions) > 0 {
+			if len(v.Instructions) > 0 && !c.target.judges {
 				r := at.step(st.Name)
 				if iv != nil {
 					r = or(iv.Keys().Instructions.At(), or(iv.Header, r))
 				}
 				diags = append(diags, notCompilable(r, "step %q: validate instructions cannot be compiled to %s: a model judges them through cairn", st.Name, c.target.name))
 			}
-			if v.Severity == ir.SeverityReview {
+			if v.Severity == ir.SeverityReview && !c.target.judges {
 				r := at.step(st.Name)
 				if iv != nil {
 					r = or(iv.Severity.At(), or(iv.Header, r))

@@ -137,10 +137,13 @@ var budgetSentinels = map[string]float64{"a": 271828.182845904, "bb": 314159.265
 // $budget_left, as the script gives it when a budget is over the session;
 // nil when h's CLI takes no budget (its command is the same).
 func harnessCommand(h *harness.Harness, inv harness.Invocation) (cmd sessionCommand, budgeted *sessionCommand, err error) {
-	vars := []string{varWorktree, varMessage, varFiles, varBudget}
+	vars := []string{varWorktree, varMessage, varFiles, varBudget, varSession}
 	render := func(tag string, withBudget bool) (sessionCommand, error) {
 		s := newSlots(tag, vars...)
 		inv := inv
+		if inv.Resume != "" {
+			inv.Resume = s.marker(varSession)
+		}
 		inv.Worktree, inv.OutputFile, inv.FilesDir = s.marker(varWorktree), s.marker(varMessage), s.marker(varFiles)
 		inv.BudgetUSD = 0
 		budget := ""

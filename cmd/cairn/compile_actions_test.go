@@ -61,6 +61,8 @@ type ghWorkflow struct {
 // refuses, with what its refusal says.
 var workflowRefuses = map[string]string{
 	"commit": "commit = true cannot be compiled to github-actions",
+	"judge":  "validate instructions cannot be compiled to github-actions: a model judges them through cairn",
+	"review": `validate severity "review" cannot be compiled to github-actions: the agent's retries need cairn`,
 }
 
 // TestCompileWorkflowGolden compiles every golden/compile/NAME.toml with

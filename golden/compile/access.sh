@@ -318,6 +318,14 @@ def usage_plus($b): . as $a | reduce usage_keys[] as $k ({};
 def usage_sum(f): reduce f as $u ({}; usage_plus($u));
 def usage_add($a; $b): if $a == null then $b elif $b == null then $a else $a + $b end;
 def session_used: . as $e | ($e.usage // {}) | usage_plus($e.total // {});
+def usage_minus($b): . as $a | reduce usage_keys[] as $k ({};
+  if $a[$k] == null then .
+  elif $b[$k] == null then .[$k] = $a[$k]
+  elif $k == "cost_usd" then .[$k] = ([(($a[$k] - $b[$k]) * 1e12 | round) / 1e12, 0] | max)
+  else .[$k] = ([$a[$k] - $b[$k], 0] | max) end);
+def session_used_after($prior): . as $e
+  | ($e.usage // {})
+  | usage_plus(($e.total // {}) | if $prior != null and ($prior.id // "") != "" and $prior.id == $e.id then usage_minus($prior.total // {}) else . end);
 '
 
 jq_usage_fields='
@@ -811,6 +819,14 @@ def usage_plus($b): . as $a | reduce usage_keys[] as $k ({};
 def usage_sum(f): reduce f as $u ({}; usage_plus($u));
 def usage_add($a; $b): if $a == null then $b elif $b == null then $a else $a + $b end;
 def session_used: . as $e | ($e.usage // {}) | usage_plus($e.total // {});
+def usage_minus($b): . as $a | reduce usage_keys[] as $k ({};
+  if $a[$k] == null then .
+  elif $b[$k] == null then .[$k] = $a[$k]
+  elif $k == "cost_usd" then .[$k] = ([(($a[$k] - $b[$k]) * 1e12 | round) / 1e12, 0] | max)
+  else .[$k] = ([$a[$k] - $b[$k], 0] | max) end);
+def session_used_after($prior): . as $e
+  | ($e.usage // {})
+  | usage_plus(($e.total // {}) | if $prior != null and ($prior.id // "") != "" and $prior.id == $e.id then usage_minus($prior.total // {}) else . end);
 def claude:
   ($out | object) as $r
   | if $r == null or $r.type != "result" then {m: "", c: unreadable("claude"; "its JSON result"), f: true}
@@ -1076,7 +1092,7 @@ session_cli_6() {
   fi
   session_end='end_gemini'
   budget_before || return 0
-  local session_files=$run/traces/$step.files
+  local session_files=${last_message%.last-message.md}.files
   rm -rf -- "$session_files"
   mkdir -p -- "$session_files"
   printf '%s' $'# cairn, access "read": read-only commands run without asking:\n# git log, git diff, git status and ls, alone, in plain words.\n[[rule]]\ntoolName = "run_shell_command"\ncommandRegex = \'(git (log|diff|status)|ls)(|[ ][-\\w ./:=@^~,+%]*)"\'\ndecision = "allow"\npriority = 100\n\n# Not git\'s --output, which writes a file, nor --no-index.\n[[rule]]\ntoolName = "run_shell_command"\ncommandRegex = \'([^"\\\\]|\\\\.)*--(ou|no-index)\'\ndecision = "deny"\npriority = 200\ndenyMessage = "cairn, access read: git\'s --output writes a file, and --no-index reads outside the worktree"\n\n# Nor a path outside the worktree.\n[[rule]]\ntoolName = "run_shell_command"\ncommandRegex = \'([^"\\\\]|\\\\.)*([ ][/~]|[ /]\\.\\.([ /]|"))\'\ndecision = "deny"\npriority = 200\ndenyMessage = "cairn, access read: no path outside the worktree; name it relative to the worktree"\n' >"$session_files"/'gemini-read-policy.toml'
@@ -1094,7 +1110,7 @@ session_cli_7() {
   fi
   session_end='end_gemini'
   budget_before || return 0
-  local session_files=$run/traces/$step.files
+  local session_files=${last_message%.last-message.md}.files
   rm -rf -- "$session_files"
   mkdir -p -- "$session_files"
   printf '%s' $'# cairn, access "write": every shell command runs without asking.\n[[rule]]\ntoolName = "run_shell_command"\ndecision = "allow"\npriority = 100\n' >"$session_files"/'gemini-write-policy.toml'
@@ -1112,7 +1128,7 @@ session_cli_8() {
   fi
   session_end='end_gemini'
   budget_before || return 0
-  local session_files=$run/traces/$step.files
+  local session_files=${last_message%.last-message.md}.files
   rm -rf -- "$session_files"
   mkdir -p -- "$session_files"
   local -a session_settings=() settings_keep=('tmp' 'history') settings_links=('.agents')

@@ -318,6 +318,14 @@ def usage_plus($b): . as $a | reduce usage_keys[] as $k ({};
 def usage_sum(f): reduce f as $u ({}; usage_plus($u));
 def usage_add($a; $b): if $a == null then $b elif $b == null then $a else $a + $b end;
 def session_used: . as $e | ($e.usage // {}) | usage_plus($e.total // {});
+def usage_minus($b): . as $a | reduce usage_keys[] as $k ({};
+  if $a[$k] == null then .
+  elif $b[$k] == null then .[$k] = $a[$k]
+  elif $k == "cost_usd" then .[$k] = ([(($a[$k] - $b[$k]) * 1e12 | round) / 1e12, 0] | max)
+  else .[$k] = ([$a[$k] - $b[$k], 0] | max) end);
+def session_used_after($prior): . as $e
+  | ($e.usage // {})
+  | usage_plus(($e.total // {}) | if $prior != null and ($prior.id // "") != "" and $prior.id == $e.id then usage_minus($prior.total // {}) else . end);
 '
 
 jq_usage_fields='
@@ -828,6 +836,14 @@ def usage_plus($b): . as $a | reduce usage_keys[] as $k ({};
 def usage_sum(f): reduce f as $u ({}; usage_plus($u));
 def usage_add($a; $b): if $a == null then $b elif $b == null then $a else $a + $b end;
 def session_used: . as $e | ($e.usage // {}) | usage_plus($e.total // {});
+def usage_minus($b): . as $a | reduce usage_keys[] as $k ({};
+  if $a[$k] == null then .
+  elif $b[$k] == null then .[$k] = $a[$k]
+  elif $k == "cost_usd" then .[$k] = ([(($a[$k] - $b[$k]) * 1e12 | round) / 1e12, 0] | max)
+  else .[$k] = ([$a[$k] - $b[$k], 0] | max) end);
+def session_used_after($prior): . as $e
+  | ($e.usage // {})
+  | usage_plus(($e.total // {}) | if $prior != null and ($prior.id // "") != "" and $prior.id == $e.id then usage_minus($prior.total // {}) else . end);
 def claude:
   ($out | object) as $r
   | if $r == null or $r.type != "result" then {m: "", c: unreadable("claude"; "its JSON result"), f: true}

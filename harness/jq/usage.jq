@@ -26,3 +26,17 @@ def usage_add($a; $b): if $a == null then $b elif $b == null then $a else $a + $
 # end_NAME): its usage, plus its total, which a CLI counts from the first
 # start of a session it resumes.
 def session_used: . as $e | ($e.usage // {}) | usage_plus($e.total // {});
+# usage_minus($b) takes the figures of $b from the usage's, none below 0,
+# a cost kept to a trillionth of a dollar; a figure the usage lacks stays
+# out (ir.Usage.Minus).
+def usage_minus($b): . as $a | reduce usage_keys[] as $k ({};
+  if $a[$k] == null then .
+  elif $b[$k] == null then .[$k] = $a[$k]
+  elif $k == "cost_usd" then .[$k] = ([(($a[$k] - $b[$k]) * 1e12 | round) / 1e12, 0] | max)
+  else .[$k] = ([$a[$k] - $b[$k], 0] | max) end);
+# session_used_after($prior) is what a session used when it resumed the
+# session whose end was $prior ({id, total}; null for none): its total less
+# the total $prior had already counted (harness.SessionEnd.Used).
+def session_used_after($prior): . as $e
+  | ($e.usage // {})
+  | usage_plus(($e.total // {}) | if $prior != null and ($prior.id // "") != "" and $prior.id == $e.id then usage_minus($prior.total // {}) else . end);

@@ -1,0 +1,1 @@
+touch fixed.txt
