@@ -60,9 +60,10 @@ type ghWorkflow struct {
 // workflowRefuses are the golden compile cases the github-actions target
 // refuses, with what its refusal says.
 var workflowRefuses = map[string]string{
-	"commit": "commit = true cannot be compiled to github-actions",
-	"judge":  "validate instructions cannot be compiled to github-actions: a model judges them through cairn",
-	"review": `validate severity "review" cannot be compiled to github-actions: the agent's retries need cairn`,
+	"commit":       "commit = true cannot be compiled to github-actions",
+	"commit-issue": "commit = true cannot be compiled to github-actions",
+	"judge":        "validate instructions cannot be compiled to github-actions: a model judges them through cairn",
+	"review":       `validate severity "review" cannot be compiled to github-actions: the agent's retries need cairn`,
 }
 
 // TestCompileWorkflowGolden compiles every golden/compile/NAME.toml with

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,9 +48,20 @@ func TestCompileDifferentialUntrustedEdit(t *testing.T) {
 // one origin, as two machines would: while the compiled script holds the
 // issue's Claim, cairn run is refused, and while cairn run holds it, the
 // script is, each naming the other as its holder; the refused run leaves
-// no run folder and says why in the activity log.
+// no run folder (in commit mode, no .cairn in the checkout either) and says
+// why in the activity log.
 func TestCompileDifferentialIssueClaim(t *testing.T) {
 	slowSuite(t)
+	for _, commit := range []bool{false, true} {
+		t.Run(fmt.Sprintf("commit=%v", commit), func(t *testing.T) {
+			testIssueClaim(t, commit)
+		})
+	}
+}
+
+// testIssueClaim is TestCompileDifferentialIssueClaim, in commit mode when
+// commit is set.
+func testIssueClaim(t *testing.T, commit bool) {
 	process := `version = 1
 
 [worktrees.fix]
@@ -63,6 +75,9 @@ name = "wait"
 worktree = "work"
 command = 'touch "$HOME/started"; while [ ! -e "$HOME/release" ]; do sleep 0.05; done'
 `
+	if commit {
+		process = strings.Replace(process, "version = 1\n", "version = 1\ncommit = true\n", 1)
+	}
 	file := filepath.Join(t.TempDir(), "on-issue.toml")
 	if err := os.WriteFile(file, []byte(process), 0o644); err != nil {
 		t.Fatal(err)
@@ -101,6 +116,9 @@ command = 'touch "$HOME/started"; while [ ! -e "$HOME/release" ]; do sleep 0.05;
 		}
 		if runs, _ := filepath.Glob(filepath.Join(refused.home, "runs", "*")); len(runs) != 0 {
 			t.Errorf("%v: a refused run left %v", refusedArgv, runs)
+		}
+		if _, err := os.Stat(filepath.Join(refused.repo, ".cairn")); err == nil {
+			t.Errorf("%v: a refused run left .cairn in the checkout", refusedArgv)
 		}
 		if log, _ := os.ReadFile(filepath.Join(refused.home, "activity.log")); !regexp.MustCompile(`event=refused run=on-issue_\S+ process=on-issue repo=\S+ reason="issue #7 is claimed by`).Match(log) {
 			t.Errorf("%v: the activity log does not say why it was refused:\n%s", refusedArgv, log)

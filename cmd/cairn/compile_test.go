@@ -58,7 +58,7 @@ type compileWork struct {
 }
 
 // commitCases are the golden compile cases with commit = true.
-var commitCases = map[string]bool{"commit": true}
+var commitCases = map[string]bool{"commit": true, "commit-issue": true}
 
 // newCompileWork makes a twin of the case in file.
 func newCompileWork(t *testing.T, file string) *compileWork {
@@ -133,7 +133,7 @@ printf 'mybot %s answers %d bytes of prompt\n' "$*" "${#prompt}"
 
 // issueCases are the golden compile cases that run on an issue, with the
 // arguments that name it.
-var issueCases = map[string][]string{"on-issue": {"issue", "7"}}
+var issueCases = map[string][]string{"on-issue": {"issue", "7"}, "commit-issue": {"issue", "7"}}
 
 // onIssue gives the twin what a run on an issue needs: an origin (a bare
 // repository, reached through url.insteadOf from its GitHub url) and the
@@ -300,7 +300,7 @@ func (w *compileWork) record(t *testing.T, code int, stdout, stderr string) *run
 	// what they hold (times), so in their hashes too.
 	var commits []string
 	if w.commit {
-		out, _, _ := w.run(t, nil, "git", "log", "--format=%H%n$COMMIT(%s)")
+		out, _, _ := w.run(t, nil, "git", "log", "--branches", "--format=%H%n$COMMIT(%s)")
 		commits = strings.Split(strings.TrimSpace(out), "\n")
 	}
 	norm := func(s string) string {
@@ -405,20 +405,28 @@ func (w *compileWork) record(t *testing.T, code int, stdout, stderr string) *run
 	return r
 }
 
-// commits is what the run made of the repository's history: each commit
-// after the first, oldest first, as its subject, its trailers and the files
-// it changed.
+// commits is what the run made of the repository's history: on each
+// branch, each commit after the first, oldest first, as its subject, its
+// trailers and the files it changed.
 func (w *compileWork) commits(t *testing.T) string {
 	t.Helper()
 	root, stderr, code := w.run(t, nil, "git", "rev-list", "--max-parents=0", "HEAD")
 	if code != 0 {
 		t.Fatalf("git rev-list: exit %d: %s", code, stderr)
 	}
-	out, stderr, code := w.run(t, nil, "git", "log", "--reverse", "--format=%s%n%(trailers:only)", "--name-status", "HEAD", "^"+strings.TrimSpace(root))
+	branches, stderr, code := w.run(t, nil, "git", "for-each-ref", "--format=%(refname:short)", "refs/heads")
 	if code != 0 {
-		t.Fatalf("git log: exit %d: %s", code, stderr)
+		t.Fatalf("git for-each-ref: exit %d: %s", code, stderr)
 	}
-	return out
+	var b strings.Builder
+	for _, branch := range strings.Fields(branches) {
+		out, stderr, code := w.run(t, nil, "git", "log", "--reverse", "--format=%s%n%(trailers:only)", "--name-status", branch, "^"+strings.TrimSpace(root))
+		if code != 0 {
+			t.Fatalf("git log: exit %d: %s", code, stderr)
+		}
+		fmt.Fprintf(&b, "branch %s:\n%s", branch, out)
+	}
+	return b.String()
 }
 
 // normalRecord is the run record at path as indented JSON, with what differs

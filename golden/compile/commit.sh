@@ -587,7 +587,8 @@ commit_start() {
 }
 
 commit_save_work() {
-  ((step_worked)) && [[ $step_dir == "$repo_root" ]] || return 0
+  ((step_worked)) || return 0
+  [[ $step_dir == "$repo_root" ]] || return 0
   if { flock 9 && commit_make "$step_dir" "${commit_save_subjects[step_index]}" "$step_index" 1 0; } 9>>"$tmp/commit.lock"; then
     step_git_ref=$(git_in "$step_dir" rev-parse -q --verify HEAD 2>/dev/null) || step_git_ref=''
   elif [[ -z $step_outcome ]]; then
@@ -615,12 +616,16 @@ commit_step() {
 }
 
 commit_finish() {
-  local d
   if [[ -e $tmp/commit.started ]]; then
     commit_make "$repo_root" "$commit_finish_subject${commit_suffixes[$1]:-}" '' 0 1 && return 0
     warn "git could not commit the end of the run"
     return 1
   fi
+  commit_drop_folder
+}
+
+commit_drop_folder() {
+  local d
   rm -rf -- "$run"
   d=${run%/*}
   while [[ $d == "$repo_root"/* ]]; do
