@@ -111,6 +111,17 @@ type workflow struct {
 	// Issue, for a process with an issue-branch worktree, is the job that
 	// says whether the run goes on, and on which issue.
 	Issue *issueJob
+	// Push, for a process with commit = true, is the job that pushes the
+	// run's commits (actions/commit.yml.tmpl).
+	Push *pushJob
+}
+
+// pushJob is the last job of a workflow in commit mode: the only one with
+// contents: write, it takes the bundle of the run's commits the last step's
+// job kept, and pushes them to the branch the workflow ran on.
+type pushJob struct {
+	ID    string
+	Needs []string
 }
 
 // issueJob is the first job of a workflow that runs on an issue
@@ -154,6 +165,10 @@ type workflowJob struct {
 	// the job keeps what they spent, and takes what the earlier jobs'
 	// spent (actions/budget.yml.tmpl).
 	Spent bool
+	// Commits is set in commit mode: the job keeps the run's commits and
+	// folder, and takes the earlier jobs' when Given
+	// (actions/commit.yml.tmpl).
+	Commits bool
 	// Steps are how the job writes its steps kept alike in other jobs,
 	// by kind (anchor); InstallStep, KeysStep and ChangesStep are the
 	// kinds of its steps that install CLIs, keep keys and take a
@@ -285,12 +300,18 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	if s.keepsRunBudget() {
 		rs.Budget = s.Budget
 	}
+	if c.plan.Commit {
+		wf.Push = &pushJob{ID: "push"}
+		diags = append(diags, c.commitGroups()...)
+	}
 	for _, stage := range c.plan.Stages {
 		var ids []string
 		for i := range stage {
 			st := &stage[i]
-			j := &workflowJob{ID: jobID(st.Name), Step: st.Name, Needs: prev, Given: earlier}
-			if p, ok := lastIn[st.Worktree]; ok {
+			j := &workflowJob{ID: jobID(st.Name), Step: st.Name, Needs: prev, Given: earlier, Commits: c.plan.Commit}
+			// In commit mode a checkout's work travels in the run's
+			// commits, not as a patch.
+			if p, ok := lastIn[st.Worktree]; ok && !(c.plan.Commit && kinds[st.Worktree] == ir.Checkout) {
 				j.Changes = &artifactDownload{
 					What: "Take the changes of worktree " + st.Worktree, Artifact: patchArtifact(st.Worktree), Into: "worktrees",
 				}
@@ -336,6 +357,10 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		js, err := c.jobScript(s, []string{j.Step}, patch)
 		var f *syntax.File
 		if err == nil {
+			js.Job.EndsRun = slices.Contains(s.LastStage, slices.Index(s.StepNames, j.Step))
+			if js.Commit != nil {
+				js.Commit.Steps, js.Commit.Cancelled = rs.Steps, rs.Cancelled
+			}
 			var b []byte
 			if b, err = bashScript(js); err == nil {
 				f, j.Script, err = compactScript(j.Step, b)
@@ -370,6 +395,14 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		final.Needs = append(final.Needs, j.ID)
 		final.Parts = append(final.Parts, runPart{Step: j.Step, Artifact: runPartArtifact(j.Step)})
 	}
+	if wf.Push != nil {
+		if _, taken := byStep[wf.Push.ID]; taken {
+			wf.Push.ID = "_push"
+		}
+		for _, j := range wf.Jobs {
+			wf.Push.Needs = append(wf.Push.Needs, j.ID)
+		}
+	}
 	if wf.Issue != nil {
 		if _, taken := byStep["issue"]; taken {
 			wf.Issue.ID = "_issue"
@@ -379,6 +412,9 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 			j.Needs = append(slices.Clone(j.Needs), wf.Issue.ID)
 		}
 		final.Needs = append(final.Needs, wf.Issue.ID)
+		if wf.Push != nil {
+			wf.Push.Needs = append(wf.Push.Needs, wf.Issue.ID)
+		}
 	}
 	wf.anchor()
 	script, err := actionsResults(rs)
@@ -409,6 +445,12 @@ func (wf *workflow) anchor() {
 		}
 		if j.Patch != nil {
 			kinds = append(kinds, "keep-patch")
+		}
+		if j.Commits {
+			kinds = append(kinds, "keep-commits")
+			if j.Given {
+				kinds = append(kinds, "take-commits")
+			}
 		}
 		if j.Spent {
 			kinds = append(kinds, "keep-spent")
@@ -454,6 +496,21 @@ func numbered(kind string, sets *[]string, set string) string {
 		*sets = append(*sets, set)
 	}
 	return fmt.Sprintf("%s-%d", kind, i+1)
+}
+
+// commitGroups refuses, in commit mode, a parallel group: its members' jobs
+// would each commit the one run, at once on runners of their own, and their
+// histories could not be made one as cairn run makes it, a commit at a time.
+func (c *compiler) commitGroups() []ir.Diagnostic {
+	var diags []ir.Diagnostic
+	for _, stage := range c.plan.Stages {
+		if len(stage) < 2 {
+			continue
+		}
+		diags = append(diags, notCompilable(c.at.step(stage[1].Name),
+			"step %q: a parallel group in commit mode cannot be compiled to %s: its members' jobs would commit the one run at once, each on a runner of its own, and their commits cannot be made one history as cairn run makes it; run the process with cairn run", stage[1].Name, c.target.name))
+	}
+	return diags
 }
 
 // describedExpression refuses a description holding "${{", at the "${{":

@@ -102,9 +102,6 @@ type targetInfo struct {
 	// issues is set for a target that carries a run on an issue and its
 	// issue-branch worktrees (bash/issue.sh.tmpl).
 	issues bool
-	// commits is set for a target that makes the commits of commit mode
-	// (bash/commit.sh.tmpl).
-	commits bool
 	// judges is true for a target that carries validate instructions (a
 	// judge) and severity "review" (the agent's retries).
 	judges bool
@@ -115,7 +112,6 @@ var bashInfo = targetInfo{
 	name:     "bash",
 	artifact: "script",
 	issues:   true,
-	commits:  true,
 	judges:   true,
 }
 

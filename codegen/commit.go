@@ -34,6 +34,13 @@ type scriptCommit struct {
 	// in three parts: before the repository's root, between it and git's
 	// error, and after it.
 	Identity []string
+	// RecordSteps are every step of the process, pending, as JSON: in a
+	// workflow, the record of the run the first job begins. Steps and
+	// Cancelled are the names of the process's steps and the log line of
+	// each when it is cancelled, which a workflow's job whose step failed
+	// the run writes for the steps that did not start.
+	RecordSteps      string
+	Steps, Cancelled []string
 }
 
 // newScriptCommit is the commit mode of the script of process, whose steps

@@ -75,9 +75,9 @@ func (s *script) useFeatures() {
 }
 
 // commits reports whether s makes the commits of commit mode (feature
-// commit): a workflow refuses commit mode.
+// commit).
 func (s *script) commits() bool {
-	return s.Commit != nil && s.Job == nil
+	return s.Commit != nil
 }
 
 // keepsRunBudget reports whether s keeps a run's budget over sessions,

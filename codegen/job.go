@@ -20,6 +20,9 @@ import (
 type scriptJob struct {
 	Patch   string
 	Members []string
+	// EndsRun is set for the job of the last stage, which ends a run in
+	// commit mode (bash/commit.sh.tmpl).
+	EndsRun bool
 }
 
 // jobScript is s, the model of the whole process's script, restricted to
@@ -93,6 +96,12 @@ func (c *compiler) jobScript(s *script, names []string, patch string) (*script, 
 		return nil, err
 	}
 	j.RecordSteps = string(b)
+	if s.Commit != nil {
+		// The subjects of the job's steps, by their index in the job; the
+		// run's record as the first job begins it.
+		j.Commit = newScriptCommit(c.plan.Process, j.StepNames)
+		j.Commit.RecordSteps = s.RecordSteps
+	}
 	j.Job = job
 	// The whole process's features, so that the runtime is the same in
 	// every job.

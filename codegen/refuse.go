@@ -152,7 +152,7 @@ func notCompilable(at ir.Range, format string, args ...any) ir.Diagnostic {
 }
 
 // refuse reports what of the plan a standalone script cannot carry (docs/design.md §9):
-// commit mode where the target makes no commits (targetInfo.commits), a plan already on an issue (a script takes its issue on its
+// a plan already on an issue (a script takes its issue on its
 // command line), issue-branch worktrees for a target that carries no
 // issue (targetInfo.issues), catalogue steps, for a target that does not
 // judge (targetInfo.judges) validate instructions (judged by a model) and
@@ -161,13 +161,6 @@ func notCompilable(at ir.Range, format string, args ...any) ir.Diagnostic {
 func (c *compiler) refuse() []ir.Diagnostic {
 	var diags []ir.Diagnostic
 	plan, at := c.plan, c.at
-	if plan.Commit && !c.target.commits {
-		r := at.file()
-		if p := at.process; p != nil && p.Commit.Set {
-			r = or(p.Commit.At(), r)
-		}
-		diags = append(diags, notCompilable(r, "commit = true cannot be compiled to %s: a commit per step (procedure semantics) needs one working tree across the whole run, and each job of a workflow runs in a checkout of its own that ends with it; run the process with cairn run", c.target.name))
-	}
 	if plan.Issue != "" {
 		diags = append(diags, notCompilable(at.file(), "a run on an issue cannot be compiled to %s: the claim, the trust checks and the delivery need cairn", c.target.name))
 	}

@@ -12,9 +12,9 @@ import (
 
 // actionsFiles are the embedded templates of a compiled workflow (docs/design.md §9,
 // --target github-actions): the workflow, the script of its last job, and
-// the steps a feature adds to the jobs (budget.yml.tmpl).
+// the steps a feature adds to the jobs (budget.yml.tmpl, commit.yml.tmpl).
 //
-//go:embed actions/workflow.yml.tmpl actions/results.sh.tmpl actions/budget.yml.tmpl actions/issue.yml.tmpl
+//go:embed actions/workflow.yml.tmpl actions/results.sh.tmpl actions/budget.yml.tmpl actions/issue.yml.tmpl actions/commit.yml.tmpl
 var actionsFiles embed.FS
 
 // actionsFuncs quote what a workflow holds: every value from a process file
@@ -40,7 +40,7 @@ type jobPart struct {
 // actionsTemplates parses the workflow's templates once, on first use.
 var actionsTemplates = sync.OnceValues(func() (*template.Template, error) {
 	return template.New("workflow.yml.tmpl").Option("missingkey=error").Funcs(actionsFuncs).
-		ParseFS(actionsFiles, "actions/workflow.yml.tmpl", "actions/results.sh.tmpl", "actions/budget.yml.tmpl", "actions/issue.yml.tmpl")
+		ParseFS(actionsFiles, "actions/workflow.yml.tmpl", "actions/results.sh.tmpl", "actions/budget.yml.tmpl", "actions/issue.yml.tmpl", "actions/commit.yml.tmpl")
 })
 
 // actionsWorkflow renders a compiled workflow from

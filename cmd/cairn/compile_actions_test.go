@@ -44,10 +44,12 @@ var pinnedUses = regexp.MustCompile(`^actions/(checkout|upload-artifact|download
 
 // ghWorkflow is what the tests read of a compiled workflow.
 type ghWorkflow struct {
-	Jobs map[string]struct {
-		Name  string   `yaml:"name"`
-		Needs []string `yaml:"needs"`
-		Steps []struct {
+	Permissions map[string]string `yaml:"permissions"`
+	Jobs        map[string]struct {
+		Name        string            `yaml:"name"`
+		Needs       []string          `yaml:"needs"`
+		Permissions map[string]string `yaml:"permissions"`
+		Steps       []struct {
 			Name string            `yaml:"name"`
 			Uses string            `yaml:"uses"`
 			Run  string            `yaml:"run"`
@@ -60,10 +62,8 @@ type ghWorkflow struct {
 // workflowRefuses are the golden compile cases the github-actions target
 // refuses, with what its refusal says.
 var workflowRefuses = map[string]string{
-	"commit":       "commit = true cannot be compiled to github-actions",
-	"commit-issue": "commit = true cannot be compiled to github-actions",
-	"judge":        "validate instructions cannot be compiled to github-actions: a model judges them through cairn",
-	"review":       `validate severity "review" cannot be compiled to github-actions: the agent's retries need cairn`,
+	"judge":  "validate instructions cannot be compiled to github-actions: a model judges them through cairn",
+	"review": `validate severity "review" cannot be compiled to github-actions: the agent's retries need cairn`,
 }
 
 // TestCompileWorkflowGolden compiles every golden/compile/NAME.toml with
@@ -104,6 +104,7 @@ func TestCompileWorkflowGolden(t *testing.T) {
 				t.Errorf("%s.yml is %d bytes: GitHub runs no workflow over %d", name, len(out), maxWorkflowBytes)
 			}
 			checkSharedOnce(t, out, wf)
+			checkLeastPrivilege(t, wf)
 			for id, job := range wf.Jobs {
 				for _, st := range job.Steps {
 					if st.Uses != "" && !pinnedUses.MatchString(st.Uses) {
@@ -136,6 +137,23 @@ func TestCompileWorkflowGolden(t *testing.T) {
 	}
 }
 
+// checkLeastPrivilege holds a workflow to least privilege: it may read the
+// repository's contents, and only the job push, which runs nothing of the
+// process, may write them.
+func checkLeastPrivilege(t *testing.T, wf ghWorkflow) {
+	t.Helper()
+	if wf.Permissions["contents"] != "read" {
+		t.Errorf("the workflow's permissions %v: want contents: read", wf.Permissions)
+	}
+	for id, job := range wf.Jobs {
+		for scope, level := range job.Permissions {
+			if level == "write" && (id != "push" || scope != "contents") {
+				t.Errorf("job %s may write %s", id, scope)
+			}
+		}
+	}
+}
+
 // maxWorkflowBytes is the largest workflow file GitHub starts runs of.
 const maxWorkflowBytes = 500 * 1000
 
@@ -159,9 +177,10 @@ func checkSharedOnce(t *testing.T, out []byte, wf ghWorkflow) {
 	var lib []string
 	for id, job := range wf.Jobs {
 		switch id {
-		case "results", "issue":
-			// The last job gathers the run; the first of a run on an
-			// issue checks who started it.
+		case "results", "issue", "push":
+			// The last job gathers the run, and pushes its commits in
+			// commit mode; the first of a run on an issue checks who
+			// started it.
 			continue
 		case "runtime":
 			for _, st := range job.Steps {

@@ -101,7 +101,7 @@ var examplesNotCompiled = map[string][]string{
 	"hunt.toml github-actions":                    {"validate instructions cannot be compiled"},
 	"idea.toml bash":                              {"catalogue step"},
 	"idea.toml github-actions":                    {"catalogue step"},
-	"process-pages.procedure.card github-actions": {"commit = true cannot be compiled", "validate instructions cannot be compiled", "validate severity"},
+	"process-pages.procedure.card github-actions": {"validate instructions cannot be compiled", "validate severity"},
 	"fix-tests.hcl github-actions":                {"validate severity"},
 }
 

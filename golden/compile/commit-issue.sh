@@ -573,20 +573,18 @@ commit_start() {
   fi
 }
 
-commit_on_branch() {
+commit_kind() {
   local i
+  REPLY=''
   for i in "${!worktree_names[@]}"; do
-    if [[ ${worktree_names[i]} == "${step_worktrees[step_index]}" ]]; then
-      [[ ${worktree_kinds[i]} == issue-branch ]]
-      return
-    fi
+    if [[ ${worktree_names[i]} == "${step_worktrees[step_index]}" ]]; then REPLY=${worktree_kinds[i]}; fi
   done
-  return 1
 }
 
 commit_save_work() {
   ((step_worked)) || return 0
-  [[ $step_dir == "$repo_root" ]] || commit_on_branch || return 0
+  commit_kind
+  [[ $REPLY == checkout || $REPLY == issue-branch ]] || return 0
   if { flock 9 && commit_make "$step_dir" "${commit_save_subjects[step_index]}" "$step_index" 1 0; } 9>>"$tmp/commit.lock"; then
     step_git_ref=$(git_in "$step_dir" rev-parse -q --verify HEAD 2>/dev/null) || step_git_ref=''
   elif [[ -z $step_outcome ]]; then
@@ -598,8 +596,9 @@ commit_save_work() {
 commit_step() {
   local in_tree=0
   [[ $step_outcome != skipped && $step_outcome != cancelled ]] || return 0
-  if [[ $step_dir == "$repo_root" ]]; then in_tree=1; fi
-  if ((!in_tree)) && [[ -n $step_dir ]] && commit_on_branch; then
+  commit_kind
+  if [[ $REPLY == checkout ]]; then in_tree=1; fi
+  if [[ $REPLY == issue-branch ]]; then
     if { flock 9 && commit_make "$step_dir" "${commit_save_subjects[step_index]}" "$step_index" 1 0; } 9>>"$tmp/commit.lock"; then
       local ref
       ref=$(git_in "$step_dir" rev-parse -q --verify HEAD 2>/dev/null) || ref=''

@@ -586,9 +586,18 @@ commit_start() {
   fi
 }
 
+commit_kind() {
+  local i
+  REPLY=''
+  for i in "${!worktree_names[@]}"; do
+    if [[ ${worktree_names[i]} == "${step_worktrees[step_index]}" ]]; then REPLY=${worktree_kinds[i]}; fi
+  done
+}
+
 commit_save_work() {
   ((step_worked)) || return 0
-  [[ $step_dir == "$repo_root" ]] || return 0
+  commit_kind
+  [[ $REPLY == checkout || $REPLY == issue-branch ]] || return 0
   if { flock 9 && commit_make "$step_dir" "${commit_save_subjects[step_index]}" "$step_index" 1 0; } 9>>"$tmp/commit.lock"; then
     step_git_ref=$(git_in "$step_dir" rev-parse -q --verify HEAD 2>/dev/null) || step_git_ref=''
   elif [[ -z $step_outcome ]]; then
@@ -600,7 +609,8 @@ commit_save_work() {
 commit_step() {
   local in_tree=0
   [[ $step_outcome != skipped && $step_outcome != cancelled ]] || return 0
-  if [[ $step_dir == "$repo_root" ]]; then in_tree=1; fi
+  commit_kind
+  if [[ $REPLY == checkout ]]; then in_tree=1; fi
   if ! {
     flock 9 && commit_started && record_flush &&
       commit_make "$repo_root" "${commit_complete_subjects[step_index]}${commit_suffixes[$step_outcome]:-}" "$step_index" "$in_tree" 1
