@@ -235,7 +235,7 @@ func (d *delivery) push(ctx context.Context, lease string) error {
 // pushed must not carry them, and cairn rewrites no commit of a step's.
 func (d *delivery) refuseCairnFiles(ctx context.Context) error {
 	args := append([]string{"log", "--format=commit %h", "--name-only", "--no-renames", "--diff-filter=d",
-		d.originBase() + "..HEAD", "--"}, cairnPathspecs()...)
+		d.originBase() + "..HEAD", "--"}, ir.CairnPathspecs()...)
 	out, err := d.git.Run(ctx, d.dir, args...)
 	if err != nil {
 		return err
@@ -250,24 +250,6 @@ func (d *delivery) refuseCairnFiles(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// cairnPathspecs are git pathspecs for ir.CairnFiles, which are patterns
-// in git exclude syntax.
-func cairnPathspecs() []string {
-	specs := make([]string, 0, len(ir.CairnFiles))
-	for _, p := range ir.CairnFiles {
-		if rooted, ok := strings.CutPrefix(p, "/"); ok {
-			p = rooted
-		} else {
-			p = "**/" + p
-		}
-		if strings.HasSuffix(p, "/") {
-			p += "**"
-		}
-		specs = append(specs, ":(glob)"+p)
-	}
-	return specs
 }
 
 // title and body are the pull request's: the title, and a body

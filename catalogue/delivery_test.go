@@ -473,7 +473,7 @@ func TestCairnPathspecs(t *testing.T) {
 		writeFile(t, filepath.Join(root, filepath.FromSlash(p)), "x\n")
 	}
 	testrepo.Git(t, root, "add", "-A")
-	got := strings.Fields(testrepo.Git(t, root, append([]string{"ls-files", "--"}, cairnPathspecs()...)...))
+	got := strings.Fields(testrepo.Git(t, root, append([]string{"ls-files", "--"}, ir.CairnPathspecs()...)...))
 	slices.Sort(got)
 	slices.Sort(own)
 	if !slices.Equal(got, own) {

@@ -105,6 +105,9 @@ type targetInfo struct {
 	// judges is true for a target that carries validate instructions (a
 	// judge) and severity "review" (the agent's retries).
 	judges bool
+	// delivers is set for a target that carries delivery and self-merge
+	// steps (bash/delivery.sh.tmpl).
+	delivers bool
 }
 
 // bashInfo names the bash target.
@@ -113,6 +116,7 @@ var bashInfo = targetInfo{
 	artifact: "script",
 	issues:   true,
 	judges:   true,
+	delivers: true,
 }
 
 // script is the model bash/script.sh.tmpl renders.
@@ -186,6 +190,14 @@ type script struct {
 	Trusted         []string
 	IssueJQ         string
 	IssueEditsQuery string
+	// HasDelivery and HasSelfMerge say whether a step delivers or
+	// self-merges (bash/delivery.sh.tmpl); CairnPathspecs are cairn's own
+	// files as pathspecs, which a delivered branch must not carry;
+	// ProtectedPaths, SelfMerge and Merge are the plan's limits.
+	HasDelivery, HasSelfMerge bool
+	CairnPathspecs            []string
+	ProtectedPaths            []string
+	SelfMerge, Merge          bool
 }
 
 // scriptHarness is a harness the script preflights: its CLI on PATH.
@@ -248,11 +260,23 @@ type scriptPhase struct {
 	Severity string
 }
 
-// scriptAction is a command (Command) or a session (Session).
+// scriptAction is a command (Command), a session (Session) or a
+// catalogue step (Catalogue).
 type scriptAction struct {
-	Index   int
-	Command string
-	Session *scriptSession
+	Index     int
+	Command   string
+	Session   *scriptSession
+	Catalogue *scriptCatalogue
+}
+
+// scriptCatalogue is a catalogue action the script carries: Func is its
+// function (catalogue_delivery, catalogue_self_merge), Base the base branch
+// its pull request goes into; Refused, when set, is the cause it fails
+// with before it starts, as cairn run's fails.
+type scriptCatalogue struct {
+	Func    string
+	Base    string
+	Refused string
 }
 
 // scriptSession is a session action: the skill it reads, its prompt (the
@@ -336,6 +360,10 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		Trusted:         plan.Trusted,
 		IssueJQ:         forge.IssueJQ(),
 		IssueEditsQuery: forge.IssueEditsQuery,
+		CairnPathspecs:  ir.CairnPathspecs(),
+		ProtectedPaths:  plan.Limits.ProtectedPaths,
+		SelfMerge:       plan.Limits.SelfMerge,
+		Merge:           plan.Limits.Merge.Value == "true",
 	}
 	if b := plan.Limits.BudgetUSD; b != nil && b.Value > 0 {
 		s.Budget, s.BudgetText, s.BudgetFrom = usdNumber(b.Value), ir.FormatUSD(b.Value), c.budgetFrom(b.Source)
@@ -355,6 +383,10 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 			ss := c.step(st, len(s.Steps), earlier)
 			for j := range st.Actions {
 				a := &st.Actions[j]
+				if a.Kind == ir.Catalogue {
+					ss.Actions = append(ss.Actions, scriptAction{Index: j, Catalogue: c.catalogue(st, a, kinds[st.Worktree], s)})
+					continue
+				}
 				if a.Kind != ir.Session {
 					ss.Actions = append(ss.Actions, scriptAction{Index: j, Command: a.Command})
 					continue
@@ -723,4 +755,31 @@ func insertedWords(without, with []BashWord) *budgetArgs {
 		return nil
 	}
 	return &budgetArgs{Head: without[:at], Args: with[at : at+n], Tail: without[at:]}
+}
+
+// catalogue is the catalogue action a of step st, on a worktree of kind
+// wtKind, as the script carries it; s learns which catalogue steps it
+// holds. What keeps it from starting is its cause, as catalogue's
+// issueBranchOf words it.
+func (c *compiler) catalogue(st *ir.PlanStep, a *ir.PlanAction, wtKind string, s *script) *scriptCatalogue {
+	sc := &scriptCatalogue{Func: "catalogue_delivery"}
+	what := "delivery"
+	if a.Catalogue == ir.SelfMerge {
+		sc.Func, what = "catalogue_self_merge", "self-merge"
+		s.HasSelfMerge = true
+	} else {
+		s.HasDelivery = true
+	}
+	for _, w := range c.plan.Worktrees {
+		if w.Name == st.Worktree {
+			sc.Base = w.Base
+		}
+	}
+	switch {
+	case wtKind != ir.IssueBranch:
+		sc.Refused = fmt.Sprintf("%s works on an issue-branch worktree, and worktree %q is a %s worktree", what, st.Worktree, wtKind)
+	case sc.Base == "" || sc.Base == "HEAD":
+		sc.Refused = fmt.Sprintf("%s: worktree %q has no base branch for the pull request to go into; set base_branch in the config", what, st.Worktree)
+	}
+	return sc
 }

@@ -56,6 +56,7 @@ var features = []feature{
 	{"review", func(s *script) bool {
 		return slices.ContainsFunc(s.Steps, func(st *scriptStep) bool { return st.Review != nil })
 	}},
+	{"delivery", func(s *script) bool { return s.HasDelivery || s.HasSelfMerge }},
 	{"stages", always},
 	{"notify", func(s *script) bool { return s.Job == nil && len(s.Notify) > 0 }},
 }

@@ -1,5 +1,7 @@
 package ir
 
+import "strings"
+
 // Format is the syntax a process file is written in.
 type Format string
 
@@ -107,6 +109,24 @@ var CairnFiles = []string{
 	"/.cairn-issue.md",
 	"/.cairn/runs/*/.*",
 	"/.cairn/runs/*/events.jsonl",
+}
+
+// CairnPathspecs are git pathspecs for CairnFiles, which are patterns
+// in git exclude syntax.
+func CairnPathspecs() []string {
+	specs := make([]string, 0, len(CairnFiles))
+	for _, p := range CairnFiles {
+		if rooted, ok := strings.CutPrefix(p, "/"); ok {
+			p = rooted
+		} else {
+			p = "**/" + p
+		}
+		if strings.HasSuffix(p, "/") {
+			p += "**"
+		}
+		specs = append(specs, ":(glob)"+p)
+	}
+	return specs
 }
 
 // RunsInRepo is where a commit-mode run keeps its folder, relative to the
