@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -18,10 +17,8 @@ import (
 	"github.com/cairn-dev/cairn/record"
 )
 
-// SpecLabel is the label of a spec issue (docs/design.md §7.8): run-published-issue starts
-// its step's spec_process on it, and then its process on each of its
-// tickets.
-const SpecLabel = "spec"
+// SpecLabel is the label of a spec issue (forge.SpecLabel).
+const SpecLabel = forge.SpecLabel
 
 // ChildrenDir is the folder, in a run folder, of the run's child runs.
 const ChildrenDir = "children"
@@ -153,20 +150,19 @@ func publisher(plan *ir.Plan, step string) (string, error) {
 
 // PublishedURL is the issue URL on the last non-empty line of a session's
 // result (docs/design.md §7.8): the line, or its last word, without the markdown around a
-// link (<>, backticks, emphasis) or a full stop after it.
+// link (<>, backticks, emphasis) or a full stop after it. forge's
+// jq/published.jq says how, for cairn and compiled scripts alike.
 func PublishedURL(result string) (string, error) {
-	lines := strings.Split(strings.TrimRight(strings.ReplaceAll(result, "\r\n", "\n"), " \t\n"), "\n")
-	last := strings.TrimSpace(lines[len(lines)-1])
-	if last == "" {
-		return "", errors.New("its result is empty; its last line must be the URL of the issue it published")
+	out, err := forge.Published("published_url", result)
+	if err != nil {
+		return "", err
 	}
-	words := strings.Fields(last)
-	word := strings.Trim(words[len(words)-1], "<>`*_.")
-	ref, err := ir.ParseIssue(word)
-	if err != nil || ref.URL == "" {
-		return "", fmt.Errorf("the last line of its result, %q, is not an issue URL; it must be the URL of the issue the step published", last)
+	m, _ := out.(map[string]any)
+	if e, ok := m["error"].(string); ok {
+		return "", errors.New(e)
 	}
-	return ref.URL, nil
+	url, _ := m["url"].(string)
+	return url, nil
 }
 
 // CheckPublished checks a published issue as an architect plan is checked
@@ -175,71 +171,52 @@ func PublishedURL(result string) (string, error) {
 // start of the step that published it. GitHub keeps creation times to the
 // second, so began counts from the start of its second.
 func CheckPublished(is *forge.Issue, began time.Time) error {
-	if err := checkTicket(is); err != nil {
-		return err
-	}
-	if is.CreatedAt.Before(began.Truncate(time.Second)) {
-		return fmt.Errorf("it was created at %s, before the step that published it began (%s)",
-			is.CreatedAt.UTC().Format(time.RFC3339), began.UTC().Format(time.RFC3339))
-	}
-	return nil
+	return publishedCheck(is, fmt.Sprintf("published_since(%d)", began.Unix()))
 }
 
 // checkTicket checks an issue a child run may start on: open, and opened
 // by a trusted account.
 func checkTicket(is *forge.Issue) error {
-	if !strings.EqualFold(is.State, "open") {
-		return fmt.Errorf("it is %s, not open", strings.ToLower(is.State))
+	return publishedCheck(is, "published_check")
+}
+
+// publishedCheck is the error the check fn of jq/published.jq finds with
+// is, nil when it finds none.
+func publishedCheck(is *forge.Issue, fn string) error {
+	v := map[string]any{
+		"state":     is.State,
+		"author":    map[string]any{"login": is.Author},
+		"trusted":   is.Trusted,
+		"createdAt": is.CreatedAt.UTC().Format(time.RFC3339),
 	}
-	if !is.IsTrusted(is.Author) {
-		who := fmt.Sprintf("%q", is.Author)
-		if is.Author == "" {
-			who = "a deleted account"
-		}
-		return fmt.Errorf("it was opened by %s, who is not trusted (add the account to the config's trusted list)", who)
+	if is.Trusted == nil {
+		v["trusted"] = []string{}
+	}
+	out, err := forge.Published(fn, v)
+	if err != nil {
+		return err
+	}
+	if e, _ := out.(string); e != "" {
+		return errors.New(e)
 	}
 	return nil
 }
-
-// taskItem is an open task item of a markdown list: "- [ ] FIRST …".
-var taskItem = regexp.MustCompile(`^\s*[-*+]\s+\[ \]\s+(\S+)`)
 
 // Tickets are the issues a spec's body lists as open task items (docs/design.md §7.8),
 // in order and each once: "- [ ] #N" gives "#N", an item whose first word
 // is an issue URL gives the URL (OpenIssue refuses one of another
 // repository). Checked items ("- [x]"), items naming no issue, and lists
-// inside fenced code are not tickets.
+// inside fenced code are not tickets (forge's jq/published.jq).
 func Tickets(body string) []string {
-	var out []string
-	fence := ""
-	for line := range strings.Lines(body) {
-		line = strings.TrimRight(line, "\r\n")
-		if t := strings.TrimSpace(line); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			switch {
-			case fence == "":
-				fence = t[:3]
-			case strings.HasPrefix(t, fence):
-				fence = ""
-			}
-			continue
-		}
-		if fence != "" {
-			continue
-		}
-		m := taskItem.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		word := strings.TrimRight(m[1], ".,;:)")
-		ref, err := ir.ParseIssue(word)
-		if err != nil || (ref.URL == "" && !strings.HasPrefix(word, "#")) {
-			continue
-		}
-		if !slices.Contains(out, word) {
-			out = append(out, word)
-		}
+	out, err := forge.Published("published_tickets", body)
+	if err != nil {
+		return nil
 	}
-	return out
+	var tickets []string
+	for _, t := range out.([]any) {
+		tickets = append(tickets, t.(string))
+	}
+	return tickets
 }
 
 // openTickets reads the spec issue again (its run may have written its
