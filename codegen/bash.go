@@ -44,6 +44,13 @@ type Inputs struct {
 	// Jobs is how many steps of a parallel group a script runs at once
 	// unless its --jobs or $CAIRN_JOBS says otherwise; 0 for all.
 	Jobs int
+	// Children finds and checks, by name, a process a run-published-issue
+	// step starts, as `cairn run` finds it on the process path; nil
+	// refuses such a step.
+	Children func(process string) (*Child, error)
+	// parents are the processes whose scripts this one is compiled into
+	// (published.go), outermost first; none for a script of its own.
+	parents []string
 }
 
 // newCompiler is the compiler of plan for target, its inputs' defaults
@@ -108,15 +115,19 @@ type targetInfo struct {
 	// delivers is set for a target that carries delivery and self-merge
 	// steps (bash/delivery.sh.tmpl).
 	delivers bool
+	// publishes is set for a target that carries run-published-issue
+	// steps, their child processes compiled in (bash/published.sh.tmpl).
+	publishes bool
 }
 
 // bashInfo names the bash target.
 var bashInfo = targetInfo{
-	name:     "bash",
-	artifact: "script",
-	issues:   true,
-	judges:   true,
-	delivers: true,
+	name:      "bash",
+	artifact:  "script",
+	issues:    true,
+	judges:    true,
+	delivers:  true,
+	publishes: true,
 }
 
 // script is the model bash/script.sh.tmpl renders.
@@ -198,6 +209,24 @@ type script struct {
 	CairnPathspecs            []string
 	ProtectedPaths            []string
 	SelfMerge, Merge          bool
+	// Merges is set for a script that takes --merge: it self-merges, or a
+	// child it starts does.
+	Merges bool
+	// HasPublished says whether a step runs a published issue
+	// (bash/published.sh.tmpl), whose child processes' scripts are
+	// Children; PublishedJQ is forge.PublishedJQ.
+	HasPublished bool
+	Children     []scriptChild
+	PublishedJQ  string
+	SpecLabel    string
+	// OnIssue is set for a script that takes an issue: one with an
+	// issue-branch worktree, or a child script, which a run-published-issue
+	// step starts on one. IsChild is set for a child script, which makes its
+	// run folder in its parent's (--runs) and says where (--began).
+	OnIssue, IsChild bool
+	// Claims is set for a script that holds its issue's Claim: one with an
+	// issue-branch worktree.
+	Claims bool
 }
 
 // scriptHarness is a harness the script preflights: its CLI on PATH.
@@ -270,12 +299,14 @@ type scriptAction struct {
 }
 
 // scriptCatalogue is a catalogue action the script carries: Func is its
-// function (catalogue_delivery, catalogue_self_merge), Base the base branch
-// its pull request goes into; Refused, when set, is the cause it fails
-// with before it starts, as cairn run's fails.
+// function (catalogue_delivery, catalogue_self_merge, catalogue_published),
+// Base the base branch its pull request goes into, Args what else it is
+// given; Refused, when set, is the cause it fails with before it starts, as
+// cairn run's fails.
 type scriptCatalogue struct {
 	Func    string
 	Base    string
+	Args    []string
 	Refused string
 }
 
@@ -364,7 +395,18 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		ProtectedPaths:  plan.Limits.ProtectedPaths,
 		SelfMerge:       plan.Limits.SelfMerge,
 		Merge:           plan.Limits.Merge.Value == "true",
+		PublishedJQ:     forge.PublishedJQ(),
+		SpecLabel:       specLabel,
+		IsChild:         len(c.in.parents) > 0,
 	}
+	if s.IsChild && c.in.RepoRoot != "" {
+		// A child's file, found on the process path, as its header names it.
+		if rel := recordFile(workdir.Path(c.in.Dir, plan.File), c.in.RepoRoot); !filepath.IsAbs(rel) {
+			s.File = rel
+		}
+	}
+	s.Claims = hasIssueBranch(plan)
+	s.OnIssue = s.IsChild || s.Claims
 	if b := plan.Limits.BudgetUSD; b != nil && b.Value > 0 {
 		s.Budget, s.BudgetText, s.BudgetFrom = usdNumber(b.Value), ir.FormatUSD(b.Value), c.budgetFrom(b.Source)
 	}
@@ -383,6 +425,12 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 			ss := c.step(st, len(s.Steps), earlier)
 			for j := range st.Actions {
 				a := &st.Actions[j]
+				if a.Kind == ir.Catalogue && a.Catalogue == ir.RunPublishedIssue {
+					sc, ds := c.published(st, a, j, s)
+					diags = append(diags, ds...)
+					ss.Actions = append(ss.Actions, scriptAction{Index: j, Catalogue: sc})
+					continue
+				}
 				if a.Kind == ir.Catalogue {
 					ss.Actions = append(ss.Actions, scriptAction{Index: j, Catalogue: c.catalogue(st, a, kinds[st.Worktree], s)})
 					continue
@@ -458,6 +506,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		}
 	}
 	s.FinalJQ = harness.JQDefs(used)
+	s.Merges = s.Merges || s.HasSelfMerge
 	s.useFeatures()
 	return s, diags
 }
@@ -599,7 +648,7 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 		Prompt:       a.Prompt,
 		WorktreeKind: wtKind,
 	}
-	if hasIssueBranch(c.plan) {
+	if hasIssueBranch(c.plan) || len(c.in.parents) > 0 {
 		// The script reads the issue: its url and its file, in every
 		// worktree, are slots.
 		data.IssueURL, data.IssueFile = issueSlot, issueSlot

@@ -24,7 +24,7 @@ var features = []feature{
 	{"core", always},
 	{"records", always},
 	{"excludes", func(s *script) bool {
-		return s.hasWorktree(ir.Checkout) || s.hasWorktree(ir.IssueBranch) || len(s.Skills) > 0 || s.commits()
+		return s.hasWorktree(ir.Checkout) || s.OnIssue || len(s.Skills) > 0 || s.commits()
 	}},
 	{"checkout", func(s *script) bool { return s.hasWorktree(ir.Checkout) }},
 	{"worktrees", always},
@@ -46,7 +46,7 @@ var features = []feature{
 		return s.HasSessions && slices.ContainsFunc(s.Stages, func(stage []int) bool { return len(stage) > 1 })
 	}},
 	{"job_budget", func(s *script) bool { return s.Job != nil && s.keepsRunBudget() }},
-	{"issue", func(s *script) bool { return s.hasWorktree(ir.IssueBranch) }},
+	{"issue", func(s *script) bool { return s.OnIssue || s.HasPublished }},
 	{"rounds", func(s *script) bool {
 		return slices.ContainsFunc(s.Steps, func(st *scriptStep) bool { return st.Judge != nil || st.Review != nil })
 	}},
@@ -56,7 +56,9 @@ var features = []feature{
 	{"review", func(s *script) bool {
 		return slices.ContainsFunc(s.Steps, func(st *scriptStep) bool { return st.Review != nil })
 	}},
+	{"catalogue", func(s *script) bool { return s.HasDelivery || s.HasSelfMerge || s.HasPublished }},
 	{"delivery", func(s *script) bool { return s.HasDelivery || s.HasSelfMerge }},
+	{"published", func(s *script) bool { return s.HasPublished }},
 	{"stages", always},
 	{"notify", func(s *script) bool { return s.Job == nil && len(s.Notify) > 0 }},
 }

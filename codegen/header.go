@@ -38,13 +38,18 @@ func (c *compiler) header(s *script) []string {
 
 // sourceSum is the hex SHA-256 of what a compiled file is made from: the
 // process file's bytes, then each skill it embeds (its SKILL.md, in order of
-// first use), each after a NUL byte.
+// first use) and each child process's script it holds (whose header has
+// its own sum), each after a NUL byte.
 func (c *compiler) sourceSum(s *script) string {
 	h := sha256.New()
 	h.Write(c.in.Source)
 	for _, sk := range s.Skills {
 		h.Write([]byte{0})
 		h.Write([]byte(sk.Body))
+	}
+	for _, ch := range s.Children {
+		h.Write([]byte{0})
+		h.Write([]byte(ch.Text))
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

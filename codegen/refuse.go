@@ -155,7 +155,8 @@ func notCompilable(at ir.Range, format string, args ...any) ir.Diagnostic {
 // a plan already on an issue (a script takes its issue on its
 // command line), issue-branch worktrees for a target that carries no
 // issue (targetInfo.issues), catalogue steps (but delivery, with a repair
-// cap of 0, and self-merge where the target delivers), for a target that
+// cap of 0, and self-merge where the target delivers, and
+// run-published-issue where it publishes), for a target that
 // does not judge (targetInfo.judges) validate instructions (judged by a
 // model) and severity "review" (the agent's retries); and, as a warning, the
 // config's [resources], which the script does not wait for.
@@ -186,7 +187,7 @@ func (c *compiler) refuse() []ir.Diagnostic {
 					r = or(ia.Keys().Catalogue.At(), or(ia.Range, r))
 				}
 				switch {
-				case !c.target.delivers || a.Catalogue == ir.RunPublishedIssue:
+				case !c.target.delivers || (a.Catalogue == ir.RunPublishedIssue && !c.target.publishes):
 					diags = append(diags, notCompilable(r, "step %q: catalogue step %q cannot be compiled to %s: its rules live inside cairn", st.Name, a.Catalogue, c.target.name))
 				case a.Catalogue == ir.Delivery && plan.Limits.RepairCap.Value > 0:
 					diags = append(diags, notCompilable(r, "step %q: a delivery with a repair cap of %d cannot be compiled to %s: its repair sessions need cairn; set repair_cap = 0 in [limits] to deliver with no repair loop", st.Name, plan.Limits.RepairCap.Value, c.target.name))

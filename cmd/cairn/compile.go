@@ -67,9 +67,11 @@ func (c *compileCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
+	flags := check.Flags{Access: orEmpty(c.Access)}
 	script, diags := target.Compile(cp.Plan, codegen.Inputs{
 		Process: cp.Process, Harnesses: cp.Harnesses,
 		Source: report.Sources[cp.Plan.File], RepoRoot: cp.RepoRoot, Dir: a.dir, Jobs: jobs,
+		Children: compileChild(a, flags),
 	})
 	ir.SortDiagnostics(diags)
 	if err := show(diags); err != nil {
@@ -132,4 +134,31 @@ func (c *compileCmd) checkFresh(a *app, script []byte) error {
 		why = "does not exist"
 	}
 	return &exitError{code: exitFailed, err: fmt.Errorf("%q %s: compile %q again with -o %q", c.Output, why, c.Target, c.Output)}
+}
+
+// compileChild is how compile finds and checks, with flags, a process a
+// run-published-issue step starts (docs/design.md §7.8): by name, as `cairn
+// run` finds it for a child run, and checked as compile checks the process
+// it compiles. A check that refuses it is an error naming its first
+// problem.
+func compileChild(a *app, flags check.Flags) func(process string) (*codegen.Child, error) {
+	return func(process string) (*codegen.Child, error) {
+		cp, report, err := load.PrepareCompile(a.ctx, a.dir, process, flags, a.env)
+		if errors.Is(err, load.ErrRefused) {
+			for _, d := range report.Diagnostics {
+				if d.Severity == ir.Error {
+					where := ""
+					if d.Range.File != "" {
+						where = fmt.Sprintf("%s:%d:%d: ", d.Range.File, d.Range.Start.Line, d.Range.Start.Column)
+					}
+					return nil, fmt.Errorf("check refused it (%s): %s%s", errorCount(report.Diagnostics), where, d.Message)
+				}
+			}
+			return nil, fmt.Errorf("check refused it (%s)", errorCount(report.Diagnostics))
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &codegen.Child{Plan: cp.Plan, Process: cp.Process, Harnesses: cp.Harnesses, Source: report.Sources[cp.Plan.File], RepoRoot: cp.RepoRoot}, nil
+	}
 }

@@ -67,6 +67,7 @@ var workflowRefuses = map[string]string{
 	"deliver":      "catalogue step \"delivery\" cannot be compiled to github-actions",
 	"deliver-held": "catalogue step \"delivery\" cannot be compiled to github-actions",
 	"deliver-red":  "catalogue step \"delivery\" cannot be compiled to github-actions",
+	"published":    "catalogue step \"run-published-issue\" cannot be compiled to github-actions",
 }
 
 // TestCompileWorkflowGolden compiles every golden/compile/NAME.toml with

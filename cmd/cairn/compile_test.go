@@ -60,6 +60,10 @@ type compileWork struct {
 	commit bool
 }
 
+// slowCases are the golden compile cases whose runs take tens of seconds
+// (each starts child runs), which only the slow suites run.
+var slowCases = map[string]bool{"published": true}
+
 // commitCases are the golden compile cases with commit = true.
 var commitCases = map[string]bool{"commit": true, "commit-issue": true}
 
@@ -75,6 +79,11 @@ func newCompileWork(t *testing.T, file string) *compileWork {
 		t.Fatal(err)
 	}
 	writeFiles(t, w.repo, map[string]string{filepath.Base(file): string(src)})
+	// A case's child processes, golden/compile/NAME.processes, which its
+	// config's process_path finds in the repository's processes/.
+	if dir := strings.TrimSuffix(file, ".toml") + ".processes"; isDir(dir) {
+		copyTree(t, dir, filepath.Join(w.repo, "processes"))
+	}
 	gitRepo(t, w.repo)
 	copyTree(t, filepath.Join(goldenDir, "home"), w.home)
 	if cfg, err := os.ReadFile(strings.TrimSuffix(file, ".toml") + ".config.toml"); err == nil {
@@ -139,6 +148,9 @@ printf 'mybot %s answers %d bytes of prompt\n' "$*" "${#prompt}"
 var issueCases = map[string][]string{
 	"on-issue": {"issue", "7"}, "commit-issue": {"issue", "7"},
 	"deliver": {"issue", "7"}, "deliver-held": {"issue", "7"}, "deliver-red": {"issue", "7"},
+	// Its tickets' runs, one at a time, start their sessions in an order
+	// the twins share.
+	"published": {"--jobs", "1"},
 }
 
 // onIssue gives the twin what a run on an issue needs: an origin (a bare
@@ -310,6 +322,15 @@ var durationField = regexp.MustCompile(` duration=\S+`)
 // between runs.
 var stepTokenLine = regexp.MustCompile(`(?m)^CAIRN_STEP_TOKEN=.*\n`)
 
+// childRunName is the folder of a child run in its parent's, as a path
+// or as a failure names it, named after the time it began (and a count,
+// when another began in the same second).
+var childRunName = regexp.MustCompile(`((?:children/|worktrees/|\(run )[^/\s"]+?)_\d{4}-\d\d-\d\dT\d{6}Z(-\d+)?`)
+
+// publisherBegan is when the step that published an issue began, as a
+// run-published-issue step's cause names it.
+var publisherBegan = regexp.MustCompile(`(the step that published it began \()\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)`)
+
 // repoDenies are the paths of the repository cairn run keeps from a claude
 // session at write (its sandbox's denyWrite), read as the session starts;
 // a compiled script gives the sandbox none (README), and the twins compare
@@ -353,6 +374,9 @@ func (w *compileWork) record(t *testing.T, code int, stdout, stderr string) *run
 		for i := 0; i+1 < len(commits); i += 2 {
 			s = strings.ReplaceAll(s, commits[i], commits[i+1])
 		}
+		// A child run's folder, and its worktrees', are named after the time it began.
+		s = childRunName.ReplaceAllString(s, "${1}_$$TIME")
+		s = publisherBegan.ReplaceAllString(s, "${1}$$TIME)")
 		if runDir == "" {
 			return s
 		}
@@ -628,7 +652,7 @@ func TestCompileDifferential(t *testing.T) {
 				continue
 			}
 			t.Run(name+variant.name, func(t *testing.T) {
-				if variant.name != "" && !variant.commit {
+				if variant.name != "" && !variant.commit || slowCases[name] {
 					slowSuite(t)
 				}
 				t.Parallel()

@@ -99,7 +99,7 @@ var examplesNotCompiled = map[string][]string{
 	"fix-issue.toml bash":                         {"repair sessions need cairn"},
 	"fix-issue.toml github-actions":               {"validate instructions cannot be compiled", "catalogue step"},
 	"hunt.toml github-actions":                    {"validate instructions cannot be compiled"},
-	"idea.toml bash":                              {"catalogue step"},
+	"idea.toml bash":                              {"process \"fix-issue\" cannot be compiled to bash", "repair sessions need cairn"},
 	"idea.toml github-actions":                    {"catalogue step"},
 	"process-pages.procedure.card github-actions": {"validate instructions cannot be compiled", "validate severity"},
 	"fix-tests.hcl github-actions":                {"validate severity"},

@@ -1391,7 +1391,8 @@ gh_in() {
     [[ $a != -* ]] || break
     what+=("$a")
   done
-  if (cd -- "$repo_root" && if [[ -n ${gh_token:-} ]]; then export GH_TOKEN=$gh_token; fi && GH_PROMPT_DISABLED=1 GH_NO_UPDATE_NOTIFIER=1 NO_COLOR=1 exec gh "$@") >"$tmp/gh.out" 2>"$tmp/gh.err"; then
+  if (cd -- "$repo_root" && if [[ -n ${gh_token:-} ]]; then export GH_TOKEN=$gh_token; fi &&
+    GH_PROMPT_DISABLED=1 GH_NO_UPDATE_NOTIFIER=1 NO_COLOR=1 exec gh "$@") >"$tmp/gh.out" 2>"$tmp/gh.err"; then
     return 0
   fi
   gh_error="gh ${what[*]}: $(head -n 1 -- "$tmp/gh.err")"
@@ -1400,13 +1401,18 @@ gh_in() {
 
 issue_origin() {
   local url rest path host
-  url=$(git_in "$repo_root" config --get remote.origin.url) ||
-    issue_refused "issue $issue_name: the repository at $repo_root has no remote \"origin\" (git remote add origin URL); issues are origin's"
+  if ! url=$(git_in "$repo_root" config --get remote.origin.url); then
+    issue_error="issue $issue_name: the repository at $repo_root has no remote \"origin\" (git remote add origin URL); issues are origin's"
+    return 1
+  fi
   go_quote "$url"
   if [[ $url == *://* ]]; then
     case ${url%%://*} in
     https | http | ssh | git | git+ssh | ssh+git) ;;
-    *) issue_refused "issue $issue_name: origin's url $REPLY: a \"${url%%://*}\" remote is no forge repository; want https://HOST/OWNER/REPO or git@HOST:OWNER/REPO" ;;
+    *)
+      issue_error="issue $issue_name: origin's url $REPLY: a \"${url%%://*}\" remote is no forge repository; want https://HOST/OWNER/REPO or git@HOST:OWNER/REPO"
+      return 1
+      ;;
     esac
     rest=${url#*://}
     host=${rest%%/*} path=/${rest#*/}
@@ -1420,38 +1426,52 @@ issue_origin() {
   fi
   path=${path#"${path%%[!/]*}"} path=${path%"${path##*[!/]}"}
   if [[ -z $host || $path != */* || $path == */*/* || $path == /* || $path == */ ]]; then
-    issue_refused "issue $issue_name: origin's url $REPLY names no OWNER/REPO on a forge; want https://HOST/OWNER/REPO or git@HOST:OWNER/REPO"
+    issue_error="issue $issue_name: origin's url $REPLY names no OWNER/REPO on a forge; want https://HOST/OWNER/REPO or git@HOST:OWNER/REPO"
+    return 1
   fi
   origin_host=${host,,} origin_owner=${path%%/*} origin_name=${path#*/}
   origin_name=${origin_name%.git}
 }
 
 issue_open() {
-  local arg=$1 t url_host url_owner url_name login
+  local issue_usage=0
+  issue_read "$1" "$tmp/issue.json" && return 0
+  if ((issue_usage)); then usage_error "$issue_error"; fi
+  issue_refused "$issue_error"
+}
+
+issue_read() {
+  local arg=$1 t url_scheme url_host url_owner url_name login
   t=${arg#"${arg%%[![:space:]]*}"} t=${t%"${t##*[![:space:]]}"}
   t=${t#\#}
   issue_url_arg=''
   if [[ $t =~ ^[+-]?[0-9]+$ ]]; then
     issue_number=$((10#${t#+}))
-    if ((issue_number <= 0)); then go_quote "$arg" && usage_error "issue $REPLY: an issue number is positive"; fi
+    if ((issue_number <= 0)); then
+      go_quote "$arg"
+      issue_error="issue $REPLY: an issue number is positive" issue_usage=1
+      return 1
+    fi
     issue_record=$issue_number
   elif [[ $t =~ ^(https?)://([^/?#]+)/+([^/?#]+)/+([^/?#]+)/+issues/+([^/?#]+)/*$ ]]; then
-    url_host=${BASH_REMATCH[2]} url_owner=${BASH_REMATCH[3]} url_name=${BASH_REMATCH[4]}
+    url_scheme=${BASH_REMATCH[1]} url_host=${BASH_REMATCH[2]} url_owner=${BASH_REMATCH[3]} url_name=${BASH_REMATCH[4]}
     t=${BASH_REMATCH[5]}
     if [[ ! $t =~ ^[0-9]+$ ]] || ((10#$t <= 0)); then
       go_quote "$arg" && local a=$REPLY
       go_quote "$t"
-      usage_error "issue $a: $REPLY is not an issue number"
+      issue_error="issue $a: $REPLY is not an issue number" issue_usage=1
+      return 1
     fi
     issue_number=$((10#$t))
-    issue_record=${BASH_REMATCH[1]}://$url_host/$url_owner/$url_name/issues/$issue_number
+    issue_record=$url_scheme://$url_host/$url_owner/$url_name/issues/$issue_number
     issue_url_arg=$issue_record
   else
     go_quote "$arg"
-    usage_error "issue $REPLY: expected an issue number or an issue URL such as https://github.com/OWNER/REPO/issues/42"
+    issue_error="issue $REPLY: expected an issue number or an issue URL such as https://github.com/OWNER/REPO/issues/42" issue_usage=1
+    return 1
   fi
   issue_name=$issue_record
-  issue_origin
+  issue_origin || return 1
   if [[ -n $issue_url_arg ]]; then
     local uh=${url_host##*@} un=${url_name%.git} a b
     uh=${uh%%:*} uh=${uh,,}
@@ -1459,20 +1479,31 @@ issue_open() {
       go_quote "$issue_url_arg" && a=$REPLY
       go_quote "$uh/$url_owner/$un" && b=$REPLY
       go_quote "$origin_host/$origin_owner/$origin_name"
-      issue_refused "issue $a is in $b, but origin is $REPLY; cairn works on issues of origin's repository"
+      issue_error="issue $a is in $b, but origin is $REPLY; cairn works on issues of origin's repository"
+      return 1
     fi
   fi
-  gh_in api --hostname "$origin_host" user || issue_refused "issue $issue_name: find gh's account: $gh_error"
+  if ! gh_in api --hostname "$origin_host" user; then
+    issue_error="issue $issue_name: find gh's account: $gh_error"
+    return 1
+  fi
   login=$(jq -r '.login // empty' <"$tmp/gh.out" 2>/dev/null) || login=''
-  [[ -n $login ]] || issue_refused "issue $issue_name: find gh's account: gh api user: no login in its answer"
-  gh_in issue view "$issue_number" --repo "$origin_host/$origin_owner/$origin_name" --json number,title,body,author,state,labels,createdAt,url,comments ||
-    issue_refused "issue $issue_name: $gh_error"
-  jq -c --argjson trusted "$(jq -n -c --args '$ARGS.positional' "${issue_trusted[@]}" "$login")" --argjson n "$issue_number" '
+  if [[ -z $login ]]; then
+    issue_error="issue $issue_name: find gh's account: gh api user: no login in its answer"
+    return 1
+  fi
+  if ! gh_in issue view "$issue_number" --repo "$origin_host/$origin_owner/$origin_name" --json number,title,body,author,state,labels,createdAt,url,comments; then
+    issue_error="issue $issue_name: $gh_error"
+    return 1
+  fi
+  if ! jq -c --argjson trusted "$(jq -n -c --args '$ARGS.positional' "${issue_trusted[@]}" "$login")" --argjson n "$issue_number" '
     if .number != $n then error("gh issue view \($n): it answered with issue \(.number)") else . end
     | .trusted = (reduce ($trusted[] | ltrimstr(" ") | rtrimstr(" ") | ltrimstr("@") | select(. != "")) as $t ([];
-        if any(.[]; ascii_downcase == ($t | ascii_downcase)) then . else . + [$t] end))' <"$tmp/gh.out" >"$tmp/issue.json" 2>"$tmp/jq.err" ||
-    issue_refused "issue $issue_name: gh issue view: read its answer: $(head -n 1 -- "$tmp/jq.err")"
-  issue_url=$(jq -r '.url' <"$tmp/issue.json")
+        if any(.[]; ascii_downcase == ($t | ascii_downcase)) then . else . + [$t] end))' <"$tmp/gh.out" >"$2" 2>"$tmp/jq.err"; then
+    issue_error="issue $issue_name: gh issue view: read its answer: $(head -n 1 -- "$tmp/jq.err")"
+    return 1
+  fi
+  issue_url=$(jq -r '.url' <"$2")
 }
 
 issue_branch_name() {
