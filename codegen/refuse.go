@@ -187,7 +187,9 @@ func (c *compiler) refuse() []ir.Diagnostic {
 					r = or(ia.Keys().Catalogue.At(), or(ia.Range, r))
 				}
 				switch {
-				case !c.target.delivers || (a.Catalogue == ir.RunPublishedIssue && !c.target.publishes):
+				case a.Catalogue == ir.RunPublishedIssue && !c.target.publishes:
+					diags = append(diags, notCompilable(r, "step %q: catalogue step %q cannot be compiled to %s: its child runs would need jobs of their own, which a %s does not make yet; compile the process to bash", st.Name, a.Catalogue, c.target.name, c.target.artifact))
+				case !c.target.delivers:
 					diags = append(diags, notCompilable(r, "step %q: catalogue step %q cannot be compiled to %s: its rules live inside cairn", st.Name, a.Catalogue, c.target.name))
 				case a.Catalogue == ir.Delivery && plan.Limits.RepairCap.Value > 0:
 					diags = append(diags, notCompilable(r, "step %q: a delivery with a repair cap of %d cannot be compiled to %s: its repair sessions need cairn; set repair_cap = 0 in [limits] to deliver with no repair loop", st.Name, plan.Limits.RepairCap.Value, c.target.name))
