@@ -1636,7 +1636,7 @@ published_child() {
     trap - INT TERM
     umask "$user_umask"
     for key in "${!agent_keys[@]}"; do export "$key=${agent_keys[$key]}"; done
-    exec "$setsid_bin" -w "$BASH" "$script" "${args[@]}" 2>&1 >"$tmp/child.$step.$k.out"
+    exec "$setsid_bin" -w "$BASH" "$script" "${args[@]}" 2>&1 >"$tmp/child.$step.$k.out" {pass_fd}>&- {run_lock_fd}>&-
   ) | published_notes "[${kid_process[k]} #${kid_number[k]}]" "$tmp/child.$step.$k.error"
   rc=${PIPESTATUS[0]}
   rm -f -- "$tmp/pgid.$step.child$k"
