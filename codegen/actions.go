@@ -231,6 +231,9 @@ type resultsScript struct {
 	// Budget is the run's budget when the steps' jobs keep what their
 	// sessions spent (script.Budget), else empty.
 	Budget string
+	// Judged is set when a step's judge may reach no verdict, which ends
+	// the run inconclusive.
+	Judged bool
 }
 
 // The artifacts of a workflow run: what a step's job keeps (its run folder,
@@ -296,7 +299,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	byStep := map[string]*workflowJob{}
 	prev := []string{wf.Runtime.ID}
 	earlier := false
-	rs := resultsScript{Process: c.plan.Process, LastStage: s.LastStage}
+	rs := resultsScript{Process: c.plan.Process, LastStage: s.LastStage, Judged: s.Uses["judge"]}
 	if s.keepsRunBudget() {
 		rs.Budget = s.Budget
 	}
@@ -549,16 +552,27 @@ func (wf *workflow) shareFunctions(files []*syntax.File) error {
 	return nil
 }
 
-// agents adds to j the agent CLIs the sessions of step st need, and their
-// keys. A custom harness's CLI, which cairn cannot install, must be on the
+// agents adds to j the agent CLIs the sessions and the judge of step st
+// need, and their keys. A custom harness's CLI, which cairn cannot install, must be on the
 // runner already; a key cairn cannot name is the user's to add.
 func (c *compiler) agents(st *ir.PlanStep, j *workflowJob) []ir.Diagnostic {
 	var diags []ir.Diagnostic
+	type user struct{ harness, model *ir.Setting }
+	var users []user
 	for _, a := range st.Actions {
-		if a.Kind != ir.Session || a.Harness == nil {
+		if a.Kind == ir.Session {
+			users = append(users, user{a.Harness, a.Model})
+		}
+	}
+	if v := st.Validate; v != nil && len(v.Instructions) > 0 {
+		// The judge's CLI and key, as its sessions'.
+		users = append(users, user{v.Harness, v.Model})
+	}
+	for _, a := range users {
+		if a.harness == nil {
 			continue
 		}
-		h, ok := c.in.Harnesses.Lookup(a.Harness.Value)
+		h, ok := c.in.Harnesses.Lookup(a.harness.Value)
 		if !ok {
 			continue
 		}
@@ -572,7 +586,7 @@ func (c *compiler) agents(st *ir.PlanStep, j *workflowJob) []ir.Diagnostic {
 				Message: fmt.Sprintf("step %q: the workflow does not install the CLI of custom harness %q: it must be on the runner (runs_on)", st.Name, h.Name),
 			})
 		}
-		model := settingValue(a.Model)
+		model := settingValue(a.model)
 		if k, ok := h.Key(model); ok {
 			if !slices.Contains(j.Keys, k) {
 				j.Keys = append(j.Keys, k)

@@ -109,9 +109,6 @@ type targetInfo struct {
 	// issues is set for a target that carries a run on an issue and its
 	// issue-branch worktrees (bash/issue.sh.tmpl).
 	issues bool
-	// judges is true for a target that carries validate instructions (a
-	// judge) and severity "review" (the agent's retries).
-	judges bool
 	// delivers is set for a target that carries delivery and self-merge
 	// steps (bash/delivery.sh.tmpl).
 	delivers bool
@@ -125,7 +122,6 @@ var bashInfo = targetInfo{
 	name:      "bash",
 	artifact:  "script",
 	issues:    true,
-	judges:    true,
 	delivers:  true,
 	publishes: true,
 }

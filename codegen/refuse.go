@@ -156,9 +156,7 @@ func notCompilable(at ir.Range, format string, args ...any) ir.Diagnostic {
 // command line), issue-branch worktrees for a target that carries no
 // issue (targetInfo.issues), catalogue steps (but delivery, with a repair
 // cap of 0, and self-merge where the target delivers, and
-// run-published-issue where it publishes), for a target that
-// does not judge (targetInfo.judges) validate instructions (judged by a
-// model) and severity "review" (the agent's retries); and, as a warning, the
+// run-published-issue where it publishes); and, as a warning, the
 // config's [resources], which the script does not wait for.
 func (c *compiler) refuse() []ir.Diagnostic {
 	var diags []ir.Diagnostic
@@ -194,28 +192,6 @@ func (c *compiler) refuse() []ir.Diagnostic {
 				case a.Catalogue == ir.Delivery && plan.Limits.RepairCap.Value > 0:
 					diags = append(diags, notCompilable(r, "step %q: a delivery with a repair cap of %d cannot be compiled to %s: its repair sessions need cairn; set repair_cap = 0 in [limits] to deliver with no repair loop", st.Name, plan.Limits.RepairCap.Value, c.target.name))
 				}
-			}
-			v := st.Validate
-			if v == nil {
-				continue
-			}
-			var iv *ir.Phase
-			if s := at.steps[st.Name]; s != nil {
-				iv = s.Validate
-			}
-			if len(v.Instructions) > 0 && !c.target.judges {
-				r := at.step(st.Name)
-				if iv != nil {
-					r = or(iv.Keys().Instructions.At(), or(iv.Header, r))
-				}
-				diags = append(diags, notCompilable(r, "step %q: validate instructions cannot be compiled to %s: a model judges them through cairn", st.Name, c.target.name))
-			}
-			if v.Severity == ir.SeverityReview && !c.target.judges {
-				r := at.step(st.Name)
-				if iv != nil {
-					r = or(iv.Severity.At(), or(iv.Header, r))
-				}
-				diags = append(diags, notCompilable(r, "step %q: validate severity %q cannot be compiled to %s: the agent's retries need cairn", st.Name, ir.SeverityReview, c.target.name))
 			}
 		}
 	}

@@ -62,8 +62,6 @@ type ghWorkflow struct {
 // workflowRefuses are the golden compile cases the github-actions target
 // refuses, with what its refusal says.
 var workflowRefuses = map[string]string{
-	"judge":        "validate instructions cannot be compiled to github-actions: a model judges them through cairn",
-	"review":       `validate severity "review" cannot be compiled to github-actions: the agent's retries need cairn`,
 	"deliver":      "catalogue step \"delivery\" cannot be compiled to github-actions",
 	"deliver-held": "catalogue step \"delivery\" cannot be compiled to github-actions",
 	"deliver-red":  "catalogue step \"delivery\" cannot be compiled to github-actions",
