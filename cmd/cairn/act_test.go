@@ -27,7 +27,7 @@ import (
 // the jobs: a parallel group given its shares, a later job's claude given
 // only what is left and stopped at it, the next session not started, and a
 // step stopped at its own budget ending the run with the run's, spent too.
-var actCases = []string{"budget", "budget-end", "parallel", "phases", "sessions", "single"}
+var actCases = []string{"budget", "budget-end", "judge", "parallel", "phases", "review", "sessions", "single"}
 
 // actStandIns are the offline stand-ins of the artifact actions
 // (testdata/act/README.md).
@@ -67,7 +67,7 @@ func TestActDifferential(t *testing.T) {
 	for _, name := range actCases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			actDifferential(t, act, standIns, name, nil)
+			actDifferential(t, act, standIns, filepath.Join(compileGoldenDir, name+".toml"), nil, nil)
 		})
 	}
 }
@@ -81,19 +81,59 @@ func TestActDifferential(t *testing.T) {
 func TestActDifferentialUntracked(t *testing.T) {
 	slowSuite(t)
 	act, standIns := lookAct(t)
-	actDifferential(t, act, standIns, "phases", map[string]string{"notes.txt": "the user's notes\n"})
+	actDifferential(t, act, standIns, filepath.Join(compileGoldenDir, "phases.toml"), map[string]string{"notes.txt": "the user's notes\n"}, nil)
 }
 
-// actDifferential runs the golden case name with cairn run in one twin
+// TestActHuntDifferential runs examples/hunt.toml, three families hunting
+// in parallel and a judge of what they found, as a workflow under act and
+// with cairn run, with the fakes (and a go whose vet finds nothing): a
+// judge that passes ends both with exit 0, one that gives prose (the fakes'
+// answer to the step "judge") ends both inconclusive, exit 3, with the one
+// line that says so. A slow suite, as TestActDifferential.
+func TestActHuntDifferential(t *testing.T) {
+	slowSuite(t)
+	act, standIns := lookAct(t)
+	for _, tc := range []struct {
+		name    string
+		answers map[string]string
+		code    int
+	}{
+		{"pass", map[string]string{"answers/claude.judge.2": `{"verdict": "pass", "reasoning": "main.go:3 is real."}`}, 0},
+		{"prose", nil, exitInconclusive},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			files := map[string]string{"bin/go": "#!/bin/sh\nexit 0\n"}
+			maps.Copy(files, tc.answers)
+			if code := actDifferential(t, act, standIns, filepath.Join(examplesDir, "hunt.toml"), nil, files); code != tc.code {
+				t.Errorf("cairn run and the workflow: exit %d; want %d", code, tc.code)
+			}
+		})
+	}
+}
+
+// actDifferential runs the process in file with cairn run in one twin
 // repository and under act (at path act, with the stand-ins in standIns)
 // in another, each with the files untracked written in its working copy
-// and left untracked, and compares the two runs.
-func actDifferential(t *testing.T, act, standIns, name string, untracked map[string]string) {
+// and left untracked, and files in its work folder (the fakes' answers,
+// more commands in bin/), compares the two runs, and returns cairn run's
+// exit code.
+func actDifferential(t *testing.T, act, standIns, file string, untracked, files map[string]string) int {
 	t.Helper()
-	file := filepath.Join(compileGoldenDir, name+".toml")
-
-	a := newCompileWork(t, file)
-	writeFiles(t, a.repo, untracked)
+	twin := func() *compileWork {
+		w := newCompileWork(t, file)
+		writeFiles(t, w.repo, untracked)
+		writeFiles(t, w.work, files)
+		for f := range files {
+			if strings.HasPrefix(f, "bin/") {
+				if err := os.Chmod(filepath.Join(w.work, f), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		return w
+	}
+	a := twin()
 	start := time.Now()
 	stdout, stderr, code := a.run(t, nil, "cairn", "run", filepath.Base(file))
 	want := &actRecord{code: code, duration: time.Since(start)}
@@ -102,14 +142,18 @@ func actDifferential(t *testing.T, act, standIns, name string, untracked map[str
 	want.printed = endLines(stdout + lastFailure(stderr))
 	want.summary = stdout
 
-	b := newCompileWork(t, file)
-	writeFiles(t, b.repo, untracked)
+	b := twin()
 	start = time.Now()
 	art, out, errOut, code := b.act(t, act, standIns, file)
 	got := &actRecord{code: code, duration: time.Since(start)}
 	got.readRun(t, filepath.Join(art, "cairn-run"))
 	got.budgets = givenBudgets(t, b.work)
 	got.printed, got.summary = actOutput(t, out.Bytes(), "The results of the last stage")
+	if n := lastStepExit(out.Bytes(), "The results of the last stage"); code != 0 && n > 0 {
+		// act exits 1 when a job failed; the run's code is the last
+		// job's (3: inconclusive).
+		got.code = n
+	}
 	t.Logf("cairn run: exit %d in %v; act: exit %d in %v", want.code, want.duration.Round(time.Millisecond), got.code, got.duration.Round(time.Millisecond))
 	if t.Failed() || len(got.log) == 0 {
 		t.Fatalf("act left no run folder; its stderr:\n%s\nits output:\n%s", errOut.String(), out.String())
@@ -118,6 +162,7 @@ func actDifferential(t *testing.T, act, standIns, name string, untracked map[str
 	if t.Failed() {
 		t.Logf("act's log:\n%s", out.String())
 	}
+	return want.code
 }
 
 // lookAct finds act on PATH and the stand-ins of the artifact actions, or
@@ -242,14 +287,19 @@ func givenBudgets(t *testing.T, work string) []string {
 }
 
 // lastFailure is the line of stderr that says which step failed the run,
-// with its newline; "" when there is none.
+// or the lines that say which ended inconclusive, with their newlines; ""
+// when there is none.
 func lastFailure(stderr string) string {
+	var lines string
 	for line := range strings.Lines(stderr) {
 		if strings.HasPrefix(line, "cairn: failed at step ") {
 			return line
 		}
+		if strings.HasPrefix(line, "cairn: inconclusive: ") {
+			lines += line
+		}
 	}
-	return ""
+	return lines
 }
 
 // actPath is the PATH act runs with: the twin's (the fakes first), then
@@ -294,6 +344,22 @@ func actOutput(t *testing.T, log []byte, step string) (printed, summary string) 
 		t.Fatal(err)
 	}
 	return endLines(printed), summary
+}
+
+// lastStepExit reads act's JSON log: the exit status of the last job's
+// step called step, 0 when it exited 0 or never ran.
+func lastStepExit(log []byte, step string) int {
+	code := 0
+	for line := range bytes.Lines(log) {
+		var e struct {
+			Step, Stage, Level, Msg string
+		}
+		if json.Unmarshal(line, &e) != nil || e.Step != step || e.Stage != "Main" || e.Level != "error" {
+			continue
+		}
+		fmt.Sscanf(e.Msg, "exit status %d", &code)
+	}
+	return code
 }
 
 // endLines is out with its blank lines at the end dropped: act runs a step
