@@ -11,6 +11,7 @@ import (
 	"text/template"
 	"unicode/utf8"
 
+	"github.com/cairn-dev/cairn/step"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -45,6 +46,9 @@ var bashFuncs = template.FuncMap{
 	"word":  bashWord,
 	"words": bashWords,
 	"usdJQ": func() string { return BashUSDJQ },
+	// saveWorkPrefix is the subject of a step's Save work commit, up to
+	// the step's name.
+	"saveWorkPrefix": func() string { return step.SaveWorkSubject("") },
 }
 
 // BashUSDJQ is the jq with which a compiled script words amounts of US

@@ -1766,7 +1766,7 @@ settle_issue_branch() {
   if ! git_in "$step_dir" add --all -- . ':(exclude).cairn/runs' 2>"$tmp/git.err"; then
     err="git add: $(head -n 1 -- "$tmp/git.err")"
   elif ! git_in "$step_dir" diff --cached --quiet 2>/dev/null; then
-    git_in "$step_dir" commit --quiet --no-verify -m "[cairn] Save work of step: $step" \
+    git_in "$step_dir" commit --quiet --no-verify -m '[cairn] Save work of step: '"$step" \
       -m "Cairn-Run: $run_name"$'\n'"Cairn-Step: $step" 2>"$tmp/git.err" || err="git commit: $(head -n 1 -- "$tmp/git.err")"
   fi
   if [[ -n $err ]]; then
