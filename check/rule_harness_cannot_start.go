@@ -75,3 +75,9 @@ func preflightAll(ctx context.Context, env *Env, uses []HarnessUse) []ir.Harness
 	wg.Wait()
 	return out
 }
+
+// Preflight asks h whether it can start, as check does (once per Env, under
+// the config's preflight_timeout), for `cairn doctor`.
+func Preflight(ctx context.Context, env *Env, h *harness.Harness) ir.HarnessStatus {
+	return preflight(ctx, env, h)
+}

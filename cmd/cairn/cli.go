@@ -41,6 +41,7 @@ type cli struct {
 	Schema     schemaCmd     `cmd:"" help:"Print the JSON Schema of a file cairn reads, for editors: process, card, config, stubs or test."`
 	Lsp        lspCmd        `cmd:"" help:"Run the language server of process files on stdin and stdout, for editors."`
 	Completion completionCmd `cmd:"" help:"Print the script that completes cairn's command line in bash, zsh or fish."`
+	Doctor     doctorCmd     `cmd:"" help:"Check what runs need on this machine: git, gh, each agent CLI and its login, what compiled scripts need."`
 	Version    versionCmd    `cmd:"" help:"Print cairn's version."`
 	// Complete answers the completion scripts.
 	Complete completeCmd `cmd:"" name:"__complete" hidden:"" passthrough:""`
