@@ -41,6 +41,7 @@ type cli struct {
 	Schema     schemaCmd     `cmd:"" help:"Print the JSON Schema of a file cairn reads, for editors: process, card, config, stubs or test."`
 	Lsp        lspCmd        `cmd:"" help:"Run the language server of process files on stdin and stdout, for editors."`
 	Completion completionCmd `cmd:"" help:"Print the script that completes cairn's command line in bash, zsh or fish."`
+	Init       initCmd       `cmd:"" help:"Write a first process, its stubs and a test case of it, on the agent CLI this machine has."`
 	Doctor     doctorCmd     `cmd:"" help:"Check what runs need on this machine: git, gh, each agent CLI and its login, what compiled scripts need."`
 	Version    versionCmd    `cmd:"" help:"Print cairn's version."`
 	// Complete answers the completion scripts.
