@@ -5,13 +5,12 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/template"
 
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// planView is a plan laid out for plan.txt.tmpl: every value already worded
-// and padded into columns, so the template only places lines.
+// planView is a plan laid out for WritePlan: every value already worded
+// and padded into columns, so that WritePlan only places lines.
 type planView struct {
 	Process     string
 	File        string
@@ -62,27 +61,69 @@ const (
 // WritePlan writes p as text for a human: the process and its limits, the
 // worktrees, each stage with its steps and their resolved settings and where
 // each came from, and each harness's preflight. noRepo says cairn ran outside
-// a git repository.
+// a git repository. The view words and pads every value; this only places
+// the lines, in one write.
 func WritePlan(w io.Writer, p *ir.Plan, noRepo bool, st Style) error {
-	t, err := planTemplate()
-	if err != nil {
-		return fmt.Errorf("plan template: %w", err)
+	v := newPlanView(p, noRepo, st)
+	var b strings.Builder
+	line := func(indent int, parts ...string) {
+		b.WriteByte('\n')
+		for range indent {
+			b.WriteString("  ")
+		}
+		for _, s := range parts {
+			b.WriteString(s)
+		}
 	}
-	t, err = t.Clone()
-	if err != nil {
-		return fmt.Errorf("plan template: %w", err)
+	bold := func(s string) string { return st.paint(ansiBold, s) }
+	b.WriteString(bold("process") + " " + bold(v.Process) + " (" + v.File + ")")
+	if v.Description != "" {
+		line(1, v.Description)
 	}
-	return t.Funcs(styleFuncs(st)).Execute(w, newPlanView(p, noRepo, st))
+	for _, f := range v.Facts {
+		line(1, f)
+	}
+	b.WriteByte('\n')
+	line(0, bold("worktrees"))
+	for _, wt := range v.Worktrees {
+		line(1, wt)
+	}
+	for _, stage := range v.Stages {
+		b.WriteByte('\n')
+		line(0, bold("stage "+strconv.Itoa(stage.Number)+":"), " ", stage.Title)
+		for _, s := range stage.Steps {
+			line(1, bold("step"), " ", s.Title)
+			line(2, s.Details)
+			for _, a := range s.Actions {
+				line(2, a.Head)
+				for _, set := range a.Settings {
+					line(3, set)
+				}
+			}
+			for _, ph := range s.Phases {
+				line(2, ph.Head)
+				for _, l := range ph.Lines {
+					line(3, l)
+				}
+			}
+			if s.Env != "" {
+				line(2, s.Env)
+			}
+		}
+	}
+	if len(v.Harnesses) > 0 {
+		b.WriteByte('\n')
+		line(0, bold("harnesses"))
+		for _, h := range v.Harnesses {
+			line(1, h)
+		}
+	}
+	b.WriteByte('\n')
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
-// styleFuncs are the template functions that decorate text in style st.
-func styleFuncs(st Style) template.FuncMap {
-	return template.FuncMap{
-		"bold": func(s string) string { return st.paint(ansiBold, s) },
-	}
-}
-
-// newPlanView words p for plan.txt.tmpl.
+// newPlanView words p for WritePlan.
 func newPlanView(p *ir.Plan, noRepo bool, st Style) planView {
 	v := planView{Process: p.Process, File: p.File, Description: p.Description}
 	v.Facts = planFacts(p, noRepo)
