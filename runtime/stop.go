@@ -6,8 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 
+	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/record"
 )
 
@@ -40,8 +40,8 @@ func Stop(dir string, stderr io.Writer) (int, error) {
 	if rec.PID <= 0 {
 		return 0, fmt.Errorf("run %q records no process to stop", name)
 	}
-	if err := syscall.Kill(rec.PID, syscall.SIGTERM); err != nil {
-		if errors.Is(err, syscall.ESRCH) {
+	if err := proc.Terminate(rec.PID); err != nil {
+		if errors.Is(err, proc.ErrNoProcess) {
 			return 0, fmt.Errorf("run %q is not running: its cairn (pid %d) is gone", name, rec.PID)
 		}
 		return 0, fmt.Errorf("stop run %q (pid %d): %w", name, rec.PID, err)

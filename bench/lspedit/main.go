@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command lspedit measures what `cairn lsp` costs for one document, for
 // bench/nesting.sh: it starts the server, opens FILE in it (didOpen with the
 // file's text), sends EDITS changes, each a space added at the end of the

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command measure runs a command once and prints what it cost, for
 // bench/check.sh: its wall time and CPU time (user + system) in nanoseconds
 // and its peak resident set size in KiB, on one line. The command's output

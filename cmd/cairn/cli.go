@@ -118,6 +118,9 @@ func run(ctx context.Context, args, env []string, stdout, stderr io.Writer) (cod
 		return report(stderr, chosen, err)
 	}
 	command := kctx.Selected().Name
+	if err := runsProcesses(command); err != nil {
+		return report(stderr, command, err)
+	}
 	env, err = config.ResolveHome(env)
 	if err != nil {
 		return report(stderr, command, err)

@@ -12,8 +12,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/cairn-dev/cairn/internal/proc"
 )
 
 // The files of the state folder about pull requests and their checks.
@@ -172,15 +173,11 @@ func (c *call) lock() (func(), error) {
 	if err := os.MkdirAll(c.state, 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(filepath.Join(c.state, lockName), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := proc.Lock(filepath.Join(c.state, lockName), true)
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { f.Close() }, nil
+	return func() { _ = proc.Unlock(f) }, nil
 }
 
 // branchSHA is the commit branch is at in the served repository: in the
