@@ -69,21 +69,58 @@ func RepairPrompt(d RepairData) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	type check struct {
-		FailingCheck
-		Fence string
-	}
-	checks := make([]check, 0, len(d.Checks))
+	checks := make([]repairCheck, 0, len(d.Checks))
 	for _, c := range d.Checks {
-		c.Log = strings.TrimRight(c.Log, "\n")
-		checks = append(checks, check{c, fence(c.Log)})
+		checks = append(checks, newRepairCheck(c, d.Limit))
 	}
 	var b strings.Builder
 	if err := t.Execute(&b, struct {
 		RepairData
-		Checks []check
+		Checks []repairCheck
 	}{d, checks}); err != nil {
 		return "", fmt.Errorf("render the repair prompt of step %q: %w", d.Step, err)
+	}
+	return b.String(), nil
+}
+
+// repairCheck is a failing check as template "check" of repair.md.tmpl
+// takes it: its log trimmed, the fence around it, and the words of how
+// much of a log is kept.
+type repairCheck struct {
+	FailingCheck
+	Fence, Limit string
+}
+
+// newRepairCheck is c as template "check" takes it; limit words how much
+// of a log is kept.
+func newRepairCheck(c FailingCheck, limit string) repairCheck {
+	c.Log = strings.TrimRight(c.Log, "\n")
+	return repairCheck{c, fence(c.Log), limit}
+}
+
+// RepairCheck renders what a repair prompt says of one failing check c
+// (template "check" of repair.md.tmpl), its log as given within fence,
+// limit wording how much of a log is kept: the prompt holds it once per
+// check, as `cairn compile` composes it.
+func RepairCheck(c FailingCheck, fence, limit string) (string, error) {
+	return repairPart("check", repairCheck{c, fence, limit})
+}
+
+// RepairConflict renders what a repair prompt says of one conflicted path
+// (template "conflict" of repair.md.tmpl).
+func RepairConflict(path string) (string, error) {
+	return repairPart("conflict", path)
+}
+
+// repairPart renders the template name of repair.md.tmpl with data.
+func repairPart(name string, data any) (string, error) {
+	t, err := repairTemplate()
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if err := t.ExecuteTemplate(&b, name, data); err != nil {
+		return "", fmt.Errorf("render the repair prompt's %s: %w", name, err)
 	}
 	return b.String(), nil
 }
