@@ -205,6 +205,10 @@ type script struct {
 	CairnPathspecs            []string
 	ProtectedPaths            []string
 	SelfMerge, Merge          bool
+	// RepairCap is the plan's repair cap; Repair, a delivery's repair loop
+	// when the cap starts any session (bash/repair.sh.tmpl).
+	RepairCap int
+	Repair    *scriptRepair
 	// Merges is set for a script that takes --merge: it self-merges, or a
 	// child it starts does.
 	Merges bool
@@ -390,6 +394,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		CairnPathspecs:  ir.CairnPathspecs(),
 		ProtectedPaths:  plan.Limits.ProtectedPaths,
 		SelfMerge:       plan.Limits.SelfMerge,
+		RepairCap:       plan.Limits.RepairCap.Value,
 		Merge:           plan.Limits.Merge.Value == "true",
 		PublishedJQ:     forge.PublishedJQ(),
 		SpecLabel:       specLabel,
@@ -475,6 +480,14 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		}
 		s.Stages = append(s.Stages, indices)
 		s.LastStage = indices
+	}
+	if s.HasDelivery && s.RepairCap > 0 {
+		r, err := c.repair(plan.Repair, skillVars, s)
+		if err != nil {
+			diags = append(diags, notCompilable(c.at.file(), "the repair sessions of a delivery cannot be compiled: %v", err))
+		}
+		s.Repair = r
+		s.HasSessions = true
 	}
 	s.ProcessSteps = slices.Clone(s.StepNames)
 	if plan.Commit {

@@ -47,9 +47,8 @@ var features = []feature{
 	}},
 	{"job_budget", func(s *script) bool { return s.Job != nil && s.keepsRunBudget() }},
 	{"issue", func(s *script) bool { return s.OnIssue || s.HasPublished }},
-	{"rounds", func(s *script) bool {
-		return slices.ContainsFunc(s.Steps, func(st *scriptStep) bool { return st.Judge != nil || st.Review != nil })
-	}},
+	{"fences", func(s *script) bool { return s.Repair != nil || s.hasRounds() }},
+	{"rounds", (*script).hasRounds},
 	{"judge", func(s *script) bool {
 		return slices.ContainsFunc(s.Steps, func(st *scriptStep) bool { return st.Judge != nil })
 	}},
@@ -58,6 +57,7 @@ var features = []feature{
 	}},
 	{"catalogue", func(s *script) bool { return s.HasDelivery || s.HasSelfMerge || s.HasPublished }},
 	{"delivery", func(s *script) bool { return s.HasDelivery || s.HasSelfMerge }},
+	{"repair", func(s *script) bool { return s.Repair != nil }},
 	{"published", func(s *script) bool { return s.HasPublished }},
 	{"stages", always},
 	{"notify", func(s *script) bool { return s.Job == nil && len(s.Notify) > 0 }},
@@ -81,6 +81,12 @@ func (s *script) useFeatures() {
 // commit).
 func (s *script) commits() bool {
 	return s.Commit != nil
+}
+
+// hasRounds reports whether a step of s has a judge or review retries,
+// whose validate phase runs in rounds (feature rounds).
+func (s *script) hasRounds() bool {
+	return slices.ContainsFunc(s.Steps, func(st *scriptStep) bool { return st.Judge != nil || st.Review != nil })
 }
 
 // keepsRunBudget reports whether s keeps a run's budget over sessions,

@@ -175,7 +175,10 @@ func reviewPrompt(d prompts.ReviewData) (factored, error) {
 				d.Output = s.marker(varReviewOutput)
 			}
 			// The retry is a number the script counts.
-			t, err := renderRetry(d, s.marker(varRetry))
+			t, err := numberSlot(s.marker(varRetry), func(retry int) (string, error) {
+				d.Retry = retry
+				return prompts.ReviewPrompt(d)
+			})
 			if err != nil {
 				return factored{}, err
 			}
@@ -186,17 +189,15 @@ func reviewPrompt(d prompts.ReviewData) (factored, error) {
 	return factor(s, texts)
 }
 
-// renderRetry renders d with its retry as marker: rendered with two
-// retries no process file can hold, whose digits it then replaces.
-func renderRetry(d prompts.ReviewData, marker string) (string, error) {
+// numberSlot renders a text with a number as marker: rendered with two
+// numbers no process can reach, whose digits it then replaces.
+func numberSlot(marker string, render func(n int) (string, error)) (string, error) {
 	const a, b = 918273645, 546372819
-	d.Retry = a
-	ta, err := prompts.ReviewPrompt(d)
+	ta, err := render(a)
 	if err != nil {
 		return "", err
 	}
-	d.Retry = b
-	tb, err := prompts.ReviewPrompt(d)
+	tb, err := render(b)
 	if err != nil {
 		return "", err
 	}

@@ -154,9 +154,9 @@ func notCompilable(at ir.Range, format string, args ...any) ir.Diagnostic {
 // refuse reports what of the plan a standalone script cannot carry (docs/design.md §9):
 // a plan already on an issue (a script takes its issue on its
 // command line), issue-branch worktrees for a target that carries no
-// issue (targetInfo.issues), catalogue steps (but delivery, with a repair
-// cap of 0, and self-merge where the target delivers, and
-// run-published-issue where it publishes); and, as a warning, the
+// issue (targetInfo.issues), catalogue steps (but delivery and self-merge
+// where the target delivers, and run-published-issue where it publishes);
+// and, as a warning, the
 // config's [resources], which the script does not wait for.
 func (c *compiler) refuse() []ir.Diagnostic {
 	var diags []ir.Diagnostic
@@ -189,8 +189,6 @@ func (c *compiler) refuse() []ir.Diagnostic {
 					diags = append(diags, notCompilable(r, "step %q: catalogue step %q cannot be compiled to %s: its child runs would need jobs of their own, which a %s does not make yet; compile the process to bash", st.Name, a.Catalogue, c.target.name, c.target.artifact))
 				case !c.target.delivers:
 					diags = append(diags, notCompilable(r, "step %q: catalogue step %q cannot be compiled to %s: its rules live inside cairn", st.Name, a.Catalogue, c.target.name))
-				case a.Catalogue == ir.Delivery && plan.Limits.RepairCap.Value > 0:
-					diags = append(diags, notCompilable(r, "step %q: a delivery with a repair cap of %d cannot be compiled to %s: its repair sessions need cairn; set repair_cap = 0 in [limits] to deliver with no repair loop", st.Name, plan.Limits.RepairCap.Value, c.target.name))
 				}
 			}
 		}

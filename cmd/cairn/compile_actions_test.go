@@ -62,10 +62,12 @@ type ghWorkflow struct {
 // workflowRefuses are the golden compile cases the github-actions target
 // refuses, with what its refusal says.
 var workflowRefuses = map[string]string{
-	"deliver":      "catalogue step \"delivery\" cannot be compiled to github-actions",
-	"deliver-held": "catalogue step \"delivery\" cannot be compiled to github-actions",
-	"deliver-red":  "catalogue step \"delivery\" cannot be compiled to github-actions",
-	"published":    "catalogue step \"run-published-issue\" cannot be compiled to github-actions",
+	"deliver":        "catalogue step \"delivery\" cannot be compiled to github-actions",
+	"deliver-held":   "catalogue step \"delivery\" cannot be compiled to github-actions",
+	"deliver-red":    "catalogue step \"delivery\" cannot be compiled to github-actions",
+	"deliver-rebase": "catalogue step \"delivery\" cannot be compiled to github-actions",
+	"deliver-repair": "catalogue step \"delivery\" cannot be compiled to github-actions",
+	"published":      "catalogue step \"run-published-issue\" cannot be compiled to github-actions",
 }
 
 // TestCompileWorkflowGolden compiles every golden/compile/NAME.toml with

@@ -147,7 +147,7 @@ printf 'mybot %s answers %d bytes of prompt\n' "$*" "${#prompt}"
 // arguments that name it.
 var issueCases = map[string][]string{
 	"on-issue": {"issue", "7"}, "commit-issue": {"issue", "7"},
-	"deliver": {"issue", "7"}, "deliver-held": {"issue", "7"}, "deliver-red": {"issue", "7"},
+	"deliver": {"issue", "7"}, "deliver-held": {"issue", "7"}, "deliver-red": {"issue", "7"}, "deliver-repair": {"issue", "7"}, "deliver-rebase": {"issue", "7"},
 	// Its tickets' runs, one at a time, start their sessions in an order
 	// the twins share.
 	"published": {"--jobs", "1"},
@@ -186,8 +186,12 @@ func (w *compileWork) onIssue(t *testing.T, name string) {
 		t.Fatal(err)
 	}
 	check := fakegh.CheckSpec{Name: "test", Workflow: "CI", Pending: 1}
-	if name == "deliver-red" {
+	switch name {
+	case "deliver-red":
 		check.Fails = 1
+	case "deliver-repair":
+		// Red on the first head; a repair session makes it green.
+		check.Fails, check.Log = 1, "--- FAIL: TestMain (0.00s)\n    main_test.go:3: main.go is not `fixed`\n"
 	}
 	if err := fakegh.WriteChecks(state, []fakegh.CheckSpec{check}); err != nil {
 		t.Fatal(err)
@@ -211,6 +215,19 @@ func (w *compileWork) pullRequests(t *testing.T) []string {
 		out = append(out, fmt.Sprintf("#%d %s into %s %q %s draft=%v%s", pr.Number, pr.Head, pr.Base, pr.Title, pr.State, pr.IsDraft, merged))
 	}
 	return out
+}
+
+// originLog is the issue branch as the twin's origin has it: each commit's
+// subject, files and Cairn-Step trailer, newest first; empty when nothing
+// was pushed.
+func (w *compileWork) originLog(t *testing.T) string {
+	t.Helper()
+	stdout, _, code := w.run(t, nil, "git", "--git-dir", filepath.Join(w.work, "origin.git"), "log", "--name-only",
+		"--format=%s%x09%(trailers:key=Cairn-Step,valueonly,separator=)", "refs/heads/cairn/7-crash-on-empty-input", "--")
+	if code != 0 {
+		return ""
+	}
+	return stdout
 }
 
 // isDir reports whether path is a folder.
@@ -693,6 +710,16 @@ func TestCompileDifferential(t *testing.T) {
 					t.Logf("pull requests: %q", pb)
 					if !slices.Equal(pa, pb) {
 						t.Errorf("pull requests: cairn run leaves %q, the script %q", pa, pb)
+					}
+					// What each repair session was sent, besides being the
+					// same for both: the failing check's log, or the path
+					// that conflicts.
+					if want := map[string]string{"deliver-repair": "main_test.go:3: main.go is not `fixed`", "deliver-rebase": "- `main.go`"}[name]; want != "" &&
+						variant.name == "" && !strings.Contains(rb.sessions["claude.deliver.1"], want) {
+						t.Errorf("the script's repair session was not sent %q:\n%s", want, rb.sessions["claude.deliver.1"])
+					}
+					if la, lb := a.originLog(t), b.originLog(t); la != lb {
+						t.Errorf("origin's issue branch: cairn run pushed\n%s\nthe script\n%s", la, lb)
 					}
 				}
 				if _, ok := issueCases[name]; !ok && len(rb.leftover) > 0 {

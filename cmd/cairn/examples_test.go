@@ -96,9 +96,7 @@ func TestExamplesCheck(t *testing.T) {
 // target, each a text the refusal holds: issue 29 makes every example
 // compile to both targets, and a refusal that goes must go from here too.
 var examplesNotCompiled = map[string][]string{
-	"fix-issue.toml bash":           {"repair sessions need cairn"},
 	"fix-issue.toml github-actions": {"catalogue step"},
-	"idea.toml bash":                {"process \"fix-issue\" cannot be compiled to bash", "repair sessions need cairn"},
 	"idea.toml github-actions":      {"catalogue step"},
 }
 

@@ -1166,6 +1166,7 @@ catalogue_refused() {
 }
 
 delivery_pathspecs=(':(glob).cairn/skills/**' ':(glob).cairn-issue.md' ':(glob).cairn/runs/*/.*' ':(glob).cairn/runs/*/events.jsonl')
+repair_cap=0
 
 pr_gh() {
   if (cd -- "$step_dir" && exec "$env_bin" -u CAIRN_ISSUE_URL "${step_env[@]}" GH_PROMPT_DISABLED=1 GH_NO_UPDATE_NOTIFIER=1 NO_COLOR=1 gh "$@") >"$tmp/gh.out" 2>"$tmp/gh.err"; then
@@ -1181,7 +1182,7 @@ pr_gh() {
 }
 
 pr_git() {
-  if git_in "$step_dir" "$@" 2>"$tmp/git.err"; then return 0; fi
+  if git_in "$step_dir" "$@" >/dev/null 2>"$tmp/git.err"; then return 0; fi
   git_error="git $1: $(head -n 1 -- "$tmp/git.err")"
   return 1
 }
@@ -1202,9 +1203,13 @@ open_pr() {
 }
 
 delivery_summary() {
+  local i
   REPLY=''
   if [[ -n $pr_url ]]; then REPLY+="Pull request: $pr_url"$'\n'; fi
   REPLY+="Branch: $issue_branch (into $pr_base)"$'\n'"$1"$'\n'
+  for i in "${!repair_done[@]}"; do
+    REPLY+="Repair $((i + 1)): ${repair_done[i]}"$'\n'
+  done
 }
 
 delivery_failed() {
@@ -1214,6 +1219,8 @@ delivery_failed() {
 
 catalogue_delivery() {
   local pr_base=$1 pr_url='' pr_number='' pr_draft=false pushed='' b files n title body checks bad how
+  local repair_rounds=0 conflict
+  local -a repair_done=()
   go_quote "$issue_branch" && b=$REPLY
   for n in rebase-merge rebase-apply; do
     if files=$(git_in "$step_dir" rev-parse --git-path "$n" 2>/dev/null) && { [[ $files == /* ]] || files=$step_dir/$files; } && [[ -e $files ]]; then
@@ -1234,7 +1241,7 @@ catalogue_delivery() {
     delivery_failed "branch $b has no commits over origin/$pr_base: there is nothing to deliver"
     return 0
   fi
-  delivery_push || return 0
+  delivery_push '' || return 0
   title=$(jq -r '.title' <"$tmp/issue.json")
   body="Closes #$issue_number."$'\n\n'"Delivered by cairn: process \`$process\`, run \`$run_name\`, step \`$step\`."$'\n'
   pr_repo
@@ -1259,26 +1266,28 @@ catalogue_delivery() {
     say "$step: opened pull request $pr_url"
   fi
   printf '%s\n' "$pr_url" >"$tmp/pull-request"
-  fetch_base "$pr_base" || { delivery_failed "$git_error"; return 0; }
-  git_in "$step_dir" merge-tree --write-tree --name-only HEAD "refs/remotes/origin/$pr_base" >/dev/null 2>"$tmp/git.err"
-  case $? in
-  0) ;;
-  1)
-    go_quote "$pr_base"
-    delivery_failed "the repair cap (0) is reached and branch $b still conflicts with $REPLY; pull request $pr_url stays open"
-    return 0
-    ;;
-  *)
-    delivery_failed "git merge-tree: $(head -n 1 -- "$tmp/git.err")"
-    return 0
-    ;;
-  esac
-  delivery_checks || return 0
-  bad=$(jq -r '[.[] | select(.bucket == "fail" or .bucket == "cancel") | .name | tojson] | join(", ")' <<<"$checks")
-  if [[ -n $bad ]]; then
-    delivery_failed "the repair cap (0) is reached and checks $bad still fail; pull request $pr_url stays open"
-    return 0
-  fi
+  while :; do
+    fetch_base "$pr_base" || { delivery_failed "$git_error"; return 0; }
+    conflict=0 bad='' n=0
+    git_in "$step_dir" merge-tree --write-tree --name-only HEAD "refs/remotes/origin/$pr_base" >/dev/null 2>"$tmp/git.err" || n=$?
+    case $n in
+    0) ;;
+    1) conflict=1 ;;
+    *)
+      delivery_failed "git merge-tree: $(head -n 1 -- "$tmp/git.err")"
+      return 0
+      ;;
+    esac
+    if ((!conflict)); then
+      delivery_checks || return 0
+      bad=$(jq -r '[.[] | select(.bucket == "fail" or .bucket == "cancel") | .name | tojson] | join(", ")' <<<"$checks")
+      [[ -n $bad ]] || break
+    fi
+    if ((repair_rounds >= repair_cap)); then
+      delivery_at_cap
+      return 0
+    fi
+  done
   if [[ $pr_draft == true ]]; then
     pr_repo
     pr_gh pr ready "$pr_number" --repo "$REPLY" || { delivery_failed "pull request $pr_url: $gh_error"; return 0; }
@@ -1289,13 +1298,29 @@ catalogue_delivery() {
   1) how='its check passes' ;;
   *) how="all $n checks pass" ;;
   esac
+  case $repair_rounds in
+  0) ;;
+  1) how+=', after 1 repair session' ;;
+  *) how+=", after $repair_rounds repair sessions" ;;
+  esac
   say "$step: pull request $pr_url is ready for review: $how"
   delivery_summary "Ready for review: $how."
   catalogue_end succeeded '' "$REPLY"
 }
 
+delivery_at_cap() {
+  local still="checks $bad still fail"
+  if ((conflict)); then
+    go_quote "$pr_base"
+    still="branch $b still conflicts with $REPLY"
+  fi
+  delivery_failed "the repair cap ($repair_cap) is reached and $still; pull request $pr_url stays open"
+}
+
 delivery_push() {
   local out line commit='' ref=refs/heads/$issue_branch
+  local -a lease=()
+  if [[ -n ${1:-} ]]; then lease=("--force-with-lease=$ref:$1"); fi
   if ! out=$(git_in "$step_dir" log --format='commit %h' --name-only --no-renames --diff-filter=d \
     "refs/remotes/origin/$pr_base..HEAD" -- "${delivery_pathspecs[@]}" 2>"$tmp/git.err"); then
     delivery_failed "git log: $(head -n 1 -- "$tmp/git.err")"
@@ -1311,7 +1336,7 @@ delivery_push() {
       return 1
     fi
   done <<<"$out"
-  if ! pr_git push --quiet origin "$ref:$ref"; then
+  if ! pr_git push --quiet "${lease[@]}" origin "$ref:$ref"; then
     delivery_failed "push branch $b: $git_error"
     return 1
   fi

@@ -1238,12 +1238,12 @@ budget_after() {
   fi
 }
 
-review_retries=2
-
 fence_for() {
   REPLY='```'
   while [[ $1 == *"$REPLY"* ]]; do REPLY+='`'; done
 }
+
+review_retries=2
 
 one_line() {
   local -a w=()
