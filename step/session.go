@@ -156,17 +156,27 @@ func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness
 	if turns != nil {
 		out = io.MultiWriter(stdout, turns)
 	}
+	traceDir := ""
+	if sc.TraceFile != "" {
+		traceDir = filepath.Dir(sc.TraceFile)
+	}
+	fo, err := newFileOut(traceDir, out)
+	if err != nil {
+		_ = trace.close()
+		return failed("make the session's output file: %v", err)
+	}
 	p := &proc.Proc{
 		Argv:    argv,
 		Dir:     sc.Worktree,
 		Env:     env,
-		Stdout:  out,
+		Stdout:  fo.File,
 		Stderr:  stderr,
 		Timeout: sc.Timeout,
 		Groups:  sc.Groups,
 	}
 	p.Stdin = strings.NewReader(prompt)
 	res, runErr := p.Run(runCtx)
+	fo.close()
 	var (
 		restored   []string
 		restoreErr error

@@ -331,8 +331,15 @@ func (a agent) run(t *testing.T, bin string, d *Server, s session) ran {
 	}, a.env(t, d, s)...)
 	argv := a.argv(d, s)
 	argv[0] = filepath.Join(bin, argv[0])
+	// Its stdout is a file, as cairn gives it (step.fileOut): Gemini CLI
+	// loses what it queued for a pipe when it exits.
 	var stdout, stderr bytes.Buffer
-	p := &proc.Proc{Argv: argv, Dir: s.dir, Env: env, Stdout: &stdout, Stderr: &stderr, Timeout: 150 * time.Second, Grace: 2 * time.Second}
+	out, err := os.Create(filepath.Join(t.TempDir(), "stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	p := &proc.Proc{Argv: argv, Dir: s.dir, Env: env, Stdout: out, Stderr: &stderr, Timeout: 150 * time.Second, Grace: 2 * time.Second}
 	if a.stdin {
 		p.Stdin = strings.NewReader(s.prompt)
 	}
@@ -340,6 +347,11 @@ func (a agent) run(t *testing.T, bin string, d *Server, s session) ran {
 	res, err := p.Run(context.Background())
 	if err != nil {
 		t.Fatalf("start %q: %v", argv, err)
+	}
+	if b, err := os.ReadFile(out.Name()); err != nil {
+		t.Fatal(err)
+	} else {
+		stdout.Write(b)
 	}
 	r := ran{exit: res.ExitCode, stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
 	r.message, r.id = a.result(s, stdout.Bytes())
@@ -543,6 +555,9 @@ func TestRealAgentsPrompt(t *testing.T) {
 				turns := d.Turns()
 				if len(turns) == 0 {
 					t.Fatalf("exit %d: the model got no turn", r.exit)
+				}
+				if r.exit != 0 || r.message != "judged" {
+					t.Errorf("exit %d, message %q; want 0 and the model's answer", r.exit, r.message)
 				}
 				texts := turns[0].UserTexts()
 				for _, text := range texts {
