@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -126,10 +127,20 @@ func (v *values) github(g *ir.GitHub) {
 	case strings.Contains(l.Value, ghExpression):
 		v.report(expressionRange(l), "invalid %s %q: GitHub Actions would read %q as an expression; name the label, such as %q", keyName(p, "label"), l.Value, ghExpression, ir.DefaultLabel)
 	}
+	switch pt := g.PushToken; {
+	case !pt.Set || pt.Bad:
+	case !secretName.MatchString(pt.Value):
+		v.report(valueRange(pt), "invalid %s %q; name a repository secret: letters, digits and _, not starting with a digit, such as \"CAIRN_PUSH_TOKEN\"", keyName(p, "push_token"), pt.Value)
+	case strings.HasPrefix(strings.ToUpper(pt.Value), "GITHUB_"):
+		v.report(valueRange(pt), "invalid %s %q: GitHub names no secret GITHUB_*, and the workflow's own token starts no workflow on its push; name a secret holding a token of your own, such as \"CAIRN_PUSH_TOKEN\"", keyName(p, "push_token"), pt.Value)
+	}
 	if tm := g.TimeoutMinutes; tm.Set && !tm.Bad && tm.Value < 1 {
 		v.report(valueRange(tm), "invalid %s %d; a job needs at least 1 minute", keyName(p, "timeout_minutes"), tm.Value)
 	}
 }
+
+// secretName is the name of a repository secret.
+var secretName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // ghExpression opens an expression wherever GitHub Actions reads a
 // workflow's value, quoted or not: a [github] value holding it would be

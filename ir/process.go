@@ -60,9 +60,9 @@ type Process struct {
 
 // GitHub is a process file's [github] table: the runner its workflow's jobs
 // run on (RunsOn, ubuntu-latest when unset), the cron schedules that start
-// it besides workflow_dispatch, each job's timeout in minutes, and the
-// label whose setting on an issue starts a run on it (DefaultLabel when
-// unset).
+// it besides workflow_dispatch, each job's timeout in minutes, the label
+// whose setting on an issue starts a run on it (DefaultLabel when unset),
+// and the repository secret holding the token a delivery pushes with.
 type GitHub struct {
 	// Header is the [github] table or github block; invalid when absent.
 	Header         Range
@@ -70,6 +70,7 @@ type GitHub struct {
 	Schedule       Strings
 	TimeoutMinutes Field[int]
 	Label          Field[string]
+	PushToken      Field[string]
 }
 
 // DefaultLabel is the label that starts a workflow's run on an issue when

@@ -271,6 +271,8 @@ func (fe *cardProcess) github(e cardEntry) {
 			g.TimeoutMinutes = fe.int(ge)
 		case "label":
 			g.Label = fe.string(ge)
+		case "push-token":
+			g.PushToken = fe.string(ge)
 		default:
 			fe.unknownKey(ge, entries, `in "github"`, cardGitHubKeys)
 		}

@@ -416,6 +416,8 @@ func (fe *hclProcess) github(bl *hclsyntax.Block) {
 				g.TimeoutMinutes = fe.Int(a)
 			case "label":
 				g.Label = fe.String(a)
+			case "push_token":
+				g.PushToken = fe.String(a)
 			default:
 				fe.unknown("attribute", a.Name, a.NameRange, "in github", bl.Body, hclGitHubAttrs)
 			}

@@ -47,6 +47,8 @@ var (
 				Doc: "Each job's timeout, in minutes (at least 1)."},
 			{Name: "label", Type: ir.KeyString,
 				Doc: "The label whose setting on an issue, by an account with write access, starts the workflow of a process with an issue-branch worktree on that issue (default `cairn`)."},
+			{Name: "push_token", Type: ir.KeyString,
+				Doc: "The repository secret holding the token a delivery pushes and opens its pull request with: a fine-grained token with contents and pull-requests write access (and issues write, for a spec's tickets). Pushes made with the workflow's own token start no workflow, so without one the pull request's checks never run: it is opened and left for review, and no self-merge merges it."},
 		}}
 )
 

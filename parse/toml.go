@@ -137,6 +137,8 @@ func (fe *tomlProcess) github(e *tomldoc.TOMLEntry) {
 			g.TimeoutMinutes = r.Int(kv)
 		case "label":
 			g.Label = r.String(kv)
+		case "push_token":
+			g.PushToken = r.String(kv)
 		default:
 			r.UnknownKey(t, kv, "in [github]", tomlGitHubKeys)
 		}
