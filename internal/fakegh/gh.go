@@ -44,6 +44,8 @@ type call struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	state          string
+	// jq is the --jq of gh api, a path of fields the answer is cut to.
+	jq string
 }
 
 // exit is a call's end: the message for stderr and the exit code.
@@ -419,12 +421,55 @@ func updatedAt(is *Issue) time.Time {
 
 // writeJSON writes v as gh does to a pipe: one line.
 func (c *call) writeJSON(v any) error {
+	if c.jq != "" {
+		// --jq .FIELD...: the field, a string as text, as gh prints it.
+		for _, k := range strings.Split(strings.TrimPrefix(c.jq, "."), ".") {
+			m, _ := v.(map[string]any)
+			v = m[k]
+		}
+		if str, ok := v.(string); ok {
+			_, err := fmt.Fprintln(c.stdout, str)
+			return err
+		}
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
 	_, err = c.stdout.Write(append(b, '\n'))
 	return err
+}
+
+// fieldPath is the --jq the fake answers: a path of fields.
+var fieldPath = regexp.MustCompile(`^(\.[A-Za-z_][A-Za-z0-9_]*)+$`)
+
+// collaboratorPermission is the REST endpoint of an account's permission on
+// a repository: OWNER/REPO, then the account.
+var collaboratorPermission = regexp.MustCompile(`^repos/([^/]+/[^/]+)/collaborators/([^/]+)/permission$`)
+
+// permission is `gh api repos/OWNER/REPO/collaborators/LOGIN/permission`:
+// the account's permission from permissions.json, admin for the account gh
+// is logged in as and read for any other it does not name, as on a public
+// repository.
+func (c *call) permission(repo, account, login string) error {
+	if served, err := readLine(c.state, RepoFile); err != nil {
+		return err
+	} else if served != "" && !strings.EqualFold(served[strings.Index(served, "/")+1:], repo) {
+		return &exit{1, "gh: Not Found (HTTP 404)"}
+	}
+	perms := map[string]string{}
+	if err := readJSON(filepath.Join(c.state, PermissionsFile), &perms); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	perm, ok := perms[account]
+	if !ok {
+		perm = "read"
+		if strings.EqualFold(account, login) {
+			perm = "admin"
+		}
+	}
+	role := map[string]string{"admin": "admin", "maintain": "maintain", "write": "write", "triage": "triage", "read": "read"}[perm]
+	return c.writeJSON(map[string]any{"permission": perm, "role_name": role, "user": map[string]any{"login": account}})
 }
 
 var apiFlags = []flagSpec{
@@ -435,7 +480,7 @@ var apiFlags = []flagSpec{
 	{long: "header", short: "H", value: true},
 	{long: "include", short: "i"},
 	{long: "input", value: true},
-	{long: "jq", short: "q", value: true},
+	{long: "jq", short: "q", value: true, faked: true},
 	{long: "template", short: "t", value: true},
 	{long: "paginate"},
 	{long: "slurp"},
@@ -492,7 +537,20 @@ func (c *call) api(args []string) error {
 		}
 	}
 	method := strings.ToUpper(p.last("method"))
-	switch endpoint := strings.TrimPrefix(p.args[0], "/"); endpoint {
+	endpoint := strings.TrimPrefix(p.args[0], "/")
+	if jq := p.last("jq"); jq != "" {
+		if endpoint == "graphql" || !fieldPath.MatchString(jq) {
+			return notFaked("gh api --jq %q (a field, such as .permission, of a REST answer only)", jq)
+		}
+		c.jq = jq
+	}
+	if m := collaboratorPermission.FindStringSubmatch(endpoint); m != nil {
+		if method != "" && method != "GET" || len(vars) > 0 {
+			return notFaked("gh api %s with a method or fields", endpoint)
+		}
+		return c.permission(m[1], m[2], login)
+	}
+	switch endpoint {
 	case "user":
 		if method != "" && method != "GET" || len(vars) > 0 {
 			return notFaked("gh api user with a method or fields")

@@ -69,10 +69,34 @@ func TestRefusals(t *testing.T) {
 		{[]string{"api", "repos/acme/widgets"}, 2, `endpoint "repos/acme/widgets" is not faked`},
 		{[]string{"api", "--paginate", "user"}, 2, `flag --paginate of gh api`},
 		{[]string{"api", "graphql", "-f", "query=query Other { viewer { login } }"}, 2, `GraphQL operation "Other" is not faked`},
+		{[]string{"api", "user", "--jq", ".login | ascii_upcase"}, 2, `gh api --jq ".login | ascii_upcase"`},
+		{[]string{"api", "repos/evil/fork/collaborators/alice/permission"}, 1, `Not Found (HTTP 404)`},
 	} {
 		code, _, stderr := run(t, c.args...)
 		if code != c.code || !strings.Contains(stderr, c.want) {
 			t.Errorf("gh %q: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr, c.code, c.want)
+		}
+	}
+}
+
+// TestPermission: an account's permission on the repository, whole or cut
+// to a field with --jq as the workflows' gate reads it: the logged-in
+// account's admin, another's from permissions.json, read for the rest.
+func TestPermission(t *testing.T) {
+	state := setup(t)
+	if err := writeJSON(filepath.Join(state, PermissionsFile), map[string]string{"mallory": "triage"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ args, want string }{
+		{"repos/acme/widgets/collaborators/alice/permission --jq .permission", "admin\n"},
+		{"repos/acme/widgets/collaborators/mallory/permission --jq .permission", "triage\n"},
+		{"repos/acme/widgets/collaborators/bob/permission --jq .user.login", "bob\n"},
+		{"repos/acme/widgets/collaborators/bob/permission", `{"permission":"read","role_name":"read","user":{"login":"bob"}}` + "\n"},
+	} {
+		args := append([]string{"api"}, strings.Fields(c.args)...)
+		code, stdout, stderr := run(t, args...)
+		if code != 0 || stdout != c.want {
+			t.Errorf("gh %s: exit %d, stdout %q, stderr %q; want %q", c.args, code, stdout, stderr, c.want)
 		}
 	}
 }

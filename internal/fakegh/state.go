@@ -8,6 +8,9 @@
 //	login           the account gh is authenticated as; missing: not logged in
 //	repo            HOST/OWNER/REPO, the repository the fake serves; missing:
 //	                any repository a call names (github.com when none)
+//	permissions.json each account's permission on it (admin, maintain,
+//	                write, triage, read, none); missing: admin for the
+//	                account logged in, read for any other
 //	issues/N.json   issue N (Issue): title, body, author, state, labels,
 //	                creation time, the edits of its body, its comments with
 //	                theirs
@@ -45,9 +48,10 @@ import (
 
 // The files and folders of the state folder.
 const (
-	LoginFile = "login"
-	RepoFile  = "repo"
-	IssuesDir = "issues"
+	LoginFile       = "login"
+	RepoFile        = "repo"
+	IssuesDir       = "issues"
+	PermissionsFile = "permissions.json"
 )
 
 // Issue is an issue of the fake's state, issues/N.json.
