@@ -112,6 +112,49 @@ func TestActHuntDifferential(t *testing.T) {
 	}
 }
 
+// TestActIssueDifferential runs golden/compile/on-issue.toml, a process on
+// an issue, as a workflow under act, dispatched on issue 7 by an account
+// with write access, and with cairn run on the same issue, against the fake
+// gh: the workflow's first job checks the dispatch as GitHub's gate (the
+// account's permission, through gh api) and the steps' scripts read the
+// issue, keep only the trusted comments in .cairn-issue.md and check its
+// edits as cairn run does. Dispatched by an account with triage access,
+// the workflow runs no step. A slow suite, as TestActDifferential.
+func TestActIssueDifferential(t *testing.T) {
+	slowSuite(t)
+	act, standIns := lookAct(t)
+	file := filepath.Join(compileGoldenDir, "on-issue.toml")
+	event := func(t *testing.T, sender string) []string {
+		path := filepath.Join(t.TempDir(), "event.json")
+		writeFiles(t, filepath.Dir(path), map[string]string{"event.json": fmt.Sprintf(`{"inputs": {"issue": "7", "directive": ""}, "sender": {"login": %q}}`, sender)})
+		// act names the repository after the remote "github", as origin's
+		// URL was before the twin's url.insteadOf sent it to a folder.
+		return []string{"-e", path, "-s", "GITHUB_TOKEN=not-a-token", "--remote-name", "github"}
+	}
+	t.Run("write", func(t *testing.T) {
+		t.Parallel()
+		actDifferentialOn(t, act, standIns, file, nil, nil, []string{"issue", "7"}, event(t, "alice"))
+	})
+	t.Run("triage", func(t *testing.T) {
+		t.Parallel()
+		w := newCompileWork(t, file)
+		writeFiles(t, filepath.Join(w.work, "gh"), map[string]string{"permissions.json": `{"mallory": "triage"}`})
+		art, out, _, code := w.act(t, act, standIns, file, event(t, "mallory")...)
+		if code == 0 {
+			t.Errorf("act: exit 0; want the gate to fail the run")
+		}
+		if !strings.Contains(out.String(), "@mallory has triage access to acme/widgets: only a label set or a dispatch by an account with write access starts a run") {
+			t.Errorf("the gate did not say why it refused; act's log:\n%s", out.String())
+		}
+		if _, err := os.Stat(filepath.Join(art, "cairn-run")); err == nil {
+			t.Errorf("a step ran: the workflow kept a run folder in %s", art)
+		}
+		if calls, _ := filepath.Glob(filepath.Join(w.work, "fakelog", "claude.*")); len(calls) > 0 {
+			t.Errorf("an agent CLI started: %v", calls)
+		}
+	})
+}
+
 // actDifferential runs the process in file with cairn run in one twin
 // repository and under act (at path act, with the stand-ins in standIns)
 // in another, each with the files untracked written in its working copy
@@ -119,6 +162,13 @@ func TestActHuntDifferential(t *testing.T) {
 // more commands in bin/), compares the two runs, and returns cairn run's
 // exit code.
 func actDifferential(t *testing.T, act, standIns, file string, untracked, files map[string]string) int {
+	t.Helper()
+	return actDifferentialOn(t, act, standIns, file, untracked, files, nil, nil)
+}
+
+// actDifferentialOn is actDifferential with runArgs after cairn run's
+// process and actArgs after act's (an issue to run on, an event).
+func actDifferentialOn(t *testing.T, act, standIns, file string, untracked, files map[string]string, runArgs, actArgs []string) int {
 	t.Helper()
 	twin := func() *compileWork {
 		w := newCompileWork(t, file)
@@ -135,7 +185,7 @@ func actDifferential(t *testing.T, act, standIns, file string, untracked, files 
 	}
 	a := twin()
 	start := time.Now()
-	stdout, stderr, code := a.run(t, nil, "cairn", "run", filepath.Base(file))
+	stdout, stderr, code := a.run(t, nil, append([]string{"cairn", "run", filepath.Base(file)}, runArgs...)...)
 	want := &actRecord{code: code, duration: time.Since(start)}
 	want.readRun(t, a.onlyRun(t))
 	want.budgets = givenBudgets(t, a.work)
@@ -144,7 +194,7 @@ func actDifferential(t *testing.T, act, standIns, file string, untracked, files 
 
 	b := twin()
 	start = time.Now()
-	art, out, errOut, code := b.act(t, act, standIns, file)
+	art, out, errOut, code := b.act(t, act, standIns, file, actArgs...)
 	got := &actRecord{code: code, duration: time.Since(start)}
 	got.readRun(t, filepath.Join(art, "cairn-run"))
 	got.budgets = givenBudgets(t, b.work)

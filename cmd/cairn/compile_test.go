@@ -164,6 +164,9 @@ func (w *compileWork) onIssue(t *testing.T, name string) {
 	for _, argv := range [][]string{
 		{"git", "init", "-q", "--bare", origin},
 		{"git", "remote", "add", "origin", url},
+		// The name act gives the repository (github.repository), from a
+		// URL no insteadOf rewrites.
+		{"git", "remote", "add", "github", "git@github.com:acme/widgets.git"},
 		{"git", "config", "url." + origin + ".insteadOf", url},
 		{"git", "push", "-q", "origin", "main"},
 	} {
