@@ -37,6 +37,7 @@ var actionsInfo = targetInfo{
 	name:     "github-actions",
 	artifact: "workflow",
 	issues:   true,
+	delivers: true,
 }
 
 // actionsTarget is a GitHub Actions workflow (Actions).
@@ -114,6 +115,11 @@ type workflow struct {
 	// Push, for a process with commit = true, is the job that pushes the
 	// run's commits (actions/commit.yml.tmpl).
 	Push *pushJob
+	// PushToken is the secret [github] push_token names, which the jobs
+	// that deliver push with ("" for none: the workflow's own token);
+	// Merges is set when a step self-merges, which the input merge lets.
+	PushToken string
+	Merges    bool
 }
 
 // pushJob is the last job of a workflow in commit mode: the only one with
@@ -169,6 +175,11 @@ type workflowJob struct {
 	// folder, and takes the earlier jobs' when Given
 	// (actions/commit.yml.tmpl).
 	Commits bool
+	// Writes is set for a step that delivers or self-merges: the only
+	// jobs that may push and write pull requests, which run no agent and
+	// nothing of the process's own; Merge, for a self-merge, is given the
+	// input merge.
+	Writes, Merge bool
 	// Steps are how the job writes its steps kept alike in other jobs,
 	// by kind (anchor); InstallStep, KeysStep and ChangesStep are the
 	// kinds of its steps that install CLIs, keep keys and take a
@@ -266,7 +277,8 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		RunsOn:      defaultRunsOn,
 		Concurrency: "cairn-" + c.plan.Process,
 		Checkout:    checkoutAction, Upload: uploadAction, Download: downloadAction,
-		Runtime: &runtimeJob{ID: "runtime", Artifact: functionsArtifact},
+		Runtime:   &runtimeJob{ID: "runtime", Artifact: functionsArtifact},
+		PushToken: c.pushToken(), Merges: s.HasSelfMerge,
 	}
 	if p := c.in.Process; p != nil {
 		g := p.GitHub
@@ -296,6 +308,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	// worked in each worktree, in an earlier stage: the job whose patch
 	// the next step there starts from.
 	lastIn := map[string]string{}
+	warnedToken := false
 	byStep := map[string]*workflowJob{}
 	prev := []string{wf.Runtime.ID}
 	earlier := false
@@ -321,6 +334,17 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 				byStep[p].Patch = &patchUpload{Worktree: st.Worktree, Artifact: patchArtifact(st.Worktree)}
 			}
 			j.Spent = s.keepsRunBudget() && slices.ContainsFunc(st.Actions, func(a ir.PlanAction) bool { return a.Kind == ir.Session })
+			for _, a := range st.Actions {
+				if a.Kind == ir.Catalogue && (a.Catalogue == ir.Delivery || a.Catalogue == ir.SelfMerge) {
+					j.Writes = true
+					j.Merge = j.Merge || a.Catalogue == ir.SelfMerge
+				}
+				if a.Kind == ir.Catalogue && a.Catalogue == ir.Delivery && wf.PushToken == "" && !warnedToken {
+					warnedToken = true
+					diags = append(diags, ir.Diagnostic{Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: c.at.step(st.Name),
+						Message: fmt.Sprintf("step %q: the workflow delivers with its own token, whose push starts no workflow: the pull request's checks do not run, so it is opened and left for review, and no self-merge merges it; name the secret of a token of yours in [github] push_token", st.Name)})
+				}
+			}
 			diags = append(diags, c.agents(st, j)...)
 			byStep[st.Name] = j
 			wf.Jobs = append(wf.Jobs, j)

@@ -115,15 +115,23 @@ type targetInfo struct {
 	// publishes is set for a target that carries run-published-issue
 	// steps, their child processes compiled in (bash/published.sh.tmpl).
 	publishes bool
+	// repairs is set for a target that carries a delivery's repair loop
+	// (bash/repair.sh.tmpl); another delivers with no repair session.
+	repairs bool
+	// deliversCommitted is set for a target that carries delivery and
+	// self-merge steps in commit mode too.
+	deliversCommitted bool
 }
 
 // bashInfo names the bash target.
 var bashInfo = targetInfo{
-	name:      "bash",
-	artifact:  "script",
-	issues:    true,
-	delivers:  true,
-	publishes: true,
+	name:              "bash",
+	artifact:          "script",
+	issues:            true,
+	delivers:          true,
+	publishes:         true,
+	repairs:           true,
+	deliversCommitted: true,
 }
 
 // script is the model bash/script.sh.tmpl renders.
@@ -480,6 +488,22 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		}
 		s.Stages = append(s.Stages, indices)
 		s.LastStage = indices
+	}
+	if s.HasDelivery && s.RepairCap > 0 && !c.target.repairs {
+		// At [limits] repair_cap, or at the first delivery.
+		at := c.at.file()
+		for _, st := range s.Steps {
+			if slices.ContainsFunc(st.Actions, func(a scriptAction) bool { return a.Catalogue != nil && a.Catalogue.Func == "catalogue_delivery" }) {
+				at = c.at.step(st.Name)
+				break
+			}
+		}
+		if l := c.at.process; l != nil && l.Limits.RepairCap.Set {
+			at = l.Limits.RepairCap.At()
+		}
+		diags = append(diags, ir.Diagnostic{Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: at,
+			Message: fmt.Sprintf("the repair cap (%d) is not compiled to %s: a delivery's repair sessions would run in a job that may push, so its pull request is left open for review when a check fails or the branch conflicts", s.RepairCap, c.target.name)})
+		s.RepairCap = 0
 	}
 	if s.HasDelivery && s.RepairCap > 0 {
 		r, err := c.repair(plan.Repair, skillVars, s)

@@ -7,19 +7,24 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"mvdan.cc/sh/v3/syntax"
 )
 
 // scriptJob is what a script that runs as one job of a workflow needs
 // besides its steps (bash/job.sh.tmpl): the worktree whose changes a later
-// job takes (Patch; "" for none), and, for a step that runs sessions in a
+// job takes (Patch; "" for none) and their file in the run folder's
+// worktrees/ (Changes: a patch, or an issue branch's bundle), whether the
+// workflow's delivery pushes with a token of the user's ([github]
+// push_token: PushToken), and, for a step that runs sessions in a
 // parallel group, the group's members in the order cairn run starts them
 // (Members), whose shares of the run's budget the job gives as run does
 // (bash/job_budget.sh.tmpl).
 type scriptJob struct {
-	Patch   string
-	Members []string
+	Patch, Changes string
+	PushToken      bool
+	Members        []string
 	// EndsRun is set for the job of the last stage, which ends a run in
 	// commit mode (bash/commit.sh.tmpl).
 	EndsRun bool
@@ -38,7 +43,13 @@ func (c *compiler) jobScript(s *script, names []string, patch string) (*script, 
 	j.HasSessions = false
 	j.Notify, j.NotifyOn, j.NotifyOnSet = nil, nil, false
 	j.Jobs = 0
-	job := &scriptJob{Patch: patch}
+	job := &scriptJob{Patch: patch, PushToken: c.pushToken() != ""}
+	if patch != "" {
+		job.Changes = patch + ".patch"
+		if slices.ContainsFunc(s.Worktrees, func(w ir.PlanWorktree) bool { return w.Name == patch && w.Kind == ir.IssueBranch }) {
+			job.Changes = patch + ".bundle"
+		}
+	}
 	var worktrees []string
 	for _, st := range s.Steps {
 		if !slices.Contains(names, st.Name) {
@@ -110,6 +121,14 @@ func (c *compiler) jobScript(s *script, names []string, patch string) (*script, 
 	whole.useFeatures()
 	j.Features, j.Uses = whole.Features, whole.Uses
 	return &j, nil
+}
+
+// pushToken is the secret [github] push_token names, "" for none.
+func (c *compiler) pushToken() string {
+	if p := c.in.Process; p != nil && p.GitHub.PushToken.Set && !p.GitHub.PushToken.Bad {
+		return p.GitHub.PushToken.Value
+	}
+	return ""
 }
 
 // compactScript is a job's script without its comments, parsed and
@@ -425,8 +444,9 @@ func sharedScript(sh *shared) ([]string, error) {
 		b.WriteString("# which every step's job takes (artifact " + functionsArtifact + ") for its script to read. What a process\n")
 		b.WriteString("# file gives and the jq programs are data, in single quotes: their $ and backticks expand only\n")
 		b.WriteString("# in the shell or jq that runs them (SC2016). The functions set variables that only the jobs'\n")
-		b.WriteString("# scripts read, and the scripts variables that only the functions read (SC2034).\n")
-		b.WriteString("# shellcheck disable=SC2016,SC2034\n{\n")
+		b.WriteString("# scripts read, and the scripts variables that only the functions read (SC2034). A self-merge's\n")
+		b.WriteString("# protected paths are globs, which its function matches unquoted (SC2053).\n")
+		b.WriteString("# shellcheck disable=SC2016,SC2034,SC2053\n{\n")
 		b.WriteString(c.text.String())
 		words := func(line string, names []string, end string) {
 			b.WriteString(line)

@@ -155,6 +155,76 @@ func TestActIssueDifferential(t *testing.T) {
 	})
 }
 
+// TestActDeliverDifferential runs golden/compile/deliver.toml, a fix on an
+// issue branch, its delivery and a self-merge, as a workflow under act,
+// dispatched on issue 7 with and without merge, and with cairn run (with
+// and without --merge), against the fake gh and origin: the steps' jobs
+// carry the branch's commits as a bundle, the delivery's job alone may
+// push, with the token of [github] push_token, and opens the pull request,
+// waits for its check and marks it ready; the self-merge merges it only
+// when asked. Both leave origin's branch and the pull request alike. A
+// slow suite, as TestActDifferential.
+func TestActDeliverDifferential(t *testing.T) {
+	slowSuite(t)
+	act, standIns := lookAct(t)
+	file := filepath.Join(compileGoldenDir, "deliver.toml")
+	for _, merge := range []bool{false, true} {
+		t.Run(fmt.Sprintf("merge=%v", merge), func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "event.json")
+			writeFiles(t, filepath.Dir(path), map[string]string{"event.json": fmt.Sprintf(
+				// An event's inputs are strings, as GitHub sends them.
+				`{"inputs": {"issue": "7", "directive": "", "merge": "%v"}, "sender": {"login": "alice"}}`, merge)})
+			actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=not-a-token", "-s", "CAIRN_PUSH_TOKEN=not-a-token-either", "--remote-name", "github"}
+			runArgs := []string{"issue", "7"}
+			if merge {
+				runArgs = append(runArgs, "--merge")
+			}
+			_, a, b := actDifferentialIn(t, act, standIns, file, nil, nil, runArgs, actArgs)
+			if pa, pb := a.pullRequests(t), b.pullRequests(t); !slices.Equal(pa, pb) || len(pa) != 1 {
+				t.Errorf("pull requests: cairn run leaves %q, the workflow %q; want one, the same", pa, pb)
+			}
+			if la, lb := a.originLog(t), b.originLog(t); la != lb || la == "" {
+				t.Errorf("origin's issue branch: cairn run pushed\n%s\nthe workflow\n%s", la, lb)
+			}
+		})
+	}
+}
+
+// TestActDeliverUncheckedDifferential runs golden/compile/deliver-red.toml, whose
+// check fails, as a workflow under act with no [github] push_token: its
+// push, made with the workflow's own token, would start no check on
+// GitHub, so the delivery waits for none and leaves the pull request open
+// for review, ready, and says why; the run succeeds. A slow suite, as
+// TestActDifferential.
+func TestActDeliverUncheckedDifferential(t *testing.T) {
+	slowSuite(t)
+	act, standIns := lookAct(t)
+	file := filepath.Join(compileGoldenDir, "deliver-red.toml")
+	w := newCompileWork(t, file)
+	path := filepath.Join(t.TempDir(), "event.json")
+	writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"issue": "7", "directive": ""}, "sender": {"login": "alice"}}`})
+	art, out, _, code := w.act(t, act, standIns, file, "-e", path, "-s", "GITHUB_TOKEN=not-a-token", "--remote-name", "github")
+	if code != 0 {
+		t.Errorf("act: exit %d; want 0", code)
+	}
+	var r actRecord
+	r.readRun(t, filepath.Join(art, "cairn-run"))
+	want := "Left for review: its checks do not run on a push made with the workflow's own token."
+	if !strings.Contains(r.results["deliver.md"], want) {
+		t.Errorf("the delivery's result:\n%s\nwant %q", r.results["deliver.md"], want)
+	}
+	if !strings.Contains(out.String(), "is left for review: its checks do not run on a push made with the workflow's own token; name a token's secret in [github] push_token to wait for them") {
+		t.Errorf("the delivery did not say why it waited for no check")
+	}
+	if prs := w.pullRequests(t); len(prs) != 1 || !strings.HasSuffix(prs[0], "OPEN draft=false") {
+		t.Errorf("pull requests %q; want one, open and ready", prs)
+	}
+	if t.Failed() {
+		t.Logf("act's log:\n%s", out.String())
+	}
+}
+
 // actDifferential runs the process in file with cairn run in one twin
 // repository and under act (at path act, with the stand-ins in standIns)
 // in another, each with the files untracked written in its working copy
@@ -169,6 +239,14 @@ func actDifferential(t *testing.T, act, standIns, file string, untracked, files 
 // actDifferentialOn is actDifferential with runArgs after cairn run's
 // process and actArgs after act's (an issue to run on, an event).
 func actDifferentialOn(t *testing.T, act, standIns, file string, untracked, files map[string]string, runArgs, actArgs []string) int {
+	t.Helper()
+	code, _, _ := actDifferentialIn(t, act, standIns, file, untracked, files, runArgs, actArgs)
+	return code
+}
+
+// actDifferentialIn is actDifferentialOn, which returns the twins too,
+// cairn run's and the workflow's, to compare what else they left.
+func actDifferentialIn(t *testing.T, act, standIns, file string, untracked, files map[string]string, runArgs, actArgs []string) (int, *compileWork, *compileWork) {
 	t.Helper()
 	twin := func() *compileWork {
 		w := newCompileWork(t, file)
@@ -199,6 +277,10 @@ func actDifferentialOn(t *testing.T, act, standIns, file string, untracked, file
 	got.readRun(t, filepath.Join(art, "cairn-run"))
 	got.budgets = givenBudgets(t, b.work)
 	got.printed, got.summary = actOutput(t, out.Bytes(), "The results of the last stage")
+	got.asRun()
+	for _, r := range []*actRecord{want, got} {
+		r.each(func(s string) string { return commitID.ReplaceAllString(s, "$$COMMIT") })
+	}
 	if n := lastStepExit(out.Bytes(), "The results of the last stage"); code != 0 && n > 0 {
 		// act exits 1 when a job failed; the run's code is the last
 		// job's (3: inconclusive).
@@ -212,7 +294,31 @@ func actDifferentialOn(t *testing.T, act, standIns, file string, untracked, file
 	if t.Failed() {
 		t.Logf("act's log:\n%s", out.String())
 	}
-	return want.code
+	return want.code, a, b
+}
+
+// workflowWords are what a workflow's run says otherwise than cairn run, as
+// cairn run says it: how a self-merge is asked for.
+var workflowWords = strings.NewReplacer("dispatch the workflow with merge", "run with --merge")
+
+// commitID is a commit's full id, which differs between the twins.
+var commitID = regexp.MustCompile(`\b[0-9a-f]{40}\b`)
+
+// asRun words the workflow's run r as cairn run words it (workflowWords).
+func (r *actRecord) asRun() {
+	r.each(workflowWords.Replace)
+}
+
+// each replaces what r shows a user, its log, results and output, with f
+// of it.
+func (r *actRecord) each(f func(string) string) {
+	for i, l := range r.log {
+		r.log[i] = f(l)
+	}
+	for k, v := range r.results {
+		r.results[k] = f(v)
+	}
+	r.printed, r.summary = f(r.printed), f(r.summary)
 }
 
 // lookAct finds act on PATH and the stand-ins of the artifact actions, or
@@ -245,7 +351,12 @@ func (w *compileWork) act(t *testing.T, act, standIns, file string, args ...stri
 	wf := w.compileWorkflow(t, file)
 	workflow := ".github/workflows/" + name + ".yml"
 	writeFiles(t, w.repo, map[string]string{workflow: string(wf)})
-	for _, argv := range [][]string{{"git", "add", "--", workflow}, {"git", "commit", "-q", "-m", "workflow"}} {
+	argvs := [][]string{{"git", "add", "--", workflow}, {"git", "commit", "-q", "-m", "workflow"}}
+	if isDir(filepath.Join(w.work, "origin.git")) {
+		// On GitHub the workflow is on the branch it runs from.
+		argvs = append(argvs, []string{"git", "push", "-q", "origin", "main"})
+	}
+	for _, argv := range argvs {
 		if out, errOut, code := w.run(t, nil, argv...); code != 0 {
 			t.Fatalf("%v: exit %d\n%s%s", argv, code, out, errOut)
 		}

@@ -220,13 +220,13 @@ func (w *compileWork) pullRequests(t *testing.T) []string {
 	return out
 }
 
-// originLog is the issue branch as the twin's origin has it: each commit's
-// subject, files and Cairn-Step trailer, newest first; empty when nothing
-// was pushed.
+// originLog is the issue branch as the twin's origin has it, past the
+// twin's main: each commit's subject, files and Cairn-Step trailer, newest
+// first; empty when nothing was pushed.
 func (w *compileWork) originLog(t *testing.T) string {
 	t.Helper()
 	stdout, _, code := w.run(t, nil, "git", "--git-dir", filepath.Join(w.work, "origin.git"), "log", "--name-only",
-		"--format=%s%x09%(trailers:key=Cairn-Step,valueonly,separator=)", "refs/heads/cairn/7-crash-on-empty-input", "--")
+		"--format=%s%x09%(trailers:key=Cairn-Step,valueonly,separator=)", "refs/heads/cairn/7-crash-on-empty-input", "^refs/heads/main", "--")
 	if code != 0 {
 		return ""
 	}
