@@ -137,6 +137,13 @@ type pushJob struct {
 // steps' jobs. The concurrency group per issue is the issue's Claim.
 type issueJob struct {
 	ID, Label, RunsOn string
+	// Process names the run in the claim; Checkout is the action the job
+	// pushes it with. Release is the id of the last job, which deletes
+	// the claim, and Needs what it waits for: every other job.
+	Process  string
+	Checkout pinnedAction
+	Release  string
+	Needs    []string
 }
 
 // runtimeJob is the workflow's first job: its Scripts (its run steps, in
@@ -291,7 +298,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		}
 	}
 	if hasIssueBranch(c.plan) {
-		wf.Issue = &issueJob{ID: "issue", Label: ir.DefaultLabel, RunsOn: wf.RunsOn}
+		wf.Issue = &issueJob{ID: "issue", Label: ir.DefaultLabel, RunsOn: wf.RunsOn, Process: c.plan.Process, Checkout: checkoutAction, Release: "release"}
 		if p := c.in.Process; p != nil && p.GitHub.Label.Set && !p.GitHub.Label.Bad {
 			wf.Issue.Label = p.GitHub.Label.Value
 		}
@@ -441,6 +448,14 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		final.Needs = append(final.Needs, wf.Issue.ID)
 		if wf.Push != nil {
 			wf.Push.Needs = append(wf.Push.Needs, wf.Issue.ID)
+		}
+		// The claim is released once every other job has ended.
+		if _, taken := byStep[wf.Issue.Release]; taken {
+			wf.Issue.Release = "_release"
+		}
+		wf.Issue.Needs = append(slices.Clone(final.Needs), final.ID)
+		if wf.Push != nil {
+			wf.Issue.Needs = append(wf.Issue.Needs, wf.Push.ID)
 		}
 	}
 	wf.anchor()

@@ -133,7 +133,37 @@ func TestActIssueDifferential(t *testing.T) {
 	}
 	t.Run("write", func(t *testing.T) {
 		t.Parallel()
-		actDifferentialOn(t, act, standIns, file, nil, nil, []string{"issue", "7"}, event(t, "alice"))
+		_, _, b := actDifferentialIn(t, act, standIns, file, nil, nil, []string{"issue", "7"}, event(t, "alice"))
+		// The workflow took the issue's Claim, and released it.
+		if stdout, _, _ := b.run(t, nil, "git", "ls-remote", "origin", "refs/cairn/claims/7"); stdout != "" {
+			t.Errorf("the workflow left its claim on origin: %s", stdout)
+		}
+		if !strings.Contains(b.lastAct, "Success - Main Take the issue's Claim") || !strings.Contains(b.lastAct, "Success - Main Release the issue's Claim") {
+			t.Errorf("the workflow did not take and release the issue's Claim")
+		}
+	})
+	t.Run("claimed", func(t *testing.T) {
+		t.Parallel()
+		// A cairn run on another machine holds the issue's Claim.
+		w := newCompileWork(t, file)
+		if _, stderr, code := w.run(t, nil, "bash", "-c", `t=$(git mktree </dev/null) && `+
+			`c=$(printf 'cairn claim on issue #7\n\nhost: laptop\nrun: on-issue_2026-01-01T000000Z\npid: 42\n' | git commit-tree "$t") && `+
+			`git push -q origin "$c:refs/cairn/claims/7"`); code != 0 {
+			t.Fatalf("claim: %s", stderr)
+		}
+		_, out, _, code := w.act(t, act, standIns, file, event(t, "alice")...)
+		if code == 0 {
+			t.Errorf("act: exit 0; want the claim to refuse the run")
+		}
+		if !strings.Contains(out.String(), `issue #7 is claimed by run \"on-issue_2026-01-01T000000Z\" on host \"laptop\" (pid 42)`) {
+			t.Errorf("the workflow did not say who holds the claim; act's log:\n%s", out.String())
+		}
+		if calls, _ := filepath.Glob(filepath.Join(w.work, "fakelog", "claude.*")); len(calls) > 0 {
+			t.Errorf("an agent CLI started: %v", calls)
+		}
+		if stdout, _, _ := w.run(t, nil, "git", "ls-remote", "origin", "refs/cairn/claims/7"); stdout == "" {
+			t.Errorf("the workflow deleted a claim it did not hold")
+		}
 	})
 	t.Run("triage", func(t *testing.T) {
 		t.Parallel()
@@ -376,6 +406,7 @@ func (w *compileWork) act(t *testing.T, act, standIns, file string, args ...stri
 	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err := cmd.Run()
+	w.lastAct = stdout.String()
 	var exit *exec.ExitError
 	switch {
 	case err == nil:

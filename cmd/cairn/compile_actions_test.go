@@ -138,7 +138,8 @@ func TestCompileWorkflowGolden(t *testing.T) {
 
 // checkLeastPrivilege holds a workflow to least privilege: it may read the
 // repository's contents, and only jobs that run nothing of the process may
-// write: push, its contents, and the jobs of delivery and self-merge steps,
+// write: push, issue and release (which take and delete an issue's Claim),
+// their contents, and the jobs of delivery and self-merge steps,
 // which start no agent and hold no agent's key, contents and pull requests.
 func checkLeastPrivilege(t *testing.T, wf ghWorkflow) {
 	t.Helper()
@@ -154,7 +155,7 @@ func checkLeastPrivilege(t *testing.T, wf ghWorkflow) {
 		for scope, level := range job.Permissions {
 			switch {
 			case level != "write":
-			case id == "push" && scope == "contents":
+			case (id == "push" || id == "issue" || id == "release") && scope == "contents":
 			case delivers && !agents && (scope == "contents" || scope == "pull-requests"):
 			default:
 				t.Errorf("job %s may write %s", id, scope)
@@ -186,7 +187,7 @@ func checkSharedOnce(t *testing.T, out []byte, wf ghWorkflow) {
 	var lib []string
 	for id, job := range wf.Jobs {
 		switch id {
-		case "results", "issue", "push":
+		case "results", "issue", "push", "release":
 			// The last job gathers the run, and pushes its commits in
 			// commit mode; the first of a run on an issue checks who
 			// started it.

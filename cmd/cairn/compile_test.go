@@ -58,6 +58,8 @@ type compileWork struct {
 	// commit is set for a case in commit mode (commitCases): its run
 	// folder is in the repository, and its commits are compared.
 	commit bool
+	// lastAct is act's JSON log of the last workflow the twin ran.
+	lastAct string
 }
 
 // slowCases are the golden compile cases whose runs take tens of seconds
