@@ -160,23 +160,33 @@ func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness
 	if sc.TraceFile != "" {
 		traceDir = filepath.Dir(sc.TraceFile)
 	}
-	fo, err := newFileOut(traceDir, out)
-	if err != nil {
-		_ = trace.close()
-		return failed("make the session's output file: %v", err)
+	// A CLI whose turns cairn counts writes to a pipe, which the watcher
+	// reads as it comes, to stop it before its next request (codex,
+	// opencode); any other to a file (fileOut: Gemini CLI loses what it
+	// queued for a pipe).
+	var stdoutTo io.Writer = out
+	var fo *fileOut
+	if turns == nil {
+		if fo, err = newFileOut(traceDir, out); err != nil {
+			_ = trace.close()
+			return failed("make the session's output file: %v", err)
+		}
+		stdoutTo = fo.File
 	}
 	p := &proc.Proc{
 		Argv:    argv,
 		Dir:     sc.Worktree,
 		Env:     env,
-		Stdout:  fo.File,
+		Stdout:  stdoutTo,
 		Stderr:  stderr,
 		Timeout: sc.Timeout,
 		Groups:  sc.Groups,
 	}
 	p.Stdin = strings.NewReader(prompt)
 	res, runErr := p.Run(runCtx)
-	fo.close()
+	if fo != nil {
+		fo.close()
+	}
 	var (
 		restored   []string
 		restoreErr error
