@@ -31,10 +31,6 @@ const (
 	// noChecksPolls is how many reads in a row may find no checks at all
 	// before the pull request is taken to have none.
 	noChecksPolls = 4
-	// maxCheckLog is how much of a failing check's log, its end, a repair
-	// prompt holds; checkLogLimit words it.
-	maxCheckLog   = 16 << 10
-	checkLogLimit = "16 KiB"
 )
 
 // pollInterval is how often checks are read: $CAIRN_POLL_INTERVAL of the
@@ -391,7 +387,7 @@ func (d *delivery) failingCheck(ctx context.Context, c forge.Check) prompts.Fail
 		f.LogError = err.Error()
 		return f
 	}
-	f.Log, f.Cut = text.Tail(out, maxCheckLog)
+	f.Log, f.Cut = text.Tail(out, prompts.MaxCheckLog)
 	if strings.TrimSpace(f.Log) == "" {
 		f.LogError = "gh gave an empty log"
 	}
@@ -575,7 +571,7 @@ func (d *delivery) session(ctx context.Context, data prompts.RepairData) (string
 	data.PullRequest, data.Branch, data.Base = d.pr.URL, d.branch, d.base
 	data.Round, data.Rounds = d.rounds, d.cap
 	data.WorktreePath, data.Skill = d.dir, a.Skill.Name
-	data.IssueURL, data.Limit = d.r.Issue().URL, checkLogLimit
+	data.IssueURL, data.Limit = d.r.Issue().URL, prompts.CheckLogLimit
 	data.IssueFile = d.s.IssueFile
 	trace := filepath.Join(d.r.Dir(), record.TracesDir, fmt.Sprintf("%s.repair-%d.jsonl", d.s.Name, d.rounds))
 	res := d.r.Session(ctx, a, trace, func(skillPath string) (string, error) {

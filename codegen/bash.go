@@ -709,14 +709,7 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 			return refuse(c.at.skill(st.Name), "step %q: skill %q: unknown source %q", st.Name, sk.Name, sk.Source)
 		}
 		if sk.Source != ir.SkillRepo {
-			key := sk.Source + "\x00" + sk.Path
-			v, ok := skillVars[key]
-			if !ok {
-				v = fmt.Sprintf("skill_%d", len(skillVars)+1)
-				skillVars[key] = v
-				s.Skills = append(s.Skills, scriptSkill{Var: v, Body: string(body)})
-			}
-			sess.SkillVar = v
+			sess.SkillVar = s.skillVar(skillVars, sk, body)
 		}
 	}
 	w, err := sessionPrompt(data, a.Skill != nil)
@@ -737,6 +730,20 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 	sess.Prompt = s.Prompts[i].Name
 	sess.CLI = s.addCLI(cli)
 	return sess, bin, nil
+}
+
+// skillVar is the script's variable holding the text body of the home or
+// built-in skill sk, one per skill however many sessions read it
+// (skillVars, by source and path), added to s's skills the first time.
+func (s *script) skillVar(skillVars map[string]string, sk *ir.PlanSkill, body []byte) string {
+	key := sk.Source + "\x00" + sk.Path
+	v, ok := skillVars[key]
+	if !ok {
+		v = fmt.Sprintf("skill_%d", len(skillVars)+1)
+		skillVars[key] = v
+		s.Skills = append(s.Skills, scriptSkill{Var: v, Body: string(body)})
+	}
+	return v
 }
 
 // sessionInvocation is how session action a starts its CLI (as

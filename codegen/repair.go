@@ -56,16 +56,9 @@ type repairPrompt struct {
 	Intro, Head, Tail BashWord
 }
 
-// repairLimit words how much of a failing check's log a repair prompt
-// holds: the script keeps its last repairLogBytes bytes.
-const (
-	repairLimit    = "16 KiB"
-	repairLogBytes = 16 << 10
-)
-
 // RepairLogBytes is how much of a failing check's log, its end, a repair
-// prompt holds.
-func (r *scriptRepair) RepairLogBytes() int { return repairLogBytes }
+// prompt holds (prompts.MaxCheckLog).
+func (r *scriptRepair) RepairLogBytes() int { return prompts.MaxCheckLog }
 
 // repair is the script's repair loop of a delivery, the plan's repair
 // session a, at the plan's repair cap; the built-in skill it follows is
@@ -90,17 +83,10 @@ func (c *compiler) repair(a *ir.PlanAction, skillVars map[string]string, s *scri
 		return nil, err
 	}
 	r := &scriptRepair{Cap: c.plan.Limits.RepairCap.Value, SkillName: a.Skill.Name}
-	if err := r.prompts(prompts.RepairData{Process: c.plan.Process, Rounds: r.Cap, Skill: a.Skill.Name, Limit: repairLimit}); err != nil {
+	if err := r.prompts(prompts.RepairData{Process: c.plan.Process, Rounds: r.Cap, Skill: a.Skill.Name, Limit: prompts.CheckLogLimit}); err != nil {
 		return nil, fmt.Errorf("its prompt cannot be compiled: %v", err)
 	}
-	key := a.Skill.Source + "\x00" + a.Skill.Path
-	v, ok := skillVars[key]
-	if !ok {
-		v = fmt.Sprintf("skill_%d", len(skillVars)+1)
-		skillVars[key] = v
-		s.Skills = append(s.Skills, scriptSkill{Var: v, Body: string(body)})
-	}
-	r.SkillVar = v
+	r.SkillVar = s.skillVar(skillVars, a.Skill, body)
 	r.CLI = s.addCLI(cli)
 	s.Bins = appendDistinct(s.Bins, cli.Bin)
 	s.addHarness(h.Name, cli.Bin)

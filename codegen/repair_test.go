@@ -17,7 +17,7 @@ import (
 func TestRepairPrompt(t *testing.T) {
 	t.Parallel()
 	r := &scriptRepair{Cap: 3}
-	base := prompts.RepairData{Process: "fix-issue", Rounds: 3, Skill: "cairn-repair", Limit: repairLimit}
+	base := prompts.RepairData{Process: "fix-issue", Rounds: 3, Skill: "cairn-repair", Limit: prompts.CheckLogLimit}
 	if err := r.prompts(base); err != nil {
 		t.Fatal(err)
 	}

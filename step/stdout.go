@@ -15,8 +15,9 @@ const fileOutPoll = 20 * time.Millisecond
 // for a pipe: Gemini CLI, given a prompt of 200 KB, dropped everything
 // after its echo of the prompt, its answer included, in about one session
 // in two, and exited 0. Node writes to a file synchronously. What the file
-// gets is copied to w as it comes (the trace, the turn watcher), every
-// fileOutPoll, and to its end once the CLI has ended (close).
+// gets is copied to w (the trace) every fileOutPoll, and to its end once
+// the CLI has ended (close): too late for a turn watcher, whose CLI writes
+// to a pipe.
 type fileOut struct {
 	// File is the CLI's stdout.
 	File  *os.File

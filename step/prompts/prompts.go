@@ -49,6 +49,11 @@ const (
 	MaxDiff = 200 << 10
 	// DiffLimit words MaxDiff for that prompt.
 	DiffLimit = "200 KiB"
+	// MaxCheckLog is how much of a failing check's log, its end, a repair
+	// session's prompt holds.
+	MaxCheckLog = 16 << 10
+	// CheckLogLimit words MaxCheckLog for that prompt.
+	CheckLogLimit = "16 KiB"
 )
 
 // EarlierResult is the result file of a step that ran before a session.
