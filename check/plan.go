@@ -3,9 +3,11 @@ package check
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/source"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/skills"
 )
@@ -103,21 +105,36 @@ func stringOr(f ir.Field[string], def string) string {
 // implicit "default" when a step runs in it.
 func planWorktrees(ctx context.Context, p *ir.Process, res *Resolution, env *Env) []ir.PlanWorktree {
 	base := baseBranch(ctx, env)
+	include := worktreeInclude(env)
 	ws := []ir.PlanWorktree{}
-	add := func(name, kind string, implicit bool) {
-		w := ir.PlanWorktree{Name: name, Kind: kind, Implicit: implicit}
+	add := func(name, kind string, implicit bool) *ir.PlanWorktree {
+		w := ir.PlanWorktree{Name: name, Kind: kind, Implicit: implicit, Copy: []ir.PlanCopy{}}
 		if kind != ir.Checkout {
-			// A checkout is used in place; it starts from nothing.
+			// A checkout is used in place; it starts from nothing, and
+			// holds the user's files already.
 			w.Base = base
+			w.Copy = append(w.Copy, include...)
 		}
 		if kind == ir.IssueBranch && env.Flags.Issue != nil {
 			// The slug comes from the issue's title, which only a run reads.
 			w.Branch = fmt.Sprintf("cairn/%d-…", env.Flags.Issue.Number)
 		}
 		ws = append(ws, w)
+		return &ws[len(ws)-1]
 	}
 	for _, w := range worktreesInOrder(p) {
-		add(w.Name, stringOr(w.Kind, ""), false)
+		pw := add(w.Name, stringOr(w.Kind, ""), false)
+		if w.Copy.Set && !w.Copy.Bad && pw.Kind != ir.Checkout {
+			var globs []ir.PlanCopy
+			for _, g := range w.Copy.Value {
+				globs = append(globs, ir.PlanCopy{Glob: g.Value, Source: ir.CopyFromFile})
+			}
+			pw.Copy = append(globs, pw.Copy...)
+		}
+		if w.Setup.Set && !w.Setup.Bad && w.Setup.Value != "" {
+			pw.Setup = w.Setup.Value
+			pw.SetupTimeout = stringOr(w.SetupTimeout, ir.DefaultSetupTimeout)
+		}
 	}
 	if implicitAvailable(p) {
 		for _, s := range res.Steps {
@@ -129,6 +146,36 @@ func planWorktrees(ctx context.Context, p *ir.Process, res *Resolution, env *Env
 		}
 	}
 	return ws
+}
+
+// worktreeInclude are the patterns of the repository's .worktreeinclude,
+// in order: its lines but blank ones and comments, their trailing blanks
+// cut as git cuts them. None outside a repository, when the file is
+// missing, or when it is no regular file inside the repository of at most
+// source.MaxFileSize bytes (read as a process file is: never waiting on a
+// pipe or following a link out).
+func worktreeInclude(env *Env) []ir.PlanCopy {
+	if env.Repo == nil || env.Repo.Root == "" {
+		return nil
+	}
+	return lookupOnce(env, "worktree-include", func() []ir.PlanCopy {
+		b, err := source.ReadFileInside(filepath.Join(env.Repo.Root, ir.WorktreeInclude), env.Repo.Root)
+		if err != nil {
+			return nil
+		}
+		var out []ir.PlanCopy
+		for _, line := range strings.Split(string(b), "\n") {
+			line = strings.TrimRight(line, "\r")
+			for strings.HasSuffix(line, " ") && !strings.HasSuffix(line, "\\ ") {
+				line = line[:len(line)-1]
+			}
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			out = append(out, ir.PlanCopy{Glob: line, Source: ir.CopyFromInclude})
+		}
+		return out
+	})
 }
 
 // Prefetch starts, in the background, the lookups every plan of env shares

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -195,8 +197,8 @@ func TestBuildPlanCard(t *testing.T) {
 	if !plan.Commit {
 		t.Error("a card's plan does not commit")
 	}
-	want := []ir.PlanWorktree{{Name: ir.ImplicitWorktree, Kind: ir.Checkout, Implicit: true}}
-	if !slices.Equal(plan.Worktrees, want) {
+	want := []ir.PlanWorktree{{Name: ir.ImplicitWorktree, Kind: ir.Checkout, Implicit: true, Copy: []ir.PlanCopy{}}}
+	if !reflect.DeepEqual(plan.Worktrees, want) {
 		t.Errorf("worktrees %+v; want %+v", plan.Worktrees, want)
 	}
 }
@@ -221,14 +223,22 @@ func TestBuildPlanBase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := mustTOML(t, "p.toml", "version = 1\n[worktrees.w]\nkind = \"checkout\"\n[[steps]]\nname = \"a\"\ncommand = \"true\"\n[[steps]]\nname = \"b\"\ncommand = \"true\"\nworktree = \"w\"\n")
+	// The repository's .worktreeinclude adds its patterns to every worktree
+	// but the checkout, after the file's own.
+	if err := os.WriteFile(filepath.Join(dir, ir.WorktreeInclude), []byte("# local files\n.env\n\nconfig/*.local  \r\n!keep\\ \n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := mustTOML(t, "p.toml", "version = 1\n[worktrees.w]\nkind = \"checkout\"\nsetup = \"make\"\n[worktrees.t]\nkind = \"throwaway\"\ncopy = [\"secrets/**\"]\nsetup = \"npm ci\"\n"+
+		"[[steps]]\nname = \"a\"\ncommand = \"true\"\n[[steps]]\nname = \"b\"\ncommand = \"true\"\nworktree = \"w\"\n[[steps]]\nname = \"c\"\ncommand = \"true\"\nworktree = \"t\"\n")
 	env := &Env{Home: t.TempDir(), Config: &config.Config{}, Repo: repo}
 	plan := BuildPlan(context.Background(), p, Resolve(context.Background(), p, env), env)
+	include := []ir.PlanCopy{{Glob: ".env", Source: ir.CopyFromInclude}, {Glob: "config/*.local", Source: ir.CopyFromInclude}, {Glob: "!keep\\ ", Source: ir.CopyFromInclude}}
 	want := []ir.PlanWorktree{
-		{Name: "w", Kind: ir.Checkout},
-		{Name: ir.ImplicitWorktree, Kind: ir.Throwaway, Base: "trunk", Implicit: true},
+		{Name: "w", Kind: ir.Checkout, Copy: []ir.PlanCopy{}, Setup: "make", SetupTimeout: ir.DefaultSetupTimeout},
+		{Name: "t", Kind: ir.Throwaway, Base: "trunk", Copy: append([]ir.PlanCopy{{Glob: "secrets/**", Source: ir.CopyFromFile}}, include...), Setup: "npm ci", SetupTimeout: ir.DefaultSetupTimeout},
+		{Name: ir.ImplicitWorktree, Kind: ir.Throwaway, Base: "trunk", Implicit: true, Copy: include},
 	}
-	if !slices.Equal(plan.Worktrees, want) {
+	if !reflect.DeepEqual(plan.Worktrees, want) {
 		t.Errorf("worktrees %+v; want %+v", plan.Worktrees, want)
 	}
 }

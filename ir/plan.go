@@ -160,14 +160,34 @@ type PlanLimits struct {
 
 // PlanWorktree is a worktree of the plan. Base is the base branch it starts
 // from; Branch is set for issue-branch worktrees; Implicit marks the
-// "default" worktree no file declared.
+// "default" worktree no file declared. Copy lists what is copied into it
+// after it is made, Setup the script run in it then (empty: none), under
+// SetupTimeout.
 type PlanWorktree struct {
-	Name     string `json:"name"`
-	Kind     string `json:"kind"`
-	Base     string `json:"base"`
-	Branch   string `json:"branch"`
-	Implicit bool   `json:"implicit"`
+	Name         string     `json:"name"`
+	Kind         string     `json:"kind"`
+	Base         string     `json:"base"`
+	Branch       string     `json:"branch"`
+	Implicit     bool       `json:"implicit"`
+	Copy         []PlanCopy `json:"copy"`
+	Setup        string     `json:"setup"`
+	SetupTimeout string     `json:"setup_timeout"`
 }
+
+// PlanCopy is one glob of a worktree's copy. Source says where it was
+// written: CopyFromFile (the process file's copy, a doublestar glob
+// matched against paths from the repository's root) or CopyFromInclude
+// (a gitignore-style pattern of the repository's .worktreeinclude).
+type PlanCopy struct {
+	Glob   string `json:"glob"`
+	Source string `json:"source"`
+}
+
+// The sources of a PlanCopy.
+const (
+	CopyFromFile    = "file"
+	CopyFromInclude = WorktreeInclude
+)
 
 // PlanStep is a step of the plan with its actions resolved.
 type PlanStep struct {

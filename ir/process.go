@@ -147,7 +147,24 @@ type Worktree struct {
 	// NameRange is the NAME itself.
 	NameRange Range
 	Kind      Field[string]
+	// Copy are globs of files in the user's checkout that git does not
+	// track, copied into the worktree after it is made (docs/design.md §7.4).
+	Copy Strings
+	// Setup is a bash script run once in the worktree, after copying and
+	// before its first step, under SetupTimeout (a duration, default
+	// DefaultSetupTimeout).
+	Setup        Field[string]
+	SetupTimeout Field[string]
 }
+
+// DefaultSetupTimeout is how long a worktree's setup may run when the file
+// says nothing.
+const DefaultSetupTimeout = "10m"
+
+// WorktreeInclude is the file at a repository's root whose gitignore-style
+// patterns name more files to copy into new worktrees, the convention
+// Claude Code and other tools share.
+const WorktreeInclude = ".worktreeinclude"
 
 // Step is one step of a process. A TOML or HCL step has exactly one action
 // (rule step-kind); a card step has what its run phase lists, shells first,

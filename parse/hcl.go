@@ -450,6 +450,12 @@ func (fe *hclProcess) worktree(bl *hclsyntax.Block) {
 			switch a.Name {
 			case "kind":
 				w.Kind = fe.String(a)
+			case "copy":
+				w.Copy = fe.Strings(a)
+			case "setup":
+				w.Setup = fe.String(a)
+			case "setup_timeout":
+				w.SetupTimeout = fe.Duration(a, "s")
 			default:
 				fe.unknown("attribute", a.Name, a.NameRange, where, bl.Body, hclWorktreeAttrs)
 			}

@@ -90,6 +90,12 @@ var TOMLKeys = []ir.Key{
 		Keys: []ir.Key{
 			{Name: "kind", Type: ir.KeyString, Values: ir.WorktreeKinds, Required: true,
 				Doc: "`throwaway` (a fresh worktree, deleted after the run), `issue-branch` (the issue's branch, delivered as a pull request) or `checkout` (the repository's own working tree)."},
+			{Name: "copy", Type: ir.KeyStrings,
+				Doc: "Globs (doublestar: `**` crosses folders) of files of your checkout that git does not track, such as `.env` or `config/local.yml`, copied into the worktree after it is made, their modes kept; paths from the repository's root. Not for a `checkout`. The repository's `.worktreeinclude` adds its patterns."},
+			{Name: "setup", Type: ir.KeyString,
+				Doc: "A bash script run once in the worktree, after copying and before its first step, with the steps' environment (`npm ci`, `cp .env.example .env`). Its output is kept as `worktrees/NAME.setup.log`; a failure fails the first step in the worktree. What it and copy leave is not the agents' work: no patch or commit holds it."},
+			{Name: "setup_timeout", Type: ir.KeyString, Pattern: ir.DurationPattern,
+				Doc: "How long setup may run (default `10m`)."},
 		}},
 	{Name: "steps", Type: ir.KeyTables,
 		Doc: "The steps, run one after another (`[[steps]]`); consecutive steps of one parallel group run together.",

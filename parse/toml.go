@@ -162,6 +162,12 @@ func (fe *tomlProcess) worktrees(e *tomldoc.TOMLEntry) {
 			switch kv.Key {
 			case "kind":
 				w.Kind = r.String(kv)
+			case "copy":
+				w.Copy = r.Strings(kv)
+			case "setup":
+				w.Setup = r.String(kv)
+			case "setup_timeout":
+				w.SetupTimeout = r.Duration(kv, "s")
 			default:
 				r.UnknownKey(we.Value.Table, kv, fmt.Sprintf("in worktree %q", we.Key), tomlWorktreeKeys)
 			}

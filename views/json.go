@@ -194,7 +194,11 @@ func writeJSON(w io.Writer, v any, indent bool) error {
 func withArrays(p *ir.Plan) *ir.Plan {
 	c := *p
 	c.Limits.ProtectedPaths = nonNil(c.Limits.ProtectedPaths)
-	c.Worktrees = nonNil(c.Worktrees)
+	c.Worktrees = make([]ir.PlanWorktree, len(p.Worktrees))
+	for i, w := range p.Worktrees {
+		w.Copy = nonNil(w.Copy)
+		c.Worktrees[i] = w
+	}
 	c.Harnesses = nonNil(c.Harnesses)
 	c.Stages = make([][]ir.PlanStep, 0, len(p.Stages))
 	for _, stage := range p.Stages {

@@ -130,6 +130,21 @@ func appendWorktree(b []byte, w *ir.PlanWorktree) []byte {
 	b = appendString(b, w.Branch)
 	b = append(b, `,"implicit":`...)
 	b = strconv.AppendBool(b, w.Implicit)
+	b = append(b, `,"copy":[`...)
+	for i, c := range w.Copy {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"glob":`...)
+		b = appendString(b, c.Glob)
+		b = append(b, `,"source":`...)
+		b = appendString(b, c.Source)
+		b = append(b, '}')
+	}
+	b = append(b, `],"setup":`...)
+	b = appendString(b, w.Setup)
+	b = append(b, `,"setup_timeout":`...)
+	b = appendString(b, w.SetupTimeout)
 	return append(b, '}')
 }
 

@@ -205,6 +205,19 @@ func worktreeRows(ws []ir.PlanWorktree) [][]string {
 		if w.Branch != "" {
 			more = append(more, "branch "+w.Branch)
 		}
+		if len(w.Copy) > 0 {
+			globs := make([]string, len(w.Copy))
+			for i, c := range w.Copy {
+				globs[i] = c.Glob
+				if c.Source == ir.CopyFromInclude {
+					globs[i] += " (" + ir.WorktreeInclude + ")"
+				}
+			}
+			more = append(more, "copies "+strings.Join(globs, " "))
+		}
+		if w.Setup != "" {
+			more = append(more, "setup within "+w.SetupTimeout)
+		}
 		about := strings.Join(more, ", ")
 		if w.Implicit {
 			about += " (implicit: for steps that name no worktree)"
