@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cairn-dev/cairn/internal/glob"
 	"github.com/cairn-dev/cairn/ir"
 )
 
@@ -21,12 +22,12 @@ var (
 )
 
 // ruleInvalidValue refuses a value outside its enum, a duration that does not
-// parse, a number out of range (a budget not above 0, or not a number), an empty script, prompt or skill, an env
+// parse, a worktree's copy glob that is none or reaches out of the repository, a number out of range (a budget not above 0, or not a number), an empty script, prompt or skill, an env
 // name a shell cannot export, and a [github] table no workflow could hold
 // (a cron that does not parse, a value GitHub would read as an expression).
 var ruleInvalidValue = &Rule{
 	ID:       RuleInvalidValue,
-	Doc:      "a value outside its enum or its range (a budget_usd not above 0), a duration that does not parse, a [github] schedule that is no cron, or a [github] value holding \"${{\"",
+	Doc:      "a value outside its enum or its range (a budget_usd not above 0), a duration that does not parse, a worktree's copy glob that is no glob or reaches outside the repository, a [github] schedule that is no cron, or a [github] value holding \"${{\"",
 	Severity: ir.Error,
 	Lint:     true,
 	Run: func(pass *Pass) {
@@ -47,6 +48,7 @@ var ruleInvalidValue = &Rule{
 			case !k.Bad:
 				v.enum(k, "worktree kind", worktreeKinds)
 			}
+			v.worktree(&w)
 		}
 		for i := range p.Steps {
 			v.step(&p.Steps[i])
@@ -222,6 +224,32 @@ func (v *values) step(s *ir.Step) {
 	}
 	if s.Validate != nil {
 		v.enum(s.Validate.Severity, "severity", severities)
+	}
+}
+
+// worktree refuses a worktree's copy globs that are no glob or reach
+// outside the repository, an empty setup, and a setup_timeout that is no
+// duration above 0.
+func (v *values) worktree(w *ir.Worktree) {
+	if c := w.Copy; c.Set && !c.Bad {
+		for _, g := range c.Value {
+			if err := glob.Check(g.Value); err != nil {
+				v.report(valueRange(g), "invalid copy glob %q in worktree %q: %v", g.Value, w.Name, err)
+			}
+		}
+	}
+	if s := w.Setup; s.Set && !s.Bad && strings.TrimSpace(s.Value) == "" {
+		v.report(valueRange(s), "empty setup in worktree %q; write the script that readies the worktree, or remove the key", w.Name)
+	}
+	v.nul(w.Setup, fmt.Sprintf("the setup of worktree %q", w.Name))
+	if t := w.SetupTimeout; t.Set && !t.Bad {
+		d, err := ir.ParseDuration(t.Value)
+		switch {
+		case err != nil:
+			v.report(valueRange(t), "invalid setup_timeout: %v; write a duration such as \"10m\"", err)
+		case d <= 0:
+			v.report(valueRange(t), "invalid setup_timeout %q; it must be longer than 0s", t.Value)
+		}
 	}
 }
 

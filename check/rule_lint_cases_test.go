@@ -29,6 +29,9 @@ repair_cap = 2
 
 [worktrees.a]
 kind = "throwaway"
+copy = [".env", "config/**/*.local"]
+setup = "make deps"
+setup_timeout = "5m"
 
 [worktrees.b]
 kind = "issue-branch"

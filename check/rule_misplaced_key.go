@@ -14,16 +14,22 @@ const RuleMisplacedKey = "misplaced-key"
 var catalogues = ir.Catalogues
 
 // ruleMisplacedKey refuses a key on a step kind that cannot use it: session
-// settings on a command or catalogue step, a child process off
+// settings on a command or catalogue step, copy on a checkout worktree, a child process off
 // run-published-issue, a severity or model in a precheck or run phase. A judge model
 // with no instructions to judge is only a warning.
 var ruleMisplacedKey = &Rule{
 	ID:       RuleMisplacedKey,
-	Doc:      "a key on a step kind that cannot use it (e.g. model on a command step, process off run-published-issue)",
+	Doc:      "a key on a step kind that cannot use it (e.g. model on a command step, process off run-published-issue, copy on a checkout worktree)",
 	Severity: ir.Error,
 	Lint:     true,
 	Run: func(pass *Pass) {
 		p := pass.Process
+		for i := range p.Worktrees {
+			w := &p.Worktrees[i]
+			if k := w.Kind; k.Set && !k.Bad && k.Value == ir.Checkout && w.Copy.Set {
+				pass.Report(keyRange(w.Copy), "\"copy\" does not apply to checkout worktree %q: it is your own working tree, which holds your files already; remove it, or make the worktree a throwaway", w.Name)
+			}
+		}
 		for i := range p.Steps {
 			s := &p.Steps[i]
 			// A TOML or HCL step with several actions carries its keys on

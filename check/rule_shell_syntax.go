@@ -18,7 +18,7 @@ const RuleShellSyntax = "shell-syntax"
 // cannot parse, pointing at the file's own line and column of the error.
 var ruleShellSyntax = &Rule{
 	ID:       RuleShellSyntax,
-	Doc:      "a command, precheck or validate script bash cannot parse, at the exact line and column in the file",
+	Doc:      "a command, precheck or validate script, or a worktree's setup, that bash cannot parse, at the exact line and column in the file",
 	Severity: ir.Error,
 	Lint:     true,
 	Run: func(pass *Pass) {
@@ -38,6 +38,11 @@ var ruleShellSyntax = &Rule{
 			}
 			if s.Validate != nil {
 				shellsSyntax(pass, &parser, &s.Validate.Shells)
+			}
+		}
+		for i := range pass.Process.Worktrees {
+			if w := &pass.Process.Worktrees[i]; w.Setup.Set && !w.Setup.Bad {
+				scriptSyntax(pass, &parser, &w.Setup)
 			}
 		}
 	},

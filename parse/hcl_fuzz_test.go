@@ -57,6 +57,20 @@ b = 1 + 2
 c = !true
 d = upper("x") == "X" ? [for x in y : x] : z.*.w
 `,
+	`worktree "w" {
+  kind          = "throwaway"
+  copy          = [".env", "config/**/*.local", "[!a]{b,c}"]
+  setup         = <<-EOT
+    npm ci
+  EOT
+  setup_timeout = "90s"
+}
+worktree "c" {
+  kind  = "checkout"
+  copy  = []
+  setup = 3
+}
+`,
 	"step \"a\" {\n  commnd = \"make\n}\n",
 	"step \"a\" {\n  command = <<-EOT\n  \t mixed\n\t  indentation\n  EOT\n}\n",
 	"step \"a\" { command = \"x\" }\n",

@@ -88,6 +88,23 @@ precheck.shells = [
 ]
 validate.severity = "warn"
 `,
+	`version = 1
+[worktrees.w]
+kind = "throwaway"
+copy = [".env", "config/**/*.local", "[!a]{b,c}"]
+setup = '''
+npm ci
+'''
+setup_timeout = "90s"
+[worktrees.c]
+kind = "checkout"
+copy = []
+setup = 3
+[[steps]]
+name = "a"
+worktree = "w"
+command = "cat .env"
+`,
 	"limits.budget_usd = -inf\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nbudget_usd = \"abc\"\n[[steps]]\ncommand = \"x\"\nbudget_usd = 0x10\n",
 	"version = 1\r\n[[steps]]\r\nname = \"crlf\"\r\ncommand = \"\"\"\r\necho a\r\necho b\r\n\"\"\"\r\n",
 	`[[steps]]
