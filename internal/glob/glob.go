@@ -195,16 +195,13 @@ func (t *translator) class() error {
 	if set[']'] {
 		body.WriteByte(']')
 	}
-	others := 0
 	for b := byte(1); b < 128; b++ {
 		if set[b] && !strings.ContainsRune("]^-\\", rune(b)) {
 			body.WriteByte(b)
-			others++
 		}
 	}
 	if set['\\'] {
 		body.WriteString(`\\`)
-		others++
 	}
 	if set['^'] {
 		if body.Len() == 0 && !neg {
