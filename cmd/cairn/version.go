@@ -20,10 +20,19 @@ func writeVersion(w io.Writer) error {
 	return err
 }
 
-// version is the module version cairn was built at (go install …@v1.2.0),
-// else the commit a build from a clone was made of, with "-dirty" when the
-// clone had changes, else "devel" (go run and test builds record neither).
+// stampedVersion is the release's version, set by the release build
+// (.goreleaser.yaml: -ldflags "-X main.stampedVersion=v1.2.0"); empty in
+// every other build.
+var stampedVersion string
+
+// version is the release's version a release build was stamped with, else
+// the module version cairn was built at (go install …@v1.2.0), else the
+// commit a build from a clone was made of, with "-dirty" when the clone had
+// changes, else "devel" (go run and test builds record neither).
 func version() string {
+	if stampedVersion != "" {
+		return stampedVersion
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "devel"
