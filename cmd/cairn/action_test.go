@@ -18,6 +18,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/goccy/go-yaml"
 )
 
 // actionRepo is the repository of the Action: action.yml at its root.
@@ -230,4 +232,60 @@ func mustAbs(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return abs
+}
+
+// TestReleaseNamesWhatTheActionReads holds .goreleaser.yaml to what the
+// Action's install.sh downloads: archives named cairn_OS_ARCH (zip on
+// Windows), their sums in checksums.txt, the version stamped where
+// cairn --version reads it, and a static build.
+func TestReleaseNamesWhatTheActionReads(t *testing.T) {
+	t.Parallel()
+	src, err := os.ReadFile(filepath.Join(actionRepo, ".goreleaser.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Builds []struct {
+			Main    string   `yaml:"main"`
+			Env     []string `yaml:"env"`
+			Ldflags []string `yaml:"ldflags"`
+		} `yaml:"builds"`
+		Archives []struct {
+			NameTemplate string `yaml:"name_template"`
+			Formats      []string
+			Overrides    []struct {
+				Goos    string   `yaml:"goos"`
+				Formats []string `yaml:"formats"`
+			} `yaml:"format_overrides"`
+		} `yaml:"archives"`
+		Checksum struct {
+			NameTemplate string `yaml:"name_template"`
+		} `yaml:"checksum"`
+	}
+	if err := yaml.Unmarshal(src, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	install, err := os.ReadFile(filepath.Join(actionRepo, ".github", "action", "install.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Builds) != 1 || cfg.Builds[0].Main != "./cmd/cairn" || !slices.Contains(cfg.Builds[0].Env, "CGO_ENABLED=0") ||
+		!strings.Contains(strings.Join(cfg.Builds[0].Ldflags, " "), "-X main.stampedVersion=v{{ .Version }}") {
+		t.Errorf("builds %+v; want one static build of ./cmd/cairn stamping main.stampedVersion", cfg.Builds)
+	}
+	if stampedVersion != "" {
+		t.Errorf("a test build is stamped %q", stampedVersion)
+	}
+	if len(cfg.Archives) != 1 || cfg.Archives[0].NameTemplate != "cairn_{{ .Os }}_{{ .Arch }}" ||
+		len(cfg.Archives[0].Overrides) != 1 || cfg.Archives[0].Overrides[0].Goos != "windows" || !slices.Equal(cfg.Archives[0].Overrides[0].Formats, []string{"zip"}) {
+		t.Errorf("archives %+v; want cairn_{{ .Os }}_{{ .Arch }}, zip on windows", cfg.Archives)
+	}
+	for _, want := range []string{"archive=cairn_${os}_${arch}.tar.gz", "archive=cairn_${os}_${arch}.zip", "get checksums.txt checksums.txt"} {
+		if !strings.Contains(string(install), want) {
+			t.Errorf("install.sh does not say %q", want)
+		}
+	}
+	if cfg.Checksum.NameTemplate != "checksums.txt" {
+		t.Errorf("checksum name %q; want checksums.txt", cfg.Checksum.NameTemplate)
+	}
 }
