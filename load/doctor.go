@@ -254,9 +254,12 @@ func (ws *Workspace) ghLogin(ctx context.Context) views.DoctorCheck {
 // and, when its CLI starts and says so, whether it is logged in.
 func harnessChecks(st ir.HarnessStatus, h *harness.Harness) (views.DoctorCheck, *views.DoctorCheck) {
 	cli := views.DoctorCheck{Name: h.Name, Health: views.HealthMissing, Detail: st.Detail}
+	if in, ok := h.Install(); ok {
+		cli.Install = in.Package + "@" + in.Version
+	}
 	if !st.OK {
-		if in, ok := h.Install(); ok {
-			cli.Detail += fmt.Sprintf("; install it with `npm install -g %s@%s`", in.Package, in.Version)
+		if cli.Install != "" {
+			cli.Detail += fmt.Sprintf("; install it with `npm install -g %s`", cli.Install)
 		}
 		return cli, nil
 	}

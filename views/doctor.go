@@ -28,6 +28,10 @@ type DoctorCheck struct {
 	Detail string   `json:"detail"`
 	For    []string `json:"for"`
 	Needed bool     `json:"needed"`
+	// Install is, for a built-in harness's CLI, the npm package at the
+	// version cairn's argv was verified with ("@openai/codex@0.171.0"),
+	// which the container image and CI install.
+	Install string `json:"install,omitempty"`
 }
 
 // Doctor is what `cairn doctor` found: its checks, in the order they are
