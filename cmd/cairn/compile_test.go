@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -149,7 +151,7 @@ printf 'mybot %s answers %d bytes of prompt\n' "$*" "${#prompt}"
 // arguments that name it.
 var issueCases = map[string][]string{
 	"on-issue": {"issue", "7"}, "commit-issue": {"issue", "7"},
-	"deliver": {"issue", "7"}, "deliver-held": {"issue", "7"}, "deliver-red": {"issue", "7"}, "deliver-repair": {"issue", "7"}, "deliver-rebase": {"issue", "7"},
+	"deliver": {"issue", "7"}, "deliver-held": {"issue", "7"}, "deliver-red": {"issue", "7"}, "deliver-repair": {"issue", "7"}, "deliver-rebase": {"issue", "7"}, "deliver-reviewed": {"issue", "7"},
 	// Its tickets' runs, one at a time, start their sessions in an order
 	// the twins share.
 	"published": {"--jobs", "1"},
@@ -459,6 +461,16 @@ func (w *compileWork) record(t *testing.T, code int, stdout, stderr string) *run
 		r.exclude = string(b)
 	}
 	calls, _ := filepath.Glob(filepath.Join(w.work, "fakelog", "*"))
+	// In the order each CLI was called (NAME.N by N), so that a CLI with no
+	// sessions, gh, is held by its last call in each step, not by whichever
+	// sorts last as text (gh.9 after gh.10).
+	slices.SortFunc(calls, func(a, b string) int {
+		na, ia, _ := strings.Cut(filepath.Base(a), ".")
+		nb, ib, _ := strings.Cut(filepath.Base(b), ".")
+		xa, _ := strconv.Atoi(ia)
+		xb, _ := strconv.Atoi(ib)
+		return cmp.Or(cmp.Compare(na, nb), cmp.Compare(xa, xb), cmp.Compare(ia, ib))
+	})
 	for _, c := range calls {
 		if strings.HasSuffix(c, ".login") {
 			// cairn run's preflight asked whether the CLI is logged in;
