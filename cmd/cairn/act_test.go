@@ -192,14 +192,21 @@ func TestActIssueDifferential(t *testing.T) {
 // carry the branch's commits as a bundle, the delivery's job alone may
 // push, with the token of [github] push_token, and opens the pull request,
 // waits for its check and marks it ready; the self-merge merges it only
-// when asked. Both leave origin's branch and the pull request alike. A
+// when asked. Both leave origin's branch and the pull request alike. So
+// does golden/compile/deliver-reviewed.toml: an agent's session whose work
+// a validate shell and then a judge send back (review retries, in the job
+// that runs agents, with no write token), its branch then delivered. A
 // slow suite, as TestActDifferential.
 func TestActDeliverDifferential(t *testing.T) {
 	slowSuite(t)
 	act, standIns := lookAct(t)
-	file := filepath.Join(compileGoldenDir, "deliver.toml")
-	for _, merge := range []bool{false, true} {
-		t.Run(fmt.Sprintf("merge=%v", merge), func(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		merge bool
+	}{{"deliver", false}, {"deliver", true}, {"deliver-reviewed", false}} {
+		file := filepath.Join(compileGoldenDir, tc.name+".toml")
+		merge := tc.merge
+		t.Run(fmt.Sprintf("%s/merge=%v", tc.name, merge), func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "event.json")
 			writeFiles(t, filepath.Dir(path), map[string]string{"event.json": fmt.Sprintf(

@@ -1,0 +1,1 @@
+printf "// fixed: issue 7\n" >>main.go
