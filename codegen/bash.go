@@ -121,6 +121,9 @@ type targetInfo struct {
 	// deliversCommitted is set for a target that carries delivery and
 	// self-merge steps in commit mode too.
 	deliversCommitted bool
+	// copies is set for a target that copies the user's untracked files
+	// into worktrees (a worktree's copy).
+	copies bool
 }
 
 // bashInfo names the bash target.
@@ -132,6 +135,7 @@ var bashInfo = targetInfo{
 	publishes:         true,
 	repairs:           true,
 	deliversCommitted: true,
+	copies:            true,
 }
 
 // script is the model bash/script.sh.tmpl renders.
@@ -387,7 +391,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		Process:         plan.Process,
 		File:            plan.File,
 		Description:     plan.Description,
-		Worktrees:       plan.Worktrees,
+		Worktrees:       c.worktrees(),
 		Excludes:        ir.CairnFiles,
 		Keys:            harness.KeyVariables,
 		UsageJQ:         harness.UsageJQHelpers(),

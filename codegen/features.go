@@ -28,6 +28,7 @@ var features = []feature{
 	}},
 	{"checkout", func(s *script) bool { return s.hasWorktree(ir.Checkout) }},
 	{"worktrees", always},
+	{"prepare", (*script).prepares},
 	{"commit", (*script).commits},
 	{"skills", func(s *script) bool { return len(s.Skills) > 0 }},
 	{"steps", always},

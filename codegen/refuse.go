@@ -195,6 +195,7 @@ func (c *compiler) refuse() []ir.Diagnostic {
 			}
 		}
 	}
+	diags = append(diags, c.uncopied()...)
 	diags = append(diags, c.nulBytes()...)
 	if res := c.plan.Resources; res.MaxLoad > 0 || res.MinFreeMemory > 0 {
 		diags = append(diags, ir.Diagnostic{
@@ -220,6 +221,15 @@ func (c *compiler) nulBytes() []ir.Diagnostic {
 			r = or(p.Description.At(), r)
 		}
 		report(r, "the description")
+	}
+	for _, w := range c.plan.Worktrees {
+		if bad(w.Setup) {
+			r := at.file()
+			if iw := at.worktrees[w.Name]; iw != nil {
+				r = or(iw.Setup.At(), r)
+			}
+			report(r, fmt.Sprintf("worktree %q: setup", w.Name))
+		}
 	}
 	for _, stage := range c.plan.Stages {
 		for _, st := range stage {

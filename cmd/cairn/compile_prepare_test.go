@@ -1,0 +1,114 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestCompilePrepare runs golden/compile/prepare.toml compiled: worktree
+// app is readied with the checkout's ignored .env, config/dev.local (its
+// .worktreeinclude) and a setup that installs the tool its step uses,
+// none of which is in its patch; worktree broken's setup fails, which
+// fails the optional step there without running it, with the setup's
+// last lines as its result, and the run goes on.
+func TestCompilePrepare(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(compileGoldenDir, "prepare.toml")
+	w := newCompileWork(t, file)
+	w.compile(t, file)
+	stdout, stderr, code := w.run(t, nil, "bash", filepath.Join(w.work, "prepare.sh"))
+	t.Logf("script: exit %d\n%s", code, stderr)
+	if code != 0 || stdout != "built\n" {
+		t.Errorf("exit %d, stdout %q; want 0 and the last stage's result, %q", code, stdout, "built\n")
+	}
+	for _, re := range []string{
+		`(?m)^\d\d:\d\d:\d\d cairn: warning: worktree "app": copy "docs/\*\*/\*\.md" matches no untracked file$`,
+		`(?m)^\d\d:\d\d:\d\d setup worktree app$`,
+		`(?m)^\d\d:\d\d:\d\d setup worktree app: done in \S+$`,
+		`(?m)^\d\d:\d\d:\d\d setup worktree broken: failed: exit status 3$`,
+		`(?m)^\d\d:\d\d:\d\d failed lint \(optional\): worktree setup failed: exit status 3\n  fetching the dependencies\n  no network to fetch them from\n`,
+	} {
+		if !regexp.MustCompile(re).MatchString(stderr) {
+			t.Errorf("stderr has no line matching %s", re)
+		}
+	}
+	if strings.Contains(stderr, "never runs") {
+		t.Error("the step in the worktree whose setup failed ran")
+	}
+	runs, _ := filepath.Glob(filepath.Join(w.home, "runs", "*"))
+	if len(runs) != 1 {
+		t.Fatalf("run folders %v; want one", runs)
+	}
+	run := runs[0]
+	read := func(rel string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(run, rel))
+		if err != nil {
+			t.Error(err)
+		}
+		return string(b)
+	}
+	if got, want := read("results/build.md"), "greet: from-the-checkout\ndebug = true\n"; got != want {
+		t.Errorf("results/build.md = %q; want %q (the copied .env and config/dev.local, the installed tool)", got, want)
+	}
+	if got, want := read("results/lint.md"), "fetching the dependencies\nno network to fetch them from\n"; got != want {
+		t.Errorf("results/lint.md = %q; want the failed setup's output %q", got, want)
+	}
+	if got, want := read("worktrees/app.setup.log"), "installed greet\n"; got != want {
+		t.Errorf("worktrees/app.setup.log = %q; want %q", got, want)
+	}
+	if fi, err := os.Stat(filepath.Join(run, "worktrees", "app.setup.log")); err == nil && fi.Mode().Perm() != 0o600 {
+		t.Errorf("worktrees/app.setup.log has mode %v; want 0600", fi.Mode().Perm())
+	}
+	if got, want := read("worktrees/app.prepared"), ".tools/greet\x00"; got != want {
+		t.Errorf("worktrees/app.prepared = %q; want %q", got, want)
+	}
+	patch := read("worktrees/app.patch")
+	if !strings.Contains(patch, "b/out.txt") || strings.Contains(patch, ".env") || strings.Contains(patch, ".tools") || strings.Contains(patch, "dev.local") {
+		t.Errorf("worktrees/app.patch carries more than the step's out.txt:\n%s", patch)
+	}
+	log := read("log")
+	for _, want := range []string{
+		`step=lint kind=command worktree=broken`,
+		`outcome=failed cause="worktree setup failed: exit status 3"`,
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log has no %q:\n%s", want, log)
+		}
+	}
+}
+
+// TestCompilePrepareWorkflow: a workflow carries no copy, which a warning
+// at each worktree's copy says (at the file's start for one whose copy is
+// its .worktreeinclude's alone), and its jobs run the setups.
+func TestCompilePrepareWorkflow(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(compileGoldenDir, "prepare.toml")
+	w := newCompileWork(t, file)
+	_, stderr, code := w.run(t, nil, "cairn", "compile", "--target", "github-actions", "prepare.toml", "-o", "prepare.yml")
+	if code != 0 {
+		t.Fatalf("cairn compile --target github-actions: exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{
+		`prepare.toml:1:1: warning: worktree "broken": copy is not compiled to github-actions: a runner's checkout has no untracked files to copy [not-compilable]`,
+		`prepare.toml:6:1: warning: worktree "app": copy is not compiled to github-actions: a runner's checkout has no untracked files to copy [not-compilable]`,
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr has no line %q:\n%s", want, stderr)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(w.repo, "prepare.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf := string(b)
+	if strings.Contains(wf, "copy_globs") || strings.Contains(wf, "docs/**/*.md") {
+		t.Error("the workflow carries the worktrees' copy")
+	}
+	if !strings.Contains(wf, "prepare_worktree \"$i\"") || !strings.Contains(wf, "no network to fetch them from") {
+		t.Error("the workflow's jobs do not run the worktrees' setup")
+	}
+}
