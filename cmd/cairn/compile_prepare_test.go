@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -110,5 +111,140 @@ func TestCompilePrepareWorkflow(t *testing.T) {
 	}
 	if !strings.Contains(wf, "prepare_worktree \"$i\"") || !strings.Contains(wf, "no network to fetch them from") {
 		t.Error("the workflow's jobs do not run the worktrees' setup")
+	}
+}
+
+// TestCompilePrepareCases runs compiled processes whose worktrees the
+// script readies in ways golden/compile/prepare.toml does not: a copied
+// link out of the repository, a setup past its timeout, a copied program
+// keeping its mode beside a named pipe it never opens, and commit mode, whose
+// commits leave out what setup made in the checkout.
+func TestCompilePrepareCases(t *testing.T) {
+	for _, tc := range []struct {
+		name, process string
+		// files are written in the repository after its first commit,
+		// links made there (path → target), pipes made there.
+		files  map[string]string
+		links  map[string]string
+		pipes  []string
+		code   int
+		stderr []string
+		check  func(t *testing.T, w *compileWork)
+	}{{
+		name: "link-out",
+		process: `version = 1
+[worktrees.w]
+kind = "throwaway"
+copy = [".env"]
+[[steps]]
+name = "s"
+worktree = "w"
+command = "echo ran"
+`,
+		links: map[string]string{".env": "/etc/hostname"},
+		code:  1,
+		stderr: []string{
+			`failed s: worktree setup failed: copy ".env": it is a link to "/etc/hostname", outside the repository`,
+			`cairn: failed at step s: worktree setup failed: copy ".env": it is a link to "/etc/hostname", outside the repository`,
+		},
+	}, {
+		name: "timeout",
+		process: `version = 1
+[worktrees.w]
+kind = "throwaway"
+setup = "echo slow; sleep 30"
+setup_timeout = "1s"
+[[steps]]
+name = "s"
+worktree = "w"
+command = "echo ran"
+`,
+		code: 1,
+		stderr: []string{
+			"setup worktree w: failed: timed out after 1s",
+			"failed s: worktree setup failed: timed out after 1s\n  slow\n",
+		},
+	}, {
+		name: "modes",
+		process: `version = 1
+[worktrees.w]
+kind = "throwaway"
+copy = ["bin/*"]
+[[steps]]
+name = "s"
+worktree = "w"
+command = "bin/tool.sh"
+`,
+		files: map[string]string{"bin/tool.sh": "#!/bin/sh\necho tool ran\n"},
+		pipes: []string{"bin/pipe"},
+		code:  0,
+		// git lists no named pipe among the untracked files: the copy
+		// never opens it.
+		stderr: []string{"done s"},
+	}, {
+		name: "commit",
+		process: `version = 1
+commit = true
+default_worktree = "here"
+[worktrees.here]
+kind = "checkout"
+setup = "echo made >made-by-setup.txt"
+[[steps]]
+name = "s"
+command = "echo work >work.txt"
+`,
+		code:   0,
+		stderr: []string{"setup worktree here: done in", "done s"},
+		check: func(t *testing.T, w *compileWork) {
+			out, _, _ := w.run(t, nil, "git", "log", "--name-only", "--format=%s")
+			if strings.Contains(out, "made-by-setup.txt") || !strings.Contains(out, "work.txt") {
+				t.Errorf("the run's commits carry what setup made, or not the step's work:\n%s", out)
+			}
+			if _, err := os.Stat(filepath.Join(w.repo, "made-by-setup.txt")); err != nil {
+				t.Errorf("what setup made in the checkout is gone: %v", err)
+			}
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			file := filepath.Join(t.TempDir(), tc.name+".toml")
+			if err := os.WriteFile(file, []byte(tc.process), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			w := newCompileWork(t, file)
+			writeFiles(t, w.repo, tc.files)
+			for path, target := range tc.links {
+				if err := os.Symlink(target, filepath.Join(w.repo, path)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, p := range tc.pipes {
+				if err := syscall.Mkfifo(filepath.Join(w.repo, p), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for path := range tc.files {
+				if err := os.Chmod(filepath.Join(w.repo, path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w.compile(t, file)
+			_, stderr, code := w.run(t, nil, "bash", filepath.Join(w.work, tc.name+".sh"))
+			t.Logf("script: exit %d\n%s", code, stderr)
+			if code != tc.code {
+				t.Errorf("exit %d; want %d", code, tc.code)
+			}
+			for _, want := range tc.stderr {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("stderr has no %q", want)
+				}
+			}
+			if strings.Contains(stderr, "echo ran") {
+				t.Error("a step ran in a worktree that was not readied")
+			}
+			if tc.check != nil {
+				tc.check(t, w)
+			}
+		})
 	}
 }
