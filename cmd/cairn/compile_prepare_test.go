@@ -124,9 +124,11 @@ func TestCompilePrepareCases(t *testing.T) {
 		name, process string
 		// files are written in the repository after its first commit,
 		// links made there (path → target), pipes made there.
-		files  map[string]string
-		links  map[string]string
-		pipes  []string
+		files map[string]string
+		links map[string]string
+		pipes []string
+		// args run the script on the fake gh's issue 7.
+		args   []string
 		code   int
 		stderr []string
 		check  func(t *testing.T, w *compileWork)
@@ -204,6 +206,37 @@ command = "echo work >work.txt"
 				t.Errorf("what setup made in the checkout is gone: %v", err)
 			}
 		},
+	}, {
+		name: "issue-branch",
+		process: `version = 1
+[limits]
+repair_cap = 0
+[worktrees.fix]
+kind = "issue-branch"
+setup = "echo made >made-by-setup.txt"
+[[steps]]
+name = "fix"
+worktree = "fix"
+command = "echo work >work.txt"
+[[steps]]
+name = "deliver"
+worktree = "fix"
+catalogue = "delivery"
+`,
+		args:   []string{"issue", "7"},
+		code:   0,
+		stderr: []string{"setup worktree fix: done in", "done deliver"},
+		check: func(t *testing.T, w *compileWork) {
+			out, _, _ := w.run(t, nil, "git", "log", "--name-only", "--format=%s", "main..cairn/7-crash-on-empty-input")
+			if strings.Contains(out, "made-by-setup.txt") || !strings.Contains(out, "work.txt") {
+				t.Errorf("the issue branch's commits carry what setup made, or not the step's work:\n%s", out)
+			}
+			// Delivered, with nothing but what setup made left
+			// uncommitted, the worktree is removed.
+			if out, _, _ := w.run(t, nil, "git", "worktree", "list"); strings.Count(out, "\n") != 1 {
+				t.Errorf("git worktree list: want the checkout alone:\n%s", out)
+			}
+		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -212,6 +245,9 @@ command = "echo work >work.txt"
 				t.Fatal(err)
 			}
 			w := newCompileWork(t, file)
+			if tc.args != nil {
+				w.onIssue(t, tc.name)
+			}
 			writeFiles(t, w.repo, tc.files)
 			for path, target := range tc.links {
 				if err := os.Symlink(target, filepath.Join(w.repo, path)); err != nil {
@@ -229,7 +265,7 @@ command = "echo work >work.txt"
 				}
 			}
 			w.compile(t, file)
-			_, stderr, code := w.run(t, nil, "bash", filepath.Join(w.work, tc.name+".sh"))
+			_, stderr, code := w.run(t, nil, append([]string{"bash", filepath.Join(w.work, tc.name+".sh")}, tc.args...)...)
 			t.Logf("script: exit %d\n%s", code, stderr)
 			if code != tc.code {
 				t.Errorf("exit %d; want %d", code, tc.code)
