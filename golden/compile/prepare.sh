@@ -437,7 +437,7 @@ prepare_worktree() {
 }
 
 copy_files() {
-  local i=$1 dir=$2 name=${worktree_names[$1]} j p re n src dst root target real q
+  local i=$1 dir=$2 name=${worktree_names[$1]} j p re n
   local -a paths=() found=() includes=() chosen=()
   declare -A picked=()
   for j in "${!copy_worktrees[@]}"; do
@@ -474,26 +474,50 @@ copy_files() {
     for p in "${found[@]}"; do picked[$p]=1; done
   fi
   ((${#picked[@]})) || return 0
-  root=$(realpath -e -- "$repo_root")
   mapfile -d '' paths < <(printf '%s\0' "${!picked[@]}" | LC_ALL=C sort -z)
-  for p in "${paths[@]}"; do
+  prepare_error=$(umask "$user_umask" && copy_paths "$name" "$dir" "${paths[@]}") || true
+  [[ -z $prepare_error ]]
+}
+
+copy_paths() {
+  local name=$1 dir=$2 p src dst root target real q rest part cur
+  shift 2
+  root=$(realpath -e -- "$repo_root")
+  for p in "$@"; do
     src=$repo_root/$p dst=$dir/$p
     go_quote "$p"
     q=$REPLY
+    [[ -e $src || -L $src ]] || continue
     if [[ -L $src ]]; then
       target=$(readlink -- "$src") || target=
       real=$(realpath -m -- "$src") || real=
       if [[ $real != "$root" && $real != "$root"/* ]]; then
         go_quote "$target"
-        prepare_error="copy $q: it is a link to $REPLY, outside the repository"
+        printf 'copy %s: it is a link to %s, outside the repository' "$q" "$REPLY"
         return 1
       fi
     elif [[ ! -f $src ]]; then
       warn "worktree \"$name\": copy $q: it is neither a file nor a link; skipped"
       continue
     fi
-    if ! mkdir -p -- "${dst%/*}" || ! rm -f -- "$dst" || ! cp -P --preserve=mode -- "$src" "$dst"; then
-      prepare_error="copy $q: cannot copy it into the worktree"
+    rest='' cur=$dir
+    if [[ $p == */* ]]; then rest=${p%/*}; fi
+    while [[ -n $rest ]]; do
+      part=${rest%%/*}
+      if [[ $rest == */* ]]; then rest=${rest#*/}; else rest=''; fi
+      cur+=/$part
+      if [[ -L $cur ]]; then
+        go_quote "${cur#"$dir"/}"
+        printf 'copy %s: %s in the worktree is a link' "$q" "$REPLY"
+        return 1
+      fi
+      if [[ ! -d $cur ]] && ! mkdir -- "$cur"; then
+        printf 'copy %s: cannot make its folder in the worktree' "$q"
+        return 1
+      fi
+    done
+    if ! rm -f -- "$dst" || ! cp -P --preserve=mode -- "$src" "$dst"; then
+      printf 'copy %s: cannot copy it into the worktree' "$q"
       return 1
     fi
   done
@@ -542,18 +566,11 @@ setup_job() {
 }
 
 list_prepared() {
-  local list=$run/worktrees/${worktree_names[$1]}.prepared dir=$2 e skip=0
+  local list=$run/worktrees/${worktree_names[$1]}.prepared dir=$2 e
   local -a paths=()
-  git_in "$dir" status --porcelain=v1 -z --untracked-files=all >"$tmp/prepared" || return 1
+  git_in "$dir" status --porcelain=v1 -z --untracked-files=all --no-renames --ignore-submodules=all >"$tmp/prepared" || return 1
   while IFS= read -r -d '' e; do
-    if ((skip)); then
-      skip=0
-      paths+=("$e")
-      continue
-    fi
-    ((${#e} >= 4)) || continue
-    paths+=("${e:3}")
-    if [[ ${e:0:1} == [RC] ]]; then skip=1; fi
+    if ((${#e} >= 4)); then paths+=("${e:3}"); fi
   done <"$tmp/prepared"
   ((${#paths[@]})) || return 0
   printf '%s\0' "${paths[@]}" >"$list" || return 1
@@ -577,16 +594,17 @@ work_pathspec() {
 }
 
 worktree_unready() {
-  local name=${step_worktrees[step_index]} log
+  local name=${step_worktrees[step_index]} n
+  local -a lines=()
   [[ -f $tmp/unready.$name ]] || return 1
   step_outcome=failed step_rc=-1 step_cause="worktree setup failed: $(<"$tmp/unready.$name")"
-  log=$run/worktrees/$name.setup.log
-  if [[ -s $log ]]; then
-    tail -n 10 -- "$log" >"$tmp/unready-result.$step"
-    write_result "$tmp/unready-result.$step"
-    step_setup_tail=$tmp/unready-result.$step
-  fi
-  return 0
+  if [[ -f $run/worktrees/$name.setup.log ]]; then mapfile -t lines <"$run/worktrees/$name.setup.log"; fi
+  n=${#lines[@]}
+  while ((n > 0)) && [[ -z ${lines[n - 1]} ]]; do n=$((n - 1)); done
+  ((n > 0)) || return 0
+  printf '%s\n' "${lines[@]:$((n > 10 ? n - 10 : 0)):$((n > 10 ? 10 : n))}" >"$tmp/unready-result.$step"
+  write_result "$tmp/unready-result.$step"
+  step_setup_tail=$tmp/unready-result.$step
 }
 
 step_start() {
