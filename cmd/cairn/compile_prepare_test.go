@@ -117,8 +117,10 @@ func TestCompilePrepareWorkflow(t *testing.T) {
 // TestCompilePrepareCases runs compiled processes whose worktrees the
 // script readies in ways golden/compile/prepare.toml does not: a copied
 // link out of the repository, a setup past its timeout, a copied program
-// keeping its mode beside a named pipe it never opens, and commit mode, whose
-// commits leave out what setup made in the checkout.
+// keeping its mode beside a named pipe it never opens, commit mode, whose
+// commits leave out what setup made in the checkout, a worktree only a
+// cancelled step uses (never readied), and an issue branch delivered with
+// what setup made left out, then removed.
 func TestCompilePrepareCases(t *testing.T) {
 	for _, tc := range []struct {
 		name, process string
@@ -204,6 +206,31 @@ command = "echo work >work.txt"
 			}
 			if _, err := os.Stat(filepath.Join(w.repo, "made-by-setup.txt")); err != nil {
 				t.Errorf("what setup made in the checkout is gone: %v", err)
+			}
+		},
+	}, {
+		name: "cancelled",
+		process: `version = 1
+[worktrees.first]
+kind = "throwaway"
+[worktrees.later]
+kind = "throwaway"
+setup = "echo readied"
+[[steps]]
+name = "a"
+worktree = "first"
+command = "exit 4"
+[[steps]]
+name = "b"
+worktree = "later"
+command = "echo ran"
+`,
+		code:   1,
+		stderr: []string{"failed a: exit status 4"},
+		check: func(t *testing.T, w *compileWork) {
+			logs, _ := filepath.Glob(filepath.Join(w.home, "runs", "*", "worktrees", "later.setup.log"))
+			if len(logs) > 0 {
+				t.Errorf("a worktree only a cancelled step uses was readied: %v", logs)
 			}
 		},
 	}, {

@@ -49,7 +49,7 @@ copy_worktrees=(0 0 0 1 )
 copy_globs=('.env' 'docs/**/*.md' 'config/*.local' 'config/*.local' )
 copy_sources=('file' 'file' '.worktreeinclude' '.worktreeinclude' )
 copy_res=('^\.env$' '^docs/(.*/)?[^/]*\.md$' '' '' )
-declare -A prepared_at=()
+declare -A prepared_at=() prepared_once=()
 worktree_bases=('main' 'main' )
 last_stage=(2 )
 agent_key_names=('ANTHROPIC_API_KEY' 'ANTHROPIC_AUTH_TOKEN' 'CLAUDE_CODE_OAUTH_TOKEN' 'CODEX_API_KEY' 'OPENAI_API_KEY' 'GEMINI_API_KEY' 'GOOGLE_API_KEY' 'GOOGLE_GENERATIVE_AI_API_KEY' 'OPENROUTER_API_KEY')
@@ -417,11 +417,15 @@ close_worktrees() {
   rmdir -- "$worktree_root" 2>/dev/null || true
 }
 
-prepare_worktrees() {
-  local i
-  for i in "${!worktree_names[@]}"; do
-    ((!interrupted)) || return 0
-    prepare_worktree "$i"
+prepare_stage() {
+  local s i
+  for s in "$@"; do
+    for i in "${!worktree_names[@]}"; do
+      ((!interrupted)) || return 0
+      [[ ${worktree_names[i]} == "${step_worktrees[s]}" && -z ${prepared_once[$i]:-} ]] || continue
+      prepared_once[$i]=1
+      prepare_worktree "$i"
+    done
   done
 }
 
@@ -1122,7 +1126,6 @@ main() {
   open_error=
   if open_worktrees; then
     record_worktrees
-    prepare_worktrees
   else
     stopped=1
     for i in "${!step_names[@]}"; do cancel_step "$i"; done
@@ -1131,6 +1134,7 @@ main() {
     if ((stopped || interrupted)); then
       cancel_step 0
     else
+      prepare_stage 0
       run_stage 0
     fi
   fi
@@ -1138,6 +1142,7 @@ main() {
     if ((stopped || interrupted)); then
       cancel_step 1
     else
+      prepare_stage 1
       run_stage 1
     fi
   fi
@@ -1145,6 +1150,7 @@ main() {
     if ((stopped || interrupted)); then
       cancel_step 2
     else
+      prepare_stage 2
       run_stage 2
     fi
   fi
