@@ -252,6 +252,10 @@ type resultsScript struct {
 	// Judged is set when a step's judge may reach no verdict, which ends
 	// the run inconclusive.
 	Judged bool
+	// Prepares is set when a worktree is readied before its steps (feature
+	// prepare): the run folder keeps its setup's output and what readying
+	// it left from the first job there.
+	Prepares bool
 }
 
 // The artifacts of a workflow run: what a step's job keeps (its run folder,
@@ -319,7 +323,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	byStep := map[string]*workflowJob{}
 	prev := []string{wf.Runtime.ID}
 	earlier := false
-	rs := resultsScript{Process: c.plan.Process, LastStage: s.LastStage, Judged: s.Uses["judge"]}
+	rs := resultsScript{Process: c.plan.Process, LastStage: s.LastStage, Judged: s.Uses["judge"], Prepares: s.Uses["prepare"]}
 	if s.keepsRunBudget() {
 		rs.Budget = s.Budget
 	}

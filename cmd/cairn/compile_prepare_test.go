@@ -311,3 +311,34 @@ catalogue = "delivery"
 		})
 	}
 }
+
+// TestActGoldenPrepare runs golden/compile/prepare.toml's workflow under act: the
+// job of step build runs worktree app's setup in its checkout, whose
+// output the run folder keeps, but copies nothing (the runner's checkout
+// has no untracked files), so the step finds no .env and fails the run.
+// A slow suite, as TestActDifferential.
+func TestActGoldenPrepare(t *testing.T) {
+	slowSuite(t)
+	act, standIns := lookAct(t)
+	t.Parallel()
+	file := filepath.Join(compileGoldenDir, "prepare.toml")
+	w := newCompileWork(t, file)
+	art, _, errOut, code := w.act(t, act, standIns, file)
+	if code == 0 {
+		t.Errorf("act: exit 0; want the build job failed\n%s", errOut)
+	}
+	run := filepath.Join(art, "cairn-run")
+	for rel, want := range map[string]string{
+		"worktrees/app.setup.log": "installed greet\n",
+		"worktrees/app.prepared":  ".tools/greet\x00",
+		"results/build.md":        "/usr/bin/bash: line 1: ./.env: No such file or directory\n",
+	} {
+		b, err := os.ReadFile(filepath.Join(run, rel))
+		if err != nil || !strings.Contains(string(b), strings.TrimPrefix(want, "/usr/bin/bash: ")) {
+			t.Errorf("%s = %q (%v); want %q", rel, b, err, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(run, "worktrees", "broken.setup.log")); err == nil {
+		t.Error("worktree broken, whose step was cancelled, was set up")
+	}
+}
