@@ -13,16 +13,15 @@ import (
 	"github.com/cairn-dev/cairn/ir"
 )
 
-// addIssueBranch adds the issue-branch worktree p at w.runDir/NAME on its
+// addIssueBranch adds the issue-branch worktree wt at its path on its
 // branch (docs/design.md §7.4; checkBranchName has passed it): continuing the local branch of that name, else origin's,
 // else starting it at base. A branch checked out in a worktree a previous
 // run left, clean and with that run over, is moved here; checked out
 // anywhere else, it is refused with the place named. The worktree this run
 // already has there (a resumed run) is taken as it is. The caller holds
 // the worktree lock.
-func (w *Worktrees) addIssueBranch(ctx context.Context, p ir.PlanWorktree, base string) (Worktree, error) {
-	branch := p.Branch
-	wt := Worktree{Name: p.Name, Kind: p.Kind, Path: filepath.Join(w.runDir, p.Name), Base: base, Branch: branch}
+func (w *Worktrees) addIssueBranch(ctx context.Context, wt Worktree) (Worktree, error) {
+	branch, base := wt.Branch, wt.Base
 	if _, err := w.git.Run(ctx, w.repoRoot, "worktree", "prune"); err != nil {
 		return Worktree{}, err
 	}

@@ -76,6 +76,14 @@ func Salvage(ctx context.Context, home string, repo *git.Repo, run, patchDir str
 			kept = true
 			continue
 		}
+		if gitDir, err := repoGitDir(wt.Path); err == nil && !exists(filepath.Join(gitDir, "index")) {
+			// Its files were still being checked out (make): no step
+			// ever ran in it.
+			if err := removeWorktree(ctx, g, repo.Root, wt.Path); err != nil {
+				return left, fmt.Errorf("remove worktree %q, left by the crashed run: %w", wt.Name, err)
+			}
+			continue
+		}
 		if wt.Base == "" {
 			wt.Base = g.Head(ctx, wt.Path)
 		}
@@ -155,4 +163,10 @@ func (w *Worktrees) Worked(name string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	delete(w.reopened, name)
+}
+
+// exists reports whether there is a file (of any kind) at path.
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }

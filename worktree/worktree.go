@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"sync"
 
@@ -33,18 +34,34 @@ type Worktree struct {
 	Branch string
 }
 
-// Worktrees are the worktrees of one run, opened before its first step and
-// closed after its last.
+// Worktrees are the worktrees of one run, made while it starts (Start) and
+// closed after its last step.
 type Worktrees struct {
 	repoRoot string
+	// commonDir is the repository's git common dir, absolute.
+	commonDir string
 	// git runs git: the repository's, as Open was given it.
 	git *git.Git
 	// runDir is $CAIRN_HOME/worktrees/RUN, the parent of the throwaways.
 	runDir string
 	lock   string
-	list   []Worktree
+	// list is every worktree of the plan, made or to be made, in the
+	// order they are made.
+	list []Worktree
+	// ready holds, by name, a channel closed once the worktree is made or
+	// could not be; stop ends the making, and done is closed once it has
+	// ended, every worktree made or failed.
+	ready map[string]chan struct{}
+	stop  context.CancelFunc
+	done  chan struct{}
 
 	mu sync.Mutex
+	// made holds the worktrees made and not removed since a failed
+	// making; failed the error of each that could not be made, and
+	// firstErr the first of those.
+	made     map[string]bool
+	failed   map[string]error
+	firstErr error
 	// removed holds the worktrees already gone, so a second Close only
 	// retries what the first could not do.
 	removed map[string]bool
@@ -66,21 +83,43 @@ type Worktrees struct {
 // dirtyNamed is how many uncommitted files a refused checkout names.
 const dirtyNamed = 5
 
-// Open creates the worktrees of the run named run in repo, serially,
-// before the first step (docs/design.md §7.4). Each base branch is resolved once, locally
-// (nothing is fetched): a local branch of that name, else origin's, else
-// any revision git understands; "" means HEAD. A throwaway is added
-// detached at its base under home/worktrees/RUN/NAME; git worktree add and
-// remove are serialised per repository across processes by a lock in
-// home/locks. A checkout is the repository's own working tree, refused when
-// it has uncommitted changes. An issue-branch worktree is added like a
-// throwaway, on the branch its plan entry names (the run sets it from the
-// issue): continuing that branch, local or origin's, else starting it at
-// the base. A branch a previous run left checked out is taken over only
-// when running says that run is over (a nil running takes every run for
-// running). On an error, whatever was created is removed before returning.
-// ctx ends the git processes Open runs.
+// Open is Start, then Wait: it returns once every worktree of plan is made.
+// On an error, whatever was made is removed before returning.
 func Open(ctx context.Context, repo *git.Repo, home, run string, plan []ir.PlanWorktree, running func(run string) bool) (*Worktrees, error) {
+	w, err := Start(ctx, repo, home, run, plan, running)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Wait(ctx); err != nil {
+		w.abort(ctx)
+		return nil, err
+	}
+	return w, nil
+}
+
+// Start begins making the worktrees of the run named run in repo
+// (docs/design.md §7.4), in plan order, and returns as soon as what can be
+// refused without making anything has passed: names, kinds, branch names,
+// bases, a clean checkout. The worktrees are made while the run's first
+// steps run: Ready waits for one, Wait for all; each is made by make and
+// ends in finish.
+//
+// Each base branch is resolved once, locally (nothing is fetched): a local
+// branch of that name, else origin's, else any revision git understands;
+// "" means HEAD. A throwaway is added detached at its base under
+// home/worktrees/RUN/NAME; git worktree add and remove are serialised per
+// repository across processes by a lock in home/locks, which is not held
+// while a throwaway's files are checked out, so those of several are
+// written side by side. A checkout is the repository's own working tree,
+// refused when it has uncommitted changes. An issue-branch worktree is
+// added like a throwaway, on the branch its plan entry names (the run sets
+// it from the issue): continuing that branch, local or origin's, else
+// starting it at the base. A branch a previous run left checked out is
+// taken over only when running says that run is over (a nil running takes
+// every run for running). Once one worktree cannot be made, no other is
+// begun. ctx ends the git processes the making runs; a worktree half made
+// when it ends is removed.
+func Start(ctx context.Context, repo *git.Repo, home, run string, plan []ir.PlanWorktree, running func(run string) bool) (*Worktrees, error) {
 	repoRoot, g := repo.Root, repo.Git
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("create worktrees: %w", err)
@@ -120,16 +159,27 @@ func Open(ctx context.Context, repo *git.Repo, home, run string, plan []ir.PlanW
 	if err != nil {
 		return nil, fmt.Errorf("create worktrees: %w", err)
 	}
+	commonDir := repo.CommonDir
+	if !filepath.IsAbs(commonDir) {
+		commonDir = filepath.Join(root, commonDir)
+	}
 	w := &Worktrees{
-		repoRoot: root,
-		runDir:   filepath.Join(home, "worktrees", run),
-		lock:     worktreeLockPath(home, repo.CommonDir),
-		removed:  map[string]bool{},
-		reopened: map[string]bool{},
-		git:      g,
-		running:  running,
+		repoRoot:  root,
+		commonDir: commonDir,
+		runDir:    filepath.Join(home, "worktrees", run),
+		lock:      worktreeLockPath(home, repo.CommonDir),
+		ready:     map[string]chan struct{}{},
+		done:      make(chan struct{}),
+		stop:      func() {},
+		made:      map[string]bool{},
+		failed:    map[string]error{},
+		removed:   map[string]bool{},
+		reopened:  map[string]bool{},
+		git:       g,
+		running:   running,
 	}
 	if len(plan) == 0 {
+		close(w.done)
 		return w, nil
 	}
 	bases, err := resolveBases(ctx, g, root, plan)
@@ -141,9 +191,33 @@ func Open(ctx context.Context, repo *git.Repo, home, run string, plan []ir.PlanW
 			return nil, err
 		}
 	}
-	if err := w.create(ctx, plan, bases, throwaways+issueBranches > 0); err != nil {
-		return nil, err
+	if throwaways+issueBranches > 0 {
+		if err := os.MkdirAll(w.runDir, 0o700); err != nil {
+			return nil, fmt.Errorf("create worktrees: %w", err)
+		}
+		// git records the path it is given; a canonical one keeps `git
+		// worktree list` and the steps' CAIRN_WORKTREE in agreement.
+		runDir, err := filepath.EvalSymlinks(w.runDir)
+		if err != nil {
+			_ = w.removeRunDir()
+			return nil, fmt.Errorf("create worktrees: %w", err)
+		}
+		w.runDir = runDir
 	}
+	w.list = make([]Worktree, 0, len(plan))
+	for _, p := range plan {
+		wt := Worktree{Name: p.Name, Kind: p.Kind, Path: filepath.Join(w.runDir, p.Name), Base: bases[p.Base], Branch: p.Branch}
+		if p.Kind == ir.Checkout {
+			wt.Path, wt.Base, wt.Branch = w.repoRoot, bases[""], ""
+		}
+		if p.Kind != ir.IssueBranch {
+			wt.Branch = ""
+		}
+		w.list = append(w.list, wt)
+		w.ready[p.Name] = make(chan struct{})
+	}
+	ctx, w.stop = context.WithCancel(ctx)
+	go w.create(ctx)
 	return w, nil
 }
 
@@ -286,78 +360,241 @@ func checkClean(ctx context.Context, g *git.Git, root string, plan []ir.PlanWork
 	return fmt.Errorf("checkout worktree %q: the working tree at %s has uncommitted changes (%s); commit or stash them first", name, root, list)
 }
 
-// create lists the plan's worktrees in order, adding the throwaways and
-// issue branches (linked is set when there are any) one after another while
-// holding the repository's worktree lock. On an error it removes those it
-// added.
-func (w *Worktrees) create(ctx context.Context, plan []ir.PlanWorktree, bases map[string]string, linked bool) error {
-	w.list = make([]Worktree, 0, len(plan))
-	if linked {
-		if err := os.MkdirAll(w.runDir, 0o700); err != nil {
-			return fmt.Errorf("create worktrees: %w", err)
-		}
-		// git records the path it is given; a canonical one keeps `git
-		// worktree list` and the steps' CAIRN_WORKTREE in agreement.
-		runDir, err := filepath.EvalSymlinks(w.runDir)
-		if err != nil {
-			return fmt.Errorf("create worktrees: %w", err)
-		}
-		w.runDir = runDir
-		unlock, err := lockWorktrees(w.lock)
-		if err != nil {
-			_ = w.removeRunDir()
-			return fmt.Errorf("create worktrees: %w", err)
-		}
-		defer unlock()
-	}
-	fail := func(name string, err error) error {
-		w.removeAdded(ctx)
-		return fmt.Errorf("create worktree %q: %w", name, err)
-	}
-	for _, p := range plan {
-		if p.Kind == ir.Checkout {
-			w.list = append(w.list, Worktree{Name: p.Name, Kind: p.Kind, Path: w.repoRoot, Base: bases[""]})
-			continue
+// makers bounds how many throwaways have their files checked out at once.
+func makers() int { return max(2, goruntime.GOMAXPROCS(0)) }
+
+// create makes the run's worktrees in list order. The part of each that
+// git must do alone in the repository (add) is done one after another,
+// under the worktree lock; the rest (make), a few worktrees at a time
+// beside it. Once one has failed, or ctx is done, the others are not begun.
+// It closes w.done at its end.
+func (w *Worktrees) create(ctx context.Context) {
+	defer close(w.done)
+	defer w.stop()
+	slots := make(chan struct{}, makers())
+	var wg sync.WaitGroup
+	for _, wt := range w.list {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
 		}
 		if err := ctx.Err(); err != nil {
-			return fail(p.Name, err)
-		}
-		if p.Kind == ir.IssueBranch {
-			wt, err := w.addIssueBranch(ctx, p, bases[p.Base])
-			if err != nil {
-				return fail(p.Name, err)
-			}
-			w.list = append(w.list, wt)
+			w.finish(ctx, wt, err)
 			continue
 		}
-		wt := Worktree{Name: p.Name, Kind: p.Kind, Path: filepath.Join(w.runDir, p.Name), Base: bases[p.Base]}
-		// git adds into an empty folder; making it first gives it the
-		// owner-only mode of everything under $CAIRN_HOME.
-		if err := os.Mkdir(wt.Path, 0o700); err != nil {
-			return fail(p.Name, err)
+		if err := w.Err(); err != nil {
+			w.finish(ctx, wt, fmt.Errorf("not made once worktree %q could not be", w.failedName()))
+			<-slots
+			continue
 		}
-		if _, err := w.git.Run(ctx, w.repoRoot, "worktree", "add", "--quiet", "--detach", wt.Path, wt.Base); err != nil {
-			_ = os.Remove(wt.Path)
-			return fail(p.Name, err)
+		added, err := w.add(ctx, wt)
+		if err != nil {
+			added = wt
 		}
-		w.list = append(w.list, wt)
+		wg.Go(func() {
+			defer func() { <-slots }()
+			if err == nil {
+				if err = w.make(ctx, added); err != nil && added.Kind == ir.Throwaway {
+					// Nothing half made is left, even when ctx ended it.
+					w.unmake(context.WithoutCancel(ctx), added)
+				}
+			}
+			w.finish(ctx, added, err)
+		})
+	}
+	wg.Wait()
+}
+
+// add does what making wt needs the repository's worktree lock for: adding
+// a throwaway without its files (make checks them out), or an issue
+// branch's worktree. It returns wt as made (an issue branch's may be
+// where a resumed run left it).
+func (w *Worktrees) add(ctx context.Context, wt Worktree) (Worktree, error) {
+	if wt.Kind == ir.Checkout {
+		return wt, nil
+	}
+	unlock, err := lockWorktrees(w.lock)
+	if err != nil {
+		return wt, err
+	}
+	defer unlock()
+	if wt.Kind == ir.IssueBranch {
+		return w.addIssueBranch(ctx, wt)
+	}
+	// git adds into an empty folder; making it first gives it the
+	// owner-only mode of everything under $CAIRN_HOME.
+	if err := os.Mkdir(wt.Path, 0o700); err != nil {
+		return wt, err
+	}
+	if _, err := w.git.Run(ctx, w.repoRoot, "worktree", "add", "--quiet", "--no-checkout", "--detach", wt.Path, wt.Base); err != nil {
+		w.unadd(context.WithoutCancel(ctx), wt.Path)
+		return wt, err
+	}
+	return wt, nil
+}
+
+// unadd removes the throwaway at path, made or half made (an add that was
+// stopped), with git's record of it. The caller holds the worktree lock.
+func (w *Worktrees) unadd(ctx context.Context, path string) {
+	if _, err := w.git.Run(ctx, w.repoRoot, "worktree", "remove", "--force", "--force", path); err == nil {
+		return
+	}
+	// An add stopped early leaves git's record locked, or without the
+	// folder's .git file: neither git worktree remove nor prune takes it.
+	dotGit := filepath.Join(path, ".git")
+	entries, _ := os.ReadDir(filepath.Join(w.commonDir, "worktrees"))
+	for _, e := range entries {
+		admin := filepath.Join(w.commonDir, "worktrees", e.Name())
+		if b, err := os.ReadFile(filepath.Join(admin, "gitdir")); err == nil && strings.TrimSpace(string(b)) == dotGit {
+			_ = os.RemoveAll(admin)
+		}
+	}
+	_ = os.RemoveAll(path)
+}
+
+// unmake removes the throwaway wt, added, whose making failed.
+func (w *Worktrees) unmake(ctx context.Context, wt Worktree) {
+	unlock, err := lockWorktrees(w.lock)
+	if err != nil {
+		return
+	}
+	defer unlock()
+	w.unadd(ctx, wt.Path)
+}
+
+// make makes the worktree wt, added, ready for its steps: a throwaway's
+// files are checked out, as git worktree add would have done, and the
+// post-checkout hook is run, as it would have been too. A throwaway's
+// index is written last: until it is there, the worktree was never whole
+// (Salvage).
+func (w *Worktrees) make(ctx context.Context, wt Worktree) error {
+	if wt.Kind != ir.Throwaway {
+		return nil
+	}
+	if _, err := w.git.Run(ctx, wt.Path, "reset", "--hard", "--quiet", "--no-recurse-submodules"); err != nil {
+		return err
+	}
+	_, err := w.git.Run(ctx, wt.Path, "hook", "run", "--ignore-missing", "post-checkout", "--", strings.Repeat("0", len(wt.Base)), wt.Base, "1")
+	return err
+}
+
+// finish ends the making of wt: made when err is nil, else its error is
+// kept for Ready, Wait and Err.
+func (w *Worktrees) finish(ctx context.Context, wt Worktree, err error) {
+	defer close(w.ready[wt.Name])
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err == nil {
+		w.made[wt.Name] = true
+		return
+	}
+	w.failed[wt.Name] = fmt.Errorf("create worktree %q: %w", wt.Name, err)
+	if w.firstErr == nil && ctx.Err() == nil {
+		w.firstErr = w.failed[wt.Name]
+	}
+}
+
+// failedName is the name of the worktree whose error Err is.
+func (w *Worktrees) failedName() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for name, err := range w.failed {
+		if err == w.firstErr {
+			return name
+		}
+	}
+	return ""
+}
+
+// Ready waits until the worktree name is made and returns it, or the error
+// that kept it from being made; or ctx's error, when it ends first.
+func (w *Worktrees) Ready(ctx context.Context, name string) (Worktree, error) {
+	if w == nil || w.ready[name] == nil {
+		return Worktree{}, fmt.Errorf("worktree %q was not created", name)
+	}
+	select {
+	case <-w.ready[name]:
+	case <-ctx.Done():
+		return Worktree{}, ctx.Err()
+	}
+	w.mu.Lock()
+	err := w.failed[name]
+	w.mu.Unlock()
+	if err != nil {
+		return Worktree{}, err
+	}
+	wt, _ := w.Get(name)
+	return wt, nil
+}
+
+// Wait waits until every worktree is made, or the making has ended with
+// one that could not be, and returns that one's error; or ctx's, when it
+// ends first.
+func (w *Worktrees) Wait(ctx context.Context) error {
+	if w == nil {
+		return nil
+	}
+	select {
+	case <-w.done:
+	case <-ctx.Done():
+		return fmt.Errorf("create worktrees: %w", ctx.Err())
+	}
+	if err := w.Err(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("create worktrees: %w", err)
 	}
 	return nil
 }
 
-// removeAdded removes the throwaways of a failed open, and the issue-branch
-// worktrees git finds clean (their branches stay). The caller holds the
-// worktree lock; nothing in them is worth a patch yet. It runs to its end
-// when ctx, the open's, ended it: nothing half made is left.
-func (w *Worktrees) removeAdded(ctx context.Context) {
+// Err is the error of the first worktree that could not be made, nil when
+// none failed (a worktree ctx's end kept from being made has not failed).
+func (w *Worktrees) Err() error {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.firstErr
+}
+
+// stopMaking ends the making of the worktrees not made yet, and waits for
+// it to end.
+func (w *Worktrees) stopMaking() {
+	w.stop()
+	<-w.done
+}
+
+// abort removes the worktrees of a failed open: nothing in them is worth a
+// patch yet.
+func (w *Worktrees) abort(ctx context.Context) {
+	w.stopMaking()
 	ctx = context.WithoutCancel(ctx)
+	unlock, err := lockWorktrees(w.lock)
+	if err == nil {
+		defer unlock()
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.removeAdded(ctx)
+}
+
+// removeAdded removes the throwaways made, and the issue-branch worktrees
+// git finds clean (their branches stay). The caller holds w.mu and the
+// worktree lock.
+func (w *Worktrees) removeAdded(ctx context.Context) {
 	for _, wt := range w.list {
+		if !w.made[wt.Name] {
+			continue
+		}
 		switch wt.Kind {
 		case ir.Throwaway:
 			_ = removeWorktree(ctx, w.git, w.repoRoot, wt.Path)
 		case ir.IssueBranch:
 			_, _ = w.git.Run(ctx, w.repoRoot, "worktree", "remove", wt.Path)
 		}
+		delete(w.made, wt.Name)
 	}
 	_, _ = w.git.Run(ctx, w.repoRoot, "worktree", "prune")
 	_ = w.removeRunDir()
@@ -407,9 +644,14 @@ func (w *Worktrees) Left() []string {
 	return append([]string(nil), w.left...)
 }
 
-// Get returns the worktree named name.
+// Get returns the worktree named name, once it is made.
 func (w *Worktrees) Get(name string) (Worktree, bool) {
 	if w == nil {
+		return Worktree{}, false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.made[name] {
 		return Worktree{}, false
 	}
 	for _, wt := range w.list {
@@ -420,21 +662,26 @@ func (w *Worktrees) Get(name string) (Worktree, bool) {
 	return Worktree{}, false
 }
 
-// All returns the run's worktrees in plan order.
+// All returns the run's worktrees in the order they are made, made or
+// to be made: their paths and bases are known from the start.
 func (w *Worktrees) All() []Worktree {
 	if w == nil {
 		return nil
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	return append([]Worktree(nil), w.list...)
 }
 
 // Close ends the run's throwaway worktrees, whatever happened in the run:
-// each one's changes since its base are saved in patchDir, the run
-// folder's worktrees/ (savePatch: NAME.patch, and a patch per initialised
+// those not made yet never are (their making is stopped); each one made
+// has its changes since its base saved in patchDir, the run folder's
+// worktrees/ (savePatch: NAME.patch, and a patch per initialised
 // submodule with changes; a reopened worktree no step ran in never saves
 // less than it was reopened with), then it is removed, and
 // home/worktrees/RUN with it, but for what cairn did not make there
-// (removeRunDir, Left). Every worktree is tried; the
+// (removeRunDir, Left). Worktrees are saved and removed a few at a time,
+// side by side. Every worktree is tried; the
 // errors are joined. A worktree whose changes could not be saved is left in
 // place, and the error names its path, so no work is lost. Checkout
 // worktrees are left alone. Issue-branch worktrees are removed only after
@@ -447,11 +694,12 @@ func (w *Worktrees) Close(ctx context.Context, patchDir string) error {
 	if w == nil {
 		return nil
 	}
+	w.stopMaking()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var open []Worktree
 	for _, wt := range w.list {
-		if wt.Kind == ir.Throwaway && !w.removed[wt.Name] {
+		if wt.Kind == ir.Throwaway && w.made[wt.Name] && !w.removed[wt.Name] {
 			open = append(open, wt)
 		}
 	}
@@ -460,22 +708,24 @@ func (w *Worktrees) Close(ctx context.Context, patchDir string) error {
 		return w.removeRunDir()
 	}
 	saveErrs := saveAll(ctx, w.git, open, patchDir, func(name string) bool { return !w.reopened[name] })
-
+	// A throwaway's folder is deleted without git, side by side with the
+	// others: git's record of it goes with the prune below, under the
+	// lock, since git worktree remove cannot run beside an add.
+	removeErrs := removeAll(open, saveErrs)
 	var errs []error
+	for i, wt := range open {
+		switch {
+		case saveErrs[i] != nil:
+			errs = append(errs, fmt.Errorf("save the changes of worktree %q: %w; it is left at %s", wt.Name, saveErrs[i], wt.Path))
+		case removeErrs[i] != nil:
+			errs = append(errs, fmt.Errorf("remove worktree %q: %w", wt.Name, removeErrs[i]))
+		default:
+			w.removed[wt.Name] = true
+		}
+	}
 	unlock, err := lockWorktrees(w.lock)
 	if err != nil {
-		return fmt.Errorf("remove worktrees: %w; they are left in %s", err, w.runDir)
-	}
-	for i, wt := range open {
-		if saveErrs[i] != nil {
-			errs = append(errs, fmt.Errorf("save the changes of worktree %q: %w; it is left at %s", wt.Name, saveErrs[i], wt.Path))
-			continue
-		}
-		if err := removeWorktree(ctx, w.git, w.repoRoot, wt.Path); err != nil {
-			errs = append(errs, fmt.Errorf("remove worktree %q: %w", wt.Name, err))
-			continue
-		}
-		w.removed[wt.Name] = true
+		return errors.Join(append(errs, fmt.Errorf("remove worktrees: %w; they are left in %s", err, w.runDir))...)
 	}
 	w.closeIssueBranches(ctx, branches)
 	if _, err := w.git.Run(ctx, w.repoRoot, "worktree", "prune"); err != nil {
@@ -486,6 +736,27 @@ func (w *Worktrees) Close(ctx context.Context, patchDir string) error {
 		errs = append(errs, w.removeRunDir())
 	}
 	return errors.Join(errs...)
+}
+
+// removeAll deletes the folders of the throwaways open whose changes were
+// saved (saveErrs, by index, nil), a few at a time, and returns each one's
+// error.
+func removeAll(open []Worktree, saveErrs []error) []error {
+	errs := make([]error, len(open))
+	slots := make(chan struct{}, makers())
+	var wg sync.WaitGroup
+	for i, wt := range open {
+		if saveErrs[i] != nil {
+			continue
+		}
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			errs[i] = os.RemoveAll(wt.Path)
+		})
+	}
+	wg.Wait()
+	return errs
 }
 
 // removeWorktree removes the worktree at path. When git cannot (the folder
