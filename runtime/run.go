@@ -3,6 +3,7 @@
 package runtime
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -229,6 +230,9 @@ type run struct {
 	// budgetStopped holds the steps a budget stopped: a run that failed
 	// at one ends saying what it really spent (failedLine).
 	budgetStopped map[string]bool
+	// wtErr is the error of the worktree that could not be made, once a
+	// step needed it or a stage was to start with it failed.
+	wtErr error
 	// pullRequest is the URL of the run's pull request, once a delivery
 	// or self-merge step found it (catalogue.go): the notification names
 	// it (docs/design.md §7.9).
@@ -324,7 +328,15 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 		err = worktree.BeginReopen(patches, plan.Worktrees)
 	}
 	if err == nil {
-		wts, err = worktree.Open(ctx, r.o.Repo, r.o.Home, r.folder.Name(), plan.Worktrees, running)
+		order := byFirstUse(plan)
+		if r.resumed != nil || r.issue != nil {
+			// A resumed run's worktrees get their saved changes back, and
+			// a run on an issue writes the issue into each, before the
+			// first step.
+			wts, err = worktree.Open(ctx, r.o.Repo, r.o.Home, r.folder.Name(), order, running)
+		} else {
+			wts, err = worktree.Start(ctx, r.o.Repo, r.o.Home, r.folder.Name(), order, running)
+		}
 	}
 	if err == nil && r.resumed != nil {
 		if err = wts.Reopen(ctx, recordedWorktrees(r.resumed), patches); err != nil {
@@ -340,9 +352,17 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 		r.cancelAll()
 	} else {
 		r.wts = wts
-		var opened []record.WorktreeRecord
+		// The record lists them in plan order, whatever order they are
+		// made in.
+		all := map[string]worktree.Worktree{}
 		for _, wt := range wts.All() {
-			opened = append(opened, record.WorktreeRecord{Name: wt.Name, Kind: wt.Kind, Path: wt.Path, Base: wt.Base})
+			all[wt.Name] = wt
+		}
+		var opened []record.WorktreeRecord
+		for _, p := range plan.Worktrees {
+			if wt, ok := all[p.Name]; ok {
+				opened = append(opened, record.WorktreeRecord{Name: wt.Name, Kind: wt.Kind, Path: wt.Path, Base: wt.Base})
+			}
 		}
 		r.warn(r.folder.Update(func(rec *record.Record) { rec.Worktrees = opened }))
 		if err := r.writeIssue(ctx); err != nil {
@@ -350,6 +370,12 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 			r.cancelAll()
 		} else {
 			failed = r.walk(ctx)
+		}
+		if err := r.worktreeErr(); err != nil {
+			failed = true
+			if ctx.Err() == nil {
+				runErr = err
+			}
 		}
 	}
 	status := record.StatusSucceeded
@@ -434,6 +460,46 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 	return status, runErr
 }
 
+// setWorktreeErr keeps err, a worktree's that could not be made, as what
+// ended the run; the first one kept stays.
+func (r *run) setWorktreeErr(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.wtErr == nil {
+		r.wtErr = err
+	}
+}
+
+// worktreeErr is the error setWorktreeErr kept.
+func (r *run) worktreeErr() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.wtErr
+}
+
+// byFirstUse is the plan's worktrees in the order its stages first use
+// them (those no step uses last), the order they are made in: a
+// worktree only a later stage needs never holds up an earlier one.
+func byFirstUse(plan *ir.Plan) []ir.PlanWorktree {
+	first := map[string]int{}
+	for i, stage := range plan.Stages {
+		for _, st := range stage {
+			if _, ok := first[st.Worktree]; !ok {
+				first[st.Worktree] = i
+			}
+		}
+	}
+	rank := func(p ir.PlanWorktree) int {
+		if i, ok := first[p.Name]; ok {
+			return i
+		}
+		return len(plan.Stages)
+	}
+	order := slices.Clone(plan.Worktrees)
+	slices.SortStableFunc(order, func(a, b ir.PlanWorktree) int { return cmp.Compare(rank(a), rank(b)) })
+	return order
+}
+
 // warnLeft names, each in a warning, what the cleanup of the run's
 // worktrees left because cairn did not make it (a file a step wrote in
 // ../): it is not cairn's to delete, and the run ends as its steps did.
@@ -515,6 +581,12 @@ func (e escapedWriter) Write(p []byte) (int, error) {
 func (r *run) walk(ctx context.Context) bool {
 	stopped := false
 	for _, stage := range r.o.Plan.Stages {
+		if err := r.wts.Err(); err != nil && !stopped {
+			// A worktree that could not be made ends the run, as it
+			// would have before its first step.
+			r.setWorktreeErr(err)
+			stopped = true
+		}
 		if stopped || ctx.Err() != nil {
 			r.cancelStage(stage)
 			continue
@@ -690,11 +762,15 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier,
 		sc.Agent = r.o.Stubs.Step(st.Name)
 	}
 	var e stepEnd
-	wt, ok := r.wts.Get(st.Worktree)
+	// The step's worktree may still be in the making (worktree.Start).
+	wt, wtErr := r.wts.Ready(ctx, st.Worktree)
+	if wtErr != nil && ctx.Err() == nil {
+		r.setWorktreeErr(r.wts.Err())
+	}
 	timeout, err := stepTimeout(st)
 	switch {
-	case !ok:
-		e = stepEnd{outcome: record.Failed, exitCode: -1, cause: fmt.Sprintf("worktree %q was not created", st.Worktree)}
+	case wtErr != nil:
+		e = stepEnd{outcome: record.Failed, exitCode: -1, cause: wtErr.Error()}
 	case err != nil:
 		e = stepEnd{outcome: record.Failed, exitCode: -1, cause: err.Error()}
 	default:
