@@ -360,48 +360,57 @@ func checkClean(ctx context.Context, g *git.Git, root string, plan []ir.PlanWork
 	return fmt.Errorf("checkout worktree %q: the working tree at %s has uncommitted changes (%s); commit or stash them first", name, root, list)
 }
 
-// makers bounds how many throwaways have their files checked out at once.
-func makers() int { return max(2, goruntime.GOMAXPROCS(0)) }
+// makers bounds how many throwaways have their files checked out at once,
+// and how many are deleted at once.
+func makers() int { return max(4, goruntime.GOMAXPROCS(0)) }
 
 // create makes the run's worktrees in list order. The part of each that
 // git must do alone in the repository (add) is done one after another,
 // under the worktree lock; the rest (make), a few worktrees at a time
-// beside it. Once one has failed, or ctx is done, the others are not begun.
-// It closes w.done at its end.
+// beside it, in the same order. Once one has failed, or ctx is done, the
+// others are not begun. It closes w.done at its end.
 func (w *Worktrees) create(ctx context.Context) {
 	defer close(w.done)
 	defer w.stop()
-	slots := make(chan struct{}, makers())
+	type added struct {
+		wt  Worktree
+		err error
+	}
+	queue := make(chan added, len(w.list))
 	var wg sync.WaitGroup
+	for range min(makers(), len(w.list)) {
+		wg.Go(func() {
+			for a := range queue {
+				if a.err == nil {
+					if a.err = w.make(ctx, a.wt); a.err != nil && a.wt.Kind == ir.Throwaway {
+						// Nothing half made is left, even when ctx ended it.
+						w.unmake(context.WithoutCancel(ctx), a.wt)
+					}
+				}
+				w.finish(ctx, a.wt, a.err)
+			}
+		})
+	}
+	failed := ""
 	for _, wt := range w.list {
-		select {
-		case slots <- struct{}{}:
-		case <-ctx.Done():
-		}
 		if err := ctx.Err(); err != nil {
 			w.finish(ctx, wt, err)
 			continue
 		}
-		if err := w.Err(); err != nil {
-			w.finish(ctx, wt, fmt.Errorf("not made once worktree %q could not be", w.failedName()))
-			<-slots
+		if failed == "" && w.Err() != nil {
+			failed = w.failedName()
+		}
+		if failed != "" {
+			w.skip(wt, fmt.Errorf("not made once worktree %q could not be", failed))
 			continue
 		}
-		added, err := w.add(ctx, wt)
+		made, err := w.add(ctx, wt)
 		if err != nil {
-			added = wt
+			made, failed = wt, wt.Name
 		}
-		wg.Go(func() {
-			defer func() { <-slots }()
-			if err == nil {
-				if err = w.make(ctx, added); err != nil && added.Kind == ir.Throwaway {
-					// Nothing half made is left, even when ctx ended it.
-					w.unmake(context.WithoutCancel(ctx), added)
-				}
-			}
-			w.finish(ctx, added, err)
-		})
+		queue <- added{made, err}
 	}
+	close(queue)
 	wg.Wait()
 }
 
@@ -492,6 +501,15 @@ func (w *Worktrees) finish(ctx context.Context, wt Worktree, err error) {
 	if w.firstErr == nil && ctx.Err() == nil {
 		w.firstErr = w.failed[wt.Name]
 	}
+}
+
+// skip ends the making of wt, not begun, with err, which is not Err: the
+// failure that stopped it is.
+func (w *Worktrees) skip(wt Worktree, err error) {
+	defer close(w.ready[wt.Name])
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.failed[wt.Name] = fmt.Errorf("create worktree %q: %w", wt.Name, err)
 }
 
 // failedName is the name of the worktree whose error Err is.
