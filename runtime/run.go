@@ -233,6 +233,11 @@ type run struct {
 	// wtErr is the error of the worktree that could not be made, once a
 	// step needed it or a stage was to start with it failed.
 	wtErr error
+	// lastUser maps each worktree to the last step, in file order, that
+	// uses it: once that step has ended, the worktree is released
+	// (Worktrees.Release). patches is the run folder's worktrees/.
+	lastUser map[string]string
+	patches  string
 	// pullRequest is the URL of the run's pull request, once a delivery
 	// or self-merge step found it (catalogue.go): the notification names
 	// it (docs/design.md §7.9).
@@ -320,6 +325,7 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 		return err != nil || held
 	}
 	patches := filepath.Join(r.folder.Dir, record.WorktreesDir)
+	r.patches, r.lastUser = patches, lastUsers(plan)
 	var wts *worktree.Worktrees
 	var err error
 	if r.resumed != nil {
@@ -846,7 +852,24 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier,
 	r.record(sr)
 	r.complete(ctx, st, &sr)
 	r.prog.End(st.Name, e.outcome, end.Sub(start), e.cause)
+	if r.lastUser[st.Worktree] == st.Name && ctx.Err() == nil {
+		// No later step works in it: its changes are saved and it is
+		// removed while the others run.
+		r.wts.Release(context.WithoutCancel(ctx), st.Worktree, r.patches)
+	}
 	return e.outcome
+}
+
+// lastUsers maps each worktree of plan to the last step, in file order,
+// that uses it.
+func lastUsers(plan *ir.Plan) map[string]string {
+	last := map[string]string{}
+	for _, stage := range plan.Stages {
+		for _, st := range stage {
+			last[st.Worktree] = st.Name
+		}
+	}
+	return last
 }
 
 // InconclusiveSteps returns the steps whose validate phase was inconclusive (a

@@ -65,6 +65,14 @@ type Worktrees struct {
 	// removed holds the worktrees already gone, so a second Close only
 	// retries what the first could not do.
 	removed map[string]bool
+	// releasing holds the throwaways Release is saving and removing;
+	// releases are those under way, and releaseSlots bounds them.
+	releasing map[string]bool
+	// unpruned is set once Release has removed a throwaway whose record
+	// git still holds.
+	unpruned     bool
+	releases     sync.WaitGroup
+	releaseSlots chan struct{}
 	// reopened holds the throwaways Reopen applied their saved changes to
 	// and no step has run in since (Worked).
 	reopened map[string]bool
@@ -164,19 +172,21 @@ func Start(ctx context.Context, repo *git.Repo, home, run string, plan []ir.Plan
 		commonDir = filepath.Join(root, commonDir)
 	}
 	w := &Worktrees{
-		repoRoot:  root,
-		commonDir: commonDir,
-		runDir:    filepath.Join(home, "worktrees", run),
-		lock:      worktreeLockPath(home, repo.CommonDir),
-		ready:     map[string]chan struct{}{},
-		done:      make(chan struct{}),
-		stop:      func() {},
-		made:      map[string]bool{},
-		failed:    map[string]error{},
-		removed:   map[string]bool{},
-		reopened:  map[string]bool{},
-		git:       g,
-		running:   running,
+		repoRoot:     root,
+		commonDir:    commonDir,
+		runDir:       filepath.Join(home, "worktrees", run),
+		lock:         worktreeLockPath(home, repo.CommonDir),
+		ready:        map[string]chan struct{}{},
+		done:         make(chan struct{}),
+		stop:         func() {},
+		made:         map[string]bool{},
+		failed:       map[string]error{},
+		removed:      map[string]bool{},
+		releasing:    map[string]bool{},
+		releaseSlots: make(chan struct{}, makers()),
+		reopened:     map[string]bool{},
+		git:          g,
+		running:      running,
 	}
 	if len(plan) == 0 {
 		close(w.done)
@@ -713,6 +723,7 @@ func (w *Worktrees) Close(ctx context.Context, patchDir string) error {
 		return nil
 	}
 	w.stopMaking()
+	w.releases.Wait()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var open []Worktree
@@ -722,7 +733,7 @@ func (w *Worktrees) Close(ctx context.Context, patchDir string) error {
 		}
 	}
 	branches := w.openIssueBranches()
-	if len(open) == 0 && len(branches) == 0 {
+	if len(open) == 0 && len(branches) == 0 && !w.unpruned {
 		return w.removeRunDir()
 	}
 	saveErrs := saveAll(ctx, w.git, open, patchDir, func(name string) bool { return !w.reopened[name] })
@@ -748,12 +759,56 @@ func (w *Worktrees) Close(ctx context.Context, patchDir string) error {
 	w.closeIssueBranches(ctx, branches)
 	if _, err := w.git.Run(ctx, w.repoRoot, "worktree", "prune"); err != nil {
 		errs = append(errs, fmt.Errorf("remove worktrees: %w", err))
+	} else {
+		w.unpruned = false
 	}
 	unlock()
 	if len(errs) == 0 {
 		errs = append(errs, w.removeRunDir())
 	}
 	return errors.Join(errs...)
+}
+
+// Release saves the changes of the throwaway name, which no step will use
+// again, and removes it, as Close would, but now and in the background,
+// while the run's other steps go on: Close waits for it, and prunes git's
+// record of it. When its changes cannot be saved, or it cannot be
+// removed, it is left for Close, which tries again and says why. ctx ends
+// the git processes the save runs.
+func (w *Worktrees) Release(ctx context.Context, name, patchDir string) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.made[name] || w.removed[name] || w.releasing[name] {
+		return
+	}
+	var wt Worktree
+	for _, l := range w.list {
+		if l.Name == name {
+			wt = l
+		}
+	}
+	if wt.Kind != ir.Throwaway {
+		return
+	}
+	w.releasing[name] = true
+	ran := !w.reopened[name]
+	w.releases.Go(func() {
+		w.releaseSlots <- struct{}{}
+		defer func() { <-w.releaseSlots }()
+		err := savePatch(ctx, w.git, wt, patchDir, ran)
+		if err == nil {
+			err = os.RemoveAll(wt.Path)
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		delete(w.releasing, name)
+		if err == nil {
+			w.removed[name], w.unpruned = true, true
+		}
+	})
 }
 
 // removeAll deletes the folders of the throwaways open whose changes were
