@@ -15,13 +15,15 @@
 # It exits 0 whether or not the bar is met; non-zero only when something
 # broke (the build, a run that did not succeed, a worktree left behind).
 # Environment: K (runs each, default 7), N (steps and worktrees, default 8),
-# FILES (the big repository's files, default 20000), CAIRN (a cairn binary
-# to measure instead of building one, to compare builds).
+# FILES (the big repository's files, default 20000), SIZES (the repository
+# sizes measured, default "2 $FILES"), CAIRN (a cairn binary to measure
+# instead of building one, to compare builds).
 set -euo pipefail
 
 K=${K:-7}
 N=${N:-8}
 FILES=${FILES:-20000}
+read -r -a sizes <<<"${SIZES:-2 $FILES}"
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -138,7 +140,7 @@ rm -rf "$work"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 say "load average before: $load_before on $(nproc) cores"
 report=()
-for files in 2 "$FILES"; do
+for files in "${sizes[@]}"; do
 	repo=$work/repo-$files
 	say "making a repository of $files files in $repo"
 	make_repo "$repo" "$files"
