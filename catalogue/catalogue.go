@@ -93,6 +93,9 @@ type Step struct {
 	// Trailers are the trailers of the commits cairn makes for the step:
 	// Cairn-Run, Cairn-Step.
 	Trailers string
+	// Excluded are the paths the worktree's copy and setup left, which no
+	// commit of a repair's work takes.
+	Excluded []string
 }
 
 // Result is how a catalogue action, or a session it ran (Run.Session),

@@ -544,7 +544,7 @@ func quoteAll(names []string) string {
 // commitLeft commits what the repair session left uncommitted, with the
 // run's trailers.
 func (d *delivery) commitLeft(ctx context.Context, subject string) error {
-	left := worktree.Commit{Subject: subject, Trailers: d.s.Trailers, Work: true}
+	left := worktree.Commit{Subject: subject, Trailers: d.s.Trailers, Work: true, Exclude: d.s.Excluded}
 	_, err := left.Make(ctx, d.git, d.dir)
 	return err
 }

@@ -47,6 +47,7 @@ func (r *run) catalogueStep(sc *step.Context) *catalogue.Step {
 		Results:   results,
 		IssueFile: sc.IssueFile(),
 		Trailers:  step.Trailers(r.folder.Name(), sc.Step.Name, sc.Agent != nil),
+		Excluded:  r.excluded(sc.Step.Worktree),
 	}
 }
 

@@ -31,6 +31,10 @@ type committer struct {
 	run     string
 	process string
 	stubbed bool
+	// exclude, when set, names the paths of the working tree at a folder
+	// that its worktree's copy and setup left: no commit of work takes
+	// them.
+	exclude func(dir string) []string
 
 	mu sync.Mutex
 	// started is set once `Start process` is committed.
@@ -169,6 +173,9 @@ func (c *committer) finish(ctx context.Context, status record.Status) (bool, err
 // the run ends.
 func (c *committer) commit(ctx context.Context, dir, subject, step string, work, folder bool) error {
 	commit := worktree.Commit{Subject: subject, Trailers: c.trailers(step), Work: work}
+	if work && c.exclude != nil {
+		commit.Exclude = c.exclude(dir)
+	}
 	if folder {
 		commit.Folder = c.folder
 	}

@@ -242,11 +242,17 @@ type run struct {
 	// or self-merge step found it (catalogue.go): the notification names
 	// it (docs/design.md §7.9).
 	pullRequest string
+	// preparings are the worktrees' readying, each done once by the first
+	// step in it (prepare.go).
+	preparings map[string]*preparing
 }
 
 // run runs the plan in r's folder, which it closes.
 func (r *run) run(ctx context.Context, start time.Time) (record.Status, error) {
 	defer r.folder.Close()
+	if r.commits != nil {
+		r.commits.exclude = r.excludedAt
+	}
 	plan := r.o.Plan
 	file := plan.File
 	if abs, err := workdir.Abs(r.o.Dir, file); err == nil {
@@ -780,6 +786,15 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier,
 	case err != nil:
 		e = stepEnd{outcome: record.Failed, exitCode: -1, cause: err.Error()}
 	default:
+		if p := r.prepare(ctx, wt); p.cause != "" {
+			// Its worktree could not be readied: the step does not run.
+			e = stepEnd{outcome: record.Failed, exitCode: -1, cause: p.cause}
+			if len(p.tail) > 0 {
+				e.result, e.wrote = strings.Join(p.tail, "\n")+"\n", true
+				r.prog.Attach(st.Name, p.tail)
+			}
+			break
+		}
 		sc.Timeout = timeout
 		sc.Worktree, sc.WorktreeKind, sc.Branch = wt.Path, wt.Kind, wt.Branch
 		if r.issue != nil {
@@ -987,7 +1002,7 @@ func (r *run) work(ctx context.Context, sc *step.Context, wt worktree.Worktree, 
 // stay uncommitted for a resume to run it again over them.
 func (r *run) settle(ctx context.Context, sc *step.Context, wt worktree.Worktree, sr *record.StepRecord, ok bool) error {
 	if r.commits == nil && wt.Kind == ir.IssueBranch && (hasSession(sc.Step) || ok && edits(sc.Step)) {
-		left := worktree.Commit{Subject: step.SaveWorkSubject(sc.Step.Name), Trailers: step.Trailers(r.folder.Name(), sc.Step.Name, r.o.Stubs != nil), Work: true}
+		left := worktree.Commit{Subject: step.SaveWorkSubject(sc.Step.Name), Trailers: step.Trailers(r.folder.Name(), sc.Step.Name, r.o.Stubs != nil), Work: true, Exclude: r.excluded(wt.Name)}
 		if _, err := left.Make(ctx, r.o.Repo.Git, wt.Path); err != nil {
 			return fmt.Errorf("commit the work of step %q on its branch: %w", sc.Step.Name, err)
 		}

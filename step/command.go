@@ -97,3 +97,11 @@ func countLines(out []byte) int {
 	}
 	return n
 }
+
+// RunSetup runs a worktree's setup script (docs/design.md §7.4) as a
+// command step's script runs, in sc's worktree with sc's environment less
+// the agents' keys, under sc's timeout, its stdout and stderr both written
+// to out. sc has no step.
+func RunSetup(ctx context.Context, sc *Context, script string, out io.Writer) ShellRun {
+	return runShellTo(ctx, sc, script, out, out)
+}

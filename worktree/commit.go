@@ -23,13 +23,16 @@ type Commit struct {
 	// tree) staged too. Without Work the commit holds it alone: whatever
 	// else is staged in the tree (a user's) stays staged.
 	Folder string
+	// Exclude are paths Work leaves out: what a worktree's copy and setup
+	// left, which is not the agents' work.
+	Exclude []string
 }
 
 // Make makes c in the working tree at dir through g, when anything is
 // staged for it, and reports whether it made one.
 func (c Commit) Make(ctx context.Context, g *git.Git, dir string) (bool, error) {
 	if c.Work {
-		if _, err := g.Run(ctx, dir, "add", "--all", "--", ".", ":(exclude)"+ir.RunsInRepo); err != nil {
+		if err := addAll(ctx, g, dir, c.Exclude, ":(exclude)"+ir.RunsInRepo); err != nil {
 			return false, err
 		}
 	}

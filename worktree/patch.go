@@ -156,7 +156,7 @@ func savePatch(ctx context.Context, g *git.Git, wt Worktree, patchDir string, ra
 	}
 	defer os.RemoveAll(tmp)
 	own := filepath.Join(tmp, "patch")
-	size, queue, err := diffTree(ctx, g, wt.Path, wt.Base, own)
+	size, queue, err := diffTree(ctx, g, wt.Path, wt.Base, own, wt.Excluded)
 	if err != nil {
 		return err
 	}
@@ -171,7 +171,7 @@ func savePatch(ctx context.Context, g *git.Git, wt Worktree, patchDir string, ra
 			return fmt.Errorf("submodule %q is not in the worktree's base, so its changes cannot be saved as a patch", s.path)
 		}
 		file := filepath.Join(tmp, fmt.Sprintf("submodule-%d", i))
-		n, nested, err := diffTree(ctx, g, filepath.Join(wt.Path, filepath.FromSlash(s.path)), s.base, file)
+		n, nested, err := diffTree(ctx, g, filepath.Join(wt.Path, filepath.FromSlash(s.path)), s.base, file, nil)
 		if err != nil {
 			return fmt.Errorf("submodule %q: %w", s.path, err)
 		}
@@ -284,9 +284,9 @@ type submodule struct {
 // diffTree writes the changes of the working tree at dir since base (a
 // commit; "" for none) to the new file patch, and returns its size and the
 // submodules initialised in the tree: everything in the folder that git does
-// not ignore is added to a temporary index beside patch, which is diffed
-// against base.
-func diffTree(ctx context.Context, g *git.Git, dir, base, patch string) (int64, []submodule, error) {
+// not ignore, but the paths excluded (what copy and setup left), is added
+// to a temporary index beside patch, which is diffed against base.
+func diffTree(ctx context.Context, g *git.Git, dir, base, patch string, excluded []string) (int64, []submodule, error) {
 	index := patch + ".index"
 	// Starting from the tree's own index lets git add skip the files whose
 	// stat data has not changed; without it git hashes every file.
@@ -294,7 +294,7 @@ func diffTree(ctx context.Context, g *git.Git, dir, base, patch string) (int64, 
 		_ = copyFile(filepath.Join(gitDir, "index"), index)
 	}
 	indexed := g.With("GIT_INDEX_FILE=" + index)
-	if _, err := indexed.Run(ctx, dir, "add", "--all"); err != nil {
+	if err := addAll(ctx, indexed, dir, excluded); err != nil {
 		return 0, nil, err
 	}
 	if base == "" {

@@ -32,6 +32,9 @@ type Worktree struct {
 	Path   string
 	Base   string
 	Branch string
+	// Excluded are the paths that copy and setup left (SetExcluded):
+	// not the agents' work, so no patch holds them.
+	Excluded []string
 }
 
 // Worktrees are the worktrees of one run, made while it starts (Start) and

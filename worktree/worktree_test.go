@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -94,7 +95,7 @@ func TestOpenThrowaway(t *testing.T) {
 	if fi, err := os.Stat(runDir); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("%s: mode %v, err %v; want 0700", runDir, fi.Mode().Perm(), err)
 	}
-	if got, ok := w.Get("a"); !ok || got != all[0] {
+	if got, ok := w.Get("a"); !ok || !reflect.DeepEqual(got, all[0]) {
 		t.Errorf("Get(%q) = %+v, %v", "a", got, ok)
 	}
 	if _, ok := w.Get("nope"); ok {
