@@ -186,11 +186,12 @@ func (d *delivery) prepare(ctx context.Context) error {
 		}
 		d.note("undid the rebase an earlier attempt left stopped")
 	}
-	status, err := d.git.Run(ctx, d.dir, "status", "--porcelain", "--untracked-files=normal")
+	// What the worktree's copy and setup left is not the steps' work.
+	left, err := worktree.Uncommitted(ctx, d.git, d.dir, d.s.Excluded)
 	if err != nil {
 		return err
 	}
-	if files := strings.Fields(status); len(files) > 0 {
+	if len(left) > 0 {
 		return fmt.Errorf("worktree %q has uncommitted changes (git status in %s lists them); delivery pushes commits only, so a step before it must commit its work", d.worktree, d.dir)
 	}
 	if err := d.fetchBase(ctx); err != nil {

@@ -211,7 +211,13 @@ func (w *Worktrees) closeIssueBranches(ctx context.Context, open []Worktree) {
 		}
 		reason := w.keepReason(ctx, wt)
 		if reason == "" {
-			if _, err := w.git.Run(ctx, w.repoRoot, "worktree", "remove", wt.Path); err != nil {
+			args := []string{"worktree", "remove", wt.Path}
+			if len(wt.Excluded) > 0 {
+				// What copy and setup left, and only that, is
+				// uncommitted: git would keep the worktree for it.
+				args = append(args, "--force")
+			}
+			if _, err := w.git.Run(ctx, w.repoRoot, args...); err != nil {
 				reason = err.Error()
 			} else {
 				w.removed[wt.Name] = true
@@ -228,11 +234,11 @@ func (w *Worktrees) keepReason(ctx context.Context, wt Worktree) string {
 	if !w.succeeded {
 		return "the run did not succeed"
 	}
-	status, err := w.git.Run(ctx, wt.Path, "status", "--porcelain")
+	left, err := Uncommitted(ctx, w.git, wt.Path, wt.Excluded)
 	if err != nil {
 		return "cairn could not tell whether its work is saved: " + err.Error()
 	}
-	if strings.TrimSpace(status) != "" {
+	if len(left) > 0 {
 		return "it has uncommitted changes"
 	}
 	// HEAD too: a session may have left the branch for another.
@@ -250,8 +256,8 @@ func (w *Worktrees) keepReason(ctx context.Context, wt Worktree) string {
 // commit (at HEAD or on its branch) that its base lacks; false when git
 // cannot tell.
 func (w *Worktrees) holdsNoWork(ctx context.Context, wt Worktree) bool {
-	status, err := w.git.Run(ctx, wt.Path, "status", "--porcelain")
-	if err != nil || strings.TrimSpace(status) != "" {
+	left, err := Uncommitted(ctx, w.git, wt.Path, wt.Excluded)
+	if err != nil || len(left) > 0 {
 		return false
 	}
 	out, err := w.git.Run(ctx, wt.Path, "rev-list", "-n", "1", "HEAD", "refs/heads/"+wt.Branch, "--not", wt.Base, "--")

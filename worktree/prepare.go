@@ -234,6 +234,33 @@ func Changed(ctx context.Context, g *git.Git, dir string) (map[string]string, er
 	return changed, nil
 }
 
+// Uncommitted lists what git status says is uncommitted in the working
+// tree at dir (its porcelain entries), but the paths excluded, which its
+// copy and setup left: those are not work that is waiting to be saved.
+func Uncommitted(ctx context.Context, g *git.Git, dir string, excluded []string) ([]string, error) {
+	// With paths to leave out, every untracked file, not its folder: a
+	// folder setup made is excluded file by file.
+	untracked := "--untracked-files=normal"
+	if len(excluded) > 0 {
+		untracked = "--untracked-files=all"
+	}
+	out, err := g.Run(ctx, dir, "status", "--porcelain=v1", "-z", untracked, "--no-renames")
+	if err != nil {
+		return nil, err
+	}
+	skip := make(map[string]bool, len(excluded))
+	for _, p := range excluded {
+		skip[p] = true
+	}
+	var left []string
+	for _, e := range splitNUL(out) {
+		if len(e) > 3 && !skip[e[3:]] {
+			left = append(left, e)
+		}
+	}
+	return left, nil
+}
+
 // Prepared is what copy and setup left in a worktree: after, less what was
 // already so before (a resumed run's worktree holds its saved changes
 // again), the paths new or in another state, sorted.
