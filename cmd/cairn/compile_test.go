@@ -80,12 +80,6 @@ var caseRepoFiles = map[string]map[string]string{
 	},
 }
 
-// runLacks are the golden compile cases `cairn run` cannot run alike
-// yet, and why; TestCompilePrepare runs prepare's script alone meanwhile.
-var runLacks = map[string]string{
-	"prepare": "cairn run does not ready worktrees with copy and setup yet",
-}
-
 // commitCases are the golden compile cases with commit = true.
 var commitCases = map[string]bool{"commit": true, "commit-issue": true}
 
@@ -707,9 +701,6 @@ func TestCompileDifferential(t *testing.T) {
 				continue
 			}
 			t.Run(name+variant.name, func(t *testing.T) {
-				if why := runLacks[name]; why != "" {
-					t.Skip(why)
-				}
 				if variant.name != "" && !variant.commit || slowCases[name] {
 					slowSuite(t)
 				}
