@@ -30,6 +30,16 @@
 # groups while they run, as cairn run's does: when the script is killed outright (SIGKILL), the next
 # cairn status, stop, gc or resume ends what its steps left, and the steps' jobs start nothing more.
 # It needs bash 5.1 or later, git, coreutils, util-linux (flock, setsid) and jq, 'mybot'.
+
+# bash 5.1 or later, asked before bash reads what an older one cannot (macOS has 3.2).
+if [ -z "${BASH_VERSINFO:-}" ] || [ "${BASH_VERSINFO[0]}" -lt 5 ] || { [ "${BASH_VERSINFO[0]}" -eq 5 ] && [ "${BASH_VERSINFO[1]}" -lt 1 ]; }; then
+  if [ "$(uname -s 2>/dev/null)" = Darwin ]; then
+    echo "cairn: error: bash ${BASH_VERSION:-(none)} is too old: the script needs bash 5.1 or later; on macOS: brew install bash, then run it with \"\$(brew --prefix)/bin/bash\" SCRIPT" >&2
+  else
+    echo "cairn: error: bash ${BASH_VERSION:-(none)} is too old: the script needs bash 5.1 or later; run it with bash 5.1 or later" >&2
+  fi
+  exit 1
+fi
 set -euo pipefail
 
 process='custom'
@@ -1187,11 +1197,13 @@ main() {
   [[ $jobs =~ ^[0-9]+$ ]] || usage_error "--jobs $jobs: want 0 (all at once) or more"
   jobs=$((10#$jobs))
 
-  if ((BASH_VERSINFO[0] < 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] < 1))); then
-    fail "bash $BASH_VERSION is too old: the script needs bash 5.1 or later"
-  fi
   for tool in git jq flock setsid timeout env sha256sum mktemp mkfifo tee; do
-    command -v "$tool" >/dev/null || fail "\"$tool\" not found on PATH: the script needs git, coreutils, util-linux and jq"
+    if ! command -v "$tool" >/dev/null; then
+      if [[ $(uname -s 2>/dev/null) == Darwin ]]; then
+        fail "\"$tool\" not found on PATH: the script needs git, GNU coreutils, util-linux and jq; on macOS: brew install coreutils flock util-linux jq, and put \"\$(brew --prefix)/opt/coreutils/libexec/gnubin\" and \"\$(brew --prefix)/opt/util-linux/bin\" first on PATH"
+      fi
+      fail "\"$tool\" not found on PATH: the script needs git, coreutils, util-linux and jq"
+    fi
   done
   bash_bin=$(command -v bash)
   env_bin=$(command -v env)
