@@ -17,10 +17,6 @@ import (
 	"github.com/cairn-dev/cairn/worktree"
 )
 
-// setupTailLines is how many of a failed setup's last lines the steps of
-// its worktree show and keep as their result.
-const setupTailLines = 10
-
 // preparing is the readying of one worktree (docs/design.md §7.4), done by
 // the first step that needs it; the others wait for it.
 type preparing struct {
@@ -156,20 +152,11 @@ func (r *run) setup(ctx context.Context, wt worktree.Worktree, pw *ir.PlanWorktr
 		cause = "timed out after " + pw.SetupTimeout
 	}
 	r.prog.Note(fmt.Sprintf("setup worktree %s: failed: %s", wt.Name, cause))
-	return "worktree setup failed: " + cause, lastLines(log, setupTailLines)
-}
-
-// lastLines are the last n lines of the file at path.
-func lastLines(path string, n int) []string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil
+	var tail []string
+	if len(run.Output) > 0 {
+		tail = strings.Split(string(run.Output), "\n")
 	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) == 1 && lines[0] == "" {
-		return nil
-	}
-	return lines[max(0, len(lines)-n):]
+	return "worktree setup failed: " + cause, tail
 }
 
 // unique is paths sorted, each once.

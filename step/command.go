@@ -101,7 +101,31 @@ func countLines(out []byte) int {
 // RunSetup runs a worktree's setup script (docs/design.md §7.4) as a
 // command step's script runs, in sc's worktree with sc's environment less
 // the agents' keys, under sc's timeout, its stdout and stderr both written
-// to out. sc has no step.
+// to out. sc has no step. When it fails, the ShellRun's Output is the end
+// of its output as a failed command's is shown (its last lines, made safe
+// to print), not all of it.
 func RunSetup(ctx context.Context, sc *Context, script string, out io.Writer) ShellRun {
-	return runShellTo(ctx, sc, script, out, out)
+	end := &endBuffer{}
+	// One writer for both: exec then writes to it from one goroutine.
+	w := io.MultiWriter(out, end)
+	run := runShellTo(ctx, sc, script, w, w)
+	if !run.OK() {
+		run.Output = []byte(outputTail(end.buf))
+	}
+	return run
+}
+
+// endBuffer keeps the last endBytes bytes written to it: more than
+// tailLines lines of maxTailLine characters need.
+type endBuffer struct{ buf []byte }
+
+// endBytes is how much of an output an endBuffer keeps.
+const endBytes = 4 * tailLines * maxTailLine
+
+func (b *endBuffer) Write(p []byte) (int, error) {
+	b.buf = append(b.buf, p...)
+	if len(b.buf) > 2*endBytes {
+		b.buf = append(b.buf[:0], b.buf[len(b.buf)-endBytes:]...)
+	}
+	return len(p), nil
 }

@@ -1,9 +1,11 @@
 package step
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,5 +117,28 @@ func waitFile(t *testing.T, path string) {
 		case <-deadline:
 			t.Fatalf("%s did not appear", path)
 		}
+	}
+}
+
+// TestRunSetup: a setup's whole output goes to its writer; a failed one's
+// Output is the end of it as a failed command's is shown: its last lines,
+// escape sequences gone, even past what the writer was given at once.
+func TestRunSetup(t *testing.T) {
+	t.Parallel()
+	sc := commandContext(t, "test", "")
+	sc.Step = nil
+	var log bytes.Buffer
+	run := RunSetup(context.Background(), sc, `seq 1 5000; printf '\033[31mred\033[0m\n' >&2; exit 3`, &log)
+	if run.OK() || run.Cause != "exit status 3" {
+		t.Fatalf("cause %q; want exit status 3", run.Cause)
+	}
+	if !strings.HasPrefix(log.String(), "1\n2\n") || !strings.HasSuffix(log.String(), "5000\n\033[31mred\033[0m\n") {
+		t.Errorf("the log does not hold the whole output")
+	}
+	if want := "4992\n4993\n4994\n4995\n4996\n4997\n4998\n4999\n5000\nred"; string(run.Output) != want {
+		t.Errorf("output %q; want %q", run.Output, want)
+	}
+	if ok := RunSetup(context.Background(), sc, "echo fine", &log); !ok.OK() || len(ok.Output) != 0 {
+		t.Errorf("a setup that succeeded: %+v", ok)
 	}
 }
