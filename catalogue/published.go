@@ -130,19 +130,18 @@ func publishedIssue(ctx context.Context, r Run, s *Step) (*forge.Issue, error) {
 }
 
 // publisher is the step of plan whose result names the issue a
-// run-published-issue step starts its process on: the single step of the
-// stage before it.
+// run-published-issue step starts its process on: the single step it
+// needs (the stage before it, unless it writes its needs).
 func publisher(plan *ir.Plan, step string) (string, error) {
-	stages := plan.Stages
-	for k, stage := range stages {
+	for _, stage := range plan.Stages {
 		for _, st := range stage {
 			if st.Name != step {
 				continue
 			}
-			if k == 0 || len(stages[k-1]) != 1 {
+			if len(st.Needs) != 1 {
 				return "", fmt.Errorf("run-published-issue step %q must come directly after a single session step, whose result's last line names the issue", step)
 			}
-			return stages[k-1][0].Name, nil
+			return st.Needs[0], nil
 		}
 	}
 	return "", fmt.Errorf("step %q is not in the plan", step)

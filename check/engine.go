@@ -182,6 +182,5 @@ var frontEndRules = []*Rule{
 	{ID: ir.RuleDuplicate, Doc: "a key, step, worktree or block defined twice", Severity: ir.Error, Lint: true, FrontEnd: true},
 	{ID: ir.RuleHCLExpression, Doc: "an HCL expression that is not a literal", Severity: ir.Error, Lint: true, FrontEnd: true},
 	{ID: ir.RuleNotCompilable, Doc: "(compile only) a feature a standalone script cannot carry", Severity: ir.Error, Lint: false, FrontEnd: true},
-	{ID: ir.RuleUnknownStep, Doc: "(stubs and test files) a stub or an expected step naming a step the process lacks (with a \"did you mean\" suggestion)", Severity: ir.Error, Lint: false, FrontEnd: true},
 	{ID: ir.RuleStubMismatch, Doc: "(stubs and test files) a stub its step's kind cannot take: a command step's without exit, a session's keys on a command step, a verdict on a step without a judge, attempts on a step without review retries", Severity: ir.Error, Lint: false, FrontEnd: true},
 }

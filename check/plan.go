@@ -56,10 +56,17 @@ func BuildPlan(ctx context.Context, p *ir.Process, res *Resolution, env *Env) *i
 		plan.Repair = repairSession(env)
 	}
 	stages, _ := stagesOf(p)
+	needs := needsOf(p)
 	for _, st := range stages {
 		steps := make([]ir.PlanStep, 0, st.last-st.first+1)
 		for i := st.first; i <= st.last; i++ {
-			steps = append(steps, planStep(&p.Steps[i], &res.Steps[i], env))
+			ps := planStep(&p.Steps[i], &res.Steps[i], env)
+			ps.NeedsWritten = p.Steps[i].Keys().Needs.Set
+			ps.Needs = make([]string, len(needs[i]))
+			for k, j := range needs[i] {
+				ps.Needs[k] = p.Steps[j].Name.Value
+			}
+			steps = append(steps, ps)
 		}
 		plan.Stages = append(plan.Stages, steps)
 	}

@@ -15,6 +15,7 @@ var lintRules = []*Rule{
 	ruleIssueBranchNeedsDelivery,
 	ruleSelfMergeAfterDelivery,
 	ruleParallelSharedWorktree,
+	ruleUnknownStep,
 	ruleParallelGroupSplit,
 	rulePublishedIssueNeedsSession,
 	ruleReviewNeedsOneAgent,

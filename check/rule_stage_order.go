@@ -28,6 +28,7 @@ var ruleSelfMergeAfterDelivery = &Rule{
 	Run: func(pass *Pass) {
 		p := pass.Process
 		stages, stageOf := stagesOf(p)
+		needs := needsOf(p)
 		for i := range p.Steps {
 			s := &p.Steps[i]
 			if catalogueOf(s) != ir.SelfMerge {
@@ -39,11 +40,8 @@ var ruleSelfMergeAfterDelivery = &Rule{
 					"self-merge %s runs in parallel group %q; it must run alone, directly after a delivery step", stepRef(p, i), group(s))
 				continue
 			}
-			if st > 0 {
-				prev := stages[st-1]
-				if prev.first == prev.last && catalogueOf(&p.Steps[prev.first]) == ir.Delivery {
-					continue
-				}
+			if prev := needs[i]; len(prev) == 1 && catalogueOf(&p.Steps[prev[0]]) == ir.Delivery {
+				continue
 			}
 			pass.ReportRelated(s.Header, previousStep(p, stages, st),
 				"self-merge %s does not come directly after a delivery step; put a step with catalogue = %q right before it", stepRef(p, i), ir.Delivery)
@@ -62,17 +60,15 @@ var rulePublishedIssueNeedsSession = &Rule{
 	Run: func(pass *Pass) {
 		p := pass.Process
 		stages, stageOf := stagesOf(p)
+		needs := needsOf(p)
 		for i := range p.Steps {
 			s := &p.Steps[i]
 			if catalogueOf(s) != ir.RunPublishedIssue {
 				continue
 			}
 			st := stageOf[i]
-			if st > 0 {
-				prev := &p.Steps[stages[st-1].first]
-				if stages[st-1].first == stages[st-1].last && len(prev.Actions) == 1 && prev.Actions[0].Kind == ir.Session {
-					continue
-				}
+			if prev := needs[i]; len(prev) == 1 && len(p.Steps[prev[0]].Actions) == 1 && p.Steps[prev[0]].Actions[0].Kind == ir.Session {
+				continue
 			}
 			pass.ReportRelated(s.Header, previousStep(p, stages, st),
 				"run-published-issue %s must come directly after a single session step, whose result's last line names the issue", stepRef(p, i))

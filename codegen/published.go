@@ -42,15 +42,10 @@ func (c *compiler) published(st *ir.PlanStep, a *ir.PlanAction, j int, s *script
 	s.HasPublished = true
 	sc := &scriptCatalogue{Func: "catalogue_published"}
 	publisher := ""
-	for k, stage := range c.plan.Stages {
-		if !slices.ContainsFunc(stage, func(p ir.PlanStep) bool { return p.Name == st.Name }) {
-			continue
-		}
-		if k == 0 || len(c.plan.Stages[k-1]) != 1 {
-			sc.Refused = fmt.Sprintf("run-published-issue step %q must come directly after a single session step, whose result's last line names the issue", st.Name)
-		} else {
-			publisher = c.plan.Stages[k-1][0].Name
-		}
+	if len(st.Needs) != 1 {
+		sc.Refused = fmt.Sprintf("run-published-issue step %q must come directly after a single session step, whose result's last line names the issue", st.Name)
+	} else {
+		publisher = st.Needs[0]
 	}
 	var diags []ir.Diagnostic
 	funcs := []string{"", ""}

@@ -30,7 +30,7 @@ const (
 	NamesHarness  = "harness"  // the built-in harnesses and the config's
 	NamesModel    = "model"    // a tier, or a harness's model name
 	NamesProcess  = "process"  // the processes lookup finds
-	NamesStep     = "step"     // the steps of the process a test runs
+	NamesStep     = "step"     // the steps of the process (a test file's: of the process it runs)
 )
 
 // Bound is the least value a number may take; Exclusive when the value

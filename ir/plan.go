@@ -191,16 +191,21 @@ const (
 
 // PlanStep is a step of the plan with its actions resolved.
 type PlanStep struct {
-	Name        string       `json:"name"`
-	Description string       `json:"description"`
-	Worktree    string       `json:"worktree"`
-	Parallel    string       `json:"parallel"`
-	Optional    bool         `json:"optional"`
-	Timeout     string       `json:"timeout"`
-	Env         []PlanEnv    `json:"env"`
-	Actions     []PlanAction `json:"actions"`
-	Precheck    *PlanPhase   `json:"precheck"`
-	Validate    *PlanPhase   `json:"validate"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Worktree    string `json:"worktree"`
+	Parallel    string `json:"parallel"`
+	// Needs are the steps this one waits for, in file order: those its
+	// needs name (NeedsWritten), else the step or parallel group before
+	// it.
+	Needs        []string     `json:"needs"`
+	NeedsWritten bool         `json:"needs_written"`
+	Optional     bool         `json:"optional"`
+	Timeout      string       `json:"timeout"`
+	Env          []PlanEnv    `json:"env"`
+	Actions      []PlanAction `json:"actions"`
+	Precheck     *PlanPhase   `json:"precheck"`
+	Validate     *PlanPhase   `json:"validate"`
 }
 
 // PlanEnv is one environment variable a step sets.

@@ -198,6 +198,9 @@ type Step struct {
 type StepKeys struct {
 	Worktree Field[string]
 	Parallel Field[string]
+	// Needs are the steps this one waits for, each above it in the file;
+	// unset, it waits for the step or parallel group before it.
+	Needs    Strings
 	Optional Field[bool]
 	Timeout  Field[string]
 	Env      Field[[]Pair]

@@ -206,6 +206,15 @@ func (s *server) valuesOf(d *document, k ir.Key) []string {
 				vals = append(vals, w.Name)
 			}
 		}
+	case ir.NamesStep:
+		// A process's own steps, for needs.
+		if p := d.process(); p != nil {
+			for _, st := range p.Steps {
+				if st.Name.Set && !st.Name.Bad && st.Name.Value != "" {
+					vals = append(vals, st.Name.Value)
+				}
+			}
+		}
 	case ir.NamesHarness:
 		vals = append(vals, s.env(d).Harnesses.Names()...)
 	case ir.NamesSkill:

@@ -640,6 +640,8 @@ func (fe *cardProcess) step(n int, item ast.Node, header ir.Range) {
 		case "id":
 		case "description":
 			s.Description = fe.string(e)
+		case "needs":
+			s.Fill().Needs = fe.strings(e)
 		case "precheck":
 			s.Precheck = fe.phase(ir.PrecheckPhase, e, label, nil)
 		case "run":

@@ -499,6 +499,8 @@ func (fe *hclProcess) step(bl *hclsyntax.Block) {
 				s.Fill().Worktree = fe.String(a)
 			case "parallel":
 				s.Fill().Parallel = fe.String(a)
+			case "needs":
+				s.Fill().Needs = fe.Strings(a)
 			case "optional":
 				s.Fill().Optional = fe.Bool(a)
 			case "timeout":

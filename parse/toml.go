@@ -236,6 +236,8 @@ func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
 			s.Fill().Worktree = r.String(kv)
 		case "parallel":
 			s.Fill().Parallel = r.String(kv)
+		case "needs":
+			s.Fill().Needs = r.Strings(kv)
 		case "optional":
 			s.Fill().Optional = r.Bool(kv)
 		case "timeout":

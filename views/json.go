@@ -214,6 +214,7 @@ func withArrays(p *ir.Plan) *ir.Plan {
 // stepWithArrays is withArrays for a step.
 func stepWithArrays(s ir.PlanStep) ir.PlanStep {
 	s.Env = nonNil(s.Env)
+	s.Needs = nonNil(s.Needs)
 	s.Actions = nonNil(s.Actions)
 	s.Precheck = phaseWithArrays(s.Precheck)
 	s.Validate = phaseWithArrays(s.Validate)

@@ -128,10 +128,11 @@ func newPlanView(p *ir.Plan, noRepo bool, st Style) planView {
 	v := planView{Process: p.Process, File: p.File, Description: p.Description}
 	v.Facts = planFacts(p, noRepo)
 	v.Worktrees = columns(worktreeRows(p.Worktrees))
+	needsShown := writesNeeds(p)
 	for i, stage := range p.Stages {
 		sv := stageView{Number: i + 1, Title: stageTitle(stage)}
 		for _, s := range stage {
-			sv.Steps = append(sv.Steps, newStepView(s))
+			sv.Steps = append(sv.Steps, newStepView(s, needsShown))
 		}
 		v.Stages = append(v.Stages, sv)
 	}
@@ -227,6 +228,36 @@ func worktreeRows(ws []ir.PlanWorktree) [][]string {
 	return rows
 }
 
+// needsWords says what step s waits for and where that came from: "needs
+// a, b" as written, "needs a (the step before)" when it writes none, ""
+// for a first step that writes none.
+func needsWords(s ir.PlanStep) string {
+	switch {
+	case s.NeedsWritten && len(s.Needs) == 0:
+		return "needs nothing (starts at once)"
+	case s.NeedsWritten:
+		return "needs " + strings.Join(s.Needs, ", ")
+	case len(s.Needs) == 1:
+		return "needs " + s.Needs[0] + " (the step before)"
+	case len(s.Needs) > 1:
+		return "needs " + strings.Join(s.Needs, ", ") + " (the group before)"
+	}
+	return ""
+}
+
+// writesNeeds reports whether a step of plan writes its needs: only then
+// does the plan say what each step waits for, as the stages no longer do.
+func writesNeeds(plan *ir.Plan) bool {
+	for _, stage := range plan.Stages {
+		for _, s := range stage {
+			if s.NeedsWritten {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // stageTitle is a stage's heading after its number: the step's name, or the
 // parallel group it runs.
 func stageTitle(stage []ir.PlanStep) string {
@@ -239,14 +270,19 @@ func stageTitle(stage []ir.PlanStep) string {
 	return stage[0].Name
 }
 
-// newStepView words one step: its heading, where and how it runs, its
-// actions, phases and env.
-func newStepView(s ir.PlanStep) stepView {
+// newStepView words one step: its heading, where and how it runs (with
+// what it waits for when needsShown), its actions, phases and env.
+func newStepView(s ir.PlanStep, needsShown bool) stepView {
 	v := stepView{Title: s.Name}
 	if s.Description != "" {
 		v.Title += ": " + s.Description
 	}
 	details := []string{"worktree " + s.Worktree}
+	if needsShown {
+		if w := needsWords(s); w != "" {
+			details = append(details, w)
+		}
+	}
 	if s.Optional {
 		details = append(details, "optional")
 	}
