@@ -74,6 +74,7 @@ worktree "c" {
 	"step \"a\" {\n  commnd = \"make\n}\n",
 	"step \"a\" {\n  command = <<-EOT\n  \t mixed\n\t  indentation\n  EOT\n}\n",
 	"step \"a\" { command = \"x\" }\n",
+	"step \"a\" {\n  command = \"x\"\n}\nstep \"b\" {\n  needs = [\"a\", \"b\", 3, a]\n  command = \"y\"\n}\nstep \"c\" {\n  needs = \"a\"\n}\n",
 	"step \"a\" {\n  command = <<-EOT\n  \u00a0 a\n   \u3000b\n   \u0301c\n    d\n  EOT\n}\n",
 	"step \"a\" {\n  command = \"$$$${x} %%%{y} $$ %% $ % $$$$ \\u00\"\n}\n",
 	"step \"a\" {\n  command = <<-EOT\n\t\tx\n\t  y\n   \n\n\tz\r\n    EOT\n}\n",

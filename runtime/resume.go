@@ -16,7 +16,6 @@ import (
 	"github.com/cairn-dev/cairn/internal/source"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
-	"github.com/cairn-dev/cairn/step"
 	"github.com/cairn-dev/cairn/worktree"
 )
 
@@ -285,15 +284,6 @@ func (r *run) merge(found *record.Record) error {
 		// What its earlier attempts spent stays spent: the step's
 		// usage, the run's, and its budgets go on from there.
 		r.initial[i].Usage, r.initial[i].JudgeUsage = old.Usage, old.JudgeUsage
-	}
-	// The results of the steps kept are the later steps' earlier results,
-	// in file order, as they were when those steps ran.
-	for _, stage := range r.o.Plan.Stages {
-		for _, st := range stage {
-			if r.done[st.Name] && r.wrote[st.Name] {
-				r.results = append(r.results, step.Earlier{Step: st.Name, Path: r.resultFile(st.Name)})
-			}
-		}
 	}
 	return nil
 }

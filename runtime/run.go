@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/cairn-dev/cairn/catalogue"
@@ -223,10 +222,9 @@ type run struct {
 	index   map[string]int
 
 	mu sync.Mutex
-	// wrote holds the steps whose result file was written; results lists
-	// them as Earlier, in file order, once their stage has ended.
-	wrote   map[string]bool
-	results []step.Earlier
+	// wrote holds the steps whose result file was written: the later
+	// steps that wait for them are given them (earlier).
+	wrote map[string]bool
 	// budgetStopped holds the steps a budget stopped: a run that failed
 	// at one ends saying what it really spent (failedLine).
 	budgetStopped map[string]bool
@@ -587,90 +585,128 @@ func (e escapedWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// walk runs the stages in order and reports whether a required step failed.
-// After the first failure, or once ctx is done, every later step is
-// cancelled.
+// walk runs each step of the plan as soon as the steps it needs have
+// ended (docs/design.md §7.3), at most --jobs at a time, and reports whether
+// a required step failed. After the first failure, once a worktree could
+// not be made, or once ctx is done, every step not started is cancelled.
 func (r *run) walk(ctx context.Context) bool {
+	d := ir.NewDAG(r.o.Plan)
+	done := make([]bool, len(d.Steps))
+	todo := map[int]int{} // by stage: its members still to run
+	for i, st := range d.Steps {
+		done[i] = r.done[st.Name]
+		if !done[i] {
+			todo[d.Stage[i]]++
+		}
+	}
+	// The members of a parallel group that run share the budget: the
+	// group's split is made as its first member starts.
+	splits := map[int]*split{}
 	stopped := false
-	for _, stage := range r.o.Plan.Stages {
+	ok := func() bool {
 		if err := r.wts.Err(); err != nil && !stopped {
 			// A worktree that could not be made ends the run, as it
 			// would have before its first step.
 			r.setWorktreeErr(err)
 			stopped = true
 		}
-		if stopped || ctx.Err() != nil {
-			r.cancelStage(stage)
-			continue
-		}
-		// The stage's steps share the results so far; capping the slice
-		// keeps later appends from reaching into what they hold.
-		earlier := r.results[:len(r.results):len(r.results)]
-		todo := make([]ir.PlanStep, 0, len(stage))
-		for _, st := range stage {
-			if !r.done[st.Name] {
-				todo = append(todo, st)
-			}
-		}
-		// The members of a parallel group that run share the budget.
-		var shares *split
-		if len(todo) > 1 {
-			shares = newSplit(r.purse, len(todo))
-		}
-		if len(todo) > 0 && runStage(ctx, todo, r.o.Jobs, func(st *ir.PlanStep) func(context.Context) record.Outcome {
-			return r.start(st, earlier, shares)
-		}, r.cancel) {
-			stopped = true
-		}
-		r.mu.Lock()
-		for _, st := range stage {
-			if r.wrote[st.Name] {
-				r.results = append(r.results, step.Earlier{Step: st.Name, Path: r.resultFile(st.Name)})
-			}
-		}
-		r.mu.Unlock()
-		r.warn(r.folder.Snapshot())
+		return !stopped
 	}
-	return stopped
+	start := func(i int) func(context.Context) record.Outcome {
+		var shares *split
+		if k := d.Stage[i]; todo[k] > 1 {
+			if splits[k] == nil {
+				splits[k] = newSplit(r.purse, todo[k])
+			}
+			shares = splits[k]
+		}
+		return r.start(d.Steps[i], r.earlier(d, i), shares)
+	}
+	ended := func(int) { r.warn(r.folder.Snapshot()) }
+	cancel := func(i int) { r.cancel(d.Steps[i]) }
+	return schedule(ctx, d, done, r.o.Jobs, start, cancel, ok, ended)
 }
 
-// runStage runs the steps of one stage (one step, or a parallel group) in
-// file order, at most jobs at a time (0: all at once), and reports whether
-// a required step failed (docs/design.md §7.3). start is called for each step as it
-// starts, in file order, and returns what runs it; once a required step has
-// failed, or ctx is done, the steps not yet started are cancelled instead,
-// and those running finish (or are stopped by ctx).
-func runStage(ctx context.Context, stage []ir.PlanStep, jobs int, start func(*ir.PlanStep) func(context.Context) record.Outcome, cancel func(*ir.PlanStep)) bool {
-	if jobs <= 0 || jobs > len(stage) {
-		jobs = len(stage)
+// earlier are the results of the steps step i of d waits for, directly or
+// not, that wrote one, in file order: what it is given of the steps before
+// it.
+func (r *run) earlier(d *ir.DAG, i int) []step.Earlier {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []step.Earlier
+	for _, j := range d.Above[i] {
+		if name := d.Steps[j].Name; r.wrote[name] {
+			out = append(out, step.Earlier{Step: name, Path: r.resultFile(name)})
+		}
 	}
-	slots := make(chan struct{}, jobs)
-	stop := make(chan struct{})
-	var once sync.Once
-	var failed atomic.Bool
-	var wg sync.WaitGroup
-	for i := range stage {
-		st := &stage[i]
-		select {
-		case slots <- struct{}{}:
-		case <-stop:
-		case <-ctx.Done():
+	return out
+}
+
+// schedule runs the steps of d, each as soon as the steps it needs have
+// ended, in file order among those ready, at most jobs at a time (0: no
+// bound), and reports whether a required step failed. done marks the
+// steps that have ended already (those a resumed run keeps). start is
+// called for each step as it starts and returns what runs it; ok is asked
+// before steps start and stops the run when false; ended is told of each
+// step's end. Once a required step has failed, ok says no, or ctx is done,
+// nothing more starts: the steps running finish (or are stopped by ctx),
+// then those never started are cancelled, in file order.
+func schedule(ctx context.Context, d *ir.DAG, done []bool, jobs int, start func(int) func(context.Context) record.Outcome, cancel func(int), ok func() bool, ended func(int)) bool {
+	const (
+		waiting = iota
+		running
+		over
+	)
+	state := make([]int, len(d.Steps))
+	for i := range state {
+		if done[i] {
+			state[i] = over
 		}
-		if failed.Load() || ctx.Err() != nil {
-			cancel(st)
-			continue
-		}
-		run := start(st)
-		wg.Go(func() {
-			defer func() { <-slots }()
-			if run(ctx) == record.Failed && !st.Optional {
-				failed.Store(true)
-				once.Do(func() { close(stop) })
+	}
+	ready := func(i int) bool {
+		for _, j := range d.Needs[i] {
+			if state[j] != over {
+				return false
 			}
-		})
+		}
+		return true
 	}
-	wg.Wait()
-	return failed.Load()
+	type end struct {
+		i       int
+		outcome record.Outcome
+	}
+	ends := make(chan end)
+	n, failed, stopped := 0, false, false
+	for {
+		if !stopped && (failed || ctx.Err() != nil || !ok()) {
+			stopped = true
+		}
+		for i := 0; !stopped && i < len(d.Steps) && (jobs <= 0 || n < jobs); i++ {
+			if state[i] != waiting || !ready(i) {
+				continue
+			}
+			run := start(i)
+			state[i] = running
+			n++
+			go func() { ends <- end{i, run(ctx)} }()
+		}
+		if n == 0 {
+			break
+		}
+		e := <-ends
+		n--
+		state[e.i] = over
+		if e.outcome == record.Failed && !d.Steps[e.i].Optional {
+			failed = true
+		}
+		ended(e.i)
+	}
+	for i := range state {
+		if state[i] == waiting {
+			cancel(i)
+		}
+	}
+	return failed
 }
 
 // resultFile is the absolute path of a step's result, results/STEP.md.

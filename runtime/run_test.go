@@ -44,6 +44,95 @@ func (l *stageLog) start(body func(ctx context.Context, st *ir.PlanStep) record.
 	}
 }
 
+// runStage schedules the steps of one stage, none needing another.
+func runStage(ctx context.Context, stage []ir.PlanStep, jobs int, start func(*ir.PlanStep) func(context.Context) record.Outcome, cancel func(*ir.PlanStep)) bool {
+	return runDAG(ctx, [][]ir.PlanStep{stage}, jobs, start, cancel)
+}
+
+// runDAG schedules the steps of stages, each waiting for its needs.
+func runDAG(ctx context.Context, stages [][]ir.PlanStep, jobs int, start func(*ir.PlanStep) func(context.Context) record.Outcome, cancel func(*ir.PlanStep)) bool {
+	d := ir.NewDAG(&ir.Plan{Stages: stages})
+	return schedule(ctx, d, make([]bool, len(d.Steps)), jobs,
+		func(i int) func(context.Context) record.Outcome { return start(d.Steps[i]) },
+		func(i int) { cancel(d.Steps[i]) }, func() bool { return true }, func(int) {})
+}
+
+// diamond is a → b, a → c, b + c → d, each step a stage of its own.
+func diamond() [][]ir.PlanStep {
+	return [][]ir.PlanStep{
+		{{Name: "a"}},
+		{{Name: "b", Needs: []string{"a"}, NeedsWritten: true}},
+		{{Name: "c", Needs: []string{"a"}, NeedsWritten: true}},
+		{{Name: "d", Needs: []string{"b", "c"}, NeedsWritten: true}},
+	}
+}
+
+// TestScheduleDiamond: c starts while b still runs, and d only once both
+// have ended.
+func TestScheduleDiamond(t *testing.T) {
+	t.Parallel()
+	var l stageLog
+	cStarted, bDone := make(chan struct{}), make(chan struct{})
+	failed := runDAG(context.Background(), diamond(), 0, l.start(func(_ context.Context, st *ir.PlanStep) record.Outcome {
+		switch st.Name {
+		case "b":
+			<-cStarted // c runs while b does: b ends only once c has begun
+			close(bDone)
+		case "c":
+			close(cStarted)
+		case "d":
+			select {
+			case <-bDone:
+			default:
+				t.Errorf("d started before b ended")
+			}
+		}
+		return record.Succeeded
+	}), l.cancel)
+	if failed || !slices.Equal(l.started[:1], []string{"a"}) || l.started[3] != "d" || len(l.cancelled) != 0 {
+		t.Errorf("failed=%v started=%v cancelled=%v; want a first, d last, none cancelled", failed, l.started, l.cancelled)
+	}
+}
+
+// TestScheduleFailureInDiamond: b fails; c, already running, finishes,
+// and d, which needs b, is cancelled.
+func TestScheduleFailureInDiamond(t *testing.T) {
+	t.Parallel()
+	var l stageLog
+	cStarted := make(chan struct{})
+	failed := runDAG(context.Background(), diamond(), 0, l.start(func(_ context.Context, st *ir.PlanStep) record.Outcome {
+		switch st.Name {
+		case "b":
+			<-cStarted
+			return record.Failed
+		case "c":
+			close(cStarted)
+		}
+		return record.Succeeded
+	}), l.cancel)
+	if !failed || l.ended["c"] != record.Succeeded || !slices.Equal(l.cancelled, []string{"d"}) {
+		t.Errorf("failed=%v ended=%v cancelled=%v; want a failure, c to succeed, d cancelled", failed, l.ended, l.cancelled)
+	}
+}
+
+// TestScheduleOptionalNeed: a need that failed but is optional lets the
+// steps that need it run.
+func TestScheduleOptionalNeed(t *testing.T) {
+	t.Parallel()
+	var l stageLog
+	stages := diamond()
+	stages[1][0].Optional = true
+	failed := runDAG(context.Background(), stages, 1, l.start(func(_ context.Context, st *ir.PlanStep) record.Outcome {
+		if st.Name == "b" {
+			return record.Failed
+		}
+		return record.Succeeded
+	}), l.cancel)
+	if failed || l.ended["d"] != record.Succeeded || !slices.Equal(l.started, []string{"a", "b", "c", "d"}) {
+		t.Errorf("failed=%v started=%v ended=%v; want every step run in file order, d to succeed", failed, l.started, l.ended)
+	}
+}
+
 func steps(names ...string) []ir.PlanStep {
 	out := make([]ir.PlanStep, 0, len(names))
 	for _, n := range names {

@@ -128,7 +128,7 @@ func newPlanView(p *ir.Plan, noRepo bool, st Style) planView {
 	v := planView{Process: p.Process, File: p.File, Description: p.Description}
 	v.Facts = planFacts(p, noRepo)
 	v.Worktrees = columns(worktreeRows(p.Worktrees))
-	needsShown := writesNeeds(p)
+	needsShown := p.WritesNeeds()
 	for i, stage := range p.Stages {
 		sv := stageView{Number: i + 1, Title: stageTitle(stage)}
 		for _, s := range stage {
@@ -243,19 +243,6 @@ func needsWords(s ir.PlanStep) string {
 		return "needs " + strings.Join(s.Needs, ", ") + " (the group before)"
 	}
 	return ""
-}
-
-// writesNeeds reports whether a step of plan writes its needs: only then
-// does the plan say what each step waits for, as the stages no longer do.
-func writesNeeds(plan *ir.Plan) bool {
-	for _, stage := range plan.Stages {
-		for _, s := range stage {
-			if s.NeedsWritten {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // stageTitle is a stage's heading after its number: the step's name, or the
