@@ -331,10 +331,29 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		wf.Push = &pushJob{ID: "push"}
 		diags = append(diags, c.commitGroups()...)
 	}
+	// A process whose steps write needs maps them to the jobs' needs: a
+	// job waits for the jobs of the steps its step needs, and starts from
+	// the changes of the last of the steps it waits for in its worktree.
+	dag, byNeeds := ir.NewDAG(c.plan), c.plan.WritesNeeds()
+	index := 0
 	for _, stage := range c.plan.Stages {
 		var ids []string
 		for i := range stage {
 			st := &stage[i]
+			if byNeeds {
+				prev, earlier = []string{wf.Runtime.ID}, len(dag.Above[index]) > 0
+				if len(dag.Needs[index]) > 0 {
+					prev = nil
+					for _, k := range dag.Needs[index] {
+						prev = append(prev, jobID(dag.Steps[k].Name))
+					}
+				}
+				clear(lastIn)
+				for _, k := range dag.Above[index] {
+					lastIn[dag.Steps[k].Worktree] = dag.Steps[k].Name
+				}
+			}
+			index++
 			j := &workflowJob{ID: jobID(st.Name), Step: st.Name, Needs: prev, Given: earlier, Commits: c.plan.Commit}
 			// In commit mode a checkout's work travels in the run's
 			// commits, not as a patch.

@@ -153,7 +153,11 @@ type script struct {
 	ProcessSteps []string
 	Stages       [][]int
 	LastStage    []int
-	Skills       []scriptSkill
+	// Needs is set when a step writes its needs: the steps then run as
+	// each one's needs end (feature needs), not stage by stage, and
+	// each step's Earlier are the steps it waits for, directly or not.
+	Needs  bool
+	Skills []scriptSkill
 	// Prompts are the functions that set the parts of the sessions'
 	// prompts, one for each kind of prompt.
 	Prompts []scriptPrompt
@@ -267,12 +271,17 @@ type scriptStep struct {
 	// most they may spend besides the run's budget; empty for none.
 	Budget string
 	Env    []string
-	// Earlier are the steps of earlier stages, in file order: the results
-	// a session may be given.
-	Earlier  []string
-	Precheck *scriptPhase
-	Actions  []scriptAction
-	Validate *scriptPhase
+	// Earlier are the steps of earlier stages, in file order (with Needs:
+	// the steps it waits for, directly or not): the results a session may
+	// be given.
+	Earlier []string
+	// NeedIndices are the indices of the steps it needs, and Group the
+	// index of its stage (with Needs only).
+	NeedIndices []int
+	Group       int
+	Precheck    *scriptPhase
+	Actions     []scriptAction
+	Validate    *scriptPhase
 	// Settles is set for a step on an issue-branch worktree that may leave
 	// work there, which the script commits on the branch after its run
 	// phase, as cairn run does.
@@ -431,11 +440,20 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 	skillVars := map[string]string{}
 	harnesses := map[string]bool{}
 	var earlier []string
-	for _, stage := range plan.Stages {
+	dag := ir.NewDAG(plan)
+	s.Needs = plan.WritesNeeds()
+	for k, stage := range plan.Stages {
 		var indices []int
 		for i := range stage {
 			st := &stage[i]
 			ss := c.step(st, len(s.Steps), earlier)
+			if s.Needs {
+				ss.Earlier, ss.Group = nil, k
+				for _, j := range dag.Above[ss.Index] {
+					ss.Earlier = append(ss.Earlier, dag.Steps[j].Name)
+				}
+				ss.NeedIndices = dag.Needs[ss.Index]
+			}
 			for j := range st.Actions {
 				a := &st.Actions[j]
 				if a.Kind == ir.Catalogue && a.Catalogue == ir.RunPublishedIssue {
@@ -875,4 +893,27 @@ func (c *compiler) catalogue(st *ir.PlanStep, a *ir.PlanAction, wtKind string, s
 		sc.Refused = fmt.Sprintf("%s: worktree %q has no base branch for the pull request to go into; set base_branch in the config", what, st.Worktree)
 	}
 	return sc
+}
+
+// GivenWords are the steps whose results the step may be given (Earlier),
+// as one word list, for a script whose steps write needs.
+func (ss *scriptStep) GivenWords() string { return strings.Join(ss.Earlier, " ") }
+
+// NeedWords are the indices of the steps it needs, as one word list.
+func (ss *scriptStep) NeedWords() string {
+	words := make([]string, len(ss.NeedIndices))
+	for i, j := range ss.NeedIndices {
+		words[i] = strconv.Itoa(j)
+	}
+	return strings.Join(words, " ")
+}
+
+// GroupSizes is how many steps each stage has, by its index: a parallel
+// group's members share the run's budget.
+func (s *script) GroupSizes() []int {
+	sizes := make([]int, len(s.Stages))
+	for i, stage := range s.Stages {
+		sizes[i] = len(stage)
+	}
+	return sizes
 }

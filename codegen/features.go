@@ -61,6 +61,7 @@ var features = []feature{
 	{"repair", func(s *script) bool { return s.Repair != nil }},
 	{"published", func(s *script) bool { return s.HasPublished }},
 	{"stages", always},
+	{"needs", func(s *script) bool { return s.Needs && s.Job == nil }},
 	{"notify", func(s *script) bool { return s.Job == nil && len(s.Notify) > 0 }},
 }
 
