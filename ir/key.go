@@ -20,6 +20,8 @@ const (
 	// KeyTableMap is a table whose every value is a table of the key's
 	// Keys, under names the user picks: [worktrees.NAME].
 	KeyTableMap KeyType = "table-map"
+	// KeyJSON is a JSON value written as a table: an inline JSON Schema.
+	KeyJSON KeyType = "json"
 )
 
 // The open sets of names a key's value, or the names of a map, come from:

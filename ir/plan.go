@@ -206,6 +206,8 @@ type PlanStep struct {
 	Actions      []PlanAction `json:"actions"`
 	Precheck     *PlanPhase   `json:"precheck"`
 	Validate     *PlanPhase   `json:"validate"`
+	// Output is the step's typed output; nil when it declares none.
+	Output *PlanOutput `json:"output,omitempty"`
 }
 
 // PlanEnv is one environment variable a step sets.

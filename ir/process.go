@@ -204,6 +204,10 @@ type StepKeys struct {
 	Optional Field[bool]
 	Timeout  Field[string]
 	Env      Field[[]Pair]
+	// OutputSchema is the JSON Schema of the step's typed output: an
+	// inline schema (a JSON object), or a string, the path of a .json
+	// file in the repository.
+	OutputSchema Field[*JSONValue]
 }
 
 // noStepKeys is what Step.Keys returns for a step that wrote none: all

@@ -60,6 +60,7 @@ var typeWords = map[ir.KeyType]string{
 	ir.KeyTable:     "table",
 	ir.KeyTables:    "array of tables",
 	ir.KeyTableMap:  "table of named tables",
+	ir.KeyJSON:      "JSON Schema",
 }
 
 // keyDoc is a key's hover: its name, type, doc and closed values.

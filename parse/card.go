@@ -642,6 +642,8 @@ func (fe *cardProcess) step(n int, item ast.Node, header ir.Range) {
 			s.Description = fe.string(e)
 		case "needs":
 			s.Fill().Needs = fe.strings(e)
+		case "output-schema":
+			s.Fill().OutputSchema = fe.outputSchema(e)
 		case "precheck":
 			s.Precheck = fe.phase(ir.PrecheckPhase, e, label, nil)
 		case "run":

@@ -507,6 +507,8 @@ func (fe *hclProcess) step(bl *hclsyntax.Block) {
 				s.Fill().Timeout = fe.Duration(a, "s")
 			case "env":
 				s.Fill().Env = fe.StringMap(a)
+			case "output_schema":
+				s.Fill().OutputSchema = fe.outputSchema(a)
 			case "skill", "prompt", "command", "catalogue":
 				kinds = append(kinds, it)
 			case "harness":

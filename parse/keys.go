@@ -131,6 +131,7 @@ var TOMLKeys = []ir.Key{
 				Doc: "The most the step may take: a duration such as `45m` or `1h30m`."},
 			{Name: "env", Type: ir.KeyStringMap, NamePattern: ir.EnvNamePattern,
 				Doc: "Environment variables of the step's commands and sessions: `env = { GOFLAGS = \"-count=1\" }`."},
+			keyOutputSchema,
 			{Name: "process", Type: ir.KeyString, Names: ir.NamesProcess,
 				Doc: "run-published-issue only: the process run on the published issue."},
 			{Name: "spec_process", Type: ir.KeyString, Names: ir.NamesProcess,
@@ -141,6 +142,10 @@ var TOMLKeys = []ir.Key{
 				Doc: "The phase that runs last: shells, then instructions judged by a model, with a severity."},
 		}},
 }
+
+// keyOutputSchema is a step's output_schema (a card's output-schema).
+var keyOutputSchema = ir.Key{Name: "output_schema", Type: ir.KeyJSON, Or: ir.KeyString,
+	Doc: "The JSON Schema of the step's output: inline (`{ type = \"object\", required = [\"severity\"] }`) or the path of a `.json` file in the repository. A command writes its output as JSON to `$CAIRN_OUTPUT`; a session gives it in its final message. An output that does not match fails the step; a valid one is saved as `results/STEP.json`. Keywords: type, properties, required, items, enum, const, additionalProperties (a boolean), minimum, maximum, minLength, maxLength, minItems, maxItems, title, description, $schema."}
 
 // cardPhaseKeyTable are the keys of a card step's phases; run alone takes
 // agents, validate alone instructions, severity and model.
@@ -180,6 +185,7 @@ var CardKeys = hyphenated([]ir.Key{
 			keyDescription,
 			{Name: "needs", Type: ir.KeyStrings, Names: ir.NamesStep,
 				Doc: "The steps this one waits for, each above it in the file: it starts as soon as they have ended (succeeded, or failed but optional). Without needs a step waits for the step or parallel group before it."},
+			keyOutputSchema,
 			{Name: "precheck", Type: ir.KeyTable, Keys: cardCheckKeyTable,
 				Doc: "The phase that runs first: its shells may skip the step (`exit $CHECK_SKIP`)."},
 			{Name: "run", Type: ir.KeyTable, Keys: cardPhaseKeyTable,

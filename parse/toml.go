@@ -244,6 +244,8 @@ func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
 			s.Fill().Timeout = r.Duration(kv, "s")
 		case "env":
 			s.Fill().Env = r.StringTable(kv)
+		case "output_schema":
+			s.Fill().OutputSchema = fe.outputSchema(kv)
 		case "skill", "prompt", "command", "catalogue":
 			kinds = append(kinds, kv)
 		case "harness":

@@ -187,6 +187,8 @@ func value(k ir.Key, t ir.KeyType) object {
 		return append(o, member{"additionalProperties", str(ir.Key{Values: k.Values, Pattern: k.Pattern})})
 	case ir.KeyTable:
 		return table(k.Keys)
+	case ir.KeyJSON:
+		return object{{"type", "object"}}
 	case ir.KeyTables:
 		return object{{"type", "array"}, {"items", table(k.Keys)}}
 	case ir.KeyTableMap:
