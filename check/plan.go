@@ -243,6 +243,7 @@ func planStep(s *ir.Step, sr *StepResolution, env *Env) ir.PlanStep {
 		}
 		ps.Actions = append(ps.Actions, planAction(&s.Actions[j], sess, env))
 	}
+	ps.Output, _ = outputSchema(s, repoRoot(env))
 	if s.Precheck != nil {
 		ps.Precheck = planPhase(s.Precheck, nil)
 	}

@@ -196,6 +196,7 @@ func (v *values) step(s *ir.Step) {
 			v.nul(e.Field, fmt.Sprintf("environment variable %q", e.Name))
 		}
 	}
+	v.outputSchema(s)
 	for _, a := range s.Actions {
 		switch a.Kind {
 		case ir.Command:

@@ -94,6 +94,9 @@ func misplacedOnAction(pass *Pass, p *ir.Process, step int, a ir.Action) {
 			}
 		}
 	}
+	if o := p.Steps[step].Keys().OutputSchema; a.Kind == ir.Catalogue && o.Set && !o.Bad {
+		pass.Report(keyRange(o), "%q does not apply to a catalogue step (%s); only command and session steps give an output", keyName(p, "output_schema"), stepRef(p, step))
+	}
 	if a.Kind == ir.Catalogue {
 		c := ak.Catalogue
 		if !c.Set || c.Bad || c.Value == ir.RunPublishedIssue || !slices.Contains(catalogues, c.Value) {

@@ -192,6 +192,13 @@ func appendStep(b []byte, s *ir.PlanStep) ([]byte, error) {
 	b = appendPhase(b, s.Precheck)
 	b = append(b, `,"validate":`...)
 	b = appendPhase(b, s.Validate)
+	if o := s.Output; o != nil {
+		b = append(b, `,"output":{"schema":`...)
+		b = appendString(b, o.Schema)
+		b = append(b, `,"source":`...)
+		b = appendString(b, o.Source)
+		b = append(b, '}')
+	}
 	return append(b, '}'), nil
 }
 

@@ -36,6 +36,7 @@ type stepView struct {
 	Actions []actionView
 	Phases  []phaseView
 	Env     string
+	Output  string
 }
 
 // actionView is one action's heading line and its resolved settings.
@@ -108,6 +109,9 @@ func WritePlan(w io.Writer, p *ir.Plan, noRepo bool, st Style) error {
 			}
 			if s.Env != "" {
 				line(2, s.Env)
+			}
+			if s.Output != "" {
+				line(2, s.Output)
 			}
 		}
 	}
@@ -292,6 +296,13 @@ func newStepView(s ir.PlanStep, needsShown bool) stepView {
 			env = append(env, e.Name+"="+shellWord(e.Value))
 		}
 		v.Env = labelled("env", strings.Join(env, " "))
+	}
+	if o := s.Output; o != nil {
+		schema := o.Schema
+		if schema == "" {
+			schema = "(not read outside a repository)"
+		}
+		v.Output = labelled("output", fmt.Sprintf("%s (%s)", schema, o.Source))
 	}
 	return v
 }
