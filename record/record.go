@@ -97,6 +97,10 @@ type StepRecord struct {
 	// traces/NAME.jsonl), set once written.
 	Result string `json:"result"`
 	Trace  string `json:"trace"`
+	// Output is the step's valid output, relative to the run folder
+	// (results/NAME.json), set once saved; empty for a step without an
+	// output schema.
+	Output string `json:"output,omitempty"`
 	// GitRef is the commit the step's work ended at (docs/design.md §7.6: after its
 	// fallback commit), in commit mode and in a worktree it committed in.
 	GitRef string `json:"git_ref"`
@@ -327,7 +331,7 @@ func sameStep(a, b *StepRecord) bool {
 		sameTime(a.Start, b.Start) && sameTime(a.End, b.End) &&
 		slices.Equal(a.Actions, b.Actions) &&
 		a.ExitCode == b.ExitCode && a.Cause == b.Cause &&
-		a.Result == b.Result && a.Trace == b.Trace && a.GitRef == b.GitRef && a.Baseline == b.Baseline &&
+		a.Result == b.Result && a.Trace == b.Trace && a.Output == b.Output && a.GitRef == b.GitRef && a.Baseline == b.Baseline &&
 		sameValidate(a.Validate, b.Validate) && slices.Equal(a.Children, b.Children) &&
 		slices.Equal(a.Shells, b.Shells) && a.Usage.Equal(b.Usage) && a.JudgeUsage.Equal(b.JudgeUsage)
 }

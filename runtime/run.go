@@ -635,8 +635,8 @@ func (r *run) earlier(d *ir.DAG, i int) []step.Earlier {
 	defer r.mu.Unlock()
 	var out []step.Earlier
 	for _, j := range d.Above[i] {
-		if name := d.Steps[j].Name; r.wrote[name] {
-			out = append(out, step.Earlier{Step: name, Path: r.resultFile(name)})
+		if r.wrote[d.Steps[j].Name] {
+			out = append(out, r.earlierOf(d.Steps[j]))
 		}
 	}
 	return out
@@ -848,6 +848,10 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier,
 			sr.Baseline = sc.Baseline
 		}
 		sc.Env = step.Env(r.base, sc, filepath.Join(r.folder.Dir, record.ResultsDir), st.Env)
+		if sc.Env, err = r.outputEnv(st, sc.Env); err != nil {
+			e = stepEnd{outcome: record.Failed, exitCode: -1, cause: err.Error()}
+			break
+		}
 		r.wts.Worked(st.Worktree)
 		spending := newStepSpending(st, &sr, budget)
 		spending.warn = r.warn
@@ -975,7 +979,7 @@ func (r *run) execute(ctx context.Context, sc *step.Context, wt worktree.Worktre
 			return stepEnd{outcome: record.Failed, exitCode: -1, cause: err.Error()}
 		}
 	}
-	e := r.work(ctx, sc, wt, sr)
+	e := r.takeOutput(st, r.work(ctx, sc, wt, sr), sr)
 	if err := r.settle(ctx, sc, wt, sr, e.outcome != record.Failed); err != nil && e.outcome != record.Failed {
 		e.outcome, e.exitCode, e.cause = record.Failed, -1, err.Error()
 	}

@@ -20,6 +20,11 @@ const (
 	EnvIssueURL  = "CAIRN_ISSUE_URL"
 	EnvDirective = "CAIRN_DIRECTIVE"
 	EnvCheckSkip = "CHECK_SKIP"
+	// EnvOutput is the file a step with an output schema writes its
+	// output to; EnvOutputs the folder of the earlier steps' outputs,
+	// STEP.json (docs/design.md §7.1).
+	EnvOutput  = "CAIRN_OUTPUT"
+	EnvOutputs = "CAIRN_OUTPUTS"
 )
 
 // Env is the environment of a step's shells and sessions (docs/design.md §7.1): base

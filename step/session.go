@@ -259,9 +259,12 @@ func sessionData(sc *Context, a *ir.PlanAction, skillPath string) prompts.Sessio
 	if a.Skill != nil {
 		d.Skill = a.Skill.Name
 	}
+	if sc.Step != nil && sc.Step.Output != nil {
+		d.OutputSchema = sc.Step.Output.Schema
+	}
 	d.IssueFile = sc.IssueFile()
 	for _, e := range sc.Earlier {
-		d.Earlier = append(d.Earlier, prompts.EarlierResult{Step: e.Step, Path: e.Path})
+		d.Earlier = append(d.Earlier, prompts.EarlierResult{Step: e.Step, Path: e.Path, Output: e.Output})
 	}
 	return d
 }

@@ -46,11 +46,15 @@ type Result struct {
 	Budget bool
 }
 
-// Earlier is an earlier step's result file, named in later sessions' prompts
-// and available to later commands in $CAIRN_RESULTS.
+// Earlier is an earlier step's result file (and output), named in later
+// sessions' prompts and available to later commands in $CAIRN_RESULTS (and
+// $CAIRN_OUTPUTS).
 type Earlier struct {
 	Step string
 	Path string
+	// Output is the step's saved output, results/STEP.json; "" when it
+	// gave none.
+	Output string
 }
 
 // Context is what an action runs with: its run folder, its step, the

@@ -56,10 +56,12 @@ const (
 	CheckLogLimit = "16 KiB"
 )
 
-// EarlierResult is the result file of a step that ran before a session.
+// EarlierResult is the result file of a step that ran before a session,
+// and its output's file, results/STEP.json, when it gave one.
 type EarlierResult struct {
-	Step string
-	Path string
+	Step   string
+	Path   string
+	Output string
 }
 
 // SessionData is what a session step's prompt is rendered from (docs/design.md §7.1).
@@ -85,6 +87,10 @@ type SessionData struct {
 	IssueFile    string
 	Earlier      []EarlierResult
 	ResultFile   string
+	// OutputSchema is the JSON Schema the session's output must match,
+	// when its step declares one and its CLI takes no schema of its own:
+	// the prompt asks for the output in a ```json fence.
+	OutputSchema string
 }
 
 // SessionPrompt renders the prompt of a session step from

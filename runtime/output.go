@@ -1,0 +1,140 @@
+package runtime
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/cairn-dev/cairn/internal/atomicfile"
+	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/output"
+	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/step"
+)
+
+// maxOutput is the most bytes of output a step may give: what cairn reads
+// of $CAIRN_OUTPUT.
+const maxOutput = 4 << 20
+
+// outputScratch is the file a step with an output schema writes its output
+// to, $CAIRN_OUTPUT: a scratch file of the run folder, which commit mode
+// never commits, made empty before the step runs.
+func (r *run) outputScratch(st *ir.PlanStep) string {
+	return filepath.Join(r.folder.Dir, ".output-"+st.Name+".json")
+}
+
+// outputFile is where a step's valid output is saved, results/STEP.json.
+func (r *run) outputFile(name string) string {
+	return filepath.Join(r.folder.Dir, record.ResultsDir, name+".json")
+}
+
+// hasOutputs reports whether a step of plan declares an output schema.
+func hasOutputs(plan *ir.Plan) bool {
+	for _, stage := range plan.Stages {
+		for _, st := range stage {
+			if st.Output != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// outputEnv adds to env, a step's, $CAIRN_OUTPUTS (the folder of the
+// earlier steps' outputs, STEP.json) when the plan declares outputs, and
+// $CAIRN_OUTPUT, an empty file it makes, when st declares one.
+func (r *run) outputEnv(st *ir.PlanStep, env []string) ([]string, error) {
+	if !hasOutputs(r.o.Plan) {
+		return env, nil
+	}
+	set := []string{step.EnvOutputs + "=" + filepath.Join(r.folder.Dir, record.ResultsDir)}
+	if st.Output != nil {
+		f := r.outputScratch(st)
+		if err := os.WriteFile(f, nil, 0o600); err != nil {
+			return env, fmt.Errorf("make the output file of step %q: %w", st.Name, err)
+		}
+		if err := os.Truncate(f, 0); err != nil {
+			return env, fmt.Errorf("make the output file of step %q: %w", st.Name, err)
+		}
+		set = append(set, step.EnvOutput+"="+f)
+	}
+	return proc.MergeEnv(env, set, nil), nil
+}
+
+// takeOutput reads, checks and saves the output of st, whose run phase
+// ended as e says: the last session's final message when its last action
+// is a session, else what its commands wrote to $CAIRN_OUTPUT. An output
+// that is missing, no JSON, or breaks the schema fails the step with the
+// first violation; a valid one is saved as results/STEP.json, which sr
+// records.
+func (r *run) takeOutput(st *ir.PlanStep, e stepEnd, sr *record.StepRecord) stepEnd {
+	if st.Output == nil || e.outcome == record.Failed {
+		return e
+	}
+	fail := func(err error) stepEnd {
+		e.outcome, e.cause = record.Failed, err.Error()
+		return e
+	}
+	var out []byte
+	if n := len(st.Actions); n > 0 && st.Actions[n-1].Kind == ir.Session {
+		b, ok := output.FromText(e.result)
+		if !ok {
+			return fail(&output.Violation{Message: output.MissingSession})
+		}
+		out = b
+	} else {
+		b, err := readOutput(r.outputScratch(st))
+		if err != nil {
+			return fail(fmt.Errorf("output: %w", err))
+		}
+		out = b
+	}
+	out = bytes.TrimSpace(out)
+	if len(out) == 0 {
+		return fail(&output.Violation{Message: output.Missing})
+	}
+	if v := output.Validate(st.Output.Schema, out); v != nil {
+		return fail(v)
+	}
+	if err := atomicfile.Write(r.outputFile(st.Name), append(out, '\n')); err != nil {
+		return fail(fmt.Errorf("save the output of step %q: %w", st.Name, err))
+	}
+	sr.Output = filepath.Join(record.ResultsDir, st.Name+".json")
+	_ = os.Remove(r.outputScratch(st))
+	return e
+}
+
+// readOutput reads the output file f a step wrote, as a regular file of at
+// most maxOutput bytes.
+func readOutput(f string) ([]byte, error) {
+	fi, err := os.Lstat(f)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("$%s is no longer a regular file", step.EnvOutput)
+	}
+	if fi.Size() > maxOutput {
+		return nil, fmt.Errorf("$%s holds more than %d MiB", step.EnvOutput, maxOutput>>20)
+	}
+	return os.ReadFile(f)
+}
+
+// earlierOf is st's result, and its output when it saved one, as the
+// later steps are given them.
+func (r *run) earlierOf(st *ir.PlanStep) step.Earlier {
+	e := step.Earlier{Step: st.Name, Path: r.resultFile(st.Name)}
+	if st.Output != nil {
+		if _, err := os.Stat(r.outputFile(st.Name)); err == nil {
+			e.Output = r.outputFile(st.Name)
+		}
+	}
+	return e
+}
