@@ -34,10 +34,11 @@ const defaultRunsOn = "ubuntu-latest"
 
 // actionsInfo names the github-actions target.
 var actionsInfo = targetInfo{
-	name:     "github-actions",
-	artifact: "workflow",
-	issues:   true,
-	delivers: true,
+	name:           "github-actions",
+	artifact:       "workflow",
+	issues:         true,
+	delivers:       true,
+	unrollsRepairs: true,
 }
 
 // actionsTarget is a GitHub Actions workflow (Actions).
@@ -165,6 +166,28 @@ type runtimeJob struct {
 type workflowJob struct {
 	ID, Step string
 	Needs    []string
+	// If is the job's condition ("" for none): a job after a delivery
+	// whose repair loop is unrolled into jobs runs once one of the
+	// delivery's jobs ended it succeeded (repairJobs).
+	If string
+	// Role is the job's part in a delivery's repair loop unrolled into
+	// jobs (scriptJob.Role): "" for the delivery's first job, "repair"
+	// for a repair job, "redeliver" for the delivery's job after one; Round
+	// the number of the repair job it is or follows, and Branch the
+	// delivery's worktree.
+	Role   string
+	Round  int
+	Branch string
+	// HandsOff is set for a delivery's job that may hand the delivery to
+	// a repair job (its output repair says what failed): it keeps the
+	// step's result, run folder and changes only when it does not. Keeps
+	// is the artifact a delivery's job keeps for the repair job after it,
+	// or a repair job for the delivery's job after it; Handoff and
+	// Repaired are the artifacts a repair job and the delivery's job after
+	// it take.
+	HandsOff                 bool
+	Keeps, Handoff, Repaired string
+
 	Installs []harness.Install
 	Keys     []harness.Key
 	Script   string
@@ -268,6 +291,16 @@ func runPartArtifact(step string) string   { return "cairn-run-" + step }
 
 const runArtifact = "cairn-run"
 
+// The artifacts of a delivery's repair loop unrolled into jobs: what the
+// delivery's job before repair job round+1 keeps for it (its handoff), and
+// what repair job round keeps for the delivery's job after it.
+func handoffArtifact(step string, round int) string {
+	return fmt.Sprintf("cairn-repair-%s-handoff-%d", step, round)
+}
+func repairedArtifact(step string, round int) string {
+	return fmt.Sprintf("cairn-repair-%s-repaired-%d", step, round)
+}
+
 // jobID is the id of step's job: its name, behind an underscore when it
 // starts with a digit (a job id cannot; no step name starts with "_").
 func jobID(step string) string {
@@ -336,6 +369,8 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	// the changes of the last of the steps it waits for in its worktree.
 	dag, byNeeds := ir.NewDAG(c.plan), c.plan.WritesNeeds()
 	index := 0
+	// The jobs of each delivery's repair loop, after its first.
+	loops := map[string][]string{}
 	for _, stage := range c.plan.Stages {
 		var ids []string
 		for i := range stage {
@@ -345,7 +380,10 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 				if len(dag.Needs[index]) > 0 {
 					prev = nil
 					for _, k := range dag.Needs[index] {
+						// A delivery ends in whichever job of its repair
+						// loop ends it.
 						prev = append(prev, jobID(dag.Steps[k].Name))
+						prev = append(prev, loops[dag.Steps[k].Name]...)
 					}
 				}
 				clear(lastIn)
@@ -379,6 +417,15 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 			byStep[st.Name] = j
 			wf.Jobs = append(wf.Jobs, j)
 			ids = append(ids, j.ID)
+			if s.RepairJobs && slices.ContainsFunc(st.Actions, func(a ir.PlanAction) bool { return a.Kind == ir.Catalogue && a.Catalogue == ir.Delivery }) {
+				chain, more := c.repairJobs(s, st, j)
+				diags = append(diags, more...)
+				wf.Jobs = append(wf.Jobs, chain...)
+				for _, r := range chain {
+					ids = append(ids, r.ID)
+					loops[st.Name] = append(loops[st.Name], r.ID)
+				}
+			}
 
 			line := record.LogLine{Step: st.Name, Worktree: st.Worktree}
 			ss := s.Steps[slices.IndexFunc(s.Steps, func(x *scriptStep) bool { return x.Name == st.Name })]
@@ -405,15 +452,29 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		}
 		prev, earlier = ids, true
 	}
+	// The jobs of a repair loop keep the delivery's branch for each other,
+	// and for the jobs after them as its first job would.
+	for _, j := range wf.Jobs {
+		if j.Role == "redeliver" {
+			j.Patch = byStep[j.Step].Patch
+		}
+	}
 	var files []*syntax.File
 	for _, j := range wf.Jobs {
 		patch := ""
 		if j.Patch != nil {
 			patch = j.Patch.Worktree
 		}
+		if j.Branch != "" {
+			patch = j.Branch
+		}
 		js, err := c.jobScript(s, []string{j.Step}, patch)
 		var f *syntax.File
 		if err == nil {
+			js.Job.Role, js.Job.Round = j.Role, j.Round
+			if j.Role == "repair" {
+				js.repairJob(s)
+			}
 			js.Job.EndsRun = slices.Contains(s.LastStage, slices.Index(s.StepNames, j.Step))
 			if js.Commit != nil {
 				js.Commit.Steps, js.Commit.Cancelled = rs.Steps, rs.Cancelled
@@ -450,7 +511,9 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	for _, j := range wf.Jobs {
 		final.Spent = final.Spent || j.Spent
 		final.Needs = append(final.Needs, j.ID)
-		final.Parts = append(final.Parts, runPart{Step: j.Step, Artifact: runPartArtifact(j.Step)})
+		if j.Role == "" {
+			final.Parts = append(final.Parts, runPart{Step: j.Step, Artifact: runPartArtifact(j.Step)})
+		}
 	}
 	if wf.Push != nil {
 		if _, taken := byStep[wf.Push.ID]; taken {
@@ -481,6 +544,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 			wf.Issue.Needs = append(wf.Issue.Needs, wf.Push.ID)
 		}
 	}
+	wf.afterRepairs()
 	wf.anchor()
 	script, err := actionsResults(rs)
 	if err != nil {
@@ -504,12 +568,17 @@ func (wf *workflow) anchor() {
 	var installs, keys, changes []string
 	for _, j := range wf.Jobs {
 		j.Steps = map[string]stepRef{}
-		kinds := []string{"checkout", "take-functions", "keep-result", "keep-run"}
+		kinds := []string{"checkout", "take-functions"}
+		// A job that may hand its delivery off keeps the step's result,
+		// run folder and changes only when it did not (keepKind).
+		if j.Role != "repair" {
+			kinds = append(kinds, j.KeepKind("keep-result"), j.KeepKind("keep-run"))
+		}
 		if j.Given {
 			kinds = append(kinds, "take-results")
 		}
 		if j.Patch != nil {
-			kinds = append(kinds, "keep-patch")
+			kinds = append(kinds, j.KeepKind("keep-patch"))
 		}
 		if j.Commits {
 			kinds = append(kinds, "keep-commits")
@@ -618,18 +687,27 @@ func (wf *workflow) shareFunctions(files []*syntax.File) error {
 // need, and their keys. A custom harness's CLI, which cairn cannot install, must be on the
 // runner already; a key cairn cannot name is the user's to add.
 func (c *compiler) agents(st *ir.PlanStep, j *workflowJob) []ir.Diagnostic {
-	var diags []ir.Diagnostic
-	type user struct{ harness, model *ir.Setting }
-	var users []user
+	var users []agentUser
 	for _, a := range st.Actions {
 		if a.Kind == ir.Session {
-			users = append(users, user{a.Harness, a.Model})
+			users = append(users, agentUser{a.Harness, a.Model})
 		}
 	}
 	if v := st.Validate; v != nil && len(v.Instructions) > 0 {
 		// The judge's CLI and key, as its sessions'.
-		users = append(users, user{v.Harness, v.Model})
+		users = append(users, agentUser{v.Harness, v.Model})
 	}
+	return c.agentsOf(st.Name, users, j)
+}
+
+// agentUser is a session of a step, by its harness and model.
+type agentUser struct{ harness, model *ir.Setting }
+
+// agentsOf adds to j the agent CLIs the sessions users of step need, and
+// their keys.
+func (c *compiler) agentsOf(step string, users []agentUser, j *workflowJob) []ir.Diagnostic {
+	var diags []ir.Diagnostic
+	st := &ir.PlanStep{Name: step}
 	for _, a := range users {
 		if a.harness == nil {
 			continue
@@ -680,4 +758,113 @@ func (c *compiler) carriable(step, script string) []ir.Diagnostic {
 		return []ir.Diagnostic{notCompilable(c.at.step(step), "step %q: its script would hold the character %U, which a workflow file cannot carry", step, r)}
 	}
 	return nil
+}
+
+// KeepKind is the kind of the step of j that keeps what kind keeps: a
+// kind of its own in a job that may hand its delivery off to a repair job,
+// which keeps it only when it did not.
+func (j *workflowJob) KeepKind(kind string) string {
+	if j.HandsOff {
+		return kind + "-unless-repaired"
+	}
+	return kind
+}
+
+// Name is what GitHub shows of the job: its step's name, and its part in
+// the step's repair loop.
+func (j *workflowJob) Name() string {
+	switch j.Role {
+	case "repair":
+		return fmt.Sprintf("%s: repair %d", j.Step, j.Round)
+	case "redeliver":
+		return fmt.Sprintf("%s: deliver after repair %d", j.Step, j.Round)
+	}
+	return j.Step
+}
+
+// repairJobs unrolls the repair loop of delivery step st, whose first job
+// is deliver, into jobs (docs/design.md §9): for each round up to the
+// plan's repair cap, a repair job, which runs the round's sessions with
+// the workflow's read-only token when the delivery's job before it handed
+// the delivery off (its checks failed, or its branch conflicts with the
+// base), and the delivery's job after it, which may push: it pushes what
+// the repair job did, waits for the checks again, and ends the step or
+// hands it to the next repair job. The last one hands nothing off: at the
+// cap, the delivery fails as cairn run's does.
+func (c *compiler) repairJobs(s *script, st *ir.PlanStep, deliver *workflowJob) ([]*workflowJob, []ir.Diagnostic) {
+	var diags []ir.Diagnostic
+	deliver.HandsOff, deliver.Branch = true, st.Worktree
+	deliver.Keeps = handoffArtifact(st.Name, 0)
+	var jobs []*workflowJob
+	prev := deliver
+	for round := 1; round <= s.RepairCap; round++ {
+		repair := &workflowJob{
+			ID: fmt.Sprintf("%s-repair-%d", deliver.ID, round), Step: st.Name, Needs: []string{prev.ID}, Given: deliver.Given,
+			Role: "repair", Round: round, Branch: st.Worktree,
+			If:      fmt.Sprintf("needs.%s.outputs.repair != ''", prev.ID),
+			Handoff: handoffArtifact(st.Name, round-1), Keeps: repairedArtifact(st.Name, round),
+		}
+		if a := c.plan.Repair; a != nil {
+			diags = append(diags, c.agentsOf(st.Name, []agentUser{{a.Harness, a.Model}}, repair)...)
+		}
+		redeliver := &workflowJob{
+			ID: fmt.Sprintf("%s-redeliver-%d", deliver.ID, round), Step: st.Name, Needs: []string{repair.ID}, Given: deliver.Given,
+			Role: "redeliver", Round: round, Branch: st.Worktree, Writes: true, Merge: deliver.Merge,
+			// The delivery's job after a repair job runs when that one ran,
+			// whatever its end: it ends the step so when it failed.
+			If:      fmt.Sprintf("!cancelled() && needs.%s.result != 'skipped'", repair.ID),
+			Handoff: handoffArtifact(st.Name, round-1), Repaired: repairedArtifact(st.Name, round),
+		}
+		if round < s.RepairCap {
+			redeliver.HandsOff, redeliver.Keeps = true, handoffArtifact(st.Name, round)
+		}
+		jobs = append(jobs, repair, redeliver)
+		prev = redeliver
+	}
+	return jobs, diags
+}
+
+// afterRepairs gives each job after a delivery whose repair loop is
+// unrolled into jobs its condition: it runs when the delivery's job that
+// ended the step succeeded, and every other job it needs did, as a job
+// after the delivery's one job would.
+func (wf *workflow) afterRepairs() {
+	loops := map[string][]*workflowJob{}
+	in := map[string]string{}
+	for _, j := range wf.Jobs {
+		if j.HandsOff || j.Role == "redeliver" {
+			loops[j.Step] = append(loops[j.Step], j)
+		}
+		if j.HandsOff || j.Role != "" {
+			in[j.ID] = j.Step
+		}
+	}
+	for _, j := range wf.Jobs {
+		if j.Role != "" || !slices.ContainsFunc(j.Needs, func(n string) bool { _, ok := in[n]; return ok }) {
+			continue
+		}
+		conds := []string{"!cancelled()"}
+		var steps []string
+		for _, n := range j.Needs {
+			step, ok := in[n]
+			if !ok {
+				conds = append(conds, fmt.Sprintf("needs.%s.result == 'success'", n))
+				continue
+			}
+			if slices.Contains(steps, step) {
+				continue
+			}
+			steps = append(steps, step)
+			var ends []string
+			for _, d := range loops[step] {
+				end := fmt.Sprintf("needs.%s.result == 'success'", d.ID)
+				if d.HandsOff {
+					end = fmt.Sprintf("(%s && needs.%s.outputs.repair == '')", end, d.ID)
+				}
+				ends = append(ends, end)
+			}
+			conds = append(conds, "("+strings.Join(ends, " || ")+")")
+		}
+		j.If = strings.Join(conds, " && ")
+	}
 }

@@ -116,14 +116,25 @@ type targetInfo struct {
 	// steps, their child processes compiled in (bash/published.sh.tmpl).
 	publishes bool
 	// repairs is set for a target that carries a delivery's repair loop
-	// (bash/repair.sh.tmpl); another delivers with no repair session.
-	repairs bool
+	// (bash/repair.sh.tmpl); unrollsRepairs for one that carries it as
+	// jobs, one a session and one a push for each round, when a token of
+	// the user's pushes (the pull request's checks run then) and no run
+	// budget is kept across its jobs; another delivers with no repair
+	// session.
+	repairs, unrollsRepairs bool
 	// deliversCommitted is set for a target that carries delivery and
 	// self-merge steps in commit mode too.
 	deliversCommitted bool
 	// copies is set for a target that copies the user's untracked files
 	// into worktrees (a worktree's copy).
 	copies bool
+}
+
+// repairs reports whether the target carries the repair loop of s's
+// delivery: the bash target always; a workflow when a token of the user's
+// pushes and no run budget is kept across its jobs.
+func (c *compiler) repairs(s *script) bool {
+	return c.target.repairs || c.target.unrollsRepairs && c.pushToken() != "" && s.Budget == ""
 }
 
 // bashInfo names the bash target.
@@ -225,6 +236,9 @@ type script struct {
 	// when the cap starts any session (bash/repair.sh.tmpl).
 	RepairCap int
 	Repair    *scriptRepair
+	// RepairJobs is set for a workflow that unrolls the repair loop into
+	// jobs (targetInfo.unrollsRepairs).
+	RepairJobs bool
 	// Merges is set for a script that takes --merge: it self-merges, or a
 	// child it starts does.
 	Merges bool
@@ -511,7 +525,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		s.Stages = append(s.Stages, indices)
 		s.LastStage = indices
 	}
-	if s.HasDelivery && s.RepairCap > 0 && !c.target.repairs {
+	if s.HasDelivery && s.RepairCap > 0 && !c.repairs(s) {
 		// At [limits] repair_cap, or at the first delivery.
 		at := c.at.file()
 		for _, st := range s.Steps {
@@ -523,11 +537,16 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		if l := c.at.process; l != nil && l.Limits.RepairCap.Set {
 			at = l.Limits.RepairCap.At()
 		}
+		why := "without a [github] push_token the pull request's checks do not run, so no repair starts"
+		if c.pushToken() != "" {
+			why = "its repair jobs do not keep what their sessions spend of the run's budget (budget_usd)"
+		}
 		diags = append(diags, ir.Diagnostic{Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: at,
-			Message: fmt.Sprintf("the repair cap (%d) is not compiled to %s: a delivery's repair sessions would run in a job that may push, so its pull request is left open for review when a check fails or the branch conflicts", s.RepairCap, c.target.name)})
+			Message: fmt.Sprintf("the repair cap (%d) is not compiled to %s: %s; its pull request is left open for review when a check fails or the branch conflicts", s.RepairCap, c.target.name, why)})
 		s.RepairCap = 0
 	}
 	if s.HasDelivery && s.RepairCap > 0 {
+		s.RepairJobs = c.target.unrollsRepairs
 		r, err := c.repair(plan.Repair, skillVars, s)
 		if err != nil {
 			diags = append(diags, notCompilable(c.at.file(), "the repair sessions of a delivery cannot be compiled: %v", err))

@@ -24,7 +24,15 @@ import (
 type scriptJob struct {
 	Patch, Changes string
 	PushToken      bool
-	Members        []string
+	// Repairs is set in a workflow that unrolls a delivery's repair loop
+	// into jobs (bash/repair.sh.tmpl): Role is the job's part in it, ""
+	// for the delivery's first job (or any other step's), "repair" for a
+	// repair job and "redeliver" for the delivery's job after one, and
+	// Round the number of the repair job it is or follows.
+	Repairs bool
+	Role    string
+	Round   int
+	Members []string
 	// EndsRun is set for the job of the last stage, which ends a run in
 	// commit mode (bash/commit.sh.tmpl).
 	EndsRun bool
@@ -43,7 +51,7 @@ func (c *compiler) jobScript(s *script, names []string, patch string) (*script, 
 	j.HasSessions = false
 	j.Notify, j.NotifyOn, j.NotifyOnSet = nil, nil, false
 	j.Jobs = 0
-	job := &scriptJob{Patch: patch, PushToken: c.pushToken() != ""}
+	job := &scriptJob{Patch: patch, PushToken: c.pushToken() != "", Repairs: s.RepairJobs}
 	if patch != "" {
 		job.Changes = patch + ".patch"
 		if slices.ContainsFunc(s.Worktrees, func(w ir.PlanWorktree) bool { return w.Name == patch && w.Kind == ir.IssueBranch }) {
@@ -121,6 +129,26 @@ func (c *compiler) jobScript(s *script, names []string, patch string) (*script, 
 	whole.useFeatures()
 	j.Features, j.Uses = whole.Features, whole.Uses
 	return &j, nil
+}
+
+// repairJob makes j, the script of a delivery's job, that of a repair job
+// of its repair loop: it runs the repair sessions of whole, the model of
+// the whole process's script, with their CLI and skill.
+func (j *script) repairJob(whole *script) {
+	r := whole.Repair
+	if r == nil || r.CLI == nil {
+		return
+	}
+	j.HasSessions = true
+	if i := slices.IndexFunc(whole.Harnesses, func(h scriptHarness) bool { return h.Name == r.CLI.Harness }); i >= 0 &&
+		!slices.Contains(j.Harnesses, whole.Harnesses[i]) {
+		j.Harnesses = append(j.Harnesses, whole.Harnesses[i])
+	}
+	j.Bins = appendDistinct(j.Bins, r.CLI.Bin)
+	if i := slices.IndexFunc(whole.Skills, func(sk scriptSkill) bool { return sk.Var == r.SkillVar }); i >= 0 &&
+		!slices.Contains(j.Skills, whole.Skills[i]) {
+		j.Skills = append(j.Skills, whole.Skills[i])
+	}
 }
 
 // pushToken is the secret [github] push_token names, "" for none.

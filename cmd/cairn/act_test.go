@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/goccy/go-yaml"
 )
 
 // actCases are the golden compile cases the act suite runs: a parallel
@@ -227,6 +229,119 @@ func TestActDeliverDifferential(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestActRepairDifferential runs the repair loop of a delivery unrolled
+// into jobs under act, against the fake gh, and holds it to cairn run of the
+// same process: golden/compile/deliver-repair.toml, whose check fails on the
+// first head, has the delivery's job hand the failing check to repair job
+// 1, whose fake claude session, with the workflow's read-only token, fixes
+// it; the delivery's next job pushes the repair, waits for the checks again
+// and marks the pull request ready. golden/compile/deliver-capped.toml,
+// whose check fails on every head, reaches its repair cap (1) and fails as
+// cairn run does. A slow suite, as TestActDifferential.
+func TestActRepairDifferential(t *testing.T) {
+	slowSuite(t)
+	act, standIns := lookAct(t)
+	for _, tc := range []struct {
+		name string
+		code int
+		// pr is how the pull request ends; commit, a commit on the
+		// branch pushed; prompt, what the repair session was given;
+		// result, what the delivery's result says of it; failure, how the
+		// run ends when it fails.
+		pr, commit, prompt, result, failure string
+	}{
+		{name: "deliver-repair", pr: "OPEN draft=false", commit: "[cairn] Repair: test\tdeliver\n",
+			prompt: "main_test.go:3: main.go is not `fixed`", result: "Repair 1: checks \"test\": Made the test pass."},
+		{name: "deliver-capped", code: 1, pr: "OPEN draft=true", commit: "[cairn] Repair: test\tdeliver\n",
+			prompt: "main_test.go:3: main.go is still not `fixed`", result: "Repair 1: checks \"test\": Made the test pass.",
+			failure: "cairn: failed at step deliver: the repair cap (1) is reached and checks"},
+		{name: "deliver-rebase", pr: "OPEN draft=false", commit: "main.go",
+			prompt: "- `main.go`", result: "Repair 1: conflicts with main in \"main.go\": Kept both lines."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			file := filepath.Join(compileGoldenDir, tc.name+".toml")
+			path := filepath.Join(t.TempDir(), "event.json")
+			writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"issue": "7", "directive": ""}, "sender": {"login": "alice"}}`})
+			const pushToken = "not-a-token-either"
+			actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=not-a-token", "-s", "CAIRN_PUSH_TOKEN=" + pushToken, "--remote-name", "github"}
+			code, a, b := actDifferentialIn(t, act, standIns, file, nil, nil, []string{"issue", "7"}, actArgs)
+			if code != tc.code {
+				t.Errorf("cairn run: exit %d; want %d", code, tc.code)
+			}
+			if pa, pb := a.pullRequests(t), b.pullRequests(t); !slices.Equal(pa, pb) || len(pb) != 1 || !strings.HasSuffix(pb[0], tc.pr) {
+				t.Errorf("pull requests: cairn run leaves %q, the workflow %q; want one, the same, %s", pa, pb, tc.pr)
+			}
+			la, lb := a.originLog(t), b.originLog(t)
+			if la != lb || !strings.Contains(lb, tc.commit) {
+				t.Errorf("origin's issue branch: cairn run pushed\n%s\nthe workflow\n%s\nwant %q on it", la, lb, tc.commit)
+			}
+			var r actRecord
+			r.readRun(t, filepath.Join(b.work, "artifacts", "cairn-run"))
+			if !strings.Contains(r.results["deliver.md"], tc.result) {
+				t.Errorf("the delivery's result:\n%s\nwant %q", r.results["deliver.md"], tc.result)
+			}
+			if traces, _ := filepath.Glob(filepath.Join(b.work, "artifacts", "cairn-run", "traces", "deliver.repair-1.*")); len(traces) == 0 {
+				t.Errorf("the run folder keeps no trace of the repair session")
+			}
+			if tc.failure != "" && !strings.Contains(b.lastAct, tc.failure) {
+				t.Errorf("the workflow's run did not end with %q", tc.failure)
+			}
+			for _, job := range []string{"deliver-repair-1", "deliver-redeliver-1"} {
+				if !strings.Contains(b.lastAct, `"jobID":"`+job+`"`) {
+					t.Errorf("job %s did not run", job)
+				}
+			}
+			// The repair session ran in a job with the workflow's read-only
+			// token: neither it nor its job's script was given the push token.
+			sessions, _ := filepath.Glob(filepath.Join(b.work, "fakelog", "claude.*"))
+			if len(sessions) != 1 {
+				t.Fatalf("the workflow ran %d claude sessions; want 1, the repair's", len(sessions))
+			}
+			for _, f := range []string{"env", "stdin"} {
+				got, _ := os.ReadFile(filepath.Join(sessions[0], f))
+				if bytes.Contains(got, []byte(pushToken)) || bytes.Contains(got, []byte("GH_TOKEN")) {
+					t.Errorf("the repair session's %s holds a token:\n%s", f, got)
+				}
+			}
+			stdin, _ := os.ReadFile(filepath.Join(sessions[0], "stdin"))
+			if !strings.Contains(string(stdin), tc.prompt) {
+				t.Errorf("the repair session was not given %q:\n%s", tc.prompt, stdin)
+			}
+			// The same prompt as cairn run's repair session, but for where
+			// its worktree is.
+			runSessions, _ := filepath.Glob(filepath.Join(a.work, "fakelog", "claude.*"))
+			var want []byte
+			for _, rs := range runSessions {
+				if b, _ := os.ReadFile(filepath.Join(rs, "stdin")); len(b) > 0 {
+					want = b
+				}
+			}
+			if got, run := promptWorktree(stdin), promptWorktree(want); got != run {
+				t.Errorf("the repair session's prompt:\n%s\ncairn run's:\n%s", got, run)
+			}
+			var wf ghWorkflow
+			if err := yaml.Unmarshal(b.compileWorkflow(t, file), &wf); err != nil {
+				t.Fatal(err)
+			}
+			checkLeastPrivilege(t, wf)
+			if t.Failed() {
+				t.Logf("act's log:\n%s", b.lastAct)
+			}
+		})
+	}
+}
+
+// promptWorktree is a session's prompt with its worktree's path, the one
+// the prompt says it works in, as $WORKTREE.
+func promptWorktree(prompt []byte) string {
+	m := regexp.MustCompile("Your working directory is `([^`]+)`").FindSubmatch(prompt)
+	if m == nil {
+		return string(prompt)
+	}
+	return strings.ReplaceAll(string(prompt), string(m[1]), "$WORKTREE")
 }
 
 // TestActDeliverUncheckedDifferential runs golden/compile/deliver-red.toml, whose

@@ -152,6 +152,17 @@ func checkLeastPrivilege(t *testing.T, wf ghWorkflow) {
 			delivers = delivers || strings.Contains(st.Run, "catalogue_delivery") || strings.Contains(st.Run, "catalogue_self_merge")
 			agents = agents || st.Name == "Install the agent CLIs" || strings.HasPrefix(st.Name, "Keep the agents' keys")
 		}
+		if agents {
+			// An agent's job reads with the workflow's own token: no
+			// secret but the agents' keys reaches it.
+			for _, st := range job.Steps {
+				for k, v := range st.Env {
+					if strings.Contains(v, "secrets.") && !strings.HasPrefix(st.Name, "Keep the agents' keys") {
+						t.Errorf("job %s runs agents, yet its step %q is given %s: %s", id, st.Name, k, v)
+					}
+				}
+			}
+		}
 		for scope, level := range job.Permissions {
 			switch {
 			case level != "write":

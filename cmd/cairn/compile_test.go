@@ -166,7 +166,7 @@ printf 'mybot %s answers %d bytes of prompt\n' "$*" "${#prompt}"
 // arguments that name it.
 var issueCases = map[string][]string{
 	"on-issue": {"issue", "7"}, "commit-issue": {"issue", "7"},
-	"deliver": {"issue", "7"}, "deliver-held": {"issue", "7"}, "deliver-red": {"issue", "7"}, "deliver-repair": {"issue", "7"}, "deliver-rebase": {"issue", "7"}, "deliver-reviewed": {"issue", "7"},
+	"deliver": {"issue", "7"}, "deliver-held": {"issue", "7"}, "deliver-red": {"issue", "7"}, "deliver-repair": {"issue", "7"}, "deliver-rebase": {"issue", "7"}, "deliver-capped": {"issue", "7"}, "deliver-reviewed": {"issue", "7"},
 	// Its tickets' runs, one at a time, start their sessions in an order
 	// the twins share.
 	"published": {"--jobs", "1"},
@@ -214,6 +214,9 @@ func (w *compileWork) onIssue(t *testing.T, name string) {
 	case "deliver-repair":
 		// Red on the first head; a repair session makes it green.
 		check.Fails, check.Log = 1, "--- FAIL: TestMain (0.00s)\n    main_test.go:3: main.go is not `fixed`\n"
+	case "deliver-capped":
+		// Red on every head the delivery pushes.
+		check.Fails, check.Log = 5, "--- FAIL: TestMain (0.00s)\n    main_test.go:3: main.go is still not `fixed`\n"
 	}
 	if err := fakegh.WriteChecks(state, []fakegh.CheckSpec{check}); err != nil {
 		t.Fatal(err)

@@ -2232,54 +2232,11 @@ delivery_failed() {
 }
 
 catalogue_delivery() {
-  local pr_base=$1 pr_url='' pr_number='' pr_draft=false pushed='' b files n title body checks bad how
+  local pr_base=$1 pr_url='' pr_number='' pr_draft=false pushed='' b n checks bad how
   local repair_rounds=0 conflict
   local -a repair_done=()
   go_quote "$issue_branch" && b=$REPLY
-  for n in rebase-merge rebase-apply; do
-    if files=$(git_in "$step_dir" rev-parse --git-path "$n" 2>/dev/null) && { [[ $files == /* ]] || files=$step_dir/$files; } && [[ -e $files ]]; then
-      pr_git rebase --abort || { delivery_failed "$git_error"; return 0; }
-      say "$step: undid the rebase an earlier attempt left stopped"
-      break
-    fi
-  done
-  pr_git status --porcelain --untracked-files=normal || { delivery_failed "$git_error"; return 0; }
-  if [[ -n $(git_in "$step_dir" status --porcelain --untracked-files=normal 2>/dev/null) ]]; then
-    go_quote "${step_worktrees[step_index]}"
-    delivery_failed "worktree $REPLY has uncommitted changes (git status in $step_dir lists them); delivery pushes commits only, so a step before it must commit its work"
-    return 0
-  fi
-  fetch_base "$pr_base" || { delivery_failed "$git_error"; return 0; }
-  n=$(git_in "$step_dir" rev-list --count "refs/remotes/origin/$pr_base..HEAD" 2>"$tmp/git.err") || { delivery_failed "git rev-list: $(head -n 1 -- "$tmp/git.err")"; return 0; }
-  if [[ $n == 0 ]]; then
-    delivery_failed "branch $b has no commits over origin/$pr_base: there is nothing to deliver"
-    return 0
-  fi
-  delivery_push '' || return 0
-  title=$(jq -r '.title' <"$tmp/issue.json")
-  body="Closes #$issue_number."$'\n\n'"Delivered by cairn: process \`$process\`, run \`$run_name\`, step \`$step\`."$'\n'
-  pr_repo
-  if open_pr "$issue_branch"; then
-    pr_number=$(jq -r '.number' <"$tmp/pr.json") pr_url=$(jq -r '.url' <"$tmp/pr.json")
-    pr_gh pr edit "$pr_number" --repo "$REPLY" --title "$title" --body "$body" --base "$pr_base" || { delivery_failed "$gh_error"; return 0; }
-    say "$step: updated pull request $pr_url"
-  elif (($? == 2)); then
-    delivery_failed "$gh_error"
-    return 0
-  else
-    pr_gh pr create --repo "$REPLY" --head "$issue_branch" --base "$pr_base" --title "$title" --body "$body" --draft || { delivery_failed "$gh_error"; return 0; }
-    pr_url=$(grep -v '^[[:space:]]*$' "$tmp/gh.out" | tail -n 1) pr_url=${pr_url#"${pr_url%%[![:space:]]*}"} pr_url=${pr_url%"${pr_url##*[![:space:]]}"}
-    pr_number=${pr_url##*/}
-    if [[ $pr_url != */pull/* || ! $pr_number =~ ^[0-9]+$ ]]; then
-      go_quote "$pr_url"
-      pr_url=''
-      delivery_failed "gh pr create: no pull request URL in its answer $REPLY"
-      return 0
-    fi
-    pr_draft=true
-    say "$step: opened pull request $pr_url"
-  fi
-  printf '%s\n' "$pr_url" >"$tmp/pull-request"
+  delivery_open || return 0
   while :; do
     fetch_base "$pr_base" || { delivery_failed "$git_error"; return 0; }
     conflict=0 bad='' n=0
@@ -2320,6 +2277,55 @@ catalogue_delivery() {
   say "$step: pull request $pr_url is ready for review: $how"
   delivery_summary "Ready for review: $how."
   catalogue_end succeeded '' "$REPLY"
+}
+
+
+delivery_open() {
+  local files n title body
+  for n in rebase-merge rebase-apply; do
+    if files=$(git_in "$step_dir" rev-parse --git-path "$n" 2>/dev/null) && { [[ $files == /* ]] || files=$step_dir/$files; } && [[ -e $files ]]; then
+      pr_git rebase --abort || { delivery_failed "$git_error"; return 1; }
+      say "$step: undid the rebase an earlier attempt left stopped"
+      break
+    fi
+  done
+  pr_git status --porcelain --untracked-files=normal || { delivery_failed "$git_error"; return 1; }
+  if [[ -n $(git_in "$step_dir" status --porcelain --untracked-files=normal 2>/dev/null) ]]; then
+    go_quote "${step_worktrees[step_index]}"
+    delivery_failed "worktree $REPLY has uncommitted changes (git status in $step_dir lists them); delivery pushes commits only, so a step before it must commit its work"
+    return 1
+  fi
+  fetch_base "$pr_base" || { delivery_failed "$git_error"; return 1; }
+  n=$(git_in "$step_dir" rev-list --count "refs/remotes/origin/$pr_base..HEAD" 2>"$tmp/git.err") || { delivery_failed "git rev-list: $(head -n 1 -- "$tmp/git.err")"; return 1; }
+  if [[ $n == 0 ]]; then
+    delivery_failed "branch $b has no commits over origin/$pr_base: there is nothing to deliver"
+    return 1
+  fi
+  delivery_push '' || return 1
+  title=$(jq -r '.title' <"$tmp/issue.json")
+  body="Closes #$issue_number."$'\n\n'"Delivered by cairn: process \`$process\`, run \`$run_name\`, step \`$step\`."$'\n'
+  pr_repo
+  if open_pr "$issue_branch"; then
+    pr_number=$(jq -r '.number' <"$tmp/pr.json") pr_url=$(jq -r '.url' <"$tmp/pr.json")
+    pr_gh pr edit "$pr_number" --repo "$REPLY" --title "$title" --body "$body" --base "$pr_base" || { delivery_failed "$gh_error"; return 1; }
+    say "$step: updated pull request $pr_url"
+  elif (($? == 2)); then
+    delivery_failed "$gh_error"
+    return 1
+  else
+    pr_gh pr create --repo "$REPLY" --head "$issue_branch" --base "$pr_base" --title "$title" --body "$body" --draft || { delivery_failed "$gh_error"; return 1; }
+    pr_url=$(grep -v '^[[:space:]]*$' "$tmp/gh.out" | tail -n 1) pr_url=${pr_url#"${pr_url%%[![:space:]]*}"} pr_url=${pr_url%"${pr_url##*[![:space:]]}"}
+    pr_number=${pr_url##*/}
+    if [[ $pr_url != */pull/* || ! $pr_number =~ ^[0-9]+$ ]]; then
+      go_quote "$pr_url"
+      pr_url=''
+      delivery_failed "gh pr create: no pull request URL in its answer $REPLY"
+      return 1
+    fi
+    pr_draft=true
+    say "$step: opened pull request $pr_url"
+  fi
+  printf '%s\n' "$pr_url" >"$tmp/pull-request"
 }
 
 delivery_at_cap() {
