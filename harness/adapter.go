@@ -57,6 +57,9 @@ type Spec struct {
 	// MessageFile is true when the CLI writes its final message to the
 	// Invocation's OutputFile.
 	MessageFile bool
+	// OutputSchema is true when Command gives the CLI the Invocation's
+	// OutputSchema, which its final message then matches.
+	OutputSchema bool
 	// Cost is true when the CLI reports what a session cost, in US
 	// dollars, so that a budget can be kept: claude's total_cost_usd,
 	// opencode's events, a custom harness's [harnesses.NAME.usage]

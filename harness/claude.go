@@ -27,10 +27,11 @@ func (claude) Spec() Spec {
 		// claude -p refuses more than 10 MiB on stdin ("piped stdin
 		// input exceeds 10MB"), counted in UTF-16 code units: never more
 		// than the bytes.
-		MaxPrompt: 10 << 20,
-		Resume:    true,
-		Turns:     true,
-		Cost:      true,
+		MaxPrompt:    10 << 20,
+		OutputSchema: true,
+		Resume:       true,
+		Turns:        true,
+		Cost:         true,
 		// Without bubblewrap and socat, Claude Code warns "Sandbox
 		// disabled" and runs the commands unconfined.
 		Sandboxes: map[string]Sandbox{
@@ -132,6 +133,11 @@ func (claude) Command(inv Invocation, effort string) (Command, error) {
 	}
 	if inv.BudgetUSD > 0 {
 		a = append(a, "--max-budget-usd", strconv.FormatFloat(inv.BudgetUSD, 'f', -1, 64))
+	}
+	if inv.OutputSchema != "" {
+		// Print mode only: claude offers the model a StructuredOutput
+		// tool of this schema, and its result is the tool's input.
+		a = append(a, "--json-schema", inv.OutputSchema)
 	}
 	return Command{Argv: a, Env: env}, nil
 }

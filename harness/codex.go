@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -30,10 +31,11 @@ func (codex) Spec() Spec {
 		},
 		// codex exec refuses more than 1,048,576 characters ("Input
 		// exceeds the maximum length"): never more than the bytes.
-		MaxPrompt:   1 << 20,
-		Resume:      true,
-		MessageFile: true,
-		TurnEvent:   &codexTurn,
+		MaxPrompt:    1 << 20,
+		Resume:       true,
+		MessageFile:  true,
+		OutputSchema: true,
+		TurnEvent:    &codexTurn,
 		Sandboxes: map[string]Sandbox{
 			ir.AccessRead:  {Name: "codex's read-only sandbox"},
 			ir.AccessWrite: {Name: "codex's workspace-write sandbox"},
@@ -67,13 +69,28 @@ func (codex) Command(inv Invocation, effort string) (Command, error) {
 		a = append(a, "-c", "model_reasoning_effort="+effort)
 	}
 	a = append(a, "-C", inv.Worktree)
+	var files []File
+	if inv.OutputSchema != "" {
+		// The Responses API is asked for a final message of this
+		// schema (text.format json_schema, strict).
+		if inv.FilesDir == "" {
+			return Command{}, errors.New("harness \"codex\": no folder for its output schema")
+		}
+		f := File{Name: codexSchemaFile, Text: inv.OutputSchema}
+		a = append(a, "--output-schema", filepath.Join(inv.FilesDir, f.Name))
+		files = append(files, f)
+	}
 	if inv.Resume != "" {
 		// The options above are exec's; resume takes the
 		// session's id, then the prompt ("-": stdin).
 		a = append(a, "resume", inv.Resume)
 	}
-	return Command{Argv: append(a, "-")}, nil
+	return Command{Argv: append(a, "-"), Files: files}, nil
 }
+
+// codexSchemaFile is the file, in a session's FilesDir, that holds the
+// output schema codex exec is given.
+const codexSchemaFile = "output-schema.json"
 
 // codexTurn is a turn of codex exec: a tool call (codex_turn,
 // jq/codex.jq).

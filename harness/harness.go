@@ -28,6 +28,8 @@ import (
 // Repository is the worktree's git repository, for a sandbox that keeps it
 // from the session (KeepsRepository); nil where it is not known (a compiled
 // script), and the CLI's sandbox then has its own defaults.
+// OutputSchema is the JSON Schema of the step's typed output (canonical
+// JSON), given to a CLI that TakesOutputSchema; empty without one.
 type Invocation struct {
 	Prompt     string
 	Model      string
@@ -40,6 +42,8 @@ type Invocation struct {
 	BudgetUSD  float64
 	FilesDir   string
 	Repository *Repository
+	// OutputSchema is the output's JSON Schema, "" for none.
+	OutputSchema string
 }
 
 // Harness is one agent CLI cairn can start: built in (docs/design.md §8's table) or a custom
@@ -107,6 +111,23 @@ func (h *Harness) PromptLimit() (max int, cause func(size string) string) {
 // or cairn counts the turns in its events and stops it (codex, opencode:
 // CountsTurns).
 func (h *Harness) TakesMaxTurns() bool { return h.spec.Turns || h.spec.TurnEvent != nil }
+
+// TakesOutputSchema reports whether h's CLI takes a session's output schema
+// itself (claude --json-schema, codex exec --output-schema), its final
+// message then being the output; else the session's prompt asks for it.
+func (h *Harness) TakesOutputSchema() bool { return h.spec.OutputSchema }
+
+// TakesOutputSchema reports whether the harness called name takes a
+// session's output schema itself: a built-in whose Spec says so (a custom
+// harness never does).
+func TakesOutputSchema(name string) bool {
+	for _, a := range builtins {
+		if s := a.Spec(); s.Name == name {
+			return s.OutputSchema
+		}
+	}
+	return false
+}
 
 // CountsTurns reports whether cairn itself enforces a session's turn cap on
 // h, by counting the turns in its CLI's events (WatchTurns), what one turn

@@ -59,3 +59,15 @@ type PlanOutput struct {
 // OutputInline is the Source of an output schema written in the process
 // file itself.
 const OutputInline = "inline"
+
+// HasOutputs reports whether a step of p declares a typed output.
+func (p *Plan) HasOutputs() bool {
+	for _, stage := range p.Stages {
+		for _, s := range stage {
+			if s.Output != nil {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -19,16 +19,16 @@ func (fe *tomlProcess) outputSchema(e *tomldoc.TOMLEntry) ir.Field[*ir.JSONValue
 		s := r.String(e)
 		return ir.Field[*ir.JSONValue]{Value: &ir.JSONValue{Kind: ir.JSONString, Str: s.Value, Range: s.Range}, Set: true, Key: s.Key, Range: s.Range, Spans: s.Spans}
 	case tomldoc.KindTable:
-		v, ok := fe.json(e.Key, e.Value)
+		v, ok := TOMLJSON(r, e.Key, e.Value)
 		return ir.Field[*ir.JSONValue]{Value: v, Set: true, Bad: !ok, Key: e.KeyRange, Range: e.Value.Range}
 	}
 	r.TypeError(e, "a table (an inline JSON Schema) or a string (the path of a .json file)")
 	return ir.Field[*ir.JSONValue]{Set: true, Bad: true, Key: e.KeyRange, Range: e.Value.Range}
 }
 
-// json is the TOML value v, under key, as JSON; false when a part of it
-// has no JSON form (a date-time, an infinite float), which is refused.
-func (fe *tomlProcess) json(key string, v *tomldoc.TOMLValue) (*ir.JSONValue, bool) {
+// TOMLJSON is the TOML value v, under key, as JSON; false when a part of
+// it has no JSON form (a date-time, an infinite float), which r refuses.
+func TOMLJSON(r *tomldoc.TOMLReader, key string, v *tomldoc.TOMLValue) (*ir.JSONValue, bool) {
 	out := &ir.JSONValue{Range: v.Range}
 	switch v.Kind {
 	case tomldoc.KindString:
@@ -37,7 +37,7 @@ func (fe *tomlProcess) json(key string, v *tomldoc.TOMLValue) (*ir.JSONValue, bo
 		out.Kind, out.Str = ir.JSONNumber, strconv.FormatInt(v.Int, 10)
 	case tomldoc.KindFloat:
 		if math.IsInf(v.Float, 0) || math.IsNaN(v.Float) {
-			fe.r.Report(ir.RuleType, v.Range, nil, "%q holds %v, which JSON cannot write", key, v.Float)
+			r.Report(ir.RuleType, v.Range, nil, "%q holds %v, which JSON cannot write", key, v.Float)
 			return out, false
 		}
 		out.Kind, out.Str = ir.JSONNumber, strconv.FormatFloat(v.Float, 'g', -1, 64)
@@ -47,7 +47,7 @@ func (fe *tomlProcess) json(key string, v *tomldoc.TOMLValue) (*ir.JSONValue, bo
 		out.Kind = ir.JSONArray
 		ok := true
 		for _, it := range v.Items {
-			j, good := fe.json(key, it)
+			j, good := TOMLJSON(r, key, it)
 			ok = ok && good
 			out.Items = append(out.Items, j)
 		}
@@ -56,13 +56,13 @@ func (fe *tomlProcess) json(key string, v *tomldoc.TOMLValue) (*ir.JSONValue, bo
 		out.Kind = ir.JSONObject
 		ok := true
 		for _, kv := range v.Table.Entries {
-			j, good := fe.json(kv.Key, kv.Value)
+			j, good := TOMLJSON(r, kv.Key, kv.Value)
 			ok = ok && good
 			out.Members = append(out.Members, ir.JSONMember{Name: kv.Key, Key: kv.KeyRange, Value: j})
 		}
 		return out, ok
 	default:
-		fe.r.Report(ir.RuleType, v.Range, nil, "%q holds %s, which JSON has no value for", key, tomldoc.Describe(v))
+		r.Report(ir.RuleType, v.Range, nil, "%q holds %s, which JSON has no value for", key, tomldoc.Describe(v))
 		return out, false
 	}
 	return out, true

@@ -8,11 +8,13 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -21,6 +23,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/load"
+	"github.com/cairn-dev/cairn/output"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/runtime"
 	"github.com/cairn-dev/cairn/stubs"
@@ -39,6 +42,7 @@ const (
 	ExpectExit     = "exit"
 	ExpectOutput   = "output_contains"
 	ExpectSteps    = "steps"
+	ExpectOutputs  = "outputs"
 	ExpectRefused  = "check"
 	ExpectRunStart = "run"
 )
@@ -280,6 +284,9 @@ func (c *Case) expect(t *stubs.Test, status record.Status, runErr error, stdout 
 			c.fail(ExpectOutput, "", want.Range, "expected the run's stdout to contain %q; it printed %s", want.Value, clip(stdout))
 		}
 	}
+	for _, o := range x.Outputs {
+		c.expectOutput(rec, o)
+	}
 	for _, p := range x.Steps {
 		if p.Bad {
 			continue
@@ -352,4 +359,44 @@ func clip(s string) string {
 		return fmt.Sprintf("%q…", s[:maxShown])
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// expectOutput holds the typed output step o.Step saved in the run rec to
+// the fields o names, each compared as JSON values are.
+func (c *Case) expectOutput(rec *record.Record, o stubs.ExpectOutput) {
+	var saved string
+	if rec != nil {
+		for _, s := range rec.Steps {
+			if s.Name == o.Step {
+				saved = s.Output
+			}
+		}
+	}
+	if saved == "" {
+		c.fail(ExpectOutputs, o.Step, o.Key, "expected step %q to give an output; it saved none", o.Step)
+		return
+	}
+	b, err := os.ReadFile(filepath.Join(c.Run, saved))
+	var got map[string]any
+	if err == nil {
+		err = json.Unmarshal(b, &got)
+	}
+	if err != nil {
+		c.fail(ExpectOutputs, o.Step, o.Key, "expected step %q's output to be an object: %v", o.Step, err)
+		return
+	}
+	for _, m := range o.Fields.Members {
+		var want any
+		if err := json.Unmarshal([]byte(output.Canonical(m.Value)), &want); err != nil {
+			continue
+		}
+		have, ok := got[m.Name]
+		if !ok || !reflect.DeepEqual(have, want) {
+			h, _ := json.Marshal(have)
+			if !ok {
+				h = []byte("nothing")
+			}
+			c.fail(ExpectOutputs, o.Step, m.Value.Range, "expected step %q's output %s to be %s, it is %s", o.Step, m.Name, output.Canonical(m.Value), h)
+		}
+	}
 }

@@ -32,23 +32,11 @@ func (r *run) outputFile(name string) string {
 	return filepath.Join(r.folder.Dir, record.ResultsDir, name+".json")
 }
 
-// hasOutputs reports whether a step of plan declares an output schema.
-func hasOutputs(plan *ir.Plan) bool {
-	for _, stage := range plan.Stages {
-		for _, st := range stage {
-			if st.Output != nil {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // outputEnv adds to env, a step's, $CAIRN_OUTPUTS (the folder of the
 // earlier steps' outputs, STEP.json) when the plan declares outputs, and
 // $CAIRN_OUTPUT, an empty file it makes, when st declares one.
 func (r *run) outputEnv(st *ir.PlanStep, env []string) ([]string, error) {
-	if !hasOutputs(r.o.Plan) {
+	if !r.o.Plan.HasOutputs() {
 		return env, nil
 	}
 	set := []string{step.EnvOutputs + "=" + filepath.Join(r.folder.Dir, record.ResultsDir)}
@@ -80,10 +68,15 @@ func (r *run) takeOutput(st *ir.PlanStep, e stepEnd, sr *record.StepRecord) step
 		return e
 	}
 	var out []byte
-	if n := len(st.Actions); n > 0 && st.Actions[n-1].Kind == ir.Session {
+	missing := output.Missing
+	if b, ok := r.stubOutput(st); ok {
+		// A stubbed run's step gives the output its stub gives.
+		out = b
+	} else if n := len(st.Actions); n > 0 && st.Actions[n-1].Kind == ir.Session {
+		missing = output.MissingSession
 		b, ok := output.FromText(e.result)
 		if !ok {
-			return fail(&output.Violation{Message: output.MissingSession})
+			return fail(&output.Violation{Message: missing})
 		}
 		out = b
 	} else {
@@ -95,7 +88,7 @@ func (r *run) takeOutput(st *ir.PlanStep, e stepEnd, sr *record.StepRecord) step
 	}
 	out = bytes.TrimSpace(out)
 	if len(out) == 0 {
-		return fail(&output.Violation{Message: output.Missing})
+		return fail(&output.Violation{Message: missing})
 	}
 	if v := output.Validate(st.Output.Schema, out); v != nil {
 		return fail(v)
@@ -127,14 +120,11 @@ func readOutput(f string) ([]byte, error) {
 	return os.ReadFile(f)
 }
 
-// earlierOf is st's result, and its output when it saved one, as the
-// later steps are given them.
-func (r *run) earlierOf(st *ir.PlanStep) step.Earlier {
-	e := step.Earlier{Step: st.Name, Path: r.resultFile(st.Name)}
-	if st.Output != nil {
-		if _, err := os.Stat(r.outputFile(st.Name)); err == nil {
-			e.Output = r.outputFile(st.Name)
-		}
+// stubOutput is the output the stub of st gives in a stubbed run; false
+// when there is none.
+func (r *run) stubOutput(st *ir.PlanStep) ([]byte, bool) {
+	if r.o.Stubs == nil {
+		return nil, false
 	}
-	return e
+	return r.o.Stubs.Step(st.Name).Output()
 }

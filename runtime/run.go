@@ -635,8 +635,8 @@ func (r *run) earlier(d *ir.DAG, i int) []step.Earlier {
 	defer r.mu.Unlock()
 	var out []step.Earlier
 	for _, j := range d.Above[i] {
-		if r.wrote[d.Steps[j].Name] {
-			out = append(out, r.earlierOf(d.Steps[j]))
+		if name := d.Steps[j].Name; r.wrote[name] {
+			out = append(out, step.Earlier{Step: name, Path: r.resultFile(name)})
 		}
 	}
 	return out
@@ -804,6 +804,7 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier,
 		Directive:  r.o.Directive,
 		Start:      start,
 		Groups:     r.groups,
+		Outputs:    r.o.Plan.HasOutputs(),
 		Git:        r.o.Repo.Git,
 	}
 	if r.o.Stubs != nil {

@@ -34,7 +34,11 @@ func RunSession(ctx context.Context, sc *Context, a *ir.PlanAction, h *harness.H
 	if err != nil {
 		return Result{Failed: true, ExitCode: -1, Cause: err.Error()}
 	}
-	return RunPrompt(ctx, sc, h, Invocation(a, prompt))
+	inv := Invocation(a, prompt)
+	if sc.Step != nil && sc.Step.Output != nil && h.TakesOutputSchema() {
+		inv.OutputSchema = sc.Step.Output.Schema
+	}
+	return RunPrompt(ctx, sc, h, inv)
 }
 
 // SessionPrompt is the prompt of a's session in the step, which reads the
@@ -259,12 +263,15 @@ func sessionData(sc *Context, a *ir.PlanAction, skillPath string) prompts.Sessio
 	if a.Skill != nil {
 		d.Skill = a.Skill.Name
 	}
-	if sc.Step != nil && sc.Step.Output != nil {
+	if sc.Step != nil && sc.Step.Output != nil && (a.Harness == nil || !harness.TakesOutputSchema(a.Harness.Value)) {
+		// A CLI that takes the schema itself is held to it by its own
+		// structured output.
 		d.OutputSchema = sc.Step.Output.Schema
 	}
+	d.Outputs = sc.Outputs
 	d.IssueFile = sc.IssueFile()
 	for _, e := range sc.Earlier {
-		d.Earlier = append(d.Earlier, prompts.EarlierResult{Step: e.Step, Path: e.Path, Output: e.Output})
+		d.Earlier = append(d.Earlier, prompts.EarlierResult{Step: e.Step, Path: e.Path})
 	}
 	return d
 }

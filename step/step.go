@@ -46,15 +46,11 @@ type Result struct {
 	Budget bool
 }
 
-// Earlier is an earlier step's result file (and output), named in later
-// sessions' prompts and available to later commands in $CAIRN_RESULTS (and
-// $CAIRN_OUTPUTS).
+// Earlier is an earlier step's result file, named in later sessions'
+// prompts and available to later commands in $CAIRN_RESULTS.
 type Earlier struct {
 	Step string
 	Path string
-	// Output is the step's saved output, results/STEP.json; "" when it
-	// gave none.
-	Output string
 }
 
 // Context is what an action runs with: its run folder, its step, the
@@ -103,6 +99,9 @@ type Context struct {
 	// step (the judge's, review retries' and repairs' included), told
 	// how each ended.
 	Meter Meter
+	// Outputs is set when a step of the run's process declares a typed
+	// output (its sessions' prompts say where outputs are saved).
+	Outputs bool
 	// Agent, when set, answers the step's sessions instead of their
 	// harnesses' CLIs, which never start: a stubbed run's.
 	Agent Agent

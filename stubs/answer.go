@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/output"
 	"github.com/cairn-dev/cairn/step"
 )
 
@@ -102,6 +103,15 @@ func (a *Step) Command() (r step.Result, ok bool) {
 		r.Failed, r.Cause = true, fmt.Sprintf("exit status %d", r.ExitCode)
 	}
 	return r, true
+}
+
+// Output is the typed output the stub gives its step, canonical JSON;
+// false when it gives none.
+func (a *Step) Output() ([]byte, bool) {
+	if a == nil || a.stub == nil || !a.stub.Output.Set || a.stub.Output.Bad || a.stub.Output.Value == nil {
+		return nil, false
+	}
+	return []byte(output.Canonical(a.stub.Output.Value)), true
 }
 
 // Catalogue is the result of a catalogue step's stub, which never

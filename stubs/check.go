@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/output"
 )
 
 // kindKeys are the keys a stub of each kind of step may hold.
@@ -48,8 +49,24 @@ func Check(s *Stubs, plan *ir.Plan) []ir.Diagnostic {
 		}
 		kinds := Kinds(st)
 		for _, k := range stub.Keys {
+			if k.Name == "output" {
+				// Checked below, against the step's output_schema.
+				continue
+			}
 			if !allowed(kinds, k.Name) {
 				report(RuleStubMismatch, k.At, "key %q in stub %q of %s step %q; a stub of it takes %s", k.Name, stub.Step, kindWord(kinds), stub.Step, ir.OneOf(keysOf(kinds)))
+			}
+		}
+		if o := stub.Output; o.Set && !o.Bad && o.Value != nil {
+			switch {
+			case !slices.Contains(kinds, ir.Session) && !slices.Contains(kinds, ir.Command):
+				report(RuleStubMismatch, o.Key, "output in stub %q; %s step %q gives no output", stub.Step, kindWord(kinds), stub.Step)
+			case st.Output == nil:
+				report(RuleStubMismatch, o.Key, "output in stub %q; step %q declares no output_schema", stub.Step, stub.Step)
+			default:
+				if v := output.Validate(st.Output.Schema, []byte(output.Canonical(o.Value))); v != nil {
+					report(RuleStubMismatch, o.Range, "stub %q: %v", stub.Step, v)
+				}
 			}
 		}
 		if slices.Contains(kinds, ir.Command) && !stub.Exit.Set {

@@ -31,6 +31,8 @@ var stubKeyTable = append(append([]ir.Key{}, attemptKeyTable...),
 		Doc: "A command step's exit code (required for a command step's stub)."},
 	ir.Key{Name: "stdout", Type: ir.KeyString,
 		Doc: "A command step's output: its result."},
+	ir.Key{Name: "output", Type: ir.KeyJSON,
+		Doc: "The step's typed output, a table, for a step with an `output_schema`, which `cairn check --stubs` holds it to: `output = { severity = \"high\" }`."},
 )
 
 // stubsKey is the stubs table of a stubs file, and the inline one of a
@@ -64,6 +66,8 @@ var TestKeys = []ir.Key{
 				Doc: "Substrings of what the run prints on stdout (its last stage's results)."},
 			{Name: "steps", Type: ir.KeyStringMap, Names: ir.NamesStep, Values: stepEnds,
 				Doc: "Each named step's outcome: `succeeded`, `failed`, `inconclusive`, `skipped`, `cancelled` or `interrupted`."},
+			{Name: "outputs", Type: ir.KeyJSON, Names: ir.NamesStep,
+				Doc: "Values of named steps' typed outputs, field by field: `outputs = { triage = { severity = \"high\" } }` holds the output's severity to \"high\" and says nothing of its other fields."},
 		}},
 }
 

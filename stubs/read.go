@@ -9,6 +9,7 @@ import (
 	"github.com/cairn-dev/cairn/internal/source"
 	"github.com/cairn-dev/cairn/internal/tomldoc"
 	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/parse"
 )
 
 // Load reads the stubs file at file (a regular file, capped, as a process
@@ -92,6 +93,8 @@ func (rd *reader) stub(e *tomldoc.TOMLEntry) *Stub {
 			st.Exit = rd.Int(kv)
 		case "stdout":
 			st.Stdout = rd.String(kv)
+		case "output":
+			st.Output = rd.output(kv)
 		default:
 			hasOwn = true
 			rd.attemptKey(&own, kv)
@@ -112,6 +115,16 @@ func (rd *reader) stub(e *tomldoc.TOMLEntry) *Stub {
 		rd.finish(st.Step, &st.Attempts[i])
 	}
 	return st
+}
+
+// output reads a stub's output = { … }: the step's typed output, a table.
+func (rd *reader) output(e *tomldoc.TOMLEntry) ir.Field[*ir.JSONValue] {
+	if e.Value.Kind != tomldoc.KindTable {
+		rd.TypeError(e, "a table (the step's output)")
+		return ir.Field[*ir.JSONValue]{Set: true, Bad: true, Key: e.KeyRange, Range: e.Value.Range}
+	}
+	v, ok := parse.TOMLJSON(&rd.TOMLReader, e.Key, e.Value)
+	return ir.Field[*ir.JSONValue]{Value: v, Set: true, Bad: !ok, Key: e.KeyRange, Range: e.Value.Range}
 }
 
 // attempts reads [[stubs.STEP.attempts]], an array of tables.

@@ -74,6 +74,9 @@ type Stub struct {
 	AttemptsAt ir.Range
 	Exit       ir.Field[int]
 	Stdout     ir.Field[string]
+	// Output is the step's typed output, a JSON object, when the stub
+	// gives one.
+	Output ir.Field[*ir.JSONValue]
 	// Keys are where each key of the table (an attempt's included) was
 	// written, for the checks that refuse a key on a kind of step.
 	Keys []Key

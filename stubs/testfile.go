@@ -44,6 +44,16 @@ type Expect struct {
 	Exit           ir.Field[int]
 	OutputContains ir.Strings
 	Steps          []ir.Pair
+	// Outputs are the fields each named step's typed output must hold.
+	Outputs []ExpectOutput
+}
+
+// ExpectOutput is the fields a step's typed output must hold, as written
+// (a JSON object), with where.
+type ExpectOutput struct {
+	Step   string
+	Key    ir.Range
+	Fields *ir.JSONValue
 }
 
 // LoadTest reads the test file at file, as Load reads a stubs file.
@@ -124,6 +134,20 @@ func (rd *reader) expect(x *Expect, e *tomldoc.TOMLEntry) {
 			x.Exit = rd.Int(kv)
 		case "output_contains":
 			x.OutputContains = rd.Strings(kv)
+		case "outputs":
+			ot := rd.Table(kv)
+			if ot == nil {
+				continue
+			}
+			for _, oe := range ot.Entries {
+				if oe.Value.Kind != tomldoc.KindTable {
+					rd.TypeError(oe, "a table (fields of the step's output)")
+					continue
+				}
+				if v, ok := parse.TOMLJSON(&rd.TOMLReader, oe.Key, oe.Value); ok {
+					x.Outputs = append(x.Outputs, ExpectOutput{Step: oe.Key, Key: oe.KeyRange, Fields: v})
+				}
+			}
 		case "steps":
 			st := rd.Table(kv)
 			if st == nil {
@@ -153,6 +177,11 @@ func CheckTest(t *Test, plan *ir.Plan) []ir.Diagnostic {
 		names = append(names, st.Name)
 	}
 	var diags []ir.Diagnostic
+	for _, o := range t.Expect.Outputs {
+		if !slices.Contains(names, o.Step) {
+			diags = append(diags, ir.Diagnostic{Rule: RuleUnknownStep, Severity: ir.Error, Range: o.Key, Message: UnknownStep(o.Step, plan.Process, names)})
+		}
+	}
 	for _, p := range t.Expect.Steps {
 		if !slices.Contains(names, p.Name) {
 			var fixes []ir.Fix

@@ -111,6 +111,61 @@ func TestFakesTakeCairnsArgv(t *testing.T) {
 	}
 }
 
+// TestFakesTakeOutputSchema: the fakes of the CLIs that take a session's
+// output schema (claude --json-schema, codex exec --output-schema) take
+// cairn's command with one, fresh and resumed, and refuse what the real
+// CLIs refuse: a schema that is no JSON, codex's flag before exec; the
+// others refuse both flags, which their real CLIs do not know.
+func TestFakesTakeOutputSchema(t *testing.T) {
+	t.Parallel()
+	repo := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	const schema = `{"type":"object"}`
+	reg := harness.NewRegistry(nil)
+	for _, name := range fakeNames {
+		h, _ := reg.Lookup(name)
+		inv := harness.Invocation{Prompt: "Say hello.", Access: ir.AccessRead, Worktree: repo,
+			OutputFile: filepath.Join(t.TempDir(), "last.md"), FilesDir: t.TempDir(), OutputSchema: schema}
+		cmd := fakeCommand(t, h, inv)
+		if !h.TakesOutputSchema() {
+			for _, flag := range []string{"--json-schema", "--output-schema"} {
+				bad := cmd
+				bad.Argv = append(slices.Clone(cmd.Argv), flag, schema)
+				if code, _ := runFake(t, h, bad, inv.Prompt, repo); code != 2 {
+					t.Errorf("%s took %s: exit %d; want 2", name, flag, code)
+				}
+			}
+			continue
+		}
+		if code, stderr := runFake(t, h, cmd, inv.Prompt, repo); code != 0 {
+			t.Errorf("%s refused cairn's command with an output schema %q: exit %d: %s", name, cmd.Argv, code, stderr)
+		}
+		inv.Resume = fakeSessions[name]
+		if code, stderr := runFake(t, h, fakeCommand(t, h, inv), inv.Prompt, repo); code != 0 {
+			t.Errorf("%s refused cairn's resumed command with an output schema: exit %d: %s", name, code, stderr)
+		}
+		bad := cmd
+		switch name {
+		case "claude":
+			bad.Argv = append(slices.Clone(cmd.Argv), "--json-schema", "notjson")
+			if code, stderr := runFake(t, h, bad, inv.Prompt, repo); code != 1 || !strings.Contains(stderr, "--json-schema is not valid JSON") {
+				t.Errorf("claude took a schema that is no JSON: exit %d: %s", code, stderr)
+			}
+		case "codex":
+			bad.Argv = append([]string{"codex", "--output-schema", "x.json"}, cmd.Argv[1:]...)
+			if code, _ := runFake(t, h, bad, inv.Prompt, repo); code != 2 {
+				t.Errorf("codex took --output-schema before exec: exit %d; want 2", code)
+			}
+			bad.Argv = append(slices.Clone(cmd.Argv[:len(cmd.Argv)-1]), "--output-schema", filepath.Join(repo, "missing.json"), "-")
+			if code, stderr := runFake(t, h, bad, inv.Prompt, repo); code != 1 || !strings.Contains(stderr, "Failed to read output schema file") {
+				t.Errorf("codex took a missing schema file: exit %d: %s", code, stderr)
+			}
+		}
+	}
+}
+
 // TestFakeClaudeAsRoot: as root, fake claude refuses bypassPermissions
 // without IS_SANDBOX=1, as the real one does, and takes it with.
 func TestFakeClaudeAsRoot(t *testing.T) {

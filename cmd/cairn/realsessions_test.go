@@ -431,6 +431,7 @@ func TestRealSessions(t *testing.T) {
 		{"max-turns", realMaxTurns},
 		{"review", realReview},
 		{"judge", realJudge},
+		{"output", realOutput},
 	}
 	for _, cli := range realCLIs {
 		t.Run(cli.name, func(t *testing.T) {
@@ -483,6 +484,72 @@ func realWrite(t *testing.T, cli realCLI, bin, home string) {
 		t.Errorf("worktrees/default.patch does not add hello.txt:\n%s", p)
 	}
 	w.noWorktreesLeft(t)
+}
+
+// realOutput: a session with an output schema; claude is given it as
+// --json-schema (its model calls the StructuredOutput tool claude offers
+// with that schema), codex exec as --output-schema (its request asks the
+// Responses API for a json_schema text format), the others in the prompt;
+// the output is saved as results/triage.json and listed in run.json.
+func realOutput(t *testing.T, cli realCLI, bin, home string) {
+	const schema = `{"additionalProperties":false,"properties":{"severity":{"enum":["low","high"]}},"required":["severity"],"type":"object"}`
+	d := modeldouble.New(modeldouble.Structured(`{"severity":"high"}`), modeldouble.Text("done"))
+	defer d.Close()
+	w := newRealWork(t, bin, home, cli.endpoint(t, home, d.URL))
+	r := w.run(t, "run", w.process(t, "output", oneCLI{cli.name, cli.model}))
+	logDouble(t, cli.name, d)
+
+	if r.code != 0 {
+		t.Errorf("exit %d; want 0", r.code)
+	}
+	s := r.step(t, "triage")
+	if s.Outcome != record.Succeeded || s.Output != "results/triage.json" {
+		t.Errorf("step triage: %s (%s), output %q; want succeeded with results/triage.json", s.Outcome, s.Cause, s.Output)
+	}
+	b, err := os.ReadFile(filepath.Join(r.dir, record.ResultsDir, "triage.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil || out["severity"] != "high" {
+		t.Errorf("results/triage.json = %q; want severity high", b)
+	}
+	turns := d.Turns()
+	if len(turns) == 0 {
+		t.Fatal("the double got no turn")
+	}
+	first := turns[0]
+	var offered string
+	switch cli.name {
+	case "claude":
+		for _, tool := range asList(first.Body["tools"]) {
+			if m, ok := tool.(map[string]any); ok && m["name"] == modeldouble.StructuredOutputTool {
+				b, _ := json.Marshal(m["input_schema"])
+				offered = string(b)
+			}
+		}
+	case "codex":
+		if text, ok := first.Body["text"].(map[string]any); ok {
+			if f, ok := text["format"].(map[string]any); ok {
+				b, _ := json.Marshal(f["schema"])
+				offered = string(b)
+			}
+		}
+	default:
+		if !strings.Contains(string(first.Raw), "```json") {
+			t.Errorf("%s: the prompt does not ask for a ```json block", cli.name)
+		}
+		return
+	}
+	if offered != schema {
+		t.Errorf("%s: the schema the model was given is %q; want %q", cli.name, offered, schema)
+	}
+}
+
+// asList is v as a list, nil when it is none.
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
 }
 
 // realRead: a read session's file write and shell write are refused, the

@@ -22,6 +22,11 @@ func anthropicReply(s *Server, w http.ResponseWriter, req Request, t Turn) {
 	block := map[string]any{"type": "text", "text": t.text}
 	stop := "end_turn"
 	var call toolCall
+	if t.kind == structuredTurn && offers(anthropicTools(req.Body), StructuredOutputTool) {
+		call = structuredCall(t)
+		block = map[string]any{"type": "tool_use", "id": s.callID("toolu_double"), "name": call.name, "input": call.args}
+		stop = "tool_use"
+	}
 	if t.kind == shellTurn || t.kind == writeTurn {
 		call = callFor(t, req, anthropicTools(req.Body))
 		block = map[string]any{"type": "tool_use", "id": s.callID("toolu_double"), "name": call.name, "input": call.args}

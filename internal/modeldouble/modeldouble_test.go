@@ -583,3 +583,28 @@ func TestBilled(t *testing.T) {
 		t.Errorf("billed the 429 (%+v) or the chat stream without usage (%+v)", reqs[0].Billed, reqs[3].Billed)
 	}
 }
+
+// TestStructured: a request that offers claude's StructuredOutput tool gets
+// a call of it with the value as its input; a Responses request (whose
+// structured output is the text a json_schema format asks for) gets the
+// value as its text.
+func TestStructured(t *testing.T) {
+	s := newServer(t, Structured(`{"severity":"high"}`), Structured(`{"severity":"low"}`))
+	req := map[string]any{}
+	for k, v := range anthropicRequest {
+		req[k] = v
+	}
+	req["stream"] = false
+	req["tools"] = []any{map[string]any{"name": "Bash"}, map[string]any{"name": StructuredOutputTool}}
+	_, _, body := post(t, s, "/v1/messages", req)
+	m := decode(t, body)
+	if at(m, "content", 0, "type") != "tool_use" || at(m, "content", 0, "name") != StructuredOutputTool ||
+		at(m, "content", 0, "input", "severity") != "high" || m["stop_reason"] != "tool_use" {
+		t.Errorf("answer %s, want a StructuredOutput call with severity high", body)
+	}
+	_, _, body = post(t, s, "/v1/responses", map[string]any{"model": "gpt-test", "input": "hi", "tools": []any{map[string]any{"type": "function", "name": "exec_command"}},
+		"text": map[string]any{"format": map[string]any{"type": "json_schema", "name": "s", "schema": map[string]any{"type": "object"}}}})
+	if !strings.Contains(string(body), `{\"severity\":\"low\"}`) {
+		t.Errorf("responses answer %s, want the value as its text", body)
+	}
+}

@@ -284,3 +284,27 @@ func text(v any) string {
 	}
 	return ""
 }
+
+// StructuredOutputTool is the tool Claude Code offers, given --json-schema,
+// for the model's structured output.
+const StructuredOutputTool = "StructuredOutput"
+
+// offers reports whether tools hold one called name.
+func offers(tools []offered, name string) bool {
+	for _, o := range tools {
+		if o.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// structuredCall is the call of StructuredOutputTool with t's value, a
+// JSON object, as its input.
+func structuredCall(t Turn) toolCall {
+	var args map[string]any
+	if err := json.Unmarshal([]byte(t.text), &args); err != nil {
+		panic(fmt.Sprintf("modeldouble: a structured output must be a JSON object: %v", err))
+	}
+	return toolCall{name: StructuredOutputTool, args: args}
+}

@@ -31,10 +31,18 @@ const (
 	shellTurn
 	writeTurn
 	statusTurn
+	structuredTurn
 )
 
 // Text answers with a final text message, which ends the agent's turn.
 func Text(message string) Turn { return Turn{kind: textTurn, text: message} }
+
+// Structured answers with value, JSON, as the structured output the CLI
+// asked for: a call of the tool the CLI offers for it (claude's
+// StructuredOutput) with value as its input, or, where the API's
+// structured output is the reply's text (a Responses request whose
+// text.format is a json_schema), a text reply holding value.
+func Structured(value string) Turn { return Turn{kind: structuredTurn, text: value} }
 
 // Shell answers with a call of the CLI's shell tool (claude's Bash, codex's
 // shell or exec_command, gemini's run_shell_command, opencode's bash)

@@ -56,12 +56,10 @@ const (
 	CheckLogLimit = "16 KiB"
 )
 
-// EarlierResult is the result file of a step that ran before a session,
-// and its output's file, results/STEP.json, when it gave one.
+// EarlierResult is the result file of a step that ran before a session.
 type EarlierResult struct {
-	Step   string
-	Path   string
-	Output string
+	Step string
+	Path string
 }
 
 // SessionData is what a session step's prompt is rendered from (docs/design.md §7.1).
@@ -91,6 +89,9 @@ type SessionData struct {
 	// when its step declares one and its CLI takes no schema of its own:
 	// the prompt asks for the output in a ```json fence.
 	OutputSchema string
+	// Outputs is set when a step of the process declares a typed output:
+	// the list of earlier results says where outputs are saved.
+	Outputs bool
 }
 
 // SessionPrompt renders the prompt of a session step from

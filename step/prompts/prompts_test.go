@@ -95,7 +95,7 @@ func TestSessionPrompt(t *testing.T) {
 				d.Prompt = "Judge."
 				d.IssueURL, d.IssueFile = "https://github.com/o/r/issues/7", "/wt/judge/.cairn-issue.md"
 				d.Directive = "  Focus on parse/.\n"
-				d.Earlier = []EarlierResult{{"hunt-claude", "/run/results/hunt-claude.md", ""}, {"hunt-codex", "/run/results/hunt-codex.md", ""}}
+				d.Earlier = []EarlierResult{{"hunt-claude", "/run/results/hunt-claude.md"}, {"hunt-codex", "/run/results/hunt-codex.md"}}
 			}),
 			has: []string{
 				"This run works on the issue https://github.com/o/r/issues/7. Read `/wt/judge/.cairn-issue.md` first",
