@@ -210,6 +210,10 @@ type workflowJob struct {
 	// nothing of the process's own; Merge, for a self-merge, is given the
 	// input merge.
 	Writes, Merge bool
+	// Output is set for a step with a typed output: the job keeps it
+	// (results/STEP.json) for the later jobs with its result, and gives
+	// it as the job's output "output", for a later job's if:.
+	Output bool
 	// Steps are how the job writes its steps kept alike in other jobs,
 	// by kind (anchor); InstallStep, KeysStep and ChangesStep are the
 	// kinds of its steps that install CLIs, keep keys and take a
@@ -263,6 +267,9 @@ type runPart struct {
 // job never run; that of a step whose job failed before the step ended is
 // the same line with LostOutcome in place of its "outcome=cancelled".
 type resultsScript struct {
+	// Outputs is set when a step declares a typed output, kept as
+	// results/STEP.json.
+	Outputs        bool
 	Process        string
 	Steps, Patches []string
 	Optional       []bool
@@ -356,7 +363,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	byStep := map[string]*workflowJob{}
 	prev := []string{wf.Runtime.ID}
 	earlier := false
-	rs := resultsScript{Process: c.plan.Process, LastStage: s.LastStage, Judged: s.Uses["judge"], Prepares: s.Uses["prepare"]}
+	rs := resultsScript{Outputs: c.plan.HasOutputs(), Process: c.plan.Process, LastStage: s.LastStage, Judged: s.Uses["judge"], Prepares: s.Uses["prepare"]}
 	if s.keepsRunBudget() {
 		rs.Budget = s.Budget
 	}
@@ -392,7 +399,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 				}
 			}
 			index++
-			j := &workflowJob{ID: jobID(st.Name), Step: st.Name, Needs: prev, Given: earlier, Commits: c.plan.Commit}
+			j := &workflowJob{ID: jobID(st.Name), Step: st.Name, Needs: prev, Given: earlier, Commits: c.plan.Commit, Output: st.Output != nil}
 			// In commit mode a checkout's work travels in the run's
 			// commits, not as a patch.
 			if p, ok := lastIn[st.Worktree]; ok && !(c.plan.Commit && kinds[st.Worktree] == ir.Checkout) {
@@ -579,6 +586,9 @@ func (wf *workflow) anchor() {
 		}
 		if j.Patch != nil {
 			kinds = append(kinds, j.KeepKind("keep-patch"))
+		}
+		if j.Output {
+			kinds = append(kinds, "keep-output", "give-output")
 		}
 		if j.Commits {
 			kinds = append(kinds, "keep-commits")

@@ -307,6 +307,8 @@ type scriptStep struct {
 	// agent back to work (severity "review"). Nil when it has none.
 	Judge  *scriptJudge
 	Review *scriptReview
+	// Output is how the script checks its typed output; nil without one.
+	Output *scriptOutput
 }
 
 // scriptSettle is how a step's work is committed on its issue branch:
@@ -508,6 +510,9 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 					}
 				}
 			}
+			out, ds := c.output(st)
+			ss.Output = out
+			diags = append(diags, ds...)
 			if v := st.Validate; v != nil && len(v.Instructions) > 0 {
 				diags = append(diags, c.judge(st, ss, s)...)
 				s.HasSessions = true
@@ -710,7 +715,11 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 		return refuse(c.at.harness(st.Name), "step %q: unknown harness %q", st.Name, a.Harness.Value)
 	}
 	sess := &scriptSession{Index: j, Harness: h.Name}
-	cli, err := c.cli(h, sessionInvocation(a, ""))
+	inv := sessionInvocation(a, "")
+	if st.Output != nil && h.TakesOutputSchema() {
+		inv.OutputSchema = st.Output.Schema
+	}
+	cli, err := c.cli(h, inv)
 	if err != nil {
 		return refuse(c.at.harness(st.Name), "step %q: %v", st.Name, err)
 	}
@@ -722,6 +731,10 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 		Prompt:       a.Prompt,
 		WorktreeKind: wtKind,
 	}
+	if st.Output != nil && !h.TakesOutputSchema() {
+		data.OutputSchema = st.Output.Schema
+	}
+	data.Outputs = c.plan.HasOutputs()
 	if hasIssueBranch(c.plan) || len(c.in.parents) > 0 {
 		// The script reads the issue: its url and its file, in every
 		// worktree, are slots.

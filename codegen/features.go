@@ -60,6 +60,7 @@ var features = []feature{
 	{"delivery", func(s *script) bool { return s.HasDelivery || s.HasSelfMerge }},
 	{"repair", func(s *script) bool { return s.Repair != nil }},
 	{"published", func(s *script) bool { return s.HasPublished }},
+	{"outputs", (*script).hasOutputs},
 	{"stages", always},
 	{"needs", func(s *script) bool { return s.Needs && s.Job == nil }},
 	{"notify", func(s *script) bool { return s.Job == nil && len(s.Notify) > 0 }},

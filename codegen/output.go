@@ -1,23 +1,46 @@
 package codegen
 
-import "github.com/cairn-dev/cairn/ir"
+import (
+	"fmt"
 
-// outputs refuses the steps that declare an output_schema: a compiled
-// script does not yet give a step its $CAIRN_OUTPUT nor check what it
-// writes there, and must not run such a step as if it had no schema.
-func (c *compiler) outputs() []ir.Diagnostic {
-	var diags []ir.Diagnostic
-	for _, stage := range c.plan.Stages {
-		for _, st := range stage {
-			if st.Output == nil {
-				continue
-			}
-			r := c.at.step(st.Name)
-			if s := c.at.steps[st.Name]; s != nil {
-				r = or(s.Keys().OutputSchema.At(), r)
-			}
-			diags = append(diags, notCompilable(r, "step %q: output_schema cannot be compiled to %s yet: the script would neither give the step $CAIRN_OUTPUT nor check its output against the schema; run the process with cairn run", st.Name, c.target.name))
+	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/output"
+)
+
+// scriptOutput is a step's typed output as the script checks it: the jq
+// program (output.JQ) that prints its first violation, and whether it is
+// read from the step's last session's final message (Session) rather than
+// from $CAIRN_OUTPUT.
+type scriptOutput struct {
+	JQ      string
+	Session bool
+}
+
+// output is how the script checks st's output; nil for a step without
+// one.
+func (c *compiler) output(st *ir.PlanStep) (*scriptOutput, []ir.Diagnostic) {
+	if st.Output == nil {
+		return nil, nil
+	}
+	jq, err := output.JQ(st.Output.Schema)
+	if err != nil {
+		r := c.at.step(st.Name)
+		if s := c.at.steps[st.Name]; s != nil {
+			r = or(s.Keys().OutputSchema.At(), r)
+		}
+		return nil, []ir.Diagnostic{notCompilable(r, "step %q: %v", st.Name, fmt.Errorf("its output schema cannot be compiled: %w", err))}
+	}
+	n := len(st.Actions)
+	return &scriptOutput{JQ: jq, Session: n > 0 && st.Actions[n-1].Kind == ir.Session}, nil
+}
+
+// hasOutputs reports whether a step of s declares an output schema
+// (feature outputs).
+func (s *script) hasOutputs() bool {
+	for _, st := range s.Steps {
+		if st.Output != nil {
+			return true
 		}
 	}
-	return diags
+	return false
 }

@@ -195,7 +195,6 @@ func (c *compiler) refuse() []ir.Diagnostic {
 			}
 		}
 	}
-	diags = append(diags, c.outputs()...)
 	diags = append(diags, c.uncopied()...)
 	diags = append(diags, c.nulBytes()...)
 	if res := c.plan.Resources; res.MaxLoad > 0 || res.MinFreeMemory > 0 {
