@@ -8,6 +8,7 @@ import (
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
+	"github.com/cairn-dev/cairn/views"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -286,6 +287,10 @@ type resultsScript struct {
 	// prepare): the run folder keeps its setup's output and what readying
 	// it left from the first job there.
 	Prepares bool
+	// Graph is the run's picture before its steps end
+	// (views.Graph.MermaidTemplate), which the summary draws with their
+	// outcomes.
+	Graph string
 }
 
 // The artifacts of a workflow run: what a step's job keeps (its run folder,
@@ -363,7 +368,8 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	byStep := map[string]*workflowJob{}
 	prev := []string{wf.Runtime.ID}
 	earlier := false
-	rs := resultsScript{Outputs: c.plan.HasOutputs(), Process: c.plan.Process, LastStage: s.LastStage, Judged: s.Uses["judge"], Prepares: s.Uses["prepare"]}
+	rs := resultsScript{Outputs: c.plan.HasOutputs(), Process: c.plan.Process, LastStage: s.LastStage, Judged: s.Uses["judge"], Prepares: s.Uses["prepare"],
+		Graph: views.StepsGraph(c.plan.Process, record.PlanSteps(c.plan)).MermaidTemplate()}
 	if s.keepsRunBudget() {
 		rs.Budget = s.Budget
 	}

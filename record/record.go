@@ -83,9 +83,14 @@ type RecordFlags struct {
 
 // StepRecord is how one step of a run stands or ended.
 type StepRecord struct {
-	Name     string         `json:"name"`
-	Worktree string         `json:"worktree"`
-	Parallel string         `json:"parallel"`
+	Name     string `json:"name"`
+	Worktree string `json:"worktree"`
+	Parallel string `json:"parallel"`
+	// Needs are the steps it waits for (ir.PlanStep.Needs), set, empty
+	// or not, only in a run of a process whose steps write needs: a run's
+	// picture draws them (views.RunGraph); without them a step waits for
+	// the stage before it.
+	Needs    []string       `json:"needs,omitzero"`
 	Optional bool           `json:"optional"`
 	Outcome  Outcome        `json:"outcome"`
 	Start    *time.Time     `json:"start"`
@@ -228,6 +233,7 @@ type Event struct {
 // order, Pending, with the kind, harness, model and effort of each action.
 func PlanSteps(p *ir.Plan) []StepRecord {
 	var steps []StepRecord
+	needs := p.WritesNeeds()
 	for _, stage := range p.Stages {
 		for _, s := range stage {
 			sr := StepRecord{
@@ -237,6 +243,9 @@ func PlanSteps(p *ir.Plan) []StepRecord {
 				Optional: s.Optional,
 				Outcome:  Pending,
 				Actions:  make([]ActionRecord, 0, len(s.Actions)),
+			}
+			if needs {
+				sr.Needs = append([]string{}, s.Needs...)
 			}
 			for _, a := range s.Actions {
 				sr.Actions = append(sr.Actions, ActionRecord{
@@ -287,6 +296,7 @@ func (s *StepRecord) Clone() StepRecord {
 	c := *s
 	c.Start, c.End = copyTime(s.Start), copyTime(s.End)
 	c.Actions = slices.Clone(s.Actions)
+	c.Needs = slices.Clone(s.Needs)
 	c.Children = slices.Clone(s.Children)
 	c.Shells = slices.Clone(s.Shells)
 	c.Usage, c.JudgeUsage = s.Usage.Plus(ir.Usage{}), s.JudgeUsage.Plus(ir.Usage{})

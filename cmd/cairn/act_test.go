@@ -421,7 +421,10 @@ func actDifferentialIn(t *testing.T, act, standIns, file string, untracked, file
 	want.readRun(t, a.onlyRun(t))
 	want.budgets = givenBudgets(t, a.work)
 	want.printed = endLines(stdout + lastFailure(stderr))
-	want.summary = stdout
+	// The summary holds the last stage's results, then the run's picture
+	// as cairn show draws it.
+	graph, _, _ := a.run(t, nil, "cairn", "show", "--format", "mermaid")
+	want.summary = stdout + "```mermaid\n" + graph + "```\n"
 
 	b := twin()
 	start = time.Now()

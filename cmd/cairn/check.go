@@ -16,7 +16,7 @@ import (
 type checkCmd struct {
 	Targets     []string `arg:"" optional:"" name:"name|file" predictor:"process" help:"Processes to check: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path. None: every process cairn list finds. End with \"issue ISSUE\" to check against an issue."`
 	Issue       string   `placeholder:"ISSUE" help:"The issue to check against: a number or an issue URL (also written as \"issue ISSUE\" after the targets)."`
-	Format      string   `enum:"text,json,sarif,github" default:"text" help:"Output format: text, json, sarif or github."`
+	Format      string   `enum:"text,json,sarif,github,mermaid,dot" default:"text" help:"Output format: text, json, sarif, github, or a picture of each plan's steps and needs: mermaid or dot (the diagnostics then go to stderr)."`
 	NoPreflight bool     `help:"Do not ask each harness whether it can start."`
 	Lint        bool     `help:"Only the rules that depend on the file alone: no config, skills, processes or harnesses."`
 	Rules       bool     `help:"Print every rule and exit."`
@@ -69,6 +69,8 @@ func (c *checkCmd) Run(a *app) error {
 		err = r.WriteSARIF(a.stdout, views.Tool{Version: version(), Rules: load.Rules()}, terminal(a.stdout))
 	case "github":
 		err = r.WriteGitHub(a.stdout)
+	case "mermaid", "dot":
+		err = r.WriteGraphs(a.stdout, a.stderr, c.Format, views.Style{Color: colorOn(a.env, a.stderr)})
 	default:
 		err = r.WriteText(a.stdout, views.Style{Color: colorOn(a.env, a.stdout)})
 		if err == nil {

@@ -12,6 +12,7 @@ import (
 type showCmd struct {
 	Target string `arg:"" optional:"" name:"run" help:"${run_help}"`
 	JSON   bool   `name:"json" help:"Print the run's record as one JSON document."`
+	Format string `enum:"text,json,mermaid,dot" default:"text" help:"Output format: text, json (as --json), or a picture of the run's steps, their needs and outcomes: mermaid or dot."`
 }
 
 // Run shows a run's record: its facts, and each step's log line with its
@@ -25,8 +26,12 @@ func (c *showCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
+	switch c.Format {
+	case "mermaid", "dot":
+		return views.RunGraph(r).Write(a.stdout, c.Format)
+	}
 	s := views.RunShowOf(r)
-	if c.JSON {
+	if c.JSON || c.Format == "json" {
 		return s.WriteJSON(a.stdout, terminal(a.stdout))
 	}
 	return s.WriteText(a.stdout, views.Style{Color: colorOn(a.env, a.stdout), Terminal: terminal(a.stdout)})
