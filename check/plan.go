@@ -62,6 +62,7 @@ func BuildPlan(ctx context.Context, p *ir.Process, res *Resolution, env *Env) *i
 		for i := st.first; i <= st.last; i++ {
 			ps := planStep(&p.Steps[i], &res.Steps[i], env)
 			ps.NeedsWritten = p.Steps[i].Keys().Needs.Set
+			ps.When = stringOr(p.Steps[i].Keys().When, "")
 			ps.Needs = make([]string, len(needs[i]))
 			for k, j := range needs[i] {
 				ps.Needs[k] = p.Steps[j].Name.Value

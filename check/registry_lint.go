@@ -16,6 +16,7 @@ var lintRules = []*Rule{
 	ruleSelfMergeAfterDelivery,
 	ruleParallelSharedWorktree,
 	ruleUnknownStep,
+	ruleInvalidWhen,
 	ruleParallelGroupSplit,
 	rulePublishedIssueNeedsSession,
 	ruleReviewNeedsOneAgent,

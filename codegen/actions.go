@@ -194,7 +194,11 @@ type workflowJob struct {
 	Script   string
 	// Given is set when earlier steps may have left results; Changes is
 	// the changes an earlier job left in its worktree.
-	Given   bool
+	Given bool
+	// Decides is set for a step with a when: the job takes the run
+	// folders the earlier jobs kept, whose records say their steps'
+	// outcomes, which the when reads.
+	Decides bool
 	Changes *artifactDownload
 	// Patch is set when a later job works in its worktree.
 	Patch *patchUpload
@@ -405,7 +409,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 				}
 			}
 			index++
-			j := &workflowJob{ID: jobID(st.Name), Step: st.Name, Needs: prev, Given: earlier, Commits: c.plan.Commit, Output: st.Output != nil}
+			j := &workflowJob{ID: jobID(st.Name), Step: st.Name, Needs: prev, Given: earlier, Commits: c.plan.Commit, Output: st.Output != nil, Decides: st.When != ""}
 			// In commit mode a checkout's work travels in the run's
 			// commits, not as a patch.
 			if p, ok := lastIn[st.Worktree]; ok && !(c.plan.Commit && kinds[st.Worktree] == ir.Checkout) {
@@ -589,6 +593,9 @@ func (wf *workflow) anchor() {
 		}
 		if j.Given {
 			kinds = append(kinds, "take-results")
+		}
+		if j.Decides {
+			kinds = append(kinds, "take-records")
 		}
 		if j.Patch != nil {
 			kinds = append(kinds, j.KeepKind("keep-patch"))

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn/expr"
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/workdir"
@@ -293,9 +294,12 @@ type scriptStep struct {
 	// index of its stage (with Needs only).
 	NeedIndices []int
 	Group       int
-	Precheck    *scriptPhase
-	Actions     []scriptAction
-	Validate    *scriptPhase
+	// When is the jq program of its when (expr.Expr.JQ), WhenText the
+	// when on one line; both empty for a step without one.
+	When, WhenText string
+	Precheck       *scriptPhase
+	Actions        []scriptAction
+	Validate       *scriptPhase
 	// Settles is set for a step on an issue-branch worktree that may leave
 	// work there, which the script commits on the branch after its run
 	// phase, as cairn run does.
@@ -457,7 +461,9 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 	harnesses := map[string]bool{}
 	var earlier []string
 	dag := ir.NewDAG(plan)
-	s.Needs = plan.WritesNeeds()
+	// A when reads the steps a step waits for: the script schedules by
+	// needs then, deciding each when before the step starts.
+	s.Needs = plan.WritesNeeds() || slices.ContainsFunc(dag.Steps, func(st *ir.PlanStep) bool { return st.When != "" })
 	for k, stage := range plan.Stages {
 		var indices []int
 		for i := range stage {
@@ -469,6 +475,9 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 					ss.Earlier = append(ss.Earlier, dag.Steps[j].Name)
 				}
 				ss.NeedIndices = dag.Needs[ss.Index]
+			}
+			if st.When != "" {
+				diags = append(diags, c.when(st, ss)...)
 			}
 			for j := range st.Actions {
 				a := &st.Actions[j]
@@ -948,4 +957,24 @@ func (s *script) GroupSizes() []int {
 		sizes[i] = len(stage)
 	}
 	return sizes
+}
+
+// when sets ss's When and WhenText from step st's when, or refuses one it
+// cannot write in jq.
+func (c *compiler) when(st *ir.PlanStep, ss *scriptStep) []ir.Diagnostic {
+	x, errs := expr.Parse(st.When)
+	if len(errs) > 0 {
+		return []ir.Diagnostic{notCompilable(c.at.step(st.Name), "step %q: its when: %s", st.Name, errs[0].Message)}
+	}
+	prog, err := x.JQ()
+	if err != nil {
+		return []ir.Diagnostic{notCompilable(c.at.step(st.Name), "step %q: its when: %v", st.Name, err)}
+	}
+	ss.When, ss.WhenText = prog, x.Text()
+	return nil
+}
+
+// HasWhen reports whether a step of s has a when (feature when).
+func (s *script) HasWhen() bool {
+	return slices.ContainsFunc(s.Steps, func(st *scriptStep) bool { return st.When != "" })
 }

@@ -63,6 +63,7 @@ var features = []feature{
 	{"outputs", (*script).hasOutputs},
 	{"stages", always},
 	{"needs", func(s *script) bool { return s.Needs && s.Job == nil }},
+	{"when", (*script).HasWhen},
 	{"notify", func(s *script) bool { return s.Job == nil && len(s.Notify) > 0 }},
 }
 

@@ -198,14 +198,17 @@ type PlanStep struct {
 	// Needs are the steps this one waits for, in file order: those its
 	// needs name (NeedsWritten), else the step or parallel group before
 	// it.
-	Needs        []string     `json:"needs"`
-	NeedsWritten bool         `json:"needs_written"`
-	Optional     bool         `json:"optional"`
-	Timeout      string       `json:"timeout"`
-	Env          []PlanEnv    `json:"env"`
-	Actions      []PlanAction `json:"actions"`
-	Precheck     *PlanPhase   `json:"precheck"`
-	Validate     *PlanPhase   `json:"validate"`
+	Needs        []string `json:"needs"`
+	NeedsWritten bool     `json:"needs_written"`
+	// When is the step's condition as written (package expr), "" for
+	// none: false skips the step.
+	When     string       `json:"when"`
+	Optional bool         `json:"optional"`
+	Timeout  string       `json:"timeout"`
+	Env      []PlanEnv    `json:"env"`
+	Actions  []PlanAction `json:"actions"`
+	Precheck *PlanPhase   `json:"precheck"`
+	Validate *PlanPhase   `json:"validate"`
 	// Output is the step's typed output; nil when it declares none.
 	Output *PlanOutput `json:"output,omitempty"`
 }

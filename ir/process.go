@@ -200,7 +200,11 @@ type StepKeys struct {
 	Parallel Field[string]
 	// Needs are the steps this one waits for, each above it in the file;
 	// unset, it waits for the step or parallel group before it.
-	Needs    Strings
+	Needs Strings
+	// When is the step's condition as written: an expression (package
+	// expr) over the outcomes and outputs of the steps it waits for; in
+	// HCL a native expression, kept as its source text.
+	When     Field[string]
 	Optional Field[bool]
 	Timeout  Field[string]
 	Env      Field[[]Pair]

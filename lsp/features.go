@@ -15,6 +15,7 @@ import (
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
 	"github.com/cairn-dev/cairn/check"
+	"github.com/cairn-dev/cairn/expr"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/load"
 	"github.com/cairn-dev/cairn/parse"
@@ -116,6 +117,19 @@ func (s *server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hove
 		}
 	}
 	pos := d.pos(p.Position)
+	if proc := d.process(); proc != nil {
+		for i, st := range proc.Steps {
+			w := st.Keys().When
+			if !w.Set || w.Bad || !contains(w.Range, pos) {
+				continue
+			}
+			if off, ok := valueOffset(w, pos); ok {
+				if what, typ, ok := check.WhenTypeAt(proc, i, off); ok {
+					parts = append(parts, fmt.Sprintf("`%s`: %s", what, typ))
+				}
+			}
+		}
+	}
 	s.mu.Lock()
 	published := s.published[d.uri]
 	s.mu.Unlock()
@@ -264,6 +278,17 @@ func skillNames(ctx context.Context, env *check.Env) []string {
 	return names
 }
 
+// valueOffset is the byte offset in f's value of file position pos, found
+// through the value's spans; false when no byte of the value is there.
+func valueOffset(f ir.Field[string], pos ir.Pos) (int, bool) {
+	for off := range len(f.Value) + 1 {
+		if p := ir.PosAt(f.Value, f.Spans, off); p.Line == pos.Line && p.Column == pos.Column {
+			return off, true
+		}
+	}
+	return 0, false
+}
+
 func (s *server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any, error) {
 	d := s.doc(p.TextDocument.URI)
 	if d == nil {
@@ -288,6 +313,35 @@ func (s *server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any,
 	}
 	if f := proc.DefaultWorktree; f.Set && contains(f.Range, pos) {
 		return worktree(f.Value), nil
+	}
+	step := func(name string) any {
+		for _, st := range proc.Steps {
+			if st.Name.Set && st.Name.Value == name {
+				r := st.Name.Range
+				if !r.IsValid() {
+					r = st.Header
+				}
+				return protocol.Location{URI: d.uri, Range: d.rng(r)}
+			}
+		}
+		return nil
+	}
+	for _, st := range proc.Steps {
+		k := st.Keys()
+		for _, n := range k.Needs.Value {
+			if contains(n.Range, pos) {
+				return step(n.Value), nil
+			}
+		}
+		if w := k.When; w.Set && !w.Bad && contains(w.Range, pos) {
+			if off, ok := valueOffset(w, pos); ok {
+				if x, errs := expr.Parse(w.Value); len(errs) == 0 {
+					if name, ok := x.StepAt(off); ok {
+						return step(name), nil
+					}
+				}
+			}
+		}
 	}
 	for _, st := range proc.Steps {
 		if f := st.Keys().Worktree; f.Set && contains(f.Range, pos) {

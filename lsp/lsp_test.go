@@ -160,12 +160,12 @@ func TestCompletion(t *testing.T) {
 		{"toml catalogue", "/r/x.toml", "version = 1\n[[steps]]\ncatalogue = \"d|\"", []string{"delivery", "self-merge", "run-published-issue"}},
 		{"toml in a multi-line string", "/r/x.toml", "version = 1\n[[steps]]\ncommand = '''\n|", nil},
 		{"toml map level", "/r/x.toml", "version = 1\n[worktrees]\n|", nil},
-		{"hcl step attrs", "/r/x.hcl", "version = 1\nstep \"a\" {\n  eff|\n}\n", []string{"description", "skill", "prompt", "command", "catalogue", "harness", "model", "effort", "access", "max_turns", "budget_usd", "worktree", "parallel", "needs", "optional", "timeout", "env", "output_schema", "process", "spec_process", "precheck", "validate"}},
+		{"hcl step attrs", "/r/x.hcl", "version = 1\nstep \"a\" {\n  eff|\n}\n", []string{"description", "skill", "prompt", "command", "catalogue", "harness", "model", "effort", "access", "max_turns", "budget_usd", "worktree", "parallel", "needs", "when", "optional", "timeout", "env", "output_schema", "process", "spec_process", "precheck", "validate"}},
 		{"hcl top blocks", "/r/x.hcl", "version = 1\n|", []string{"version", "description", "default_worktree", "commit", "run_expiry", "failed_run_expiry", "access", "limits", "github", "worktree", "step"}},
 		{"hcl effort", "/r/x.hcl", "version = 1\nstep \"a\" {\n  prompt = <<EOT\n  }\nEOT\n  effort = \"|\"\n}\n", []string{"low", "medium", "high", "xhigh", "max"}},
 		{"hcl phase", "/r/x.hcl", "version = 1\nstep \"a\" {\n  env = { A = \"b\" }\n  validate {\n    severity = |\n  }\n}\n", []string{"warn", "abort", "review"}},
 		{"card top", "/r/x.procedure.card", "---\n|\n---\n", []string{"description", "run-expiry", "failed-run-expiry", "access", "budget-usd", "github", "steps"}},
-		{"card step", "/r/x.procedure.card", "---\nsteps:\n  - id: a\n    |\n---\n", []string{"id", "description", "needs", "output-schema", "precheck", "run", "validate"}},
+		{"card step", "/r/x.procedure.card", "---\nsteps:\n  - id: a\n    |\n---\n", []string{"id", "description", "needs", "when", "output-schema", "precheck", "run", "validate"}},
 		{"toml needs", "/r/x.toml", "version = 1\n[[steps]]\nname = \"triage\"\ncommand = \"true\"\n[[steps]]\nname = \"fix\"\nneeds = [\"|", []string{"triage", "fix"}},
 		{"hcl needs", "/r/x.hcl", "version = 1\nstep \"triage\" {\n  command = \"true\"\n}\nstep \"fix\" {\n  needs = [|]\n}\n", []string{"triage", "fix"}},
 		{"card agent", "/r/x.procedure.card", "---\nsteps:\n  - id: a\n    run:\n      agents:\n        - prompt: x\n          m|\n---\n", []string{"prompt", "model", "access", "max-turns", "budget-usd"}},
@@ -224,6 +224,8 @@ func TestHover(t *testing.T) {
 		{"hcl block", "/r/x.hcl", "version = 1\nste|p \"a\" {\n}\n", "**`steps`** · array of tables"},
 		{"card key", "/r/x.procedure.card", "---\nsteps:\n  - id: a\n    validate:\n      sever|ity: warn\n---\n", "**`severity`**"},
 		{"test process", "/r/x.test.toml", "pro|cess = \"a\"\n", "required"},
+		{"toml when field", "/r/x.toml", "version = 1\n[[steps]]\nname = \"lint\"\ncommand = \"x\"\n[[steps]]\nname = \"fix\"\ncommand = \"y\"\nwhen = 'steps.lint.out|come == \"failed\"'\n", "`steps.lint.outcome`: a string"},
+		{"hcl when", "/r/x.hcl", "version = 1\nstep \"lint\" {\n  command = \"x\"\n}\nstep \"fix\" {\n  command = \"y\"\n  when = steps.lint.outcome == \"failed\" |&& true\n}\n", "`when`: a boolean"},
 	} {
 		if got := hoverAt(t, tc.path, tc.text); !strings.Contains(got, tc.want) {
 			t.Errorf("%s: %q; want it to hold %q", tc.name, got, tc.want)
@@ -321,6 +323,18 @@ func TestSymbolsAndDefinition(t *testing.T) {
 	loc, ok := def.(protocol.Location)
 	if !ok || loc.Range.Start != (protocol.Position{Line: 1, Character: 11}) {
 		t.Errorf("definition: %+v", def)
+	}
+
+	// A step name in needs, and in a when, leads to the step's name.
+	text = "version = 1\n[[steps]]\nname = \"lint\"\ncommand = \"x\"\n[[steps]]\nname = \"fix\"\ncommand = \"y\"\nneeds = [\"lint\"]\nwhen = 'steps.lint.outcome == \"failed\"'\n"
+	s.docs[uri] = newDocument(uri, 2, text, "/nonexistent")
+	for _, p := range []protocol.Position{{Line: 7, Character: 11}, {Line: 8, Character: 15}} {
+		def, _ = s.definition(nil, &protocol.DefinitionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
+			TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: p,
+		}})
+		if loc, ok := def.(protocol.Location); !ok || loc.Range.Start != (protocol.Position{Line: 2, Character: 7}) {
+			t.Errorf("definition at %+v: %+v; want the step lint's name at 3:8", p, def)
+		}
 	}
 }
 

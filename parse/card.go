@@ -644,6 +644,8 @@ func (fe *cardProcess) step(n int, item ast.Node, header ir.Range) {
 			s.Fill().Needs = fe.strings(e)
 		case "output-schema":
 			s.Fill().OutputSchema = fe.outputSchema(e)
+		case "when":
+			s.Fill().When = fe.string(e)
 		case "precheck":
 			s.Precheck = fe.phase(ir.PrecheckPhase, e, label, nil)
 		case "run":

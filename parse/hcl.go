@@ -501,6 +501,8 @@ func (fe *hclProcess) step(bl *hclsyntax.Block) {
 				s.Fill().Parallel = fe.String(a)
 			case "needs":
 				s.Fill().Needs = fe.Strings(a)
+			case "when":
+				s.Fill().When = fe.Expression(a)
 			case "optional":
 				s.Fill().Optional = fe.Bool(a)
 			case "timeout":

@@ -370,6 +370,21 @@ func (fe *hclProcess) stringOf(a *hclsyntax.Attribute, v *hclValue) ir.Field[str
 	return hclBad[string](fe, a, v)
 }
 
+// Expression reads a as an expression kept as its source text, with a
+// span that maps it back into the file: what package expr parses. A quoted
+// string with no interpolation is read as the expression it holds, as a
+// TOML file writes one.
+func (fe *hclProcess) Expression(a *hclsyntax.Attribute) ir.Field[string] {
+	if t, ok := a.Expr.(*hclsyntax.TemplateExpr); ok && len(t.Parts) == 1 {
+		if _, ok := t.Parts[0].(*hclsyntax.LiteralValueExpr); ok {
+			return fe.String(a)
+		}
+	}
+	r := a.Expr.Range()
+	at := fe.rng(r)
+	return ir.Field[string]{Value: string(fe.text(r)), Set: true, Key: fe.rng(a.NameRange), Range: at, Spans: []ir.Span{{Offset: 0, Start: at.Start}}}
+}
+
 // Duration reads a as a string that holds a duration, refusing a number
 // with the string it was likely meant to be in unit (30 and "s" give "30s").
 func (fe *hclProcess) Duration(a *hclsyntax.Attribute, unit string) ir.Field[string] {

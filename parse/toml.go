@@ -238,6 +238,8 @@ func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
 			s.Fill().Parallel = r.String(kv)
 		case "needs":
 			s.Fill().Needs = r.Strings(kv)
+		case "when":
+			s.Fill().When = r.String(kv)
 		case "optional":
 			s.Fill().Optional = r.Bool(kv)
 		case "timeout":

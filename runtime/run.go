@@ -225,6 +225,9 @@ type run struct {
 	// wrote holds the steps whose result file was written: the later
 	// steps that wait for them are given them (earlier).
 	wrote map[string]bool
+	// dag is the plan's steps with what each waits for, set as the walk
+	// starts: a step's when reads the steps it waits for.
+	dag *ir.DAG
 	// budgetStopped holds the steps a budget stopped: a run that failed
 	// at one ends saying what it really spent (failedLine).
 	budgetStopped map[string]bool
@@ -591,6 +594,7 @@ func (e escapedWriter) Write(p []byte) (int, error) {
 // not be made, or once ctx is done, every step not started is cancelled.
 func (r *run) walk(ctx context.Context) bool {
 	d := ir.NewDAG(r.o.Plan)
+	r.dag = d
 	done := make([]bool, len(d.Steps))
 	todo := map[int]int{} // by stage: its members still to run
 	for i, st := range d.Steps {
@@ -755,6 +759,77 @@ func (r *run) record(sr record.StepRecord) {
 	}
 }
 
+// stepIn runs started step st in its worktree, once that is ready and
+// readied, and returns how it ended; sr is its record, which the run of
+// its actions adds to.
+func (r *run) stepIn(ctx context.Context, st *ir.PlanStep, sc *step.Context, sr *record.StepRecord, budget *purse) stepEnd {
+	var e stepEnd
+	// The step's worktree may still be in the making (worktree.Start).
+	wt, wtErr := r.wts.Ready(ctx, st.Worktree)
+	if wtErr != nil && ctx.Err() == nil {
+		r.setWorktreeErr(r.wts.Err())
+	}
+	timeout, err := stepTimeout(st)
+	switch {
+	case wtErr != nil:
+		e = stepEnd{outcome: record.Failed, exitCode: -1, cause: wtErr.Error()}
+	case err != nil:
+		e = stepEnd{outcome: record.Failed, exitCode: -1, cause: err.Error()}
+	default:
+		if p := r.prepare(ctx, wt); p.cause != "" {
+			// Its worktree could not be readied: the step does not run.
+			e = stepEnd{outcome: record.Failed, exitCode: -1, cause: p.cause}
+			if len(p.tail) > 0 {
+				e.result, e.wrote = strings.Join(p.tail, "\n")+"\n", true
+				r.prog.Attach(st.Name, p.tail)
+			}
+			break
+		}
+		sc.Timeout = timeout
+		sc.Worktree, sc.WorktreeKind, sc.Branch = wt.Path, wt.Kind, wt.Branch
+		if r.issue != nil {
+			sc.IssueURL, sc.Guard = r.issue.URL, r.issue.CheckEdits
+		}
+		if hasJudge(st) {
+			// Only a judge reads the step's diff since its baseline;
+			// finding it costs a git call, too much for every step.
+			sc.Baseline = sr.Baseline
+			if sc.Baseline == "" || wt.Kind == ir.Throwaway {
+				// A throwaway starts again from its base: what an
+				// earlier attempt did there is uncommitted again.
+				sc.Baseline = r.o.Repo.Git.Head(ctx, wt.Path)
+			}
+			sr.Baseline = sc.Baseline
+		}
+		sc.Env = step.Env(r.base, sc, filepath.Join(r.folder.Dir, record.ResultsDir), st.Env)
+		if sc.Env, err = r.outputEnv(st, sc.Env); err != nil {
+			e = stepEnd{outcome: record.Failed, exitCode: -1, cause: err.Error()}
+			break
+		}
+		r.wts.Worked(st.Worktree)
+		spending := newStepSpending(st, sr, budget)
+		spending.warn = r.warn
+		sc.Meter = spending.meter(false)
+		e = r.execute(ctx, sc, wt, sr)
+		usage, judges, stopped := spending.result()
+		children, err := childrenUsage(r.folder.Dir, sr.Children)
+		r.warn(err)
+		sr.Usage, sr.JudgeUsage = usage.Plus(children), judges
+		if stopped != nil && e.outcome == record.Failed {
+			// Whatever failed with it (a judge, a review retry, a
+			// repair), the budget stopped the step.
+			e.cause = stopped.Error()
+			r.mu.Lock()
+			if r.budgetStopped == nil {
+				r.budgetStopped = map[string]bool{}
+			}
+			r.budgetStopped[st.Name] = true
+			r.mu.Unlock()
+		}
+	}
+	return e
+}
+
 // stepEnd is how a step's phases ended.
 type stepEnd struct {
 	outcome  record.Outcome
@@ -811,68 +886,12 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier,
 		sc.Agent = r.o.Stubs.Step(st.Name)
 	}
 	var e stepEnd
-	// The step's worktree may still be in the making (worktree.Start).
-	wt, wtErr := r.wts.Ready(ctx, st.Worktree)
-	if wtErr != nil && ctx.Err() == nil {
-		r.setWorktreeErr(r.wts.Err())
-	}
-	timeout, err := stepTimeout(st)
-	switch {
-	case wtErr != nil:
-		e = stepEnd{outcome: record.Failed, exitCode: -1, cause: wtErr.Error()}
-	case err != nil:
-		e = stepEnd{outcome: record.Failed, exitCode: -1, cause: err.Error()}
-	default:
-		if p := r.prepare(ctx, wt); p.cause != "" {
-			// Its worktree could not be readied: the step does not run.
-			e = stepEnd{outcome: record.Failed, exitCode: -1, cause: p.cause}
-			if len(p.tail) > 0 {
-				e.result, e.wrote = strings.Join(p.tail, "\n")+"\n", true
-				r.prog.Attach(st.Name, p.tail)
-			}
-			break
-		}
-		sc.Timeout = timeout
-		sc.Worktree, sc.WorktreeKind, sc.Branch = wt.Path, wt.Kind, wt.Branch
-		if r.issue != nil {
-			sc.IssueURL, sc.Guard = r.issue.URL, r.issue.CheckEdits
-		}
-		if hasJudge(st) {
-			// Only a judge reads the step's diff since its baseline;
-			// finding it costs a git call, too much for every step.
-			sc.Baseline = sr.Baseline
-			if sc.Baseline == "" || wt.Kind == ir.Throwaway {
-				// A throwaway starts again from its base: what an
-				// earlier attempt did there is uncommitted again.
-				sc.Baseline = r.o.Repo.Git.Head(ctx, wt.Path)
-			}
-			sr.Baseline = sc.Baseline
-		}
-		sc.Env = step.Env(r.base, sc, filepath.Join(r.folder.Dir, record.ResultsDir), st.Env)
-		if sc.Env, err = r.outputEnv(st, sc.Env); err != nil {
-			e = stepEnd{outcome: record.Failed, exitCode: -1, cause: err.Error()}
-			break
-		}
-		r.wts.Worked(st.Worktree)
-		spending := newStepSpending(st, &sr, budget)
-		spending.warn = r.warn
-		sc.Meter = spending.meter(false)
-		e = r.execute(ctx, sc, wt, &sr)
-		usage, judges, stopped := spending.result()
-		children, err := childrenUsage(r.folder.Dir, sr.Children)
-		r.warn(err)
-		sr.Usage, sr.JudgeUsage = usage.Plus(children), judges
-		if stopped != nil && e.outcome == record.Failed {
-			// Whatever failed with it (a judge, a review retry, a
-			// repair), the budget stopped the step.
-			e.cause = stopped.Error()
-			r.mu.Lock()
-			if r.budgetStopped == nil {
-				r.budgetStopped = map[string]bool{}
-			}
-			r.budgetStopped[st.Name] = true
-			r.mu.Unlock()
-		}
+	if skip, ok := r.when(st); !ok {
+		// Its when is false, or cannot be evaluated: the step does not
+		// run, and its worktree is not waited for.
+		e = skip
+	} else {
+		e = r.stepIn(ctx, st, sc, &sr, budget)
 	}
 	if ctx.Err() != nil && e.outcome == record.Failed {
 		// The step was stopped, not refuted.

@@ -163,6 +163,8 @@ func appendStep(b []byte, s *ir.PlanStep) ([]byte, error) {
 	b = appendStrings(b, s.Needs)
 	b = append(b, `,"needs_written":`...)
 	b = strconv.AppendBool(b, s.NeedsWritten)
+	b = append(b, `,"when":`...)
+	b = appendString(b, s.When)
 	b = append(b, `,"optional":`...)
 	b = strconv.AppendBool(b, s.Optional)
 	b = append(b, `,"timeout":`...)

@@ -274,6 +274,9 @@ func newStepView(s ir.PlanStep, needsShown bool) stepView {
 			details = append(details, w)
 		}
 	}
+	if s.When != "" {
+		details = append(details, "when "+strings.Join(strings.Fields(s.When), " "))
+	}
 	if s.Optional {
 		details = append(details, "optional")
 	}

@@ -30,7 +30,7 @@ import (
 // only what is left and stopped at it, the next session not started, and a
 // step stopped at its own budget ending the run with the run's, spent too;
 // and a diamond of needs, whose jobs wait for their steps' needs alone.
-var actCases = []string{"budget", "budget-end", "judge", "needs", "outputs", "parallel", "phases", "review", "sessions", "single"}
+var actCases = []string{"budget", "budget-end", "judge", "needs", "outputs", "parallel", "phases", "review", "sessions", "single", "when"}
 
 // actStandIns are the offline stand-ins of the artifact actions
 // (testdata/act/README.md).

@@ -30,6 +30,7 @@ step "summary" {
   command  = "cat \"$CAIRN_RESULTS\"/*.md"
   worktree = "docs"
   needs    = ["docs", "fix"]
+  when     = steps.fix.outcome == "succeeded" || steps.docs.outcome != "failed"
 }
 
 step "notes" {

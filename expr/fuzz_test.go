@@ -1,0 +1,72 @@
+package expr
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/itchyny/gojq"
+)
+
+// FuzzExpr parses whatever a when may hold: no input makes Parse, Check,
+// Eval or JQ panic, every refusal lies inside the source, and an
+// expression the type check accepts gives the same answer from Eval and
+// from its jq program, or fails in both.
+func FuzzExpr(f *testing.F) {
+	for _, s := range []string{
+		`steps.triage.output.severity == "high"`,
+		`steps.build.outcome != "failed" && (steps.triage.output.count >= 2 || !contains(["low"], steps.triage.output.severity))`,
+		`length(steps.triage.output.tickets) > 0 && startswith(steps.triage.output.tickets[0].title, "fix")`,
+		`endswith(steps.build.outcome, "ed") || item == 3`,
+		`steps.triage.output["count"] == -1.5e3`,
+		`"${x}" == "a" ? 1 : [for s in x: s]`,
+		`steps.a.outcome ==`,
+	} {
+		f.Add(s)
+	}
+	in := Input{Steps: map[string]Step{
+		"triage": {Outcome: "succeeded", Output: json.RawMessage(`{"severity":"high","count":3,"tickets":[{"title":"fix the loop"}]}`)},
+		"build":  {Outcome: "failed"},
+	}}
+	b, _ := json.Marshal(in)
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		x, errs := Parse(src)
+		for _, e := range errs {
+			if e.Start < 0 || e.End > len(src)+1 || e.Start > e.End {
+				t.Fatalf("%q: refusal at %d-%d, outside the source", src, e.Start, e.End)
+			}
+		}
+		if x == nil {
+			return
+		}
+		errs = x.Check(testEnv())
+		for _, e := range errs {
+			if e.Start < 0 || e.End > len(src)+1 || e.Start > e.End {
+				t.Fatalf("%q: refusal %q at %d-%d, outside the source", src, e.Message, e.Start, e.End)
+			}
+		}
+		got, evalErr := x.Eval(in)
+		prog, err := x.JQ()
+		if len(errs) > 0 || err != nil {
+			return
+		}
+		q, err := gojq.Parse(prog)
+		if err != nil {
+			t.Fatalf("%q: its jq does not parse: %v\n%s", src, err, prog)
+		}
+		v, ok := q.Run(doc).Next()
+		if !ok {
+			t.Fatalf("%q: jq gave nothing", src)
+		}
+		_, jqFailed := v.(error)
+		if jqFailed != (evalErr != nil) {
+			t.Fatalf("%q: Eval = %v, %v; jq = %v", src, got, evalErr, v)
+		}
+		if !jqFailed && v != got {
+			t.Fatalf("%q: Eval = %v; jq = %v", src, got, v)
+		}
+	})
+}
