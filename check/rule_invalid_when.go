@@ -32,7 +32,7 @@ var ruleInvalidWhen = &Rule{
 				if anc == nil {
 					anc = newAncestry(needsOf(p))
 				}
-				errs = x.Check(whenEnv(p, anc, i))
+				errs = x.Check(whenEnv(p, anc, i, repoRoot(pass.Env)))
 			}
 			for _, e := range errs {
 				pass.Report(within(w, e.Start, e.End), "when: %s", e.Message)
@@ -42,8 +42,9 @@ var ruleInvalidWhen = &Rule{
 }
 
 // whenEnv is what step i's when may read: the steps it waits for, each with
-// its output's type, and the others by name.
-func whenEnv(p *ir.Process, anc *ancestry, i int) expr.Env {
+// its output's type (its output_schema read in repo), and the others by
+// name.
+func whenEnv(p *ir.Process, anc *ancestry, i int, repo string) expr.Env {
 	env := expr.Env{Steps: map[string]cty.Type{}, Item: cty.NilType}
 	for j := range p.Steps {
 		n := p.Steps[j].Name
@@ -51,7 +52,7 @@ func whenEnv(p *ir.Process, anc *ancestry, i int) expr.Env {
 			continue
 		}
 		if j < i && anc.waits(i, j) {
-			env.Steps[n.Value] = outputType(p, j)
+			env.Steps[n.Value] = outputType(&p.Steps[j], repo)
 		} else {
 			env.Others = append(env.Others, n.Value)
 		}
@@ -59,10 +60,21 @@ func whenEnv(p *ir.Process, anc *ancestry, i int) expr.Env {
 	return env
 }
 
-// outputType is the type of step j's output, as its output_schema says;
-// cty.NilType for a step without one.
-func outputType(p *ir.Process, j int) cty.Type {
-	return cty.NilType
+// outputType is the type of step s's output, as its output_schema says
+// (read in repo); cty.NilType for a step without one, any type for a
+// schema that cannot be read here (a file, with no repository).
+func outputType(s *ir.Step, repo string) cty.Type {
+	out, _ := outputSchema(s, repo)
+	switch {
+	case out == nil:
+		if f := s.Keys().OutputSchema; f.Set {
+			return cty.DynamicPseudoType
+		}
+		return cty.NilType
+	case out.Schema == "":
+		return cty.DynamicPseudoType
+	}
+	return expr.SchemaType([]byte(out.Schema))
 }
 
 // within is the range of bytes start up to end of f's value in the file,
@@ -80,7 +92,7 @@ func within(f ir.Field[string], start, end int) ir.Range {
 // WhenTypeAt is the type of what step i's when holds at byte offset of its
 // source (expr.Expr.TypeAt), read against the steps it waits for: for a
 // language server's hover.
-func WhenTypeAt(p *ir.Process, i, offset int) (what, typ string, ok bool) {
+func WhenTypeAt(p *ir.Process, i, offset int, repo string) (what, typ string, ok bool) {
 	w := p.Steps[i].Keys().When
 	if !w.Set || w.Bad {
 		return "", "", false
@@ -89,5 +101,5 @@ func WhenTypeAt(p *ir.Process, i, offset int) (what, typ string, ok bool) {
 	if len(errs) > 0 {
 		return "", "", false
 	}
-	return x.TypeAt(offset, whenEnv(p, newAncestry(needsOf(p)), i))
+	return x.TypeAt(offset, whenEnv(p, newAncestry(needsOf(p)), i, repo))
 }

@@ -124,7 +124,7 @@ func (s *server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hove
 				continue
 			}
 			if off, ok := valueOffset(w, pos); ok {
-				if what, typ, ok := check.WhenTypeAt(proc, i, off); ok {
+				if what, typ, ok := check.WhenTypeAt(proc, i, off, repoOf(s.env(d))); ok {
 					parts = append(parts, fmt.Sprintf("`%s`: %s", what, typ))
 				}
 			}
@@ -506,4 +506,12 @@ func (d *document) edits(f ir.Fix) ([]protocol.TextEdit, bool) {
 func upperFirst(s string) string {
 	r, size := utf8.DecodeRuneInString(s)
 	return string(unicode.ToUpper(r)) + s[size:]
+}
+
+// repoOf is the root of env's repository, "" outside one.
+func repoOf(env *check.Env) string {
+	if env == nil || env.Repo == nil {
+		return ""
+	}
+	return env.Repo.Root
 }
