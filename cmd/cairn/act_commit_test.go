@@ -38,9 +38,13 @@ func actCommit(t *testing.T, act, standIns string, env []string) {
 	base := a.head(t)
 	stdout, stderr, code := a.run(t, env, "cairn", "run", filepath.Base(file))
 	want := &actRecord{code: code}
-	want.readRun(t, a.onlyRepoRun(t))
+	dir := a.onlyRepoRun(t)
+	want.readRun(t, dir)
 	want.printed = endLines(stdout + lastFailure(stderr))
-	want.summary = stdout
+	// The summary holds the last stage's results, then the run's picture
+	// as cairn show draws it.
+	graph, _, _ := a.run(t, nil, "cairn", "show", dir, "--format", "mermaid")
+	want.summary = stdout + "```mermaid\n" + graph + "```\n"
 	wantCommits := a.commitsSince(t, base, "HEAD")
 
 	b := newCompileWork(t, file)

@@ -29,8 +29,9 @@ import (
 // the jobs: a parallel group given its shares, a later job's claude given
 // only what is left and stopped at it, the next session not started, and a
 // step stopped at its own budget ending the run with the run's, spent too;
-// and a diamond of needs, whose jobs wait for their steps' needs alone.
-var actCases = []string{"budget", "budget-end", "judge", "needs", "outputs", "parallel", "phases", "review", "sessions", "single", "when"}
+// a diamond of needs, whose jobs wait for their steps' needs alone; and
+// whens over outcomes and over a triage's typed output, both ways.
+var actCases = []string{"budget", "budget-end", "judge", "needs", "outputs", "parallel", "phases", "review", "sessions", "single", "triage", "when"}
 
 // actStandIns are the offline stand-ins of the artifact actions
 // (testdata/act/README.md).
