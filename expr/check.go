@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/cairn-dev/cairn/ir"
@@ -183,7 +184,7 @@ func (c *checker) traversal(e *hclsyntax.ScopeTraversalExpr) cty.Type {
 		}
 		out, waits := c.env.Steps[name.Name]
 		if !waits {
-			if contains(c.env.Others, name.Name) {
+			if slices.Contains(c.env.Others, name.Name) {
 				return c.bad(attrRange(name), "step %q is not one this step waits for; add it to the step's needs", name.Name)
 			}
 			var names []string

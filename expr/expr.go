@@ -8,6 +8,7 @@ package expr
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -77,7 +78,7 @@ func (x *Expr) Steps() []string {
 	var names []string
 	hclsyntax.VisitAll(x.e, func(n hclsyntax.Node) hcl.Diagnostics {
 		if t, ok := n.(*hclsyntax.ScopeTraversalExpr); ok && t.Traversal.RootName() == "steps" && len(t.Traversal) > 1 {
-			if a, ok := t.Traversal[1].(hcl.TraverseAttr); ok && !contains(names, a.Name) {
+			if a, ok := t.Traversal[1].(hcl.TraverseAttr); ok && !slices.Contains(names, a.Name) {
 				names = append(names, a.Name)
 			}
 		}
@@ -96,15 +97,6 @@ func (x *Expr) ReadsItem() bool {
 		return nil
 	})
 	return found
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // lowerFirst lowers the first letter of a message, as cairn's are.

@@ -6,19 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/cairn-dev/cairn/expr"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/step"
 )
-
-// WhenOutputFile is where a step's output is kept in the run folder, which
-// a later step's when reads: results/STEP.json.
-func WhenOutputFile(dir, step string) string {
-	return filepath.Join(dir, record.ResultsDir, step+".json")
-}
 
 // when decides whether step st runs (docs/design.md §7.3): yes when it has
 // no when, or its when holds over the outcomes and outputs of the steps it
@@ -68,7 +61,7 @@ func (r *run) whenInput(st *ir.PlanStep) (expr.Input, error) {
 			if k, ok := r.index[name]; ok && k < len(rec.Steps) {
 				s.Outcome = string(rec.Steps[k].Outcome)
 			}
-			b, err := os.ReadFile(WhenOutputFile(r.folder.Dir, name))
+			b, err := os.ReadFile(r.outputFile(name))
 			switch {
 			case err == nil:
 				if !json.Valid(b) {

@@ -152,17 +152,28 @@ func (g Graph) MermaidTemplate() string {
 	return g.mermaid(MermaidOutcomeSlot, true)
 }
 
+// runs are g's nodes as they are drawn: each a run [start, end) of the
+// nodes of one parallel group, or a node on its own.
+func (g Graph) runs() [][2]int {
+	var out [][2]int
+	for i := 0; i < len(g.Nodes); {
+		end := i + 1
+		for end < len(g.Nodes) && g.Nodes[i].Group != "" && g.Nodes[end].Group == g.Nodes[i].Group {
+			end++
+		}
+		out = append(out, [2]int{i, end})
+		i = end
+	}
+	return out
+}
+
 // mermaid is the flowchart of g up to its class lines: each node's label
 // followed by after(k), the outcomes' classDefs when styled.
 func (g Graph) mermaid(after func(k int) string, styled bool) string {
 	var b strings.Builder
 	b.WriteString("flowchart TD\n")
-	for i := 0; i < len(g.Nodes); {
-		n := g.Nodes[i]
-		end := i + 1
-		for end < len(g.Nodes) && n.Group != "" && g.Nodes[end].Group == n.Group {
-			end++
-		}
+	for _, run := range g.runs() {
+		i, end, n := run[0], run[1], g.Nodes[run[0]]
 		indent := "  "
 		if end-i > 1 {
 			fmt.Fprintf(&b, "  subgraph g%d[\"%s\"]\n", i, mermaidText("parallel "+n.Group))
@@ -175,7 +186,6 @@ func (g Graph) mermaid(after func(k int) string, styled bool) string {
 		if end-i > 1 {
 			b.WriteString("  end\n")
 		}
-		i = end
 	}
 	for _, e := range g.Edges {
 		fmt.Fprintf(&b, "  s%d --> s%d\n", e[0], e[1])
@@ -199,12 +209,8 @@ func mermaidText(s string) string {
 func (g Graph) WriteDot(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "digraph %s {\n  rankdir=TB;\n  node [shape=box, style=\"rounded,filled\", fillcolor=\"#ffffff\", fontname=\"Helvetica\"];\n", dotString(g.Title))
-	for i := 0; i < len(g.Nodes); {
-		n := g.Nodes[i]
-		end := i + 1
-		for end < len(g.Nodes) && n.Group != "" && g.Nodes[end].Group == n.Group {
-			end++
-		}
+	for _, run := range g.runs() {
+		i, end, n := run[0], run[1], g.Nodes[run[0]]
 		indent := "  "
 		if end-i > 1 {
 			fmt.Fprintf(&b, "  subgraph cluster_%d {\n    label=%s;\n    style=dashed;\n", i, dotString("parallel "+n.Group))
@@ -227,7 +233,6 @@ func (g Graph) WriteDot(w io.Writer) error {
 		if end-i > 1 {
 			b.WriteString("  }\n")
 		}
-		i = end
 	}
 	for _, e := range g.Edges {
 		fmt.Fprintf(&b, "  s%d -> s%d;\n", e[0], e[1])
