@@ -225,6 +225,9 @@ type workflowJob struct {
 	// worktree's changes.
 	Steps                              map[string]stepRef
 	InstallStep, KeysStep, ChangesStep string
+	// RunStep is the kind of the step that runs the job's script when
+	// other jobs run the same one: a round of a repair loop's.
+	RunStep string
 }
 
 // stepRef is how a job writes a step that is the same in several jobs:
@@ -488,7 +491,6 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		js, err := c.jobScript(s, []string{j.Step}, patch)
 		var f *syntax.File
 		if err == nil {
-			js.Job.Role, js.Job.Round = j.Role, j.Round
 			if j.Role == "repair" {
 				js.repairJob(s)
 			}
@@ -626,6 +628,12 @@ func (wf *workflow) anchor() {
 		if len(j.Keys) > 0 {
 			j.KeysStep = numbered("keys", &keys, fmt.Sprint(j.Keys))
 			kinds = append(kinds, j.KeysStep)
+		}
+		if j.Role != "" {
+			// Every round's repair job runs the same script, as does
+			// every round's delivery's job.
+			j.RunStep = "run-" + j.Role
+			kinds = append(kinds, j.RunStep)
 		}
 		for _, k := range kinds {
 			j.Steps[k] = stepRef{}

@@ -25,13 +25,10 @@ type scriptJob struct {
 	Patch, Changes string
 	PushToken      bool
 	// Repairs is set in a workflow that unrolls a delivery's repair loop
-	// into jobs (bash/repair.sh.tmpl): Role is the job's part in it, ""
-	// for the delivery's first job (or any other step's), "repair" for a
-	// repair job and "redeliver" for the delivery's job after one, and
-	// Round the number of the repair job it is or follows.
+	// into jobs (bash/repair.sh.tmpl), whose jobs are told their part in
+	// it by the environment: a round's jobs run the same scripts as the
+	// other rounds'.
 	Repairs bool
-	Role    string
-	Round   int
 	Members []string
 	// EndsRun is set for the job of the last stage, which ends a run in
 	// commit mode (bash/commit.sh.tmpl).
