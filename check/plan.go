@@ -63,6 +63,9 @@ func BuildPlan(ctx context.Context, p *ir.Process, res *Resolution, env *Env) *i
 			ps := planStep(&p.Steps[i], &res.Steps[i], env)
 			ps.NeedsWritten = p.Steps[i].Keys().Needs.Set
 			ps.When = stringOr(p.Steps[i].Keys().When, "")
+			if ps.ForEach = stringOr(p.Steps[i].Keys().ForEach, ""); ps.ForEach != "" {
+				ps.MaxItems = cfg.MaxItems()
+			}
 			ps.Needs = make([]string, len(needs[i]))
 			for k, j := range needs[i] {
 				ps.Needs[k] = p.Steps[j].Name.Value

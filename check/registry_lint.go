@@ -17,6 +17,7 @@ var lintRules = []*Rule{
 	ruleParallelSharedWorktree,
 	ruleUnknownStep,
 	ruleInvalidWhen,
+	ruleInvalidForEach,
 	ruleParallelGroupSplit,
 	rulePublishedIssueNeedsSession,
 	ruleReviewNeedsOneAgent,

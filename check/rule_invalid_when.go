@@ -32,7 +32,7 @@ var ruleInvalidWhen = &Rule{
 				if anc == nil {
 					anc = newAncestry(needsOf(p))
 				}
-				errs = x.Check(whenEnv(p, anc, i, repoRoot(pass.Env)))
+				errs = x.Check(whenItemEnv(p, anc, i, repoRoot(pass.Env)))
 			}
 			for _, e := range errs {
 				pass.Report(within(w, e.Start, e.End), "when: %s", e.Message)
@@ -60,10 +60,28 @@ func whenEnv(p *ir.Process, anc *ancestry, i int, repo string) expr.Env {
 	return env
 }
 
+// whenItemEnv is whenEnv with the type of step i's for_each items: what
+// its when may read.
+func whenItemEnv(p *ir.Process, anc *ancestry, i int, repo string) expr.Env {
+	env := whenEnv(p, anc, i, repo)
+	env.Item, _ = itemType(p, anc, i, repo)
+	return env
+}
+
 // outputType is the type of step s's output, as its output_schema says
 // (read in repo); cty.NilType for a step without one, any type for a
-// schema that cannot be read here (a file, with no repository).
+// schema that cannot be read here (a file, with no repository). The
+// output of a step with for_each is the list of its items' outputs.
 func outputType(s *ir.Step, repo string) cty.Type {
+	t := oneOutputType(s, repo)
+	if t != cty.NilType && hasForEach(s) {
+		return cty.List(t)
+	}
+	return t
+}
+
+// oneOutputType is the type of one output of step s.
+func oneOutputType(s *ir.Step, repo string) cty.Type {
 	out, _ := outputSchema(s, repo)
 	switch {
 	case out == nil:
@@ -101,5 +119,5 @@ func WhenTypeAt(p *ir.Process, i, offset int, repo string) (what, typ string, ok
 	if len(errs) > 0 {
 		return "", "", false
 	}
-	return x.TypeAt(offset, whenEnv(p, newAncestry(needsOf(p)), i, repo))
+	return x.TypeAt(offset, whenItemEnv(p, newAncestry(needsOf(p)), i, repo))
 }

@@ -68,14 +68,14 @@ func reportShared(pass *Pass, j, i int, anc *ancestry) bool {
 	if !ok {
 		return false
 	}
-	if w, ok := worktreeOf(p, earlier); !ok || w != wt || !edits(later) && !edits(earlier) {
+	if w, ok := worktreeOf(p, earlier); !ok || w != wt || !editsOwn(later) && !editsOwn(earlier) {
 		return false
 	}
 	var who string
 	switch {
-	case edits(later) && edits(earlier):
+	case editsOwn(later) && editsOwn(earlier):
 		who = "both edit it"
-	case edits(later):
+	case editsOwn(later):
 		who = stepRef(p, i) + " edits it"
 	default:
 		who = stepRef(p, j) + " edits it"

@@ -75,6 +75,17 @@ type Limits struct {
 	Header    ir.Range
 	Access    ir.Field[string]
 	BudgetUSD ir.Field[ir.Budget]
+	// MaxItems is the most items a for_each may run over.
+	MaxItems ir.Field[int]
+}
+
+// MaxItems is the most items a for_each may run over: the config's
+// [limits] max_items, else ir.DefaultMaxItems.
+func (c *Config) MaxItems() int {
+	if f := c.Limits.MaxItems; f.Set && !f.Bad && f.Value > 0 {
+		return f.Value
+	}
+	return ir.DefaultMaxItems
 }
 
 // AccessCeiling is the config's [limits] access, and false when it sets

@@ -69,6 +69,8 @@ var Keys = []ir.Key{
 				Doc: "The most any session may do: `read`, `write` or `full`."},
 			{Name: "budget_usd", Type: ir.KeyNumber, Min: ir.Above(0),
 				Doc: "The most a run may spend, in US dollars: a number above 0."},
+			{Name: "max_items", Type: ir.KeyInt, Min: ir.Above(0),
+				Doc: "The most items a step's `for_each` may run over (default 20); a longer list fails the step before any item starts."},
 		}},
 }
 

@@ -283,6 +283,11 @@ func (rd *reader) limits(e *tomldoc.TOMLEntry) {
 					rd.invalid(f.Range, "%v", err)
 				}
 			}
+		case "max_items":
+			l.MaxItems = rd.Int(kv)
+			if f := l.MaxItems; !f.Bad && f.Value < 1 {
+				rd.invalid(f.Range, "invalid max_items %d; it must be 1 or more", f.Value)
+			}
 		default:
 			rd.UnknownKey(t, kv, "in [limits]", limitsKeys)
 		}

@@ -38,9 +38,49 @@ func (x *Expr) Check(env Env) []Error {
 	return c.errs
 }
 
+// CheckList checks a for_each's types in env as Check does a when's, but
+// the expression must give a list, and may not read item. It returns the
+// type of the list's items: cty.DynamicPseudoType where it cannot say one.
+func (x *Expr) CheckList(env Env) (cty.Type, []Error) {
+	env.Item = cty.NilType
+	c := &checker{env: env, list: true}
+	t := c.typeOf(x.e)
+	if len(c.errs) > 0 {
+		return cty.DynamicPseudoType, c.errs
+	}
+	switch {
+	case t == cty.DynamicPseudoType:
+		return t, nil
+	case t.IsListType() || t.IsSetType():
+		return t.ElementType(), nil
+	case t.IsTupleType():
+		types := t.TupleElementTypes()
+		if len(types) == 0 {
+			return cty.DynamicPseudoType, nil
+		}
+		for _, e := range types[1:] {
+			if !e.Equals(types[0]) {
+				return cty.DynamicPseudoType, nil
+			}
+		}
+		return types[0], nil
+	}
+	return cty.DynamicPseudoType, []Error{errAt(x.e.Range(), "it must give a list, such as steps.NAME.output.FIELD or [\"a\", \"b\"], not %s", typeName(t))}
+}
+
 type checker struct {
 	env  Env
 	errs []Error
+	// list is set while checking a for_each.
+	list bool
+}
+
+// key is the key whose expression c checks.
+func (c *checker) key() string {
+	if c.list {
+		return "for_each"
+	}
+	return "when"
 }
 
 // bad records a refusal and returns the type that keeps the check going
@@ -60,9 +100,9 @@ func (c *checker) typeOf(e hclsyntax.Expression) cty.Type {
 				return cty.String
 			}
 		}
-		return c.bad(e.Range(), "a string with interpolations is not allowed in when; compare the values themselves")
+		return c.bad(e.Range(), "a string with interpolations is not allowed in %s; compare the values themselves", c.key())
 	case *hclsyntax.TemplateWrapExpr:
-		return c.bad(e.Range(), "a string with interpolations is not allowed in when; compare the values themselves")
+		return c.bad(e.Range(), "a string with interpolations is not allowed in %s; compare the values themselves", c.key())
 	case *hclsyntax.ParenthesesExpr:
 		return c.typeOf(e.Expression)
 	case *hclsyntax.TupleConsExpr:
@@ -88,7 +128,7 @@ func (c *checker) typeOf(e hclsyntax.Expression) cty.Type {
 	case *hclsyntax.FunctionCallExpr:
 		return c.call(e)
 	}
-	return c.bad(e.Range(), "%s is not allowed in when: it takes steps.NAME.outcome, steps.NAME.output, item, literals, == != < <= > >= && || ! and %s", describe(e), wordList(Functions))
+	return c.bad(e.Range(), "%s is not allowed in "+c.key()+": it takes steps.NAME.outcome, steps.NAME.output, item, literals, == != < <= > >= && || ! and %s", describe(e), wordList(Functions))
 }
 
 // want refuses an operand of op that is not of type t.
@@ -110,7 +150,7 @@ func (c *checker) binary(e *hclsyntax.BinaryOpExpr) cty.Type {
 	l, r := c.typeOf(e.LHS), c.typeOf(e.RHS)
 	op, ok := opWords[e.Op]
 	if !ok {
-		return c.bad(e.Range(), "arithmetic is not allowed in when: it compares values with == != < <= > >= and joins conditions with && ||")
+		return c.bad(e.Range(), "arithmetic is not allowed in %s: it compares values with == != < <= > >= and joins conditions with && ||", c.key())
 	}
 	switch e.Op {
 	case hclsyntax.OpEqual, hclsyntax.OpNotEqual:
@@ -139,7 +179,7 @@ func (c *checker) call(e *hclsyntax.FunctionCallExpr) cty.Type {
 	n, ok := arity[e.Name]
 	if !ok {
 		s := ir.Suggest(e.Name, Functions)
-		return c.bad(e.NameRange, "function %q is not allowed in when; it takes %s%s", e.Name, wordList(Functions), ir.Meant(s))
+		return c.bad(e.NameRange, "function %q is not allowed in "+c.key()+"; it takes %s%s", e.Name, wordList(Functions), ir.Meant(s))
 	}
 	if len(e.Args) != n || e.ExpandFinal {
 		return c.bad(e.Range(), "%s takes %d argument%s, not %d", e.Name, n, map[bool]string{true: "", false: "s"}[n == 1], len(e.Args))
@@ -170,6 +210,9 @@ func (c *checker) traversal(e *hclsyntax.ScopeTraversalExpr) cty.Type {
 	rest := tr[1:]
 	switch root {
 	case "item":
+		if c.list {
+			return c.bad(tr[0].SourceRange(), "for_each cannot read item: the items are what it gives")
+		}
 		if c.env.Item == cty.NilType {
 			return c.bad(tr[0].SourceRange(), "item is set only in a step with for_each")
 		}
@@ -215,7 +258,7 @@ func (c *checker) traversal(e *hclsyntax.ScopeTraversalExpr) cty.Type {
 			return c.bad(r, "steps.%s has outcome and output, not %q%s", name.Name, got, ir.Meant(ir.Suggest(got, []string{"outcome", "output"})))
 		}
 	default:
-		return c.bad(tr[0].SourceRange(), "unknown name %q; when reads steps.NAME.outcome, steps.NAME.output and item%s", root, ir.Meant(ir.Suggest(root, []string{"steps", "item"})))
+		return c.bad(tr[0].SourceRange(), "unknown name %q; "+c.key()+" reads steps.NAME.outcome, steps.NAME.output and item%s", root, ir.Meant(ir.Suggest(root, []string{"steps", "item"})))
 	}
 	for _, step := range rest {
 		t = c.step(t, step)
@@ -236,7 +279,7 @@ func (c *checker) step(t cty.Type, s hcl.Traverser) cty.Type {
 	case hcl.TraverseIndex:
 		key = s.Key
 	default:
-		return c.bad(s.SourceRange(), "this is not allowed in when")
+		return c.bad(s.SourceRange(), "this is not allowed in %s", c.key())
 	}
 	switch {
 	case t == cty.DynamicPseudoType:

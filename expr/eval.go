@@ -56,17 +56,56 @@ func orNull(b json.RawMessage) json.RawMessage {
 // it. An error (a field the output lacks, a null compared) says what went
 // wrong.
 func (x *Expr) Eval(in Input) (bool, error) {
+	v, err := x.value(in)
+	switch {
+	case err != nil:
+		return false, err
+	case v.Type() != cty.Bool:
+		return false, fmt.Errorf("it is %s, not a boolean", typeName(v.Type()))
+	}
+	return v.True(), nil
+}
+
+// Items evaluates a for_each over in: the items of the list it gives, each
+// as JSON. An error (a field the output lacks, a value that is no list)
+// says what went wrong.
+func (x *Expr) Items(in Input) ([]json.RawMessage, error) {
+	v, err := x.value(in)
+	if err != nil {
+		return nil, err
+	}
+	if t := v.Type(); !t.IsListType() && !t.IsTupleType() && !t.IsSetType() {
+		return nil, fmt.Errorf("it is %s, not a list", typeName(t))
+	}
+	items := []json.RawMessage{}
+	for it := v.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		if !e.IsWhollyKnown() {
+			return nil, errors.New("an item is unknown")
+		}
+		b, err := ctyjson.Marshal(e, e.Type())
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, b)
+	}
+	return items, nil
+}
+
+// value evaluates the expression over in to a known value that is not
+// null.
+func (x *Expr) value(in Input) (cty.Value, error) {
 	steps := map[string]cty.Value{}
 	for name, s := range in.Steps {
 		out, err := jsonValue(s.Output)
 		if err != nil {
-			return false, fmt.Errorf("the output of step %q: %w", name, err)
+			return cty.NilVal, fmt.Errorf("the output of step %q: %w", name, err)
 		}
 		steps[name] = cty.ObjectVal(map[string]cty.Value{"outcome": cty.StringVal(s.Outcome), "output": out})
 	}
 	item, err := jsonValue(in.Item)
 	if err != nil {
-		return false, fmt.Errorf("item: %w", err)
+		return cty.NilVal, fmt.Errorf("item: %w", err)
 	}
 	ctx := &hcl.EvalContext{
 		Variables: map[string]cty.Value{"steps": cty.ObjectVal(steps), "item": item},
@@ -78,15 +117,12 @@ func (x *Expr) Eval(in Input) (bool, error) {
 		for _, d := range diags.Errs() {
 			msgs = append(msgs, lowerFirst(strings.TrimSuffix(d.Error(), ".")))
 		}
-		return false, errors.New(strings.Join(msgs, "; "))
+		return cty.NilVal, errors.New(strings.Join(msgs, "; "))
 	}
-	switch {
-	case !v.IsKnown() || v.IsNull():
-		return false, errors.New("it is null")
-	case v.Type() != cty.Bool:
-		return false, fmt.Errorf("it is %s, not a boolean", typeName(v.Type()))
+	if !v.IsKnown() || v.IsNull() {
+		return cty.NilVal, errors.New("it is null")
 	}
-	return v.True(), nil
+	return v, nil
 }
 
 // jsonValue is a JSON document as a cty value, null for none.

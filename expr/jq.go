@@ -24,6 +24,17 @@ func (x *Expr) JQ() (string, error) {
 	return jqAt + "(" + body + `) | if type == "boolean" then . else error("it is \(type), not a boolean") end`, nil
 }
 
+// ItemsJQ is a for_each as a jq program over its Input's JSON: it prints
+// the list it gives, and fails, saying why, where Items would.
+func (x *Expr) ItemsJQ() (string, error) {
+	w := &jqWriter{}
+	body, err := w.expr(x.e)
+	if err != nil {
+		return "", err
+	}
+	return jqAt + "(" + body + `) | if type == "array" then . else error("it is \(type), not a list") end`, nil
+}
+
 type jqWriter struct{ vars int }
 
 // bind is a fresh jq variable.

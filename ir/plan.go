@@ -58,6 +58,9 @@ type FloatSetting struct {
 const (
 	DefaultRunExpiry       = "30d"
 	DefaultFailedRunExpiry = "90d"
+	// DefaultMaxItems is the most items a for_each may run over when
+	// the config's [limits] max_items sets no other limit.
+	DefaultMaxItems = 20
 )
 
 // DefaultHarness is the harness of a session that nothing names a harness
@@ -202,7 +205,13 @@ type PlanStep struct {
 	NeedsWritten bool     `json:"needs_written"`
 	// When is the step's condition as written (package expr), "" for
 	// none: false skips the step.
-	When     string       `json:"when"`
+	When string `json:"when"`
+	// ForEach is the step's list as written (package expr), "" for none:
+	// the step runs once per item. MaxItems is the most items it may
+	// have (the config's [limits] max_items, else DefaultMaxItems); 0
+	// without ForEach.
+	ForEach  string       `json:"for_each"`
+	MaxItems int          `json:"max_items"`
 	Optional bool         `json:"optional"`
 	Timeout  string       `json:"timeout"`
 	Env      []PlanEnv    `json:"env"`

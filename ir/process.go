@@ -204,7 +204,11 @@ type StepKeys struct {
 	// When is the step's condition as written: an expression (package
 	// expr) over the outcomes and outputs of the steps it waits for; in
 	// HCL a native expression, kept as its source text.
-	When     Field[string]
+	When Field[string]
+	// ForEach is the step's list as written: an expression (package
+	// expr) that gives a list, over the steps it waits for; the step runs
+	// once per item.
+	ForEach  Field[string]
 	Optional Field[bool]
 	Timeout  Field[string]
 	Env      Field[[]Pair]

@@ -646,6 +646,8 @@ func (fe *cardProcess) step(n int, item ast.Node, header ir.Range) {
 			s.Fill().OutputSchema = fe.outputSchema(e)
 		case "when":
 			s.Fill().When = fe.string(e)
+		case "for-each":
+			s.Fill().ForEach = fe.string(e)
 		case "precheck":
 			s.Precheck = fe.phase(ir.PrecheckPhase, e, label, nil)
 		case "run":

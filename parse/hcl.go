@@ -503,6 +503,8 @@ func (fe *hclProcess) step(bl *hclsyntax.Block) {
 				s.Fill().Needs = fe.Strings(a)
 			case "when":
 				s.Fill().When = fe.Expression(a)
+			case "for_each":
+				s.Fill().ForEach = fe.Expression(a)
 			case "optional":
 				s.Fill().Optional = fe.Bool(a)
 			case "timeout":

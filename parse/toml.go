@@ -240,6 +240,8 @@ func (fe *tomlProcess) step(n int, item *tomldoc.TOMLValue) {
 			s.Fill().Needs = r.Strings(kv)
 		case "when":
 			s.Fill().When = r.String(kv)
+		case "for_each":
+			s.Fill().ForEach = r.String(kv)
 		case "optional":
 			s.Fill().Optional = r.Bool(kv)
 		case "timeout":

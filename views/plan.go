@@ -277,6 +277,9 @@ func newStepView(s ir.PlanStep, needsShown bool) stepView {
 	if s.When != "" {
 		details = append(details, "when "+strings.Join(strings.Fields(s.When), " "))
 	}
+	if s.ForEach != "" {
+		details = append(details, fmt.Sprintf("for each item of %s (at most %d, each in a throwaway like %s)", strings.Join(strings.Fields(s.ForEach), " "), s.MaxItems, s.Worktree))
+	}
 	if s.Optional {
 		details = append(details, "optional")
 	}
