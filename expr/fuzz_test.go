@@ -2,6 +2,7 @@ package expr
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/itchyny/gojq"
@@ -20,6 +21,9 @@ func FuzzExpr(f *testing.F) {
 		`steps.triage.output["count"] == -1.5e3`,
 		`"${x}" == "a" ? 1 : [for s in x: s]`,
 		`steps.a.outcome ==`,
+		`steps.triage.output.tickets`,
+		`["api", "web"]`,
+		`[for t in steps.triage.output.tickets: t.title]`,
 	} {
 		f.Add(s)
 	}
@@ -48,6 +52,7 @@ func FuzzExpr(f *testing.F) {
 				t.Fatalf("%q: refusal %q at %d-%d, outside the source", src, e.Message, e.Start, e.End)
 			}
 		}
+		fuzzList(t, x, src, in, doc)
 		got, evalErr := x.Eval(in)
 		prog, err := x.JQ()
 		if len(errs) > 0 || err != nil {
@@ -69,4 +74,50 @@ func FuzzExpr(f *testing.F) {
 			t.Fatalf("%q: Eval = %v; jq = %v", src, got, v)
 		}
 	})
+}
+
+// fuzzList checks x as a for_each: CheckList's refusals lie inside src,
+// and one it accepts gives the same items from Items and from ItemsJQ's
+// program, or fails in both.
+func fuzzList(t *testing.T, x *Expr, src string, in Input, doc any) {
+	_, errs := x.CheckList(testEnv())
+	for _, e := range errs {
+		if e.Start < 0 || e.End > len(src)+1 || e.Start > e.End {
+			t.Fatalf("%q: list refusal %q at %d-%d, outside the source", src, e.Message, e.Start, e.End)
+		}
+	}
+	items, itemsErr := x.Items(in)
+	prog, err := x.ItemsJQ()
+	if len(errs) > 0 || err != nil {
+		return
+	}
+	q, err := gojq.Parse(prog)
+	if err != nil {
+		t.Fatalf("%q: its list's jq does not parse: %v\n%s", src, err, prog)
+	}
+	v, ok := q.Run(doc).Next()
+	if !ok {
+		t.Fatalf("%q: jq gave no list", src)
+	}
+	_, jqFailed := v.(error)
+	if jqFailed != (itemsErr != nil) {
+		t.Fatalf("%q: Items = %s, %v; jq = %v", src, items, itemsErr, v)
+	}
+	if jqFailed {
+		return
+	}
+	want, err := json.Marshal(items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b any
+	_ = json.Unmarshal(want, &a)
+	_ = json.Unmarshal(got, &b)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("%q: Items = %s; jq = %s", src, want, got)
+	}
 }

@@ -28,6 +28,7 @@ var cardFuzzSeeds = []string{
 	"---\nbudget-usd: 4.50\nsteps:\n  - id: a\n    run:\n      agents:\n        - {prompt: p, budget-usd: 1}\n        - prompt: q\n          budget-usd: abc\n        - prompt: r\n          budget-usd: [.nan]\n---\n",
 	"---\nsteps:\n  - id: a\n  - id: a\n  - 3\n  - [x]\n---\nbody\n---\n",
 	"---\nsteps:\n  - id: a\n    output-schema: {type: object, required: [s], properties: {s: {enum: [low, 2, 1.5, true, null, .inf]}}}\n    run: {shells: [x]}\n  - id: b\n    output-schema: s.json\n  - id: c\n    output-schema: [1, {a: *x}]\n---\n",
+	"---\nsteps:\n  - id: a\n    for-each: '[\"x\", 2]'\n    run: {shells: [x]}\n  - id: b\n    needs: [a]\n    for-each: steps.a.output\n    when: item != 2\n  - id: c\n    for-each: [1, 2]\n---\n",
 	"---\nsteps:\n  - id: a\n    run: {shells: [x]}\n  - id: b\n    needs: [a, b, 3, {x: y}]\n  - id: c\n    needs: a\n---\n",
 }
 

@@ -75,6 +75,7 @@ worktree "c" {
 	"step \"a\" {\n  command = <<-EOT\n  \t mixed\n\t  indentation\n  EOT\n}\n",
 	"step \"a\" { command = \"x\" }\n",
 	"step \"a\" {\n  command = \"x\"\n  output_schema = { type = \"object\", required = [\"s\"], properties = { s = { enum = [\"low\", 2, -1.5, true, null], \"x/y\" = a } } }\n}\nstep \"b\" {\n  output_schema = \"s.json\"\n}\nstep \"c\" {\n  output_schema = [\"${x}\"]\n  output_schema {}\n}\n",
+	"step \"a\" {\n  command = \"x\"\n  for_each = [\"x\", 2]\n}\nstep \"b\" {\n  needs = [\"a\"]\n  for_each = steps.a.output\n  when = item != 2\n  prompt = \"{{ item }}\"\n}\nstep \"c\" {\n  for_each = \"${x}\"\n}\n",
 	"step \"a\" {\n  command = \"x\"\n}\nstep \"b\" {\n  needs = [\"a\", \"b\", 3, a]\n  command = \"y\"\n}\nstep \"c\" {\n  needs = \"a\"\n}\n",
 	"step \"a\" {\n  command = <<-EOT\n  \u00a0 a\n   \u3000b\n   \u0301c\n    d\n  EOT\n}\n",
 	"step \"a\" {\n  command = \"$$$${x} %%%{y} $$ %% $ % $$$$ \\u00\"\n}\n",

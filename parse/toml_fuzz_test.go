@@ -107,6 +107,7 @@ command = "cat .env"
 `,
 	"limits.budget_usd = -inf\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nbudget_usd = \"abc\"\n[[steps]]\ncommand = \"x\"\nbudget_usd = 0x10\n",
 	"version = 1\n[[steps]]\nname = \"a\"\ncommand = \"x\"\noutput_schema = { type = \"object\", required = [\"s\"], properties = { s = { enum = [\"low\", 2, 1.5, true, 1979-05-27], pattern = \"x\" } }, minimum = inf }\n[[steps]]\nname = \"b\"\noutput_schema = \"../s.json\"\ncommand = \"y\"\n[[steps]]\nname = \"c\"\noutput_schema = [1]\n[steps.output_schema]\n",
+	"version = 1\n[[steps]]\nname = \"a\"\nfor_each = '[\"x\", 2]'\ncommand = \"echo $CAIRN_ITEM\"\n[[steps]]\nname = \"b\"\nneeds = [\"a\"]\nfor_each = \"steps.a.output\"\nwhen = 'item != 2'\nprompt = \"{{ item }}\"\n[[steps]]\nname = \"c\"\nfor_each = 3\n",
 	"version = 1\n[[steps]]\nname = \"a\"\ncommand = \"x\"\n[[steps]]\nname = \"b\"\nneeds = [\"a\", \"b\", \"c\", 3]\ncommand = \"y\"\n[[steps]]\nname = \"c\"\nneeds = []\nparallel = \"g\"\nprompt = \"p\"\n[[steps]]\nneeds = \"a\"\n",
 	"version = 1\r\n[[steps]]\r\nname = \"crlf\"\r\ncommand = \"\"\"\r\necho a\r\necho b\r\n\"\"\"\r\n",
 	`[[steps]]
