@@ -4,7 +4,9 @@
 package record
 
 import (
+	"encoding/json"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/cairn-dev/cairn/ir"
@@ -132,6 +134,18 @@ type StepRecord struct {
 	// is the judges' share. Both are left out when empty.
 	Usage      ir.Usage `json:"usage,omitzero"`
 	JudgeUsage ir.Usage `json:"judge_usage,omitzero"`
+	// Items are the runs of a step with for_each, one per item of its
+	// list in order, each named STEP[N] with its Item (the item's JSON)
+	// and its result and output in results/STEP/N.md and N.json; nil
+	// until the list is known, and for a step without for_each. The
+	// step's Usage is theirs, summed.
+	Items []StepRecord    `json:"items,omitempty"`
+	Item  json.RawMessage `json:"item,omitempty"`
+}
+
+// ItemName is the name of the run of step's item n: STEP[N].
+func ItemName(step string, n int) string {
+	return step + "[" + strconv.Itoa(n) + "]"
 }
 
 // StepsUsage is what the steps' sessions used, summed: a run's Usage.
@@ -299,6 +313,13 @@ func (s *StepRecord) Clone() StepRecord {
 	c.Needs = slices.Clone(s.Needs)
 	c.Children = slices.Clone(s.Children)
 	c.Shells = slices.Clone(s.Shells)
+	c.Item = slices.Clone(s.Item)
+	if s.Items != nil {
+		c.Items = make([]StepRecord, len(s.Items))
+		for i := range s.Items {
+			c.Items[i] = s.Items[i].Clone()
+		}
+	}
 	c.Usage, c.JudgeUsage = s.Usage.Plus(ir.Usage{}), s.JudgeUsage.Plus(ir.Usage{})
 	if s.Validate != nil {
 		v := *s.Validate

@@ -397,6 +397,9 @@ type Run struct {
 	// built from its record (StepLogLine) for a step the log has no line
 	// of or that has not ended.
 	Lines []string
+	// ItemLines are, for each of Record.Steps, the lines of its items
+	// (a step with for_each), built as Lines are; nil for another step.
+	ItemLines [][]string
 }
 
 // ReadRun reads the run folder dir: its record, and each step's line of
@@ -415,13 +418,21 @@ func ReadRun(dir string) (*Run, error) {
 		return nil, err
 	}
 	r := &Run{Name: filepath.Base(dir), Dir: dir, Record: rec}
-	for i := range rec.Steps {
-		step := &rec.Steps[i]
+	lineOf := func(step *StepRecord) string {
 		line, ok := logged[step.Name]
 		if !ok || !step.Ended() {
 			line = StepLogLine(step).String()
 		}
-		r.Lines = append(r.Lines, line)
+		return line
+	}
+	for i := range rec.Steps {
+		step := &rec.Steps[i]
+		r.Lines = append(r.Lines, lineOf(step))
+		var items []string
+		for k := range step.Items {
+			items = append(items, lineOf(&step.Items[k]))
+		}
+		r.ItemLines = append(r.ItemLines, items)
 	}
 	return r, nil
 }

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/cairn-dev/cairn/internal/atomicfile"
 	"github.com/cairn-dev/cairn/internal/proc"
@@ -23,8 +25,17 @@ const maxOutput = 4 << 20
 // outputScratch is the file a step with an output schema writes its output
 // to, $CAIRN_OUTPUT: a scratch file of the run folder, which commit mode
 // never commits, made empty before the step runs.
-func (r *run) outputScratch(st *ir.PlanStep) string {
-	return filepath.Join(r.folder.Dir, ".output-"+st.Name+".json")
+func (r *run) outputScratch(sc *step.Context) string {
+	return filepath.Join(r.folder.Dir, ".output-"+strings.ReplaceAll(outputKey(sc), "/", ".")+".json")
+}
+
+// outputKey is what names the output of sc's step in the run folder: the
+// step's name, and for an item of a step with for_each, STEP/N.
+func outputKey(sc *step.Context) string {
+	if sc.Item != nil {
+		return sc.Step.Name + "/" + strconv.Itoa(sc.ItemIndex)
+	}
+	return sc.Step.Name
 }
 
 // outputFile is where a step's valid output is saved, results/STEP.json.
@@ -35,13 +46,14 @@ func (r *run) outputFile(name string) string {
 // outputEnv adds to env, a step's, $CAIRN_OUTPUTS (the folder of the
 // earlier steps' outputs, STEP.json) when the plan declares outputs, and
 // $CAIRN_OUTPUT, an empty file it makes, when st declares one.
-func (r *run) outputEnv(st *ir.PlanStep, env []string) ([]string, error) {
+func (r *run) outputEnv(sc *step.Context, env []string) ([]string, error) {
+	st := sc.Step
 	if !r.o.Plan.HasOutputs() {
 		return env, nil
 	}
 	set := []string{step.EnvOutputs + "=" + filepath.Join(r.folder.Dir, record.ResultsDir)}
 	if st.Output != nil {
-		f := r.outputScratch(st)
+		f := r.outputScratch(sc)
 		if err := os.WriteFile(f, nil, 0o600); err != nil {
 			return env, fmt.Errorf("make the output file of step %q: %w", st.Name, err)
 		}
@@ -59,7 +71,8 @@ func (r *run) outputEnv(st *ir.PlanStep, env []string) ([]string, error) {
 // that is missing, no JSON, or breaks the schema fails the step with the
 // first violation; a valid one is saved as results/STEP.json, which sr
 // records.
-func (r *run) takeOutput(st *ir.PlanStep, e stepEnd, sr *record.StepRecord) stepEnd {
+func (r *run) takeOutput(sc *step.Context, e stepEnd, sr *record.StepRecord) stepEnd {
+	st := sc.Step
 	if st.Output == nil || e.outcome == record.Failed {
 		return e
 	}
@@ -80,7 +93,7 @@ func (r *run) takeOutput(st *ir.PlanStep, e stepEnd, sr *record.StepRecord) step
 		}
 		out = b
 	} else {
-		b, err := readOutput(r.outputScratch(st))
+		b, err := readOutput(r.outputScratch(sc))
 		if err != nil {
 			return fail(fmt.Errorf("output: %w", err))
 		}
@@ -93,11 +106,12 @@ func (r *run) takeOutput(st *ir.PlanStep, e stepEnd, sr *record.StepRecord) step
 	if v := output.Validate(st.Output.Schema, out); v != nil {
 		return fail(v)
 	}
-	if err := atomicfile.Write(r.outputFile(st.Name), append(out, '\n')); err != nil {
+	key := outputKey(sc)
+	if err := atomicfile.Write(r.outputFile(key), append(out, '\n')); err != nil {
 		return fail(fmt.Errorf("save the output of step %q: %w", st.Name, err))
 	}
-	sr.Output = filepath.Join(record.ResultsDir, st.Name+".json")
-	_ = os.Remove(r.outputScratch(st))
+	sr.Output = filepath.ToSlash(filepath.Join(record.ResultsDir, key+".json"))
+	_ = os.Remove(r.outputScratch(sc))
 	return e
 }
 

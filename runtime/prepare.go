@@ -54,8 +54,15 @@ func (r *run) prepare(ctx context.Context, wt worktree.Worktree) *preparing {
 // ready does prepare's work for p.
 func (r *run) ready(ctx context.Context, wt worktree.Worktree, p *preparing) {
 	var pw *ir.PlanWorktree
+	name := wt.Name
+	r.mu.Lock()
+	if like, ok := r.itemWorktrees[name]; ok {
+		// An item's throwaway is readied as the worktree it was made like.
+		name = like
+	}
+	r.mu.Unlock()
 	for i := range r.o.Plan.Worktrees {
-		if r.o.Plan.Worktrees[i].Name == wt.Name {
+		if r.o.Plan.Worktrees[i].Name == name {
 			pw = &r.o.Plan.Worktrees[i]
 		}
 	}

@@ -239,6 +239,11 @@ type run struct {
 	// (Worktrees.Release). patches is the run folder's worktrees/.
 	lastUser map[string]string
 	patches  string
+	// itemWorktrees maps the throwaway of each item of a step with
+	// for_each to the worktree it was made like; items, each such step
+	// to the results its items wrote.
+	itemWorktrees map[string]string
+	items         map[string][]step.Earlier
 	// pullRequest is the URL of the run's pull request, once a delivery
 	// or self-merge step found it (catalogue.go): the notification names
 	// it (docs/design.md §7.9).
@@ -639,7 +644,11 @@ func (r *run) earlier(d *ir.DAG, i int) []step.Earlier {
 	defer r.mu.Unlock()
 	var out []step.Earlier
 	for _, j := range d.Above[i] {
-		if name := d.Steps[j].Name; r.wrote[name] {
+		name := d.Steps[j].Name
+		if items, ok := r.items[name]; ok {
+			// A step with for_each gives each item's result.
+			out = append(out, items...)
+		} else if r.wrote[name] {
 			out = append(out, step.Earlier{Step: name, Path: r.resultFile(name)})
 		}
 	}
@@ -802,7 +811,7 @@ func (r *run) stepIn(ctx context.Context, st *ir.PlanStep, sc *step.Context, sr 
 			sr.Baseline = sc.Baseline
 		}
 		sc.Env = step.Env(r.base, sc, filepath.Join(r.folder.Dir, record.ResultsDir), st.Env)
-		if sc.Env, err = r.outputEnv(st, sc.Env); err != nil {
+		if sc.Env, err = r.outputEnv(sc, sc.Env); err != nil {
 			e = stepEnd{outcome: record.Failed, exitCode: -1, cause: err.Error()}
 			break
 		}
@@ -886,7 +895,9 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier,
 		sc.Agent = r.o.Stubs.Step(st.Name)
 	}
 	var e stepEnd
-	if skip, ok := r.when(st); !ok {
+	if st.ForEach != "" {
+		e = r.forEach(ctx, st, sc, &sr, budget)
+	} else if skip, ok := r.when(st, nil); !ok {
 		// Its when is false, or cannot be evaluated: the step does not
 		// run, and its worktree is not waited for.
 		e = skip
@@ -999,7 +1010,7 @@ func (r *run) execute(ctx context.Context, sc *step.Context, wt worktree.Worktre
 			return stepEnd{outcome: record.Failed, exitCode: -1, cause: err.Error()}
 		}
 	}
-	e := r.takeOutput(st, r.work(ctx, sc, wt, sr), sr)
+	e := r.takeOutput(sc, r.work(ctx, sc, wt, sr), sr)
 	if err := r.settle(ctx, sc, wt, sr, e.outcome != record.Failed); err != nil && e.outcome != record.Failed {
 		e.outcome, e.exitCode, e.cause = record.Failed, -1, err.Error()
 	}

@@ -13,11 +13,12 @@ import (
 	"github.com/cairn-dev/cairn/step"
 )
 
-// when decides whether step st runs (docs/design.md §7.3): yes when it has
+// when decides whether step st runs (docs/design.md §7.3), or, for a step
+// with for_each, the run of its item (JSON; nil for none): yes when it has
 // no when, or its when holds over the outcomes and outputs of the steps it
-// waits for. Otherwise it returns how the step ends: skipped, "when … is
+// waits for, and the item. Otherwise it returns how the step ends: skipped, "when … is
 // false", or failed when the when cannot be evaluated.
-func (r *run) when(st *ir.PlanStep) (stepEnd, bool) {
+func (r *run) when(st *ir.PlanStep, item []byte) (stepEnd, bool) {
 	if st.When == "" {
 		return stepEnd{}, true
 	}
@@ -26,6 +27,7 @@ func (r *run) when(st *ir.PlanStep) (stepEnd, bool) {
 		return stepEnd{outcome: record.Failed, exitCode: -1, cause: fmt.Sprintf("when: %s", errs[0].Message)}, false
 	}
 	in, err := r.whenInput(st)
+	in.Item = item
 	if err == nil {
 		var holds bool
 		if holds, err = x.Eval(in); err == nil && holds {

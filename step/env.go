@@ -1,6 +1,8 @@
 package step
 
 import (
+	"strconv"
+
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/proc"
 	"github.com/cairn-dev/cairn/ir"
@@ -25,6 +27,10 @@ const (
 	// STEP.json (docs/design.md §7.1).
 	EnvOutput  = "CAIRN_OUTPUT"
 	EnvOutputs = "CAIRN_OUTPUTS"
+	// EnvItem is the item, JSON, of a run of a step with for_each;
+	// EnvItemIndex its place in the list, from 0.
+	EnvItem      = "CAIRN_ITEM"
+	EnvItemIndex = "CAIRN_ITEM_INDEX"
 )
 
 // Env is the environment of a step's shells and sessions (docs/design.md §7.1): base
@@ -44,6 +50,9 @@ func Env(base []string, sc *Context, resultsDir string, stepEnv []ir.PlanEnv) []
 	if sc.IssueURL != "" {
 		set = append(set, EnvIssueURL+"="+sc.IssueURL)
 	}
+	if sc.Item != nil {
+		set = append(set, EnvItem+"="+string(sc.Item), EnvItemIndex+"="+strconv.Itoa(sc.ItemIndex))
+	}
 	set = append(set,
 		EnvDirective+"="+sc.Directive,
 		EnvCheckSkip+"=77",
@@ -54,6 +63,9 @@ func Env(base []string, sc *Context, resultsDir string, stepEnv []ir.PlanEnv) []
 	var drop []string
 	if sc.IssueURL == "" {
 		drop = append(drop, EnvIssueURL)
+	}
+	if sc.Item == nil {
+		drop = append(drop, EnvItem, EnvItemIndex)
 	}
 	return proc.MergeEnv(base, set, drop)
 }

@@ -253,7 +253,7 @@ func sessionData(sc *Context, a *ir.PlanAction, skillPath string) prompts.Sessio
 		Step:         stepName(sc),
 		Date:         sc.date(),
 		SkillPath:    skillPath,
-		Prompt:       a.Prompt,
+		Prompt:       prompts.WithItem(a.Prompt, sc.Item),
 		WorktreeKind: sc.WorktreeKind,
 		WorktreePath: sc.Worktree,
 		Directive:    sc.Directive,
@@ -269,6 +269,7 @@ func sessionData(sc *Context, a *ir.PlanAction, skillPath string) prompts.Sessio
 		d.OutputSchema = sc.Step.Output.Schema
 	}
 	d.Outputs = sc.Outputs
+	d.Item = string(sc.Item)
 	d.IssueFile = sc.IssueFile()
 	for _, e := range sc.Earlier {
 		d.Earlier = append(d.Earlier, prompts.EarlierResult{Step: e.Step, Path: e.Path})

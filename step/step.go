@@ -105,6 +105,12 @@ type Context struct {
 	// Agent, when set, answers the step's sessions instead of their
 	// harnesses' CLIs, which never start: a stubbed run's.
 	Agent Agent
+	// Item is the item, JSON, of a run of a step with for_each, and
+	// ItemIndex its place in the list; Item is nil for any other step.
+	// Its sessions' prompts hold it, and {{ item }} in the step's prompt
+	// is it.
+	Item      []byte
+	ItemIndex int
 }
 
 // Meter keeps what a step's sessions spend (the runtime's, for the

@@ -359,6 +359,9 @@ type ShownStep struct {
 	// Shells are the precheck and validate shells of the step that failed
 	// in the last round of their phase, with the end of what they wrote.
 	Shells []ShownShell
+	// Items are the runs of a step with for_each, one per item, shown
+	// under it.
+	Items []ShownStep
 }
 
 // ShownUsage is what one step's sessions used, as `cairn show` tables it:
@@ -429,6 +432,15 @@ func RunShowOf(r *record.Run) *RunShow {
 		}
 		for _, c := range step.Children {
 			shown.Children = append(shown.Children, record.InRunFolder(r.Dir, c))
+		}
+		for k := range step.Items {
+			it := &step.Items[k]
+			shown.Items = append(shown.Items, ShownStep{
+				Line:   r.ItemLines[i][k],
+				Result: record.InRunFolder(r.Dir, it.Result),
+				Trace:  record.InRunFolder(r.Dir, it.Trace),
+				Shells: FailedShells(r.Dir, it),
+			})
 		}
 		s.Steps = append(s.Steps, shown)
 		if !step.Usage.IsZero() {
@@ -576,20 +588,9 @@ func (s *RunShow) WriteText(w io.Writer, st Style) error {
 		b.WriteString("\n" + st.paint(ansiBold, "steps") + "\n")
 	}
 	for _, step := range s.Steps {
-		b.WriteString("  " + st.shown(step.Line) + "\n")
-		if step.Result != "" {
-			b.WriteString("    result  " + st.shown(step.Result) + "\n")
-		}
-		if step.Trace != "" {
-			b.WriteString("    trace   " + st.shown(step.Trace) + "\n")
-		}
-		for _, c := range step.Children {
-			b.WriteString("    child   " + st.shown(c) + "\n")
-		}
-		for _, sh := range step.Shells {
-			for _, line := range ShellLines(sh) {
-				b.WriteString("    " + st.shown(line) + "\n")
-			}
+		writeShownStep(&b, st, step, "  ")
+		for _, it := range step.Items {
+			writeShownStep(&b, st, it, "    ")
 		}
 	}
 	if len(s.Usage) > 0 {
@@ -600,6 +601,27 @@ func (s *RunShow) WriteText(w io.Writer, st Style) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeShownStep writes step's log line, indented by indent, with its
+// result and trace paths, the child runs it started and the shells that
+// failed it, each further in.
+func writeShownStep(b *strings.Builder, st Style, step ShownStep, indent string) {
+	b.WriteString(indent + st.shown(step.Line) + "\n")
+	if step.Result != "" {
+		b.WriteString(indent + "  result  " + st.shown(step.Result) + "\n")
+	}
+	if step.Trace != "" {
+		b.WriteString(indent + "  trace   " + st.shown(step.Trace) + "\n")
+	}
+	for _, c := range step.Children {
+		b.WriteString(indent + "  child   " + st.shown(c) + "\n")
+	}
+	for _, sh := range step.Shells {
+		for _, line := range ShellLines(sh) {
+			b.WriteString(indent + "  " + st.shown(line) + "\n")
+		}
+	}
 }
 
 // usageTable is the aligned lines of `cairn show`'s usage table: a heading,

@@ -540,11 +540,17 @@ func (w *Worktrees) failedName() string {
 // Ready waits until the worktree name is made and returns it, or the error
 // that kept it from being made; or ctx's error, when it ends first.
 func (w *Worktrees) Ready(ctx context.Context, name string) (Worktree, error) {
-	if w == nil || w.ready[name] == nil {
+	if w == nil {
+		return Worktree{}, fmt.Errorf("worktree %q was not created", name)
+	}
+	w.mu.Lock()
+	ready := w.ready[name]
+	w.mu.Unlock()
+	if ready == nil {
 		return Worktree{}, fmt.Errorf("worktree %q was not created", name)
 	}
 	select {
-	case <-w.ready[name]:
+	case <-ready:
 	case <-ctx.Done():
 		return Worktree{}, ctx.Err()
 	}
@@ -555,6 +561,63 @@ func (w *Worktrees) Ready(ctx context.Context, name string) (Worktree, error) {
 		return Worktree{}, err
 	}
 	wt, _ := w.Get(name)
+	return wt, nil
+}
+
+// Add makes a throwaway named name, now, at the base of the worktree like
+// (docs/design.md §7.4): the worktree of one item of a step with for_each.
+// It waits until the plan's worktrees are made, so that their making and
+// Add never race. Release and Close save and remove it as they do the
+// plan's throwaways. name is no name a plan may give (it holds a dot), so
+// it never takes one of theirs.
+func (w *Worktrees) Add(ctx context.Context, name, like string) (Worktree, error) {
+	if err := w.Wait(ctx); err != nil {
+		return Worktree{}, err
+	}
+	w.mu.Lock()
+	var base Worktree
+	found := false
+	for _, l := range w.list {
+		if l.Name == name {
+			w.mu.Unlock()
+			return Worktree{}, fmt.Errorf("create worktree %q: the run has one already", name)
+		}
+		if l.Name == like {
+			base, found = l, true
+		}
+	}
+	if !found {
+		w.mu.Unlock()
+		return Worktree{}, fmt.Errorf("create worktree %q: the run has no worktree %q", name, like)
+	}
+	if err := os.MkdirAll(w.runDir, 0o700); err != nil {
+		w.mu.Unlock()
+		return Worktree{}, fmt.Errorf("create worktree %q: %w", name, err)
+	}
+	if dir, err := filepath.EvalSymlinks(w.runDir); err == nil {
+		// As Start does: the path git records is canonical.
+		w.runDir = dir
+	}
+	wt := Worktree{Name: name, Kind: ir.Throwaway, Path: filepath.Join(w.runDir, name), Base: base.Base}
+	ready := make(chan struct{})
+	w.list = append(w.list, wt)
+	w.ready[name] = ready
+	w.mu.Unlock()
+	wt, err := w.add(ctx, wt)
+	if err == nil {
+		if err = w.make(ctx, wt); err != nil {
+			w.unmake(context.WithoutCancel(ctx), wt)
+		}
+	}
+	defer close(ready)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err != nil {
+		err = fmt.Errorf("create worktree %q: %w", name, err)
+		w.failed[name] = err
+		return Worktree{}, err
+	}
+	w.made[name] = true
 	return wt, nil
 }
 

@@ -6,6 +6,7 @@ package prompts
 import (
 	"embed"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"text/template"
@@ -92,6 +93,22 @@ type SessionData struct {
 	// Outputs is set when a step of the process declares a typed output:
 	// the list of earlier results says where outputs are saved.
 	Outputs bool
+	// Item is the item, JSON, of a run of a step with for_each; "" for
+	// any other step.
+	Item string
+}
+
+// itemSlot is what WithItem replaces: {{ item }}, with any blanks inside
+// the braces.
+var itemSlot = regexp.MustCompile(`\{\{\s*item\s*\}\}`)
+
+// WithItem is prompt with each {{ item }} replaced by item, the JSON of a
+// for_each's item; prompt as it is when item is nil.
+func WithItem(prompt string, item []byte) string {
+	if item == nil {
+		return prompt
+	}
+	return itemSlot.ReplaceAllLiteralString(prompt, string(item))
 }
 
 // SessionPrompt renders the prompt of a session step from
