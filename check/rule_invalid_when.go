@@ -121,3 +121,22 @@ func WhenTypeAt(p *ir.Process, i, offset int, repo string) (what, typ string, ok
 	}
 	return x.TypeAt(offset, whenItemEnv(p, newAncestry(needsOf(p)), i, repo))
 }
+
+// ForEachTypeAt is WhenTypeAt for step i's for_each: the type of what it
+// holds at byte offset of its source, or, off any name, of the list it
+// gives.
+func ForEachTypeAt(p *ir.Process, i, offset int, repo string) (what, typ string, ok bool) {
+	f := p.Steps[i].Keys().ForEach
+	if !f.Set || f.Bad {
+		return "", "", false
+	}
+	x, errs := expr.Parse(f.Value)
+	if len(errs) > 0 {
+		return "", "", false
+	}
+	what, typ, ok = x.TypeAt(offset, whenEnv(p, newAncestry(needsOf(p)), i, repo))
+	if ok && what == "when" {
+		what = "for_each"
+	}
+	return what, typ, ok
+}

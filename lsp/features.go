@@ -119,13 +119,17 @@ func (s *server) hover(_ *glsp.Context, p *protocol.HoverParams) (*protocol.Hove
 	pos := d.pos(p.Position)
 	if proc := d.process(); proc != nil {
 		for i, st := range proc.Steps {
-			w := st.Keys().When
-			if !w.Set || w.Bad || !contains(w.Range, pos) {
-				continue
-			}
-			if off, ok := valueOffset(w, pos); ok {
-				if what, typ, ok := check.WhenTypeAt(proc, i, off, repoOf(s.env(d))); ok {
-					parts = append(parts, fmt.Sprintf("`%s`: %s", what, typ))
+			for _, e := range []struct {
+				f      ir.Field[string]
+				typeAt func(*ir.Process, int, int, string) (string, string, bool)
+			}{{st.Keys().When, check.WhenTypeAt}, {st.Keys().ForEach, check.ForEachTypeAt}} {
+				if !e.f.Set || e.f.Bad || !contains(e.f.Range, pos) {
+					continue
+				}
+				if off, ok := valueOffset(e.f, pos); ok {
+					if what, typ, ok := e.typeAt(proc, i, off, repoOf(s.env(d))); ok {
+						parts = append(parts, fmt.Sprintf("`%s`: %s", what, typ))
+					}
 				}
 			}
 		}
@@ -333,7 +337,10 @@ func (s *server) definition(_ *glsp.Context, p *protocol.DefinitionParams) (any,
 				return step(n.Value), nil
 			}
 		}
-		if w := k.When; w.Set && !w.Bad && contains(w.Range, pos) {
+		for _, w := range []ir.Field[string]{k.When, k.ForEach} {
+			if !w.Set || w.Bad || !contains(w.Range, pos) {
+				continue
+			}
 			if off, ok := valueOffset(w, pos); ok {
 				if x, errs := expr.Parse(w.Value); len(errs) == 0 {
 					if name, ok := x.StepAt(off); ok {

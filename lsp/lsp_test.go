@@ -225,6 +225,8 @@ func TestHover(t *testing.T) {
 		{"card key", "/r/x.procedure.card", "---\nsteps:\n  - id: a\n    validate:\n      sever|ity: warn\n---\n", "**`severity`**"},
 		{"test process", "/r/x.test.toml", "pro|cess = \"a\"\n", "required"},
 		{"toml when field", "/r/x.toml", "version = 1\n[[steps]]\nname = \"lint\"\ncommand = \"x\"\n[[steps]]\nname = \"fix\"\ncommand = \"y\"\nwhen = 'steps.lint.out|come == \"failed\"'\n", "`steps.lint.outcome`: a string"},
+		{"toml for_each", "/r/x.toml", "version = 1\n[[steps]]\nname = \"plan\"\ncommand = \"x\"\noutput_schema = { type = \"object\", properties = { tickets = { type = \"array\", items = { type = \"string\" } } } }\n[[steps]]\nname = \"fix\"\ncommand = \"y\"\nfor_each = 'steps.plan.output.tic|kets'\n", "`steps.plan.output.tickets`: a list"},
+		{"toml item", "/r/x.toml", "version = 1\n[[steps]]\nname = \"fix\"\ncommand = \"y\"\nfor_each = '[\"a\"]'\nwhen = 'it|em == \"a\"'\n", "`item`: a string"},
 		{"hcl when", "/r/x.hcl", "version = 1\nstep \"lint\" {\n  command = \"x\"\n}\nstep \"fix\" {\n  command = \"y\"\n  when = steps.lint.outcome == \"failed\" |&& true\n}\n", "`when`: a boolean"},
 	} {
 		if got := hoverAt(t, tc.path, tc.text); !strings.Contains(got, tc.want) {
