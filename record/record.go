@@ -236,11 +236,15 @@ type ActionRecord struct {
 // Event is one line of events.jsonl: either a step's whole new record, or
 // the run's new status with its end and expiry.
 type Event struct {
-	Time    time.Time   `json:"time"`
-	Step    *StepRecord `json:"step,omitempty"`
-	Status  Status      `json:"status,omitempty"`
-	End     *time.Time  `json:"end,omitempty"`
-	Expires string      `json:"expires,omitempty"`
+	Time time.Time   `json:"time"`
+	Step *StepRecord `json:"step,omitempty"`
+	// Of and Index say that Step is the record of item Index of the step
+	// Of (for_each): a compiled script's event.
+	Of      string     `json:"of,omitempty"`
+	Index   int        `json:"index,omitempty"`
+	Status  Status     `json:"status,omitempty"`
+	End     *time.Time `json:"end,omitempty"`
+	Expires string     `json:"expires,omitempty"`
 }
 
 // PlanSteps are the step records a run of p starts with: every step in file
@@ -402,11 +406,28 @@ func sameTime(a, b *time.Time) bool {
 // name (or is appended, for a step the plan grew), a status sets the run's
 // status, end and expiry.
 func (r *Record) apply(ev *Event) {
+	if ev.Step != nil && ev.Of != "" {
+		for i := range r.Steps {
+			if s := &r.Steps[i]; s.Name == ev.Of && ev.Index >= 0 && ev.Index < 1<<16 {
+				for len(s.Items) <= ev.Index {
+					s.Items = append(s.Items, StepRecord{})
+				}
+				s.Items[ev.Index] = *ev.Step
+			}
+		}
+		return
+	}
 	if ev.Step != nil {
 		defer func() { r.Usage = StepsUsage(r.Steps) }()
 		for i := range r.Steps {
 			if r.Steps[i].Name == ev.Step.Name {
+				items := r.Steps[i].Items
 				r.Steps[i] = *ev.Step
+				if r.Steps[i].Items == nil {
+					// A script's event of a step with for_each leaves
+					// out the items its own events gave.
+					r.Steps[i].Items = items
+				}
 				return
 			}
 		}

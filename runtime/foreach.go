@@ -56,8 +56,13 @@ func (r *run) forEach(ctx context.Context, st *ir.PlanStep, sc *step.Context, sr
 	for k := range items {
 		slots <- struct{}{}
 		if ctx.Err() != nil {
+			// Interrupted: the items not started never start.
 			<-slots
 			ends[k] = stepEnd{outcome: record.Cancelled}
+			it := r.itemRecord(st.Name, k)
+			it.Outcome = record.Cancelled
+			r.recordItem(st.Name, k, it)
+			r.prog.End(it.Name, record.Cancelled, 0, "")
 			continue
 		}
 		wg.Go(func() {

@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -297,7 +296,8 @@ func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateR
 			return judgement{broken: err.Error()}
 		}
 		rec.Judges++
-		js.TraceFile = filepath.Join(sc.RunDir, record.TracesDir, fmt.Sprintf("%s.judge-%d.jsonl", name, rec.Judges))
+		// Beside the step's trace (an item's: traces/STEP/N.judge-N.jsonl).
+		js.TraceFile = strings.TrimSuffix(sc.TraceFile, ".jsonl") + fmt.Sprintf(".judge-%d.jsonl", rec.Judges)
 		turns := JudgeTurns * attempt
 		// A judge reads the work and must not change it: read, the
 		// plan's judge access, also when a plan names none.

@@ -250,7 +250,7 @@ func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness
 func sessionData(sc *Context, a *ir.PlanAction, skillPath string) prompts.SessionData {
 	d := prompts.SessionData{
 		Process:      sc.Process(),
-		Step:         stepName(sc),
+		Step:         itemName(sc),
 		Date:         sc.date(),
 		SkillPath:    skillPath,
 		Prompt:       prompts.WithItem(a.Prompt, sc.Item),
@@ -463,4 +463,13 @@ func (s *traceStream) flush() {
 		s.trace.line(append(s.pending, '\n'), s.stderr)
 		s.pending = nil
 	}
+}
+
+// itemName is the name of sc's step, STEP[N] for an item of a step with
+// for_each: what its session's prompt calls it.
+func itemName(sc *Context) string {
+	if sc.Item != nil {
+		return fmt.Sprintf("%s[%d]", stepName(sc), sc.ItemIndex)
+	}
+	return stepName(sc)
 }
