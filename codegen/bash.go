@@ -313,6 +313,16 @@ type scriptStep struct {
 	Review *scriptReview
 	// Output is how the script checks its typed output; nil without one.
 	Output *scriptOutput
+	// ForEach is how the step runs once per item; nil without for_each.
+	ForEach *scriptForEach
+}
+
+// scriptForEach is a step's for_each: the jq program of its list
+// (expr.Expr.ItemsJQ), the expression on one line, and the most items it
+// may have.
+type scriptForEach struct {
+	JQ, Text string
+	Max      int
 }
 
 // scriptSettle is how a step's work is committed on its issue branch:
@@ -463,7 +473,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 	dag := ir.NewDAG(plan)
 	// A when reads the steps a step waits for: the script schedules by
 	// needs then, deciding each when before the step starts.
-	s.Needs = plan.WritesNeeds() || slices.ContainsFunc(dag.Steps, func(st *ir.PlanStep) bool { return st.When != "" })
+	s.Needs = plan.WritesNeeds() || slices.ContainsFunc(dag.Steps, func(st *ir.PlanStep) bool { return st.When != "" || st.ForEach != "" })
 	for k, stage := range plan.Stages {
 		var indices []int
 		for i := range stage {
@@ -478,6 +488,9 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 			}
 			if st.When != "" {
 				diags = append(diags, c.when(st, ss)...)
+			}
+			if st.ForEach != "" {
+				diags = append(diags, c.forEach(st, ss)...)
 			}
 			for j := range st.Actions {
 				a := &st.Actions[j]
@@ -744,6 +757,9 @@ func (c *compiler) session(st *ir.PlanStep, a *ir.PlanAction, j int, wtKind stri
 		data.OutputSchema = st.Output.Schema
 	}
 	data.Outputs = c.plan.HasOutputs()
+	if st.ForEach != "" {
+		data.Item = itemSlot
+	}
 	if hasIssueBranch(c.plan) || len(c.in.parents) > 0 {
 		// The script reads the issue: its url and its file, in every
 		// worktree, are slots.
@@ -974,7 +990,46 @@ func (c *compiler) when(st *ir.PlanStep, ss *scriptStep) []ir.Diagnostic {
 	return nil
 }
 
-// HasWhen reports whether a step of s has a when (feature when).
+// HasWhen reports whether a step of s has a when, or a for_each, which
+// reads what a when reads (feature when).
 func (s *script) HasWhen() bool {
-	return slices.ContainsFunc(s.Steps, func(st *scriptStep) bool { return st.When != "" })
+	return slices.ContainsFunc(s.Steps, func(st *scriptStep) bool { return st.When != "" || st.ForEach != nil })
+}
+
+// HasForEach reports whether a step of s has for_each (feature foreach).
+func (s *script) HasForEach() bool {
+	return slices.ContainsFunc(s.Steps, func(st *scriptStep) bool { return st.ForEach != nil })
+}
+
+// forEach sets ss's ForEach from step st's for_each, or refuses one it
+// cannot write in jq, or whose items the script cannot ready yet.
+func (c *compiler) forEach(st *ir.PlanStep, ss *scriptStep) []ir.Diagnostic {
+	at := c.at.step(st.Name)
+	if s := c.at.steps[st.Name]; s != nil {
+		at = or(s.Keys().ForEach.At(), at)
+	}
+	x, errs := expr.Parse(st.ForEach)
+	if len(errs) > 0 {
+		return []ir.Diagnostic{notCompilable(at, "step %q: its for_each: %s", st.Name, errs[0].Message)}
+	}
+	prog, err := x.ItemsJQ()
+	if err != nil {
+		return []ir.Diagnostic{notCompilable(at, "step %q: its for_each: %v", st.Name, err)}
+	}
+	if c.plan.Commit {
+		return []ir.Diagnostic{notCompilable(at, "step %q: for_each in a process that commits (commit = true, or a card) cannot be compiled to %s yet", st.Name, c.target.name)}
+	}
+	for _, w := range c.plan.Worktrees {
+		if w.Name == st.Worktree && w.Kind != ir.Throwaway {
+			return []ir.Diagnostic{notCompilable(at, "step %q: for_each in worktree %q, a %s, cannot be compiled to %s yet: its items' throwaways are made like a throwaway's", st.Name, w.Name, w.Kind, c.target.name)}
+		}
+		if w.Name == st.Worktree && (len(w.Copy) > 0 || w.Setup != "") {
+			return []ir.Diagnostic{notCompilable(at, "step %q: for_each in worktree %q, which copy or setup readies, cannot be compiled to %s yet: each item's throwaway would need readying too", st.Name, w.Name, c.target.name)}
+		}
+	}
+	if st.Validate != nil && (len(st.Validate.Instructions) > 0 || st.Validate.Severity == ir.SeverityReview) {
+		return []ir.Diagnostic{notCompilable(at, "step %q: for_each with a judge or review retries cannot be compiled to %s yet", st.Name, c.target.name)}
+	}
+	ss.ForEach = &scriptForEach{JQ: prog, Text: x.Text(), Max: st.MaxItems}
+	return nil
 }

@@ -64,6 +64,7 @@ var features = []feature{
 	{"stages", always},
 	{"needs", func(s *script) bool { return s.Needs && s.Job == nil }},
 	{"when", (*script).HasWhen},
+	{"foreach", (*script).HasForEach},
 	{"notify", func(s *script) bool { return s.Job == nil && len(s.Notify) > 0 }},
 }
 

@@ -176,7 +176,7 @@ func (c *compiler) refuse() []ir.Diagnostic {
 	}
 	for _, stage := range plan.Stages {
 		for _, st := range stage {
-			if st.ForEach != "" {
+			if st.ForEach != "" && c.target.name != bashInfo.name {
 				r := at.step(st.Name)
 				if s := at.steps[st.Name]; s != nil {
 					r = or(s.Keys().ForEach.At(), r)

@@ -43,7 +43,13 @@ const (
 	varDirectivePart = "prompt_directive"
 	// The issue's url, in a run on an issue.
 	varIssueURL = "issue_url"
+	// The item, JSON, of a step with for_each.
+	varItem = "item_json"
 )
+
+// itemSlot, as a session's Item, says that its step has for_each:
+// sessionPrompt puts the slot of the item in its place.
+const itemSlot = "\x00item\x00"
 
 // issueSlot, as a session's IssueURL and IssueFile, says that the script
 // runs on an issue: sessionPrompt puts the slots of its url and of its
@@ -278,7 +284,10 @@ func earlierSlots(n int) []prompts.EarlierResult {
 // more than one place, or lists the earlier results in a form the script
 // cannot rebuild).
 func sessionPrompt(d prompts.SessionData, withSkill bool) (promptWords, error) {
-	s := newSlots("v", varWorktree, varResult, varSkill, varDirective, varDate, varStep, varProcess, varPrompt, varSkillName, varDirectivePart, varIssueURL)
+	s := newSlots("v", varWorktree, varResult, varSkill, varDirective, varDate, varStep, varProcess, varPrompt, varSkillName, varDirectivePart, varIssueURL, varItem)
+	if d.Item == itemSlot {
+		d.Item = s.marker(varItem)
+	}
 	if d.IssueURL == issueSlot {
 		d.IssueURL, d.IssueFile = s.marker(varIssueURL), s.marker(varWorktree)+"/"+ir.IssueFile
 	}

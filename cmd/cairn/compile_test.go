@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -460,14 +461,21 @@ func (w *compileWork) record(t *testing.T, code int, stdout, stderr string) *run
 		dir string
 		m   map[string]string
 	}{{"results", r.results}, {"worktrees", r.patches}} {
-		files, _ := filepath.Glob(filepath.Join(runDir, sub.dir, "*"))
-		for _, f := range files {
+		// A step with for_each keeps its items' results in a folder of
+		// its own (results/STEP/N.md).
+		root := filepath.Join(runDir, sub.dir)
+		_ = filepath.WalkDir(root, func(f string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
 			b, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			sub.m[filepath.Base(f)] = norm(string(b))
-		}
+			rel, _ := filepath.Rel(root, f)
+			sub.m[filepath.ToSlash(rel)] = norm(string(b))
+			return nil
+		})
 	}
 	out, _, _ := w.run(t, nil, "git", "worktree", "list")
 	r.worktrees = strings.Count(out, "\n")
@@ -513,6 +521,11 @@ func (w *compileWork) record(t *testing.T, code int, stdout, stderr string) *run
 		key := name
 		if step != nil {
 			key += "." + step[1]
+		}
+		// The items of a step with for_each run side by side: each one's
+		// sessions by its own count.
+		if item := regexp.MustCompile(`(?m)^CAIRN_ITEM_INDEX=(.*)$`).FindStringSubmatch(string(env)); item != nil {
+			key += "[" + item[1] + "]"
 		}
 		// Each session of a step (its agent's, a judge's, a review
 		// retry's), by its number among the CLI's sessions of the step.
@@ -580,8 +593,13 @@ func normalRecord(t *testing.T, path string, norm func(string) string) string {
 	stamp(rec, "start")
 	stamp(rec, "end")
 	steps, _ := rec["steps"].([]any)
-	for _, st := range steps {
+	for i := 0; i < len(steps); i++ {
+		st := steps[i]
 		if m, ok := st.(map[string]any); ok {
+			// The items of a step with for_each, likewise.
+			if items, ok := m["items"].([]any); ok {
+				steps = append(steps, items...)
+			}
 			stamp(m, "start")
 			stamp(m, "end")
 			// A commit's id holds its time.

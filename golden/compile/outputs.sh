@@ -476,6 +476,7 @@ close_worktrees() {
 step_start() {
   step_index=$1
   step=${step_names[step_index]}
+  step_token=$run_token-$step_index
   step_dir=${worktree_path[${step_worktrees[step_index]}]:-}
   step_result=$run/results/$step.md
   step_outcome='' step_cause='' step_timeout=0 step_timeout_text=''
@@ -488,7 +489,7 @@ step_start() {
   step_env=(
     "CAIRN_RUN=$run" "CAIRN_RESULTS=$run/results" "CAIRN_RESULT=$step_result" "CAIRN_STEP=$step"
     "CAIRN_WORKTREE=$step_dir" "CAIRN_DIRECTIVE=$directive" "CHECK_SKIP=$check_skip"
-    "CAIRN_STEP_TOKEN=$run_token-$step_index"
+    "CAIRN_STEP_TOKEN=$step_token"
   )
   say "start $step (${step_details[step_index]})"
   step_event ''
@@ -569,7 +570,7 @@ groups_locked() {
 }
 
 group_record() {
-  if jq -n -c --arg token "$run_token-$step_index" --argjson pgid "$1" --argjson start "$2" --arg boot "$boot_id" \
+  if jq -n -c --arg token "$step_token" --argjson pgid "$1" --argjson start "$2" --arg boot "$boot_id" \
     --arg cgroup "$cgroup" '{token: $token, pgid: $pgid, start: $start, boot: $boot}
       + if $cgroup == "" then {} else {cgroup: $cgroup} end' >"$tmp/group-new.$step" &&
     mv -f -- "$tmp/group-new.$step" "$tmp/group.$step"; then
@@ -589,8 +590,8 @@ run_proc() {
   t0=$now
   if ((turn_max > 0)); then : >"$out"; fi
   if script_gone; then exit 1; fi
-  if [[ -n $cgroup_dir ]] && mkdir -- "$cgroup_dir/cairn-$run_token-$step_index" 2>/dev/null; then
-    cgroup=$cgroup_dir/cairn-$run_token-$step_index
+  if [[ -n $cgroup_dir ]] && mkdir -- "$cgroup_dir/cairn-$step_token" 2>/dev/null; then
+    cgroup=$cgroup_dir/cairn-$step_token
   fi
   group_record 0 0
   if [[ -n $err ]]; then
@@ -610,7 +611,7 @@ run_proc() {
   { wait "$pid"; } 2>/dev/null || rc=$?
   kill -KILL -- "-$pid" 2>/dev/null || true
   end_cgroup "$cgroup"
-  end_strays "$run_token-$step_index"
+  end_strays "$step_token"
   if [[ -n $watch ]]; then wait "$watch" || true; fi
   rm -f -- "$tmp/pgid.$step"
   if script_gone; then exit 1; fi

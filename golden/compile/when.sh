@@ -475,6 +475,7 @@ close_worktrees() {
 step_start() {
   step_index=$1
   step=${step_names[step_index]}
+  step_token=$run_token-$step_index
   step_dir=${worktree_path[${step_worktrees[step_index]}]:-}
   step_result=$run/results/$step.md
   step_outcome='' step_cause='' step_timeout=0 step_timeout_text=''
@@ -487,7 +488,7 @@ step_start() {
   step_env=(
     "CAIRN_RUN=$run" "CAIRN_RESULTS=$run/results" "CAIRN_RESULT=$step_result" "CAIRN_STEP=$step"
     "CAIRN_WORKTREE=$step_dir" "CAIRN_DIRECTIVE=$directive" "CHECK_SKIP=$check_skip"
-    "CAIRN_STEP_TOKEN=$run_token-$step_index"
+    "CAIRN_STEP_TOKEN=$step_token"
   )
   say "start $step (${step_details[step_index]})"
   step_event ''
@@ -575,7 +576,7 @@ groups_locked() {
 }
 
 group_record() {
-  if jq -n -c --arg token "$run_token-$step_index" --argjson pgid "$1" --argjson start "$2" --arg boot "$boot_id" \
+  if jq -n -c --arg token "$step_token" --argjson pgid "$1" --argjson start "$2" --arg boot "$boot_id" \
     --arg cgroup "$cgroup" '{token: $token, pgid: $pgid, start: $start, boot: $boot}
       + if $cgroup == "" then {} else {cgroup: $cgroup} end' >"$tmp/group-new.$step" &&
     mv -f -- "$tmp/group-new.$step" "$tmp/group.$step"; then
@@ -594,8 +595,8 @@ run_proc() {
   now_us
   t0=$now
   if script_gone; then exit 1; fi
-  if [[ -n $cgroup_dir ]] && mkdir -- "$cgroup_dir/cairn-$run_token-$step_index" 2>/dev/null; then
-    cgroup=$cgroup_dir/cairn-$run_token-$step_index
+  if [[ -n $cgroup_dir ]] && mkdir -- "$cgroup_dir/cairn-$step_token" 2>/dev/null; then
+    cgroup=$cgroup_dir/cairn-$step_token
   fi
   group_record 0 0
   if [[ -n $err ]]; then
@@ -611,7 +612,7 @@ run_proc() {
   { wait "$pid"; } 2>/dev/null || rc=$?
   kill -KILL -- "-$pid" 2>/dev/null || true
   end_cgroup "$cgroup"
-  end_strays "$run_token-$step_index"
+  end_strays "$step_token"
   rm -f -- "$tmp/pgid.$step"
   if script_gone; then exit 1; fi
   rm -f -- "$tmp/group.$step"
@@ -1192,22 +1193,31 @@ run_dag() {
   done
 }
 
-when_decide() {
-  local i=$1 s outcome output doc='{}' answer
+when_doc() {
+  local i=$1 s outcome output doc='{}'
   local -a names=()
-  [[ -n ${step_when[i]:-} ]] || return 0
   read -ra names <<<"${step_given[i]}"
   for s in "${names[@]}"; do
     outcome=''
     if [[ -f $tmp/outcome.$s ]]; then outcome=$(<"$tmp/outcome.$s"); fi
     output=null
     if [[ -f $run/results/$s.json ]] && ! output=$(jq -c . -- "$run/results/$s.json" 2>/dev/null); then
-      printf 'error:the output of step "%s" is not JSON' "$s" >"$tmp/when.${step_names[i]}"
-      return 0
+      printf 'error:the output of step "%s" is not JSON' "$s"
+      return 1
     fi
     doc=$(jq -c --arg s "$s" --arg o "$outcome" --argjson out "$output" '.[$s] = {outcome: $o, output: $out}' <<<"$doc")
   done
-  if answer=$(jq -r "${step_when[i]}" <<<"{\"steps\":$doc,\"item\":null}" 2>"$tmp/when.err"); then
+  printf '{"steps":%s,"item":null}' "$doc"
+}
+
+when_decide() {
+  local i=$1 doc answer
+  [[ -n ${step_when[i]:-} ]] || return 0
+  if ! doc=$(when_doc "$i"); then
+    printf '%s' "$doc" >"$tmp/when.${step_names[i]}"
+    return 0
+  fi
+  if answer=$(jq -r "${step_when[i]}" <<<"$doc" 2>"$tmp/when.err"); then
     if [[ $answer == false ]]; then printf 'false' >"$tmp/when.${step_names[i]}"; fi
   else
     printf 'error:%s' "$(sed -n '1s/^jq: error[^:]*: //p' -- "$tmp/when.err")" >"$tmp/when.${step_names[i]}"

@@ -69,11 +69,12 @@ fake_stdin() {
 }
 
 # fake_session sets fake_n to this session's number among NAME's sessions
-# of the step, and records it. The sessions of one step run one at a time.
+# of the step (of its item, for a step with for_each), and records it. The
+# sessions of one step (or item) run one at a time.
 fake_session() {
   fake_n=1
   [ -n "${FAKE_LOG:-}" ] || return 0
-  local counter=$FAKE_LOG/.sessions/$fake_name.${CAIRN_STEP:-}
+  local counter=$FAKE_LOG/.sessions/$fake_name.${CAIRN_STEP:-}${CAIRN_ITEM_INDEX:+.$CAIRN_ITEM_INDEX}
   mkdir -p "${counter%/*}" || exit 99
   if [ -f "$counter" ]; then fake_n=$(($(<"$counter") + 1)); fi
   echo "$fake_n" >"$counter"
