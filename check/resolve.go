@@ -122,7 +122,9 @@ func harnessesOf(env *Env) *harness.Registry {
 	if env.Harnesses != nil {
 		return env.Harnesses
 	}
-	return lookupOnce(env, "harnesses", func() *harness.Registry { return harness.NewRegistry(configOf(env).CustomHarnesses()) })
+	return lookupOnce(env, "harnesses", func() *harness.Registry {
+		return harness.NewRegistry(configOf(env).CustomHarnesses()).WithPrices(configOf(env).PriceOverrides())
+	})
 }
 
 // usable reports whether f holds a usable, non-empty value.

@@ -184,7 +184,9 @@ budget_usd = 20
 
 func TestBudgetUnmeasured(t *testing.T) {
 	t.Parallel()
-	const tail = "; only claude and opencode report it"
+	const tail = "; only claude and opencode report it; name a model cairn has a price for, or add its price to the config's [prices]"
+	rate := func(usd float64) ir.Field[float64] { return ir.Field[float64]{Value: usd, Set: true} }
+	priced := &config.Config{File: cfgFile, Prices: []config.Price{{Model: ir.Field[string]{Value: "my-model", Set: true}, Input: rate(1), Output: rate(2)}}}
 	mybot := []config.Harness{{Name: "mybot", Command: cfgList(1, "mybot")}}
 	sessions := src(`
 version = 1
@@ -259,8 +261,25 @@ worktree = "fix"
 `),
 			cfg: &config.Config{Harnesses: mybot, Harness: cfgString("codex", 2), Models: []config.Models{cfgModels("codex", 3, "balanced", "gpt-5")}},
 			want: []string{
-				`p.toml:4:1 warning: budget_usd $3.00 cannot count the sessions of step "fix" (mybot, codex) and step "deliver" (codex): mybot and codex report no cost, so the run may spend more` + tail,
+				// The judge runs on codex's balanced model, gpt-5,
+				// which cairn has a price for; the repair session on
+				// codex's own model, which it has none for.
+				`p.toml:4:1 warning: budget_usd $3.00 cannot count the sessions of step "fix" (mybot) and step "deliver" (codex): mybot and codex report no cost, so the run may spend more` + tail,
 			},
+		},
+		{
+			name: "a model cairn has a price for, by name or tier",
+			src:  "version = 1\n[limits]\nbudget_usd = 3\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"codex\"\nmodel = \"gpt-5-codex\"\n[[steps]]\nname = \"b\"\nprompt = \"p\"\nharness = \"gemini\"\nmodel = \"balanced\"\n",
+		},
+		{
+			name: "a model it has none for",
+			src:  "version = 1\n[limits]\nbudget_usd = 3\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"codex\"\nmodel = \"my-model\"\n",
+			want: []string{`p.toml:3:1 warning: budget_usd $3.00 cannot count the sessions of step "a": codex reports no cost, so the run may spend more` + tail},
+		},
+		{
+			name: "the config's [prices] adds it",
+			src:  "version = 1\n[limits]\nbudget_usd = 3\n[[steps]]\nname = \"a\"\nprompt = \"p\"\nharness = \"codex\"\nmodel = \"my-model\"\n",
+			cfg:  priced,
 		},
 		{
 			name: "only harnesses that report cost",

@@ -17,14 +17,15 @@ const RuleBudgetUnmeasured = "budget-unmeasured"
 // covers: the run's budget (the file's, the config's or --budget) over
 // steps whose sessions run on a harness that reports no cost (codex,
 // Gemini CLI, a custom harness whose [harnesses.NAME.usage] names no
-// cost_usd), and a step's budget_usd over such a
+// cost_usd) on a model cairn's price table has no price for (the CLI's
+// own default model among them), and a step's budget_usd over such a
 // step. A step's sessions are its agents, its instruction judge and, for a
 // delivery, its repair sessions: each spends. It points at the budget's
 // key (no position for --budget), naming the steps; a harness no one
 // knows is unknown-harness's.
 var ruleBudgetUnmeasured = &Rule{
 	ID:       RuleBudgetUnmeasured,
-	Doc:      "a budget over session steps on a harness that reports no cost (codex, gemini, a custom harness without a usage cost_usd): it cannot count what they spend",
+	Doc:      "a budget over session steps on a harness that reports no cost (codex, gemini, a custom harness without a usage cost_usd) and a model cairn has no price for: it cannot count what they spend",
 	Severity: ir.Warning,
 	Run: func(pass *Pass) {
 		res := pass.Resolution
@@ -33,10 +34,15 @@ var ruleBudgetUnmeasured = &Rule{
 		}
 		p := pass.Process
 		reg := harnessesOf(pass.Env)
-		var repair *harness.Harness
+		var repair *session
 		if delivers(p) {
-			if h := repairSession(pass.Env).Harness; h != nil {
-				repair, _ = reg.Lookup(h.Value)
+			if ra := repairSession(pass.Env); ra.Harness != nil {
+				r := session{}
+				r.adapter, _ = reg.Lookup(ra.Harness.Value)
+				if ra.Model != nil {
+					r.model = ra.Model.Value
+				}
+				repair = &r
 			}
 		}
 		key := keyName(p, "budget_usd")
@@ -84,26 +90,34 @@ type stepHarnesses struct {
 	harnesses []string
 }
 
-// unmeasured returns the harnesses reporting no cost that step s starts
-// sessions on, in first-use order: its agents', its instruction judge's,
-// and repair's when s is a delivery.
-func unmeasured(s *ir.Step, sr *StepResolution, repair *harness.Harness) []string {
+// session is a session's harness and model, "" for the CLI's own.
+type session struct {
+	adapter *harness.Harness
+	model   string
+}
+
+// unmeasured returns the harnesses that step s starts sessions on that a
+// budget cannot count, in first-use order: its agents', its instruction
+// judge's, and repair's when s is a delivery. A harness's session counts
+// when its CLI reports cost or cairn has a price for its model
+// (harness.Harness.Priced).
+func unmeasured(s *ir.Step, sr *StepResolution, repair *session) []string {
 	var names []string
-	add := func(h *harness.Harness) {
-		if h != nil && !h.ReportsCost() && !slices.Contains(names, h.Name) {
+	add := func(h *harness.Harness, model string) {
+		if h != nil && !h.Priced(model) && !slices.Contains(names, h.Name) {
 			names = append(names, h.Name)
 		}
 	}
 	for j, a := range s.Actions {
 		if j < len(sr.Actions) && sr.Actions[j] != nil {
-			add(sr.Actions[j].Adapter)
+			add(sr.Actions[j].Adapter, sr.Actions[j].Model.Value)
 		}
-		if a.Kind == ir.Catalogue && a.Keys().Catalogue.Value == ir.Delivery {
-			add(repair)
+		if a.Kind == ir.Catalogue && a.Keys().Catalogue.Value == ir.Delivery && repair != nil {
+			add(repair.adapter, repair.model)
 		}
 	}
 	if j := sr.Judge; j != nil && j.Runs {
-		add(j.Adapter)
+		add(j.Adapter, j.Model.Value)
 	}
 	return names
 }
@@ -135,8 +149,15 @@ func sessionsOf(all []stepHarnesses) string {
 }
 
 // costHarnesses is the end of a budget-unmeasured warning: the harnesses
-// that report cost, which a budget counts.
+// that report cost, which a budget counts, and how the others' sessions
+// get one: a model cairn has a price for.
 func costHarnesses(reg *harness.Registry) string {
+	return reportCost(reg) + "; name a model cairn has a price for, or add its price to the config's [prices]"
+}
+
+// reportCost words the harnesses that report cost: "only claude reports
+// it", "only claude and opencode report it".
+func reportCost(reg *harness.Registry) string {
 	var names []string
 	for _, n := range reg.Names() {
 		if h, ok := reg.Lookup(n); ok && h.ReportsCost() {

@@ -46,7 +46,7 @@ func runEnvCases(t *testing.T, rule string, cases []envCase) {
 			if cfg == nil {
 				cfg = &config.Config{}
 			}
-			_, diags := Check(context.Background(), p, nil, &Env{Home: t.TempDir(), Config: cfg, Flags: tc.flags, Harnesses: harness.NewRegistry(cfg.CustomHarnesses())})
+			_, diags := Check(context.Background(), p, nil, &Env{Home: t.TempDir(), Config: cfg, Flags: tc.flags, Harnesses: harness.NewRegistry(cfg.CustomHarnesses()).WithPrices(cfg.PriceOverrides())})
 			got := ruleDiags(diags, rule)
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("[%s] got\n%s\nwant\n%s", rule, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
@@ -410,7 +410,7 @@ name = "b"
 prompt = "p"
 harness = "mybot"
 `
-	_, got := Check(context.Background(), mustTOML(t, "p.toml", src), nil, &Env{Home: t.TempDir(), Config: cfg, Harnesses: harness.NewRegistry(cfg.CustomHarnesses())})
+	_, got := Check(context.Background(), mustTOML(t, "p.toml", src), nil, &Env{Home: t.TempDir(), Config: cfg, Harnesses: harness.NewRegistry(cfg.CustomHarnesses()).WithPrices(cfg.PriceOverrides())})
 	var lines []string
 	for _, rule := range []string{RuleLoosenedLimit, RuleUnknownEffort, RuleUnmappedTier} {
 		lines = append(lines, ruleDiags(got, rule)...)

@@ -841,7 +841,7 @@ func sessionInvocation(a *ir.PlanAction, resume string) harness.Invocation {
 // cli is how a session of harness h given inv starts its CLI (unnamed);
 // inv.Resume, when set, names the script's variable of the session resumed.
 func (c *compiler) cli(h *harness.Harness, inv harness.Invocation) (*scriptCLI, error) {
-	cli := &scriptCLI{Harness: h.Name, Final: h.FinalJQ(), End: h.EndJQ()}
+	cli := &scriptCLI{Harness: h.Name, Final: h.FinalJQ(), End: h.EndJQFor(inv.Model)}
 	if max, cause := h.PromptLimit(); max > 0 {
 		size := newSlots("s", varSize)
 		w, err := size.word(cause(size.marker(varSize)))

@@ -4,9 +4,11 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cairn-dev/cairn/ir"
@@ -43,6 +45,58 @@ type Config struct {
 	Resources        Resources
 	Notify           Notify
 	Limits           Limits
+	Prices           []Price
+}
+
+// Price is a [prices."MODEL"] table: what a model costs, in US dollars per
+// million tokens, over cairn's price table (docs/costs.md). Input and
+// Output are required; a cache rate it leaves out is the input rate.
+type Price struct {
+	Model                                ir.Field[string]
+	Header                               ir.Range
+	Input, Output, CacheRead, CacheWrite ir.Field[float64]
+}
+
+// PriceOverrides are c's [prices] by model name, as the harness registry
+// lays them over cairn's price table; a table Read refused is left out.
+func (c *Config) PriceOverrides() map[string]ir.Price {
+	var out map[string]ir.Price
+	for _, p := range c.Prices {
+		if p.Model.Bad || !usableRate(p.Input) || !usableRate(p.Output) ||
+			p.CacheRead.Set && !usableRate(p.CacheRead) || p.CacheWrite.Set && !usableRate(p.CacheWrite) {
+			continue
+		}
+		pr := ir.Price{Input: p.Input.Value, Output: p.Output.Value, CacheRead: p.Input.Value, CacheWrite: p.Input.Value,
+			Source: fmt.Sprintf("the config's [prices.%s]", tomlKey(p.Model.Value))}
+		if p.CacheRead.Set {
+			pr.CacheRead = p.CacheRead.Value
+		}
+		if p.CacheWrite.Set {
+			pr.CacheWrite = p.CacheWrite.Value
+		}
+		if out == nil {
+			out = map[string]ir.Price{}
+		}
+		out[p.Model.Value] = pr
+	}
+	return out
+}
+
+// usableRate reports whether f is a rate Read accepted.
+func usableRate(f ir.Field[float64]) bool { return f.Set && !f.Bad && validRate(f.Value) }
+
+// validRate reports whether usd is a price per million tokens: a finite
+// number from 0.
+func validRate(usd float64) bool { return usd >= 0 && !math.IsInf(usd, 0) }
+
+// tomlKey is name as a TOML key: bare when it can be, else quoted.
+func tomlKey(name string) string {
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return strconv.Quote(name)
+		}
+	}
+	return name
 }
 
 // Harness is a custom harness of [harnesses.NAME] (docs/design.md §8): Command is an argv

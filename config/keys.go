@@ -72,6 +72,18 @@ var Keys = []ir.Key{
 			{Name: "max_items", Type: ir.KeyInt, Min: ir.Above(0),
 				Doc: "The most items a step's `for_each` may run over (default 20); a longer list fails the step before any item starts."},
 		}},
+	{Name: "prices", Type: ir.KeyTableMap,
+		Doc: "What models cost, each `[prices.\"MODEL\"]`, over cairn's price table: a session whose CLI reports tokens and no cost is given an estimated cost from it (docs/costs.md).",
+		Keys: []ir.Key{
+			{Name: "input", Type: ir.KeyNumber, Min: ir.AtLeast(0), Required: true,
+				Doc: "US dollars per million input tokens read at the full rate."},
+			{Name: "output", Type: ir.KeyNumber, Min: ir.AtLeast(0), Required: true,
+				Doc: "US dollars per million output tokens, reasoning included."},
+			{Name: "cache_read", Type: ir.KeyNumber, Min: ir.AtLeast(0),
+				Doc: "US dollars per million input tokens read from the prompt cache (default: the input rate)."},
+			{Name: "cache_write", Type: ir.KeyNumber, Min: ir.AtLeast(0),
+				Doc: "US dollars per million input tokens written to the prompt cache (default: the input rate)."},
+		}},
 }
 
 // usageKeys are a custom harness's usage figures, each a JSON path.
@@ -103,4 +115,5 @@ var (
 	resourcesKeys = ir.KeyNames(ir.SubKeys(Keys, "resources"))
 	notifyKeys    = ir.KeyNames(ir.SubKeys(Keys, "notify"))
 	limitsKeys    = ir.KeyNames(ir.SubKeys(Keys, "limits"))
+	priceKeys     = ir.KeyNames(ir.SubKeys(Keys, "prices"))
 )

@@ -107,6 +107,8 @@ func (rd *reader) top(t *tomldoc.TOMLTable) {
 			rd.notify(e)
 		case "limits":
 			rd.limits(e)
+		case "prices":
+			rd.prices(e)
 		default:
 			rd.UnknownKey(t, e, "at the top level of the config", configKeys)
 		}
@@ -291,6 +293,49 @@ func (rd *reader) limits(e *tomldoc.TOMLEntry) {
 		default:
 			rd.UnknownKey(t, kv, "in [limits]", limitsKeys)
 		}
+	}
+}
+
+// prices reads [prices."MODEL"]: each model's rates, numbers from 0, with
+// input and output required.
+func (rd *reader) prices(e *tomldoc.TOMLEntry) {
+	for _, pe := range rd.subTables(e, "price of model") {
+		p := Price{Model: ir.Field[string]{Value: pe.Key, Set: true, Key: pe.KeyRange, Range: pe.KeyRange}, Header: tomldoc.HeaderOf(pe)}
+		if strings.TrimSpace(pe.Key) == "" {
+			rd.invalid(pe.KeyRange, "empty model name in [prices]; write the model's name, such as [prices.\"gpt-5\"]")
+			p.Model.Bad = true
+		}
+		where := fmt.Sprintf("in [prices.%s]", tomlKey(pe.Key))
+		for _, kv := range pe.Value.Table.Entries {
+			var f *ir.Field[float64]
+			switch kv.Key {
+			case "input":
+				f = &p.Input
+			case "output":
+				f = &p.Output
+			case "cache_read":
+				f = &p.CacheRead
+			case "cache_write":
+				f = &p.CacheWrite
+			default:
+				rd.UnknownKey(pe.Value.Table, kv, where, priceKeys)
+				continue
+			}
+			*f = rd.Float(kv)
+			if !f.Bad && !validRate(f.Value) {
+				rd.invalid(f.Range, "invalid %s price %v of model %q; write US dollars per million tokens, a number from 0", kv.Key, f.Value, pe.Key)
+				f.Bad = true
+			}
+		}
+		for _, req := range []struct {
+			key string
+			f   ir.Field[float64]
+		}{{"input", p.Input}, {"output", p.Output}} {
+			if !req.f.Set {
+				rd.invalid(p.Header, "price of model %q has no %q; add it, in US dollars per million tokens", pe.Key, req.key)
+			}
+		}
+		rd.c.Prices = append(rd.c.Prices, p)
 	}
 }
 

@@ -467,3 +467,47 @@ func TestCustomHarnessUsage(t *testing.T) {
 		t.Errorf("custom harnesses %+v; want bot with its cost_usd path only", h)
 	}
 }
+
+// TestPrices reads [prices."MODEL"]: the rates as the registry lays them
+// over cairn's table, a cache rate left out the input rate, and a table
+// that was refused left out.
+func TestPrices(t *testing.T) {
+	src := `[prices."gpt-5.1"]
+input = 2
+output = 8
+cache_read = 0.2
+cache_write = 0
+
+[prices.mine]
+input = 1
+output = 4
+
+[prices.bad]
+input = -1
+output = 4
+
+[prices.half]
+input = 1
+`
+	c, diags := Read("config.toml", []byte(src))
+	want := []string{
+		`12:9 invalid-value: invalid input price -1 of model "bad"; write US dollars per million tokens, a number from 0`,
+		`15:1 invalid-value: price of model "half" has no "output"; add it, in US dollars per million tokens`,
+	}
+	if got := diagLines(diags); !slices.Equal(got, want) {
+		t.Errorf("diagnostics\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	got := c.PriceOverrides()
+	wantPrices := map[string]ir.Price{
+		"gpt-5.1": {Input: 2, Output: 8, CacheRead: 0.2, CacheWrite: 0, Source: `the config's [prices."gpt-5.1"]`},
+		"mine":    {Input: 1, Output: 4, CacheRead: 1, CacheWrite: 1, Source: "the config's [prices.mine]"},
+	}
+	if len(got) != len(wantPrices) {
+		t.Errorf("prices %+v; want %+v", got, wantPrices)
+	}
+	for m, w := range wantPrices {
+		if got[m] != w {
+			t.Errorf("price of %q: %+v; want %+v", m, got[m], w)
+		}
+	}
+}

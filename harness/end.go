@@ -47,7 +47,9 @@ func (e SessionEnd) Used(prior *SessionEnd) ir.Usage {
 // SessionEnd reads how a session ended from its output (see the type), as
 // h's jq (JQ's End, jq/NAME.jq) says for its CLI; for a CLI that keeps a
 // session file (codex), from that file too when the output left a turn
-// unreported. Output it cannot read ended with nothing known.
+// unreported. Output it cannot read ended with nothing known. A session
+// whose CLI reported tokens and no cost is given one from the price table,
+// at the rates of o's Model, marked estimated (SessionEnd.Estimated).
 func (h *Harness) SessionEnd(o Output) SessionEnd {
 	vars := jqInputs(o)
 	v, err := runJQ(h.jq.End, nil, vars)
@@ -70,7 +72,7 @@ func (h *Harness) SessionEnd(o Output) SessionEnd {
 	e.Budget, _ = end["budget"].(bool)
 	e.Worked, _ = end["worked"].(bool)
 	e.Unpriced, _ = end["unpriced"].(bool)
-	return e
+	return e.Estimated(h.prices, h.Name, o.Model)
 }
 
 // jqUsage is the usage v, an object of figures (usage_clean's), as cairn

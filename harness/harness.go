@@ -7,6 +7,7 @@ package harness
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cairn-dev/cairn/ir"
@@ -55,12 +56,13 @@ type Harness struct {
 	adapter Adapter
 	spec    Spec
 	jq      JQ
+	prices  *Prices
 }
 
 // newHarness is the harness a drives.
 func newHarness(a Adapter, builtin bool) *Harness {
 	spec := a.Spec()
-	return &Harness{Name: spec.Name, Builtin: builtin, adapter: a, spec: spec, jq: a.JQ()}
+	return &Harness{Name: spec.Name, Builtin: builtin, adapter: a, spec: spec, jq: a.JQ(), prices: builtinPrices}
 }
 
 // Efforts returns the efforts h takes, weakest first; none for a harness
@@ -176,6 +178,20 @@ func (h *Harness) FinalJQ() string { return h.jq.Final }
 // (`end_custom({"cost_usd":["total_cost_usd"]})`).
 func (h *Harness) EndJQ() string { return h.jq.End }
 
+// EndJQFor is EndJQ for a session on model: with its cost estimated at the
+// model's price where the CLI reports none, as SessionEnd does
+// (`end_codex | end_priced({"input":1.25,…})`), when the price table has
+// one; EndJQ when it has none.
+func (h *Harness) EndJQFor(model string) string {
+	p, _, ok := h.prices.Lookup(h.Name, model)
+	if !ok {
+		return h.jq.End
+	}
+	rate := func(usd float64) string { return strconv.FormatFloat(usd, 'g', -1, 64) }
+	return fmt.Sprintf(`%s | end_priced({"input":%s,"output":%s,"cache_read":%s,"cache_write":%s})`,
+		h.jq.End, rate(p.Input), rate(p.Output), rate(p.CacheRead), rate(p.CacheWrite))
+}
+
 // Command returns how a session of inv starts on h (docs/design.md §8): its argv, the
 // variables cairn sets over the step's environment, and the files it
 // writes into inv.FilesDir first. The session runs in inv.Worktree; the
@@ -207,13 +223,14 @@ func (h *Harness) Command(inv Invocation) (Command, error) {
 type Registry struct {
 	byName map[string]*Harness
 	names  []string
+	prices *Prices
 }
 
 // NewRegistry returns the built-in harnesses plus the config's custom ones
 // ([harnesses.NAME]). A custom harness with a built-in name does not
 // replace the built-in harness.
 func NewRegistry(custom []ir.CustomHarness) *Registry {
-	r := &Registry{byName: map[string]*Harness{}}
+	r := &Registry{byName: map[string]*Harness{}, prices: builtinPrices}
 	for _, a := range builtins {
 		h := newHarness(a, true)
 		r.byName[h.Name] = h
@@ -239,3 +256,32 @@ func (r *Registry) Lookup(name string) (*Harness, bool) {
 
 // Names returns the names of every harness, sorted, for "did you mean".
 func (r *Registry) Names() []string { return slices.Clone(r.names) }
+
+// WithPrices is r with the config's [prices], by model name, laid over
+// cairn's price table (Prices.With) for every harness; r is left as it is.
+func (r *Registry) WithPrices(over map[string]ir.Price) *Registry {
+	if len(over) == 0 {
+		return r
+	}
+	q := &Registry{byName: make(map[string]*Harness, len(r.byName)), names: r.names, prices: r.prices.With(over)}
+	for name, h := range r.byName {
+		c := *h
+		c.prices = q.prices
+		q.byName[name] = &c
+	}
+	return q
+}
+
+// Prices is the price table r's harnesses estimate costs from.
+func (r *Registry) Prices() *Prices { return r.prices }
+
+// Priced reports whether a budget can count what a session of h on model
+// spends: its CLI reports cost (ReportsCost), or the price table has a
+// price for model (an empty model, the CLI's own choice, has none).
+func (h *Harness) Priced(model string) bool {
+	if h.ReportsCost() {
+		return true
+	}
+	_, _, ok := h.prices.Lookup(h.Name, model)
+	return ok
+}

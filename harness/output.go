@@ -12,6 +12,9 @@ type Output struct {
 	ExitCode       int
 	OutputFile     string
 	Env            []string
+	// Model is the model the CLI was given (Invocation.Model), "" for
+	// its own choice: SessionEnd prices a session by it.
+	Model string
 }
 
 // maxCause is how many characters of an agent's own words a cause keeps

@@ -9,8 +9,10 @@ import (
 // (each CLI's own count), input tokens read at the full rate (without the
 // cache's), output tokens, input tokens read from and written to the prompt
 // cache, and the cost in US dollars. A figure no session reported is nil,
-// never estimated and never a zero by default; a sum holds the figures of
-// the sessions that reported them.
+// never a zero by default; a sum holds the figures of the sessions that
+// reported them. CostEstimated marks a cost that cairn estimated, for at
+// least one of the sessions it sums, from its price table (its CLI
+// reported tokens and no cost).
 type Usage struct {
 	Turns            *int64   `json:"turns,omitempty"`
 	InputTokens      *int64   `json:"input_tokens,omitempty"`
@@ -18,6 +20,7 @@ type Usage struct {
 	CacheReadTokens  *int64   `json:"cache_read_tokens,omitempty"`
 	CacheWriteTokens *int64   `json:"cache_write_tokens,omitempty"`
 	CostUSD          *float64 `json:"cost_usd,omitempty"`
+	CostEstimated    bool     `json:"cost_estimated,omitempty"`
 }
 
 // IsZero reports whether u holds no figure at all: omitzero leaves it out
@@ -37,6 +40,7 @@ func (u Usage) Plus(o Usage) Usage {
 		CacheReadTokens:  addCount(u.CacheReadTokens, o.CacheReadTokens, 1),
 		CacheWriteTokens: addCount(u.CacheWriteTokens, o.CacheWriteTokens, 1),
 		CostUSD:          addCost(u.CostUSD, o.CostUSD, 1),
+		CostEstimated:    u.estimated() || o.estimated(),
 	}
 }
 
@@ -51,8 +55,12 @@ func (u Usage) Minus(o Usage) Usage {
 		CacheReadTokens:  addCount(u.CacheReadTokens, o.CacheReadTokens, -1),
 		CacheWriteTokens: addCount(u.CacheWriteTokens, o.CacheWriteTokens, -1),
 		CostUSD:          addCost(u.CostUSD, o.CostUSD, -1),
+		CostEstimated:    u.estimated() || u.CostUSD != nil && o.estimated(),
 	}
 }
+
+// estimated reports whether u holds a cost that was estimated.
+func (u Usage) estimated() bool { return u.CostEstimated && u.CostUSD != nil }
 
 // Cost is u's cost in US dollars, 0 when no session reported one.
 func (u Usage) Cost() float64 {
@@ -104,6 +112,18 @@ func FormatCost(usd float64) string {
 	return "$" + strconv.FormatFloat(usd, 'f', 4, 64)
 }
 
+// CostText words u's cost as FormatCost does, "~$0.0712" when it was
+// estimated (CostEstimated), and "-" when no session reported one.
+func (u Usage) CostText() string {
+	switch {
+	case u.CostUSD == nil:
+		return "-"
+	case u.CostEstimated:
+		return "~" + FormatCost(*u.CostUSD)
+	}
+	return FormatCost(*u.CostUSD)
+}
+
 // FormatSpent words spent, an amount that reached budget, beside the budget
 // as FormatUSD words it: to the cent, or finer when the cents would not
 // show it past the budget ("$4.02" of "$4.00", "$0.0013" of "$0.001",
@@ -125,7 +145,8 @@ func (u Usage) Equal(o Usage) bool {
 	return sameCount(u.Turns, o.Turns) && sameCount(u.InputTokens, o.InputTokens) &&
 		sameCount(u.OutputTokens, o.OutputTokens) && sameCount(u.CacheReadTokens, o.CacheReadTokens) &&
 		sameCount(u.CacheWriteTokens, o.CacheWriteTokens) &&
-		(u.CostUSD == nil) == (o.CostUSD == nil) && (u.CostUSD == nil || *u.CostUSD == *o.CostUSD)
+		(u.CostUSD == nil) == (o.CostUSD == nil) && (u.CostUSD == nil || *u.CostUSD == *o.CostUSD) &&
+		u.estimated() == o.estimated()
 }
 
 // sameCount reports whether a and b are both nil or equal.
@@ -151,4 +172,32 @@ func valueOr(n *int64) int64 {
 		return 0
 	}
 	return *n
+}
+
+// Price is what a model costs, in US dollars per million tokens: input
+// read at the full rate, output, and input read from and written to the
+// prompt cache. Source says where the rates come from: a vendor's page, or
+// the config.
+type Price struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cache_read"`
+	CacheWrite float64 `json:"cache_write"`
+	Source     string  `json:"source"`
+}
+
+// Cost is what u's tokens cost at p, kept to a trillionth of a dollar as
+// sums of costs are; false when u counts no token at all.
+func (p Price) Cost(u Usage) (float64, bool) {
+	usd, any := 0.0, false
+	for _, f := range []struct {
+		n    *int64
+		rate float64
+	}{{u.InputTokens, p.Input}, {u.OutputTokens, p.Output}, {u.CacheReadTokens, p.CacheRead}, {u.CacheWriteTokens, p.CacheWrite}} {
+		if f.n != nil {
+			usd += float64(*f.n) * f.rate / 1e6
+			any = true
+		}
+	}
+	return math.Round(usd*1e12) / 1e12, any
 }

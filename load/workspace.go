@@ -96,7 +96,7 @@ func open(dir string, o Options, repo *git.Repo) *Workspace {
 		Config:    cfg,
 		Flags:     o.Flags,
 		Repo:      repo,
-		Harnesses: harness.NewRegistry(cfg.CustomHarnesses()),
+		Harnesses: harness.NewRegistry(cfg.CustomHarnesses()).WithPrices(cfg.PriceOverrides()),
 		Lint:      lint,
 		Preflight: !o.NoPreflight && !lint,
 		Environ:   o.Env,

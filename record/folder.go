@@ -414,7 +414,8 @@ type LogLine struct {
 // duration come what the step's sessions used, each figure when a CLI
 // reported it: turns=N, tokens_in=N (every input token, read from the
 // prompt cache or not), tokens_out=N, and cost=$0.0123, rounded to a
-// hundredth of a cent (run.json keeps it whole).
+// hundredth of a cent (run.json keeps it whole), cost=~$0.0123 when cairn
+// estimated it from its price table.
 func (l LogLine) String() string {
 	fields := []string{
 		"step", l.Step, "kind", l.Kind, "worktree", l.Worktree,
@@ -431,7 +432,7 @@ func (l LogLine) String() string {
 		}
 	}
 	if u.CostUSD != nil {
-		fields = append(fields, "cost", ir.FormatCost(*u.CostUSD))
+		fields = append(fields, "cost", u.CostText())
 	}
 	fields = append(fields, "outcome", string(l.Outcome))
 	if l.Cause != "" {

@@ -324,10 +324,10 @@ func (m *spendingMeter) After(resumed string, end harness.SessionEnd) error {
 
 // unpricedWarning is the warning, once a step, that a budget cannot count
 // a session of the step whose CLI reports cost but knew no prices for its
-// model (harness.SessionEnd's Unpriced): check's budget-unmeasured, which
-// cannot know it before the run.
+// model, nor does cairn's price table (harness.SessionEnd's Unpriced):
+// check's budget-unmeasured, which cannot know it before the run.
 func unpricedWarning(step string) error {
-	return fmt.Errorf("step %q: a session's CLI has no prices for its model and reported no cost, so no budget can count what it spent [budget-unmeasured]", step)
+	return fmt.Errorf("step %q: a session's CLI has no prices for its model and reported no cost, nor has cairn a price for it, so no budget can count what it spent [budget-unmeasured]", step)
 }
 
 // stop keeps err as the cause of the first session a budget stopped.

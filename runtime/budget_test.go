@@ -217,7 +217,7 @@ func TestUnpricedWarning(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if len(warned) != tc.want || tc.want > 0 && warned[0] != `step "ask": a session's CLI has no prices for its model and reported no cost, so no budget can count what it spent [budget-unmeasured]` {
+		if len(warned) != tc.want || tc.want > 0 && warned[0] != `step "ask": a session's CLI has no prices for its model and reported no cost, nor has cairn a price for it, so no budget can count what it spent [budget-unmeasured]` {
 			t.Errorf("budget %v: warned %q", tc.budget, warned)
 		}
 	}

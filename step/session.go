@@ -212,6 +212,7 @@ func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness
 		ExitCode:   res.ExitCode,
 		OutputFile: inv.OutputFile,
 		Env:        env,
+		Model:      inv.Model,
 	}
 	message, cause, bad := h.Final(output)
 	r := Result{ExitCode: res.ExitCode, Result: message, Trace: sc.TraceFile, Session: h.SessionEnd(output), TimedOut: res.TimedOut}

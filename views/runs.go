@@ -284,14 +284,9 @@ func (l *RunList) row(r RunLine) []string {
 	return row
 }
 
-// costText is what u cost, as a log line words it, or "-" when no session
-// reported a cost.
-func costText(u ir.Usage) string {
-	if u.CostUSD == nil {
-		return "-"
-	}
-	return ir.FormatCost(*u.CostUSD)
-}
+// costText is what u cost, as a log line words it ("~$0.0712" when cairn
+// estimated it), or "-" when no session reported a cost.
+func costText(u ir.Usage) string { return u.CostText() }
 
 type jsonRunList struct {
 	Version int            `json:"version"`

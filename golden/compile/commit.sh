@@ -319,12 +319,14 @@ def usage_clean: . as $u | reduce usage_keys[] as $k ({};
     elif $k == "cost_usd" then .[$k] = $v
     elif $v == ($v | floor) and $v <= 4611686018427387903 then .[$k] = $v
     else . end);
+def usage_estimated: .cost_estimated == true and .cost_usd != null;
 def usage_plus($b): . as $a | reduce usage_keys[] as $k ({};
   if $a[$k] == null and $b[$k] == null then .
   elif $a[$k] == null then .[$k] = $b[$k]
   elif $b[$k] == null then .[$k] = $a[$k]
   elif $k == "cost_usd" then .[$k] = ((($a[$k] + $b[$k]) * 1e12 | round) / 1e12)
-  else .[$k] = $a[$k] + $b[$k] end);
+  else .[$k] = $a[$k] + $b[$k] end)
+  | if ($a | usage_estimated) or ($b | usage_estimated) then .cost_estimated = true else . end;
 def usage_sum(f): reduce f as $u ({}; usage_plus($u));
 def usage_add($a; $b): if $a == null then $b elif $b == null then $a else $a + $b end;
 def session_used: . as $e | ($e.usage // {}) | usage_plus($e.total // {});
@@ -332,17 +334,25 @@ def usage_minus($b): . as $a | reduce usage_keys[] as $k ({};
   if $a[$k] == null then .
   elif $b[$k] == null then .[$k] = $a[$k]
   elif $k == "cost_usd" then .[$k] = ([(($a[$k] - $b[$k]) * 1e12 | round) / 1e12, 0] | max)
-  else .[$k] = ([$a[$k] - $b[$k], 0] | max) end);
+  else .[$k] = ([$a[$k] - $b[$k], 0] | max) end)
+  | if ($a | usage_estimated) or $a.cost_usd != null and ($b | usage_estimated) then .cost_estimated = true else . end;
 def session_used_after($prior): . as $e
   | ($e.usage // {})
   | usage_plus(($e.total // {}) | if $prior != null and ($prior.id // "") != "" and $prior.id == $e.id then usage_minus($prior.total // {}) else . end);
+def usage_estimate($p):
+  if .cost_usd != null or ([.input_tokens, .output_tokens, .cache_read_tokens, .cache_write_tokens] | map(numbers) | length) == 0 then .
+  else .cost_usd = (((.input_tokens // 0) * $p.input / 1e6 + (.output_tokens // 0) * $p.output / 1e6
+      + (.cache_read_tokens // 0) * $p.cache_read / 1e6 + (.cache_write_tokens // 0) * $p.cache_write / 1e6) * 1e12 | round / 1e12)
+    | .cost_estimated = true end;
+def end_priced($p): .usage = ((.usage // {}) | usage_estimate($p)) | .total = ((.total // {}) | usage_estimate($p));
 '
 
 jq_usage_fields='
 (if .turns != null then "turns", .turns else empty end),
 ([.input_tokens, .cache_read_tokens, .cache_write_tokens | numbers] | if length > 0 then "tokens_in", add else empty end),
 (if .output_tokens != null then "tokens_out", .output_tokens else empty end),
-(if .cost_usd != null then "cost", (.cost_usd * 10000 | round | "$\(. / 10000 | floor).\(. % 10000 + 10000 | tostring | .[1:])")
+(if .cost_usd != null then "cost", (if .cost_estimated == true then "~" else "" end)
+   + (.cost_usd * 10000 | round | "$\(. / 10000 | floor).\(. % 10000 + 10000 | tostring | .[1:])")
  else empty end)'
 
 log_step() {
@@ -1168,12 +1178,14 @@ def usage_clean: . as $u | reduce usage_keys[] as $k ({};
     elif $k == "cost_usd" then .[$k] = $v
     elif $v == ($v | floor) and $v <= 4611686018427387903 then .[$k] = $v
     else . end);
+def usage_estimated: .cost_estimated == true and .cost_usd != null;
 def usage_plus($b): . as $a | reduce usage_keys[] as $k ({};
   if $a[$k] == null and $b[$k] == null then .
   elif $a[$k] == null then .[$k] = $b[$k]
   elif $b[$k] == null then .[$k] = $a[$k]
   elif $k == "cost_usd" then .[$k] = ((($a[$k] + $b[$k]) * 1e12 | round) / 1e12)
-  else .[$k] = $a[$k] + $b[$k] end);
+  else .[$k] = $a[$k] + $b[$k] end)
+  | if ($a | usage_estimated) or ($b | usage_estimated) then .cost_estimated = true else . end;
 def usage_sum(f): reduce f as $u ({}; usage_plus($u));
 def usage_add($a; $b): if $a == null then $b elif $b == null then $a else $a + $b end;
 def session_used: . as $e | ($e.usage // {}) | usage_plus($e.total // {});
@@ -1181,10 +1193,17 @@ def usage_minus($b): . as $a | reduce usage_keys[] as $k ({};
   if $a[$k] == null then .
   elif $b[$k] == null then .[$k] = $a[$k]
   elif $k == "cost_usd" then .[$k] = ([(($a[$k] - $b[$k]) * 1e12 | round) / 1e12, 0] | max)
-  else .[$k] = ([$a[$k] - $b[$k], 0] | max) end);
+  else .[$k] = ([$a[$k] - $b[$k], 0] | max) end)
+  | if ($a | usage_estimated) or $a.cost_usd != null and ($b | usage_estimated) then .cost_estimated = true else . end;
 def session_used_after($prior): . as $e
   | ($e.usage // {})
   | usage_plus(($e.total // {}) | if $prior != null and ($prior.id // "") != "" and $prior.id == $e.id then usage_minus($prior.total // {}) else . end);
+def usage_estimate($p):
+  if .cost_usd != null or ([.input_tokens, .output_tokens, .cache_read_tokens, .cache_write_tokens] | map(numbers) | length) == 0 then .
+  else .cost_usd = (((.input_tokens // 0) * $p.input / 1e6 + (.output_tokens // 0) * $p.output / 1e6
+      + (.cache_read_tokens // 0) * $p.cache_read / 1e6 + (.cache_write_tokens // 0) * $p.cache_write / 1e6) * 1e12 | round / 1e12)
+    | .cost_estimated = true end;
+def end_priced($p): .usage = ((.usage // {}) | usage_estimate($p)) | .total = ((.total // {}) | usage_estimate($p));
 def claude:
   ($out | object) as $r
   | if $r == null or $r.type != "result" then {m: "", c: unreadable("claude"; "its JSON result"), f: true}
@@ -1264,7 +1283,7 @@ session_cli_1() {
     session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
     return 0
   fi
-  session_end='end_claude'
+  session_end='end_claude | end_priced({"input":2,"output":10,"cache_read":0.2,"cache_write":2.5})'
   budget_before || return 0
   local budget_left=$REPLY
   local -a budget_args=()
