@@ -455,6 +455,9 @@ func (r *resolver) limits(p *ir.Process) ir.PlanLimits {
 	}
 
 	l.BudgetUSD, l.BudgetAt = r.budget(p)
+	if d, ok := r.cfg.DailyBudget(); ok {
+		l.DailyBudgetUSD = &ir.FloatSetting{Value: d.Value.USD, Source: ir.FromConfig}
+	}
 
 	l.ProtectedPaths = []string{}
 	add := func(paths ...string) {

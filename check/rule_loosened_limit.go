@@ -16,7 +16,7 @@ const RuleLoosenedLimit = "loosened-limit"
 // budget_usd above the config's.
 var ruleLoosenedLimit = &Rule{
 	ID:       RuleLoosenedLimit,
-	Doc:      "a file limit looser than the config's (repair_cap above the config's, default 3; self_merge = true; an access or a budget_usd above the config's [limits])",
+	Doc:      "a file limit looser than the config's (repair_cap above the config's, default 3; self_merge = true; an access or a budget_usd above the config's [limits]; any daily_budget_usd, which is the config's alone)",
 	Severity: ir.Error,
 	Run: func(pass *Pass) {
 		p := pass.Process
@@ -34,7 +34,29 @@ var ruleLoosenedLimit = &Rule{
 		}
 		loosenedAccess(pass, cfg)
 		loosenedBudget(pass, cfg)
+		dailyBudget(pass, cfg)
 	},
+}
+
+// dailyBudget refuses a file's daily_budget_usd: the daily budget is the
+// config's alone, and a process file may neither set nor raise it.
+func dailyBudget(pass *Pass, cfg *config.Config) {
+	p := pass.Process
+	f := p.Limits.DailyBudgetUSD
+	if !f.Set {
+		return
+	}
+	key := keyName(p, "daily_budget_usd")
+	at := f.Key
+	if !at.IsValid() {
+		at = valueRange(f)
+	}
+	if d, ok := cfg.DailyBudget(); ok {
+		pass.ReportRelated(at, []ir.Related{{Range: valueRange(d), Message: "the config's [limits] daily_budget_usd"}},
+			"%s is the config's alone: a process file may neither set nor raise the daily budget, which the config sets to %s", key, ir.FormatUSD(d.Value.USD))
+		return
+	}
+	pass.Report(at, "%s is the config's alone: a process file may neither set nor raise the daily budget; set [limits] daily_budget_usd in config.toml", key)
 }
 
 // loosenedBudget refuses the file's budget_usd when it is above the

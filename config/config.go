@@ -124,11 +124,14 @@ type Models struct {
 // Limits is the [limits] table: ceilings that a process file, and the
 // command line, may only tighten (docs/design.md §6.3). Access is the most a session may
 // do, "read", "write" or "full"; BudgetUSD the most a run may spend, in US
-// dollars.
+// dollars; DailyBudgetUSD the most every run of the home that starts on
+// one UTC day may spend together, which only the config sets.
 type Limits struct {
 	Header    ir.Range
 	Access    ir.Field[string]
 	BudgetUSD ir.Field[ir.Budget]
+	// DailyBudgetUSD is [limits] daily_budget_usd.
+	DailyBudgetUSD ir.Field[ir.Budget]
 	// MaxItems is the most items a for_each may run over.
 	MaxItems ir.Field[int]
 }
@@ -156,6 +159,16 @@ func (c *Config) AccessCeiling() (ir.Field[string], bool) {
 // sets none (or one that is no budget, which Read refused).
 func (c *Config) BudgetCeiling() (ir.Field[ir.Budget], bool) {
 	f := c.Limits.BudgetUSD
+	if _, ok := ir.BudgetOf(f); !ok {
+		return ir.Field[ir.Budget]{}, false
+	}
+	return f, true
+}
+
+// DailyBudget is the config's [limits] daily_budget_usd, and false when
+// it sets none (or one that is no budget, which Read refused).
+func (c *Config) DailyBudget() (ir.Field[ir.Budget], bool) {
+	f := c.Limits.DailyBudgetUSD
 	if _, ok := ir.BudgetOf(f); !ok {
 		return ir.Field[ir.Budget]{}, false
 	}

@@ -69,6 +69,8 @@ var Keys = []ir.Key{
 				Doc: "The most any session may do: `read`, `write` or `full`."},
 			{Name: "budget_usd", Type: ir.KeyNumber, Min: ir.Above(0),
 				Doc: "The most a run may spend, in US dollars: a number above 0."},
+			{Name: "daily_budget_usd", Type: ir.KeyNumber, Min: ir.Above(0),
+				Doc: "The most every run of this `CAIRN_HOME` that starts on one UTC day may spend together, in US dollars; only the config sets it."},
 			{Name: "max_items", Type: ir.KeyInt, Min: ir.Above(0),
 				Doc: "The most items a step's `for_each` may run over (default 20); a longer list fails the step before any item starts."},
 		}},

@@ -290,6 +290,13 @@ func (rd *reader) limits(e *tomldoc.TOMLEntry) {
 			if f := l.MaxItems; !f.Bad && f.Value < 1 {
 				rd.invalid(f.Range, "invalid max_items %d; it must be 1 or more", f.Value)
 			}
+		case "daily_budget_usd":
+			l.DailyBudgetUSD = rd.Budget(kv)
+			if f := l.DailyBudgetUSD; !f.Bad {
+				if err := ir.CheckBudget("daily_budget_usd", f.Value); err != nil {
+					rd.invalid(f.Range, "%v", err)
+				}
+			}
 		default:
 			rd.UnknownKey(t, kv, "in [limits]", limitsKeys)
 		}

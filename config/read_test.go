@@ -266,6 +266,11 @@ cache_write_tokens = 3
 			want: []string{`2:14 invalid-value: invalid budget_usd -1; a budget must be more than 0`},
 		},
 		{
+			name: "limits daily_budget_usd",
+			src:  "[limits]\ndaily_budget_usd = 0\n",
+			want: []string{`2:20 invalid-value: invalid daily_budget_usd 0; a budget must be more than 0`},
+		},
+		{
 			name: "limits budget_usd zero",
 			src:  "limits.budget_usd = 0.0\n",
 			want: []string{`1:21 invalid-value: invalid budget_usd 0; a budget must be more than 0`},
@@ -509,5 +514,19 @@ input = 1
 		if got[m] != w {
 			t.Errorf("price of %q: %+v; want %+v", m, got[m], w)
 		}
+	}
+}
+
+// TestDailyBudget reads [limits] daily_budget_usd, the config's alone.
+func TestDailyBudget(t *testing.T) {
+	c, diags := Read("config.toml", []byte("[limits]\ndaily_budget_usd = 12.5\n"))
+	if len(diags) > 0 {
+		t.Fatalf("diagnostics: %v", diagLines(diags))
+	}
+	if d, ok := c.DailyBudget(); !ok || d.Value.USD != 12.5 || at(d.Range) != "2:20-2:24" {
+		t.Errorf("DailyBudget() = %+v, %v; want $12.50 at 2:20", d, ok)
+	}
+	if _, ok := (&Config{}).DailyBudget(); ok {
+		t.Error("no config: a daily budget")
 	}
 }

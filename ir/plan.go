@@ -159,6 +159,10 @@ type PlanLimits struct {
 	ProtectedPaths []string      `json:"protected_paths"`
 	BudgetUSD      *FloatSetting `json:"budget_usd,omitempty"`
 	BudgetAt       Range         `json:"-"`
+	// DailyBudgetUSD is the config's [limits] daily_budget_usd: the most
+	// every run of the home that starts on one UTC day may spend
+	// together; nil when it sets none.
+	DailyBudgetUSD *FloatSetting `json:"daily_budget_usd,omitempty"`
 }
 
 // PlanWorktree is a worktree of the plan. Base is the base branch it starts

@@ -87,6 +87,9 @@ type Limits struct {
 	// BudgetUSD is the most the whole run may spend: a TOML or HCL
 	// file's [limits] budget_usd, a card's top-level budget-usd.
 	BudgetUSD Field[Budget]
+	// DailyBudgetUSD is a file's daily_budget_usd, read only to be
+	// refused: the daily budget is the config's alone.
+	DailyBudgetUSD Field[Budget]
 }
 
 // The worktree kinds.

@@ -239,6 +239,8 @@ func (fe *cardProcess) document(f *ast.File) {
 			p.Access = fe.string(e)
 		case "budget-usd":
 			p.Limits.BudgetUSD = fe.budget(e)
+		case "daily-budget-usd":
+			p.Limits.DailyBudgetUSD = fe.budget(e)
 		case "github":
 			fe.github(e)
 		case "steps":

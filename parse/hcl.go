@@ -392,6 +392,8 @@ func (fe *hclProcess) limits(bl *hclsyntax.Block) {
 				l.ProtectedPaths = fe.Strings(a)
 			case "budget_usd":
 				l.BudgetUSD = fe.Budget(a)
+			case "daily_budget_usd":
+				l.DailyBudgetUSD = fe.Budget(a)
 			default:
 				fe.unknown("attribute", a.Name, a.NameRange, "in limits", bl.Body, hclLimitsAttrs)
 			}

@@ -113,6 +113,8 @@ func (fe *tomlProcess) limits(e *tomldoc.TOMLEntry) {
 			l.ProtectedPaths = r.Strings(kv)
 		case "budget_usd":
 			l.BudgetUSD = r.Budget(kv)
+		case "daily_budget_usd":
+			l.DailyBudgetUSD = r.Budget(kv)
 		default:
 			r.UnknownKey(t, kv, "in [limits]", tomlLimitsKeys)
 		}

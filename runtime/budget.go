@@ -30,6 +30,9 @@ type purse struct {
 	// a limit even at 0, and on a tie, or when a budget above it was
 	// passed too, that budget is the cause rather than the share.
 	share bool
+	// daily marks the config's daily budget, over every run of a UTC
+	// day: its cause ends "today".
+	daily bool
 
 	mu    sync.Mutex
 	spent float64
@@ -73,6 +76,9 @@ func (p *purse) spentErr() error {
 	spent, limit := p.state()
 	if p.share && limit < minBudgetLeft {
 		return fmt.Errorf("no %s left: the steps running beside it hold the rest", p.what)
+	}
+	if p.daily {
+		return fmt.Errorf("%s spent: %s of %s today", p.what, ir.FormatSpent(spent, limit), ir.FormatUSD(limit))
 	}
 	return fmt.Errorf("%s spent: %s of %s", p.what, ir.FormatSpent(spent, limit), ir.FormatUSD(limit))
 }

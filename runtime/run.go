@@ -328,7 +328,7 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 		budget = b.Value
 	}
 	// A resumed run has spent what its steps' records say they used.
-	r.purse = newPurse("budget", budget, record.StepsUsage(r.initial).Cost(), r.o.parent)
+	r.purse = newPurse("budget", budget, record.StepsUsage(r.initial).Cost(), r.spendingParent())
 	failed, runErr := false, error(nil)
 	// A branch an earlier run left checked out is taken over only when
 	// that run's folder is not locked.

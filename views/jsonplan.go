@@ -115,6 +115,13 @@ func appendLimits(b []byte, l *ir.PlanLimits) ([]byte, error) {
 			return b, err
 		}
 	}
+	if l.DailyBudgetUSD != nil {
+		b = append(b, `,"daily_budget_usd":`...)
+		var err error
+		if b, err = appendFloatSetting(b, l.DailyBudgetUSD); err != nil {
+			return b, err
+		}
+	}
 	return append(b, '}'), nil
 }
 

@@ -178,6 +178,9 @@ func planFacts(p *ir.Plan, noRepo bool) []string {
 	if b := p.Limits.BudgetUSD; b != nil {
 		add("budget", budget(b))
 	}
+	if b := p.Limits.DailyBudgetUSD; b != nil {
+		add("daily cap", budget(b)+": every run of the UTC day")
+	}
 	if p.Limits.SelfMerge {
 		add("self-merge", "allowed")
 	} else {

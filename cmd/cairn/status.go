@@ -11,8 +11,9 @@ import (
 
 // statusCmd is `cairn status`.
 type statusCmd struct {
-	JSON bool `name:"json" help:"Print one JSON document."`
-	All  bool `help:"List every run of every repository, not only the latest of this one."`
+	JSON  bool `name:"json" help:"Print one JSON document."`
+	All   bool `help:"List every run of every repository, not only the latest of this one."`
+	Costs bool `help:"Show what the runs of this CAIRN_HOME spent, by UTC day and process, and the daily budget."`
 }
 
 // The most runs and skipped runs status lists without --all.
@@ -26,6 +27,9 @@ const (
 // What the crashed runs it lists left running is ended first.
 func (c *statusCmd) Run(a *app) error {
 	now := time.Now()
+	if c.Costs {
+		return c.costs(a, now)
+	}
 	o := record.StatusOptions{Limit: statusRuns, Skipped: statusSkipped}
 	repo, more, err := repoRuns(a)
 	if err != nil {
@@ -51,4 +55,28 @@ func (c *statusCmd) Run(a *app) error {
 		return l.WriteJSON(a.stdout, terminal(a.stdout))
 	}
 	return l.WriteText(a.stdout, views.Style{Color: colorOn(a.env, a.stdout), Terminal: terminal(a.stdout)})
+}
+
+// costs shows what the runs of the home spent, by UTC day and process
+// (`status --costs`), with the config's daily budget.
+func (c *statusCmd) costs(a *app, now time.Time) error {
+	repo, _, err := repoRuns(a)
+	if err != nil {
+		return err
+	}
+	home := config.Home(a.env, a.dir, repo != "")
+	runs, err := record.ListRuns(home)
+	if err != nil {
+		return err
+	}
+	v := &views.Costs{Days: record.Spending(runs), Today: now.UTC().Format(record.DayFormat)}
+	if cfg, _ := config.Load(home); cfg != nil {
+		if d, ok := cfg.DailyBudget(); ok {
+			v.DailyBudget = d.Value.USD
+		}
+	}
+	if c.JSON {
+		return v.WriteJSON(a.stdout, terminal(a.stdout))
+	}
+	return v.WriteText(a.stdout, views.Style{Color: colorOn(a.env, a.stdout), Terminal: terminal(a.stdout)})
 }
