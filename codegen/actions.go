@@ -294,6 +294,9 @@ type resultsScript struct {
 	// prepare): the run folder keeps its setup's output and what readying
 	// it left from the first job there.
 	Prepares bool
+	// Sessions is set when a step starts agent sessions: the summary
+	// tables what each step's used.
+	Sessions bool
 	// Graph is the run's picture before its steps end
 	// (views.Graph.MermaidTemplate), which the summary draws with their
 	// outcomes.
@@ -375,7 +378,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	byStep := map[string]*workflowJob{}
 	prev := []string{wf.Runtime.ID}
 	earlier := false
-	rs := resultsScript{Outputs: c.plan.HasOutputs(), Process: c.plan.Process, LastStage: s.LastStage, Judged: s.Uses["judge"], Prepares: s.Uses["prepare"],
+	rs := resultsScript{Outputs: c.plan.HasOutputs(), Process: c.plan.Process, LastStage: s.LastStage, Judged: s.Uses["judge"], Prepares: s.Uses["prepare"], Sessions: s.Uses["sessions"],
 		Graph: views.StepsGraph(c.plan.Process, record.PlanSteps(c.plan)).MermaidTemplate()}
 	if s.keepsRunBudget() {
 		rs.Budget = s.Budget

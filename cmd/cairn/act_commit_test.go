@@ -42,9 +42,9 @@ func actCommit(t *testing.T, act, standIns string, env []string) {
 	want.readRun(t, dir)
 	want.printed = endLines(stdout + lastFailure(stderr))
 	// The summary holds the last stage's results, then the run's picture
-	// as cairn show draws it.
+	// as cairn show draws it, then what each step's sessions used.
 	graph, _, _ := a.run(t, nil, "cairn", "show", dir, "--format", "mermaid")
-	want.summary = stdout + "```mermaid\n" + graph + "```\n"
+	want.summary = stdout + "```mermaid\n" + graph + "```\n" + usageSummary(t, dir)
 	wantCommits := a.commitsSince(t, base, "HEAD")
 
 	b := newCompileWork(t, file)

@@ -13,11 +13,15 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/cairn-dev/cairn/ir"
+	"github.com/cairn-dev/cairn/record"
 )
 
 // actCases are the golden compile cases the act suite runs: a parallel
@@ -423,9 +427,9 @@ func actDifferentialIn(t *testing.T, act, standIns, file string, untracked, file
 	want.budgets = givenBudgets(t, a.work)
 	want.printed = endLines(stdout + lastFailure(stderr))
 	// The summary holds the last stage's results, then the run's picture
-	// as cairn show draws it.
+	// as cairn show draws it, then what each step's sessions used.
 	graph, _, _ := a.run(t, nil, "cairn", "show", "--format", "mermaid")
-	want.summary = stdout + "```mermaid\n" + graph + "```\n"
+	want.summary = stdout + "```mermaid\n" + graph + "```\n" + usageSummary(t, a.onlyRun(t))
 
 	b := twin()
 	start = time.Now()
@@ -729,4 +733,37 @@ func compareAct(t *testing.T, want, got *actRecord) {
 		t.Errorf("the run's summary:\n--- cairn run's results\n%q\n--- act's summary\n%q", want.summary, got.summary)
 	}
 	t.Logf("compared %d log lines, %d results, %d patches, %d budgets given, %s of final output", len(want.log), len(want.results), len(want.patches), len(want.budgets), fmt.Sprint(len(want.printed), " bytes"))
+}
+
+// usageSummary is the table of what each step's sessions used that a
+// compiled workflow's summary ends with (actions/results.sh.tmpl), from the
+// record of cairn run's run in dir: a row per step that used anything,
+// then the run's total; "" when none did.
+func usageSummary(t *testing.T, dir string) string {
+	t.Helper()
+	rec, err := record.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(n *int64) string {
+		if n == nil {
+			return "-"
+		}
+		return strconv.FormatInt(*n, 10)
+	}
+	row := func(name string, u ir.Usage) string {
+		return fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s |\n", name, count(u.Turns), count(u.InputTokens),
+			count(u.CacheReadTokens), count(u.CacheWriteTokens), count(u.OutputTokens), u.CostText())
+	}
+	var rows []string
+	for _, s := range rec.Steps {
+		if !s.Usage.IsZero() {
+			rows = append(rows, row(s.Name, s.Usage))
+		}
+	}
+	if len(rows) == 0 {
+		return ""
+	}
+	return "\n| step | turns | input | cache read | cache write | output | cost |\n|---|---:|---:|---:|---:|---:|---:|\n" +
+		strings.Join(rows, "") + row("total", rec.Usage)
 }
