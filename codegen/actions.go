@@ -228,6 +228,9 @@ type workflowJob struct {
 	// RunStep is the kind of the step that runs the job's script when
 	// other jobs run the same one: a round of a repair loop's.
 	RunStep string
+	// ForEach is set for the job of a step with for_each, which keeps its
+	// items' results and outputs with its own.
+	ForEach bool
 }
 
 // stepRef is how a job writes a step that is the same in several jobs:
@@ -297,6 +300,9 @@ type resultsScript struct {
 	// Sessions is set when a step starts agent sessions: the summary
 	// tables what each step's used.
 	Sessions bool
+	// ForEach is set when a step has for_each: the run folder keeps its
+	// items' results, outputs, traces and patches.
+	ForEach bool
 	// Graph is the run's picture before its steps end
 	// (views.Graph.MermaidTemplate), which the summary draws with their
 	// outcomes.
@@ -378,7 +384,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	byStep := map[string]*workflowJob{}
 	prev := []string{wf.Runtime.ID}
 	earlier := false
-	rs := resultsScript{Outputs: c.plan.HasOutputs(), Process: c.plan.Process, LastStage: s.LastStage, Judged: s.Uses["judge"], Prepares: s.Uses["prepare"], Sessions: s.Uses["sessions"],
+	rs := resultsScript{Outputs: c.plan.HasOutputs(), Process: c.plan.Process, LastStage: s.LastStage, Judged: s.Uses["judge"], Prepares: s.Uses["prepare"], Sessions: s.Uses["sessions"], ForEach: s.Uses["foreach"],
 		Graph: views.StepsGraph(c.plan.Process, record.PlanSteps(c.plan)).MermaidTemplate()}
 	if s.keepsRunBudget() {
 		rs.Budget = s.Budget
@@ -415,7 +421,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 				}
 			}
 			index++
-			j := &workflowJob{ID: jobID(st.Name), Step: st.Name, Needs: prev, Given: earlier, Commits: c.plan.Commit, Output: st.Output != nil, Decides: st.When != ""}
+			j := &workflowJob{ID: jobID(st.Name), Step: st.Name, Needs: prev, Given: earlier, Commits: c.plan.Commit, Output: st.Output != nil, Decides: st.When != "" || st.ForEach != "", ForEach: st.ForEach != ""}
 			// In commit mode a checkout's work travels in the run's
 			// commits, not as a patch.
 			if p, ok := lastIn[st.Worktree]; ok && !(c.plan.Commit && kinds[st.Worktree] == ir.Checkout) {
@@ -800,6 +806,10 @@ func (c *compiler) carriable(step, script string) []ir.Diagnostic {
 func (j *workflowJob) KeepKind(kind string) string {
 	if j.HandsOff {
 		return kind + "-unless-repaired"
+	}
+	if j.ForEach && kind == "keep-result" {
+		// Its items' results too.
+		return kind + "-items"
 	}
 	return kind
 }

@@ -176,13 +176,6 @@ func (c *compiler) refuse() []ir.Diagnostic {
 	}
 	for _, stage := range plan.Stages {
 		for _, st := range stage {
-			if st.ForEach != "" && c.target.name != bashInfo.name {
-				r := at.step(st.Name)
-				if s := at.steps[st.Name]; s != nil {
-					r = or(s.Keys().ForEach.At(), r)
-				}
-				diags = append(diags, notCompilable(r, "step %q: for_each cannot be compiled to %s yet: its items need cairn run", st.Name, c.target.name))
-			}
 			for j, a := range st.Actions {
 				if a.Kind != ir.Catalogue {
 					continue

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -34,8 +35,9 @@ import (
 // only what is left and stopped at it, the next session not started, and a
 // step stopped at its own budget ending the run with the run's, spent too;
 // a diamond of needs, whose jobs wait for their steps' needs alone; and
-// whens over outcomes and over a triage's typed output, both ways.
-var actCases = []string{"budget", "budget-end", "judge", "needs", "outputs", "parallel", "phases", "review", "sessions", "single", "triage", "when"}
+// whens over outcomes and over a triage's typed output, both ways; and a
+// for_each whose items run inside their step's job.
+var actCases = []string{"budget", "budget-end", "foreach", "judge", "needs", "outputs", "parallel", "phases", "review", "sessions", "single", "triage", "when"}
 
 // actStandIns are the offline stand-ins of the artifact actions
 // (testdata/act/README.md).
@@ -573,14 +575,21 @@ func (r *actRecord) readRun(t *testing.T, dir string) {
 	}
 	sort.Strings(r.log)
 	for sub, m := range map[string]map[string]string{"results": r.results, "worktrees": r.patches} {
-		files, _ := filepath.Glob(filepath.Join(dir, sub, "*"))
-		for _, f := range files {
+		// A step with for_each keeps its items' results in a folder of
+		// its own (results/STEP/N.md).
+		root := filepath.Join(dir, sub)
+		_ = filepath.WalkDir(root, func(f string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
 			b, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			m[filepath.Base(f)] = string(b)
-		}
+			rel, _ := filepath.Rel(root, f)
+			m[filepath.ToSlash(rel)] = string(b)
+			return nil
+		})
 	}
 }
 

@@ -63,7 +63,6 @@ type ghWorkflow struct {
 // refuses, with what its refusal says.
 var workflowRefuses = map[string]string{
 	"published": "catalogue step \"run-published-issue\" cannot be compiled to github-actions",
-	"foreach":   "step \"fix\": for_each cannot be compiled to github-actions yet",
 }
 
 // TestCompileWorkflowGolden compiles every golden/compile/NAME.toml with
