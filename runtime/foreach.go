@@ -142,28 +142,7 @@ func (r *run) item(ctx context.Context, st *ir.PlanStep, parent *step.Context, k
 			r.wts.Release(context.WithoutCancel(ctx), own.Worktree, r.patches)
 		}
 	}
-	if ctx.Err() != nil && e.outcome == record.Failed {
-		e.outcome, e.cause = record.Interrupted, ""
-	}
-	if e.wrote {
-		if err := atomicfile.Write(sc.ResultFile, []byte(e.result)); err != nil {
-			err = fmt.Errorf("write the result of %s: %w", name, err)
-			if e.outcome == record.Failed || e.outcome == record.Interrupted {
-				r.warn(err)
-			} else {
-				e.outcome, e.exitCode, e.cause = record.Failed, -1, err.Error()
-			}
-		} else {
-			it.Result = filepath.ToSlash(filepath.Join(record.ResultsDir, rel+".md"))
-		}
-	}
-	if e.trace != "" {
-		if rel, err := filepath.Rel(r.folder.Dir, e.trace); err == nil && !strings.HasPrefix(rel, "..") {
-			it.Trace = rel
-		} else {
-			it.Trace = e.trace
-		}
-	}
+	r.keep(ctx, sc.ResultFile, name, &e, &it)
 	end := time.Now().UTC()
 	it.Outcome, it.End, it.ExitCode, it.Cause = e.outcome, &end, e.exitCode, e.cause
 	r.recordItem(st.Name, k, it)

@@ -904,34 +904,10 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier,
 	} else {
 		e = r.stepIn(ctx, st, sc, &sr, budget)
 	}
-	if ctx.Err() != nil && e.outcome == record.Failed {
-		// The step was stopped, not refuted.
-		e.outcome, e.cause = record.Interrupted, ""
-	}
-	if e.wrote {
-		// Whole or not at all, and owner-only even when the step wrote
-		// the file itself.
-		if err := atomicfile.Write(sc.ResultFile, []byte(e.result)); err != nil {
-			err = fmt.Errorf("write the result of step %q: %w", st.Name, err)
-			if e.outcome == record.Failed || e.outcome == record.Interrupted {
-				r.warn(err)
-			} else {
-				// A result cut short must not pass for the step's.
-				e.outcome, e.exitCode, e.cause = record.Failed, -1, err.Error()
-			}
-		} else {
-			sr.Result = filepath.Join(record.ResultsDir, st.Name+".md")
-			r.mu.Lock()
-			r.wrote[st.Name] = true
-			r.mu.Unlock()
-		}
-	}
-	if e.trace != "" {
-		if rel, err := filepath.Rel(r.folder.Dir, e.trace); err == nil && !strings.HasPrefix(rel, "..") {
-			sr.Trace = rel
-		} else {
-			sr.Trace = e.trace
-		}
+	if r.keep(ctx, sc.ResultFile, fmt.Sprintf("step %q", st.Name), &e, &sr) {
+		r.mu.Lock()
+		r.wrote[st.Name] = true
+		r.mu.Unlock()
 	}
 	end := time.Now().UTC()
 	sr.Outcome, sr.End, sr.ExitCode, sr.Cause = e.outcome, &end, e.exitCode, e.cause
@@ -944,6 +920,42 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier,
 		r.wts.Release(context.WithoutCancel(ctx), st.Worktree, r.patches)
 	}
 	return e.outcome
+}
+
+// keep ends what ran of a step, or of an item (what, as its errors name
+// it), as e says: a failure once ctx has ended is an interruption; its
+// result, when an action ran, is written to file, whole or not at all and
+// owner-only even when the step wrote the file itself, and sr records it
+// and its trace, both relative to the run folder. A result that could not
+// be written fails a step that had not failed. keep reports whether the
+// result was written.
+func (r *run) keep(ctx context.Context, file, what string, e *stepEnd, sr *record.StepRecord) bool {
+	if ctx.Err() != nil && e.outcome == record.Failed {
+		// The step was stopped, not refuted.
+		e.outcome, e.cause = record.Interrupted, ""
+	}
+	wrote := false
+	if e.wrote {
+		if err := atomicfile.Write(file, []byte(e.result)); err != nil {
+			err = fmt.Errorf("write the result of %s: %w", what, err)
+			if e.outcome == record.Failed || e.outcome == record.Interrupted {
+				r.warn(err)
+			} else {
+				// A result cut short must not pass for the step's.
+				e.outcome, e.exitCode, e.cause = record.Failed, -1, err.Error()
+			}
+		} else if rel, err := filepath.Rel(r.folder.Dir, file); err == nil {
+			sr.Result, wrote = filepath.ToSlash(rel), true
+		}
+	}
+	if e.trace != "" {
+		if rel, err := filepath.Rel(r.folder.Dir, e.trace); err == nil && !strings.HasPrefix(rel, "..") {
+			sr.Trace = rel
+		} else {
+			sr.Trace = e.trace
+		}
+	}
+	return wrote
 }
 
 // lastUsers maps each worktree of plan to the last step, in file order,

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -575,21 +574,7 @@ func (r *actRecord) readRun(t *testing.T, dir string) {
 	}
 	sort.Strings(r.log)
 	for sub, m := range map[string]map[string]string{"results": r.results, "worktrees": r.patches} {
-		// A step with for_each keeps its items' results in a folder of
-		// its own (results/STEP/N.md).
-		root := filepath.Join(dir, sub)
-		_ = filepath.WalkDir(root, func(f string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return nil
-			}
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rel, _ := filepath.Rel(root, f)
-			m[filepath.ToSlash(rel)] = string(b)
-			return nil
-		})
+		readTree(t, filepath.Join(dir, sub), func(s string) string { return s }, m)
 	}
 }
 

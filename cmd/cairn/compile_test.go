@@ -461,21 +461,7 @@ func (w *compileWork) record(t *testing.T, code int, stdout, stderr string) *run
 		dir string
 		m   map[string]string
 	}{{"results", r.results}, {"worktrees", r.patches}} {
-		// A step with for_each keeps its items' results in a folder of
-		// its own (results/STEP/N.md).
-		root := filepath.Join(runDir, sub.dir)
-		_ = filepath.WalkDir(root, func(f string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return nil
-			}
-			b, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rel, _ := filepath.Rel(root, f)
-			sub.m[filepath.ToSlash(rel)] = norm(string(b))
-			return nil
-		})
+		readTree(t, filepath.Join(runDir, sub.dir), norm, sub.m)
 	}
 	out, _, _ := w.run(t, nil, "git", "worktree", "list")
 	r.worktrees = strings.Count(out, "\n")
@@ -535,6 +521,25 @@ func (w *compileWork) record(t *testing.T, code int, stdout, stderr string) *run
 		r.sessions[key] = norm(fmt.Sprintf("argv:\n%s\ncwd: %s\nenv:\n%s\nstdin:\n%s\npolicy:\n%s\nsettings:\n%s", argv, cwd, env, stdin, policy, settings))
 	}
 	return r
+}
+
+// readTree puts in m the text of each file under root, by its path there
+// (results/STEP/N.md of the items of a step with for_each too), through
+// norm.
+func readTree(t *testing.T, root string, norm func(string) string, m map[string]string) {
+	t.Helper()
+	_ = filepath.WalkDir(root, func(f string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, f)
+		m[filepath.ToSlash(rel)] = norm(string(b))
+		return nil
+	})
 }
 
 // commits is what the run made of the repository's history: on each
