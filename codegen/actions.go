@@ -47,7 +47,6 @@ type actionsTarget struct{}
 
 func (actionsTarget) Name() string     { return actionsInfo.name }
 func (actionsTarget) Executable() bool { return false }
-func (actionsTarget) TakesJobs() bool  { return false }
 
 func (actionsTarget) Compile(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
 	return Actions(plan, in)
@@ -231,6 +230,21 @@ type workflowJob struct {
 	// ForEach is set for the job of a step with for_each, which keeps its
 	// items' results and outputs with its own.
 	ForEach bool
+	// Each is the job's part in a step with for_each, whose items run in
+	// a matrix of jobs (eachJobs): "list" for the job that lists them
+	// (its output indexes), "item" for the matrix's jobs, each running
+	// one item and keeping it as cairn-item-STEP.N, and "end" for the
+	// step's job after them, which takes what they kept and ends the
+	// step; "" for another step's job. The three run the same script,
+	// told their part by the job's environment. List is the ID of the
+	// job that lists the items, and MaxParallel the matrix's bound.
+	Each        string
+	List        string
+	MaxParallel int
+	// RunKeys and RunSpent are set when the job's run step gives its
+	// script the agents' keys and what the earlier jobs spent: the job's
+	// own (Keys, Spent), or, for a step with for_each, its items'.
+	RunKeys, RunSpent bool
 }
 
 // stepRef is how a job writes a step that is the same in several jobs:
@@ -444,6 +458,9 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 			}
 			diags = append(diags, c.agents(st, j)...)
 			byStep[st.Name] = j
+			if st.ForEach != "" {
+				wf.Jobs = append(wf.Jobs, c.eachJobs(st, j)...)
+			}
 			wf.Jobs = append(wf.Jobs, j)
 			ids = append(ids, j.ID)
 			if s.RepairJobs && slices.ContainsFunc(st.Actions, func(a ir.PlanAction) bool { return a.Kind == ir.Catalogue && a.Catalogue == ir.Delivery }) {
@@ -497,6 +514,12 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		if j.Branch != "" {
 			patch = j.Branch
 		}
+		if j.Each == "list" || j.Each == "item" {
+			// The step's jobs run its job's script (eachJobs).
+			if end := byStep[j.Step]; end.Patch != nil {
+				patch = end.Patch.Worktree
+			}
+		}
 		js, err := c.jobScript(s, []string{j.Step}, patch)
 		var f *syntax.File
 		if err == nil {
@@ -539,7 +562,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	for _, j := range wf.Jobs {
 		final.Spent = final.Spent || j.Spent
 		final.Needs = append(final.Needs, j.ID)
-		if j.Role == "" {
+		if j.Role == "" && j.KeepsStep() {
 			final.Parts = append(final.Parts, runPart{Step: j.Step, Artifact: runPartArtifact(j.Step)})
 		}
 	}
@@ -573,6 +596,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		}
 	}
 	wf.afterRepairs()
+	wf.afterItems()
 	wf.anchor()
 	script, err := actionsResults(rs)
 	if err != nil {
@@ -599,7 +623,7 @@ func (wf *workflow) anchor() {
 		kinds := []string{"checkout", "take-functions"}
 		// A job that may hand its delivery off keeps the step's result,
 		// run folder and changes only when it did not (keepKind).
-		if j.Role != "repair" {
+		if j.Role != "repair" && j.KeepsStep() {
 			kinds = append(kinds, j.KeepKind("keep-result"), j.KeepKind("keep-run"))
 		}
 		if j.Given {
@@ -621,7 +645,9 @@ func (wf *workflow) anchor() {
 			}
 		}
 		if j.Spent {
-			kinds = append(kinds, "keep-spent")
+			if j.KeepsStep() {
+				kinds = append(kinds, "keep-spent")
+			}
 			if j.Given {
 				kinds = append(kinds, "take-spent")
 			}
@@ -642,6 +668,11 @@ func (wf *workflow) anchor() {
 			// Every round's repair job runs the same script, as does
 			// every round's delivery's job.
 			j.RunStep = "run-" + j.Role
+			kinds = append(kinds, j.RunStep)
+		}
+		if j.Each != "" {
+			// So do the jobs of a step with for_each.
+			j.RunStep = "run-each-" + j.Step
 			kinds = append(kinds, j.RunStep)
 		}
 		for _, k := range kinds {
@@ -815,7 +846,8 @@ func (j *workflowJob) KeepKind(kind string) string {
 }
 
 // Name is what GitHub shows of the job: its step's name, and its part in
-// the step's repair loop.
+// the step's repair loop, or in its for_each (an item's job is named as
+// cairn names the item, STEP[N]).
 func (j *workflowJob) Name() string {
 	switch j.Role {
 	case "repair":
@@ -823,7 +855,90 @@ func (j *workflowJob) Name() string {
 	case "redeliver":
 		return fmt.Sprintf("%s: deliver after repair %d", j.Step, j.Round)
 	}
+	switch j.Each {
+	case "list":
+		return j.Step + ": list its items"
+	case "item":
+		return j.Step + "[${{ matrix.index }}]"
+	}
 	return j.Step
+}
+
+// KeepsStep reports whether the job keeps its step's result, run folder
+// and changes: every step's job but those that list a step's items and run
+// them (Each), whose step's job keeps them.
+func (j *workflowJob) KeepsStep() bool {
+	return j.Each == "" || j.Each == "end"
+}
+
+// afterItems gives a condition to each job after the jobs of a for_each's
+// items: GitHub skips a job with no if: when a job anywhere before it failed
+// or was skipped, and an item's job fails with its item (an optional
+// step's run goes on), or is skipped when the list has no item. Such a
+// job runs when the jobs it needs succeeded, as without the items' jobs.
+// A job that afterRepairs gave a condition keeps it: it is of the same
+// kind.
+func (wf *workflow) afterItems() {
+	byID := map[string]*workflowJob{}
+	for _, j := range wf.Jobs {
+		byID[j.ID] = j
+	}
+	after := map[string]bool{}
+	var isAfter func(j *workflowJob) bool
+	isAfter = func(j *workflowJob) bool {
+		if v, ok := after[j.ID]; ok {
+			return v
+		}
+		after[j.ID] = false
+		for _, n := range j.Needs {
+			if d := byID[n]; d != nil && (d.Each == "item" || isAfter(d)) {
+				after[j.ID] = true
+				break
+			}
+		}
+		return after[j.ID]
+	}
+	for _, j := range wf.Jobs {
+		if j.Role != "" || j.Each == "item" || j.Each == "end" || j.If != "" || !isAfter(j) {
+			continue
+		}
+		conds := []string{"!cancelled()"}
+		for _, n := range j.Needs {
+			conds = append(conds, fmt.Sprintf("needs.%s.result == 'success'", n))
+		}
+		j.If = strings.Join(conds, " && ")
+	}
+}
+
+// eachJobs are the jobs that run the items of step st, which has for_each,
+// before end, the step's job (docs/design.md §9): a job that evaluates
+// the list as the step would (over the records and outputs of the steps
+// it waits for) and gives its items' indexes as its output, then a matrix
+// of jobs over those indexes (from fromJSON, at most --jobs or max_items
+// at once, none cancelled when another fails), each running one item in a
+// throwaway of its own and keeping what it left. The step's job runs
+// after them, even when items failed, as long as the list was had: it
+// evaluates the list again, takes what each item's job kept, and ends
+// the step as cairn run does. Nothing of the list travels in the matrix
+// but indexes: each item's job finds its item in the list again. The
+// items' jobs install the CLIs and keep the keys; the step's job starts
+// no session.
+func (c *compiler) eachJobs(st *ir.PlanStep, end *workflowJob) []*workflowJob {
+	list := &workflowJob{ID: end.ID + "_list", Step: st.Name, Needs: end.Needs, If: end.If, Given: end.Given, Decides: true, Each: "list"}
+	items := &workflowJob{ID: end.ID + "_items", Step: st.Name, Needs: []string{list.ID}, Given: end.Given, Decides: true,
+		Each: "item", List: list.ID, Installs: end.Installs, Keys: end.Keys, Spent: end.Spent, MaxParallel: st.MaxItems,
+		If: fmt.Sprintf("!cancelled() && needs.%[1]s.result == 'success' && needs.%[1]s.outputs.indexes != ''", list.ID)}
+	if c.in.Jobs > 0 && c.in.Jobs < items.MaxParallel {
+		items.MaxParallel = c.in.Jobs
+	}
+	end.Each, end.List = "end", list.ID
+	end.Needs = append(slices.Clone(end.Needs), list.ID, items.ID)
+	end.If = fmt.Sprintf("!cancelled() && needs.%s.result == 'success'", list.ID)
+	end.Installs, end.Keys = nil, nil
+	for _, j := range []*workflowJob{list, items, end} {
+		j.RunKeys, j.RunSpent = len(items.Keys) > 0, items.Spent
+	}
+	return []*workflowJob{list, items}
 }
 
 // repairJobs unrolls the repair loop of delivery step st, whose first job
@@ -884,7 +999,9 @@ func (wf *workflow) afterRepairs() {
 		}
 	}
 	for _, j := range wf.Jobs {
-		if j.Role != "" || !slices.ContainsFunc(j.Needs, func(n string) bool { _, ok := in[n]; return ok }) {
+		// The jobs of a for_each's items and its step's job after them
+		// run as the job that lists the items says (eachJobs).
+		if j.Role != "" || j.Each == "item" || j.Each == "end" || !slices.ContainsFunc(j.Needs, func(n string) bool { _, ok := in[n]; return ok }) {
 			continue
 		}
 		conds := []string{"!cancelled()"}

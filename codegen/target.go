@@ -16,9 +16,6 @@ type Target interface {
 	// Executable reports whether the artifact is a program, which -o
 	// writes with mode 0755 rather than 0644.
 	Executable() bool
-	// TakesJobs reports whether the artifact bounds how many steps of a
-	// parallel group run at once, so that compile's --jobs applies.
-	TakesJobs() bool
 	// Compile renders plan, with what the target needs besides it.
 	Compile(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic)
 }
@@ -50,7 +47,6 @@ type bashTarget struct{}
 
 func (bashTarget) Name() string     { return bashInfo.name }
 func (bashTarget) Executable() bool { return true }
-func (bashTarget) TakesJobs() bool  { return true }
 
 func (bashTarget) Compile(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
 	return Bash(plan, in)

@@ -25,7 +25,7 @@ type compileCmd struct {
 	Output string  `short:"o" placeholder:"FILE" predictor:"file" help:"Write to FILE rather than to stdout: a new script gets mode 0755, a new workflow 0644, and a file that exists keeps its own."`
 	Access *string `placeholder:"A" enum:"${accesses}" help:"Tighten every session's access in the script to at most A: read, write or full. It lowers any above A and raises none."`
 	// Jobs is nil without --jobs.
-	Jobs  *int `placeholder:"N" help:"The script runs at most N steps of a parallel group at once unless its own --jobs says otherwise (bash only: a workflow runs each on its own runner)."`
+	Jobs  *int `placeholder:"N" help:"At most N steps of a parallel group, or items of a for_each, run at once: in a script, unless its own --jobs says otherwise; in a workflow, N is a for_each's max-parallel (each step of a parallel group has a runner of its own)."`
 	Check bool `help:"Write nothing: exit 0 when the -o FILE is what compile writes now, else 1 with a unified diff (a CI guard against a stale compiled file)."`
 }
 
@@ -42,7 +42,7 @@ func (c *compileCmd) Run(a *app) error {
 	if c.Check && c.Output == "" {
 		return usageError("--check needs -o FILE: the compiled file to compare")
 	}
-	jobs, err := c.jobs(target)
+	jobs, err := c.jobs()
 	if err != nil {
 		return err
 	}
@@ -97,14 +97,11 @@ func (c *compileCmd) Run(a *app) error {
 	return nil
 }
 
-// jobs is --jobs for target: 0 without the flag, and a usage error for a
-// target that takes none or a value below 0.
-func (c *compileCmd) jobs(target codegen.Target) (int, error) {
+// jobs is --jobs: 0 without the flag, and a usage error for a value below
+// 0.
+func (c *compileCmd) jobs() (int, error) {
 	if c.Jobs == nil {
 		return 0, nil
-	}
-	if !target.TakesJobs() {
-		return 0, usageError("--jobs: the %s target runs each step of a parallel group on its own runner; it takes no --jobs", target.Name())
 	}
 	if *c.Jobs < 0 {
 		return 0, usageError("--jobs %d: want 0 (all at once) or more", *c.Jobs)

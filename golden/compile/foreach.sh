@@ -1383,27 +1383,34 @@ when_decide() {
   fi
 }
 
-for_each() {
-  local i=$1 doc list n k running_items=0 item_parent=$BASHPID
+each_items() {
+  local i=$1 doc
+  each_list='' each_n=0
   if ! doc=$(when_doc "$i"); then
     step_outcome=failed step_rc=-1 step_cause="for_each ${step_each_text[i]} cannot be evaluated: ${doc#error:}"
-    return
+    return 1
   fi
-  if ! list=$(jq -c -S "${step_each[i]}" <<<"$doc" 2>"$tmp/each.err"); then
+  if ! each_list=$(jq -c -S "${step_each[i]}" <<<"$doc" 2>"$tmp/each.err"); then
     step_outcome=failed step_rc=-1
     step_cause="for_each ${step_each_text[i]} cannot be evaluated: $(sed -n '1s/^jq: error[^:]*: //p' -- "$tmp/each.err")"
-    return
+    return 1
   fi
-  n=$(jq length <<<"$list")
-  if ((n == 0)); then
+  each_n=$(jq length <<<"$each_list")
+  if ((each_n == 0)); then
     step_outcome=skipped step_rc=$check_skip step_cause="for_each ${step_each_text[i]} gives no items"
-    return
+    return 1
   fi
-  if ((n > step_each_max[i])); then
+  if ((each_n > step_each_max[i])); then
     step_outcome=failed step_rc=-1
-    step_cause="for_each ${step_each_text[i]} gives $n items, more than max_items ${step_each_max[i]}; no item started"
-    return
+    step_cause="for_each ${step_each_text[i]} gives $each_n items, more than max_items ${step_each_max[i]}; no item started"
+    return 1
   fi
+}
+
+for_each() {
+  local i=$1 n k running_items=0 item_parent=$BASHPID
+  each_items "$i" || return 0
+  n=$each_n
   mkdir -p -- "$run/results/$step" "$run/traces/$step"
   printf '%s\n' "$n" >"$tmp/items.$step"
   for ((k = 0; k < n; k++)); do
@@ -1412,10 +1419,10 @@ for_each() {
       running_items=$((running_items - 1))
     done
     if [[ -e $tmp/interrupted ]]; then
-      item_cancel "$i" "$k" "$(jq -c ".[$k]" <<<"$list")"
+      item_cancel "$i" "$k" "$(jq -c ".[$k]" <<<"$each_list")"
       continue
     fi
-    "step_${i}_item" "$k" "$(jq -c ".[$k]" <<<"$list")" &
+    "step_${i}_item" "$k" "$(jq -c ".[$k]" <<<"$each_list")" &
     running_items=$((running_items + 1))
   done
   wait || true
