@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-dev/cairn/catalogue"
 	"github.com/cairn-dev/cairn/forge"
+	"github.com/cairn-dev/cairn/internal/tracing"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/step"
@@ -117,7 +118,7 @@ func (c *catalogueRun) Session(ctx context.Context, a *ir.PlanAction, trace stri
 	if err != nil {
 		return catalogue.Result{Failed: true, ExitCode: -1, Cause: err.Error()}
 	}
-	res := step.RunPrompt(ctx, &sc, h, step.Invocation(a, p))
+	res := step.RunPrompt(tracing.As(ctx, "repair"), &sc, h, step.Invocation(a, p))
 	return catalogue.Result{Failed: res.Failed, Cause: res.Cause, ExitCode: res.ExitCode, Result: res.Result, Trace: res.Trace, TimedOut: res.TimedOut}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairn-dev/cairn/expr"
 	"github.com/cairn-dev/cairn/internal/atomicfile"
+	"github.com/cairn-dev/cairn/internal/tracing"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/step"
@@ -102,6 +103,7 @@ func (r *run) itemsOf(st *ir.PlanStep) ([]json.RawMessage, stepEnd, bool) {
 // shows it, and returns how it ended.
 func (r *run) item(ctx context.Context, st *ir.PlanStep, parent *step.Context, k int, item json.RawMessage, sr *record.StepRecord, budget *purse) stepEnd {
 	name := record.ItemName(st.Name, k)
+	ctx, span := tracing.Item(ctx, st.Name, name, k)
 	rel := filepath.Join(st.Name, strconv.Itoa(k))
 	it := r.itemRecord(st.Name, k)
 	start := time.Now().UTC()
@@ -146,6 +148,8 @@ func (r *run) item(ctx context.Context, st *ir.PlanStep, parent *step.Context, k
 	end := time.Now().UTC()
 	it.Outcome, it.End, it.ExitCode, it.Cause = e.outcome, &end, e.exitCode, e.cause
 	r.recordItem(st.Name, k, it)
+	span.SetUsage(it.Usage.Plus(it.JudgeUsage))
+	span.End(string(e.outcome), e.cause)
 	r.prog.End(name, e.outcome, end.Sub(start), e.cause)
 	return e
 }

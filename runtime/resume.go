@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/source"
+	"github.com/cairn-dev/cairn/internal/tracing"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/worktree"
@@ -152,10 +153,13 @@ func Resumable(rec *record.Record) bool {
 // the changes saved in their patches; a commit-mode run goes on committing
 // in the repository. It refuses a run another cairn holds (ErrRunning), one
 // that may not be resumed, and a plan whose steps are not the run's.
-func Resume(ctx context.Context, dir string, o Options) (record.Status, error) {
+func Resume(ctx context.Context, dir string, o Options) (status record.Status, err error) {
 	if err := o.complete(); err != nil {
 		return record.StatusFailed, err
 	}
+	ctx, span := tracing.Run(ctx, o.Plan.Process, "resume")
+	span.SetRun(filepath.Base(dir))
+	defer func() { span.End(string(status), causeOf(err)) }()
 	if o.Plan.Commit {
 		if err := CheckIdentity(ctx, o.Repo); err != nil {
 			return record.StatusFailed, err

@@ -32,6 +32,7 @@ import (
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/git"
 	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/internal/tracing"
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/skills"
@@ -117,9 +118,11 @@ func Run(ctx context.Context, o Options) (record.Status, error) {
 	if err := o.complete(); err != nil {
 		return record.StatusFailed, err
 	}
+	ctx, span := tracing.Run(ctx, o.Plan.Process, "run")
 	dir, started := "", o.Started
 	o.Started = func(d string) {
 		dir = d
+		span.SetRun(filepath.Base(d))
 		if started != nil {
 			started(d)
 		}
@@ -130,6 +133,7 @@ func Run(ctx context.Context, o Options) (record.Status, error) {
 			o.say(fmt.Sprintf("cairn: warning: %v", err))
 		}
 	}
+	span.End(string(status), causeOf(err))
 	return status, err
 }
 
@@ -878,7 +882,7 @@ func (r *run) start(st *ir.PlanStep, earlier []step.Earlier, shares *split) func
 // log line, its result file), shows its end, and returns its outcome. Its
 // sessions spend under budget: the run's purse, or the step's share of it.
 func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier, sr record.StepRecord, start time.Time, budget *purse) record.Outcome {
-
+	ctx, span := tracing.Step(ctx, st.Name)
 	sc := &step.Context{
 		RunDir:     r.folder.Dir,
 		ResultFile: r.resultFile(st.Name),
@@ -912,6 +916,8 @@ func (r *run) step(ctx context.Context, st *ir.PlanStep, earlier []step.Earlier,
 	end := time.Now().UTC()
 	sr.Outcome, sr.End, sr.ExitCode, sr.Cause = e.outcome, &end, e.exitCode, e.cause
 	r.record(sr)
+	span.SetUsage(sr.Usage.Plus(sr.JudgeUsage))
+	span.End(string(e.outcome), e.cause)
 	r.complete(ctx, st, &sr)
 	r.prog.End(st.Name, e.outcome, end.Sub(start), e.cause)
 	if r.lastUser[st.Worktree] == st.Name && ctx.Err() == nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/atomicfile"
 	"github.com/cairn-dev/cairn/internal/text"
+	"github.com/cairn-dev/cairn/internal/tracing"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/step"
@@ -314,7 +315,7 @@ func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateR
 		if err != nil {
 			return judgement{broken: fmt.Sprintf("record the worktree before the judge: %v", err)}
 		}
-		res := step.RunPrompt(ctx, &js, h, inv)
+		res := step.RunPrompt(tracing.As(ctx, "judge"), &js, h, inv)
 		// Undone even when the run was interrupted meanwhile.
 		if what, err := before.Restore(context.WithoutCancel(ctx)); err != nil {
 			return judgement{broken: fmt.Sprintf("undo what the judge changed in the worktree: %v", err)}
@@ -447,7 +448,7 @@ func (r *run) review(ctx context.Context, sc *step.Context, wt worktree.Worktree
 	}
 	inv := step.Invocation(a, prompt)
 	inv.Resume = resume
-	res := step.RunPrompt(ctx, sc, h, inv)
+	res := step.RunPrompt(tracing.As(ctx, "review"), sc, h, inv)
 	if j < len(sr.Actions) {
 		sr.Actions[j].ExitCode, sr.Actions[j].Cause = res.ExitCode, res.Cause
 	}

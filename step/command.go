@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/internal/tracing"
 )
 
 // ShellRun is how one bash script of a step ended: the process's end, its
@@ -28,18 +29,21 @@ func (s ShellRun) OK() bool { return s.Cause == "" }
 // group) when ctx is done or the step's timeout passes.
 func runShell(ctx context.Context, sc *Context, script string) ShellRun {
 	var out bytes.Buffer
-	run := runShellTo(ctx, sc, script, &out, &out)
+	run := runShellTo(ctx, sc, "command", script, &out, &out)
 	run.Output = out.Bytes()
 	return run
 }
 
 // runShellTo is runShell writing the script's stdout and stderr to the
-// writers given; the ShellRun it returns holds no output.
-func runShellTo(ctx context.Context, sc *Context, script string, stdout, stderr io.Writer) ShellRun {
+// writers given; the ShellRun it returns holds no output. kind names the
+// script in its span (command, precheck, validate, setup), whose trace
+// context its environment carries (TRACEPARENT).
+func runShellTo(ctx context.Context, sc *Context, kind, script string, stdout, stderr io.Writer) ShellRun {
+	ctx, span := tracing.Shell(ctx, stepName(sc), kind)
 	p := &proc.Proc{
 		Argv:    []string{"bash", "-euo", "pipefail", "-c", script},
 		Dir:     sc.Worktree,
-		Env:     ShellEnv(sc.Env, stepEnv(sc)),
+		Env:     tracing.Env(ctx, ShellEnv(sc.Env, stepEnv(sc))),
 		Stdout:  stdout,
 		Stderr:  stderr,
 		Timeout: sc.Timeout,
@@ -55,6 +59,12 @@ func runShellTo(ctx context.Context, sc *Context, script string, stdout, stderr 
 	case res.ExitCode != 0 || res.Stopped:
 		run.Cause = res.Cause(sc.Timeout)
 	}
+	span.SetExitCode(res.ExitCode)
+	outcome := "succeeded"
+	if !run.OK() {
+		outcome = "failed"
+	}
+	span.End(outcome, run.Cause)
 	return run
 }
 
@@ -108,7 +118,7 @@ func RunSetup(ctx context.Context, sc *Context, script string, out io.Writer) Sh
 	end := &endBuffer{}
 	// One writer for both: exec then writes to it from one goroutine.
 	w := io.MultiWriter(out, end)
-	run := runShellTo(ctx, sc, script, w, w)
+	run := runShellTo(ctx, sc, "setup", script, w, w)
 	if !run.OK() {
 		run.Output = []byte(outputTail(end.buf))
 	}

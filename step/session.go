@@ -17,6 +17,7 @@ import (
 	"github.com/cairn-dev/cairn/harness"
 	"github.com/cairn-dev/cairn/internal/lookpath"
 	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/internal/tracing"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/step/prompts"
 )
@@ -80,8 +81,24 @@ func Invocation(a *ir.PlanAction, prompt string) harness.Invocation {
 // session starts, and a commondir file the session made where the sandbox
 // could not keep it (a checkout's .git) is removed and fails the session.
 // With sc.Agent set (a stubbed run) no CLI starts: the Agent answers, after
-// the guard, that check and the budget, as the CLI would have.
+// the guard, that check and the budget, as the CLI would have. The session
+// has a span of its own (package tracing), whose trace context the CLI's
+// environment carries (TRACEPARENT).
 func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness.Invocation) Result {
+	ctx, span := tracing.Session(ctx, stepName(sc), h.Name, inv.Model, inv.Access)
+	r := runPrompt(ctx, sc, h, inv)
+	span.SetSession(r.Session.ID)
+	span.SetUsage(r.Session.Used(nil))
+	outcome := "succeeded"
+	if r.Failed {
+		outcome = "failed"
+	}
+	span.End(outcome, r.Cause)
+	return r
+}
+
+// runPrompt is RunPrompt, under the session's span.
+func runPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness.Invocation) Result {
 	failed := func(format string, args ...any) Result {
 		return Result{Failed: true, ExitCode: -1, Cause: fmt.Sprintf(format, args...)}
 	}
@@ -124,7 +141,7 @@ func RunPrompt(ctx context.Context, sc *Context, h *harness.Harness, inv harness
 	if len(argv) == 0 || argv[0] == "" {
 		return failed("harness %q has no command", h.Name)
 	}
-	env := proc.MergeEnv(sc.Env, cmd.Env, nil)
+	env := tracing.Env(ctx, proc.MergeEnv(sc.Env, cmd.Env, nil))
 	bin, err := lookpath.In(env, sc.Worktree, argv[0])
 	if err != nil {
 		return failed("harness %q cannot start: %v", h.Name, err)

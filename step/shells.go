@@ -59,7 +59,7 @@ func RecordShell(ctx context.Context, sc *Context, ps PhaseShell) (ShellRun, rec
 	rec.Stderr, _ = filepath.Rel(sc.RunDir, stderr.f.Name())
 	var both lockedBuffer
 	stdout.both, stderr.both = &both, &both
-	run := runShellTo(ctx, sc, ps.Script, stdout, stderr)
+	run := runShellTo(ctx, sc, string(ps.Phase), ps.Script, stdout, stderr)
 	run.Output = both.Bytes()
 	rec.ExitCode, rec.Cause, rec.Lines = run.Proc.ExitCode, run.Cause, stdout.lines()+stderr.lines()
 	if run.OK() {

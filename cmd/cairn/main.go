@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/cairn-dev/cairn/internal/proc"
+	"github.com/cairn-dev/cairn/internal/tracing"
 )
 
 // earlySignals receives SIGINT and SIGTERM until a command that stops what
@@ -80,6 +81,16 @@ func interrupts(parent context.Context) (context.Context, context.CancelFunc) {
 			cancel()
 		})
 	}
+}
+
+// traced sets up the export of a command's traces when a's environment
+// asks for it (package tracing), in a.ctx, and returns what flushes them
+// as the command ends, interrupted or failed too, within
+// tracing.FlushTimeout.
+func traced(a *app) func() {
+	ctx, flush := tracing.Start(a.ctx, a.env, a.stderr, version())
+	a.ctx = ctx
+	return flush
 }
 
 // interrupted ends a command whose context an interrupt cancelled: one line

@@ -28,6 +28,7 @@ type resumeCmd struct {
 // or crashed run goes on in its folder once its process file is checked
 // again, unchanged, and the record keeps the flags it goes on with.
 func (c *resumeCmd) Run(a *app) error {
+	defer traced(a)()
 	outliveReaders()
 	budget, err := budgetFlag(c.Budget)
 	if err != nil {

@@ -36,6 +36,7 @@ type runCmd struct {
 // its output that goes away does not stop it.
 func (c *runCmd) Run(a *app) error {
 	outliveReaders()
+	defer traced(a)()
 	target, issue, err := c.split()
 	if err != nil {
 		return err

@@ -22,6 +22,7 @@ type testCmd struct {
 // directory cairn works in, with its runs in a temporary CAIRN_HOME, and
 // reports each: exit 1 when any failed.
 func (c *testCmd) Run(a *app) error {
+	defer traced(a)()
 	o := proctest.Options{Dir: a.dir, ExitOf: exitOf, Env: a.env}
 	files, err := proctest.Find(a.ctx, o, c.Paths)
 	if err != nil {
