@@ -64,6 +64,8 @@ type Folder struct {
 	// failed is the first write to the folder that failed: the record on
 	// disk may lack what came after, so the run must not end well.
 	failed error
+	// watch sees every event the folder tells (Watch).
+	watch func(RunEvent)
 }
 
 // NewFolder creates the folder of a new run of process under runsDir:
@@ -346,8 +348,49 @@ func (f *Folder) Record() Record {
 	return f.rec.Clone()
 }
 
-// LogStep appends one logfmt line for a step to the run's log.
-func (f *Folder) LogStep(l LogLine) error {
+// Watch makes fn see every event of the run the folder tells, in order, as
+// it is told: `cairn run --json` writes them on stdout. fn is called under
+// the folder's mutex, one event at a time.
+func (f *Folder) Watch(fn func(RunEvent)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.watch = fn
+}
+
+// Tell stamps ev with RunEventVersion, the time (when it has none) and the
+// run's name, and gives it to the folder's watcher. It works on a closed
+// folder too: the run ends after its record is closed.
+func (f *Folder) Tell(ev RunEvent) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.tell(ev)
+}
+
+// tell is Tell; the caller holds f.mu.
+func (f *Folder) tell(ev RunEvent) {
+	if f.watch == nil {
+		return
+	}
+	ev.V, ev.Run = RunEventVersion, f.name
+	if ev.Time.IsZero() {
+		ev.Time = time.Now().UTC()
+	}
+	f.watch(ev)
+}
+
+// StepStarted tells that step s (or an item) started: its step_start event.
+func (f *Folder) StepStarted(s *StepRecord, stubbed bool) {
+	l := StepLogLine(s)
+	l.Stubbed = stubbed
+	f.Tell(stepEvent(EventStepStart, s, l))
+}
+
+// LogStep appends the logfmt line of ended step s (or an item) to the run's
+// log, and tells its step_end event, both made from one log line
+// (StepLogLine): stubbed marks both as a stubbed run's.
+func (f *Folder) LogStep(s *StepRecord, stubbed bool) error {
+	l := StepLogLine(s)
+	l.Stubbed = stubbed
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
@@ -356,6 +399,7 @@ func (f *Folder) LogStep(l LogLine) error {
 	if _, err := f.log.WriteString(l.String() + "\n"); err != nil {
 		return f.fail(fmt.Errorf("write the run's log: %w", err))
 	}
+	f.tell(stepEvent(EventStepEnd, s, l))
 	return nil
 }
 

@@ -37,7 +37,7 @@ func TestNewFolderNames(t *testing.T) {
 func TestFolderModes(t *testing.T) {
 	t.Parallel()
 	f := newTestFolder(t)
-	if err := f.LogStep(LogLine{Step: "a", Kind: "command", Outcome: Succeeded}); err != nil {
+	if err := f.LogStep(&StepRecord{Name: "a", Outcome: Succeeded}, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
@@ -79,9 +79,10 @@ func TestFolderModes(t *testing.T) {
 	}
 }
 
-func TestLogStep(t *testing.T) {
+// TestLogLine holds the log's lines to their logfmt.
+func TestLogLine(t *testing.T) {
 	t.Parallel()
-	f := newTestFolder(t)
+	var got strings.Builder
 	for _, l := range []LogLine{
 		{Step: "a", Kind: "command", Worktree: "a", Duration: 1234 * time.Millisecond, Outcome: Failed, Cause: "exit status 3"},
 		{Step: "b", Kind: "session", Worktree: "a", Harness: "claude", Model: "opus", Effort: "high", Duration: 90 * time.Second, Outcome: Succeeded},
@@ -90,21 +91,15 @@ func TestLogStep(t *testing.T) {
 		{Step: "d", Kind: "session", Worktree: "a", Harness: "codex", Duration: time.Second, Outcome: Succeeded,
 			Usage: ir.Usage{OutputTokens: ir.Count(20)}},
 	} {
-		if err := f.LogStep(l); err != nil {
-			t.Fatal(err)
-		}
-	}
-	b, err := os.ReadFile(filepath.Join(f.Dir, LogFile))
-	if err != nil {
-		t.Fatal(err)
+		got.WriteString(l.String() + "\n")
 	}
 	want := `step=a kind=command worktree=a harness=- model=- effort=- duration=1.2s outcome=failed cause="exit status 3"
 step=b kind=session worktree=a harness=claude model=opus effort=high duration=1m30s outcome=succeeded
 step=c kind=session worktree=a harness=claude model=- effort=- duration=1s turns=3 tokens_in=1530 tokens_out=402 cost=$0.0713 outcome=failed cause="budget spent: $4.02 of $4.00"
 step=d kind=session worktree=a harness=codex model=- effort=- duration=1s tokens_out=20 outcome=succeeded
 `
-	if string(b) != want {
-		t.Fatalf("got\n%s\nwant\n%s", b, want)
+	if got.String() != want {
+		t.Fatalf("got\n%s\nwant\n%s", got.String(), want)
 	}
 }
 
@@ -135,12 +130,12 @@ func TestFolderErr(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.log = bad
-	if err := f.LogStep(LogLine{Step: "a", Outcome: Succeeded}); err == nil {
+	if err := f.LogStep(&StepRecord{Name: "a", Outcome: Succeeded}, false); err == nil {
 		t.Fatal("LogStep to a read-only file succeeded")
 	}
 	f.log = good
 	bad.Close()
-	if err := f.LogStep(LogLine{Step: "b", Outcome: Succeeded}); err != nil {
+	if err := f.LogStep(&StepRecord{Name: "b", Outcome: Succeeded}, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Flush(); err != nil {
@@ -148,5 +143,46 @@ func TestFolderErr(t *testing.T) {
 	}
 	if err := f.Err(); err == nil || !strings.Contains(err.Error(), "write the run's log") {
 		t.Errorf("Err() = %v, want the failed write of the log", err)
+	}
+}
+
+// TestLogStepTells holds that a step's log line and its step_end event are
+// one: the same figures, the event stamped with the run's name.
+func TestLogStepTells(t *testing.T) {
+	t.Parallel()
+	f := newTestFolder(t)
+	var got []RunEvent
+	f.Watch(func(ev RunEvent) { got = append(got, ev) })
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	end := start.Add(1500 * time.Millisecond)
+	s := StepRecord{Name: ItemName("each", 2), Item: []byte(`"b"`), Worktree: "a", Optional: true, Outcome: Failed,
+		ExitCode: 3, Cause: "exit status 3", Start: &start, End: &end, Actions: []ActionRecord{{Kind: "session", Harness: "codex"}},
+		Usage: ir.Usage{Turns: ir.Count(2), InputTokens: ir.Count(10), CacheReadTokens: ir.Count(5), CostUSD: ir.Dollars(0.5), CostEstimated: true}}
+	f.StepStarted(&s, true)
+	if err := f.LogStep(&s, true); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(f.Dir, LogFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLine := "step=each[2] kind=session worktree=a harness=codex model=- effort=- duration=1.5s turns=2 tokens_in=15 cost=~$0.5000 outcome=failed cause=\"exit status 3\" stubbed=true\n"
+	if string(b) != wantLine {
+		t.Errorf("log %q, want %q", b, wantLine)
+	}
+	if len(got) != 2 || got[0].Type != EventStepStart || got[1].Type != EventStepEnd {
+		t.Fatalf("events %+v, want a step_start and a step_end", got)
+	}
+	e := got[1]
+	if e.V != RunEventVersion || e.Run != f.Name() || e.Time.IsZero() || e.Step != "each[2]" || e.Of != "each" || e.Index == nil || *e.Index != 2 ||
+		string(e.Item) != `"b"` || e.Kind != "session" || e.Harness != "codex" || !e.Optional || !e.Stubbed ||
+		*e.DurationMS != 1500 || e.Outcome != Failed || *e.ExitCode != 3 || e.Cause != "exit status 3" {
+		t.Errorf("step_end %+v", e)
+	}
+	if u := e.Usage; u == nil || *u.Turns != 2 || *u.TokensIn != 15 || u.TokensOut != nil || *u.CostUSD != 0.5 || !u.CostEstimated {
+		t.Errorf("step_end usage %+v", u)
+	}
+	if got[0].Outcome != "" || got[0].DurationMS != nil || got[0].Usage != nil {
+		t.Errorf("step_start %+v carries an end", got[0])
 	}
 }

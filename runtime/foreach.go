@@ -115,6 +115,7 @@ func (r *run) item(ctx context.Context, st *ir.PlanStep, parent *step.Context, k
 		// worktree.
 		own.Worktree = fmt.Sprintf("%s.%d", st.Name, k)
 	}
+	r.folder.StepStarted(&it, r.o.Stubs != nil)
 	r.prog.Start(name, views.DescribeStep(&own))
 	sc := *parent
 	sc.Item, sc.ItemIndex = item, k
@@ -173,9 +174,7 @@ func (r *run) recordItem(step string, k int, it record.StepRecord) {
 		}
 	}))
 	if it.Ended() {
-		l := record.StepLogLine(&it)
-		l.Stubbed = r.o.Stubs != nil
-		r.warn(r.folder.LogStep(l))
+		r.warn(r.folder.LogStep(&it, r.o.Stubs != nil))
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -75,6 +76,12 @@ type Options struct {
 	Stderr         io.Writer
 	Terminal       bool
 	StdoutTerminal bool
+	// Events, when set, gets every event the run tells (record.RunEvent),
+	// from its start to its end, one JSON object a line: `cairn run
+	// --json`. ExitOf, when set, gives the exit code of a run that ended
+	// with a status, for the run_end event.
+	Events io.Writer
+	ExitOf func(record.Status) int
 	// Prepare checks the child process a run-published-issue step starts
 	// (docs/design.md §7.8), by name, for a run on issue (an issue URL), as `cairn run
 	// NAME issue ISSUE` would: it writes the check's diagnostics to w, and
@@ -314,13 +321,20 @@ func (r *run) run(ctx context.Context, start time.Time) (record.Status, error) {
 // carry runs a begun (or resumed) run to its end: it opens the worktrees,
 // walks the stages, closes the worktrees, stamps the record's end, and
 // notifies. event names the start in the activity log.
-func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
+func (r *run) carry(ctx context.Context, event string) (status record.Status, runErr error) {
 	plan := r.o.Plan
 	if r.o.Pass != nil {
 		r.warn(r.o.Pass.SetRun(r.folder.Name()))
 	}
 	r.warn(record.Activity(r.o.Home, "event="+event, "run="+r.folder.Name(), "process="+plan.Process, "repo="+r.o.Repo.CommonDir,
 		"containment="+r.groups.Method()))
+
+	if r.o.Events != nil {
+		r.folder.Watch(eventLines(r.o.Events))
+	}
+	began := time.Now()
+	r.folder.Tell(record.RunEvent{Type: record.EventRunStart, Process: plan.Process, Dir: r.folder.Dir, Resumed: r.resumed != nil, Stubbed: r.o.Stubs != nil})
+	defer func() { r.tellEnd(began, status, runErr) }()
 
 	r.prog = progress.New(r.o.Stderr, r.o.Terminal, r.o.Env)
 	r.prog.Optional = progress.OptionalSteps(plan)
@@ -333,7 +347,7 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 	}
 	// A resumed run has spent what its steps' records say they used.
 	r.purse = newPurse("budget", budget, record.StepsUsage(r.initial).Cost(), r.spendingParent())
-	failed, runErr := false, error(nil)
+	failed := false
 	// A branch an earlier run left checked out is taken over only when
 	// that run's folder is not locked.
 	running := func(name string) bool {
@@ -400,7 +414,7 @@ func (r *run) carry(ctx context.Context, event string) (record.Status, error) {
 			}
 		}
 	}
-	status := record.StatusSucceeded
+	status = record.StatusSucceeded
 	steps := r.folder.Record().Steps
 	inconclusive := InconclusiveSteps(steps)
 	children := catalogue.InconclusiveChildren(plan.Process, r.folder.Dir, steps)
@@ -556,15 +570,52 @@ func (r *run) failedLine(steps []record.StepRecord) string {
 }
 
 // warn shows an error that does not change how the run ends (a record that
-// could not be written, a worktree that could not be removed) on stderr.
+// could not be written, a worktree that could not be removed) on stderr,
+// and tells it as a warning event.
 func (r *run) warn(err error) {
 	switch {
 	case err == nil:
+		return
 	case r.prog != nil:
 		// Through the progress, so that live lines stay whole.
 		r.prog.Note(fmt.Sprintf("cairn: warning: %v", err))
 	default:
 		r.o.say(fmt.Sprintf("cairn: warning: %v", err))
+	}
+	r.folder.Tell(record.RunEvent{Type: record.EventWarning, Message: err.Error()})
+}
+
+// warnStep shows a warning about step on stderr, and tells it as a
+// warning event.
+func (r *run) warnStep(step, msg string) {
+	r.prog.Note(fmt.Sprintf("warning: step %s: %s", step, msg))
+	r.folder.Tell(record.RunEvent{Type: record.EventWarning, Step: step, Message: msg})
+}
+
+// tellEnd tells the run_end event of a run that began at began and ended
+// with status and err: its exit code when o.ExitOf gives it, and what its
+// steps used.
+func (r *run) tellEnd(began time.Time, status record.Status, err error) {
+	ms := time.Since(began).Milliseconds()
+	ev := record.RunEvent{Type: record.EventRunEnd, Status: status, DurationMS: &ms, Cause: causeOf(err),
+		Usage: record.UsageEvent(r.folder.Record().Usage)}
+	if r.o.ExitOf != nil {
+		code := r.o.ExitOf(status)
+		ev.ExitCode = &code
+	}
+	r.folder.Tell(ev)
+}
+
+// eventLines writes each event it is given on w as one JSON line. A
+// reader that went away does not stop the run: what cannot be written is
+// dropped.
+func eventLines(w io.Writer) func(record.RunEvent) {
+	return func(ev record.RunEvent) {
+		b, err := json.Marshal(ev)
+		if err != nil {
+			return
+		}
+		w.Write(append(b, '\n'))
 	}
 }
 
@@ -766,9 +817,7 @@ func (r *run) record(sr record.StepRecord) {
 		}
 	}))
 	if sr.Ended() {
-		l := record.StepLogLine(&sr)
-		l.Stubbed = r.o.Stubs != nil
-		r.warn(r.folder.LogStep(l))
+		r.warn(r.folder.LogStep(&sr, r.o.Stubs != nil))
 	}
 }
 
@@ -867,6 +916,7 @@ func (r *run) start(st *ir.PlanStep, earlier []step.Earlier, shares *split) func
 	start := time.Now().UTC()
 	sr.Outcome, sr.Start = record.Running, &start
 	r.record(sr.Clone())
+	r.folder.StepStarted(&sr, r.o.Stubs != nil)
 	r.prog.Start(st.Name, views.DescribeStep(st))
 	if shares == nil {
 		return func(ctx context.Context) record.Outcome { return r.step(ctx, st, earlier, sr, start, r.purse) }
@@ -1322,5 +1372,5 @@ func expiry(plan *ir.Plan, status record.Status, end time.Time) string {
 func (r *run) waitMachine(ctx context.Context, step string) error {
 	return machine.Wait(ctx, r.o.Plan.Resources,
 		func(msg string) { r.prog.Note(fmt.Sprintf("%s: %s", step, msg)) },
-		func(msg string) { r.prog.Note(fmt.Sprintf("warning: step %s: %s", step, msg)) })
+		func(msg string) { r.warnStep(step, msg) })
 }

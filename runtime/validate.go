@@ -175,12 +175,13 @@ func (r *run) validate(ctx context.Context, sc *step.Context, wt worktree.Worktr
 // warnFailed shows a check that failed with severity warn, and under it,
 // for a shell, the end of what it wrote.
 func (r *run) warnFailed(sc *step.Context, f failure) {
-	msg := fmt.Sprintf("warning: step %s: validate: %s", sc.Step.Name, f.cause)
 	if f.record == nil {
-		r.prog.Note(msg)
+		r.warnStep(sc.Step.Name, "validate: "+f.cause)
 		return
 	}
+	msg := fmt.Sprintf("warning: step %s: validate: %s", sc.Step.Name, f.cause)
 	r.prog.NoteLines(msg, views.ShellLines(views.FailedShell(sc.RunDir, f.record)))
+	r.folder.Tell(record.RunEvent{Type: record.EventWarning, Step: sc.Step.Name, Message: "validate: " + f.cause})
 }
 
 // check runs one round of a validate phase: its shells in order (all of
@@ -320,7 +321,7 @@ func (r *run) judge(ctx context.Context, sc *step.Context, rec *record.ValidateR
 		if what, err := before.Restore(context.WithoutCancel(ctx)); err != nil {
 			return judgement{broken: fmt.Sprintf("undo what the judge changed in the worktree: %v", err)}
 		} else if what != "" {
-			r.prog.Note(fmt.Sprintf("warning: step %s: the judge changed the work (%s); cairn undid it", name, what))
+			r.warnStep(name, fmt.Sprintf("the judge changed the work (%s); cairn undid it", what))
 		}
 		if ctx.Err() != nil {
 			return judgement{}
