@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -60,6 +61,9 @@ type Options struct {
 	// Env is cairn's environment, whole, which main reads once: git, the
 	// runs' steps and their harnesses run in it.
 	Env []string
+	// Events, when set, gets the events of every case's run, one JSON
+	// object a line (runtime.Options.Events): `cairn test --json`.
+	Events io.Writer
 }
 
 // Case is how one test file's case went.
@@ -246,6 +250,8 @@ func Run(ctx context.Context, o Options, file string) *Case {
 		Stderr:    &stderr,
 		Stubs:     s,
 		Started:   func(dir string) { c.Run = dir },
+		Events:    o.Events,
+		ExitOf:    o.ExitOf,
 	})
 	c.RunStatus, c.Exit = string(status), o.ExitOf(status)
 	c.expect(t, status, runErr, stdout.String())

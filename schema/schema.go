@@ -1,7 +1,7 @@
 // Package schema makes the JSON Schemas (draft-07) of the files cairn reads
-// from the key tables their front-ends refuse unknown keys by: a process
+// from the key tables their front-ends refuse unknown keys by (a process
 // file in TOML, a card's front matter, the user config, stubs files and test
-// files.
+// files), and of the events `cairn run --json` writes.
 package schema
 
 import (
@@ -56,18 +56,27 @@ func Lookup(name string) (File, bool) {
 	return File{}, false
 }
 
-// JSON is the schema of the file called name, indented, ending in a
+// All are the names of every schema `cairn schema` prints: the files',
+// then Events.
+func All() []string {
+	return append(Names(), Events)
+}
+
+// JSON is the schema called name (one of All), indented, ending in a
 // newline.
 func JSON(name string) ([]byte, error) {
-	f, ok := Lookup(name)
-	if !ok {
-		return nil, fmt.Errorf("no schema %q; want %s", name, ir.OneOf(Names()))
+	var root object
+	if f, ok := Lookup(name); ok {
+		root = object{
+			{"$schema", "http://json-schema.org/draft-07/schema#"},
+			{"title", f.Title},
+		}
+		root = append(root, table(f.Keys)...)
+	} else if name == Events {
+		root = eventsSchema()
+	} else {
+		return nil, fmt.Errorf("no schema %q; want %s", name, ir.OneOf(All()))
 	}
-	root := object{
-		{"$schema", "http://json-schema.org/draft-07/schema#"},
-		{"title", f.Title},
-	}
-	root = append(root, table(f.Keys)...)
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -38,7 +38,7 @@ type cli struct {
 	Resume     resumeCmd     `cmd:"" help:"Resume a failed, interrupted or crashed run from its first step that neither succeeded nor skipped."`
 	Stop       stopCmd       `cmd:"" help:"Stop a running run, as Ctrl-C would."`
 	Gc         gcCmd         `cmd:"" help:"Delete expired runs, keeping the newest of each process and any still running."`
-	Schema     schemaCmd     `cmd:"" help:"Print the JSON Schema of a file cairn reads, for editors: process, card, config, stubs or test."`
+	Schema     schemaCmd     `cmd:"" help:"Print the JSON Schema of a file cairn reads, for editors (process, card, config, stubs or test), or of cairn run --json's events."`
 	Lsp        lspCmd        `cmd:"" help:"Run the language server of process files on stdin and stdout, for editors."`
 	Completion completionCmd `cmd:"" help:"Print the script that completes cairn's command line in bash, zsh or fish."`
 	Init       initCmd       `cmd:"" help:"Write a first process, its stubs and a test case of it, on the agent CLI this machine has."`
@@ -85,9 +85,10 @@ func parser(c *cli, stdout, stderr io.Writer) (*kong.Kong, error) {
 		kong.Exit(func(code int) { panic(exited(code)) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, WrapUpperBound: helpWidth}),
 		kong.Vars{
-			"version":  "cairn " + version(),
-			"accesses": strings.Join(ir.Accesses, ","),
-			"run_help": "The run: its folder's name or a unique prefix of it. Default: the latest run of this repository.",
+			"version":     "cairn " + version(),
+			"accesses":    strings.Join(ir.Accesses, ","),
+			"run_help":    "The run: its folder's name or a unique prefix of it. Default: the latest run of this repository.",
+			"events_help": "Write the run's events on stdout, one JSON object a line (cairn schema events); the progress and results go to stderr.",
 		},
 	)
 }

@@ -20,6 +20,7 @@ type resumeCmd struct {
 	Directive *string `placeholder:"TEXT" help:"Replace the run's directive with TEXT (default: the one it was started with)."`
 	Access    *string `placeholder:"A" enum:"${accesses}" help:"Tighten every session's access to at most A (read, write or full), below the --access the run was started with; it raises none."`
 	Budget    string  `placeholder:"USD" help:"Tighten the run's budget to USD US dollars, below the --budget the run was started with; it raises none."`
+	JSON      bool    `name:"json" help:"${events_help}"`
 }
 
 // Run resumes a run as runtime.PrepareResume decides (docs/design.md
@@ -59,7 +60,7 @@ func (c *resumeCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	o, err := runOptions(ctx, a, rn, flags)
+	o, err := runOptions(ctx, a, rn, flags, c.JSON)
 	if err != nil {
 		return err
 	}

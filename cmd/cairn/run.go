@@ -28,6 +28,7 @@ type runCmd struct {
 	Jobs      int    `placeholder:"N" help:"Run at most N steps of a parallel group at once (default: all)."`
 	TakeOver  bool   `help:"Replace another run's stale claim on the issue."`
 	Stubs     string `placeholder:"FILE" predictor:"file" help:"Answer every agent session and catalogue step from the stubs in FILE (a stubbed run: no agent CLI starts, nothing is delivered or merged)."`
+	JSON      bool   `name:"json" help:"${events_help}"`
 }
 
 // Run checks the process as `cairn check` does, takes the repository's Pass
@@ -63,7 +64,7 @@ func (c *runCmd) Run(a *app) error {
 	if err != nil {
 		return err
 	}
-	o, err := runOptions(ctx, a, rn, flags)
+	o, err := runOptions(ctx, a, rn, flags, c.JSON)
 	if err != nil {
 		return err
 	}
@@ -96,13 +97,15 @@ func (c *runCmd) Run(a *app) error {
 // runOptions are the options of a run (or a resumed run) of rn, checked
 // with flags, as far as run and resume share them: its process, home,
 // repository and harnesses, cairn's directory, environment and output,
-// and the check of the child processes it starts.
-func runOptions(ctx context.Context, a *app, rn *load.Runnable, flags check.Flags) (runtime.Options, error) {
+// and the check of the child processes it starts. With events (--json)
+// stdout carries the run's events alone, one JSON object a line, and the
+// results it would print there go to stderr, after the progress.
+func runOptions(ctx context.Context, a *app, rn *load.Runnable, flags check.Flags, events bool) (runtime.Options, error) {
 	home, err := filepath.Abs(rn.Home)
 	if err != nil {
 		return runtime.Options{}, err
 	}
-	return runtime.Options{
+	o := runtime.Options{
 		Dir:            a.dir,
 		Home:           home,
 		Repo:           rn.Repo,
@@ -115,7 +118,12 @@ func runOptions(ctx context.Context, a *app, rn *load.Runnable, flags check.Flag
 		Terminal:       terminal(a.stderr),
 		StdoutTerminal: terminal(a.stdout),
 		Prepare:        prepareChild(ctx, a, flags),
-	}, nil
+		ExitOf:         exitOf,
+	}
+	if events {
+		o.Events, o.Stdout, o.StdoutTerminal = a.stdout, a.stderr, o.Terminal
+	}
+	return o, nil
 }
 
 // ended is how cairn ends after a run (or a resumed run) ended with status

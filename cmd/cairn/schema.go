@@ -6,10 +6,10 @@ import (
 
 // schemaCmd is `cairn schema`.
 type schemaCmd struct {
-	File string `arg:"" name:"file" help:"The file whose schema to print: process (a TOML process file), card (a card's front matter), config, stubs or test."`
+	File string `arg:"" name:"file" help:"The schema to print: process (a TOML process file), card (a card's front matter), config, stubs, test, or events (the lines of cairn run --json)."`
 }
 
-// Run prints the JSON Schema of the file.
+// Run prints the JSON Schema of the file, or of the run events.
 func (c *schemaCmd) Run(a *app) error {
 	b, err := schema.JSON(c.File)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 // UPDATE_GOLDEN=1 rewrites them.
 func TestSchemaDocs(t *testing.T) {
 	t.Parallel()
-	for _, name := range schema.Names() {
+	for _, name := range schema.All() {
 		stdout, stderr, code := cairnIn(t, t.TempDir(), "schema", name)
 		if code != exitOK || len(stderr) > 0 {
 			t.Fatalf("cairn schema %s: exit %d, stderr %s", name, code, stderr)
@@ -27,7 +27,7 @@ func TestSchemaDocs(t *testing.T) {
 func TestSchemaUnknown(t *testing.T) {
 	t.Parallel()
 	_, stderr, code := cairnIn(t, t.TempDir(), "schema", "workflow")
-	if code != exitUsage || !strings.Contains(string(stderr), `no schema "workflow"; want process, card, config, stubs or test`) {
+	if code != exitUsage || !strings.Contains(string(stderr), `no schema "workflow"; want process, card, config, stubs, test or events`) {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
 }

@@ -16,6 +16,7 @@ type testCmd struct {
 	Paths  []string `arg:"" optional:"" name:"path" predictor:"file" help:"Test files, or folders searched for *.test.toml. None: the *.test.toml files beside the processes cairn list finds."`
 	Format string   `enum:"text,json,github" default:"text" help:"Output format: text, json or github."`
 	Keep   bool     `help:"Keep the temporary CAIRN_HOME the test runs live in, and say where it is."`
+	JSON   bool     `name:"json" help:"Write the events of every case's run on stdout, one JSON object a line (cairn schema events); the text report goes to stderr."`
 }
 
 // Run runs each test file's case in turn, in the repository holding the
@@ -24,6 +25,10 @@ type testCmd struct {
 func (c *testCmd) Run(a *app) error {
 	defer traced(a)()
 	o := proctest.Options{Dir: a.dir, ExitOf: exitOf, Env: a.env}
+	report, err := c.outputs(a, &o)
+	if err != nil {
+		return err
+	}
 	files, err := proctest.Find(a.ctx, o, c.Paths)
 	if err != nil {
 		return err
@@ -44,7 +49,7 @@ func (c *testCmd) Run(a *app) error {
 	ctx, stop := interrupts(a.ctx)
 	defer stop()
 	o.Home = home
-	style := views.Style{Color: colorOn(a.env, a.stdout)}
+	style := views.Style{Color: colorOn(a.env, report)}
 	r := &proctest.Report{}
 	for _, f := range files {
 		cs := proctest.Run(ctx, o, f)
@@ -53,7 +58,7 @@ func (c *testCmd) Run(a *app) error {
 		}
 		r.Cases = append(r.Cases, cs)
 		if c.Format == "text" {
-			if err := proctest.WriteCase(a.stdout, cs, style); err != nil {
+			if err := proctest.WriteCase(report, cs, style); err != nil {
 				return err
 			}
 		}
@@ -78,4 +83,17 @@ func (c *testCmd) Run(a *app) error {
 		return failed
 	}
 	return nil
+}
+
+// outputs is where the text report goes, and sets where o's runs' events
+// go: with --json the events take stdout and the report goes to stderr.
+func (c *testCmd) outputs(a *app, o *proctest.Options) (report io.Writer, err error) {
+	if !c.JSON {
+		return a.stdout, nil
+	}
+	if c.Format != "text" {
+		return nil, usageError("--json streams the runs' events on stdout: it takes no --format %s", c.Format)
+	}
+	o.Events = a.stdout
+	return a.stderr, nil
 }
