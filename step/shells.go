@@ -40,7 +40,8 @@ type PhaseShell struct {
 
 // RecordShell runs a precheck or validate shell as runShell does, keeping
 // its stdout and stderr in files of the run folder,
-// shells/STEP.PHASE.N.stdout and .stderr, owner-only, N the first number
+// shells/STEP.PHASE.N.stdout and .stderr (STEP[K] for item K of a step with
+// for_each), owner-only, N the first number
 // free for both (so that a review round or a resumed step adds files and
 // never overwrites the earlier ones). It returns how the shell ended, with
 // its stdout and stderr together in run.Output, and its record, its status
@@ -50,7 +51,12 @@ type PhaseShell struct {
 func RecordShell(ctx context.Context, sc *Context, ps PhaseShell) (ShellRun, record.ShellRecord, error) {
 	rec := record.ShellRecord{Phase: ps.Phase, Shell: ps.Shell, Round: ps.Round, Status: record.ShellFail, ExitCode: -1}
 	what := fmt.Sprintf("%s shell %d", ps.Phase, ps.Shell)
-	stdout, stderr, err := createStreams(sc.RunDir, fmt.Sprintf("%s.%s", sc.Step.Name, ps.Phase))
+	name := sc.Step.Name
+	if sc.Item != nil {
+		// An item of a step with for_each keeps its own: STEP[N].PHASE.N.
+		name = record.ItemName(name, sc.ItemIndex)
+	}
+	stdout, stderr, err := createStreams(sc.RunDir, fmt.Sprintf("%s.%s", name, ps.Phase))
 	if err != nil {
 		rec.Cause = fmt.Sprintf("record the output of %s: %v", what, err)
 		return ShellRun{Proc: proc.Result{ExitCode: -1}, Cause: rec.Cause}, rec, errors.New(rec.Cause)
