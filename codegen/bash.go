@@ -1020,15 +1020,12 @@ func (c *compiler) forEach(st *ir.PlanStep, ss *scriptStep) []ir.Diagnostic {
 		return []ir.Diagnostic{notCompilable(at, "step %q: for_each in a process that commits (commit = true, or a card) cannot be compiled to %s yet", st.Name, c.target.name)}
 	}
 	for _, w := range c.plan.Worktrees {
-		if w.Name == st.Worktree && w.Kind != ir.Throwaway {
-			return []ir.Diagnostic{notCompilable(at, "step %q: for_each in worktree %q, a %s, cannot be compiled to %s yet: its items' throwaways are made like a throwaway's", st.Name, w.Name, w.Kind, c.target.name)}
+		if w.Name == st.Worktree && w.Kind == ir.IssueBranch {
+			return []ir.Diagnostic{notCompilable(at, "step %q: for_each in worktree %q, an issue branch, cannot be compiled to %s yet: its items' throwaways would not start from the branch", st.Name, w.Name, c.target.name)}
 		}
 		if w.Name == st.Worktree && (len(w.Copy) > 0 || w.Setup != "") {
 			return []ir.Diagnostic{notCompilable(at, "step %q: for_each in worktree %q, which copy or setup readies, cannot be compiled to %s yet: each item's throwaway would need readying too", st.Name, w.Name, c.target.name)}
 		}
-	}
-	if st.Validate != nil && (len(st.Validate.Instructions) > 0 || st.Validate.Severity == ir.SeverityReview) {
-		return []ir.Diagnostic{notCompilable(at, "step %q: for_each with a judge or review retries cannot be compiled to %s yet", st.Name, c.target.name)}
 	}
 	ss.ForEach = &scriptForEach{JQ: prog, Text: x.Text(), Max: st.MaxItems}
 	return nil

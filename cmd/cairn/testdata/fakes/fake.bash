@@ -186,11 +186,13 @@ fake_above() {
 
 # fake_runs sets fake_runs to how many times the CLI has run its session,
 # this run included: 1 for a fresh session, one more than the last run's
-# for a resumed one (the fakes' sessions all have one id).
+# for a resumed one. The fakes' sessions all have one id: a step's (an
+# item's, for a step with for_each) are counted apart, as the sessions of
+# the items of a step run at once.
 fake_runs() {
   fake_runs=1
   [ -n "${FAKE_LOG:-}" ] || return 0
-  local counter=$FAKE_LOG/.sessions/$fake_name.runs
+  local counter=$FAKE_LOG/.sessions/$fake_name.${CAIRN_STEP:-}${CAIRN_ITEM_INDEX:+.$CAIRN_ITEM_INDEX}.runs
   mkdir -p "${counter%/*}" || exit 99
   if [ -n "$1" ] && [ -f "$counter" ]; then fake_runs=$(($(<"$counter") + 1)); fi
   echo "$fake_runs" >"$counter"

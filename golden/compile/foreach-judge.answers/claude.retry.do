@@ -1,0 +1,1 @@
+if [ -e .tried ]; then echo fixed >fixed.txt; else : >.tried; fi
