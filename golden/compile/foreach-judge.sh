@@ -1319,7 +1319,7 @@ budget_count() {
   local f out
   local -a used=()
   for f in "$tmp"/usage.* "$tmp"/share.*; do
-    if [[ -e $f ]]; then used+=("$f"); fi
+    if [[ -e $f ]] && [[ ! -e $tmp/items-usage.${f#"$tmp"/usage.} ]]; then used+=("$f"); fi
   done
   if out=$(jq -n -r --arg mode "$1" --argjson stopped "${2:-false}" --argjson budget "${run_budget:-null}" \
     --argjson step "${step_budgets[step_index]:-null}" --arg tmp "$tmp" --arg mine "$tmp/usage.$step" --arg name "$step" \
@@ -1335,7 +1335,7 @@ budget_spent_cause() {
   local -a used=()
   [[ -n $run_budget ]] || return 0
   for f in "$tmp"/usage.*; do
-    if [[ -e $f ]]; then used+=("$f"); fi
+    if [[ -e $f ]] && [[ ! -e $tmp/items-usage.${f#"$tmp"/usage.} ]]; then used+=("$f"); fi
   done
   if out=$(jq -n -r --arg mode end --argjson stopped false --argjson budget "$run_budget" --argjson step null \
     --arg tmp "$tmp" --arg mine '' --arg name '' --argjson waiting 0 "$jq_usage$jq_budget" "${used[@]}" </dev/null) &&
@@ -2094,6 +2094,7 @@ items_end() {
     if [[ -e $tmp/output.saved.$name ]]; then outputs+=("$run/results/$step/$k.json"); else outputs+=(''); fi
   done
   if ((${#usages[@]})); then
+    : >"$tmp/items-usage.$step"
     jq -s -c "$jq_usage"' reduce .[] as $u ({}; usage_plus($u))' -- "${usages[@]}" >"$tmp/usage.$step" || warn "sum what the items of step \"$step\" used failed"
   fi
   printf '%s' "$text" >"$tmp/items-result.$step"
