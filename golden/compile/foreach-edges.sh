@@ -328,7 +328,7 @@ log_step() {
 
 say_end() {
   local name=${step_names[$1]} msg
-  if [[ $2 == failed ]] && ((step_optional[$1])); then name+=" (optional)"; fi
+  if [[ $2 == failed ]] && ((step_optional[$1])) && [[ $name != *\[* ]]; then name+=" (optional)"; fi
   case $2 in
   succeeded) duration "$3" && msg="done $name $REPLY" ;;
   *) msg="$2 $name${4:+: $4}" ;;
