@@ -1486,7 +1486,7 @@ item_cancel() {
 }
 
 items_end() {
-  local i=$1 n=$2 has_output=$3 k name outcome cause text='' failed='' first='' nfailed=0 skipped=0 interrupted=0 item
+  local i=$1 n=$2 has_output=$3 k name outcome cause text='' failed_items='' first='' nfailed=0 skipped=0 interrupted=0 item
   local -a usages=() outputs=()
   for ((k = 0; k < n; k++)); do
     name=${step}[$k]
@@ -1501,7 +1501,7 @@ items_end() {
     case $outcome in
     failed | cancelled)
       nfailed=$((nfailed + 1))
-      failed+=${failed:+, }$name
+      failed_items+=${failed_items:+, }$name
       if ((nfailed == 1)) && [[ -n $cause ]]; then first="$name: $cause"; fi
       ;;
     interrupted) interrupted=1 ;;
@@ -1526,7 +1526,7 @@ items_end() {
   if ((interrupted)); then
     step_outcome=interrupted step_rc=-1
   elif ((nfailed)); then
-    step_outcome=failed step_rc=1 step_cause="$nfailed of $n items failed: $failed${first:+ ($first)}"
+    step_outcome=failed step_rc=1 step_cause="$nfailed of $n items failed: $failed_items${first:+ ($first)}"
   elif ((skipped == n)); then
     step_outcome=skipped step_rc=$check_skip step_cause="every one of its $n items was skipped"
   else
