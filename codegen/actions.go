@@ -227,15 +227,13 @@ type workflowJob struct {
 	// RunStep is the kind of the step that runs the job's script when
 	// other jobs run the same one: a round of a repair loop's.
 	RunStep string
-	// ForEach is set for the job of a step with for_each, which keeps its
-	// items' results and outputs with its own.
-	ForEach bool
 	// Each is the job's part in a step with for_each, whose items run in
 	// a matrix of jobs (eachJobs): "list" for the job that lists them
 	// (its output indexes), "item" for the matrix's jobs, each running
 	// one item and keeping it as cairn-item-STEP.N, and "end" for the
 	// step's job after them, which takes what they kept and ends the
-	// step; "" for another step's job. The three run the same script,
+	// step, keeping its items' results and outputs with its own; "" for
+	// another step's job. The three run the same script,
 	// told their part by the job's environment. List is the ID of the
 	// job that lists the items, and MaxParallel the matrix's bound.
 	Each        string
@@ -435,7 +433,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 				}
 			}
 			index++
-			j := &workflowJob{ID: jobID(st.Name), Step: st.Name, Needs: prev, Given: earlier, Commits: c.plan.Commit, Output: st.Output != nil, Decides: st.When != "" || st.ForEach != "", ForEach: st.ForEach != ""}
+			j := &workflowJob{ID: jobID(st.Name), Step: st.Name, Needs: prev, Given: earlier, Commits: c.plan.Commit, Output: st.Output != nil, Decides: st.When != "" || st.ForEach != ""}
 			// In commit mode a checkout's work travels in the run's
 			// commits, not as a patch.
 			if p, ok := lastIn[st.Worktree]; ok && !(c.plan.Commit && kinds[st.Worktree] == ir.Checkout) {
@@ -838,7 +836,7 @@ func (j *workflowJob) KeepKind(kind string) string {
 	if j.HandsOff {
 		return kind + "-unless-repaired"
 	}
-	if j.ForEach && kind == "keep-result" {
+	if j.Each == "end" && kind == "keep-result" {
 		// Its items' results too.
 		return kind + "-items"
 	}
