@@ -1023,9 +1023,6 @@ func (c *compiler) forEach(st *ir.PlanStep, ss *scriptStep) []ir.Diagnostic {
 		if w.Name == st.Worktree && w.Kind == ir.IssueBranch {
 			return []ir.Diagnostic{notCompilable(at, "step %q: for_each in worktree %q, an issue branch, cannot be compiled to %s yet: its items' throwaways would not start from the branch", st.Name, w.Name, c.target.name)}
 		}
-		if w.Name == st.Worktree && (len(w.Copy) > 0 || w.Setup != "") {
-			return []ir.Diagnostic{notCompilable(at, "step %q: for_each in worktree %q, which copy or setup readies, cannot be compiled to %s yet: each item's throwaway would need readying too", st.Name, w.Name, c.target.name)}
-		}
 	}
 	ss.ForEach = &scriptForEach{JQ: prog, Text: x.Text(), Max: st.MaxItems}
 	return nil

@@ -71,13 +71,18 @@ var slowCases = map[string]bool{"published": true}
 
 // caseRepoFiles are files of a golden compile case's repository besides
 // golden/repo's: golden/compile/prepare.toml's worktrees copy the
-// checkout's ignored .env, and config/dev.local through .worktreeinclude.
+// checkout's ignored .env, and config/dev.local through .worktreeinclude;
+// golden/compile/foreach-prepare.toml's, .env.
 var caseRepoFiles = map[string]map[string]string{
 	"prepare": {
 		".gitignore":       ".env\n*.local\n",
 		".worktreeinclude": "# local settings\nconfig/*.local\n",
 		".env":             "TOKEN=from-the-checkout\n",
 		"config/dev.local": "debug = true\n",
+	},
+	"foreach-prepare": {
+		".gitignore": ".env\n",
+		".env":       "TOKEN=from-the-checkout\n",
 	},
 }
 

@@ -634,15 +634,12 @@ proc_stat() {
 script_gone() {
   local -a stat
   ((BASHPID != $$)) || return 1
-  if [[ -n ${item_parent:-} ]]; then
-    proc_stat "$BASHPID"
-    if ((${#stat[@]} > 1 && stat[1] != item_parent)); then return 0; fi
-    proc_stat "$item_parent"
-    ((${#stat[@]} > 1 && stat[1] != $$))
-    return
-  fi
-  proc_stat "$BASHPID"
-  ((${#stat[@]} > 1 && stat[1] != $$))
+  local pid=$BASHPID n
+  for ((n = 0; n < 3; n++)); do
+    proc_stat "$pid"
+    ((${#stat[@]} > 1 && stat[1] != $$)) || return 1
+    pid=${stat[1]}
+  done
 }
 
 groups_write() {
@@ -1365,7 +1362,7 @@ each_items() {
 }
 
 for_each() {
-  local i=$1 n k running_items=0 item_parent=$BASHPID
+  local i=$1 n k running_items=0
   each_items "$i" || return 0
   n=$each_n
   mkdir -p -- "$run/results/$step" "$run/traces/$step"

@@ -444,14 +444,14 @@ prepare_worktree() {
   dir=${worktree_path[$name]:-}
   [[ -n $dir ]] && ((worktree_readied[i])) || return 0
   prepare_error=''
-  copy_files "$i" "$dir" || true
-  if [[ -z $prepare_error && -n ${worktree_setups[i]} ]]; then run_setup "$i" "$dir" || true; fi
+  copy_files "$i" "$dir" "$name" || true
+  if [[ -z $prepare_error && -n ${worktree_setups[i]} ]]; then run_setup "$i" "$dir" "$name" || true; fi
   if [[ -n $prepare_error ]]; then printf '%s' "$prepare_error" >"$tmp/unready.$name"; fi
-  list_prepared "$i" "$dir" || warn "list what worktree \"$name\" was readied with failed; patches and commits may carry it"
+  list_prepared "$i" "$dir" "$name" || warn "list what worktree \"$name\" was readied with failed; patches and commits may carry it"
 }
 
 copy_files() {
-  local i=$1 dir=$2 name=${worktree_names[$1]} j p re n
+  local i=$1 dir=$2 name=$3 j p re n
   local -a paths=() found=() includes=() chosen=()
   declare -A picked=()
   for j in "${!copy_worktrees[@]}"; do
@@ -538,14 +538,14 @@ copy_paths() {
 }
 
 run_setup() {
-  local i=$1 dir=$2 name=${worktree_names[$1]} log pid rc t0
+  local i=$1 dir=$2 name=$3 log pid rc t0
   log=$run/worktrees/$name.setup.log
   : >"$log"
   now_us
   t0=$now
   say "setup worktree $name"
   rm -f -- "$tmp/setup.$name"
-  setup_job "$i" "$dir" "$log" {run_lock_fd}>&- {pass_fd}>&- &
+  setup_job "$i" "$dir" "$log" "$name" {run_lock_fd}>&- {pass_fd}>&- &
   pid=$!
   while :; do
     rc=0
@@ -569,7 +569,7 @@ run_setup() {
 
 setup_job() {
   trap '' INT TERM
-  local step=setup.${worktree_names[$1]} step_index=$((${#step_names[@]} + $1)) step_dir=$2
+  local step=setup.$4 step_index=$((${#step_names[@]} + $1)) step_dir=$2
   local step_token=$run_token-$step_index
   local step_timeout=${worktree_setup_timeouts[$1]} step_timeout_text=${worktree_setup_texts[$1]}
   local -a step_env=(
@@ -581,7 +581,7 @@ setup_job() {
 }
 
 list_prepared() {
-  local list=$run/worktrees/${worktree_names[$1]}.prepared dir=$2 e
+  local list=$run/worktrees/$3.prepared dir=$2 e
   local -a paths=()
   git_in "$dir" status --porcelain=v1 -z --untracked-files=all --no-renames --ignore-submodules=all >"$tmp/prepared" || return 1
   while IFS= read -r -d '' e; do
