@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-dev/cairn/record"
 	"github.com/cairn-dev/cairn/step"
 	"github.com/cairn-dev/cairn/views"
+	"github.com/cairn-dev/cairn/worktree"
 )
 
 // forEach runs step st, which has for_each, once per item of the list its
@@ -134,7 +135,13 @@ func (r *run) item(ctx context.Context, st *ir.PlanStep, parent *step.Context, k
 			}
 			r.itemWorktrees[own.Worktree] = st.Worktree
 			r.mu.Unlock()
-			_, wtErr = r.wts.Add(ctx, own.Worktree, st.Worktree)
+			var wt worktree.Worktree
+			if wt, wtErr = r.wts.Add(ctx, own.Worktree, st.Worktree); wtErr == nil && r.issue != nil {
+				// As every worktree of the run, it holds the issue's file.
+				if _, err := writeIssueFile(ctx, r.o.Repo.Git, r.issue, wt.Path); err != nil {
+					wtErr = fmt.Errorf("issue %s: write it into worktree %q: %w", r.issue, wt.Name, err)
+				}
+			}
 		}
 		if wtErr != nil {
 			e = stepEnd{outcome: record.Failed, exitCode: -1, cause: wtErr.Error()}

@@ -1035,20 +1035,27 @@ add_issue_branch() {
 }
 
 write_issue_files() {
-  local name dir f
+  local name dir
   jq -j "$jq_issue issue_markdown" <"$tmp/issue.json" >"$tmp/issue.md" || {
     open_error="issue $issue_name: write it: jq failed"
     return 1
   }
   for name in "${worktree_names[@]}"; do
     dir=${worktree_path[$name]}
-    if ! exclude_cairn_files "$dir" || ! f=$(mktemp "$dir/.cairn-issue-XXXXXX") ||
-      ! cp -- "$tmp/issue.md" "$f" || ! chmod 644 -- "$f" || ! mv -f -T -- "$f" "$dir/.cairn-issue.md"; then
-      [[ -z ${f:-} ]] || rm -f -- "$f"
+    if ! issue_file "$dir"; then
       open_error="issue $issue_name: write it into worktree \"$name\": write issue #$issue_number failed"
       return 1
     fi
   done
+}
+
+issue_file() {
+  local dir=$1 f=''
+  if ! exclude_cairn_files "$dir" || ! f=$(mktemp "$dir/.cairn-issue-XXXXXX") ||
+    ! cp -- "$tmp/issue.md" "$f" || ! chmod 644 -- "$f" || ! mv -f -T -- "$f" "$dir/.cairn-issue.md"; then
+    [[ -z $f ]] || rm -f -- "$f"
+    return 1
+  fi
 }
 
 session_guard() {
