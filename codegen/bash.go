@@ -489,8 +489,11 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 			if st.When != "" {
 				diags = append(diags, c.when(st, ss)...)
 			}
+			kind := kinds[st.Worktree]
 			if st.ForEach != "" {
 				diags = append(diags, c.forEach(st, ss)...)
+				// Its items work in throwaways of their own (item_start).
+				kind = ir.Throwaway
 			}
 			for j := range st.Actions {
 				a := &st.Actions[j]
@@ -508,7 +511,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 					ss.Actions = append(ss.Actions, scriptAction{Index: j, Command: a.Command})
 					continue
 				}
-				sess, bin, ds := c.session(st, a, j, kinds[st.Worktree], skillVars, s)
+				sess, bin, ds := c.session(st, a, j, kind, skillVars, s)
 				diags = append(diags, ds...)
 				if sess == nil {
 					continue
@@ -525,7 +528,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 					}
 				}
 			}
-			if kinds[st.Worktree] == ir.IssueBranch && !plan.Commit {
+			if kind == ir.IssueBranch && !plan.Commit {
 				for _, a := range st.Actions {
 					if a.Kind == ir.Session || a.Kind == ir.Command {
 						ss.Settles = &scriptSettle{Session: ss.Settles != nil && ss.Settles.Session || a.Kind == ir.Session}
@@ -1002,7 +1005,7 @@ func (s *script) HasForEach() bool {
 }
 
 // forEach sets ss's ForEach from step st's for_each, or refuses one it
-// cannot write in jq, or whose items the script cannot ready yet.
+// cannot write in jq, or one in commit mode.
 func (c *compiler) forEach(st *ir.PlanStep, ss *scriptStep) []ir.Diagnostic {
 	at := c.at.step(st.Name)
 	if s := c.at.steps[st.Name]; s != nil {
@@ -1018,11 +1021,6 @@ func (c *compiler) forEach(st *ir.PlanStep, ss *scriptStep) []ir.Diagnostic {
 	}
 	if c.plan.Commit {
 		return []ir.Diagnostic{notCompilable(at, "step %q: for_each in a process that commits (commit = true, or a card) cannot be compiled to %s yet", st.Name, c.target.name)}
-	}
-	for _, w := range c.plan.Worktrees {
-		if w.Name == st.Worktree && w.Kind == ir.IssueBranch {
-			return []ir.Diagnostic{notCompilable(at, "step %q: for_each in worktree %q, an issue branch, cannot be compiled to %s yet: its items' throwaways would not start from the branch", st.Name, w.Name, c.target.name)}
-		}
 	}
 	ss.ForEach = &scriptForEach{JQ: prog, Text: x.Text(), Max: st.MaxItems}
 	return nil

@@ -204,15 +204,17 @@ func TestActIssueDifferential(t *testing.T) {
 // when asked. Both leave origin's branch and the pull request alike. So
 // does golden/compile/deliver-reviewed.toml: an agent's session whose work
 // a validate shell and then a judge send back (review retries, in the job
-// that runs agents, with no write token), its branch then delivered. A
-// slow suite, as TestActDifferential.
+// that runs agents, with no write token), its branch then delivered; and
+// golden/compile/foreach-issue.toml: a session per item, each in a matrix
+// job of its own, with the issue's file, then a fix delivered. A slow
+// suite, as TestActDifferential.
 func TestActDeliverDifferential(t *testing.T) {
 	slowSuite(t)
 	act, standIns := lookAct(t)
 	for _, tc := range []struct {
 		name  string
 		merge bool
-	}{{"deliver", false}, {"deliver", true}, {"deliver-reviewed", false}} {
+	}{{"deliver", false}, {"deliver", true}, {"deliver-reviewed", false}, {"foreach-issue", false}} {
 		file := filepath.Join(compileGoldenDir, tc.name+".toml")
 		merge := tc.merge
 		t.Run(fmt.Sprintf("%s/merge=%v", tc.name, merge), func(t *testing.T) {

@@ -251,9 +251,17 @@ func checkSharedKept(t *testing.T, lib []string) {
 	const show = `declare -f
 for v in ${cairn_shared_variables[@]+"${cairn_shared_variables[@]}"}; do printf '%s=%s\0' "$v" "${!v}"; done
 `
+	n := 0
 	bash := func(script string) string {
 		t.Helper()
-		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script)
+		// From a file: the shared steps together may pass the 128 KiB
+		// an argument may hold (a runner runs each step from a file).
+		n++
+		file := filepath.Join(t.TempDir(), fmt.Sprintf("script%d.sh", n))
+		if err := os.WriteFile(file, []byte(script), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", file)
 		cmd.Env = []string{"RUNNER_TEMP=" + runner, "PATH=" + os.Getenv("PATH")}
 		out, err := cmd.Output()
 		if err != nil {

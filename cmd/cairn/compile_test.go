@@ -171,7 +171,7 @@ printf 'mybot %s answers %d bytes of prompt\n' "$*" "${#prompt}"
 // issueCases are the golden compile cases that run on an issue, with the
 // arguments that name it.
 var issueCases = map[string][]string{
-	"on-issue": {"issue", "7"}, "commit-issue": {"issue", "7"},
+	"on-issue": {"issue", "7"}, "commit-issue": {"issue", "7"}, "foreach-issue": {"issue", "7"},
 	"deliver": {"issue", "7"}, "deliver-held": {"issue", "7"}, "deliver-red": {"issue", "7"}, "deliver-repair": {"issue", "7"}, "deliver-rebase": {"issue", "7"}, "deliver-capped": {"issue", "7"}, "deliver-reviewed": {"issue", "7"},
 	// Its tickets' runs, one at a time, start their sessions in an order
 	// the twins share.
