@@ -697,13 +697,40 @@ func compareRuns(t *testing.T, a, b *runRecord) {
 	}
 }
 
+// sessionKey and orderKey find, in a golden compile case's process file,
+// what makes its variants differ from it as it is (variantMatters).
+var (
+	sessionKey = regexp.MustCompile(`(?m)^\s*(prompt|instructions)\s*=|catalogue = "delivery"|(?i)directive`)
+	orderKey   = regexp.MustCompile(`(?m)^\s*(parallel|needs|for_each)\s*=`)
+)
+
+// variantMatters reports whether the variant of TestCompileDifferential
+// named variant can end otherwise than the case in file as it is: failing
+// fakes and a directive reach only agent sessions (a delivery's repair
+// loop runs one, and a process that reads its directive is one), and
+// --jobs 1 only steps that could run at once. The slow suite runs no
+// variant that would repeat the case's run.
+func variantMatters(file, variant string) bool {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return true
+	}
+	switch variant {
+	case "/failing", "/directive":
+		return sessionKey.Match(src)
+	case "/jobs1":
+		return orderKey.Match(src)
+	}
+	return true
+}
+
 // TestCompileDifferential runs every golden compile case twice, in twin
 // repositories with the same fake agent CLIs: once with `cairn run`, once
 // as the compiled script; both must end with the same exit code, stdout,
 // log lines, run record, results, patches, sessions (argv, working folder,
 // CAIRN_* environment and prompt) and worktrees. Each case runs as it is
 // and, in the slow suites, with every fake failing, with a directive and
-// with --jobs 1. A case in commit mode runs too with every step skipped (no
+// with --jobs 1, where those can change its run (variantMatters). A case in commit mode runs too with every step skipped (no
 // commit, no folder), on a dirty checkout and with no git identity
 // (refused).
 func TestCompileDifferential(t *testing.T) {
@@ -729,6 +756,9 @@ func TestCompileDifferential(t *testing.T) {
 				continue
 			}
 			if variant.commit && !commitCases[name] {
+				continue
+			}
+			if !variantMatters(file, variant.name) {
 				continue
 			}
 			t.Run(name+variant.name, func(t *testing.T) {
