@@ -149,7 +149,9 @@ func (r *run) item(ctx context.Context, st *ir.PlanStep, parent *step.Context, k
 			e = r.stepIn(ctx, &own, &sc, &it, budget)
 		}
 		if own.Worktree != st.Worktree && ctx.Err() == nil {
-			r.wts.Release(context.WithoutCancel(ctx), own.Worktree, r.patches)
+			// Its patch is saved before it ends: the step's end (its
+			// commit, in commit mode) holds every item's.
+			<-r.wts.Release(context.WithoutCancel(ctx), own.Worktree, r.patches)
 		}
 	}
 	r.keep(ctx, sc.ResultFile, name, &e, &it)

@@ -840,15 +840,19 @@ func (w *Worktrees) Close(ctx context.Context, patchDir string) error {
 // while the run's other steps go on: Close waits for it, and prunes git's
 // record of it. When its changes cannot be saved, or it cannot be
 // removed, it is left for Close, which tries again and says why. ctx ends
-// the git processes the save runs.
-func (w *Worktrees) Release(ctx context.Context, name, patchDir string) {
+// the git processes the save runs. The channel it returns is closed once
+// the release has ended (at once when there is none to make).
+func (w *Worktrees) Release(ctx context.Context, name, patchDir string) <-chan struct{} {
+	done := make(chan struct{})
 	if w == nil {
-		return
+		close(done)
+		return done
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.made[name] || w.removed[name] || w.releasing[name] {
-		return
+		close(done)
+		return done
 	}
 	var wt Worktree
 	for _, l := range w.list {
@@ -857,11 +861,13 @@ func (w *Worktrees) Release(ctx context.Context, name, patchDir string) {
 		}
 	}
 	if wt.Kind != ir.Throwaway {
-		return
+		close(done)
+		return done
 	}
 	w.releasing[name] = true
 	ran := !w.reopened[name]
 	w.releases.Go(func() {
+		defer close(done)
 		w.releaseSlots <- struct{}{}
 		defer func() { <-w.releaseSlots }()
 		err := savePatch(ctx, w.git, wt, patchDir, ran)
@@ -875,6 +881,7 @@ func (w *Worktrees) Release(ctx context.Context, name, patchDir string) {
 			w.removed[name], w.unpruned = true, true
 		}
 	})
+	return done
 }
 
 // removeAll deletes the folders of the throwaways open whose changes were
