@@ -456,7 +456,10 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 			}
 			diags = append(diags, c.agents(st, j)...)
 			byStep[st.Name] = j
-			if st.ForEach != "" {
+			if st.ForEach != "" && !c.plan.Commit {
+				// In commit mode the items run in the step's job: on
+				// runners of their own they would commit the one run at
+				// once (commitGroups).
 				wf.Jobs = append(wf.Jobs, c.eachJobs(st, j)...)
 			}
 			wf.Jobs = append(wf.Jobs, j)

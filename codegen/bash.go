@@ -1005,7 +1005,7 @@ func (s *script) HasForEach() bool {
 }
 
 // forEach sets ss's ForEach from step st's for_each, or refuses one it
-// cannot write in jq, or one in commit mode.
+// cannot write in jq.
 func (c *compiler) forEach(st *ir.PlanStep, ss *scriptStep) []ir.Diagnostic {
 	at := c.at.step(st.Name)
 	if s := c.at.steps[st.Name]; s != nil {
@@ -1018,9 +1018,6 @@ func (c *compiler) forEach(st *ir.PlanStep, ss *scriptStep) []ir.Diagnostic {
 	prog, err := x.ItemsJQ()
 	if err != nil {
 		return []ir.Diagnostic{notCompilable(at, "step %q: its for_each: %v", st.Name, err)}
-	}
-	if c.plan.Commit {
-		return []ir.Diagnostic{notCompilable(at, "step %q: for_each in a process that commits (commit = true, or a card) cannot be compiled to %s yet", st.Name, c.target.name)}
 	}
 	ss.ForEach = &scriptForEach{JQ: prog, Text: x.Text(), Max: st.MaxItems}
 	return nil

@@ -15,24 +15,26 @@ import (
 // trailers and the files each changed), made by jobs that held no write
 // token. It runs as it is, and with the agent failing, which fails the run
 // at its second step: its last step is cancelled, and the run's end
-// committed all the same.
+// committed all the same. So does the golden case foreach-commit, whose
+// items run in their step's job (in commit mode, no matrix: on runners of
+// their own they would commit the one run at once).
 func TestActDifferentialCommit(t *testing.T) {
 	slowSuite(t)
 	act, standIns := lookAct(t)
 	for _, variant := range []struct {
-		name string
-		env  []string
-	}{{"ok", nil}, {"failing", []string{"FAKE_FAIL=claude"}}} {
+		name, file string
+		env        []string
+	}{{"ok", "commit", nil}, {"failing", "commit", []string{"FAKE_FAIL=claude"}}, {"foreach", "foreach-commit", nil}} {
 		t.Run(variant.name, func(t *testing.T) {
 			t.Parallel()
-			actCommit(t, act, standIns, variant.env)
+			actCommit(t, act, standIns, filepath.Join(compileGoldenDir, variant.file+".toml"), variant.env)
 		})
 	}
 }
 
-// actCommit is TestActDifferentialCommit with env given to both runs.
-func actCommit(t *testing.T, act, standIns string, env []string) {
-	file := filepath.Join(compileGoldenDir, "commit.toml")
+// actCommit is TestActDifferentialCommit of the case in file, with env
+// given to both runs.
+func actCommit(t *testing.T, act, standIns, file string, env []string) {
 
 	a := newCompileWork(t, file)
 	base := a.head(t)

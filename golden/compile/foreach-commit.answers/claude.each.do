@@ -1,0 +1,1 @@
+printf "%s\n" "$CAIRN_ITEM" >item.txt
