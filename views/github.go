@@ -48,11 +48,18 @@ func (r *Report) WriteGitHub(w io.Writer) error {
 
 // githubData escapes a workflow command's message as the runner unescapes it.
 func githubData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	return githubDataEscaper.Replace(s)
 }
 
 // githubProperty escapes a workflow command's property value, where ':' and
 // ',' also separate.
 func githubProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return githubPropertyEscaper.Replace(s)
 }
+
+// githubDataEscaper and githubPropertyEscaper are made once: a Replacer
+// builds its tables on first use.
+var (
+	githubDataEscaper     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	githubPropertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+)

@@ -32,11 +32,20 @@ type GraphNode struct {
 // where, and its needs.
 func PlanGraph(plan *ir.Plan) Graph {
 	g := Graph{Title: plan.Process}
-	d := ir.NewDAG(plan)
-	for i, st := range d.Steps {
-		g.Nodes = append(g.Nodes, GraphNode{Name: st.Name, Detail: DescribeStep(st), Group: st.Parallel})
-		for _, j := range d.Needs[i] {
-			g.Edges = append(g.Edges, [2]int{j, i})
+	// Only the edges are wanted: ir.NewDAG would also work out what each
+	// step waits for through others, quadratic in the steps.
+	index := map[string]int{}
+	for _, stage := range plan.Stages {
+		for i := range stage {
+			st := &stage[i]
+			k := len(g.Nodes)
+			for _, n := range st.Needs {
+				if j, ok := index[n]; ok {
+					g.Edges = append(g.Edges, [2]int{j, k})
+				}
+			}
+			index[st.Name] = k
+			g.Nodes = append(g.Nodes, GraphNode{Name: st.Name, Detail: DescribeStep(st), Group: st.Parallel})
 		}
 	}
 	return g
@@ -200,9 +209,15 @@ func (g Graph) mermaid(after func(k int) string, styled bool) string {
 // angle brackets, ampersands, hashes, backquotes and at signs as entity
 // codes, its line breaks as spaces.
 func mermaidText(s string) string {
-	r := strings.NewReplacer("#", "#35;", "&", "#38;", "\"", "#quot;", "<", "#lt;", ">", "#gt;", "\r", " ", "\n", " ", "`", "#96;", "@", "#64;")
-	return r.Replace(s)
+	return mermaidEscaper.Replace(s)
 }
+
+// mermaidEscaper and dotEscaper are made once: a Replacer builds its
+// tables on first use, which costs more than the labels it escapes.
+var (
+	mermaidEscaper = strings.NewReplacer("#", "#35;", "&", "#38;", "\"", "#quot;", "<", "#lt;", ">", "#gt;", "\r", " ", "\n", " ", "`", "#96;", "@", "#64;")
+	dotEscaper     = strings.NewReplacer("\\", "\\\\", "\"", "\\\"", "\r", "", "\n", "\\n")
+)
 
 // WriteDot draws g as a Graphviz digraph, top to bottom, with the same
 // nodes, labels, groups (clusters) and colours as WriteMermaid.
@@ -245,8 +260,7 @@ func (g Graph) WriteDot(w io.Writer) error {
 // dotString is s as a DOT quoted string: its backslashes and quotes
 // escaped, its line breaks as \n (centred lines).
 func dotString(s string) string {
-	r := strings.NewReplacer("\\", "\\\\", "\"", "\\\"", "\r", "", "\n", "\\n")
-	return "\"" + r.Replace(s) + "\""
+	return "\"" + dotEscaper.Replace(s) + "\""
 }
 
 // WriteGraphs draws each plan of r on w as a picture in format, "mermaid"
