@@ -272,17 +272,14 @@ func (r *Report) WriteGraphs(w, diags io.Writer, format string, st Style) error 
 			return err
 		}
 	}
-	for i, p := range r.Plans {
+	return writeInOrder(w, len(r.Plans), func(i int, w io.Writer) error {
 		if i > 0 {
 			if _, err := io.WriteString(w, "\n"); err != nil {
 				return err
 			}
 		}
-		if err := PlanGraph(p).Write(w, format); err != nil {
-			return err
-		}
-	}
-	return nil
+		return PlanGraph(r.Plans[i]).Write(w, format)
+	})
 }
 
 // Write draws g in format: "mermaid" or "dot".

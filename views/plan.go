@@ -1,10 +1,12 @@
 package views
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/ir"
 )
@@ -63,10 +65,17 @@ const (
 // worktrees, each stage with its steps and their resolved settings and where
 // each came from, and each harness's preflight. noRepo says cairn ran outside
 // a git repository. The view words and pads every value; this only places
-// the lines, in one write.
+// the lines, into a buffer: w itself when it is one (a *bufio.Writer, whose
+// owner flushes it and sees its error, or a *bytes.Buffer), else one of its
+// own, flushed here.
 func WritePlan(w io.Writer, p *ir.Plan, noRepo bool, st Style) error {
 	v := newPlanView(p, noRepo, st)
-	var b strings.Builder
+	b, shared := w.(buffer)
+	var own *bufio.Writer
+	if !shared {
+		own = bufio.NewWriter(w)
+		b = own
+	}
 	line := func(indent int, parts ...string) {
 		b.WriteByte('\n')
 		for range indent {
@@ -123,8 +132,18 @@ func WritePlan(w io.Writer, p *ir.Plan, noRepo bool, st Style) error {
 		}
 	}
 	b.WriteByte('\n')
-	_, err := io.WriteString(w, b.String())
-	return err
+	if shared {
+		return nil
+	}
+	return own.Flush()
+}
+
+// buffer is a writer that takes strings and bytes as they come, into
+// memory: a *bufio.Writer or a *bytes.Buffer.
+type buffer interface {
+	io.Writer
+	io.StringWriter
+	io.ByteWriter
 }
 
 // newPlanView words p for WritePlan.
@@ -462,8 +481,13 @@ func labelled(label, value string) string {
 	if value == "" {
 		return label
 	}
-	return fmt.Sprintf("%-*s %s", labelWidth, label, value)
+	// As fmt's %-*s would pad it, without fmt's cost on every line.
+	pad := max(labelWidth-utf8.RuneCountInString(label), 0)
+	return label + labelPadding[:pad] + " " + value
 }
+
+// labelPadding is the spaces labelled pads a label with.
+const labelPadding = "          "
 
 // columns pads each row's cells to their column's widest, two spaces apart.
 func columns(rows [][]string) []string {
