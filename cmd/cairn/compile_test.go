@@ -764,6 +764,8 @@ func TestCompileDifferential(t *testing.T) {
 			t.Run(name+variant.name, func(t *testing.T) {
 				if variant.name != "" && !variant.commit || slowCases[name] {
 					slowSuite(t)
+				} else {
+					fastSuite(t)
 				}
 				t.Parallel()
 				var env, args []string

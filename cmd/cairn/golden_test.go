@@ -38,6 +38,7 @@ const repoPlaceholder = "$REPO"
 // its TOML twin; a card's are NAME.procedure.card.out and .json.
 // NAME.config.toml beside a case replaces home/config.toml.
 func TestGolden(t *testing.T) {
+	fastSuite(t)
 	for _, kind := range []string{"check", "plan"} {
 		for _, file := range goldenCases(t, kind) {
 			t.Run(kind+"/"+strings.TrimSuffix(filepath.Base(file), ".toml"), func(t *testing.T) {
@@ -119,6 +120,7 @@ func runGolden(t *testing.T, file string, plan bool) {
 // NAME.hcl (docs/design.md §4.2): both must give the same plan, in text and in JSON,
 // apart from the file's name, its format and positions.
 func TestGoldenTwins(t *testing.T) {
+	fastSuite(t)
 	tomls, err := filepath.Glob(filepath.Join(goldenDir, "plan", "*.toml"))
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"regexp"
 	"testing"
 )
@@ -26,5 +27,19 @@ func slowSuite(t *testing.T) {
 	}
 	if !slowSuites {
 		t.Skip("a slow suite: `go test -tags slow ./cmd/cairn` runs it, as .ci/run does")
+	}
+}
+
+// slowOnly is set by -slow-only: the slow suites run in a pass of their
+// own, after one that ran the rest of the package (.ci/run's, with the
+// race detector), and the tests their names bring along that are not
+// slow (fastSuite) are skipped rather than run again.
+var slowOnly = flag.Bool("slow-only", false, "with -tags slow, run the slow suites alone: a pass without the tag ran the rest")
+
+// fastSuite skips t when only the slow suites run (-slow-only).
+func fastSuite(t *testing.T) {
+	t.Helper()
+	if *slowOnly {
+		t.Skip("not a slow suite, and -slow-only: the pass without the tag runs it")
 	}
 }
