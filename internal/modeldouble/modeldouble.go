@@ -28,8 +28,8 @@ const (
 )
 
 // Server is a running double. Requests to the model endpoints that offer
-// tools are the agent's turns and are answered from the script in order;
-// the CLIs' side requests (session titles, claude's auto-mode classifier,
+// tools are the agent's turns and are answered from the script in order
+// (or from a routed script, see Route); the CLIs' side requests (session titles, claude's auto-mode classifier,
 // token counts, model lists, reachability probes) are answered without
 // spending a turn. Every request is recorded.
 type Server struct {
@@ -41,8 +41,16 @@ type Server struct {
 	mu       sync.Mutex
 	script   []Turn
 	next     int
+	routes   []*route
 	calls    int
 	requests []Request
+}
+
+// route is a script of its own for the turns whose user texts hold mark.
+type route struct {
+	mark   string
+	script []Turn
+	next   int
 }
 
 // Request is one request the double received.
@@ -57,6 +65,9 @@ type Request struct {
 	// Turn is the index in the script of the turn that answered it, or -1
 	// for a side request.
 	Turn int
+	// Route is the mark of the routed script that answered it (see
+	// Server.Route), "" for the main script or a side request.
+	Route string
 	// Stream is whether the answer was streamed (SSE).
 	Stream bool
 	// Billed is the usage the answer reported, as cairn counts it (the
@@ -88,6 +99,19 @@ func New(script ...Turn) *Server {
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
 	return s
+}
+
+// Route answers the turns whose user texts (Request.UserTexts) hold mark
+// from script, in order, apart from the main script and every other route:
+// sessions that run at once, each with a mark of its own in its prompt (a
+// for_each's item), each get their own conversation whatever the order
+// their requests arrive in. A turn holding the marks of several routes
+// takes the first routed. When the script runs out every further turn of
+// the route is answered with the text "done.". Route before the CLIs start.
+func (s *Server) Route(mark string, script ...Turn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.routes = append(s.routes, &route{mark: mark, script: script})
 }
 
 // Close stops the double, cutting any slow reply short.
@@ -161,20 +185,40 @@ func (s *Server) record(r Request, turn bool) (Request, Turn) {
 	r.Turn = -1
 	r.index = len(s.requests)
 	if turn {
-		r.Turn = s.next
+		script, next := s.script, &s.next
+		if rt := s.routeOf(r); rt != nil {
+			r.Route, script, next = rt.mark, rt.script, &rt.next
+		}
+		r.Turn = *next
 		switch {
-		case s.next < len(s.script):
-			t = s.script[s.next]
+		case *next < len(script):
+			t = script[*next]
 			if !t.forever {
-				s.next++
+				*next++
 			}
 		default:
 			t = Text("done.")
-			s.next++
+			*next++
 		}
 	}
 	s.requests = append(s.requests, r)
 	return r, t
+}
+
+// routeOf is the first route whose mark one of r's user texts holds, or nil.
+func (s *Server) routeOf(r Request) *route {
+	if len(s.routes) == 0 {
+		return nil
+	}
+	texts := r.UserTexts()
+	for _, rt := range s.routes {
+		for _, text := range texts {
+			if strings.Contains(text, rt.mark) {
+				return rt
+			}
+		}
+	}
+	return nil
 }
 
 // callID returns a fresh id for a tool call, with the vendor's prefix.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -606,5 +607,47 @@ func TestStructured(t *testing.T) {
 		"text": map[string]any{"format": map[string]any{"type": "json_schema", "name": "s", "schema": map[string]any{"type": "object"}}}})
 	if !strings.Contains(string(body), `{\"severity\":\"low\"}`) {
 		t.Errorf("responses answer %s, want the value as its text", body)
+	}
+}
+
+// TestRoute: turns whose user texts hold a route's mark are answered from
+// its script, each route in its own order whatever the order the turns
+// arrive in; a turn holding two marks takes the first routed; the others
+// from the main script. Side requests spend no turn of a route.
+func TestRoute(t *testing.T) {
+	s := newServer(t, Text("main 0"), Text("main 1"))
+	s.Route("ITEM-a", Text("a 0"), Text("a 1"))
+	s.Route("ITEM-b", Text("b 0"))
+	ask := func(prompt string, tools bool) string {
+		t.Helper()
+		req := map[string]any{"messages": []any{map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "text", "text": "<system-reminder>context</system-reminder>"},
+			map[string]any{"type": "text", "text": prompt},
+		}}}}
+		if tools {
+			req["tools"] = []any{map[string]any{"name": "Bash"}}
+		}
+		_, _, body := post(t, s, "/v1/messages", req)
+		return at(decode(t, body), "content", 0, "text").(string)
+	}
+	got := []string{
+		ask("fix ITEM-b", true),
+		ask("fix ITEM-a", false),
+		ask("plan", true),
+		ask("fix ITEM-a", true),
+		ask("fix ITEM-b", true),
+		ask("fix ITEM-a and ITEM-b", true),
+		ask("judge", true),
+	}
+	want := []string{"b 0", "ok", "main 0", "a 0", "done.", "a 1", "main 1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("answers %q; want %q", got, want)
+	}
+	var routes []string
+	for _, r := range s.Turns() {
+		routes = append(routes, fmt.Sprintf("%s/%d", r.Route, r.Turn))
+	}
+	if want := []string{"ITEM-b/0", "/0", "ITEM-a/0", "ITEM-b/1", "ITEM-a/1", "/1"}; !slices.Equal(routes, want) {
+		t.Errorf("turns' routes %q; want %q", routes, want)
 	}
 }
