@@ -234,8 +234,10 @@ type cairnRun struct {
 }
 
 // runLimit bounds one `cairn run` of the suite: a CLI that hangs past its
-// step's timeout fails the test rather than the whole suite.
-const runLimit = 4 * time.Minute
+// step's timeout fails the test rather than the whole suite. The longest
+// run, TestRealSessionsForEach's five sessions in four waves, took
+// opencode 3m25s on a loaded machine.
+const runLimit = 8 * time.Minute
 
 // run runs cairn with args in the repository, waits for it (interrupting
 // it, as Ctrl-C does, after runLimit), and reads its run folder.
@@ -348,6 +350,10 @@ func logDouble(t *testing.T, name string, d *modeldouble.Server) {
 		if i == 12 {
 			fmt.Fprintf(&b, "  … %d more requests\n", len(d.Requests())-i)
 			break
+		}
+		if r.Route != "" {
+			fmt.Fprintf(&b, "  %s %s (turn %d of route %q)\n", r.Method, r.Path, r.Turn, r.Route)
+			continue
 		}
 		fmt.Fprintf(&b, "  %s %s (turn %d)\n", r.Method, r.Path, r.Turn)
 	}
