@@ -512,8 +512,8 @@ copy_files() {
     fi
   done
   if ((${#includes[@]})); then
-    printf '%s\n' "${includes[@]}" >"$tmp/include.$i"
-    mapfile -d '' found < <(git_in "$repo_root" ls-files -z --others --ignored "--exclude-from=$tmp/include.$i" 2>/dev/null)
+    printf '%s\n' "${includes[@]}" >"$tmp/include.$name"
+    mapfile -d '' found < <(git_in "$repo_root" ls-files -z --others --ignored "--exclude-from=$tmp/include.$name" 2>/dev/null)
     for p in "${found[@]}"; do picked[$p]=1; done
   fi
   ((${#picked[@]})) || return 0
@@ -612,10 +612,10 @@ setup_job() {
 list_prepared() {
   local list=$run/worktrees/$3.prepared dir=$2 e
   local -a paths=()
-  git_in "$dir" status --porcelain=v1 -z --untracked-files=all --no-renames --ignore-submodules=all >"$tmp/prepared" || return 1
+  git_in "$dir" status --porcelain=v1 -z --untracked-files=all --no-renames --ignore-submodules=all >"$tmp/prepared.$3" || return 1
   while IFS= read -r -d '' e; do
     if ((${#e} >= 4)); then paths+=("${e:3}"); fi
-  done <"$tmp/prepared"
+  done <"$tmp/prepared.$3"
   ((${#paths[@]})) || return 0
   printf '%s\0' "${paths[@]}" >"$list" || return 1
   prepared_at["$dir"]=$list
