@@ -42,15 +42,27 @@ var ruleAmbiguousProcess = &Rule{
 }
 
 // isProcessDir reports whether dir is one of ProcessDirs, however either is
-// spelled.
+// spelled. The answer for a folder, and the process folders resolved, are
+// looked up once an invocation: each file of a folder asks the same.
 func isProcessDir(env *Env, dir string) bool {
-	real := func(d string) string {
-		d = workdir.Path(env.Dir, d)
-		if r, err := filepath.EvalSymlinks(d); err == nil {
-			d = r
-		}
-		return absPath("", d)
+	return lookupOnce(env, "process-dir:"+dir, func() bool {
+		dirs := lookupOnce(env, "process-dirs", func() []string {
+			var real []string
+			for _, d := range ProcessDirs(env) {
+				real = append(real, realDir(env, d))
+			}
+			return real
+		})
+		return slices.Contains(dirs, realDir(env, dir))
+	})
+}
+
+// realDir is d, taken from env's directory, with its symlinks resolved where
+// it exists, as an absolute path.
+func realDir(env *Env, d string) string {
+	d = workdir.Path(env.Dir, d)
+	if r, err := filepath.EvalSymlinks(d); err == nil {
+		d = r
 	}
-	want := real(dir)
-	return slices.ContainsFunc(ProcessDirs(env), func(d string) bool { return real(d) == want })
+	return absPath("", d)
 }
