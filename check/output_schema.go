@@ -23,7 +23,7 @@ type outputProblem struct {
 // outputSchema resolves step s's output_schema: the schema as canonical
 // JSON and where it was written (nil when the step declares none), and
 // what is wrong with it, each at the smallest place at fault: a keyword
-// outside output.Keywords, a schema the JSON Schema library refuses, a path
+// outside output.Keywords, a value its draft's metaschema refuses, a path
 // that names no file cairn reads safely inside repo ("" when there is no
 // repository: the path is not read).
 func outputSchema(s *ir.Step, repo string) (*ir.PlanOutput, []outputProblem) {
