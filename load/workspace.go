@@ -54,6 +54,8 @@ type Workspace struct {
 	// opens it anew.
 	dir  string
 	opts Options
+	// reader reads the process files, resolving their folders once.
+	reader source.Reader
 }
 
 // Open builds the workspace of the directory cairn works in, dir (-C's; ""
@@ -244,9 +246,9 @@ func (ws *Workspace) checkFile(ctx context.Context, file string) ([]byte, *ir.Pl
 	return src, plan, diags
 }
 
-// read reads one process file (source.ReadFile: a regular file, capped,
-// inside the repository when named inside it) and parses it by the format
-// its name says.
+// read reads one process file (source.ReadFile, through ws.reader: a
+// regular file, capped, inside the repository when named inside it) and
+// parses it by the format its name says.
 func (ws *Workspace) read(file string) ([]byte, *ir.Process, []ir.Diagnostic) {
 	format, ok := parse.FormatOf(file)
 	if !ok {
@@ -261,7 +263,7 @@ func (ws *Workspace) read(file string) ([]byte, *ir.Process, []ir.Diagnostic) {
 	if ws.Env.Repo != nil {
 		root = ws.Env.Repo.Root
 	}
-	src, err := source.ReadFile(workdir.Path(ws.Env.Dir, file), root)
+	src, err := ws.reader.ReadFile(workdir.Path(ws.Env.Dir, file), root)
 	if err != nil {
 		return nil, nil, []ir.Diagnostic{{
 			Rule:     ir.RuleSyntax,

@@ -49,6 +49,7 @@ func TestReadFile(t *testing.T) {
 	// Outside the repository, a symlink leads where it likes.
 	must(os.Symlink("repo/ok.toml", filepath.Join(work, "link.toml")))
 
+	var shared Reader
 	for _, tc := range []struct {
 		file, repo string
 		want       string // the content, or "error: " and what the error says
@@ -68,18 +69,38 @@ func TestReadFile(t *testing.T) {
 		{"missing.toml", repo, "error: no such file or directory"},
 		{"big.toml", repo, "error: it is larger than 16 MiB, the most cairn reads of a file"},
 		{"../link.toml", repo, "ok"},
+		{"shared/../ok.toml", repo, "ok"},
+		{"processes/../shared/s.toml", repo, "error: outside the repository"},
+		{"ok.toml/", repo, "error: not a directory"},
+		{"ok.toml/x.toml", repo, "error: not a directory"},
+		{"nofolder/x.toml", repo, "error: no such file or directory"},
+		{"processes/inside.toml", "", "ok"},
 	} {
-		file := filepath.Join(repo, tc.file)
-		got, err := ReadFile(file, tc.repo)
-		if want, ok := strings.CutPrefix(tc.want, "error: "); ok {
-			var perr *fs.PathError
-			if !errors.As(err, &perr) || perr.Path != file || !strings.Contains(perr.Err.Error(), want) {
-				t.Errorf("ReadFile(%q, %q) = %q, %v; want an error naming the file that says %q", tc.file, tc.repo, got, err, want)
+		file := repo + string(filepath.Separator) + tc.file // as named, not cleaned
+		// ReadFile, then a Reader that has resolved the folders of every
+		// file before, answer alike.
+		for _, read := range []func(string, string) ([]byte, error){ReadFile, shared.ReadFile, shared.ReadFile} {
+			got, err := read(file, tc.repo)
+			if want, ok := strings.CutPrefix(tc.want, "error: "); ok {
+				var perr *fs.PathError
+				if !errors.As(err, &perr) || perr.Path != file || !strings.Contains(perr.Err.Error(), want) {
+					t.Errorf("ReadFile(%q, %q) = %q, %v; want an error naming the file that says %q", tc.file, tc.repo, got, err, want)
+				}
+				continue
 			}
-			continue
+			if err != nil || string(got) != tc.want {
+				t.Errorf("ReadFile(%q, %q) = %q, %v; want %q", tc.file, tc.repo, got, err, tc.want)
+			}
 		}
-		if err != nil || string(got) != tc.want {
-			t.Errorf("ReadFile(%q, %q) = %q, %v; want %q", tc.file, tc.repo, got, err, tc.want)
+	}
+	// Named relative to the working folder, as the command line names them.
+	t.Chdir(repo)
+	for range 2 {
+		if got, err := shared.ReadFile("processes/inside.toml", repo); err != nil || string(got) != "ok" {
+			t.Errorf("ReadFile(%q) from the repository = %q, %v; want %q", "processes/inside.toml", got, err, "ok")
+		}
+		if got, err := shared.ReadFile("processes/escape.toml", repo); err == nil || !strings.Contains(err.Error(), "outside the repository") {
+			t.Errorf("ReadFile(%q) from the repository = %q, %v; want it refused", "processes/escape.toml", got, err)
 		}
 	}
 	if got, err := ReadFile(exact, repo); err != nil || len(got) != MaxFileSize {
