@@ -315,6 +315,10 @@ type scriptStep struct {
 	Output *scriptOutput
 	// ForEach is how the step runs once per item; nil without for_each.
 	ForEach *scriptForEach
+	// Releases is set for the last step in a throwaway: its changes are
+	// saved as it ends, as cairn run releases the throwaway, which in
+	// commit mode the next commit holds.
+	Releases bool
 }
 
 // scriptForEach is a step's for_each: the jq program of its list
@@ -554,6 +558,15 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		}
 		s.Stages = append(s.Stages, indices)
 		s.LastStage = indices
+	}
+	// The last step in each throwaway releases it (cairn run's
+	// Worktrees.Release).
+	last := map[string]*scriptStep{}
+	for _, ss := range s.Steps {
+		last[ss.Worktree] = ss
+	}
+	for w, ss := range last {
+		ss.Releases = kinds[w] == ir.Throwaway
 	}
 	if s.HasDelivery && s.RepairCap > 0 && !c.repairs(s) {
 		// At [limits] repair_cap, or at the first delivery.

@@ -50,6 +50,7 @@ process_description="Commit mode on an issue: the Claim, the issue's file, and t
 step_names=('fix' 'note')
 step_optional=(0 0 )
 step_worktrees=('work' 'work' )
+step_releases=(0 1 )
 step_kinds=('session' 'command' )
 step_harnesses=('claude' '' )
 step_models=('sonnet' '' )
@@ -720,6 +721,9 @@ step_finish() {
   step_event "$now"
   : >"$tmp/recorded.$step"
   commit_step "$step_end"
+  if ((step_releases[step_index])) && [[ ! -e $tmp/interrupted ]]; then
+    save_patch "${step_worktrees[step_index]}" || warn "save the changes of worktree \"${step_worktrees[step_index]}\" failed"
+  fi
 }
 
 proc_stat() {

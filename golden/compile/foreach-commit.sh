@@ -48,6 +48,7 @@ process_description='Commit mode with a session per item'
 step_names=('make' 'each' 'after')
 step_optional=(0 0 0 )
 step_worktrees=('here' 'here' 'here' )
+step_releases=(0 0 0 )
 step_kinds=('command' 'session' 'command' )
 step_harnesses=('' 'claude' '' )
 step_models=('' 'sonnet' '' )
@@ -762,6 +763,9 @@ step_finish() {
   step_event "$now"
   : >"$tmp/recorded.$step"
   commit_step "$step_end"
+  if ((step_releases[step_index])) && [[ -z ${item_step:-} ]] && [[ ! -e $tmp/interrupted ]]; then
+    save_patch "${step_worktrees[step_index]}" || warn "save the changes of worktree \"${step_worktrees[step_index]}\" failed"
+  fi
 }
 
 proc_stat() {
