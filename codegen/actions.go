@@ -54,9 +54,10 @@ func (actionsTarget) Compile(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic)
 
 // Actions compiles plan into a GitHub Actions workflow that does what `cairn
 // run` does with it, on GitHub's runners and without cairn: a job per step,
-// the members of a parallel group sibling jobs with the same needs, each
-// running the bash target's script for its step given the earlier steps'
-// results (artifacts), what their scripts share defined once, by a first
+// the members of a parallel group sibling jobs with the same needs (one
+// job that runs them all at once, in commit mode), each running the bash
+// target's script for its step given the earlier steps' results
+// (artifacts), what their scripts share defined once, by a first
 // job that keeps it as an artifact every step's job takes, and a last job
 // that gathers the run's folder and shows the last stage's results.
 // What the workflow cannot carry is refused with rule not-compilable at its
@@ -165,7 +166,13 @@ type runtimeJob struct {
 // anchored, and aliased in the others (anchor).
 type workflowJob struct {
 	ID, Step string
-	Needs    []string
+	// Members, for the job of parallel group Group in commit mode
+	// (groupJob), are the group's steps, in file order, which its script
+	// runs at once as the bash target's runs them, making their commits
+	// one history; Step is the first. Nil for the job of one step.
+	Members []string
+	Group   string
+	Needs   []string
 	// If is the job's condition ("" for none): a job after a delivery
 	// whose repair loop is unrolled into jobs runs once one of the
 	// delivery's jobs ended it succeeded (repairJobs).
@@ -199,8 +206,13 @@ type workflowJob struct {
 	// outcomes, which the when reads.
 	Decides bool
 	Changes *artifactDownload
-	// Patch is set when a later job works in its worktree.
-	Patch *patchUpload
+	// Patch is set when a later job works in its worktree. A group's job
+	// keeps the changes of each of its members' worktrees a later job
+	// works in as GroupPatches instead; GroupResults are the files of
+	// results/ it keeps, its members' results and outputs.
+	Patch        *patchUpload
+	GroupPatches []patchUpload
+	GroupResults []string
 	// Spent is set when the step runs sessions under the run's budget:
 	// the job keeps what they spent, and takes what the earlier jobs'
 	// spent (actions/budget.yml.tmpl).
@@ -279,9 +291,10 @@ type resultsJob struct {
 	Spent bool
 }
 
-// runPart is the run folder step Step's job kept, as Artifact.
+// runPart is the run folder a step's job kept, as Artifact; What says
+// whose ("step NAME", or the steps of a parallel group).
 type runPart struct {
-	Step, Artifact string
+	What, Artifact string
 }
 
 // resultsScript is the model actions/results.sh.tmpl renders: for each
@@ -319,6 +332,12 @@ type resultsScript struct {
 	// (views.Graph.MermaidTemplate), which the summary draws with their
 	// outcomes.
 	Graph string
+	// Grouped is set when a parallel group's steps run in one job
+	// (groupJob): Parts is then, for each step, the step whose name its
+	// job's run folder is kept under (cairn-run-NAME), and Jobs its job's
+	// ID.
+	Grouped     bool
+	Parts, Jobs []string
 }
 
 // The artifacts of a workflow run: what a step's job keeps (its run folder,
@@ -403,7 +422,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	}
 	if c.plan.Commit {
 		wf.Push = &pushJob{ID: "push"}
-		diags = append(diags, c.commitGroups()...)
+		diags = append(diags, c.commitAtOnce()...)
 	}
 	// A process whose steps write needs maps them to the jobs' needs: a
 	// job waits for the jobs of the steps its step needs, and starts from
@@ -414,6 +433,11 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	loops := map[string][]string{}
 	for _, stage := range c.plan.Stages {
 		var ids []string
+		// In commit mode a parallel group's members run in one job: on
+		// runners of their own they would commit the one run at once
+		// (groupJob). takes are the worktrees whose changes it takes.
+		var group *workflowJob
+		var takes []string
 		for i := range stage {
 			st := &stage[i]
 			if byNeeds {
@@ -434,16 +458,42 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 			}
 			index++
 			j := &workflowJob{ID: jobID(st.Name), Step: st.Name, Needs: prev, Given: earlier, Commits: c.plan.Commit, Output: st.Output != nil, Decides: st.When != "" || st.ForEach != ""}
+			grouped := c.plan.Commit && len(stage) > 1 && !byNeeds
+			first := grouped && group == nil
+			if first {
+				group = groupJob(stage, j)
+			}
+			if grouped {
+				j = group
+				j.Decides = j.Decides || st.When != "" || st.ForEach != ""
+				j.GroupResults = append(j.GroupResults, st.Name+".md")
+				if st.Output != nil {
+					j.GroupResults = append(j.GroupResults, st.Name+".json")
+				}
+			}
 			// In commit mode a checkout's work travels in the run's
 			// commits, not as a patch.
 			if p, ok := lastIn[st.Worktree]; ok && !(c.plan.Commit && kinds[st.Worktree] == ir.Checkout) {
-				j.Changes = &artifactDownload{
-					What: "Take the changes of worktree " + st.Worktree, Artifact: patchArtifact(st.Worktree), Into: "worktrees",
+				if grouped {
+					takes = appendDistinct(takes, st.Worktree)
+				} else {
+					j.Changes = &artifactDownload{
+						What: "Take the changes of worktree " + st.Worktree, Artifact: patchArtifact(st.Worktree), Into: "worktrees",
+					}
 				}
-				byStep[p].Patch = &patchUpload{Worktree: st.Worktree, Artifact: patchArtifact(st.Worktree)}
+				keep := patchUpload{Worktree: st.Worktree, Artifact: patchArtifact(st.Worktree)}
+				if k := byStep[p]; k.Members != nil {
+					if !slices.Contains(k.GroupPatches, keep) {
+						k.GroupPatches = append(k.GroupPatches, keep)
+					}
+				} else {
+					k.Patch = &keep
+				}
 			}
-			j.Spent = s.keepsRunBudget() && slices.ContainsFunc(st.Actions, func(a ir.PlanAction) bool { return a.Kind == ir.Session })
+			j.Spent = j.Spent || s.keepsRunBudget() && slices.ContainsFunc(st.Actions, func(a ir.PlanAction) bool { return a.Kind == ir.Session })
 			for _, a := range st.Actions {
+				// In commit mode no step delivers nor self-merges
+				// (refusals), so a group's job never writes.
 				if a.Kind == ir.Catalogue && (a.Catalogue == ir.Delivery || a.Catalogue == ir.SelfMerge) {
 					j.Writes = true
 					j.Merge = j.Merge || a.Catalogue == ir.SelfMerge
@@ -459,11 +509,13 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 			if st.ForEach != "" && !c.plan.Commit {
 				// In commit mode the items run in the step's job: on
 				// runners of their own they would commit the one run at
-				// once (commitGroups).
+				// once, as a group's members would (groupJob).
 				wf.Jobs = append(wf.Jobs, c.eachJobs(st, j)...)
 			}
-			wf.Jobs = append(wf.Jobs, j)
-			ids = append(ids, j.ID)
+			if !grouped || first {
+				wf.Jobs = append(wf.Jobs, j)
+				ids = append(ids, j.ID)
+			}
 			if s.RepairJobs && slices.ContainsFunc(st.Actions, func(a ir.PlanAction) bool { return a.Kind == ir.Catalogue && a.Catalogue == ir.Delivery }) {
 				chain, more := c.repairJobs(s, st, j)
 				diags = append(diags, more...)
@@ -488,11 +540,23 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 			rs.LostOutcome = lost
 			rs.Steps = append(rs.Steps, st.Name)
 			rs.Optional = append(rs.Optional, st.Optional)
+			rs.Parts, rs.Jobs = append(rs.Parts, j.Step), append(rs.Jobs, j.ID)
+			rs.Grouped = rs.Grouped || grouped
 			patch := ""
 			if kinds[st.Worktree] == ir.Throwaway {
 				patch = st.Worktree
 			}
 			rs.Patches = append(rs.Patches, patch)
+		}
+		if group != nil && len(takes) > 0 {
+			group.Changes = &artifactDownload{
+				What: "Take the changes of worktree " + takes[0], Artifact: patchArtifact(takes[0]), Into: "worktrees",
+			}
+			if len(takes) > 1 {
+				// One download of them all (a pattern's braces name each).
+				group.Changes.What = "Take the changes of worktrees " + strings.Join(takes, ", ")
+				group.Changes.Artifact = patchArtifact("{" + strings.Join(takes, ",") + "}")
+			}
 		}
 		for _, st := range stage {
 			lastIn[st.Worktree] = st.Name
@@ -521,9 +585,16 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 				patch = end.Patch.Worktree
 			}
 		}
-		js, err := c.jobScript(s, []string{j.Step}, patch)
+		names := []string{j.Step}
+		if j.Members != nil {
+			names = j.Members
+		}
+		js, err := c.jobScript(s, names, patch)
 		var f *syntax.File
 		if err == nil {
+			for _, p := range j.GroupPatches {
+				js.Job.Patches = append(js.Job.Patches, p.Worktree)
+			}
 			if j.Role == "repair" {
 				js.repairJob(s)
 			}
@@ -564,7 +635,11 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		final.Spent = final.Spent || j.Spent
 		final.Needs = append(final.Needs, j.ID)
 		if j.Role == "" && j.KeepsStep() {
-			final.Parts = append(final.Parts, runPart{Step: j.Step, Artifact: runPartArtifact(j.Step)})
+			what := "step " + j.Step
+			if j.Members != nil {
+				what = "the steps of parallel group " + j.Group
+			}
+			final.Parts = append(final.Parts, runPart{What: what, Artifact: runPartArtifact(j.Step)})
 		}
 	}
 	if wf.Push != nil {
@@ -626,6 +701,10 @@ func (wf *workflow) anchor() {
 		// run folder and changes only when it did not (keepKind).
 		if j.Role != "repair" && j.KeepsStep() {
 			kinds = append(kinds, j.KeepKind("keep-result"), j.KeepKind("keep-run"))
+		}
+		if j.Members != nil {
+			// Its members' results, a list of its own (GroupResults).
+			kinds = slices.DeleteFunc(kinds, func(k string) bool { return k == "keep-result" })
 		}
 		if j.Given {
 			kinds = append(kinds, "take-results")
@@ -704,17 +783,43 @@ func numbered(kind string, sets *[]string, set string) string {
 	return fmt.Sprintf("%s-%d", kind, i+1)
 }
 
-// commitGroups refuses, in commit mode, a parallel group: its members' jobs
-// would each commit the one run, at once on runners of their own, and their
-// histories could not be made one as cairn run makes it, a commit at a time.
-func (c *compiler) commitGroups() []ir.Diagnostic {
+// groupJob is the job of parallel group stage in commit mode, made from j,
+// its first member's: it runs the members at once, as the bash target's
+// script runs the group, each in its own worktree, and their commits are
+// one history, made a commit at a time as cairn run makes them; on runners
+// of their own the members would each commit the one run at once. Its ID,
+// "_group_" and the first member's name, is no step's job's (one starts
+// with "_" only before a digit). It keeps its members' results and changes
+// with files of their own (GroupResults, GroupPatches), and the run folder
+// they share as its first member's.
+func groupJob(stage []ir.PlanStep, j *workflowJob) *workflowJob {
+	j.ID, j.Group, j.Output = "_group_"+j.Step, stage[0].Parallel, false
+	for _, st := range stage {
+		j.Members = append(j.Members, st.Name)
+	}
+	return j
+}
+
+// commitAtOnce refuses, in commit mode, steps that write needs and may run
+// beside each other (neither waiting for the other): their jobs would each
+// commit the one run at once, on runners of their own, and their commits
+// could not be made one history as cairn run makes it, a commit at a time.
+// A parallel group without needs runs in one job (groupJob).
+func (c *compiler) commitAtOnce() []ir.Diagnostic {
+	if !c.plan.WritesNeeds() {
+		return nil
+	}
 	var diags []ir.Diagnostic
-	for _, stage := range c.plan.Stages {
-		if len(stage) < 2 {
-			continue
+	dag := ir.NewDAG(c.plan)
+	for i, st := range dag.Steps {
+		for k := range i {
+			if slices.Contains(dag.Above[i], k) {
+				continue
+			}
+			diags = append(diags, notCompilable(c.at.step(st.Name),
+				"step %q: in commit mode it may run beside step %q (neither needs the other), and their jobs would commit the one run at once, each on a runner of its own, where cairn run makes their commits one history; make one need the other, or run the process with cairn run", st.Name, dag.Steps[k].Name))
+			break
 		}
-		diags = append(diags, notCompilable(c.at.step(stage[1].Name),
-			"step %q: a parallel group in commit mode cannot be compiled to %s: its members' jobs would commit the one run at once, each on a runner of its own, and their commits cannot be made one history as cairn run makes it; run the process with cairn run", stage[1].Name, c.target.name))
 	}
 	return diags
 }
@@ -855,6 +960,9 @@ func (j *workflowJob) Name() string {
 		return fmt.Sprintf("%s: repair %d", j.Step, j.Round)
 	case "redeliver":
 		return fmt.Sprintf("%s: deliver after repair %d", j.Step, j.Round)
+	}
+	if j.Members != nil {
+		return fmt.Sprintf("parallel group %s: %s", j.Group, strings.Join(j.Members, ", "))
 	}
 	switch j.Each {
 	case "list":

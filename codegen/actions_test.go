@@ -92,6 +92,95 @@ func TestWorkflowGraph(t *testing.T) {
 	}
 }
 
+// TestWorkflowGroupCommit compiles a plan in commit mode with a parallel
+// group to a workflow: the group is one job, _group_FIRST, which takes the
+// changes an earlier job left in a member's worktree, keeps its members'
+// results in one artifact and the changes a later job takes under the
+// worktree's name, and whose script runs both members; the last job takes
+// the run folder the group's job kept once, under its first member's name.
+func TestWorkflowGroupCommit(t *testing.T) {
+	cmd := func(name, wt, group string) ir.PlanStep {
+		return ir.PlanStep{Name: name, Worktree: wt, Parallel: group, Actions: []ir.PlanAction{{Kind: ir.Command, Command: "echo " + name}}}
+	}
+	plan := &ir.Plan{
+		Process: "p", File: "p.toml", Commit: true,
+		Worktrees: []ir.PlanWorktree{{Name: "a", Kind: ir.Throwaway}, {Name: "c", Kind: ir.Checkout}},
+		Stages: [][]ir.PlanStep{
+			{cmd("1st", "a", "")},
+			{cmd("left", "a", "g"), cmd("right", "c", "g")},
+			{cmd("last", "a", "")},
+		},
+	}
+	out, diags := Actions(plan, Inputs{})
+	if ir.HasErrors(diags) || len(diags) > 0 {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			Name  string   `yaml:"name"`
+			Needs []string `yaml:"needs"`
+			Steps []struct {
+				Uses string            `yaml:"uses"`
+				Run  string            `yaml:"run"`
+				With map[string]string `yaml:"with"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(out, &wf); err != nil {
+		t.Fatal(err)
+	}
+	const (
+		result  = "cairn-result-${{ steps.run.outputs.step }}"
+		changes = "cairn-worktree-${{ steps.run.outputs.patch }}"
+		folder  = "cairn-run-${{ steps.run.outputs.step }}"
+		commits = "cairn-commits"
+	)
+	type job struct {
+		needs, takes, keeps []string
+	}
+	want := map[string]job{
+		"runtime":     {nil, nil, []string{"cairn-functions"}},
+		"_1st":        {[]string{"runtime"}, []string{"cairn-functions"}, []string{result, changes, folder, commits}},
+		"_group_left": {[]string{"_1st"}, []string{"cairn-functions", "cairn-result-*", commits, "cairn-worktree-a"}, []string{result, "cairn-worktree-a", folder, commits}},
+		"last":        {[]string{"_group_left"}, []string{"cairn-functions", "cairn-result-*", commits, "cairn-worktree-a"}, []string{result, folder, commits}},
+		"results":     {[]string{"_1st", "_group_left", "last"}, []string{"cairn-run-1st", "cairn-run-left", "cairn-run-last"}, []string{"cairn-run"}},
+		"push":        {[]string{"_1st", "_group_left", "last"}, []string{commits}, nil},
+	}
+	if len(wf.Jobs) != len(want) {
+		t.Errorf("jobs %v; want %d", slices.Collect(maps.Keys(wf.Jobs)), len(want))
+	}
+	for id, w := range want {
+		j, ok := wf.Jobs[id]
+		if !ok {
+			t.Errorf("no job %q", id)
+			continue
+		}
+		var takes, keeps []string
+		for _, st := range j.Steps {
+			switch {
+			case strings.HasPrefix(st.Uses, "actions/download-artifact@"):
+				takes = append(takes, st.With["name"]+st.With["pattern"])
+			case strings.HasPrefix(st.Uses, "actions/upload-artifact@"):
+				keeps = append(keeps, st.With["name"])
+				if id == "_group_left" && st.With["name"] == result && st.With["path"] != "${{ steps.run.outputs.folder }}/results/left.md\n${{ steps.run.outputs.folder }}/results/right.md\n" {
+					t.Errorf("the group's job keeps results %q; want left's and right's", st.With["path"])
+				}
+			case id == "_group_left" && strings.Contains(st.Run, "\nstep_names=("):
+				if !strings.Contains(st.Run, "\nstep_names=('left' 'right')\n") || !strings.Contains(st.Run, " run_stage 0 1\n") ||
+					!strings.Contains(string(out), "job_patches=('a')\n") {
+					t.Errorf("the group's job does not run both members at once, keeping a's changes:\n%s", st.Run)
+				}
+			}
+		}
+		if !slices.Equal(j.Needs, w.needs) || !slices.Equal(takes, w.takes) || !slices.Equal(keeps, w.keeps) {
+			t.Errorf("job %s: needs %v, takes %v, keeps %v; want %v, %v, %v", id, j.Needs, takes, keeps, w.needs, w.takes, w.keeps)
+		}
+	}
+	if name := wf.Jobs["_group_left"].Name; name != "parallel group g: left, right" {
+		t.Errorf("the group's job is named %q", name)
+	}
+}
+
 // TestJobScript restricts a script to one step's job: its step alone,
 // renumbered, the earlier steps given, its worktree alone, and no [notify].
 func TestJobScript(t *testing.T) {

@@ -30,6 +30,12 @@ type scriptJob struct {
 	// other rounds'.
 	Repairs bool
 	Members []string
+	// Group is set for the job of a parallel group in commit mode, which
+	// runs all its members (groupJob): each worktree but a checkout is then
+	// a worktree of its own, and Patches are those whose changes a later
+	// job takes.
+	Group   bool
+	Patches []string
 	// EndsRun is set for the job of the last stage, which ends a run in
 	// commit mode (bash/commit.sh.tmpl).
 	EndsRun bool
@@ -48,7 +54,12 @@ func (c *compiler) jobScript(s *script, names []string, patch string) (*script, 
 	j.HasSessions = false
 	j.Notify, j.NotifyOn, j.NotifyOnSet = nil, nil, false
 	j.Jobs = 0
-	job := &scriptJob{Patch: patch, PushToken: c.pushToken() != "", Repairs: s.RepairJobs}
+	job := &scriptJob{Patch: patch, PushToken: c.pushToken() != "", Repairs: s.RepairJobs, Group: len(names) > 1}
+	if job.Group {
+		// The group's members run at once, as many at a time as the
+		// script's.
+		j.Jobs = s.Jobs
+	}
 	if patch != "" {
 		job.Changes = patch + ".patch"
 		if slices.ContainsFunc(s.Worktrees, func(w ir.PlanWorktree) bool { return w.Name == patch && w.Kind == ir.IssueBranch }) {
@@ -88,7 +99,10 @@ func (c *compiler) jobScript(s *script, names []string, patch string) (*script, 
 		indices[i] = i
 	}
 	for _, stage := range s.Stages {
-		if len(stage) < 2 || !j.HasSessions || !slices.ContainsFunc(stage, func(i int) bool { return slices.Contains(names, s.Steps[i].Name) }) {
+		// A job that runs the whole group gives its members their shares
+		// as the script does.
+		if len(stage) < 2 || !j.HasSessions || !slices.ContainsFunc(stage, func(i int) bool { return slices.Contains(names, s.Steps[i].Name) }) ||
+			!slices.ContainsFunc(stage, func(i int) bool { return !slices.Contains(names, s.Steps[i].Name) }) {
 			continue
 		}
 		for _, i := range stage {

@@ -13,18 +13,24 @@ import (
 // lines, results and patches, and the commits the workflow's push job put
 // on origin's main are the ones cairn run made on its branch (subjects,
 // trailers and the files each changed), made by jobs that held no write
-// token. It runs as it is, and with the agent failing, which fails the run
+// token, and the budgets the sessions were given. It runs as it is, and with the agent failing, which fails the run
 // at its second step: its last step is cancelled, and the run's end
 // committed all the same. So does the golden case foreach-commit, whose
 // items run in their step's job (in commit mode, no matrix: on runners of
-// their own they would commit the one run at once).
+// their own they would commit the one run at once), and the golden case
+// parallel-commit, whose parallel group runs in one job for the same
+// reason, as it is and with its session failing, which fails the run in
+// the group's job: the other member ends, the step after is cancelled.
 func TestActDifferentialCommit(t *testing.T) {
 	slowSuite(t)
 	act, standIns := lookAct(t)
 	for _, variant := range []struct {
 		name, file string
 		env        []string
-	}{{"ok", "commit", nil}, {"failing", "commit", []string{"FAKE_FAIL=claude"}}, {"foreach", "foreach-commit", nil}} {
+	}{
+		{"ok", "commit", nil}, {"failing", "commit", []string{"FAKE_FAIL=claude"}}, {"foreach", "foreach-commit", nil},
+		{"parallel", "parallel-commit", nil}, {"parallel-failing", "parallel-commit", []string{"FAKE_FAIL=claude"}},
+	} {
 		t.Run(variant.name, func(t *testing.T) {
 			t.Parallel()
 			actCommit(t, act, standIns, filepath.Join(compileGoldenDir, variant.file+".toml"), variant.env)
@@ -39,7 +45,7 @@ func actCommit(t *testing.T, act, standIns, file string, env []string) {
 	a := newCompileWork(t, file)
 	base := a.head(t)
 	stdout, stderr, code := a.run(t, env, "cairn", "run", filepath.Base(file))
-	want := &actRecord{code: code}
+	want := &actRecord{code: code, budgets: givenBudgets(t, a.work)}
 	dir := a.onlyRepoRun(t)
 	want.readRun(t, dir)
 	want.printed = endLines(stdout + lastFailure(stderr))
@@ -61,7 +67,7 @@ func actCommit(t *testing.T, act, standIns, file string, env []string) {
 		args = append(args, "--env", e)
 	}
 	art, out, errOut, code := b.act(t, act, standIns, file, args...)
-	got := &actRecord{code: code}
+	got := &actRecord{code: code, budgets: givenBudgets(t, b.work)}
 	got.readRun(t, filepath.Join(art, "cairn-run"))
 	got.printed, got.summary = actOutput(t, out.Bytes(), "The results of the last stage")
 	if t.Failed() || len(got.log) == 0 {

@@ -216,7 +216,7 @@ func checkSharedOnce(t *testing.T, out []byte, wf ghWorkflow) {
 			switch {
 			case st.Name == takeShared:
 				at = i
-			case strings.HasPrefix(st.Name, "Run step "):
+			case strings.HasPrefix(st.Name, "Run step "), strings.HasPrefix(st.Name, "Run the steps of parallel group "):
 				run = i
 				if !strings.Contains(st.Run, "\nsource \"$RUNNER_TEMP/cairn-functions.sh\"\n") {
 					t.Errorf("job %s: its script does not read the shared definitions", id)
