@@ -520,10 +520,11 @@ func columns(rows [][]string) []string {
 // firstLine is a script's or prompt's first non-blank line, with how many
 // lines follow it.
 func firstLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	first := strings.TrimSpace(lines[0])
-	if n := len(lines) - 1; n > 0 {
-		return fmt.Sprintf("%s (+%s)", first, plural(n, "more line"))
+	s = strings.TrimSpace(s)
+	first, _, _ := strings.Cut(s, "\n")
+	first = strings.TrimSpace(first)
+	if n := strings.Count(s, "\n"); n > 0 {
+		return first + " (+" + plural(n, "more line") + ")"
 	}
 	return first
 }
