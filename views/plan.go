@@ -12,14 +12,16 @@ import (
 )
 
 // planView is a plan laid out for WritePlan: every value already worded
-// and padded into columns, so that WritePlan only places lines.
+// and padded into columns, so that WritePlan only places lines. Its
+// stages are worded one at a time, as WritePlan places them
+// (newStageView): a plan of thousands of steps is never held worded
+// whole.
 type planView struct {
 	Process     string
 	File        string
 	Description string
 	Facts       []string
 	Worktrees   []string
-	Stages      []stageView
 	Harnesses   []string
 }
 
@@ -98,7 +100,9 @@ func WritePlan(w io.Writer, p *ir.Plan, noRepo bool, st Style) error {
 	for _, wt := range v.Worktrees {
 		line(1, wt)
 	}
-	for _, stage := range v.Stages {
+	needsShown := p.WritesNeeds()
+	for i, steps := range p.Stages {
+		stage := newStageView(i, steps, needsShown)
 		b.WriteByte('\n')
 		line(0, bold("stage "+strconv.Itoa(stage.Number)+":"), " ", stage.Title)
 		for _, s := range stage.Steps {
@@ -151,14 +155,6 @@ func newPlanView(p *ir.Plan, noRepo bool, st Style) planView {
 	v := planView{Process: p.Process, File: p.File, Description: p.Description}
 	v.Facts = planFacts(p, noRepo)
 	v.Worktrees = columns(worktreeRows(p.Worktrees))
-	needsShown := p.WritesNeeds()
-	for i, stage := range p.Stages {
-		sv := stageView{Number: i + 1, Title: stageTitle(stage)}
-		for _, s := range stage {
-			sv.Steps = append(sv.Steps, newStepView(s, needsShown))
-		}
-		v.Stages = append(v.Stages, sv)
-	}
 	width := 0
 	for _, h := range p.Harnesses {
 		width = max(width, len([]rune(h.Name)))
@@ -176,6 +172,16 @@ func newPlanView(p *ir.Plan, noRepo bool, st Style) planView {
 		v.Harnesses = append(v.Harnesses, fmt.Sprintf("%-*s  %s", width, h.Name, status))
 	}
 	return v
+}
+
+// newStageView words stage i of a plan (with what each step waits for
+// when needsShown).
+func newStageView(i int, stage []ir.PlanStep, needsShown bool) stageView {
+	sv := stageView{Number: i + 1, Title: stageTitle(stage), Steps: make([]stepView, len(stage))}
+	for j, s := range stage {
+		sv.Steps[j] = newStepView(s, needsShown)
+	}
+	return sv
 }
 
 // planFacts are the process-wide lines under the plan's heading.
@@ -309,6 +315,7 @@ func newStepView(s ir.PlanStep, needsShown bool) stepView {
 		details = append(details, "timeout "+s.Timeout)
 	}
 	v.Details = strings.Join(details, ", ")
+	v.Actions = make([]actionView, 0, len(s.Actions))
 	for _, a := range s.Actions {
 		v.Actions = append(v.Actions, newActionView(a))
 	}
