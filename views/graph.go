@@ -31,10 +31,15 @@ type GraphNode struct {
 // PlanGraph is the picture of plan: each step with what it runs and
 // where, and its needs.
 func PlanGraph(plan *ir.Plan) Graph {
-	g := Graph{Title: plan.Process}
 	// Only the edges are wanted: ir.NewDAG would also work out what each
-	// step waits for through others, quadratic in the steps.
-	index := map[string]int{}
+	// step waits for through others, quadratic in the steps. The nodes,
+	// and most steps' one need, are made room for at once.
+	steps := 0
+	for _, stage := range plan.Stages {
+		steps += len(stage)
+	}
+	g := Graph{Title: plan.Process, Nodes: make([]GraphNode, 0, steps), Edges: make([][2]int, 0, steps)}
+	index := make(map[string]int, steps)
 	for _, stage := range plan.Stages {
 		for i := range stage {
 			st := &stage[i]
@@ -180,6 +185,7 @@ func (g Graph) runs() [][2]int {
 // followed by after(k), the outcomes' classDefs when styled.
 func (g Graph) mermaid(after func(k int) string, styled bool) string {
 	var b strings.Builder
+	b.Grow(graphBytesPerNode * len(g.Nodes))
 	b.WriteString("flowchart TD\n")
 	for _, run := range g.runs() {
 		i, end, n := run[0], run[1], g.Nodes[run[0]]
@@ -205,6 +211,11 @@ func (g Graph) mermaid(after func(k int) string, styled bool) string {
 	return b.String()
 }
 
+// graphBytesPerNode is about what a node and its edges take in Mermaid or
+// DOT, a step's name and what it runs (bench/check.sh's corpora: 81 to 84
+// bytes): the room a graph's text is given at once, not grown into.
+const graphBytesPerNode = 96
+
 // mermaidText is s as Mermaid reads it inside a quoted label: its quotes,
 // angle brackets, ampersands, hashes, backquotes and at signs as entity
 // codes, its line breaks as spaces.
@@ -223,6 +234,7 @@ var (
 // nodes, labels, groups (clusters) and colours as WriteMermaid.
 func (g Graph) WriteDot(w io.Writer) error {
 	var b strings.Builder
+	b.Grow(graphBytesPerNode * len(g.Nodes))
 	fmt.Fprintf(&b, "digraph %s {\n  rankdir=TB;\n  node [shape=box, style=\"rounded,filled\", fillcolor=\"#ffffff\", fontname=\"Helvetica\"];\n", dotString(g.Title))
 	for _, run := range g.runs() {
 		i, end, n := run[0], run[1], g.Nodes[run[0]]
