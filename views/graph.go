@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cairn-dev/cairn/ir"
@@ -196,7 +197,17 @@ func (g Graph) mermaid(after func(k int) string, styled bool) string {
 		}
 		for k := i; k < end; k++ {
 			m := g.Nodes[k]
-			fmt.Fprintf(&b, "%ss%d[\"<b>%s</b><br/>%s%s\"]\n", indent, k, mermaidText(m.Name), mermaidText(m.Detail), after(k))
+			// As "%ss%d[\"<b>%s</b><br/>%s%s\"]\n" would print it, without
+			// fmt's boxing of every value on every node.
+			b.WriteString(indent)
+			b.WriteByte('s')
+			b.WriteString(strconv.Itoa(k))
+			b.WriteString("[\"<b>")
+			mermaidEscaper.WriteString(&b, m.Name)
+			b.WriteString("</b><br/>")
+			mermaidEscaper.WriteString(&b, m.Detail)
+			b.WriteString(after(k))
+			b.WriteString("\"]\n")
 		}
 		if end-i > 1 {
 			b.WriteString("  end\n")
@@ -245,17 +256,30 @@ func (g Graph) WriteDot(w io.Writer) error {
 		}
 		for k := i; k < end; k++ {
 			m := g.Nodes[k]
-			label := m.Name + "\n" + m.Detail
 			attrs := ""
-			if m.Outcome != "" {
-				label += "\n" + string(m.Outcome)
-				for _, s := range outcomeStyles {
-					if s.outcome == m.Outcome {
-						attrs = fmt.Sprintf(", fillcolor=%q, color=%q", s.fill, s.stroke)
-					}
+			for _, s := range outcomeStyles {
+				if m.Outcome != "" && s.outcome == m.Outcome {
+					attrs = fmt.Sprintf(", fillcolor=%q, color=%q", s.fill, s.stroke)
 				}
 			}
-			fmt.Fprintf(&b, "%ss%d [label=%s%s];\n", indent, k, dotString(label), attrs)
+			// As "%ss%d [label=%s%s];\n" would print it with the label
+			// dotString(name, detail and outcome a line each), without
+			// fmt's boxing of every value on every node. The escaper
+			// replaces single bytes: a label escapes part by part alike.
+			b.WriteString(indent)
+			b.WriteByte('s')
+			b.WriteString(strconv.Itoa(k))
+			b.WriteString(" [label=\"")
+			dotEscaper.WriteString(&b, m.Name)
+			b.WriteString(`\n`)
+			dotEscaper.WriteString(&b, m.Detail)
+			if m.Outcome != "" {
+				b.WriteString(`\n`)
+				dotEscaper.WriteString(&b, string(m.Outcome))
+			}
+			b.WriteByte('"')
+			b.WriteString(attrs)
+			b.WriteString("];\n")
 		}
 		if end-i > 1 {
 			b.WriteString("  }\n")
