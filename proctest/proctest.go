@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/check"
+	"github.com/cairn-dev/cairn/internal/tracing"
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/load"
@@ -160,6 +161,37 @@ func Find(ctx context.Context, o Options, paths []string) ([]string, error) {
 // file, stubs or process is refused fails with their diagnostics, and
 // runs nothing.
 func Run(ctx context.Context, o Options, file string) *Case {
+	ctx, span := tracing.TestCase(ctx, file)
+	c := runCase(ctx, o, file)
+	if ctx.Err() != nil {
+		span.End("interrupted", "")
+	} else {
+		span.End(c.Status, "")
+	}
+	return c
+}
+
+// Traced starts the span of a pass of cairn test over files, the number
+// of test files it found, and returns the context its cases run under
+// (each case's span, and its run's, under the pass's) and the function
+// that ends the span with the pass's outcome: interrupted when ctx is
+// done, failed when a case of r failed, else passed.
+func Traced(ctx context.Context, files int, r *Report) (context.Context, func()) {
+	ctx, span := tracing.Test(ctx, files)
+	return ctx, func() {
+		switch {
+		case ctx.Err() != nil:
+			span.End("interrupted", "")
+		case r.Failed():
+			span.End(Failed, "")
+		default:
+			span.End(Passed, "")
+		}
+	}
+}
+
+// runCase is Run, under the case's span.
+func runCase(ctx context.Context, o Options, file string) *Case {
 	start := time.Now()
 	c := &Case{File: file, Status: Passed, Sources: map[string][]byte{}}
 	defer func() {

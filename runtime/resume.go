@@ -159,7 +159,10 @@ func Resume(ctx context.Context, dir string, o Options) (status record.Status, e
 	}
 	ctx, span := tracing.Run(ctx, o.Plan.Process, "resume")
 	span.SetRun(filepath.Base(dir))
-	defer func() { span.End(string(status), causeOf(err)) }()
+	defer func() {
+		spent(span, dir)
+		span.End(string(status), causeOf(err))
+	}()
 	if o.Plan.Commit {
 		if err := CheckIdentity(ctx, o.Repo); err != nil {
 			return record.StatusFailed, err

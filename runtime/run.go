@@ -140,8 +140,21 @@ func Run(ctx context.Context, o Options) (record.Status, error) {
 			o.say(fmt.Sprintf("cairn: warning: %v", err))
 		}
 	}
+	spent(span, dir)
 	span.End(string(status), causeOf(err))
 	return status, err
+}
+
+// spent sets on the span of a run what the run in the folder dir used in
+// all, as its record says: the totals a budget counts. A run that left no
+// record (refused, or every step of a procedure skipped) sets nothing.
+func spent(span tracing.Span, dir string) {
+	if !span.Recording() || dir == "" {
+		return
+	}
+	if rec, err := record.Load(dir); err == nil {
+		span.SetUsage(rec.Usage)
+	}
 }
 
 // begin is Run, once o is complete.

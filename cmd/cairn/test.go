@@ -37,20 +37,18 @@ func (c *testCmd) Run(a *app) error {
 	if err != nil || repo == nil {
 		return fmt.Errorf("%s is not inside a git repository; run cairn test in one, or give -C DIR", workdir.Path(a.dir, "."))
 	}
-	home, err := os.MkdirTemp("", "cairn-test-")
+	home, done, err := c.home(a)
 	if err != nil {
 		return err
 	}
-	if c.Keep {
-		defer fmt.Fprintf(a.stderr, "cairn: the test runs are kept in %s (CAIRN_HOME=%s cairn status)\n", home, home)
-	} else {
-		defer os.RemoveAll(home)
-	}
+	defer done()
 	ctx, stop := interrupts(a.ctx)
 	defer stop()
+	r := &proctest.Report{}
+	ctx, end := proctest.Traced(ctx, len(files), r)
+	defer end()
 	o.Home = home
 	style := views.Style{Color: colorOn(a.env, report)}
-	r := &proctest.Report{}
 	for _, f := range files {
 		cs := proctest.Run(ctx, o, f)
 		if ctx.Err() != nil {
@@ -83,6 +81,22 @@ func (c *testCmd) Run(a *app) error {
 		return failed
 	}
 	return nil
+}
+
+// home makes the temporary CAIRN_HOME the cases run in, and returns it
+// and what the pass does with it at its end: removes it, or, with --keep,
+// says where it is.
+func (c *testCmd) home(a *app) (home string, done func(), err error) {
+	home, err = os.MkdirTemp("", "cairn-test-")
+	if err != nil {
+		return "", nil, err
+	}
+	if c.Keep {
+		return home, func() {
+			fmt.Fprintf(a.stderr, "cairn: the test runs are kept in %s (CAIRN_HOME=%s cairn status)\n", home, home)
+		}, nil
+	}
+	return home, func() { os.RemoveAll(home) }, nil
 }
 
 // outputs is where the text report goes, and sets where o's runs' events

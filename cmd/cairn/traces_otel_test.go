@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -204,6 +205,16 @@ func TestTracesOfARun(t *testing.T) {
 	if ra["cairn.process"] != "traced" || ra["cairn.outcome"] != "succeeded" || !strings.HasPrefix(ra["cairn.run"], "traced_") {
 		t.Errorf("run span attributes: %v", ra)
 	}
+	// The run's span carries what the run used in all, as its record
+	// says: here, the one session's.
+	for k, want := range map[string]string{
+		"cairn.turns": "3", "gen_ai.usage.input_tokens": "1200", "gen_ai.usage.output_tokens": "80",
+		"cairn.cost_usd": "0.25", "cairn.cost_estimated": "false",
+	} {
+		if ra[k] != want {
+			t.Errorf("run span: %s = %q, want %q (all: %v)", k, ra[k], want, ra)
+		}
+	}
 	if rc.service != "cairn" {
 		t.Errorf("service.name = %q, want cairn", rc.service)
 	}
@@ -266,6 +277,65 @@ func TestTracesOfARun(t *testing.T) {
 	want := "tp=00-" + hex.EncodeToString(run.TraceId) + "-" + hex.EncodeToString(shell.SpanId) + "-01"
 	if got := probeResult(t, dir); got != want {
 		t.Errorf("step probe saw %q, want %q", got, want)
+	}
+}
+
+// TestTracesOfATest runs cairn test over two test files, one whose
+// expectations hold and one whose do not: one root span, test, with a case
+// span per file under it, each with its outcome, and the run of each
+// case's process under its case.
+func TestTracesOfATest(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t)
+	dir := t.TempDir()
+	files := map[string]string{
+		"good.test.toml": "process = \"traced.toml\"\nstubs = \"traced.stubs.toml\"\n[expect]\nstatus = \"succeeded\"\n",
+		"bad.test.toml":  "process = \"traced.toml\"\nstubs = \"traced.stubs.toml\"\n[expect]\nstatus = \"failed\"\n",
+	}
+	maps.Copy(files, tracedProcess)
+	writeFiles(t, dir, files)
+	gitRepo(t, dir)
+	_, stderr, code := cairnWith(t, dir, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + rc.URL}, "test", "good.test.toml", "bad.test.toml")
+	if code != 1 {
+		t.Fatalf("cairn test: exit %d, want 1 (one case fails)\n%s", code, stderr)
+	}
+	spans, by := rc.received()
+	var roots []*tracepb.Span
+	for _, s := range spans {
+		if len(s.ParentSpanId) == 0 {
+			roots = append(roots, s)
+		}
+	}
+	if len(roots) != 1 || roots[0].Name != "test" {
+		t.Fatalf("want one root span, test; got %d: %v", len(roots), names(roots))
+	}
+	test := roots[0]
+	if a := attrs(test.Attributes); a["cairn.test.files"] != "2" || a["cairn.outcome"] != "failed" {
+		t.Errorf("test span attributes: %v", a)
+	}
+	for file, outcome := range map[string]string{"good.test.toml": "passed", "bad.test.toml": "failed"} {
+		c := by["case "+file]
+		if c == nil {
+			t.Fatalf("no span case %s among %v", file, names(spans))
+		}
+		if !bytes.Equal(c.ParentSpanId, test.SpanId) {
+			t.Errorf("case %s is not a child of the test span", file)
+		}
+		if a := attrs(c.Attributes); a["cairn.test.file"] != file || a["cairn.outcome"] != outcome {
+			t.Errorf("case %s attributes: %v", file, a)
+		}
+		runs := 0
+		for _, s := range spans {
+			if s.Name == "run traced" && bytes.Equal(s.ParentSpanId, c.SpanId) {
+				runs++
+				if a := attrs(s.Attributes); a["cairn.outcome"] != "succeeded" || a["cairn.cost_usd"] != "0.25" {
+					t.Errorf("run of case %s attributes: %v", file, a)
+				}
+			}
+		}
+		if runs != 1 {
+			t.Errorf("case %s has %d run spans under it, want 1", file, runs)
+		}
 	}
 }
 

@@ -143,6 +143,18 @@ func Run(ctx context.Context, process, command string) (context.Context, Span) {
 	return start(ctx, command+" "+process, attribute.String("cairn.process", process), attribute.String("cairn.command", command))
 }
 
+// Test starts the span of a pass of cairn test over files, the number of
+// test files it found: the span of each file's case is under it.
+func Test(ctx context.Context, files int) (context.Context, Span) {
+	return start(ctx, "test", attribute.Int("cairn.test.files", files))
+}
+
+// TestCase starts the span of the case of the test file file, as cairn
+// test names it: the run of its process is under it.
+func TestCase(ctx context.Context, file string) (context.Context, Span) {
+	return start(ctx, "case "+file, attribute.String("cairn.test.file", file))
+}
+
 // Step starts the span of the step named step.
 func Step(ctx context.Context, step string) (context.Context, Span) {
 	return start(ctx, "step "+step, attribute.String("cairn.step", step))
@@ -193,6 +205,10 @@ func Shell(ctx context.Context, step, kind string) (context.Context, Span) {
 	}
 	return start(ctx, "shell "+kind, attrs...)
 }
+
+// Recording reports whether the span is exported: false when traces are
+// off, so that what only a span needs is not computed.
+func (s Span) Recording() bool { return s.s.IsRecording() }
 
 // SetRun records the name of the run folder of a run's span.
 func (s Span) SetRun(run string) {
