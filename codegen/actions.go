@@ -490,7 +490,11 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 					k.Patch = &keep
 				}
 			}
-			j.Spent = j.Spent || s.keepsRunBudget() && slices.ContainsFunc(st.Actions, func(a ir.PlanAction) bool { return a.Kind == ir.Session })
+			// A delivery whose repair loop is unrolled into jobs spends in
+			// its repair jobs' sessions: its jobs carry what it spent.
+			j.Spent = j.Spent || s.keepsRunBudget() && slices.ContainsFunc(st.Actions, func(a ir.PlanAction) bool {
+				return a.Kind == ir.Session || s.RepairJobs && a.Kind == ir.Catalogue && a.Catalogue == ir.Delivery
+			})
 			for _, a := range st.Actions {
 				// In commit mode no step delivers nor self-merges
 				// (refusals), so a group's job never writes.
@@ -725,8 +729,10 @@ func (wf *workflow) anchor() {
 			}
 		}
 		if j.Spent {
-			if j.KeepsStep() {
-				kinds = append(kinds, "keep-spent")
+			// A repair job hands what it spent to the delivery's next
+			// job, which keeps the step's.
+			if j.KeepsStep() && j.Role != "repair" {
+				kinds = append(kinds, j.KeepKind("keep-spent"))
 			}
 			if j.Given {
 				kinds = append(kinds, "take-spent")
@@ -1068,7 +1074,7 @@ func (c *compiler) repairJobs(s *script, st *ir.PlanStep, deliver *workflowJob) 
 	for round := 1; round <= s.RepairCap; round++ {
 		repair := &workflowJob{
 			ID: fmt.Sprintf("%s-repair-%d", deliver.ID, round), Step: st.Name, Needs: []string{prev.ID}, Given: deliver.Given,
-			Role: "repair", Round: round, Branch: st.Worktree,
+			Role: "repair", Round: round, Branch: st.Worktree, Spent: deliver.Spent,
 			If:      fmt.Sprintf("needs.%s.outputs.repair != ''", prev.ID),
 			Handoff: handoffArtifact(st.Name, round-1), Keeps: repairedArtifact(st.Name, round),
 		}
@@ -1077,7 +1083,7 @@ func (c *compiler) repairJobs(s *script, st *ir.PlanStep, deliver *workflowJob) 
 		}
 		redeliver := &workflowJob{
 			ID: fmt.Sprintf("%s-redeliver-%d", deliver.ID, round), Step: st.Name, Needs: []string{repair.ID}, Given: deliver.Given,
-			Role: "redeliver", Round: round, Branch: st.Worktree, Writes: true, Merge: deliver.Merge,
+			Role: "redeliver", Round: round, Branch: st.Worktree, Writes: true, Merge: deliver.Merge, Spent: deliver.Spent,
 			// The delivery's job after a repair job runs when that one ran,
 			// whatever its end: it ends the step so when it failed.
 			If:      fmt.Sprintf("!cancelled() && needs.%s.result != 'skipped'", repair.ID),

@@ -119,9 +119,8 @@ type targetInfo struct {
 	// repairs is set for a target that carries a delivery's repair loop
 	// (bash/repair.sh.tmpl); unrollsRepairs for one that carries it as
 	// jobs, one a session and one a push for each round, when a token of
-	// the user's pushes (the pull request's checks run then) and no run
-	// budget is kept across its jobs; another delivers with no repair
-	// session.
+	// the user's pushes (the pull request's checks run then); another
+	// delivers with no repair session.
 	repairs, unrollsRepairs bool
 	// deliversCommitted is set for a target that carries delivery and
 	// self-merge steps in commit mode too.
@@ -131,11 +130,11 @@ type targetInfo struct {
 	copies bool
 }
 
-// repairs reports whether the target carries the repair loop of s's
+// repairs reports whether the target carries the repair loop of a
 // delivery: the bash target always; a workflow when a token of the user's
-// pushes and no run budget is kept across its jobs.
-func (c *compiler) repairs(s *script) bool {
-	return c.target.repairs || c.target.unrollsRepairs && c.pushToken() != "" && s.Budget == ""
+// pushes.
+func (c *compiler) repairs() bool {
+	return c.target.repairs || c.target.unrollsRepairs && c.pushToken() != ""
 }
 
 // bashInfo names the bash target.
@@ -568,7 +567,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 	for w, ss := range last {
 		ss.Releases = kinds[w] == ir.Throwaway
 	}
-	if s.HasDelivery && s.RepairCap > 0 && !c.repairs(s) {
+	if s.HasDelivery && s.RepairCap > 0 && !c.repairs() {
 		// At [limits] repair_cap, or at the first delivery.
 		at := c.at.file()
 		for _, st := range s.Steps {
@@ -580,12 +579,8 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		if l := c.at.process; l != nil && l.Limits.RepairCap.Set {
 			at = l.Limits.RepairCap.At()
 		}
-		why := "without a [github] push_token the pull request's checks do not run, so no repair starts"
-		if c.pushToken() != "" {
-			why = "its repair jobs do not keep what their sessions spend of the run's budget (budget_usd)"
-		}
 		diags = append(diags, ir.Diagnostic{Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: at,
-			Message: fmt.Sprintf("the repair cap (%d) is not compiled to %s: %s; its pull request is left open for review when a check fails or the branch conflicts", s.RepairCap, c.target.name, why)})
+			Message: fmt.Sprintf("the repair cap (%d) is not compiled to %s: without a [github] push_token the pull request's checks do not run, so no repair starts; its pull request is left open for review when a check fails or the branch conflicts", s.RepairCap, c.target.name)})
 		s.RepairCap = 0
 	}
 	if s.HasDelivery && s.RepairCap > 0 {

@@ -267,6 +267,14 @@ func TestActRepairDifferential(t *testing.T) {
 			failure: "cairn: failed at step deliver: the repair cap (1) is reached and checks"},
 		{name: "deliver-rebase", pr: "OPEN draft=false", commit: "main.go",
 			prompt: "- `main.go`", result: "Repair 1: conflicts with main in \"main.go\": Kept both lines."},
+		// Under the run's budget: the repair job's session is given what
+		// the fix's session left of it (compareAct holds the budgets each
+		// CLI was given, and the summary's spending, to cairn run's).
+		{name: "deliver-spent", pr: "OPEN draft=false", commit: "[cairn] Repair: test\tdeliver\n",
+			prompt: "main_test.go:3: main.go is not `fixed`", result: "Repair 1: checks \"test\": Made the test pass."},
+		{name: "deliver-budget", code: 1, pr: "OPEN draft=true", commit: "main.go",
+			prompt: "main_test.go:3: main.go is not `fixed`", result: "budget spent",
+			failure: "cairn: failed at step deliver: budget spent"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -304,9 +312,15 @@ func TestActRepairDifferential(t *testing.T) {
 			}
 			// The repair session ran in a job with the workflow's read-only
 			// token: neither it nor its job's script was given the push token.
-			sessions, _ := filepath.Glob(filepath.Join(b.work, "fakelog", "claude.*"))
+			var sessions []string
+			all, _ := filepath.Glob(filepath.Join(b.work, "fakelog", "claude.*"))
+			for _, s := range all {
+				if env, _ := os.ReadFile(filepath.Join(s, "env")); bytes.Contains(env, []byte("CAIRN_STEP=deliver\n")) {
+					sessions = append(sessions, s)
+				}
+			}
 			if len(sessions) != 1 {
-				t.Fatalf("the workflow ran %d claude sessions; want 1, the repair's", len(sessions))
+				t.Fatalf("the workflow ran %d claude sessions of step deliver; want 1, the repair's", len(sessions))
 			}
 			for _, f := range []string{"env", "stdin"} {
 				got, _ := os.ReadFile(filepath.Join(sessions[0], f))

@@ -1,0 +1,1 @@
+printf "fixed\n" >>main.go
