@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cairn-dev/cairn/internal/glob"
 	"github.com/cairn-dev/cairn/ir"
@@ -131,7 +132,7 @@ func (v *values) github(g *ir.GitHub) {
 	}
 	switch pt := g.PushToken; {
 	case !pt.Set || pt.Bad:
-	case !secretName.MatchString(pt.Value):
+	case !secretName().MatchString(pt.Value):
 		v.report(valueRange(pt), "invalid %s %q; name a repository secret: letters, digits and _, not starting with a digit, such as \"CAIRN_PUSH_TOKEN\"", keyName(p, "push_token"), pt.Value)
 	case strings.HasPrefix(strings.ToUpper(pt.Value), "GITHUB_"):
 		v.report(valueRange(pt), "invalid %s %q: GitHub names no secret GITHUB_*, and the workflow's own token starts no workflow on its push; name a secret holding a token of your own, such as \"CAIRN_PUSH_TOKEN\"", keyName(p, "push_token"), pt.Value)
@@ -142,7 +143,7 @@ func (v *values) github(g *ir.GitHub) {
 }
 
 // secretName is the name of a repository secret.
-var secretName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var secretName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // ghExpression opens an expression wherever GitHub Actions reads a
 // workflow's value, quoted or not: a [github] value holding it would be

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairn-dev/cairn/ir"
@@ -112,7 +113,7 @@ var codexJQ string
 
 // codexThreadID is the shape of a thread's id, which names its session
 // file.
-var codexThreadID = regexp.MustCompile(`^[0-9A-Za-z-]+$`)
+var codexThreadID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9A-Za-z-]+$`) })
 
 // sessionFile is the text of the session file of thread under CODEX_HOME
 // (else ~/.codex) in env, $CODEX_HOME/sessions/…/rollout-…-THREAD.jsonl,
@@ -123,7 +124,7 @@ func (codex) sessionFile(env []string, thread string) (string, bool) {
 	if home == "" && environ(env).get("HOME") != "" {
 		home = filepath.Join(environ(env).get("HOME"), ".codex")
 	}
-	if home == "" || !codexThreadID.MatchString(thread) {
+	if home == "" || !codexThreadID().MatchString(thread) {
 		return "", false
 	}
 	// A thread resumed on another day may have a file of each day: the

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 
 	"github.com/cairn-dev/cairn/ir"
 )
@@ -234,7 +235,7 @@ func geminiDir(env environ) string {
 
 // jsonComment matches the // and /* */ comments settings.json may hold,
 // outside strings.
-var jsonComment = regexp.MustCompile(`("(?:[^"\\]|\\.)*")|//[^\n]*|/\*(?s:.*?)\*/`)
+var jsonComment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`("(?:[^"\\]|\\.)*")|//[^\n]*|/\*(?s:.*?)\*/`) })
 
 // geminiSelectedAuth is the auth type dir/settings.json selects
 // (security.auth.selectedType, or the older selectedAuthType); empty when
@@ -250,7 +251,7 @@ func geminiSelectedAuth(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b = jsonComment.ReplaceAllFunc(b, func(m []byte) []byte {
+	b = jsonComment().ReplaceAllFunc(b, func(m []byte) []byte {
 		if m[0] == '"' {
 			return m
 		}

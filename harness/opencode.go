@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cairn-dev/cairn/ir"
 )
@@ -97,7 +98,7 @@ func (opencode) JQ() JQ {
 var opencodeJQ string
 
 // ansi matches the colour codes opencode writes even to a pipe.
-var ansi = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+var ansi = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\x1b\[[0-9;]*m`) })
 
 // Login asks `opencode auth list`, which lists the stored credentials and
 // the providers' key variables set in the environment, one "●" line each:
@@ -108,7 +109,7 @@ func (opencode) Login(ctx context.Context, bin string, env []string) (Login, boo
 		return loginUnknown(probeFailed("opencode auth list", code, stdout, stderr)), true
 	}
 	var found []string
-	for line := range strings.Lines(ansi.ReplaceAllString(stdout, "")) {
+	for line := range strings.Lines(ansi().ReplaceAllString(stdout, "")) {
 		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "●"); ok {
 			found = append(found, strings.Join(strings.Fields(rest), " "))
 		}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -53,9 +54,9 @@ func (k docKind) keys() []ir.Key {
 // files of those formats (Cargo.toml, terragrunt.hcl) get nothing from this
 // server.
 var (
-	tomlTopKey = regexp.MustCompile(`^(version|steps)[ \t]*=`)
-	tomlSteps  = regexp.MustCompile(`^\[\[[ \t]*steps[ \t]*\]\]`)
-	hclProcess = regexp.MustCompile(`(?m)^(version[ \t]*=|step[ \t]+")`)
+	tomlTopKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(version|steps)[ \t]*=`) })
+	tomlSteps  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\[\[[ \t]*steps[ \t]*\]\]`) })
+	hclProcess = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(version[ \t]*=|step[ \t]+")`) })
 )
 
 // tomlProcess reports whether a TOML text looks like a process file.
@@ -64,11 +65,11 @@ func tomlProcess(text string) bool {
 	for line := range strings.Lines(text) {
 		line = strings.TrimSpace(line)
 		switch {
-		case tomlSteps.MatchString(line):
+		case tomlSteps().MatchString(line):
 			return true
 		case strings.HasPrefix(line, "["):
 			top = false
-		case top && tomlTopKey.MatchString(line):
+		case top && tomlTopKey().MatchString(line):
 			return true
 		}
 	}
@@ -91,7 +92,7 @@ func kindOf(path, text, home string) docKind {
 		return kindCard
 	case strings.HasSuffix(base, ".toml") && (inProcesses || tomlProcess(text)):
 		return kindTOML
-	case strings.HasSuffix(base, ".hcl") && (inProcesses || hclProcess.MatchString(text)):
+	case strings.HasSuffix(base, ".hcl") && (inProcesses || hclProcess().MatchString(text)):
 		return kindHCL
 	}
 	return kindNone

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	protocol "github.com/tliron/glsp/protocol_3_16"
 
@@ -35,15 +36,19 @@ type place struct {
 const keyChars = `[A-Za-z0-9_-]`
 
 var (
-	tomlHeaderLine = regexp.MustCompile(`^\s*\[\[?([^\]]*)\]?\]?`)
-	tomlHeaderOpen = regexp.MustCompile(`^\s*\[\[?\s*((?:` + keyChars + `+\s*\.\s*)*)` + keyChars + `*$`)
-	tomlKeyLine    = regexp.MustCompile(`^\s*(` + keyChars + `+(?:\s*\.\s*` + keyChars + `+)*)\s*=\s*(.*)$`)
-	keyTyped       = regexp.MustCompile(`^\s*` + keyChars + `*$`)
-	hclBlockLine   = regexp.MustCompile(`^\s*(` + keyChars + `+)((?:\s+"[^"]*")*)\s*\{`)
-	hclKeyLine     = regexp.MustCompile(`^\s*(` + keyChars + `+)\s*=\s*(.*)$`)
-	hclHeredoc     = regexp.MustCompile(`<<-?([A-Za-z_][A-Za-z0-9_]*)\s*$`)
-	yamlKeyLine    = regexp.MustCompile(`^(\s*)(-\s+)?(` + keyChars + `+):(?:\s+(.*)|$)`)
-	yamlKeyTyped   = regexp.MustCompile(`^(\s*)(-\s+)?` + keyChars + `*$`)
+	tomlHeaderLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[\[?([^\]]*)\]?\]?`) })
+	tomlHeaderOpen = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*\[\[?\s*((?:` + keyChars + `+\s*\.\s*)*)` + keyChars + `*$`)
+	})
+	tomlKeyLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*(` + keyChars + `+(?:\s*\.\s*` + keyChars + `+)*)\s*=\s*(.*)$`)
+	})
+	keyTyped     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*` + keyChars + `*$`) })
+	hclBlockLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(` + keyChars + `+)((?:\s+"[^"]*")*)\s*\{`) })
+	hclKeyLine   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(` + keyChars + `+)\s*=\s*(.*)$`) })
+	hclHeredoc   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<<-?([A-Za-z_][A-Za-z0-9_]*)\s*$`) })
+	yamlKeyLine  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\s*)(-\s+)?(` + keyChars + `+):(?:\s+(.*)|$)`) })
+	yamlKeyTyped = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\s*)(-\s+)?` + keyChars + `*$`) })
 )
 
 // placeAt reads where p is in d.
@@ -114,7 +119,7 @@ func (d *document) tomlPlace(p protocol.Position) place {
 	inString := ""
 	for _, l := range d.linesBefore(li) {
 		if inString == "" {
-			if m := tomlHeaderLine.FindStringSubmatch(l); m != nil && strings.HasPrefix(strings.TrimSpace(l), "[") {
+			if m := tomlHeaderLine().FindStringSubmatch(l); m != nil && strings.HasPrefix(strings.TrimSpace(l), "[") {
 				table = splitDotted(m[1])
 			}
 		}
@@ -126,12 +131,12 @@ func (d *document) tomlPlace(p protocol.Position) place {
 	var pl place
 	prefix := line[:col]
 	if strings.HasPrefix(strings.TrimSpace(line), "[") {
-		if m := tomlHeaderOpen.FindStringSubmatch(prefix); m != nil {
+		if m := tomlHeaderOpen().FindStringSubmatch(prefix); m != nil {
 			pl.keys, _ = descend(root, splitDotted(m[1]), true, false)
 			pl.wantKey, pl.tablesOnly = true, true
 		}
 		// The name under the position, as the key of the table before it.
-		if m := tomlHeaderLine.FindStringSubmatchIndex(line); m != nil {
+		if m := tomlHeaderLine().FindStringSubmatchIndex(line); m != nil {
 			d.tomlHeaderKey(&pl, root, li, line[m[2]:m[3]], m[2], col)
 		}
 		return pl
@@ -141,10 +146,10 @@ func (d *document) tomlPlace(p protocol.Position) place {
 		return pl
 	}
 	pl.keys = keys
-	if keyTyped.MatchString(prefix) {
+	if keyTyped().MatchString(prefix) {
 		pl.wantKey = true
 	}
-	m := tomlKeyLine.FindStringSubmatchIndex(line)
+	m := tomlKeyLine().FindStringSubmatchIndex(line)
 	if m == nil {
 		return pl
 	}
@@ -239,7 +244,7 @@ func (d *document) hclPlace(p protocol.Position) place {
 			}
 			continue
 		}
-		if m := hclBlockLine.FindStringSubmatch(l); m != nil {
+		if m := hclBlockLine().FindStringSubmatch(l); m != nil {
 			stack = append(stack, m[1])
 			l = l[strings.Index(l, "{")+1:]
 		}
@@ -250,7 +255,7 @@ func (d *document) hclPlace(p protocol.Position) place {
 				stack = stack[:len(stack)-1]
 			}
 		}
-		if m := hclHeredoc.FindStringSubmatch(l); m != nil {
+		if m := hclHeredoc().FindStringSubmatch(l); m != nil {
 			heredoc = m[1]
 		}
 	}
@@ -263,17 +268,17 @@ func (d *document) hclPlace(p protocol.Position) place {
 	}
 	pl := place{keys: keys, blocks: true}
 	prefix := line[:col]
-	if keyTyped.MatchString(prefix) {
+	if keyTyped().MatchString(prefix) {
 		pl.wantKey = true
 	}
-	if m := hclBlockLine.FindStringSubmatchIndex(line); m != nil {
+	if m := hclBlockLine().FindStringSubmatchIndex(line); m != nil {
 		if k, ok := lookup(keys, line[m[2]:m[3]], true); ok && k.Type.HasKeys() {
 			pl.key = &k
 			pl.keyRange = protocol.Range{Start: d.lspPos(li, m[2]), End: d.lspPos(li, m[3])}
 		}
 		return pl
 	}
-	m := hclKeyLine.FindStringSubmatchIndex(line)
+	m := hclKeyLine().FindStringSubmatchIndex(line)
 	if m == nil {
 		return pl
 	}
@@ -321,10 +326,10 @@ func (d *document) yamlPlace(p protocol.Position) place {
 		return place{}
 	}
 	indent := col
-	m := yamlKeyLine.FindStringSubmatchIndex(line)
+	m := yamlKeyLine().FindStringSubmatchIndex(line)
 	if m != nil {
 		indent = m[6]
-	} else if t := yamlKeyTyped.FindStringSubmatchIndex(line[:col]); t != nil {
+	} else if t := yamlKeyTyped().FindStringSubmatchIndex(line[:col]); t != nil {
 		indent = t[3]
 		if t[4] >= 0 {
 			indent = t[5]
@@ -333,7 +338,7 @@ func (d *document) yamlPlace(p protocol.Position) place {
 	var path []string
 	for i := li - 1; i > 0; i-- {
 		l := d.line(i)
-		pm := yamlKeyLine.FindStringSubmatchIndex(l)
+		pm := yamlKeyLine().FindStringSubmatchIndex(l)
 		if pm == nil {
 			continue
 		}
@@ -356,7 +361,7 @@ func (d *document) yamlPlace(p protocol.Position) place {
 		return place{}
 	}
 	pl := place{keys: keys}
-	if yamlKeyTyped.MatchString(line[:col]) {
+	if yamlKeyTyped().MatchString(line[:col]) {
 		pl.wantKey = true
 	}
 	if m == nil {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
@@ -180,7 +181,9 @@ func (fe *cardProcess) lineEnd(off int) int {
 }
 
 // duplicateKey matches the parser's refusal of a key defined twice.
-var duplicateKey = regexp.MustCompile(`^mapping key "(.*)" already defined at \[(\d+):(\d+)\]$`)
+var duplicateKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^mapping key "(.*)" already defined at \[(\d+):(\d+)\]$`)
+})
 
 // parserError reports the YAML parser's refusal at its position: a key
 // defined twice is a duplicate, anything else a syntax error.
@@ -192,7 +195,7 @@ func (fe *cardProcess) parserError(err error) {
 	}
 	start := fe.offset(se.Token.Position)
 	at := fe.span(start, start+len(se.Token.Value))
-	if m := duplicateKey.FindStringSubmatch(se.Message); m != nil {
+	if m := duplicateKey().FindStringSubmatch(se.Message); m != nil {
 		line, _ := strconv.Atoi(m[2])
 		col, _ := strconv.Atoi(m[3])
 		first := fe.offset(&token.Position{Line: line, Column: col})
