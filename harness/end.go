@@ -72,7 +72,7 @@ func (h *Harness) SessionEnd(o Output) SessionEnd {
 	e.Budget, _ = end["budget"].(bool)
 	e.Worked, _ = end["worked"].(bool)
 	e.Unpriced, _ = end["unpriced"].(bool)
-	return e.Estimated(h.prices, h.Name, o.Model)
+	return e.Estimated(h.prices.table(), h.Name, o.Model)
 }
 
 // jqUsage is the usage v, an object of figures (usage_clean's), as cairn

@@ -56,13 +56,13 @@ type Harness struct {
 	adapter Adapter
 	spec    Spec
 	jq      JQ
-	prices  *Prices
+	prices  *Prices // nil: cairn's own (Prices.table)
 }
 
 // newHarness is the harness a drives.
 func newHarness(a Adapter, builtin bool) *Harness {
 	spec := a.Spec()
-	return &Harness{Name: spec.Name, Builtin: builtin, adapter: a, spec: spec, jq: a.JQ(), prices: builtinPrices}
+	return &Harness{Name: spec.Name, Builtin: builtin, adapter: a, spec: spec, jq: a.JQ()}
 }
 
 // Efforts returns the efforts h takes, weakest first; none for a harness
@@ -183,7 +183,7 @@ func (h *Harness) EndJQ() string { return h.jq.End }
 // (`end_codex | end_priced({"input":1.25,…})`), when the price table has
 // one; EndJQ when it has none.
 func (h *Harness) EndJQFor(model string) string {
-	p, _, ok := h.prices.Lookup(h.Name, model)
+	p, _, ok := h.prices.table().Lookup(h.Name, model)
 	if !ok {
 		return h.jq.End
 	}
@@ -223,14 +223,14 @@ func (h *Harness) Command(inv Invocation) (Command, error) {
 type Registry struct {
 	byName map[string]*Harness
 	names  []string
-	prices *Prices
+	prices *Prices // nil: cairn's own (Prices.table)
 }
 
 // NewRegistry returns the built-in harnesses plus the config's custom ones
 // ([harnesses.NAME]). A custom harness with a built-in name does not
 // replace the built-in harness.
 func NewRegistry(custom []ir.CustomHarness) *Registry {
-	r := &Registry{byName: map[string]*Harness{}, prices: builtinPrices}
+	r := &Registry{byName: map[string]*Harness{}}
 	for _, a := range builtins {
 		h := newHarness(a, true)
 		r.byName[h.Name] = h
@@ -263,7 +263,7 @@ func (r *Registry) WithPrices(over map[string]ir.Price) *Registry {
 	if len(over) == 0 {
 		return r
 	}
-	q := &Registry{byName: make(map[string]*Harness, len(r.byName)), names: r.names, prices: r.prices.With(over)}
+	q := &Registry{byName: make(map[string]*Harness, len(r.byName)), names: r.names, prices: r.prices.table().With(over)}
 	for name, h := range r.byName {
 		c := *h
 		c.prices = q.prices
@@ -273,7 +273,7 @@ func (r *Registry) WithPrices(over map[string]ir.Price) *Registry {
 }
 
 // Prices is the price table r's harnesses estimate costs from.
-func (r *Registry) Prices() *Prices { return r.prices }
+func (r *Registry) Prices() *Prices { return r.prices.table() }
 
 // Priced reports whether a budget can count what a session of h on model
 // spends: its CLI reports cost (ReportsCost), or the price table has a
@@ -282,6 +282,6 @@ func (h *Harness) Priced(model string) bool {
 	if h.ReportsCost() {
 		return true
 	}
-	_, _, ok := h.prices.Lookup(h.Name, model)
+	_, _, ok := h.prices.table().Lookup(h.Name, model)
 	return ok
 }

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cairn-dev/cairn/ir"
 )
@@ -28,17 +29,26 @@ type Prices struct {
 //go:embed prices.json
 var pricesJSON []byte
 
-// builtinPrices is prices.json read, once.
-var builtinPrices = func() *Prices {
+// builtinPrices is prices.json read, once, when a price is first asked
+// for: a check of command steps never reads it.
+var builtinPrices = sync.OnceValue(func() *Prices {
 	var p Prices
 	if err := json.Unmarshal(pricesJSON, &p); err != nil {
 		panic("harness: prices.json: " + err.Error())
 	}
 	return &p
-}()
+})
 
 // BuiltinPrices is cairn's own price table, without the config's.
-func BuiltinPrices() *Prices { return builtinPrices }
+func BuiltinPrices() *Prices { return builtinPrices() }
+
+// table is p, or cairn's own price table when p is nil.
+func (p *Prices) table() *Prices {
+	if p == nil {
+		return builtinPrices()
+	}
+	return p
+}
 
 // With is p with over, the config's [prices] by model name, laid over its
 // models: a model of over replaces p's of the same name, or adds one. p is
@@ -55,7 +65,7 @@ func (p *Prices) With(over map[string]ir.Price) *Prices {
 
 // dateSuffix is a model name's trailing date, which a vendor's snapshot
 // of a model carries: -20250929, -2025-08-07, @20250929.
-var dateSuffix = regexp.MustCompile(`[-@](\d{8}|\d{4}-\d{2}-\d{2})$`)
+var dateSuffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[-@](\d{8}|\d{4}-\d{2}-\d{2})$`) })
 
 // Lookup is the price of model on the harness called harness, and the
 // name the table knows it by: the model's own name, else the harness's
@@ -86,7 +96,7 @@ func (p *Prices) Lookup(harness, model string) (ir.Price, string, bool) {
 		if pr, name, ok := try(n); ok {
 			return pr, name, ok
 		}
-		if d := dateSuffix.FindStringIndex(n); d != nil && d[0] > 0 {
+		if d := dateSuffix().FindStringIndex(n); d != nil && d[0] > 0 {
 			if pr, name, ok := try(n[:d[0]]); ok {
 				return pr, name, ok
 			}
