@@ -206,6 +206,9 @@ type workflowJob struct {
 	// outcomes, which the when reads.
 	Decides bool
 	Changes *artifactDownload
+	// MoreChanges are the changes of the other worktrees a group's job
+	// takes (groupJob), after Changes, the first one's.
+	MoreChanges []artifactDownload
 	// Patch is set when a later job works in its worktree. A group's job
 	// keeps the changes of each of its members' worktrees a later job
 	// works in as GroupPatches instead; GroupResults are the files of
@@ -552,14 +555,15 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 			}
 			rs.Patches = append(rs.Patches, patch)
 		}
-		if group != nil && len(takes) > 0 {
-			group.Changes = &artifactDownload{
-				What: "Take the changes of worktree " + takes[0], Artifact: patchArtifact(takes[0]), Into: "worktrees",
-			}
-			if len(takes) > 1 {
-				// One download of them all (a pattern's braces name each).
-				group.Changes.What = "Take the changes of worktrees " + strings.Join(takes, ", ")
-				group.Changes.Artifact = patchArtifact("{" + strings.Join(takes, ",") + "}")
+		// A download for each worktree a group's job takes the changes
+		// of: a pattern's braces, which download-artifact may read as
+		// alternatives, are no artifact name to act's.
+		for k, w := range takes {
+			d := artifactDownload{What: "Take the changes of worktree " + w, Artifact: patchArtifact(w), Into: "worktrees"}
+			if k == 0 {
+				group.Changes = &d
+			} else {
+				group.MoreChanges = append(group.MoreChanges, d)
 			}
 		}
 		for _, st := range stage {

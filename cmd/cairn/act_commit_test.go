@@ -30,6 +30,7 @@ func TestActDifferentialCommit(t *testing.T) {
 	}{
 		{"ok", "commit", nil}, {"failing", "commit", []string{"FAKE_FAIL=claude"}}, {"foreach", "foreach-commit", nil},
 		{"parallel", "parallel-commit", nil}, {"parallel-failing", "parallel-commit", []string{"FAKE_FAIL=claude"}},
+		{"parallel-throwaways", "parallel-throwaways", nil},
 	} {
 		t.Run(variant.name, func(t *testing.T) {
 			t.Parallel()
@@ -106,7 +107,7 @@ func (w *compileWork) onlyRepoRun(t *testing.T) string {
 }
 
 // commitRunName is a run folder's name in a commit's files and trailers.
-var commitRunName = regexp.MustCompile(`commit_[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{6}Z(-[0-9]+)?`)
+var commitRunName = regexp.MustCompile(`\b[a-z0-9][a-z0-9-]*_[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{6}Z(-[0-9]+)?`)
 
 // commitsSince is what a run committed after base, oldest first: each
 // commit's subject, trailers and the files it changed, the run's name as

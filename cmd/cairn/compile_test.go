@@ -87,7 +87,7 @@ var caseRepoFiles = map[string]map[string]string{
 }
 
 // commitCases are the golden compile cases with commit = true.
-var commitCases = map[string]bool{"commit": true, "commit-issue": true, "foreach-commit": true, "parallel-commit": true}
+var commitCases = map[string]bool{"commit": true, "commit-issue": true, "foreach-commit": true, "parallel-commit": true, "parallel-throwaways": true}
 
 // newCompileWork makes a twin of the case in file.
 func newCompileWork(t *testing.T, file string) *compileWork {
