@@ -617,7 +617,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 			used = append(used, h)
 		}
 	}
-	s.FinalJQ = harness.JQDefs(used)
+	s.FinalJQ = harness.AdapterJQDefs(used)
 	s.Merges = s.Merges || s.HasSelfMerge
 	s.useFeatures()
 	return s, diags

@@ -59,7 +59,7 @@ func TestCommandScriptHoldsNoSessionCode(t *testing.T) {
 	}
 	text = string(script)
 	claude, _ := harness.NewRegistry(nil).Lookup("claude")
-	for _, code := range append(slices.Clone(sessionCode), "run_command()", "\njq_final='\n"+harness.JQDefs([]*harness.Harness{claude})+"'\n") {
+	for _, code := range append(slices.Clone(sessionCode), "run_command()", "\njq_final='\n"+harness.AdapterJQDefs([]*harness.Harness{claude})+"'\n") {
 		if !strings.Contains(text, code) {
 			t.Errorf("the script of sessions lacks %q", code)
 		}

@@ -110,7 +110,7 @@ func TestJQDefs(t *testing.T) {
 	if got := JQDefs(all); got != FinalJQDefs() {
 		t.Errorf("JQDefs of every harness is not FinalJQDefs:\n%s", got)
 	}
-	helpers := jqCode(outputJQ) + jqCode(usageJQ)
+	helpers := jqCode(usageJQ) + jqCode(outputJQ)
 	if got := JQDefs(nil); got != helpers {
 		t.Errorf("JQDefs of none: %q; want the helpers only", got)
 	}
@@ -118,5 +118,10 @@ func TestJQDefs(t *testing.T) {
 	got := JQDefs([]*Harness{codex, codex})
 	if want := helpers + jqCode(codex.jq.Defs); got != want {
 		t.Errorf("JQDefs of codex:\n%s\nwant:\n%s", got, want)
+	}
+	// A script's jq_final: the same, less the usage helpers, which its
+	// jq_usage holds once.
+	if got, want := AdapterJQDefs([]*Harness{codex}), jqCode(outputJQ)+jqCode(codex.jq.Defs); got != want {
+		t.Errorf("AdapterJQDefs of codex:\n%s\nwant:\n%s", got, want)
 	}
 }

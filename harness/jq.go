@@ -48,15 +48,15 @@ type sessionFiler interface {
 }
 
 // FinalJQDefs is the jq a compiled script reads every harness's output
-// with, and cairn run too: the helpers (jq/output.jq, jq/usage.jq), then
+// with, and cairn run too: the helpers (jq/usage.jq, jq/output.jq), then
 // each adapter's Defs, the built-in ones in order and the custom one last,
 // without their comments (jqCode).
 func FinalJQDefs() string { return finalJQDefs() }
 
 var finalJQDefs = sync.OnceValue(func() string {
 	var b strings.Builder
-	b.WriteString(jqCode(outputJQ))
 	b.WriteString(jqCode(usageJQ))
+	b.WriteString(jqCode(outputJQ))
 	for _, a := range append(slices.Clone(builtins), &custom{}) {
 		b.WriteString(jqCode(a.JQ().Defs))
 	}
@@ -68,9 +68,15 @@ var finalJQDefs = sync.OnceValue(func() string {
 // Each adapter's come once, the built-in ones in order and the custom one
 // last, as in FinalJQDefs.
 func JQDefs(hs []*Harness) string {
+	return jqCode(usageJQ) + AdapterJQDefs(hs)
+}
+
+// AdapterJQDefs is JQDefs without the usage helpers (UsageJQHelpers),
+// which a compiled script defines once for all its jq and puts before
+// these.
+func AdapterJQDefs(hs []*Harness) string {
 	var b strings.Builder
 	b.WriteString(jqCode(outputJQ))
-	b.WriteString(jqCode(usageJQ))
 	uses := func(builtin bool, name string) bool {
 		return slices.ContainsFunc(hs, func(h *Harness) bool { return h.Builtin == builtin && (!builtin || h.Name == name) })
 	}

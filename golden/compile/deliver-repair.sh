@@ -858,39 +858,6 @@ def object:
 def events:
   [split("\n")[] | select(startswith("{") or test("^\\s+\\{")) | try fromjson catch empty
    | select(type == "object" and (.type | type) == "string" and .type != "")];
-def usage_keys: ["turns", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd"];
-def usage_clean: . as $u | reduce usage_keys[] as $k ({};
-  $u[$k] as $v
-  | if ($v | type) != "number" or $v < 0 then .
-    elif $k == "cost_usd" then .[$k] = $v
-    elif $v == ($v | floor) and $v <= 4611686018427387903 then .[$k] = $v
-    else . end);
-def usage_estimated: .cost_estimated == true and .cost_usd != null;
-def usage_plus($b): . as $a | reduce usage_keys[] as $k ({};
-  if $a[$k] == null and $b[$k] == null then .
-  elif $a[$k] == null then .[$k] = $b[$k]
-  elif $b[$k] == null then .[$k] = $a[$k]
-  elif $k == "cost_usd" then .[$k] = ((($a[$k] + $b[$k]) * 1e12 | round) / 1e12)
-  else .[$k] = $a[$k] + $b[$k] end)
-  | if ($a | usage_estimated) or ($b | usage_estimated) then .cost_estimated = true else . end;
-def usage_sum(f): reduce f as $u ({}; usage_plus($u));
-def usage_add($a; $b): if $a == null then $b elif $b == null then $a else $a + $b end;
-def session_used: . as $e | ($e.usage // {}) | usage_plus($e.total // {});
-def usage_minus($b): . as $a | reduce usage_keys[] as $k ({};
-  if $a[$k] == null then .
-  elif $b[$k] == null then .[$k] = $a[$k]
-  elif $k == "cost_usd" then .[$k] = ([(($a[$k] - $b[$k]) * 1e12 | round) / 1e12, 0] | max)
-  else .[$k] = ([$a[$k] - $b[$k], 0] | max) end)
-  | if ($a | usage_estimated) or $a.cost_usd != null and ($b | usage_estimated) then .cost_estimated = true else . end;
-def session_used_after($prior): . as $e
-  | ($e.usage // {})
-  | usage_plus(($e.total // {}) | if $prior != null and ($prior.id // "") != "" and $prior.id == $e.id then usage_minus($prior.total // {}) else . end);
-def usage_estimate($p):
-  if .cost_usd != null or ([.input_tokens, .output_tokens, .cache_read_tokens, .cache_write_tokens] | map(numbers) | length) == 0 then .
-  else .cost_usd = (((.input_tokens // 0) * $p.input / 1e6 + (.output_tokens // 0) * $p.output / 1e6
-      + (.cache_read_tokens // 0) * $p.cache_read / 1e6 + (.cache_write_tokens // 0) * $p.cache_write / 1e6) * 1e12 | round / 1e12)
-    | .cost_estimated = true end;
-def end_priced($p): .usage = ((.usage // {}) | usage_estimate($p)) | .total = ((.total // {}) | usage_estimate($p));
 def claude:
   ($out | object) as $r
   | if $r == null or $r.type != "result" then {m: "", c: unreadable("claude"; "its JSON result"), f: true}
@@ -945,7 +912,7 @@ run_session() {
   if [[ -s $tmp/usage.$step ]]; then prior=$(<"$tmp/usage.$step"); fi
   jq -n -c --rawfile out "$tmp/out.$step" --rawfile err "$tmp/err.$step" --rawfile last "$last" \
     --argjson rc "$proc_rc" --argjson prior "$prior" \
-    "$jq_final ($session_end) as \$ended | $final + {u: (\$prior | usage_plus(\$ended | session_used)), b: \$ended.budget}" >"$tmp/final.$step" ||
+    "$jq_usage$jq_final ($session_end) as \$ended | $final + {u: (\$prior | usage_plus(\$ended | session_used)), b: \$ended.budget}" >"$tmp/final.$step" ||
     printf '{"m":"","c":"cannot read the output of %s","f":true}\n' "$final" >"$tmp/final.$step"
   if usage=$(jq -c '.u // empty' <"$tmp/final.$step") && [[ -n $usage ]]; then
     printf '%s\n' "$usage" >"$tmp/usage-new.$step" && mv -f -- "$tmp/usage-new.$step" "$tmp/usage.$step"
@@ -970,10 +937,7 @@ run_session() {
 
 session_cli_1() {
   local prompt_size
-  if ! prompt_fits 10485760; then
-    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
-    return 0
-  fi
+  prompt_fits 10485760 || { session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'; return 0; }
   session_end='end_claude | end_priced({"input":2,"output":10,"cache_read":0.2,"cache_write":2.5})'
   budget_before || return 0
   local budget_left=$REPLY

@@ -768,7 +768,7 @@ watch_turns() {
     kill -KILL -- "-$pgid" 2>/dev/null || true
     return 0
   done < <(tail -s 0.2 -n +1 -F --pid="$pgid" -- "$out" 2>/dev/null |
-    jq --unbuffered -R -r "${jq_final-} $turn_jq" 2>/dev/null)
+    jq --unbuffered -R -r "${jq_usage-}${jq_final-} $turn_jq" 2>/dev/null)
 }
 
 jq_shell_lines='
@@ -1015,39 +1015,6 @@ def object:
 def events:
   [split("\n")[] | select(startswith("{") or test("^\\s+\\{")) | try fromjson catch empty
    | select(type == "object" and (.type | type) == "string" and .type != "")];
-def usage_keys: ["turns", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd"];
-def usage_clean: . as $u | reduce usage_keys[] as $k ({};
-  $u[$k] as $v
-  | if ($v | type) != "number" or $v < 0 then .
-    elif $k == "cost_usd" then .[$k] = $v
-    elif $v == ($v | floor) and $v <= 4611686018427387903 then .[$k] = $v
-    else . end);
-def usage_estimated: .cost_estimated == true and .cost_usd != null;
-def usage_plus($b): . as $a | reduce usage_keys[] as $k ({};
-  if $a[$k] == null and $b[$k] == null then .
-  elif $a[$k] == null then .[$k] = $b[$k]
-  elif $b[$k] == null then .[$k] = $a[$k]
-  elif $k == "cost_usd" then .[$k] = ((($a[$k] + $b[$k]) * 1e12 | round) / 1e12)
-  else .[$k] = $a[$k] + $b[$k] end)
-  | if ($a | usage_estimated) or ($b | usage_estimated) then .cost_estimated = true else . end;
-def usage_sum(f): reduce f as $u ({}; usage_plus($u));
-def usage_add($a; $b): if $a == null then $b elif $b == null then $a else $a + $b end;
-def session_used: . as $e | ($e.usage // {}) | usage_plus($e.total // {});
-def usage_minus($b): . as $a | reduce usage_keys[] as $k ({};
-  if $a[$k] == null then .
-  elif $b[$k] == null then .[$k] = $a[$k]
-  elif $k == "cost_usd" then .[$k] = ([(($a[$k] - $b[$k]) * 1e12 | round) / 1e12, 0] | max)
-  else .[$k] = ([$a[$k] - $b[$k], 0] | max) end)
-  | if ($a | usage_estimated) or $a.cost_usd != null and ($b | usage_estimated) then .cost_estimated = true else . end;
-def session_used_after($prior): . as $e
-  | ($e.usage // {})
-  | usage_plus(($e.total // {}) | if $prior != null and ($prior.id // "") != "" and $prior.id == $e.id then usage_minus($prior.total // {}) else . end);
-def usage_estimate($p):
-  if .cost_usd != null or ([.input_tokens, .output_tokens, .cache_read_tokens, .cache_write_tokens] | map(numbers) | length) == 0 then .
-  else .cost_usd = (((.input_tokens // 0) * $p.input / 1e6 + (.output_tokens // 0) * $p.output / 1e6
-      + (.cache_read_tokens // 0) * $p.cache_read / 1e6 + (.cache_write_tokens // 0) * $p.cache_write / 1e6) * 1e12 | round / 1e12)
-    | .cost_estimated = true end;
-def end_priced($p): .usage = ((.usage // {}) | usage_estimate($p)) | .total = ((.total // {}) | usage_estimate($p));
 def claude:
   ($out | object) as $r
   | if $r == null or $r.type != "result" then {m: "", c: unreadable("claude"; "its JSON result"), f: true}
@@ -1146,7 +1113,7 @@ run_session() {
   if [[ -n ${session_id:-} && -s $tmp/end.$step ]]; then resumed=$(<"$tmp/end.$step"); fi
   jq -n -c --rawfile out "$tmp/out.$step" --rawfile err "$tmp/err.$step" --rawfile last "$last" \
     --argjson rc "$proc_rc" --argjson prior "$prior" --argjson resumed "$resumed" \
-    "$jq_final ($session_end) as \$ended | $final + {u: (\$prior | usage_plus(\$ended | session_used_after(\$resumed))), b: \$ended.budget} + {n: (\$ended | session_used), t: (\$ended.max_turns // false), w: (\$ended.worked // false), s: (\$ended.id // \"\"), x: (\$ended.total // {})}" >"$tmp/final.$step" ||
+    "$jq_usage$jq_final ($session_end) as \$ended | $final + {u: (\$prior | usage_plus(\$ended | session_used_after(\$resumed))), b: \$ended.budget} + {n: (\$ended | session_used), t: (\$ended.max_turns // false), w: (\$ended.worked // false), s: (\$ended.id // \"\"), x: (\$ended.total // {})}" >"$tmp/final.$step" ||
     printf '{"m":"","c":"cannot read the output of %s","f":true}\n' "$final" >"$tmp/final.$step"
   if usage=$(jq -c '.u // empty' <"$tmp/final.$step") && [[ -n $usage ]]; then
     printf '%s\n' "$usage" >"$tmp/usage-new.$step" && mv -f -- "$tmp/usage-new.$step" "$tmp/usage.$step"
@@ -1179,10 +1146,7 @@ run_session() {
 
 session_cli_1() {
   local prompt_size
-  if ! prompt_fits 10485760; then
-    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
-    return 0
-  fi
+  prompt_fits 10485760 || { session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'; return 0; }
   session_end='end_claude | end_priced({"input":2,"output":10,"cache_read":0.2,"cache_write":2.5})'
   budget_before || return 0
   local budget_left=$REPLY
@@ -1193,10 +1157,7 @@ session_cli_1() {
 
 session_cli_2() {
   local prompt_size
-  if ! prompt_fits 10485760; then
-    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
-    return 0
-  fi
+  prompt_fits 10485760 || { session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'; return 0; }
   session_end='end_claude | end_priced({"input":2,"output":10,"cache_read":0.2,"cache_write":2.5})'
   budget_before || return 0
   local budget_left=$REPLY
@@ -1207,10 +1168,7 @@ session_cli_2() {
 
 session_cli_3() {
   local prompt_size
-  if ! prompt_fits 1048576; then
-    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 1048576 harness "codex" takes whole on stdin: put long content in a file and name it in the prompt'
-    return 0
-  fi
+  prompt_fits 1048576 || { session_refused 'the prompt is '"${prompt_size}"' bytes, over the 1048576 harness "codex" takes whole on stdin: put long content in a file and name it in the prompt'; return 0; }
   session_end='end_codex | end_priced({"input":1.25,"output":10,"cache_read":0.125,"cache_write":0})'
   budget_before || return 0
   local turn_max=20 turn_jq='fromjson? | select(type == "object") | codex_turn' turn_cause='stopped after 20 turns: max_turns is 20'
@@ -1219,10 +1177,7 @@ session_cli_3() {
 
 session_cli_4() {
   local prompt_size
-  if ! prompt_fits 10485760; then
-    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
-    return 0
-  fi
+  prompt_fits 10485760 || { session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'; return 0; }
   session_end='end_claude | end_priced({"input":2,"output":10,"cache_read":0.2,"cache_write":2.5})'
   budget_before || return 0
   local budget_left=$REPLY
@@ -1233,10 +1188,7 @@ session_cli_4() {
 
 session_cli_5() {
   local prompt_size
-  if ! prompt_fits 10485760; then
-    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'
-    return 0
-  fi
+  prompt_fits 10485760 || { session_refused 'the prompt is '"${prompt_size}"' bytes, over the 10485760 harness "claude" takes whole on stdin: put long content in a file and name it in the prompt'; return 0; }
   session_end='end_claude | end_priced({"input":2,"output":10,"cache_read":0.2,"cache_write":2.5})'
   budget_before || return 0
   local budget_left=$REPLY
@@ -1247,10 +1199,7 @@ session_cli_5() {
 
 session_cli_6() {
   local prompt_size
-  if ! prompt_fits 1048576; then
-    session_refused 'the prompt is '"${prompt_size}"' bytes, over the 1048576 harness "codex" takes whole on stdin: put long content in a file and name it in the prompt'
-    return 0
-  fi
+  prompt_fits 1048576 || { session_refused 'the prompt is '"${prompt_size}"' bytes, over the 1048576 harness "codex" takes whole on stdin: put long content in a file and name it in the prompt'; return 0; }
   session_end='end_codex | end_priced({"input":1.25,"output":10,"cache_read":0.125,"cache_write":0})'
   budget_before || return 0
   local turn_max=20 turn_jq='fromjson? | select(type == "object") | codex_turn' turn_cause='stopped after 20 turns: max_turns is 20'
