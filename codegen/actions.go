@@ -3,6 +3,7 @@ package codegen
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cairn-dev/cairn/harness"
@@ -39,6 +40,8 @@ var actionsInfo = targetInfo{
 	artifact:       "workflow",
 	issues:         true,
 	delivers:       true,
+	publishes:      true,
+	calls:          true,
 	unrollsRepairs: true,
 }
 
@@ -48,8 +51,17 @@ type actionsTarget struct{}
 func (actionsTarget) Name() string     { return actionsInfo.name }
 func (actionsTarget) Executable() bool { return false }
 
-func (actionsTarget) Compile(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
-	return Actions(plan, in)
+func (actionsTarget) Compile(plan *ir.Plan, in Inputs) (Output, []ir.Diagnostic) {
+	c, diags := newCompiler(plan, in, actionsInfo)
+	if c == nil || ir.HasErrors(diags) {
+		return Output{}, diags
+	}
+	out, _, more := c.actions()
+	diags = append(diags, more...)
+	if ir.HasErrors(diags) {
+		return Output{}, diags
+	}
+	return Output{Artifact: out, Siblings: c.siblings}, diags
 }
 
 // Actions compiles plan into a GitHub Actions workflow that does what `cairn
@@ -63,39 +75,54 @@ func (actionsTarget) Compile(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic)
 // What the workflow cannot carry is refused with rule not-compilable at its
 // place in the process file: all a script cannot, and what only one machine
 // could.
+//
+// A process whose run-published-issue step calls child processes compiles
+// to more than one workflow: Actions returns the caller's alone, and the
+// target's Compile all of them.
 func Actions(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
 	c, diags := newCompiler(plan, in, actionsInfo)
-	if c == nil {
+	if c == nil || ir.HasErrors(diags) {
 		return nil, diags
 	}
+	out, _, more := c.actions()
+	diags = append(diags, more...)
+	if ir.HasErrors(diags) {
+		return nil, diags
+	}
+	return out, diags
+}
+
+// actions is the workflow of c's plan, and its model, with what it refuses
+// besides newCompiler's refusals (none of them errors); the workflows of
+// the child processes it calls are c.siblings.
+func (c *compiler) actions() ([]byte, *workflow, []ir.Diagnostic) {
+	plan := c.plan
+	var diags []ir.Diagnostic
 	if len(plan.Notify.Command) > 0 {
 		diags = append(diags, ir.Diagnostic{
 			Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: plan.Notify.Header,
 			Message: "the config's [notify] is not compiled: GitHub notifies of a workflow's end",
 		})
 	}
-	if ir.HasErrors(diags) {
-		return nil, diags
-	}
 	s, more := c.script()
 	diags = append(diags, more...)
 	if ir.HasErrors(diags) {
-		return nil, diags
+		return nil, nil, diags
 	}
 	wf, more := c.workflow(s)
 	diags = append(diags, more...)
 	if ir.HasErrors(diags) {
-		return nil, diags
+		return nil, nil, diags
 	}
 	out, err := actionsWorkflow(wf)
 	if err != nil {
-		return nil, append(diags, notCompilable(c.at.file(), "cannot render the workflow: %v", err))
+		return nil, nil, append(diags, notCompilable(c.at.file(), "cannot render the workflow: %v", err))
 	}
 	if len(out) > maxWorkflowBytes {
-		return nil, append(diags, notCompilable(c.at.file(),
+		return nil, nil, append(diags, notCompilable(c.at.file(),
 			"the workflow would be %d KB: GitHub starts no run of a workflow file over %d KB; split the process", len(out)/1000, maxWorkflowBytes/1000))
 	}
-	return out, diags
+	return out, wf, diags
 }
 
 // workflow is the model actions/workflow.yml.tmpl renders.
@@ -122,6 +149,19 @@ type workflow struct {
 	// Merges is set when a step self-merges, which the input merge lets.
 	PushToken string
 	Merges    bool
+	// Art goes before the name of every artifact the workflow keeps or
+	// takes: "" for a workflow of its own; the input prefix for a child's,
+	// which a run-published-issue step calls once for each of its issues
+	// in the one workflow run, where artifacts share one namespace.
+	Art string
+	// Calls are the jobs that call the workflows of child processes, for
+	// run-published-issue steps (publishedJobs).
+	Calls []*callJob
+	// Called is set for the workflow of a child process, which a
+	// run-published-issue step's job calls (on: workflow_call) with the
+	// issue to run on, the artifacts' prefix and the caller's directive
+	// and merge.
+	Called bool
 }
 
 // pushJob is the last job of a workflow in commit mode: the only one with
@@ -146,6 +186,11 @@ type issueJob struct {
 	Checkout pinnedAction
 	Release  string
 	Needs    []string
+	// Called is set in a child's workflow: the issue is the input the
+	// caller gives, whatever event started the caller's run. Claims is
+	// set when the run holds the issue's Claim (an issue-branch
+	// worktree): a child without one takes none, as its script does.
+	Called, Claims bool
 }
 
 // runtimeJob is the workflow's first job: its Scripts (its run steps, in
@@ -254,10 +299,36 @@ type workflowJob struct {
 	Each        string
 	List        string
 	MaxParallel int
+	// Published is the job's part in a run-published-issue step
+	// (publishedJobs): "plan" for the job that checks the issue the step
+	// before published and names the child runs to start on it (its
+	// outputs spec, the spec issue its spec_process runs on, and issues,
+	// those its process runs on), "tickets" for the job that lists a
+	// spec's tickets once its spec_process ran (output issues), and "end"
+	// for the step's job, which takes the child runs' folders and ends the
+	// step; "" for another step's job. They run the same script, told
+	// their part by the job's environment.
+	Published string
 	// RunKeys and RunSpent are set when the job's run step gives its
 	// script the agents' keys and what the earlier jobs spent: the job's
 	// own (Keys, Spent), or, for a step with for_each, its items'.
 	RunKeys, RunSpent bool
+}
+
+// callJob is a job that calls the workflow of a child process, File,
+// beside the caller's (on: workflow_call), on Issue (an expression), the
+// child run's artifacts named after Prefix; with Matrix, an expression of
+// a JSON list of issue numbers, once for each, at most MaxParallel at once
+// (0: all). Grants are the permissions it gives the child's jobs, and
+// Merge says whether it hands on the input merge.
+type callJob struct {
+	ID, Name, If   string
+	Needs          []string
+	File, Issue    string
+	Prefix, Matrix string
+	MaxParallel    int
+	Grants         []string
+	Merge          bool
 }
 
 // stepRef is how a job writes a step that is the same in several jobs:
@@ -341,6 +412,12 @@ type resultsScript struct {
 	// ID.
 	Grouped     bool
 	Parts, Jobs []string
+	// Called is set in a child's workflow: the results printed are kept
+	// in $CAIRN_OUT too, for the step that called the run, and the run
+	// folder holds the run's record, merged from its jobs'. Published is
+	// set when a step starts child runs, whose folders the run folder
+	// keeps in children/.
+	Called, Published bool
 }
 
 // The artifacts of a workflow run: what a step's job keeps (its run folder,
@@ -384,7 +461,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		Concurrency: "cairn-" + c.plan.Process,
 		Checkout:    checkoutAction, Upload: uploadAction, Download: downloadAction,
 		Runtime:   &runtimeJob{ID: "runtime", Artifact: functionsArtifact},
-		PushToken: c.pushToken(), Merges: s.HasSelfMerge,
+		PushToken: c.pushToken(), Merges: s.Merges,
 	}
 	if p := c.in.Process; p != nil {
 		g := p.GitHub
@@ -396,13 +473,22 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 			wf.TimeoutMinutes = g.TimeoutMinutes.Value
 		}
 	}
-	if hasIssueBranch(c.plan) {
-		wf.Issue = &issueJob{ID: "issue", Label: ir.DefaultLabel, RunsOn: wf.RunsOn, Process: c.plan.Process, Checkout: checkoutAction, Release: "release"}
+	if len(c.in.parents) > 0 {
+		// A child's artifacts are named after the caller's prefix: the
+		// caller's and every child run's share the workflow run's.
+		wf.Called, wf.Art = true, "${{ inputs.prefix }}"
+	}
+	if claims := hasIssueBranch(c.plan); claims || wf.Called {
+		wf.Issue = &issueJob{ID: "issue", Label: ir.DefaultLabel, RunsOn: wf.RunsOn, Process: c.plan.Process, Checkout: checkoutAction, Release: "release", Called: wf.Called, Claims: claims}
 		if p := c.in.Process; p != nil && p.GitHub.Label.Set && !p.GitHub.Label.Bad {
 			wf.Issue.Label = p.GitHub.Label.Value
 		}
 		// One run on an issue at a time, as the issue's Claim.
-		wf.Concurrency += "-issue-${{ github.event.issue.number || inputs.issue }}"
+		if wf.Called {
+			wf.Concurrency += "-issue-${{ inputs.issue }}"
+		} else {
+			wf.Concurrency += "-issue-${{ github.event.issue.number || inputs.issue }}"
+		}
 	}
 	diags = append(diags, c.describedExpression()...)
 	kinds := map[string]string{}
@@ -423,6 +509,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	if s.keepsRunBudget() {
 		rs.Budget = s.Budget
 	}
+	rs.Called, rs.Published = wf.Called, s.HasPublished
 	if c.plan.Commit {
 		wf.Push = &pushJob{ID: "push"}
 		diags = append(diags, c.commitAtOnce()...)
@@ -518,6 +605,13 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 				// runners of their own they would commit the one run at
 				// once, as a group's members would (groupJob).
 				wf.Jobs = append(wf.Jobs, c.eachJobs(st, j)...)
+			}
+			var calls []*callJob
+			if i := slices.IndexFunc(st.Actions, func(a ir.PlanAction) bool { return a.Kind == ir.Catalogue && a.Catalogue == ir.RunPublishedIssue }); i >= 0 {
+				var before []*workflowJob
+				before, calls = c.publishedJobs(s, st, i, j)
+				wf.Jobs = append(wf.Jobs, before...)
+				wf.Calls = append(wf.Calls, calls...)
 			}
 			if !grouped || first {
 				wf.Jobs = append(wf.Jobs, j)
@@ -649,6 +743,9 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 			}
 			final.Parts = append(final.Parts, runPart{What: what, Artifact: runPartArtifact(j.Step)})
 		}
+	}
+	for _, cj := range wf.Calls {
+		final.Needs = append(final.Needs, cj.ID)
 	}
 	if wf.Push != nil {
 		if _, taken := byStep[wf.Push.ID]; taken {
@@ -980,6 +1077,12 @@ func (j *workflowJob) Name() string {
 	case "item":
 		return j.Step + "[${{ matrix.index }}]"
 	}
+	switch j.Published {
+	case "plan":
+		return j.Step + ": check the published issue"
+	case "tickets":
+		return j.Step + ": list the spec's tickets"
+	}
 	return j.Step
 }
 
@@ -987,7 +1090,7 @@ func (j *workflowJob) Name() string {
 // and changes: every step's job but those that list a step's items and run
 // them (Each), whose step's job keeps them.
 func (j *workflowJob) KeepsStep() bool {
-	return j.Each == "" || j.Each == "end"
+	return (j.Each == "" || j.Each == "end") && (j.Published == "" || j.Published == "end")
 }
 
 // afterItems gives a condition to each job after the jobs of a for_each's
@@ -1010,7 +1113,7 @@ func (wf *workflow) afterItems() {
 		}
 		after[j.ID] = false
 		for _, n := range j.Needs {
-			if d := byID[n]; d != nil && (d.Each == "item" || isAfter(d)) {
+			if d := byID[n]; d != nil && (d.Each == "item" || d.Published == "end" || isAfter(d)) {
 				after[j.ID] = true
 				break
 			}
@@ -1018,7 +1121,7 @@ func (wf *workflow) afterItems() {
 		return after[j.ID]
 	}
 	for _, j := range wf.Jobs {
-		if j.Role != "" || j.Each == "item" || j.Each == "end" || j.If != "" || !isAfter(j) {
+		if j.Role != "" || j.Each == "item" || j.Each == "end" || j.Published != "" || j.If != "" || !isAfter(j) {
 			continue
 		}
 		conds := []string{"!cancelled()"}
@@ -1147,4 +1250,96 @@ func (wf *workflow) afterRepairs() {
 		}
 		j.If = strings.Join(conds, " && ")
 	}
+}
+
+// publishedJobs are the jobs of run-published-issue step st (its action
+// a), before end, the step's job (docs/design.md §9): a job that checks
+// the issue the step before published as the step would and names the
+// child runs to start on it; on a spec, a job that calls the workflow of
+// its spec_process on it, then one that lists the spec's tickets once
+// that run succeeded; then a job that calls the workflow of its process
+// on each issue named (a matrix, at most --jobs at once, none cancelled
+// when another fails). The step's job runs after them all, as long as the
+// first ran: it checks again, takes the folders the child runs kept, and
+// ends the step as cairn run does. Each child run's artifacts are named
+// after child-STEP-N-, N its issue's number, and its jobs get the
+// permissions its workflow asks for.
+func (c *compiler) publishedJobs(s *script, st *ir.PlanStep, a int, end *workflowJob) ([]*workflowJob, []*callJob) {
+	ss := s.Steps[slices.IndexFunc(s.Steps, func(x *scriptStep) bool { return x.Name == st.Name })]
+	args := ss.Actions[a].Catalogue.Args
+	child := func(i string) *scriptChild {
+		k, err := strconv.Atoi(i)
+		if err != nil || k < 0 || k >= len(s.Children) {
+			return nil
+		}
+		return &s.Children[k]
+	}
+	process, spec := child(args[2]), child(args[4])
+	plan := &workflowJob{ID: end.ID + "_plan", Step: st.Name, Needs: end.Needs, If: end.If, Given: end.Given, Decides: true, Published: "plan"}
+	jobs := []*workflowJob{plan}
+	var calls []*callJob
+	// A child run is given its issue's URL, as cairn run gives it, which
+	// its record keeps.
+	call := func(id, what string, ch *scriptChild, needs []string, cond, issue, matrix string) *callJob {
+		return &callJob{
+			ID: id, Name: fmt.Sprintf("%s: %s %s on #%s", st.Name, what, ch.Process, issue), If: cond, Needs: needs,
+			File: ch.File, Issue: "${{ github.server_url }}/${{ github.repository }}/issues/" + issue, Prefix: "child-" + st.Name + "-" + issue + "-", Matrix: matrix,
+			MaxParallel: max(c.in.Jobs, 0), Grants: ch.Grants, Merge: ch.Merges,
+		}
+	}
+	issues := fmt.Sprintf("needs.%s.outputs.issues", plan.ID)
+	if spec != nil {
+		sc := call(end.ID+"_spec", "spec_process", spec, []string{plan.ID},
+			fmt.Sprintf("!cancelled() && needs.%s.outputs.spec != ''", plan.ID), fmt.Sprintf("${{ needs.%s.outputs.spec }}", plan.ID), "")
+		// It runs whether or not the issue is a spec, naming the issues
+		// the process runs on either way: a skipped job's outputs are no
+		// value act evaluates.
+		tickets := &workflowJob{ID: end.ID + "_tickets", Step: st.Name, Needs: []string{plan.ID, sc.ID}, Given: end.Given, Decides: true, Published: "tickets",
+			If: fmt.Sprintf("!cancelled() && needs.%s.result == 'success'", plan.ID)}
+		calls, jobs = append(calls, sc), append(jobs, tickets)
+		issues = fmt.Sprintf("needs.%s.outputs.issues", tickets.ID)
+	}
+	if process != nil {
+		var needs []string
+		for _, j := range jobs {
+			needs = append(needs, j.ID)
+		}
+		calls = append(calls, call(end.ID+"_each", "process", process, needs,
+			fmt.Sprintf("!cancelled() && %s != ''", issues), "${{ matrix.issue }}", fmt.Sprintf("fromJSON(%s || '[]')", issues)))
+	}
+	end.Published, end.Decides = "end", true
+	end.Needs = slices.Clone(end.Needs)
+	for _, j := range jobs {
+		end.Needs = append(end.Needs, j.ID)
+	}
+	for _, cj := range calls {
+		end.Needs = append(end.Needs, cj.ID)
+	}
+	end.If = fmt.Sprintf("!cancelled() && needs.%s.result == 'success'", plan.ID)
+	return jobs, calls
+}
+
+// grants are the permissions a job that calls wf, a child's workflow,
+// must give it, as no job of wf gets more than its caller's: contents:
+// write when a job of it pushes (the issue's Claim, a delivery, commit
+// mode's push, or a child of its own that does), pull-requests: write when
+// one writes a pull request, and issues: read, which its first job reads
+// the issue with.
+func (wf *workflow) grants() []string {
+	contents, prs := wf.Issue != nil && wf.Issue.Claims || wf.Push != nil, false
+	for _, j := range wf.Jobs {
+		contents, prs = contents || j.Writes, prs || j.Writes
+	}
+	for _, cj := range wf.Calls {
+		contents = contents || slices.Contains(cj.Grants, "contents: write")
+		prs = prs || slices.Contains(cj.Grants, "pull-requests: write")
+	}
+	g := []string{"contents: read"}
+	if contents {
+		g[0] = "contents: write"
+	}
+	if prs {
+		g = append(g, "pull-requests: write")
+	}
+	return append(g, "issues: read")
 }

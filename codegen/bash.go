@@ -101,6 +101,9 @@ type compiler struct {
 	in     Inputs
 	at     *places
 	target targetInfo
+	// siblings are the workflows of the child processes the plan's
+	// run-published-issue steps call (targetInfo.calls), and theirs.
+	siblings []Sibling
 }
 
 // targetInfo is how a target's refusals name it and what it writes.
@@ -125,6 +128,10 @@ type targetInfo struct {
 	// deliversCommitted is set for a target that carries delivery and
 	// self-merge steps in commit mode too.
 	deliversCommitted bool
+	// calls is set for a target whose child processes are artifacts of
+	// their own, which the run-published-issue step's jobs call (a
+	// workflow's reusable workflows), rather than compiled into it.
+	calls bool
 	// copies is set for a target that copies the user's untracked files
 	// into worktrees (a worktree's copy).
 	copies bool
@@ -452,16 +459,16 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		Merge:           plan.Limits.Merge.Value == "true",
 		PublishedJQ:     forge.PublishedJQ(),
 		SpecLabel:       specLabel,
-		IsChild:         len(c.in.parents) > 0,
+		IsChild:         len(c.in.parents) > 0 && !c.target.calls,
 	}
-	if s.IsChild && c.in.RepoRoot != "" {
+	if len(c.in.parents) > 0 && c.in.RepoRoot != "" {
 		// A child's file, found on the process path, as its header names it.
 		if rel := recordFile(workdir.Path(c.in.Dir, plan.File), c.in.RepoRoot); !filepath.IsAbs(rel) {
 			s.File = rel
 		}
 	}
 	s.Claims = hasIssueBranch(plan)
-	s.OnIssue = s.IsChild || s.Claims
+	s.OnIssue = len(c.in.parents) > 0 || s.Claims
 	if b := plan.Limits.BudgetUSD; b != nil && b.Value > 0 {
 		s.Budget, s.BudgetText, s.BudgetFrom = usdNumber(b.Value), ir.FormatUSD(b.Value), c.budgetFrom(b.Source)
 	}

@@ -38,8 +38,8 @@ func (c *compiler) header(s *script) []string {
 
 // sourceSum is the hex SHA-256 of what a compiled file is made from: the
 // process file's bytes, then each skill it embeds (its SKILL.md, in order of
-// first use) and each child process's script it holds (whose header has
-// its own sum), each after a NUL byte.
+// first use) and each child process's script it holds, or workflow it
+// calls (whose header has its own sum), each after a NUL byte.
 func (c *compiler) sourceSum(s *script) string {
 	h := sha256.New()
 	h.Write(c.in.Source)
@@ -50,6 +50,7 @@ func (c *compiler) sourceSum(s *script) string {
 	for _, ch := range s.Children {
 		h.Write([]byte{0})
 		h.Write([]byte(ch.Text))
+		h.Write(ch.Workflow)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -31,6 +31,13 @@ type scriptChild struct {
 	Text    string
 	Delim   string
 	Merges  bool
+	// File, for a target whose children are artifacts of their own
+	// (targetInfo.calls), is the name of the child's workflow, beside the
+	// caller's, and Workflow its bytes (no Func nor Text then); Grants
+	// are the permissions the job that calls it must give it.
+	File     string
+	Workflow []byte
+	Grants   []string
 }
 
 // published is the run-published-issue action a of step st, as the script
@@ -106,9 +113,15 @@ func (c *compiler) child(step, key, name string, r ir.Range, s *script) (string,
 		RepoRoot: ch.RepoRoot, Dir: c.in.Dir, Jobs: c.in.Jobs, Children: c.in.Children, parents: chain,
 	}, c.target)
 	var cs *script
+	var wf *workflow
+	var called []byte
 	if !ir.HasErrors(ds) {
 		var more []ir.Diagnostic
-		cs, more = cc.script()
+		if c.target.calls {
+			called, wf, more = cc.actions()
+		} else {
+			cs, more = cc.script()
+		}
 		ds = append(ds, more...)
 	}
 	var errs []string
@@ -123,6 +136,13 @@ func (c *compiler) child(step, key, name string, r ir.Range, s *script) (string,
 		return refuse("%s", errs[0])
 	default:
 		return refuse("%s (and %d more)", errs[0], len(errs)-1)
+	}
+	if c.target.calls {
+		file := strings.Join(append(slices.Clone(chain), name), ".") + ".yml"
+		s.Children = append(s.Children, scriptChild{Process: name, File: file, Workflow: called, Merges: wf.Merges, Grants: wf.grants()})
+		s.Merges = s.Merges || wf.Merges
+		c.siblings = append(append(c.siblings, Sibling{Name: file, Data: called}), cc.siblings...)
+		return strconv.Itoa(len(s.Children) - 1), nil
 	}
 	out, err := bashScript(cs)
 	if err != nil {

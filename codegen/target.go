@@ -17,7 +17,22 @@ type Target interface {
 	// writes with mode 0755 rather than 0644.
 	Executable() bool
 	// Compile renders plan, with what the target needs besides it.
-	Compile(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic)
+	Compile(plan *ir.Plan, in Inputs) (Output, []ir.Diagnostic)
+}
+
+// Output is what a target compiles a plan into: the artifact, and the files
+// that must sit beside it, in the same folder (Siblings): the workflows of
+// the child processes a workflow's run-published-issue step calls.
+type Output struct {
+	Artifact []byte
+	Siblings []Sibling
+}
+
+// Sibling is a file an artifact needs beside it: its name, which the
+// artifact refers to it by, and its bytes.
+type Sibling struct {
+	Name string
+	Data []byte
 }
 
 // targets are the compile targets; bash is --target's default.
@@ -48,6 +63,7 @@ type bashTarget struct{}
 func (bashTarget) Name() string     { return bashInfo.name }
 func (bashTarget) Executable() bool { return true }
 
-func (bashTarget) Compile(plan *ir.Plan, in Inputs) ([]byte, []ir.Diagnostic) {
-	return Bash(plan, in)
+func (bashTarget) Compile(plan *ir.Plan, in Inputs) (Output, []ir.Diagnostic) {
+	out, diags := Bash(plan, in)
+	return Output{Artifact: out}, diags
 }

@@ -46,10 +46,10 @@ func TestTargetsRefuseIssueRuns(t *testing.T) {
 		tg, _ := LookupTarget(n)
 		out, diags := tg.Compile(plan, Inputs{})
 		want := "a run on an issue cannot be compiled to " + n + ": the claim, the trust checks and the delivery need cairn"
-		if out != nil || !slices.ContainsFunc(diags, func(d ir.Diagnostic) bool {
+		if out.Artifact != nil || !slices.ContainsFunc(diags, func(d ir.Diagnostic) bool {
 			return d.Rule == ir.RuleNotCompilable && d.Severity == ir.Error && d.Message == want
 		}) {
-			t.Errorf("target %s: %d bytes, diagnostics %v; want none and %q", n, len(out), diags, want)
+			t.Errorf("target %s: %d bytes, diagnostics %v; want none and %q", n, len(out.Artifact), diags, want)
 		}
 	}
 }

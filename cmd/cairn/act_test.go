@@ -457,7 +457,10 @@ func actDifferentialIn(t *testing.T, act, standIns, file string, untracked, file
 	got.printed, got.summary = actOutput(t, out.Bytes(), "The results of the last stage")
 	got.asRun()
 	for _, r := range []*actRecord{want, got} {
-		r.each(func(s string) string { return commitID.ReplaceAllString(s, "$$COMMIT") })
+		r.each(func(s string) string {
+			s = childRun.ReplaceAllString(commitID.ReplaceAllString(s, "$$COMMIT"), "$$RUN/children/${1}_$$STAMP")
+			return stepBegan.ReplaceAllString(s, "began ($$TIME)")
+		})
 	}
 	if n := lastStepExit(out.Bytes(), "The results of the last stage"); code != 0 && n > 0 {
 		// act exits 1 when a job failed; the run's code is the last
@@ -478,6 +481,15 @@ func actDifferentialIn(t *testing.T, act, standIns, file string, untracked, file
 // workflowWords are what a workflow's run says otherwise than cairn run, as
 // cairn run says it: how a self-merge is asked for.
 var workflowWords = strings.NewReplacer("dispatch the workflow with merge", "run with --merge")
+
+// childRun is the folder of a child run (a run-published-issue step's),
+// named after its process and when it began, in its parent's run folder,
+// which the twins keep in folders of their own.
+var childRun = regexp.MustCompile(`/\S+/children/([a-z0-9][a-z0-9_-]*)_\d{4}-\d\d-\d\dT\d{6}Z(-\d+)?`)
+
+// stepBegan is when a step began, as a refusal of an issue published
+// before it says it, which differs between the twins.
+var stepBegan = regexp.MustCompile(`began \(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)`)
 
 // commitID is a commit's full id, which differs between the twins.
 var commitID = regexp.MustCompile(`\b[0-9a-f]{40}\b`)
@@ -526,10 +538,13 @@ func lookAct(t *testing.T) (act, standIns string) {
 func (w *compileWork) act(t *testing.T, act, standIns, file string, args ...string) (art string, stdout, stderr *bytes.Buffer, code int) {
 	t.Helper()
 	name := strings.TrimSuffix(filepath.Base(file), ".toml")
-	wf := w.compileWorkflow(t, file)
+	// The workflow, and those of the child processes it calls, beside it.
+	files := w.compileWorkflows(t, file)
 	workflow := ".github/workflows/" + name + ".yml"
-	writeFiles(t, w.repo, map[string]string{workflow: string(wf)})
-	argvs := [][]string{{"git", "add", "--", workflow}, {"git", "commit", "-q", "-m", "workflow"}}
+	for fname, b := range files {
+		writeFiles(t, w.repo, map[string]string{".github/workflows/" + fname: string(b)})
+	}
+	argvs := [][]string{{"git", "add", "--", ".github/workflows"}, {"git", "commit", "-q", "-m", "workflow"}}
 	if isDir(filepath.Join(w.work, "origin.git")) {
 		// On GitHub the workflow is on the branch it runs from.
 		argvs = append(argvs, []string{"git", "push", "-q", "origin", "main"})
@@ -542,7 +557,11 @@ func (w *compileWork) act(t *testing.T, act, standIns, file string, args ...stri
 	art = filepath.Join(w.work, "artifacts")
 	args = append([]string{"workflow_dispatch", "-W", workflow,
 		"-P", "ubuntu-latest=-self-hosted", "--no-cache-server", "--json", "--env", "ACT_STUB_ART=" + art}, args...)
-	for _, m := range artifactUses.FindAllStringSubmatch(string(wf), -1) {
+	var all []byte
+	for _, b := range files {
+		all = append(all, b...)
+	}
+	for _, m := range artifactUses.FindAllStringSubmatch(string(all), -1) {
 		arg := m[1] + "=" + filepath.Join(standIns, m[2])
 		if !slices.Contains(args, arg) {
 			args = append(args, "--local-repository", arg)
@@ -655,6 +674,7 @@ func actOutput(t *testing.T, log []byte, step string) (printed, summary string) 
 	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
 	for sc.Scan() {
 		var e struct {
+			Job       string `json:"job"`
 			JobID     string `json:"jobID"`
 			Step      string `json:"step"`
 			Stage     string `json:"stage"`
@@ -663,7 +683,7 @@ func actOutput(t *testing.T, log []byte, step string) (printed, summary string) 
 			Command   string `json:"command"`
 			Content   string `json:"content"`
 		}
-		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Step != step || e.Stage != "Main" {
+		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Step != step || e.Stage != "Main" || calledJob(e.Job) {
 			continue
 		}
 		switch {
@@ -679,15 +699,22 @@ func actOutput(t *testing.T, log []byte, step string) (printed, summary string) 
 	return endLines(printed), summary
 }
 
+// calledJob reports whether act's log names by job a job of a workflow
+// another job called (a child process's): "CALLER/WORKFLOW/JOB", where the
+// workflow's own are "WORKFLOW/JOB".
+func calledJob(job string) bool {
+	return strings.Count(job, "/") > 1
+}
+
 // lastStepExit reads act's JSON log: the exit status of the last job's
 // step called step, 0 when it exited 0 or never ran.
 func lastStepExit(log []byte, step string) int {
 	code := 0
 	for line := range bytes.Lines(log) {
 		var e struct {
-			Step, Stage, Level, Msg string
+			Job, Step, Stage, Level, Msg string
 		}
-		if json.Unmarshal(line, &e) != nil || e.Step != step || e.Stage != "Main" || e.Level != "error" {
+		if json.Unmarshal(line, &e) != nil || e.Step != step || e.Stage != "Main" || e.Level != "error" || calledJob(e.Job) {
 			continue
 		}
 		fmt.Sscanf(e.Msg, "exit status %d", &code)

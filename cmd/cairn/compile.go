@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/diff"
@@ -22,7 +24,7 @@ import (
 type compileCmd struct {
 	Target string  `arg:"" name:"name|file" predictor:"process" help:"The process to compile: a name looked up in $CAIRN_HOME/processes and the config's process_path, or a file path."`
 	To     string  `name:"target" default:"bash" help:"What to compile to: bash (a standalone bash script) or github-actions (a GitHub Actions workflow)."`
-	Output string  `short:"o" placeholder:"FILE" predictor:"file" help:"Write to FILE rather than to stdout: a new script gets mode 0755, a new workflow 0644, and a file that exists keeps its own."`
+	Output string  `short:"o" placeholder:"FILE" predictor:"file" help:"Write to FILE rather than to stdout: a new script gets mode 0755, a new workflow 0644, and a file that exists keeps its own. A workflow whose run-published-issue step calls child processes writes theirs beside FILE, as PROCESS.CHILD.yml."`
 	Access *string `placeholder:"A" enum:"${accesses}" help:"Tighten every session's access in the script to at most A: read, write or full. It lowers any above A and raises none."`
 	// Jobs is nil without --jobs.
 	Jobs  *int `placeholder:"N" help:"At most N steps of a parallel group, or items of a for_each, run at once: in a script, unless its own --jobs says otherwise; in a workflow, N is a for_each's max-parallel (each step of a parallel group has a runner of its own)."`
@@ -68,7 +70,7 @@ func (c *compileCmd) Run(a *app) error {
 		return err
 	}
 	flags := check.Flags{Access: orEmpty(c.Access)}
-	script, diags := target.Compile(cp.Plan, codegen.Inputs{
+	out, diags := target.Compile(cp.Plan, codegen.Inputs{
 		Process: cp.Process, Harnesses: cp.Harnesses,
 		Source: report.Sources[cp.Plan.File], RepoRoot: cp.RepoRoot, Dir: a.dir, Jobs: jobs,
 		Children: compileChild(a, flags),
@@ -80,21 +82,61 @@ func (c *compileCmd) Run(a *app) error {
 	if ir.HasErrors(diags) {
 		return &exitError{code: exitFailed, err: fmt.Errorf("cannot compile %q (%s)", c.Target, errorCount(diags))}
 	}
+	return c.write(a, target, out)
+}
+
+// write writes what compile compiled, out: on stdout without -o (which
+// cannot hold several files), else into -o and, beside it, the files it
+// needs there; with --check, it compares them instead (checkFresh).
+func (c *compileCmd) write(a *app, target codegen.Target, out codegen.Output) error {
 	if c.Output == "" {
-		_, err := a.stdout.Write(script)
+		if n := len(out.Siblings); n > 0 {
+			return usageError("%q compiles to %d workflows, its own and those of the child processes it calls: write them with -o .github/workflows/FILE.yml, which writes %s beside it",
+				c.Target, n+1, siblingNames(out.Siblings))
+		}
+		_, err := a.stdout.Write(out.Artifact)
 		return err
 	}
+	files := []compiledFile{{path: c.Output, data: out.Artifact}}
+	for _, sib := range out.Siblings {
+		path := filepath.Join(filepath.Dir(c.Output), sib.Name)
+		if filepath.Clean(path) == filepath.Clean(c.Output) {
+			return usageError("-o %s is where the workflow of a child process it calls goes: name the workflow's file otherwise", c.Output)
+		}
+		files = append(files, compiledFile{path: path, data: sib.Data})
+	}
 	if c.Check {
-		return c.checkFresh(a, script)
+		return c.checkFresh(a, files)
 	}
 	mode := os.FileMode(0o644)
 	if target.Executable() {
 		mode = 0o755
 	}
-	if err := outfile.Write(workdir.Path(a.dir, c.Output), script, mode); err != nil {
-		return fmt.Errorf("write %s: %s", c.Output, pathError(err))
+	for _, f := range files {
+		if err := outfile.Write(workdir.Path(a.dir, f.path), f.data, mode); err != nil {
+			return fmt.Errorf("write %s: %s", f.path, pathError(err))
+		}
 	}
 	return nil
+}
+
+// compiledFile is a file compile writes: -o's, or one beside it (a child
+// process's workflow), by its path as the user would name it.
+type compiledFile struct {
+	path string
+	data []byte
+}
+
+// siblingNames are the names of sibs, quoted, in a list.
+func siblingNames(sibs []codegen.Sibling) string {
+	names := make([]string, len(sibs))
+	for i, s := range sibs {
+		names[i] = strconv.Quote(s.Name)
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // jobs is --jobs: 0 without the flag, and a usage error for a value below
@@ -109,28 +151,35 @@ func (c *compileCmd) jobs() (int, error) {
 	return *c.Jobs, nil
 }
 
-// checkFresh compares the -o file with script, what compile writes now:
-// nil when they are the same, else a failure, with a unified diff from the
-// file to script on stdout. A file that does not exist is stale, its diff
-// all of script.
-func (c *compileCmd) checkFresh(a *app, script []byte) error {
-	old, err := os.ReadFile(workdir.Path(a.dir, c.Output))
-	missing := errors.Is(err, fs.ErrNotExist)
-	if err != nil && !missing {
-		return fmt.Errorf("read %s: %s", c.Output, pathError(err))
+// checkFresh compares each file compile would write (-o's, then those
+// beside it) with what compile writes now: nil when they are all the same,
+// else a failure naming the first stale one, with a unified diff from
+// each stale file to what compile writes on stdout. A file that does not
+// exist is stale, its diff all of the new bytes.
+func (c *compileCmd) checkFresh(a *app, files []compiledFile) error {
+	var stale error
+	for _, f := range files {
+		old, err := os.ReadFile(workdir.Path(a.dir, f.path))
+		missing := errors.Is(err, fs.ErrNotExist)
+		if err != nil && !missing {
+			return fmt.Errorf("read %s: %s", f.path, pathError(err))
+		}
+		d := diff.Diff(f.path, old, f.path+" (compiled now)", f.data)
+		if d == nil {
+			continue
+		}
+		if _, err := a.stdout.Write(d); err != nil {
+			return err
+		}
+		if stale == nil {
+			why := "is stale"
+			if missing {
+				why = "does not exist"
+			}
+			stale = &exitError{code: exitFailed, err: fmt.Errorf("%q %s: compile %q again with -o %q", f.path, why, c.Target, c.Output)}
+		}
 	}
-	d := diff.Diff(c.Output, old, c.Output+" (compiled now)", script)
-	if d == nil {
-		return nil
-	}
-	if _, err := a.stdout.Write(d); err != nil {
-		return err
-	}
-	why := "is stale"
-	if missing {
-		why = "does not exist"
-	}
-	return &exitError{code: exitFailed, err: fmt.Errorf("%q %s: compile %q again with -o %q", c.Output, why, c.Target, c.Output)}
+	return stale
 }
 
 // compileChild is how compile finds and checks, with flags, a process a

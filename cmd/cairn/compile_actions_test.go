@@ -1,12 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,24 +19,60 @@ import (
 // work/NAME.yml with --target github-actions and returns the workflow.
 func (w *compileWork) compileWorkflow(t *testing.T, file string) []byte {
 	t.Helper()
+	return w.compileWorkflows(t, file)[strings.TrimSuffix(filepath.Base(file), ".toml")+".yml"]
+}
+
+// workflowArgs are the flags a golden compile case's workflow is compiled
+// with: the tickets' runs of golden/compile/published.toml one at a time,
+// as its script runs them (issueCases), so that they open their pull
+// requests in the same order.
+var workflowArgs = map[string][]string{"published": {"--jobs", "1"}}
+
+// compileWorkflows compiles the case's process in file with --target
+// github-actions (and its workflowArgs) into the twin's work folder, -o
+// workflows/NAME.yml, and
+// returns every file compile wrote there by name: the workflow, and those
+// of the child processes it calls, beside it. Each must have mode 0644.
+func (w *compileWork) compileWorkflows(t *testing.T, file string) map[string][]byte {
+	t.Helper()
 	base := filepath.Base(file)
-	out := filepath.Join(w.work, strings.TrimSuffix(base, ".toml")+".yml")
-	stdout, stderr, code := w.run(t, nil, "cairn", "compile", "--target", "github-actions", base, "-o", out)
+	dir := filepath.Join(w.work, "workflows")
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, strings.TrimSuffix(base, ".toml")+".yml")
+	argv := append([]string{"cairn", "compile", "--target", "github-actions", base, "-o", out}, workflowArgs[strings.TrimSuffix(base, ".toml")]...)
+	stdout, stderr, code := w.run(t, nil, argv...)
 	if code != 0 || stdout != "" {
 		t.Fatalf("cairn compile --target github-actions %s: exit %d\nstdout: %s\nstderr: %s", base, code, stdout, stderr)
 	}
-	b, err := os.ReadFile(out)
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fi, err := os.Stat(out)
-	if err != nil {
-		t.Fatal(err)
+	files := map[string][]byte{}
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o644 {
+			t.Errorf("-o wrote %s with mode %v; want 0644", path, fi.Mode().Perm())
+		}
+		files[e.Name()] = b
 	}
-	if fi.Mode().Perm() != 0o644 {
-		t.Errorf("-o wrote %s with mode %v; want 0644", out, fi.Mode().Perm())
+	if files[filepath.Base(out)] == nil {
+		t.Fatalf("cairn compile -o %s wrote no %s", out, filepath.Base(out))
 	}
-	return b
+	return files
 }
 
 // pinnedUses is the only `uses:` a compiled workflow may hold: the three
@@ -49,7 +86,9 @@ type ghWorkflow struct {
 		Name        string            `yaml:"name"`
 		Needs       []string          `yaml:"needs"`
 		Permissions map[string]string `yaml:"permissions"`
-		Steps       []struct {
+		// Uses is the workflow a job calls: a child process's.
+		Uses  string `yaml:"uses"`
+		Steps []struct {
 			Name string            `yaml:"name"`
 			Uses string            `yaml:"uses"`
 			Run  string            `yaml:"run"`
@@ -59,18 +98,12 @@ type ghWorkflow struct {
 	} `yaml:"jobs"`
 }
 
-// workflowRefuses are the golden compile cases the github-actions target
-// refuses, with what its refusal says.
-var workflowRefuses = map[string]string{
-	"published": "catalogue step \"run-published-issue\" cannot be compiled to github-actions",
-}
-
 // TestCompileWorkflowGolden compiles every golden/compile/NAME.toml with
-// --target github-actions and compares the workflow with NAME.yml
-// (UPDATE_GOLDEN=1 rewrites it). The workflow must read as YAML, use no
-// action but the three pinned ones, hold in each run step a script that
-// parses as bash and has no "${{", and, in the slow suites, draw no
-// finding from actionlint, which checks every run step with shellcheck.
+// --target github-actions and compares the workflow with NAME.yml, and
+// those of the child processes it calls with NAME.CHILD.yml
+// (UPDATE_GOLDEN=1 rewrites them). Each must be what checkWorkflow holds
+// it to, and, in the slow suites, all of them draw no finding from
+// actionlint, which checks every run step with shellcheck.
 func TestCompileWorkflowGolden(t *testing.T) {
 	actionlint, lookErr := exec.LookPath("actionlint")
 	shellcheck, shErr := exec.LookPath("shellcheck")
@@ -79,62 +112,79 @@ func TestCompileWorkflowGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			w := newCompileWork(t, file)
-			if why, ok := workflowRefuses[name]; ok {
-				base := filepath.Base(file)
-				_, stderr, code := w.run(t, nil, "cairn", "compile", "--target", "github-actions", base, "-o", name+".yml")
-				if code != 1 || !strings.Contains(stderr, why) || !strings.Contains(stderr, "[not-compilable]") {
-					t.Errorf("cairn compile --target github-actions %s: exit %d\nstderr: %s\nwant exit 1 and a refusal: %s", base, code, stderr, why)
-				}
-				if _, err := os.Stat(filepath.Join(w.repo, name+".yml")); err == nil {
-					t.Errorf("a refused compile wrote %s.yml", name)
-				}
-				return
-			}
-			out := w.compileWorkflow(t, file)
-			compareGolden(t, filepath.Join(compileGoldenDir, name+".yml"), out)
-			var wf ghWorkflow
-			if err := yaml.Unmarshal(out, &wf); err != nil {
-				t.Fatalf("%s.yml does not read as YAML: %v", name, err)
-			}
-			if len(wf.Jobs) == 0 {
-				t.Fatalf("%s.yml has no jobs", name)
-			}
-			if len(out) > maxWorkflowBytes {
-				t.Errorf("%s.yml is %d bytes: GitHub runs no workflow over %d", name, len(out), maxWorkflowBytes)
-			}
-			checkSharedOnce(t, out, wf)
-			checkLeastPrivilege(t, wf)
-			for id, job := range wf.Jobs {
-				for _, st := range job.Steps {
-					if st.Uses != "" && !pinnedUses.MatchString(st.Uses) {
-						t.Errorf("job %s uses %q: only actions/checkout, upload-artifact and download-artifact, pinned by commit", id, st.Uses)
-					}
-					if st.Run == "" {
-						continue
-					}
-					if len(st.Run) >= maxRunStep {
-						t.Errorf("job %s, step %q: its run script is %d bytes; actionlint reads none of %d", id, st.Name, len(st.Run), maxRunStep)
-					}
-					if strings.Contains(st.Run, "${{") {
-						t.Errorf("job %s, step %q: its run script holds \"${{\"", id, st.Name)
-					}
-					if _, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(st.Run), id+".sh"); err != nil {
-						t.Errorf("job %s, step %q: its script does not parse as bash: %v", id, st.Name, err)
-					}
-				}
+			files := w.compileWorkflows(t, file)
+			for _, fname := range slices.Sorted(maps.Keys(files)) {
+				checkWorkflow(t, fname, files[fname])
 			}
 			slowSuite(t)
 			if lookErr != nil || shErr != nil {
 				t.Skipf("actionlint or shellcheck is not on PATH (.ci/run installs them): %v %v", lookErr, shErr)
 			}
-			cmd := exec.Command(actionlint, "-no-color", "-shellcheck="+shellcheck, "-")
-			cmd.Stdin = bytes.NewReader(out)
+			// The files in a repository's .github/workflows, where actionlint
+			// reads the workflows a job calls.
+			lint := t.TempDir()
+			var args []string
+			for fname, b := range files {
+				writeFiles(t, lint, map[string]string{".github/workflows/" + fname: string(b)})
+				args = append(args, filepath.Join(".github", "workflows", fname))
+			}
+			slices.Sort(args)
+			cmd := exec.Command(actionlint, append([]string{"-no-color", "-shellcheck=" + shellcheck}, args...)...)
+			cmd.Dir = lint
 			if b, err := cmd.CombinedOutput(); err != nil || len(b) > 0 {
-				t.Errorf("actionlint finds problems in %s.yml (%v):\n%s", name, err, b)
+				t.Errorf("actionlint finds problems in %s (%v):\n%s", strings.Join(args, ", "), err, b)
 			}
 		})
 	}
 }
+
+// checkWorkflow holds the compiled workflow out, file fname of
+// golden/compile, to its golden file, and to what every compiled workflow
+// must be: YAML with jobs, under GitHub's size limit, what its jobs' scripts
+// share defined once, least privilege, no action but the three pinned ones,
+// and run scripts that parse as bash, with no "${{" in them.
+func checkWorkflow(t *testing.T, fname string, out []byte) {
+	t.Helper()
+	compareGolden(t, filepath.Join(compileGoldenDir, fname), out)
+	var wf ghWorkflow
+	if err := yaml.Unmarshal(out, &wf); err != nil {
+		t.Fatalf("%s does not read as YAML: %v", fname, err)
+	}
+	if len(wf.Jobs) == 0 {
+		t.Fatalf("%s has no jobs", fname)
+	}
+	if len(out) > maxWorkflowBytes {
+		t.Errorf("%s is %d bytes: GitHub runs no workflow over %d", fname, len(out), maxWorkflowBytes)
+	}
+	checkSharedOnce(t, out, wf)
+	checkLeastPrivilege(t, wf)
+	for id, job := range wf.Jobs {
+		if job.Uses != "" && !calledWorkflow.MatchString(job.Uses) {
+			t.Errorf("%s: job %s calls %q: only a child process's workflow beside it", fname, id, job.Uses)
+		}
+		for _, st := range job.Steps {
+			if st.Uses != "" && !pinnedUses.MatchString(st.Uses) {
+				t.Errorf("%s: job %s uses %q: only actions/checkout, upload-artifact and download-artifact, pinned by commit", fname, id, st.Uses)
+			}
+			if st.Run == "" {
+				continue
+			}
+			if len(st.Run) >= maxRunStep {
+				t.Errorf("%s: job %s, step %q: its run script is %d bytes; actionlint reads none of %d", fname, id, st.Name, len(st.Run), maxRunStep)
+			}
+			if strings.Contains(st.Run, "${{") {
+				t.Errorf("%s: job %s, step %q: its run script holds \"${{\"", fname, id, st.Name)
+			}
+			if _, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(st.Run), id+".sh"); err != nil {
+				t.Errorf("%s: job %s, step %q: its script does not parse as bash: %v", fname, id, st.Name, err)
+			}
+		}
+	}
+}
+
+// calledWorkflow is the only `uses:` a compiled workflow's job may hold:
+// the workflow of a child process, beside it.
+var calledWorkflow = regexp.MustCompile(`^\./\.github/workflows/[^/]+\.yml$`)
 
 // checkLeastPrivilege holds a workflow to least privilege: it may read the
 // repository's contents, and only jobs that run nothing of the process may
@@ -167,6 +217,10 @@ func checkLeastPrivilege(t *testing.T, wf ghWorkflow) {
 			switch {
 			case level != "write":
 			case (id == "push" || id == "issue" || id == "release") && scope == "contents":
+			// A job that calls a child's workflow gives its jobs what they
+			// ask for, and none gets more than its own asks: the called
+			// workflow is held to this too.
+			case job.Uses != "" && (scope == "contents" || scope == "pull-requests"):
 			case delivers && !agents && (scope == "contents" || scope == "pull-requests"):
 			default:
 				t.Errorf("job %s may write %s", id, scope)
@@ -209,6 +263,10 @@ func checkSharedOnce(t *testing.T, out []byte, wf ghWorkflow) {
 					lib = append(lib, st.Run)
 				}
 			}
+			continue
+		}
+		if job.Uses != "" {
+			// It calls a child's workflow, which has its own.
 			continue
 		}
 		at, run := -1, -1

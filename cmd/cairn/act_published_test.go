@@ -1,0 +1,126 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestActPublishedDifferential runs golden/compile/published.toml's
+// workflow under act, with the fakes and the fake gh, and holds it to
+// `cairn run` of the process: the spec session publishes a spec issue, the
+// step's jobs check it and call the workflow of its spec_process on it,
+// which opens two tickets and lists them in it, then the workflow of its
+// process on each ticket (a matrix of calls), each delivering a pull
+// request; the step's job takes the child runs' folders. The two runs end
+// alike (log, results, what they print), their child runs too, and they
+// open the same pull requests. A published issue that is no spec runs
+// the process on it alone; an issue created before the step that published
+// it, a result that names none, and a spec listing a closed ticket fail
+// the step with the same cause.
+//
+// A job failing inside a called workflow ends act's whole run (no job
+// after the call runs, where GitHub runs them), so only child runs that
+// succeed are held to cairn run's here; TestCompilePublishedDifferential
+// holds the script's failures to it.
+func TestActPublishedDifferential(t *testing.T) {
+	slowSuite(t)
+	act, standIns := lookAct(t)
+	file := filepath.Join(compileGoldenDir, "published.toml")
+	issue10 := `cat >"$FAKE_GH_STATE/issues/10.json" <<JSON
+{"number": 10, "title": "Export notes as PDF", "body": "Let users export their notes.", "author": "alice",
+ "labels": [], "createdAt": "$(date -u +%Y-%m-%dT%H:%M:%SZ)", "comments": []}
+JSON
+`
+	old := `cat >"$FAKE_GH_STATE/issues/10.json" <<JSON
+{"number": 10, "title": "Export notes as PDF", "body": "Let users export their notes.", "author": "alice",
+ "labels": ["spec"], "createdAt": "2026-01-01T00:00:00Z", "comments": []}
+JSON
+`
+	closed := `now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+cat >"$FAKE_GH_STATE/issues/11.json" <<JSON
+{"number": 11, "title": "Ticket 11", "body": "Part of #10.", "author": "alice", "createdAt": "$now", "comments": []}
+JSON
+cat >"$FAKE_GH_STATE/issues/12.json" <<JSON
+{"number": 12, "title": "Ticket 12", "body": "Part of #10.", "author": "alice", "state": "CLOSED", "createdAt": "$now", "comments": []}
+JSON
+cat >"$FAKE_GH_STATE/issues/10.json" <<JSON
+{"number": 10, "title": "Export notes as PDF", "body": "- [ ] #11\n- [ ] #12", "author": "alice", "labels": ["Spec"], "createdAt": "$now", "comments": []}
+JSON
+`
+	for _, tc := range []struct {
+		name                string
+		files               map[string]string
+		code, children, prs int
+	}{
+		{"spec", nil, 0, 3, 2},
+		{"no spec", map[string]string{"answers/claude.spec.do": issue10}, 0, 1, 1},
+		// The step fails before any child run, or after the spec's alone.
+		{"old issue", map[string]string{"answers/claude.spec.do": old}, 1, 0, 0},
+		{"no url", map[string]string{"answers/claude.spec": "Published it."}, 1, 0, 0},
+		{"closed ticket", map[string]string{"answers/claude.split.do": closed}, 1, 1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "event.json")
+			writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"directive": ""}, "sender": {"login": "alice"}}`})
+			actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=not-a-token", "-s", "CAIRN_PUSH_TOKEN=not-a-token-either", "--remote-name", "github"}
+			code, a, b := actDifferentialIn(t, act, standIns, file, nil, tc.files, []string{"--jobs", "1"}, actArgs)
+			if code != tc.code {
+				t.Errorf("cairn run: exit %d; want %d", code, tc.code)
+			}
+			want := childRuns(t, filepath.Join(a.onlyRun(t), "children"))
+			got := childRuns(t, filepath.Join(b.work, "artifacts", "cairn-run", "children"))
+			if len(want) != tc.children || !slices.Equal(want, got) {
+				t.Errorf("child runs: cairn run left\n%s\nthe workflow\n%s\nwant %d, the same", strings.Join(want, "\n"), strings.Join(got, "\n"), tc.children)
+			}
+			if pa, pb := a.pullRequests(t), b.pullRequests(t); !slices.Equal(pa, pb) || len(pb) != tc.prs {
+				t.Errorf("pull requests: cairn run leaves %q, the workflow %q; want %d, the same", pa, pb, tc.prs)
+			}
+		})
+	}
+}
+
+// runStamp is the time a run's folder is named after, which differs
+// between twins.
+var runStamp = regexp.MustCompile(`_\d{4}-\d\d-\d\dT\d{6}Z(-\d+)?`)
+
+// childRuns are the child runs in folder dir, each as its process, its
+// issue, its status, and its log lines (sorted, without their durations),
+// sorted by issue.
+func childRuns(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Error(err)
+		return nil
+	}
+	var runs []string
+	for _, e := range entries {
+		var r actRecord
+		r.readRun(t, filepath.Join(dir, e.Name()))
+		rec, err := os.ReadFile(filepath.Join(dir, e.Name(), "run.json"))
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		var head struct {
+			Process, Issue, Status string
+		}
+		if err := json.Unmarshal(rec, &head); err != nil {
+			t.Error(err)
+		}
+		runs = append(runs, head.Issue+" "+head.Process+" "+head.Status+"\n"+runStamp.ReplaceAllString(strings.Join(r.log, "\n"), "_$$STAMP"))
+	}
+	slices.Sort(runs)
+	return runs
+}
