@@ -612,6 +612,10 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 				before, calls = c.publishedJobs(s, st, i, j)
 				wf.Jobs = append(wf.Jobs, before...)
 				wf.Calls = append(wf.Calls, calls...)
+				if len(st.Needs) == 1 {
+					diags = append(diags, ir.Diagnostic{Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: c.at.step(st.Needs[0]),
+						Message: fmt.Sprintf("step %q publishes the issue step %q runs on, but a workflow gives its sessions no token that can write issues: on GitHub Actions a session cannot publish one with gh, nor open a spec's tickets", st.Needs[0], st.Name)})
+				}
 			}
 			if !grouped || first {
 				wf.Jobs = append(wf.Jobs, j)
