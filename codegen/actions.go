@@ -586,9 +586,11 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 				return a.Kind == ir.Session || s.RepairJobs && a.Kind == ir.Catalogue && a.Catalogue == ir.Delivery
 			})
 			for _, a := range st.Actions {
-				// In commit mode no step delivers nor self-merges
-				// (refusals), so a group's job never writes.
 				if a.Kind == ir.Catalogue && (a.Catalogue == ir.Delivery || a.Catalogue == ir.SelfMerge) {
+					if grouped {
+						// The group's job runs its members' agents.
+						diags = append(diags, notCompilable(c.at.step(st.Name), "step %q: catalogue step %q cannot be compiled to %s in a parallel group in commit mode: the group's one job, which runs its members' agents too, would hold a token that can write; take it out of the group", st.Name, a.Catalogue, c.target.name))
+					}
 					j.Writes = true
 					j.Merge = j.Merge || a.Catalogue == ir.SelfMerge
 				}

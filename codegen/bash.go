@@ -125,9 +125,6 @@ type targetInfo struct {
 	// the user's pushes (the pull request's checks run then); another
 	// delivers with no repair session.
 	repairs, unrollsRepairs bool
-	// deliversCommitted is set for a target that carries delivery and
-	// self-merge steps in commit mode too.
-	deliversCommitted bool
 	// calls is set for a target whose child processes are artifacts of
 	// their own, which the run-published-issue step's jobs call (a
 	// workflow's reusable workflows), rather than compiled into it.
@@ -141,19 +138,18 @@ type targetInfo struct {
 // delivery: the bash target always; a workflow when a token of the user's
 // pushes.
 func (c *compiler) repairs() bool {
-	return c.target.repairs || c.target.unrollsRepairs && c.pushToken() != ""
+	return c.target.repairs || c.target.unrollsRepairs && c.pushToken() != "" && !c.plan.Commit
 }
 
 // bashInfo names the bash target.
 var bashInfo = targetInfo{
-	name:              "bash",
-	artifact:          "script",
-	issues:            true,
-	delivers:          true,
-	publishes:         true,
-	repairs:           true,
-	deliversCommitted: true,
-	copies:            true,
+	name:      "bash",
+	artifact:  "script",
+	issues:    true,
+	delivers:  true,
+	publishes: true,
+	repairs:   true,
+	copies:    true,
 }
 
 // script is the model bash/script.sh.tmpl renders.
@@ -586,8 +582,12 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		if l := c.at.process; l != nil && l.Limits.RepairCap.Set {
 			at = l.Limits.RepairCap.At()
 		}
+		why := "without a [github] push_token the pull request's checks do not run, so no repair starts"
+		if c.pushToken() != "" {
+			why = "in commit mode its repair jobs are not compiled yet"
+		}
 		diags = append(diags, ir.Diagnostic{Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: at,
-			Message: fmt.Sprintf("the repair cap (%d) is not compiled to %s: without a [github] push_token the pull request's checks do not run, so no repair starts; its pull request is left open for review when a check fails or the branch conflicts", s.RepairCap, c.target.name)})
+			Message: fmt.Sprintf("the repair cap (%d) is not compiled to %s: %s; its pull request is left open for review when a check fails or the branch conflicts", s.RepairCap, c.target.name, why)})
 		s.RepairCap = 0
 	}
 	if s.HasDelivery && s.RepairCap > 0 {

@@ -189,8 +189,6 @@ func (c *compiler) refuse() []ir.Diagnostic {
 					diags = append(diags, notCompilable(r, "step %q: catalogue step %q cannot be compiled to %s: its child runs would need jobs of their own, which a %s does not make yet; compile the process to bash", st.Name, a.Catalogue, c.target.name, c.target.artifact))
 				case !c.target.delivers:
 					diags = append(diags, notCompilable(r, "step %q: catalogue step %q cannot be compiled to %s: its rules live inside cairn", st.Name, a.Catalogue, c.target.name))
-				case plan.Commit && !c.target.deliversCommitted:
-					diags = append(diags, notCompilable(r, "step %q: catalogue step %q cannot be compiled to %s in commit mode yet: its jobs carry the run's commits, not the issue branch's; set commit = false, or run the process with cairn run", st.Name, a.Catalogue, c.target.name))
 				}
 			}
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -34,18 +35,36 @@ func TestActDifferentialCommit(t *testing.T) {
 	} {
 		t.Run(variant.name, func(t *testing.T) {
 			t.Parallel()
-			actCommit(t, act, standIns, filepath.Join(compileGoldenDir, variant.file+".toml"), variant.env)
+			actCommit(t, act, standIns, filepath.Join(compileGoldenDir, variant.file+".toml"), variant.env, nil, nil)
 		})
 	}
+	// A procedure on an issue, delivered: the issue branch goes from job
+	// to job beside the run's commits, and the delivery's job pushes it and
+	// opens its pull request, as cairn run does, while the run's commits
+	// go to the checkout's branch.
+	t.Run("deliver", func(t *testing.T) {
+		t.Parallel()
+		path := filepath.Join(t.TempDir(), "event.json")
+		writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"issue": "7", "directive": ""}, "sender": {"login": "alice"}}`})
+		actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=not-a-token", "-s", "CAIRN_PUSH_TOKEN=not-a-token-either", "--remote-name", "github"}
+		a, b := actCommit(t, act, standIns, filepath.Join(compileGoldenDir, "commit-deliver.toml"), nil, []string{"issue", "7"}, actArgs)
+		if pa, pb := a.pullRequests(t), b.pullRequests(t); !slices.Equal(pa, pb) || len(pb) != 1 || !strings.HasSuffix(pb[0], "OPEN draft=false") {
+			t.Errorf("pull requests: cairn run leaves %q, the workflow %q; want one, the same, ready", pa, pb)
+		}
+		if la, lb := a.originLog(t), b.originLog(t); la != lb || !strings.Contains(lb, "NOTES.md") || !strings.Contains(lb, "main.go") {
+			t.Errorf("origin's issue branch: cairn run pushed\n%s\nthe workflow\n%s\nwant both steps' work on it", la, lb)
+		}
+	})
 }
 
 // actCommit is TestActDifferentialCommit of the case in file, with env
-// given to both runs.
-func actCommit(t *testing.T, act, standIns, file string, env []string) {
-
+// given to both runs, runArgs to cairn run's and actArgs to act's; it
+// returns the twins, cairn run's and the workflow's.
+func actCommit(t *testing.T, act, standIns, file string, env, runArgs, actArgs []string) (*compileWork, *compileWork) {
+	t.Helper()
 	a := newCompileWork(t, file)
 	base := a.head(t)
-	stdout, stderr, code := a.run(t, env, "cairn", "run", filepath.Base(file))
+	stdout, stderr, code := a.run(t, env, append([]string{"cairn", "run", filepath.Base(file)}, runArgs...)...)
 	want := &actRecord{code: code, budgets: givenBudgets(t, a.work)}
 	dir := a.onlyRepoRun(t)
 	want.readRun(t, dir)
@@ -57,13 +76,16 @@ func actCommit(t *testing.T, act, standIns, file string, env []string) {
 	wantCommits := a.commitsSince(t, base, "HEAD")
 
 	b := newCompileWork(t, file)
+	// The origin the push job pushes to: a run on an issue has one.
 	origin := filepath.Join(b.work, "origin.git")
-	for _, argv := range [][]string{{"git", "init", "-q", "--bare", origin}, {"git", "remote", "add", "origin", origin}} {
-		if _, errOut, code := b.run(t, nil, argv...); code != 0 {
-			t.Fatalf("%v: exit %d: %s", argv, code, errOut)
+	if !isDir(origin) {
+		for _, argv := range [][]string{{"git", "init", "-q", "--bare", origin}, {"git", "remote", "add", "origin", origin}} {
+			if _, errOut, code := b.run(t, nil, argv...); code != 0 {
+				t.Fatalf("%v: exit %d: %s", argv, code, errOut)
+			}
 		}
 	}
-	var args []string
+	args := slices.Clone(actArgs)
 	for _, e := range env {
 		args = append(args, "--env", e)
 	}
@@ -84,6 +106,7 @@ func actCommit(t *testing.T, act, standIns, file string, env []string) {
 	if t.Failed() {
 		t.Logf("act's log:\n%s", out.String())
 	}
+	return a, b
 }
 
 // head is the commit the twin's repository is at.
