@@ -703,7 +703,21 @@ func compareRuns(t *testing.T, a, b *runRecord) {
 var (
 	sessionKey = regexp.MustCompile(`(?m)^\s*(prompt|instructions)\s*=|catalogue = "delivery"|(?i)directive`)
 	orderKey   = regexp.MustCompile(`(?m)^\s*(parallel|needs|for_each)\s*=`)
+	// directiveKey finds a process that reads its directive itself.
+	directiveKey = regexp.MustCompile(`(?i)directive`)
 )
+
+// directiveCases are the golden compile cases, beside those that read the
+// directive themselves (directiveKey), whose /directive variant runs. Every
+// session renders the directive through the one prompt template, so a case
+// for each way a session starts proves it reaches each byte for byte: the
+// four built-in harnesses (access), a custom one (custom), a judge (judge),
+// a review's retry (review), a delivery's repair loop (deliver), for_each
+// (foreach) and an issue's run (on-issue). Running it on every session
+// case (30) took about 990 s of the slow suite's test time.
+var directiveCases = map[string]bool{
+	"access": true, "custom": true, "judge": true, "review": true, "deliver": true, "foreach": true, "on-issue": true,
+}
 
 // variantMatters reports whether the variant of TestCompileDifferential
 // named variant can end otherwise than the case in file as it is: failing
@@ -717,8 +731,10 @@ func variantMatters(file, variant string) bool {
 		return true
 	}
 	switch variant {
-	case "/failing", "/directive":
+	case "/failing":
 		return sessionKey.Match(src)
+	case "/directive":
+		return directiveKey.Match(src) || directiveCases[strings.TrimSuffix(filepath.Base(file), ".toml")]
 	case "/jobs1":
 		return orderKey.Match(src)
 	}
