@@ -647,9 +647,8 @@ groups_locked() {
 }
 
 group_record() {
-  if jq -n -c --arg token "$step_token" --argjson pgid "$1" --argjson start "$2" --arg boot "$boot_id" \
-    --arg cgroup "$cgroup" '{token: $token, pgid: $pgid, start: $start, boot: $boot}
-      + if $cgroup == "" then {} else {cgroup: $cgroup} end' >"$tmp/group-new.$step" &&
+  if printf '{"token":"%s","pgid":%d,"start":%d,"boot":"%s"%s}\n' "$step_token" "$1" "$2" "$boot_id" \
+    "${cgroup:+,\"cgroup\":\"$cgroup_json/cairn-$step_token\"}" >"$tmp/group-new.$step" &&
     mv -f -- "$tmp/group-new.$step" "$tmp/group.$step"; then
     groups_write
   else
@@ -714,7 +713,7 @@ proc_start() {
 
 find_cgroup() {
   local line path='' root mount probe
-  cgroup_dir='' containment=token
+  cgroup_dir='' cgroup_json='' containment=token
   { while IFS= read -r line; do
     if [[ $line == 0::/* ]]; then path=${line#0::}; fi
   done </proc/self/cgroup; } 2>/dev/null || return 0
@@ -740,7 +739,7 @@ find_cgroup() {
   fi
   if [[ ! -e $probe/cgroup.freeze ]]; then cgroup_dir=''; fi
   rmdir -- "$probe" 2>/dev/null || true
-  if [[ -n $cgroup_dir ]]; then containment=cgroup; fi
+  if [[ -n $cgroup_dir ]]; then containment=cgroup cgroup_json=$(jq -n -r --arg d "$cgroup_dir" '$d | tojson | .[1:-1]'); fi
 }
 
 end_cgroup() {
@@ -929,6 +928,7 @@ def end_claude:
 
 run_session() {
   local final=$1 in=$2 last=/dev/null step_trace=$run/traces/${trace_name:-$step}.jsonl prior={} usage session_keys=1
+  local session_budget=false session_failed=false session_cause=''
   shift 2
   rm -f -- "$last_message"
   run_proc "$in" "$tmp/out.$step" "$tmp/err.$step" "$@"
@@ -936,7 +936,7 @@ run_session() {
   {
     cat -- "$tmp/out.$step"
     if [[ -s $tmp/out.$step && $(tail -c 1 -- "$tmp/out.$step") != '' ]]; then printf '\n'; fi
-    jq -R -c '{stderr: sub("[\r\n]+\\z"; "")}' <"$tmp/err.$step"
+    if [[ -s $tmp/err.$step ]]; then jq -R -c '{stderr: sub("[\r\n]+\\z"; "")}' <"$tmp/err.$step"; fi
   } >>"$step_trace" || warn "write the trace of step \"$step\" failed"
   if [[ -f $last_message ]]; then
     chmod 600 -- "$last_message"
@@ -947,10 +947,11 @@ run_session() {
     --argjson rc "$proc_rc" --argjson prior "$prior" \
     "$jq_usage$jq_final ($session_end) as \$ended | $final + {u: (\$prior | usage_plus(\$ended | session_used)), b: \$ended.budget}" >"$tmp/final.$step" ||
     printf '{"m":"","c":"cannot read the output of %s","f":true}\n' "$final" >"$tmp/final.$step"
-  if usage=$(jq -c '.u // empty' <"$tmp/final.$step") && [[ -n $usage ]]; then
+  eval "$(jq -r '@sh "usage=\(.u // "" | if type == "string" then . else tojson end) session_budget=\(.b == true) session_failed=\(.f == true) session_cause=\(.c // "")"' <"$tmp/final.$step")"
+  if [[ -n $usage ]]; then
     printf '%s\n' "$usage" >"$tmp/usage-new.$step" && mv -f -- "$tmp/usage-new.$step" "$tmp/usage.$step"
   fi
-  budget_after "$(jq '.b == true' <"$tmp/final.$step")"
+  budget_after "$session_budget"
   if ((${repairing:-0})); then
     repair_read
     return 0
@@ -962,8 +963,8 @@ run_session() {
     step_outcome=failed step_cause=$proc_cause
   elif [[ -n $budget_cause ]]; then
     step_outcome=failed step_cause=$budget_cause
-  elif [[ $(jq -r '.f' <"$tmp/final.$step") == true ]]; then
-    step_outcome=failed step_cause=$(jq -r '.c' <"$tmp/final.$step")
+  elif [[ $session_failed == true ]]; then
+    step_outcome=failed step_cause=$session_cause
   fi
   action_end "$step_rc" "$step_cause"
 }
@@ -2019,8 +2020,8 @@ repair_read() {
     repair_error=$proc_cause
   elif [[ -n $budget_cause ]]; then
     repair_error=$budget_cause
-  elif [[ $(jq -r '.f' <"$tmp/final.$step") == true ]]; then
-    repair_error=$(jq -r '.c' <"$tmp/final.$step")
+  elif [[ $session_failed == true ]]; then
+    repair_error=$session_cause
   else
     repair_message=$(jq -r '[.m | splits("\n") | gsub("^\\s+|\\s+$"; "") | select(. != "")] | first // ""' <"$tmp/final.$step")
     repair_message=${repair_message:-(no final message)}
@@ -2294,6 +2295,7 @@ main() {
   printf -v run_token '%08x%08x' "$SRANDOM" "$SRANDOM"
   boot_id=''
   { read -r boot_id </proc/sys/kernel/random/boot_id; } 2>/dev/null || true
+  [[ $boot_id =~ ^[0-9a-f-]+$ ]] || boot_id=''
   find_cgroup
   throwaways=()
   issue_branches=() issue_kept=()

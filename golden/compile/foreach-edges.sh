@@ -553,9 +553,8 @@ groups_locked() {
 }
 
 group_record() {
-  if jq -n -c --arg token "$step_token" --argjson pgid "$1" --argjson start "$2" --arg boot "$boot_id" \
-    --arg cgroup "$cgroup" '{token: $token, pgid: $pgid, start: $start, boot: $boot}
-      + if $cgroup == "" then {} else {cgroup: $cgroup} end' >"$tmp/group-new.$step" &&
+  if printf '{"token":"%s","pgid":%d,"start":%d,"boot":"%s"%s}\n' "$step_token" "$1" "$2" "$boot_id" \
+    "${cgroup:+,\"cgroup\":\"$cgroup_json/cairn-$step_token\"}" >"$tmp/group-new.$step" &&
     mv -f -- "$tmp/group-new.$step" "$tmp/group.$step"; then
     groups_write
   else
@@ -616,7 +615,7 @@ proc_start() {
 
 find_cgroup() {
   local line path='' root mount probe
-  cgroup_dir='' containment=token
+  cgroup_dir='' cgroup_json='' containment=token
   { while IFS= read -r line; do
     if [[ $line == 0::/* ]]; then path=${line#0::}; fi
   done </proc/self/cgroup; } 2>/dev/null || return 0
@@ -642,7 +641,7 @@ find_cgroup() {
   fi
   if [[ ! -e $probe/cgroup.freeze ]]; then cgroup_dir=''; fi
   rmdir -- "$probe" 2>/dev/null || true
-  if [[ -n $cgroup_dir ]]; then containment=cgroup; fi
+  if [[ -n $cgroup_dir ]]; then containment=cgroup cgroup_json=$(jq -n -r --arg d "$cgroup_dir" '$d | tojson | .[1:-1]'); fi
 }
 
 end_cgroup() {
@@ -1257,6 +1256,7 @@ main() {
   printf -v run_token '%08x%08x' "$SRANDOM" "$SRANDOM"
   boot_id=''
   { read -r boot_id </proc/sys/kernel/random/boot_id; } 2>/dev/null || true
+  [[ $boot_id =~ ^[0-9a-f-]+$ ]] || boot_id=''
   find_cgroup
   throwaways=()
   exec {pass_fd}<>"$pass_lock"

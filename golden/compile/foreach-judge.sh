@@ -638,9 +638,8 @@ groups_locked() {
 }
 
 group_record() {
-  if jq -n -c --arg token "$step_token" --argjson pgid "$1" --argjson start "$2" --arg boot "$boot_id" \
-    --arg cgroup "$cgroup" '{token: $token, pgid: $pgid, start: $start, boot: $boot}
-      + if $cgroup == "" then {} else {cgroup: $cgroup} end' >"$tmp/group-new.$step" &&
+  if printf '{"token":"%s","pgid":%d,"start":%d,"boot":"%s"%s}\n' "$step_token" "$1" "$2" "$boot_id" \
+    "${cgroup:+,\"cgroup\":\"$cgroup_json/cairn-$step_token\"}" >"$tmp/group-new.$step" &&
     mv -f -- "$tmp/group-new.$step" "$tmp/group.$step"; then
     groups_write
   else
@@ -705,7 +704,7 @@ proc_start() {
 
 find_cgroup() {
   local line path='' root mount probe
-  cgroup_dir='' containment=token
+  cgroup_dir='' cgroup_json='' containment=token
   { while IFS= read -r line; do
     if [[ $line == 0::/* ]]; then path=${line#0::}; fi
   done </proc/self/cgroup; } 2>/dev/null || return 0
@@ -731,7 +730,7 @@ find_cgroup() {
   fi
   if [[ ! -e $probe/cgroup.freeze ]]; then cgroup_dir=''; fi
   rmdir -- "$probe" 2>/dev/null || true
-  if [[ -n $cgroup_dir ]]; then containment=cgroup; fi
+  if [[ -n $cgroup_dir ]]; then containment=cgroup cgroup_json=$(jq -n -r --arg d "$cgroup_dir" '$d | tojson | .[1:-1]'); fi
 }
 
 end_cgroup() {
@@ -1107,6 +1106,7 @@ def end_claude:
 
 run_session() {
   local final=$1 in=$2 last=/dev/null step_trace=$run/traces/${trace_name:-$step_key}.jsonl prior={} usage session_keys=1
+  local session_budget=false session_failed=false session_cause='' session_capped=false session_worked=false session_new_id=''
   shift 2
   rm -f -- "$last_message"
   run_proc "$in" "$tmp/out.$step" "$tmp/err.$step" "$@"
@@ -1114,7 +1114,7 @@ run_session() {
   {
     cat -- "$tmp/out.$step"
     if [[ -s $tmp/out.$step && $(tail -c 1 -- "$tmp/out.$step") != '' ]]; then printf '\n'; fi
-    jq -R -c '{stderr: sub("[\r\n]+\\z"; "")}' <"$tmp/err.$step"
+    if [[ -s $tmp/err.$step ]]; then jq -R -c '{stderr: sub("[\r\n]+\\z"; "")}' <"$tmp/err.$step"; fi
   } >>"$step_trace" || warn "write the trace of step \"$step\" failed"
   if [[ -f $last_message ]]; then
     chmod 600 -- "$last_message"
@@ -1127,17 +1127,17 @@ run_session() {
     --argjson rc "$proc_rc" --argjson prior "$prior" --argjson resumed "$resumed" \
     "$jq_usage$jq_final ($session_end) as \$ended | $final + {u: (\$prior | usage_plus(\$ended | session_used_after(\$resumed))), b: \$ended.budget} + {n: (\$ended | session_used), t: (\$ended.max_turns // false), w: (\$ended.worked // false), s: (\$ended.id // \"\"), x: (\$ended.total // {})}" >"$tmp/final.$step" ||
     printf '{"m":"","c":"cannot read the output of %s","f":true}\n' "$final" >"$tmp/final.$step"
-  if usage=$(jq -c '.u // empty' <"$tmp/final.$step") && [[ -n $usage ]]; then
+  eval "$(jq -r '@sh "usage=\(.u // "" | if type == "string" then . else tojson end) session_budget=\(.b == true) session_failed=\(.f == true) session_cause=\(.c // "") session_capped=\(.t == true) session_worked=\(.w == true) session_new_id=\(.s // "")"' <"$tmp/final.$step")"
+  if [[ -n $usage ]]; then
     printf '%s\n' "$usage" >"$tmp/usage-new.$step" && mv -f -- "$tmp/usage-new.$step" "$tmp/usage.$step"
   fi
-  budget_after "$(jq '.b == true' <"$tmp/final.$step")"
+  budget_after "$session_budget"
   if ((${judging:-0})); then
     judge_read
     return 0
   fi
-  usage=$(jq -r '.s // ""' <"$tmp/final.$step")
-  if [[ -n $usage ]]; then
-    printf '%s' "$usage" >"$tmp/session.$step"
+  if [[ -n $session_new_id ]]; then
+    printf '%s' "$session_new_id" >"$tmp/session.$step"
     jq -c '{id: .s, total: .x}' <"$tmp/final.$step" >"$tmp/end.$step"
   fi
   jq -j '.m' <"$tmp/final.$step" >"$tmp/message.$step"
@@ -1147,8 +1147,8 @@ run_session() {
     step_outcome=failed step_cause=$proc_cause
   elif [[ -n $budget_cause ]]; then
     step_outcome=failed step_cause=$budget_cause
-  elif [[ $(jq -r '.f' <"$tmp/final.$step") == true ]]; then
-    step_outcome=failed step_cause=$(jq -r '.c' <"$tmp/final.$step")
+  elif [[ $session_failed == true ]]; then
+    step_outcome=failed step_cause=$session_cause
   fi
   action_end "$step_rc" "$step_cause"
 }
@@ -1571,7 +1571,7 @@ judge_read() {
     judge_verdict=broken judge_error=$budget_cause
     return 0
   fi
-  if [[ $(jq -r '.f' <"$final") != true ]] && verdict=$(jq -c "$jq_verdict"' .m | verdict' <"$final") && [[ $verdict != null ]]; then
+  if [[ $session_failed != true ]] && verdict=$(jq -c "$jq_verdict"' .m | verdict' <"$final") && [[ $verdict != null ]]; then
     judge_verdict=$(jq -r 'if .pass then "pass" else "fail" end' <<<"$verdict")
     judge_reasoning=$(jq -j '.reasoning' <<<"$verdict")
     return 0
@@ -1579,13 +1579,13 @@ judge_read() {
   judge_verdict=inconclusive
   if ((proc_timed_out)); then
     judge_reason=timeout judge_error=$proc_cause
-  elif [[ -e $tmp/turns.$step || $(jq -r '.t' <"$final") == true ]]; then
+  elif [[ -e $tmp/turns.$step || $session_capped == true ]]; then
     rm -f -- "$tmp/turns.$step"
     judge_reason=max-turns judge_error="reached its turn cap ($judge_turns)"
-  elif [[ $(jq -r '.f' <"$final") == true && $(jq -r '.w' <"$final") != true ]]; then
-    judge_verdict=broken judge_error=$(jq -r '.c' <"$final")
-  elif [[ $(jq -r '.f' <"$final") == true ]]; then
-    judge_reason=unknown judge_error=$(jq -r '.c' <"$final")
+  elif [[ $session_failed == true && $session_worked != true ]]; then
+    judge_verdict=broken judge_error=$session_cause
+  elif [[ $session_failed == true ]]; then
+    judge_reason=unknown judge_error=$session_cause
   elif [[ -z $(jq -r '.m | gsub("^[ \t\n\r]+|[ \t\n\r]+$"; "")' <"$final") ]]; then
     judge_reason=no-structured-output judge_error="its final message was empty"
   else
@@ -2260,6 +2260,7 @@ main() {
   printf -v run_token '%08x%08x' "$SRANDOM" "$SRANDOM"
   boot_id=''
   { read -r boot_id </proc/sys/kernel/random/boot_id; } 2>/dev/null || true
+  [[ $boot_id =~ ^[0-9a-f-]+$ ]] || boot_id=''
   find_cgroup
   throwaways=()
   exec {pass_fd}<>"$pass_lock"
