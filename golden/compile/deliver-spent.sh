@@ -648,7 +648,7 @@ groups_locked() {
 
 group_record() {
   if printf '{"token":"%s","pgid":%d,"start":%d,"boot":"%s"%s}\n' "$step_token" "$1" "$2" "$boot_id" \
-    "${cgroup:+,\"cgroup\":\"$cgroup_json/cairn-$step_token\"}" >"$tmp/group-new.$step" &&
+    "${cgroup:+,\"cgroup\":\"$cgroup_json${cgroup#"$cgroup_dir"}\"}" >"$tmp/group-new.$step" &&
     mv -f -- "$tmp/group-new.$step" "$tmp/group.$step"; then
     groups_write
   else
