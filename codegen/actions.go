@@ -1177,7 +1177,11 @@ func (c *compiler) eachJobs(st *ir.PlanStep, end *workflowJob) []*workflowJob {
 // base), and the delivery's job after it, which may push: it pushes what
 // the repair job did, waits for the checks again, and ends the step or
 // hands it to the next repair job. The last one hands nothing off: at the
-// cap, the delivery fails as cairn run's does.
+// cap, the delivery fails as cairn run's does. In commit mode a job that
+// hands the delivery off, and a repair job, commit nothing of the run and
+// keep no commits: the delivery's next job takes the run's commits as the
+// job before the delivery left them, and the branch the repair job left
+// (bash/commit.sh.tmpl, commit_keep).
 func (c *compiler) repairJobs(s *script, st *ir.PlanStep, deliver *workflowJob) ([]*workflowJob, []ir.Diagnostic) {
 	var diags []ir.Diagnostic
 	deliver.HandsOff, deliver.Branch = true, st.Worktree
@@ -1187,7 +1191,7 @@ func (c *compiler) repairJobs(s *script, st *ir.PlanStep, deliver *workflowJob) 
 	for round := 1; round <= s.RepairCap; round++ {
 		repair := &workflowJob{
 			ID: fmt.Sprintf("%s-repair-%d", deliver.ID, round), Step: st.Name, Needs: []string{prev.ID}, Given: deliver.Given,
-			Role: "repair", Round: round, Branch: st.Worktree, Spent: deliver.Spent,
+			Role: "repair", Round: round, Branch: st.Worktree, Spent: deliver.Spent, Commits: deliver.Commits,
 			If:      fmt.Sprintf("needs.%s.outputs.repair != ''", prev.ID),
 			Handoff: handoffArtifact(st.Name, round-1), Keeps: repairedArtifact(st.Name, round),
 		}
@@ -1196,7 +1200,7 @@ func (c *compiler) repairJobs(s *script, st *ir.PlanStep, deliver *workflowJob) 
 		}
 		redeliver := &workflowJob{
 			ID: fmt.Sprintf("%s-redeliver-%d", deliver.ID, round), Step: st.Name, Needs: []string{repair.ID}, Given: deliver.Given,
-			Role: "redeliver", Round: round, Branch: st.Worktree, Writes: true, Merge: deliver.Merge, Spent: deliver.Spent,
+			Role: "redeliver", Round: round, Branch: st.Worktree, Writes: true, Merge: deliver.Merge, Spent: deliver.Spent, Commits: deliver.Commits,
 			// The delivery's job after a repair job runs when that one ran,
 			// whatever its end: it ends the step so when it failed.
 			If:      fmt.Sprintf("!cancelled() && needs.%s.result != 'skipped'", repair.ID),

@@ -138,7 +138,7 @@ type targetInfo struct {
 // delivery: the bash target always; a workflow when a token of the user's
 // pushes.
 func (c *compiler) repairs() bool {
-	return c.target.repairs || c.target.unrollsRepairs && c.pushToken() != "" && !c.plan.Commit
+	return c.target.repairs || c.target.unrollsRepairs && c.pushToken() != ""
 }
 
 // bashInfo names the bash target.
@@ -582,12 +582,8 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 		if l := c.at.process; l != nil && l.Limits.RepairCap.Set {
 			at = l.Limits.RepairCap.At()
 		}
-		why := "without a [github] push_token the pull request's checks do not run, so no repair starts"
-		if c.pushToken() != "" {
-			why = "in commit mode its repair jobs are not compiled yet"
-		}
 		diags = append(diags, ir.Diagnostic{Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: at,
-			Message: fmt.Sprintf("the repair cap (%d) is not compiled to %s: %s; its pull request is left open for review when a check fails or the branch conflicts", s.RepairCap, c.target.name, why)})
+			Message: fmt.Sprintf("the repair cap (%d) is not compiled to %s: without a [github] push_token the pull request's checks do not run, so no repair starts; its pull request is left open for review when a check fails or the branch conflicts", s.RepairCap, c.target.name)})
 		s.RepairCap = 0
 	}
 	if s.HasDelivery && s.RepairCap > 0 {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/goccy/go-yaml"
 )
 
 // TestActDifferentialCommit runs the golden case commit, a process in
@@ -55,6 +57,52 @@ func TestActDifferentialCommit(t *testing.T) {
 			t.Errorf("origin's issue branch: cairn run pushed\n%s\nthe workflow\n%s\nwant both steps' work on it", la, lb)
 		}
 	})
+	// The same on a delivery whose check fails once: the delivery's job
+	// hands the failing check to repair job 1, which commits nothing of the
+	// run and keeps the branch it repaired; the delivery's next job pushes
+	// it and ends the step, so the run's commits are cairn run's. With the
+	// repair session failing, the delivery's next job fails the step and
+	// ends the run, its pull request left a draft.
+	for _, tc := range []struct {
+		name, pr, branch, result string
+		env                      []string
+	}{
+		{"repair", "OPEN draft=false", "[cairn] Repair: test\tdeliver\n", `Repair 1: checks "test": Made the test pass.`, nil},
+		{"repair-failing", "OPEN draft=true", "main.go", "repair session 1: ", []string{"FAKE_FAIL=claude"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "event.json")
+			writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"issue": "7", "directive": ""}, "sender": {"login": "alice"}}`})
+			actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=not-a-token", "-s", "CAIRN_PUSH_TOKEN=not-a-token-either", "--remote-name", "github"}
+			file := filepath.Join(compileGoldenDir, "commit-repair.toml")
+			a, b := actCommit(t, act, standIns, file, tc.env, []string{"issue", "7"}, actArgs)
+			if pa, pb := a.pullRequests(t), b.pullRequests(t); !slices.Equal(pa, pb) || len(pb) != 1 || !strings.HasSuffix(pb[0], tc.pr) {
+				t.Errorf("pull requests: cairn run leaves %q, the workflow %q; want one, the same, %s", pa, pb, tc.pr)
+			}
+			if la, lb := a.originLog(t), b.originLog(t); la != lb || !strings.Contains(lb, tc.branch) {
+				t.Errorf("origin's issue branch: cairn run pushed\n%s\nthe workflow\n%s\nwant %q on it", la, lb, tc.branch)
+			}
+			for _, job := range []string{"deliver-repair-1", "deliver-redeliver-1"} {
+				if !strings.Contains(b.lastAct, `"jobID":"`+job+`"`) {
+					t.Errorf("job %s did not run", job)
+				}
+			}
+			if strings.Contains(b.lastAct, `"jobID":"deliver-repair-2"`) {
+				t.Errorf("job deliver-repair-2 ran; the step ended after repair 1")
+			}
+			var r actRecord
+			r.readRun(t, filepath.Join(b.work, "artifacts", "cairn-run"))
+			if !strings.Contains(r.results["deliver.md"], tc.result) {
+				t.Errorf("the delivery's result:\n%s\nwant %q", r.results["deliver.md"], tc.result)
+			}
+			var wf ghWorkflow
+			if err := yaml.Unmarshal(b.compileWorkflow(t, file), &wf); err != nil {
+				t.Fatal(err)
+			}
+			checkLeastPrivilege(t, wf)
+		})
+	}
 }
 
 // actCommit is TestActDifferentialCommit of the case in file, with env

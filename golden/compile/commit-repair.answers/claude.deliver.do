@@ -1,0 +1,1 @@
+printf "repaired\n" >>main.go
