@@ -62,21 +62,30 @@ func TestActDifferentialCommit(t *testing.T) {
 	// run and keeps the branch it repaired; the delivery's next job pushes
 	// it and ends the step, so the run's commits are cairn run's. With the
 	// repair session failing, the delivery's next job fails the step and
-	// ends the run, its pull request left a draft.
+	// ends the run, its pull request left a draft. On a branch that
+	// conflicts with its base, which moved meanwhile (commit-rebase), the
+	// repair job rebases it, a session resolving the conflict, and the
+	// delivery's next job pushes it with a lease.
 	for _, tc := range []struct {
-		name, pr, branch, result string
-		env                      []string
+		name, file, pr, branch, result string
+		env                            []string
 	}{
-		{"repair", "OPEN draft=false", "[cairn] Repair: test\tdeliver\n", `Repair 1: checks "test": Made the test pass.`, nil},
-		{"repair-failing", "OPEN draft=true", "main.go", "repair session 1: ", []string{"FAKE_FAIL=claude"}},
+		{"repair", "commit-repair", "OPEN draft=false", "[cairn] Repair: test\tdeliver\n", `Repair 1: checks "test": Made the test pass.`, nil},
+		{"repair-failing", "commit-repair", "OPEN draft=true", "main.go", "repair session 1: ", []string{"FAKE_FAIL=claude"}},
+		{"rebase", "commit-rebase", "OPEN draft=false", "main.go", `Repair 1: conflicts with main in "main.go": Kept both lines.`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "event.json")
 			writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"issue": "7", "directive": ""}, "sender": {"login": "alice"}}`})
 			actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=not-a-token", "-s", "CAIRN_PUSH_TOKEN=not-a-token-either", "--remote-name", "github"}
-			file := filepath.Join(compileGoldenDir, "commit-repair.toml")
-			a, b := actCommit(t, act, standIns, file, tc.env, []string{"issue", "7"}, actArgs)
+			file := filepath.Join(compileGoldenDir, tc.file+".toml")
+			var a, b *compileWork
+			if tc.file == "commit-rebase" {
+				a, b = actCommitMoved(t, act, standIns, file, tc.env, []string{"issue", "7"}, actArgs)
+			} else {
+				a, b = actCommit(t, act, standIns, file, tc.env, []string{"issue", "7"}, actArgs)
+			}
 			if pa, pb := a.pullRequests(t), b.pullRequests(t); !slices.Equal(pa, pb) || len(pb) != 1 || !strings.HasSuffix(pb[0], tc.pr) {
 				t.Errorf("pull requests: cairn run leaves %q, the workflow %q; want one, the same, %s", pa, pb, tc.pr)
 			}
@@ -110,10 +119,31 @@ func TestActDifferentialCommit(t *testing.T) {
 // returns the twins, cairn run's and the workflow's.
 func actCommit(t *testing.T, act, standIns, file string, env, runArgs, actArgs []string) (*compileWork, *compileWork) {
 	t.Helper()
+	return actCommitIn(t, act, standIns, file, env, runArgs, actArgs, false)
+}
+
+// actCommitMoved is actCommit of a case whose steps move the branch the
+// run is on, on origin, while it runs: cairn run commits on its local
+// branch as ever, but the workflow's push job, which forces no push, is
+// refused and fails the workflow, and pushes the run's commits (cairn
+// run's) to a branch of the run's own, which it names; origin's branch
+// holds the other change alone.
+func actCommitMoved(t *testing.T, act, standIns, file string, env, runArgs, actArgs []string) (*compileWork, *compileWork) {
+	t.Helper()
+	return actCommitIn(t, act, standIns, file, env, runArgs, actArgs, true)
+}
+
+// actCommitIn is actCommit, or actCommitMoved when moved is set.
+func actCommitIn(t *testing.T, act, standIns, file string, env, runArgs, actArgs []string, moved bool) (*compileWork, *compileWork) {
+	t.Helper()
 	a := newCompileWork(t, file)
 	base := a.head(t)
 	stdout, stderr, code := a.run(t, env, append([]string{"cairn", "run", filepath.Base(file)}, runArgs...)...)
 	want := &actRecord{code: code, budgets: givenBudgets(t, a.work)}
+	if moved && code == 0 {
+		// The workflow fails in its push job alone.
+		want.code = 1
+	}
 	dir := a.onlyRepoRun(t)
 	want.readRun(t, dir)
 	want.printed = endLines(stdout + lastFailure(stderr))
@@ -148,7 +178,16 @@ func actCommit(t *testing.T, act, standIns, file string, env, runArgs, actArgs [
 	// The workflow's commit (act's checkout), then the run's.
 	workflow := b.head(t)
 	gotCommits := b.commitsSince(t, workflow, "--git-dir="+origin, "main")
-	if wantCommits != gotCommits {
+	if moved {
+		// The run's commits went to a branch of the run's own.
+		refused := regexp.MustCompile(`cairn: error: the run's commits are not on branch main: git refused the push above \(.*\); they are on branch (cairn/runs/[A-Za-z0-9._-]+) instead: merge it into main`)
+		m := refused.FindStringSubmatch(b.lastAct)
+		if !strings.HasPrefix(gotCommits, "Their change\n") || strings.Contains(gotCommits, "Cairn-Run") || m == nil {
+			t.Errorf("origin's main, which moved while the run ran, holds\n%s\nwant the other change alone, and the push job to say %q", gotCommits, refused)
+		} else if side := b.commitsSince(t, workflow, "--git-dir="+origin, m[1]); side != wantCommits {
+			t.Errorf("the commits on origin's %s differ:\n--- cairn run\n%s\n--- pushed by the workflow\n%s", m[1], wantCommits, side)
+		}
+	} else if wantCommits != gotCommits {
 		t.Errorf("the commits differ:\n--- cairn run\n%s\n--- pushed by the workflow\n%s", wantCommits, gotCommits)
 	}
 	if t.Failed() {

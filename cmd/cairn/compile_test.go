@@ -87,7 +87,7 @@ var caseRepoFiles = map[string]map[string]string{
 }
 
 // commitCases are the golden compile cases with commit = true.
-var commitCases = map[string]bool{"commit": true, "commit-issue": true, "commit-deliver": true, "commit-repair": true, "foreach-commit": true, "parallel-commit": true, "parallel-throwaways": true}
+var commitCases = map[string]bool{"commit": true, "commit-issue": true, "commit-deliver": true, "commit-repair": true, "commit-rebase": true, "foreach-commit": true, "parallel-commit": true, "parallel-throwaways": true}
 
 // newCompileWork makes a twin of the case in file.
 func newCompileWork(t *testing.T, file string) *compileWork {
@@ -173,7 +173,7 @@ printf 'mybot %s answers %d bytes of prompt\n' "$*" "${#prompt}"
 var issueCases = map[string][]string{
 	"on-issue": {"issue", "7"}, "commit-issue": {"issue", "7"}, "foreach-issue": {"issue", "7"},
 	"deliver": {"issue", "7"}, "deliver-held": {"issue", "7"}, "deliver-red": {"issue", "7"}, "deliver-repair": {"issue", "7"}, "deliver-rebase": {"issue", "7"}, "deliver-capped": {"issue", "7"}, "deliver-reviewed": {"issue", "7"},
-	"deliver-spent": {"issue", "7"}, "deliver-budget": {"issue", "7"}, "commit-deliver": {"issue", "7"}, "commit-repair": {"issue", "7"},
+	"deliver-spent": {"issue", "7"}, "deliver-budget": {"issue", "7"}, "commit-deliver": {"issue", "7"}, "commit-repair": {"issue", "7"}, "commit-rebase": {"issue", "7"},
 	// Its tickets' runs, one at a time, start their sessions in an order
 	// the twins share.
 	"published": {"--jobs", "1"},
