@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -243,9 +244,29 @@ const runLimit = 8 * time.Minute
 // it, as Ctrl-C does, after runLimit), and reads its run folder.
 func (w *realWork) run(t *testing.T, args ...string) cairnRun {
 	t.Helper()
+	return w.runArgv(t, append([]string{"cairn"}, args...))
+}
+
+// script compiles process file to a bash script, as a user would with
+// `cairn compile -o`, and runs the script as run runs cairn.
+func (w *realWork) script(t *testing.T, file string) cairnRun {
+	t.Helper()
+	script := strings.TrimSuffix(file, ".toml") + ".sh"
+	cmd := exec.Command("cairn", "compile", "-o", script, file)
+	cmd.Dir, cmd.Env = w.repo, w.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("cairn compile -o %s %s: %v\n%s", script, file, err, out)
+	}
+	return w.runArgv(t, []string{"bash", script})
+}
+
+// runArgv is run of argv: cairn's, or a compiled script's.
+func (w *realWork) runArgv(t *testing.T, argv []string) cairnRun {
+	t.Helper()
+	args := argv[1:]
 	ctx, cancel := context.WithTimeout(context.Background(), runLimit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "cairn", args...)
+	cmd := exec.CommandContext(ctx, argv[0], args...)
 	cmd.Dir, cmd.Env = w.repo, w.env
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = testwait.Patience
@@ -260,11 +281,11 @@ func (w *realWork) run(t *testing.T, args ...string) cairnRun {
 	case errors.As(err, &exit):
 		r.code = exit.ExitCode()
 	default:
-		t.Fatalf("cairn %q: %v", args, err)
+		t.Fatalf("%s %q: %v", argv[0], args, err)
 	}
-	t.Logf("cairn %s: exit %d after %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.code, r.elapsed.Round(100*time.Millisecond), clipOutput(r.stdout), clipOutput(r.stderr))
+	t.Logf("%s %s: exit %d after %v\nstdout:\n%s\nstderr:\n%s", argv[0], strings.Join(args, " "), r.code, r.elapsed.Round(100*time.Millisecond), clipOutput(r.stdout), clipOutput(r.stderr))
 	if ctx.Err() != nil {
-		t.Fatalf("cairn run did not end within %v", runLimit)
+		t.Fatalf("%s did not end within %v", strings.Join(argv, " "), runLimit)
 	}
 	runs, _ := filepath.Glob(filepath.Join(w.cairnHome, "runs", "*", record.RecordFile))
 	if len(runs) != 1 {
@@ -902,9 +923,20 @@ func save(t *testing.T, name string, text []byte) {
 // TestRealSessionsHunt runs the seed's hunt with all four families: four
 // session steps of one parallel group, each CLI in its own throwaway
 // worktree against its own double, then a judging claude session that reads
-// their result files with a shell command and writes the verdict.
+// their result files with a shell command and writes the verdict. It runs
+// through cairn run, and as the bash script cairn compile makes of it (the
+// sessions' argv, prompts and reading of each CLI's output are the
+// script's own then), which must end as cairn run ends.
 func TestRealSessionsHunt(t *testing.T) {
 	bin := realSessionsBin(t)
+	for _, how := range []string{"run", "compiled"} {
+		t.Run(how, func(t *testing.T) { realHunt(t, bin, how) })
+	}
+}
+
+// realHunt is TestRealSessionsHunt through cairn run (how "run") or the
+// compiled script ("compiled").
+func realHunt(t *testing.T, bin, how string) {
 	home := realHome(t)
 	const verdict = "VERDICT: first() indexes an empty slice at main.go:7"
 	doubles := map[string]*modeldouble.Server{}
@@ -926,7 +958,13 @@ func TestRealSessionsHunt(t *testing.T) {
 		hunters = append(hunters, oneCLI{cli.name, cli.model})
 	}
 	w := newRealWork(t, bin, home, endpoints)
-	r := w.run(t, "run", w.process(t, "hunt", struct{ Hunters []oneCLI }{hunters}))
+	file := w.process(t, "hunt", struct{ Hunters []oneCLI }{hunters})
+	var r cairnRun
+	if how == "compiled" {
+		r = w.script(t, file)
+	} else {
+		r = w.run(t, "run", file)
+	}
 	for _, cli := range realCLIs {
 		logDouble(t, cli.name, doubles[cli.name])
 	}
@@ -962,6 +1000,25 @@ func TestRealSessionsHunt(t *testing.T) {
 	}
 	if s := r.step(t, "judge"); s.Outcome != record.Succeeded || r.result(t, "judge") != verdict {
 		t.Errorf("step judge: %s (%s), result %q; want succeeded with the verdict", s.Outcome, s.Cause, r.result(t, "judge"))
+	}
+	// What each step's record says its sessions used is what each CLI was
+	// billed: the claude double's bill is the claude hunter's and the
+	// judge's.
+	for _, cli := range realCLIs {
+		steps := []string{"hunt-" + cli.name}
+		if cli.name == "claude" {
+			steps = append(steps, "judge")
+		}
+		var in, out int64
+		for _, name := range steps {
+			u := r.step(t, name).Usage
+			in, out = in+valueOf(u.InputTokens), out+valueOf(u.OutputTokens)
+		}
+		billed := reported(cli.name, doubles[cli.name], math.MaxInt)
+		t.Logf("%s: steps %q recorded %d input and %d output tokens", cli.name, steps, in, out)
+		if in == 0 || in != billed.InputTokens || out != billed.OutputTokens {
+			t.Errorf("%s: steps %q recorded %d input and %d output tokens; the double billed %d and %d", cli.name, steps, in, out, billed.InputTokens, billed.OutputTokens)
+		}
 	}
 
 	claude := doubles["claude"]
