@@ -830,7 +830,12 @@ func (wf *workflow) anchor() {
 			kinds = append(kinds, "keep-output", "give-output")
 		}
 		if j.Commits {
-			kinds = append(kinds, "keep-commits")
+			// A repair job ends no step, so it keeps no commits: the
+			// delivery's next job takes the run's as the job before the
+			// delivery left them.
+			if j.Role != "repair" {
+				kinds = append(kinds, "keep-commits")
+			}
 			if j.Given {
 				kinds = append(kinds, "take-commits")
 			}

@@ -110,6 +110,13 @@ func TestActDifferentialCommit(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkLeastPrivilege(t, wf)
+			// The repair job, where an agent runs and no step ends, keeps
+			// no commits for the jobs after it.
+			for _, st := range wf.Jobs["deliver-repair-1"].Steps {
+				if strings.HasPrefix(st.Name, "Keep the run's commits") {
+					t.Errorf("job deliver-repair-1 keeps the run's commits (step %q)", st.Name)
+				}
+			}
 		})
 	}
 }
