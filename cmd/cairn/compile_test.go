@@ -69,6 +69,12 @@ type compileWork struct {
 // (each starts child runs), which only the slow suites run.
 var slowCases = map[string]bool{"published": true}
 
+// slowCommitVariants are the golden compile cases in commit mode whose
+// commit variants (every step skipped, a dirty checkout, no identity) only
+// the slow suites run: those end before any delivery, as commit-deliver's
+// do in the fast suite too.
+var slowCommitVariants = map[string]bool{"commit-repair": true, "commit-rebase": true}
+
 // caseRepoFiles are files of a golden compile case's repository besides
 // golden/repo's: golden/compile/prepare.toml's worktrees copy the
 // checkout's ignored .env, and config/dev.local through .worktreeinclude;
@@ -779,7 +785,7 @@ func TestCompileDifferential(t *testing.T) {
 				continue
 			}
 			t.Run(name+variant.name, func(t *testing.T) {
-				if variant.name != "" && !variant.commit || slowCases[name] {
+				if variant.name != "" && (!variant.commit || slowCommitVariants[name]) || slowCases[name] {
 					slowSuite(t)
 				} else {
 					fastSuite(t)
