@@ -829,13 +829,10 @@ func (wf *workflow) anchor() {
 		if j.Output {
 			kinds = append(kinds, "keep-output", "give-output")
 		}
+		if j.KeepsCommits() {
+			kinds = append(kinds, "keep-commits")
+		}
 		if j.Commits {
-			// A repair job ends no step, so it keeps no commits: the
-			// delivery's next job takes the run's as the job before the
-			// delivery left them.
-			if j.Role != "repair" {
-				kinds = append(kinds, "keep-commits")
-			}
 			if j.Given {
 				kinds = append(kinds, "take-commits")
 			}
@@ -1102,6 +1099,14 @@ func (j *workflowJob) Name() string {
 // them (Each), whose step's job keeps them.
 func (j *workflowJob) KeepsStep() bool {
 	return (j.Each == "" || j.Each == "end") && (j.Published == "" || j.Published == "end")
+}
+
+// KeepsCommits reports whether the job keeps the run's commits for the
+// jobs after it (commit mode): every job but a repair job, which ends no
+// step: the delivery's next job takes the run's commits as the job before
+// the delivery left them.
+func (j *workflowJob) KeepsCommits() bool {
+	return j.Commits && j.Role != "repair"
 }
 
 // afterItems gives a condition to each job after the jobs of a for_each's

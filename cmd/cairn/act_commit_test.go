@@ -69,10 +69,12 @@ func TestActDifferentialCommit(t *testing.T) {
 	for _, tc := range []struct {
 		name, file, pr, branch, result string
 		env                            []string
+		// moved is set for a case whose steps move origin's main.
+		moved bool
 	}{
-		{"repair", "commit-repair", "OPEN draft=false", "[cairn] Repair: test\tdeliver\n", `Repair 1: checks "test": Made the test pass.`, nil},
-		{"repair-failing", "commit-repair", "OPEN draft=true", "main.go", "repair session 1: ", []string{"FAKE_FAIL=claude"}},
-		{"rebase", "commit-rebase", "OPEN draft=false", "main.go", `Repair 1: conflicts with main in "main.go": Kept both lines.`, nil},
+		{"repair", "commit-repair", "OPEN draft=false", "[cairn] Repair: test\tdeliver\n", `Repair 1: checks "test": Made the test pass.`, nil, false},
+		{"repair-failing", "commit-repair", "OPEN draft=true", "main.go", "repair session 1: ", []string{"FAKE_FAIL=claude"}, false},
+		{"rebase", "commit-rebase", "OPEN draft=false", "main.go", `Repair 1: conflicts with main in "main.go": Kept both lines.`, nil, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -80,12 +82,7 @@ func TestActDifferentialCommit(t *testing.T) {
 			writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"issue": "7", "directive": ""}, "sender": {"login": "alice"}}`})
 			actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=not-a-token", "-s", "CAIRN_PUSH_TOKEN=not-a-token-either", "--remote-name", "github"}
 			file := filepath.Join(compileGoldenDir, tc.file+".toml")
-			var a, b *compileWork
-			if tc.file == "commit-rebase" {
-				a, b = actCommitMoved(t, act, standIns, file, tc.env, []string{"issue", "7"}, actArgs)
-			} else {
-				a, b = actCommit(t, act, standIns, file, tc.env, []string{"issue", "7"}, actArgs)
-			}
+			a, b := actCommitIn(t, act, standIns, file, tc.env, []string{"issue", "7"}, actArgs, tc.moved)
 			if pa, pb := a.pullRequests(t), b.pullRequests(t); !slices.Equal(pa, pb) || len(pb) != 1 || !strings.HasSuffix(pb[0], tc.pr) {
 				t.Errorf("pull requests: cairn run leaves %q, the workflow %q; want one, the same, %s", pa, pb, tc.pr)
 			}
@@ -129,18 +126,12 @@ func actCommit(t *testing.T, act, standIns, file string, env, runArgs, actArgs [
 	return actCommitIn(t, act, standIns, file, env, runArgs, actArgs, false)
 }
 
-// actCommitMoved is actCommit of a case whose steps move the branch the
-// run is on, on origin, while it runs: cairn run commits on its local
-// branch as ever, but the workflow's push job, which forces no push, is
-// refused and fails the workflow, and pushes the run's commits (cairn
-// run's) to a branch of the run's own, which it names; origin's branch
-// holds the other change alone.
-func actCommitMoved(t *testing.T, act, standIns, file string, env, runArgs, actArgs []string) (*compileWork, *compileWork) {
-	t.Helper()
-	return actCommitIn(t, act, standIns, file, env, runArgs, actArgs, true)
-}
-
-// actCommitIn is actCommit, or actCommitMoved when moved is set.
+// actCommitIn is actCommit, and with moved set, of a case whose steps
+// move the branch the run is on, on origin, while it runs: cairn run
+// commits on its local branch as ever, but the workflow's push job, which
+// forces no push, is refused and fails the workflow, and pushes the run's
+// commits (cairn run's) to a branch of the run's own, which it names;
+// origin's branch holds the other change alone.
 func actCommitIn(t *testing.T, act, standIns, file string, env, runArgs, actArgs []string, moved bool) (*compileWork, *compileWork) {
 	t.Helper()
 	a := newCompileWork(t, file)
