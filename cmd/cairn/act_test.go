@@ -138,7 +138,7 @@ func TestActIssueDifferential(t *testing.T) {
 		writeFiles(t, filepath.Dir(path), map[string]string{"event.json": fmt.Sprintf(`{"inputs": {"issue": "7", "directive": ""}, "sender": {"login": %q}}`, sender)})
 		// act names the repository after the remote "github", as origin's
 		// URL was before the twin's url.insteadOf sent it to a folder.
-		return []string{"-e", path, "-s", "GITHUB_TOKEN=not-a-token", "--remote-name", "github"}
+		return []string{"-e", path, "-s", "GITHUB_TOKEN=" + actGitHubToken, "--remote-name", "github"}
 	}
 	t.Run("write", func(t *testing.T) {
 		t.Parallel()
@@ -223,7 +223,7 @@ func TestActDeliverDifferential(t *testing.T) {
 			writeFiles(t, filepath.Dir(path), map[string]string{"event.json": fmt.Sprintf(
 				// An event's inputs are strings, as GitHub sends them.
 				`{"inputs": {"issue": "7", "directive": "", "merge": "%v"}, "sender": {"login": "alice"}}`, merge)})
-			actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=not-a-token", "-s", "CAIRN_PUSH_TOKEN=not-a-token-either", "--remote-name", "github"}
+			actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=" + actGitHubToken, "-s", "CAIRN_PUSH_TOKEN=not-a-token-either", "--remote-name", "github"}
 			runArgs := []string{"issue", "7"}
 			if merge {
 				runArgs = append(runArgs, "--merge")
@@ -282,7 +282,7 @@ func TestActRepairDifferential(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "event.json")
 			writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"issue": "7", "directive": ""}, "sender": {"login": "alice"}}`})
 			const pushToken = "not-a-token-either"
-			actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=not-a-token", "-s", "CAIRN_PUSH_TOKEN=" + pushToken, "--remote-name", "github"}
+			actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=" + actGitHubToken, "-s", "CAIRN_PUSH_TOKEN=" + pushToken, "--remote-name", "github"}
 			code, a, b := actDifferentialIn(t, act, standIns, file, nil, nil, []string{"issue", "7"}, actArgs)
 			if code != tc.code {
 				t.Errorf("cairn run: exit %d; want %d", code, tc.code)
@@ -379,7 +379,7 @@ func TestActDeliverUncheckedDifferential(t *testing.T) {
 	w := newCompileWork(t, file)
 	path := filepath.Join(t.TempDir(), "event.json")
 	writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"issue": "7", "directive": ""}, "sender": {"login": "alice"}}`})
-	art, out, _, code := w.act(t, act, standIns, file, "-e", path, "-s", "GITHUB_TOKEN=not-a-token", "--remote-name", "github")
+	art, out, _, code := w.act(t, act, standIns, file, "-e", path, "-s", "GITHUB_TOKEN="+actGitHubToken, "--remote-name", "github")
 	if code != 0 {
 		t.Errorf("act: exit %d; want 0", code)
 	}
@@ -510,6 +510,11 @@ func (r *actRecord) each(f func(string) string) {
 	}
 	r.printed, r.summary = f(r.printed), f(r.summary)
 }
+
+// actGitHubToken is the workflow's GITHUB_TOKEN under act: an app's
+// installation token, as GitHub's is (ghs_), which the fake gh refuses
+// what GitHub refuses it, such as gh api user.
+const actGitHubToken = "ghs_notAToken"
 
 // lookAct finds act on PATH and the stand-ins of the artifact actions, or
 // skips the test: where act is not installed, or CAIRN_ACT=off.

@@ -555,6 +555,12 @@ func (c *call) api(args []string) error {
 		if method != "" && method != "GET" || len(vars) > 0 {
 			return notFaked("gh api user with a method or fields")
 		}
+		if installationToken() {
+			// An app's installation token, as a workflow's GITHUB_TOKEN
+			// is, acts as no user: GitHub refuses it /user.
+			fmt.Fprintln(c.stdout, `{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest/users/users#get-the-authenticated-user","status":"403"}`)
+			return failure("gh: Resource not accessible by integration (HTTP 403)")
+		}
 		return c.writeJSON(map[string]any{"login": login, "id": 1, "type": "User", "site_admin": false})
 	case "graphql":
 		if method != "" && method != "POST" {
@@ -564,6 +570,17 @@ func (c *call) api(args []string) error {
 	default:
 		return notFaked("gh api endpoint %q", endpoint)
 	}
+}
+
+// installationToken says whether gh's token is a GitHub App's
+// installation token (ghs_), as a workflow's GITHUB_TOKEN is: GH_TOKEN,
+// else GITHUB_TOKEN, as gh reads them for github.com.
+func installationToken() bool {
+	token, ok := os.LookupEnv("GH_TOKEN")
+	if !ok {
+		token = os.Getenv("GITHUB_TOKEN")
+	}
+	return strings.HasPrefix(token, "ghs_")
 }
 
 // typedField converts a -F value as gh does: true, false, null and integers

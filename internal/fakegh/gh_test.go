@@ -164,6 +164,38 @@ func TestNotLoggedIn(t *testing.T) {
 	}
 }
 
+// TestInstallationToken: with a workflow's GITHUB_TOKEN, an app's
+// installation token (ghs_), gh api user is refused as GitHub refuses it;
+// a user's token (from GH_TOKEN first) answers with the account.
+func TestInstallationToken(t *testing.T) {
+	setup(t)
+	for _, c := range []struct {
+		gh, github string
+		code       int
+		stderr     string
+	}{
+		{"ghs_workflow", "", 1, "gh: Resource not accessible by integration (HTTP 403)\n"},
+		{"", "ghs_workflow", 1, "gh: Resource not accessible by integration (HTTP 403)\n"},
+		{"ghp_user", "ghs_workflow", 0, ""},
+		{"github_pat_user", "", 0, ""},
+	} {
+		if c.gh != "" {
+			t.Setenv("GH_TOKEN", c.gh)
+		} else {
+			t.Setenv("GH_TOKEN", "")
+			os.Unsetenv("GH_TOKEN")
+		}
+		t.Setenv("GITHUB_TOKEN", c.github)
+		code, stdout, stderr := run(t, "api", "user")
+		if code != c.code || stderr != c.stderr {
+			t.Errorf("GH_TOKEN %q, GITHUB_TOKEN %q: exit %d, stderr %q; want exit %d, %q", c.gh, c.github, code, stderr, c.code, c.stderr)
+		}
+		if c.code != 0 && !strings.Contains(stdout, `"status":"403"`) {
+			t.Errorf("GH_TOKEN %q: stdout %q; want GitHub's answer", c.gh, stdout)
+		}
+	}
+}
+
 func TestRecordsCalls(t *testing.T) {
 	setup(t)
 	t.Setenv("CAIRN_STEP", "fix")
