@@ -597,7 +597,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 				if a.Kind == ir.Catalogue && a.Catalogue == ir.Delivery && wf.PushToken == "" && !warnedToken {
 					warnedToken = true
 					diags = append(diags, ir.Diagnostic{Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: c.at.step(st.Name),
-						Message: fmt.Sprintf("step %q: the workflow delivers with its own token, whose push starts no workflow: the pull request's checks do not run, so it is opened and left for review, and no self-merge merges it; name the secret of a token of yours in [github] push_token", st.Name)})
+						Message: fmt.Sprintf("step %q: the workflow delivers with its own token, whose push starts no workflow: the pull request's checks do not run, so it is opened and left for review, and no self-merge merges it, and only where the repository lets GitHub Actions create pull requests; name the secret of a token of yours in [github] push_token", st.Name)})
 				}
 			}
 			diags = append(diags, c.agents(st, j)...)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/cairn-dev/cairn/internal/fakegh"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
 )
@@ -376,28 +377,62 @@ func TestActDeliverUncheckedDifferential(t *testing.T) {
 	slowSuite(t)
 	act, standIns := lookAct(t)
 	file := filepath.Join(compileGoldenDir, "deliver-red.toml")
-	w := newCompileWork(t, file)
-	path := filepath.Join(t.TempDir(), "event.json")
-	writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"issue": "7", "directive": ""}, "sender": {"login": "alice"}}`})
-	art, out, _, code := w.act(t, act, standIns, file, "-e", path, "-s", "GITHUB_TOKEN="+actGitHubToken, "--remote-name", "github")
-	if code != 0 {
-		t.Errorf("act: exit %d; want 0", code)
+	run := func(t *testing.T, allow bool) (w *compileWork, art, out string, code int) {
+		w = newCompileWork(t, file)
+		if allow {
+			// The repository lets GitHub Actions create pull requests.
+			if err := fakegh.AllowActionsPRs(filepath.Join(w.work, "gh")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		path := filepath.Join(t.TempDir(), "event.json")
+		writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"issue": "7", "directive": ""}, "sender": {"login": "alice"}}`})
+		art, stdout, _, code := w.act(t, act, standIns, file, "-e", path, "-s", "GITHUB_TOKEN="+actGitHubToken, "--remote-name", "github")
+		return w, art, stdout.String(), code
 	}
-	var r actRecord
-	r.readRun(t, filepath.Join(art, "cairn-run"))
-	want := "Left for review: its checks do not run on a push made with the workflow's own token."
-	if !strings.Contains(r.results["deliver.md"], want) {
-		t.Errorf("the delivery's result:\n%s\nwant %q", r.results["deliver.md"], want)
-	}
-	if !strings.Contains(out.String(), "is left for review: its checks do not run on a push made with the workflow's own token; name a token's secret in [github] push_token to wait for them") {
-		t.Errorf("the delivery did not say why it waited for no check")
-	}
-	if prs := w.pullRequests(t); len(prs) != 1 || !strings.HasSuffix(prs[0], "OPEN draft=false") {
-		t.Errorf("pull requests %q; want one, open and ready", prs)
-	}
-	if t.Failed() {
-		t.Logf("act's log:\n%s", out.String())
-	}
+	t.Run("allowed", func(t *testing.T) {
+		t.Parallel()
+		w, art, out, code := run(t, true)
+		if code != 0 {
+			t.Errorf("act: exit %d; want 0", code)
+		}
+		var r actRecord
+		r.readRun(t, filepath.Join(art, "cairn-run"))
+		want := "Left for review: its checks do not run on a push made with the workflow's own token."
+		if !strings.Contains(r.results["deliver.md"], want) {
+			t.Errorf("the delivery's result:\n%s\nwant %q", r.results["deliver.md"], want)
+		}
+		if !strings.Contains(out, "is left for review: its checks do not run on a push made with the workflow's own token; name a token's secret in [github] push_token to wait for them") {
+			t.Errorf("the delivery did not say why it waited for no check")
+		}
+		if prs := w.pullRequests(t); len(prs) != 1 || !strings.HasSuffix(prs[0], "OPEN draft=false") {
+			t.Errorf("pull requests %q; want one, open and ready", prs)
+		}
+		if t.Failed() {
+			t.Logf("act's log:\n%s", out)
+		}
+	})
+	// A new repository does not let the workflow's token open one: the
+	// delivery fails, saying what to change, and the branch stays pushed.
+	t.Run("not allowed", func(t *testing.T) {
+		t.Parallel()
+		w, art, out, code := run(t, false)
+		if code == 0 {
+			t.Errorf("act: exit 0; want the delivery to fail")
+		}
+		var r actRecord
+		r.readRun(t, filepath.Join(art, "cairn-run"))
+		want := `outcome=failed cause="gh pr create: pull request create failed: GraphQL: GitHub Actions is not permitted to create or approve pull requests (createPullRequest); allow it in the repository's Settings > Actions > General (Allow GitHub Actions to create and approve pull requests), or name a token's secret in [github] push_token"`
+		if !slices.ContainsFunc(r.log, func(l string) bool { return strings.HasPrefix(l, "step=deliver ") && strings.HasSuffix(l, want) }) {
+			t.Errorf("the delivery did not say what to change: its log\n%s\nwant a line ending %s; act's log:\n%s", strings.Join(r.log, "\n"), want, out)
+		}
+		if prs := w.pullRequests(t); len(prs) != 0 {
+			t.Errorf("pull requests %q; want none", prs)
+		}
+		if stdout, _, _ := w.run(t, nil, "git", "ls-remote", "origin", "refs/heads/cairn/7-*"); stdout == "" {
+			t.Errorf("the issue branch is not on origin")
+		}
+	})
 }
 
 // actDifferential runs the process in file with cairn run in one twin

@@ -247,6 +247,15 @@ func TestPullRequests(t *testing.T) {
 	git(t, "-C", work, "checkout", "-q", "-b", "fix")
 	git(t, "-C", work, "commit", "-q", "--allow-empty", "-m", "fix")
 	git(t, "-C", work, "push", "-q", origin, "fix")
+	// A workflow's own token opens one only where the repository allows it.
+	t.Setenv("GH_TOKEN", "ghs_workflow")
+	if code, _, stderr := run(t, "pr", "create", "-H", "fix", "-B", "main", "-t", "Fix", "-b", "Closes #7."); code != 1 ||
+		stderr != "pull request create failed: GraphQL: GitHub Actions is not permitted to create or approve pull requests (createPullRequest)\n" {
+		t.Errorf("a pull request by a workflow's token: exit %d, %q", code, stderr)
+	}
+	if err := AllowActionsPRs(state); err != nil {
+		t.Fatal(err)
+	}
 	code, stdout, stderr := run(t, "pr", "create", "-R", "github.com/acme/widgets", "-H", "fix", "-B", "main", "-t", "Fix", "-b", "Closes #7.", "--draft")
 	if code != 0 || stdout != "https://github.com/acme/widgets/pull/8\n" {
 		t.Fatalf("pr create: exit %d, %q, %q", code, stdout, stderr)

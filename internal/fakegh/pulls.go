@@ -291,6 +291,13 @@ func (c *call) prCreate(args []string) error {
 	if err != nil {
 		return err
 	}
+	if installationToken() {
+		if _, err := os.Stat(filepath.Join(c.state, ActionsPRsFile)); errors.Is(err, fs.ErrNotExist) {
+			return failure("pull request create failed: GraphQL: GitHub Actions is not permitted to create or approve pull requests (createPullRequest)")
+		} else if err != nil {
+			return err
+		}
+	}
 	prs, err := PullRequests(c.state)
 	if err != nil {
 		return err

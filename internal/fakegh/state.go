@@ -52,6 +52,11 @@ const (
 	RepoFile        = "repo"
 	IssuesDir       = "issues"
 	PermissionsFile = "permissions.json"
+	// ActionsPRsFile, when present, is the repository's setting "Allow
+	// GitHub Actions to create and approve pull requests", which a new
+	// repository has off: without it a workflow's own token (ghs_) may
+	// not open a pull request.
+	ActionsPRsFile = "actions-create-prs"
 )
 
 // Issue is an issue of the fake's state, issues/N.json.
@@ -98,6 +103,12 @@ func (is *Issue) commentID(i int) string {
 // SetLogin makes gh authenticated as login in the state folder dir.
 func SetLogin(dir, login string) error {
 	return writeFile(filepath.Join(dir, LoginFile), []byte(login+"\n"))
+}
+
+// AllowActionsPRs turns on the repository's setting that lets a
+// workflow's own token open pull requests (ActionsPRsFile).
+func AllowActionsPRs(dir string) error {
+	return writeFile(filepath.Join(dir, ActionsPRsFile), nil)
 }
 
 // SetRepo makes the fake serve the repository HOST/OWNER/REPO only.
