@@ -1343,16 +1343,19 @@ func (c *compiler) publishedJobs(s *script, st *ir.PlanStep, a int, end *workflo
 // must give it, as no job of wf gets more than its caller's: contents:
 // write when a job of it pushes (the issue's Claim, a delivery, commit
 // mode's push, or a child of its own that does), pull-requests: write when
-// one writes a pull request, and issues: read, which its first job reads
-// the issue with.
+// one writes a pull request, issues: read, which its first job reads the
+// issue with, and checks, statuses and actions: read when a delivery of it
+// pushes with a push token and reads the checks with the workflow's.
 func (wf *workflow) grants() []string {
-	contents, prs := wf.Issue != nil && wf.Issue.Claims || wf.Push != nil, false
+	contents, prs, checks := wf.Issue != nil && wf.Issue.Claims || wf.Push != nil, false, false
 	for _, j := range wf.Jobs {
 		contents, prs = contents || j.Writes, prs || j.Writes
+		checks = checks || j.Writes && wf.PushToken != ""
 	}
 	for _, cj := range wf.Calls {
 		contents = contents || slices.Contains(cj.Grants, "contents: write")
 		prs = prs || slices.Contains(cj.Grants, "pull-requests: write")
+		checks = checks || slices.Contains(cj.Grants, "checks: read")
 	}
 	g := []string{"contents: read"}
 	if contents {
@@ -1361,5 +1364,11 @@ func (wf *workflow) grants() []string {
 	if prs {
 		g = append(g, "pull-requests: write")
 	}
-	return append(g, "issues: read")
+	g = append(g, "issues: read")
+	if checks {
+		// A delivery with a push token reads the pull request's checks
+		// and their logs with the workflow's own token.
+		g = append(g, "checks: read", "statuses: read", "actions: read")
+	}
+	return g
 }

@@ -48,7 +48,7 @@ func TestActDifferentialCommit(t *testing.T) {
 		t.Parallel()
 		path := filepath.Join(t.TempDir(), "event.json")
 		writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"issue": "7", "directive": ""}, "sender": {"login": "alice"}}`})
-		actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=" + actGitHubToken, "-s", "CAIRN_PUSH_TOKEN=not-a-token-either", "--remote-name", "github"}
+		actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=" + actGitHubToken, "-s", "CAIRN_PUSH_TOKEN=" + actPushToken, "--remote-name", "github"}
 		a, b := actCommit(t, act, standIns, filepath.Join(compileGoldenDir, "commit-deliver.toml"), nil, []string{"issue", "7"}, actArgs)
 		if pa, pb := a.pullRequests(t), b.pullRequests(t); !slices.Equal(pa, pb) || len(pb) != 1 || !strings.HasSuffix(pb[0], "OPEN draft=false") {
 			t.Errorf("pull requests: cairn run leaves %q, the workflow %q; want one, the same, ready", pa, pb)
@@ -80,7 +80,7 @@ func TestActDifferentialCommit(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "event.json")
 			writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"issue": "7", "directive": ""}, "sender": {"login": "alice"}}`})
-			actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=" + actGitHubToken, "-s", "CAIRN_PUSH_TOKEN=not-a-token-either", "--remote-name", "github"}
+			actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=" + actGitHubToken, "-s", "CAIRN_PUSH_TOKEN=" + actPushToken, "--remote-name", "github"}
 			file := filepath.Join(compileGoldenDir, tc.file+".toml")
 			a, b := actCommitIn(t, act, standIns, file, tc.env, []string{"issue", "7"}, actArgs, tc.moved)
 			if pa, pb := a.pullRequests(t), b.pullRequests(t); !slices.Equal(pa, pb) || len(pb) != 1 || !strings.HasSuffix(pb[0], tc.pr) {

@@ -70,7 +70,7 @@ JSON
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "event.json")
 			writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"directive": ""}, "sender": {"login": "alice"}}`})
-			actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=" + actGitHubToken, "-s", "CAIRN_PUSH_TOKEN=not-a-token-either", "--remote-name", "github"}
+			actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=" + actGitHubToken, "-s", "CAIRN_PUSH_TOKEN=" + actPushToken, "--remote-name", "github"}
 			code, a, b := actDifferentialIn(t, act, standIns, file, nil, tc.files, []string{"--jobs", "1"}, actArgs)
 			if code != tc.code {
 				t.Errorf("cairn run: exit %d; want %d", code, tc.code)

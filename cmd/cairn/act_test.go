@@ -224,7 +224,7 @@ func TestActDeliverDifferential(t *testing.T) {
 			writeFiles(t, filepath.Dir(path), map[string]string{"event.json": fmt.Sprintf(
 				// An event's inputs are strings, as GitHub sends them.
 				`{"inputs": {"issue": "7", "directive": "", "merge": "%v"}, "sender": {"login": "alice"}}`, merge)})
-			actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=" + actGitHubToken, "-s", "CAIRN_PUSH_TOKEN=not-a-token-either", "--remote-name", "github"}
+			actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=" + actGitHubToken, "-s", "CAIRN_PUSH_TOKEN=" + actPushToken, "--remote-name", "github"}
 			runArgs := []string{"issue", "7"}
 			if merge {
 				runArgs = append(runArgs, "--merge")
@@ -282,7 +282,7 @@ func TestActRepairDifferential(t *testing.T) {
 			file := filepath.Join(compileGoldenDir, tc.name+".toml")
 			path := filepath.Join(t.TempDir(), "event.json")
 			writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"issue": "7", "directive": ""}, "sender": {"login": "alice"}}`})
-			const pushToken = "not-a-token-either"
+			const pushToken = actPushToken
 			actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=" + actGitHubToken, "-s", "CAIRN_PUSH_TOKEN=" + pushToken, "--remote-name", "github"}
 			code, a, b := actDifferentialIn(t, act, standIns, file, nil, nil, []string{"issue", "7"}, actArgs)
 			if code != tc.code {
@@ -550,6 +550,11 @@ func (r *actRecord) each(f func(string) string) {
 // installation token, as GitHub's is (ghs_), which the fake gh refuses
 // what GitHub refuses it, such as gh api user.
 const actGitHubToken = "ghs_notAToken"
+
+// actPushToken is the secret [github] push_token names under act: a
+// fine-grained token, as the README asks for, which the fake gh refuses
+// what GitHub refuses it, such as the check runs of a pull request.
+const actPushToken = "github_pat_notATokenEither"
 
 // lookAct finds act on PATH and the stand-ins of the artifact actions, or
 // skips the test: where act is not installed, or CAIRN_ACT=off.

@@ -572,16 +572,18 @@ func (c *call) api(args []string) error {
 	}
 }
 
-// installationToken says whether gh's token is a GitHub App's
-// installation token (ghs_), as a workflow's GITHUB_TOKEN is: GH_TOKEN,
-// else GITHUB_TOKEN, as gh reads them for github.com.
-func installationToken() bool {
-	token, ok := os.LookupEnv("GH_TOKEN")
-	if !ok {
-		token = os.Getenv("GITHUB_TOKEN")
+// ghToken is the token gh reads for github.com: GH_TOKEN, else
+// GITHUB_TOKEN.
+func ghToken() string {
+	if token, ok := os.LookupEnv("GH_TOKEN"); ok {
+		return token
 	}
-	return strings.HasPrefix(token, "ghs_")
+	return os.Getenv("GITHUB_TOKEN")
 }
+
+// installationToken says whether gh's token is a GitHub App's
+// installation token (ghs_), as a workflow's GITHUB_TOKEN is.
+func installationToken() bool { return strings.HasPrefix(ghToken(), "ghs_") }
 
 // typedField converts a -F value as gh does: true, false, null and integers
 // become JSON's; @FILE reads a file.

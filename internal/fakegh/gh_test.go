@@ -271,6 +271,12 @@ func TestPullRequests(t *testing.T) {
 		}
 		return stdout
 	}
+	// A fine-grained token may not read check runs.
+	t.Setenv("GH_TOKEN", "github_pat_user")
+	if code, _, stderr := run(t, "pr", "checks", "8", "--json", "name"); code != 1 || !strings.Contains(stderr, "Resource not accessible by personal access token") {
+		t.Errorf("checks read with a fine-grained token: exit %d, %q", code, stderr)
+	}
+	t.Setenv("GH_TOKEN", "ghs_workflow")
 	if got := checks(); !strings.Contains(got, `"bucket":"pending"`) {
 		t.Errorf("first read: %s", got)
 	}

@@ -677,6 +677,10 @@ func (c *call) prChecks(args []string) error {
 	if err != nil {
 		return err
 	}
+	if strings.HasPrefix(ghToken(), "github_pat_") {
+		// A fine-grained token has no permission for check runs.
+		return failure("GraphQL: Resource not accessible by personal access token (repository.pullRequest.statusCheckRollup.nodes.0.commit.statusCheckRollup.contexts.nodes.0)")
+	}
 	var specs []CheckSpec
 	if err := readJSON(filepath.Join(c.state, ChecksFile), &specs); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
