@@ -145,3 +145,45 @@ func holderStarted(t *testing.T, path string) {
 	}
 	t.Fatalf("%s never appeared", path)
 }
+
+// preReceiveBranches is a pre-receive hook that refuses every push of a
+// branch, and takes the rest (the issue's Claim).
+const preReceiveBranches = `#!/bin/sh
+while read -r old new ref; do
+  case $ref in refs/heads/*) exit 1 ;; esac
+done
+exit 0
+`
+
+// TestCompileDifferentialPushRefused: origin refuses the delivery's push
+// (a pre-receive hook, as GitHub's rules refuse one): cairn run and the
+// script fail the step with the same cause, which names the ref and why
+// rather than the "To URL" git's report starts with, and open no pull
+// request.
+func TestCompileDifferentialPushRefused(t *testing.T) {
+	fastSuite(t)
+	file := filepath.Join(compileGoldenDir, "deliver.toml")
+	var runs [2]*runRecord
+	for i, script := range []bool{false, true} {
+		w := newCompileWork(t, file)
+		writeFiles(t, filepath.Join(w.work, "origin.git", "hooks"), map[string]string{"pre-receive": preReceiveBranches})
+		if err := os.Chmod(filepath.Join(w.work, "origin.git", "hooks", "pre-receive"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		argv := []string{"cairn", "run", "deliver.toml", "issue", "7"}
+		if script {
+			w.compile(t, file)
+			argv = []string{"bash", filepath.Join(w.work, "deliver.sh"), "issue", "7"}
+		}
+		stdout, stderr, code := w.run(t, nil, argv...)
+		runs[i] = w.record(t, code, stdout, "")
+		want := `cairn: failed at step deliver: push branch "cairn/7-crash-on-empty-input": git push --quiet origin refs/heads/cairn/7-crash-on-empty-input:refs/heads/cairn/7-crash-on-empty-input: ! [remote rejected] cairn/7-crash-on-empty-input -> cairn/7-crash-on-empty-input (pre-receive hook declined)`
+		if code != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("%v: exit %d, stderr:\n%s\nwant exit 1 and %q", argv, code, stderr, want)
+		}
+		if prs := w.pullRequests(t); len(prs) != 0 {
+			t.Errorf("%v: pull requests %q; want none", argv, prs)
+		}
+	}
+	compareRuns(t, runs[0], runs[1])
+}

@@ -1200,7 +1200,16 @@ pr_gh() {
 
 pr_git() {
   if git_in "$step_dir" "$@" >/dev/null 2>"$tmp/git.err"; then return 0; fi
-  git_error="git $1: $(head -n 1 -- "$tmp/git.err")"
+  local line
+  git_error="git $1:"
+  if [[ $1 == push ]]; then git_error="git $*:"; fi
+  while IFS= read -r line || [[ -n $line ]]; do
+    line=${line#"${line%%[![:space:]]*}"} line=${line%"${line##*[![:space:]]}"}
+    if [[ -n $line && ! $line =~ ^To\ [^[:space:]]+$ ]]; then
+      git_error+=" $line"
+      break
+    fi
+  done <"$tmp/git.err"
   return 1
 }
 

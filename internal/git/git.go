@@ -2,7 +2,7 @@
 // the whole environment git runs in; every call takes its caller's context
 // and the directory, never asks for credentials on a terminal, and fails
 // with an *Error naming the command, its exit code and the first line git
-// wrote to stderr.
+// wrote to stderr that says what went wrong.
 package git
 
 import (
@@ -14,12 +14,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/cairn-dev/cairn/internal/text"
 )
 
 // Error is a git command that failed: it exited non-zero, did not start, or
@@ -29,7 +28,9 @@ type Error struct {
 	Args []string
 	// ExitCode is git's exit status, -1 when it did not exit on its own.
 	ExitCode int
-	// Stderr is the first non-blank line git wrote to stderr, trimmed.
+	// Stderr is the first line git wrote to stderr that says something,
+	// trimmed: not blank, and not the "To URL" a refused push starts with
+	// (its next line names the ref and why).
 	Stderr string
 	// Err is how the command ended: an *exec.ExitError, a start failure, or
 	// the context's error when it was stopped.
@@ -165,8 +166,21 @@ func (g *Git) run(ctx context.Context, dir string, stdin io.Reader, stdout io.Wr
 	if errors.As(err, &exit) {
 		gerr.ExitCode = exit.ExitCode()
 	}
-	gerr.Stderr = text.FirstLine(gerr.stderr)
+	gerr.Stderr = sayingLine(gerr.stderr)
 	return gerr
+}
+
+// pushTo is the line a push's report of its refs starts with.
+var pushTo = regexp.MustCompile(`^To \S+$`)
+
+// sayingLine is Error.Stderr of stderr.
+func sayingLine(stderr string) string {
+	for line := range strings.Lines(stderr) {
+		if t := strings.TrimSpace(line); t != "" && !pushTo.MatchString(t) {
+			return t
+		}
+	}
+	return ""
 }
 
 // path is the git on the PATH of g's environment, looked up once. A folder

@@ -93,6 +93,31 @@ func TestErrorMessage(t *testing.T) {
 	}
 }
 
+// TestRunErrorRefusedPush: a push the remote refuses reports its refs
+// after a "To URL" line; the error names the ref and why, not the URL.
+func TestRunErrorRefusedPush(t *testing.T) {
+	t.Parallel()
+	g := New(testEnv())
+	ctx := context.Background()
+	origin := filepath.Join(t.TempDir(), "origin.git")
+	if _, err := g.Run(ctx, t.TempDir(), "init", "-q", "--bare", origin); err != nil {
+		t.Fatal(err)
+	}
+	hook := filepath.Join(origin, "hooks", "pre-receive")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir := newRepo(t)
+	if _, err := g.Run(ctx, dir, "commit", "-q", "--allow-empty", "-m", "one"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := g.Run(ctx, dir, "push", "--quiet", origin, "main")
+	want := "git push --quiet " + origin + " main: ! [remote rejected] main -> main (pre-receive hook declined)"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+}
+
 func TestExitCode(t *testing.T) {
 	t.Parallel()
 	dir := newRepo(t)
