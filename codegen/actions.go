@@ -1019,9 +1019,11 @@ func (c *compiler) agentsOf(step string, users []agentUser, j *workflowJob) []ir
 			})
 		}
 		model := settingValue(a.model)
-		if k, ok := h.Key(model); ok {
-			if !slices.Contains(j.Keys, k) {
-				j.Keys = append(j.Keys, k)
+		if ks := h.Keys(model); len(ks) > 0 {
+			for _, k := range ks {
+				if !slices.Contains(j.Keys, k) {
+					j.Keys = append(j.Keys, k)
+				}
 			}
 		} else if h.Builtin {
 			diags = append(diags, ir.Diagnostic{

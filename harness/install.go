@@ -43,29 +43,33 @@ var opencodeKeys = map[string]Key{
 	"openrouter": {Env: "OPENROUTER_API_KEY", Secret: "OPENROUTER_API_KEY"},
 }
 
-// Key returns the key a session on h with model reads where no one has
-// logged its CLI in (a CI runner): claude's ANTHROPIC_API_KEY, codex's
-// CODEX_API_KEY (from the secret OPENAI_API_KEY), gemini's GEMINI_API_KEY,
-// and for opencode the key of the model's provider. It is false for a
-// custom harness, and for an opencode model of a provider it does not know.
-func (h *Harness) Key(model string) (Key, bool) {
+// Keys returns the keys a session on h with model reads where no one has
+// logged its CLI in (a CI runner), the one it prefers first: claude's
+// ANTHROPIC_API_KEY, or the token of a Claude subscription that `claude
+// setup-token` makes, CLAUDE_CODE_OAUTH_TOKEN (which claude reads when
+// no API key is set); codex's CODEX_API_KEY (from the secret
+// OPENAI_API_KEY), gemini's GEMINI_API_KEY, and for opencode the key of the
+// model's provider. It is nil for a custom harness, and for an opencode
+// model of a provider it does not know.
+func (h *Harness) Keys(model string) []Key {
 	if !h.Builtin {
-		return Key{}, false
+		return nil
 	}
 	switch h.Name {
 	case "claude":
-		return Key{Env: "ANTHROPIC_API_KEY", Secret: "ANTHROPIC_API_KEY"}, true
+		return []Key{{Env: "ANTHROPIC_API_KEY", Secret: "ANTHROPIC_API_KEY"}, {Env: "CLAUDE_CODE_OAUTH_TOKEN", Secret: "CLAUDE_CODE_OAUTH_TOKEN"}}
 	case "codex":
-		return Key{Env: "CODEX_API_KEY", Secret: "OPENAI_API_KEY"}, true
+		return []Key{{Env: "CODEX_API_KEY", Secret: "OPENAI_API_KEY"}}
 	case "gemini":
-		return Key{Env: "GEMINI_API_KEY", Secret: "GEMINI_API_KEY"}, true
+		return []Key{{Env: "GEMINI_API_KEY", Secret: "GEMINI_API_KEY"}}
 	case "opencode":
 		provider, _, ok := strings.Cut(model, "/")
 		if !ok {
-			return Key{}, false
+			return nil
 		}
-		k, ok := opencodeKeys[provider]
-		return k, ok
+		if k, ok := opencodeKeys[provider]; ok {
+			return []Key{k}
+		}
 	}
-	return Key{}, false
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/cairn-dev/cairn/ir"
@@ -40,28 +41,26 @@ func TestInstallsAreVerified(t *testing.T) {
 	}
 }
 
-// TestKey names the key each harness reads by its documented name, and none
-// for what cairn cannot know.
-func TestKey(t *testing.T) {
+// TestKeys names the keys each harness reads by their documented names,
+// and none for what cairn cannot know.
+func TestKeys(t *testing.T) {
 	r := NewRegistry([]ir.CustomHarness{{Name: "mybot", Command: []string{"mybot"}}})
 	for _, tc := range []struct {
 		harness, model string
-		want           Key
-		ok             bool
+		want           []Key
 	}{
-		{"claude", "opus", Key{"ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"}, true},
-		{"codex", "", Key{"CODEX_API_KEY", "OPENAI_API_KEY"}, true},
-		{"gemini", "gemini-2.5-pro", Key{"GEMINI_API_KEY", "GEMINI_API_KEY"}, true},
-		{"opencode", "anthropic/claude-sonnet-4-5", Key{"ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"}, true},
-		{"opencode", "google/gemini-2.5-pro", Key{"GOOGLE_GENERATIVE_AI_API_KEY", "GEMINI_API_KEY"}, true},
-		{"opencode", "acme/model", Key{}, false},
-		{"opencode", "", Key{}, false},
-		{"mybot", "big", Key{}, false},
+		{"claude", "opus", []Key{{"ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"}, {"CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"}}},
+		{"codex", "", []Key{{"CODEX_API_KEY", "OPENAI_API_KEY"}}},
+		{"gemini", "gemini-2.5-pro", []Key{{"GEMINI_API_KEY", "GEMINI_API_KEY"}}},
+		{"opencode", "anthropic/claude-sonnet-4-5", []Key{{"ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"}}},
+		{"opencode", "google/gemini-2.5-pro", []Key{{"GOOGLE_GENERATIVE_AI_API_KEY", "GEMINI_API_KEY"}}},
+		{"opencode", "acme/model", nil},
+		{"opencode", "", nil},
+		{"mybot", "big", nil},
 	} {
 		h, _ := r.Lookup(tc.harness)
-		got, ok := h.Key(tc.model)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("%s with model %q: Key = %+v, %v; want %+v, %v", tc.harness, tc.model, got, ok, tc.want, tc.ok)
+		if got := h.Keys(tc.model); !slices.Equal(got, tc.want) {
+			t.Errorf("%s with model %q: Keys = %+v; want %+v", tc.harness, tc.model, got, tc.want)
 		}
 	}
 }

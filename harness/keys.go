@@ -1,7 +1,7 @@
 package harness
 
 // KeyVariables are the environment variables in which the built-in CLIs
-// read an API key or a login token: each Key's Env and the others their
+// read an API key or a login token: each of Keys' Env and the others their
 // providers document (codex's OPENAI_API_KEY, gemini's GOOGLE_API_KEY,
 // claude's token variables). They reach a session's CLI alone: a step's
 // shells (its commands, precheck and validate) run without those the user's

@@ -38,8 +38,9 @@ env = { OPENROUTER_API_KEY = "written-in-the-process" }
 // TestShellsSeeNoAgentKey, besides testEnv's GEMINI_API_KEY, and the
 // workflow's secrets.
 var agentKeys = map[string]string{
-	"ANTHROPIC_API_KEY": "sk-ant-cairn-secret-1",
-	"OPENAI_API_KEY":    "sk-openai-cairn-secret-2",
+	"ANTHROPIC_API_KEY":       "sk-ant-cairn-secret-1",
+	"OPENAI_API_KEY":          "sk-openai-cairn-secret-2",
+	"CLAUDE_CODE_OAUTH_TOKEN": "sk-ant-oat01-cairn-secret-3",
 }
 
 // TestShellsSeeNoAgentKey runs secretsProcess with agent keys in the user's
@@ -66,7 +67,7 @@ func TestShellsSeeNoAgentKey(t *testing.T) {
 			w := newCompileWork(t, file)
 			writeFiles(t, w.work, map[string]string{
 				// What the session's CLI was given, kept outside the run folder.
-				"answers/claude.ask.do": `printf '%s\n' "${ANTHROPIC_API_KEY-none}" >"$FAKE_ANSWERS/../session-key"` + "\n",
+				"answers/claude.ask.do": `printf '%s\n' "${ANTHROPIC_API_KEY-none}" "${CLAUDE_CODE_OAUTH_TOKEN-none}" >"$FAKE_ANSWERS/../session-key"` + "\n",
 			})
 			// runDir is the run folder; kept, what the run keeps: the
 			// run folder, or every artifact the workflow kept.
@@ -112,8 +113,10 @@ func TestShellsSeeNoAgentKey(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the session did not run: %v", err)
 			}
-			if got := strings.TrimSpace(string(b)); got != agentKeys["ANTHROPIC_API_KEY"] {
-				t.Errorf("the session's CLI read ANTHROPIC_API_KEY %q; want the user's key", got)
+			// Both of claude's: an API key, and a subscription's token
+			// (a workflow's secret CLAUDE_CODE_OAUTH_TOKEN).
+			if got, want := string(b), agentKeys["ANTHROPIC_API_KEY"]+"\n"+agentKeys["CLAUDE_CODE_OAUTH_TOKEN"]+"\n"; got != want {
+				t.Errorf("the session's CLI read ANTHROPIC_API_KEY and CLAUDE_CODE_OAUTH_TOKEN\n%s\nwant the user's\n%s", got, want)
 			}
 		})
 	}
