@@ -1963,7 +1963,10 @@ delivery_open() {
     delivery_failed "$gh_error"
     return 1
   else
-    pr_gh pr create --repo "$REPLY" --head "$issue_branch" --base "$pr_base" --title "$title" --body "$body" --draft || { delivery_failed "$gh_error"; return 1; }
+    if ! pr_gh pr create --repo "$REPLY" --head "$issue_branch" --base "$pr_base" --title "$title" --body "$body" --draft; then
+      delivery_failed "$gh_error"
+      return 1
+    fi
     pr_url=$(grep -v '^[[:space:]]*$' "$tmp/gh.out" | tail -n 1) pr_url=${pr_url#"${pr_url%%[![:space:]]*}"} pr_url=${pr_url%"${pr_url##*[![:space:]]}"}
     pr_number=${pr_url##*/}
     if [[ $pr_url != */pull/* || ! $pr_number =~ ^[0-9]+$ ]]; then
