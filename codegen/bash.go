@@ -346,11 +346,12 @@ type scriptPhase struct {
 	Severity string
 }
 
-// scriptAction is a command (Command), a session (Session) or a
-// catalogue step (Catalogue).
+// scriptAction is a command (Command, What naming it where its failure
+// is shown), a session (Session) or a catalogue step (Catalogue).
 type scriptAction struct {
 	Index     int
 	Command   string
+	What      string
 	Session   *scriptSession
 	Catalogue *scriptCatalogue
 }
@@ -514,7 +515,7 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 					continue
 				}
 				if a.Kind != ir.Session {
-					ss.Actions = append(ss.Actions, scriptAction{Index: j, Command: a.Command})
+					ss.Actions = append(ss.Actions, scriptAction{Index: j, Command: a.Command, What: views.CommandWhat(len(st.Actions), j)})
 					continue
 				}
 				sess, bin, ds := c.session(st, a, j, kind, skillVars, s)

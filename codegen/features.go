@@ -36,10 +36,9 @@ var features = []feature{
 	{"turns", func(s *script) bool {
 		return slices.ContainsFunc(s.CLIs, func(c *scriptCLI) bool { return c.MaxTurns > 0 })
 	}},
-	{"commands", func(s *script) bool { return s.anyAction(func(a *scriptAction) bool { return a.Session == nil }) }},
-	{"phases", func(s *script) bool {
-		return slices.ContainsFunc(s.Steps, func(st *scriptStep) bool { return st.Precheck != nil || st.Validate != nil })
-	}},
+	{"shown", func(s *script) bool { return s.runsCommands() || s.hasPhases() }},
+	{"commands", (*script).runsCommands},
+	{"phases", (*script).hasPhases},
 	{"sessions", func(s *script) bool { return s.HasSessions }},
 	{"settings", func(s *script) bool { return s.HasSettings }},
 	{"budgets", func(s *script) bool { return s.HasSessions }},
@@ -66,6 +65,17 @@ var features = []feature{
 	{"when", (*script).HasWhen},
 	{"foreach", (*script).HasForEach},
 	{"notify", func(s *script) bool { return s.Job == nil && len(s.Notify) > 0 }},
+}
+
+// runsCommands says whether s has an action other than a session: a
+// command, or a catalogue step (whose functions the commands' share).
+func (s *script) runsCommands() bool {
+	return s.anyAction(func(a *scriptAction) bool { return a.Session == nil })
+}
+
+// hasPhases says whether a step of s has a precheck or validate phase.
+func (s *script) hasPhases() bool {
+	return slices.ContainsFunc(s.Steps, func(st *scriptStep) bool { return st.Precheck != nil || st.Validate != nil })
 }
 
 // always is the predicate of a feature every script holds.

@@ -467,15 +467,20 @@ func FailedShell(dir string, s *record.ShellRecord) ShownShell {
 // "run shell N".
 func FailedAction(dir string, step *record.StepRecord, i int) ShownShell {
 	a := &step.Actions[i]
-	what := "command"
-	if len(step.Actions) > 1 {
-		what = fmt.Sprintf("%s shell %d", ir.RunPhase, i+1)
-	}
-	s := ShownShell{What: what, Cause: a.Cause, Lines: a.Lines, Tail: a.Tail}
+	s := ShownShell{What: CommandWhat(len(step.Actions), i), Cause: a.Cause, Lines: a.Lines, Tail: a.Tail}
 	if a.Output && a.Lines > 0 {
 		s.Output = record.InRunFolder(dir, filepath.Join(record.ResultsDir, step.Name+".md"))
 	}
 	return s
+}
+
+// CommandWhat names command i of a step of n actions where its failure is
+// shown: "command" alone, "run shell N" (from 1) among several.
+func CommandWhat(n, i int) string {
+	if n > 1 {
+		return fmt.Sprintf("%s shell %d", ir.RunPhase, i+1)
+	}
+	return "command"
 }
 
 // FailedShells are the shells `cairn show` shows under step, of the run

@@ -635,17 +635,6 @@ func normalRecord(t *testing.T, path string, norm func(string) string) string {
 			if ref, ok := m["git_ref"].(string); ok && ref != "" {
 				m["git_ref"] = "$COMMIT"
 			}
-			// cairn run keeps the end of a failed command's output in its
-			// action's record, for show and status; a compiled script
-			// keeps the output in the result file alone.
-			actions, _ := m["actions"].([]any)
-			for _, a := range actions {
-				if am, ok := a.(map[string]any); ok {
-					delete(am, "lines")
-					delete(am, "tail")
-					delete(am, "output_in_result")
-				}
-			}
 		}
 	}
 	out, err := json.MarshalIndent(rec, "", "  ")

@@ -228,8 +228,9 @@ jq_step='
 {time: $time, step: ($steps[0][$i]
   + {outcome: $outcome, start: $start, "end": $ended, exit_code: $exit, cause: $cause, result: $result, trace: $trace}
   | .actions |= [to_entries[] | .key as $k | .value
-      + (if 2 * $k + 1 < ($ARGS.positional | length)
-         then {exit_code: ($ARGS.positional[2 * $k] | tonumber), cause: $ARGS.positional[2 * $k + 1]}
+      + (if 3 * $k + 2 < ($ARGS.positional | length)
+         then {exit_code: ($ARGS.positional[3 * $k] | tonumber), cause: $ARGS.positional[3 * $k + 1]}
+           + ($ARGS.positional[3 * $k + 2] | fromjson)
          else {} end)]
   | if $vstatus == "" then .
     else .validate = ({status: $vstatus} + (if $verror == "" then {} else {error: $verror} end) + {judges: 0, retries: 0}) end
@@ -506,7 +507,7 @@ step_start() {
 }
 
 action_end() {
-  action_results+=("$1" "$2")
+  action_results+=("$1" "$2" "${3:-"{}"}")
 }
 
 step_going() {

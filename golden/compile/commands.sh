@@ -214,8 +214,9 @@ jq_step='
 {time: $time, step: ($steps[0][$i]
   + {outcome: $outcome, start: $start, "end": $ended, exit_code: $exit, cause: $cause, result: $result, trace: $trace}
   | .actions |= [to_entries[] | .key as $k | .value
-      + (if 2 * $k + 1 < ($ARGS.positional | length)
-         then {exit_code: ($ARGS.positional[2 * $k] | tonumber), cause: $ARGS.positional[2 * $k + 1]}
+      + (if 3 * $k + 2 < ($ARGS.positional | length)
+         then {exit_code: ($ARGS.positional[3 * $k] | tonumber), cause: $ARGS.positional[3 * $k + 1]}
+           + ($ARGS.positional[3 * $k + 2] | fromjson)
          else {} end)]
   | if $vstatus == "" then .
     else .validate = ({status: $vstatus} + (if $verror == "" then {} else {error: $verror} end) + {judges: 0, retries: 0}) end
@@ -313,7 +314,12 @@ say_end() {
   succeeded) duration "$3" && msg="done $name $REPLY" ;;
   *) msg="$2 $name${4:+: $4}" ;;
   esac
-  say "$msg"
+  if [[ -e $tmp/shown.${step_names[$1]} && ! -e $tmp/interrupted ]]; then
+    shell_json=$(<"$tmp/shown.${step_names[$1]}")
+    shell_lines "$msg"
+  else
+    say "$msg"
+  fi
 }
 
 cancel_step() {
@@ -442,7 +448,7 @@ step_start() {
 }
 
 action_end() {
-  action_results+=("$1" "$2")
+  action_results+=("$1" "$2" "${3:-"{}"}")
 }
 
 step_going() {
@@ -654,21 +660,93 @@ end_strays() {
   warn "what a step left running still starts processes after 10 rounds of SIGKILL"
 }
 
+jq_shell_lines='
+((.what // "\(.phase) shell \(.shell)") + (if (.round // 1) > 1 then " (round \(.round))" else "" end)
+  + (if (.cause // "") != "" then ": " + .cause else "" end)) as $what
+| ((.tail // "") | if . == "" then [] else split("\n") end) as $t
+| ((.lines // 0) == 0 or ($t | length) == 0) as $none
+| (if $none then $what + "; it wrote nothing"
+   elif ($t | length) >= .lines then $what + "; its output:"
+   else "\($what); the last \($t | length) of its \(.lines) lines of output:" end),
+  ($t[] | "| " + .),
+  (if (.output // "") != "" then "output  " + $run + "/" + .output
+   elif (.stdout // "") == "" and (.stderr // "") == "" then empty
+   else ("stdout  " + (if .stdout == "" then "" else $run + "/" + .stdout end),
+     "stderr  " + (if .stderr == "" then "" else $run + "/" + .stderr end)) end)'
+
+shell_lines() {
+  local line text
+  printf -v text '%(%H:%M:%S)T %s\n' -1 "$1"
+  if [[ -n $shell_json ]]; then
+    while IFS= read -r line; do
+      text+="           $line"$'\n'
+    done < <(jq -r --arg run "$run" "$jq_shell_lines" <<<"$shell_json")
+  fi
+  printf '%s' "$text" >&2
+}
+
+jq_tail='
+def printable:
+  explode
+  | if .[-1] == 13 then .[:-1] else . end
+  | ((.[[13]] | last) // -1) as $cr
+  | label $done
+  | foreach (.[$cr + 1:][], null) as $c ([0, 0, []];
+      if $c == null or (.[1] == 65533 and $c == 65533) then .
+      elif .[0] == 0 then
+        if $c == 27 then [1, $c, .[2]]
+        elif $c == 9 then [0, $c, .[2] + [32, 32, 32, 32]]
+        elif $c < 32 or ($c >= 127 and $c < 160) then [0, $c, .[2]]
+        else [0, $c, .[2] + [$c]] end
+      elif .[0] == 1 then [if $c == 91 then 2 elif $c == 93 then 3 else 0 end, $c, .[2]]
+      elif .[0] == 2 then [if $c >= 64 and $c <= 126 then 0 else 2 end, $c, .[2]]
+      elif .[0] == 3 then [if $c == 7 then 0 elif $c == 27 then 4 else 3 end, $c, .[2]]
+      else [if $c == 92 or $c == 7 then 0 elif $c == 27 then 4 else 3 end, $c, .[2]] end;
+      if $c == null or (.[2] | length) > 200 then (.[2], break $done) else empty end)
+  | if length > 200 then .[:199] + [8230] else . end | implode;
+$out | rtrimstr("\n") | if . == "" then "" else split("\n") | .[-10:] | map(printable) | join("\n") end'
+
+count_lines() {
+  REPLY=$(wc -l <"$1")
+  if [[ -s $1 && $(tail -c 1 -- "$1" | wc -l) == 0 ]]; then REPLY=$((REPLY + 1)); fi
+}
+
 run_shell() {
   run_proc /dev/null "$tmp/out.$step" '' "$bash_bin" -euo pipefail -c "$1"
 }
 
 run_command() {
+  local in_result=false out extra='' shown last='' key=$step
   rm -f -- "$step_result"
   run_shell "$1"
   if [[ -s $step_result ]]; then
     write_result "$step_result"
   else
     write_result "$tmp/out.$step"
+    in_result=true
   fi
   step_rc=$proc_exit
-  action_end "$proc_exit" "$proc_cause"
-  if ((proc_rc != 0)); then step_outcome=failed step_cause=$proc_cause; fi
+  if ((proc_rc != 0)); then
+    step_outcome=failed step_cause=$proc_cause
+    count_lines "$tmp/out.$step"
+    tail -n 10 -- "$tmp/out.$step" >"$tmp/tail.$step" 2>/dev/null || : >"$tmp/tail.$step"
+    if out=$(jq -n -r --argjson lines "$REPLY" --rawfile out "$tmp/tail.$step" --argjson in_result "$in_result" \
+      --arg what "$2" --arg cause "$proc_cause" --arg output "results/$key.md" "($jq_tail)"' as $t
+      | ((if $lines == 0 then {} else {lines: $lines} end) + (if $t == "" then {} else {tail: $t} end)
+        + (if $in_result then {output_in_result: true} else {} end)) as $f
+      | ($f | tojson),
+        ({what: $what, cause: $cause} + $f + {output: (if $in_result and $lines > 0 then $output else "" end)} | tojson),
+        ($t | split("\n") | last // "" | explode | if length > 100 then .[:99] + [8230] else . end | implode)'); then
+      extra=${out%%$'\n'*} out=${out#*$'\n'}
+      shown=${out%%$'\n'*}
+      if [[ $out == *$'\n'* ]]; then last=${out#*$'\n'}; fi
+      if [[ -n $last ]]; then printf '%s\n' "$last" >"$tmp/last-line.$step"; fi
+      if [[ ! -e $tmp/interrupted ]]; then printf '%s\n' "$shown" >"$tmp/shown.$step"; fi
+    else
+      record_failed "record the output of $2 of step \"$step\""
+    fi
+  fi
+  action_end "$proc_exit" "$proc_cause" "$extra"
 }
 
 stop_steps() {
@@ -799,32 +877,32 @@ run_stage() {
 step_0() {
   step_start 0
   step_env+=('GOFLAGS=-count=1' "NOTE=it's \"quoted\" \$(not run) \`nor this\` ünïcode")
-  if step_going; then run_command $'echo "building in $(basename "$CAIRN_WORKTREE") for $CAIRN_STEP"\necho "flags: $GOFLAGS; note: $NOTE"\necho built > build.txt\n'; fi
+  if step_going; then run_command $'echo "building in $(basename "$CAIRN_WORKTREE") for $CAIRN_STEP"\necho "flags: $GOFLAGS; note: $NOTE"\necho built > build.txt\n' 'command'; fi
   step_finish
 }
 
 step_1() {
   step_start 1
-  if step_going; then run_command $'echo "this goes to the output only"\nprintf \'summary of %s\\n\' "$(cat "$CAIRN_RESULTS/build.md" | head -n 1)" > "$CAIRN_RESULT"\n'; fi
+  if step_going; then run_command $'echo "this goes to the output only"\nprintf \'summary of %s\\n\' "$(cat "$CAIRN_RESULTS/build.md" | head -n 1)" > "$CAIRN_RESULT"\n' 'command'; fi
   step_finish
 }
 
 step_2() {
   step_start 2
-  if step_going; then run_command 'echo trying; exit 3'; fi
+  if step_going; then run_command 'echo trying; exit 3' 'command'; fi
   step_finish
 }
 
 step_3() {
   step_start 3
   step_timeout=1 step_timeout_text='1s'
-  if step_going; then run_command 'sleep 30'; fi
+  if step_going; then run_command 'sleep 30' 'command'; fi
   step_finish
 }
 
 step_4() {
   step_start 4
-  if step_going; then run_command 'ls; cat build.txt'; fi
+  if step_going; then run_command 'ls; cat build.txt' 'command'; fi
   step_finish
 }
 
@@ -1006,7 +1084,9 @@ main() {
       f=${step_names[i]}
       if ((!step_optional[i])) && [[ -f $tmp/outcome.$f && $(<"$tmp/outcome.$f") == failed ]]; then
         cause=$(<"$tmp/cause.$f") || cause=
-        printf 'cairn: failed at step %s%s\n' "$f" "${cause:+: $cause}" >&2
+        last_line=''
+        if [[ -s $tmp/last-line.$f ]]; then last_line=" ($(<"$tmp/last-line.$f"))"; fi
+        printf 'cairn: failed at step %s%s%s\n' "$f" "${cause:+: $cause}" "$last_line" >&2
         break
       fi
     done

@@ -232,8 +232,9 @@ jq_step='
 {time: $time, step: ($steps[0][$i]
   + {outcome: $outcome, start: $start, "end": $ended, exit_code: $exit, cause: $cause, result: $result, trace: $trace}
   | .actions |= [to_entries[] | .key as $k | .value
-      + (if 2 * $k + 1 < ($ARGS.positional | length)
-         then {exit_code: ($ARGS.positional[2 * $k] | tonumber), cause: $ARGS.positional[2 * $k + 1]}
+      + (if 3 * $k + 2 < ($ARGS.positional | length)
+         then {exit_code: ($ARGS.positional[3 * $k] | tonumber), cause: $ARGS.positional[3 * $k + 1]}
+           + ($ARGS.positional[3 * $k + 2] | fromjson)
          else {} end)]
   | if $vstatus == "" then .
     else .validate = ({status: $vstatus} + (if $verror == "" then {} else {error: $verror} end) + {judges: 0, retries: 0}) end
@@ -692,7 +693,7 @@ step_start() {
 }
 
 action_end() {
-  action_results+=("$1" "$2")
+  action_results+=("$1" "$2" "${3:-"{}"}")
 }
 
 step_going() {
@@ -917,33 +918,19 @@ end_strays() {
   warn "what a step left running still starts processes after 10 rounds of SIGKILL"
 }
 
-run_shell() {
-  run_proc /dev/null "$tmp/out.$step" '' "$bash_bin" -euo pipefail -c "$1"
-}
-
-run_command() {
-  rm -f -- "$step_result"
-  run_shell "$1"
-  if [[ -s $step_result ]]; then
-    write_result "$step_result"
-  else
-    write_result "$tmp/out.$step"
-  fi
-  step_rc=$proc_exit
-  action_end "$proc_exit" "$proc_cause"
-  if ((proc_rc != 0)); then step_outcome=failed step_cause=$proc_cause; fi
-}
-
 jq_shell_lines='
-("\(.phase) shell \(.shell)" + (if .round > 1 then " (round \(.round))" else "" end)
+((.what // "\(.phase) shell \(.shell)") + (if (.round // 1) > 1 then " (round \(.round))" else "" end)
   + (if (.cause // "") != "" then ": " + .cause else "" end)) as $what
 | ((.tail // "") | if . == "" then [] else split("\n") end) as $t
-| (if .lines == 0 or ($t | length) == 0 then $what + "; it wrote nothing"
+| ((.lines // 0) == 0 or ($t | length) == 0) as $none
+| (if $none then $what + "; it wrote nothing"
    elif ($t | length) >= .lines then $what + "; its output:"
    else "\($what); the last \($t | length) of its \(.lines) lines of output:" end),
   ($t[] | "| " + .),
-  "stdout  " + (if .stdout == "" then "" else $run + "/" + .stdout end),
-  "stderr  " + (if .stderr == "" then "" else $run + "/" + .stderr end)'
+  (if (.output // "") != "" then "output  " + $run + "/" + .output
+   elif (.stdout // "") == "" and (.stderr // "") == "" then empty
+   else ("stdout  " + (if .stdout == "" then "" else $run + "/" + .stdout end),
+     "stderr  " + (if .stderr == "" then "" else $run + "/" + .stderr end)) end)'
 
 shell_lines() {
   local line text
@@ -977,16 +964,54 @@ def printable:
   | if length > 200 then .[:199] + [8230] else . end | implode;
 $out | rtrimstr("\n") | if . == "" then "" else split("\n") | .[-10:] | map(printable) | join("\n") end'
 
+count_lines() {
+  REPLY=$(wc -l <"$1")
+  if [[ -s $1 && $(tail -c 1 -- "$1" | wc -l) == 0 ]]; then REPLY=$((REPLY + 1)); fi
+}
+
+run_shell() {
+  run_proc /dev/null "$tmp/out.$step" '' "$bash_bin" -euo pipefail -c "$1"
+}
+
+run_command() {
+  local in_result=false out extra='' shown last='' key=$step
+  rm -f -- "$step_result"
+  run_shell "$1"
+  if [[ -s $step_result ]]; then
+    write_result "$step_result"
+  else
+    write_result "$tmp/out.$step"
+    in_result=true
+  fi
+  step_rc=$proc_exit
+  if ((proc_rc != 0)); then
+    step_outcome=failed step_cause=$proc_cause
+    count_lines "$tmp/out.$step"
+    tail -n 10 -- "$tmp/out.$step" >"$tmp/tail.$step" 2>/dev/null || : >"$tmp/tail.$step"
+    if out=$(jq -n -r --argjson lines "$REPLY" --rawfile out "$tmp/tail.$step" --argjson in_result "$in_result" \
+      --arg what "$2" --arg cause "$proc_cause" --arg output "results/$key.md" "($jq_tail)"' as $t
+      | ((if $lines == 0 then {} else {lines: $lines} end) + (if $t == "" then {} else {tail: $t} end)
+        + (if $in_result then {output_in_result: true} else {} end)) as $f
+      | ($f | tojson),
+        ({what: $what, cause: $cause} + $f + {output: (if $in_result and $lines > 0 then $output else "" end)} | tojson),
+        ($t | split("\n") | last // "" | explode | if length > 100 then .[:99] + [8230] else . end | implode)'); then
+      extra=${out%%$'\n'*} out=${out#*$'\n'}
+      shown=${out%%$'\n'*}
+      if [[ $out == *$'\n'* ]]; then last=${out#*$'\n'}; fi
+      if [[ -n $last ]]; then printf '%s\n' "$last" >"$tmp/last-line.$step"; fi
+      if [[ ! -e $tmp/interrupted ]]; then printf '%s\n' "$shown" >"$tmp/shown.$step"; fi
+    else
+      record_failed "record the output of $2 of step \"$step\""
+    fi
+  fi
+  action_end "$proc_exit" "$proc_cause" "$extra"
+}
+
 jq_shell='
 {phase: $phase, shell: $shell, round: 1, status: $status, exit_code: $exit}
 + (if $cause == "" then {} else {cause: $cause} end)
 + {stdout: $stdout, stderr: $stderr, lines: $lines}
 + (if $status != "fail" then {} else ('"$jq_tail"') as $t | if $t == "" then {} else {tail: $t} end end)'
-
-count_lines() {
-  REPLY=$(wc -l <"$1")
-  if [[ -s $1 && $(tail -c 1 -- "$1" | wc -l) == 0 ]]; then REPLY=$((REPLY + 1)); fi
-}
 
 kept_shell() {
   local phase=$1 n=1 base='' out err fo=$tmp/fifo.out.$step fe=$tmp/fifo.err.$step pid_o pid_e rc_o=0 rc_e=0
@@ -1969,7 +1994,7 @@ step_1() {
   if step_going; then precheck '[ -z "${CAIRN_TEST_SKIP:-}" ] || exit $CHECK_SKIP'; fi
   step_worked=0
   if step_going; then commit_start; fi
-  if step_going; then run_command 'echo "$CAIRN_ISSUE_URL"; head -n 1 .cairn-issue.md'; fi
+  if step_going; then run_command 'echo "$CAIRN_ISSUE_URL"; head -n 1 .cairn-issue.md' 'command'; fi
   step_finish
 }
 
@@ -2150,7 +2175,9 @@ main() {
       if ((!step_optional[i])) && [[ -f $tmp/outcome.$f && $(<"$tmp/outcome.$f") == failed ]]; then
         cause=$(<"$tmp/cause.$f") || cause=
         if [[ -e $tmp/budget.$f ]]; then budget_spent_cause; fi
-        printf 'cairn: failed at step %s%s\n' "$f" "${cause:+: $cause}" >&2
+        last_line=''
+        if [[ -s $tmp/last-line.$f ]]; then last_line=" ($(<"$tmp/last-line.$f"))"; fi
+        printf 'cairn: failed at step %s%s%s\n' "$f" "${cause:+: $cause}" "$last_line" >&2
         break
       fi
     done

@@ -229,8 +229,9 @@ jq_step='
 {time: $time, step: ($steps[0][$i]
   + {outcome: $outcome, start: $start, "end": $ended, exit_code: $exit, cause: $cause, result: $result, trace: $trace}
   | .actions |= [to_entries[] | .key as $k | .value
-      + (if 2 * $k + 1 < ($ARGS.positional | length)
-         then {exit_code: ($ARGS.positional[2 * $k] | tonumber), cause: $ARGS.positional[2 * $k + 1]}
+      + (if 3 * $k + 2 < ($ARGS.positional | length)
+         then {exit_code: ($ARGS.positional[3 * $k] | tonumber), cause: $ARGS.positional[3 * $k + 1]}
+           + ($ARGS.positional[3 * $k + 2] | fromjson)
          else {} end)]
   | if $vstatus == "" then .
     else .validate = ({status: $vstatus} + (if $verror == "" then {} else {error: $verror} end) + {judges: 0, retries: 0}) end
@@ -526,7 +527,7 @@ step_start() {
 }
 
 action_end() {
-  action_results+=("$1" "$2")
+  action_results+=("$1" "$2" "${3:-"{}"}")
 }
 
 step_going() {
@@ -771,15 +772,18 @@ watch_turns() {
 }
 
 jq_shell_lines='
-("\(.phase) shell \(.shell)" + (if .round > 1 then " (round \(.round))" else "" end)
+((.what // "\(.phase) shell \(.shell)") + (if (.round // 1) > 1 then " (round \(.round))" else "" end)
   + (if (.cause // "") != "" then ": " + .cause else "" end)) as $what
 | ((.tail // "") | if . == "" then [] else split("\n") end) as $t
-| (if .lines == 0 or ($t | length) == 0 then $what + "; it wrote nothing"
+| ((.lines // 0) == 0 or ($t | length) == 0) as $none
+| (if $none then $what + "; it wrote nothing"
    elif ($t | length) >= .lines then $what + "; its output:"
    else "\($what); the last \($t | length) of its \(.lines) lines of output:" end),
   ($t[] | "| " + .),
-  "stdout  " + (if .stdout == "" then "" else $run + "/" + .stdout end),
-  "stderr  " + (if .stderr == "" then "" else $run + "/" + .stderr end)'
+  (if (.output // "") != "" then "output  " + $run + "/" + .output
+   elif (.stdout // "") == "" and (.stderr // "") == "" then empty
+   else ("stdout  " + (if .stdout == "" then "" else $run + "/" + .stdout end),
+     "stderr  " + (if .stderr == "" then "" else $run + "/" + .stderr end)) end)'
 
 shell_lines() {
   local line text
@@ -813,16 +817,16 @@ def printable:
   | if length > 200 then .[:199] + [8230] else . end | implode;
 $out | rtrimstr("\n") | if . == "" then "" else split("\n") | .[-10:] | map(printable) | join("\n") end'
 
+count_lines() {
+  REPLY=$(wc -l <"$1")
+  if [[ -s $1 && $(tail -c 1 -- "$1" | wc -l) == 0 ]]; then REPLY=$((REPLY + 1)); fi
+}
+
 jq_shell='
 {phase: $phase, shell: $shell, round: $round, status: $status, exit_code: $exit}
 + (if $cause == "" then {} else {cause: $cause} end)
 + {stdout: $stdout, stderr: $stderr, lines: $lines}
 + (if $status != "fail" then {} else ('"$jq_tail"') as $t | if $t == "" then {} else {tail: $t} end end)'
-
-count_lines() {
-  REPLY=$(wc -l <"$1")
-  if [[ -s $1 && $(tail -c 1 -- "$1" | wc -l) == 0 ]]; then REPLY=$((REPLY + 1)); fi
-}
 
 kept_shell() {
   local phase=$1 n=1 base='' out err fo=$tmp/fifo.out.$step fe=$tmp/fifo.err.$step pid_o pid_e rc_o=0 rc_e=0
@@ -1637,7 +1641,7 @@ review_session() {
   printf '%s' "$review_head${review_rows[row]}${review_cols[col]}$review_tail" >"$tmp/prompt.$step"
   ends=("${action_results[@]}")
   if ((row == 0)); then "$resume"; else "$fresh"; fi
-  ends[2 * k]=${action_results[-2]} ends[2 * k + 1]=${action_results[-1]}
+  ends[3 * k]=${action_results[-3]} ends[3 * k + 1]=${action_results[-2]} ends[3 * k + 2]=${action_results[-1]}
   action_results=("${ends[@]}")
   if [[ -n $step_outcome ]]; then step_cause="validate: review retry $review_retry: $step_cause"; fi
 }
