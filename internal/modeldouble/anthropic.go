@@ -2,6 +2,7 @@ package modeldouble
 
 import (
 	"net/http"
+	"strings"
 )
 
 // anthropicTools is the tools a Messages request offers.
@@ -81,4 +82,42 @@ func anthropicResults(body map[string]any) []ToolResult {
 		}
 	}
 	return results
+}
+
+// OAuthBeta is the anthropic-beta value without which Anthropic's API
+// refuses an OAuth token: Claude Code sends the token `claude setup-token`
+// prints (CLAUDE_CODE_OAUTH_TOKEN), or that of a /login, as
+// Authorization: Bearer TOKEN with this beta, where it sends an API key as
+// x-api-key.
+const OAuthBeta = "oauth-2025-04-20"
+
+// oauthUnsupported is the message of Anthropic's 401 for a bearer token
+// sent without OAuthBeta.
+const oauthUnsupported = "OAuth authentication is currently not supported."
+
+// refuseOAuth answers req, a request to the Anthropic API, as Anthropic's
+// does when it carries a bearer token but not OAuthBeta: 401, an
+// authentication_error. It records req as a side request, which spends no
+// turn, and reports whether it refused it; a request without a bearer
+// token (with an x-api-key, or no credential) is left to be answered.
+func (s *Server) refuseOAuth(w http.ResponseWriter, req Request) bool {
+	if req.BearerToken() == "" || hasBeta(req.Header, OAuthBeta) {
+		return false
+	}
+	s.record(req, false)
+	writeStatus(w, Anthropic, http.StatusUnauthorized, oauthUnsupported, 0)
+	return true
+}
+
+// hasBeta reports whether the anthropic-beta headers of h, each a
+// comma-separated list, name beta.
+func hasBeta(h http.Header, beta string) bool {
+	for _, v := range h.Values("anthropic-beta") {
+		for b := range strings.SplitSeq(v, ",") {
+			if strings.TrimSpace(b) == beta {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -31,7 +31,10 @@ const (
 // tools are the agent's turns and are answered from the script in order
 // (or from a routed script, see Route); the CLIs' side requests (session titles, claude's auto-mode classifier,
 // token counts, model lists, reachability probes) are answered without
-// spending a turn. Every request is recorded.
+// spending a turn. Every request is recorded, with the credential it
+// carried (Request.APIKey, Request.BearerToken). The double takes any
+// credential, or none, except that its Anthropic API refuses a bearer
+// token without OAuthBeta, as Anthropic's does.
 type Server struct {
 	// URL is the base address, http://127.0.0.1:PORT, without a path.
 	URL string
@@ -76,6 +79,21 @@ type Request struct {
 	Billed Usage
 
 	index int // in Server.requests
+}
+
+// APIKey is the API key r carried in x-api-key, as Anthropic's API takes
+// one (claude's ANTHROPIC_API_KEY), or "" for none.
+func (r Request) APIKey() string { return r.Header.Get("x-api-key") }
+
+// BearerToken is the token r carried as Authorization: Bearer TOKEN, or ""
+// for none: claude's OAuth token (CLAUDE_CODE_OAUTH_TOKEN, sent with
+// OAuthBeta), or an OpenAI-compatible API's key.
+func (r Request) BearerToken() string {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(token)
 }
 
 // Usage is what an answer billed, in the fields cairn records (ir.Usage):
@@ -242,11 +260,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodPost && strings.HasSuffix(path, "/messages/count_tokens"):
 		req.API = Anthropic
+		if s.refuseOAuth(w, req) {
+			return
+		}
 		s.record(req, false)
 		writeJSON(w, http.StatusOK, map[string]any{"input_tokens": approxTokens(raw)})
 	case r.Method == http.MethodPost && strings.HasSuffix(path, "/messages"):
 		req.API = Anthropic
 		req.Stream = truthy(req.Body["stream"])
+		if s.refuseOAuth(w, req) {
+			return
+		}
 		s.answer(w, r, req, len(anthropicTools(req.Body)) > 0, anthropicReply)
 	case r.Method == http.MethodPost && strings.HasSuffix(path, "/responses"):
 		req.API = Responses
@@ -267,6 +291,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.answer(w, r, req, len(geminiTools(req.Body)) > 0, geminiReply)
 	case r.Method == http.MethodGet && strings.HasSuffix(path, "/models"):
 		req.API = modelsAPI(r)
+		if req.API == Anthropic && s.refuseOAuth(w, req) {
+			return
+		}
 		s.record(req, false)
 		writeJSON(w, http.StatusOK, modelList(req.API))
 	case path == "/api/hello":
@@ -361,6 +388,8 @@ func writeStatus(w http.ResponseWriter, api API, status int, message string, ret
 			kind = "overloaded_error"
 		case http.StatusBadRequest:
 			kind = "invalid_request_error"
+		case http.StatusUnauthorized:
+			kind = "authentication_error"
 		}
 		if hint {
 			w.Header().Set("retry-after", strconv.FormatInt(seconds, 10))

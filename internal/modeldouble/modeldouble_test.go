@@ -651,3 +651,103 @@ func TestRoute(t *testing.T) {
 		t.Errorf("turns' routes %q; want %q", routes, want)
 	}
 }
+
+// send sends body as JSON to the double with header and returns the
+// status and the body of the answer.
+func send(t *testing.T, s *Server, method, path string, header http.Header, body any) (int, []byte) {
+	t.Helper()
+	var r io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, s.URL+path, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = header
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, out
+}
+
+// TestOAuth: the Anthropic API takes an OAuth token as Claude Code sends
+// it, Authorization: Bearer with OAuthBeta among its betas, and refuses a
+// bearer token without that beta as Anthropic's does (401,
+// authentication_error), spending no turn; an API key in x-api-key is
+// taken with no beta, and an OpenAI API's bearer key needs none. Each
+// request records the credential it carried.
+func TestOAuth(t *testing.T) {
+	const token = "sk-ant-oat01-modeldouble"
+	turn := map[string]any{"tools": []any{map[string]any{"name": "Bash"}}, "messages": []any{}}
+	oauth := http.Header{
+		"Content-Type":      {"application/json"},
+		"Anthropic-Version": {"2023-06-01"},
+		"Authorization":     {"Bearer " + token},
+		"Anthropic-Beta":    {"claude-code-20250219, " + OAuthBeta + ",interleaved-thinking-2025-05-14"},
+	}
+	noBeta := oauth.Clone()
+	noBeta.Set("Anthropic-Beta", "claude-code-20250219")
+	noBetaAtAll := oauth.Clone()
+	noBetaAtAll.Del("Anthropic-Beta")
+	apiKey := http.Header{"Content-Type": {"application/json"}, "Anthropic-Version": {"2023-06-01"}, "X-Api-Key": {"sk-ant-api03-modeldouble"}}
+
+	s := newServer(t, Text("first"), Text("second"), Text("third"))
+	for _, tc := range []struct {
+		method, path string
+		header       http.Header
+		body         any
+	}{
+		{http.MethodPost, "/v1/messages?beta=true", noBeta, turn},
+		{http.MethodPost, "/v1/messages", noBetaAtAll, turn},
+		{http.MethodPost, "/v1/messages/count_tokens", noBeta, map[string]any{"messages": []any{}}},
+		{http.MethodGet, "/v1/models", noBeta, nil},
+	} {
+		status, body := send(t, s, tc.method, tc.path, tc.header, tc.body)
+		m := decode(t, body)
+		if status != http.StatusUnauthorized || m["type"] != "error" || at(m, "error", "type") != "authentication_error" ||
+			at(m, "error", "message") != "OAuth authentication is currently not supported." {
+			t.Errorf("%s %s, a bearer token without %s: status %d, body %s; want Anthropic's 401", tc.method, tc.path, OAuthBeta, status, body)
+		}
+	}
+	if turns := s.Turns(); len(turns) != 0 {
+		t.Errorf("refused requests spent %d turns", len(turns))
+	}
+
+	status, body := send(t, s, http.MethodPost, "/v1/messages?beta=true", oauth, turn)
+	if got := at(decode(t, body), "content", 0, "text"); status != http.StatusOK || got != "first" {
+		t.Errorf("an OAuth token with %s: status %d, answer %v; want the script's first turn", OAuthBeta, status, got)
+	}
+	status, body = send(t, s, http.MethodPost, "/v1/messages", apiKey, turn)
+	if got := at(decode(t, body), "content", 0, "text"); status != http.StatusOK || got != "second" {
+		t.Errorf("an API key: status %d, answer %v; want the script's second turn", status, got)
+	}
+	openai := http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer sk-openai-modeldouble"}}
+	status, body = send(t, s, http.MethodPost, "/v1/responses", openai, map[string]any{"tools": []any{map[string]any{"name": "exec_command"}}})
+	if status != http.StatusOK || !bytes.Contains(body, []byte("third")) {
+		t.Errorf("an OpenAI key as a bearer token: status %d, body %s; want the script's third turn", status, body)
+	}
+
+	turns := s.Turns()
+	if len(turns) != 3 {
+		t.Fatalf("%d turns; want 3", len(turns))
+	}
+	for i, want := range []struct{ bearer, key string }{{token, ""}, {"", "sk-ant-api03-modeldouble"}, {"sk-openai-modeldouble", ""}} {
+		if got := turns[i]; got.BearerToken() != want.bearer || got.APIKey() != want.key {
+			t.Errorf("turn %d recorded bearer %q and API key %q; want %q and %q", i, got.BearerToken(), got.APIKey(), want.bearer, want.key)
+		}
+	}
+	if refused := s.Requests()[0]; refused.BearerToken() != token || refused.Turn != -1 {
+		t.Errorf("the first refused request recorded bearer %q, turn %d; want the token and no turn", refused.BearerToken(), refused.Turn)
+	}
+}
