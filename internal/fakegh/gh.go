@@ -150,10 +150,9 @@ func (c *call) dispatch() error {
 		}
 		return notFaked("gh run %s", strings.Join(c.args[1:min(2, len(c.args))], ""))
 	case "issue":
-		if len(c.args) > 1 && c.args[1] == "view" {
-			return c.issueView(c.args[2:])
-		}
-		return notFaked("gh issue %s", strings.Join(c.args[1:min(2, len(c.args))], ""))
+		return c.issue(c.args[1:])
+	case "label":
+		return c.label(c.args[1:])
 	}
 	if slices.Contains(ghCommands, c.args[0]) {
 		return notFaked("gh %s", c.args[0])
@@ -342,20 +341,7 @@ func (c *call) issueView(args []string) error {
 	if err != nil {
 		return err
 	}
-	repoFlag, arg := p.last("repo"), p.args[0]
-	if u, ok := strings.CutPrefix(arg, "https://"); ok {
-		// An issue URL names its repository itself.
-		parts := strings.Split(u, "/")
-		if len(parts) != 5 || parts[3] != "issues" {
-			return failure("invalid issue format: %q", arg)
-		}
-		repoFlag, arg = strings.Join(parts[:3], "/"), parts[4]
-	}
-	n, err := strconv.Atoi(strings.TrimPrefix(arg, "#"))
-	if err != nil || n <= 0 {
-		return failure("invalid issue format: %q", p.args[0])
-	}
-	r, err := c.resolveRepo(repoFlag)
+	r, n, err := c.issueArg(p.last("repo"), p.args[0])
 	if err != nil {
 		return err
 	}
@@ -368,7 +354,7 @@ func (c *call) issueView(args []string) error {
 	}
 	all := map[string]any{
 		"assignees": []any{},
-		"author":    map[string]any{"id": "U_fake" + is.Author, "is_bot": false, "login": is.Author, "name": ""},
+		"author":    map[string]any{"id": "U_fake" + is.Author, "is_bot": strings.HasPrefix(is.Author, "app/"), "login": is.Author, "name": ""},
 		"body":      is.Body,
 		"closed":    is.State == "CLOSED",
 		"createdAt": is.CreatedAt.UTC().Format(time.RFC3339),

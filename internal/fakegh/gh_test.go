@@ -322,3 +322,55 @@ func TestPullRequests(t *testing.T) {
 		t.Errorf("open pull requests of fix = %q", stdout)
 	}
 }
+
+func TestIssueWrites(t *testing.T) {
+	state := setup(t)
+	body := filepath.Join(t.TempDir(), "body.md")
+	if err := os.WriteFile(body, []byte("The spec.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		{[]string{"issue", "create", "--title", "Spec", "--body-file", body, "--label", "bug"}, 1, "", "could not add label: 'bug' not found"},
+		{[]string{"issue", "create", "--title", "Spec"}, 2, "", "must provide `--title` and `--body`"},
+		{[]string{"issue", "create", "--title", "Spec", "--body", "b", "--assignee", "bob"}, 2, "", "flag --assignee of gh issue create is not faked"},
+		{[]string{"label", "create", "Spec"}, 1, "", `label with name "Spec" already exists`},
+		{[]string{"label", "create", "bug", "--color", "ff0000"}, 0, "", ""},
+		{[]string{"issue", "create", "-t", "Spec", "-F", body, "-l", "spec,BUG"}, 0, "https://github.com/acme/widgets/issues/8\n", ""},
+		{[]string{"issue", "edit", "8", "--body", "- [ ] #9"}, 0, "https://github.com/acme/widgets/issues/8\n", ""},
+		{[]string{"issue", "edit", "https://github.com/acme/widgets/issues/8", "--add-label", "nope"}, 1, "", "'nope' not found"},
+		{[]string{"issue", "edit", "12", "--body", "x"}, 1, "", "Could not resolve to an issue or pull request with the number of 12"},
+		{[]string{"issue", "edit", "8"}, 2, "", "field to edit flag required"},
+	} {
+		code, stdout, stderr := run(t, c.args...)
+		if code != c.code || stdout != c.stdout || !strings.Contains(stderr, c.stderr) {
+			t.Errorf("gh %q: exit %d, stdout %q, stderr %q; want %d, %q, %q", c.args, code, stdout, stderr, c.code, c.stdout, c.stderr)
+		}
+	}
+	is, err := ReadIssue(state, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if is.Title != "Spec" || is.Body != "- [ ] #9" || is.Author != "alice" || strings.Join(is.Labels, ",") != "spec,bug" ||
+		len(is.Edits) != 1 || is.Edits[0].Editor != "alice" {
+		t.Errorf("issue 8: %+v", is)
+	}
+	// The workflow's own token opens issues as the bot, as GitHub does.
+	t.Setenv("GH_TOKEN", "ghs_x")
+	if code, stdout, stderr := run(t, "issue", "create", "--title", "Ticket", "--body", "Part of #8."); code != 0 || stdout != "https://github.com/acme/widgets/issues/9\n" {
+		t.Fatalf("issue create with an installation token: exit %d, %q, %q", code, stdout, stderr)
+	}
+	if code, _, stderr := run(t, "issue", "edit", "9", "--body", "Part of #8, really."); code != 0 {
+		t.Fatalf("issue edit with an installation token: exit %d, %q", code, stderr)
+	}
+	code, stdout, _ := run(t, "issue", "view", "9", "--json", "author")
+	if code != 0 || stdout != `{"author":{"id":"U_fakeapp/github-actions","is_bot":true,"login":"app/github-actions","name":""}}`+"\n" {
+		t.Errorf("issue view 9: exit %d, %s", code, stdout)
+	}
+	if is, err := ReadIssue(state, 9); err != nil || len(is.Edits) != 1 || is.Edits[0].Editor != BotEditor {
+		t.Errorf("issue 9: %+v, %v", is, err)
+	}
+}

@@ -321,15 +321,9 @@ func (c *call) prCreate(args []string) error {
 	case headSHA == baseSHA:
 		return failure("pull request create failed: GraphQL: No commits between %s and %s (createPullRequest)", base, head)
 	}
-	n := 1
-	for _, pr := range prs {
-		n = max(n, pr.Number+1)
-	}
-	issues, _ := os.ReadDir(filepath.Join(c.state, IssuesDir))
-	for _, e := range issues {
-		if k, err := strconv.Atoi(strings.TrimSuffix(e.Name(), ".json")); err == nil {
-			n = max(n, k+1)
-		}
+	n, err := c.nextNumber()
+	if err != nil {
+		return err
 	}
 	pr := &PullRequest{Number: n, Title: p.last("title"), Body: p.last("body"), Author: login, Head: head, Base: base,
 		State: "OPEN", IsDraft: len(p.flags["draft"]) > 0, CreatedAt: time.Now().UTC().Truncate(time.Second)}

@@ -14,6 +14,8 @@
 //	issues/N.json   issue N (Issue): title, body, author, state, labels,
 //	                creation time, the edits of its body, its comments with
 //	                theirs
+//	labels.json     the repository's labels, by name; missing: those its
+//	                issues carry
 //	origin          the bare repository whose branches the pull requests'
 //	                heads and bases are read from; missing: the remote
 //	                origin of the folder gh runs in
@@ -25,9 +27,13 @@
 //	checkruns.json  the checks' runs so far ([]CheckRun), one per check and
 //	                head commit
 //
-// Calls that read or write pull requests hold a lock on the state folder
-// (.lock), so that parallel calls see each other's writes whole. Pull
-// requests and issues share their numbers, as on GitHub.
+// An issue an installation token (ghs_) opens has author Bot, and its edit
+// of a body editor BotEditor, as on GitHub; its pull requests and comments
+// are still the logged-in account's.
+//
+// Calls that read or write pull requests, or write issues, hold a lock on
+// the state folder (.lock), so that parallel calls see each other's writes
+// whole. Pull requests and issues share their numbers, as on GitHub.
 //
 // Every call is recorded as $FAKE_LOG/gh.N/ (N counts from 1) with argv (one
 // argument a line), stdin, cwd and env (the CAIRN_* and GH_* variables), as
