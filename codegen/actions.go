@@ -162,6 +162,39 @@ type workflow struct {
 	// issue to run on, the artifacts' prefix and the caller's directive
 	// and merge.
 	Called bool
+	// Publishes are the jobs that publish what the sessions of a step
+	// asked gh to (publishJob); PublishScript is their script.
+	Publishes     []*publishJob
+	PublishScript string
+}
+
+// publishJob is the job after the job of a step whose sessions may publish
+// issues (workflowJob.Publishes): the only one that may write issues, it
+// runs no agent, and does with the workflow's token what the step's
+// sessions asked gh to, which gh recorded in the step's run folder
+// (bash/outbox-gh.bash), then keeps the step's result and run folder again,
+// its issues named by their real numbers. Its output issues lists those it
+// opened, which the jobs that check them trust as the run's own.
+type publishJob struct {
+	ID, Step string
+	Needs    []string
+}
+
+// ResultArtifact is the artifact of the step's result, which the publish
+// job keeps again.
+func (p *publishJob) ResultArtifact() string { return "cairn-result-" + p.Step }
+
+// RunArtifact is the artifact of the step's run folder, which the publish
+// job takes and keeps again.
+func (p *publishJob) RunArtifact() string { return runPartArtifact(p.Step) }
+
+// mayPublish says whether st has a session that reaches gh, whose access is
+// full: in a workflow, what it asks gh to publish is published by a job
+// after its own (publishJob).
+func mayPublish(st *ir.PlanStep) bool {
+	return slices.ContainsFunc(st.Actions, func(a ir.PlanAction) bool {
+		return a.Kind == ir.Session && a.Access != nil && a.Access.Value == ir.AccessFull
+	})
 }
 
 // pushJob is the last job of a workflow in commit mode: the only one with
@@ -313,6 +346,13 @@ type workflowJob struct {
 	// script the agents' keys and what the earlier jobs spent: the job's
 	// own (Keys, Spent), or, for a step with for_each, its items'.
 	RunKeys, RunSpent bool
+	// Publishes is set for the job of a step whose sessions may publish
+	// issues (those with access full, which reach gh): its sessions' gh
+	// records what they ask, which its publishJob does. RunIssues, for a
+	// job that checks published issues, is the expression of the issues
+	// the run's publish jobs opened.
+	Publishes bool
+	RunIssues []string
 }
 
 // callJob is a job that calls the workflow of a child process, File,
@@ -601,6 +641,10 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 				}
 			}
 			diags = append(diags, c.agents(st, j)...)
+			if mayPublish(st) && !grouped && st.ForEach == "" {
+				j.Publishes = true
+				s.Steps[slices.IndexFunc(s.Steps, func(x *scriptStep) bool { return x.Name == st.Name })].Publishes = true
+			}
 			byStep[st.Name] = j
 			if st.ForEach != "" && !c.plan.Commit {
 				// In commit mode the items run in the step's job: on
@@ -614,9 +658,21 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 				before, calls = c.publishedJobs(s, st, i, j)
 				wf.Jobs = append(wf.Jobs, before...)
 				wf.Calls = append(wf.Calls, calls...)
-				if len(st.Needs) == 1 {
+				if pub := byStep[st.Needs[0]]; len(st.Needs) == 1 && pub != nil && pub.Publishes {
+					// The step's jobs trust the issues the publisher's
+					// publish job opened as the run's own.
+					opened := fmt.Sprintf("needs.%s_publish.outputs.issues", pub.ID)
+					for _, k := range append(before, j) {
+						k.RunIssues = append([]string{opened}, k.RunIssues...)
+						if !slices.Contains(k.Needs, pub.ID) {
+							// A job reads the outputs of the jobs it needs
+							// alone; the rewiring below adds the publish job.
+							k.Needs = append(slices.Clone(k.Needs), pub.ID)
+						}
+					}
+				} else if len(st.Needs) == 1 {
 					diags = append(diags, ir.Diagnostic{Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: c.at.step(st.Needs[0]),
-						Message: fmt.Sprintf("step %q publishes the issue step %q runs on, but a workflow gives its sessions no token that can write issues: on GitHub Actions a session cannot publish one with gh, nor open a spec's tickets", st.Needs[0], st.Name)})
+						Message: fmt.Sprintf("step %q publishes the issue step %q runs on, but in a workflow only the sessions of a step of its own with access \"full\" publish issues with gh (a job after theirs does what they ask): give it one, out of any parallel group in commit mode and without for_each", st.Needs[0], st.Name)})
 				}
 			}
 			if !grouped || first {
@@ -670,6 +726,25 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 			lastIn[st.Worktree] = st.Name
 		}
 		prev, earlier = ids, true
+	}
+	// A job after that of a step whose sessions may publish does what they
+	// asked gh to; every job that waits for the step's job waits for it.
+	for _, j := range wf.Jobs {
+		if !j.Publishes {
+			continue
+		}
+		p := &publishJob{ID: j.ID + "_publish", Step: j.Step, Needs: []string{j.ID}}
+		wf.Publishes = append(wf.Publishes, p)
+		for _, k := range wf.Jobs {
+			if slices.Contains(k.Needs, j.ID) {
+				k.Needs = append(slices.Clone(k.Needs), p.ID)
+			}
+		}
+		for _, cj := range wf.Calls {
+			if slices.Contains(cj.Needs, j.ID) {
+				cj.Needs = append(slices.Clone(cj.Needs), p.ID)
+			}
+		}
 	}
 	// The jobs of a repair loop keep the delivery's branch for each other,
 	// and for the jobs after them as its first job would.
@@ -753,6 +828,9 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	for _, cj := range wf.Calls {
 		final.Needs = append(final.Needs, cj.ID)
 	}
+	for _, p := range wf.Publishes {
+		final.Needs = append(final.Needs, p.ID)
+	}
 	if wf.Push != nil {
 		if _, taken := byStep[wf.Push.ID]; taken {
 			wf.Push.ID = "_push"
@@ -785,6 +863,12 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	wf.afterRepairs()
 	wf.afterItems()
 	wf.anchor()
+	if len(wf.Publishes) > 0 {
+		var err error
+		if wf.PublishScript, err = actionsPublish(); err != nil {
+			diags = append(diags, notCompilable(c.at.file(), "cannot render the script of a publish job: %v", err))
+		}
+	}
 	script, err := actionsResults(rs)
 	if err != nil {
 		diags = append(diags, notCompilable(c.at.file(), "cannot render the script of the last job: %v", err))
@@ -1318,6 +1402,13 @@ func (c *compiler) publishedJobs(s *script, st *ir.PlanStep, a int, end *workflo
 		// value act evaluates.
 		tickets := &workflowJob{ID: end.ID + "_tickets", Step: st.Name, Needs: []string{plan.ID, sc.ID}, Given: end.Given, Decides: true, Published: "tickets",
 			If: fmt.Sprintf("!cancelled() && needs.%s.result == 'success'", plan.ID)}
+		if slices.Contains(spec.Grants, "issues: write") {
+			// The spec's run publishes its tickets: those its publish jobs
+			// opened are the run's own.
+			opened := fmt.Sprintf("needs.%s.outputs.issues", sc.ID)
+			tickets.RunIssues = append(tickets.RunIssues, opened)
+			end.RunIssues = append(end.RunIssues, opened)
+		}
 		calls, jobs = append(calls, sc), append(jobs, tickets)
 		issues = fmt.Sprintf("needs.%s.outputs.issues", tickets.ID)
 	}
@@ -1346,10 +1437,12 @@ func (c *compiler) publishedJobs(s *script, st *ir.PlanStep, a int, end *workflo
 // write when a job of it pushes (the issue's Claim, a delivery, commit
 // mode's push, or a child of its own that does), pull-requests: write when
 // one writes a pull request, issues: read, which its first job reads the
-// issue with, and checks, statuses and actions: read when a delivery of it
-// pushes with a push token and reads the checks with the workflow's.
+// issue with, or write when a publish job of it (or of a child of its own)
+// opens issues, and checks, statuses and actions: read when a delivery of
+// it pushes with a push token and reads the checks with the workflow's.
 func (wf *workflow) grants() []string {
 	contents, prs, checks := wf.Issue != nil && wf.Issue.Claims || wf.Push != nil, false, false
+	issues := len(wf.Publishes) > 0
 	for _, j := range wf.Jobs {
 		contents, prs = contents || j.Writes, prs || j.Writes
 		checks = checks || j.Writes && wf.PushToken != ""
@@ -1358,6 +1451,7 @@ func (wf *workflow) grants() []string {
 		contents = contents || slices.Contains(cj.Grants, "contents: write")
 		prs = prs || slices.Contains(cj.Grants, "pull-requests: write")
 		checks = checks || slices.Contains(cj.Grants, "checks: read")
+		issues = issues || slices.Contains(cj.Grants, "issues: write")
 	}
 	g := []string{"contents: read"}
 	if contents {
@@ -1366,7 +1460,11 @@ func (wf *workflow) grants() []string {
 	if prs {
 		g = append(g, "pull-requests: write")
 	}
-	g = append(g, "issues: read")
+	if issues {
+		g = append(g, "issues: write")
+	} else {
+		g = append(g, "issues: read")
+	}
 	if checks {
 		// A delivery with a push token reads the pull request's checks
 		// and their logs with the workflow's own token.

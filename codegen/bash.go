@@ -292,6 +292,10 @@ type scriptStep struct {
 	// the steps it waits for, directly or not): the results a session may
 	// be given.
 	Earlier []string
+	// Publishes is set, in a workflow, for a step whose sessions may
+	// publish issues: they run gh as outbox-gh.bash, which records what
+	// they ask for the job after the step's (publishJob).
+	Publishes bool
 	// NeedIndices are the indices of the steps it needs, and Group the
 	// index of its stage (with Needs only).
 	NeedIndices []int

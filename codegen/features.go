@@ -46,6 +46,9 @@ var features = []feature{
 		return s.HasSessions && slices.ContainsFunc(s.Stages, func(stage []int) bool { return len(stage) > 1 })
 	}},
 	{"job_budget", func(s *script) bool { return s.Job != nil && s.keepsRunBudget() }},
+	{"outbox", func(s *script) bool {
+		return s.Job != nil && slices.ContainsFunc(s.Steps, func(st *scriptStep) bool { return st.Publishes })
+	}},
 	{"issue", func(s *script) bool { return s.OnIssue || s.HasPublished }},
 	{"fences", func(s *script) bool { return s.Repair != nil || s.hasRounds() }},
 	{"rounds", (*script).hasRounds},

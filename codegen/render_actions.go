@@ -15,19 +15,21 @@ import (
 // the steps a feature adds to the jobs (budget.yml.tmpl, commit.yml.tmpl).
 //
 //go:embed actions/workflow.yml.tmpl actions/results.sh.tmpl actions/budget.yml.tmpl actions/issue.yml.tmpl actions/commit.yml.tmpl
+//go:embed actions/publish.yml.tmpl actions/publish.sh.tmpl
 var actionsFiles embed.FS
 
 // actionsFuncs quote what a workflow holds: every value from a process file
 // or the config goes through yq (a YAML string) or, in a script, q and qs
 // (a bash word); a job's script goes into the workflow through indent.
 var actionsFuncs = template.FuncMap{
-	"yq":     YAMLQuote,
-	"indent": yamlBlock,
-	"q":      BashQuote,
-	"qs":     bashQuoteAll,
-	"inc":    func(i int) int { return i + 1 },
-	"part":   func(wf *workflow, j *workflowJob) jobPart { return jobPart{WF: wf, Job: j} },
-	"usdJQ":  func() string { return BashUSDJQ },
+	"yq":          YAMLQuote,
+	"indent":      yamlBlock,
+	"q":           BashQuote,
+	"qs":          bashQuoteAll,
+	"inc":         func(i int) int { return i + 1 },
+	"part":        func(wf *workflow, j *workflowJob) jobPart { return jobPart{WF: wf, Job: j} },
+	"publishPart": func(wf *workflow, j *publishJob) publishPart { return publishPart{WF: wf, Job: j} },
+	"usdJQ":       func() string { return BashUSDJQ },
 }
 
 // jobPart is what a template of the steps a feature adds to a job renders:
@@ -37,10 +39,18 @@ type jobPart struct {
 	Job *workflowJob
 }
 
+// publishPart is what the template of a publish job renders: the
+// workflow, and the job.
+type publishPart struct {
+	WF  *workflow
+	Job *publishJob
+}
+
 // actionsTemplates parses the workflow's templates once, on first use.
 var actionsTemplates = sync.OnceValues(func() (*template.Template, error) {
 	return template.New("workflow.yml.tmpl").Option("missingkey=error").Funcs(actionsFuncs).
-		ParseFS(actionsFiles, "actions/workflow.yml.tmpl", "actions/results.sh.tmpl", "actions/budget.yml.tmpl", "actions/issue.yml.tmpl", "actions/commit.yml.tmpl")
+		ParseFS(actionsFiles, "actions/workflow.yml.tmpl", "actions/results.sh.tmpl", "actions/budget.yml.tmpl", "actions/issue.yml.tmpl", "actions/commit.yml.tmpl",
+			"actions/publish.yml.tmpl", "actions/publish.sh.tmpl")
 })
 
 // actionsWorkflow renders a compiled workflow from
@@ -54,6 +64,13 @@ func actionsWorkflow(data any) ([]byte, error) {
 // results (actions/results.sh.tmpl).
 func actionsResults(data any) (string, error) {
 	b, err := renderActions("results.sh.tmpl", data)
+	return string(b), err
+}
+
+// actionsPublish renders the script of a publish job
+// (actions/publish.sh.tmpl).
+func actionsPublish() (string, error) {
+	b, err := renderActions("publish.sh.tmpl", nil)
 	return string(b), err
 }
 

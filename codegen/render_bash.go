@@ -22,6 +22,12 @@ import (
 //go:embed bash/*.sh.tmpl
 var bashFiles embed.FS
 
+// outboxGH is the gh a workflow's sessions that may publish run
+// (bash/outbox.sh.tmpl).
+//
+//go:embed bash/outbox-gh.bash
+var outboxGH string
+
 // BashPiece is a stretch of one word of a compiled script: literal text,
 // quoted when rendered, or, when Var is set, the value of the script's
 // variable of that name, known only when the script runs (a worktree's
@@ -41,11 +47,12 @@ var bashVarName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 // from a process file, the config or a skill goes through q or word, so
 // that it is data in the script and never code.
 var bashFuncs = template.FuncMap{
-	"q":     BashQuote,
-	"qs":    bashQuoteAll,
-	"word":  bashWord,
-	"words": bashWords,
-	"usdJQ": func() string { return BashUSDJQ },
+	"q":        BashQuote,
+	"qs":       bashQuoteAll,
+	"word":     bashWord,
+	"words":    bashWords,
+	"usdJQ":    func() string { return BashUSDJQ },
+	"outboxGH": func() string { return outboxGH },
 	// saveWorkPrefix is the subject of a step's Save work commit, up to
 	// the step's name.
 	"saveWorkPrefix": func() string { return step.SaveWorkSubject("") },

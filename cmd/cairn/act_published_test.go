@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/internal/fakegh"
 )
 
 // TestActPublishedDifferential runs golden/compile/published.toml's
@@ -65,6 +67,9 @@ JSON
 		{"old issue", map[string]string{"answers/claude.spec.do": old}, 1, 0, 0},
 		{"no url", map[string]string{"answers/claude.spec": "Published it."}, 1, 0, 0},
 		{"closed ticket", map[string]string{"answers/claude.split.do": closed}, 1, 1, 0},
+		// The sessions publish with gh: on Actions their job's gh records
+		// what they ask, and a job after theirs does it.
+		{"gh", publishedWithGH, 0, 3, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -83,7 +88,39 @@ JSON
 			if pa, pb := a.pullRequests(t), b.pullRequests(t); !slices.Equal(pa, pb) || len(pb) != tc.prs {
 				t.Errorf("pull requests: cairn run leaves %q, the workflow %q; want %d, the same", pa, pb, tc.prs)
 			}
+			if tc.name == "gh" {
+				comparePublished(t, a, b)
+			}
 		})
+	}
+}
+
+// comparePublished holds the issues the sessions of twin b's workflow
+// published to those of twin a's cairn run: the spec, #8, and its tickets,
+// #9 and #10, with the same titles, bodies (which name each other by their
+// real numbers) and labels; cairn run's are by the account gh is logged in
+// as, the workflow's by GitHub's bot, whose token only the publish jobs,
+// which run no agent, held.
+func comparePublished(t *testing.T, a, b *compileWork) {
+	t.Helper()
+	for n := 8; n <= 10; n++ {
+		ia, err := fakegh.ReadIssue(filepath.Join(a.work, "gh"), n)
+		if err != nil {
+			t.Fatalf("cairn run: issue #%d: %v", n, err)
+		}
+		ib, err := fakegh.ReadIssue(filepath.Join(b.work, "gh"), n)
+		if err != nil {
+			t.Fatalf("the workflow: issue #%d: %v", n, err)
+		}
+		if ia.Title != ib.Title || ia.Body != ib.Body || !slices.Equal(ia.Labels, ib.Labels) {
+			t.Errorf("issue #%d: cairn run published %q %q %q, the workflow %q %q %q", n, ia.Title, ia.Body, ia.Labels, ib.Title, ib.Body, ib.Labels)
+		}
+		if ia.Author != "alice" || ib.Author != fakegh.Bot {
+			t.Errorf("issue #%d: opened by %q with cairn run, %q by the workflow; want alice and %s", n, ia.Author, ib.Author, fakegh.Bot)
+		}
+	}
+	if spec, err := fakegh.ReadIssue(filepath.Join(b.work, "gh"), 8); err == nil && !strings.Contains(spec.Body, "- [ ] #9 Render\n- [ ] https://github.com/acme/widgets/issues/10 Download") {
+		t.Errorf("the workflow's spec lists its tickets as %q", spec.Body)
 	}
 }
 

@@ -189,17 +189,19 @@ var calledWorkflow = regexp.MustCompile(`^\./\.github/workflows/[^/]+\.yml$`)
 // checkLeastPrivilege holds a workflow to least privilege: it may read the
 // repository's contents, and only jobs that run nothing of the process may
 // write: push, issue and release (which take and delete an issue's Claim),
-// their contents, and the jobs of delivery and self-merge steps,
-// which start no agent and hold no agent's key, contents and pull requests.
+// their contents, the jobs of delivery and self-merge steps, which start no
+// agent and hold no agent's key, contents and pull requests, and publish
+// jobs, which run nothing but gh, issues.
 func checkLeastPrivilege(t *testing.T, wf ghWorkflow) {
 	t.Helper()
 	if wf.Permissions["contents"] != "read" {
 		t.Errorf("the workflow's permissions %v: want contents: read", wf.Permissions)
 	}
 	for id, job := range wf.Jobs {
-		delivers, agents := false, false
+		delivers, agents, publishes := false, false, false
 		for _, st := range job.Steps {
 			delivers = delivers || strings.Contains(st.Run, "catalogue_delivery") || strings.Contains(st.Run, "catalogue_self_merge")
+			publishes = publishes || st.Name == "Publish what the step's sessions asked gh to"
 			agents = agents || st.Name == "Install the agent CLIs" || strings.HasPrefix(st.Name, "Keep the agents' keys")
 		}
 		if agents {
@@ -220,8 +222,11 @@ func checkLeastPrivilege(t *testing.T, wf ghWorkflow) {
 			// A job that calls a child's workflow gives its jobs what they
 			// ask for, and none gets more than its own asks: the called
 			// workflow is held to this too.
-			case job.Uses != "" && (scope == "contents" || scope == "pull-requests"):
+			case job.Uses != "" && (scope == "contents" || scope == "pull-requests" || scope == "issues"):
 			case delivers && !agents && (scope == "contents" || scope == "pull-requests"):
+			// A publish job runs no agent, nor the step's script: it does
+			// what the step's sessions asked gh to.
+			case publishes && !agents && !delivers && scope == "issues" && strings.HasSuffix(id, "_publish"):
 			default:
 				t.Errorf("job %s may write %s", id, scope)
 			}
@@ -267,6 +272,11 @@ func checkSharedOnce(t *testing.T, out []byte, wf ghWorkflow) {
 		}
 		if job.Uses != "" {
 			// It calls a child's workflow, which has its own.
+			continue
+		}
+		if strings.HasSuffix(id, "_publish") {
+			// It publishes what a step's sessions asked gh to, and runs
+			// no step's script.
 			continue
 		}
 		at, run := -1, -1

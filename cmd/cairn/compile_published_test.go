@@ -11,7 +11,8 @@ import (
 // a result that names no issue, an issue created before the step that
 // published it or opened by an untrusted account, a spec listing a closed
 // ticket or itself, and a ticket whose run fails each fail the step, with
-// the same cause.
+// the same cause. With publishedWithGH the sessions publish the spec and
+// its tickets with gh.
 func TestCompilePublishedDifferential(t *testing.T) {
 	slowSuite(t)
 	file := filepath.Join(compileGoldenDir, "published.toml")
@@ -48,6 +49,7 @@ JSON
 		{"no url", map[string]string{"answers/claude.spec": "Published it."}, 1},
 		{"closed ticket", map[string]string{"answers/claude.split.do": closed}, 1},
 		{"failed child", map[string]string{"answers/claude.fix.2.do": "exit 1"}, 1},
+		{"gh", publishedWithGH, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -56,4 +58,22 @@ JSON
 			}
 		})
 	}
+}
+
+// publishedWithGH are the answers of golden/compile/published.toml's
+// sessions that publish with gh, as an agent does: the spec session
+// creates the label spec and opens the spec, ending with the URL gh
+// printed; the split session opens two tickets and lists them in the spec
+// by the numbers gh gave them.
+var publishedWithGH = map[string]string{
+	"answers/claude.spec.do": `gh label create spec --color 0e8a16 >/dev/null
+url=$(gh issue create --label spec --title "Export notes as PDF" --body "Let users export their notes.")
+printf 'Published the spec.\n\n<%s>.\n' "$url" >"$FAKE_MESSAGE"
+`,
+	"answers/claude.split.do": `spec=$(sed -n 's/^# Issue #\([0-9]*\):.*/\1/p' .cairn-issue.md)
+one=$(gh issue create --title "Render the notes" --body "Part of #$spec.")
+two=$(gh issue create -t "Download the PDF" -b "Part of #$spec; after #${one##*/}.")
+printf 'Let users export their notes.\n\n- [ ] #%s Render\n- [ ] %s Download\n' "${one##*/}" "$two" | gh issue edit "$spec" --body-file -
+printf 'Opened #%s and #%s.\n' "${one##*/}" "${two##*/}" >"$FAKE_MESSAGE"
+`,
 }

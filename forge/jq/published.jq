@@ -50,10 +50,11 @@ def published_tickets:
       end)
   | .out;
 # published_check is what is wrong with an issue a child run may start on (as issue.jq's reader
-# keeps it, with .trusted): "" when it is open and was opened by a trusted account.
+# keeps it, with .trusted): "" when it is open and was opened by a trusted account, or, in a
+# compiled workflow, by the run itself (.run_opened, published_by_run).
 def published_check:
   if (.state | ascii_downcase) != "open" then "it is \(.state | ascii_downcase), not open"
-  elif issue_trusts(.author.login // "") | not then
+  elif (.run_opened // false | not) and (issue_trusts(.author.login // "") | not) then
     "it was opened by \(if (.author.login // "") == "" then "a deleted account" else .author.login | tojson end), who is not trusted (add the account to the config's trusted list)"
   else "" end;
 # published_since($began) is what is wrong with a published issue: published_check, or its
@@ -67,3 +68,7 @@ def published_since($began):
           "it was created at \($created | todate), before the step that published it began (\($began | floor | todate))"
         else "" end
     end;
+# published_by_run($numbers) marks the issue .run_opened when its number is one of $numbers, those
+# a compiled workflow's publish jobs opened with the workflow's token for the run's sessions: its
+# author is GitHub's bot, which no config trusts, but the run trusts what its own sessions wrote.
+def published_by_run($numbers): .run_opened = (.number as $n | any($numbers[]; . == $n));

@@ -10,7 +10,9 @@
 # and is recorded in $FAKE_LOG/NAME.M/session) answers with the text of
 # $FAKE_ANSWERS/NAME.STEP.N, else of $FAKE_ANSWERS/NAME.STEP, else of
 # $FAKE_ANSWERS/NAME, else "NAME: done.", in the real CLI's output format;
-# $FAKE_ANSWERS/NAME.STEP[.N].do, when there is one, is what it does first.
+# $FAKE_ANSWERS/NAME.STEP[.N].do, when there is one, is what it does first,
+# and what it writes to the file $FAKE_MESSAGE, when anything, is the
+# answer (a URL gh printed, say).
 # An answer that starts with "@max-turns" makes fake claude stop at its
 # --max-turns as the real one does, with no final message; fake codex and
 # opencode, whose CLIs have no turn cap, then call tools forever, printing
@@ -89,14 +91,22 @@ fake_answer() {
   local f
   fake_max_turns=0
   fake_session
+  local said=''
   if [ -n "${FAKE_ANSWERS:-}" ]; then
     for f in "$FAKE_ANSWERS/$fake_name.${CAIRN_STEP:-}.$fake_n.do" "$FAKE_ANSWERS/$fake_name.${CAIRN_STEP:-}.do"; do
       if [ -f "$f" ]; then
-        bash "$f" || exit 99
+        said=$(mktemp)
+        FAKE_MESSAGE=$said bash "$f" || exit 99
         break
       fi
     done
   fi
+  if [ -s "$said" ]; then
+    IFS= read -r -d '' fake_msg <"$said" || true
+    rm -f -- "$said"
+    return
+  fi
+  if [ -n "$said" ]; then rm -f -- "$said"; fi
   fake_msg="$fake_name: done."
   if [ -n "${FAKE_ANSWERS:-}" ]; then
     for f in "$FAKE_ANSWERS/$fake_name.${CAIRN_STEP:-}.$fake_n" "$FAKE_ANSWERS/$fake_name.${CAIRN_STEP:-}" "$FAKE_ANSWERS/$fake_name"; do
