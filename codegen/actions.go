@@ -458,6 +458,9 @@ type resultsScript struct {
 	// set when a step starts child runs, whose folders the run folder
 	// keeps in children/.
 	Called, Published bool
+	// Publishes are the workflow's publish jobs: one that failed fails
+	// the run at its step.
+	Publishes []*publishJob
 }
 
 // The artifacts of a workflow run: what a step's job keeps (its run folder,
@@ -869,6 +872,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 			diags = append(diags, notCompilable(c.at.file(), "cannot render the script of a publish job: %v", err))
 		}
 	}
+	rs.Publishes = wf.Publishes
 	script, err := actionsResults(rs)
 	if err != nil {
 		diags = append(diags, notCompilable(c.at.file(), "cannot render the script of the last job: %v", err))
@@ -1396,7 +1400,7 @@ func (c *compiler) publishedJobs(s *script, st *ir.PlanStep, a int, end *workflo
 	issues := fmt.Sprintf("needs.%s.outputs.issues", plan.ID)
 	if spec != nil {
 		sc := call(end.ID+"_spec", "spec_process", spec, []string{plan.ID},
-			fmt.Sprintf("!cancelled() && needs.%s.outputs.spec != ''", plan.ID), fmt.Sprintf("${{ needs.%s.outputs.spec }}", plan.ID), "")
+			fmt.Sprintf("!cancelled() && needs.%s.result == 'success' && needs.%s.outputs.spec != ''", plan.ID, plan.ID), fmt.Sprintf("${{ needs.%s.outputs.spec }}", plan.ID), "")
 		// It runs whether or not the issue is a spec, naming the issues
 		// the process runs on either way: a skipped job's outputs are no
 		// value act evaluates.
@@ -1418,7 +1422,7 @@ func (c *compiler) publishedJobs(s *script, st *ir.PlanStep, a int, end *workflo
 			needs = append(needs, j.ID)
 		}
 		calls = append(calls, call(end.ID+"_each", "process", process, needs,
-			fmt.Sprintf("!cancelled() && %s != ''", issues), "${{ matrix.issue }}", fmt.Sprintf("fromJSON(%s || '[]')", issues)))
+			fmt.Sprintf("!cancelled() && needs.%s.result == 'success' && %s != ''", plan.ID, issues), "${{ matrix.issue }}", fmt.Sprintf("fromJSON(%s || '[]')", issues)))
 	}
 	end.Published, end.Decides = "end", true
 	end.Needs = slices.Clone(end.Needs)

@@ -120,3 +120,49 @@ func TestPublishJob(t *testing.T) {
 		})
 	}
 }
+
+// TestPublishJobFailed runs the last job's script of golden/compile/
+// published.yml as GitHub runs it after the publish job of step spec
+// failed (act ends a run there): the run-published-issue step's jobs did
+// not run, and the run fails at the publishing step, naming the job whose
+// log says why.
+func TestPublishJobFailed(t *testing.T) {
+	fastSuite(t)
+	b, err := os.ReadFile(filepath.Join(compileGoldenDir, "published.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf ghWorkflow
+	if err := yaml.Unmarshal(b, &wf); err != nil {
+		t.Fatal(err)
+	}
+	var script string
+	for _, st := range wf.Jobs["results"].Steps {
+		if st.Name == "The results of the last stage" {
+			script = st.Run
+		}
+	}
+	work := t.TempDir()
+	writeFiles(t, work, map[string]string{
+		"parts/cairn-run-spec/log":             "step=spec kind=session worktree=default harness=claude model=sonnet effort=medium outcome=succeeded\n",
+		"parts/cairn-run-spec/results/spec.md": "Published the spec.\n\n<https://github.com/acme/widgets/issues/900000001>.\n",
+	})
+	cmd := exec.Command("bash", "-c", script)
+	cmd.Dir = work
+	for k, v := range testEnv(t, work) {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Env = append(cmd.Env, "CAIRN_PARTS="+filepath.Join(work, "parts"), "CAIRN_RUN="+filepath.Join(work, "run"),
+		`CAIRN_NEEDS={"spec": {"result": "success"}, "spec_publish": {"result": "failure"}, "build_plan": {"result": "skipped"}, "build": {"result": "skipped"}}`)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	want := "cairn: failed at step spec: its job spec_publish could not publish what its sessions asked gh to; its log says why\n"
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.HasSuffix(stderr.String(), want) {
+		t.Errorf("the last job: %v, stderr %q; want exit 1 and %q", err, stderr.String(), want)
+	}
+	log, _ := os.ReadFile(filepath.Join(work, "run", "log"))
+	if !strings.Contains(string(log), "step=spec ") || !strings.Contains(string(log), "step=build kind=catalogue worktree=default harness=- model=- effort=- duration=0s outcome=cancelled\n") {
+		t.Errorf("the run's log:\n%s", log)
+	}
+}
