@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // testEnv is an environment that keeps git from the machine's
@@ -389,7 +390,14 @@ func TestWith(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "git"), []byte("#!/bin/sh\necho other\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := g.With("PATH="+bin).Run(context.Background(), dir, "status"); err != nil || out != "other\n" {
+	out, err := g.With("PATH="+bin).Run(context.Background(), dir, "status")
+	// A parallel test's fork may hold the script open for writing until
+	// its exec (ETXTBSY): the script runs once that child has.
+	for i := 0; i < 50 && err != nil && strings.Contains(err.Error(), "text file busy"); i++ {
+		time.Sleep(20 * time.Millisecond)
+		out, err = g.With("PATH="+bin).Run(context.Background(), dir, "status")
+	}
+	if err != nil || out != "other\n" {
 		t.Errorf("With(PATH) ran %q, %v; want the git on that PATH", out, err)
 	}
 }
