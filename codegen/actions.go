@@ -661,7 +661,11 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 				before, calls = c.publishedJobs(s, st, i, j)
 				wf.Jobs = append(wf.Jobs, before...)
 				wf.Calls = append(wf.Calls, calls...)
-				if pub := byStep[st.Needs[0]]; len(st.Needs) == 1 && pub != nil && pub.Publishes {
+				var pub *workflowJob
+				if len(st.Needs) == 1 {
+					pub = byStep[st.Needs[0]]
+				}
+				if pub != nil && pub.Publishes {
 					// The step's jobs trust the issues the publisher's
 					// publish job opened as the run's own.
 					opened := fmt.Sprintf("needs.%s_publish.outputs.issues", pub.ID)
