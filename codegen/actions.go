@@ -555,11 +555,15 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	rs.Called, rs.Published = wf.Called, s.HasPublished
 	if c.plan.Commit {
 		wf.Push = &pushJob{ID: "push"}
-		diags = append(diags, c.commitAtOnce()...)
 	}
 	// A process whose steps write needs maps them to the jobs' needs: a
 	// job waits for the jobs of the steps its step needs, and starts from
 	// the changes of the last of the steps it waits for in its worktree.
+	// In commit mode a job also waits for the job of the step before it
+	// in the file, which may not be one it needs: the jobs commit the one
+	// run, and each takes the commits the job before it made, so steps
+	// that may run beside each other run one after another, in file
+	// order, as cairn run --jobs 1 runs them.
 	dag, byNeeds := ir.NewDAG(c.plan), c.plan.WritesNeeds()
 	index := 0
 	// The jobs of each delivery's repair loop, after its first.
@@ -571,13 +575,18 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		// (groupJob). takes are the worktrees whose changes it takes.
 		var group *workflowJob
 		var takes []string
+		serial := c.plan.Commit && len(stage) > 1 && !byNeeds && writesIn(stage)
 		for i := range stage {
 			st := &stage[i]
 			if byNeeds {
-				prev, earlier = []string{wf.Runtime.ID}, len(dag.Above[index]) > 0
-				if len(dag.Needs[index]) > 0 {
+				needs := dag.Needs[index]
+				if c.plan.Commit && index > 0 && !slices.Contains(dag.Above[index], index-1) {
+					needs = append(slices.Clone(needs), index-1)
+				}
+				prev, earlier = []string{wf.Runtime.ID}, len(needs) > 0
+				if len(needs) > 0 {
 					prev = nil
-					for _, k := range dag.Needs[index] {
+					for _, k := range needs {
 						// A delivery ends in whichever job of its repair
 						// loop ends it.
 						prev = append(prev, jobID(dag.Steps[k].Name))
@@ -590,8 +599,12 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 				}
 			}
 			index++
+			if serial && i > 0 {
+				// After the members before it, whose commits it takes.
+				prev, earlier = slices.Clone(ids), true
+			}
 			j := &workflowJob{ID: jobID(st.Name), Step: st.Name, Needs: prev, Given: earlier, Commits: c.plan.Commit, Output: st.Output != nil, Decides: st.When != "" || st.ForEach != ""}
-			grouped := c.plan.Commit && len(stage) > 1 && !byNeeds
+			grouped := c.plan.Commit && len(stage) > 1 && !byNeeds && !serial
 			first := grouped && group == nil
 			if first {
 				group = groupJob(stage, j)
@@ -630,10 +643,6 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 			})
 			for _, a := range st.Actions {
 				if a.Kind == ir.Catalogue && (a.Catalogue == ir.Delivery || a.Catalogue == ir.SelfMerge) {
-					if grouped {
-						// The group's job runs its members' agents.
-						diags = append(diags, notCompilable(c.at.step(st.Name), "step %q: catalogue step %q cannot be compiled to %s in a parallel group in commit mode: the group's one job, which runs its members' agents too, would hold a token that can write; take it out of the group", st.Name, a.Catalogue, c.target.name))
-					}
 					j.Writes = true
 					j.Merge = j.Merge || a.Catalogue == ir.SelfMerge
 				}
@@ -788,7 +797,11 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 			if j.Role == "repair" {
 				js.repairJob(s)
 			}
-			js.Job.EndsRun = slices.Contains(s.LastStage, slices.Index(s.StepNames, j.Step))
+			// In commit mode the jobs run one after another (but for a
+			// group's members, in one job): the job of the file's last
+			// step ends the run.
+			last := s.StepNames[len(s.StepNames)-1]
+			js.Job.EndsRun = j.Step == last || slices.Contains(j.Members, last)
 			if js.Commit != nil {
 				js.Commit.Steps, js.Commit.Cancelled = rs.Steps, rs.Cancelled
 			}
@@ -1007,28 +1020,17 @@ func groupJob(stage []ir.PlanStep, j *workflowJob) *workflowJob {
 	return j
 }
 
-// commitAtOnce refuses, in commit mode, steps that write needs and may run
-// beside each other (neither waiting for the other): their jobs would each
-// commit the one run at once, on runners of their own, and their commits
-// could not be made one history as cairn run makes it, a commit at a time.
-// A parallel group without needs runs in one job (groupJob).
-func (c *compiler) commitAtOnce() []ir.Diagnostic {
-	if !c.plan.WritesNeeds() {
-		return nil
-	}
-	var diags []ir.Diagnostic
-	dag := ir.NewDAG(c.plan)
-	for i, st := range dag.Steps {
-		for k := range i {
-			if slices.Contains(dag.Above[i], k) {
-				continue
-			}
-			diags = append(diags, notCompilable(c.at.step(st.Name),
-				"step %q: in commit mode it may run beside step %q (neither needs the other), and their jobs would commit the one run at once, each on a runner of its own, where cairn run makes their commits one history; make one need the other, or run the process with cairn run", st.Name, dag.Steps[k].Name))
-			break
-		}
-	}
-	return diags
+// writesIn reports whether a step of parallel group stage delivers or
+// self-merges. In commit mode its members cannot run in one job
+// (groupJob), which would hold a token that can write where their agents
+// run: they run one after another, each in a job of its own, in file
+// order, as cairn run --jobs 1 runs them.
+func writesIn(stage []ir.PlanStep) bool {
+	return slices.ContainsFunc(stage, func(st ir.PlanStep) bool {
+		return slices.ContainsFunc(st.Actions, func(a ir.PlanAction) bool {
+			return a.Kind == ir.Catalogue && (a.Catalogue == ir.Delivery || a.Catalogue == ir.SelfMerge)
+		})
+	})
 }
 
 // describedExpression refuses a description holding "${{", at the "${{":

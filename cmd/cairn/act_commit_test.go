@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -24,22 +25,59 @@ import (
 // parallel-commit, whose parallel group runs in one job for the same
 // reason, as it is and with its session failing, which fails the run in
 // the group's job: the other member ends, the step after is cancelled.
+// The golden case needs-commit, whose needs let a session and a command run
+// at once, runs their jobs one after another in file order, and is held to
+// cairn run --jobs 1, which runs them so (run at once, the command's
+// precheck's output is in the session's commit): with the session failing,
+// the command's job does not run, and the command is cancelled, as cairn
+// run --jobs 1 starts nothing after the failure.
 func TestActDifferentialCommit(t *testing.T) {
 	slowSuite(t)
 	act, standIns := lookAct(t)
 	for _, variant := range []struct {
-		name, file string
-		env        []string
+		name, file   string
+		env, runArgs []string
 	}{
-		{"ok", "commit", nil}, {"failing", "commit", []string{"FAKE_FAIL=claude"}}, {"foreach", "foreach-commit", nil},
-		{"parallel", "parallel-commit", nil}, {"parallel-failing", "parallel-commit", []string{"FAKE_FAIL=claude"}},
-		{"parallel-throwaways", "parallel-throwaways", nil},
+		{"ok", "commit", nil, nil}, {"failing", "commit", []string{"FAKE_FAIL=claude"}, nil}, {"foreach", "foreach-commit", nil, nil},
+		{"parallel", "parallel-commit", nil, nil}, {"parallel-failing", "parallel-commit", []string{"FAKE_FAIL=claude"}, nil},
+		{"parallel-throwaways", "parallel-throwaways", nil, nil},
+		{"needs", "needs-commit", nil, []string{"--jobs", "1"}}, {"needs-failing", "needs-commit", []string{"FAKE_FAIL=claude"}, []string{"--jobs", "1"}},
 	} {
 		t.Run(variant.name, func(t *testing.T) {
 			t.Parallel()
-			actCommit(t, act, standIns, filepath.Join(compileGoldenDir, variant.file+".toml"), variant.env, nil, nil)
+			a, _ := actCommit(t, act, standIns, filepath.Join(compileGoldenDir, variant.file+".toml"), variant.env, variant.runArgs, nil)
+			if variant.name == "needs-failing" {
+				// The workflow's log is cairn run's (actCommit).
+				b, err := os.ReadFile(filepath.Join(a.onlyRepoRun(t), "log"))
+				if err != nil || !regexp.MustCompile(`(?m)^.*step=aside .*outcome=cancelled$`).Match(b) {
+					t.Errorf("cairn run --jobs 1's log (%v):\n%s\nwant aside cancelled", err, b)
+				}
+			}
 		})
 	}
+	// A procedure on an issue whose delivery is in a parallel group: its
+	// members run one after another, each in a job of its own (the
+	// delivery's alone may write), and the run's commits and the pull
+	// request are cairn run's.
+	t.Run("group-deliver", func(t *testing.T) {
+		t.Parallel()
+		path := filepath.Join(t.TempDir(), "event.json")
+		writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"issue": "7", "directive": ""}, "sender": {"login": "alice"}}`})
+		actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=" + actGitHubToken, "-s", "CAIRN_PUSH_TOKEN=" + actPushToken, "--remote-name", "github"}
+		file := filepath.Join(compileGoldenDir, "commit-group-deliver.toml")
+		a, b := actCommit(t, act, standIns, file, nil, []string{"issue", "7"}, actArgs)
+		if pa, pb := a.pullRequests(t), b.pullRequests(t); !slices.Equal(pa, pb) || len(pb) != 1 || !strings.HasSuffix(pb[0], "OPEN draft=false") {
+			t.Errorf("pull requests: cairn run leaves %q, the workflow %q; want one, the same, ready", pa, pb)
+		}
+		var wf ghWorkflow
+		if err := yaml.Unmarshal(b.compileWorkflow(t, file), &wf); err != nil {
+			t.Fatal(err)
+		}
+		checkLeastPrivilege(t, wf)
+		if needs := wf.Jobs["note"].Needs; !slices.Contains(needs, "deliver") {
+			t.Errorf("job note needs %q; want it after deliver", needs)
+		}
+	})
 	// A procedure on an issue, delivered: the issue branch goes from job
 	// to job beside the run's commits, and the delivery's job pushes it and
 	// opens its pull request, as cairn run does, while the run's commits

@@ -71,7 +71,10 @@ type compileWork struct {
 // script carries in the same template, whose features the fast suite holds
 // to cairn run through that case: deliver-repair for the deliveries'
 // variants, commit-deliver for commit-repair and commit-rebase, judge and
-// on-issue for foreach-judge and foreach-issue. They keep the README's go
+// on-issue for foreach-judge and foreach-issue, parallel-commit for
+// needs-commit and commit-deliver for commit-group-deliver (whose scripts
+// differ from theirs in the order of the steps alone; their workflows, in
+// their jobs' needs). They keep the README's go
 // test ./... within minutes on two cores, well inside go test's 10.
 var slowCases = map[string]bool{
 	"published":      true,
@@ -79,6 +82,7 @@ var slowCases = map[string]bool{
 	"deliver-red": true, "deliver-reviewed": true, "deliver-spent": true,
 	"commit-repair": true, "commit-rebase": true,
 	"foreach-judge": true, "foreach-issue": true,
+	"needs-commit": true, "commit-group-deliver": true,
 }
 
 // fastCommitVariants are the golden compile cases in commit mode whose
@@ -105,7 +109,7 @@ var caseRepoFiles = map[string]map[string]string{
 }
 
 // commitCases are the golden compile cases with commit = true.
-var commitCases = map[string]bool{"commit": true, "commit-issue": true, "commit-deliver": true, "commit-repair": true, "commit-rebase": true, "foreach-commit": true, "parallel-commit": true, "parallel-throwaways": true}
+var commitCases = map[string]bool{"commit": true, "needs-commit": true, "commit-group-deliver": true, "commit-issue": true, "commit-deliver": true, "commit-repair": true, "commit-rebase": true, "foreach-commit": true, "parallel-commit": true, "parallel-throwaways": true}
 
 // newCompileWork makes a twin of the case in file.
 func newCompileWork(t *testing.T, file string) *compileWork {
@@ -191,7 +195,7 @@ printf 'mybot %s answers %d bytes of prompt\n' "$*" "${#prompt}"
 var issueCases = map[string][]string{
 	"on-issue": {"issue", "7"}, "commit-issue": {"issue", "7"}, "foreach-issue": {"issue", "7"},
 	"deliver": {"issue", "7"}, "deliver-held": {"issue", "7"}, "deliver-red": {"issue", "7"}, "deliver-repair": {"issue", "7"}, "deliver-rebase": {"issue", "7"}, "deliver-capped": {"issue", "7"}, "deliver-reviewed": {"issue", "7"},
-	"deliver-spent": {"issue", "7"}, "deliver-budget": {"issue", "7"}, "commit-deliver": {"issue", "7"}, "commit-repair": {"issue", "7"}, "commit-rebase": {"issue", "7"},
+	"deliver-spent": {"issue", "7"}, "deliver-budget": {"issue", "7"}, "commit-deliver": {"issue", "7"}, "commit-group-deliver": {"issue", "7"}, "commit-repair": {"issue", "7"}, "commit-rebase": {"issue", "7"},
 	// Its tickets' runs, one at a time, start their sessions in an order
 	// the twins share.
 	"published": {"--jobs", "1"},

@@ -1,0 +1,1 @@
+echo "notes for review" > notes.txt
