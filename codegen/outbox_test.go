@@ -45,6 +45,10 @@ func TestOutboxGH(t *testing.T) {
 		{"issue create --title T", "", 1, "", "must provide `--title` and `--body`"},
 		{"issue create --title T --body-file missing.md", "", 1, "", "open missing.md: no such file or directory\n"},
 		{"issue edit 7", "", 1, "", "field to edit flag required"},
+		{"issue comment #900000001 --body-file -", "Split into #900000002.\n", 0, "https://github.com/acme/widgets/issues/900000001#issuecomment-900000005\n", ""},
+		{"issue comment 7", "", 2, "", "`--body`, `--body-file` or `--web` required when not running interactively"},
+		{"issue comment 7 --edit-last -b x", "", 2, "", "takes only --body, --body-file, --repo; not --edit-last\n"},
+		{"issue comment 7 8 -b x", "", 1, "", "takes one issue"},
 		{"pr list --state open", "", 0, "real gh pr list --state open\n", ""},
 	} {
 		cmd := exec.Command("bash", append([]string{filepath.Join(shim, "gh")}, strings.Fields(c.args)...)...)
@@ -65,7 +69,7 @@ func TestOutboxGH(t *testing.T) {
 		}
 	}
 	var got []string
-	for _, name := range []string{"0001.json", "0002.json", "0003.json", "0004.json"} {
+	for _, name := range []string{"0001.json", "0002.json", "0003.json", "0004.json", "0005.json"} {
 		b, err := os.ReadFile(filepath.Join(box, name))
 		if err != nil {
 			t.Fatal(err)
@@ -77,11 +81,12 @@ func TestOutboxGH(t *testing.T) {
 		`{"op":"issue create","title":"Spec","body":"The spec.\n","number":900000001,"labels":["spec"]}`,
 		`{"op":"issue create","title":"Ticket","body":"x","number":900000002,"labels":[]}`,
 		`{"op":"issue edit","body":"- [ ] #900000002\n","issue":900000001,"add_labels":["later"],"remove_labels":[]}`,
+		`{"op":"issue comment","body":"Split into #900000002.\n","issue":900000001}`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("the outbox holds\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if _, err := os.Stat(filepath.Join(box, "0005.json")); err == nil {
+	if _, err := os.Stat(filepath.Join(box, "0006.json")); err == nil {
 		t.Error("a refused call was recorded")
 	}
 }

@@ -98,8 +98,8 @@ JSON
 // comparePublished holds the issues the sessions of twin b's workflow
 // published to those of twin a's cairn run: the spec, #8, and its tickets,
 // #9 and #10, with the same titles, bodies (which name each other by their
-// real numbers) and labels; cairn run's are by the account gh is logged in
-// as, the workflow's by GitHub's bot, whose token only the publish jobs,
+// real numbers) and labels, and the split session's comment on the spec;
+// cairn run's are by the account gh is logged in as, the workflow's by GitHub's bot, whose token only the publish jobs,
 // which run no agent, held.
 func comparePublished(t *testing.T, a, b *compileWork) {
 	t.Helper()
@@ -121,6 +121,26 @@ func comparePublished(t *testing.T, a, b *compileWork) {
 	}
 	if spec, err := fakegh.ReadIssue(filepath.Join(b.work, "gh"), 8); err == nil && !strings.Contains(spec.Body, "- [ ] #9 Render\n- [ ] https://github.com/acme/widgets/issues/10 Download") {
 		t.Errorf("the workflow's spec lists its tickets as %q", spec.Body)
+	}
+	// The split session's comment on the spec, with the tickets' real
+	// numbers.
+	for _, tw := range []struct {
+		w      *compileWork
+		author string
+	}{{a, "alice"}, {b, fakegh.Bot}} {
+		spec, err := fakegh.ReadIssue(filepath.Join(tw.w.work, "gh"), 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range spec.Comments {
+			if c.Author == tw.author {
+				got = append(got, c.Body)
+			}
+		}
+		if want := []string{"Split into #9 and #10."}; !slices.Equal(got, want) {
+			t.Errorf("the spec's comments by %s: %q; want %q", tw.author, got, want)
+		}
 	}
 }
 

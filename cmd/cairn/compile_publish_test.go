@@ -36,8 +36,8 @@ func publishScript(t *testing.T) string {
 // TestPublishJob runs a publish job's script against the fake gh, given
 // the gh calls a step's sessions made (as the outbox's gh records them):
 // it creates the label, opens the issues by GitHub's bot, numbers them
-// for real in the calls after them and in the step's result, and names
-// them in its output; a call GitHub refuses fails the job, naming the step,
+// for real in the calls after them (an edit, a comment) and in the step's
+// result, and names them in its output; a call GitHub refuses fails the job, naming the step,
 // the call and gh's reason, with nothing kept again.
 func TestPublishJob(t *testing.T) {
 	fastSuite(t)
@@ -48,6 +48,7 @@ func TestPublishJob(t *testing.T) {
 		`{"op":"issue create","title":"Render","body":"Part of #900000001 (https://github.com/acme/widgets/issues/900000001).","number":900000002,"labels":[]}`,
 		`{"op":"issue edit","body":"- [ ] #900000002 Render\n","issue":900000001,"add_labels":[],"remove_labels":[]}`,
 		`{"op":"label create","name":"spec","color":"","description":"","force":false}`,
+		`{"op":"issue comment","body":"Split into #900000002.","issue":900000001}`,
 	}
 	for _, tc := range []struct {
 		name  string
@@ -113,6 +114,9 @@ func TestPublishJob(t *testing.T) {
 				if is.Title != want.Title || is.Body != want.Body || strings.Join(is.Labels, ",") != strings.Join(want.Labels, ",") || is.Author != fakegh.Bot {
 					t.Errorf("issue #%d: %q %q %q by %q; want %q %q %q by %q", n, is.Title, is.Body, is.Labels, is.Author, want.Title, want.Body, want.Labels, fakegh.Bot)
 				}
+			}
+			if is, err := fakegh.ReadIssue(state, 8); err != nil || len(is.Comments) != 1 || is.Comments[0].Body != "Split into #9." || is.Comments[0].Author != fakegh.Bot {
+				t.Errorf("issue #8's comments: %+v, %v; want one by %s, \"Split into #9.\"", is, err, fakegh.Bot)
 			}
 			if b, err := os.ReadFile(filepath.Join(run, "outbox/published.json")); err != nil || string(b) != `{"900000001":"8","900000002":"9"}`+"\n" {
 				t.Errorf("outbox/published.json: %q, %v", b, err)

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # gh as the sessions of a step that may publish see it in a job of a workflow `cairn compile` wrote:
-# the job holds no token that writes, so `gh issue create`, `gh issue edit` and `gh label create`
-# are recorded in $CAIRN_OUTBOX, one JSON file each, in order, and answered as gh answers them to a
-# pipe; the job after the step's, which runs no agent, does them with the workflow's token. An issue
-# opened here gets a provisional number, 900000001 and on, which that job maps to its real one
-# wherever a later call or the step's result names it (#N, .../issues/N). Any other gh command is
-# the real gh's.
+# the job holds no token that writes, so `gh issue create`, `gh issue edit`, `gh issue comment` and
+# `gh label create` are recorded in $CAIRN_OUTBOX, one JSON file each, in order, and answered as gh
+# answers them to a pipe; the job after the step's, which runs no agent, does them with the
+# workflow's token. An issue opened here gets a provisional number, 900000001 and on, which that job
+# maps to its real one wherever a later call or the step's result names it (#N, .../issues/N); a
+# comment's URL here ends in a provisional id that nothing maps. Any other gh command is the real
+# gh's.
 set -euo pipefail
 
 box=${CAIRN_OUTBOX:?} repo=${CAIRN_OUTBOX_REPO:?}
@@ -31,6 +32,7 @@ cmd="${1:-} ${2:-}"
 case $cmd in
 "issue create") takes=" title body body-file label repo " ;;
 "issue edit") takes=" title body body-file add-label remove-label repo " ;;
+"issue comment") takes=" body body-file repo " ;;
 "label create") takes=" color description force repo " ;;
 *) real_gh "$@" ;;
 esac
@@ -120,10 +122,17 @@ case $cmd in
   printf '%s\n' "$((created + 1))" >"$box/.created"
   printf '%s/issues/%s\n' "$repo" "$number"
   ;;
-"issue edit")
-  ((${#args[@]} == 1)) || fail 1 "cairn: gh issue edit in a workflow's session takes one issue"
+"issue edit" | "issue comment")
+  ((${#args[@]} == 1)) || fail 1 "cairn: gh $cmd in a workflow's session takes one issue"
   issue=${args[0]#"$repo/issues/"} issue=${issue#\#}
   [[ $issue =~ ^[1-9][0-9]*$ ]] || fail 1 "invalid issue format: \"${args[0]}\""
+  ;;&
+"issue comment")
+  [[ -n ${one[body]+set} ]] || fail 2 "\`--body\`, \`--body-file\` or \`--web\` required when not running interactively"
+  json --argjson extra "$(jq -n -c --argjson issue "$issue" '{issue: $issue}')" >"$file"
+  printf '%s/issues/%s#issuecomment-%s\n' "$repo" "$issue" "$((first + n))"
+  ;;
+"issue edit")
   [[ -n ${one[title]+set}${one[body]+set} ]] || ((${#add[@]} + ${#remove[@]})) || fail 1 "field to edit flag required when not running interactively"
   json --argjson extra "$(jq -n -c --argjson issue "$issue" --argjson add "$(jq -n -c '$ARGS.positional' --args "${add[@]}")" \
     '{issue: $issue, add_labels: $add, remove_labels: $ARGS.positional}' --args "${remove[@]}")" >"$file"

@@ -344,6 +344,10 @@ func TestIssueWrites(t *testing.T) {
 		{[]string{"issue", "edit", "https://github.com/acme/widgets/issues/8", "--add-label", "nope"}, 1, "", "'nope' not found"},
 		{[]string{"issue", "edit", "12", "--body", "x"}, 1, "", "Could not resolve to an issue or pull request with the number of 12"},
 		{[]string{"issue", "edit", "8"}, 2, "", "field to edit flag required"},
+		{[]string{"issue", "comment", "8", "--body", "Split into #9."}, 0, "https://github.com/acme/widgets/issues/8#issuecomment-8001\n", ""},
+		{[]string{"issue", "comment", "8"}, 2, "", "`--body`, `--body-file` or `--web` required when not running interactively"},
+		{[]string{"issue", "comment", "8", "--edit-last", "-b", "x"}, 2, "", "--edit-last"},
+		{[]string{"issue", "comment", "12", "-b", "x"}, 1, "", "Could not resolve to an issue or pull request with the number of 12"},
 	} {
 		code, stdout, stderr := run(t, c.args...)
 		if code != c.code || stdout != c.stdout || !strings.Contains(stderr, c.stderr) {
@@ -355,7 +359,7 @@ func TestIssueWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	if is.Title != "Spec" || is.Body != "- [ ] #9" || is.Author != "alice" || strings.Join(is.Labels, ",") != "spec,bug" ||
-		len(is.Edits) != 1 || is.Edits[0].Editor != "alice" {
+		len(is.Edits) != 1 || is.Edits[0].Editor != "alice" || len(is.Comments) != 1 || is.Comments[0].Author != "alice" || is.Comments[0].Body != "Split into #9." {
 		t.Errorf("issue 8: %+v", is)
 	}
 	// The workflow's own token opens issues as the bot, as GitHub does.
@@ -370,7 +374,10 @@ func TestIssueWrites(t *testing.T) {
 	if code != 0 || stdout != `{"author":{"id":"U_fakeapp/github-actions","is_bot":true,"login":"app/github-actions","name":""}}`+"\n" {
 		t.Errorf("issue view 9: exit %d, %s", code, stdout)
 	}
-	if is, err := ReadIssue(state, 9); err != nil || len(is.Edits) != 1 || is.Edits[0].Editor != BotEditor {
+	if code, stdout, stderr := run(t, "issue", "comment", "https://github.com/acme/widgets/issues/9", "--body-file", body); code != 0 || stdout != "https://github.com/acme/widgets/issues/9#issuecomment-9001\n" {
+		t.Fatalf("issue comment with an installation token: exit %d, %q, %q", code, stdout, stderr)
+	}
+	if is, err := ReadIssue(state, 9); err != nil || len(is.Edits) != 1 || is.Edits[0].Editor != BotEditor || len(is.Comments) != 1 || is.Comments[0].Author != Bot {
 		t.Errorf("issue 9: %+v, %v", is, err)
 	}
 }

@@ -33,7 +33,7 @@ func (c *call) issue(args []string) error {
 	if args[0] == "view" {
 		return c.issueView(args[1:])
 	}
-	sub := map[string]func([]string) error{"create": c.issueCreate, "edit": c.issueEdit}
+	sub := map[string]func([]string) error{"create": c.issueCreate, "edit": c.issueEdit, "comment": c.issueComment}
 	if f, ok := sub[args[0]]; ok {
 		unlock, err := c.lock()
 		if err != nil {
@@ -42,7 +42,7 @@ func (c *call) issue(args []string) error {
 		defer unlock()
 		return f(args[1:])
 	}
-	real := []string{"close", "comment", "delete", "develop", "list", "lock", "pin", "reopen", "status", "transfer", "unlock", "unpin"}
+	real := []string{"close", "delete", "develop", "list", "lock", "pin", "reopen", "status", "transfer", "unlock", "unpin"}
 	if slices.Contains(real, args[0]) {
 		return notFaked("gh issue %s", args[0])
 	}
@@ -194,6 +194,61 @@ func (c *call) issueEdit(args []string) error {
 		return err
 	}
 	fmt.Fprintln(c.stdout, issueURL(r, is.Number))
+	return nil
+}
+
+// issueCommentFlags are those of `gh issue comment` (2.63).
+var issueCommentFlags = []flagSpec{
+	repoFlagSpec,
+	{long: "body", short: "b", value: true, faked: true},
+	{long: "body-file", short: "F", value: true, faked: true},
+	{long: "create-if-none"},
+	{long: "edit-last"},
+	{long: "editor", short: "e"},
+	{long: "web", short: "w"},
+	{long: "help", short: "h"},
+}
+
+// issueComment is `gh issue comment {NUMBER | URL} (--body B | --body-file
+// F)`: a new comment on the issue by the account logged in, or the bot for
+// an installation token. It prints the comment's URL, the issue's with
+// #issuecomment- and the comment's database id.
+func (c *call) issueComment(args []string) error {
+	const cmd = "issue comment {<number> | <url>}"
+	p, err := parseFlags(cmd, issueCommentFlags, args)
+	if err != nil {
+		return err
+	}
+	if len(p.args) != 1 {
+		return usage("accepts 1 arg(s), received %d\n\nUsage:  gh %s [flags]", len(p.args), cmd)
+	}
+	body, hasBody, err := c.body(p)
+	if err != nil {
+		return err
+	}
+	if !hasBody {
+		return usage("`--body`, `--body-file` or `--web` required when not running interactively")
+	}
+	author, err := c.author()
+	if err != nil {
+		return err
+	}
+	r, n, err := c.issueArg(p.last("repo"), p.args[0])
+	if err != nil {
+		return err
+	}
+	is, err := ReadIssue(c.state, n)
+	if errors.Is(err, fs.ErrNotExist) {
+		return failure("GraphQL: Could not resolve to an issue or pull request with the number of %d. (repository.issue)", n)
+	}
+	if err != nil {
+		return err
+	}
+	is.Comments = append(is.Comments, Comment{Author: author, Body: body, CreatedAt: time.Now().UTC().Truncate(time.Second)})
+	if err := WriteIssue(c.state, *is); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stdout, "%s#issuecomment-%d\n", issueURL(r, n), 1000*n+len(is.Comments))
 	return nil
 }
 
