@@ -70,6 +70,20 @@ func failure(format string, a ...any) error { return &exit{1, fmt.Sprintf(format
 // notLoggedIn is gh's answer without an account.
 var notLoggedIn = &exit{4, "To get started with GitHub CLI, please run:  gh auth login\nAlternatively, populate the GH_TOKEN environment variable with a GitHub API authentication token."}
 
+// noActionsToken is gh's answer in a GitHub Actions job (GITHUB_ACTIONS
+// is true) given no token: a runner has no account logged in, so the
+// state's login is not the job's.
+var noActionsToken = &exit{4, "gh: To use GitHub CLI in a GitHub Actions workflow, set the GH_TOKEN environment variable. Example:\n  env:\n    GH_TOKEN: ${{ github.token }}"}
+
+// authenticated refuses a call that needs an account in a GitHub Actions
+// job without a token, as gh does before running the command.
+func authenticated() error {
+	if os.Getenv("GITHUB_ACTIONS") == "true" && os.Getenv("GH_TOKEN") == "" && os.Getenv("GITHUB_TOKEN") == "" {
+		return noActionsToken
+	}
+	return nil
+}
+
 // record writes the call to $FAKE_LOG/gh.N/.
 func (c *call) record() error {
 	log := os.Getenv("FAKE_LOG")
@@ -140,6 +154,12 @@ func (c *call) dispatch() error {
 	case "--version", "version":
 		fmt.Fprintf(c.stdout, "gh version %s (2024-11-27)\nhttps://github.com/cli/cli/releases/tag/v%s\n", Version, Version)
 		return nil
+	case "api", "pr", "run", "issue", "label":
+		if err := authenticated(); err != nil {
+			return err
+		}
+	}
+	switch c.args[0] {
 	case "api":
 		return c.api(c.args[1:])
 	case "pr":

@@ -25,6 +25,7 @@ func setup(t *testing.T) string {
 	state := t.TempDir()
 	t.Setenv("FAKE_GH_STATE", state)
 	t.Setenv("FAKE_LOG", filepath.Join(t.TempDir(), "log"))
+	t.Setenv("GITHUB_ACTIONS", "")
 	if err := SetLogin(state, "alice"); err != nil {
 		t.Fatal(err)
 	}
@@ -193,6 +194,29 @@ func TestInstallationToken(t *testing.T) {
 		if c.code != 0 && !strings.Contains(stdout, `"status":"403"`) {
 			t.Errorf("GH_TOKEN %q: stdout %q; want GitHub's answer", c.gh, stdout)
 		}
+	}
+}
+
+// TestActionsWithoutToken: in a GitHub Actions job, whose runner has no
+// account logged in, gh given no token refuses what needs one, exit 4,
+// saying how to give it one; with the job's token it answers as the bot.
+func TestActionsWithoutToken(t *testing.T) {
+	setup(t)
+	t.Setenv("GITHUB_ACTIONS", "true")
+	t.Setenv("GH_TOKEN", "")
+	t.Setenv("GITHUB_TOKEN", "")
+	for _, args := range [][]string{{"issue", "view", "7"}, {"api", "user"}, {"label", "create", "x"}, {"pr", "list"}} {
+		code, stdout, stderr := run(t, args...)
+		if code != 4 || stdout != "" || !strings.HasPrefix(stderr, "gh: To use GitHub CLI in a GitHub Actions workflow, set the GH_TOKEN environment variable.") {
+			t.Errorf("gh %q: exit %d, stdout %q, stderr %q; want exit 4 and gh's help", args, code, stdout, stderr)
+		}
+	}
+	if code, stdout, _ := run(t, "--version"); code != 0 || !strings.HasPrefix(stdout, "gh version ") {
+		t.Errorf("gh --version: exit %d, %q", code, stdout)
+	}
+	t.Setenv("GITHUB_TOKEN", "ghs_job")
+	if code, _, stderr := run(t, "label", "create", "x"); code != 0 {
+		t.Errorf("gh label create with the job's token: exit %d, %q", code, stderr)
 	}
 }
 

@@ -90,8 +90,9 @@ func New(t testing.TB) *Fixture {
 		t.Fatal(err)
 	}
 	// The fake gh is the test binary: under -race, it would sleep a second
-	// at each exit.
-	f.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "FAKE_GH_STATE="+f.State, "FAKE_LOG="+f.Log, "GORACE=atexit_sleep_ms=0")
+	// at each exit. Tests run by a GitHub Actions job are no job's
+	// steps, whose gh has no account (fakegh's GITHUB_ACTIONS).
+	f.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "FAKE_GH_STATE="+f.State, "FAKE_LOG="+f.Log, "GORACE=atexit_sleep_ms=0", "GITHUB_ACTIONS=")
 	f.Repo = &git.Repo{Root: f.Root, CommonDir: f.Common, Git: git.New(f.Env)}
 	return f
 }
