@@ -25,7 +25,7 @@ func TestOutboxGH(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(shim, "gh"), []byte(outboxGH), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(real, "gh"), []byte("#!/bin/sh\necho \"real gh $*\"\n"), 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(real, "gh"), []byte("#!/bin/sh\necho \"real gh $* (GH_TOKEN=${GH_TOKEN-}${CAIRN_OUTBOX_TOKEN+, and CAIRN_OUTBOX_TOKEN})\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "body.md"), []byte("The spec.\n"), 0o644); err != nil {
@@ -49,11 +49,11 @@ func TestOutboxGH(t *testing.T) {
 		{"issue comment 7", "", 2, "", "`--body`, `--body-file` or `--web` required when not running interactively"},
 		{"issue comment 7 --edit-last -b x", "", 2, "", "takes only --body, --body-file, --repo; not --edit-last\n"},
 		{"issue comment 7 8 -b x", "", 1, "", "takes one issue"},
-		{"pr list --state open", "", 0, "real gh pr list --state open\n", ""},
+		{"pr list --state open", "", 0, "real gh pr list --state open (GH_TOKEN=ghs_job)\n", ""},
 	} {
 		cmd := exec.Command("bash", append([]string{filepath.Join(shim, "gh")}, strings.Fields(c.args)...)...)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "PATH="+shim+":"+real+":"+os.Getenv("PATH"), "CAIRN_OUTBOX="+box, "CAIRN_OUTBOX_REPO=https://github.com/acme/widgets")
+		cmd.Env = append(os.Environ(), "PATH="+shim+":"+real+":"+os.Getenv("PATH"), "CAIRN_OUTBOX="+box, "CAIRN_OUTBOX_REPO=https://github.com/acme/widgets", "CAIRN_OUTBOX_TOKEN=ghs_job")
 		cmd.Stdin = strings.NewReader(c.stdin)
 		var stdout, stderr strings.Builder
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -122,8 +122,9 @@ func comparePublished(t *testing.T, a, b *compileWork) {
 	if spec, err := fakegh.ReadIssue(filepath.Join(b.work, "gh"), 8); err == nil && !strings.Contains(spec.Body, "- [ ] #9 Render\n- [ ] https://github.com/acme/widgets/issues/10 Download") {
 		t.Errorf("the workflow's spec lists its tickets as %q", spec.Body)
 	}
-	// The split session's comment on the spec, with the tickets' real
-	// numbers.
+	// The split session's comment on the spec, with the title it read
+	// with gh (in the workflow, with its job's token, which can read
+	// alone) and the tickets' real numbers.
 	for _, tw := range []struct {
 		w      *compileWork
 		author string
@@ -138,7 +139,7 @@ func comparePublished(t *testing.T, a, b *compileWork) {
 				got = append(got, c.Body)
 			}
 		}
-		if want := []string{"Split into #9 and #10."}; !slices.Equal(got, want) {
+		if want := []string{`Split "Export notes as PDF" into #9 and #10.`}; !slices.Equal(got, want) {
 			t.Errorf("the spec's comments by %s: %q; want %q", tw.author, got, want)
 		}
 	}

@@ -64,7 +64,8 @@ JSON
 // sessions that publish with gh, as an agent does: the spec session
 // creates the label spec and opens the spec, ending with the URL gh
 // printed; the split session opens two tickets, lists them in the spec by
-// the numbers gh gave them and says so in a comment on it.
+// the numbers gh gave them, reads the spec's title and says what it did in
+// a comment on the spec.
 var publishedWithGH = map[string]string{
 	"answers/claude.spec.do": `gh label create spec --color 0e8a16 >/dev/null
 url=$(gh issue create --label spec --title "Export notes as PDF" --body "Let users export their notes.")
@@ -74,7 +75,8 @@ printf 'Published the spec.\n\n<%s>.\n' "$url" >"$FAKE_MESSAGE"
 one=$(gh issue create --title "Render the notes" --body "Part of #$spec.")
 two=$(gh issue create -t "Download the PDF" -b "Part of #$spec; after #${one##*/}.")
 printf 'Let users export their notes.\n\n- [ ] #%s Render\n- [ ] %s Download\n' "${one##*/}" "$two" | gh issue edit "$spec" --body-file -
-gh issue comment "$spec" --body "Split into #${one##*/} and #${two##*/}." >/dev/null
+title=$(gh issue view "$spec" --json title | jq -r .title)
+gh issue comment "$spec" --body "Split \"$title\" into #${one##*/} and #${two##*/}." >/dev/null
 printf 'Opened #%s and #%s.\n' "${one##*/}" "${two##*/}" >"$FAKE_MESSAGE"
 `,
 }

@@ -6,7 +6,8 @@
 # workflow's token. An issue opened here gets a provisional number, 900000001 and on, which that job
 # maps to its real one wherever a later call or the step's result names it (#N, .../issues/N); a
 # comment's URL here ends in a provisional id that nothing maps. Any other gh command is the real
-# gh's.
+# gh's, with the job's token ($CAIRN_OUTBOX_TOKEN), which can read alone: gh issue view reads as
+# under cairn run, and a write GitHub refuses.
 set -euo pipefail
 
 box=${CAIRN_OUTBOX:?} repo=${CAIRN_OUTBOX_REPO:?}
@@ -17,9 +18,11 @@ fail() {
   exit "$1"
 }
 
-# The real gh: the next one on PATH.
+# The real gh: the next one on PATH, with the job's token.
 real_gh() {
   local dir self
+  if [[ -n ${CAIRN_OUTBOX_TOKEN:-} ]]; then export GH_TOKEN=$CAIRN_OUTBOX_TOKEN; fi
+  unset CAIRN_OUTBOX_TOKEN
   self=$(cd -- "${BASH_SOURCE[0]%/*}" && pwd -P)
   IFS=: read -ra dirs <<<"$PATH"
   for dir in "${dirs[@]}"; do
