@@ -16,6 +16,7 @@ import (
 	"github.com/cairn-dev/cairn/expr"
 	"github.com/cairn-dev/cairn/forge"
 	"github.com/cairn-dev/cairn/harness"
+	"github.com/cairn-dev/cairn/internal/machine"
 	"github.com/cairn-dev/cairn/internal/workdir"
 	"github.com/cairn-dev/cairn/ir"
 	"github.com/cairn-dev/cairn/record"
@@ -132,6 +133,10 @@ type targetInfo struct {
 	// copies is set for a target that copies the user's untracked files
 	// into worktrees (a worktree's copy).
 	copies bool
+	// waits is set for a target whose sessions wait for the machine the
+	// config's [resources] asks for (bash/resources.sh.tmpl): a script's
+	// machine is the user's, a workflow's job has a runner of its own.
+	waits bool
 }
 
 // repairs reports whether the target carries the repair loop of a
@@ -150,6 +155,20 @@ var bashInfo = targetInfo{
 	publishes: true,
 	repairs:   true,
 	copies:    true,
+	waits:     true,
+}
+
+// scriptResources is the config's [resources] as a script waits for it
+// (bash/resources.sh.tmpl, internal/machine's Wait): the load average to
+// fall to Load (a number jq reads; "" for none, LoadText as messages write
+// it), Memory bytes available (0 for none, MemoryText as the config writes
+// it), for at most WaitUS microseconds (WaitText).
+type scriptResources struct {
+	Load, LoadText string
+	Memory         int64
+	MemoryText     string
+	WaitUS         int64
+	WaitText       string
 }
 
 // script is the model bash/script.sh.tmpl renders.
@@ -190,7 +209,10 @@ type script struct {
 	Notify      []string
 	NotifyOn    []string
 	NotifyOnSet bool
-	Excludes    []string
+	// Resources is what the sessions wait for the machine to have (the
+	// config's [resources]); nil when they wait for nothing.
+	Resources *scriptResources
+	Excludes  []string
 	// Keys are the variables of the agent CLIs' keys
 	// (harness.KeyVariables): the script takes them out of its
 	// environment and gives them to each session's CLI alone.
@@ -607,6 +629,13 @@ func (c *compiler) script() (*script, []ir.Diagnostic) {
 	s.Notify = plan.Notify.Command
 	s.NotifyOn = plan.Notify.On
 	s.NotifyOnSet = plan.Notify.OnSet
+	if res := plan.Resources; c.target.waits && (res.MaxLoad > 0 || res.MinFreeMemory > 0) {
+		s.Resources = &scriptResources{Memory: res.MinFreeMemory, MemoryText: res.MinFreeMemoryText, WaitUS: res.Wait.Microseconds(), WaitText: res.WaitText}
+		if res.MaxLoad > 0 {
+			s.Resources.Load = strconv.FormatFloat(res.MaxLoad, 'f', -1, 64)
+			s.Resources.LoadText = machine.FormatLoad(res.MaxLoad)
+		}
+	}
 	diags = append(diags, c.quotable(s)...)
 	// The run record begins as cairn run's does: its own step records.
 	steps := record.PlanSteps(plan)

@@ -42,6 +42,7 @@ var features = []feature{
 	{"sessions", func(s *script) bool { return s.HasSessions }},
 	{"settings", func(s *script) bool { return s.HasSettings }},
 	{"budgets", func(s *script) bool { return s.HasSessions }},
+	{"resources", func(s *script) bool { return s.HasSessions && s.Resources != nil }},
 	{"shares", func(s *script) bool {
 		return s.HasSessions && slices.ContainsFunc(s.Stages, func(stage []int) bool { return len(stage) > 1 })
 	}},

@@ -157,7 +157,7 @@ func notCompilable(at ir.Range, format string, args ...any) ir.Diagnostic {
 // issue (targetInfo.issues), catalogue steps (but delivery and self-merge
 // where the target delivers, and run-published-issue where it publishes);
 // and, as a warning, the
-// config's [resources], which the script does not wait for.
+// config's [resources] where the target's sessions do not wait for it.
 func (c *compiler) refuse() []ir.Diagnostic {
 	var diags []ir.Diagnostic
 	plan, at := c.plan, c.at
@@ -195,7 +195,7 @@ func (c *compiler) refuse() []ir.Diagnostic {
 	}
 	diags = append(diags, c.uncopied()...)
 	diags = append(diags, c.nulBytes()...)
-	if res := c.plan.Resources; res.MaxLoad > 0 || res.MinFreeMemory > 0 {
+	if res := c.plan.Resources; !c.target.waits && (res.MaxLoad > 0 || res.MinFreeMemory > 0) {
 		diags = append(diags, ir.Diagnostic{
 			Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: res.Header,
 			Message: fmt.Sprintf("the config's [resources] is not compiled: the %s's sessions do not wait for the machine's load or free memory", c.target.artifact),

@@ -101,7 +101,7 @@ func (m machine) shortOf(r ir.PlanResources) (short, what string, err error) {
 			return "", "", fmt.Errorf("read the load average: %w", err)
 		}
 		if load > r.MaxLoad {
-			words = append(words, fmt.Sprintf("for the load average to fall below %s (now %.1f)", formatLoad(r.MaxLoad), load))
+			words = append(words, fmt.Sprintf("for the load average to fall below %s (now %.1f)", FormatLoad(r.MaxLoad), load))
 			limits = append(limits, "load")
 		}
 	}
@@ -118,9 +118,9 @@ func (m machine) shortOf(r ir.PlanResources) (short, what string, err error) {
 	return strings.Join(words, " and "), strings.Join(limits, " "), nil
 }
 
-// formatLoad writes a load limit as a user wrote it, with at least one
+// FormatLoad writes a load limit as a user wrote it, with at least one
 // decimal: 8 → "8.0", 1.75 → "1.75".
-func formatLoad(v float64) string {
+func FormatLoad(v float64) string {
 	s := strconv.FormatFloat(v, 'f', -1, 64)
 	if !strings.ContainsAny(s, ".eE") {
 		s += ".0"
