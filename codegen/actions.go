@@ -192,7 +192,7 @@ func (p *publishJob) RunArtifact() string { return runPartArtifact(p.Step) }
 // full: in a workflow, what it asks gh to publish is published by a job
 // after its own (publishJob).
 func mayPublish(st *ir.PlanStep) bool {
-	return slices.ContainsFunc(st.Actions, func(a ir.PlanAction) bool {
+	return st != nil && slices.ContainsFunc(st.Actions, func(a ir.PlanAction) bool {
 		return a.Kind == ir.Session && a.Access != nil && a.Access.Value == ir.AccessFull
 	})
 }
@@ -565,6 +565,10 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	// that may run beside each other run one after another, in file
 	// order, as cairn run --jobs 1 runs them.
 	dag, byNeeds := ir.NewDAG(c.plan), c.plan.WritesNeeds()
+	planSteps := map[string]*ir.PlanStep{}
+	for _, st := range dag.Steps {
+		planSteps[st.Name] = st
+	}
 	index := 0
 	// The jobs of each delivery's repair loop, after its first.
 	loops := map[string][]string{}
@@ -656,6 +660,13 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 			if mayPublish(st) && !grouped && st.ForEach == "" {
 				j.Publishes = true
 				s.Steps[slices.IndexFunc(s.Steps, func(x *scriptStep) bool { return x.Name == st.Name })].Publishes = true
+			} else if mayPublish(st) {
+				where := "a step with for_each"
+				if grouped {
+					where = "a parallel group in commit mode"
+				}
+				diags = append(diags, ir.Diagnostic{Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: c.at.step(st.Name),
+					Message: fmt.Sprintf("step %q: its sessions of access \"full\" reach gh, but in %s their job's gh holds no token, and nothing publishes what they ask it to write; a step of its own has a job after its own publish it", st.Name, where)})
 			}
 			byStep[st.Name] = j
 			if st.ForEach != "" && !c.plan.Commit {
@@ -686,7 +697,8 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 							k.Needs = append(slices.Clone(k.Needs), pub.ID)
 						}
 					}
-				} else if len(st.Needs) == 1 {
+				} else if len(st.Needs) == 1 && !mayPublish(planSteps[st.Needs[0]]) {
+					// A publisher whose sessions reach gh was warned of above.
 					diags = append(diags, ir.Diagnostic{Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: c.at.step(st.Needs[0]),
 						Message: fmt.Sprintf("step %q publishes the issue step %q runs on, but in a workflow only the sessions of a step of its own with access \"full\" publish issues with gh (a job after theirs does what they ask): give it one, out of any parallel group in commit mode and without for_each", st.Needs[0], st.Name)})
 				}
@@ -770,6 +782,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		}
 	}
 	var files []*syntax.File
+	refused := map[string]bool{}
 	for _, j := range wf.Jobs {
 		patch := ""
 		if j.Patch != nil {
@@ -813,7 +826,12 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		if err != nil {
 			diags = append(diags, notCompilable(c.at.step(j.Step), "step %q: cannot render the script of its job: %v", j.Step, err))
 		}
-		diags = append(diags, c.carriable(j.Step, j.Script)...)
+		// The jobs of one step (a for_each's, a repair loop's) hold its
+		// values alike: what one cannot carry is refused once.
+		if ds := c.carriable(j.Step, j.Script); len(ds) > 0 && !refused[j.Step] {
+			refused[j.Step] = true
+			diags = append(diags, ds...)
+		}
 		files = append(files, f)
 	}
 	if ir.HasErrors(diags) {
