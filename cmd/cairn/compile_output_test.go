@@ -51,22 +51,7 @@ func TestCompileDifferentialCommandOutput(t *testing.T) {
 	if err := os.WriteFile(file, []byte(failedOutput), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var runs [2]*runRecord
-	var shown [2]string
-	for i, script := range []bool{false, true} {
-		w := newCompileWork(t, file)
-		argv := []string{"cairn", "run", "output.toml"}
-		if script {
-			w.compile(t, file)
-			argv = []string{"bash", filepath.Join(w.work, "output.sh")}
-		}
-		stdout, stderr, code := w.run(t, nil, argv...)
-		runs[i] = w.record(t, code, stdout, "")
-		if code != 1 {
-			t.Errorf("%v: exit %d; want 1\n%s", argv, code, stderr)
-		}
-		shown[i] = runStamp.ReplaceAllString(strings.ReplaceAll(progressLine.ReplaceAllString(stderr, ""), w.work, "$WORK"), "_$$STAMP")
-	}
+	runs, shown := twinRuns(t, file, 1)
 	compareRuns(t, runs[0], runs[1])
 	if shown[0] != shown[1] {
 		t.Errorf("stderr: cairn run\n%s\nthe script\n%s", shown[0], shown[1])
@@ -88,4 +73,31 @@ func TestCompileDifferentialCommandOutput(t *testing.T) {
 			t.Errorf("a record keeps no output of noisy:\n%s", r.record)
 		}
 	}
+}
+
+// twinRuns runs the process in file with cairn run, then as its script,
+// each in a twin of its own, and fails the test unless each exits code.
+// It returns their records and what they showed on stderr, without the
+// progress lines' times, the twin's folder as $WORK and run names' stamps
+// as _$STAMP.
+func twinRuns(t *testing.T, file string, code int) ([2]*runRecord, [2]string) {
+	t.Helper()
+	name := strings.TrimSuffix(filepath.Base(file), ".toml")
+	var runs [2]*runRecord
+	var shown [2]string
+	for i, script := range []bool{false, true} {
+		w := newCompileWork(t, file)
+		argv := []string{"cairn", "run", name + ".toml"}
+		if script {
+			w.compile(t, file)
+			argv = []string{"bash", filepath.Join(w.work, name+".sh")}
+		}
+		stdout, stderr, got := w.run(t, nil, argv...)
+		runs[i] = w.record(t, got, stdout, "")
+		if got != code {
+			t.Errorf("%v: exit %d; want %d\n%s", argv, got, code, stderr)
+		}
+		shown[i] = runStamp.ReplaceAllString(strings.ReplaceAll(progressLine.ReplaceAllString(stderr, ""), w.work, "$WORK"), "_$$STAMP")
+	}
+	return runs, shown
 }

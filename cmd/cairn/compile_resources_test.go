@@ -40,22 +40,9 @@ wait = "1s"
 	// takes another time.
 	now := regexp.MustCompile(`\(now [0-9.]+[KMGT]?i?B\)`)
 	took := regexp.MustCompile(`(?m)^(done \S+) \S+$`)
-	var runs [2]*runRecord
-	var shown [2]string
-	for i, script := range []bool{false, true} {
-		w := newCompileWork(t, file)
-		argv := []string{"cairn", "run", "resources.toml"}
-		if script {
-			w.compile(t, file)
-			argv = []string{"bash", filepath.Join(w.work, "resources.sh")}
-		}
-		stdout, stderr, code := w.run(t, nil, argv...)
-		runs[i] = w.record(t, code, stdout, "")
-		if code != 0 {
-			t.Errorf("%v: exit %d; want 0\n%s", argv, code, stderr)
-		}
-		shown[i] = now.ReplaceAllString(runStamp.ReplaceAllString(strings.ReplaceAll(progressLine.ReplaceAllString(stderr, ""), w.work, "$WORK"), "_$$STAMP"), "(now N)")
-		shown[i] = took.ReplaceAllString(shown[i], "$1 D")
+	runs, shown := twinRuns(t, file, 0)
+	for i := range shown {
+		shown[i] = took.ReplaceAllString(now.ReplaceAllString(shown[i], "(now N)"), "$1 D")
 	}
 	compareRuns(t, runs[0], runs[1])
 	if shown[0] != shown[1] {

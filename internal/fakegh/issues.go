@@ -154,14 +154,7 @@ func (c *call) issueEdit(args []string) error {
 	if err != nil {
 		return err
 	}
-	r, n, err := c.issueArg(p.last("repo"), p.args[0])
-	if err != nil {
-		return err
-	}
-	is, err := ReadIssue(c.state, n)
-	if errors.Is(err, fs.ErrNotExist) {
-		return failure("GraphQL: Could not resolve to an issue or pull request with the number of %d. (repository.issue)", n)
-	}
+	r, is, err := c.issueOf(p.last("repo"), p.args[0])
 	if err != nil {
 		return err
 	}
@@ -233,14 +226,7 @@ func (c *call) issueComment(args []string) error {
 	if err != nil {
 		return err
 	}
-	r, n, err := c.issueArg(p.last("repo"), p.args[0])
-	if err != nil {
-		return err
-	}
-	is, err := ReadIssue(c.state, n)
-	if errors.Is(err, fs.ErrNotExist) {
-		return failure("GraphQL: Could not resolve to an issue or pull request with the number of %d. (repository.issue)", n)
-	}
+	r, is, err := c.issueOf(p.last("repo"), p.args[0])
 	if err != nil {
 		return err
 	}
@@ -248,7 +234,7 @@ func (c *call) issueComment(args []string) error {
 	if err := WriteIssue(c.state, *is); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.stdout, "%s#issuecomment-%d\n", issueURL(r, n), 1000*n+len(is.Comments))
+	fmt.Fprintf(c.stdout, "%s#issuecomment-%d\n", issueURL(r, is.Number), 1000*is.Number+len(is.Comments))
 	return nil
 }
 
@@ -415,6 +401,20 @@ func (c *call) nextNumber() (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// issueOf is the issue an argument names (issueArg), as the state holds
+// it; one it does not hold GitHub cannot resolve.
+func (c *call) issueOf(repoFlag, arg string) (repo, *Issue, error) {
+	r, n, err := c.issueArg(repoFlag, arg)
+	if err != nil {
+		return r, nil, err
+	}
+	is, err := ReadIssue(c.state, n)
+	if errors.Is(err, fs.ErrNotExist) {
+		return r, nil, failure("GraphQL: Could not resolve to an issue or pull request with the number of %d. (repository.issue)", n)
+	}
+	return r, is, err
 }
 
 // issueArg reads an issue argument, a number (#N too) of the repository
