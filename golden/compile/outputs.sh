@@ -1316,16 +1316,16 @@ output_text() {
 }
 
 take_output() {
-  local src=$run/.output-$step.json out cause missing='missing: the step wrote none to $CAIRN_OUTPUT'
+  local src=$run/.output-$step.json out cause absent='missing: the step wrote none to $CAIRN_OUTPUT'
   if (($2)); then
-    missing="missing: the session's final message holds no JSON"
+    absent="missing: the session's final message holds no JSON"
     src=$tmp/output.$step
     if ! output_text <"$step_result" >"$src"; then
       out=$(<"$step_result")
       out=${out#"${out%%[![:space:]]*}"}
       out=${out%"${out##*[![:space:]]}"}
       if [[ -z $out ]] || [[ $(jq -s length <<<"$out" 2>/dev/null) != 1 ]]; then
-        step_outcome=failed step_cause="output: $missing"
+        step_outcome=failed step_cause="output: $absent"
         return
       fi
       printf '%s' "$out" >"$src"
@@ -1342,7 +1342,7 @@ take_output() {
   out=${out#"${out%%[![:space:]]*}"}
   out=${out%"${out##*[![:space:]]}"}
   if [[ -z $out ]]; then
-    step_outcome=failed step_cause="output: $missing"
+    step_outcome=failed step_cause="output: $absent"
     return
   fi
   if [[ $(jq -s length <<<"$out" 2>/dev/null) != 1 ]]; then
