@@ -12,7 +12,8 @@ import (
 )
 
 // JQ is the expression as a jq program over its Input's JSON: it prints
-// true or false, and fails, saying why, where Eval would. The compiled
+// true or false, and fails where Eval would, a failed traversal and a
+// result that is null or no boolean in Eval's words. The compiled
 // targets evaluate a when with it. It reads nothing but its input: every
 // value of the process file in it is a JSON literal.
 func (x *Expr) JQ() (string, error) {
@@ -21,7 +22,8 @@ func (x *Expr) JQ() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return jqAt + "(" + body + `) | if type == "boolean" then . else error("it is \(type), not a boolean") end`, nil
+	return jqAt + "(" + body + `) | if type == "boolean" then . elif type == "null" then error("it is null") ` +
+		`else error("it is \(kind), not a boolean") end`, nil
 }
 
 // ItemsJQ is a for_each as a jq program over its Input's JSON: it prints
@@ -32,7 +34,8 @@ func (x *Expr) ItemsJQ() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return jqAt + "(" + body + `) | if type == "array" then . else error("it is \(type), not a list") end`, nil
+	return jqAt + "(" + body + `) | if type == "array" then . elif type == "null" then error("it is null") ` +
+		`else error("it is \(kind), not a list") end`, nil
 }
 
 type jqWriter struct{ vars int }
@@ -122,28 +125,44 @@ func (w *jqWriter) expr(e hclsyntax.Expression) (string, error) {
 	return "", fmt.Errorf("%s cannot be written in jq", describe(e))
 }
 
-// jqAt is the jq function a traversal steps through a value with: a field
-// an object has, an item a list has, and an error, as Eval's, for any
-// other.
-const jqAt = `def at($k): if type == "object" and ($k | type) == "string" then (if has($k) then .[$k] else error("it has no field \($k)") end) ` +
-	`elif type == "array" and ($k | type) == "number" then (if $k >= 0 and $k < length then .[$k] else error("it has no item \($k)") end) ` +
-	`else error("\(type) has no field \($k)") end; `
+// jqAt defines the jq functions a traversal steps through a value with, as
+// HCL's: attr($k; $r), a field an object has, and index($k; $r), an item
+// a list has or a field an object has; any other fails in the words of
+// Eval's error (HCL's diagnostic), $r the step's range. kind is a value's
+// type as Eval's errors name it.
+const jqAt = `def kind: {"null": "null", "boolean": "a boolean", "number": "a number", "string": "a string", "array": "a list", "object": "an object"}[type]; ` +
+	`def prim: {"boolean": "bool", "number": "number", "string": "string"}[type]; ` +
+	`def attr($k; $r): if type == "object" then (if has($k) then .[$k] ` +
+	`else error("\($r): Unsupported attribute; This object does not have an attribute named \($k | tojson)") end) ` +
+	`elif type == "null" then error("\($r): Attempt to get attribute from null value; This value is null, so it does not have any attributes") ` +
+	`elif type == "array" then error("\($r): Unsupported attribute; This value does not have any attributes") ` +
+	`else error("\($r): Unsupported attribute; Can't access attributes on a primitive-typed value (\(prim))") end; ` +
+	`def index($k; $r): "\($r): Invalid index; The given key does not identify an element in this collection value" as $no | ` +
+	`if type == "null" then error("\($r): Attempt to index null value; This value is null, so it does not have any indices") ` +
+	`elif type == "array" then (if ($k | type) != "number" then error("\($no): a number is required") ` +
+	`elif $k < 0 then error("\($no): a negative number is not a valid index for a sequence") ` +
+	`elif $k < length and $k == ($k | floor) then .[$k] else error($no) end) ` +
+	`elif type == "object" then (if ($k | type) != "string" then error("\($no). An object only supports looking up attributes by name, not by numeric index") ` +
+	`elif has($k) then .[$k] else error($no) end) ` +
+	`else error("\($r): Invalid index; This value does not have any indices") end; `
 
-// traversal is a path into the input, each step through at: .steps |
-// at("a") | at("output") | at("f") | at(0).
+// traversal is a path into the input, each step through attr or index
+// with its range: .steps | attr("a"; "when:1,7-9") | attr("output"; …) |
+// index(0; …).
 func traversal(tr hcl.Traversal) (string, error) {
 	out := "(." + tr.RootName()
 	for _, s := range tr[1:] {
+		r, _ := json.Marshal(s.SourceRange().String())
 		switch s := s.(type) {
 		case hcl.TraverseAttr:
 			k, _ := json.Marshal(s.Name)
-			out += " | at(" + string(k) + ")"
+			out += " | attr(" + string(k) + "; " + string(r) + ")"
 		case hcl.TraverseIndex:
 			k, err := literal(s.Key)
 			if err != nil {
 				return "", err
 			}
-			out += " | at(" + k + ")"
+			out += " | index(" + k + "; " + string(r) + ")"
 		default:
 			return "", fmt.Errorf("a traversal step jq cannot read")
 		}
