@@ -1030,7 +1030,7 @@ func (c *compiler) when(st *ir.PlanStep, ss *scriptStep) []ir.Diagnostic {
 	if len(errs) > 0 {
 		return []ir.Diagnostic{notCompilable(c.at.step(st.Name), "step %q: its when: %s", st.Name, errs[0].Message)}
 	}
-	prog, err := x.JQ()
+	prog, err := x.JQBody()
 	if err != nil {
 		return []ir.Diagnostic{notCompilable(c.at.step(st.Name), "step %q: its when: %v", st.Name, err)}
 	}
@@ -1060,7 +1060,7 @@ func (c *compiler) forEach(st *ir.PlanStep, ss *scriptStep) []ir.Diagnostic {
 	if len(errs) > 0 {
 		return []ir.Diagnostic{notCompilable(at, "step %q: its for_each: %s", st.Name, errs[0].Message)}
 	}
-	prog, err := x.ItemsJQ()
+	prog, err := x.ItemsJQBody()
 	if err != nil {
 		return []ir.Diagnostic{notCompilable(at, "step %q: its for_each: %v", st.Name, err)}
 	}

@@ -11,6 +11,7 @@ import (
 	"text/template"
 	"unicode/utf8"
 
+	"github.com/cairn-dev/cairn/expr"
 	"github.com/cairn-dev/cairn/step"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -53,6 +54,9 @@ var bashFuncs = template.FuncMap{
 	"words":    bashWords,
 	"usdJQ":    func() string { return BashUSDJQ },
 	"outboxGH": func() string { return outboxGH },
+	// jqExprDefs are the jq functions every when's and for_each's
+	// program calls (expr.JQDefs), held once.
+	"jqExprDefs": func() string { return expr.JQDefs },
 	// saveWorkPrefix is the subject of a step's Save work commit, up to
 	// the step's name.
 	"saveWorkPrefix": func() string { return step.SaveWorkSubject("") },

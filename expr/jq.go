@@ -13,28 +13,48 @@ import (
 
 // JQ is the expression as a jq program over its Input's JSON: it prints
 // true or false, and fails where Eval would, a failed traversal and a
-// result that is null or no boolean in Eval's words. The compiled
-// targets evaluate a when with it. It reads nothing but its input: every
-// value of the process file in it is a JSON literal.
+// result that is null or no boolean in Eval's words. It is JQDefs, then
+// JQBody. It reads nothing but its input: every value of the process file
+// in it is a JSON literal.
 func (x *Expr) JQ() (string, error) {
+	body, err := x.JQBody()
+	if err != nil {
+		return "", err
+	}
+	return JQDefs + body, nil
+}
+
+// JQBody is JQ without JQDefs: the compiled targets, which evaluate a
+// when with it, hold JQDefs once for all of their expressions.
+func (x *Expr) JQBody() (string, error) {
 	w := &jqWriter{}
 	body, err := w.expr(x.e)
 	if err != nil {
 		return "", err
 	}
-	return jqAt + "(" + body + `) | if type == "boolean" then . elif type == "null" then error("it is null") ` +
+	return "(" + body + `) | if type == "boolean" then . elif type == "null" then error("it is null") ` +
 		`else error("it is \(kind), not a boolean") end`, nil
 }
 
 // ItemsJQ is a for_each as a jq program over its Input's JSON: it prints
-// the list it gives, and fails, saying why, where Items would.
+// the list it gives, and fails, saying why, where Items would. It is
+// JQDefs, then ItemsJQBody.
 func (x *Expr) ItemsJQ() (string, error) {
+	body, err := x.ItemsJQBody()
+	if err != nil {
+		return "", err
+	}
+	return JQDefs + body, nil
+}
+
+// ItemsJQBody is ItemsJQ without JQDefs, as JQBody is JQ without them.
+func (x *Expr) ItemsJQBody() (string, error) {
 	w := &jqWriter{}
 	body, err := w.expr(x.e)
 	if err != nil {
 		return "", err
 	}
-	return jqAt + "(" + body + `) | if type == "array" then . elif type == "null" then error("it is null") ` +
+	return "(" + body + `) | if type == "array" then . elif type == "null" then error("it is null") ` +
 		`else error("it is \(kind), not a list") end`, nil
 }
 
@@ -125,12 +145,12 @@ func (w *jqWriter) expr(e hclsyntax.Expression) (string, error) {
 	return "", fmt.Errorf("%s cannot be written in jq", describe(e))
 }
 
-// jqAt defines the jq functions a traversal steps through a value with, as
-// HCL's: attr($k; $r), a field an object has, and index($k; $r), an item
+// JQDefs define the jq functions the programs of JQBody and ItemsJQBody
+// call. A traversal steps through a value with them, as HCL's: attr($k; $r), a field an object has, and index($k; $r), an item
 // a list has or a field an object has; any other fails in the words of
 // Eval's error (HCL's diagnostic), $r the step's range. kind is a value's
 // type as Eval's errors name it.
-const jqAt = `def kind: {"null": "null", "boolean": "a boolean", "number": "a number", "string": "a string", "array": "a list", "object": "an object"}[type]; ` +
+const JQDefs = `def kind: {"null": "null", "boolean": "a boolean", "number": "a number", "string": "a string", "array": "a list", "object": "an object"}[type]; ` +
 	`def prim: {"boolean": "bool", "number": "number", "string": "string"}[type]; ` +
 	`def attr($k; $r): if type == "object" then (if has($k) then .[$k] ` +
 	`else error("\($r): Unsupported attribute; This object does not have an attribute named \($k | tojson)") end) ` +

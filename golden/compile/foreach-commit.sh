@@ -65,7 +65,7 @@ step_needs=('' '0' '1' )
 declare -a step_state=()
 step_when=('' '' '' )
 step_when_text=('' '' '' )
-step_each=('' "def kind: {\"null\": \"null\", \"boolean\": \"a boolean\", \"number\": \"a number\", \"string\": \"a string\", \"array\": \"a list\", \"object\": \"an object\"}[type]; def prim: {\"boolean\": \"bool\", \"number\": \"number\", \"string\": \"string\"}[type]; def attr(\$k; \$r): if type == \"object\" then (if has(\$k) then .[\$k] else error(\"\\(\$r): Unsupported attribute; This object does not have an attribute named \\(\$k | tojson)\") end) elif type == \"null\" then error(\"\\(\$r): Attempt to get attribute from null value; This value is null, so it does not have any attributes\") elif type == \"array\" then error(\"\\(\$r): Unsupported attribute; This value does not have any attributes\") else error(\"\\(\$r): Unsupported attribute; Can't access attributes on a primitive-typed value (\\(prim))\") end; def index(\$k; \$r): \"\\(\$r): Invalid index; The given key does not identify an element in this collection value\" as \$no | if type == \"null\" then error(\"\\(\$r): Attempt to index null value; This value is null, so it does not have any indices\") elif type == \"array\" then (if (\$k | type) != \"number\" then error(\"\\(\$no): a number is required\") elif \$k < 0 then error(\"\\(\$no): a negative number is not a valid index for a sequence\") elif \$k < length and \$k == (\$k | floor) then .[\$k] else error(\$no) end) elif type == \"object\" then (if (\$k | type) != \"string\" then error(\"\\(\$no). An object only supports looking up attributes by name, not by numeric index\") elif has(\$k) then .[\$k] else error(\$no) end) else error(\"\\(\$r): Invalid index; This value does not have any indices\") end; ([(\"one\"), (\"two\")]) | if type == \"array\" then . elif type == \"null\" then error(\"it is null\") else error(\"it is \\(kind), not a list\") end" '' )
+step_each=('' '([("one"), ("two")]) | if type == "array" then . elif type == "null" then error("it is null") else error("it is \(kind), not a list") end' '' )
 step_each_text=('' '["one", "two"]' '' )
 step_each_max=(0 20 0 )
 cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
@@ -1606,6 +1606,8 @@ run_dag() {
   done
 }
 
+jq_expr="def kind: {\"null\": \"null\", \"boolean\": \"a boolean\", \"number\": \"a number\", \"string\": \"a string\", \"array\": \"a list\", \"object\": \"an object\"}[type]; def prim: {\"boolean\": \"bool\", \"number\": \"number\", \"string\": \"string\"}[type]; def attr(\$k; \$r): if type == \"object\" then (if has(\$k) then .[\$k] else error(\"\\(\$r): Unsupported attribute; This object does not have an attribute named \\(\$k | tojson)\") end) elif type == \"null\" then error(\"\\(\$r): Attempt to get attribute from null value; This value is null, so it does not have any attributes\") elif type == \"array\" then error(\"\\(\$r): Unsupported attribute; This value does not have any attributes\") else error(\"\\(\$r): Unsupported attribute; Can't access attributes on a primitive-typed value (\\(prim))\") end; def index(\$k; \$r): \"\\(\$r): Invalid index; The given key does not identify an element in this collection value\" as \$no | if type == \"null\" then error(\"\\(\$r): Attempt to index null value; This value is null, so it does not have any indices\") elif type == \"array\" then (if (\$k | type) != \"number\" then error(\"\\(\$no): a number is required\") elif \$k < 0 then error(\"\\(\$no): a negative number is not a valid index for a sequence\") elif \$k < length and \$k == (\$k | floor) then .[\$k] else error(\$no) end) elif type == \"object\" then (if (\$k | type) != \"string\" then error(\"\\(\$no). An object only supports looking up attributes by name, not by numeric index\") elif has(\$k) then .[\$k] else error(\$no) end) else error(\"\\(\$r): Invalid index; This value does not have any indices\") end; "
+
 when_doc() {
   local i=$1 s outcome output doc='{}'
   local -a names=()
@@ -1632,7 +1634,7 @@ when_decide() {
     return 0
   fi
   if (($# > 1)); then doc=$(jq -c --argjson item "$2" '.item = $item' <<<"$doc"); fi
-  if answer=$(jq -r "${step_when[i]}" <<<"$doc" 2>"$tmp/when.err"); then
+  if answer=$(jq -r "$jq_expr${step_when[i]}" <<<"$doc" 2>"$tmp/when.err"); then
     if [[ $answer == false ]]; then printf 'false' >"$tmp/when.${step_names[i]}"; fi
   else
     printf 'error:%s' "$(sed -n -E '1s/^jq: error( \(at [^)]*\))?: //p' -- "$tmp/when.err")" >"$tmp/when.${step_names[i]}"
@@ -1646,7 +1648,7 @@ each_items() {
     step_outcome=failed step_rc=-1 step_cause="for_each ${step_each_text[i]} cannot be evaluated: ${doc#error:}"
     return 1
   fi
-  if ! each_list=$(jq -c -S "${step_each[i]}" <<<"$doc" 2>"$tmp/each.err"); then
+  if ! each_list=$(jq -c -S "$jq_expr${step_each[i]}" <<<"$doc" 2>"$tmp/each.err"); then
     step_outcome=failed step_rc=-1
     step_cause="for_each ${step_each_text[i]} cannot be evaluated: $(sed -n -E '1s/^jq: error( \(at [^)]*\))?: //p' -- "$tmp/each.err")"
     return 1

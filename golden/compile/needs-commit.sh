@@ -63,7 +63,7 @@ last_stage=(3 )
 step_given=('' 'make' 'make' 'make review aside' )
 step_needs=('' '0' '0' '1 2' )
 declare -a step_state=()
-step_when=('' '' '' "def kind: {\"null\": \"null\", \"boolean\": \"a boolean\", \"number\": \"a number\", \"string\": \"a string\", \"array\": \"a list\", \"object\": \"an object\"}[type]; def prim: {\"boolean\": \"bool\", \"number\": \"number\", \"string\": \"string\"}[type]; def attr(\$k; \$r): if type == \"object\" then (if has(\$k) then .[\$k] else error(\"\\(\$r): Unsupported attribute; This object does not have an attribute named \\(\$k | tojson)\") end) elif type == \"null\" then error(\"\\(\$r): Attempt to get attribute from null value; This value is null, so it does not have any attributes\") elif type == \"array\" then error(\"\\(\$r): Unsupported attribute; This value does not have any attributes\") else error(\"\\(\$r): Unsupported attribute; Can't access attributes on a primitive-typed value (\\(prim))\") end; def index(\$k; \$r): \"\\(\$r): Invalid index; The given key does not identify an element in this collection value\" as \$no | if type == \"null\" then error(\"\\(\$r): Attempt to index null value; This value is null, so it does not have any indices\") elif type == \"array\" then (if (\$k | type) != \"number\" then error(\"\\(\$no): a number is required\") elif \$k < 0 then error(\"\\(\$no): a negative number is not a valid index for a sequence\") elif \$k < length and \$k == (\$k | floor) then .[\$k] else error(\$no) end) elif type == \"object\" then (if (\$k | type) != \"string\" then error(\"\\(\$no). An object only supports looking up attributes by name, not by numeric index\") elif has(\$k) then .[\$k] else error(\$no) end) else error(\"\\(\$r): Invalid index; This value does not have any indices\") end; (((.steps | attr(\"make\"; \"when:1,6-11\") | attr(\"output\"; \"when:1,11-18\") | attr(\"files\"; \"when:1,18-24\")) == (1))) | if type == \"boolean\" then . elif type == \"null\" then error(\"it is null\") else error(\"it is \\(kind), not a boolean\") end" )
+step_when=('' '' '' '(((.steps | attr("make"; "when:1,6-11") | attr("output"; "when:1,11-18") | attr("files"; "when:1,18-24")) == (1))) | if type == "boolean" then . elif type == "null" then error("it is null") else error("it is \(kind), not a boolean") end' )
 step_when_text=('' '' '' 'steps.make.output.files == 1' )
 cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
 agent_key_names=('ANTHROPIC_API_KEY' 'ANTHROPIC_AUTH_TOKEN' 'CLAUDE_CODE_OAUTH_TOKEN' 'CODEX_API_KEY' 'OPENAI_API_KEY' 'GEMINI_API_KEY' 'GOOGLE_API_KEY' 'GOOGLE_GENERATIVE_AI_API_KEY' 'OPENROUTER_API_KEY')
@@ -1635,6 +1635,8 @@ run_dag() {
   done
 }
 
+jq_expr="def kind: {\"null\": \"null\", \"boolean\": \"a boolean\", \"number\": \"a number\", \"string\": \"a string\", \"array\": \"a list\", \"object\": \"an object\"}[type]; def prim: {\"boolean\": \"bool\", \"number\": \"number\", \"string\": \"string\"}[type]; def attr(\$k; \$r): if type == \"object\" then (if has(\$k) then .[\$k] else error(\"\\(\$r): Unsupported attribute; This object does not have an attribute named \\(\$k | tojson)\") end) elif type == \"null\" then error(\"\\(\$r): Attempt to get attribute from null value; This value is null, so it does not have any attributes\") elif type == \"array\" then error(\"\\(\$r): Unsupported attribute; This value does not have any attributes\") else error(\"\\(\$r): Unsupported attribute; Can't access attributes on a primitive-typed value (\\(prim))\") end; def index(\$k; \$r): \"\\(\$r): Invalid index; The given key does not identify an element in this collection value\" as \$no | if type == \"null\" then error(\"\\(\$r): Attempt to index null value; This value is null, so it does not have any indices\") elif type == \"array\" then (if (\$k | type) != \"number\" then error(\"\\(\$no): a number is required\") elif \$k < 0 then error(\"\\(\$no): a negative number is not a valid index for a sequence\") elif \$k < length and \$k == (\$k | floor) then .[\$k] else error(\$no) end) elif type == \"object\" then (if (\$k | type) != \"string\" then error(\"\\(\$no). An object only supports looking up attributes by name, not by numeric index\") elif has(\$k) then .[\$k] else error(\$no) end) else error(\"\\(\$r): Invalid index; This value does not have any indices\") end; "
+
 when_doc() {
   local i=$1 s outcome output doc='{}'
   local -a names=()
@@ -1659,7 +1661,7 @@ when_decide() {
     printf '%s' "$doc" >"$tmp/when.${step_names[i]}"
     return 0
   fi
-  if answer=$(jq -r "${step_when[i]}" <<<"$doc" 2>"$tmp/when.err"); then
+  if answer=$(jq -r "$jq_expr${step_when[i]}" <<<"$doc" 2>"$tmp/when.err"); then
     if [[ $answer == false ]]; then printf 'false' >"$tmp/when.${step_names[i]}"; fi
   else
     printf 'error:%s' "$(sed -n -E '1s/^jq: error( \(at [^)]*\))?: //p' -- "$tmp/when.err")" >"$tmp/when.${step_names[i]}"
