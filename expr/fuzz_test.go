@@ -6,12 +6,15 @@ import (
 	"testing"
 
 	"github.com/itchyny/gojq"
+	"github.com/zclconf/go-cty/cty"
 )
 
 // FuzzExpr parses whatever a when may hold: no input makes Parse, Check,
 // Eval or JQ panic, every refusal lies inside the source, and an
 // expression the type check accepts gives the same answer from Eval and
-// from its jq program, or fails in both.
+// from its jq program, or fails in both with the same words, over a typed
+// output and over one no schema types (step loose: nulls, numbers in
+// strings).
 func FuzzExpr(f *testing.F) {
 	for _, s := range []string{
 		`steps.triage.output.severity == "high"`,
@@ -24,18 +27,23 @@ func FuzzExpr(f *testing.F) {
 		`steps.triage.output.tickets`,
 		`["api", "web"]`,
 		`[for t in steps.triage.output.tickets: t.title]`,
+		`steps.loose.output.n < 3 || !steps.loose.output.z`,
+		`contains(steps.loose.output.l, steps.loose.output.z) && startswith(steps.loose.output.n, "5")`,
 	} {
 		f.Add(s)
 	}
 	in := Input{Steps: map[string]Step{
 		"triage": {Outcome: "succeeded", Output: json.RawMessage(`{"severity":"high","count":3,"tickets":[{"title":"fix the loop"}]}`)},
 		"build":  {Outcome: "failed"},
+		"loose":  {Outcome: "succeeded", Output: json.RawMessage(`{"n":"5","z":null,"b":"true","l":[1,null,"x"],"o":{"k":[]}}`)},
 	}}
 	b, _ := json.Marshal(in)
 	var doc any
 	if err := json.Unmarshal(b, &doc); err != nil {
 		f.Fatal(err)
 	}
+	env := testEnv()
+	env.Steps["loose"] = cty.DynamicPseudoType
 	f.Fuzz(func(t *testing.T, src string) {
 		x, errs := Parse(src)
 		for _, e := range errs {
@@ -46,13 +54,13 @@ func FuzzExpr(f *testing.F) {
 		if x == nil {
 			return
 		}
-		errs = x.Check(testEnv())
+		errs = x.Check(env)
 		for _, e := range errs {
 			if e.Start < 0 || e.End > len(src)+1 || e.Start > e.End {
 				t.Fatalf("%q: refusal %q at %d-%d, outside the source", src, e.Message, e.Start, e.End)
 			}
 		}
-		fuzzList(t, x, src, in, doc)
+		fuzzList(t, x, src, env, in, doc)
 		got, evalErr := x.Eval(in)
 		prog, err := x.JQ()
 		if len(errs) > 0 || err != nil {
@@ -66,8 +74,8 @@ func FuzzExpr(f *testing.F) {
 		if !ok {
 			t.Fatalf("%q: jq gave nothing", src)
 		}
-		_, jqFailed := v.(error)
-		if jqFailed != (evalErr != nil) {
+		jqErr, jqFailed := v.(error)
+		if jqFailed != (evalErr != nil) || jqFailed && jqErr.Error() != "error: "+evalErr.Error() {
 			t.Fatalf("%q: Eval = %v, %v; jq = %v", src, got, evalErr, v)
 		}
 		if !jqFailed && v != got {
@@ -79,8 +87,8 @@ func FuzzExpr(f *testing.F) {
 // fuzzList checks x as a for_each: CheckList's refusals lie inside src,
 // and one it accepts gives the same items from Items and from ItemsJQ's
 // program, or fails in both.
-func fuzzList(t *testing.T, x *Expr, src string, in Input, doc any) {
-	_, errs := x.CheckList(testEnv())
+func fuzzList(t *testing.T, x *Expr, src string, env Env, in Input, doc any) {
+	_, errs := x.CheckList(env)
 	for _, e := range errs {
 		if e.Start < 0 || e.End > len(src)+1 || e.Start > e.End {
 			t.Fatalf("%q: list refusal %q at %d-%d, outside the source", src, e.Message, e.Start, e.End)
@@ -99,8 +107,8 @@ func fuzzList(t *testing.T, x *Expr, src string, in Input, doc any) {
 	if !ok {
 		t.Fatalf("%q: jq gave no list", src)
 	}
-	_, jqFailed := v.(error)
-	if jqFailed != (itemsErr != nil) {
+	jqErr, jqFailed := v.(error)
+	if jqFailed != (itemsErr != nil) || jqFailed && jqErr.Error() != "error: "+itemsErr.Error() {
 		t.Fatalf("%q: Items = %s, %v; jq = %v", src, items, itemsErr, v)
 	}
 	if jqFailed {
