@@ -37,7 +37,7 @@ import (
 // a diamond of needs, whose jobs wait for their steps' needs alone; and
 // whens over outcomes and over a triage's typed output, both ways; and a
 // for_each whose items run inside their step's job.
-var actCases = []string{"budget", "budget-end", "checkout", "foreach", "foreach-edges", "foreach-judge", "judge", "needs", "outputs", "parallel", "phases", "review", "sessions", "single", "triage", "when"}
+var actCases = []string{"budget", "budget-end", "checkout", "foreach", "foreach-edges", "foreach-judge", "judge", "needs", "outputs", "parallel", "phases", "review", "sessions", "single", "triage", "when", "when-untyped"}
 
 // actStandIns are the offline stand-ins of the artifact actions
 // (testdata/act/README.md).
