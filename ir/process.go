@@ -113,6 +113,9 @@ var CairnFiles = []string{
 	"/.cairn-issue.md",
 	"/.cairn/runs/*/.*",
 	"/.cairn/runs/*/events.jsonl",
+	// A workflow job's record of what its sessions asked gh to write,
+	// which the step's publish job makes (codegen's feature outbox).
+	"/.cairn/runs/*/outbox/",
 }
 
 // CairnPathspecs are git pathspecs for CairnFiles, which are patterns

@@ -67,7 +67,7 @@ step_when_text=('' '' '' )
 step_each=('' '' 'tuple([{v: ("x")}, {v: ("y")}]) | known | if type == "array" then . else error("it is \(kind), not a list") end' )
 step_each_text=('' '' '["x", "y"]' )
 step_each_max=(0 0 20 )
-cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
+cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl' '/.cairn/runs/*/outbox/')
 agent_key_names=('ANTHROPIC_API_KEY' 'ANTHROPIC_AUTH_TOKEN' 'CLAUDE_CODE_OAUTH_TOKEN' 'CODEX_API_KEY' 'OPENAI_API_KEY' 'GEMINI_API_KEY' 'GOOGLE_API_KEY' 'GOOGLE_GENERATIVE_AI_API_KEY' 'OPENROUTER_API_KEY')
 record_file='checkout.toml'
 process_sha256='eac88feae868dfc43905cebfb29abc0865c8f73c3fb17449339529073ea5b645'

@@ -56,7 +56,7 @@ worktree_names=('fix' 'here' )
 worktree_kinds=('issue-branch' 'checkout' )
 worktree_bases=('main' '' )
 last_stage=(1 2 )
-cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
+cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl' '/.cairn/runs/*/outbox/')
 issue_trusted=()
 agent_key_names=('ANTHROPIC_API_KEY' 'ANTHROPIC_AUTH_TOKEN' 'CLAUDE_CODE_OAUTH_TOKEN' 'CODEX_API_KEY' 'OPENAI_API_KEY' 'GEMINI_API_KEY' 'GOOGLE_API_KEY' 'GOOGLE_GENERATIVE_AI_API_KEY' 'OPENROUTER_API_KEY')
 record_file='commit-group-deliver.toml'
@@ -1432,7 +1432,7 @@ catalogue_refused() {
   catalogue_end failed "$1" ''
 }
 
-delivery_pathspecs=(':(glob).cairn/skills/**' ':(glob).cairn-issue.md' ':(glob).cairn/runs/*/.*' ':(glob).cairn/runs/*/events.jsonl')
+delivery_pathspecs=(':(glob).cairn/skills/**' ':(glob).cairn-issue.md' ':(glob).cairn/runs/*/.*' ':(glob).cairn/runs/*/events.jsonl' ':(glob).cairn/runs/*/outbox/**')
 repair_cap=0
 
 pr_gh() {

@@ -63,7 +63,7 @@ harness_bins=('claude' )
 last_stage=(1 )
 process_steps=("${step_names[@]}")
 step_earlier=(0 1 )
-cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
+cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl' '/.cairn/runs/*/outbox/')
 issue_trusted=()
 agent_key_names=('ANTHROPIC_API_KEY' 'ANTHROPIC_AUTH_TOKEN' 'CLAUDE_CODE_OAUTH_TOKEN' 'CODEX_API_KEY' 'OPENAI_API_KEY' 'GEMINI_API_KEY' 'GOOGLE_API_KEY' 'GOOGLE_GENERATIVE_AI_API_KEY' 'OPENROUTER_API_KEY')
 record_file='deliver-spent.toml'
@@ -1645,7 +1645,7 @@ catalogue_refused() {
   catalogue_end failed "$1" ''
 }
 
-delivery_pathspecs=(':(glob).cairn/skills/**' ':(glob).cairn-issue.md' ':(glob).cairn/runs/*/.*' ':(glob).cairn/runs/*/events.jsonl')
+delivery_pathspecs=(':(glob).cairn/skills/**' ':(glob).cairn-issue.md' ':(glob).cairn/runs/*/.*' ':(glob).cairn/runs/*/events.jsonl' ':(glob).cairn/runs/*/outbox/**')
 repair_cap=2
 
 pr_gh() {

@@ -68,7 +68,7 @@ step_when_text=('' '' '' )
 step_each=('' 'tuple([{v: ("one")}, {v: ("two")}]) | known | if type == "array" then . else error("it is \(kind), not a list") end' '' )
 step_each_text=('' '["one", "two"]' '' )
 step_each_max=(0 20 0 )
-cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
+cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl' '/.cairn/runs/*/outbox/')
 agent_key_names=('ANTHROPIC_API_KEY' 'ANTHROPIC_AUTH_TOKEN' 'CLAUDE_CODE_OAUTH_TOKEN' 'CODEX_API_KEY' 'OPENAI_API_KEY' 'GEMINI_API_KEY' 'GOOGLE_API_KEY' 'GOOGLE_GENERATIVE_AI_API_KEY' 'OPENROUTER_API_KEY')
 record_file='foreach-commit.toml'
 process_sha256='bf31878ee58ad36683367c3b43147274c95ec463b7fb31dc66c1d96a6d6ebe96'

@@ -65,7 +65,7 @@ step_needs=('' '0' '0' '1 2' )
 declare -a step_state=()
 step_when=('' '' '' 'eq(cap((.steps | attr("make"; "when:1,6-11") | attr("output"; "when:1,11-18") | attr("files"; "when:1,18-24"))); {v: (1)}) | known | if type == "boolean" then . else error("it is \(kind), not a boolean") end' )
 step_when_text=('' '' '' 'steps.make.output.files == 1' )
-cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
+cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl' '/.cairn/runs/*/outbox/')
 agent_key_names=('ANTHROPIC_API_KEY' 'ANTHROPIC_AUTH_TOKEN' 'CLAUDE_CODE_OAUTH_TOKEN' 'CODEX_API_KEY' 'OPENAI_API_KEY' 'GEMINI_API_KEY' 'GOOGLE_API_KEY' 'GOOGLE_GENERATIVE_AI_API_KEY' 'OPENROUTER_API_KEY')
 record_file='needs-commit.toml'
 process_sha256='e9ce5c189f63d6bc029369cd84e8db6d26768d869f08a2d4e1421ce7fdfb61d4'

@@ -67,7 +67,7 @@ group_sizes=(1 2 1 )
 declare -a step_state=()
 step_when=('' '' '' 'eq(cap((.steps | attr("aside"; "when:1,6-12") | attr("outcome"; "when:1,12-20"))); {v: ("succeeded")}) | known | if type == "boolean" then . else error("it is \(kind), not a boolean") end' )
 step_when_text=('' '' '' 'steps.aside.outcome == "succeeded"' )
-cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl')
+cairn_excludes=('/.cairn/skills/' '/.cairn-issue.md' '/.cairn/runs/*/.*' '/.cairn/runs/*/events.jsonl' '/.cairn/runs/*/outbox/')
 agent_key_names=('ANTHROPIC_API_KEY' 'ANTHROPIC_AUTH_TOKEN' 'CLAUDE_CODE_OAUTH_TOKEN' 'CODEX_API_KEY' 'OPENAI_API_KEY' 'GEMINI_API_KEY' 'GOOGLE_API_KEY' 'GOOGLE_GENERATIVE_AI_API_KEY' 'OPENROUTER_API_KEY')
 record_file='parallel-commit.toml'
 process_sha256='ffe2a863f0a7fb5a6f989d64395c00141060498f5ebdcb3a6c27e023702486bb'
