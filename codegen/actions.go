@@ -579,7 +579,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		// (groupJob). takes are the worktrees whose changes it takes.
 		var group *workflowJob
 		var takes []string
-		serial := c.plan.Commit && len(stage) > 1 && !byNeeds && writesIn(stage)
+		serial := c.plan.Commit && len(stage) > 1 && !byNeeds && apartIn(stage)
 		for i := range stage {
 			st := &stage[i]
 			if byNeeds {
@@ -657,16 +657,13 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 				}
 			}
 			diags = append(diags, c.agents(st, j)...)
-			if mayPublish(st) && !grouped && st.ForEach == "" {
+			// A group's job never holds a publishing member (apartIn).
+			if mayPublish(st) && st.ForEach == "" {
 				j.Publishes = true
 				s.Steps[slices.IndexFunc(s.Steps, func(x *scriptStep) bool { return x.Name == st.Name })].Publishes = true
 			} else if mayPublish(st) {
-				where := "a step with for_each"
-				if grouped {
-					where = "a parallel group in commit mode"
-				}
 				diags = append(diags, ir.Diagnostic{Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: c.at.step(st.Name),
-					Message: fmt.Sprintf("step %q: its sessions of access \"full\" reach gh, but in %s their job's gh holds no token, and nothing publishes what they ask it to write; a step of its own has a job after its own publish it", st.Name, where)})
+					Message: fmt.Sprintf("step %q: its sessions of access \"full\" reach gh, but in a step with for_each their job's gh holds no token, and nothing publishes what they ask it to write; a step without for_each has a job after its own publish it", st.Name)})
 			}
 			byStep[st.Name] = j
 			if st.ForEach != "" && !c.plan.Commit {
@@ -700,7 +697,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 				} else if len(st.Needs) == 1 && !mayPublish(planSteps[st.Needs[0]]) {
 					// A publisher whose sessions reach gh was warned of above.
 					diags = append(diags, ir.Diagnostic{Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: c.at.step(st.Needs[0]),
-						Message: fmt.Sprintf("step %q publishes the issue step %q runs on, but in a workflow only the sessions of a step of its own with access \"full\" publish issues with gh (a job after theirs does what they ask): give it one, out of any parallel group in commit mode and without for_each", st.Needs[0], st.Name)})
+						Message: fmt.Sprintf("step %q publishes the issue step %q runs on, but in a workflow only the sessions of a step of its own with access \"full\" publish issues with gh (a job after theirs does what they ask): give it one, without for_each", st.Needs[0], st.Name)})
 				}
 			}
 			if !grouped || first {
@@ -1038,14 +1035,15 @@ func groupJob(stage []ir.PlanStep, j *workflowJob) *workflowJob {
 	return j
 }
 
-// writesIn reports whether a step of parallel group stage delivers or
-// self-merges. In commit mode its members cannot run in one job
-// (groupJob), which would hold a token that can write where their agents
-// run: they run one after another, each in a job of its own, in file
-// order, as cairn run --jobs 1 runs them.
-func writesIn(stage []ir.PlanStep) bool {
+// apartIn reports whether a step of parallel group stage delivers,
+// self-merges or may publish. In commit mode its members cannot run in
+// one job (groupJob): it would hold a token that can write where their
+// agents run, or give a publishing member's sessions no stand-in gh and
+// no publish job after theirs. They run one after another, each in a job
+// of its own, in file order, as cairn run --jobs 1 runs them.
+func apartIn(stage []ir.PlanStep) bool {
 	return slices.ContainsFunc(stage, func(st ir.PlanStep) bool {
-		return slices.ContainsFunc(st.Actions, func(a ir.PlanAction) bool {
+		return mayPublish(&st) || slices.ContainsFunc(st.Actions, func(a ir.PlanAction) bool {
 			return a.Kind == ir.Catalogue && (a.Catalogue == ir.Delivery || a.Catalogue == ir.SelfMerge)
 		})
 	})

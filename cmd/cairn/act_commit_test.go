@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/internal/fakegh"
 	"github.com/goccy/go-yaml"
 )
 
@@ -76,6 +77,32 @@ func TestActDifferentialCommit(t *testing.T) {
 		checkLeastPrivilege(t, wf)
 		if needs := wf.Jobs["note"].Needs; !slices.Contains(needs, "deliver") {
 			t.Errorf("job note needs %q; want it after deliver", needs)
+		}
+	})
+	// A parallel group whose session opens an issue with gh: its members
+	// run one after another, each in a job of its own, the session's with
+	// a stand-in gh whose calls its publish job makes with the workflow's
+	// token before the note's job starts; the issue is cairn run's, but
+	// GitHub's bot's, and the step's result names it by its real number.
+	t.Run("group-publish", func(t *testing.T) {
+		t.Parallel()
+		path := filepath.Join(t.TempDir(), "event.json")
+		writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"directive": ""}, "sender": {"login": "alice"}}`})
+		actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=" + actGitHubToken, "--remote-name", "github"}
+		file := filepath.Join(compileGoldenDir, "commit-group-publish.toml")
+		a, b := actCommit(t, act, standIns, file, nil, []string{"--jobs", "1"}, actArgs)
+		ia, ib := flakyIssue(t, a), flakyIssue(t, b)
+		if ia == nil || ib == nil || ia.Number != ib.Number || ia.Body != ib.Body || !slices.Equal(ia.Labels, ib.Labels) ||
+			ia.Author != "alice" || ib.Author != fakegh.Bot {
+			t.Errorf("the issue: cairn run opened %+v, the workflow %+v; want the same, alice's and %s's", ia, ib, fakegh.Bot)
+		}
+		var wf ghWorkflow
+		if err := yaml.Unmarshal(b.compileWorkflow(t, file), &wf); err != nil {
+			t.Fatal(err)
+		}
+		checkLeastPrivilege(t, wf)
+		if needs := wf.Jobs["note"].Needs; !slices.Contains(needs, "report_publish") {
+			t.Errorf("job note needs %q; want it after report_publish", needs)
 		}
 	})
 	// A procedure on an issue, delivered: the issue branch goes from job
@@ -268,4 +295,16 @@ func (w *compileWork) commitsSince(t *testing.T, base string, where ...string) s
 		t.Fatalf("%v: exit %d: %s", argv, code, errOut)
 	}
 	return commitRunName.ReplaceAllString(out, "$$RUN")
+}
+
+// flakyIssue is the issue titled "Flaky test" that twin w's run opened
+// (golden/compile/commit-group-publish.answers), nil for none.
+func flakyIssue(t *testing.T, w *compileWork) *fakegh.Issue {
+	t.Helper()
+	for n := 1; n <= 20; n++ {
+		if is, err := fakegh.ReadIssue(filepath.Join(w.work, "gh"), n); err == nil && is.Title == "Flaky test" {
+			return is
+		}
+	}
+	return nil
 }

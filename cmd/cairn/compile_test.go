@@ -82,7 +82,7 @@ var slowCases = map[string]bool{
 	"deliver-red": true, "deliver-reviewed": true, "deliver-spent": true,
 	"commit-repair": true, "commit-rebase": true,
 	"foreach-judge": true, "foreach-issue": true,
-	"needs-commit": true, "commit-group-deliver": true,
+	"needs-commit": true, "commit-group-deliver": true, "commit-group-publish": true,
 }
 
 // fastCommitVariants are the golden compile cases in commit mode whose
@@ -109,7 +109,7 @@ var caseRepoFiles = map[string]map[string]string{
 }
 
 // commitCases are the golden compile cases with commit = true.
-var commitCases = map[string]bool{"commit": true, "needs-commit": true, "commit-group-deliver": true, "commit-issue": true, "commit-deliver": true, "commit-repair": true, "commit-rebase": true, "foreach-commit": true, "parallel-commit": true, "parallel-throwaways": true}
+var commitCases = map[string]bool{"commit": true, "needs-commit": true, "commit-group-deliver": true, "commit-group-publish": true, "commit-issue": true, "commit-deliver": true, "commit-repair": true, "commit-rebase": true, "foreach-commit": true, "parallel-commit": true, "parallel-throwaways": true}
 
 // newCompileWork makes a twin of the case in file.
 func newCompileWork(t *testing.T, file string) *compileWork {
@@ -199,6 +199,9 @@ var issueCases = map[string][]string{
 	// Its tickets' runs, one at a time, start their sessions in an order
 	// the twins share.
 	"published": {"--jobs", "1"},
+	// Its session opens an issue with gh: one at a time, the run's commits
+	// come in the order its workflow's jobs make them.
+	"commit-group-publish": {"--jobs", "1"},
 }
 
 // onIssue gives the twin what a run on an issue needs: an origin (a bare
