@@ -25,14 +25,7 @@ func TestJQSaysWhatEvalSays(t *testing.T) {
 		"a": {Outcome: "succeeded", Output: json.RawMessage(`{"n":3,"s":"x","l":[1,2],"o":{"k":null},"z":null}`)},
 		"b": {Outcome: "skipped"},
 	}}
-	b, err := json.Marshal(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc any
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := inputDoc(t, in)
 	for _, c := range []struct{ src, want string }{
 		{`steps.b.output.files == 1`, `when:1,15-21: Attempt to get attribute from null value; This value is null, so it does not have any attributes`},
 		{`steps.a.output.nope == 1`, `when:1,15-20: Unsupported attribute; This object does not have an attribute named "nope"`},
@@ -85,7 +78,6 @@ func TestJQEvaluatesAsEval(t *testing.T) {
 		"a": {Outcome: "succeeded", Output: json.RawMessage(`{"n":3,"s":"x","ns":"5","bs":"true","b":true,"l":[1,2],"ln":[1,null],"e":[],"o":{"k":null},"z":null,"f":1.5,"u":"TRUE","one":"1","inf":"-Inf","sp":" 5"}`)},
 		"b": {Outcome: "skipped"},
 	}}
-	doc := inputDoc(t, in)
 	srcs := []string{
 		`steps.a.output.z == 1`, `steps.a.output.z == null`, `steps.a.output.n == "3"`, `steps.a.output.l == [1, 2]`,
 		`steps.a.output.ln == [1, null]`, `steps.a.output.z != 1`, `steps.a.output.z != null`,
@@ -124,21 +116,41 @@ func TestJQEvaluatesAsEval(t *testing.T) {
 		`(`+u+` || false) == null`, `contains([`+u+`], 1)`, `[`+u+`] == [true]`, `startswith(!`+u+`, "t") == 1`,
 		`!`+u+` && steps.a.output.s`, `(`+u+` < steps.a.output.l) || true`,
 	)
+	answersAsEval(t, in, srcs)
+}
+
+// answersAsEval holds the jq program of each expression of srcs, run by
+// gojq and by the machine's jq, to what Eval answers over in.
+func answersAsEval(t *testing.T, in Input, srcs []string) {
+	t.Helper()
 	checkWithRealJQ(t, in, srcs)
+	doc := inputDoc(t, in)
 	for _, src := range srcs {
-		x, errs := Parse(src)
-		if len(errs) > 0 {
-			t.Fatalf("%s: %v", src, errs)
-		}
-		want, err := x.Eval(in)
-		var wantV any = want
-		if err != nil {
-			wantV = "error: " + err.Error()
-		}
-		if got := runJQ(t, x, doc); got != wantV {
-			t.Errorf("%s: jq gives %v; Eval %v", src, got, wantV)
+		x := parsed(t, src)
+		if got, want := runJQ(t, x, doc), evalAnswer(x, in); got != want {
+			t.Errorf("%s: jq gives %v; Eval %v", src, got, want)
 		}
 	}
+}
+
+// parsed is src, parsed.
+func parsed(t *testing.T, src string) *Expr {
+	t.Helper()
+	x, errs := Parse(src)
+	if len(errs) > 0 {
+		t.Fatalf("%s: %v", src, errs)
+	}
+	return x
+}
+
+// evalAnswer is what Eval answers over in: true, false, or "error: " and
+// why, as runJQ gives jq's.
+func evalAnswer(x *Expr, in Input) any {
+	v, err := x.Eval(in)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return v
 }
 
 // inputDoc is in as the document jq reads.
@@ -202,7 +214,6 @@ func TestJQEvaluatesAsEvalGenerated(t *testing.T) {
 		"a": {Outcome: "succeeded", Output: json.RawMessage(`{"n":3,"s":"x","ns":"5","bs":"false","b":true,"l":[1,"x"],"ln":[null],"o":{"k":null},"z":null,"f":-1.5,"t":"True","e":""}`)},
 		"b": {Outcome: "skipped"},
 	}}
-	doc := inputDoc(t, in)
 	atoms := []string{
 		`steps.a.output.n`, `steps.a.output.s`, `steps.a.output.ns`, `steps.a.output.bs`, `steps.a.output.b`,
 		`steps.a.output.l`, `steps.a.output.ln`, `steps.a.output.o`, `steps.a.output.z`, `steps.a.output.f`,
@@ -237,21 +248,7 @@ func TestJQEvaluatesAsEvalGenerated(t *testing.T) {
 	for i := range srcs {
 		srcs[i] = gen(3)
 	}
-	checkWithRealJQ(t, in, srcs)
-	for _, src := range srcs {
-		x, errs := Parse(src)
-		if len(errs) > 0 {
-			t.Fatalf("%s: %v", src, errs)
-		}
-		want, err := x.Eval(in)
-		var wantV any = want
-		if err != nil {
-			wantV = "error: " + err.Error()
-		}
-		if got := runJQ(t, x, doc); got != wantV {
-			t.Errorf("%s: jq gives %v; Eval %v", src, got, wantV)
-		}
-	}
+	answersAsEval(t, in, srcs)
 }
 
 // checkWithRealJQ evaluates the expressions srcs over in with the jq on
@@ -275,11 +272,7 @@ func checkWithRealJQ(t *testing.T, in Input, srcs []string) {
 		var prog strings.Builder
 		prog.WriteString(JQDefs + "[")
 		for i, src := range srcs {
-			x, errs := Parse(src)
-			if len(errs) > 0 {
-				t.Fatalf("%s: %v", src, errs)
-			}
-			rec, err := (&jqWriter{}).expr(x.e)
+			rec, err := (&jqWriter{}).expr(parsed(t, src).e)
 			if err != nil {
 				t.Fatalf("%s: %v", src, err)
 			}
@@ -319,14 +312,8 @@ func checkWithRealJQ(t *testing.T, in Input, srcs []string) {
 		got = append(got, answers...)
 	}
 	for i, src := range srcs {
-		x, _ := Parse(src)
-		want, err := x.Eval(in)
-		var wantV any = want
-		if err != nil {
-			wantV = "error: " + err.Error()
-		}
-		if got[i] != wantV {
-			t.Errorf("%s: %s gives %v; Eval %v", src, jq, got[i], wantV)
+		if want := evalAnswer(parsed(t, src), in); got[i] != want {
+			t.Errorf("%s: %s gives %v; Eval %v", src, jq, got[i], want)
 		}
 	}
 }
