@@ -26,7 +26,7 @@ func (x *Expr) JQ() (string, error) {
 // JQBody is JQ without JQDefs: the compiled targets, which evaluate a
 // when with it, hold JQDefs once for all of their expressions.
 func (x *Expr) JQBody() (string, error) {
-	body, err := (&jqWriter{}).expr(x.e)
+	body, err := jqRecord(x.e)
 	if err != nil {
 		return "", err
 	}
@@ -46,22 +46,12 @@ func (x *Expr) ItemsJQ() (string, error) {
 
 // ItemsJQBody is ItemsJQ without JQDefs, as JQBody is JQ without them.
 func (x *Expr) ItemsJQBody() (string, error) {
-	body, err := (&jqWriter{}).expr(x.e)
+	body, err := jqRecord(x.e)
 	if err != nil {
 		return "", err
 	}
 	return body + ` | known | if type == "array" then . else error("it is \(kind), not a list") end`, nil
 }
-
-// jqWriter writes an expression as a jq filter that gives what HCL's
-// evaluation gives, as one of three records (JQDefs): {"v": VALUE}, a
-// value; {"e": "DIAGNOSTICS", "t": TYPE}, no value, and why, in Eval's
-// words; {"u": true, "t": TYPE}, an unknown value with no diagnostic
-// (HCL's for a function given a null it cannot type, and what is made of
-// it), which Eval calls null. TYPE is the type HCL gives what has no
-// value ("dyn" for none), which an operator converts as it would a value
-// of it; "n" marks an unknown that may be null.
-type jqWriter struct{}
 
 // rng is an expression's range as a JSON string, as a diagnostic's
 // subject prints it.
@@ -70,7 +60,15 @@ func rng(r hcl.Range) string {
 	return string(b)
 }
 
-func (w *jqWriter) expr(e hclsyntax.Expression) (string, error) {
+// jqRecord writes an expression as a jq filter that gives what HCL's
+// evaluation gives, as one of three records (JQDefs): {"v": VALUE}, a
+// value; {"e": "DIAGNOSTICS", "t": TYPE}, no value, and why, in Eval's
+// words; {"u": true, "t": TYPE}, an unknown value with no diagnostic
+// (HCL's for a function given a null it cannot type, and what is made of
+// it), which Eval calls null. TYPE is the type HCL gives what has no
+// value ("dyn" for none), which an operator converts as it would a value
+// of it; "n" marks an unknown that may be null.
+func jqRecord(e hclsyntax.Expression) (string, error) {
 	switch e := e.(type) {
 	case *hclsyntax.LiteralValueExpr:
 		return value(e.Val)
@@ -81,9 +79,9 @@ func (w *jqWriter) expr(e hclsyntax.Expression) (string, error) {
 			}
 		}
 	case *hclsyntax.ParenthesesExpr:
-		return w.expr(e.Expression)
+		return jqRecord(e.Expression)
 	case *hclsyntax.TupleConsExpr:
-		items, err := w.exprs(e.Exprs)
+		items, err := jqRecords(e.Exprs)
 		if err != nil {
 			return "", err
 		}
@@ -95,7 +93,7 @@ func (w *jqWriter) expr(e hclsyntax.Expression) (string, error) {
 		}
 		return "cap(" + tr + ")", nil
 	case *hclsyntax.UnaryOpExpr:
-		s, err := w.expr(e.Val)
+		s, err := jqRecord(e.Val)
 		if err != nil {
 			return "", err
 		}
@@ -106,11 +104,11 @@ func (w *jqWriter) expr(e hclsyntax.Expression) (string, error) {
 			return fmt.Sprintf("unary(%s; %q; %s; %s; 0 - .)", s, "number", rng(e.Val.Range()), rng(e.Range())), nil
 		}
 	case *hclsyntax.BinaryOpExpr:
-		l, err := w.expr(e.LHS)
+		l, err := jqRecord(e.LHS)
 		if err != nil {
 			return "", err
 		}
-		r, err := w.expr(e.RHS)
+		r, err := jqRecord(e.RHS)
 		if err != nil {
 			return "", err
 		}
@@ -133,7 +131,7 @@ func (w *jqWriter) expr(e hclsyntax.Expression) (string, error) {
 			return "cmp(" + l + "; " + r + "; " + ranges + "; .[0] " + op + " .[1])", nil
 		}
 	case *hclsyntax.FunctionCallExpr:
-		args, err := w.exprs(e.Args)
+		args, err := jqRecords(e.Args)
 		if err != nil {
 			return "", err
 		}
@@ -160,10 +158,11 @@ func (w *jqWriter) expr(e hclsyntax.Expression) (string, error) {
 	return "", fmt.Errorf("%s cannot be written in jq", describe(e))
 }
 
-func (w *jqWriter) exprs(es []hclsyntax.Expression) ([]string, error) {
+// jqRecords are the filters of es (jqRecord).
+func jqRecords(es []hclsyntax.Expression) ([]string, error) {
 	out := make([]string, len(es))
 	for i, e := range es {
-		s, err := w.expr(e)
+		s, err := jqRecord(e)
 		if err != nil {
 			return nil, err
 		}
@@ -173,7 +172,7 @@ func (w *jqWriter) exprs(es []hclsyntax.Expression) ([]string, error) {
 }
 
 // JQDefs define the jq functions the programs of JQBody and ItemsJQBody
-// call: each evaluates as HCL does, over the records jqWriter writes.
+// call: each evaluates as HCL does, over the records jqRecord writes.
 //
 // A traversal steps through a value with attr($k; $r), a field an object
 // has, and index($k; $r), an item a list has or a field an object has;

@@ -272,7 +272,7 @@ func checkWithRealJQ(t *testing.T, in Input, srcs []string) {
 		var prog strings.Builder
 		prog.WriteString(JQDefs + "[")
 		for i, src := range srcs {
-			rec, err := (&jqWriter{}).expr(parsed(t, src).e)
+			rec, err := jqRecord(parsed(t, src).e)
 			if err != nil {
 				t.Fatalf("%s: %v", src, err)
 			}
