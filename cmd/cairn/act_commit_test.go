@@ -62,8 +62,7 @@ func TestActDifferentialCommit(t *testing.T) {
 	// request are cairn run's.
 	t.Run("group-deliver", func(t *testing.T) {
 		t.Parallel()
-		path := filepath.Join(t.TempDir(), "event.json")
-		writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"issue": "7", "directive": ""}, "sender": {"login": "alice"}}`})
+		path := dispatchEvent(t, "7")
 		actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=" + actGitHubToken, "-s", "CAIRN_PUSH_TOKEN=" + actPushToken, "--remote-name", "github"}
 		file := filepath.Join(compileGoldenDir, "commit-group-deliver.toml")
 		a, b := actCommit(t, act, standIns, file, nil, []string{"issue", "7"}, actArgs)
@@ -86,8 +85,7 @@ func TestActDifferentialCommit(t *testing.T) {
 	// GitHub's bot's, and the step's result names it by its real number.
 	t.Run("group-publish", func(t *testing.T) {
 		t.Parallel()
-		path := filepath.Join(t.TempDir(), "event.json")
-		writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"directive": ""}, "sender": {"login": "alice"}}`})
+		path := dispatchEvent(t, "")
 		actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=" + actGitHubToken, "--remote-name", "github"}
 		file := filepath.Join(compileGoldenDir, "commit-group-publish.toml")
 		a, b := actCommit(t, act, standIns, file, nil, []string{"--jobs", "1"}, actArgs)
@@ -111,8 +109,7 @@ func TestActDifferentialCommit(t *testing.T) {
 	// go to the checkout's branch.
 	t.Run("deliver", func(t *testing.T) {
 		t.Parallel()
-		path := filepath.Join(t.TempDir(), "event.json")
-		writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"issue": "7", "directive": ""}, "sender": {"login": "alice"}}`})
+		path := dispatchEvent(t, "7")
 		actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=" + actGitHubToken, "-s", "CAIRN_PUSH_TOKEN=" + actPushToken, "--remote-name", "github"}
 		a, b := actCommit(t, act, standIns, filepath.Join(compileGoldenDir, "commit-deliver.toml"), nil, []string{"issue", "7"}, actArgs)
 		if pa, pb := a.pullRequests(t), b.pullRequests(t); !slices.Equal(pa, pb) || len(pb) != 1 || !strings.HasSuffix(pb[0], "OPEN draft=false") {
@@ -143,8 +140,7 @@ func TestActDifferentialCommit(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join(t.TempDir(), "event.json")
-			writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"issue": "7", "directive": ""}, "sender": {"login": "alice"}}`})
+			path := dispatchEvent(t, "7")
 			actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=" + actGitHubToken, "-s", "CAIRN_PUSH_TOKEN=" + actPushToken, "--remote-name", "github"}
 			file := filepath.Join(compileGoldenDir, tc.file+".toml")
 			a, b := actCommitIn(t, act, standIns, file, tc.env, []string{"issue", "7"}, actArgs, tc.moved)

@@ -73,8 +73,7 @@ JSON
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join(t.TempDir(), "event.json")
-			writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"directive": ""}, "sender": {"login": "alice"}}`})
+			path := dispatchEvent(t, "")
 			actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=" + actGitHubToken, "-s", "CAIRN_PUSH_TOKEN=" + actPushToken, "--remote-name", "github"}
 			code, a, b := actDifferentialIn(t, act, standIns, file, nil, tc.files, []string{"--jobs", "1"}, actArgs)
 			if code != tc.code {

@@ -280,8 +280,7 @@ func TestActRepairDifferential(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			file := filepath.Join(compileGoldenDir, tc.name+".toml")
-			path := filepath.Join(t.TempDir(), "event.json")
-			writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"issue": "7", "directive": ""}, "sender": {"login": "alice"}}`})
+			path := dispatchEvent(t, "7")
 			const pushToken = actPushToken
 			actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=" + actGitHubToken, "-s", "CAIRN_PUSH_TOKEN=" + pushToken, "--remote-name", "github"}
 			code, a, b := actDifferentialIn(t, act, standIns, file, nil, nil, []string{"issue", "7"}, actArgs)
@@ -385,8 +384,7 @@ func TestActDeliverUncheckedDifferential(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		path := filepath.Join(t.TempDir(), "event.json")
-		writeFiles(t, filepath.Dir(path), map[string]string{"event.json": `{"inputs": {"issue": "7", "directive": ""}, "sender": {"login": "alice"}}`})
+		path := dispatchEvent(t, "7")
 		art, stdout, _, code := w.act(t, act, standIns, file, "-e", path, "-s", "GITHUB_TOKEN="+actGitHubToken, "--remote-name", "github")
 		return w, art, stdout.String(), code
 	}
@@ -848,4 +846,18 @@ func usageSummary(t *testing.T, dir string) string {
 	}
 	return "\n| step | turns | input | cache read | cache write | output | cost |\n|---|---:|---:|---:|---:|---:|---:|\n" +
 		strings.Join(rows, "") + row("total", rec.Usage)
+}
+
+// dispatchEvent is the file of the event act starts a workflow with: a
+// workflow_dispatch by alice, whose inputs name issue (none when empty)
+// and no directive.
+func dispatchEvent(t *testing.T, issue string) string {
+	t.Helper()
+	inputs := `"directive": ""`
+	if issue != "" {
+		inputs = `"issue": "` + issue + `", ` + inputs
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"event.json": `{"inputs": {` + inputs + `}, "sender": {"login": "alice"}}`})
+	return filepath.Join(dir, "event.json")
 }
