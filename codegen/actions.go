@@ -178,7 +178,21 @@ type workflow struct {
 type publishJob struct {
 	ID, Step string
 	Needs    []string
+	// ForEach is set for a step with for_each: its items' results, in
+	// results/STEP/, are mapped and kept with its own.
+	ForEach bool
+	// Items is set for a step with for_each whose items run in jobs of
+	// their own: the job takes what each kept, does what each item's
+	// sessions asked, in item order, with a map of the item's own (each
+	// job numbered its issues from 900000001), and keeps the items'
+	// results and outboxes as ItemsArtifact for the step's job.
+	Items bool
 }
+
+// ItemsArtifact is the artifact of the items' results, their issues named
+// by their numbers, which the publish job of a step with for_each keeps
+// for the step's job.
+func (p *publishJob) ItemsArtifact() string { return "cairn-published-" + p.Step }
 
 // ResultArtifact is the artifact of the step's result, which the publish
 // job keeps again.
@@ -353,6 +367,10 @@ type workflowJob struct {
 	// the run's publish jobs opened.
 	Publishes bool
 	RunIssues []string
+	// ItemsPublish is, for the job of a step with for_each whose sessions
+	// may publish, the ID of the publish job between its items' jobs and
+	// it, whose artifact it takes (publishJob.Items).
+	ItemsPublish string
 }
 
 // callJob is a job that calls the workflow of a child process, File,
@@ -657,13 +675,11 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 				}
 			}
 			diags = append(diags, c.agents(st, j)...)
-			// A group's job never holds a publishing member (apartIn).
-			if mayPublish(st) && st.ForEach == "" {
+			// A group's job never holds a publishing member (apartIn). A
+			// step with for_each publishes from its items' jobs (eachJobs).
+			if mayPublish(st) {
 				j.Publishes = true
 				s.Steps[slices.IndexFunc(s.Steps, func(x *scriptStep) bool { return x.Name == st.Name })].Publishes = true
-			} else if mayPublish(st) {
-				diags = append(diags, ir.Diagnostic{Rule: ir.RuleNotCompilable, Severity: ir.Warning, Range: c.at.step(st.Name),
-					Message: fmt.Sprintf("step %q: its sessions of access \"full\" reach gh, but in a step with for_each their job's gh holds no token, and nothing publishes what they ask it to write; a step without for_each has a job after its own publish it", st.Name)})
 			}
 			byStep[st.Name] = j
 			if st.ForEach != "" && !c.plan.Commit {
@@ -754,11 +770,18 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	}
 	// A job after that of a step whose sessions may publish does what they
 	// asked gh to; every job that waits for the step's job waits for it.
+	// For a step whose items run in jobs of their own, it comes after
+	// theirs and before the step's job, which takes the items' results
+	// as it left them.
 	for _, j := range wf.Jobs {
-		if !j.Publishes {
+		if !j.Publishes || j.Each == "list" || j.Each == "item" {
 			continue
 		}
-		p := &publishJob{ID: j.ID + "_publish", Step: j.Step, Needs: []string{j.ID}}
+		p := &publishJob{ID: j.ID + "_publish", Step: j.Step, Needs: []string{j.ID}, ForEach: planSteps[j.Step].ForEach != ""}
+		if j.Each == "end" {
+			p.Needs, p.Items = []string{j.ID + "_items"}, true
+			j.Needs, j.ItemsPublish = append(slices.Clone(j.Needs), p.ID), p.ID
+		}
 		wf.Publishes = append(wf.Publishes, p)
 		for _, k := range wf.Jobs {
 			if slices.Contains(k.Needs, j.ID) {
@@ -900,7 +923,8 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	wf.anchor()
 	if len(wf.Publishes) > 0 {
 		var err error
-		if wf.PublishScript, err = actionsPublish(); err != nil {
+		data := publishScript{Items: slices.ContainsFunc(wf.Publishes, func(p *publishJob) bool { return p.Items })}
+		if wf.PublishScript, err = actionsPublish(data); err != nil {
 			diags = append(diags, notCompilable(c.at.file(), "cannot render the script of a publish job: %v", err))
 		}
 	}
@@ -1285,6 +1309,9 @@ func (c *compiler) eachJobs(st *ir.PlanStep, end *workflowJob) []*workflowJob {
 	end.Needs = append(slices.Clone(end.Needs), list.ID, items.ID)
 	end.If = fmt.Sprintf("!cancelled() && needs.%s.result == 'success'", list.ID)
 	end.Installs, end.Keys = nil, nil
+	// The items' sessions run gh as the stand-in (bash/outbox.sh.tmpl),
+	// which the three jobs' one run step gives the job's token.
+	list.Publishes, items.Publishes = end.Publishes, end.Publishes
 	for _, j := range []*workflowJob{list, items, end} {
 		j.RunKeys, j.RunSpent = len(items.Keys) > 0, items.Spent
 	}

@@ -67,10 +67,17 @@ func actionsResults(data any) (string, error) {
 	return string(b), err
 }
 
-// actionsPublish renders the script of a publish job
+// publishScript is the model actions/publish.sh.tmpl renders: Items is
+// set when a publish job takes what the jobs of a step's items kept
+// (publishJob.Items).
+type publishScript struct {
+	Items bool
+}
+
+// actionsPublish renders the script of a workflow's publish jobs
 // (actions/publish.sh.tmpl).
-func actionsPublish() (string, error) {
-	b, err := renderActions("publish.sh.tmpl", nil)
+func actionsPublish(data publishScript) (string, error) {
+	b, err := renderActions("publish.sh.tmpl", data)
 	return string(b), err
 }
 

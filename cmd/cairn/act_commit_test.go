@@ -89,7 +89,7 @@ func TestActDifferentialCommit(t *testing.T) {
 		actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=" + actGitHubToken, "--remote-name", "github"}
 		file := filepath.Join(compileGoldenDir, "commit-group-publish.toml")
 		a, b := actCommit(t, act, standIns, file, nil, []string{"--jobs", "1"}, actArgs)
-		ia, ib := flakyIssue(t, a), flakyIssue(t, b)
+		ia, ib := titledIssue(t, a, "Flaky test"), titledIssue(t, b, "Flaky test")
 		if ia == nil || ib == nil || ia.Number != ib.Number || ia.Body != ib.Body || !slices.Equal(ia.Labels, ib.Labels) ||
 			ia.Author != "alice" || ib.Author != fakegh.Bot {
 			t.Errorf("the issue: cairn run opened %+v, the workflow %+v; want the same, alice's and %s's", ia, ib, fakegh.Bot)
@@ -315,12 +315,13 @@ func runBranch(t *testing.T, w *compileWork, origin string) string {
 	return ""
 }
 
-// flakyIssue is the issue titled "Flaky test" that twin w's run opened
-// (golden/compile/commit-group-publish.answers), nil for none.
-func flakyIssue(t *testing.T, w *compileWork) *fakegh.Issue {
+// titledIssue is the issue titled title that twin w's run opened (as
+// golden/compile/commit-group-publish.answers opens "Flaky test"), nil for
+// none.
+func titledIssue(t *testing.T, w *compileWork, title string) *fakegh.Issue {
 	t.Helper()
 	for n := 1; n <= 20; n++ {
-		if is, err := fakegh.ReadIssue(filepath.Join(w.work, "gh"), n); err == nil && is.Title == "Flaky test" {
+		if is, err := fakegh.ReadIssue(filepath.Join(w.work, "gh"), n); err == nil && is.Title == title {
 			return is
 		}
 	}

@@ -240,6 +240,41 @@ func TestActDeliverDifferential(t *testing.T) {
 	}
 }
 
+// TestActForEachPublishDifferential runs golden/compile/foreach-publish.toml
+// under act against the fake gh, one item at a time, and holds it to cairn
+// run --jobs 1: each item's session, in a job of its own, opens an issue
+// with the stand-in gh, which numbers both provisionally (900000001); the
+// publish job after the items' jobs opens them in item order with the
+// workflow's token, each item with a map of its own, and the step's job
+// after it takes the items' results naming the real numbers. The issues
+// are cairn run's, but GitHub's bot's, and the results, log lines and what
+// the last step printed are the same. A slow suite, as TestActDifferential.
+func TestActForEachPublishDifferential(t *testing.T) {
+	slowSuite(t)
+	act, standIns := lookAct(t)
+	file := filepath.Join(compileGoldenDir, "foreach-publish.toml")
+	actArgs := []string{"-e", dispatchEvent(t, ""), "-s", "GITHUB_TOKEN=" + actGitHubToken, "--remote-name", "github"}
+	_, a, b := actDifferentialIn(t, act, standIns, file, nil, nil, []string{"--jobs", "1"}, actArgs)
+	for _, test := range []string{"TestSync", "TestLoad"} {
+		ia, ib := titledIssue(t, a, "Flaky "+test), titledIssue(t, b, "Flaky "+test)
+		if ia == nil || ib == nil || ia.Number != ib.Number || ia.Body != ib.Body || !slices.Equal(ia.Labels, ib.Labels) ||
+			ia.Author != "alice" || ib.Author != fakegh.Bot {
+			t.Errorf("the issue about %s: cairn run opened %+v, the workflow %+v; want the same, alice's and %s's", test, ia, ib, fakegh.Bot)
+		}
+	}
+	var wf ghWorkflow
+	if err := yaml.Unmarshal(b.compileWorkflow(t, file), &wf); err != nil {
+		t.Fatal(err)
+	}
+	checkLeastPrivilege(t, wf)
+	if needs := wf.Jobs["report_publish"].Needs; !slices.Equal(needs, []string{"report_items"}) {
+		t.Errorf("job report_publish needs %q; want it after the items' jobs alone", needs)
+	}
+	if needs := wf.Jobs["report"].Needs; !slices.Contains(needs, "report_publish") {
+		t.Errorf("job report needs %q; want it after report_publish", needs)
+	}
+}
+
 // TestActRepairDifferential runs the repair loop of a delivery unrolled
 // into jobs under act, against the fake gh, and holds it to cairn run of the
 // same process: golden/compile/deliver-repair.toml, whose check fails on the

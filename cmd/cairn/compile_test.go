@@ -83,6 +83,7 @@ var slowCases = map[string]bool{
 	"commit-repair": true, "commit-rebase": true,
 	"foreach-judge": true, "foreach-issue": true,
 	"needs-commit": true, "commit-group-deliver": true, "commit-group-publish": true,
+	"foreach-publish": true,
 }
 
 // fastCommitVariants are the golden compile cases in commit mode whose
@@ -202,6 +203,9 @@ var issueCases = map[string][]string{
 	// Its session opens an issue with gh: one at a time, the run's commits
 	// come in the order its workflow's jobs make them.
 	"commit-group-publish": {"--jobs", "1"},
+	// Its items' sessions open issues with gh: one at a time, they get
+	// their numbers in item order, as the workflow's publish job opens them.
+	"foreach-publish": {"--jobs", "1"},
 }
 
 // onIssue gives the twin what a run on an issue needs: an origin (a bare
