@@ -178,6 +178,11 @@ type workflow struct {
 type publishJob struct {
 	ID, Step string
 	Needs    []string
+	// Commits is set in commit mode: the job takes the run's commits as
+	// the step's job kept them, makes the step's commit and those after
+	// it again with the results mapped, and keeps them for the jobs after
+	// it and the push, which wait for it.
+	Commits bool
 	// ForEach is set for a step with for_each: its items' results, in
 	// results/STEP/, are mapped and kept with its own.
 	ForEach bool
@@ -777,7 +782,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		if !j.Publishes || j.Each == "list" || j.Each == "item" {
 			continue
 		}
-		p := &publishJob{ID: j.ID + "_publish", Step: j.Step, Needs: []string{j.ID}, ForEach: planSteps[j.Step].ForEach != ""}
+		p := &publishJob{ID: j.ID + "_publish", Step: j.Step, Needs: []string{j.ID}, ForEach: planSteps[j.Step].ForEach != "", Commits: c.plan.Commit}
 		if j.Each == "end" {
 			p.Needs, p.Items = []string{j.ID + "_items"}, true
 			j.Needs, j.ItemsPublish = append(slices.Clone(j.Needs), p.ID), p.ID
@@ -896,6 +901,10 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 		for _, j := range wf.Jobs {
 			wf.Push.Needs = append(wf.Push.Needs, j.ID)
 		}
+		// A publish job keeps the run's commits again.
+		for _, p := range wf.Publishes {
+			wf.Push.Needs = append(wf.Push.Needs, p.ID)
+		}
 	}
 	if wf.Issue != nil {
 		if _, taken := byStep["issue"]; taken {
@@ -923,7 +932,7 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 	wf.anchor()
 	if len(wf.Publishes) > 0 {
 		var err error
-		data := publishScript{Items: slices.ContainsFunc(wf.Publishes, func(p *publishJob) bool { return p.Items })}
+		data := publishScript{Commits: c.plan.Commit, Items: slices.ContainsFunc(wf.Publishes, func(p *publishJob) bool { return p.Items })}
 		if wf.PublishScript, err = actionsPublish(data); err != nil {
 			diags = append(diags, notCompilable(c.at.file(), "cannot render the script of a publish job: %v", err))
 		}

@@ -69,9 +69,9 @@ func actionsResults(data any) (string, error) {
 
 // publishScript is the model actions/publish.sh.tmpl renders: Items is
 // set when a publish job takes what the jobs of a step's items kept
-// (publishJob.Items).
+// (publishJob.Items), Commits in commit mode (publishJob.Commits).
 type publishScript struct {
-	Items bool
+	Items, Commits bool
 }
 
 // actionsPublish renders the script of a workflow's publish jobs

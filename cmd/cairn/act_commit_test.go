@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -101,6 +102,40 @@ func TestActDifferentialCommit(t *testing.T) {
 		checkLeastPrivilege(t, wf)
 		if needs := wf.Jobs["note"].Needs; !slices.Contains(needs, "report_publish") {
 			t.Errorf("job note needs %q; want it after report_publish", needs)
+		}
+	})
+	// A step with for_each whose items' sessions each open an issue with
+	// gh: in commit mode the items run in the step's job, whose stand-in gh
+	// numbers both issues provisionally in one outbox, and its publish job
+	// opens them in order, naming them by their real numbers in the items'
+	// results the note's job is given; the step's commit holds the results
+	// as the sessions wrote them.
+	t.Run("foreach-publish", func(t *testing.T) {
+		t.Parallel()
+		path := dispatchEvent(t, "")
+		// One item at a time, as cairn run --jobs 1 runs them: the issues
+		// get their numbers in the order the publish job opens them.
+		actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=" + actGitHubToken, "--remote-name", "github", "--env", "CAIRN_JOBS=1"}
+		file := filepath.Join(compileGoldenDir, "foreach-commit-publish.toml")
+		a, b := actCommit(t, act, standIns, file, nil, []string{"--jobs", "1"}, actArgs)
+		for _, test := range []string{"TestSync", "TestLoad"} {
+			ia, ib := titledIssue(t, a, "Flaky "+test), titledIssue(t, b, "Flaky "+test)
+			if ia == nil || ib == nil || ia.Number != ib.Number || ia.Body != ib.Body || !slices.Equal(ia.Labels, ib.Labels) ||
+				ia.Author != "alice" || ib.Author != fakegh.Bot {
+				t.Errorf("the issue about %s: cairn run opened %+v, the workflow %+v; want the same, alice's and %s's", test, ia, ib, fakegh.Bot)
+			}
+		}
+		// The step's own commit, made in its job with the provisional
+		// numbers, was made again by the publish job: its results name the
+		// issues by their real numbers, as cairn run's do.
+		origin := filepath.Join(b.work, "origin.git")
+		sha, _, _ := b.run(t, nil, "git", "--git-dir="+origin, "log", "--format=%H", "-F", "--grep=[cairn] Complete step: report", "main")
+		// Its results; the sessions' traces keep what the stand-in answered.
+		got, _, _ := b.run(t, nil, "git", "--git-dir="+origin, "grep", "-h", "Opened the issue", strings.TrimSpace(sha), "--", "*/results/*")
+		for _, test := range []string{"TestSync", "TestLoad"} {
+			if is := titledIssue(t, a, "Flaky "+test); is != nil && !strings.Contains(got, fmt.Sprintf("Opened the issue about %s: #%d.", test, is.Number)) || strings.Contains(got, "#90000") {
+				t.Errorf("the pushed commit of step report (%q) holds:\n%s\nwant the issue about %s by its number", strings.TrimSpace(sha), got, test)
+			}
 		}
 	})
 	// A procedure on an issue, delivered: the issue branch goes from job

@@ -83,7 +83,7 @@ var slowCases = map[string]bool{
 	"commit-repair": true, "commit-rebase": true,
 	"foreach-judge": true, "foreach-issue": true,
 	"needs-commit": true, "commit-group-deliver": true, "commit-group-publish": true,
-	"foreach-publish": true,
+	"foreach-publish": true, "foreach-commit-publish": true,
 }
 
 // fastCommitVariants are the golden compile cases in commit mode whose
@@ -110,7 +110,7 @@ var caseRepoFiles = map[string]map[string]string{
 }
 
 // commitCases are the golden compile cases with commit = true.
-var commitCases = map[string]bool{"commit": true, "needs-commit": true, "commit-group-deliver": true, "commit-group-publish": true, "commit-issue": true, "commit-deliver": true, "commit-repair": true, "commit-rebase": true, "foreach-commit": true, "parallel-commit": true, "parallel-throwaways": true}
+var commitCases = map[string]bool{"commit": true, "needs-commit": true, "commit-group-deliver": true, "commit-group-publish": true, "foreach-commit-publish": true, "commit-issue": true, "commit-deliver": true, "commit-repair": true, "commit-rebase": true, "foreach-commit": true, "parallel-commit": true, "parallel-throwaways": true}
 
 // newCompileWork makes a twin of the case in file.
 func newCompileWork(t *testing.T, file string) *compileWork {
@@ -205,7 +205,7 @@ var issueCases = map[string][]string{
 	"commit-group-publish": {"--jobs", "1"},
 	// Its items' sessions open issues with gh: one at a time, they get
 	// their numbers in item order, as the workflow's publish job opens them.
-	"foreach-publish": {"--jobs", "1"},
+	"foreach-publish": {"--jobs", "1"}, "foreach-commit-publish": {"--jobs", "1"},
 }
 
 // onIssue gives the twin what a run on an issue needs: an origin (a bare
