@@ -741,8 +741,9 @@ var directiveCases = map[string]bool{
 // named variant can end otherwise than the case in file as it is: failing
 // fakes and a directive reach only agent sessions (a delivery's repair
 // loop runs one, and a process that reads its directive is one), and
-// --jobs 1 only steps that could run at once. The slow suite runs no
-// variant that would repeat the case's run.
+// --jobs 1 only steps that could run at once, in a case not run with it
+// already (issueCases). The slow suite runs no variant that would repeat
+// the case's run.
 func variantMatters(file, variant string) bool {
 	src, err := os.ReadFile(file)
 	if err != nil {
@@ -754,7 +755,7 @@ func variantMatters(file, variant string) bool {
 	case "/directive":
 		return directiveKey.Match(src) || directiveCases[strings.TrimSuffix(filepath.Base(file), ".toml")]
 	case "/jobs1":
-		return orderKey.Match(src)
+		return orderKey.Match(src) && !slices.Contains(issueCases[strings.TrimSuffix(filepath.Base(file), ".toml")], "--jobs")
 	}
 	return true
 }
