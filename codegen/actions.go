@@ -186,6 +186,10 @@ type publishJob struct {
 	// ForEach is set for a step with for_each: its items' results, in
 	// results/STEP/, are mapped and kept with its own.
 	ForEach bool
+	// Anchor and Alias write the job's publish step, the same in every
+	// publish job (its step and part are the job's env), once: the first
+	// job anchors it, the others alias it.
+	Anchor, Alias string
 	// Items is set for a step with for_each whose items run in jobs of
 	// their own: the job takes what each kept, does what each item's
 	// sessions asked, in item order, with a map of the item's own (each
@@ -797,6 +801,12 @@ func (c *compiler) workflow(s *script) (*workflow, []ir.Diagnostic) {
 			if slices.Contains(cj.Needs, j.ID) {
 				cj.Needs = append(slices.Clone(cj.Needs), p.ID)
 			}
+		}
+	}
+	if len(wf.Publishes) > 1 {
+		wf.Publishes[0].Anchor = "publish"
+		for _, p := range wf.Publishes[1:] {
+			p.Alias = "publish"
 		}
 	}
 	// The jobs of a repair loop keep the delivery's branch for each other,
