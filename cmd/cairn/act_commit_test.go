@@ -90,11 +90,7 @@ func TestActDifferentialCommit(t *testing.T) {
 		actArgs := []string{"-e", path, "-s", "GITHUB_TOKEN=" + actGitHubToken, "--remote-name", "github"}
 		file := filepath.Join(compileGoldenDir, "commit-group-publish.toml")
 		a, b := actCommit(t, act, standIns, file, nil, []string{"--jobs", "1"}, actArgs)
-		ia, ib := titledIssue(t, a, "Flaky test"), titledIssue(t, b, "Flaky test")
-		if ia == nil || ib == nil || ia.Number != ib.Number || ia.Body != ib.Body || !slices.Equal(ia.Labels, ib.Labels) ||
-			ia.Author != "alice" || ib.Author != fakegh.Bot {
-			t.Errorf("the issue: cairn run opened %+v, the workflow %+v; want the same, alice's and %s's", ia, ib, fakegh.Bot)
-		}
+		sameIssue(t, a, b, "Flaky test")
 		var wf ghWorkflow
 		if err := yaml.Unmarshal(b.compileWorkflow(t, file), &wf); err != nil {
 			t.Fatal(err)
@@ -119,11 +115,7 @@ func TestActDifferentialCommit(t *testing.T) {
 		file := filepath.Join(compileGoldenDir, "foreach-commit-publish.toml")
 		a, b := actCommit(t, act, standIns, file, nil, []string{"--jobs", "1"}, actArgs)
 		for _, test := range []string{"TestSync", "TestLoad"} {
-			ia, ib := titledIssue(t, a, "Flaky "+test), titledIssue(t, b, "Flaky "+test)
-			if ia == nil || ib == nil || ia.Number != ib.Number || ia.Body != ib.Body || !slices.Equal(ia.Labels, ib.Labels) ||
-				ia.Author != "alice" || ib.Author != fakegh.Bot {
-				t.Errorf("the issue about %s: cairn run opened %+v, the workflow %+v; want the same, alice's and %s's", test, ia, ib, fakegh.Bot)
-			}
+			sameIssue(t, a, b, "Flaky "+test)
 		}
 		// The step's own commit, made in its job with the provisional
 		// numbers, was made again by the publish job: its results name the
@@ -348,6 +340,18 @@ func runBranch(t *testing.T, w *compileWork, origin string) string {
 		return refs[0]
 	}
 	return ""
+}
+
+// sameIssue holds the issue titled title that the workflow's twin b opened
+// to the one cairn run's twin a opened: the same number, body and labels,
+// alice's under cairn run and GitHub's bot's in the workflow.
+func sameIssue(t *testing.T, a, b *compileWork, title string) {
+	t.Helper()
+	ia, ib := titledIssue(t, a, title), titledIssue(t, b, title)
+	if ia == nil || ib == nil || ia.Number != ib.Number || ia.Body != ib.Body || !slices.Equal(ia.Labels, ib.Labels) ||
+		ia.Author != "alice" || ib.Author != fakegh.Bot {
+		t.Errorf("the issue %q: cairn run opened %+v, the workflow %+v; want the same, alice's and %s's", title, ia, ib, fakegh.Bot)
+	}
 }
 
 // titledIssue is the issue titled title that twin w's run opened (as
